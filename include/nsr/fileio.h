@@ -1,0 +1,39 @@
+/*
+ * fileio.h - whole-file and descriptor helpers, including the durable
+ * replace idiom: write a temp file, fsync it, rename it over the target,
+ * fsync the directory.  After nsr_file_replace() returns NSR_OK the new
+ * contents survive a crash; if it fails the old file is untouched.
+ */
+#ifndef NSR_FILEIO_H
+#define NSR_FILEIO_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct nsr_buf;
+
+/* nsr_write_full - write all n bytes (retrying on EINTR/short writes).
+ * NSR_OK, NSR_ERR_NOSPACE (ENOSPC/EDQUOT) or NSR_ERR_SYSTEM. */
+int nsr_write_full(int fd, const void *p, size_t n);
+/* nsr_pwrite_full - the same at an offset. */
+int nsr_pwrite_full(int fd, const void *p, size_t n, off_t off);
+/* nsr_read_full - read up to n bytes, stopping early only at EOF; *got
+ * gets the count.  NSR_OK or NSR_ERR_SYSTEM. */
+int nsr_read_full(int fd, void *p, size_t n, size_t *got);
+/* nsr_pread_full - the same at an offset. */
+int nsr_pread_full(int fd, void *p, size_t n, off_t off, size_t *got);
+/* nsr_file_read - read a whole file into out (appended), bounded by max
+ * bytes (NSR_ERR_TOOBIG beyond).  NSR_ERR_NOTFOUND if it does not exist. */
+int nsr_file_read(const char *path, struct nsr_buf *out, size_t max);
+/* nsr_file_replace - durably replace path with data (temp+fsync+rename+
+ * fsync dir).  mode is used for a new file. */
+int nsr_file_replace(const char *path, const void *data, size_t len, mode_t mode);
+/* nsr_fsync_dir - fsync the directory that contains path (or path itself if
+ * it is a directory when is_dir). */
+int nsr_fsync_dir(const char *path, int is_dir);
+/* nsr_mkdir_p - create dir and its parents (mode for new ones). */
+int nsr_mkdir_p(const char *dir, mode_t mode);
+/* nsr_path_join - malloc'ed "a/b" (xmalloc semantics: never NULL). */
+char *nsr_path_join(const char *a, const char *b);
+
+#endif /* NSR_FILEIO_H */

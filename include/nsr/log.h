@@ -1,0 +1,49 @@
+/*
+ * log.h - logging for daemons and tools (library code never logs).
+ *
+ * Severity words have fixed meanings (as Postfix's msg_*):
+ *   info   - something worth knowing happened;
+ *   warn   - something is off, work continues;
+ *   error  - this request failed (nsr_error returns -1 for "return nsr_error()");
+ *   fatal  - the environment or configuration prevents running: exit(1);
+ *   panic  - our own bug: log file:line and abort() for a core.
+ * Each line is "YYYY-MM-DD HH:MM:SS name[pid]: severity: text" and goes to
+ * the log file (if opened) and/or stderr, written with one write() so lines
+ * from threads and processes do not interleave.
+ */
+#ifndef NSR_LOG_H
+#define NSR_LOG_H
+
+enum nsr_log_level { NSR_LOG_DEBUG, NSR_LOG_INFO, NSR_LOG_WARN, NSR_LOG_ERROR,
+		     NSR_LOG_FATAL, NSR_LOG_PANIC };
+
+#define NSR_LOG_STDERR 0x1 /* also write to stderr */
+#define NSR_LOG_BARE 0x2   /* stderr lines are "name: text" (for tools) */
+
+/* nsr_log_init - set the program name and stderr flags (no file yet). */
+void nsr_log_init(const char *progname, int flags);
+/* nsr_log_open_file - append to path as well; returns 0 or -1 (errno). */
+int nsr_log_open_file(const char *path);
+/* nsr_log_set_level - minimum level written (default INFO; NSR_DEBUG=1 env
+ * turns on debug). */
+void nsr_log_set_level(enum nsr_log_level lvl);
+/* nsr_log_progname - the name given to nsr_log_init. */
+const char *nsr_log_progname(void);
+
+void nsr_log(enum nsr_log_level lvl, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void nsr_vlog(enum nsr_log_level lvl, const char *fmt, va_list ap);
+
+#define nsr_debug(...) nsr_log(NSR_LOG_DEBUG, __VA_ARGS__)
+#define nsr_info(...) nsr_log(NSR_LOG_INFO, __VA_ARGS__)
+#define nsr_warn(...) nsr_log(NSR_LOG_WARN, __VA_ARGS__)
+/* nsr_error - log at error level and return -1. */
+int nsr_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* nsr_fatal - log at fatal level and exit(1). */
+void nsr_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* nsr_panic - log "panic: file:line: text" and abort(). */
+#define nsr_panic(...) nsr_panic_at(__FILE__, __LINE__, __VA_ARGS__)
+void nsr_panic_at(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4), noreturn));
+
+#endif /* NSR_LOG_H */

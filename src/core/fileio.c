@@ -1,0 +1,213 @@
+/*
+ * fileio.c - descriptor loops and durable whole-file replacement.
+ */
+#include "nsr/compat.h"
+
+#include <fcntl.h>
+#include <libgen.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "nsr/fileio.h"
+#include "nsr/xmalloc.h"
+
+/* sys_err - map errno of a failed write to our code. */
+static int sys_err(void)
+{
+	return (errno == ENOSPC || errno == EDQUOT) ? NSR_ERR_NOSPACE
+						     : NSR_ERR_SYSTEM;
+}
+
+int nsr_write_full(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n > 0) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return sys_err();
+		if (w == 0) {
+			errno = EIO;
+			return NSR_ERR_SYSTEM;
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+	return NSR_OK;
+}
+
+int nsr_pwrite_full(int fd, const void *p, size_t n, off_t off)
+{
+	const char *c = p;
+
+	while (n > 0) {
+		ssize_t w = pwrite(fd, c, n, off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return sys_err();
+		if (w == 0) {
+			errno = EIO;
+			return NSR_ERR_SYSTEM;
+		}
+		c += w;
+		n -= (size_t)w;
+		off += w;
+	}
+	return NSR_OK;
+}
+
+int nsr_read_full(int fd, void *p, size_t n, size_t *got)
+{
+	char *c = p;
+	size_t done = 0;
+
+	*got = 0;
+	while (done < n) {
+		ssize_t r = read(fd, c + done, n - done);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return NSR_ERR_SYSTEM;
+		if (r == 0)
+			break;
+		done += (size_t)r;
+	}
+	*got = done;
+	return NSR_OK;
+}
+
+int nsr_pread_full(int fd, void *p, size_t n, off_t off, size_t *got)
+{
+	char *c = p;
+	size_t done = 0;
+
+	*got = 0;
+	while (done < n) {
+		ssize_t r = pread(fd, c + done, n - done, off + (off_t)done);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return NSR_ERR_SYSTEM;
+		if (r == 0)
+			break;
+		done += (size_t)r;
+	}
+	*got = done;
+	return NSR_OK;
+}
+
+/* nsr_file_read - append a whole (bounded) file to out. */
+int nsr_file_read(const char *path, struct nsr_buf *out, size_t max)
+{
+	char tmp[65536];
+	size_t total = 0, got;
+	int fd, rc = NSR_OK;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? NSR_ERR_NOTFOUND : NSR_ERR_SYSTEM;
+	for (;;) {
+		rc = nsr_read_full(fd, tmp, sizeof(tmp), &got);
+		if (rc || got == 0)
+			break;
+		total += got;
+		if (max && total > max) {
+			rc = NSR_ERR_TOOBIG;
+			break;
+		}
+		rc = nsr_buf_add(out, tmp, got);
+		if (rc)
+			break;
+	}
+	close(fd);
+	return rc;
+}
+
+/* nsr_fsync_dir - make a rename/create in a directory durable. */
+int nsr_fsync_dir(const char *path, int is_dir)
+{
+	char *copy = nsr_xstrdup(path);
+	const char *dir = is_dir ? copy : dirname(copy);
+	int fd, rc = NSR_OK;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd) != 0)
+		rc = NSR_ERR_SYSTEM;
+	if (fd >= 0)
+		close(fd);
+	free(copy);
+	return rc;
+}
+
+/* nsr_file_replace - durable temp+fsync+rename+fsync-dir replacement. */
+int nsr_file_replace(const char *path, const void *data, size_t len, mode_t mode)
+{
+	char *tmp = nsr_xasprintf("%s.tmp.%ld", path, (long)getpid());
+	int fd, rc, saved;
+
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0) {
+		free(tmp);
+		return NSR_ERR_SYSTEM;
+	}
+	rc = nsr_write_full(fd, data, len);
+	if (rc == NSR_OK && fsync(fd) != 0)
+		rc = sys_err();
+	saved = errno;
+	if (close(fd) != 0 && rc == NSR_OK)
+		rc = NSR_ERR_SYSTEM;
+	if (rc == NSR_OK && rename(tmp, path) != 0)
+		rc = NSR_ERR_SYSTEM;
+	if (rc != NSR_OK) {
+		saved = errno;
+		unlink(tmp);
+		errno = saved;
+		free(tmp);
+		return rc;
+	}
+	free(tmp);
+	return nsr_fsync_dir(path, 0);
+}
+
+/* nsr_mkdir_p - create a directory and any missing parents. */
+int nsr_mkdir_p(const char *dir, mode_t mode)
+{
+	char *p = nsr_xstrdup(dir), *s;
+	int rc = NSR_OK;
+
+	for (s = p + 1; ; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+
+			*s = '\0';
+			if (mkdir(p, mode) != 0 && errno != EEXIST) {
+				rc = NSR_ERR_SYSTEM;
+				break;
+			}
+			*s = c;
+			if (c == '\0')
+				break;
+		}
+	}
+	free(p);
+	return rc;
+}
+
+/* nsr_path_join - "a/b" without a doubled slash. */
+char *nsr_path_join(const char *a, const char *b)
+{
+	size_t la = strlen(a);
+
+	if (la && a[la - 1] == '/')
+		return nsr_xasprintf("%s%s", a, b);
+	return nsr_xasprintf("%s/%s", a, b);
+}
