@@ -1,0 +1,243 @@
+/*
+ * vol.h - volumes: labeling, the volume writer (save-set sessions,
+ * multiplexed into blocks on tape, one file per session on AFTD, spanning
+ * at end of medium) and the volume reader (positioned read of one save set,
+ * and a scan mode for `scanner`).  The on-volume format is in
+ * nsr_volume(5) and include/nsr/media_fmt.h.
+ *
+ * Calling sequence for a backup (nsrmmd):
+ *   1. nsr_dev_open(); nsr_vol_writer_open(dev, opts, &w) reads and checks
+ *      the label and positions for appending;
+ *   2. per save set: nsr_vol_session_begin(w, &hdr, &sb, &s);
+ *      nsr_vol_session_write(s, p, n) as often as needed;
+ *      nsr_vol_session_end(s, &tail, &frag) -> frag says where it lies;
+ *      report frag to the media database only after _end returned NSR_OK
+ *      (the data is durable then);
+ *   3. nsr_vol_writer_close(w); nsr_dev_close(dev).
+ * Spanning: when _write returns NSR_ERR_EOM the volume is full for every
+ * session of this writer.  Call nsr_vol_session_eom(s, &frag, &carry):
+ * frag describes the part that is on this volume (frag.size bytes) and
+ * carry receives the bytes that were accepted but did not get onto it
+ * (frag.size + carry.len == all bytes given to _write).  Begin the next
+ * fragment on the next volume with frag_seq + 1 and ss_offset + frag.size,
+ * write carry first, then go on.
+ *
+ * Threads: a writer and its sessions may be used from several threads
+ * (one thread per session); calls are serialised where they share a block.
+ * A reader is used by one thread.
+ *
+ * Errors: NSR_OK or a negative nsr_err code.  Nothing here prints; every
+ * object keeps the last failure in words (..._errmsg) and the label
+ * functions append it to an optional struct nsr_buf *why.
+ */
+#ifndef NSR_VOL_H
+#define NSR_VOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct nsr_buf;
+struct nsr_dev;
+struct nsr_vol_writer;
+struct nsr_vol_session;
+struct nsr_vol_reader;
+
+#define NSR_VOL_LABEL_SIZE 32768u	  /* the fixed label record */
+#define NSR_VOL_BLOCK_MIN 32768u	  /* smallest block size */
+#define NSR_VOL_BLOCK_MAX (8u << 20)	  /* largest block size */
+#define NSR_VOL_BLOCK_ALIGN 32768u	  /* block sizes are multiples */
+#define NSR_VOL_BLOCK_DEFAULT (256u << 10) /* usual for LTO */
+
+#define NSR_VOL_NAME_MAX 63	/* volume name bytes (NUL not counted) */
+#define NSR_VOL_POOL_MAX 63	/* pool name */
+#define NSR_VOL_MEDIA_MAX 31	/* media type ("LTO-8", "adv_file") */
+#define NSR_VOL_CLIENT_MAX 255	/* client host name */
+#define NSR_VOL_SSNAME_MAX 1023 /* save set name (a path) */
+#define NSR_VOL_LEVEL_MAX 15	/* "full", "incr", "1".."9", ... */
+
+struct nsr_vol_label {
+	uint32_t version; /* format version (filled in by the codec) */
+	char name[NSR_VOL_NAME_MAX + 1];
+	uint8_t volid[16]; /* UUID */
+	char pool[NSR_VOL_POOL_MAX + 1];
+	uint32_t block_size;
+	int64_t created; /* seconds since the epoch, UTC */
+	char media_type[NSR_VOL_MEDIA_MAX + 1];
+};
+
+/* The save-set header, carried by each fragment's "begin" chunk. */
+struct nsr_vol_sshdr {
+	uint32_t ssid;
+	uint8_t longid[16];
+	char client[NSR_VOL_CLIENT_MAX + 1];
+	char name[NSR_VOL_SSNAME_MAX + 1];
+	char level[NSR_VOL_LEVEL_MAX + 1];
+	char pool[NSR_VOL_POOL_MAX + 1];
+	int64_t savetime;
+	int64_t browse_time;
+	int64_t retention_time;
+};
+
+/* Where a fragment begins inside its save set. */
+struct nsr_vol_span {
+	uint32_t frag_seq;  /* 0 for the first volume, then 1, 2, ... */
+	uint64_t ss_offset; /* save-set byte offset of this fragment */
+};
+
+/* The save-set trailer, carried by the "end" chunk. */
+enum nsr_vol_ss_status {
+	NSR_VOL_SS_OK = 0,	 /* complete */
+	NSR_VOL_SS_ABORTED = 1,	 /* the client or the server aborted it */
+	NSR_VOL_SS_SUSPECT = 2	 /* complete but with read errors on the client */
+};
+struct nsr_vol_sstail {
+	uint64_t bytes; /* save-set total (all fragments) */
+	uint64_t files;
+	uint32_t status; /* enum nsr_vol_ss_status */
+};
+
+/* Where one fragment of a save set lies on one volume. */
+struct nsr_vol_frag {
+	uint8_t volid[16];
+	uint32_t ssid;
+	uint32_t frag_seq;  /* as given to _begin */
+	uint64_t ss_offset; /* save-set offset of the first byte */
+	uint32_t file;	    /* tape file / AFTD session file number */
+	uint64_t record;    /* first block: tape record in file / AFTD block */
+	uint64_t offset;    /* AFTD: byte offset (record * block size); tape 0 */
+	uint64_t size;	    /* save-set data bytes in this fragment */
+	int complete;	    /* the end chunk is on this volume */
+};
+
+/* Labeling. */
+/* nsr_vol_label_init - fill lab with a new volume id (libuuid), the
+ * current time and the given names; checks lengths and the block size. */
+int nsr_vol_label_init(struct nsr_vol_label *lab, const char *name,
+		       const char *pool, uint32_t block_size,
+		       const char *media_type, struct nsr_buf *why);
+/* nsr_vol_block_size_check - NSR_OK if bs is 32 KB .. 8 MB in steps of
+ * 32 KB and fits dev_max (0 = unknown); else NSR_ERR_INVAL/NSR_ERR_TOOBIG
+ * with the sizes in why. */
+int nsr_vol_block_size_check(uint32_t bs, uint32_t dev_max,
+			     struct nsr_buf *why);
+/* nsr_vol_label_write - label the medium in dev.  If the medium already
+ * holds a label and data, NSR_ERR_EXISTS unless force (the caller has
+ * checked retention).  Relabeling starts an empty volume. */
+int nsr_vol_label_write(struct nsr_dev *dev, const struct nsr_vol_label *lab,
+			int force, struct nsr_buf *why);
+/* nsr_vol_label_read - read and verify the label (checksum, version,
+ * block size).  NSR_ERR_EOD/NSR_ERR_NOTFOUND: unlabeled;
+ * NSR_ERR_CORRUPT/NSR_ERR_CHECKSUM: unreadable; why names the device. */
+int nsr_vol_label_read(struct nsr_dev *dev, struct nsr_vol_label *out,
+		       struct nsr_buf *why);
+/* nsr_vol_has_data - *yes = 1 if the labeled volume holds any save set
+ * data (tape: a record after the label file; AFTD: a session file). */
+int nsr_vol_has_data(struct nsr_dev *dev, int *yes);
+
+/* Writer. */
+struct nsr_vol_wopts {
+	const uint8_t *expect_volid; /* NULL or: refuse another volume */
+	uint64_t segment_size;	     /* tape: a filemark every N bytes (0 =
+					only at close) */
+	int no_sync;		     /* tests/bench: skip fsync on AFTD */
+};
+/* nsr_vol_writer_open - read the label (verify expect_volid), position
+ * for appending.  *out owns nothing of dev (dev must outlive it).
+ * NSR_ERR_MISMATCH (other volume / block size the drive cannot take). */
+int nsr_vol_writer_open(struct nsr_dev *dev, const struct nsr_vol_wopts *o,
+			struct nsr_vol_writer **out);
+/* nsr_vol_writer_label - the volume's label (owned by w). */
+const struct nsr_vol_label *nsr_vol_writer_label(
+	const struct nsr_vol_writer *w);
+/* nsr_vol_writer_flush - write the partly filled multiplex block (tape)
+ * now.  Sessions call it implicitly at _end. */
+int nsr_vol_writer_flush(struct nsr_vol_writer *w);
+/* nsr_vol_writer_close - flush, write the closing filemark (tape), free.
+ * Open sessions must have ended first (NSR_ERR_BUSY otherwise; w is
+ * still freed). */
+int nsr_vol_writer_close(struct nsr_vol_writer *w);
+/* nsr_vol_writer_errmsg - words on the last failure. */
+const char *nsr_vol_writer_errmsg(struct nsr_vol_writer *w);
+
+/* nsr_vol_session_begin - start a fragment of save set hdr->ssid.  sp may
+ * be NULL (frag 0 at offset 0).  Writes the begin chunk. */
+int nsr_vol_session_begin(struct nsr_vol_writer *w,
+			  const struct nsr_vol_sshdr *hdr,
+			  const struct nsr_vol_span *sp,
+			  struct nsr_vol_session **out);
+/* nsr_vol_session_write - append save-set data (any size).  NSR_OK or
+ * NSR_ERR_EOM (volume full: use nsr_vol_session_eom) or another error. */
+int nsr_vol_session_write(struct nsr_vol_session *s, const void *p,
+			  size_t len);
+/* nsr_vol_session_end - write the end chunk, make it durable (flush the
+ * block on tape, fsync on AFTD) and free s.  *frag (may be NULL) gets the
+ * fragment.  If it returns NSR_ERR_EOM, s is NOT freed: call _eom. */
+int nsr_vol_session_end(struct nsr_vol_session *s,
+			const struct nsr_vol_sstail *tail,
+			struct nsr_vol_frag *frag);
+/* nsr_vol_session_eom - after NSR_ERR_EOM: fill *frag with the part on
+ * this volume, append the unwritten rest to carry, free s. */
+int nsr_vol_session_eom(struct nsr_vol_session *s, struct nsr_vol_frag *frag,
+			struct nsr_buf *carry);
+/* nsr_vol_session_abort - stop without an end chunk (the reader reports
+ * the save set as incomplete); frees s. */
+void nsr_vol_session_abort(struct nsr_vol_session *s);
+
+/* Reader. */
+/* nsr_vol_data_fn - receives save-set bytes in order; non-zero stops. */
+typedef int (*nsr_vol_data_fn)(void *arg, const void *p, size_t len);
+
+/* What a scan or a damaged read reports. */
+struct nsr_vol_loc {
+	uint32_t file;
+	uint64_t record; /* block number in the file */
+};
+struct nsr_vol_scan_ops {
+	/* a begin chunk: a fragment of hdr->ssid starts at loc */
+	int (*begin)(void *arg, const struct nsr_vol_sshdr *hdr,
+		     const struct nsr_vol_span *sp,
+		     const struct nsr_vol_loc *loc);
+	/* a data chunk (may be NULL to skip) */
+	int (*data)(void *arg, uint32_t ssid, const void *p, size_t len);
+	/* an end chunk; bytes_here = data bytes of this fragment */
+	int (*end)(void *arg, uint32_t ssid, const struct nsr_vol_sstail *t,
+		   uint64_t bytes_here, const struct nsr_vol_loc *loc);
+	/* damage: rc (NSR_ERR_CHECKSUM, _CORRUPT, _MISMATCH, _TRUNCATED);
+	 * ssid 0 = not known which save set (a bad block; the save sets
+	 * hit are then reported one by one as they are found); msg says
+	 * what and where. */
+	void (*damage)(void *arg, uint32_t ssid, int rc,
+		       const struct nsr_vol_loc *loc, const char *msg);
+	/* a fragment that has no end chunk on this volume (spans on, or the
+	 * session was aborted) */
+	void (*unfinished)(void *arg, uint32_t ssid, uint64_t bytes_here);
+};
+
+/* nsr_vol_reader_open - read and verify the label (and expect_volid if
+ * not NULL).  dev must outlive the reader. */
+int nsr_vol_reader_open(struct nsr_dev *dev, const uint8_t *expect_volid,
+			struct nsr_vol_reader **out);
+/* nsr_vol_reader_label - the label read at open (owned by r). */
+const struct nsr_vol_label *nsr_vol_reader_label(
+	const struct nsr_vol_reader *r);
+/* nsr_vol_reader_read - position to frag (file/record on tape, file and
+ * offset on AFTD) and deliver that fragment's data, demultiplexed, to fn.
+ * *bytes (may be NULL) gets the count delivered.  NSR_OK: the end chunk
+ * was reached; NSR_ERR_EOM: the volume ends before it (continue with the
+ * next fragment); NSR_ERR_CHECKSUM/_CORRUPT: data of this save set was
+ * damaged (reported to ops->damage if ops is not NULL; reading goes on). */
+int nsr_vol_reader_read(struct nsr_vol_reader *r,
+			const struct nsr_vol_frag *frag, nsr_vol_data_fn fn,
+			void *arg, const struct nsr_vol_scan_ops *ops,
+			void *ops_arg, uint64_t *bytes);
+/* nsr_vol_reader_scan - read the whole volume and report every chunk
+ * through ops (NULL members are skipped).  NSR_OK if no damage was seen,
+ * else the first damage code (the scan still covers the rest). */
+int nsr_vol_reader_scan(struct nsr_vol_reader *r,
+			const struct nsr_vol_scan_ops *ops, void *arg);
+/* nsr_vol_reader_close - free (NULL is fine). */
+void nsr_vol_reader_close(struct nsr_vol_reader *r);
+/* nsr_vol_reader_errmsg - words on the last failure. */
+const char *nsr_vol_reader_errmsg(const struct nsr_vol_reader *r);
+
+#endif /* NSR_VOL_H */
