@@ -1,0 +1,196 @@
+/*
+ * asm.h - the save stream format: encoder and incremental decoder.
+ *
+ * A save stream is what `save` produces and `recover` and `scanner` read
+ * back: a sequence of framed records (full layout in nsr_savestream(5)):
+ *
+ *	HEADER  (FILE (DATA | HOLE)* FILE_END)*  END
+ *
+ * Every record starts with a 12-byte frame (type, flags, length, CRC-32C)
+ * and is bounded (NSR_ASM_MAX_DATA for data, NSR_ASM_MAX_META for the
+ * rest).  The frame CRC of metadata records covers their payload too; data
+ * bytes are covered by the per-file checksum carried in FILE_END, so a
+ * damaged data byte is reported against the file it belongs to while the
+ * stream can still be read past it.
+ *
+ * The encoder writes through a caller-supplied sink.  The decoder is fed
+ * arbitrary pieces (down to one byte) as they arrive and calls back once per
+ * event; it treats input as hostile and returns NSR_ERR_CORRUPT,
+ * NSR_ERR_CHECKSUM or NSR_ERR_TOOBIG on garbage, never reading out of
+ * bounds.  Once a decoder or encoder has failed it stays failed (sticky).
+ */
+#ifndef NSR_ASM_H
+#define NSR_ASM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define NSR_ASM_VERSION 1
+#define NSR_ASM_MAGIC 0x4E534153u /* "NSAS" */
+#define NSR_ASM_FRAME_LEN 12
+#define NSR_ASM_MAX_DATA (1u << 20)    /* payload bound of a DATA record */
+#define NSR_ASM_MAX_META (16u * 1024u) /* payload bound of other records */
+#define NSR_ASM_PATH_MAX 4095	       /* bytes in a path or link target */
+#define NSR_ASM_NAME_MAX 255	       /* user, group, client, ss name */
+#define NSR_ASM_CK_MAX 32	       /* largest file checksum (SHA-256) */
+
+/* Record types (the first byte of a frame). */
+enum nsr_asm_rec {
+	NSR_ASM_REC_HEADER = 1,
+	NSR_ASM_REC_FILE = 2,
+	NSR_ASM_REC_DATA = 3,
+	NSR_ASM_REC_HOLE = 4,
+	NSR_ASM_REC_FILE_END = 5,
+	NSR_ASM_REC_END = 6,
+};
+
+/* File types recorded in a FILE record (sockets are never saved). */
+enum nsr_asm_ftype {
+	NSR_ASM_REG = 1,
+	NSR_ASM_DIR = 2,
+	NSR_ASM_SYMLINK = 3,
+	NSR_ASM_HARDLINK = 4, /* link to an earlier path of the same stream */
+	NSR_ASM_FIFO = 5,
+	NSR_ASM_CHR = 6,
+	NSR_ASM_BLK = 7,
+};
+
+/* Per-file data checksum algorithms. */
+enum nsr_asm_ck {
+	NSR_ASM_CK_CRC32C = 1, /* 4 bytes */
+	NSR_ASM_CK_SHA256 = 2, /* 32 bytes, OpenSSL */
+};
+
+/* FILE_END status: whether the data is the whole file as it was read. */
+enum nsr_asm_fstatus {
+	NSR_ASM_FILE_OK = 0,
+	NSR_ASM_FILE_READERR = 1, /* read failed; data is short (zero-filled) */
+	NSR_ASM_FILE_CHANGED = 2, /* size changed while it was being read */
+};
+
+/* The stream header.  Strings are NUL-terminated, at most NAME_MAX bytes. */
+struct nsr_asm_header {
+	uint32_t version;
+	int ck_alg;	  /* enum nsr_asm_ck */
+	uint64_t ssid;	  /* 0 when not known at save time */
+	int64_t savetime; /* client time, epoch seconds */
+	const char *client;
+	const char *name; /* save set name, e.g. "/home" */
+};
+
+/*
+ * A file record: the stat summary of one saved object.  path is the path as
+ * saved (absolute when the save was given an absolute path).  link is the
+ * symlink target (SYMLINK) or the earlier path (HARDLINK), else "" or NULL
+ * when encoding.  user/group may be "" when the id has no name.
+ */
+struct nsr_asm_file {
+	int type;      /* enum nsr_asm_ftype */
+	uint32_t mode; /* permission bits incl. set-id/sticky (07777) */
+	uint32_t uid, gid;
+	uint32_t nlink; /* link count when saved (restore tracks > 1) */
+	uint64_t size; /* bytes of data that follow (REG), else 0 */
+	uint64_t rdev; /* CHR/BLK device number (makedev form) */
+	struct timespec atime, mtime, ctime;
+	const char *path;
+	const char *link;
+	const char *user;
+	const char *group;
+};
+
+/* FILE_END as decoded.  ck_ok is 1 when the checksum computed over the
+ * decoded data equals the recorded one. */
+struct nsr_asm_file_end {
+	int status; /* enum nsr_asm_fstatus */
+	uint64_t bytes; /* data bytes (DATA + HOLE) the record claims */
+	int ck_alg;
+	size_t ck_len;
+	uint8_t ck[NSR_ASM_CK_MAX];
+	int ck_ok;
+};
+
+/* Stream totals from the END record (checked by the decoder). */
+struct nsr_asm_trailer {
+	uint64_t files;
+	uint64_t bytes;	 /* file data bytes */
+	uint64_t errors; /* files with a non-OK status */
+};
+
+/* Sink: write n bytes; return NSR_OK or a negative nsr_err (sticky). */
+typedef int (*nsr_asm_write_fn)(void *ctx, const void *p, size_t n);
+
+/* ---- encoder ---------------------------------------------------------- */
+
+struct nsr_asm_enc;
+
+/* nsr_asm_enc_new - encoder writing to sink; ck_alg is the per-file checksum.
+ * NSR_OK, NSR_ERR_INVAL (bad ck_alg), NSR_ERR_NOMEM. */
+int nsr_asm_enc_new(struct nsr_asm_enc **out, int ck_alg,
+		    nsr_asm_write_fn sink, void *sink_ctx);
+/* nsr_asm_enc_free - free the encoder (NULL is fine); writes nothing. */
+void nsr_asm_enc_free(struct nsr_asm_enc *e);
+/* nsr_asm_enc_header - write the HEADER record (first, exactly once).
+ * h->ck_alg and h->version are ignored (the encoder's are written). */
+int nsr_asm_enc_header(struct nsr_asm_enc *e, const struct nsr_asm_header *h);
+/* nsr_asm_enc_file - start a file; *offset (may be NULL) gets the stream
+ * offset of its FILE record.  For REG, DATA/HOLE for f->size bytes and a
+ * FILE_END must follow; for other types call nsr_asm_enc_file_end at once.
+ * NSR_ERR_TOOBIG for over-long strings, NSR_ERR_STATE out of order. */
+int nsr_asm_enc_file(struct nsr_asm_enc *e, const struct nsr_asm_file *f,
+		     uint64_t *offset);
+/* nsr_asm_enc_data - append file data (split into records as needed). */
+int nsr_asm_enc_data(struct nsr_asm_enc *e, const void *p, size_t n);
+/* nsr_asm_enc_hole - append len zero bytes as a HOLE record. */
+int nsr_asm_enc_hole(struct nsr_asm_enc *e, uint64_t len);
+/* nsr_asm_enc_file_end - finish the file with its checksum and status. */
+int nsr_asm_enc_file_end(struct nsr_asm_enc *e, int status);
+/* nsr_asm_enc_end - write the END record with totals; nothing may follow. */
+int nsr_asm_enc_end(struct nsr_asm_enc *e);
+/* nsr_asm_enc_offset - bytes written to the sink so far. */
+uint64_t nsr_asm_enc_offset(const struct nsr_asm_enc *e);
+/* nsr_asm_enc_totals - the totals so far (as END will record them). */
+void nsr_asm_enc_totals(const struct nsr_asm_enc *e, struct nsr_asm_trailer *t);
+
+/* ---- decoder ---------------------------------------------------------- */
+
+/*
+ * Decoder callbacks; any may be NULL.  Pointers passed are valid only during
+ * the call.  A callback returning non-zero stops decoding: the value is
+ * returned from nsr_asm_dec_feed and the decoder stays failed with it.
+ * data() receives the data of the current file in pieces of any size.
+ */
+struct nsr_asm_dec_ops {
+	int (*header)(void *ctx, const struct nsr_asm_header *h);
+	int (*file)(void *ctx, const struct nsr_asm_file *f, uint64_t offset);
+	int (*data)(void *ctx, const void *p, size_t n);
+	int (*hole)(void *ctx, uint64_t len);
+	int (*file_end)(void *ctx, const struct nsr_asm_file_end *fe);
+	int (*end)(void *ctx, const struct nsr_asm_trailer *t);
+};
+
+struct nsr_asm_dec;
+
+/* nsr_asm_dec_new - a decoder calling ops with ctx.  NSR_ERR_NOMEM. */
+int nsr_asm_dec_new(struct nsr_asm_dec **out,
+		    const struct nsr_asm_dec_ops *ops, void *ctx);
+/* nsr_asm_dec_free - free (NULL is fine). */
+void nsr_asm_dec_free(struct nsr_asm_dec *d);
+/* nsr_asm_dec_feed - consume n bytes.  NSR_OK, NSR_ERR_CORRUPT (bad
+ * structure), NSR_ERR_CHECKSUM (frame CRC), NSR_ERR_TOOBIG (record over its
+ * bound), NSR_ERR_UNSUPPORTED (version), NSR_ERR_NOMEM, or a callback's
+ * value.  Bytes after END are NSR_ERR_CORRUPT. */
+int nsr_asm_dec_feed(struct nsr_asm_dec *d, const void *p, size_t n);
+/* nsr_asm_dec_finish - NSR_OK if END was decoded, NSR_ERR_TRUNCATED if the
+ * stream stopped early, or the sticky error. */
+int nsr_asm_dec_finish(struct nsr_asm_dec *d);
+/* nsr_asm_dec_offset - stream bytes consumed so far. */
+uint64_t nsr_asm_dec_offset(const struct nsr_asm_dec *d);
+/* nsr_asm_dec_path - path of the file being decoded ("" between files),
+ * for error messages. */
+const char *nsr_asm_dec_path(const struct nsr_asm_dec *d);
+
+/* nsr_asm_ftype_name - "file", "dir", "symlink", ... for a type. */
+const char *nsr_asm_ftype_name(int type);
+
+#endif /* NSR_ASM_H */

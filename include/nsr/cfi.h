@@ -1,0 +1,134 @@
+/*
+ * cfi.h - the client file index: which files each save set of a client
+ * holds, and where in the save stream.
+ *
+ * Layout (see nsr_index(5)): <root>/index/<client>/ holds
+ *   catalog          the committed save sets (replaced atomically)
+ *   ss-<ssid>.rec    one append-only record file per save set
+ *   lock             flock'ed: exclusive by a writer, shared by readers
+ * Each record carries its own CRC-32C.  A save set becomes visible only
+ * when nsr_cfi_commit() has fsync'ed its record file and durably replaced
+ * the catalogue; record files of uncommitted save sets are ignored and
+ * removed by the next writer open.
+ *
+ * Paths are stored as saved (absolute for absolute saves).  Browsing is
+ * "as of a time": a lookup at browse time T uses the committed save sets
+ * with savetime <= T, and for each path the version from the newest of them
+ * that holds it (a full save followed by incrementals merges naturally).
+ *
+ * Entry pointers handed to visit callbacks are valid only during the call.
+ * A callback returning non-zero stops the walk and that value is returned.
+ */
+#ifndef NSR_CFI_H
+#define NSR_CFI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct nsr_asm_file;
+
+#define NSR_CFI_MAX_RECORD 8192 /* bound of one encoded entry */
+#define NSR_CFI_CLIENT_MAX 255
+
+/* One index entry: a file of a save set. */
+struct nsr_cfi_entry {
+	const char *path;
+	int type; /* enum nsr_asm_ftype */
+	uint32_t mode;
+	uint32_t uid, gid;
+	uint64_t size;
+	int64_t mtime;	     /* seconds */
+	uint32_t mtime_nsec;
+	uint64_t offset;     /* stream offset of the FILE record */
+};
+
+/* A committed save set as the catalogue describes it. */
+struct nsr_cfi_saveset {
+	uint64_t ssid;
+	int64_t savetime;
+	uint64_t entries;
+	const char *name;
+};
+
+typedef int (*nsr_cfi_visit_fn)(void *ctx, const struct nsr_cfi_saveset *ss,
+				const struct nsr_cfi_entry *e);
+typedef int (*nsr_cfi_ss_fn)(void *ctx, const struct nsr_cfi_saveset *ss);
+
+enum nsr_cfi_flags {
+	NSR_CFI_RDONLY = 1, /* browse only: shared lock, no changes */
+	NSR_CFI_CREATE = 2, /* create <root>/index/<client> if missing */
+};
+
+struct nsr_cfi;
+
+/* nsr_cfi_open - open the index of client under root.  NSR_ERR_INVAL (bad
+ * client name: empty, "/" or leading "."), NSR_ERR_NOTFOUND (no index and no
+ * CREATE), NSR_ERR_BUSY (another writer holds it), NSR_ERR_CORRUPT (bad
+ * catalogue), NSR_ERR_SYSTEM, NSR_ERR_NOMEM. */
+int nsr_cfi_open(struct nsr_cfi **out, const char *root, const char *client,
+		 int flags);
+/* nsr_cfi_close - close (NULL is fine); uncommitted save sets are dropped. */
+void nsr_cfi_close(struct nsr_cfi *c);
+
+/* nsr_cfi_begin - start writing save set ssid.  NSR_ERR_EXISTS if it is
+ * committed or being written, NSR_ERR_READONLY. */
+int nsr_cfi_begin(struct nsr_cfi *c, uint64_t ssid, int64_t savetime,
+		  const char *name);
+/* nsr_cfi_add - append n entries to a begun save set (buffered).
+ * NSR_ERR_NOTFOUND (not begun), NSR_ERR_TOOBIG (entry over the bound). */
+int nsr_cfi_add(struct nsr_cfi *c, uint64_t ssid,
+		const struct nsr_cfi_entry *e, size_t n);
+/* nsr_cfi_commit - make a begun save set durable and visible. */
+int nsr_cfi_commit(struct nsr_cfi *c, uint64_t ssid);
+/* nsr_cfi_abort - drop a begun save set. */
+int nsr_cfi_abort(struct nsr_cfi *c, uint64_t ssid);
+/* nsr_cfi_delete - remove a committed save set's entries (index purge).
+ * NSR_ERR_NOTFOUND if it is not in the catalogue. */
+int nsr_cfi_delete(struct nsr_cfi *c, uint64_t ssid);
+
+/* nsr_cfi_savesets - visit committed save sets, oldest first. */
+int nsr_cfi_savesets(struct nsr_cfi *c, nsr_cfi_ss_fn visit, void *ctx);
+/* nsr_cfi_entries - visit every entry of one committed save set in saved
+ * order.  NSR_ERR_NOTFOUND, NSR_ERR_CORRUPT (bad record). */
+int nsr_cfi_entries(struct nsr_cfi *c, uint64_t ssid, nsr_cfi_visit_fn visit,
+		    void *ctx);
+/* nsr_cfi_list_dir - the contents of directory dir as of browse time t
+ * (each child once, newest version at or before t), sorted by name. */
+int nsr_cfi_list_dir(struct nsr_cfi *c, const char *dir, int64_t t,
+		     nsr_cfi_visit_fn visit, void *ctx);
+/* nsr_cfi_find - every version of path in save sets at or before t, newest
+ * first (the first one is what a browse at t shows). */
+int nsr_cfi_find(struct nsr_cfi *c, const char *path, int64_t t,
+		 nsr_cfi_visit_fn visit, void *ctx);
+
+/* nsr_cfi_entry_from_file - fill e from a stream file record (borrowing
+ * f->path) and its stream offset; for saver/scanner callbacks. */
+void nsr_cfi_entry_from_file(struct nsr_cfi_entry *e,
+			     const struct nsr_asm_file *f, uint64_t offset);
+
+/* ---- rebuild from a save stream (scanner -i) ------------------------- */
+
+struct nsr_cfi_rebuild;
+
+/* nsr_cfi_rebuild_new - index the stream fed next as save set ssid (0 =
+ * the ssid in the stream header; NSR_ERR_INVAL at the header if both are
+ * 0).  An existing committed ssid is replaced at finish. */
+int nsr_cfi_rebuild_new(struct nsr_cfi_rebuild **out, struct nsr_cfi *c,
+			uint64_t ssid);
+/* nsr_cfi_rebuild_feed - stream bytes in pieces of any size. */
+int nsr_cfi_rebuild_feed(struct nsr_cfi_rebuild *rb, const void *p, size_t n);
+/* nsr_cfi_rebuild_finish - commit if the stream was complete. */
+int nsr_cfi_rebuild_finish(struct nsr_cfi_rebuild *rb);
+/* nsr_cfi_rebuild_free - free; an unfinished rebuild is aborted. */
+void nsr_cfi_rebuild_free(struct nsr_cfi_rebuild *rb);
+
+/* ---- record codec (exposed for tests and fuzzing) -------------------- */
+
+/* nsr_cfi_decode_file - decode a whole save set record file image: header
+ * then records; visit gets each entry (ss has ssid/savetime from the file
+ * header, name "").  NSR_ERR_CORRUPT, NSR_ERR_CHECKSUM, NSR_ERR_TRUNCATED
+ * for a torn last record. */
+int nsr_cfi_decode_file(const void *p, size_t n, nsr_cfi_visit_fn visit,
+			void *ctx);
+
+#endif /* NSR_CFI_H */

@@ -1,0 +1,107 @@
+/*
+ * restore.h - the restore engine: recreates files from a save stream.
+ *
+ * Calling sequence:
+ *  1. nsr_restore_new() with options (destination, path filter, conflict
+ *     policy) and callbacks;
+ *  2. nsr_restore_feed() with the stream in pieces of any size, as they
+ *     arrive (nsr_restore_sink has the sink signature of asm.h, so a saver
+ *     can feed a restore directly);
+ *  3. nsr_restore_finish() applies the remaining directory metadata and
+ *     checks that the stream was complete; nsr_restore_stats();
+ *  4. nsr_restore_free().
+ *
+ * Placement: with dest set, the saved path /a/b/c is created as
+ * dest/a/b/c (relocation, `recover -d`), and no component below dest is
+ * followed if it is a symlink (a hostile stream cannot write outside dest).
+ * Without dest, files go back to the saved path.  Paths with "." or ".."
+ * components or empty names are refused (reported, skipped).  Missing
+ * parent directories are created (mode 0700 until their own record, if
+ * any, sets the saved metadata).
+ *
+ * Metadata: mode, owner and group (lchown; as non-root a failure is a
+ * warning), atime/mtime with nanoseconds (utimensat, AT_SYMLINK_NOFOLLOW
+ * for symlinks).  Directory mode and times are applied after their
+ * contents.  Hard links are made to the restored first path; if that path
+ * was not restored (filtered out, failed) the link is reported as an error.
+ *
+ * Every file's data checksum is verified; a mismatch is reported through
+ * error() with the path (the data is still written, as received).  Per-file
+ * problems never stop the restore; only stream errors (corrupt framing,
+ * truncation), NSR_ERR_NOMEM and callback failures do (sticky).
+ */
+#ifndef NSR_RESTORE_H
+#define NSR_RESTORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nsr/asm.h"
+
+/* What to do when the target path already exists (directories are always
+ * merged: an existing directory just gets the saved metadata). */
+enum nsr_restore_conflict {
+	NSR_RESTORE_SKIP = 0,	   /* keep the existing object (default) */
+	NSR_RESTORE_OVERWRITE = 1, /* replace it */
+	NSR_RESTORE_RENAME = 2,	   /* restore as path.R (path.R1, ...) */
+};
+
+struct nsr_restore_opts {
+	const char *dest;	    /* relocation directory; NULL = in place */
+	const char *const *paths;   /* filter: these paths and below; */
+	size_t npaths;		    /*   0 = everything */
+	int conflict;		    /* enum nsr_restore_conflict */
+	int no_owner;		    /* 1 = never lchown */
+};
+
+/*
+ * Callbacks, all optional.  path is the saved path, target the path written
+ * (after relocation/rename).  rc is an nsr_err code; when it is
+ * NSR_ERR_SYSTEM, sys_errno holds the errno.  what names the step
+ * ("create", "write", "checksum", "lchown", "hardlink", ...).
+ */
+struct nsr_restore_cb {
+	void (*restored)(void *ctx, const struct nsr_asm_file *f,
+			 const char *target);
+	void (*skipped)(void *ctx, const char *path, const char *target);
+	void (*error)(void *ctx, const char *path, int rc, int sys_errno,
+		      const char *what);
+	void (*warn)(void *ctx, const char *path, int rc, int sys_errno,
+		     const char *what);
+	void (*header)(void *ctx, const struct nsr_asm_header *h);
+	void *ctx;
+};
+
+struct nsr_restore_stats {
+	uint64_t files;	    /* objects restored */
+	uint64_t bytes;	    /* data bytes written */
+	uint64_t skipped;   /* existing objects kept (SKIP policy) */
+	uint64_t filtered;  /* objects not matching the filter */
+	uint64_t errors;    /* per-file errors reported */
+	uint64_t ck_errors; /* of which checksum mismatches */
+	uint64_t warnings;  /* metadata not applied (e.g. owner as non-root) */
+};
+
+struct nsr_restore;
+
+/* nsr_restore_new - NSR_OK, NSR_ERR_INVAL (bad policy), NSR_ERR_NOMEM,
+ * NSR_ERR_SYSTEM (dest cannot be opened).  Options are copied. */
+int nsr_restore_new(struct nsr_restore **out,
+		    const struct nsr_restore_opts *opts,
+		    const struct nsr_restore_cb *cb);
+/* nsr_restore_free - free (NULL is fine); closes any open output file. */
+void nsr_restore_free(struct nsr_restore *r);
+/* nsr_restore_feed - consume n stream bytes.  NSR_OK or a stream error
+ * (see nsr_asm_dec_feed); per-file problems go to the callbacks. */
+int nsr_restore_feed(struct nsr_restore *r, const void *p, size_t n);
+/* nsr_restore_sink - nsr_restore_feed with the nsr_asm_write_fn shape. */
+int nsr_restore_sink(void *restore, const void *p, size_t n);
+/* nsr_restore_finish - apply pending directory metadata; NSR_OK if the
+ * stream was complete, NSR_ERR_TRUNCATED if it stopped early, or the
+ * sticky error. */
+int nsr_restore_finish(struct nsr_restore *r);
+/* nsr_restore_stats - counters so far. */
+void nsr_restore_stats(const struct nsr_restore *r,
+		       struct nsr_restore_stats *st);
+
+#endif /* NSR_RESTORE_H */

@@ -1,0 +1,54 @@
+/*
+ * walk.h - deterministic depth-first file-system walk for save.
+ *
+ * Given one or more paths, yields each object once, in pre-order (a
+ * directory before its contents, so restore can create it first), with the
+ * entries of a directory sorted bytewise by name.  Uses lstat: symlinks are
+ * reported, never followed.  A directory on another file system than the
+ * path it was reached from is reported but not entered unless cross_mounts
+ * is set.  A non-directory whose (dev, ino) was seen before is reported as
+ * NSR_ASM_HARDLINK with link = the first path.  Sockets are skipped.
+ *
+ * Problems with one object (lstat or opendir fails, readlink fails) are
+ * returned as entries with err != 0 and do not stop the walk.
+ */
+#ifndef NSR_WALK_H
+#define NSR_WALK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+
+struct nsr_walk_opts {
+	bool cross_mounts; /* enter directories on other file systems */
+};
+
+/*
+ * One walked object; valid until the next nsr_walk_next/nsr_walk_free.
+ * When err != 0 the entry only reports a problem with path: err is an errno
+ * value, what names the failed call ("lstat", "opendir", "readlink"), type
+ * is 0 and st is zeroed unless what is "opendir" (the directory itself was
+ * already returned normally).
+ */
+struct nsr_walk_ent {
+	const char *path;
+	int type;	  /* enum nsr_asm_ftype, 0 for an error entry */
+	struct stat st;	  /* from lstat */
+	const char *link; /* symlink target / first path of a hard link */
+	int err;
+	const char *what;
+};
+
+struct nsr_walk;
+
+/* nsr_walk_new - walk paths[0..n-1] in the given order (opts may be NULL).
+ * Trailing slashes are dropped ("/" stays).  NSR_ERR_INVAL, NSR_ERR_NOMEM. */
+int nsr_walk_new(struct nsr_walk **out, const char *const *paths, size_t n,
+		 const struct nsr_walk_opts *opts);
+/* nsr_walk_next - the next entry: NSR_OK with *ent set, NSR_ERR_EOF after
+ * the last, NSR_ERR_NOMEM. */
+int nsr_walk_next(struct nsr_walk *w, const struct nsr_walk_ent **ent);
+/* nsr_walk_free - free the walker (NULL is fine). */
+void nsr_walk_free(struct nsr_walk *w);
+
+#endif /* NSR_WALK_H */
