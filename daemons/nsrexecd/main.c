@@ -1,0 +1,282 @@
+/*
+ * nsrexecd - the host agent.  Today it is the locator ("portmapper") of
+ * its host: daemons register the port each of their programs is served on,
+ * and clients ask which port serves a program, so a client needs only the
+ * server's host name.  It listens on the exec port (default 7937) and the
+ * locator port (default 7938); with -s it also runs and supervises nsrsnmd,
+ * making the host a storage node.  Running save for scheduled backups is
+ * added with the scheduler.
+ */
+#include "nsr/compat.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include "nsr/daemon.h"
+#include "nsr/err.h"
+#include "nsr/fileio.h"
+#include "nsr/log.h"
+#include "nsr/rpc.h"
+#include "nsr/rpc/nsrexecd.h"
+#include "nsr/xmalloc.h"
+
+#define MAX_ENTRIES 1024
+
+struct entry {
+	loc_entry e;
+	char name[NSR_SHORT_MAX];
+};
+
+struct execd {
+	struct entry tab[MAX_ENTRIES];
+	int n;
+	int locator_port;
+	int storage_node;
+	struct nsr_super *super;
+};
+
+static struct execd g_execd;
+
+/* find - index of prog/vers in the table or -1. */
+static int find(struct execd *x, uint32_t prog, uint32_t vers)
+{
+	for (int i = 0; i < x->n; i++)
+		if (x->tab[i].e.prog == prog && x->tab[i].e.vers == vers)
+			return i;
+	return -1;
+}
+
+/* drop - remove entry i. */
+static void drop(struct execd *x, int i)
+{
+	x->tab[i] = x->tab[--x->n];
+	x->tab[i].e.name = x->tab[i].name;
+}
+
+/* set_status - fill an nsr_status (message is malloc'ed; xdr_free frees it). */
+static void set_status(nsr_status *st, int code, const char *msg)
+{
+	st->code = code;
+	st->msg = nsr_xstrdup(msg);
+}
+
+/* loc_getport - LOC_GETPORT: which port serves prog/vers here. */
+static int loc_getport(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+{
+	struct execd *x = ctx;
+	loc_key *k = argp;
+	loc_get_res *r = resp;
+	int i = find(x, k->prog, k->vers);
+	char msg[256];
+
+	NSR_UNUSED(call);
+	if (i >= 0 && kill(x->tab[i].e.pid, 0) != 0 && errno == ESRCH) {
+		nsr_info("forgetting %s (pid %d): no longer running",
+			 x->tab[i].name, x->tab[i].e.pid);
+		drop(x, i);
+		i = -1;
+	}
+	if (i < 0) {
+		snprintf(msg, sizeof(msg),
+			 "no daemon serving RPC program 0x%x version %u is "
+			 "registered on this host (is it running?)",
+			 k->prog, k->vers);
+		set_status(&r->st, NSR_ERR_NOTFOUND, msg);
+		return NSR_OK;
+	}
+	set_status(&r->st, NSR_OK, "");
+	r->port = x->tab[i].e.port;
+	return NSR_OK;
+}
+
+/* loc_register - LOC_REGISTER: only local daemons may register. */
+static int loc_register(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+{
+	struct execd *x = ctx;
+	loc_reg_args *a = argp;
+	nsr_void_res *r = resp;
+	int i;
+
+	if (!nsr_rpc_call_peer_is_local(call)) {
+		nsr_warn("refused registration of program 0x%x from %s",
+			 a->prog, nsr_rpc_call_peer(call));
+		set_status(&r->st, NSR_ERR_PERM, "registration is accepted only from this host");
+		return NSR_OK;
+	}
+	if (a->port <= 0 || a->port > 65535) {
+		set_status(&r->st, NSR_ERR_INVAL, "bad port");
+		return NSR_OK;
+	}
+	i = find(x, a->prog, a->vers);
+	if (i < 0) {
+		if (x->n >= MAX_ENTRIES) {
+			set_status(&r->st, NSR_ERR_LIMIT, "locator table full");
+			return NSR_OK;
+		}
+		i = x->n++;
+	}
+	x->tab[i].e.prog = a->prog;
+	x->tab[i].e.vers = a->vers;
+	x->tab[i].e.port = a->port;
+	x->tab[i].e.pid = a->pid;
+	snprintf(x->tab[i].name, sizeof(x->tab[i].name), "%s", a->name);
+	x->tab[i].e.name = x->tab[i].name;
+	nsr_info("registered %s (pid %d): program 0x%x version %u on port %d",
+		 a->name, a->pid, a->prog, a->vers, a->port);
+	set_status(&r->st, NSR_OK, "");
+	return NSR_OK;
+}
+
+/* loc_unregister - LOC_UNREGISTER. */
+static int loc_unregister(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+{
+	struct execd *x = ctx;
+	loc_key *k = argp;
+	nsr_void_res *r = resp;
+	int i = find(x, k->prog, k->vers);
+
+	if (!nsr_rpc_call_peer_is_local(call)) {
+		set_status(&r->st, NSR_ERR_PERM, "only local daemons may unregister");
+		return NSR_OK;
+	}
+	if (i >= 0)
+		drop(x, i);
+	set_status(&r->st, NSR_OK, "");
+	return NSR_OK;
+}
+
+/* loc_dump - LOC_DUMP: the whole table (for rpcinfo-like listing). */
+static int loc_dump(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+{
+	struct execd *x = ctx;
+	loc_dump_res *r = resp;
+
+	NSR_UNUSED(argp);
+	NSR_UNUSED(call);
+	set_status(&r->st, NSR_OK, "");
+	r->entries.entries_len = (u_int)x->n;
+	r->entries.entries_val = nsr_xcalloc((size_t)x->n + 1, sizeof(loc_entry));
+	for (int i = 0; i < x->n; i++) {
+		r->entries.entries_val[i] = x->tab[i].e;
+		r->entries.entries_val[i].name = nsr_xstrdup(x->tab[i].name);
+	}
+	return NSR_OK;
+}
+
+static const struct nsr_rpc_proc execd_procs[] = {
+	{LOC_GETPORT, "getport", NSR_XDR(xdr_loc_key), sizeof(loc_key),
+	 NSR_XDR(xdr_loc_get_res), sizeof(loc_get_res), loc_getport, NSR_RPC_SERIAL},
+	{LOC_REGISTER, "register", NSR_XDR(xdr_loc_reg_args), sizeof(loc_reg_args),
+	 NSR_XDR(xdr_nsr_void_res), sizeof(nsr_void_res), loc_register, NSR_RPC_SERIAL},
+	{LOC_UNREGISTER, "unregister", NSR_XDR(xdr_loc_key), sizeof(loc_key),
+	 NSR_XDR(xdr_nsr_void_res), sizeof(nsr_void_res), loc_unregister, NSR_RPC_SERIAL},
+	{LOC_DUMP, "dump", NSR_XDR(xdr_void), 0, NSR_XDR(xdr_loc_dump_res),
+	 sizeof(loc_dump_res), loc_dump, NSR_RPC_SERIAL},
+};
+
+static const struct nsr_rpc_prog execd_progs[] = {
+	{NSREXECD_PROG, NSREXECD_V1, execd_procs, NSR_ARRAY_SIZE(execd_procs), &g_execd},
+};
+
+/* execd_option - -l locator port, -s storage node. */
+static int execd_option(struct nsr_daemon *d, int opt, const char *arg)
+{
+	NSR_UNUSED(d);
+	if (opt == 'l') {
+		g_execd.locator_port = atoi(arg);
+		return g_execd.locator_port > 0 && g_execd.locator_port < 65536 ? 0 : -1;
+	}
+	if (opt == 's') {
+		g_execd.storage_node = 1;
+		return 0;
+	}
+	return -1;
+}
+
+/* execd_started - open the locator port, start nsrsnmd on storage nodes. */
+static int execd_started(struct nsr_daemon *d)
+{
+	int bound;
+
+	if (!g_execd.locator_port)
+		g_execd.locator_port = nsr_rpc_locator_port();
+	if (g_execd.locator_port != d->bound_port &&
+	    nsr_rpc_server_listen(d->srv, d->listen_addr, g_execd.locator_port,
+				  &bound) != NSR_OK) {
+		nsr_error("cannot listen on locator port %d: %s",
+			  g_execd.locator_port, strerror(errno));
+		return -1;
+	}
+	nsr_info("locator on port %d", g_execd.locator_port);
+	/* Children find the locator through the environment. */
+	{
+		char port[16];
+
+		snprintf(port, sizeof(port), "%d", g_execd.locator_port);
+		setenv("NSR_PORTMAP_PORT", port, 1);
+	}
+	if (g_execd.storage_node) {
+		char *snmd = nsr_path_join(d->exe_dir, "nsrsnmd");
+		char *argv[] = {snmd, (char *)"-R", d->root, NULL};
+
+		g_execd.super = nsr_super_new();
+		nsr_super_add(g_execd.super, "nsrsnmd", argv);
+		nsr_super_start_all(g_execd.super);
+		free(snmd);
+	}
+	return 0;
+}
+
+static void execd_tick(struct nsr_daemon *d)
+{
+	NSR_UNUSED(d);
+	if (g_execd.super)
+		nsr_super_tick(g_execd.super);
+}
+
+static void execd_child_exit(struct nsr_daemon *d, pid_t pid, int status)
+{
+	NSR_UNUSED(d);
+	if (g_execd.super)
+		nsr_super_exited(g_execd.super, pid, status);
+}
+
+static void execd_stop(struct nsr_daemon *d)
+{
+	NSR_UNUSED(d);
+	if (g_execd.super) {
+		nsr_super_stop_all(g_execd.super, 10000);
+		nsr_super_free(g_execd.super);
+		g_execd.super = NULL;
+	}
+	for (int i = 0; i < g_execd.n; i++)
+		g_execd.tab[i].e.name = NULL;
+}
+
+static const struct nsr_daemon_ops execd_ops = {
+	.name = "nsrexecd",
+	.summary = "OpenNSR host agent: locator for RPC programs, storage node supervisor",
+	.extra_opts = "l:s",
+	.extra_usage = "  -l port     locator port (env NSR_PORTMAP_PORT, default 7938)\n"
+		       "  -s          storage node: run and supervise nsrsnmd\n",
+	.default_port = NSR_EXEC_PORT_DEFAULT,
+	.no_register = 1,
+	.tick_ms = 1000,
+	.progs = execd_progs,
+	.nprogs = NSR_ARRAY_SIZE(execd_progs),
+	.option = execd_option,
+	.started = execd_started,
+	.tick = execd_tick,
+	.child_exit = execd_child_exit,
+	.stop = execd_stop,
+};
+
+int main(int argc, char **argv)
+{
+	const char *p = getenv("NSR_EXEC_PORT");
+	struct nsr_daemon_ops ops = execd_ops;
+
+	if (p && atoi(p) > 0)
+		ops.default_port = atoi(p);
+	return nsr_daemon_main(argc, argv, &ops, &g_execd);
+}

@@ -1,0 +1,116 @@
+/*
+ * daemon.h - the skeleton every OpenNSR daemon runs on (Postfix's
+ * single_server_main idea): option parsing, root directory, log file, pid
+ * lock, listening, locator registration, signal flags, the ppoll loop with
+ * a periodic tick, orderly stop.  A daemon's main.c is one call:
+ *
+ *   int main(int argc, char **argv)
+ *   {
+ *           return nsr_daemon_main(argc, argv, &my_ops, &my_ctx);
+ *   }
+ *
+ * Calling sequence inside nsr_daemon_main:
+ *   1. parse options (-R root, -p port, -a addr, -b, -t, -d, -h, -V, and the
+ *      daemon's own via ops->extra_opts/ops->option);
+ *   2. -t: call ops->check (if any), report, exit;
+ *   3. make <root>/{logs,tmp,res,mm,index}, open <root>/logs/daemon.log,
+ *      lock <root>/logs/<name>.pid (a second copy on one root is fatal);
+ *   4. ops->init (open databases; may fail fatally with a reason);
+ *   5. listen on addr:port, register every program with the local
+ *      nsrexecd locator (not for nsrexecd itself);
+ *   6. ops->started (spawn children); with -b, tell the waiting parent
+ *      that we are ready (so "nsrd -b" returns only once nsrd serves);
+ *   7. loop: ppoll on the listeners with signals unblocked only inside
+ *      ppoll; SIGCHLD -> ops->child_exit per reaped child, SIGHUP ->
+ *      ops->reload, SIGTERM/SIGINT -> stop; every tick_ms -> ops->tick;
+ *   8. stop: unregister, ops->stop, close connections, remove pid file,
+ *      log "stopped", return 0.
+ */
+#ifndef NSR_DAEMON_H
+#define NSR_DAEMON_H
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include "nsr/rpc.h"
+
+struct nsr_daemon;
+
+struct nsr_daemon_ops {
+	const char *name;	 /* "nsrd" */
+	const char *summary;	 /* one line for --help */
+	const char *extra_opts;	 /* getopt letters of daemon options, e.g. "s:" */
+	const char *extra_usage; /* their --help lines */
+	int default_port;	 /* 0 = ephemeral */
+	int no_register;	 /* nsrexecd: it is the locator */
+	unsigned tick_ms;	 /* 0 = no tick */
+	const struct nsr_rpc_prog *progs;
+	size_t nprogs;
+	/* option - a daemon option; 0 or -1 (message already printed). */
+	int (*option)(struct nsr_daemon *d, int opt, const char *arg);
+	/* check - -t: validate configuration; 0 ok, -1 bad (logged). */
+	int (*check)(struct nsr_daemon *d);
+	/* init - open state before serving; 0 or -1 (fatal, logged). */
+	int (*init)(struct nsr_daemon *d);
+	/* started - serving and registered; 0 or -1 (fatal). */
+	int (*started)(struct nsr_daemon *d);
+	void (*tick)(struct nsr_daemon *d);
+	void (*child_exit)(struct nsr_daemon *d, pid_t pid, int status);
+	void (*reload)(struct nsr_daemon *d);
+	void (*stop)(struct nsr_daemon *d);
+};
+
+struct nsr_daemon {
+	const struct nsr_daemon_ops *ops;
+	void *ctx;		/* the daemon's own state */
+	char *root;		/* server root (-R, NSR_ROOT, /nsr) */
+	char *listen_addr;	/* -a (default 127.0.0.1) */
+	int port;		/* -p (requested) */
+	int bound_port;		/* actual port */
+	int background;		/* -b */
+	int debug;		/* -d */
+	char *exe_dir;		/* directory of this executable */
+	struct nsr_rpc_server *srv;
+};
+
+/* nsr_daemon_main - run the daemon; returns the process exit status. */
+int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
+		    void *ctx);
+/* nsr_daemon_path - malloc'ed <root>/<rel>. */
+char *nsr_daemon_path(const struct nsr_daemon *d, const char *rel);
+/* nsr_daemon_request_stop - ask the loop to stop (thread-safe). */
+void nsr_daemon_request_stop(void);
+
+/*
+ * Child processes (proc.c).  Calling sequence for a supervisor:
+ *   1. nsr_super_add(s, name, argv) for each child (argv copied);
+ *   2. nsr_super_start_all(s) once serving;
+ *   3. on SIGCHLD: for each reaped pid call nsr_super_exited(s, pid, status):
+ *      a child that died is restarted after a back-off (1 s, doubling up to
+ *      60 s while it keeps dying within 10 s of its start), logged once per
+ *      death; the restart happens in nsr_super_tick(s), called every tick;
+ *   4. nsr_super_stop_all(s, grace_ms) at shutdown: SIGTERM, wait, SIGKILL.
+ */
+struct nsr_super;
+
+struct nsr_super *nsr_super_new(void);
+void nsr_super_add(struct nsr_super *s, const char *name, char *const argv[]);
+void nsr_super_start_all(struct nsr_super *s);
+/* nsr_super_exited - 1 if pid was one of ours (then handled), else 0. */
+int nsr_super_exited(struct nsr_super *s, pid_t pid, int status);
+void nsr_super_tick(struct nsr_super *s);
+/* nsr_super_pid - pid of the named child, or 0 if not running. */
+pid_t nsr_super_pid(const struct nsr_super *s, const char *name);
+void nsr_super_stop_all(struct nsr_super *s, int grace_ms);
+void nsr_super_free(struct nsr_super *s);
+
+/* nsr_proc_spawn - fork+exec argv (argv[0] a path) with default signal
+ * mask and handlers; returns NSR_OK and the pid, or NSR_ERR_SYSTEM. */
+int nsr_proc_spawn(char *const argv[], pid_t *pid);
+/* nsr_proc_stop - SIGTERM pid, wait up to grace_ms for it to exit
+ * (it must be our child), then SIGKILL; returns its wait status. */
+int nsr_proc_stop(pid_t pid, int grace_ms);
+/* nsr_exit_status_text - "exit 3", "signal 9 (Killed)" into buf. */
+const char *nsr_exit_status_text(int status, char *buf, size_t len);
+
+#endif /* NSR_DAEMON_H */

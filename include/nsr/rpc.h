@@ -1,0 +1,169 @@
+/*
+ * rpc.h - the one RPC transport module: ONC RPC (RFC 5531) records over TCP.
+ *
+ * Why our own transport and not libtirpc's clnt_vc/svc_vc: svc is
+ * single-threaded (one slow peer stalls a daemon for up to 35 s), clnt_vc
+ * cannot pipeline with error reporting, and neither can run over TLS.  We
+ * keep the wire format exactly ONC RPC (libtirpc's xdrrec record marking,
+ * xdr_callmsg/xdr_replymsg, and the rpcgen-generated xdr_* routines for
+ * every message), so any ONC RPC peer interoperates, and put every byte
+ * through a struct nsr_conn whose read/write ops are the only place TLS and
+ * authentication will be added (RFC 9289), without touching handlers.
+ *
+ * Server calling sequence:
+ *   1. describe each program: struct nsr_rpc_prog with a table of
+ *      struct nsr_rpc_proc {proc number, xdr args/result, handler, flags};
+ *   2. nsr_rpc_server_new(progs, n, &srv);
+ *   3. nsr_rpc_server_listen(srv, addr, port, &bound) (port 0 = ephemeral);
+ *   4. in the daemon's poll loop, when nsr_rpc_server_listen_fd(srv) is
+ *      readable, call nsr_rpc_server_accept(srv): each connection is served
+ *      by its own thread, one request at a time, in order;
+ *   5. nsr_rpc_server_free(srv) at shutdown: closes listeners, shuts down
+ *      every connection and joins the threads.
+ * Handlers return NSR_OK to send the result, NSR_RPC_NOREPLY for one-way
+ * (batched) procedures, NSR_RPC_CLOSE to drop the connection, or a negative
+ * nsr_err to answer SYSTEM_ERR.  Application errors travel inside results
+ * (every result in our .x files starts with an nsr_status).  Procedures
+ * flagged NSR_RPC_SERIAL run under one server-wide mutex, so simple daemons
+ * need no locking of their own.
+ *
+ * Client calling sequence:
+ *   nsr_rpc_open(host, prog, vers, &c, err)      locate via nsrexecd + connect
+ *   (or nsr_rpc_connect(host, port, prog, vers, timeout_ms, &c, err))
+ *   nsr_rpc_call(c, proc, xargs, &args, xres, &res)  one blocking call
+ *   nsr_rpc_send(c, proc, xargs, &args)         pipelined one-way call: no
+ *                                              wait; flushed when the buffer
+ *                                              fills or by the next call
+ *   xdr_free(xres, &res) ... nsr_rpc_close(c)
+ * Errors: NSR_ERR_CONNECT (with "host:port: reason" in err), NSR_ERR_TIMEOUT,
+ * NSR_ERR_RPC (transport/protocol; message in err).
+ */
+#ifndef NSR_RPC_H
+#define NSR_RPC_H
+
+#include <stdint.h>
+
+#include <rpc/rpc.h>
+
+struct nsr_buf;
+
+/* Casting an xdr routine to xdrproc_t without tripping -Wcast-function-type. */
+#define NSR_XDR(f) ((xdrproc_t)(void (*)(void))(f))
+
+#define NSR_RPC_NOREPLY 1 /* handler return: one-way, send nothing */
+#define NSR_RPC_CLOSE 2	  /* handler return: close this connection */
+
+#define NSR_RPC_SERIAL 0x1 /* run under the server-wide mutex */
+
+/* Default locator ports (nsrexecd), overridable by env NSR_EXEC_PORT and
+ * NSR_PORTMAP_PORT or options. */
+#define NSR_EXEC_PORT_DEFAULT 7937
+#define NSR_PORTMAP_PORT_DEFAULT 7938
+
+/* Connection: a byte stream with replaceable ops (plain TCP now). */
+struct nsr_conn;
+struct nsr_conn_ops {
+	int (*read)(struct nsr_conn *c, void *p, int n);	/* >0, 0 EOF, <0 */
+	int (*write)(struct nsr_conn *c, const void *p, int n); /* n or <0 */
+	void (*close)(struct nsr_conn *c);
+};
+
+struct nsr_rpc_call; /* per-call context given to handlers */
+
+typedef int (*nsr_rpc_fn)(void *ctx, void *args, void *res,
+			  struct nsr_rpc_call *call);
+
+struct nsr_rpc_proc {
+	uint32_t proc;
+	const char *name;
+	xdrproc_t xargs;
+	size_t argsize;
+	xdrproc_t xres;
+	size_t ressize;
+	nsr_rpc_fn fn;
+	unsigned flags;
+};
+
+struct nsr_rpc_prog {
+	uint32_t prog;
+	uint32_t vers;
+	const struct nsr_rpc_proc *procs;
+	size_t nprocs;
+	void *ctx; /* handed to every handler */
+};
+
+struct nsr_rpc_server;
+
+/* nsr_rpc_server_new - server for these programs (the array must outlive it). */
+int nsr_rpc_server_new(const struct nsr_rpc_prog *progs, size_t nprogs,
+		       struct nsr_rpc_server **out);
+/* nsr_rpc_server_listen - bind+listen on addr:port (addr NULL = 127.0.0.1;
+ * port 0 = ephemeral).  *bound gets the port.  Can be called more than once
+ * (several addresses); nsr_rpc_server_listen_fd(srv, i) gives each fd. */
+int nsr_rpc_server_listen(struct nsr_rpc_server *srv, const char *addr, int port,
+			  int *bound);
+/* nsr_rpc_server_nlisten / listen_fd - the listening descriptors to poll. */
+int nsr_rpc_server_nlisten(const struct nsr_rpc_server *srv);
+int nsr_rpc_server_listen_fd(const struct nsr_rpc_server *srv, int i);
+/* nsr_rpc_server_accept - accept one connection on listener i and start its
+ * thread.  Returns NSR_OK, NSR_ERR_LIMIT (too many connections: closed), or
+ * NSR_ERR_SYSTEM. */
+int nsr_rpc_server_accept(struct nsr_rpc_server *srv, int i);
+/* nsr_rpc_server_lock/unlock - take the server-wide mutex (the one SERIAL
+ * procedures run under) from other threads, e.g. the daemon's timer tick. */
+void nsr_rpc_server_lock(struct nsr_rpc_server *srv);
+void nsr_rpc_server_unlock(struct nsr_rpc_server *srv);
+/* nsr_rpc_server_free - stop accepting, close every connection, join. */
+void nsr_rpc_server_free(struct nsr_rpc_server *srv);
+
+/* Per-call helpers for handlers. */
+/* nsr_rpc_call_peer - "address:port" of the caller (static per call). */
+const char *nsr_rpc_call_peer(const struct nsr_rpc_call *call);
+/* nsr_rpc_call_peer_is_local - 1 if the caller is on 127/8 or ::1. */
+int nsr_rpc_call_peer_is_local(const struct nsr_rpc_call *call);
+/* nsr_rpc_call_conn_data - per-connection slot: a handler may attach state
+ * to its connection (freed with the given destructor when it closes). */
+void *nsr_rpc_call_conn_data(const struct nsr_rpc_call *call);
+void nsr_rpc_call_set_conn_data(struct nsr_rpc_call *call, void *data,
+				void (*destroy)(void *data));
+
+/* Client. */
+struct nsr_rpc_clnt;
+
+/* nsr_rpc_connect - connect to host:port within timeout_ms. */
+int nsr_rpc_connect(const char *host, int port, uint32_t prog, uint32_t vers,
+		    int timeout_ms, struct nsr_rpc_clnt **out, struct nsr_buf *err);
+/* nsr_rpc_open - ask host's locator (nsrexecd) for prog's port, connect. */
+int nsr_rpc_open(const char *host, uint32_t prog, uint32_t vers,
+		 struct nsr_rpc_clnt **out, struct nsr_buf *err);
+/* nsr_rpc_set_timeout - reply timeout for nsr_rpc_call (default 300 s). */
+void nsr_rpc_set_timeout(struct nsr_rpc_clnt *c, int timeout_ms);
+/* nsr_rpc_call - send a call and wait for its reply (results decoded into
+ * res, which the caller frees with xdr_free(xres, res)). */
+int nsr_rpc_call(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
+		 void *args, xdrproc_t xres, void *res);
+/* nsr_rpc_send - a one-way call to a procedure that never replies. */
+int nsr_rpc_send(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
+		 void *args);
+/* nsr_rpc_flush - push buffered one-way calls to the socket. */
+int nsr_rpc_flush(struct nsr_rpc_clnt *c);
+/* nsr_rpc_peer - "host:port" this client talks to. */
+const char *nsr_rpc_peer(const struct nsr_rpc_clnt *c);
+/* nsr_rpc_last_error - text of the last failure on this client. */
+const char *nsr_rpc_last_error(const struct nsr_rpc_clnt *c);
+/* nsr_rpc_close - close and free (NULL is fine). */
+void nsr_rpc_close(struct nsr_rpc_clnt *c);
+
+/* Locator helpers (the nsrexecd "portmapper"). */
+/* nsr_rpc_locator_port - port of the locator: env NSR_PORTMAP_PORT or 7938. */
+int nsr_rpc_locator_port(void);
+/* nsr_rpc_register - tell the local locator that prog/vers is served on port
+ * by pid; NSR_OK or an error (err gets the reason). */
+int nsr_rpc_register(uint32_t prog, uint32_t vers, int port, struct nsr_buf *err);
+/* nsr_rpc_unregister - forget prog/vers at the local locator. */
+int nsr_rpc_unregister(uint32_t prog, uint32_t vers);
+/* nsr_rpc_locate - ask host's locator for prog/vers: *port or an error. */
+int nsr_rpc_locate(const char *host, uint32_t prog, uint32_t vers, int *port,
+		   struct nsr_buf *err);
+
+#endif /* NSR_RPC_H */

@@ -1,0 +1,430 @@
+/*
+ * daemon.c - the shared daemon skeleton (see daemon.h for the calling
+ * sequence).  Signal handlers only set flags; the loop blocks the signals
+ * and unblocks them only inside ppoll(), as sshd does, so a signal cannot
+ * slip in between the check and the sleep.
+ */
+#include "nsr/compat.h"
+
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nsr/buf.h"
+#include "nsr/daemon.h"
+#include "nsr/err.h"
+#include "nsr/fileio.h"
+#include "nsr/log.h"
+#include "nsr/xmalloc.h"
+
+static volatile sig_atomic_t got_term, got_hup, got_chld;
+static int wake_pipe[2] = {-1, -1};
+
+/* on_signal - WARNING: signal handler: set a flag, nothing else. */
+static void on_signal(int sig)
+{
+	int saved = errno;
+
+	if (sig == SIGTERM || sig == SIGINT)
+		got_term = 1;
+	else if (sig == SIGHUP)
+		got_hup = 1;
+	else if (sig == SIGCHLD)
+		got_chld = 1;
+	errno = saved;
+}
+
+/* nsr_daemon_request_stop - ask the loop to stop from any thread. */
+void nsr_daemon_request_stop(void)
+{
+	got_term = 1;
+	if (wake_pipe[1] >= 0 && write(wake_pipe[1], "x", 1) < 0)
+		errno = 0;
+}
+
+char *nsr_daemon_path(const struct nsr_daemon *d, const char *rel)
+{
+	return nsr_path_join(d->root, rel);
+}
+
+/* usage - print --help text. */
+static void usage(const struct nsr_daemon_ops *ops, FILE *f)
+{
+	fprintf(f,
+		"usage: %s [-bdt] [-R root] [-p port] [-a address]%s%s\n"
+		"%s\n"
+		"  -R root     server root directory (env NSR_ROOT, default %s)\n"
+		"  -p port     TCP port to serve on (default %s)\n"
+		"  -a address  address to listen on (default 127.0.0.1)\n"
+		"  -b          run in the background once ready\n"
+		"  -d          debug logging, log to stderr too\n"
+		"  -t          check the configuration and exit\n"
+		"%s"
+		"  -h, --help  show this help;  -V, --version  show the version\n",
+		ops->name, ops->extra_opts && *ops->extra_opts ? " [options]" : "",
+		"", ops->summary, NSR_DEFAULT_ROOT,
+		ops->default_port ? "fixed, see the man page" : "any free port",
+		ops->extra_usage ? ops->extra_usage : "");
+}
+
+/* parse_options - step 1. Returns 0, 1 (exit 0: help/version), -1 (exit 2). */
+static int parse_options(struct nsr_daemon *d, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	const struct nsr_daemon_ops *ops = d->ops;
+	char optstr[128];
+	int c;
+
+	snprintf(optstr, sizeof(optstr), "R:p:a:bdthV%s",
+		 ops->extra_opts ? ops->extra_opts : "");
+	while ((c = getopt_long(argc, argv, optstr, longopts, NULL)) != -1) {
+		switch (c) {
+		case 'R':
+			free(d->root);
+			d->root = nsr_xstrdup(optarg);
+			break;
+		case 'p':
+			d->port = atoi(optarg);
+			if (d->port < 0 || d->port > 65535) {
+				fprintf(stderr, "%s: bad port '%s'\n", ops->name, optarg);
+				return -1;
+			}
+			break;
+		case 'a':
+			free(d->listen_addr);
+			d->listen_addr = nsr_xstrdup(optarg);
+			break;
+		case 'b':
+			d->background = 1;
+			break;
+		case 'd':
+			d->debug = 1;
+			break;
+		case 't':
+			d->background = -1; /* check mode */
+			break;
+		case 'h':
+			usage(ops, stdout);
+			return 1;
+		case 'V':
+			printf("%s (OpenNSR) %s\n", ops->name, NSR_VERSION_STRING);
+			return 1;
+		default:
+			if (c != '?' && ops->option && ops->option(d, c, optarg) == 0)
+				break;
+			usage(ops, stderr);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s'\n", ops->name, argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+/* lock_pidfile - step 3: one daemon of a kind per root. */
+static int lock_pidfile(struct nsr_daemon *d, char **path_out)
+{
+	char *rel = nsr_xasprintf("logs/%s.pid", d->ops->name);
+	char *path = nsr_daemon_path(d, rel);
+	char buf[32], old[32] = "";
+	int fd, n;
+
+	free(rel);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		nsr_fatal("cannot open pid file %s: %s", path, strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		n = (int)read(fd, old, sizeof(old) - 1);
+		old[n > 0 ? n : 0] = '\0';
+		old[strcspn(old, "\n")] = '\0';
+		nsr_fatal("another %s is already running on root %s (pid %s); "
+			  "stop it first or use another root (-R)",
+			  d->ops->name, d->root, old[0] ? old : "unknown");
+	}
+	n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) != 0 || pwrite(fd, buf, (size_t)n, 0) != n)
+		nsr_fatal("cannot write pid file %s: %s", path, strerror(errno));
+	*path_out = path;
+	return fd;
+}
+
+/* go_background - fork; the parent waits for "ready" from the child. */
+static int go_background(int *ready_fd)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe2(p, O_CLOEXEC) != 0)
+		nsr_fatal("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		nsr_fatal("fork: %s", strerror(errno));
+	if (pid > 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) == 1 && c == 'R')
+			_exit(0);
+		_exit(1); /* the child failed; it logged why */
+	}
+	close(p[0]);
+	setsid();
+	*ready_fd = p[1];
+	return 0;
+}
+
+/* install_signals - block our signals; handlers only set flags. */
+static void install_signals(sigset_t *orig)
+{
+	struct sigaction sa;
+	sigset_t block;
+	int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGCHLD};
+
+	sigemptyset(&block);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < NSR_ARRAY_SIZE(sigs); i++) {
+		sigaddset(&block, sigs[i]);
+		sigaction(sigs[i], &sa, NULL);
+	}
+	signal(SIGPIPE, SIG_IGN);
+	sigprocmask(SIG_BLOCK, &block, orig);
+}
+
+/* register_all - step 5: tell the local locator where we serve. */
+static void register_all(struct nsr_daemon *d)
+{
+	const struct nsr_rpc_prog *p = d->ops->progs;
+	struct timespec ts = {0, 200 * 1000 * 1000};
+
+	for (size_t i = 0; i < d->ops->nprogs; i++) {
+		struct nsr_buf err;
+		int rc = NSR_ERR_CONNECT;
+
+		nsr_buf_init(&err, 0);
+		/* nsrexecd may still be starting: try for ten seconds. */
+		for (int tries = 0; tries < 50 && rc; tries++) {
+			nsr_buf_reset(&err);
+			rc = nsr_rpc_register(p[i].prog, p[i].vers, d->bound_port, &err);
+			if (rc)
+				nanosleep(&ts, NULL);
+		}
+		if (rc)
+			nsr_fatal("cannot register with nsrexecd on 127.0.0.1:%d: %s",
+				  nsr_rpc_locator_port(), err.data);
+		nsr_buf_release(&err);
+	}
+}
+
+/* reap_children - SIGCHLD: hand every exited child to the daemon. */
+static void reap_children(struct nsr_daemon *d)
+{
+	pid_t pid;
+	int status;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+		if (d->ops->child_exit)
+			d->ops->child_exit(d, pid, status);
+}
+
+/* now_ms - monotonic milliseconds. */
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* run_loop - step 7. */
+static void run_loop(struct nsr_daemon *d, const sigset_t *orig)
+{
+	struct pollfd pfd[8];
+	long long next_tick = now_ms() + d->ops->tick_ms;
+	int n = nsr_rpc_server_nlisten(d->srv);
+
+	while (!got_term) {
+		struct timespec ts, *tsp = NULL;
+		int pr;
+
+		for (int i = 0; i < n; i++) {
+			pfd[i].fd = nsr_rpc_server_listen_fd(d->srv, i);
+			pfd[i].events = POLLIN;
+		}
+		pfd[n].fd = wake_pipe[0];
+		pfd[n].events = POLLIN;
+		if (d->ops->tick_ms) {
+			long long left = next_tick - now_ms();
+
+			if (left < 0)
+				left = 0;
+			ts.tv_sec = left / 1000;
+			ts.tv_nsec = (left % 1000) * 1000000;
+			tsp = &ts;
+		}
+		pr = ppoll(pfd, (nfds_t)n + 1, tsp, orig);
+		if (pr < 0 && errno != EINTR)
+			nsr_fatal("ppoll: %s", strerror(errno));
+		if (got_chld) {
+			got_chld = 0;
+			reap_children(d);
+		}
+		if (got_hup) {
+			got_hup = 0;
+			nsr_info("reloading on SIGHUP");
+			if (d->ops->reload)
+				d->ops->reload(d);
+		}
+		for (int i = 0; pr > 0 && i < n; i++)
+			if (pfd[i].revents & POLLIN) {
+				int rc = nsr_rpc_server_accept(d->srv, i);
+
+				if (rc == NSR_ERR_LIMIT)
+					nsr_warn("connection refused: too many connections");
+			}
+		if (d->ops->tick_ms && now_ms() >= next_tick) {
+			d->ops->tick(d);
+			next_tick = now_ms() + d->ops->tick_ms;
+		}
+	}
+}
+
+/* exe_directory - where our binary lives (children are found there). */
+static char *exe_directory(const char *argv0)
+{
+	char buf[4096];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+	if (n <= 0) {
+		snprintf(buf, sizeof(buf), "%s", argv0);
+		n = (ssize_t)strlen(buf);
+	}
+	buf[n] = '\0';
+	return nsr_xstrdup(dirname(buf));
+}
+
+/* make_root - step 3: the standard directories under the root. */
+static void make_root(struct nsr_daemon *d)
+{
+	static const char *const dirs[] = {"", "logs", "tmp", "res", "mm", "index"};
+
+	for (size_t i = 0; i < NSR_ARRAY_SIZE(dirs); i++) {
+		char *p = nsr_daemon_path(d, dirs[i]);
+
+		if (nsr_mkdir_p(p, 0755) != NSR_OK)
+			nsr_fatal("cannot create %s: %s (check -R or NSR_ROOT)", p,
+				  strerror(errno));
+		free(p);
+	}
+}
+
+/* nsr_daemon_main - the whole life of a daemon. */
+int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
+		    void *ctx)
+{
+	struct nsr_daemon d;
+	const char *env_root = getenv("NSR_ROOT");
+	char *logpath, *pidpath = NULL;
+	int pidfd, ready_fd = -1, rc;
+	sigset_t orig;
+
+	memset(&d, 0, sizeof(d));
+	d.ops = ops;
+	d.ctx = ctx;
+	d.root = nsr_xstrdup(env_root && *env_root ? env_root : NSR_DEFAULT_ROOT);
+	d.port = ops->default_port;
+	d.exe_dir = exe_directory(argv[0]);
+	nsr_log_init(ops->name, NSR_LOG_STDERR);
+
+	/* 1-2. Options and -t. */
+	rc = parse_options(&d, argc, argv);
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	if (d.debug)
+		nsr_log_set_level(NSR_LOG_DEBUG);
+	if (d.background < 0) {
+		rc = ops->check ? ops->check(&d) : 0;
+		printf("%s: configuration %s\n", ops->name, rc ? "has errors" : "ok");
+		return rc ? 1 : 0;
+	}
+
+	/* 3. Root, log, pid lock. */
+	make_root(&d);
+	if (d.background > 0)
+		go_background(&ready_fd);
+	logpath = nsr_daemon_path(&d, "logs/daemon.log");
+	if (nsr_log_open_file(logpath) != 0)
+		nsr_fatal("cannot open log %s: %s", logpath, strerror(errno));
+	free(logpath);
+	pidfd = lock_pidfile(&d, &pidpath);
+	install_signals(&orig);
+	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+		nsr_fatal("pipe: %s", strerror(errno));
+
+	/* 4. State. */
+	if (ops->init && ops->init(&d) != 0)
+		nsr_fatal("initialisation failed; see the messages above");
+
+	/* 5. Serve and register. */
+	if (nsr_rpc_server_new(ops->progs, ops->nprogs, &d.srv) != NSR_OK)
+		nsr_fatal("out of memory");
+	if (nsr_rpc_server_listen(d.srv, d.listen_addr, d.port, &d.bound_port) != NSR_OK)
+		nsr_fatal("cannot listen on %s:%d: %s", d.listen_addr ? d.listen_addr : "127.0.0.1",
+			  d.port, strerror(errno));
+	if (!ops->no_register)
+		register_all(&d);
+
+	/* 6. Started. */
+	nsr_info("started, version %s, root %s, listening on %s:%d%s",
+		 NSR_VERSION_STRING, d.root, d.listen_addr ? d.listen_addr : "127.0.0.1",
+		 d.bound_port,
+		 d.listen_addr ? "" : " (loopback only until authentication lands)");
+	if (ops->started && ops->started(&d) != 0)
+		nsr_fatal("start-up failed; see the messages above");
+	if (ready_fd >= 0) {
+		int nul = open("/dev/null", O_RDWR);
+
+		/* From here on the log file is the only sink. */
+		if (nul >= 0) {
+			dup2(nul, 0);
+			dup2(nul, 1);
+			dup2(nul, 2);
+			close(nul);
+		}
+		nsr_log_init(ops->name, 0);
+		if (write(ready_fd, "R", 1) != 1)
+			nsr_warn("cannot signal readiness: %s", strerror(errno));
+		close(ready_fd);
+	}
+
+	/* 7-8. Loop, then stop. */
+	run_loop(&d, &orig);
+	nsr_info("stopping on request");
+	if (!ops->no_register)
+		for (size_t i = 0; i < ops->nprogs; i++)
+			nsr_rpc_unregister(ops->progs[i].prog, ops->progs[i].vers);
+	if (ops->stop)
+		ops->stop(&d);
+	nsr_rpc_server_free(d.srv);
+	unlink(pidpath);
+	close(pidfd);
+	nsr_info("stopped");
+	free(pidpath);
+	free(d.root);
+	free(d.listen_addr);
+	free(d.exe_dir);
+	return 0;
+}

@@ -1,0 +1,224 @@
+/*
+ * conn.c - the byte-stream layer under every RPC connection.
+ *
+ * Plain TCP today.  TLS (RFC 9289) and authentication plug in here by
+ * providing another struct nsr_conn_ops: nothing above this file reads or
+ * writes a socket.  Reads honour a per-connection timeout so a silent peer
+ * cannot hold a thread forever.
+ */
+#include "nsr/compat.h"
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <arpa/inet.h>
+
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "rpc_int.h"
+
+/* tcp_read - read with the connection's timeout; -1 on EOF/error/timeout. */
+static int tcp_read(struct nsr_conn *c, void *p, int n)
+{
+	for (;;) {
+		ssize_t r;
+
+		if (c->timeout_ms > 0) {
+			struct pollfd pfd = {.fd = c->fd, .events = POLLIN};
+			int pr = poll(&pfd, 1, c->timeout_ms);
+
+			if (pr == 0) {
+				c->err = NSR_ERR_TIMEOUT;
+				return -1;
+			}
+			if (pr < 0 && errno == EINTR)
+				continue;
+			if (pr < 0) {
+				c->err = NSR_ERR_SYSTEM;
+				return -1;
+			}
+		}
+		r = read(c->fd, p, (size_t)n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			c->err = r == 0 ? NSR_ERR_EOF : NSR_ERR_SYSTEM;
+			return -1;
+		}
+		return (int)r;
+	}
+}
+
+/* tcp_write - write all n bytes; -1 on error. */
+static int tcp_write(struct nsr_conn *c, const void *p, int n)
+{
+	const char *s = p;
+	int left = n;
+
+	while (left > 0) {
+		ssize_t w = send(c->fd, s, (size_t)left, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			c->err = NSR_ERR_SYSTEM;
+			return -1;
+		}
+		s += w;
+		left -= (int)w;
+	}
+	return n;
+}
+
+/* tcp_close - close the socket. */
+static void tcp_close(struct nsr_conn *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+}
+
+static const struct nsr_conn_ops tcp_ops = {
+	.read = tcp_read, .write = tcp_write, .close = tcp_close,
+};
+
+/* nsr_conn_init_fd - wrap a connected TCP socket. */
+void nsr_conn_init_fd(struct nsr_conn *c, int fd)
+{
+	int one = 1;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char host[INET6_ADDRSTRLEN] = "?";
+	int port = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->ops = &tcp_ops;
+	c->fd = fd;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0) {
+		if (ss.ss_family == AF_INET) {
+			struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+
+			inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
+			port = ntohs(a->sin_port);
+		} else if (ss.ss_family == AF_INET6) {
+			struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+
+			inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
+			port = ntohs(a->sin6_port);
+		}
+		c->peer_loopback = (ss.ss_family == AF_INET &&
+				    (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) == 127) ||
+				   (ss.ss_family == AF_INET6 &&
+				    IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr));
+	}
+	snprintf(c->peer, sizeof(c->peer), "%s:%d", host, port);
+}
+
+/* connect_one - non-blocking connect to one address within timeout_ms. */
+static int connect_one(const struct addrinfo *ai, int timeout_ms, int *fd_out)
+{
+	int fd, flags, soerr = 0;
+	socklen_t sl = sizeof(soerr);
+	struct pollfd pfd;
+
+	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+	if (fd < 0)
+		return NSR_ERR_SYSTEM;
+	flags = fcntl(fd, F_GETFL);
+	fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+		if (errno != EINPROGRESS) {
+			soerr = errno;
+			goto fail;
+		}
+		pfd.fd = fd;
+		pfd.events = POLLOUT;
+		for (;;) {
+			int pr = poll(&pfd, 1, timeout_ms);
+
+			if (pr < 0 && errno == EINTR)
+				continue;
+			if (pr == 0) {
+				soerr = ETIMEDOUT;
+				goto fail;
+			}
+			break;
+		}
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) != 0)
+			soerr = errno;
+		if (soerr)
+			goto fail;
+	}
+	fcntl(fd, F_SETFL, flags);
+	*fd_out = fd;
+	return NSR_OK;
+fail:
+	close(fd);
+	errno = soerr;
+	return soerr == ETIMEDOUT ? NSR_ERR_TIMEOUT : NSR_ERR_CONNECT;
+}
+
+/* nsr_conn_connect - connect to host:port within timeout_ms. */
+int nsr_conn_connect(struct nsr_conn *c, const char *host, int port,
+		     int timeout_ms, struct nsr_buf *err)
+{
+	struct addrinfo hints, *res = NULL, *ai;
+	char portstr[16];
+	int rc, fd = -1, gai, saved = 0;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	snprintf(portstr, sizeof(portstr), "%d", port);
+	gai = getaddrinfo(host, portstr, &hints, &res);
+	if (gai != 0) {
+		if (err)
+			nsr_buf_addf(err, "cannot resolve host '%s': %s", host,
+				     gai_strerror(gai));
+		return NSR_ERR_CONNECT;
+	}
+	rc = NSR_ERR_CONNECT;
+	for (ai = res; ai; ai = ai->ai_next) {
+		rc = connect_one(ai, timeout_ms, &fd);
+		if (rc == NSR_OK)
+			break;
+		saved = errno;
+	}
+	freeaddrinfo(res);
+	if (rc != NSR_OK) {
+		if (err)
+			nsr_buf_addf(err, "cannot connect to %s:%d: %s", host, port,
+				     rc == NSR_ERR_TIMEOUT ? "timed out" : strerror(saved));
+		return rc;
+	}
+	nsr_conn_init_fd(c, fd);
+	snprintf(c->peer, sizeof(c->peer), "%s:%d", host, port);
+	return NSR_OK;
+}
+
+/* xdrrec callbacks: the handle is the struct nsr_conn. */
+int nsr_conn_xdr_read(void *h, void *p, int n)
+{
+	struct nsr_conn *c = h;
+
+	return c->ops->read(c, p, n);
+}
+
+int nsr_conn_xdr_write(void *h, void *p, int n)
+{
+	struct nsr_conn *c = h;
+
+	return c->ops->write(c, p, n);
+}
+
+/* nsr_conn_close - close through the ops. */
+void nsr_conn_close(struct nsr_conn *c)
+{
+	if (c->ops)
+		c->ops->close(c);
+}
