@@ -1,0 +1,116 @@
+/*
+ * cksum.c - the per-file data checksum of the save stream (CRC-32C or
+ * SHA-256), and the frame helpers shared by encoder and decoder.
+ */
+#include "nsr/compat.h"
+
+#include <openssl/evp.h>
+
+#include "nsr/bytes.h"
+#include "nsr/crc32c.h"
+#include "nsr/err.h"
+
+#include "asm_int.h"
+
+static const uint8_t zeros[64 * 1024];
+
+size_t asm_ck_len(int alg)
+{
+	if (alg == NSR_ASM_CK_CRC32C)
+		return 4;
+	if (alg == NSR_ASM_CK_SHA256)
+		return 32;
+	return 0;
+}
+
+int asm_ck_init(struct asm_ck *ck, int alg)
+{
+	ck->alg = alg;
+	ck->crc = 0;
+	if (alg == NSR_ASM_CK_CRC32C)
+		return NSR_OK;
+	if (alg != NSR_ASM_CK_SHA256)
+		return NSR_ERR_INVAL;
+	if (ck->md == NULL)
+		ck->md = EVP_MD_CTX_new();
+	if (ck->md == NULL)
+		return NSR_ERR_NOMEM;
+	if (EVP_DigestInit_ex(ck->md, EVP_sha256(), NULL) != 1)
+		return NSR_ERR_NOMEM;
+	return NSR_OK;
+}
+
+void asm_ck_update(struct asm_ck *ck, const void *p, size_t n)
+{
+	if (ck->alg == NSR_ASM_CK_CRC32C)
+		ck->crc = nsr_crc32c(ck->crc, p, n);
+	else if (ck->md != NULL)
+		EVP_DigestUpdate(ck->md, p, n);
+}
+
+void asm_ck_zeros(struct asm_ck *ck, uint64_t len)
+{
+	while (len > 0) {
+		size_t n = len > sizeof(zeros) ? sizeof(zeros) : (size_t)len;
+
+		asm_ck_update(ck, zeros, n);
+		len -= n;
+	}
+}
+
+int asm_ck_final(struct asm_ck *ck, uint8_t *out)
+{
+	unsigned int n = 0;
+
+	if (ck->alg == NSR_ASM_CK_CRC32C) {
+		nsr_put_u32(out, ck->crc);
+		return NSR_OK;
+	}
+	if (ck->md == NULL || EVP_DigestFinal_ex(ck->md, out, &n) != 1)
+		return NSR_ERR_NOMEM;
+	return NSR_OK;
+}
+
+void asm_ck_release(struct asm_ck *ck)
+{
+	EVP_MD_CTX_free(ck->md);
+	ck->md = NULL;
+}
+
+void asm_frame_put(uint8_t *fr, int type, uint32_t len)
+{
+	fr[0] = (uint8_t)type;
+	fr[1] = 0;
+	fr[2] = 0;
+	fr[3] = 0;
+	nsr_put_u32(fr + 4, len);
+	nsr_put_u32(fr + 8, nsr_crc32c(0, fr, 8));
+}
+
+uint32_t asm_max_len(int type)
+{
+	switch (type) {
+	case NSR_ASM_REC_DATA:
+		return NSR_ASM_MAX_DATA;
+	case NSR_ASM_REC_HEADER:
+	case NSR_ASM_REC_FILE:
+	case NSR_ASM_REC_HOLE:
+	case NSR_ASM_REC_FILE_END:
+	case NSR_ASM_REC_END:
+		return NSR_ASM_MAX_META;
+	default:
+		return 0;
+	}
+}
+
+const char *nsr_asm_ftype_name(int type)
+{
+	static const char *const names[] = {
+		"?", "file", "dir", "symlink", "hardlink",
+		"fifo", "chardev", "blockdev",
+	};
+
+	if (type < 0 || (size_t)type >= NSR_ARRAY_SIZE(names))
+		return "?";
+	return names[type];
+}

@@ -1,0 +1,461 @@
+/*
+ * dec.c - the incremental save stream decoder.  Input arrives in pieces
+ * of any size; the decoder collects one frame header, then either buffers a
+ * metadata payload (bounded by NSR_ASM_MAX_META) or passes DATA payload
+ * straight through to the data callback.  It enforces the record grammar
+ *
+ *	HEADER (FILE (DATA|HOLE)* FILE_END)* END
+ *
+ * every bound and CRC, and that each file's data adds up to its size, so
+ * the callbacks only ever see well-formed events.  Errors are sticky.
+ */
+#include "nsr/compat.h"
+
+#include "nsr/bytes.h"
+#include "nsr/crc32c.h"
+#include "nsr/err.h"
+
+#include "asm_int.h"
+
+enum dec_state {
+	DEC_HEADER,  /* expecting HEADER */
+	DEC_BETWEEN, /* expecting FILE or END */
+	DEC_IN_FILE, /* expecting DATA, HOLE or FILE_END */
+	DEC_DONE,    /* END seen */
+};
+
+struct nsr_asm_dec {
+	struct nsr_asm_dec_ops ops;
+	void *ctx;
+	int state;
+	int err;
+	uint64_t offset;     /* stream bytes consumed */
+	uint64_t rec_offset; /* offset of the current record's frame */
+	uint8_t frame[NSR_ASM_FRAME_LEN];
+	size_t frame_fill;
+	int in_payload;	     /* frame complete, reading payload */
+	int type;
+	uint32_t len, got;
+	uint8_t meta[NSR_ASM_MAX_META];
+	/* the current header/file, decoded strings NUL-terminated */
+	int ck_alg;
+	char client[NSR_ASM_NAME_MAX + 1];
+	char name[NSR_ASM_PATH_MAX + 1];
+	char path[NSR_ASM_PATH_MAX + 1];
+	char link[NSR_ASM_PATH_MAX + 1];
+	char user[NSR_ASM_NAME_MAX + 1];
+	char group[NSR_ASM_NAME_MAX + 1];
+	uint64_t file_size, file_done;
+	struct asm_ck ck;
+	struct nsr_asm_trailer tot;
+};
+
+int nsr_asm_dec_new(struct nsr_asm_dec **out,
+		    const struct nsr_asm_dec_ops *ops, void *ctx)
+{
+	struct nsr_asm_dec *d;
+
+	*out = NULL;
+	d = calloc(1, sizeof(*d));
+	if (d == NULL)
+		return NSR_ERR_NOMEM;
+	if (ops)
+		d->ops = *ops;
+	d->ctx = ctx;
+	d->state = DEC_HEADER;
+	*out = d;
+	return NSR_OK;
+}
+
+void nsr_asm_dec_free(struct nsr_asm_dec *d)
+{
+	if (d == NULL)
+		return;
+	asm_ck_release(&d->ck);
+	free(d);
+}
+
+/* fail - record the sticky error and return it. */
+static int fail(struct nsr_asm_dec *d, int rc)
+{
+	d->err = rc;
+	return rc;
+}
+
+/* cb_rc - map a callback's non-zero return to a negative code. */
+static int cb_rc(int rc)
+{
+	return rc < 0 ? rc : NSR_ERR_INVAL;
+}
+
+/* get_str - u16 length + bytes into out (NUL-terminated); rejects strings
+ * over max or containing NUL. */
+static int get_str(struct nsr_rd *r, char *out, size_t max)
+{
+	uint16_t n = nsr_rd_u16(r);
+	const uint8_t *p;
+
+	out[0] = '\0';
+	if (nsr_rd_error(r))
+		return NSR_ERR_CORRUPT;
+	if (n > max)
+		return NSR_ERR_CORRUPT;
+	p = nsr_rd_take(r, n);
+	if (p == NULL || memchr(p, '\0', n) != NULL)
+		return NSR_ERR_CORRUPT;
+	memcpy(out, p, n);
+	out[n] = '\0';
+	return NSR_OK;
+}
+
+/* get_time - seconds + nanoseconds (< 1e9). */
+static int get_time(struct nsr_rd *r, struct timespec *t)
+{
+	uint64_t sec = nsr_rd_u64(r);
+	uint32_t nsec = nsr_rd_u32(r);
+
+	if (nsec >= 1000000000u)
+		return NSR_ERR_CORRUPT;
+	t->tv_sec = (time_t)(int64_t)sec;
+	t->tv_nsec = (long)nsec;
+	return NSR_OK;
+}
+
+/* on_header - decode and check HEADER. */
+static int on_header(struct nsr_asm_dec *d, struct nsr_rd *r)
+{
+	struct nsr_asm_header h;
+	uint32_t magic = nsr_rd_u32(r);
+	uint16_t version = nsr_rd_u16(r);
+	int rc;
+
+	memset(&h, 0, sizeof(h));
+	h.ck_alg = nsr_rd_u8(r);
+	nsr_rd_u8(r);
+	h.ssid = nsr_rd_u64(r);
+	h.savetime = (int64_t)nsr_rd_u64(r);
+	if (nsr_rd_error(r) || magic != NSR_ASM_MAGIC)
+		return NSR_ERR_CORRUPT;
+	if (version != NSR_ASM_VERSION)
+		return NSR_ERR_UNSUPPORTED;
+	if (asm_ck_len(h.ck_alg) == 0)
+		return NSR_ERR_CORRUPT;
+	rc = get_str(r, d->client, NSR_ASM_NAME_MAX);
+	if (rc == NSR_OK)
+		rc = get_str(r, d->name, NSR_ASM_PATH_MAX);
+	if (rc)
+		return rc;
+	d->ck_alg = h.ck_alg;
+	h.version = version;
+	h.client = d->client;
+	h.name = d->name;
+	d->state = DEC_BETWEEN;
+	if (d->ops.header) {
+		rc = d->ops.header(d->ctx, &h);
+		if (rc)
+			return cb_rc(rc);
+	}
+	return NSR_OK;
+}
+
+/* on_file - decode and check FILE. */
+static int on_file(struct nsr_asm_dec *d, struct nsr_rd *r)
+{
+	struct nsr_asm_file f;
+	int rc, has_link, needs_link;
+
+	memset(&f, 0, sizeof(f));
+	f.type = nsr_rd_u8(r);
+	nsr_rd_u8(r);
+	nsr_rd_u16(r);
+	f.mode = nsr_rd_u32(r);
+	f.uid = nsr_rd_u32(r);
+	f.gid = nsr_rd_u32(r);
+	f.nlink = nsr_rd_u32(r);
+	f.size = nsr_rd_u64(r);
+	f.rdev = nsr_rd_u64(r);
+	rc = get_time(r, &f.atime);
+	if (rc == NSR_OK)
+		rc = get_time(r, &f.mtime);
+	if (rc == NSR_OK)
+		rc = get_time(r, &f.ctime);
+	if (rc == NSR_OK)
+		rc = get_str(r, d->path, NSR_ASM_PATH_MAX);
+	if (rc == NSR_OK)
+		rc = get_str(r, d->link, NSR_ASM_PATH_MAX);
+	if (rc == NSR_OK)
+		rc = get_str(r, d->user, NSR_ASM_NAME_MAX);
+	if (rc == NSR_OK)
+		rc = get_str(r, d->group, NSR_ASM_NAME_MAX);
+	if (rc || nsr_rd_error(r))
+		return NSR_ERR_CORRUPT;
+
+	/* The same rules the encoder enforces. */
+	needs_link = f.type == NSR_ASM_SYMLINK || f.type == NSR_ASM_HARDLINK;
+	has_link = d->link[0] != '\0';
+	if (f.type < NSR_ASM_REG || f.type > NSR_ASM_BLK || f.mode > 07777 ||
+	    d->path[0] == '\0' || needs_link != has_link ||
+	    (f.type != NSR_ASM_REG && f.size != 0))
+		return NSR_ERR_CORRUPT;
+
+	f.path = d->path;
+	f.link = d->link;
+	f.user = d->user;
+	f.group = d->group;
+	rc = asm_ck_init(&d->ck, d->ck_alg);
+	if (rc)
+		return rc;
+	d->file_size = f.size;
+	d->file_done = 0;
+	d->state = DEC_IN_FILE;
+	if (d->ops.file) {
+		rc = d->ops.file(d->ctx, &f, d->rec_offset);
+		if (rc)
+			return cb_rc(rc);
+	}
+	return NSR_OK;
+}
+
+/* on_hole - decode HOLE. */
+static int on_hole(struct nsr_asm_dec *d, struct nsr_rd *r)
+{
+	uint64_t len = nsr_rd_u64(r);
+	int rc;
+
+	if (nsr_rd_error(r) || len == 0 ||
+	    len > d->file_size - d->file_done)
+		return NSR_ERR_CORRUPT;
+	asm_ck_zeros(&d->ck, len);
+	d->file_done += len;
+	if (d->ops.hole) {
+		rc = d->ops.hole(d->ctx, len);
+		if (rc)
+			return cb_rc(rc);
+	}
+	return NSR_OK;
+}
+
+/* on_file_end - decode FILE_END and compare the checksum. */
+static int on_file_end(struct nsr_asm_dec *d, struct nsr_rd *r)
+{
+	struct nsr_asm_file_end fe;
+	uint8_t mine[NSR_ASM_CK_MAX];
+	int rc;
+
+	memset(&fe, 0, sizeof(fe));
+	fe.status = nsr_rd_u8(r);
+	fe.ck_alg = nsr_rd_u8(r);
+	fe.ck_len = nsr_rd_u8(r);
+	nsr_rd_u8(r);
+	fe.bytes = nsr_rd_u64(r);
+	if (nsr_rd_error(r) || fe.status > NSR_ASM_FILE_CHANGED ||
+	    fe.ck_alg != d->ck_alg || fe.ck_len != asm_ck_len(d->ck_alg) ||
+	    fe.bytes != d->file_size || d->file_done != d->file_size)
+		return NSR_ERR_CORRUPT;
+	nsr_rd_bytes(r, fe.ck, fe.ck_len);
+	if (nsr_rd_error(r))
+		return NSR_ERR_CORRUPT;
+	rc = asm_ck_final(&d->ck, mine);
+	if (rc)
+		return rc;
+	fe.ck_ok = memcmp(mine, fe.ck, fe.ck_len) == 0;
+	d->tot.files++;
+	d->tot.bytes += d->file_done;
+	if (fe.status != NSR_ASM_FILE_OK)
+		d->tot.errors++;
+	d->state = DEC_BETWEEN;
+	if (d->ops.file_end) {
+		rc = d->ops.file_end(d->ctx, &fe);
+		if (rc)
+			return cb_rc(rc);
+	}
+	d->path[0] = '\0';
+	return NSR_OK;
+}
+
+/* on_end - decode END and check the totals. */
+static int on_end(struct nsr_asm_dec *d, struct nsr_rd *r)
+{
+	struct nsr_asm_trailer t;
+	int rc;
+
+	t.files = nsr_rd_u64(r);
+	t.bytes = nsr_rd_u64(r);
+	t.errors = nsr_rd_u64(r);
+	if (nsr_rd_error(r) || t.files != d->tot.files ||
+	    t.bytes != d->tot.bytes || t.errors != d->tot.errors)
+		return NSR_ERR_CORRUPT;
+	d->state = DEC_DONE;
+	if (d->ops.end) {
+		rc = d->ops.end(d->ctx, &t);
+		if (rc)
+			return cb_rc(rc);
+	}
+	return NSR_OK;
+}
+
+/* on_meta - a complete metadata record: check CRC, dispatch, and insist
+ * the payload was consumed exactly. */
+static int on_meta(struct nsr_asm_dec *d)
+{
+	struct nsr_rd r;
+	uint32_t crc;
+	int rc;
+
+	crc = nsr_crc32c(0, d->frame, 8);
+	crc = nsr_crc32c(crc, d->meta, d->len);
+	if (crc != nsr_get_u32(d->frame + 8))
+		return NSR_ERR_CHECKSUM;
+	nsr_rd_init(&r, d->meta, d->len);
+	switch (d->type) {
+	case NSR_ASM_REC_HEADER:
+		rc = on_header(d, &r);
+		break;
+	case NSR_ASM_REC_FILE:
+		rc = on_file(d, &r);
+		break;
+	case NSR_ASM_REC_HOLE:
+		rc = on_hole(d, &r);
+		break;
+	case NSR_ASM_REC_FILE_END:
+		rc = on_file_end(d, &r);
+		break;
+	default:
+		rc = on_end(d, &r);
+		break;
+	}
+	if (rc == NSR_OK && r.left != 0)
+		rc = NSR_ERR_CORRUPT;
+	return rc;
+}
+
+/* type_allowed - is a record of this type legal in the current state? */
+static int type_allowed(const struct nsr_asm_dec *d, int type)
+{
+	switch (d->state) {
+	case DEC_HEADER:
+		return type == NSR_ASM_REC_HEADER;
+	case DEC_BETWEEN:
+		return type == NSR_ASM_REC_FILE || type == NSR_ASM_REC_END;
+	case DEC_IN_FILE:
+		return type == NSR_ASM_REC_DATA || type == NSR_ASM_REC_HOLE ||
+		       type == NSR_ASM_REC_FILE_END;
+	default:
+		return 0;
+	}
+}
+
+/* on_frame - a complete frame header: validate it. */
+static int on_frame(struct nsr_asm_dec *d)
+{
+	const uint8_t *f = d->frame;
+	uint32_t max;
+
+	d->type = f[0];
+	d->len = nsr_get_u32(f + 4);
+	d->got = 0;
+	max = asm_max_len(d->type);
+	if (f[1] != 0 || f[2] != 0 || f[3] != 0 || max == 0)
+		return NSR_ERR_CORRUPT;
+	if (d->type == NSR_ASM_REC_DATA &&
+	    nsr_get_u32(f + 8) != nsr_crc32c(0, f, 8))
+		return NSR_ERR_CHECKSUM;
+	if (d->len > max)
+		return NSR_ERR_TOOBIG;
+	if (!type_allowed(d, d->type))
+		return NSR_ERR_CORRUPT;
+	if (d->type == NSR_ASM_REC_DATA &&
+	    (d->len == 0 || d->len > d->file_size - d->file_done))
+		return NSR_ERR_CORRUPT;
+	return NSR_OK;
+}
+
+/* take_data - pass up to n bytes of a DATA payload through. */
+static int take_data(struct nsr_asm_dec *d, const uint8_t *p, size_t n)
+{
+	int rc;
+
+	asm_ck_update(&d->ck, p, n);
+	d->file_done += n;
+	if (d->ops.data) {
+		rc = d->ops.data(d->ctx, p, n);
+		if (rc)
+			return cb_rc(rc);
+	}
+	return NSR_OK;
+}
+
+int nsr_asm_dec_feed(struct nsr_asm_dec *d, const void *p, size_t n)
+{
+	const uint8_t *c = p;
+	int rc;
+
+	if (d->err)
+		return d->err;
+	while (n > 0) {
+		size_t k;
+
+		if (d->state == DEC_DONE)
+			return fail(d, NSR_ERR_CORRUPT);
+		if (!d->in_payload) {
+			/* Collect the frame header. */
+			if (d->frame_fill == 0)
+				d->rec_offset = d->offset;
+			k = NSR_MIN(n, NSR_ASM_FRAME_LEN - d->frame_fill);
+			memcpy(d->frame + d->frame_fill, c, k);
+			d->frame_fill += k;
+			d->offset += k;
+			c += k;
+			n -= k;
+			if (d->frame_fill < NSR_ASM_FRAME_LEN)
+				break;
+			d->frame_fill = 0;
+			rc = on_frame(d);
+			if (rc)
+				return fail(d, rc);
+			d->in_payload = 1;
+		} else {
+			k = NSR_MIN(n, (size_t)(d->len - d->got));
+			if (d->type == NSR_ASM_REC_DATA) {
+				rc = take_data(d, c, k);
+				if (rc)
+					return fail(d, rc);
+			} else {
+				memcpy(d->meta + d->got, c, k);
+			}
+			d->got += (uint32_t)k;
+			d->offset += k;
+			c += k;
+			n -= k;
+		}
+		/* A payload is complete (possibly empty). */
+		if (d->in_payload && d->got == d->len) {
+			d->in_payload = 0;
+			if (d->type != NSR_ASM_REC_DATA) {
+				rc = on_meta(d);
+				if (rc)
+					return fail(d, rc);
+			}
+		}
+	}
+	return NSR_OK;
+}
+
+int nsr_asm_dec_finish(struct nsr_asm_dec *d)
+{
+	if (d->err)
+		return d->err;
+	if (d->state != DEC_DONE)
+		return fail(d, NSR_ERR_TRUNCATED);
+	return NSR_OK;
+}
+
+uint64_t nsr_asm_dec_offset(const struct nsr_asm_dec *d)
+{
+	return d->offset;
+}
+
+const char *nsr_asm_dec_path(const struct nsr_asm_dec *d)
+{
+	return d->path;
+}

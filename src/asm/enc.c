@@ -1,0 +1,353 @@
+/*
+ * enc.c - the save stream encoder: turns header, file, data and end calls
+ * into framed records written to a sink.  It owns the per-file checksum
+ * and the stream totals, and enforces record order and bounds, so a stream
+ * it produced always decodes.  Errors are sticky.
+ */
+#include "nsr/compat.h"
+
+#include "nsr/buf.h"
+#include "nsr/bytes.h"
+#include "nsr/crc32c.h"
+#include "nsr/err.h"
+
+#include "asm_int.h"
+
+enum enc_state { ENC_START, ENC_BETWEEN, ENC_IN_FILE, ENC_DONE };
+
+struct nsr_asm_enc {
+	nsr_asm_write_fn sink;
+	void *sink_ctx;
+	int ck_alg;
+	int state;
+	int err; /* sticky */
+	uint64_t offset;
+	struct nsr_buf rec; /* metadata record being built; preallocated */
+	struct asm_ck ck;
+	uint64_t file_size, file_done;
+	struct nsr_asm_trailer tot;
+};
+
+/* sink_write - pass bytes to the sink, tracking the offset. */
+static int sink_write(struct nsr_asm_enc *e, const void *p, size_t n)
+{
+	int rc = e->sink(e->sink_ctx, p, n);
+
+	if (rc != 0) {
+		e->err = rc < 0 ? rc : NSR_ERR_IO;
+		return e->err;
+	}
+	e->offset += n;
+	return NSR_OK;
+}
+
+/* put_u8/put_u16/put_u32/put_u64 - append to the record being built. */
+static void put_u8(struct nsr_buf *b, uint8_t v)
+{
+	nsr_buf_addch(b, v);
+}
+
+static void put_u16(struct nsr_buf *b, uint16_t v)
+{
+	uint8_t t[2];
+
+	nsr_put_u16(t, v);
+	nsr_buf_add(b, t, sizeof(t));
+}
+
+static void put_u32(struct nsr_buf *b, uint32_t v)
+{
+	uint8_t t[4];
+
+	nsr_put_u32(t, v);
+	nsr_buf_add(b, t, sizeof(t));
+}
+
+static void put_u64(struct nsr_buf *b, uint64_t v)
+{
+	uint8_t t[8];
+
+	nsr_put_u64(t, v);
+	nsr_buf_add(b, t, sizeof(t));
+}
+
+/* put_str - u16 length + bytes; NSR_ERR_TOOBIG over max. */
+static int put_str(struct nsr_buf *b, const char *s, size_t max)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n > max)
+		return NSR_ERR_TOOBIG;
+	put_u16(b, (uint16_t)n);
+	nsr_buf_add(b, s ? s : "", n);
+	return NSR_OK;
+}
+
+/* put_time - seconds + nanoseconds. */
+static void put_time(struct nsr_buf *b, const struct timespec *t)
+{
+	put_u64(b, (uint64_t)(int64_t)t->tv_sec);
+	put_u32(b, (uint32_t)t->tv_nsec);
+}
+
+/* rec_start - begin a metadata record: room for the frame. */
+static void rec_start(struct nsr_asm_enc *e)
+{
+	nsr_buf_reset(&e->rec);
+	nsr_buf_add(&e->rec, "\0\0\0\0\0\0\0\0\0\0\0\0", NSR_ASM_FRAME_LEN);
+}
+
+/* rec_emit - frame and write the metadata record built in e->rec. */
+static int rec_emit(struct nsr_asm_enc *e, int type)
+{
+	uint8_t *fr = (uint8_t *)e->rec.data;
+	size_t len = e->rec.len - NSR_ASM_FRAME_LEN;
+	uint32_t crc;
+
+	if (len > asm_max_len(type))
+		return NSR_ERR_TOOBIG;
+	asm_frame_put(fr, type, (uint32_t)len);
+	crc = nsr_crc32c(0, fr, 8);
+	crc = nsr_crc32c(crc, fr + NSR_ASM_FRAME_LEN, len);
+	nsr_put_u32(fr + 8, crc);
+	return sink_write(e, e->rec.data, e->rec.len);
+}
+
+int nsr_asm_enc_new(struct nsr_asm_enc **out, int ck_alg,
+		    nsr_asm_write_fn sink, void *sink_ctx)
+{
+	struct nsr_asm_enc *e;
+
+	*out = NULL;
+	if (sink == NULL || asm_ck_len(ck_alg) == 0)
+		return NSR_ERR_INVAL;
+	e = calloc(1, sizeof(*e));
+	if (e == NULL)
+		return NSR_ERR_NOMEM;
+	e->sink = sink;
+	e->sink_ctx = sink_ctx;
+	e->ck_alg = ck_alg;
+	e->state = ENC_START;
+	/* Every record fits in MAX_META (strings are bounded before they are
+	 * added), so after this the put_* helpers never allocate or fail. */
+	nsr_buf_init(&e->rec, 0);
+	if (nsr_buf_grow(&e->rec, NSR_ASM_FRAME_LEN + NSR_ASM_MAX_META) != 0) {
+		nsr_asm_enc_free(e);
+		return NSR_ERR_NOMEM;
+	}
+	*out = e;
+	return NSR_OK;
+}
+
+void nsr_asm_enc_free(struct nsr_asm_enc *e)
+{
+	if (e == NULL)
+		return;
+	nsr_buf_release(&e->rec);
+	asm_ck_release(&e->ck);
+	free(e);
+}
+
+/* enc_check - common entry check: sticky error and expected state. */
+static int enc_check(struct nsr_asm_enc *e, int state)
+{
+	if (e->err)
+		return e->err;
+	if (e->state != state)
+		return NSR_ERR_STATE;
+	return NSR_OK;
+}
+
+int nsr_asm_enc_header(struct nsr_asm_enc *e, const struct nsr_asm_header *h)
+{
+	int rc = enc_check(e, ENC_START);
+
+	if (rc)
+		return rc;
+	rec_start(e);
+	put_u32(&e->rec, NSR_ASM_MAGIC);
+	put_u16(&e->rec, NSR_ASM_VERSION);
+	put_u8(&e->rec, (uint8_t)e->ck_alg);
+	put_u8(&e->rec, 0);
+	put_u64(&e->rec, h->ssid);
+	put_u64(&e->rec, (uint64_t)h->savetime);
+	rc = put_str(&e->rec, h->client, NSR_ASM_NAME_MAX);
+	if (rc == NSR_OK)
+		rc = put_str(&e->rec, h->name, NSR_ASM_PATH_MAX);
+	if (rc == NSR_OK)
+		rc = rec_emit(e, NSR_ASM_REC_HEADER);
+	if (rc == NSR_OK)
+		e->state = ENC_BETWEEN;
+	return rc;
+}
+
+/* file_valid - the checks the decoder will apply to a FILE record. */
+static int file_valid(const struct nsr_asm_file *f)
+{
+	int needs_link = f->type == NSR_ASM_SYMLINK ||
+			 f->type == NSR_ASM_HARDLINK;
+	int has_link = f->link != NULL && f->link[0] != '\0';
+
+	if (f->type < NSR_ASM_REG || f->type > NSR_ASM_BLK)
+		return NSR_ERR_INVAL;
+	if (f->path == NULL || f->path[0] == '\0' || f->mode > 07777)
+		return NSR_ERR_INVAL;
+	if (needs_link != has_link)
+		return NSR_ERR_INVAL;
+	if (f->type != NSR_ASM_REG && f->size != 0)
+		return NSR_ERR_INVAL;
+	if (f->atime.tv_nsec < 0 || f->atime.tv_nsec >= 1000000000 ||
+	    f->mtime.tv_nsec < 0 || f->mtime.tv_nsec >= 1000000000 ||
+	    f->ctime.tv_nsec < 0 || f->ctime.tv_nsec >= 1000000000)
+		return NSR_ERR_INVAL;
+	return NSR_OK;
+}
+
+int nsr_asm_enc_file(struct nsr_asm_enc *e, const struct nsr_asm_file *f,
+		     uint64_t *offset)
+{
+	uint64_t start = e->offset;
+	int rc = enc_check(e, ENC_BETWEEN);
+
+	if (rc == NSR_OK)
+		rc = file_valid(f);
+	if (rc)
+		return rc;
+	rec_start(e);
+	put_u8(&e->rec, (uint8_t)f->type);
+	put_u8(&e->rec, 0);
+	put_u16(&e->rec, 0);
+	put_u32(&e->rec, f->mode);
+	put_u32(&e->rec, f->uid);
+	put_u32(&e->rec, f->gid);
+	put_u32(&e->rec, f->nlink);
+	put_u64(&e->rec, f->size);
+	put_u64(&e->rec, f->rdev);
+	put_time(&e->rec, &f->atime);
+	put_time(&e->rec, &f->mtime);
+	put_time(&e->rec, &f->ctime);
+	rc = put_str(&e->rec, f->path, NSR_ASM_PATH_MAX);
+	if (rc == NSR_OK)
+		rc = put_str(&e->rec, f->link, NSR_ASM_PATH_MAX);
+	if (rc == NSR_OK)
+		rc = put_str(&e->rec, f->user, NSR_ASM_NAME_MAX);
+	if (rc == NSR_OK)
+		rc = put_str(&e->rec, f->group, NSR_ASM_NAME_MAX);
+	if (rc == NSR_OK)
+		rc = asm_ck_init(&e->ck, e->ck_alg);
+	if (rc == NSR_OK)
+		rc = rec_emit(e, NSR_ASM_REC_FILE);
+	if (rc)
+		return rc;
+	e->state = ENC_IN_FILE;
+	e->file_size = f->size;
+	e->file_done = 0;
+	if (offset)
+		*offset = start;
+	return NSR_OK;
+}
+
+int nsr_asm_enc_data(struct nsr_asm_enc *e, const void *p, size_t n)
+{
+	const uint8_t *c = p;
+	int rc = enc_check(e, ENC_IN_FILE);
+
+	if (rc)
+		return rc;
+	if (n > e->file_size - e->file_done)
+		return NSR_ERR_INVAL;
+	while (n > 0) {
+		size_t chunk = NSR_MIN(n, (size_t)NSR_ASM_MAX_DATA);
+		uint8_t fr[NSR_ASM_FRAME_LEN];
+
+		asm_frame_put(fr, NSR_ASM_REC_DATA, (uint32_t)chunk);
+		rc = sink_write(e, fr, sizeof(fr));
+		if (rc == NSR_OK)
+			rc = sink_write(e, c, chunk);
+		if (rc)
+			return rc;
+		asm_ck_update(&e->ck, c, chunk);
+		e->file_done += chunk;
+		c += chunk;
+		n -= chunk;
+	}
+	return NSR_OK;
+}
+
+int nsr_asm_enc_hole(struct nsr_asm_enc *e, uint64_t len)
+{
+	int rc = enc_check(e, ENC_IN_FILE);
+
+	if (rc)
+		return rc;
+	if (len == 0)
+		return NSR_OK;
+	if (len > e->file_size - e->file_done)
+		return NSR_ERR_INVAL;
+	rec_start(e);
+	put_u64(&e->rec, len);
+	rc = rec_emit(e, NSR_ASM_REC_HOLE);
+	if (rc)
+		return rc;
+	asm_ck_zeros(&e->ck, len);
+	e->file_done += len;
+	return NSR_OK;
+}
+
+int nsr_asm_enc_file_end(struct nsr_asm_enc *e, int status)
+{
+	uint8_t ck[NSR_ASM_CK_MAX];
+	size_t ck_len = asm_ck_len(e->ck_alg);
+	int rc = enc_check(e, ENC_IN_FILE);
+
+	if (rc)
+		return rc;
+	if (e->file_done != e->file_size ||
+	    status < NSR_ASM_FILE_OK || status > NSR_ASM_FILE_CHANGED)
+		return NSR_ERR_INVAL;
+	rc = asm_ck_final(&e->ck, ck);
+	if (rc)
+		return rc;
+	rec_start(e);
+	put_u8(&e->rec, (uint8_t)status);
+	put_u8(&e->rec, (uint8_t)e->ck_alg);
+	put_u8(&e->rec, (uint8_t)ck_len);
+	put_u8(&e->rec, 0);
+	put_u64(&e->rec, e->file_done);
+	nsr_buf_add(&e->rec, ck, ck_len);
+	rc = rec_emit(e, NSR_ASM_REC_FILE_END);
+	if (rc)
+		return rc;
+	e->tot.files++;
+	e->tot.bytes += e->file_done;
+	if (status != NSR_ASM_FILE_OK)
+		e->tot.errors++;
+	e->state = ENC_BETWEEN;
+	return NSR_OK;
+}
+
+int nsr_asm_enc_end(struct nsr_asm_enc *e)
+{
+	int rc = enc_check(e, ENC_BETWEEN);
+
+	if (rc)
+		return rc;
+	rec_start(e);
+	put_u64(&e->rec, e->tot.files);
+	put_u64(&e->rec, e->tot.bytes);
+	put_u64(&e->rec, e->tot.errors);
+	rc = rec_emit(e, NSR_ASM_REC_END);
+	if (rc == NSR_OK)
+		e->state = ENC_DONE;
+	return rc;
+}
+
+uint64_t nsr_asm_enc_offset(const struct nsr_asm_enc *e)
+{
+	return e->offset;
+}
+
+void nsr_asm_enc_totals(const struct nsr_asm_enc *e, struct nsr_asm_trailer *t)
+{
+	*t = e->tot;
+}

@@ -1,0 +1,388 @@
+/*
+ * test_asm.c - save stream encoder and decoder: round trip of every record
+ * type, incremental (1-byte) decoding, and detection of corruption,
+ * truncation, trailing garbage and misuse.
+ */
+#include "nsr/compat.h"
+
+#include "nsr/asm.h"
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "nsr_test.h"
+
+/* mem_sink - collect the stream in a buffer. */
+static int mem_sink(void *ctx, const void *p, size_t n)
+{
+	return nsr_buf_add(ctx, p, n);
+}
+
+/* A log of decoded events, rendered as text so whole streams compare. */
+struct evlog {
+	struct nsr_buf text;
+	int bad_ck; /* FILE_END events with ck_ok == 0 */
+	uint64_t data_bytes;
+	uint32_t data_crc_like; /* a simple sum of data bytes */
+};
+
+static int ev_header(void *ctx, const struct nsr_asm_header *h)
+{
+	struct evlog *l = ctx;
+
+	return nsr_buf_addf(&l->text, "H %s %s %" PRIu64 " %" PRId64 " %d\n",
+			    h->client, h->name, h->ssid, h->savetime,
+			    h->ck_alg);
+}
+
+static int ev_file(void *ctx, const struct nsr_asm_file *f, uint64_t off)
+{
+	struct evlog *l = ctx;
+
+	return nsr_buf_addf(&l->text,
+			    "F %s %d %o %u %u %u %" PRIu64 " %" PRIu64
+			    " %ld.%ld %ld.%ld %s %s %s @%" PRIu64 "\n",
+			    f->path, f->type, f->mode, f->uid, f->gid,
+			    f->nlink, f->size, f->rdev, (long)f->mtime.tv_sec,
+			    f->mtime.tv_nsec, (long)f->atime.tv_sec,
+			    f->atime.tv_nsec, f->link, f->user, f->group, off);
+}
+
+static int ev_data(void *ctx, const void *p, size_t n)
+{
+	struct evlog *l = ctx;
+	const uint8_t *c = p;
+
+	for (size_t i = 0; i < n; i++)
+		l->data_crc_like = l->data_crc_like * 31 + c[i];
+	l->data_bytes += n;
+	return 0;
+}
+
+static int ev_hole(void *ctx, uint64_t len)
+{
+	struct evlog *l = ctx;
+
+	for (uint64_t i = 0; i < len; i++)
+		l->data_crc_like = l->data_crc_like * 31;
+	l->data_bytes += len;
+	return 0;
+}
+
+static int ev_file_end(void *ctx, const struct nsr_asm_file_end *fe)
+{
+	struct evlog *l = ctx;
+
+	if (!fe->ck_ok)
+		l->bad_ck++;
+	return nsr_buf_addf(&l->text, "E %d %" PRIu64 " %d\n", fe->status,
+			    fe->bytes, fe->ck_ok);
+}
+
+static int ev_end(void *ctx, const struct nsr_asm_trailer *t)
+{
+	struct evlog *l = ctx;
+
+	return nsr_buf_addf(&l->text, "Z %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+			    t->files, t->bytes, t->errors);
+}
+
+static const struct nsr_asm_dec_ops ev_ops = {
+	ev_header, ev_file, ev_data, ev_hole, ev_file_end, ev_end,
+};
+
+/* file_init - a file record with fixed plausible metadata. */
+static void file_init(struct nsr_asm_file *f, const char *path, int type,
+		      uint64_t size)
+{
+	memset(f, 0, sizeof(*f));
+	f->type = type;
+	f->path = path;
+	f->mode = 0640;
+	f->uid = 1000;
+	f->gid = 100;
+	f->nlink = 1;
+	f->size = size;
+	f->mtime.tv_sec = 1700000000;
+	f->mtime.tv_nsec = 123456789;
+	f->atime.tv_sec = 1700000001;
+	f->atime.tv_nsec = 999999999;
+	f->ctime.tv_sec = 1700000002;
+	f->user = "alice";
+	f->group = "users";
+}
+
+/* build_stream - a stream with every record type; returns expected data
+ * bytes.  big_len bytes of patterned data exceed one DATA record. */
+static void build_stream(struct nsr_buf *out, int ck_alg, size_t big_len)
+{
+	struct nsr_asm_enc *e = NULL;
+	struct nsr_asm_header h = { 0, 0, 42, 1700000100, "client1", "/home" };
+	struct nsr_asm_file f;
+	uint8_t *big = malloc(big_len);
+	uint64_t off = 0;
+
+	assert_non_null(big);
+	for (size_t i = 0; i < big_len; i++)
+		big[i] = (uint8_t)(i * 7 + i / 251);
+	assert_int_equal(nsr_asm_enc_new(&e, ck_alg, mem_sink, out), NSR_OK);
+	assert_int_equal(nsr_asm_enc_header(e, &h), NSR_OK);
+
+	file_init(&f, "/home", NSR_ASM_DIR, 0);
+	f.mode = 0755;
+	assert_int_equal(nsr_asm_enc_file(e, &f, &off), NSR_OK);
+	assert_true(off > 0);
+	assert_int_equal(nsr_asm_enc_file_end(e, NSR_ASM_FILE_OK), NSR_OK);
+
+	file_init(&f, "/home/empty", NSR_ASM_REG, 0);
+	assert_int_equal(nsr_asm_enc_file(e, &f, NULL), NSR_OK);
+	assert_int_equal(nsr_asm_enc_file_end(e, NSR_ASM_FILE_OK), NSR_OK);
+
+	file_init(&f, "/home/big", NSR_ASM_REG, big_len + 8192 + 10);
+	assert_int_equal(nsr_asm_enc_file(e, &f, NULL), NSR_OK);
+	assert_int_equal(nsr_asm_enc_data(e, big, big_len), NSR_OK);
+	assert_int_equal(nsr_asm_enc_hole(e, 8192), NSR_OK);
+	assert_int_equal(nsr_asm_enc_data(e, "0123456789", 10), NSR_OK);
+	assert_int_equal(nsr_asm_enc_file_end(e, NSR_ASM_FILE_OK), NSR_OK);
+
+	file_init(&f, "/home/link", NSR_ASM_SYMLINK, 0);
+	f.link = "big";
+	assert_int_equal(nsr_asm_enc_file(e, &f, NULL), NSR_OK);
+	assert_int_equal(nsr_asm_enc_file_end(e, NSR_ASM_FILE_OK), NSR_OK);
+
+	file_init(&f, "/home/hard", NSR_ASM_HARDLINK, 0);
+	f.link = "/home/big";
+	f.nlink = 2;
+	assert_int_equal(nsr_asm_enc_file(e, &f, NULL), NSR_OK);
+	assert_int_equal(nsr_asm_enc_file_end(e, NSR_ASM_FILE_OK), NSR_OK);
+
+	file_init(&f, "/home/changed", NSR_ASM_REG, 3);
+	assert_int_equal(nsr_asm_enc_file(e, &f, NULL), NSR_OK);
+	assert_int_equal(nsr_asm_enc_data(e, "abc", 3), NSR_OK);
+	assert_int_equal(nsr_asm_enc_file_end(e, NSR_ASM_FILE_CHANGED),
+			 NSR_OK);
+
+	file_init(&f, "/home/dev", NSR_ASM_CHR, 0);
+	f.rdev = 0x0103;
+	assert_int_equal(nsr_asm_enc_file(e, &f, NULL), NSR_OK);
+	assert_int_equal(nsr_asm_enc_file_end(e, NSR_ASM_FILE_OK), NSR_OK);
+
+	assert_int_equal(nsr_asm_enc_end(e), NSR_OK);
+	assert_int_equal(nsr_asm_enc_offset(e), out->len);
+	nsr_asm_enc_free(e);
+	free(big);
+}
+
+/* decode - feed the stream in pieces of step bytes (0 = all at once);
+ * returns the first error of feed or finish. */
+static int decode(const void *p, size_t n, size_t step, struct evlog *l)
+{
+	struct nsr_asm_dec *d = NULL;
+	const uint8_t *c = p;
+	int rc = NSR_OK;
+
+	nsr_buf_init(&l->text, 0);
+	l->bad_ck = 0;
+	l->data_bytes = 0;
+	l->data_crc_like = 0;
+	assert_int_equal(nsr_asm_dec_new(&d, &ev_ops, l), NSR_OK);
+	if (step == 0)
+		step = n;
+	for (size_t i = 0; i < n && rc == NSR_OK; i += step)
+		rc = nsr_asm_dec_feed(d, c + i, NSR_MIN(step, n - i));
+	if (rc == NSR_OK)
+		rc = nsr_asm_dec_finish(d);
+	nsr_asm_dec_free(d);
+	return rc;
+}
+
+static void test_round_trip(void **state)
+{
+	struct nsr_buf s;
+	struct evlog a, b;
+	const size_t big = NSR_ASM_MAX_DATA + 1000;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&s, 0);
+	build_stream(&s, NSR_ASM_CK_CRC32C, big);
+	assert_int_equal(decode(s.data, s.len, 0, &a), NSR_OK);
+	assert_int_equal(a.bad_ck, 0);
+	assert_int_equal(a.data_bytes, big + 8192 + 10 + 3);
+	assert_non_null(strstr(a.text.data, "H client1 /home 42 1700000100 1\n"));
+	assert_non_null(strstr(a.text.data,
+			       "F /home/link 3 640 1000 100 1 0 0 "
+			       "1700000000.123456789 1700000001.999999999 "
+			       "big alice users"));
+	assert_non_null(strstr(a.text.data, "F /home/hard 4 "));
+	assert_non_null(strstr(a.text.data, "E 2 3 1\n"));
+	assert_non_null(strstr(a.text.data, "Z 7 "));
+
+	/* One byte at a time and odd steps give the same events. */
+	assert_int_equal(decode(s.data, s.len, 1, &b), NSR_OK);
+	assert_string_equal(a.text.data, b.text.data);
+	assert_int_equal(a.data_crc_like, b.data_crc_like);
+	nsr_buf_release(&b.text);
+	assert_int_equal(decode(s.data, s.len, 4093, &b), NSR_OK);
+	assert_string_equal(a.text.data, b.text.data);
+	nsr_buf_release(&b.text);
+	nsr_buf_release(&a.text);
+	nsr_buf_release(&s);
+}
+
+static void test_sha256(void **state)
+{
+	struct nsr_buf s;
+	struct evlog a;
+	size_t at;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&s, 0);
+	build_stream(&s, NSR_ASM_CK_SHA256, 5000);
+	assert_int_equal(decode(s.data, s.len, 7, &a), NSR_OK);
+	assert_int_equal(a.bad_ck, 0);
+	nsr_buf_release(&a.text);
+	/* Flip a byte of the patterned data of /home/big. */
+	at = (size_t)((char *)memmem(s.data, s.len, "/home/big", 9) - s.data);
+	at += 200;
+	s.data[at] ^= 0x10;
+	assert_int_equal(decode(s.data, s.len, 0, &a), NSR_OK);
+	assert_int_equal(a.bad_ck, 1);
+	nsr_buf_release(&a.text);
+	nsr_buf_release(&s);
+}
+
+/* Every single-bit flip anywhere in a stream is noticed: either decoding
+ * fails or a file's checksum does not match. */
+static void test_every_bit_flip_detected(void **state)
+{
+	struct nsr_buf s;
+	struct evlog l;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&s, 0);
+	build_stream(&s, NSR_ASM_CK_CRC32C, 300);
+	for (size_t i = 0; i < s.len; i++) {
+		for (int bit = 0; bit < 8; bit++) {
+			int rc;
+
+			s.data[i] ^= (char)(1 << bit);
+			rc = decode(s.data, s.len, 0, &l);
+			if (rc == NSR_OK && l.bad_ck == 0)
+				fail_msg("flip at byte %zu bit %d undetected",
+					 i, bit);
+			nsr_buf_release(&l.text);
+			s.data[i] ^= (char)(1 << bit);
+		}
+	}
+	nsr_buf_release(&s);
+}
+
+static void test_truncation_and_trailing(void **state)
+{
+	struct nsr_buf s;
+	struct evlog l;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&s, 0);
+	build_stream(&s, NSR_ASM_CK_CRC32C, 100);
+	for (size_t cut = 0; cut < s.len; cut++) {
+		assert_int_equal(decode(s.data, cut, 0, &l), NSR_ERR_TRUNCATED);
+		nsr_buf_release(&l.text);
+	}
+	nsr_buf_addch(&s, 0);
+	assert_int_equal(decode(s.data, s.len, 0, &l), NSR_ERR_CORRUPT);
+	nsr_buf_release(&l.text);
+	nsr_buf_release(&s);
+}
+
+static void test_garbage(void **state)
+{
+	uint8_t junk[4096];
+	struct evlog l;
+	uint32_t x = 12345;
+
+	NSR_UNUSED(state);
+	for (size_t i = 0; i < sizeof(junk); i++) {
+		x = x * 1103515245 + 12345;
+		junk[i] = (uint8_t)(x >> 16);
+	}
+	assert_int_not_equal(decode(junk, sizeof(junk), 0, &l), NSR_OK);
+	nsr_buf_release(&l.text);
+	/* A frame claiming a huge record is refused before any buffering. */
+	memset(junk, 0, 12);
+	junk[0] = NSR_ASM_REC_HEADER;
+	junk[4] = 0x7f;
+	assert_int_not_equal(decode(junk, 12, 0, &l), NSR_OK);
+	nsr_buf_release(&l.text);
+}
+
+static void test_encoder_misuse(void **state)
+{
+	struct nsr_buf s;
+	struct nsr_asm_enc *e = NULL;
+	struct nsr_asm_header h = { 0, 0, 1, 2, "c", "n" };
+	struct nsr_asm_file f;
+	char longpath[NSR_ASM_PATH_MAX + 2];
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&s, 0);
+	assert_int_equal(nsr_asm_enc_new(&e, 99, mem_sink, &s), NSR_ERR_INVAL);
+	assert_int_equal(nsr_asm_enc_new(&e, NSR_ASM_CK_CRC32C, mem_sink, &s),
+			 NSR_OK);
+	file_init(&f, "/x", NSR_ASM_REG, 5);
+	/* file before header */
+	assert_int_equal(nsr_asm_enc_file(e, &f, NULL), NSR_ERR_STATE);
+	assert_int_equal(nsr_asm_enc_header(e, &h), NSR_OK);
+	memset(longpath, 'a', sizeof(longpath) - 1);
+	longpath[sizeof(longpath) - 1] = '\0';
+	f.path = longpath;
+	assert_int_equal(nsr_asm_enc_file(e, &f, NULL), NSR_ERR_TOOBIG);
+	f.path = "/x";
+	f.type = NSR_ASM_SYMLINK; /* symlink without a target */
+	assert_int_equal(nsr_asm_enc_file(e, &f, NULL), NSR_ERR_INVAL);
+	f.type = NSR_ASM_REG;
+	assert_int_equal(nsr_asm_enc_file(e, &f, NULL), NSR_OK);
+	/* more data than the size, ending short */
+	assert_int_equal(nsr_asm_enc_data(e, "123456", 6), NSR_ERR_INVAL);
+	assert_int_equal(nsr_asm_enc_data(e, "1234", 4), NSR_OK);
+	assert_int_equal(nsr_asm_enc_file_end(e, NSR_ASM_FILE_OK),
+			 NSR_ERR_INVAL);
+	assert_int_equal(nsr_asm_enc_end(e), NSR_ERR_STATE);
+	nsr_asm_enc_free(e);
+	nsr_buf_release(&s);
+}
+
+/* A failing sink makes the encoder fail, and it stays failed. */
+static int bad_sink(void *ctx, const void *p, size_t n)
+{
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(p);
+	NSR_UNUSED(n);
+	return NSR_ERR_NOSPACE;
+}
+
+static void test_sink_error_sticky(void **state)
+{
+	struct nsr_asm_enc *e = NULL;
+	struct nsr_asm_header h = { 0, 0, 1, 2, "c", "n" };
+
+	NSR_UNUSED(state);
+	assert_int_equal(nsr_asm_enc_new(&e, NSR_ASM_CK_CRC32C, bad_sink, NULL),
+			 NSR_OK);
+	assert_int_equal(nsr_asm_enc_header(e, &h), NSR_ERR_NOSPACE);
+	assert_int_equal(nsr_asm_enc_end(e), NSR_ERR_NOSPACE);
+	nsr_asm_enc_free(e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_sha256),
+		cmocka_unit_test(test_every_bit_flip_detected),
+		cmocka_unit_test(test_truncation_and_trailing),
+		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_encoder_misuse),
+		cmocka_unit_test(test_sink_error_sticky),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
