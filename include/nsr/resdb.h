@@ -98,9 +98,9 @@ long nsr_resdb_find(const struct nsr_resdb *db, const struct nsr_res *query,
 int nsr_resdb_create(struct nsr_resdb *db, const struct nsr_res *r,
 		     char **id_out, struct nsr_buf *why);
 /* nsr_resdb_update - replace the resource with this id by r (whole
- * resource; attributes r lacks are removed, the id is kept).  Errors as
- * create plus NSR_ERR_NOTFOUND, NSR_ERR_READONLY (a create-only attribute
- * changed). */
+ * resource: attributes r lacks go back to their defaults; the id is kept).
+ * Errors as create plus NSR_ERR_NOTFOUND, NSR_ERR_READONLY (the type or a
+ * create-only attribute changed). */
 int nsr_resdb_update(struct nsr_resdb *db, const char *id,
 		     const struct nsr_res *r, struct nsr_buf *why);
 /* nsr_resdb_delete - remove the resource and its file.  NSR_OK,
@@ -111,7 +111,7 @@ int nsr_resdb_delete(struct nsr_resdb *db, const char *id,
 /* nsr_resdb_seed - create the preconfigured resources that are missing
  * (the NSR server resource named server_name, pools Default/Default Clone/
  * Archive/Archive Clone with their label templates, group Default,
- * schedule Default, policies Day/Week/Month/Quarter/Year/Decade).  Existing
+ * schedule Default, policies Week/Month/Quarter/Year/Decade).  Existing
  * ones are left alone; running it twice changes nothing. */
 int nsr_resdb_seed(struct nsr_resdb *db, const char *server_name,
 		   struct nsr_buf *why);

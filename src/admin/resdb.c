@@ -1,0 +1,530 @@
+/*
+ * resdb.c - the resource database: a directory with one file per resource.
+ *
+ * Owns loading (strict: every file must parse to exactly one resource whose
+ * id is its name), id assignment, the database-wide checks (unique names,
+ * singletons, create-only attributes) and durable changes: the file is
+ * replaced atomically before the in-memory list changes.
+ */
+#include "nsr/compat.h"
+
+#include <dirent.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "nsr/fileio.h"
+#include "nsr/res.h"
+#include "nsr/resdb.h"
+
+#define RESDB_MAX_FILE (4u << 20)	/* one resource file, bytes */
+
+struct nsr_resdb {
+	char *dir;
+	const struct nsr_res_schema *schema;
+	nsr_resdb_hook_fn hook;
+	void *hook_arg;
+	struct nsr_res_list list;	/* sorted by id sequence number */
+	unsigned long next_seq;
+};
+
+/* id_seq - the sequence number (first component) of an id, 0 if bad. */
+static unsigned long id_seq(const char *id)
+{
+	return strtoul(id, NULL, 10);
+}
+
+/* id_valid - 12 dot-separated decimal numbers, first one non-zero. */
+static int id_valid(const char *id)
+{
+	int parts = 0;
+	const char *p = id;
+
+	for (;;) {
+		int digits = 0;
+
+		while (*p >= '0' && *p <= '9' && digits < 10) {
+			p++;
+			digits++;
+		}
+		if (digits == 0)
+			return 0;
+		parts++;
+		if (*p == '\0')
+			break;
+		if (*p != '.')
+			return 0;
+		p++;
+	}
+	return parts == 12 && id_seq(id) != 0;
+}
+
+/* set_err - fill a parse-style error naming a file. */
+static void set_err(struct nsr_res_error *err, const char *file,
+		    const char *msg)
+{
+	if (!err)
+		return;
+	memset(err, 0, sizeof(*err));
+	snprintf(err->file, sizeof(err->file), "%s", file);
+	snprintf(err->msg, sizeof(err->msg), "%s", msg);
+}
+
+/* load_one - parse dir/name into the database. */
+static int load_one(struct nsr_resdb *db, const char *name,
+		    struct nsr_res_error *err)
+{
+	struct nsr_res_list got;
+	struct nsr_buf text;
+	char *path = nsr_path_join(db->dir, name);
+	const char *id;
+	int rc;
+
+	nsr_res_list_init(&got);
+	nsr_buf_init(&text, 0);
+	if (!id_valid(name)) {
+		set_err(err, path, "file name is not a resource id");
+		rc = NSR_ERR_CORRUPT;
+		goto out;
+	}
+	rc = nsr_file_read(path, &text, RESDB_MAX_FILE);
+	if (rc != NSR_OK) {
+		set_err(err, path, nsr_strerror(rc));
+		goto out;
+	}
+	rc = nsr_res_parse(text.data, text.len, &got, err);
+	if (rc != NSR_OK) {
+		if (err)
+			snprintf(err->file, sizeof(err->file), "%s", path);
+		goto out;
+	}
+	rc = NSR_ERR_CORRUPT;
+	if (got.n != 1) {
+		set_err(err, path, got.n ? "more than one resource in the file"
+					 : "no resource in the file");
+		goto out;
+	}
+	id = nsr_res_id(got.items[0]);
+	if (!id || strcmp(id, name) != 0) {
+		set_err(err, path, "'" NSR_RES_ID_ATTR "' does not match the "
+			"file name");
+		goto out;
+	}
+	if (!nsr_res_type(got.items[0])) {
+		set_err(err, path, "resource has no 'type' attribute");
+		goto out;
+	}
+	rc = nsr_res_list_take(&db->list, got.items[0]);
+	got.n = 0;
+	if (rc == NSR_OK && id_seq(name) >= db->next_seq)
+		db->next_seq = id_seq(name) + 1;
+out:
+	nsr_res_list_release(&got);
+	nsr_buf_release(&text);
+	free(path);
+	return rc;
+}
+
+/* cmp_res - order by id sequence number. */
+static int cmp_res(const void *a, const void *b)
+{
+	unsigned long x = id_seq(nsr_res_id(*(struct nsr_res *const *)a));
+	unsigned long y = id_seq(nsr_res_id(*(struct nsr_res *const *)b));
+
+	return x < y ? -1 : x > y;
+}
+
+/* load_all - read every resource file of the directory. */
+static int load_all(struct nsr_resdb *db, struct nsr_res_error *err)
+{
+	struct dirent *de;
+	DIR *d = opendir(db->dir);
+	int rc = NSR_OK;
+
+	if (!d) {
+		rc = errno == ENOENT ? NSR_ERR_NOTFOUND : NSR_ERR_SYSTEM;
+		set_err(err, db->dir, rc == NSR_ERR_NOTFOUND ?
+			"no such directory" : strerror(errno));
+		return rc;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		rc = load_one(db, de->d_name, err);
+		if (rc != NSR_OK)
+			break;
+	}
+	closedir(d);
+	if (rc == NSR_OK && db->list.n)
+		qsort(db->list.items, db->list.n, sizeof(db->list.items[0]),
+		      cmp_res);
+	return rc;
+}
+
+/* nsr_resdb_open - open and load a resource directory. */
+int nsr_resdb_open(const char *dir, const struct nsr_resdb_opts *opts,
+		   struct nsr_resdb **out, struct nsr_res_error *err)
+{
+	struct nsr_resdb *db = NULL;
+	int rc;
+
+	*out = NULL;
+	if (err)
+		memset(err, 0, sizeof(*err));
+	db = calloc(1, sizeof(*db));
+	if (!db)
+		return NSR_ERR_NOMEM;
+	nsr_res_list_init(&db->list);
+	db->next_seq = 1;
+	db->schema = opts && opts->schema ? opts->schema : nsr_res_schema_std();
+	if (opts) {
+		db->hook = opts->hook;
+		db->hook_arg = opts->hook_arg;
+	}
+	db->dir = strdup(dir);
+	if (!db->dir) {
+		rc = NSR_ERR_NOMEM;
+		goto out;
+	}
+	if (opts && opts->create) {
+		rc = nsr_mkdir_p(dir, 0700);
+		if (rc != NSR_OK) {
+			set_err(err, dir, strerror(errno));
+			goto out;
+		}
+	}
+	rc = load_all(db, err);
+	if (rc != NSR_OK)
+		goto out;
+	*out = db;
+	db = NULL;
+out:
+	nsr_resdb_close(db);
+	return rc;
+}
+
+/* nsr_resdb_close - free the handle. */
+void nsr_resdb_close(struct nsr_resdb *db)
+{
+	if (!db)
+		return;
+	nsr_res_list_release(&db->list);
+	free(db->dir);
+	free(db);
+}
+
+/* nsr_resdb_schema - the schema in use. */
+const struct nsr_res_schema *nsr_resdb_schema(const struct nsr_resdb *db)
+{
+	return db->schema;
+}
+
+/* nsr_resdb_count - number of resources. */
+size_t nsr_resdb_count(const struct nsr_resdb *db)
+{
+	return db->list.n;
+}
+
+/* nsr_resdb_at - resource i. */
+const struct nsr_res *nsr_resdb_at(const struct nsr_resdb *db, size_t i)
+{
+	return i < db->list.n ? db->list.items[i] : NULL;
+}
+
+/* index_of - position of the resource with this id, or -1. */
+static long index_of(const struct nsr_resdb *db, const char *id)
+{
+	for (size_t i = 0; i < db->list.n; i++)
+		if (strcmp(nsr_res_id(db->list.items[i]), id) == 0)
+			return (long)i;
+	return -1;
+}
+
+/* nsr_resdb_get - the resource with this id. */
+const struct nsr_res *nsr_resdb_get(const struct nsr_resdb *db,
+				    const char *id)
+{
+	long i = index_of(db, id);
+
+	return i < 0 ? NULL : db->list.items[i];
+}
+
+/* nsr_resdb_find - next match at or after start. */
+long nsr_resdb_find(const struct nsr_resdb *db, const struct nsr_res *query,
+		    size_t start)
+{
+	for (size_t i = start; i < db->list.n; i++)
+		if (nsr_res_match(db->list.items[i], query))
+			return (long)i;
+	return -1;
+}
+
+/* same_values - 1 if attribute name has equal value lists in a and b. */
+static int same_values(const struct nsr_res *a, const struct nsr_res *b,
+		       const char *name)
+{
+	long i = nsr_res_find(a, name), j = nsr_res_find(b, name);
+	size_t n;
+
+	n = i < 0 ? 0 : nsr_res_attr_nvalues(a, (size_t)i);
+	if (n != (j < 0 ? 0 : nsr_res_attr_nvalues(b, (size_t)j)))
+		return 0;
+	for (size_t k = 0; k < n; k++)
+		if (strcmp(nsr_res_attr_value(a, (size_t)i, k),
+			   nsr_res_attr_value(b, (size_t)j, k)) != 0)
+			return 0;
+	return 1;
+}
+
+/* check_db - the rules that need the other resources; self is the index
+ * of the resource being replaced, or -1. */
+static int check_db(const struct nsr_resdb *db, const struct nsr_res *r,
+		    long self, struct nsr_buf *why)
+{
+	const struct nsr_res_typedef *t =
+		nsr_res_schema_type(db->schema, nsr_res_type(r));
+
+	for (size_t i = 0; i < db->list.n; i++) {
+		const struct nsr_res *o = db->list.items[i];
+
+		if ((long)i == self ||
+		    !nsr_res_name_eq(nsr_res_type(o), t->type))
+			continue;
+		if (t->flags & NSR_RES_SINGLETON) {
+			if (why)
+				nsr_buf_addf(why, "%s: only one resource of "
+					     "this type may exist", t->type);
+			return NSR_ERR_EXISTS;
+		}
+		for (size_t k = 0; k < t->nattrs; k++) {
+			const struct nsr_res_attrdef *d = &t->attrs[k];
+			const char *v = nsr_res_get(r, d->name);
+			const char *w = nsr_res_get(o, d->name);
+
+			if (!(d->flags & NSR_RES_UNIQUE) || !v || !w ||
+			    strcasecmp(v, w) != 0)
+				continue;
+			if (why)
+				nsr_buf_addf(why, "%s: a resource with %s '%s' "
+					     "already exists", t->type,
+					     d->name, v);
+			return NSR_ERR_EXISTS;
+		}
+	}
+	return NSR_OK;
+}
+
+/* prepare - copy r, fill defaults and run every check but the hook. */
+static int prepare(const struct nsr_resdb *db, const struct nsr_res *r,
+		   long self, struct nsr_res **out, struct nsr_buf *why)
+{
+	struct nsr_res *c = nsr_res_dup(r);
+	int rc;
+
+	*out = NULL;
+	if (!c)
+		return NSR_ERR_NOMEM;
+	nsr_res_unset(c, NSR_RES_ID_ATTR);
+	if (!nsr_res_schema_type(db->schema, nsr_res_type(c))) {
+		rc = nsr_res_check(c, db->schema, why); /* says why */
+		if (rc == NSR_OK)
+			rc = NSR_ERR_INVAL;
+		goto out;
+	}
+	rc = nsr_res_fill_defaults(c, db->schema);
+	if (rc == NSR_OK)
+		rc = nsr_res_check(c, db->schema, why);
+	if (rc == NSR_OK)
+		rc = check_db(db, c, self, why);
+	if (rc == NSR_OK) {
+		*out = c;
+		c = NULL;
+	}
+out:
+	nsr_res_free(c);
+	return rc;
+}
+
+/* write_res - durably store r in its file. */
+static int write_res(const struct nsr_resdb *db, const struct nsr_res *r,
+		     struct nsr_buf *why)
+{
+	struct nsr_res_print_opts po;
+	struct nsr_buf text;
+	char *path = nsr_path_join(db->dir, nsr_res_id(r));
+	int rc;
+
+	memset(&po, 0, sizeof(po));
+	po.hidden = 1;
+	nsr_buf_init(&text, 0);
+	rc = nsr_res_print(r, &po, &text);
+	if (rc == NSR_OK)
+		rc = nsr_file_replace(path, text.data, text.len, 0600);
+	if (rc != NSR_OK && rc != NSR_ERR_NOMEM && why)
+		nsr_buf_addf(why, "cannot write %s: %s", path,
+			     rc == NSR_ERR_SYSTEM ? strerror(errno)
+						  : nsr_strerror(rc));
+	nsr_buf_release(&text);
+	free(path);
+	return rc;
+}
+
+/* new_id - "seq.0.t3.t2.t1.t0.0.0.0.0.0.0" from the sequence and time. */
+static int new_id(struct nsr_resdb *db, char *id, size_t size)
+{
+	uint32_t t = (uint32_t)time(NULL);
+
+	for (;;) {
+		snprintf(id, size, "%lu.0.%u.%u.%u.%u.0.0.0.0.0.0",
+			 db->next_seq++, (unsigned)(t >> 24) & 0xff,
+			 (unsigned)(t >> 16) & 0xff, (unsigned)(t >> 8) & 0xff,
+			 (unsigned)t & 0xff);
+		if (index_of(db, id) < 0)
+			return NSR_OK;
+	}
+}
+
+/* call_hook - ask the caller's veto hook, if any. */
+static int call_hook(const struct nsr_resdb *db, enum nsr_resdb_op op,
+		     const struct nsr_res *old, const struct nsr_res *nr,
+		     struct nsr_buf *why)
+{
+	if (!db->hook)
+		return NSR_OK;
+	return db->hook(db->hook_arg, op, old, nr, why);
+}
+
+/* nsr_resdb_create - validate, assign an id, store. */
+int nsr_resdb_create(struct nsr_resdb *db, const struct nsr_res *r,
+		     char **id_out, struct nsr_buf *why)
+{
+	struct nsr_res *c = NULL;
+	char id[96];
+	char *idcopy = NULL;
+	int rc;
+
+	if (id_out)
+		*id_out = NULL;
+	rc = prepare(db, r, -1, &c, why);
+	if (rc != NSR_OK)
+		goto out;
+	rc = call_hook(db, NSR_RESDB_CREATE, NULL, c, why);
+	if (rc != NSR_OK)
+		goto out;
+	new_id(db, id, sizeof(id));
+	rc = nsr_res_set1(c, NSR_RES_ID_ATTR, id);
+	if (rc != NSR_OK)
+		goto out;
+	if (id_out) {
+		idcopy = strdup(id);
+		if (!idcopy) {
+			rc = NSR_ERR_NOMEM;
+			goto out;
+		}
+	}
+	/* Make room first so nothing can fail after the file is written. */
+	rc = nsr_res_list_take(&db->list, NULL);
+	if (rc != NSR_OK)
+		goto out;
+	db->list.n--;
+	rc = write_res(db, c, why);
+	if (rc != NSR_OK)
+		goto out;
+	db->list.items[db->list.n++] = c;
+	c = NULL;
+	if (id_out) {
+		*id_out = idcopy;
+		idcopy = NULL;
+	}
+out:
+	free(idcopy);
+	nsr_res_free(c);
+	return rc;
+}
+
+/* nsr_resdb_update - replace a resource's attributes. */
+int nsr_resdb_update(struct nsr_resdb *db, const char *id,
+		     const struct nsr_res *r, struct nsr_buf *why)
+{
+	const struct nsr_res_typedef *t;
+	struct nsr_res *c = NULL, *old;
+	long i = index_of(db, id);
+	int rc;
+
+	if (i < 0) {
+		if (why)
+			nsr_buf_addf(why, "no resource with id %s", id);
+		return NSR_ERR_NOTFOUND;
+	}
+	old = db->list.items[i];
+	if (!nsr_res_type(r) || !nsr_res_name_eq(nsr_res_type(r),
+						  nsr_res_type(old))) {
+		if (why)
+			nsr_buf_addstr(why, "the type of a resource cannot "
+				       "change");
+		return NSR_ERR_READONLY;
+	}
+	rc = prepare(db, r, i, &c, why);
+	if (rc != NSR_OK)
+		goto out;
+	t = nsr_res_schema_type(db->schema, nsr_res_type(c));
+	for (size_t k = 0; k < t->nattrs; k++) {
+		if (!(t->attrs[k].flags & NSR_RES_CREATEONLY) ||
+		    same_values(old, c, t->attrs[k].name))
+			continue;
+		if (why)
+			nsr_buf_addf(why, "%s: '%s' cannot be changed after "
+				     "the resource is created", t->type,
+				     t->attrs[k].name);
+		rc = NSR_ERR_READONLY;
+		goto out;
+	}
+	rc = call_hook(db, NSR_RESDB_UPDATE, old, c, why);
+	if (rc == NSR_OK)
+		rc = nsr_res_set1(c, NSR_RES_ID_ATTR, id);
+	if (rc == NSR_OK)
+		rc = write_res(db, c, why);
+	if (rc != NSR_OK)
+		goto out;
+	db->list.items[i] = c;
+	c = old;
+out:
+	nsr_res_free(c);
+	return rc;
+}
+
+/* nsr_resdb_delete - remove a resource and its file. */
+int nsr_resdb_delete(struct nsr_resdb *db, const char *id,
+		     struct nsr_buf *why)
+{
+	long i = index_of(db, id);
+	char *path;
+	int rc;
+
+	if (i < 0) {
+		if (why)
+			nsr_buf_addf(why, "no resource with id %s", id);
+		return NSR_ERR_NOTFOUND;
+	}
+	rc = call_hook(db, NSR_RESDB_DELETE, db->list.items[i], NULL, why);
+	if (rc != NSR_OK)
+		return rc;
+	path = nsr_path_join(db->dir, id);
+	if (unlink(path) != 0 && errno != ENOENT) {
+		if (why)
+			nsr_buf_addf(why, "cannot remove %s: %s", path,
+				     strerror(errno));
+		free(path);
+		return NSR_ERR_SYSTEM;
+	}
+	rc = nsr_fsync_dir(path, 0);
+	free(path);
+	nsr_res_free(db->list.items[i]);
+	memmove(&db->list.items[i], &db->list.items[i + 1],
+		(db->list.n - (size_t)i - 1) * sizeof(db->list.items[0]));
+	db->list.n--;
+	return rc;
+}

@@ -1,0 +1,362 @@
+/*
+ * test_resdb.c - the resource database directory: create, update, delete,
+ * reload, validation, strict loading of damaged files, seeding.
+ */
+#include "nsr/compat.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "nsr/fileio.h"
+#include "nsr/res.h"
+#include "nsr/resdb.h"
+#include "nsr_test.h"
+
+/* parse_one - attribute list text to a resource. */
+static struct nsr_res *parse_one(const char *text)
+{
+	struct nsr_res *r = NULL;
+
+	assert_int_equal(nsr_res_parse_attrs(text, &r, NULL), NSR_OK);
+	return r;
+}
+
+/* create_text - create a resource from text; returns rc, *id malloc'ed. */
+static int create_text(struct nsr_resdb *db, const char *text, char **id,
+		       struct nsr_buf *why)
+{
+	struct nsr_res *r = parse_one(text);
+	int rc = nsr_resdb_create(db, r, id, why);
+
+	nsr_res_free(r);
+	return rc;
+}
+
+/* count_files - regular entries in dir not starting with '.'. */
+static int count_files(const char *dir)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* open_db - open dir (creating it), failing the test on error. */
+static struct nsr_resdb *open_db(const char *dir)
+{
+	struct nsr_resdb_opts o;
+	struct nsr_res_error err;
+	struct nsr_resdb *db = NULL;
+
+	memset(&o, 0, sizeof(o));
+	o.create = 1;
+	if (nsr_resdb_open(dir, &o, &db, &err) != NSR_OK)
+		fail_msg("open %s: %s:%u: %s", dir, err.file, err.line,
+			 err.msg);
+	return db;
+}
+
+static void test_create_reload(void **state)
+{
+	char *tmp = nsr_test_tmpdir("resdb");
+	char *dir = nsr_path_join(tmp, "nsrdb");
+	struct nsr_resdb *db;
+	struct nsr_buf why;
+	char *id1 = NULL, *id2 = NULL;
+	const struct nsr_res *r;
+	struct nsr_res *q;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&why, 0);
+	db = open_db(dir);
+	assert_int_equal(nsr_resdb_count(db), 0);
+	assert_int_equal(create_text(db, "type: NSR client; name: web01; "
+				     "save set: /var, /etc", &id1, &why),
+			 NSR_OK);
+	assert_int_equal(create_text(db, "type: NSR device; name: /aftd1; "
+				     "media type: adv_file", &id2, &why),
+			 NSR_OK);
+	assert_string_not_equal(id1, id2);
+	assert_int_equal(count_files(dir), 2);
+	r = nsr_resdb_get(db, id1);
+	assert_non_null(r);
+	assert_string_equal(nsr_res_id(r), id1);
+	assert_string_equal(nsr_res_get(r, "parallelism"), "4");
+	nsr_resdb_close(db);
+
+	/* Everything, including defaults and ids, comes back from disk. */
+	db = open_db(dir);
+	assert_int_equal(nsr_resdb_count(db), 2);
+	assert_string_equal(nsr_res_id(nsr_resdb_at(db, 0)), id1);
+	r = nsr_resdb_get(db, id2);
+	assert_non_null(r);
+	assert_string_equal(nsr_res_get(r, "target sessions"), "4");
+	assert_string_equal(nsr_res_get(r, "max sessions"), "32");
+	assert_string_equal(nsr_res_get(r, "device block size"),
+			    "handler default");
+	r = nsr_resdb_get(db, id1);
+	assert_int_equal(nsr_res_attr_nvalues(r, (size_t)nsr_res_find(r,
+				"save set")), 2);
+	q = parse_one("type: NSR device");
+	assert_int_equal(nsr_resdb_find(db, q, 0), 1);
+	assert_int_equal(nsr_resdb_find(db, q, 2), -1);
+	nsr_res_free(q);
+
+	/* Ids keep growing after a reload. */
+	free(id1);
+	assert_int_equal(create_text(db, "type: NSR client; name: web02",
+				     &id1, &why), NSR_OK);
+	assert_true(strtoul(id1, NULL, 10) > strtoul(id2, NULL, 10));
+	nsr_resdb_close(db);
+	free(id1);
+	free(id2);
+	nsr_buf_release(&why);
+	nsr_test_rmrf(tmp);
+	free(dir);
+	free(tmp);
+}
+
+static void test_validation(void **state)
+{
+	char *tmp = nsr_test_tmpdir("resdb");
+	struct nsr_resdb *db = open_db(tmp);
+	struct nsr_buf why;
+	char *id = NULL;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&why, 0);
+	assert_int_equal(create_text(db, "type: NSR pool; name: Fast", &id,
+				     &why), NSR_OK);
+	free(id);
+	nsr_buf_reset(&why);
+	assert_int_equal(create_text(db, "type: NSR pool; name: fast", &id,
+				     &why), NSR_ERR_EXISTS);
+	assert_null(id);
+	assert_non_null(strstr(why.data, "already exists"));
+	/* Client names need not be unique. */
+	assert_int_equal(create_text(db, "type: NSR client; name: a", NULL,
+				     &why), NSR_OK);
+	assert_int_equal(create_text(db, "type: NSR client; name: a; "
+				     "save set: /x", NULL, &why), NSR_OK);
+	assert_int_equal(create_text(db, "type: NSR; name: s1", NULL, &why),
+			 NSR_OK);
+	nsr_buf_reset(&why);
+	assert_int_equal(create_text(db, "type: NSR; name: s2", NULL, &why),
+			 NSR_ERR_EXISTS);
+	assert_non_null(strstr(why.data, "only one"));
+	nsr_buf_reset(&why);
+	assert_int_equal(create_text(db, "type: NSR toaster; name: t", NULL,
+				     &why), NSR_ERR_INVAL);
+	assert_non_null(strstr(why.data, "unknown resource type"));
+	nsr_buf_reset(&why);
+	assert_int_equal(create_text(db, "type: NSR device; name: d; "
+				     "media type: adv_file; max sessions: "
+				     "lots", NULL, &why), NSR_ERR_INVAL);
+	assert_non_null(strstr(why.data, "max sessions"));
+	assert_int_equal(nsr_resdb_count(db), 4);
+	assert_int_equal(count_files(tmp), 4);
+	nsr_resdb_close(db);
+	nsr_buf_release(&why);
+	nsr_test_rmrf(tmp);
+	free(tmp);
+}
+
+static void test_update_delete(void **state)
+{
+	char *tmp = nsr_test_tmpdir("resdb");
+	struct nsr_resdb *db = open_db(tmp);
+	struct nsr_buf why;
+	char *id = NULL, *other = NULL;
+	struct nsr_res *r;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&why, 0);
+	assert_int_equal(create_text(db, "type: NSR device; name: /aftd1; "
+				     "media type: adv_file", &id, &why),
+			 NSR_OK);
+	assert_int_equal(create_text(db, "type: NSR device; name: /aftd2; "
+				     "media type: adv_file", &other, &why),
+			 NSR_OK);
+	r = nsr_res_dup(nsr_resdb_get(db, id));
+	assert_int_equal(nsr_res_set1(r, "target sessions", "8"), NSR_OK);
+	assert_int_equal(nsr_resdb_update(db, id, r, &why), NSR_OK);
+	assert_string_equal(nsr_res_get(nsr_resdb_get(db, id),
+					"target sessions"), "8");
+	/* The media type is fixed at creation. */
+	assert_int_equal(nsr_res_set1(r, "media type", "tape"), NSR_OK);
+	nsr_buf_reset(&why);
+	assert_int_equal(nsr_resdb_update(db, id, r, &why), NSR_ERR_READONLY);
+	assert_non_null(strstr(why.data, "media type"));
+	assert_int_equal(nsr_res_set1(r, "media type", "adv_file"), NSR_OK);
+	/* Renaming onto another device's name is refused. */
+	assert_int_equal(nsr_res_set1(r, "name", "/aftd2"), NSR_OK);
+	assert_int_equal(nsr_resdb_update(db, id, r, &why), NSR_ERR_EXISTS);
+	assert_int_equal(nsr_res_set1(r, "type", "NSR pool"), NSR_OK);
+	assert_int_equal(nsr_resdb_update(db, id, r, &why), NSR_ERR_READONLY);
+	nsr_res_free(r);
+	/* Removing an attribute gives it its default back. */
+	r = parse_one("type: NSR device; name: /aftd1; media type: adv_file");
+	assert_int_equal(nsr_resdb_update(db, id, r, &why), NSR_OK);
+	assert_string_equal(nsr_res_get(nsr_resdb_get(db, id),
+					"target sessions"), "4");
+	nsr_res_free(r);
+	assert_int_equal(nsr_resdb_update(db, "9.0.0.0.0.0.0.0.0.0.0.0", r =
+				parse_one("type: NSR pool; name: x"), &why),
+			 NSR_ERR_NOTFOUND);
+	nsr_res_free(r);
+	nsr_resdb_close(db);
+
+	db = open_db(tmp);
+	assert_string_equal(nsr_res_get(nsr_resdb_get(db, id), "name"),
+			    "/aftd1");
+	assert_int_equal(nsr_resdb_delete(db, id, &why), NSR_OK);
+	assert_null(nsr_resdb_get(db, id));
+	assert_int_equal(nsr_resdb_delete(db, id, &why), NSR_ERR_NOTFOUND);
+	assert_int_equal(count_files(tmp), 1);
+	nsr_resdb_close(db);
+	db = open_db(tmp);
+	assert_int_equal(nsr_resdb_count(db), 1);
+	assert_string_equal(nsr_res_id(nsr_resdb_at(db, 0)), other);
+	nsr_resdb_close(db);
+	free(id);
+	free(other);
+	nsr_buf_release(&why);
+	nsr_test_rmrf(tmp);
+	free(tmp);
+}
+
+/* veto - refuse to delete the Default group. */
+static int veto(void *arg, enum nsr_resdb_op op, const struct nsr_res *old,
+		const struct nsr_res *nr, struct nsr_buf *why)
+{
+	int *calls = arg;
+
+	(*calls)++;
+	NSR_UNUSED(nr);
+	if (op == NSR_RESDB_DELETE &&
+	    nsr_res_name_eq(nsr_res_type(old), "NSR group") &&
+	    strcmp(nsr_res_get(old, "name"), "Default") == 0) {
+		nsr_buf_addstr(why, "the Default group cannot be deleted");
+		return NSR_ERR_PERM;
+	}
+	return NSR_OK;
+}
+
+static void test_hook_and_seed(void **state)
+{
+	char *tmp = nsr_test_tmpdir("resdb");
+	struct nsr_resdb_opts o;
+	struct nsr_resdb *db = NULL;
+	struct nsr_buf why;
+	struct nsr_res *q;
+	long i;
+	size_t n;
+	int calls = 0;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&why, 0);
+	memset(&o, 0, sizeof(o));
+	o.hook = veto;
+	o.hook_arg = &calls;
+	assert_int_equal(nsr_resdb_open(tmp, &o, &db, NULL), NSR_OK);
+	assert_int_equal(nsr_resdb_seed(db, "bksrv", &why), NSR_OK);
+	n = nsr_resdb_count(db);
+	assert_int_equal(n, 16);
+	assert_int_equal(calls, 16);
+	assert_int_equal(nsr_resdb_seed(db, "bksrv", &why), NSR_OK);
+	assert_int_equal(nsr_resdb_count(db), n);
+
+	q = parse_one("type: NSR label; name: Default");
+	i = nsr_resdb_find(db, q, 0);
+	assert_true(i >= 0);
+	assert_string_equal(nsr_res_get(nsr_resdb_at(db, (size_t)i), "fields"),
+			    "bksrv");
+	nsr_res_free(q);
+	q = parse_one("type: NSR group; name: Default");
+	i = nsr_resdb_find(db, q, 0);
+	assert_true(i >= 0);
+	nsr_res_free(q);
+	assert_int_equal(nsr_resdb_delete(db, nsr_res_id(nsr_resdb_at(db,
+					(size_t)i)), &why), NSR_ERR_PERM);
+	assert_non_null(strstr(why.data, "cannot be deleted"));
+	assert_int_equal(nsr_resdb_count(db), n);
+	nsr_resdb_close(db);
+	nsr_buf_release(&why);
+	nsr_test_rmrf(tmp);
+	free(tmp);
+}
+
+/* expect_load_error - a damaged file must stop the open with its name. */
+static void expect_load_error(const char *name, const char *content,
+			      const char *what, unsigned line)
+{
+	char *tmp = nsr_test_tmpdir("resdb");
+	char *path = nsr_path_join(tmp, name);
+	struct nsr_resdb *db = NULL;
+	struct nsr_res_error err;
+
+	assert_int_equal(nsr_file_replace(path, content, strlen(content),
+					  0600), NSR_OK);
+	assert_true(nsr_resdb_open(tmp, NULL, &db, &err) < 0);
+	assert_null(db);
+	assert_string_equal(err.file, path);
+	assert_int_equal(err.line, line);
+	if (!strstr(err.msg, what))
+		fail_msg("%s: '%s' lacks '%s'", name, err.msg, what);
+	nsr_test_rmrf(tmp);
+	free(path);
+	free(tmp);
+}
+
+static void test_strict_load(void **state)
+{
+	NSR_UNUSED(state);
+	expect_load_error("3.0.0.0.0.0.0.0.0.0.0.0",
+			  "type: NSR pool;\nname: \"broken\n",
+			  "unterminated", 2);
+	expect_load_error("3.0.0.0.0.0.0.0.0.0.0.0",
+			  "type: NSR pool; resource identifier: "
+			  "4.0.0.0.0.0.0.0.0.0.0.0\n", "does not match", 0);
+	expect_load_error("3.0.0.0.0.0.0.0.0.0.0.0",
+			  "type: NSR pool; resource identifier: "
+			  "3.0.0.0.0.0.0.0.0.0.0.0\n\ntype: NSR pool\n",
+			  "more than one", 0);
+	expect_load_error("3.0.0.0.0.0.0.0.0.0.0.0", "# empty\n",
+			  "no resource", 0);
+	expect_load_error("notes.txt", "type: NSR pool\n", "not a resource id",
+			  0);
+}
+
+static void test_missing_dir(void **state)
+{
+	struct nsr_resdb *db = NULL;
+	struct nsr_res_error err;
+
+	NSR_UNUSED(state);
+	assert_int_equal(nsr_resdb_open("/nonexistent/nsr/res", NULL, &db,
+					&err), NSR_ERR_NOTFOUND);
+	assert_null(db);
+	assert_string_equal(err.file, "/nonexistent/nsr/res");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_create_reload),
+		cmocka_unit_test(test_validation),
+		cmocka_unit_test(test_update_delete),
+		cmocka_unit_test(test_hook_and_seed),
+		cmocka_unit_test(test_strict_load),
+		cmocka_unit_test(test_missing_dir),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
