@@ -111,7 +111,9 @@ int nsr_dev_write(struct nsr_dev *dev, const void *p, size_t len);
  * next file); NSR_ERR_EOD at end of data; NSR_ERR_TOOBIG if the record is
  * longer than cap (position after the record, *got = 0). */
 int nsr_dev_read(struct nsr_dev *dev, void *p, size_t cap, size_t *got);
-/* nsr_dev_weof - write n filemarks. */
+/* nsr_dev_weof - write n filemarks.  n == 0 writes none but flushes the
+ * drive's buffer to the medium (tape: WRITE FILEMARKS 0; vtape:
+ * fdatasync): after it returns NSR_OK every record written is durable. */
 int nsr_dev_weof(struct nsr_dev *dev, unsigned n);
 /* nsr_dev_rewind - go to file 0 record 0; clears early warning. */
 int nsr_dev_rewind(struct nsr_dev *dev);

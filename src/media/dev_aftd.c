@@ -1,0 +1,396 @@
+/*
+ * dev_aftd.c - adv_file devices (AFTD): a directory on a disk file system
+ * holding the file `label` and one file per save-set session, named
+ * `ss.NNNNNNNNNN` (the session file number, decimal), so concurrent
+ * sessions never share a file.  Appends that run out of space are cut
+ * back to where they started: what was written before stays intact and
+ * the device is marked full.
+ */
+#include "nsr/compat.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "nsr/fileio.h"
+
+#include "dev_int.h"
+
+#define AFTD_LABEL "label"
+#define AFTD_PREFIX "ss."
+
+struct aftd {
+	pthread_mutex_t lock; /* next, and info.full */
+	uint32_t next;	      /* the next session file number to try */
+};
+
+struct nsr_dev_file {
+	struct nsr_dev *dev;
+	int fd;
+	uint32_t no;
+	uint64_t size;
+	int dir_synced;
+};
+
+/* aftd_path - dir/name into out; NSR_ERR_TOOBIG if it does not fit. */
+static int aftd_path(struct nsr_dev *dev, const char *name, char *out,
+		     size_t size)
+{
+	int n = snprintf(out, size, "%s/%s", dev->path, name);
+
+	if (n < 0 || (size_t)n >= size)
+		return dev_fail(dev, NSR_ERR_TOOBIG, "path too long");
+	return NSR_OK;
+}
+
+/* aftd_file_path - the path of session file no. */
+static int aftd_file_path(struct nsr_dev *dev, uint32_t no, char *out,
+			  size_t size)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), AFTD_PREFIX "%010" PRIu32, no);
+	return aftd_path(dev, name, out, size);
+}
+
+/* aftd_parse_name - "ss.NNNNNNNNNN" to its number; 0 if not one. */
+static uint32_t aftd_parse_name(const char *name)
+{
+	uint64_t v = 0;
+	size_t i, n = strlen(name);
+
+	if (n != 13 || strncmp(name, AFTD_PREFIX, 3) != 0)
+		return 0;
+	for (i = 3; i < n; i++) {
+		if (name[i] < '0' || name[i] > '9')
+			return 0;
+		v = v * 10 + (uint64_t)(name[i] - '0');
+	}
+	return v > UINT32_MAX ? 0 : (uint32_t)v;
+}
+
+/* aftd_list - session file numbers, ascending, malloc'ed. */
+static int aftd_list(struct nsr_dev *dev, uint32_t **nums, size_t *n)
+{
+	DIR *d = NULL;
+	struct dirent *de;
+	uint32_t *v = NULL, *nv;
+	size_t cnt = 0, cap = 0, i, j;
+	int rc = NSR_OK;
+
+	d = opendir(dev->path);
+	if (d == NULL)
+		return dev_sys(dev, "opendir");
+	while ((errno = 0, de = readdir(d)) != NULL) {
+		uint32_t no = aftd_parse_name(de->d_name);
+
+		if (no == 0)
+			continue;
+		if (cnt == cap) {
+			cap = cap ? cap * 2 : 64;
+			nv = realloc(v, cap * sizeof(*v));
+			if (nv == NULL) {
+				rc = NSR_ERR_NOMEM;
+				goto out;
+			}
+			v = nv;
+		}
+		v[cnt++] = no;
+	}
+	if (errno != 0) {
+		rc = dev_sys(dev, "readdir");
+		goto out;
+	}
+	/* Insertion sort: directories hold modest numbers of sessions. */
+	for (i = 1; i < cnt; i++) {
+		uint32_t x = v[i];
+
+		for (j = i; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+out:
+	closedir(d);
+	if (rc != NSR_OK || cnt == 0) {
+		free(v);
+		v = NULL;
+		if (rc == NSR_OK)
+			cnt = 0;
+	}
+	*nums = v;
+	*n = rc == NSR_OK ? cnt : 0;
+	return rc;
+}
+
+/* aftd_open - check (or create) the directory; find the next number. */
+static int aftd_open(struct nsr_dev *dev, const struct nsr_dev_opts *o)
+{
+	struct aftd *a = NULL;
+	struct stat st;
+	uint32_t *nums = NULL;
+	size_t n = 0;
+	int rc;
+
+	if (stat(dev->path, &st) != 0) {
+		if (errno != ENOENT || !o->create || dev->read_only)
+			return errno == ENOENT
+				       ? dev_fail(dev, NSR_ERR_NOTFOUND,
+						  "no such directory")
+				       : dev_sys(dev, "stat");
+		rc = nsr_mkdir_p(dev->path, 0755);
+		if (rc != NSR_OK)
+			return dev_fail(dev, rc, "cannot create directory");
+	} else if (!S_ISDIR(st.st_mode)) {
+		return dev_fail(dev, NSR_ERR_INVAL, "not a directory");
+	}
+	a = calloc(1, sizeof(*a));
+	if (a == NULL)
+		return NSR_ERR_NOMEM;
+	rc = aftd_list(dev, &nums, &n);
+	if (rc != NSR_OK) {
+		free(a);
+		return rc;
+	}
+	a->next = n ? nums[n - 1] + 1 : 1;
+	free(nums);
+	pthread_mutex_init(&a->lock, NULL);
+	dev->priv = a;
+	dev->info.sequential = 0;
+	return NSR_OK;
+}
+
+/* aftd_close - free the state. */
+static int aftd_close(struct nsr_dev *dev)
+{
+	struct aftd *a = dev->priv;
+
+	if (a != NULL) {
+		pthread_mutex_destroy(&a->lock);
+		free(a);
+	}
+	return NSR_OK;
+}
+
+/* aftd_label_put - durably replace dir/label. */
+static int aftd_label_put(struct nsr_dev *dev, const void *p, size_t len)
+{
+	char path[PATH_MAX];
+	int rc;
+
+	rc = aftd_path(dev, AFTD_LABEL, path, sizeof(path));
+	if (rc != NSR_OK)
+		return rc;
+	rc = nsr_file_replace(path, p, len, 0644);
+	if (rc == NSR_ERR_SYSTEM)
+		return dev_sys(dev, "write label");
+	if (rc != NSR_OK)
+		return dev_fail(dev, rc, "cannot write label: %s",
+				nsr_strerror(rc));
+	return NSR_OK;
+}
+
+/* aftd_label_get - read dir/label. */
+static int aftd_label_get(struct nsr_dev *dev, void *p, size_t cap,
+			  size_t *got)
+{
+	char path[PATH_MAX];
+	struct nsr_buf b;
+	int rc;
+
+	rc = aftd_path(dev, AFTD_LABEL, path, sizeof(path));
+	if (rc != NSR_OK)
+		return rc;
+	nsr_buf_init(&b, 0);
+	rc = nsr_file_read(path, &b, cap);
+	if (rc == NSR_ERR_NOTFOUND)
+		rc = dev_fail(dev, rc, "no label file (unlabeled volume)");
+	else if (rc == NSR_ERR_TOOBIG)
+		rc = dev_fail(dev, rc, "label file over %zu bytes", cap);
+	else if (rc != NSR_OK)
+		rc = dev_fail(dev, rc, "cannot read label: %s",
+			      nsr_strerror(rc));
+	if (rc == NSR_OK) {
+		memcpy(p, b.data, b.len);
+		*got = b.len;
+	}
+	nsr_buf_release(&b);
+	return rc;
+}
+
+/* aftd_file_create - the next session file, created exclusively. */
+static int aftd_file_create(struct nsr_dev *dev, uint32_t *fileno,
+			    struct nsr_dev_file **out)
+{
+	struct aftd *a = dev->priv;
+	struct nsr_dev_file *f;
+	char path[PATH_MAX];
+	int fd = -1, rc = NSR_OK;
+	uint32_t no = 0;
+
+	f = calloc(1, sizeof(*f));
+	if (f == NULL)
+		return NSR_ERR_NOMEM;
+	pthread_mutex_lock(&a->lock);
+	while (fd < 0) {
+		no = a->next++;
+		rc = aftd_file_path(dev, no, path, sizeof(path));
+		if (rc != NSR_OK)
+			break;
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0 && errno != EEXIST) {
+			rc = errno == ENOSPC || errno == EDQUOT
+				     ? dev_fail(dev, NSR_ERR_EOM,
+						"file system full")
+				     : dev_sys(dev, "create session file");
+			if (rc == NSR_ERR_EOM)
+				dev->info.full = 1;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&a->lock);
+	if (fd < 0) {
+		free(f);
+		return rc;
+	}
+	f->dev = dev;
+	f->fd = fd;
+	f->no = no;
+	*fileno = no;
+	*out = f;
+	return NSR_OK;
+}
+
+/* aftd_file_open - an existing session file, read-only. */
+static int aftd_file_open(struct nsr_dev *dev, uint32_t fileno,
+			  struct nsr_dev_file **out)
+{
+	struct nsr_dev_file *f;
+	char path[PATH_MAX];
+	struct stat st;
+	int rc;
+
+	rc = aftd_file_path(dev, fileno, path, sizeof(path));
+	if (rc != NSR_OK)
+		return rc;
+	f = calloc(1, sizeof(*f));
+	if (f == NULL)
+		return NSR_ERR_NOMEM;
+	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0 || fstat(f->fd, &st) != 0) {
+		rc = errno == ENOENT
+			     ? dev_fail(dev, NSR_ERR_NOTFOUND,
+					"no session file %" PRIu32, fileno)
+			     : dev_sys(dev, "open session file");
+		if (f->fd >= 0)
+			close(f->fd);
+		free(f);
+		return rc;
+	}
+	f->dev = dev;
+	f->no = fileno;
+	f->size = (uint64_t)st.st_size;
+	f->dir_synced = 1;
+	*out = f;
+	return NSR_OK;
+}
+
+/* aftd_file_remove - unlink a session file. */
+static int aftd_file_remove(struct nsr_dev *dev, uint32_t fileno)
+{
+	char path[PATH_MAX];
+	int rc;
+
+	rc = aftd_file_path(dev, fileno, path, sizeof(path));
+	if (rc != NSR_OK)
+		return rc;
+	if (unlink(path) != 0)
+		return errno == ENOENT
+			       ? dev_fail(dev, NSR_ERR_NOTFOUND,
+					  "no session file %" PRIu32, fileno)
+			       : dev_sys(dev, "unlink");
+	return NSR_OK;
+}
+
+/* nsr_dev_file_append - append; on a full disk cut back and say EOM. */
+int nsr_dev_file_append(struct nsr_dev_file *f, const void *p, size_t len)
+{
+	struct nsr_dev *dev = f->dev;
+	struct aftd *a = dev->priv;
+	int rc;
+
+	rc = nsr_pwrite_full(f->fd, p, len, (off_t)f->size);
+	if (rc == NSR_OK) {
+		f->size += len;
+		return NSR_OK;
+	}
+	if (rc != NSR_ERR_NOSPACE)
+		return dev_sys(dev, "write session file");
+	/* Out of space: drop the partial append so the file ends on the
+	 * last whole write, and mark the volume full. */
+	if (ftruncate(f->fd, (off_t)f->size) != 0)
+		return dev_sys(dev, "truncate after ENOSPC");
+	pthread_mutex_lock(&a->lock);
+	dev->info.full = 1;
+	pthread_mutex_unlock(&a->lock);
+	return dev_fail(dev, NSR_ERR_EOM,
+			"file system full: volume is full (session file %"
+			PRIu32 " kept at %" PRIu64 " bytes)", f->no, f->size);
+}
+
+/* nsr_dev_file_pread - read at an offset. */
+int nsr_dev_file_pread(struct nsr_dev_file *f, void *p, size_t len,
+		       uint64_t off, size_t *got)
+{
+	int rc = nsr_pread_full(f->fd, p, len, (off_t)off, got);
+
+	if (rc != NSR_OK)
+		return dev_sys(f->dev, "read session file");
+	return NSR_OK;
+}
+
+/* nsr_dev_file_sync - fdatasync, and the directory the first time. */
+int nsr_dev_file_sync(struct nsr_dev_file *f)
+{
+	if (fdatasync(f->fd) != 0)
+		return dev_sys(f->dev, "fdatasync session file");
+	if (!f->dir_synced) {
+		if (nsr_fsync_dir(f->dev->path, 1) != NSR_OK)
+			return dev_sys(f->dev, "fsync directory");
+		f->dir_synced = 1;
+	}
+	return NSR_OK;
+}
+
+/* nsr_dev_file_size - bytes in the file. */
+uint64_t nsr_dev_file_size(const struct nsr_dev_file *f)
+{
+	return f->size;
+}
+
+/* nsr_dev_file_close - close and free. */
+int nsr_dev_file_close(struct nsr_dev_file *f)
+{
+	int rc = NSR_OK;
+
+	if (f == NULL)
+		return NSR_OK;
+	if (close(f->fd) != 0)
+		rc = dev_sys(f->dev, "close session file");
+	free(f);
+	return rc;
+}
+
+const struct dev_ops dev_aftd_ops = {
+	.open = aftd_open,
+	.close = aftd_close,
+	.label_put = aftd_label_put,
+	.label_get = aftd_label_get,
+	.file_create = aftd_file_create,
+	.file_open = aftd_file_open,
+	.file_list = aftd_list,
+	.file_remove = aftd_file_remove,
+};
