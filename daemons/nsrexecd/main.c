@@ -78,9 +78,9 @@ static int loc_getport(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 	}
 	if (i < 0) {
 		snprintf(msg, sizeof(msg),
-			 "no daemon serving RPC program 0x%x version %u is "
-			 "registered on this host (is it running?)",
-			 k->prog, k->vers);
+			 "%s (RPC program 0x%x version %u) is not registered "
+			 "on this host: is it running?",
+			 nsr_rpc_prog_name(k->prog), k->prog, k->vers);
 		set_status(&r->st, NSR_ERR_NOTFOUND, msg);
 		return NSR_OK;
 	}

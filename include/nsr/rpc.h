@@ -154,6 +154,9 @@ const char *nsr_rpc_last_error(const struct nsr_rpc_clnt *c);
 /* nsr_rpc_close - close and free (NULL is fine). */
 void nsr_rpc_close(struct nsr_rpc_clnt *c);
 
+/* nsr_rpc_prog_name - "nsrd", "nsrmmdbd", ... for a program number. */
+const char *nsr_rpc_prog_name(uint32_t prog);
+
 /* Locator helpers (the nsrexecd "portmapper"). */
 /* nsr_rpc_locator_port - port of the locator: env NSR_PORTMAP_PORT or 7938. */
 int nsr_rpc_locator_port(void);

@@ -351,13 +351,20 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 
 	/* 1-2. Options and -t. */
 	rc = parse_options(&d, argc, argv);
-	if (rc)
+	if (rc) {
+		free(d.root);
+		free(d.listen_addr);
+		free(d.exe_dir);
 		return rc > 0 ? 0 : 2;
+	}
 	if (d.debug)
 		nsr_log_set_level(NSR_LOG_DEBUG);
 	if (d.background < 0) {
 		rc = ops->check ? ops->check(&d) : 0;
 		printf("%s: configuration %s\n", ops->name, rc ? "has errors" : "ok");
+		free(d.root);
+		free(d.listen_addr);
+		free(d.exe_dir);
 		return rc ? 1 : 0;
 	}
 

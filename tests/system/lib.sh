@@ -1,0 +1,116 @@
+# lib.sh - shared helpers for system tests (source it; bash).
+#
+# Every test runs a private datazone: a temporary root under
+# $NSR_TEST_TMPDIR, free loopback ports, and daemons started with -b (they
+# return once ready).  Every daemon started here is stopped by pid at exit,
+# whatever happens (trap), and so are the children they supervise.
+#
+#   nsr_setup NAME          make $ROOT, pick ports, export NSR_ROOT and
+#                           NSR_PORTMAP_PORT/NSR_EXEC_PORT; sets $BIN
+#   nsr_start DAEMON ARGS   start $BIN/DAEMON -b -R $ROOT ARGS
+#   nsr_start_datazone      nsrexecd -s (+ nsrsnmd) and nsrd (+ children)
+#   nsr_wait_registered N   wait until daemon N is registered (bounded)
+#   ok/fail/check           TAP-ish reporting; a failure exits non-zero
+#   expect_fail CMD...      CMD must exit non-zero
+set -u
+BIN=${NSR_BIN:?NSR_BIN must point at the build bin directory}
+PIDS=()
+FAILED=0
+
+ok()   { echo "ok - $*"; }
+fail() { echo "not ok - $*"; FAILED=1; }
+die()  { echo "FATAL: $*"; exit 1; }
+
+# check DESC CMD... - run CMD, report ok/not ok.
+check() {
+	local desc=$1; shift
+	if "$@"; then ok "$desc"; else fail "$desc"; fi
+}
+
+# expect_fail DESC CMD... - CMD must fail (non-zero exit).
+expect_fail() {
+	local desc=$1; shift
+	if "$@"; then fail "$desc (unexpectedly succeeded)"; else ok "$desc"; fi
+}
+
+# free_port - a TCP port nobody listens on (bounded search).
+free_port() {
+	local p tries=0
+	while [ $tries -lt 200 ]; do
+		p=$(( 20000 + (RANDOM % 30000) ))
+		if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then
+			echo $p; return 0
+		fi
+		tries=$((tries + 1))
+	done
+	die "no free port found"
+}
+
+nsr_setup() {
+	local base=${NSR_TEST_TMPDIR:-/tmp}
+	mkdir -p "$base"
+	ROOT=$(mktemp -d "$base/$1.XXXXXX")
+	export NSR_ROOT=$ROOT
+	export NSR_EXEC_PORT=$(free_port)
+	export NSR_PORTMAP_PORT=$(free_port)
+	while [ "$NSR_PORTMAP_PORT" = "$NSR_EXEC_PORT" ]; do
+		NSR_PORTMAP_PORT=$(free_port)
+	done
+	export NSR_CONNECT_TIMEOUT_MS=3000
+	trap nsr_cleanup EXIT
+	echo "# root $ROOT, locator port $NSR_PORTMAP_PORT"
+}
+
+# nsr_start DAEMON ARGS... - start a daemon in the background, remember pid.
+nsr_start() {
+	local d=$1; shift
+	"$BIN/$d" -b -R "$ROOT" "$@" || die "$d did not start (see $ROOT/logs/daemon.log)"
+	PIDS+=("$(cat "$ROOT/logs/$d.pid")")
+}
+
+nsr_start_datazone() {
+	nsr_start nsrexecd -s
+	nsr_start nsrd
+	nsr_wait_registered nsrmmdbd
+	nsr_wait_registered nsrjobd
+	nsr_wait_registered nsrindexd
+	nsr_wait_registered nsrsnmd
+}
+
+# nsr_wait_registered NAME - wait (<= 20 s) for NAME's pid file and lock.
+nsr_wait_registered() {
+	local i=0
+	while [ $i -lt 200 ]; do
+		if [ -s "$ROOT/logs/$1.pid" ] && grep -q "\]: info: started" <(grep "$1\[" "$ROOT/logs/daemon.log" 2>/dev/null); then
+			return 0
+		fi
+		sleep 0.1; i=$((i + 1))
+	done
+	die "$1 did not start within 20 s"
+}
+
+# nsr_cleanup - stop every daemon we started (their children stop with them).
+nsr_cleanup() {
+	local p i
+	for (( i=${#PIDS[@]}-1; i>=0; i-- )); do
+		p=${PIDS[$i]}
+		kill -TERM "$p" 2>/dev/null
+	done
+	for p in "${PIDS[@]}"; do
+		for i in $(seq 1 100); do
+			kill -0 "$p" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$p" 2>/dev/null
+	done
+	if [ "$FAILED" != 0 ] && [ -f "$ROOT/logs/daemon.log" ]; then
+		echo "# --- daemon.log ---"; tail -n 60 "$ROOT/logs/daemon.log" | sed 's/^/# /'
+	fi
+	if [ "$FAILED" = 0 ] && [ -z "${NSR_KEEP:-}" ]; then rm -rf "$ROOT"; fi
+}
+
+# nsr_done - end of a test: exit status says whether anything failed.
+nsr_done() {
+	if [ "$FAILED" = 0 ]; then echo "# all checks passed"; exit 0; fi
+	echo "# some checks FAILED"; exit 1
+}
