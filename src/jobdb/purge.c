@@ -1,0 +1,313 @@
+/*
+ * purge.c - deleting expired jobs without stalling the server.
+ *
+ * A purge walks the finished jobs whose end time is before the cutoff in
+ * (end_time, id) order through the jobs_purge index, so a purge that finds
+ * nothing costs one index probe however large the database is.  The unit of
+ * deletion is a root job (no parent, or its parent already gone) with all
+ * its descendants and their logs; a unit is deleted only when every job in
+ * it is finished and expired, so active work and anything inside retention
+ * is never touched.  Each transaction deletes about batch_rows jobs and
+ * then releases the write lock, so inserts and updates from other
+ * connections wait at most one batch.  Afterwards the freed pages go back
+ * to the file system in small incremental_vacuum steps.
+ */
+#include "nsr/compat.h"
+
+#include "nsr/err.h"
+#include "nsr/jobdb.h"
+
+#include "jobdb_int.h"
+
+#define UNIT_CTE                                                      \
+	"WITH RECURSIVE u(id) AS (SELECT ?1 UNION"                    \
+	" SELECT j.id FROM jobs j, u WHERE j.parent_id=u.id) "
+
+/* The statements of one purge run. */
+struct purge_stmts {
+	sqlite3_stmt *probe;	   /* any expired finished job at all? */
+	sqlite3_stmt *candidates;  /* next expired jobs after a position */
+	sqlite3_stmt *exists;	   /* does a job exist? */
+	sqlite3_stmt *has_child;   /* does a job have children? */
+	sqlite3_stmt *del_log;	   /* delete one job's log */
+	sqlite3_stmt *del_job;	   /* delete one job */
+	sqlite3_stmt *unit_block;  /* unfinished/unexpired jobs in a unit */
+	sqlite3_stmt *unit_log;	   /* delete a unit's logs */
+	sqlite3_stmt *unit_jobs;   /* delete a unit's jobs */
+};
+
+/* One candidate job found by the index walk. */
+struct purge_cand {
+	int64_t id;
+	int64_t parent;
+	int64_t end;
+};
+
+/* purge_prepare - compile the purge statements. */
+static int purge_prepare(struct nsr_jobdb *db, struct purge_stmts *s)
+{
+	static const struct {
+		size_t off;
+		const char *sql;
+	} tab[] = {
+		{offsetof(struct purge_stmts, probe),
+		 "SELECT 1 FROM jobs WHERE finished=1 AND end_time<?1 LIMIT 1"},
+		{offsetof(struct purge_stmts, candidates),
+		 "SELECT id, parent_id, end_time FROM jobs"
+		 " WHERE finished=1 AND end_time<?1 AND (end_time, id)>(?2, ?3)"
+		 " ORDER BY end_time, id LIMIT ?4"},
+		{offsetof(struct purge_stmts, exists),
+		 "SELECT 1 FROM jobs WHERE id=?1"},
+		{offsetof(struct purge_stmts, has_child),
+		 "SELECT 1 FROM jobs WHERE parent_id=?1 LIMIT 1"},
+		{offsetof(struct purge_stmts, del_log),
+		 "DELETE FROM job_log WHERE job_id=?1"},
+		{offsetof(struct purge_stmts, del_job),
+		 "DELETE FROM jobs WHERE id=?1 AND finished=1 AND end_time<?2"},
+		{offsetof(struct purge_stmts, unit_block),
+		 UNIT_CTE "SELECT count(*) FROM jobs WHERE id IN u"
+			  " AND (finished=0 OR end_time>=?2)"},
+		{offsetof(struct purge_stmts, unit_log),
+		 UNIT_CTE "DELETE FROM job_log WHERE job_id IN u"},
+		{offsetof(struct purge_stmts, unit_jobs),
+		 UNIT_CTE "DELETE FROM jobs WHERE id IN u"},
+	};
+	int rc = NSR_OK;
+
+	memset(s, 0, sizeof(*s));
+	for (size_t i = 0; !rc && i < NSR_ARRAY_SIZE(tab); i++) {
+		sqlite3_stmt **p = (sqlite3_stmt **)((char *)s + tab[i].off);
+
+		rc = jobdb_rc(sqlite3_prepare_v2(db->db, tab[i].sql, -1, p,
+						 NULL));
+	}
+	return rc;
+}
+
+/* purge_finalize - free the purge statements. */
+static void purge_finalize(struct purge_stmts *s)
+{
+	sqlite3_finalize(s->probe);
+	sqlite3_finalize(s->candidates);
+	sqlite3_finalize(s->exists);
+	sqlite3_finalize(s->has_child);
+	sqlite3_finalize(s->del_log);
+	sqlite3_finalize(s->del_job);
+	sqlite3_finalize(s->unit_block);
+	sqlite3_finalize(s->unit_log);
+	sqlite3_finalize(s->unit_jobs);
+}
+
+/* query_int - bind up to two integers, step once: *v = first column of the
+ * row, or 0 with *found = 0 if there is none. */
+static int query_int(sqlite3_stmt *st, int64_t a, int64_t b, int64_t *v)
+{
+	int src, rc = NSR_OK;
+
+	sqlite3_bind_int64(st, 1, a);
+	if (sqlite3_bind_parameter_count(st) >= 2)
+		sqlite3_bind_int64(st, 2, b);
+	*v = 0;
+	src = sqlite3_step(st);
+	if (src == SQLITE_ROW)
+		*v = sqlite3_column_int64(st, 0);
+	else if (src == SQLITE_DONE)
+		*v = 0;
+	else
+		rc = jobdb_rc(src);
+	sqlite3_reset(st);
+	return rc;
+}
+
+/* exec_del - run a DELETE with ?1 = a (and ?2 = b); *n += rows deleted. */
+static int exec_del(struct nsr_jobdb *db, sqlite3_stmt *st, int64_t a,
+		    int64_t b, uint64_t *n)
+{
+	int src;
+
+	sqlite3_bind_int64(st, 1, a);
+	if (sqlite3_bind_parameter_count(st) >= 2)
+		sqlite3_bind_int64(st, 2, b);
+	src = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (src != SQLITE_DONE)
+		return jobdb_rc(src);
+	*n += (uint64_t)sqlite3_changes64(db->db);
+	return NSR_OK;
+}
+
+/* purge_unit - delete candidate c's unit if it may go; *jobs, *logs count
+ * what was deleted. */
+static int purge_unit(struct nsr_jobdb *db, struct purge_stmts *s,
+		      const struct purge_cand *c, int64_t cutoff,
+		      uint64_t *jobs, uint64_t *logs)
+{
+	int64_t v = 0;
+	int rc;
+
+	/* A child goes only with its parent. */
+	if (c->parent) {
+		rc = query_int(s->exists, c->parent, 0, &v);
+		if (rc || v)
+			return rc;
+	}
+	rc = query_int(s->has_child, c->id, 0, &v);
+	if (rc)
+		return rc;
+	if (!v) {
+		/* The common case: a job on its own. */
+		rc = exec_del(db, s->del_log, c->id, 0, logs);
+		if (!rc)
+			rc = exec_del(db, s->del_job, c->id, cutoff, jobs);
+		return rc;
+	}
+	rc = query_int(s->unit_block, c->id, cutoff, &v);
+	if (rc || v)
+		return rc;
+	rc = exec_del(db, s->unit_log, c->id, 0, logs);
+	if (!rc)
+		rc = exec_del(db, s->unit_jobs, c->id, 0, jobs);
+	return rc;
+}
+
+/* fetch_candidates - up to max expired jobs after position (end, id). */
+static int fetch_candidates(struct purge_stmts *s, int64_t cutoff,
+			    int64_t end, int64_t id, struct purge_cand *out,
+			    size_t max, size_t *n)
+{
+	sqlite3_stmt *st = s->candidates;
+	int src;
+
+	*n = 0;
+	sqlite3_bind_int64(st, 1, cutoff);
+	sqlite3_bind_int64(st, 2, end);
+	sqlite3_bind_int64(st, 3, id);
+	sqlite3_bind_int64(st, 4, (int64_t)max);
+	while ((src = sqlite3_step(st)) == SQLITE_ROW && *n < max) {
+		out[*n].id = sqlite3_column_int64(st, 0);
+		out[*n].parent = sqlite3_column_int64(st, 1);
+		out[*n].end = sqlite3_column_int64(st, 2);
+		(*n)++;
+	}
+	sqlite3_reset(st);
+	return src == SQLITE_DONE || src == SQLITE_ROW ? NSR_OK
+							: jobdb_rc(src);
+}
+
+/* purge_batches - delete expired units, one transaction per batch. */
+static int purge_batches(struct nsr_jobdb *db, struct purge_stmts *s,
+			 int64_t cutoff, struct nsr_jobdb_purge_stats *st)
+{
+	size_t max = db->batch_rows, n = 0, i;
+	struct purge_cand *cand = calloc(max, sizeof(*cand));
+	int64_t end = INT64_MIN, id = 0;
+	int rc = NSR_OK;
+
+	if (!cand)
+		return NSR_ERR_NOMEM;
+	for (;;) {
+		uint64_t before;
+
+		rc = jobdb_begin(db);
+		if (rc)
+			break;
+		rc = fetch_candidates(s, cutoff, end, id, cand, max, &n);
+		if (!rc && n == 0) {
+			jobdb_rollback(db); /* nothing written */
+			break;
+		}
+		before = st->jobs;
+		for (i = 0; !rc && i < n; i++) {
+			rc = purge_unit(db, s, &cand[i], cutoff, &st->jobs,
+					&st->logs);
+			end = cand[i].end;
+			id = cand[i].id;
+			/* A big unit fills the batch early: commit now. */
+			if (st->jobs - before >= max) {
+				i++;
+				break;
+			}
+		}
+		if (rc) {
+			jobdb_rollback(db);
+			break;
+		}
+		rc = jobdb_commit(db);
+		if (rc)
+			break;
+		st->batches++;
+		if (n < max && i == n)
+			break;
+	}
+	free(cand);
+	return rc;
+}
+
+/* freelist - pages on the free list. */
+static int freelist(struct nsr_jobdb *db, int64_t *n)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	*n = 0;
+	rc = jobdb_rc(sqlite3_prepare_v2(db->db, "PRAGMA freelist_count", -1,
+					 &st, NULL));
+	if (!rc && sqlite3_step(st) == SQLITE_ROW)
+		*n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* purge_vacuum - hand free pages back in small steps, each its own short
+ * write transaction, then let the WAL be checkpointed without waiting. */
+static int purge_vacuum(struct nsr_jobdb *db, struct nsr_jobdb_purge_stats *st)
+{
+	char sql[64];
+	int64_t before = 0, after = 0;
+	int rc;
+
+	rc = freelist(db, &before);
+	if (rc || before == 0)
+		return rc;
+	snprintf(sql, sizeof(sql), "PRAGMA incremental_vacuum(%d)",
+		 JOBDB_VACUUM_STEP);
+	while (before > 0) {
+		rc = jobdb_exec(db, sql);
+		if (!rc)
+			rc = freelist(db, &after);
+		if (rc || after >= before)
+			break;
+		st->vacuumed += (uint64_t)(before - after);
+		before = after;
+	}
+	if (!rc)
+		sqlite3_wal_checkpoint_v2(db->db, NULL, SQLITE_CHECKPOINT_PASSIVE,
+					  NULL, NULL);
+	return rc;
+}
+
+/* nsr_jobdb_purge - delete finished jobs older than the retention. */
+int nsr_jobdb_purge(struct nsr_jobdb *db, unsigned retention_hours,
+		    int64_t now, struct nsr_jobdb_purge_stats *st)
+{
+	struct nsr_jobdb_purge_stats local = {0};
+	struct purge_stmts s;
+	int64_t cutoff, any = 0;
+	int rc;
+
+	if (!st)
+		st = &local;
+	memset(st, 0, sizeof(*st));
+	cutoff = now - (int64_t)retention_hours * 3600;
+	rc = purge_prepare(db, &s);
+	if (rc)
+		goto out;
+	rc = query_int(s.probe, cutoff, 0, &any);
+	if (!rc && any)
+		rc = purge_batches(db, &s, cutoff, st);
+	if (!rc)
+		rc = purge_vacuum(db, st);
+out:
+	purge_finalize(&s);
+	return rc;
+}
