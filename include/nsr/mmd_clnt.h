@@ -1,0 +1,135 @@
+/*
+ * mmd_clnt.h - client side of the storage node protocols: nsrsnmd (which
+ * data mover serves a device) and nsrmmd (label a volume, write a save set,
+ * read one back).  nsrd, save, recover, nsrmm and the tests use this
+ * instead of calling the RPC procedures themselves.
+ *
+ * Calling sequence for a backup of one save set:
+ *   1. nsr_mmd_open(snode, &dev, server, &m, err): asks nsrsnmd on the
+ *      storage node for the mover of the device (nsrsnmd starts one if
+ *      none runs) and connects to it; if the mover went away between the
+ *      answer and the connect, asks once more;
+ *   2. nsr_mmd_ss_begin(m, &hdr, volid, &span, err): the volume nsrd chose;
+ *   3. nsr_mmd_ss_write(m, p, n) as often as needed: data is cut into
+ *      chunks and sent one-way (pipelined, no round trip per chunk);
+ *   4. nsr_mmd_ss_end(m, &tail, &frag, err): waits until the mover has
+ *      made the data durable and reported the fragment to nsrmmdbd; the
+ *      reply carries the first error of the session, if any;
+ *   5. more save sets on the same connection, or nsr_mmd_close(m).
+ * A recover: nsr_mmd_read_open(m, ssid, frags, n, err), then
+ * nsr_mmd_read_next(m, ...) until *eof.
+ *
+ * One struct nsr_mmd is one connection and holds at most one session at a
+ * time; use it from one thread (open several for parallel sessions).
+ *
+ * Errors: NSR_OK or a negative nsr_err code.  The code is the mover's own
+ * (e.g. NSR_ERR_EOM: volume full, NSR_ERR_EXISTS: volume holds data,
+ * NSR_ERR_CHECKSUM: damaged data) or a transport one (NSR_ERR_CONNECT,
+ * NSR_ERR_RPC, NSR_ERR_TIMEOUT).  When err is not NULL a message for the
+ * administrator is appended to it (it names the host and the object).
+ * Nothing here prints or logs.
+ */
+#ifndef NSR_MMD_CLNT_H
+#define NSR_MMD_CLNT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "nsr/vol.h"
+
+struct nsr_buf;
+struct nsr_mmd;
+
+/* A device as nsrsnmd needs to know it (strings are borrowed). */
+struct nsr_mmd_device {
+	const char *name;	  /* device resource name */
+	const char *media_type;	  /* "adv_file", "vtape", "tape" */
+	const char *path;	  /* directory, vtape file, /dev/nstN */
+	uint64_t capacity;	  /* vtape capacity in bytes, 0 = default */
+	unsigned target_sessions; /* 0 = default */
+	unsigned max_sessions;	  /* 0 = default */
+};
+
+/* One running mover, as nsrsnmd lists it. */
+struct nsr_mmd_mover {
+	char device[256];
+	int port;
+	pid_t pid;
+};
+
+/* Default size of the one-way data calls made by nsr_mmd_ss_write. */
+#define NSR_MMD_CHUNK_DEFAULT (1u << 20)
+
+/* nsrsnmd. */
+/* nsr_mmd_snm_mover - ask nsrsnmd on host snode for the port of the mover
+ * serving dev (started on demand, reporting to server); *port and *pid
+ * (pid may be NULL) are set on NSR_OK. */
+int nsr_mmd_snm_mover(const char *snode, const struct nsr_mmd_device *dev,
+		      const char *server, int *port, pid_t *pid,
+		      struct nsr_buf *err);
+/* nsr_mmd_snm_status - the movers nsrsnmd on snode runs: *out is a
+ * malloc'ed array of *n entries (caller frees; NULL when *n == 0). */
+int nsr_mmd_snm_status(const char *snode, struct nsr_mmd_mover **out,
+		       size_t *n, struct nsr_buf *err);
+
+/* Connections to one mover. */
+/* nsr_mmd_connect - connect to the mover at host:port. */
+int nsr_mmd_connect(const char *host, int port, struct nsr_mmd **out,
+		    struct nsr_buf *err);
+/* nsr_mmd_open - nsr_mmd_snm_mover + nsr_mmd_connect, asking nsrsnmd again
+ * once if the mover cannot be reached (it may have just exited idle). */
+int nsr_mmd_open(const char *snode, const struct nsr_mmd_device *dev,
+		 const char *server, struct nsr_mmd **out, struct nsr_buf *err);
+/* nsr_mmd_set_chunk - size of the data calls (32 KiB .. 8 MiB). */
+void nsr_mmd_set_chunk(struct nsr_mmd *m, size_t chunk);
+/* nsr_mmd_peer - "host:port" of the mover. */
+const char *nsr_mmd_peer(const struct nsr_mmd *m);
+/* nsr_mmd_close - close the connection (an open session is aborted by the
+ * mover: no end chunk, nothing reported) and free (NULL is fine). */
+void nsr_mmd_close(struct nsr_mmd *m);
+
+/* Volumes. */
+/* nsr_mmd_label - label the volume in the mover's device (block_size 0 =
+ * the default).  A volume that holds data is refused (NSR_ERR_EXISTS)
+ * unless force.  *out (may be NULL) gets the new label. */
+int nsr_mmd_label(struct nsr_mmd *m, const char *volume, const char *pool,
+		  uint32_t block_size, int force, struct nsr_vol_label *out,
+		  struct nsr_buf *err);
+/* nsr_mmd_read_label - read the label of the volume in the device;
+ * *has_data (may be NULL) says whether it holds save sets.
+ * NSR_ERR_NOTFOUND / NSR_ERR_EOD: the medium is not labeled. */
+int nsr_mmd_read_label(struct nsr_mmd *m, struct nsr_vol_label *out,
+		       int *has_data, struct nsr_buf *err);
+
+/* Save sessions. */
+/* nsr_mmd_ss_begin - start writing a fragment of save set hdr->ssid to
+ * the volume volid (the mover refuses another volume: NSR_ERR_MISMATCH).
+ * sp may be NULL (the first fragment, at offset 0). */
+int nsr_mmd_ss_begin(struct nsr_mmd *m, const struct nsr_vol_sshdr *hdr,
+		     const uint8_t volid[16], const struct nsr_vol_span *sp,
+		     struct nsr_buf *err);
+/* nsr_mmd_ss_write - queue save-set data (any size).  Returns a transport
+ * error only; the mover's errors come back from nsr_mmd_ss_end. */
+int nsr_mmd_ss_write(struct nsr_mmd *m, const void *p, size_t len);
+/* nsr_mmd_ss_end - send the rest, end the session with the totals in
+ * tail, wait for the mover: NSR_OK once the fragment (*frag, may be NULL)
+ * is durable and recorded in the media database, or the session's first
+ * error. */
+int nsr_mmd_ss_end(struct nsr_mmd *m, const struct nsr_vol_sstail *tail,
+		   struct nsr_vol_frag *frag, struct nsr_buf *err);
+
+/* Recover sessions. */
+/* nsr_mmd_read_open - start reading save set ssid from its fragments
+ * (those on the mover's volume are read in order of frag_seq). */
+int nsr_mmd_read_open(struct nsr_mmd *m, uint32_t ssid,
+		      const struct nsr_vol_frag *frags, size_t n,
+		      struct nsr_buf *err);
+/* nsr_mmd_read_next - the next piece of the save set's data stream: up to
+ * cap bytes into p (*got), *eof = 1 after the last byte.  A damaged block
+ * gives NSR_ERR_CHECKSUM/NSR_ERR_CORRUPT with the save set and volume in
+ * err. */
+int nsr_mmd_read_next(struct nsr_mmd *m, void *p, size_t cap, size_t *got,
+		      int *eof, struct nsr_buf *err);
+
+#endif /* NSR_MMD_CLNT_H */
