@@ -409,9 +409,6 @@ static int parse_term(struct lexer *lx, struct jobq_filter *f)
 		if (peek(lx) != ',')
 			return fail(lx, lx->pos, NSR_ERR_SYNTAX,
 				    "expected ',' or ';' after a value");
-		if (t->val[t->nval - 1].op == JOBQ_EMPTY)
-			return fail(lx, lx->pos, NSR_ERR_SYNTAX,
-				    "expected a value before ','");
 		lx->pos++;
 	}
 }
