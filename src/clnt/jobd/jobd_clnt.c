@@ -1,0 +1,497 @@
+/*
+ * jobd_clnt.c - the client of nsrjobd (nsrjob.x): connect, record jobs,
+ * stream query results one batch at a time.  The handle owns at most one
+ * decoded JOB_QUERY_NEXT batch; the job handed out points into it.  Unset
+ * text fields travel as "" (XDR has no NULL string) and come back as NULL,
+ * so the output matches nsr_jobdb_cursor_print's on the server.
+ */
+#include "nsr/compat.h"
+
+#include <stdarg.h>
+
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "nsr/jobd_clnt.h"
+#include "nsr/jobdb.h"
+#include "nsr/rpc.h"
+#include "nsr/rpc/nsrjob.h"
+
+#include "jobd_clnt_int.h"
+
+/* set_err - replace err's text (err may be NULL); returns rc. */
+static int set_err(struct nsr_buf *err, int rc, const char *fmt, ...)
+	NSR_PRINTF(3, 4);
+
+static int set_err(struct nsr_buf *err, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return rc;
+	nsr_buf_reset(err);
+	va_start(ap, fmt);
+	nsr_buf_vaddf(err, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* call - one RPC; transport failures and a non-zero status become rc. */
+static int call(struct nsr_jobd *j, uint32_t proc, xdrproc_t xargs,
+		void *args, xdrproc_t xres, void *res, const nsr_status *st,
+		struct nsr_buf *err)
+{
+	int rc = nsr_rpc_call(j->c, proc, xargs, args, xres, res);
+
+	if (rc)
+		return set_err(err, rc, "nsrjobd at %s: %s", nsr_rpc_peer(j->c),
+			       nsr_rpc_last_error(j->c));
+	if (st->code)
+		return set_err(err, st->code < 0 ? st->code : NSR_ERR_PROTO,
+			       "%s", st->msg ? st->msg : "nsrjobd failed");
+	return NSR_OK;
+}
+
+/* wrap - a new handle around an open RPC client. */
+static int wrap(struct nsr_rpc_clnt *c, struct nsr_jobd **out)
+{
+	struct nsr_jobd *j = calloc(1, sizeof(*j));
+
+	if (!j) {
+		nsr_rpc_close(c);
+		return NSR_ERR_NOMEM;
+	}
+	j->c = c;
+	*out = j;
+	return NSR_OK;
+}
+
+/* nsr_jobd_open - locate nsrjobd through the server's nsrexecd. */
+int nsr_jobd_open(const char *server, struct nsr_jobd **out,
+		  struct nsr_buf *err)
+{
+	struct nsr_rpc_clnt *c = NULL;
+	int rc;
+
+	*out = NULL;
+	rc = nsr_rpc_open(server ? server : "localhost", NSRJOBD_PROG,
+			  NSRJOBD_V1, &c, err);
+	if (rc)
+		return rc;
+	return wrap(c, out);
+}
+
+/* nsr_jobd_connect - connect to a known port. */
+int nsr_jobd_connect(const char *host, int port, struct nsr_jobd **out,
+		     struct nsr_buf *err)
+{
+	struct nsr_rpc_clnt *c = NULL;
+	int rc;
+
+	*out = NULL;
+	rc = nsr_rpc_connect(host, port, NSRJOBD_PROG, NSRJOBD_V1, 5000, &c,
+			     err);
+	if (rc)
+		return rc;
+	return wrap(c, out);
+}
+
+/* drop_batch - free the decoded batch, if any. */
+static void drop_batch(struct nsr_jobd *j)
+{
+	if (j->have_batch)
+		xdr_free(NSR_XDR(xdr_job_next_res), (char *)&j->batch);
+	memset(&j->batch, 0, sizeof(j->batch));
+	j->have_batch = 0;
+	j->pos = 0;
+	j->row = NULL;
+}
+
+/* nsr_jobd_close - close and free. */
+void nsr_jobd_close(struct nsr_jobd *j)
+{
+	if (!j)
+		return;
+	drop_batch(j);
+	nsr_rpc_close(j->c);
+	free(j);
+}
+
+struct nsr_rpc_clnt *nsr_jobd_rpc(struct nsr_jobd *j)
+{
+	return j->c;
+}
+
+/* text_in - a job's text member for the wire ("" for NULL). */
+static char *text_in(const char *s)
+{
+	return (char *)(s ? s : "");
+}
+
+/* rec_from_job - point a job_rec at job's members (no copies). */
+static void rec_from_job(job_rec *r, const struct nsr_jobdb_job *job)
+{
+	r->id = job->id;
+	r->parent_id = job->parent_id;
+	r->type = (int)job->type;
+	r->client = text_in(job->client);
+	r->name = text_in(job->name);
+	r->level = text_in(job->level);
+	r->group = text_in(job->group);
+	r->action = text_in(job->action);
+	r->host = text_in(job->host);
+	r->pid = job->pid;
+	r->state = (int)job->state;
+	r->status = text_in(job->status);
+	r->start_time = job->start_time;
+	r->end_time = job->end_time;
+	r->bytes = job->bytes;
+	r->files = job->files;
+	r->ssids = text_in(job->ssids);
+	r->command = text_in(job->command);
+}
+
+/* nsr_jobd_create - JOB_CREATE. */
+int nsr_jobd_create(struct nsr_jobd *j, const struct nsr_jobdb_job *job,
+		    int64_t *id, struct nsr_buf *err)
+{
+	job_rec rec;
+	job_create_res res;
+	int rc;
+
+	*id = 0;
+	rec_from_job(&rec, job);
+	memset(&res, 0, sizeof(res));
+	rc = call(j, JOB_CREATE, NSR_XDR(xdr_job_rec), &rec,
+		  NSR_XDR(xdr_job_create_res), &res, &res.st, err);
+	if (!rc)
+		*id = res.id;
+	xdr_free(NSR_XDR(xdr_job_create_res), (char *)&res);
+	return rc;
+}
+
+/* nsr_jobd_update - JOB_UPDATE. */
+int nsr_jobd_update(struct nsr_jobd *j, int64_t id, unsigned fields,
+		    const struct nsr_jobdb_job *v, struct nsr_buf *err)
+{
+	job_update_args a;
+	nsr_void_res res;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.id = id;
+	a.fields = fields;
+	rec_from_job(&a.job, v);
+	memset(&res, 0, sizeof(res));
+	rc = call(j, JOB_UPDATE, NSR_XDR(xdr_job_update_args), &a,
+		  NSR_XDR(xdr_nsr_void_res), &res, &res.st, err);
+	xdr_free(NSR_XDR(xdr_nsr_void_res), (char *)&res);
+	return rc;
+}
+
+/* nsr_jobd_set_state - JOB_UPDATE of state (and status). */
+int nsr_jobd_set_state(struct nsr_jobd *j, int64_t id,
+		       enum nsr_jobdb_state state, const char *status,
+		       struct nsr_buf *err)
+{
+	struct nsr_jobdb_job v;
+	unsigned fields = NSR_JOBDB_F_STATE;
+
+	memset(&v, 0, sizeof(v));
+	v.state = state;
+	if (status) {
+		v.status = status;
+		fields |= NSR_JOBDB_F_STATUS;
+	}
+	return nsr_jobd_update(j, id, fields, &v, err);
+}
+
+/* nsr_jobd_log - JOB_LOG (time 0: the server stamps it). */
+int nsr_jobd_log(struct nsr_jobd *j, int64_t id, const char *line,
+		 struct nsr_buf *err)
+{
+	job_log_args a;
+	nsr_void_res res;
+	char *cut = NULL;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.id = id;
+	a.text = text_in(line);
+	if (strlen(a.text) > JOB_LOG_MAX) {
+		cut = strndup(a.text, JOB_LOG_MAX);
+		if (!cut)
+			return set_err(err, NSR_ERR_NOMEM, "out of memory");
+		a.text = cut;
+	}
+	memset(&res, 0, sizeof(res));
+	rc = call(j, JOB_LOG, NSR_XDR(xdr_job_log_args), &a,
+		  NSR_XDR(xdr_nsr_void_res), &res, &res.st, err);
+	xdr_free(NSR_XDR(xdr_nsr_void_res), (char *)&res);
+	free(cut);
+	return rc;
+}
+
+/* nsr_jobd_logf - formatted JOB_LOG. */
+int nsr_jobd_logf(struct nsr_jobd *j, int64_t id, struct nsr_buf *err,
+		  const char *fmt, ...)
+{
+	struct nsr_buf line;
+	va_list ap;
+	int rc;
+
+	nsr_buf_init(&line, 0);
+	va_start(ap, fmt);
+	rc = nsr_buf_vaddf(&line, fmt, ap);
+	va_end(ap);
+	if (rc)
+		rc = set_err(err, rc, "out of memory");
+	else
+		rc = nsr_jobd_log(j, id, line.data, err);
+	nsr_buf_release(&line);
+	return rc;
+}
+
+/* nsr_jobd_query_open_text - JOB_QUERY_OPEN with raw text. */
+int nsr_jobd_query_open_text(struct nsr_jobd *j, const char *text,
+			     int with_log, struct nsr_buf *err)
+{
+	job_query_args a;
+	nsr_void_res res;
+	int rc;
+
+	drop_batch(j);
+	j->open = 0;
+	j->done = 0;
+	j->with_log = with_log;
+	j->nshow = 0;
+	if (strlen(text) > JOB_QUERY_MAX)
+		return set_err(err, NSR_ERR_TOOBIG,
+			       "query longer than %d bytes", JOB_QUERY_MAX);
+	a.query = (char *)text;
+	memset(&res, 0, sizeof(res));
+	rc = call(j, JOB_QUERY_OPEN, NSR_XDR(xdr_job_query_args), &a,
+		  NSR_XDR(xdr_nsr_void_res), &res, &res.st, err);
+	xdr_free(NSR_XDR(xdr_nsr_void_res), (char *)&res);
+	if (!rc)
+		j->open = 1;
+	return rc;
+}
+
+/* nsr_jobd_query_open - JOB_QUERY_OPEN with q's canonical text. */
+int nsr_jobd_query_open(struct nsr_jobd *j, const struct nsr_jobdb_query *q,
+			struct nsr_buf *err)
+{
+	struct nsr_buf text;
+	int rc;
+
+	nsr_buf_init(&text, 0);
+	rc = nsr_jobdb_query_describe(q, &text);
+	if (rc) {
+		rc = set_err(err, rc, "cannot describe the query: %s",
+			     nsr_strerror(rc));
+		goto out;
+	}
+	rc = nsr_jobd_query_open_text(j, text.data, 0, err);
+	if (rc)
+		goto out;
+	rc = jobd_show_from_text(j, text.data);
+	if (rc)
+		rc = set_err(err, rc, "cannot read the show list of the query");
+out:
+	nsr_buf_release(&text);
+	return rc;
+}
+
+/* text_out - a wire string as a job member (NULL for ""). */
+static const char *text_out(const char *s)
+{
+	return s && *s ? s : NULL;
+}
+
+/* job_from_rec - point j->job at the members of r. */
+static void job_from_rec(struct nsr_jobdb_job *job, const job_rec *r)
+{
+	memset(job, 0, sizeof(*job));
+	job->id = r->id;
+	job->parent_id = r->parent_id;
+	job->type = (enum nsr_jobdb_type)r->type;
+	job->client = text_out(r->client);
+	job->name = text_out(r->name);
+	job->level = text_out(r->level);
+	job->group = text_out(r->group);
+	job->action = text_out(r->action);
+	job->host = text_out(r->host);
+	job->pid = r->pid;
+	job->state = (enum nsr_jobdb_state)r->state;
+	job->status = text_out(r->status);
+	job->start_time = r->start_time;
+	job->end_time = r->end_time;
+	job->bytes = r->bytes;
+	job->files = r->files;
+	job->ssids = text_out(r->ssids);
+	job->command = text_out(r->command);
+}
+
+/* fetch - the next batch from the server. */
+static int fetch(struct nsr_jobd *j, struct nsr_buf *err)
+{
+	job_next_args a;
+	int rc;
+
+	drop_batch(j);
+	a.max = NSR_JOBD_BATCH;
+	a.with_log = j->with_log ? TRUE : FALSE;
+	rc = call(j, JOB_QUERY_NEXT, NSR_XDR(xdr_job_next_args), &a,
+		  NSR_XDR(xdr_job_next_res), &j->batch, &j->batch.st, err);
+	j->have_batch = 1;
+	if (rc)
+		return rc;
+	if (j->batch.done)
+		j->done = 1;
+	return NSR_OK;
+}
+
+/* nsr_jobd_query_next - the next job of the open query. */
+int nsr_jobd_query_next(struct nsr_jobd *j, const struct nsr_jobdb_job **job,
+			struct nsr_buf *err)
+{
+	int rc;
+
+	*job = NULL;
+	j->row = NULL;
+	if (!j->open)
+		return set_err(err, NSR_ERR_STATE, "no query is open");
+	while (!j->have_batch || j->pos >= j->batch.rows.rows_len) {
+		if (j->done && j->have_batch) {
+			j->open = 0;
+			return NSR_ERR_EOF;
+		}
+		rc = fetch(j, err);
+		if (rc) {
+			j->open = 0;
+			return rc;
+		}
+	}
+	j->row = &j->batch.rows.rows_val[j->pos++];
+	job_from_rec(&j->job, &j->row->job);
+	*job = &j->job;
+	return NSR_OK;
+}
+
+/* nsr_jobd_log_read - the current job's log lines. */
+int nsr_jobd_log_read(struct nsr_jobd *j, nsr_jobdb_log_fn fn, void *arg)
+{
+	if (!j->row)
+		return NSR_ERR_STATE;
+	return nsr_jobd_log_decode(j->row->log, fn, arg);
+}
+
+/* nsr_jobd_purge - JOB_PURGE. */
+int nsr_jobd_purge(struct nsr_jobd *j, unsigned retention_hours,
+		   struct nsr_jobdb_purge_stats *st, struct nsr_buf *err)
+{
+	job_purge_args a;
+	job_purge_res res;
+	int rc;
+
+	if (st)
+		memset(st, 0, sizeof(*st));
+	a.retention_hours = retention_hours;
+	memset(&res, 0, sizeof(res));
+	rc = call(j, JOB_PURGE, NSR_XDR(xdr_job_purge_args), &a,
+		  NSR_XDR(xdr_job_purge_res), &res, &res.st, err);
+	if (!rc && st) {
+		st->jobs = res.jobs;
+		st->logs = res.logs;
+		st->batches = res.batches;
+	}
+	xdr_free(NSR_XDR(xdr_job_purge_res), (char *)&res);
+	return rc;
+}
+
+/* nsr_jobd_log_encode - "<seq> <time> <escaped text>\n". */
+int nsr_jobd_log_encode(struct nsr_buf *out, int64_t seq, int64_t time,
+			const char *line)
+{
+	int rc = nsr_buf_addf(out, "%" PRId64 " %" PRId64 " ", seq, time);
+
+	for (const char *s = line ? line : ""; !rc && *s; s++) {
+		if (*s == '\\')
+			rc = nsr_buf_addstr(out, "\\\\");
+		else if (*s == '\n')
+			rc = nsr_buf_addstr(out, "\\n");
+		else
+			rc = nsr_buf_addch(out, *s);
+	}
+	if (!rc)
+		rc = nsr_buf_addch(out, '\n');
+	return rc;
+}
+
+/* parse_i64 - a decimal number ending at a blank; advances *p. */
+static int parse_i64(const char **p, int64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoll(*p, &end, 10);
+	if (end == *p || *end != ' ' || errno)
+		return NSR_ERR_CORRUPT;
+	*p = end + 1;
+	return NSR_OK;
+}
+
+/* decode_line - unescape one line [s, nl) into text. */
+static int decode_line(const char *s, const char *nl, struct nsr_buf *text)
+{
+	int rc = NSR_OK;
+
+	nsr_buf_reset(text);
+	for (; !rc && s < nl; s++) {
+		if (*s != '\\') {
+			rc = nsr_buf_addch(text, *s);
+			continue;
+		}
+		if (s + 1 >= nl)
+			return NSR_ERR_CORRUPT;
+		s++;
+		if (*s == 'n')
+			rc = nsr_buf_addch(text, '\n');
+		else if (*s == '\\')
+			rc = nsr_buf_addch(text, '\\');
+		else
+			return NSR_ERR_CORRUPT;
+	}
+	return rc;
+}
+
+/* nsr_jobd_log_decode - walk an encoded log. */
+int nsr_jobd_log_decode(const char *log, nsr_jobdb_log_fn fn, void *arg)
+{
+	struct nsr_buf text;
+	const char *p = log ? log : "";
+	int rc = NSR_OK;
+
+	nsr_buf_init(&text, 0);
+	while (!rc && *p) {
+		const char *nl = strchr(p, '\n');
+		int64_t seq, time;
+
+		if (!nl) {
+			rc = NSR_ERR_CORRUPT;
+			break;
+		}
+		rc = parse_i64(&p, &seq);
+		if (!rc)
+			rc = parse_i64(&p, &time);
+		if (!rc && p > nl)
+			rc = NSR_ERR_CORRUPT;
+		if (!rc)
+			rc = decode_line(p, nl, &text);
+		if (!rc)
+			rc = fn(arg, seq, time, text.data);
+		p = nl + 1;
+	}
+	nsr_buf_release(&text);
+	return rc;
+}
