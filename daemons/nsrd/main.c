@@ -1,0 +1,198 @@
+/*
+ * nsrd - the master daemon of an OpenNSR server: holds the resource
+ * database (<root>/res/nsrdb), spawns and supervises nsrmmdbd, nsrindexd
+ * and nsrjobd (restarting one that dies, with back-off), admits save and
+ * recover sessions and performs volume operations for nsrmm.
+ *
+ * Not done yet (later issues): the scheduler (groups/workflows), group
+ * and client parallelism (only server parallelism is enforced), pool
+ * selection criteria, remote storage nodes.
+ */
+#include "nsr/compat.h"
+
+#include <unistd.h>
+
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "nsr/fileio.h"
+#include "nsr/log.h"
+#include "nsr/xmalloc.h"
+#include "nsrd.h"
+
+struct nsrd g_nsrd;
+
+#define PROC(num, name, targ, tres, fn) \
+	{num, name, NSR_XDR(xdr_##targ), sizeof(targ), NSR_XDR(xdr_##tres), \
+	 sizeof(tres), fn, NSR_RPC_SERIAL}
+
+static const struct nsr_rpc_proc nsrd_procs[] = {
+	PROC(RES_QUERY, "res_query", res_query_args, res_list_res, nsrd_res_query),
+	PROC(RES_CREATE, "res_create", res_text_args, res_change_res, nsrd_res_create),
+	PROC(RES_UPDATE, "res_update", res_text_args, res_change_res, nsrd_res_update),
+	PROC(RES_DELETE, "res_delete", res_text_args, nsr_void_res, nsrd_res_delete),
+	PROC(SAVE_START, "save_start", save_start_args, save_start_res, nsrd_save_start),
+	PROC(SAVE_END, "save_end", save_end_args, nsr_void_res, nsrd_save_end),
+	PROC(RECOVER_START, "recover_start", rec_start_args, rec_start_res,
+	     nsrd_recover_start),
+	PROC(RECOVER_END, "recover_end", rec_end_args, nsr_void_res, nsrd_recover_end),
+	PROC(LABEL, "label", label_args, label_res, nsrd_label),
+	PROC(MOUNT, "mount", label_args, label_res, nsrd_mount),
+	PROC(VOL_MODE, "vol_mode", vol_mode_args, nsr_void_res, nsrd_vol_mode),
+	PROC(VOL_DELETE, "vol_delete", vol_del_args, nsr_void_res, nsrd_vol_delete),
+	PROC(UNMOUNT, "unmount", label_args, nsr_void_res, nsrd_unmount),
+};
+
+static const struct nsr_rpc_prog nsrd_progs[] = {
+	{NSRD_PROG, NSRD_V1, nsrd_procs, NSR_ARRAY_SIZE(nsrd_procs), &g_nsrd},
+};
+
+/* veto - rules the schema cannot express. */
+static int veto(void *arg, enum nsr_resdb_op op, const struct nsr_res *old,
+		const struct nsr_res *new_res, struct nsr_buf *why)
+{
+	const char *type = old ? nsr_res_type(old) : NULL;
+	const char *name = old ? nsr_res_get(old, "name") : NULL;
+
+	NSR_UNUSED(arg);
+	NSR_UNUSED(new_res);
+	if (op != NSR_RESDB_DELETE || !type)
+		return NSR_OK;
+	if (strcasecmp(type, "NSR") == 0) {
+		nsr_buf_addstr(why, "the server resource (type: NSR) cannot be deleted");
+		return NSR_ERR_PERM;
+	}
+	if (name && strcmp(name, "Default") == 0 &&
+	    (strcasecmp(type, "NSR pool") == 0 || strcasecmp(type, "NSR group") == 0 ||
+	     strcasecmp(type, "NSR schedule") == 0)) {
+		nsr_buf_addf(why, "the preconfigured %s 'Default' cannot be deleted", type);
+		return NSR_ERR_PERM;
+	}
+	return NSR_OK;
+}
+
+/* nsrd_init - load (and seed) the resource database. */
+static int nsrd_init(struct nsr_daemon *d)
+{
+	struct nsrd *n = d->ctx;
+	struct nsr_resdb_opts o;
+	struct nsr_res_error perr;
+	struct nsr_buf why;
+	char *dir = nsr_daemon_path(d, "res/nsrdb");
+	int rc;
+
+	n->d = d;
+	if (gethostname(n->server_name, sizeof(n->server_name) - 1) != 0)
+		snprintf(n->server_name, sizeof(n->server_name), "localhost");
+	memset(&o, 0, sizeof(o));
+	o.hook = veto;
+	o.create = 1;
+	memset(&perr, 0, sizeof(perr));
+	rc = nsr_resdb_open(dir, &o, &n->res, &perr);
+	nsr_buf_init(&why, 0);
+	if (rc) {
+		nsr_res_error_format(&perr, &why);
+		nsr_error("cannot load the resource database %s: %s; fix or move the "
+			  "file named, then start nsrd again", dir,
+			  why.len ? why.data : nsr_strerror(rc));
+		free(dir);
+		nsr_buf_release(&why);
+		return -1;
+	}
+	rc = nsr_resdb_seed(n->res, n->server_name, &why);
+	if (rc)
+		nsr_error("cannot create the preconfigured resources: %s",
+			  why.len ? why.data : nsr_strerror(rc));
+	nsr_info("resource database %s: %zu resources", dir, nsr_resdb_count(n->res));
+	nsr_buf_release(&why);
+	free(dir);
+	return rc ? -1 : 0;
+}
+
+/* nsrd_started - spawn the server daemons under supervision. */
+static int nsrd_started(struct nsr_daemon *d)
+{
+	struct nsrd *n = d->ctx;
+	static const char *const kids[] = {"nsrmmdbd", "nsrindexd", "nsrjobd"};
+
+	n->super = nsr_super_new();
+	for (size_t i = 0; i < NSR_ARRAY_SIZE(kids); i++) {
+		char *path = nsr_path_join(d->exe_dir, kids[i]);
+		char *argv[] = {path, (char *)"-R", d->root, NULL};
+
+		nsr_super_add(n->super, kids[i], argv);
+		free(path);
+	}
+	nsr_super_start_all(n->super);
+	return 0;
+}
+
+static void nsrd_tick(struct nsr_daemon *d)
+{
+	struct nsrd *n = d->ctx;
+
+	nsr_rpc_server_lock(d->srv);
+	nsr_super_tick(n->super);
+	nsr_rpc_server_unlock(d->srv);
+}
+
+static void nsrd_child_exit(struct nsr_daemon *d, pid_t pid, int status)
+{
+	struct nsrd *n = d->ctx;
+
+	nsr_super_exited(n->super, pid, status);
+}
+
+static void nsrd_stop(struct nsr_daemon *d)
+{
+	struct nsrd *n = d->ctx;
+
+	if (n->super) {
+		nsr_super_stop_all(n->super, 15000);
+		nsr_super_free(n->super);
+		n->super = NULL;
+	}
+}
+
+/* nsrd_check - -t: the resource database loads. */
+static int nsrd_check(struct nsr_daemon *d)
+{
+	struct nsr_res_error perr;
+	struct nsr_resdb *db = NULL;
+	struct nsr_buf why;
+	char *dir = nsr_daemon_path(d, "res/nsrdb");
+	int rc;
+
+	memset(&perr, 0, sizeof(perr));
+	rc = nsr_resdb_open(dir, NULL, &db, &perr);
+	if (rc && rc != NSR_ERR_NOTFOUND) {
+		nsr_buf_init(&why, 0);
+		nsr_res_error_format(&perr, &why);
+		nsr_error("%s: %s", dir, why.data);
+		nsr_buf_release(&why);
+	}
+	nsr_resdb_close(db);
+	free(dir);
+	return rc && rc != NSR_ERR_NOTFOUND ? -1 : 0;
+}
+
+static const struct nsr_daemon_ops nsrd_ops = {
+	.name = "nsrd",
+	.summary = "OpenNSR server master daemon: resources, sessions, media operations",
+	.tick_ms = 500,
+	.progs = nsrd_progs,
+	.nprogs = NSR_ARRAY_SIZE(nsrd_progs),
+	.check = nsrd_check,
+	.init = nsrd_init,
+	.started = nsrd_started,
+	.tick = nsrd_tick,
+	.child_exit = nsrd_child_exit,
+	.stop = nsrd_stop,
+};
+
+int main(int argc, char **argv)
+{
+	int rc = nsr_daemon_main(argc, argv, &nsrd_ops, &g_nsrd);
+
+	nsr_resdb_close(g_nsrd.res);
+	return rc;
+}

@@ -1,0 +1,430 @@
+/*
+ * media.c - volume operations nsrd performs for nsrmm: label, mount,
+ * unmount, volume modes and deletion.  The device's data mover does the
+ * I/O; nsrd keeps the media database and the device resource (which
+ * volume is mounted) in step with what is on the medium.
+ */
+#include "nsr/compat.h"
+
+#include <time.h>
+
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "nsr/index_clnt.h"
+#include "nsr/log.h"
+#include "nsr/mmd_clnt.h"
+#include "nsr/mmdb_clnt.h"
+#include "nsr/vol.h"
+#include "nsr/xmalloc.h"
+#include "nsrd.h"
+
+/* find_device - the device resource named name, or the only one there is. */
+static const struct nsr_res *find_device(struct nsrd *n, const char *name,
+					 nsr_status *st)
+{
+	struct nsr_res *q = nsr_res_new();
+	const struct nsr_res *dev = NULL;
+	long i, j;
+
+	nsr_res_set1(q, "type", "NSR device");
+	if (name && *name)
+		nsr_res_set1(q, "name", name);
+	i = nsr_resdb_find(n->res, q, 0);
+	j = i >= 0 ? nsr_resdb_find(n->res, q, (size_t)i + 1) : -1;
+	if (i < 0)
+		nsrd_status(st, NSR_ERR_NOTFOUND, name && *name
+			    ? "no device '%s' is configured (create an NSR device "
+			      "resource with nsradmin)"
+			    : "%sno device is configured (create an NSR device resource "
+			      "with nsradmin)", name ? name : "");
+	else if (j >= 0 && !(name && *name))
+		nsrd_status(st, NSR_ERR_INVAL, "several devices are configured: "
+			    "name one with -f");
+	else
+		dev = nsr_resdb_at(n->res, (size_t)i);
+	nsr_res_free(q);
+	return dev;
+}
+
+/* parse_size - "262144", "256K", "256KB", "1MB"; 0 for "handler default". */
+static uint32_t parse_size(const char *s)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s)
+		return 0;
+	v = strtoull(s, &end, 10);
+	if (end == s)
+		return 0;
+	while (*end == ' ')
+		end++;
+	if (*end == 'k' || *end == 'K')
+		v <<= 10;
+	else if (*end == 'm' || *end == 'M')
+		v <<= 20;
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* next_volume_name - "<pool>.NNN": the first name not in the database. */
+static int next_volume_name(struct mmdb_clnt *mc, const char *pool, char *out,
+			    size_t len)
+{
+	struct mmdb_volume v;
+
+	for (int i = 1; i < 100000; i++) {
+		snprintf(out, len, "%s.%03d", pool, i);
+		if (mmdb_clnt_vol_get(mc, out, &v) == NSR_ERR_NOTFOUND)
+			return NSR_OK;
+	}
+	return NSR_ERR_LIMIT;
+}
+
+/* connect_mover - the device's mover, or a status. */
+static struct nsr_mmd *connect_mover(struct nsrd *n, const struct nsr_res *dev,
+				     nsr_status *st)
+{
+	struct nsr_mmd *m = NULL;
+	struct nsr_buf err;
+	int port;
+
+	nsr_buf_init(&err, 0);
+	if (nsrd_device_mover(n, dev, &port, &err) != NSR_OK ||
+	    nsr_mmd_connect("127.0.0.1", port, &m, &err) != NSR_OK) {
+		nsrd_status(st, NSR_ERR_CONNECT, "cannot reach the data mover of device "
+			    "'%s': %s", nsr_res_get(dev, "name"), err.data);
+		m = NULL;
+	}
+	nsr_buf_release(&err);
+	return m;
+}
+
+/* fill_label_res - the reply of LABEL/MOUNT. */
+static void fill_label_res(label_res *r, const struct nsr_vol_label *lab,
+			   const char *device)
+{
+	free(r->volume);
+	free(r->pool);
+	free(r->device);
+	free(r->media_type);
+	r->volume = nsrd_str(lab->name);
+	memcpy(r->volid, lab->volid, 16);
+	r->pool = nsrd_str(lab->pool);
+	r->device = nsrd_str(device);
+	r->block_size = lab->block_size;
+	r->media_type = nsrd_str(lab->media_type);
+}
+
+/* init_label_res - every string set, as XDR requires. */
+static void init_label_res(label_res *r)
+{
+	r->volume = nsrd_str("");
+	r->pool = nsrd_str("");
+	r->device = nsrd_str("");
+	r->media_type = nsrd_str("");
+}
+
+int nsrd_label(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+{
+	struct nsrd *n = ctx;
+	label_args *a = argp;
+	label_res *r = resp;
+	const struct nsr_res *dev;
+	struct mmdb_clnt *mc = NULL;
+	struct nsr_mmd *m = NULL;
+	struct mmdb_volume old, vol;
+	struct nsr_vol_label lab;
+	struct nsr_buf err;
+	const char *pool = a->pool[0] ? a->pool : "Default";
+	char name[MMDB_VOLNAME_MAX + 1];
+	uint32_t bs;
+	int had_old;
+
+	NSR_UNUSED(call);
+	init_label_res(r);
+	nsr_buf_init(&err, 0);
+	dev = find_device(n, a->device, &r->st);
+	if (!dev)
+		goto out;
+	if (!nsrd_res_find1(n, "NSR pool", pool)) {
+		nsrd_status(&r->st, NSR_ERR_NOTFOUND, "pool '%s' does not exist", pool);
+		goto out;
+	}
+	bs = a->block_size ? a->block_size
+			   : parse_size(nsr_res_get(dev, "device block size"));
+	if (!bs)
+		bs = NSR_VOL_BLOCK_DEFAULT;
+	if (nsr_vol_block_size_check(bs, 0, &err) != NSR_OK) {
+		nsrd_status(&r->st, NSR_ERR_INVAL, "%s", err.data);
+		goto out;
+	}
+	if (mmdb_clnt_open("127.0.0.1", &mc, &err) != NSR_OK) {
+		nsrd_status(&r->st, NSR_ERR_CONNECT, "the media database (nsrmmdbd) is "
+			    "not reachable: %s", err.data);
+		mc = NULL;
+		goto out;
+	}
+	if (a->volume[0])
+		snprintf(name, sizeof(name), "%s", a->volume);
+	else if (next_volume_name(mc, pool, name, sizeof(name)) != NSR_OK) {
+		nsrd_status(&r->st, NSR_ERR_LIMIT, "no free volume name for pool '%s'", pool);
+		goto out;
+	}
+	had_old = mmdb_clnt_vol_get(mc, name, &old) == NSR_OK;
+	if (had_old && !a->force) {
+		nsrd_status(&r->st, NSR_ERR_EXISTS, "volume %s is already in the media "
+			    "database (%llu bytes written); relabeling makes its save sets "
+			    "unrecoverable: use -y to relabel it anyway", name,
+			    (unsigned long long)old.written);
+		goto out;
+	}
+	m = connect_mover(n, dev, &r->st);
+	if (!m)
+		goto out;
+	if (nsr_mmd_label(m, name, pool, bs, a->force, &lab, &err) != NSR_OK) {
+		nsrd_status(&r->st, NSR_ERR_IO, "cannot label device '%s': %s",
+			    nsr_res_get(dev, "name"), err.data);
+		goto out;
+	}
+	/* The medium is labeled: now the media database and the device. */
+	if (had_old && mmdb_clnt_vol_delete(mc, name) != NSR_OK)
+		nsr_warn("could not remove the old record of volume %s: %s", name,
+			 mmdb_clnt_errmsg(mc));
+	memset(&vol, 0, sizeof(vol));
+	snprintf(vol.name, sizeof(vol.name), "%s", lab.name);
+	memcpy(vol.volid, lab.volid, 16);
+	snprintf(vol.pool, sizeof(vol.pool), "%s", lab.pool);
+	snprintf(vol.type, sizeof(vol.type), "%s", lab.media_type);
+	snprintf(vol.device, sizeof(vol.device), "%s", nsr_res_get(dev, "name"));
+	vol.block_size = lab.block_size;
+	vol.olabel = had_old ? old.olabel : lab.created;
+	vol.labeled = lab.created;
+	vol.recycled = had_old ? old.recycled + 1 : 0;
+	vol.mounts = 1;
+	if (mmdb_clnt_vol_put(mc, &vol) != NSR_OK) {
+		nsrd_status(&r->st, NSR_ERR_IO, "volume %s was labeled but the media "
+			    "database refused it: %s", name, mmdb_clnt_errmsg(mc));
+		goto out;
+	}
+	nsrd_res_set_attr(n, dev, "volume name", lab.name);
+	dev = find_device(n, nsr_res_get(dev, "name"), &r->st);
+	if (dev)
+		nsrd_res_set_attr(n, dev, "volume pool", lab.pool);
+	fill_label_res(r, &lab, a->device[0] ? a->device : "");
+	nsrd_status(&r->st, NSR_OK, "%s", "");
+	nsr_info("labeled volume %s (pool %s, block size %u) on device %s", lab.name,
+		 lab.pool, lab.block_size, a->device);
+out:
+	nsr_mmd_close(m);
+	mmdb_clnt_close(mc);
+	nsr_buf_release(&err);
+	return NSR_OK;
+}
+
+int nsrd_mount(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+{
+	struct nsrd *n = ctx;
+	label_args *a = argp;
+	label_res *r = resp;
+	const struct nsr_res *dev;
+	struct mmdb_clnt *mc = NULL;
+	struct nsr_mmd *m = NULL;
+	struct nsr_vol_label lab;
+	struct mmdb_volume vol;
+	struct nsr_buf err;
+	int has_data = 0;
+	char devname[256];
+
+	NSR_UNUSED(call);
+	init_label_res(r);
+	nsr_buf_init(&err, 0);
+	dev = find_device(n, a->device, &r->st);
+	if (!dev)
+		goto out;
+	snprintf(devname, sizeof(devname), "%s", nsr_res_get(dev, "name"));
+	m = connect_mover(n, dev, &r->st);
+	if (!m)
+		goto out;
+	if (nsr_mmd_read_label(m, &lab, &has_data, &err) != NSR_OK) {
+		nsrd_status(&r->st, NSR_ERR_NOTFOUND, "cannot mount device '%s': %s",
+			    devname, err.data);
+		goto out;
+	}
+	if (a->volume[0] && strcmp(a->volume, lab.name) != 0) {
+		nsrd_status(&r->st, NSR_ERR_MISMATCH, "device '%s' holds volume %s, "
+			    "not %s", devname, lab.name, a->volume);
+		goto out;
+	}
+	if (mmdb_clnt_open("127.0.0.1", &mc, &err) != NSR_OK) {
+		nsrd_status(&r->st, NSR_ERR_CONNECT, "the media database (nsrmmdbd) is "
+			    "not reachable: %s", err.data);
+		mc = NULL;
+		goto out;
+	}
+	if (mmdb_clnt_vol_get(mc, lab.name, &vol) != NSR_OK ||
+	    memcmp(vol.volid, lab.volid, 16) != 0) {
+		nsrd_status(&r->st, NSR_ERR_NOTFOUND, "volume %s on device '%s' is not "
+			    "in the media database (or was relabeled elsewhere); add it "
+			    "with: scanner -m %s", lab.name, devname, devname);
+		goto out;
+	}
+	snprintf(vol.device, sizeof(vol.device), "%s", devname);
+	vol.mounts++;
+	mmdb_clnt_vol_put(mc, &vol);
+	nsrd_res_set_attr(n, dev, "volume name", lab.name);
+	dev = find_device(n, devname, &r->st);
+	if (dev)
+		nsrd_res_set_attr(n, dev, "volume pool", lab.pool);
+	fill_label_res(r, &lab, devname);
+	nsrd_status(&r->st, NSR_OK, "%s", "");
+	nsr_info("mounted volume %s on device %s", lab.name, devname);
+out:
+	nsr_mmd_close(m);
+	mmdb_clnt_close(mc);
+	nsr_buf_release(&err);
+	return NSR_OK;
+}
+
+int nsrd_unmount(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+{
+	struct nsrd *n = ctx;
+	label_args *a = argp;
+	nsr_void_res *r = resp;
+	const struct nsr_res *dev = find_device(n, a->device, &r->st);
+	char devname[256];
+
+	NSR_UNUSED(call);
+	if (!dev)
+		return NSR_OK;
+	snprintf(devname, sizeof(devname), "%s", nsr_res_get(dev, "name"));
+	nsrd_res_set_attr(n, dev, "volume name", NULL);
+	dev = find_device(n, devname, &r->st);
+	if (dev)
+		nsrd_res_set_attr(n, dev, "volume pool", NULL);
+	nsrd_status(&r->st, NSR_OK, "%s", "");
+	nsr_info("unmounted device %s", devname);
+	return NSR_OK;
+}
+
+/* Volume modes nsrmm -o accepts: flag and whether it is set. */
+static const struct {
+	const char *name;
+	uint32_t flag;
+	int set;
+} modes[] = {
+	{"full", MMDB_VOL_FULL, 1}, {"notfull", MMDB_VOL_FULL, 0},
+	{"readonly", MMDB_VOL_READONLY, 1}, {"notreadonly", MMDB_VOL_READONLY, 0},
+	{"recyclable", MMDB_VOL_RECYCLABLE, 1},
+	{"notrecyclable", MMDB_VOL_RECYCLABLE, 0},
+	{"manual", MMDB_VOL_MANUAL, 1}, {"notmanual", MMDB_VOL_MANUAL, 0},
+};
+
+int nsrd_vol_mode(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+{
+	vol_mode_args *a = argp;
+	nsr_void_res *r = resp;
+	struct mmdb_clnt *mc = NULL;
+	struct mmdb_volume vol;
+	struct nsr_buf err;
+	size_t i;
+
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(call);
+	nsr_buf_init(&err, 0);
+	for (i = 0; i < NSR_ARRAY_SIZE(modes); i++)
+		if (strcmp(modes[i].name, a->mode) == 0)
+			break;
+	if (i == NSR_ARRAY_SIZE(modes)) {
+		nsrd_status(&r->st, NSR_ERR_INVAL, "unknown mode '%s' (use full, notfull, "
+			    "readonly, notreadonly, recyclable, notrecyclable, manual, "
+			    "notmanual)", a->mode);
+		goto out;
+	}
+	if (mmdb_clnt_open("127.0.0.1", &mc, &err) != NSR_OK) {
+		nsrd_status(&r->st, NSR_ERR_CONNECT, "the media database (nsrmmdbd) is "
+			    "not reachable: %s", err.data);
+		mc = NULL;
+		goto out;
+	}
+	if (mmdb_clnt_vol_get(mc, a->volume, &vol) != NSR_OK) {
+		nsrd_status(&r->st, NSR_ERR_NOTFOUND, "no volume %s in the media database",
+			    a->volume);
+		goto out;
+	}
+	if (modes[i].set)
+		vol.flags |= modes[i].flag;
+	else
+		vol.flags &= ~modes[i].flag;
+	if (mmdb_clnt_vol_put(mc, &vol) != NSR_OK) {
+		nsrd_status(&r->st, NSR_ERR_IO, "cannot change volume %s: %s", a->volume,
+			    mmdb_clnt_errmsg(mc));
+		goto out;
+	}
+	nsrd_status(&r->st, NSR_OK, "%s", "");
+	nsr_info("volume %s marked %s", a->volume, a->mode);
+out:
+	mmdb_clnt_close(mc);
+	nsr_buf_release(&err);
+	return NSR_OK;
+}
+
+int nsrd_vol_delete(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+{
+	struct nsrd *n = ctx;
+	vol_del_args *a = argp;
+	nsr_void_res *r = resp;
+	struct mmdb_clnt *mc = NULL;
+	struct mmdb_saveset ss;
+	struct nsr_ixclnt *ix = NULL;
+	struct nsr_buf err;
+	int rc;
+
+	NSR_UNUSED(call);
+	nsr_buf_init(&err, 0);
+	if (mmdb_clnt_open("127.0.0.1", &mc, &err) != NSR_OK) {
+		nsrd_status(&r->st, NSR_ERR_CONNECT, "the media database (nsrmmdbd) is "
+			    "not reachable: %s", err.data);
+		mc = NULL;
+		goto out;
+	}
+	if (a->ssid) {
+		if (mmdb_clnt_ss_get(mc, a->ssid, &ss) != NSR_OK) {
+			nsrd_status(&r->st, NSR_ERR_NOTFOUND, "no save set %u in the media "
+				    "database", a->ssid);
+			goto out;
+		}
+		rc = mmdb_clnt_ss_delete(mc, a->ssid);
+		/* The file index entries go with the save set. */
+		if (rc == NSR_OK) {
+			if (nsr_ixclnt_open("127.0.0.1", &ix, &err) != NSR_OK ||
+			    nsr_ixclnt_delete(ix, ss.client, a->ssid) != NSR_OK)
+				nsr_warn("save set %u deleted, but its index entries of "
+					 "client %s remain: %s", a->ssid, ss.client,
+					 ix ? nsr_ixclnt_errmsg(ix) : err.data);
+			nsr_ixclnt_close(ix);
+		}
+	} else {
+		const struct nsr_res *dev = NULL;
+		struct nsr_res *q = nsr_res_new();
+		long i;
+
+		rc = mmdb_clnt_vol_delete(mc, a->volume);
+		nsr_res_set1(q, "type", "NSR device");
+		nsr_res_set1(q, "volume name", a->volume);
+		i = nsr_resdb_find(n->res, q, 0);
+		if (i >= 0)
+			dev = nsr_resdb_at(n->res, (size_t)i);
+		if (rc == NSR_OK && dev)
+			nsrd_res_set_attr(n, dev, "volume name", NULL);
+		nsr_res_free(q);
+	}
+	if (rc)
+		nsrd_status(&r->st, rc, "cannot delete %s: %s", a->ssid ? "save set" : "volume",
+			    mmdb_clnt_errmsg(mc));
+	else
+		nsrd_status(&r->st, NSR_OK, "%s", "");
+out:
+	mmdb_clnt_close(mc);
+	nsr_buf_release(&err);
+	return NSR_OK;
+}

@@ -1,0 +1,278 @@
+/*
+ * res_rpc.c - nsrd's resource database over RPC (what nsradmin talks to).
+ * Resources travel as nsradmin text; they are parsed, validated against
+ * the schema and stored durably by resdb before the reply.  Attributes the
+ * schema marks read-only (a device's mounted volume, ...) are set by the
+ * server only: an update that changes one is refused.
+ */
+#include "nsr/compat.h"
+
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "nsr/log.h"
+#include "nsr/xmalloc.h"
+#include "nsrd.h"
+
+/* nsrd_status - always-allocated status message. */
+void nsrd_status(nsr_status *st, int code, const char *fmt, ...)
+{
+	va_list ap;
+	char msg[2048];
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	st->code = code;
+	st->msg = nsr_xstrdup(msg);
+}
+
+char *nsrd_str(const char *s)
+{
+	return nsr_xstrdup(s ? s : "");
+}
+
+/* parse_attrs - text -> resource, or a status naming the position. */
+static struct nsr_res *parse_attrs(const char *text, nsr_status *st)
+{
+	struct nsr_res_error perr;
+	struct nsr_res *r = NULL;
+	struct nsr_buf msg;
+	int rc;
+
+	memset(&perr, 0, sizeof(perr));
+	rc = nsr_res_parse_attrs(text, &r, &perr);
+	if (rc == NSR_OK)
+		return r;
+	nsr_buf_init(&msg, 0);
+	nsr_res_error_format(&perr, &msg);
+	nsrd_status(st, rc, "%s", msg.len ? msg.data : nsr_strerror(rc));
+	nsr_buf_release(&msg);
+	return NULL;
+}
+
+const struct nsr_res *nsrd_res_find1(struct nsrd *n, const char *type,
+				     const char *name)
+{
+	struct nsr_res *q = nsr_res_new();
+	const struct nsr_res *found = NULL;
+	long i;
+
+	nsr_res_set1(q, "type", type);
+	if (name)
+		nsr_res_set1(q, "name", name);
+	i = nsr_resdb_find(n->res, q, 0);
+	if (i >= 0)
+		found = nsr_resdb_at(n->res, (size_t)i);
+	nsr_res_free(q);
+	return found;
+}
+
+int nsrd_res_set_attr(struct nsrd *n, const struct nsr_res *r, const char *attr,
+		      const char *value)
+{
+	struct nsr_res *c = nsr_res_dup(r);
+	struct nsr_buf why;
+	char *id = nsr_xstrdup(nsr_res_id(r));
+	int rc;
+
+	nsr_buf_init(&why, 0);
+	if (value && *value)
+		rc = nsr_res_set1(c, attr, value);
+	else
+		rc = nsr_res_unset(c, attr);
+	if (rc == NSR_OK || rc == NSR_ERR_NOTFOUND)
+		rc = nsr_resdb_update(n->res, id, c, &why);
+	if (rc)
+		nsr_error("cannot set '%s' of resource %s: %s", attr, id,
+			  why.len ? why.data : nsr_strerror(rc));
+	nsr_buf_release(&why);
+	nsr_res_free(c);
+	free(id);
+	return rc;
+}
+
+long long nsrd_server_attr_num(struct nsrd *n, const char *attr, long long dflt)
+{
+	const struct nsr_res *s = nsrd_res_find1(n, "NSR", NULL);
+	const char *v = s ? nsr_res_get(s, attr) : NULL;
+
+	return v && *v ? atoll(v) : dflt;
+}
+
+/* print_all - every resource matching q as text (with ids). */
+static void print_all(struct nsrd *n, const struct nsr_res *q, struct nsr_buf *out)
+{
+	struct nsr_res_print_opts po;
+
+	memset(&po, 0, sizeof(po));
+	po.hidden = 1;
+	po.schema = nsr_resdb_schema(n->res);
+	for (long i = nsr_resdb_find(n->res, q, 0); i >= 0;
+	     i = nsr_resdb_find(n->res, q, (size_t)i + 1))
+		nsr_res_print(nsr_resdb_at(n->res, (size_t)i), &po, out);
+}
+
+int nsrd_res_query(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+{
+	struct nsrd *n = ctx;
+	res_query_args *a = argp;
+	res_list_res *r = resp;
+	struct nsr_res *q;
+	struct nsr_buf out;
+
+	NSR_UNUSED(call);
+	q = parse_attrs(a->query, &r->st);
+	if (!q) {
+		r->text = nsrd_str("");
+		return NSR_OK;
+	}
+	nsr_buf_init(&out, 0);
+	print_all(n, q, &out);
+	r->text = nsr_buf_detach(&out, NULL);
+	nsrd_status(&r->st, NSR_OK, "%s", "");
+	nsr_res_free(q);
+	return NSR_OK;
+}
+
+/* touches_readonly - the name of a server-only attribute r sets, or NULL. */
+static const char *touches_readonly(struct nsrd *n, const struct nsr_res *r,
+				    const char *type)
+{
+	const struct nsr_res_typedef *t =
+		nsr_res_schema_type(nsr_resdb_schema(n->res), type);
+
+	for (size_t i = 0; t && i < nsr_res_nattrs(r); i++) {
+		const struct nsr_res_attrdef *ad =
+			nsr_res_schema_attr(t, nsr_res_attr_name(r, i));
+
+		if (ad && (ad->flags & NSR_RES_READONLY))
+			return ad->name;
+	}
+	return NULL;
+}
+
+/* finish_change - reply with the stored resource. */
+static void finish_change(struct nsrd *n, const char *id, res_change_res *r)
+{
+	const struct nsr_res *stored = nsr_resdb_get(n->res, id);
+	struct nsr_res_print_opts po;
+	struct nsr_buf out;
+
+	memset(&po, 0, sizeof(po));
+	po.hidden = 1;
+	po.schema = nsr_resdb_schema(n->res);
+	nsr_buf_init(&out, 0);
+	if (stored)
+		nsr_res_print(stored, &po, &out);
+	r->text = nsr_buf_detach(&out, NULL);
+	r->id = nsrd_str(id);
+	nsrd_status(&r->st, NSR_OK, "%s", "");
+}
+
+int nsrd_res_create(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+{
+	struct nsrd *n = ctx;
+	res_text_args *a = argp;
+	res_change_res *r = resp;
+	struct nsr_res *res;
+	const char *ro;
+	struct nsr_buf why;
+	char *id = NULL;
+	int rc;
+
+	r->id = nsrd_str("");
+	r->text = nsrd_str("");
+	res = parse_attrs(a->text, &r->st);
+	if (!res)
+		return NSR_OK;
+	ro = touches_readonly(n, res, nsr_res_type(res) ? nsr_res_type(res) : "");
+	if (ro) {
+		nsrd_status(&r->st, NSR_ERR_READONLY,
+			    "attribute '%s' is set by the server only", ro);
+		nsr_res_free(res);
+		return NSR_OK;
+	}
+	nsr_buf_init(&why, 0);
+	rc = nsr_resdb_create(n->res, res, &id, &why);
+	if (rc) {
+		nsrd_status(&r->st, rc, "%s", why.len ? why.data : nsr_strerror(rc));
+	} else {
+		free(r->id);
+		free(r->text);
+		finish_change(n, id, r);
+		nsr_info("created resource %s (%s: %s) for %s", id,
+			 nsr_res_type(res) ? nsr_res_type(res) : "?",
+			 nsr_res_get(res, "name") ? nsr_res_get(res, "name") : "",
+			 nsr_rpc_call_peer(call));
+	}
+	free(id);
+	nsr_buf_release(&why);
+	nsr_res_free(res);
+	return NSR_OK;
+}
+
+int nsrd_res_update(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+{
+	struct nsrd *n = ctx;
+	res_text_args *a = argp;
+	res_change_res *r = resp;
+	const struct nsr_res *old = nsr_resdb_get(n->res, a->id);
+	struct nsr_res *chg = NULL, *merged = NULL;
+	const char *ro;
+	struct nsr_buf why;
+	int rc;
+
+	r->id = nsrd_str(a->id);
+	r->text = nsrd_str("");
+	if (!old) {
+		nsrd_status(&r->st, NSR_ERR_NOTFOUND, "no resource with id %s", a->id);
+		return NSR_OK;
+	}
+	chg = parse_attrs(a->text, &r->st);
+	if (!chg)
+		return NSR_OK;
+	ro = touches_readonly(n, chg, nsr_res_type(old));
+	if (ro) {
+		nsrd_status(&r->st, NSR_ERR_READONLY,
+			    "attribute '%s' is set by the server only", ro);
+		nsr_res_free(chg);
+		return NSR_OK;
+	}
+	merged = nsr_res_dup(old);
+	nsr_buf_init(&why, 0);
+	rc = nsr_res_merge(merged, chg, a->append);
+	if (rc == NSR_OK)
+		rc = nsr_resdb_update(n->res, a->id, merged, &why);
+	if (rc) {
+		nsrd_status(&r->st, rc, "%s", why.len ? why.data : nsr_strerror(rc));
+	} else {
+		free(r->id);
+		free(r->text);
+		finish_change(n, a->id, r);
+		nsr_info("updated resource %s for %s", a->id, nsr_rpc_call_peer(call));
+	}
+	nsr_buf_release(&why);
+	nsr_res_free(chg);
+	nsr_res_free(merged);
+	return NSR_OK;
+}
+
+int nsrd_res_delete(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+{
+	struct nsrd *n = ctx;
+	res_text_args *a = argp;
+	nsr_void_res *r = resp;
+	struct nsr_buf why;
+	int rc;
+
+	nsr_buf_init(&why, 0);
+	rc = nsr_resdb_delete(n->res, a->id, &why);
+	if (rc)
+		nsrd_status(&r->st, rc, "%s", why.len ? why.data : nsr_strerror(rc));
+	else {
+		nsrd_status(&r->st, NSR_OK, "%s", "");
+		nsr_info("deleted resource %s for %s", a->id, nsr_rpc_call_peer(call));
+	}
+	nsr_buf_release(&why);
+	return NSR_OK;
+}

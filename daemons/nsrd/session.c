@@ -1,0 +1,582 @@
+/*
+ * session.c - admission of save and recover sessions.
+ *
+ * SAVE_START: admit under server parallelism, pick a writable volume of the
+ * pool mounted on an enabled device (fewest sessions first), create the job
+ * (nsrjobd) and the save set (nsrmmdbd, flagged in progress), get the
+ * device's data mover from the storage node (nsrsnmd), and tell the client
+ * where to stream.  SAVE_END marks the save set complete and browsable only
+ * after the client reported the data and the index durable; a failed save
+ * leaves the save set aborted and the job failed, with the reason.
+ * RECOVER_START finds the fragments of a save set and the mover of the
+ * device its volume is mounted on.
+ */
+#include "nsr/compat.h"
+
+#include <time.h>
+#include <uuid/uuid.h>
+
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "nsr/jobd_clnt.h"
+#include "nsr/log.h"
+#include "nsr/mmd_clnt.h"
+#include "nsr/mmdb_clnt.h"
+#include "nsr/xmalloc.h"
+#include "nsrd.h"
+
+/* open_mmdb - connection to nsrmmdbd or a status saying why not. */
+static struct mmdb_clnt *open_mmdb(nsr_status *st)
+{
+	struct mmdb_clnt *c = NULL;
+	struct nsr_buf err;
+
+	nsr_buf_init(&err, 0);
+	if (mmdb_clnt_open("127.0.0.1", &c, &err) != NSR_OK) {
+		nsrd_status(st, NSR_ERR_CONNECT,
+			    "the media database (nsrmmdbd) is not reachable: %s",
+			    err.data);
+		c = NULL;
+	}
+	nsr_buf_release(&err);
+	return c;
+}
+
+/* open_jobd - connection to nsrjobd; jobs are bookkeeping, so a missing
+ * nsrjobd is logged but does not stop a backup. */
+static struct nsr_jobd *open_jobd(void)
+{
+	struct nsr_jobd *j = NULL;
+	struct nsr_buf err;
+
+	nsr_buf_init(&err, 0);
+	if (nsr_jobd_open("127.0.0.1", &j, &err) != NSR_OK) {
+		nsr_warn("jobs database (nsrjobd) not reachable: %s", err.data);
+		j = NULL;
+	}
+	nsr_buf_release(&err);
+	return j;
+}
+
+/* policy_time - from + the named time policy (NSR policy resource, or the
+ * preconfigured meanings of Week/Month/Quarter/Year/Decade). */
+static int64_t policy_time(struct nsrd *n, const char *name, int64_t from)
+{
+	const struct nsr_res *p = nsrd_res_find1(n, "NSR policy", name);
+	const char *period = p ? nsr_res_get(p, "period") : NULL;
+	const char *num = p ? nsr_res_get(p, "number of periods") : NULL;
+	long count = num ? atol(num) : 1;
+	time_t t = (time_t)from;
+	struct tm tm;
+
+	if (!period) {
+		period = "Months";
+		count = 1;
+		if (name && strcasecmp(name, "Week") == 0)
+			period = "Weeks";
+		else if (name && strcasecmp(name, "Quarter") == 0)
+			count = 3;
+		else if (name && strcasecmp(name, "Year") == 0)
+			period = "Years";
+		else if (name && strcasecmp(name, "Decade") == 0) {
+			period = "Years";
+			count = 10;
+		}
+	}
+	localtime_r(&t, &tm);
+	if (strncasecmp(period, "Day", 3) == 0)
+		tm.tm_mday += (int)count;
+	else if (strncasecmp(period, "Week", 4) == 0)
+		tm.tm_mday += 7 * (int)count;
+	else if (strncasecmp(period, "Year", 4) == 0)
+		tm.tm_year += (int)count;
+	else
+		tm.tm_mon += (int)count;
+	tm.tm_isdst = -1;
+	return (int64_t)mktime(&tm);
+}
+
+/* count_sessions - active sessions (all, or on one device). */
+static int count_sessions(struct nsrd *n, const char *device)
+{
+	int c = 0;
+
+	for (int i = 0; i < NSRD_MAX_SESSIONS; i++)
+		if (n->sessions[i].used &&
+		    (!device || strcmp(n->sessions[i].device, device) == 0))
+			c++;
+	return c;
+}
+
+/* new_session - a free slot or NULL. */
+static struct nsrd_session *new_session(struct nsrd *n)
+{
+	for (int i = 0; i < NSRD_MAX_SESSIONS; i++)
+		if (!n->sessions[i].used) {
+			memset(&n->sessions[i], 0, sizeof(n->sessions[i]));
+			n->sessions[i].used = 1;
+			n->sessions[i].started = time(NULL);
+			return &n->sessions[i];
+		}
+	return NULL;
+}
+
+/* find_session - by job id (and ssid if nonzero). */
+static struct nsrd_session *find_session(struct nsrd *n, int64_t jobid, uint32_t ssid)
+{
+	for (int i = 0; i < NSRD_MAX_SESSIONS; i++)
+		if (n->sessions[i].used && n->sessions[i].jobid == jobid &&
+		    (!ssid || n->sessions[i].ssid == ssid))
+			return &n->sessions[i];
+	return NULL;
+}
+
+/* pick_device - the enabled device with a writable volume of pool mounted
+ * and the fewest sessions below its max sessions. */
+static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
+					 const char *pool, struct mmdb_volume *vol,
+					 nsr_status *st)
+{
+	const struct nsr_res *best = NULL;
+	struct nsr_res *q = nsr_res_new();
+	int best_load = INT32_MAX, seen_full = 0;
+
+	nsr_res_set1(q, "type", "NSR device");
+	for (long i = nsr_resdb_find(n->res, q, 0); i >= 0;
+	     i = nsr_resdb_find(n->res, q, (size_t)i + 1)) {
+		const struct nsr_res *dev = nsr_resdb_at(n->res, (size_t)i);
+		const char *vname = nsr_res_get(dev, "volume name");
+		const char *en = nsr_res_get(dev, "enabled");
+		const char *ro = nsr_res_get(dev, "read only");
+		const char *ms = nsr_res_get(dev, "max sessions");
+		struct mmdb_volume v;
+		int load;
+
+		if (!vname || !*vname || (en && strcasecmp(en, "Yes") != 0) ||
+		    (ro && strcasecmp(ro, "Yes") == 0))
+			continue;
+		if (mmdb_clnt_vol_get(mc, vname, &v) != NSR_OK ||
+		    strcmp(v.pool, pool) != 0)
+			continue;
+		if (v.flags & (MMDB_VOL_FULL | MMDB_VOL_READONLY)) {
+			seen_full = 1;
+			continue;
+		}
+		load = count_sessions(n, nsr_res_get(dev, "name"));
+		if (ms && load >= atoi(ms))
+			continue;
+		if (load < best_load) {
+			best = dev;
+			best_load = load;
+			*vol = v;
+		}
+	}
+	nsr_res_free(q);
+	if (!best)
+		nsrd_status(st, NSR_ERR_NOTFOUND,
+			    "no writable volume of pool '%s' is mounted on an enabled "
+			    "device%s; label one with: nsrmm -l -b '%s' -f DEVICE",
+			    pool, seen_full ? " (the mounted ones are full or read-only)" : "",
+			    pool);
+	return best;
+}
+
+/* nsrd_device_mover - the data mover of a device from the storage node. */
+int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, int *port,
+		      struct nsr_buf *err)
+{
+	struct nsr_mmd_device md;
+	const char *ts = nsr_res_get(dev, "target sessions");
+	const char *ms = nsr_res_get(dev, "max sessions");
+	const char *path = nsr_res_get(dev, "device access information");
+	pid_t pid;
+
+	NSR_UNUSED(n);
+	memset(&md, 0, sizeof(md));
+	md.name = nsr_res_get(dev, "name");
+	md.media_type = nsr_res_get(dev, "media type");
+	md.path = path && *path ? path : md.name;
+	md.target_sessions = ts ? (unsigned)atoi(ts) : 0;
+	md.max_sessions = ms ? (unsigned)atoi(ms) : 0;
+	/* Devices are local to the server until remote storage nodes land. */
+	return nsr_mmd_snm_mover("127.0.0.1", &md, "127.0.0.1", port, &pid, err);
+}
+
+/* job_create - the job record of a session (0 if nsrjobd is away). */
+static int64_t job_create(enum nsr_jobdb_type type, const char *client,
+			  const char *name, const char *level, int64_t pid,
+			  const char *command)
+{
+	struct nsr_jobd *j = open_jobd();
+	struct nsr_jobdb_job job;
+	struct nsr_buf err;
+	int64_t id = 0;
+
+	if (!j)
+		return 0;
+	memset(&job, 0, sizeof(job));
+	job.type = type;
+	job.client = client;
+	job.name = name;
+	job.level = level;
+	job.host = client;
+	job.pid = pid;
+	job.state = NSR_JOBDB_ACTIVE;
+	job.start_time = time(NULL);
+	job.command = command;
+	nsr_buf_init(&err, 0);
+	if (nsr_jobd_create(j, &job, &id, &err) != NSR_OK) {
+		nsr_warn("cannot record the job of %s:%s: %s", client, name, err.data);
+		id = 0;
+	}
+	nsr_buf_release(&err);
+	nsr_jobd_close(j);
+	return id;
+}
+
+/* job_finish - close a job with its outcome and a log line. */
+static void job_finish(int64_t id, int ok, uint64_t bytes, uint64_t files,
+		       const char *ssids, const char *msg)
+{
+	struct nsr_jobd *j;
+	struct nsr_jobdb_job v;
+	struct nsr_buf err;
+
+	if (!id)
+		return;
+	j = open_jobd();
+	if (!j)
+		return;
+	memset(&v, 0, sizeof(v));
+	v.state = ok ? NSR_JOBDB_COMPLETED : NSR_JOBDB_FAILED;
+	v.status = ok ? "succeeded" : "failed";
+	v.end_time = time(NULL);
+	v.bytes = (int64_t)bytes;
+	v.files = (int64_t)files;
+	v.ssids = ssids;
+	nsr_buf_init(&err, 0);
+	if (nsr_jobd_update(j, id, NSR_JOBDB_F_STATE | NSR_JOBDB_F_STATUS |
+				   NSR_JOBDB_F_END | NSR_JOBDB_F_BYTES |
+				   NSR_JOBDB_F_FILES | (ssids ? NSR_JOBDB_F_SSIDS : 0),
+			    &v, &err) != NSR_OK)
+		nsr_warn("cannot update job %lld: %s", (long long)id, err.data);
+	if (msg && *msg)
+		nsr_jobd_log(j, id, msg, NULL);
+	nsr_buf_release(&err);
+	nsr_jobd_close(j);
+}
+
+int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+{
+	struct nsrd *n = ctx;
+	save_start_args *a = argp;
+	save_start_res *r = resp;
+	struct mmdb_clnt *mc = NULL;
+	const struct nsr_res *client, *dev;
+	struct mmdb_volume vol;
+	struct mmdb_saveset ss;
+	struct nsrd_session *s;
+	struct nsr_buf err;
+	const char *pool;
+	char ssidtxt[32];
+	long long par = nsrd_server_attr_num(n, "parallelism", 32);
+	uint32_t cloneid = 0;
+	int port = 0, level;
+
+	NSR_UNUSED(call);
+	r->pool = nsrd_str("");
+	r->volume = nsrd_str("");
+	r->mover_host = nsrd_str("");
+	nsr_buf_init(&err, 0);
+
+	/* Admission: server parallelism. */
+	if (count_sessions(n, NULL) >= par) {
+		nsrd_status(&r->st, NSR_ERR_BUSY,
+			    "server parallelism (%lld) reached; try again later", par);
+		goto out;
+	}
+	level = a->level[0] ? mmdb_level_parse(a->level) : MMDB_LEVEL_MANUAL;
+	if (level < 0) {
+		nsrd_status(&r->st, NSR_ERR_INVAL, "unknown level '%s' (use full, incr, 1-9)",
+			    a->level);
+		goto out;
+	}
+	client = nsrd_res_find1(n, "NSR client", a->client);
+	pool = a->pool[0] ? a->pool
+	       : client && nsr_res_get(client, "pool") && *nsr_res_get(client, "pool")
+		       ? nsr_res_get(client, "pool") : "Default";
+	if (!nsrd_res_find1(n, "NSR pool", pool)) {
+		nsrd_status(&r->st, NSR_ERR_NOTFOUND, "pool '%s' does not exist", pool);
+		goto out;
+	}
+	mc = open_mmdb(&r->st);
+	if (!mc)
+		goto out;
+	dev = pick_device(n, mc, pool, &vol, &r->st);
+	if (!dev)
+		goto out;
+	if (nsrd_device_mover(n, dev, &port, &err) != NSR_OK) {
+		nsrd_status(&r->st, NSR_ERR_CONNECT,
+			    "cannot get the data mover of device '%s': %s",
+			    nsr_res_get(dev, "name"), err.data);
+		goto out;
+	}
+
+	/* The save set, in progress until SAVE_END. */
+	memset(&ss, 0, sizeof(ss));
+	snprintf(ss.client, sizeof(ss.client), "%s", a->client);
+	snprintf(ss.name, sizeof(ss.name), "%s", a->name);
+	snprintf(ss.pool, sizeof(ss.pool), "%s", pool);
+	snprintf(ss.group, sizeof(ss.group), "%s", a->group);
+	ss.level = (uint8_t)level;
+	ss.flags = MMDB_SS_INPROGRESS;
+	ss.savetime = a->savetime ? a->savetime : time(NULL);
+	ss.sscreate = time(NULL);
+	ss.ssbrowse = a->browse_time ? a->browse_time
+		      : policy_time(n, client ? nsr_res_get(client, "browse policy") : "Month",
+				    ss.savetime);
+	ss.ssretent = a->retention_time ? a->retention_time
+		      : policy_time(n, client ? nsr_res_get(client, "retention policy") : "Year",
+				    ss.savetime);
+	if (ss.ssretent < ss.ssbrowse)
+		ss.ssretent = ss.ssbrowse;
+	if (mmdb_clnt_ss_create(mc, &ss, &cloneid) != NSR_OK) {
+		nsrd_status(&r->st, NSR_ERR_IO, "cannot create the save set in the media "
+			    "database: %s", mmdb_clnt_errmsg(mc));
+		goto out;
+	}
+	s = new_session(n);
+	if (!s) {
+		nsrd_status(&r->st, NSR_ERR_LIMIT, "too many sessions");
+		goto out;
+	}
+	s->ssid = ss.ssid;
+	snprintf(s->client, sizeof(s->client), "%s", a->client);
+	snprintf(s->device, sizeof(s->device), "%s", nsr_res_get(dev, "name"));
+	s->jobid = job_create(NSR_JOBDB_TYPE_SAVE, a->client, a->name,
+			      mmdb_level_name((unsigned)level), a->pid, a->command);
+	if (s->jobid) {
+		struct nsr_jobd *j = open_jobd();
+		struct nsr_jobdb_job v;
+
+		snprintf(ssidtxt, sizeof(ssidtxt), "%u", ss.ssid);
+		memset(&v, 0, sizeof(v));
+		v.ssids = ssidtxt;
+		if (j) {
+			nsr_jobd_update(j, s->jobid, NSR_JOBDB_F_SSIDS, &v, NULL);
+			nsr_jobd_logf(j, s->jobid, NULL, "saving %s:%s to volume %s on %s",
+				      a->client, a->name, vol.name, s->device);
+			nsr_jobd_close(j);
+		}
+	}
+
+	r->ssid = ss.ssid;
+	r->cloneid = cloneid;
+	memcpy(r->longid, ss.longid, 16);
+	r->jobid = s->jobid;
+	r->savetime = ss.savetime;
+	r->browse_time = ss.ssbrowse;
+	r->retention_time = ss.ssretent;
+	free(r->pool);
+	r->pool = nsrd_str(pool);
+	free(r->volume);
+	r->volume = nsrd_str(vol.name);
+	memcpy(r->volid, vol.volid, 16);
+	r->mover_port = port; /* mover_host "" = the host the client reached us on */
+	nsrd_status(&r->st, NSR_OK, "%s", "");
+	nsr_info("save of %s:%s admitted: ssid %u, job %lld, volume %s on %s",
+		 a->client, a->name, ss.ssid, (long long)s->jobid, vol.name, s->device);
+out:
+	mmdb_clnt_close(mc);
+	nsr_buf_release(&err);
+	return NSR_OK;
+}
+
+int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+{
+	struct nsrd *n = ctx;
+	save_end_args *a = argp;
+	nsr_void_res *r = resp;
+	struct nsrd_session *s = find_session(n, a->jobid, a->ssid);
+	struct mmdb_clnt *mc = NULL;
+	struct mmdb_saveset ss;
+	char ssidtxt[32];
+	int ok = a->status == 0;
+
+	NSR_UNUSED(call);
+	mc = open_mmdb(&r->st);
+	if (!mc)
+		goto out;
+	if (mmdb_clnt_ss_get(mc, a->ssid, &ss) != NSR_OK) {
+		nsrd_status(&r->st, NSR_ERR_NOTFOUND, "save set %u is not in the media "
+			    "database: %s", a->ssid, mmdb_clnt_errmsg(mc));
+		goto out;
+	}
+	ss.flags &= ~(uint32_t)MMDB_SS_INPROGRESS;
+	ss.sscomp = time(NULL);
+	ss.totalsize = a->totalsize;
+	ss.nfiles = a->nfiles;
+	if (ok)
+		ss.flags |= MMDB_SS_FINISHED | MMDB_SS_VALID | MMDB_SS_BROWSABLE;
+	else
+		ss.flags |= MMDB_SS_ABORTED | MMDB_SS_INCOMPLETE;
+	if (mmdb_clnt_ss_update(mc, &ss) != NSR_OK) {
+		nsrd_status(&r->st, NSR_ERR_IO, "cannot complete save set %u: %s",
+			    a->ssid, mmdb_clnt_errmsg(mc));
+		goto out;
+	}
+	snprintf(ssidtxt, sizeof(ssidtxt), "%u", a->ssid);
+	job_finish(a->jobid, ok, a->totalsize, a->nfiles, ssidtxt,
+		   ok ? "save completed" : a->msg);
+	nsr_info("save set %u of %s:%s %s (%llu bytes, %llu files)%s%s", a->ssid,
+		 ss.client, ss.name, ok ? "completed" : "FAILED",
+		 (unsigned long long)a->totalsize, (unsigned long long)a->nfiles,
+		 ok ? "" : ": ", ok ? "" : a->msg);
+	nsrd_status(&r->st, NSR_OK, "%s", "");
+out:
+	if (s)
+		s->used = 0;
+	mmdb_clnt_close(mc);
+	return NSR_OK;
+}
+
+/* device_with_volume - the enabled device that has volume mounted. */
+static const struct nsr_res *device_with_volume(struct nsrd *n, const char *volume)
+{
+	struct nsr_res *q = nsr_res_new();
+	const struct nsr_res *dev = NULL;
+	long i;
+
+	nsr_res_set1(q, "type", "NSR device");
+	nsr_res_set1(q, "volume name", volume);
+	i = nsr_resdb_find(n->res, q, 0);
+	if (i >= 0)
+		dev = nsr_resdb_at(n->res, (size_t)i);
+	nsr_res_free(q);
+	return dev;
+}
+
+int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+{
+	struct nsrd *n = ctx;
+	rec_start_args *a = argp;
+	rec_start_res *r = resp;
+	struct mmdb_fragment frags[MMDB_FRAGS_MAX];
+	struct mmdb_clnt *mc = NULL;
+	const struct nsr_res *dev = NULL;
+	struct mmdb_saveset ss;
+	struct mmdb_volume vol;
+	struct nsrd_session *s;
+	struct nsr_buf err;
+	size_t nf = 0, k = 0;
+	int port = 0;
+
+	NSR_UNUSED(call);
+	r->ss_client = nsrd_str("");
+	r->ss_name = nsrd_str("");
+	r->mover_host = nsrd_str("");
+	nsr_buf_init(&err, 0);
+	mc = open_mmdb(&r->st);
+	if (!mc)
+		goto out;
+	if (mmdb_clnt_ss_get(mc, a->ssid, &ss) != NSR_OK) {
+		nsrd_status(&r->st, NSR_ERR_NOTFOUND, "save set %u is not in the media "
+			    "database", a->ssid);
+		goto out;
+	}
+	if (!(ss.flags & MMDB_SS_FINISHED)) {
+		nsrd_status(&r->st, NSR_ERR_STATE, "save set %u (%s:%s) is %s; only "
+			    "complete save sets can be recovered", a->ssid, ss.client,
+			    ss.name, (ss.flags & MMDB_SS_INPROGRESS) ? "still in progress"
+								   : "incomplete (aborted)");
+		goto out;
+	}
+	if (mmdb_clnt_frag_list(mc, a->ssid, frags, MMDB_FRAGS_MAX, &nf) != NSR_OK ||
+	    nf == 0) {
+		nsrd_status(&r->st, NSR_ERR_NOTFOUND, "save set %u has no fragments on "
+			    "any volume", a->ssid);
+		goto out;
+	}
+	nf = NSR_MIN(nf, (size_t)MMDB_FRAGS_MAX);
+	r->frags.frags_val = nsr_xcalloc(nf, sizeof(rec_frag));
+	for (size_t i = 0; i < nf; i++) {
+		rec_frag *w;
+
+		if (frags[i].cloneid != frags[0].cloneid)
+			continue; /* one clone instance is enough */
+		if (mmdb_clnt_vol_get_by_id(mc, frags[i].volid, &vol) != NSR_OK) {
+			nsrd_status(&r->st, NSR_ERR_NOTFOUND, "a volume of save set %u is "
+				    "missing from the media database", a->ssid);
+			goto out;
+		}
+		if (!dev) {
+			dev = device_with_volume(n, vol.name);
+			if (!dev) {
+				nsrd_status(&r->st, NSR_ERR_NOTFOUND,
+					    "volume %s (holding save set %u) is not mounted; "
+					    "mount it with: nsrmm -m %s -f DEVICE",
+					    vol.name, a->ssid, vol.name);
+				goto out;
+			}
+		}
+		w = &r->frags.frags_val[k++];
+		memcpy(w->volid, frags[i].volid, 16);
+		w->volume = nsrd_str(vol.name);
+		w->ssid = frags[i].ssid;
+		w->seq = frags[i].seq;
+		w->ss_offset = frags[i].ss_offset;
+		w->file = frags[i].file;
+		w->record = frags[i].record;
+		w->offset = frags[i].offset;
+		w->size = frags[i].size;
+		w->complete = (frags[i].flags & (MMDB_FRAG_COMPLETE | MMDB_FRAG_TAIL)) != 0;
+		r->frags.frags_len = (u_int)k;
+	}
+	if (nsrd_device_mover(n, dev, &port, &err) != NSR_OK) {
+		nsrd_status(&r->st, NSR_ERR_CONNECT, "cannot get the data mover of "
+			    "device '%s': %s", nsr_res_get(dev, "name"), err.data);
+		goto out;
+	}
+	s = new_session(n);
+	if (!s) {
+		nsrd_status(&r->st, NSR_ERR_LIMIT, "too many sessions");
+		goto out;
+	}
+	s->recover = 1;
+	s->ssid = a->ssid;
+	snprintf(s->client, sizeof(s->client), "%s", a->client);
+	snprintf(s->device, sizeof(s->device), "%s", nsr_res_get(dev, "name"));
+	s->jobid = job_create(NSR_JOBDB_TYPE_RECOVER, a->client, ss.name, NULL,
+			      a->pid, a->command);
+	r->jobid = s->jobid;
+	free(r->ss_client);
+	free(r->ss_name);
+	r->ss_client = nsrd_str(ss.client);
+	r->ss_name = nsrd_str(ss.name);
+	r->savetime = ss.savetime;
+	r->totalsize = ss.totalsize;
+	r->mover_port = port;
+	nsrd_status(&r->st, NSR_OK, "%s", "");
+	nsr_info("recover of save set %u (%s:%s) for %s: job %lld, device %s",
+		 a->ssid, ss.client, ss.name, a->client, (long long)s->jobid, s->device);
+out:
+	mmdb_clnt_close(mc);
+	nsr_buf_release(&err);
+	return NSR_OK;
+}
+
+int nsrd_recover_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+{
+	struct nsrd *n = ctx;
+	rec_end_args *a = argp;
+	nsr_void_res *r = resp;
+	struct nsrd_session *s = find_session(n, a->jobid, 0);
+
+	NSR_UNUSED(call);
+	job_finish(a->jobid, a->status == 0, a->bytes, a->files, NULL,
+		   a->status == 0 ? "recover completed" : a->msg);
+	if (s)
+		s->used = 0;
+	nsrd_status(&r->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}

@@ -1,0 +1,45 @@
+/*
+ * index_clnt.h - client side of nsrindexd's protocol (src/rpc/nsrindex.x),
+ * used by save (adding entries), recover (browsing) and scanner -i.
+ *
+ * Calling sequence for a save:
+ *   nsr_ixclnt_open(server, &ix, err);
+ *   nsr_ixclnt_begin(ix, client, ssid, savetime, name);
+ *   nsr_ixclnt_add(ix, &entry) per file    (batched: one RPC per 512)
+ *   nsr_ixclnt_commit(ix)                  flushes, then durable commit
+ *   nsr_ixclnt_close(ix)
+ * Errors are nsr_err codes; nsr_ixclnt_errmsg() has the words.
+ */
+#ifndef NSR_INDEX_CLNT_H
+#define NSR_INDEX_CLNT_H
+
+#include <stdint.h>
+
+#include "nsr/cfi.h"
+
+struct nsr_buf;
+struct nsr_ixclnt;
+
+int nsr_ixclnt_open(const char *server, struct nsr_ixclnt **out, struct nsr_buf *err);
+void nsr_ixclnt_close(struct nsr_ixclnt *ix);
+const char *nsr_ixclnt_errmsg(const struct nsr_ixclnt *ix);
+
+int nsr_ixclnt_begin(struct nsr_ixclnt *ix, const char *client, uint64_t ssid,
+		     int64_t savetime, const char *name);
+/* nsr_ixclnt_add - queue one entry (copied); sends a batch when full. */
+int nsr_ixclnt_add(struct nsr_ixclnt *ix, const struct nsr_cfi_entry *e);
+int nsr_ixclnt_commit(struct nsr_ixclnt *ix);
+int nsr_ixclnt_abort(struct nsr_ixclnt *ix);
+/* nsr_ixclnt_delete - drop the entries of a committed save set. */
+int nsr_ixclnt_delete(struct nsr_ixclnt *ix, const char *client, uint64_t ssid);
+
+/* Browsing: fn gets each entry (ss->ssid / ss->savetime say where it is).
+ * nsr_ixclnt_find: every version of path in save sets at or before t
+ * (0 = now), newest first -- the first is what a browse at t shows;
+ * nsr_ixclnt_list: the contents of directory dir as of t, sorted. */
+int nsr_ixclnt_find(struct nsr_ixclnt *ix, const char *client, const char *path,
+		    int64_t t, nsr_cfi_visit_fn fn, void *arg);
+int nsr_ixclnt_list(struct nsr_ixclnt *ix, const char *client, const char *dir,
+		    int64_t t, nsr_cfi_visit_fn fn, void *arg);
+
+#endif /* NSR_INDEX_CLNT_H */

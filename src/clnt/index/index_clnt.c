@@ -1,0 +1,217 @@
+/*
+ * index_clnt.c - client calls of the nsrindexd protocol, with entry
+ * batching so a save costs one round trip per 512 files, not per file.
+ */
+#include "nsr/compat.h"
+
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "nsr/index_clnt.h"
+#include "nsr/rpc.h"
+#include "nsr/rpc/nsrindex.h"
+#include "nsr/xmalloc.h"
+
+#define BATCH 512
+
+struct nsr_ixclnt {
+	struct nsr_rpc_clnt *c;
+	char *client;
+	uint64_t ssid;
+	ix_entry batch[BATCH];
+	unsigned n;
+	char err[1024];
+};
+
+int nsr_ixclnt_open(const char *server, struct nsr_ixclnt **out, struct nsr_buf *err)
+{
+	struct nsr_ixclnt *ix = nsr_xcalloc(1, sizeof(*ix));
+	int rc = nsr_rpc_open(server, NSRINDEXD_PROG, NSRINDEXD_V1, &ix->c, err);
+
+	if (rc) {
+		free(ix);
+		*out = NULL;
+		return rc;
+	}
+	*out = ix;
+	return NSR_OK;
+}
+
+/* clear_batch - free the copied strings of queued entries. */
+static void clear_batch(struct nsr_ixclnt *ix)
+{
+	for (unsigned i = 0; i < ix->n; i++)
+		free(ix->batch[i].path);
+	ix->n = 0;
+}
+
+void nsr_ixclnt_close(struct nsr_ixclnt *ix)
+{
+	if (!ix)
+		return;
+	clear_batch(ix);
+	nsr_rpc_close(ix->c);
+	free(ix->client);
+	free(ix);
+}
+
+const char *nsr_ixclnt_errmsg(const struct nsr_ixclnt *ix)
+{
+	return ix->err[0] ? ix->err : "no error";
+}
+
+/* void_call - one call returning nsr_void_res; errors into ix->err. */
+static int void_call(struct nsr_ixclnt *ix, uint32_t proc, xdrproc_t xa, void *a)
+{
+	nsr_void_res r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	rc = nsr_rpc_call(ix->c, proc, xa, a, NSR_XDR(xdr_nsr_void_res), &r);
+	if (rc) {
+		snprintf(ix->err, sizeof(ix->err), "%s", nsr_rpc_last_error(ix->c));
+		return rc;
+	}
+	rc = r.st.code;
+	if (rc)
+		snprintf(ix->err, sizeof(ix->err), "%s", r.st.msg);
+	xdr_free(NSR_XDR(xdr_nsr_void_res), &r);
+	return rc;
+}
+
+int nsr_ixclnt_begin(struct nsr_ixclnt *ix, const char *client, uint64_t ssid,
+		     int64_t savetime, const char *name)
+{
+	ix_begin_args a;
+
+	free(ix->client);
+	ix->client = nsr_xstrdup(client);
+	ix->ssid = ssid;
+	a.client = ix->client;
+	a.ssid = ssid;
+	a.savetime = savetime;
+	a.name = (char *)name;
+	return void_call(ix, IX_BEGIN, NSR_XDR(xdr_ix_begin_args), &a);
+}
+
+/* flush - send the queued batch. */
+static int flush(struct nsr_ixclnt *ix)
+{
+	ix_add_args a;
+	int rc;
+
+	if (!ix->n)
+		return NSR_OK;
+	a.client = ix->client;
+	a.ssid = ix->ssid;
+	a.entries.entries_len = ix->n;
+	a.entries.entries_val = ix->batch;
+	rc = void_call(ix, IX_ADD, NSR_XDR(xdr_ix_add_args), &a);
+	clear_batch(ix);
+	return rc;
+}
+
+int nsr_ixclnt_add(struct nsr_ixclnt *ix, const struct nsr_cfi_entry *e)
+{
+	ix_entry *d = &ix->batch[ix->n];
+
+	memset(d, 0, sizeof(*d));
+	d->path = nsr_xstrdup(e->path);
+	d->type = e->type;
+	d->mode = e->mode;
+	d->uid = e->uid;
+	d->gid = e->gid;
+	d->size = e->size;
+	d->mtime = e->mtime;
+	d->mtime_nsec = e->mtime_nsec;
+	d->offset = e->offset;
+	ix->n++;
+	return ix->n == BATCH ? flush(ix) : NSR_OK;
+}
+
+int nsr_ixclnt_commit(struct nsr_ixclnt *ix)
+{
+	ix_ss_args a;
+	int rc = flush(ix);
+
+	if (rc)
+		return rc;
+	a.client = ix->client;
+	a.ssid = ix->ssid;
+	return void_call(ix, IX_COMMIT, NSR_XDR(xdr_ix_ss_args), &a);
+}
+
+int nsr_ixclnt_abort(struct nsr_ixclnt *ix)
+{
+	ix_ss_args a;
+
+	clear_batch(ix);
+	if (!ix->client)
+		return NSR_OK;
+	a.client = ix->client;
+	a.ssid = ix->ssid;
+	return void_call(ix, IX_ABORT, NSR_XDR(xdr_ix_ss_args), &a);
+}
+
+int nsr_ixclnt_delete(struct nsr_ixclnt *ix, const char *client, uint64_t ssid)
+{
+	ix_ss_args a;
+
+	a.client = (char *)client;
+	a.ssid = ssid;
+	return void_call(ix, IX_DELETE, NSR_XDR(xdr_ix_ss_args), &a);
+}
+
+/* lookup - page through IX_LIST/IX_FIND results. */
+static int lookup(struct nsr_ixclnt *ix, uint32_t proc, const char *client,
+		  const char *path, int64_t t, nsr_cfi_visit_fn fn, void *arg)
+{
+	ix_lookup_args a;
+	ix_lookup_res r;
+	unsigned skip = 0;
+	int rc, more;
+
+	do {
+		a.client = (char *)client;
+		a.path = (char *)path;
+		a.time = t;
+		a.skip = skip;
+		memset(&r, 0, sizeof(r));
+		rc = nsr_rpc_call(ix->c, proc, NSR_XDR(xdr_ix_lookup_args), &a,
+				  NSR_XDR(xdr_ix_lookup_res), &r);
+		if (rc) {
+			snprintf(ix->err, sizeof(ix->err), "%s", nsr_rpc_last_error(ix->c));
+			return rc;
+		}
+		rc = r.st.code;
+		if (rc)
+			snprintf(ix->err, sizeof(ix->err), "%s", r.st.msg);
+		for (u_int i = 0; !rc && i < r.entries.entries_len; i++) {
+			const ix_entry *w = &r.entries.entries_val[i];
+			struct nsr_cfi_saveset ss = {.ssid = w->ssid, .savetime = w->savetime,
+						     .entries = 0, .name = ""};
+			struct nsr_cfi_entry e = {
+				.path = w->path, .type = w->type, .mode = w->mode,
+				.uid = w->uid, .gid = w->gid, .size = w->size,
+				.mtime = w->mtime, .mtime_nsec = w->mtime_nsec,
+				.offset = w->offset};
+
+			rc = fn(arg, &ss, &e);
+		}
+		skip += r.entries.entries_len;
+		more = r.more && r.entries.entries_len > 0;
+		xdr_free(NSR_XDR(xdr_ix_lookup_res), &r);
+	} while (!rc && more);
+	return rc;
+}
+
+int nsr_ixclnt_find(struct nsr_ixclnt *ix, const char *client, const char *path,
+		    int64_t t, nsr_cfi_visit_fn fn, void *arg)
+{
+	return lookup(ix, IX_FIND, client, path, t, fn, arg);
+}
+
+int nsr_ixclnt_list(struct nsr_ixclnt *ix, const char *client, const char *dir,
+		    int64_t t, nsr_cfi_visit_fn fn, void *arg)
+{
+	return lookup(ix, IX_LIST, client, dir, t, fn, arg);
+}
