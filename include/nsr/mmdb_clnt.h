@@ -1,0 +1,165 @@
+/*
+ * mmdb_clnt.h - the client library of nsrmmdbd, the media database daemon.
+ *
+ * Every program that reads or writes the media database over the network
+ * (nsrd, nsrmmd, mminfo, scanner, nsrmm) uses this module instead of
+ * writing RPC calls itself.  Functions take and return the record structs
+ * of mmdb.h; conversion to and from the wire structs of nsrmmdb.x happens
+ * here (and the daemon uses the same conversions).
+ *
+ * Calling sequence:
+ *   1. mmdb_clnt_open(server, &c, &err)   locate nsrmmdbd through the
+ *      nsrexecd locator of server (NULL = this host) and connect;
+ *   2. any number of calls, one RPC each; a write returns NSR_OK only once
+ *      the daemon has made it durable;
+ *   3. queries: mmdb_clnt_query_open(c, text, ...), then
+ *      mmdb_clnt_query_next_rows() / _next_vols() until *done is set; the
+ *      daemon keeps the cursor per connection, so one query at a time per
+ *      handle, and neither side ever holds all matching rows;
+ *   4. mmdb_clnt_close(c).
+ *
+ * Errors: every call returns NSR_OK or a negative NSR_ERR_* code and, on
+ * failure, mmdb_clnt_errmsg(c) says what failed in words for an
+ * administrator (the daemon's message, or the transport's naming host and
+ * port).  Codes from the daemon are those of mmdb.h (NSR_ERR_NOTFOUND,
+ * NSR_ERR_EXISTS, NSR_ERR_INVAL, NSR_ERR_SYNTAX for a bad query, ...).
+ * Transport failures are NSR_ERR_RPC, NSR_ERR_TIMEOUT or NSR_ERR_CONNECT.
+ * After a transport failure the call's outcome is unknown (a write may or
+ * may not have been committed); the handle drops the connection and the
+ * next call connects again (an open query is lost: NSR_ERR_STATE).
+ *
+ * A handle is not thread-safe: use one per thread.
+ */
+#ifndef NSR_MMDB_CLNT_H
+#define NSR_MMDB_CLNT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nsr/mmdb.h"
+#include "nsr/rpc/nsrmmdb.h"
+
+struct nsr_buf;
+struct mmdb_clnt;
+
+/* ---- connection ------------------------------------------------------ */
+
+/*
+ * mmdb_clnt_open - connect to nsrmmdbd on server (NULL or "" = this host,
+ * "localhost").  On success *out owns the handle (free with
+ * mmdb_clnt_close).  On failure returns the code and, if err is not NULL,
+ * appends the reason naming the host and port to err.
+ */
+int mmdb_clnt_open(const char *server, struct mmdb_clnt **out,
+		   struct nsr_buf *err);
+/* mmdb_clnt_close - close the connection and free; NULL is a no-op. */
+void mmdb_clnt_close(struct mmdb_clnt *c);
+/* mmdb_clnt_errmsg - text of the last failure on c ("" if none); valid
+ * until the next call on c. */
+const char *mmdb_clnt_errmsg(const struct mmdb_clnt *c);
+/* mmdb_clnt_set_timeout - reply timeout of each call (default 300 s). */
+void mmdb_clnt_set_timeout(struct mmdb_clnt *c, int timeout_ms);
+
+/* ---- volumes --------------------------------------------------------- */
+
+/* mmdb_clnt_vol_get - volume by name into *out; NSR_ERR_NOTFOUND if none. */
+int mmdb_clnt_vol_get(struct mmdb_clnt *c, const char *name,
+		      struct mmdb_volume *out);
+/* mmdb_clnt_vol_get_by_id - volume by its 16-byte volid into *out. */
+int mmdb_clnt_vol_get_by_id(struct mmdb_clnt *c, const uint8_t volid[16],
+			    struct mmdb_volume *out);
+/* mmdb_clnt_vol_put - insert or replace (by name) a volume; NSR_ERR_EXISTS
+ * if its volid belongs to another volume. */
+int mmdb_clnt_vol_put(struct mmdb_clnt *c, const struct mmdb_volume *vol);
+/* mmdb_clnt_vol_delete - remove a volume and every fragment on it. */
+int mmdb_clnt_vol_delete(struct mmdb_clnt *c, const char *name);
+/*
+ * mmdb_clnt_vol_written - atomically add add_written bytes to the volume's
+ * written count, OR set_flags (MMDB_VOL_*) into its flags and move its
+ * append position forward to (next_file, next_record) (a position behind
+ * the stored one is kept as stored, so concurrent sessions never move it
+ * back).  NSR_ERR_NOTFOUND if no volume has volid.
+ */
+int mmdb_clnt_vol_written(struct mmdb_clnt *c, const uint8_t volid[16],
+			  uint64_t add_written, uint32_t next_file,
+			  uint64_t next_record, uint32_t set_flags);
+
+/* ---- save sets and fragments ----------------------------------------- */
+
+/*
+ * mmdb_clnt_ss_create - store a new save set.  ss->ssid and ss->longid are
+ * ignored and set on success; *cloneid_out (may be NULL) gets the cloneid
+ * of its first clone instance.
+ */
+int mmdb_clnt_ss_create(struct mmdb_clnt *c, struct mmdb_saveset *ss,
+			uint32_t *cloneid_out);
+/* mmdb_clnt_ss_update - replace the attributes of save set ss->ssid. */
+int mmdb_clnt_ss_update(struct mmdb_clnt *c, const struct mmdb_saveset *ss);
+/* mmdb_clnt_ss_get - save set by ssid into *out. */
+int mmdb_clnt_ss_get(struct mmdb_clnt *c, uint32_t ssid,
+		     struct mmdb_saveset *out);
+/* mmdb_clnt_ss_delete - remove a save set with its fragments and clones. */
+int mmdb_clnt_ss_delete(struct mmdb_clnt *c, uint32_t ssid);
+/* mmdb_clnt_frag_add - record a fragment (its save set, clone and volume
+ * must exist); (ssid, cloneid, seq) is replaced if present. */
+int mmdb_clnt_frag_add(struct mmdb_clnt *c, const struct mmdb_fragment *f);
+/* mmdb_clnt_frag_list - fragments of ssid into out[0..max); *n = how many
+ * the daemon returned (at most MM_FRAGS_MAX; entries beyond max are
+ * dropped). */
+int mmdb_clnt_frag_list(struct mmdb_clnt *c, uint32_t ssid,
+			struct mmdb_fragment *out, size_t max, size_t *n);
+
+/* ---- queries --------------------------------------------------------- */
+
+/*
+ * mmdb_clnt_query_open - open a cursor on the daemon for mminfo query text
+ * (the -q language; "" or NULL = everything), over volumes if volumes is
+ * nonzero, else over save set rows.  now is the time relative dates
+ * ("yesterday") are evaluated against (0 = the caller's current time).
+ * A syntax error gives NSR_ERR_SYNTAX (or NSR_ERR_INVAL) with the parser's
+ * message, which points at the mistake, in mmdb_clnt_errmsg().
+ */
+int mmdb_clnt_query_open(struct mmdb_clnt *c, const char *query, int volumes,
+			 int64_t now);
+/*
+ * mmdb_clnt_query_next_rows - up to max (<= MM_BATCH_MAX is asked for)
+ * save set rows into rows[0..*n); *done is set when the cursor is
+ * exhausted (the last batch may carry rows and done together).
+ * NSR_ERR_STATE if no save set query is open on this connection.
+ */
+int mmdb_clnt_query_next_rows(struct mmdb_clnt *c, struct mmdb_ss_row *rows,
+			      size_t max, size_t *n, int *done);
+/* mmdb_clnt_query_next_vols - as _next_rows for a volume query. */
+int mmdb_clnt_query_next_vols(struct mmdb_clnt *c, struct mmdb_volume *vols,
+			      size_t max, size_t *n, int *done);
+
+/* ---- maintenance ----------------------------------------------------- */
+
+/* mmdb_clnt_check - run the database check on the daemon; the report lines
+ * are appended to report (may be NULL).  NSR_OK if consistent,
+ * NSR_ERR_CORRUPT if not. */
+int mmdb_clnt_check(struct mmdb_clnt *c, struct nsr_buf *report);
+
+/* ---- wire conversion (for nsrmmdbd and tests) ------------------------ */
+
+/*
+ * *_to_wire fill a wire struct from a record: strings are malloc'ed (never
+ * NULL, "" when empty) and freed with xdr_free(xdr_<type>, w); NSR_OK or
+ * NSR_ERR_NOMEM (w is then still safe to xdr_free).  The wire struct must
+ * be zeroed by the caller first.
+ * *_from_wire check a decoded wire struct (hostile input) and fill the
+ * record: NSR_ERR_INVAL if a string is too long or a count out of range;
+ * a NULL string reads as "".
+ */
+int mmdb_clnt_vol_to_wire(const struct mmdb_volume *v, mm_volume *w);
+int mmdb_clnt_vol_from_wire(const mm_volume *w, struct mmdb_volume *v);
+int mmdb_clnt_ss_to_wire(const struct mmdb_saveset *ss, mm_saveset *w);
+int mmdb_clnt_ss_from_wire(const mm_saveset *w, struct mmdb_saveset *ss);
+void mmdb_clnt_frag_to_wire(const struct mmdb_fragment *f, mm_fragment *w);
+void mmdb_clnt_frag_from_wire(const mm_fragment *w, struct mmdb_fragment *f);
+void mmdb_clnt_clone_to_wire(const struct mmdb_clone *cl, mm_clone *w);
+void mmdb_clnt_clone_from_wire(const mm_clone *w, struct mmdb_clone *cl);
+int mmdb_clnt_row_to_wire(const struct mmdb_ss_row *r, mm_row *w);
+int mmdb_clnt_row_from_wire(const mm_row *w, struct mmdb_ss_row *r);
+
+#endif /* NSR_MMDB_CLNT_H */

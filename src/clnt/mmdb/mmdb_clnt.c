@@ -1,0 +1,475 @@
+/*
+ * mmdb_clnt.c - client side of the nsrmmdbd protocol: one function per
+ * procedure of nsrmmdb.x, taking and returning mmdb.h records.
+ *
+ * Owns the connection to nsrmmdbd and the text of the last failure.  A
+ * transport failure drops the connection; the next call reconnects once
+ * (the failed call itself is never repeated: a write may have committed).
+ */
+#include "nsr/compat.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "nsr/mmdb.h"
+#include "nsr/mmdb_clnt.h"
+#include "nsr/rpc.h"
+#include "nsr/rpc/nsrmmdb.h"
+
+#define MMDB_CLNT_ERR_MAX 1024
+
+enum query_kind { QUERY_NONE, QUERY_ROWS, QUERY_VOLS };
+
+struct mmdb_clnt {
+	char *server;			/* host as given (never NULL) */
+	struct nsr_rpc_clnt *rpc;	/* NULL after a transport failure */
+	int timeout_ms;			/* 0 = transport default */
+	enum query_kind query;		/* what the open cursor returns */
+	char err[MMDB_CLNT_ERR_MAX];
+};
+
+/* set_err - remember a failure text; returns rc. */
+static int set_err(struct mmdb_clnt *c, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int set_err(struct mmdb_clnt *c, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->err, sizeof(c->err), fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* connect_rpc - (re)connect to nsrmmdbd; the reason goes into c->err. */
+static int connect_rpc(struct mmdb_clnt *c)
+{
+	struct nsr_buf err;
+	int rc;
+
+	nsr_buf_init(&err, MMDB_CLNT_ERR_MAX);
+	rc = nsr_rpc_open(c->server, NSRMMDBD_PROG, NSRMMDBD_V1, &c->rpc,
+			  &err);
+	if (rc) {
+		set_err(c, rc, "cannot reach nsrmmdbd on %s: %s", c->server,
+			err.len ? err.data : nsr_strerror(rc));
+		c->rpc = NULL;
+	} else if (c->timeout_ms > 0) {
+		nsr_rpc_set_timeout(c->rpc, c->timeout_ms);
+	}
+	nsr_buf_release(&err);
+	return rc;
+}
+
+/* mmdb_clnt_open - locate nsrmmdbd on server and connect. */
+int mmdb_clnt_open(const char *server, struct mmdb_clnt **out,
+		   struct nsr_buf *err)
+{
+	struct mmdb_clnt *c;
+	int rc;
+
+	*out = NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NSR_ERR_NOMEM;
+	c->server = strdup(server && *server ? server : "127.0.0.1");
+	if (!c->server) {
+		free(c);
+		return NSR_ERR_NOMEM;
+	}
+	rc = connect_rpc(c);
+	if (rc) {
+		if (err)
+			nsr_buf_addstr(err, c->err);
+		mmdb_clnt_close(c);
+		return rc;
+	}
+	*out = c;
+	return NSR_OK;
+}
+
+/* mmdb_clnt_close - close and free. */
+void mmdb_clnt_close(struct mmdb_clnt *c)
+{
+	if (!c)
+		return;
+	nsr_rpc_close(c->rpc);
+	free(c->server);
+	free(c);
+}
+
+/* mmdb_clnt_errmsg - the last failure text. */
+const char *mmdb_clnt_errmsg(const struct mmdb_clnt *c)
+{
+	return c->err;
+}
+
+/* mmdb_clnt_set_timeout - reply timeout for later calls. */
+void mmdb_clnt_set_timeout(struct mmdb_clnt *c, int timeout_ms)
+{
+	c->timeout_ms = timeout_ms;
+	if (c->rpc)
+		nsr_rpc_set_timeout(c->rpc, timeout_ms);
+}
+
+/*
+ * call - one RPC: reconnect if needed, call, and turn a transport failure
+ * or the result's nsr_status into the return code and c->err.  st is the
+ * status inside res (valid once the call succeeded).  The caller frees
+ * res with xdr_free whatever the result.
+ */
+static int call(struct mmdb_clnt *c, uint32_t proc, xdrproc_t xargs,
+		void *args, xdrproc_t xres, void *res, const nsr_status *st)
+{
+	int rc;
+
+	c->err[0] = '\0';
+	if (!c->rpc) {
+		rc = connect_rpc(c);
+		if (rc)
+			return rc;
+	}
+	rc = nsr_rpc_call(c->rpc, proc, xargs, args, xres, res);
+	if (rc) {
+		set_err(c, rc, "nsrmmdbd on %s: %s", c->server,
+			nsr_rpc_last_error(c->rpc));
+		nsr_rpc_close(c->rpc);
+		c->rpc = NULL;
+		c->query = QUERY_NONE;
+		return rc;
+	}
+	if (st->code) {
+		/* Codes are ours (negative); anything else is a protocol
+		 * violation and must not read as success or as garbage. */
+		rc = st->code < 0 ? st->code : NSR_ERR_PROTO;
+		return set_err(c, rc, "%s", st->msg && *st->msg ? st->msg
+					: nsr_strerror(rc));
+	}
+	return NSR_OK;
+}
+
+/* void_call - a call whose result is an nsr_void_res. */
+static int void_call(struct mmdb_clnt *c, uint32_t proc, xdrproc_t xargs,
+		     void *args)
+{
+	nsr_void_res res;
+	int rc;
+
+	memset(&res, 0, sizeof(res));
+	rc = call(c, proc, xargs, args, NSR_XDR(xdr_nsr_void_res), &res,
+		  &res.st);
+	xdr_free(NSR_XDR(xdr_nsr_void_res), (char *)&res);
+	return rc;
+}
+
+/* bad_reply - a reply that does not fit our records. */
+static int bad_reply(struct mmdb_clnt *c, const char *what)
+{
+	return set_err(c, NSR_ERR_PROTO,
+		       "nsrmmdbd on %s sent a malformed %s", c->server, what);
+}
+
+/* vol_res_call - a call answering one volume. */
+static int vol_res_call(struct mmdb_clnt *c, uint32_t proc, xdrproc_t xargs,
+			void *args, struct mmdb_volume *out)
+{
+	mm_vol_res res;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	memset(&res, 0, sizeof(res));
+	rc = call(c, proc, xargs, args, NSR_XDR(xdr_mm_vol_res), &res,
+		  &res.st);
+	if (!rc && mmdb_clnt_vol_from_wire(&res.vol, out))
+		rc = bad_reply(c, "volume");
+	xdr_free(NSR_XDR(xdr_mm_vol_res), (char *)&res);
+	return rc;
+}
+
+/* mmdb_clnt_vol_get - MM_VOL_GET. */
+int mmdb_clnt_vol_get(struct mmdb_clnt *c, const char *name,
+		      struct mmdb_volume *out)
+{
+	mm_name_args a;
+
+	a.name = (char *)(name ? name : "");
+	return vol_res_call(c, MM_VOL_GET, NSR_XDR(xdr_mm_name_args), &a, out);
+}
+
+/* mmdb_clnt_vol_get_by_id - MM_VOL_GET_BY_ID. */
+int mmdb_clnt_vol_get_by_id(struct mmdb_clnt *c, const uint8_t volid[16],
+			    struct mmdb_volume *out)
+{
+	mm_volid id;
+
+	memcpy(id, volid, sizeof(id));
+	return vol_res_call(c, MM_VOL_GET_BY_ID, NSR_XDR(xdr_mm_volid), id,
+			    out);
+}
+
+/* mmdb_clnt_vol_put - MM_VOL_PUT. */
+int mmdb_clnt_vol_put(struct mmdb_clnt *c, const struct mmdb_volume *vol)
+{
+	mm_volume w;
+	int rc;
+
+	memset(&w, 0, sizeof(w));
+	rc = mmdb_clnt_vol_to_wire(vol, &w);
+	if (!rc)
+		rc = void_call(c, MM_VOL_PUT, NSR_XDR(xdr_mm_volume), &w);
+	else
+		set_err(c, rc, "%s", nsr_strerror(rc));
+	xdr_free(NSR_XDR(xdr_mm_volume), (char *)&w);
+	return rc;
+}
+
+/* mmdb_clnt_vol_delete - MM_VOL_DELETE. */
+int mmdb_clnt_vol_delete(struct mmdb_clnt *c, const char *name)
+{
+	mm_name_args a;
+
+	a.name = (char *)(name ? name : "");
+	return void_call(c, MM_VOL_DELETE, NSR_XDR(xdr_mm_name_args), &a);
+}
+
+/* mmdb_clnt_vol_written - MM_VOL_WRITTEN. */
+int mmdb_clnt_vol_written(struct mmdb_clnt *c, const uint8_t volid[16],
+			  uint64_t add_written, uint32_t next_file,
+			  uint64_t next_record, uint32_t set_flags)
+{
+	mm_vol_written_args a;
+
+	memset(&a, 0, sizeof(a));
+	memcpy(a.volid, volid, sizeof(a.volid));
+	a.add_written = add_written;
+	a.next_file = next_file;
+	a.next_record = next_record;
+	a.set_flags = set_flags;
+	return void_call(c, MM_VOL_WRITTEN, NSR_XDR(xdr_mm_vol_written_args),
+			 &a);
+}
+
+/* mmdb_clnt_ss_create - MM_SS_CREATE. */
+int mmdb_clnt_ss_create(struct mmdb_clnt *c, struct mmdb_saveset *ss,
+			uint32_t *cloneid_out)
+{
+	mm_saveset w;
+	mm_ss_create_res res;
+	int rc;
+
+	if (cloneid_out)
+		*cloneid_out = 0;
+	memset(&w, 0, sizeof(w));
+	memset(&res, 0, sizeof(res));
+	rc = mmdb_clnt_ss_to_wire(ss, &w);
+	if (rc) {
+		set_err(c, rc, "%s", nsr_strerror(rc));
+		goto out;
+	}
+	rc = call(c, MM_SS_CREATE, NSR_XDR(xdr_mm_saveset), &w,
+		  NSR_XDR(xdr_mm_ss_create_res), &res, &res.st);
+	if (rc)
+		goto out;
+	ss->ssid = res.ssid;
+	memcpy(ss->longid, res.longid, sizeof(ss->longid));
+	if (cloneid_out)
+		*cloneid_out = res.cloneid;
+out:
+	xdr_free(NSR_XDR(xdr_mm_saveset), (char *)&w);
+	xdr_free(NSR_XDR(xdr_mm_ss_create_res), (char *)&res);
+	return rc;
+}
+
+/* mmdb_clnt_ss_update - MM_SS_UPDATE. */
+int mmdb_clnt_ss_update(struct mmdb_clnt *c, const struct mmdb_saveset *ss)
+{
+	mm_saveset w;
+	int rc;
+
+	memset(&w, 0, sizeof(w));
+	rc = mmdb_clnt_ss_to_wire(ss, &w);
+	if (!rc)
+		rc = void_call(c, MM_SS_UPDATE, NSR_XDR(xdr_mm_saveset), &w);
+	else
+		set_err(c, rc, "%s", nsr_strerror(rc));
+	xdr_free(NSR_XDR(xdr_mm_saveset), (char *)&w);
+	return rc;
+}
+
+/* mmdb_clnt_ss_get - MM_SS_GET. */
+int mmdb_clnt_ss_get(struct mmdb_clnt *c, uint32_t ssid,
+		     struct mmdb_saveset *out)
+{
+	mm_ss_res res;
+	u_int id = ssid;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	memset(&res, 0, sizeof(res));
+	rc = call(c, MM_SS_GET, NSR_XDR(xdr_u_int), &id,
+		  NSR_XDR(xdr_mm_ss_res), &res, &res.st);
+	if (!rc && mmdb_clnt_ss_from_wire(&res.ss, out))
+		rc = bad_reply(c, "save set");
+	xdr_free(NSR_XDR(xdr_mm_ss_res), (char *)&res);
+	return rc;
+}
+
+/* mmdb_clnt_ss_delete - MM_SS_DELETE. */
+int mmdb_clnt_ss_delete(struct mmdb_clnt *c, uint32_t ssid)
+{
+	u_int id = ssid;
+
+	return void_call(c, MM_SS_DELETE, NSR_XDR(xdr_u_int), &id);
+}
+
+/* mmdb_clnt_frag_add - MM_FRAG_ADD. */
+int mmdb_clnt_frag_add(struct mmdb_clnt *c, const struct mmdb_fragment *f)
+{
+	mm_fragment w;
+
+	memset(&w, 0, sizeof(w));
+	mmdb_clnt_frag_to_wire(f, &w);
+	return void_call(c, MM_FRAG_ADD, NSR_XDR(xdr_mm_fragment), &w);
+}
+
+/* mmdb_clnt_frag_list - MM_FRAG_LIST. */
+int mmdb_clnt_frag_list(struct mmdb_clnt *c, uint32_t ssid,
+			struct mmdb_fragment *out, size_t max, size_t *n)
+{
+	mm_frag_list_res res;
+	u_int id = ssid;
+	size_t i;
+	int rc;
+
+	*n = 0;
+	memset(&res, 0, sizeof(res));
+	rc = call(c, MM_FRAG_LIST, NSR_XDR(xdr_u_int), &id,
+		  NSR_XDR(xdr_mm_frag_list_res), &res, &res.st);
+	if (!rc) {
+		for (i = 0; i < res.frags.frags_len && i < max; i++)
+			mmdb_clnt_frag_from_wire(&res.frags.frags_val[i],
+						 &out[i]);
+		*n = res.frags.frags_len;
+	}
+	xdr_free(NSR_XDR(xdr_mm_frag_list_res), (char *)&res);
+	return rc;
+}
+
+/* mmdb_clnt_query_open - MM_QUERY_OPEN. */
+int mmdb_clnt_query_open(struct mmdb_clnt *c, const char *query, int volumes,
+			 int64_t now)
+{
+	mm_query_args a;
+	int rc;
+
+	c->query = QUERY_NONE;
+	memset(&a, 0, sizeof(a));
+	a.query = (char *)(query ? query : "");
+	a.volumes = volumes ? TRUE : FALSE;
+	a.now = now ? now : (int64_t)time(NULL);
+	rc = void_call(c, MM_QUERY_OPEN, NSR_XDR(xdr_mm_query_args), &a);
+	if (!rc)
+		c->query = volumes ? QUERY_VOLS : QUERY_ROWS;
+	return rc;
+}
+
+/* query_next - MM_QUERY_NEXT into res (caller frees); checks the kind. */
+static int query_next(struct mmdb_clnt *c, enum query_kind kind, size_t max,
+		      mm_next_res *res)
+{
+	mm_next_args a;
+
+	if (c->query != kind)
+		return set_err(c, NSR_ERR_STATE,
+			       "no %s query is open on this connection",
+			       kind == QUERY_VOLS ? "volume" : "save set");
+	a.max = (u_int)NSR_MIN(max, (size_t)MM_BATCH_MAX);
+	return call(c, MM_QUERY_NEXT, NSR_XDR(xdr_mm_next_args), &a,
+		    NSR_XDR(xdr_mm_next_res), res, &res->st);
+}
+
+/* mmdb_clnt_query_next_rows - next batch of save set rows. */
+int mmdb_clnt_query_next_rows(struct mmdb_clnt *c, struct mmdb_ss_row *rows,
+			      size_t max, size_t *n, int *done)
+{
+	mm_next_res res;
+	size_t i;
+	int rc;
+
+	*n = 0;
+	*done = 0;
+	memset(&res, 0, sizeof(res));
+	rc = query_next(c, QUERY_ROWS, max, &res);
+	if (rc)
+		goto out;
+	if (res.rows.rows_len > max || res.rows.rows_len > MM_BATCH_MAX) {
+		rc = bad_reply(c, "batch (more rows than asked for)");
+		goto out;
+	}
+	for (i = 0; i < res.rows.rows_len; i++) {
+		if (mmdb_clnt_row_from_wire(&res.rows.rows_val[i], &rows[i])) {
+			rc = bad_reply(c, "save set row");
+			goto out;
+		}
+	}
+	*n = res.rows.rows_len;
+	*done = res.done ? 1 : 0;
+	if (*done)
+		c->query = QUERY_NONE;
+out:
+	xdr_free(NSR_XDR(xdr_mm_next_res), (char *)&res);
+	return rc;
+}
+
+/* mmdb_clnt_query_next_vols - next batch of volumes. */
+int mmdb_clnt_query_next_vols(struct mmdb_clnt *c, struct mmdb_volume *vols,
+			      size_t max, size_t *n, int *done)
+{
+	mm_next_res res;
+	size_t i;
+	int rc;
+
+	*n = 0;
+	*done = 0;
+	memset(&res, 0, sizeof(res));
+	rc = query_next(c, QUERY_VOLS, max, &res);
+	if (rc)
+		goto out;
+	if (res.vols.vols_len > max || res.vols.vols_len > MM_BATCH_MAX) {
+		rc = bad_reply(c, "batch (more volumes than asked for)");
+		goto out;
+	}
+	for (i = 0; i < res.vols.vols_len; i++) {
+		if (mmdb_clnt_vol_from_wire(&res.vols.vols_val[i], &vols[i])) {
+			rc = bad_reply(c, "volume");
+			goto out;
+		}
+	}
+	*n = res.vols.vols_len;
+	*done = res.done ? 1 : 0;
+	if (*done)
+		c->query = QUERY_NONE;
+out:
+	xdr_free(NSR_XDR(xdr_mm_next_res), (char *)&res);
+	return rc;
+}
+
+/* mmdb_clnt_check - MM_CHECK. */
+int mmdb_clnt_check(struct mmdb_clnt *c, struct nsr_buf *report)
+{
+	mm_check_res res;
+	int rc;
+
+	memset(&res, 0, sizeof(res));
+	rc = call(c, MM_CHECK, NSR_XDR(xdr_void), NULL,
+		  NSR_XDR(xdr_mm_check_res), &res, &res.st);
+	/* The report comes with NSR_ERR_CORRUPT too: that is its point. */
+	if (report && res.report && (!rc || rc == NSR_ERR_CORRUPT))
+		nsr_buf_addstr(report, res.report);
+	xdr_free(NSR_XDR(xdr_mm_check_res), (char *)&res);
+	return rc;
+}
