@@ -1,0 +1,379 @@
+/*
+ * recover - restore files saved with save.
+ *
+ *   recover [-fq] [-s server] [-c client] [-d dir] [-t time] [-iN|Y|R] -a path ...
+ *   recover [-fq] [-s server] [-d dir] [-iN|Y|R] -S ssid [-S ssid ...] [path ...]
+ *
+ * With -a, the client file index (nsrindexd) tells which save set holds the
+ * newest version of each path as of the browse time; with -S the save set is
+ * named directly.  nsrd finds the volume and its data mover; the stream is
+ * read back, checked and recreated with its metadata, under -d dir if
+ * given.  The interactive browser (recover> prompt) is not written yet.
+ */
+#include "nsr/compat.h"
+
+#include <getopt.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "nsr/fileio.h"
+#include "nsr/getdate.h"
+#include "nsr/index_clnt.h"
+#include "nsr/log.h"
+#include "nsr/mmd_clnt.h"
+#include "nsr/restore.h"
+#include "nsr/rpc.h"
+#include "nsr/rpc/nsrd.h"
+#include "nsr/xmalloc.h"
+
+#define READ_CHUNK (1u << 20)
+
+struct rec_opts {
+	const char *server, *client, *dest;
+	int conflict, quiet, verbose;
+	int64_t browse;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: recover [-fqv] [-s server] [-c client] [-d dir] [-t time] "
+		"[-i{nNyYrR}] -a path ...\n"
+		"       recover [-fqv] [-s server] [-d dir] [-i{nNyYrR}] -S ssid "
+		"[-S ssid ...] [path ...]\n"
+		"  -a          recover the named paths (newest version as of -t)\n"
+		"  -S ssid     recover save set ssid (optionally only the paths named)\n"
+		"  -d dir      relocate: /a/b is restored as dir/a/b\n"
+		"  -c client   whose index to browse (default: this host)\n"
+		"  -t time     browse time (nsr_getdate syntax; default: now)\n"
+		"  -i{n|y|r}   existing files: n skip (default), y overwrite, r rename\n"
+		"  -f          overwrite existing files (same as -iY)\n"
+		"  -s server   OpenNSR server (default: this host); -q quiet; -v verbose\n");
+}
+
+static void on_error(void *ctx, const char *path, int rc, int sys_errno, const char *what)
+{
+	NSR_UNUSED(ctx);
+	nsr_error("%s: %s: %s", path, what,
+		  rc == NSR_ERR_SYSTEM ? strerror(sys_errno) : nsr_strerror(rc));
+}
+
+static void on_warn(void *ctx, const char *path, int rc, int sys_errno, const char *what)
+{
+	NSR_UNUSED(ctx);
+	nsr_warn("%s: %s: %s", path, what,
+		 rc == NSR_ERR_SYSTEM ? strerror(sys_errno) : nsr_strerror(rc));
+}
+
+static void on_restored(void *ctx, const struct nsr_asm_file *f, const char *target)
+{
+	const struct rec_opts *o = ctx;
+
+	NSR_UNUSED(f);
+	if (o->verbose)
+		printf("%s\n", target);
+}
+
+static void on_skipped(void *ctx, const char *path, const char *target)
+{
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(path);
+	nsr_warn("%s exists, not overwritten (use -iY or -f to overwrite)", target);
+}
+
+/* rec_end - close the job at nsrd. */
+static void rec_end(struct nsr_rpc_clnt *nsrd, int64_t jobid, int status,
+		    uint64_t bytes, uint64_t files, const char *msg)
+{
+	rec_end_args a = {.jobid = jobid, .status = status, .bytes = bytes,
+			  .files = files, .msg = (char *)(msg ? msg : "")};
+	nsr_void_res r;
+
+	memset(&r, 0, sizeof(r));
+	if (nsr_rpc_call(nsrd, RECOVER_END, NSR_XDR(xdr_rec_end_args), &a,
+			 NSR_XDR(xdr_nsr_void_res), &r) == NSR_OK)
+		xdr_free(NSR_XDR(xdr_nsr_void_res), &r);
+}
+
+/* recover_ssid - restore save set ssid (filtered by paths, if any).
+ * Returns 0 if everything came back intact, 1 otherwise. */
+static int recover_ssid(struct nsr_rpc_clnt *nsrd, const struct rec_opts *o,
+			uint32_t ssid, const char *const *paths, size_t npaths)
+{
+	rec_start_args a;
+	rec_start_res r;
+	struct nsr_vol_frag *frags = NULL;
+	struct nsr_restore *rs = NULL;
+	struct nsr_restore_opts ro;
+	struct nsr_restore_cb cb;
+	struct nsr_restore_stats st;
+	struct nsr_mmd *m = NULL;
+	struct nsr_buf err;
+	char msg[1024] = "";
+	char *buf = NULL;
+	int rc, eof = 0, result = 1;
+	char cmd[64];
+
+	memset(&r, 0, sizeof(r));
+	memset(&st, 0, sizeof(st));
+	nsr_buf_init(&err, 0);
+	snprintf(cmd, sizeof(cmd), "recover -S %u", ssid);
+	a.ssid = ssid;
+	a.client = (char *)o->client;
+	a.pid = getpid();
+	a.command = cmd;
+	rc = nsr_rpc_call(nsrd, RECOVER_START, NSR_XDR(xdr_rec_start_args), &a,
+			  NSR_XDR(xdr_rec_start_res), &r);
+	if (rc) {
+		nsr_error("%s", nsr_rpc_last_error(nsrd));
+		return 1;
+	}
+	if (r.st.code) {
+		nsr_error("%s", r.st.msg);
+		goto out;
+	}
+	frags = nsr_xcalloc(r.frags.frags_len + 1, sizeof(*frags));
+	for (u_int i = 0; i < r.frags.frags_len; i++) {
+		const rec_frag *w = &r.frags.frags_val[i];
+
+		memcpy(frags[i].volid, w->volid, 16);
+		frags[i].ssid = w->ssid;
+		frags[i].frag_seq = w->seq;
+		frags[i].ss_offset = w->ss_offset;
+		frags[i].file = w->file;
+		frags[i].record = w->record;
+		frags[i].offset = w->offset;
+		frags[i].size = w->size;
+		frags[i].complete = w->complete;
+	}
+	if (nsr_mmd_connect(r.mover_host[0] ? r.mover_host : o->server, r.mover_port,
+			    &m, &err) != NSR_OK ||
+	    nsr_mmd_read_open(m, ssid, frags, r.frags.frags_len, &err) != NSR_OK) {
+		snprintf(msg, sizeof(msg), "cannot read save set %u: %s", ssid, err.data);
+		nsr_error("%s", msg);
+		goto out;
+	}
+	memset(&ro, 0, sizeof(ro));
+	memset(&cb, 0, sizeof(cb));
+	ro.dest = o->dest;
+	ro.paths = paths;
+	ro.npaths = npaths;
+	ro.conflict = o->conflict;
+	cb.restored = on_restored;
+	cb.skipped = on_skipped;
+	cb.error = on_error;
+	cb.warn = on_warn;
+	cb.ctx = (void *)o;
+	rc = nsr_restore_new(&rs, &ro, &cb);
+	if (rc) {
+		snprintf(msg, sizeof(msg), "cannot start the restore: %s", nsr_strerror(rc));
+		nsr_error("%s", msg);
+		goto out;
+	}
+	if (!o->quiet)
+		printf("Recovering save set %u (%s:%s) into %s\n", ssid, r.ss_client,
+		       r.ss_name, o->dest ? o->dest : "its original place");
+	buf = nsr_xmalloc(READ_CHUNK);
+	while (!eof) {
+		size_t got = 0;
+
+		nsr_buf_reset(&err);
+		rc = nsr_mmd_read_next(m, buf, READ_CHUNK, &got, &eof, &err);
+		if (rc) {
+			snprintf(msg, sizeof(msg), "reading save set %u failed: %s", ssid,
+				 err.len ? err.data : nsr_strerror(rc));
+			nsr_error("%s", msg);
+			break;
+		}
+		if (got && (rc = nsr_restore_feed(rs, buf, got)) != NSR_OK) {
+			snprintf(msg, sizeof(msg), "save set %u: bad save stream: %s", ssid,
+				 nsr_strerror(rc));
+			nsr_error("%s", msg);
+			break;
+		}
+	}
+	if (eof && !msg[0]) {
+		rc = nsr_restore_finish(rs);
+		if (rc) {
+			snprintf(msg, sizeof(msg), "save set %u: stream incomplete: %s", ssid,
+				 nsr_strerror(rc));
+			nsr_error("%s", msg);
+		}
+	}
+	nsr_restore_stats(rs, &st);
+	if (!msg[0] && st.errors) {
+		snprintf(msg, sizeof(msg), "%llu file(s) of save set %u could not be "
+			 "recovered intact", (unsigned long long)st.errors, ssid);
+		nsr_error("%s", msg);
+	}
+	if (!o->quiet)
+		printf("Received %llu file(s) from NSR server `%s'\n",
+		       (unsigned long long)st.files, o->server);
+	result = msg[0] ? 1 : 0;
+out:
+	if (r.jobid)
+		rec_end(nsrd, r.jobid, result ? NSR_ERR_IO : 0, st.bytes, st.files, msg);
+	nsr_restore_free(rs);
+	nsr_mmd_close(m);
+	free(buf);
+	free(frags);
+	xdr_free(NSR_XDR(xdr_rec_start_res), &r);
+	nsr_buf_release(&err);
+	return result;
+}
+
+/* Index lookup: the newest version's save set of one path. */
+struct pick {
+	uint64_t ssid;
+};
+
+static int pick_first(void *arg, const struct nsr_cfi_saveset *ss,
+		      const struct nsr_cfi_entry *e)
+{
+	struct pick *p = arg;
+
+	NSR_UNUSED(e);
+	p->ssid = ss->ssid;
+	return 1; /* newest first: the first one is what a browse shows */
+}
+
+static char *absolute(const char *path)
+{
+	char cwd[4096];
+
+	if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		return nsr_xstrdup(path);
+	return nsr_path_join(cwd, path);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {{"help", no_argument, NULL, 'h'},
+					   {NULL, 0, NULL, 0}};
+	struct rec_opts o;
+	uint32_t ssids[64];
+	int nssid = 0, automatic = 0, opt, failed = 0;
+	char host[256];
+	struct nsr_rpc_clnt *nsrd = NULL;
+	struct nsr_buf err;
+	time_t bt;
+
+	nsr_log_init("recover", NSR_LOG_STDERR | NSR_LOG_BARE);
+	memset(&o, 0, sizeof(o));
+	nsr_buf_init(&err, 0);
+	o.conflict = NSR_RESTORE_SKIP;
+	while ((opt = getopt_long(argc, argv, "s:c:d:t:i:S:afqvh", lo, NULL)) != -1) {
+		switch (opt) {
+		case 's': o.server = optarg; break;
+		case 'c': o.client = optarg; break;
+		case 'd': o.dest = optarg; break;
+		case 't':
+			if (nsr_getdate(optarg, time(NULL), &bt) != NSR_OK)
+				nsr_fatal("cannot understand browse time '%s'", optarg);
+			o.browse = bt;
+			break;
+		case 'i':
+			switch (optarg[0]) {
+			case 'n': case 'N': o.conflict = NSR_RESTORE_SKIP; break;
+			case 'y': case 'Y': o.conflict = NSR_RESTORE_OVERWRITE; break;
+			case 'r': case 'R': o.conflict = NSR_RESTORE_RENAME; break;
+			default:
+				fprintf(stderr, "recover: -i takes n, y or r\n");
+				return 2;
+			}
+			break;
+		case 'f': o.conflict = NSR_RESTORE_OVERWRITE; break;
+		case 'S': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (end == optarg || (*end && *end != '/') || v == 0 || v > UINT32_MAX) {
+				fprintf(stderr, "recover: bad save set id '%s'\n", optarg);
+				return 2;
+			}
+			if (nssid == (int)NSR_ARRAY_SIZE(ssids)) {
+				fprintf(stderr, "recover: too many -S options\n");
+				return 2;
+			}
+			ssids[nssid++] = (uint32_t)v;
+			break;
+		}
+		case 'a': automatic = 1; break;
+		case 'q': o.quiet = 1; break;
+		case 'v': o.verbose = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (!automatic && !nssid) {
+		fprintf(stderr, "recover: the interactive browser is not available yet; "
+				"use -a path ... or -S ssid\n");
+		usage(stderr);
+		return 2;
+	}
+	if (automatic && optind >= argc) {
+		fprintf(stderr, "recover: -a needs at least one path\n");
+		return 2;
+	}
+	if (gethostname(host, sizeof(host) - 1) != 0)
+		snprintf(host, sizeof(host), "localhost");
+	host[sizeof(host) - 1] = '\0';
+	if (!o.server)
+		o.server = host;
+	if (!o.client)
+		o.client = host;
+	if (nsr_rpc_open(o.server, NSRD_PROG, NSRD_V1, &nsrd, &err) != NSR_OK)
+		nsr_fatal("cannot reach the OpenNSR server %s: %s", o.server, err.data);
+
+	if (nssid) {
+		const char **paths = NULL;
+		int np = argc - optind;
+
+		if (np > 0) {
+			paths = nsr_xcalloc((size_t)np, sizeof(char *));
+			for (int i = 0; i < np; i++)
+				paths[i] = absolute(argv[optind + i]);
+		}
+		for (int i = 0; i < nssid; i++)
+			failed |= recover_ssid(nsrd, &o, ssids[i], paths, (size_t)np);
+		for (int i = 0; i < np; i++)
+			free((char *)paths[i]);
+		free(paths);
+	} else {
+		struct nsr_ixclnt *ix = NULL;
+
+		if (nsr_ixclnt_open(o.server, &ix, &err) != NSR_OK)
+			nsr_fatal("cannot reach the index daemon on %s: %s", o.server, err.data);
+		for (int i = optind; i < argc; i++) {
+			char *p = absolute(argv[i]);
+			const char *one[1] = {p};
+			struct pick pk = {0};
+			int rc = nsr_ixclnt_find(ix, o.client, p, o.browse, pick_first, &pk);
+
+			if (rc < 0) {
+				nsr_error("%s: %s", p, nsr_ixclnt_errmsg(ix));
+				failed = 1;
+			} else if (!pk.ssid) {
+				nsr_error("%s: not in the index of client %s%s", p, o.client,
+					  o.browse ? " as of the browse time" : "");
+				failed = 1;
+			} else {
+				failed |= recover_ssid(nsrd, &o, (uint32_t)pk.ssid, one, 1);
+			}
+			free(p);
+		}
+		nsr_ixclnt_close(ix);
+	}
+	if (!o.quiet) {
+		time_t now = time(NULL);
+		char when[64];
+
+		strftime(when, sizeof(when), "%a %b %e %H:%M:%S %Y", localtime(&now));
+		printf("Recover completion time: %s\n", when);
+	}
+	nsr_rpc_close(nsrd);
+	nsr_buf_release(&err);
+	return failed ? 1 : 0;
+}
