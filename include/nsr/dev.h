@@ -48,6 +48,8 @@ struct nsr_dev_opts {
 	int create;		      /* vtape/AFTD: create if missing */
 	uint64_t vtape_capacity;      /* vtape: medium size in bytes, 0 = none */
 	uint64_t vtape_early_warning; /* vtape: EW zone before the end, bytes */
+	uint64_t aftd_quota; /* AFTD: full beyond this many bytes of session
+				files (0: only when the file system is) */
 };
 
 struct nsr_dev_info {

@@ -6,7 +6,7 @@
  * nsr_volume(5) and include/nsr/media_fmt.h.
  *
  * Calling sequence for a backup (nsrmmd):
- *   1. nsr_dev_open(); nsr_vol_writer_open(dev, opts, &w) reads and checks
+ *   1. nsr_dev_open(); nsr_vol_writer_open(dev, opts, &w, why) checks
  *      the label and positions for appending;
  *   2. per save set: nsr_vol_session_begin(w, &hdr, &sb, &s);
  *      nsr_vol_session_write(s, p, n) as often as needed;
@@ -143,9 +143,10 @@ struct nsr_vol_wopts {
 };
 /* nsr_vol_writer_open - read the label (verify expect_volid), position
  * for appending.  *out owns nothing of dev (dev must outlive it).
- * NSR_ERR_MISMATCH (other volume / block size the drive cannot take). */
+ * NSR_ERR_MISMATCH (other volume / block size the drive cannot take);
+ * why (may be NULL) gets the reason in words. */
 int nsr_vol_writer_open(struct nsr_dev *dev, const struct nsr_vol_wopts *o,
-			struct nsr_vol_writer **out);
+			struct nsr_vol_writer **out, struct nsr_buf *why);
 /* nsr_vol_writer_label - the volume's label (owned by w). */
 const struct nsr_vol_label *nsr_vol_writer_label(
 	const struct nsr_vol_writer *w);
@@ -214,9 +215,10 @@ struct nsr_vol_scan_ops {
 };
 
 /* nsr_vol_reader_open - read and verify the label (and expect_volid if
- * not NULL).  dev must outlive the reader. */
+ * not NULL).  dev must outlive the reader.  why (may be NULL) gets the
+ * reason for a failure in words. */
 int nsr_vol_reader_open(struct nsr_dev *dev, const uint8_t *expect_volid,
-			struct nsr_vol_reader **out);
+			struct nsr_vol_reader **out, struct nsr_buf *why);
 /* nsr_vol_reader_label - the label read at open (owned by r). */
 const struct nsr_vol_label *nsr_vol_reader_label(
 	const struct nsr_vol_reader *r);

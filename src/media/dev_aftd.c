@@ -24,8 +24,10 @@
 #define AFTD_PREFIX "ss."
 
 struct aftd {
-	pthread_mutex_t lock; /* next, and info.full */
+	pthread_mutex_t lock; /* next, used and info.full */
 	uint32_t next;	      /* the next session file number to try */
+	uint64_t quota;	      /* 0 = none */
+	uint64_t used;	      /* bytes in session files (with a quota) */
 };
 
 struct nsr_dev_file {
@@ -126,6 +128,27 @@ out:
 	return rc;
 }
 
+/* aftd_usage - total size of the session files in nums. */
+static int aftd_usage(struct nsr_dev *dev, const uint32_t *nums, size_t n,
+		      uint64_t *total)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	size_t i;
+	int rc;
+
+	*total = 0;
+	for (i = 0; i < n; i++) {
+		rc = aftd_file_path(dev, nums[i], path, sizeof(path));
+		if (rc != NSR_OK)
+			return rc;
+		if (stat(path, &st) != 0)
+			return dev_sys(dev, "stat session file");
+		*total += (uint64_t)st.st_size;
+	}
+	return NSR_OK;
+}
+
 /* aftd_open - check (or create) the directory; find the next number. */
 static int aftd_open(struct nsr_dev *dev, const struct nsr_dev_opts *o)
 {
@@ -156,7 +179,14 @@ static int aftd_open(struct nsr_dev *dev, const struct nsr_dev_opts *o)
 		return rc;
 	}
 	a->next = n ? nums[n - 1] + 1 : 1;
+	a->quota = o->aftd_quota;
+	if (a->quota != 0)
+		rc = aftd_usage(dev, nums, n, &a->used);
 	free(nums);
+	if (rc != NSR_OK) {
+		free(a);
+		return rc;
+	}
 	pthread_mutex_init(&a->lock, NULL);
 	dev->priv = a;
 	dev->info.sequential = 0;
@@ -301,12 +331,19 @@ static int aftd_file_open(struct nsr_dev *dev, uint32_t fileno,
 /* aftd_file_remove - unlink a session file. */
 static int aftd_file_remove(struct nsr_dev *dev, uint32_t fileno)
 {
+	struct aftd *a = dev->priv;
+	struct stat st;
 	char path[PATH_MAX];
 	int rc;
 
 	rc = aftd_file_path(dev, fileno, path, sizeof(path));
 	if (rc != NSR_OK)
 		return rc;
+	if (a->quota != 0 && stat(path, &st) == 0) {
+		pthread_mutex_lock(&a->lock);
+		a->used -= NSR_MIN(a->used, (uint64_t)st.st_size);
+		pthread_mutex_unlock(&a->lock);
+	}
 	if (unlink(path) != 0)
 		return errno == ENOENT
 			       ? dev_fail(dev, NSR_ERR_NOTFOUND,
@@ -320,12 +357,29 @@ int nsr_dev_file_append(struct nsr_dev_file *f, const void *p, size_t len)
 {
 	struct nsr_dev *dev = f->dev;
 	struct aftd *a = dev->priv;
-	int rc;
+	int rc = NSR_OK, reserved = 0;
 
-	rc = nsr_pwrite_full(f->fd, p, len, (off_t)f->size);
+	if (a->quota != 0) {
+		/* Reserve the space first so that threads cannot overshoot
+		 * the quota together. */
+		pthread_mutex_lock(&a->lock);
+		if (a->used + len > a->quota)
+			rc = NSR_ERR_NOSPACE;
+		else
+			a->used += len;
+		reserved = rc == NSR_OK;
+		pthread_mutex_unlock(&a->lock);
+	}
+	if (rc == NSR_OK)
+		rc = nsr_pwrite_full(f->fd, p, len, (off_t)f->size);
 	if (rc == NSR_OK) {
 		f->size += len;
 		return NSR_OK;
+	}
+	if (reserved) {
+		pthread_mutex_lock(&a->lock);
+		a->used -= len;
+		pthread_mutex_unlock(&a->lock);
 	}
 	if (rc != NSR_ERR_NOSPACE)
 		return dev_sys(dev, "write session file");

@@ -1,0 +1,552 @@
+/*
+ * vol_reader.c - the volume reader: verifies the label, then walks blocks
+ * and chunks, either from a fragment's position delivering one save set's
+ * data (demultiplexed by ssid) or over the whole volume reporting every
+ * chunk (scan mode, for `scanner`).
+ *
+ * Damage handling: a block whose header fails (checksum, magic, volume id,
+ * out of place) is reported without a save set (ssid 0) and skipped; a
+ * chunk that fails its checksum ends the walk of its block.  Which save
+ * sets lost data shows later as a gap in their chunk numbers (invariant 3
+ * of the writer), which is then reported with the ssid; a save set whose
+ * end chunk never comes is reported as unfinished.  Reading goes on after
+ * damage; the functions return the first damage code at the end.
+ */
+#include "nsr/compat.h"
+
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "nsr/media_fmt.h"
+
+#include "vol_int.h"
+
+struct rstate {
+	uint32_t ssid;
+	uint32_t next_seq;
+	uint64_t bytes;
+};
+
+struct nsr_vol_reader {
+	struct nsr_dev *dev;
+	struct nsr_vol_label lab;
+	int seq;
+	uint8_t *blk;
+	char errmsg[512];
+	/* where the next block comes from */
+	struct nsr_vol_loc at;
+	struct nsr_dev_file *f; /* adv_file */
+	/* reporting */
+	const struct nsr_vol_scan_ops *ops;
+	void *arg;
+	int first_damage;
+	int last_bad; /* code of the last bad block, for gap reports */
+	/* scan mode: open save sets */
+	struct rstate *st;
+	size_t nst, ast;
+	/* read mode */
+	int reading;
+	uint32_t want_ssid, want_frag;
+	nsr_vol_data_fn fn;
+	void *fn_arg;
+	int began, done, stop_rc;
+	uint64_t delivered;
+	uint32_t next_seq;
+};
+
+/* damage - report damage and remember the first code. */
+static void damage(struct nsr_vol_reader *r, uint32_t ssid, int rc,
+		   const struct nsr_vol_loc *loc, const char *fmt, ...)
+	NSR_PRINTF(5, 6);
+static void damage(struct nsr_vol_reader *r, uint32_t ssid, int rc,
+		   const struct nsr_vol_loc *loc, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(r->errmsg, sizeof(r->errmsg),
+		 "volume %s, file %" PRIu32 " block %" PRIu64 ": %s",
+		 r->lab.name, loc->file, loc->record, msg);
+	if (r->first_damage == 0)
+		r->first_damage = rc;
+	if (r->ops != NULL && r->ops->damage != NULL)
+		r->ops->damage(r->arg, ssid, rc, loc, r->errmsg);
+}
+
+/* nsr_vol_reader_open - read and verify the label. */
+int nsr_vol_reader_open(struct nsr_dev *dev, const uint8_t *expect_volid,
+			struct nsr_vol_reader **out, struct nsr_buf *why)
+{
+	struct nsr_vol_reader *r;
+	struct nsr_dev_info info;
+	char want[33], got[33];
+	int rc;
+
+	*out = NULL;
+	r = calloc(1, sizeof(*r));
+	if (r == NULL)
+		return NSR_ERR_NOMEM;
+	r->dev = dev;
+	rc = vol_read_label(dev, &r->lab, why);
+	if (rc == NSR_OK && expect_volid != NULL &&
+	    memcmp(expect_volid, r->lab.volid, 16) != 0) {
+		vol_volid_str(expect_volid, want);
+		vol_volid_str(r->lab.volid, got);
+		vol_why(why, "%s: volume %s has id %s, not %s",
+			nsr_dev_path(dev), r->lab.name, got, want);
+		rc = NSR_ERR_MISMATCH;
+	}
+	if (rc == NSR_OK) {
+		r->blk = malloc(r->lab.block_size);
+		if (r->blk == NULL)
+			rc = NSR_ERR_NOMEM;
+	}
+	if (rc != NSR_OK) {
+		free(r->blk);
+		free(r);
+		return rc;
+	}
+	nsr_dev_get_info(dev, &info);
+	r->seq = info.sequential;
+	*out = r;
+	return NSR_OK;
+}
+
+/* nsr_vol_reader_label - the label read at open. */
+const struct nsr_vol_label *nsr_vol_reader_label(
+	const struct nsr_vol_reader *r)
+{
+	return &r->lab;
+}
+
+/* nsr_vol_reader_errmsg - the last failure or damage in words. */
+const char *nsr_vol_reader_errmsg(const struct nsr_vol_reader *r)
+{
+	return r->errmsg;
+}
+
+/* nsr_vol_reader_close - free. */
+void nsr_vol_reader_close(struct nsr_vol_reader *r)
+{
+	if (r == NULL)
+		return;
+	nsr_dev_file_close(r->f);
+	free(r->st);
+	free(r->blk);
+	free(r);
+}
+
+/* next_block - the next block into r->blk.  NSR_OK (*len bytes, *loc
+ * where), NSR_ERR_EOF (tape filemark / end of an AFTD session file),
+ * NSR_ERR_EOD, or an I/O error. */
+static int next_block(struct nsr_vol_reader *r, size_t *len,
+		      struct nsr_vol_loc *loc)
+{
+	size_t bs = r->lab.block_size;
+	int rc;
+
+	*len = 0;
+	*loc = r->at;
+	if (!r->seq) {
+		if (r->f == NULL)
+			return NSR_ERR_EOD;
+		rc = nsr_dev_file_pread(r->f, r->blk, bs, r->at.record * bs,
+					len);
+		if (rc != NSR_OK)
+			goto fail;
+		if (*len == 0)
+			return NSR_ERR_EOF;
+		r->at.record++;
+		return NSR_OK;
+	}
+	for (;;) {
+		rc = nsr_dev_read(r->dev, r->blk, bs, len);
+		if (rc == NSR_OK) {
+			r->at.record++;
+			return NSR_OK;
+		}
+		if (rc == NSR_ERR_EOF) {
+			r->at.file++;
+			r->at.record = 0;
+			return rc;
+		}
+		if (rc == NSR_ERR_EOD)
+			return rc;
+		if (rc != NSR_ERR_TOOBIG)
+			goto fail;
+		damage(r, 0, NSR_ERR_CORRUPT, loc,
+		       "record longer than the block size %zu", bs);
+		r->at.record++;
+		*loc = r->at;
+	}
+fail:
+	snprintf(r->errmsg, sizeof(r->errmsg), "volume %s: %s", r->lab.name,
+		 nsr_dev_errmsg(r->dev));
+	return rc;
+}
+
+/* find_state - scan-mode state of ssid, or NULL. */
+static struct rstate *find_state(struct nsr_vol_reader *r, uint32_t ssid)
+{
+	size_t i;
+
+	for (i = 0; i < r->nst; i++)
+		if (r->st[i].ssid == ssid)
+			return &r->st[i];
+	return NULL;
+}
+
+/* add_state - a new open save set (scan mode). */
+static struct rstate *add_state(struct nsr_vol_reader *r, uint32_t ssid)
+{
+	struct rstate *s;
+
+	if (r->nst == r->ast) {
+		size_t na = r->ast ? r->ast * 2 : 16;
+
+		s = realloc(r->st, na * sizeof(*s));
+		if (s == NULL)
+			return NULL;
+		r->st = s;
+		r->ast = na;
+	}
+	s = &r->st[r->nst++];
+	memset(s, 0, sizeof(*s));
+	s->ssid = ssid;
+	return s;
+}
+
+/* drop_state - forget an open save set. */
+static void drop_state(struct nsr_vol_reader *r, struct rstate *s)
+{
+	*s = r->st[--r->nst];
+}
+
+/* finish_states - report every open save set as unfinished. */
+static void finish_states(struct nsr_vol_reader *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nst; i++)
+		if (r->ops != NULL && r->ops->unfinished != NULL)
+			r->ops->unfinished(r->arg, r->st[i].ssid,
+					   r->st[i].bytes);
+	r->nst = 0;
+}
+
+/* check_seq - a chunk number gap means chunks of ssid were lost. */
+static void check_seq(struct nsr_vol_reader *r, uint32_t ssid,
+		      uint32_t want, uint32_t got,
+		      const struct nsr_vol_loc *loc)
+{
+	if (want == got)
+		return;
+	damage(r, ssid, r->last_bad ? r->last_bad : NSR_ERR_CORRUPT, loc,
+	       "save set %" PRIu32 " lost chunks %" PRIu32 "..%" PRIu32
+	       " (in a damaged block)", ssid, want, got - 1);
+}
+
+/* scan_chunk - scan mode: one verified chunk. */
+static int scan_chunk(struct nsr_vol_reader *r,
+		      const struct media_fmt_chunk *c, const uint8_t *payload,
+		      const struct nsr_vol_loc *loc)
+{
+	const struct nsr_vol_scan_ops *ops = r->ops;
+	struct rstate *s = find_state(r, c->ssid);
+	struct nsr_vol_sshdr h;
+	struct nsr_vol_span sp;
+	struct nsr_vol_sstail t;
+	int rc = 0;
+
+	if (c->kind == MEDIA_FMT_BEGIN) {
+		if (media_fmt_sshdr_decode(payload, c->len, &h, &sp) !=
+			    NSR_OK ||
+		    h.ssid != c->ssid) {
+			damage(r, c->ssid, NSR_ERR_CORRUPT, loc,
+			       "bad save-set header of save set %" PRIu32,
+			       c->ssid);
+			return 0;
+		}
+		if (s != NULL) {
+			if (ops->unfinished != NULL)
+				ops->unfinished(r->arg, s->ssid, s->bytes);
+			drop_state(r, s);
+		}
+		s = add_state(r, c->ssid);
+		if (s == NULL)
+			return NSR_ERR_NOMEM;
+		s->next_seq = c->seq + 1;
+		if (c->seq != 0)
+			check_seq(r, c->ssid, 0, c->seq, loc);
+		return ops->begin ? ops->begin(r->arg, &h, &sp, loc) : 0;
+	}
+	if (s == NULL) {
+		damage(r, c->ssid, r->last_bad ? r->last_bad : NSR_ERR_CORRUPT,
+		       loc, "save set %" PRIu32 ": chunk %" PRIu32
+		       " without its begin chunk", c->ssid, c->seq);
+		s = add_state(r, c->ssid);
+		if (s == NULL)
+			return NSR_ERR_NOMEM;
+	} else {
+		check_seq(r, c->ssid, s->next_seq, c->seq, loc);
+	}
+	s->next_seq = c->seq + 1;
+	if (c->kind == MEDIA_FMT_DATA) {
+		s->bytes += c->len;
+		return ops->data ? ops->data(r->arg, c->ssid, payload, c->len)
+				 : 0;
+	}
+	if (media_fmt_sstail_decode(payload, c->len, &t) != NSR_OK) {
+		damage(r, c->ssid, NSR_ERR_CORRUPT, loc,
+		       "bad trailer of save set %" PRIu32, c->ssid);
+		drop_state(r, s);
+		return 0;
+	}
+	if (ops->end != NULL)
+		rc = ops->end(r->arg, c->ssid, &t, s->bytes, loc);
+	drop_state(r, s);
+	return rc;
+}
+
+/* read_chunk - read mode: one verified chunk; only ours matter. */
+static int read_chunk(struct nsr_vol_reader *r,
+		      const struct media_fmt_chunk *c, const uint8_t *payload,
+		      const struct nsr_vol_loc *loc)
+{
+	struct nsr_vol_sshdr h;
+	struct nsr_vol_span sp;
+	int rc;
+
+	if (c->ssid != r->want_ssid)
+		return 0;
+	if (c->kind == MEDIA_FMT_BEGIN) {
+		if (r->began) {
+			/* A new session of the same save set: ours ended
+			 * without its end chunk. */
+			r->stop_rc = NSR_ERR_EOM;
+			return 1;
+		}
+		if (media_fmt_sshdr_decode(payload, c->len, &h, &sp) !=
+			    NSR_OK ||
+		    sp.frag_seq != r->want_frag)
+			return 0;
+		r->began = 1;
+		r->next_seq = c->seq + 1;
+		return 0;
+	}
+	if (!r->began)
+		return 0;
+	check_seq(r, c->ssid, r->next_seq, c->seq, loc);
+	r->next_seq = c->seq + 1;
+	if (c->kind == MEDIA_FMT_END) {
+		r->done = 1;
+		return 1;
+	}
+	rc = r->fn(r->fn_arg, payload, c->len);
+	r->delivered += c->len;
+	if (rc != 0) {
+		r->stop_rc = rc < 0 ? rc : NSR_ERR_INVAL;
+		return 1;
+	}
+	return 0;
+}
+
+/* walk_block - check the block in r->blk and hand on its chunks.
+ * Returns 0 to go on, 1 to stop (read mode done), or a negative code. */
+static int walk_block(struct nsr_vol_reader *r, size_t len,
+		      const struct nsr_vol_loc *loc)
+{
+	struct media_fmt_block b;
+	struct media_fmt_chunk c;
+	const uint8_t *payload;
+	size_t off, end;
+	int rc;
+
+	rc = media_fmt_block_decode(r->blk, len, &b);
+	if (rc != NSR_OK) {
+		r->last_bad = rc;
+		damage(r, 0, rc, loc, "unreadable block (%zu bytes): %s", len,
+		       nsr_strerror(rc));
+		return 0;
+	}
+	if (memcmp(b.volid, r->lab.volid, 16) != 0) {
+		r->last_bad = NSR_ERR_MISMATCH;
+		damage(r, 0, NSR_ERR_MISMATCH, loc,
+		       "block belongs to another volume");
+		return 0;
+	}
+	if (b.file != loc->file || b.seq != loc->record) {
+		r->last_bad = NSR_ERR_CORRUPT;
+		damage(r, 0, NSR_ERR_CORRUPT, loc,
+		       "block out of place (it says file %" PRIu32
+		       " block %" PRIu64 ")", b.file, b.seq);
+		return 0;
+	}
+	off = MEDIA_FMT_BLOCK_HDR;
+	end = MEDIA_FMT_BLOCK_HDR + b.used;
+	while (off < end) {
+		rc = media_fmt_chunk_decode(r->blk + off, end - off, &c,
+					    &payload);
+		if (rc != NSR_OK) {
+			r->last_bad = rc;
+			damage(r, 0, rc, loc,
+			       "damaged chunk at byte %zu: %s (rest of the "
+			       "block skipped)", off, nsr_strerror(rc));
+			return 0;
+		}
+		rc = r->reading ? read_chunk(r, &c, payload, loc)
+				: scan_chunk(r, &c, payload, loc);
+		if (rc != 0)
+			return rc;
+		off += MEDIA_FMT_CHUNK_HDR + c.len;
+	}
+	return 0;
+}
+
+/* walk - blocks until the end (or a stop); AFTD: one session file. */
+static int walk(struct nsr_vol_reader *r, int first_only_check)
+{
+	struct nsr_vol_loc loc;
+	size_t len;
+	int rc, n = 0;
+
+	for (;;) {
+		rc = next_block(r, &len, &loc);
+		if (rc == NSR_ERR_EOF && r->seq)
+			continue; /* a segment filemark */
+		if (rc == NSR_ERR_EOF || rc == NSR_ERR_EOD)
+			return NSR_OK;
+		if (rc != NSR_OK)
+			return rc;
+		rc = walk_block(r, len, &loc);
+		if (rc < 0)
+			return rc;
+		if (rc > 0)
+			return NSR_OK;
+		if (first_only_check && ++n == 1 && !r->began)
+			return r->first_damage ? r->first_damage
+					       : NSR_ERR_NOTFOUND;
+	}
+}
+
+/* nsr_vol_reader_scan - every chunk of the volume through ops. */
+int nsr_vol_reader_scan(struct nsr_vol_reader *r,
+			const struct nsr_vol_scan_ops *ops, void *arg)
+{
+	static const struct nsr_vol_scan_ops none;
+	struct nsr_dev_pos pos = { 1, 0 };
+	uint32_t *nums = NULL;
+	size_t n = 0, i;
+	int rc;
+
+	r->ops = ops ? ops : &none;
+	r->arg = arg;
+	r->reading = 0;
+	r->first_damage = 0;
+	r->last_bad = 0;
+	r->nst = 0;
+	if (r->seq) {
+		rc = nsr_dev_seek(r->dev, &pos);
+		if (rc == NSR_ERR_EOD || rc == NSR_ERR_EOF)
+			return NSR_OK; /* labeled, no data */
+		if (rc != NSR_OK) {
+			snprintf(r->errmsg, sizeof(r->errmsg), "%s",
+				 nsr_dev_errmsg(r->dev));
+			return rc;
+		}
+		r->at.file = 1;
+		r->at.record = 0;
+		rc = walk(r, 0);
+		finish_states(r);
+		return rc != NSR_OK ? rc : r->first_damage;
+	}
+	rc = nsr_dev_file_list(r->dev, &nums, &n);
+	for (i = 0; rc == NSR_OK && i < n; i++) {
+		rc = nsr_dev_file_open(r->dev, nums[i], &r->f);
+		if (rc != NSR_OK)
+			break;
+		r->at.file = nums[i];
+		r->at.record = 0;
+		rc = walk(r, 0);
+		finish_states(r);
+		nsr_dev_file_close(r->f);
+		r->f = NULL;
+	}
+	free(nums);
+	if (rc != NSR_OK && r->errmsg[0] == '\0')
+		snprintf(r->errmsg, sizeof(r->errmsg), "%s",
+			 nsr_dev_errmsg(r->dev));
+	return rc != NSR_OK ? rc : r->first_damage;
+}
+
+/* nsr_vol_reader_read - one fragment's data, in order, to fn. */
+int nsr_vol_reader_read(struct nsr_vol_reader *r,
+			const struct nsr_vol_frag *frag, nsr_vol_data_fn fn,
+			void *arg, const struct nsr_vol_scan_ops *ops,
+			void *ops_arg, uint64_t *bytes)
+{
+	static const struct nsr_vol_scan_ops none;
+	struct nsr_dev_pos pos;
+	int rc;
+
+	if (bytes != NULL)
+		*bytes = 0;
+	if (memcmp(frag->volid, r->lab.volid, 16) != 0) {
+		snprintf(r->errmsg, sizeof(r->errmsg),
+			 "fragment of save set %" PRIu32
+			 " is not on volume %s", frag->ssid, r->lab.name);
+		return NSR_ERR_MISMATCH;
+	}
+	r->ops = ops ? ops : &none;
+	r->arg = ops_arg;
+	r->reading = 1;
+	r->want_ssid = frag->ssid;
+	r->want_frag = frag->frag_seq;
+	r->fn = fn;
+	r->fn_arg = arg;
+	r->began = r->done = r->stop_rc = 0;
+	r->delivered = 0;
+	r->first_damage = 0;
+	r->last_bad = 0;
+	r->at.file = frag->file;
+	r->at.record = frag->record;
+	if (r->seq) {
+		pos.file = frag->file;
+		pos.record = frag->record;
+		rc = nsr_dev_seek(r->dev, &pos);
+	} else {
+		nsr_dev_file_close(r->f);
+		r->f = NULL;
+		rc = nsr_dev_file_open(r->dev, frag->file, &r->f);
+		r->at.record = frag->offset / r->lab.block_size;
+	}
+	if (rc != NSR_OK) {
+		snprintf(r->errmsg, sizeof(r->errmsg),
+			 "volume %s: cannot position to file %" PRIu32
+			 " block %" PRIu64 ": %s", r->lab.name, frag->file,
+			 frag->record, nsr_dev_errmsg(r->dev));
+		return rc == NSR_ERR_EOD || rc == NSR_ERR_EOF
+			       ? NSR_ERR_NOTFOUND
+			       : rc;
+	}
+	rc = walk(r, 1);
+	nsr_dev_file_close(r->f);
+	r->f = NULL;
+	if (bytes != NULL)
+		*bytes = r->delivered;
+	if (rc == NSR_ERR_NOTFOUND)
+		snprintf(r->errmsg, sizeof(r->errmsg),
+			 "volume %s: no begin of save set %" PRIu32
+			 " fragment %" PRIu32 " at file %" PRIu32
+			 " block %" PRIu64, r->lab.name, frag->ssid,
+			 frag->frag_seq, frag->file, frag->record);
+	if (rc != NSR_OK)
+		return rc;
+	if (r->stop_rc != 0 && r->stop_rc != NSR_ERR_EOM)
+		return r->stop_rc;
+	if (r->first_damage != 0)
+		return r->first_damage;
+	return r->done ? NSR_OK : NSR_ERR_EOM;
+}

@@ -1,0 +1,497 @@
+/*
+ * test_vol.c - volumes on vtape: labeling rules, several save sets
+ * multiplexed into one volume and the third read back positioned, block
+ * sizes 32 KB .. 8 MB, spanning across two vtapes, scan, and damage
+ * detection (flipped bits, wrong volume id).
+ */
+#include "nsr/compat.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "media_test.h"
+#include "nsr_test.h"
+
+static void test_label_rules(void **state)
+{
+	char *dir = nsr_test_tmpdir("vol-label");
+	struct nsr_dev *dev = mt_vtape(dir, "t.vt", 0, 0);
+	struct nsr_vol_label lab, got, lab2;
+	struct nsr_vol_frag frag;
+	struct nsr_vol_writer *w;
+	struct nsr_vol_reader *r = NULL;
+	struct nsr_buf why;
+	int data = -1;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&why, 0);
+	/* Unlabeled: a clear error naming the device. */
+	assert_int_equal(nsr_vol_label_read(dev, &got, &why), NSR_ERR_EOD);
+	assert_non_null(strstr(why.data, "t.vt"));
+	assert_non_null(strstr(why.data, "no label"));
+	/* Block sizes. */
+	nsr_buf_reset(&why);
+	assert_int_equal(nsr_vol_block_size_check(40960, 0, &why),
+			 NSR_ERR_INVAL);
+	assert_non_null(strstr(why.data, "40960"));
+	assert_int_equal(nsr_vol_block_size_check(16u << 20, 0, NULL),
+			 NSR_ERR_INVAL);
+	assert_int_equal(nsr_vol_block_size_check(16384, 0, NULL),
+			 NSR_ERR_INVAL);
+	nsr_buf_reset(&why);
+	assert_int_equal(nsr_vol_block_size_check(1u << 20, 512u << 10, &why),
+			 NSR_ERR_TOOBIG);
+	assert_non_null(strstr(why.data, "1024 KB"));
+	assert_non_null(strstr(why.data, "524288"));
+	assert_int_equal(nsr_vol_block_size_check(8u << 20, 0, NULL), NSR_OK);
+	assert_int_equal(nsr_vol_label_init(&lab, "", NULL, 32768, NULL, NULL),
+			 NSR_ERR_INVAL);
+
+	mt_label(dev, "VT001", 64u << 10, &lab);
+	assert_int_equal(nsr_vol_label_read(dev, &got, NULL), NSR_OK);
+	assert_string_equal(got.name, "VT001");
+	assert_memory_equal(got.volid, lab.volid, 16);
+	assert_int_equal(got.block_size, 64u << 10);
+	assert_int_equal(nsr_vol_has_data(dev, &data), NSR_OK);
+	assert_int_equal(data, 0);
+	/* Relabeling an empty volume is fine. */
+	mt_label(dev, "VT001", 32768, &lab);
+
+	w = mt_writer(dev);
+	mt_write_ss(w, 10, 1000, 1000, &frag);
+	assert_int_equal(nsr_vol_writer_close(w), NSR_OK);
+	assert_int_equal(nsr_vol_has_data(dev, &data), NSR_OK);
+	assert_int_equal(data, 1);
+
+	/* Holding data: refused without force, allowed with it. */
+	assert_int_equal(nsr_vol_label_init(&lab2, "VT002", NULL, 32768, NULL,
+					    NULL),
+			 NSR_OK);
+	nsr_buf_reset(&why);
+	assert_int_equal(nsr_vol_label_write(dev, &lab2, 0, &why),
+			 NSR_ERR_EXISTS);
+	assert_non_null(strstr(why.data, "VT001"));
+	assert_int_equal(nsr_vol_label_write(dev, &lab2, 1, NULL), NSR_OK);
+	assert_int_equal(nsr_vol_has_data(dev, &data), NSR_OK);
+	assert_int_equal(data, 0);
+
+	/* A reader asking for the old volume id is told it is another. */
+	nsr_buf_reset(&why);
+	assert_int_equal(nsr_vol_reader_open(dev, lab.volid, &r, &why),
+			 NSR_ERR_MISMATCH);
+	assert_null(r);
+	assert_non_null(strstr(why.data, "VT002"));
+	nsr_buf_release(&why);
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
+#define NMUX 5
+
+static void test_multiplex_read_third(void **state)
+{
+	static const uint64_t total[NMUX] = { 300000, 1000000, 650001, 7,
+					      420000 };
+	char *dir = nsr_test_tmpdir("vol-mux");
+	struct nsr_dev *dev = mt_vtape(dir, "mux.vt", 0, 0);
+	struct nsr_vol_session *s[NMUX];
+	struct nsr_vol_frag frag[NMUX];
+	struct nsr_vol_label lab;
+	struct nsr_vol_writer *w;
+	struct nsr_vol_reader *r = NULL;
+	struct nsr_vol_sshdr h;
+	struct nsr_vol_sstail t;
+	struct mt_scan scan;
+	uint64_t off[NMUX] = { 0 }, got = 0;
+	struct nsr_buf out;
+	uint8_t *buf = malloc(60000);
+	uint32_t seed = 12345;
+	int i, live = NMUX;
+
+	NSR_UNUSED(state);
+	mt_label(dev, "MUX1", 32768, &lab);
+	w = mt_writer(dev);
+	/* A first save set alone, so the others start further in. */
+	mt_write_ss(w, 99, 100000, 4096, &frag[0]);
+	assert_int_equal(frag[0].file, 1);
+	assert_int_equal(frag[0].record, 0);
+	for (i = 0; i < NMUX; i++) {
+		mt_hdr(&h, (uint32_t)(i + 1));
+		assert_int_equal(nsr_vol_session_begin(w, &h, NULL, &s[i]),
+				 NSR_OK);
+	}
+	/* Round robin with random piece sizes until all are done. */
+	while (live > 0) {
+		for (i = 0; i < NMUX; i++) {
+			size_t n = 1 + mt_rand(&seed) % 60000;
+
+			if (s[i] == NULL)
+				continue;
+			n = (size_t)NSR_MIN((uint64_t)n, total[i] - off[i]);
+			mt_fill((uint32_t)(i + 1), off[i], buf, n);
+			assert_int_equal(nsr_vol_session_write(s[i], buf, n),
+					 NSR_OK);
+			off[i] += n;
+			if (off[i] == total[i]) {
+				t.bytes = total[i];
+				t.files = 3;
+				t.status = NSR_VOL_SS_OK;
+				assert_int_equal(nsr_vol_session_end(s[i], &t,
+								     &frag[i]),
+						 NSR_OK);
+				s[i] = NULL;
+				live--;
+			}
+		}
+	}
+	assert_int_equal(nsr_vol_writer_close(w), NSR_OK);
+	/* All five began in the same (shared) block: multiplexed. */
+	for (i = 1; i < NMUX; i++) {
+		assert_int_equal(frag[i].file, frag[0].file);
+		assert_int_equal(frag[i].record, frag[0].record);
+		assert_int_equal(frag[i].size, total[i]);
+	}
+	assert_true(frag[0].record > 0);
+
+	/* Read the third back, positioned, demultiplexed. */
+	assert_int_equal(nsr_dev_rewind(dev), NSR_OK);
+	assert_int_equal(nsr_vol_reader_open(dev, lab.volid, &r, NULL),
+			 NSR_OK);
+	nsr_buf_init(&out, 0);
+	assert_int_equal(nsr_vol_reader_read(r, &frag[2], mt_collect, &out,
+					     NULL, NULL, &got),
+			 NSR_OK);
+	assert_int_equal(got, total[2]);
+	assert_int_equal(out.len, total[2]);
+	assert_true(mt_check(3, 0, (const uint8_t *)out.data, out.len));
+	/* And the tiny one. */
+	nsr_buf_reset(&out);
+	assert_int_equal(nsr_vol_reader_read(r, &frag[3], mt_collect, &out,
+					     NULL, NULL, &got),
+			 NSR_OK);
+	assert_int_equal(out.len, 7);
+	assert_true(mt_check(4, 0, (const uint8_t *)out.data, 7));
+	/* A wrong position is refused, not misread. */
+	frag[2].record += 3;
+	assert_int_equal(nsr_vol_reader_read(r, &frag[2], mt_collect, &out,
+					     NULL, NULL, &got),
+			 NSR_ERR_NOTFOUND);
+
+	/* Scan sees every save set begin and end with its size. */
+	memset(&scan, 0, sizeof(scan));
+	assert_int_equal(nsr_vol_reader_scan(r, &mt_scan_ops, &scan), NSR_OK);
+	assert_int_equal(scan.begins, NMUX + 1);
+	assert_int_equal(scan.ends, NMUX + 1);
+	assert_int_equal(scan.damages, 0);
+	assert_int_equal(scan.unfinished, 0);
+	for (i = 0; i < scan.ends; i++) {
+		uint32_t id = scan.end_ssid[i];
+
+		assert_int_equal(scan.end_bytes[i],
+				 id == 99 ? 100000 : total[id - 1]);
+	}
+	nsr_vol_reader_close(r);
+	nsr_buf_release(&out);
+	free(buf);
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
+static void test_block_sizes(void **state)
+{
+	static const uint32_t sizes[] = { 32u << 10, 256u << 10, 1u << 20,
+					  8u << 20 };
+	char *dir = nsr_test_tmpdir("vol-bs");
+	size_t k;
+
+	NSR_UNUSED(state);
+	for (k = 0; k < NSR_ARRAY_SIZE(sizes); k++) {
+		char name[32];
+		struct nsr_dev *dev;
+		struct nsr_vol_label lab;
+		struct nsr_vol_writer *w;
+		struct nsr_vol_reader *r = NULL;
+		struct nsr_vol_frag f1, f2;
+		struct nsr_buf out;
+		uint64_t got = 0;
+
+		snprintf(name, sizeof(name), "bs%zu.vt", k);
+		dev = mt_vtape(dir, name, 0, 0);
+		mt_label(dev, "BS", sizes[k], &lab);
+		w = mt_writer(dev);
+		mt_write_ss(w, 1, 3u << 20, 100000, &f1);
+		mt_write_ss(w, 2, 12345, 1000, &f2);
+		assert_int_equal(nsr_vol_writer_close(w), NSR_OK);
+		assert_int_equal(nsr_vol_reader_open(dev, NULL, &r, NULL),
+				 NSR_OK);
+		assert_int_equal(nsr_vol_reader_label(r)->block_size,
+				 sizes[k]);
+		nsr_buf_init(&out, 0);
+		assert_int_equal(nsr_vol_reader_read(r, &f1, mt_collect, &out,
+						     NULL, NULL, &got),
+				 NSR_OK);
+		assert_int_equal(out.len, 3u << 20);
+		assert_true(mt_check(1, 0, (uint8_t *)out.data, out.len));
+		nsr_buf_reset(&out);
+		assert_int_equal(nsr_vol_reader_read(r, &f2, mt_collect, &out,
+						     NULL, NULL, &got),
+				 NSR_OK);
+		assert_int_equal(out.len, 12345);
+		/* Every record on the tape is exactly one block. */
+		assert_int_equal(f2.record,
+				 (3u << 20) / (sizes[k] - 64 - 24) + 1 -
+					 ((3u << 20) % (sizes[k] - 88) == 0));
+		nsr_buf_release(&out);
+		nsr_vol_reader_close(r);
+		assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	}
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
+/* span_write - write ssid's bytes [from, to) to s; stop at EOM. */
+static int span_write(struct nsr_vol_session *s, uint32_t ssid,
+		      uint64_t from, uint64_t to, uint64_t *done)
+{
+	static uint8_t buf[50000];
+	int rc = NSR_OK;
+
+	*done = from;
+	while (*done < to && rc == NSR_OK) {
+		size_t n = (size_t)NSR_MIN((uint64_t)sizeof(buf), to - *done);
+
+		mt_fill(ssid, *done, buf, n);
+		rc = nsr_vol_session_write(s, buf, n);
+		*done += n;
+	}
+	return rc;
+}
+
+static void test_spanning(void **state)
+{
+	const uint64_t total = 3u << 20;
+	char *dir = nsr_test_tmpdir("vol-span");
+	struct nsr_dev *d1 = mt_vtape(dir, "v1.vt", 1u << 20, 200000);
+	struct nsr_dev *d2 = mt_vtape(dir, "v2.vt", 0, 0);
+	struct nsr_vol_label l1, l2;
+	struct nsr_vol_writer *w;
+	struct nsr_vol_session *a = NULL, *b = NULL;
+	struct nsr_vol_reader *r = NULL;
+	struct nsr_vol_frag fa1, fb1, fa2, fb2;
+	struct nsr_vol_sshdr h;
+	struct nsr_vol_span sp;
+	struct nsr_vol_sstail t = { total, 1, NSR_VOL_SS_OK };
+	struct nsr_buf ca, cb, out;
+	uint64_t da = 0, db = 0, got = 0;
+	int rca = NSR_OK, rcb = NSR_OK;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&ca, 0);
+	nsr_buf_init(&cb, 0);
+	nsr_buf_init(&out, 0);
+	mt_label(d1, "SPAN.1", 32768, &l1);
+	mt_label(d2, "SPAN.2", 32768, &l2);
+
+	/* Two sessions multiplexed until the first volume is full. */
+	w = mt_writer(d1);
+	mt_hdr(&h, 7);
+	assert_int_equal(nsr_vol_session_begin(w, &h, NULL, &a), NSR_OK);
+	mt_hdr(&h, 8);
+	assert_int_equal(nsr_vol_session_begin(w, &h, NULL, &b), NSR_OK);
+	while (rca == NSR_OK || rcb == NSR_OK) {
+		uint64_t to;
+
+		if (rca == NSR_OK) {
+			to = NSR_MIN(da + 70000, total);
+			rca = span_write(a, 7, da, to, &da);
+			assert_true(da < total);
+		}
+		if (rcb == NSR_OK) {
+			to = NSR_MIN(db + 30000, total);
+			rcb = span_write(b, 8, db, to, &db);
+			assert_true(db < total);
+		}
+	}
+	assert_int_equal(rca, NSR_ERR_EOM);
+	assert_int_equal(rcb, NSR_ERR_EOM);
+	/* New sessions are refused once the volume is full. */
+	mt_hdr(&h, 9);
+	{
+		struct nsr_vol_session *c = NULL;
+
+		assert_int_equal(nsr_vol_session_begin(w, &h, NULL, &c),
+				 NSR_ERR_EOM);
+		assert_null(c);
+	}
+	assert_int_equal(nsr_vol_session_eom(a, &fa1, &ca), NSR_OK);
+	assert_int_equal(nsr_vol_session_eom(b, &fb1, &cb), NSR_OK);
+	assert_int_equal(nsr_vol_writer_close(w), NSR_OK);
+	/* Exact accounting: on volume + carried == everything given. */
+	assert_int_equal(fa1.size + ca.len, da);
+	assert_int_equal(fb1.size + cb.len, db);
+	assert_true(fa1.size > 0 && fb1.size > 0);
+	assert_false(fa1.complete);
+	assert_true(mt_check(7, fa1.size, (uint8_t *)ca.data, ca.len));
+	assert_true(mt_check(8, fb1.size, (uint8_t *)cb.data, cb.len));
+
+	/* Continue both on the second volume as fragment 1. */
+	w = mt_writer(d2);
+	mt_hdr(&h, 7);
+	sp.frag_seq = 1;
+	sp.ss_offset = fa1.size;
+	assert_int_equal(nsr_vol_session_begin(w, &h, &sp, &a), NSR_OK);
+	mt_hdr(&h, 8);
+	sp.ss_offset = fb1.size;
+	assert_int_equal(nsr_vol_session_begin(w, &h, &sp, &b), NSR_OK);
+	assert_int_equal(nsr_vol_session_write(a, ca.data, ca.len), NSR_OK);
+	assert_int_equal(nsr_vol_session_write(b, cb.data, cb.len), NSR_OK);
+	assert_int_equal(span_write(a, 7, da, total, &da), NSR_OK);
+	assert_int_equal(span_write(b, 8, db, total, &db), NSR_OK);
+	assert_int_equal(nsr_vol_session_end(a, &t, &fa2), NSR_OK);
+	assert_int_equal(nsr_vol_session_end(b, &t, &fb2), NSR_OK);
+	assert_int_equal(nsr_vol_writer_close(w), NSR_OK);
+	assert_int_equal(fa2.frag_seq, 1);
+	assert_int_equal(fa2.ss_offset, fa1.size);
+	assert_int_equal(fa1.size + fa2.size, total);
+	assert_int_equal(fb1.size + fb2.size, total);
+
+	/* Read save set 7 back across both volumes. */
+	assert_int_equal(nsr_vol_reader_open(d1, l1.volid, &r, NULL), NSR_OK);
+	assert_int_equal(nsr_vol_reader_read(r, &fa1, mt_collect, &out, NULL,
+					     NULL, &got),
+			 NSR_ERR_EOM);
+	assert_int_equal(got, fa1.size);
+	nsr_vol_reader_close(r);
+	assert_int_equal(nsr_vol_reader_open(d2, l2.volid, &r, NULL), NSR_OK);
+	assert_int_equal(nsr_vol_reader_read(r, &fa2, mt_collect, &out, NULL,
+					     NULL, &got),
+			 NSR_OK);
+	nsr_vol_reader_close(r);
+	assert_int_equal(out.len, total);
+	assert_true(mt_check(7, 0, (uint8_t *)out.data, out.len));
+	/* A fragment is refused on the wrong volume. */
+	assert_int_equal(nsr_vol_reader_open(d2, NULL, &r, NULL), NSR_OK);
+	assert_int_equal(nsr_vol_reader_read(r, &fb1, mt_collect, &out, NULL,
+					     NULL, &got),
+			 NSR_ERR_MISMATCH);
+	nsr_vol_reader_close(r);
+
+	nsr_buf_release(&ca);
+	nsr_buf_release(&cb);
+	nsr_buf_release(&out);
+	assert_int_equal(nsr_dev_close(d1), NSR_OK);
+	assert_int_equal(nsr_dev_close(d2), NSR_OK);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
+/* flip_byte - xor one byte of a file. */
+static void flip_byte(const char *path, off_t off)
+{
+	int fd = open(path, O_RDWR);
+	uint8_t c;
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &c, 1, off), 1);
+	c ^= 0x20;
+	assert_int_equal(pwrite(fd, &c, 1, off), 1);
+	close(fd);
+}
+
+static void test_corruption_vtape(void **state)
+{
+	char *dir = nsr_test_tmpdir("vol-bad");
+	struct nsr_dev *dev = mt_vtape(dir, "bad.vt", 0, 0);
+	struct nsr_vol_label lab;
+	struct nsr_vol_writer *w;
+	struct nsr_vol_reader *r = NULL;
+	struct nsr_vol_frag f1, f2, f3;
+	struct mt_scan scan;
+	struct nsr_buf out;
+	char path[512];
+	uint64_t got;
+	int i, rc;
+
+	NSR_UNUSED(state);
+	mt_label(dev, "BAD", 32768, &lab);
+	w = mt_writer(dev);
+	mt_write_ss(w, 1, 200000, 10000, &f1); /* blocks 0..6 of file 1 */
+	mt_write_ss(w, 2, 200000, 10000, &f2);
+	mt_write_ss(w, 3, 200000, 10000, &f3);
+	assert_int_equal(nsr_vol_writer_close(w), NSR_OK);
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+
+	/* Flip a payload bit in the 3rd block of save set 2.  vtape file:
+	 * 64-byte header, records framed by 8+8 bytes; label record first,
+	 * then a filemark (16 bytes). */
+	snprintf(path, sizeof(path), "%s/bad.vt", dir);
+	flip_byte(path, 64 + (16 + 32768) + 16 +
+				(off_t)(f2.record + 2) * (16 + 32768) + 8 +
+				5000);
+	dev = mt_vtape(dir, "bad.vt", 0, 0);
+	assert_int_equal(nsr_vol_reader_open(dev, NULL, &r, NULL), NSR_OK);
+	memset(&scan, 0, sizeof(scan));
+	rc = nsr_vol_reader_scan(r, &mt_scan_ops, &scan);
+	/* A payload bit fails the chunk checksum; a bit in a chunk's
+	 * length can also make it run past the block. */
+	assert_true(rc == NSR_ERR_CHECKSUM || rc == NSR_ERR_TRUNCATED);
+	/* Save set 2 is named as damaged; 1 and 3 are whole. */
+	assert_true(mt_scan_has(scan.damage_ssid, scan.damages, 2));
+	assert_false(mt_scan_has(scan.damage_ssid, scan.damages, 1));
+	assert_false(mt_scan_has(scan.damage_ssid, scan.damages, 3));
+	assert_int_equal(scan.ends, 3);
+	for (i = 0; i < 3; i++)
+		if (scan.end_ssid[i] != 2)
+			assert_int_equal(scan.end_bytes[i], 200000);
+	/* Positioned reads: 3 is fine, 2 reports the damage. */
+	nsr_buf_init(&out, 0);
+	assert_int_equal(nsr_vol_reader_read(r, &f3, mt_collect, &out, NULL,
+					     NULL, &got),
+			 NSR_OK);
+	assert_true(mt_check(3, 0, (uint8_t *)out.data, out.len));
+	nsr_buf_reset(&out);
+	memset(&scan, 0, sizeof(scan));
+	assert_int_equal(nsr_vol_reader_read(r, &f2, mt_collect, &out,
+					     &mt_scan_ops, &scan, &got),
+			 rc);
+	assert_true(got < 200000);
+	assert_true(mt_scan_has(scan.damage_ssid, scan.damages, 2));
+	nsr_vol_reader_close(r);
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+
+	/* A block header bit: the block is unreadable (ssid unknown), and
+	 * the save set in it is then named by its chunk gap. */
+	flip_byte(path, 64 + (16 + 32768) + 16 +
+				(off_t)(f1.record + 1) * (16 + 32768) + 8 + 30);
+	dev = mt_vtape(dir, "bad.vt", 0, 0);
+	assert_int_equal(nsr_vol_reader_open(dev, NULL, &r, NULL), NSR_OK);
+	memset(&scan, 0, sizeof(scan));
+	assert_int_not_equal(nsr_vol_reader_scan(r, &mt_scan_ops, &scan),
+			     NSR_OK);
+	assert_true(mt_scan_has(scan.damage_ssid, scan.damages, 0));
+	assert_true(mt_scan_has(scan.damage_ssid, scan.damages, 1));
+	assert_true(mt_scan_has(scan.damage_ssid, scan.damages, 2));
+	assert_false(mt_scan_has(scan.damage_ssid, scan.damages, 3));
+	nsr_vol_reader_close(r);
+	nsr_buf_release(&out);
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_label_rules),
+		cmocka_unit_test(test_multiplex_read_third),
+		cmocka_unit_test(test_block_sizes),
+		cmocka_unit_test(test_spanning),
+		cmocka_unit_test(test_corruption_vtape),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
