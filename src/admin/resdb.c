@@ -150,7 +150,7 @@ static int load_all(struct nsr_resdb *db, struct nsr_res_error *err)
 			"no such directory" : strerror(errno));
 		return rc;
 	}
-	while ((de = readdir(d)) != NULL) {
+	for (de = readdir(d); de; de = readdir(d)) {
 		if (de->d_name[0] == '.')
 			continue;
 		rc = load_one(db, de->d_name, err);
