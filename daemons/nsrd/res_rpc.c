@@ -134,9 +134,28 @@ int nsrd_res_query(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	return NSR_OK;
 }
 
-/* touches_readonly - the name of a server-only attribute r sets, or NULL. */
+/* same_values - attribute i of r has exactly the values old has for it. */
+static int same_values(const struct nsr_res *r, size_t i, const struct nsr_res *old)
+{
+	long j = old ? nsr_res_find(old, nsr_res_attr_name(r, i)) : -1;
+	size_t n = nsr_res_attr_nvalues(r, i);
+
+	if (j < 0)
+		return n == 0;
+	if (nsr_res_attr_nvalues(old, (size_t)j) != n)
+		return 0;
+	for (size_t k = 0; k < n; k++)
+		if (strcmp(nsr_res_attr_value(r, i, k),
+			   nsr_res_attr_value(old, (size_t)j, k)) != 0)
+			return 0;
+	return 1;
+}
+
+/* touches_readonly - the name of a server-only attribute r changes (from
+ * old, which is NULL on create), or NULL.  Sending a whole resource back
+ * unchanged is fine. */
 static const char *touches_readonly(struct nsrd *n, const struct nsr_res *r,
-				    const char *type)
+				    const char *type, const struct nsr_res *old)
 {
 	const struct nsr_res_typedef *t =
 		nsr_res_schema_type(nsr_resdb_schema(n->res), type);
@@ -145,7 +164,7 @@ static const char *touches_readonly(struct nsrd *n, const struct nsr_res *r,
 		const struct nsr_res_attrdef *ad =
 			nsr_res_schema_attr(t, nsr_res_attr_name(r, i));
 
-		if (ad && (ad->flags & NSR_RES_READONLY))
+		if (ad && (ad->flags & NSR_RES_READONLY) && !same_values(r, i, old))
 			return ad->name;
 	}
 	return NULL;
@@ -185,7 +204,7 @@ int nsrd_res_create(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	res = parse_attrs(a->text, &r->st);
 	if (!res)
 		return NSR_OK;
-	ro = touches_readonly(n, res, nsr_res_type(res) ? nsr_res_type(res) : "");
+	ro = touches_readonly(n, res, nsr_res_type(res) ? nsr_res_type(res) : "", NULL);
 	if (ro) {
 		nsrd_status(&r->st, NSR_ERR_READONLY,
 			    "attribute '%s' is set by the server only", ro);
@@ -231,7 +250,7 @@ int nsrd_res_update(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	chg = parse_attrs(a->text, &r->st);
 	if (!chg)
 		return NSR_OK;
-	ro = touches_readonly(n, chg, nsr_res_type(old));
+	ro = touches_readonly(n, chg, nsr_res_type(old), old);
 	if (ro) {
 		nsrd_status(&r->st, NSR_ERR_READONLY,
 			    "attribute '%s' is set by the server only", ro);
