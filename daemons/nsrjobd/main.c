@@ -1,0 +1,191 @@
+/*
+ * nsrjobd - the jobs database daemon.  It owns <root>/res/jobsdb (SQLite,
+ * WAL): nsrd, save and recover record their jobs and job logs here over
+ * RPC (nsrjob.x, client in src/clnt/jobd), jobquery reads them back.
+ * At start-up, jobs that were queued or active when the server died are
+ * marked failed.  Finished jobs older than the retention (-r hours) are
+ * purged every -P seconds by a worker thread the one-second tick wakes;
+ * JOB_PURGE purges on demand.
+ */
+#include "nsr/compat.h"
+
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nsr/daemon.h"
+#include "nsr/err.h"
+#include "nsr/jobdb.h"
+#include "nsr/log.h"
+#include "nsr/xmalloc.h"
+
+#include "jobd.h"
+
+struct jobd g_jobd = {
+	.retention = NSR_JOBDB_RETENTION_DEFAULT,
+	.interval = JOBD_PURGE_INTERVAL_DEFAULT,
+	.purge_mu = PTHREAD_MUTEX_INITIALIZER,
+	.mu = PTHREAD_MUTEX_INITIALIZER,
+	.cv = PTHREAD_COND_INITIALIZER,
+};
+
+/* parse_uint - a decimal in [lo, hi]; 0 ok, -1 (message printed). */
+static int parse_uint(const char *what, const char *arg, unsigned lo,
+		      unsigned hi, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (!*arg || *end || errno || *arg == '-' || v < lo || v > hi) {
+		fprintf(stderr, "nsrjobd: bad %s '%s' (expected %u to %u)\n",
+			what, arg, lo, hi);
+		return -1;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
+/* jobd_option - -P purge interval (seconds), -r retention (hours). */
+static int jobd_option(struct nsr_daemon *d, int opt, const char *arg)
+{
+	NSR_UNUSED(d);
+	if (opt == 'P') {
+		g_jobd.interval_set = 1;
+		return parse_uint("purge interval", arg, 1, 7 * 24 * 3600,
+				  &g_jobd.interval);
+	}
+	if (opt == 'r')
+		return parse_uint("retention", arg, 0, JOBD_RETENTION_MAX,
+				  &g_jobd.retention);
+	return -1;
+}
+
+/* test_interval - env NSR_TEST_JOBS_PURGE_INTERVAL unless -P was given. */
+static int test_interval(void)
+{
+	const char *v = getenv("NSR_TEST_JOBS_PURGE_INTERVAL");
+
+	if (!v || !*v || g_jobd.interval_set)
+		return 0;
+	if (parse_uint("NSR_TEST_JOBS_PURGE_INTERVAL", v, 1, 7 * 24 * 3600,
+		       &g_jobd.interval))
+		return -1;
+	return 0;
+}
+
+/* jobd_check - -t: options, and the jobs db if it exists. */
+static int jobd_check(struct nsr_daemon *d)
+{
+	char *path = nsr_daemon_path(d, "res/jobsdb");
+	struct nsr_jobdb *db = NULL;
+	struct stat sb;
+	int rc = 0;
+
+	if (test_interval())
+		rc = -1;
+	if (!rc && stat(path, &sb) == 0) {
+		int e = nsr_jobdb_open(path, NULL, &db);
+
+		if (!e)
+			e = nsr_jobdb_check(db);
+		if (e) {
+			fprintf(stderr, "nsrjobd: jobs database %s: %s\n", path,
+				nsr_strerror(e));
+			rc = -1;
+		}
+		nsr_jobdb_close(db);
+	}
+	free(path);
+	return rc;
+}
+
+/* jobd_init - open the jobs db and mark jobs the last run left behind. */
+static int jobd_init(struct nsr_daemon *d)
+{
+	uint64_t marked = 0, n = 0;
+	int rc;
+
+	if (test_interval())
+		return -1;
+	g_jobd.dbpath = nsr_daemon_path(d, "res/jobsdb");
+	rc = nsr_jobdb_open(g_jobd.dbpath, NULL, &g_jobd.db);
+	if (rc)
+		return nsr_error("cannot open the jobs database %s: %s; if it "
+				 "is damaged, move it aside and restart "
+				 "(the job history is lost, backups are not)",
+				 g_jobd.dbpath, nsr_strerror(rc));
+	rc = nsr_jobdb_recover(g_jobd.db, (int64_t)time(NULL), &marked);
+	if (rc)
+		return nsr_error("cannot mark interrupted jobs in %s: %s",
+				 g_jobd.dbpath, nsr_strerror(rc));
+	if (marked)
+		nsr_warn("%" PRIu64 " jobs were queued or active when the "
+			 "server stopped; marked failed (\"%s\")", marked,
+			 NSR_JOBDB_RESTART_REASON);
+	nsr_jobdb_count(g_jobd.db, &n);
+	nsr_info("jobs database %s: %" PRIu64 " jobs; retention %u hours, "
+		 "purge every %u s", g_jobd.dbpath, n, g_jobd.retention,
+		 g_jobd.interval);
+	return 0;
+}
+
+/* jobd_started - start the purge worker; the first purge is one
+ * interval from now. */
+static int jobd_started(struct nsr_daemon *d)
+{
+	NSR_UNUSED(d);
+	g_jobd.next_purge_ms = jobd_now_ms() + 1000LL * g_jobd.interval;
+	return jobd_purge_start(&g_jobd);
+}
+
+/* jobd_tick - every second: is a purge due (run_with_period)? */
+static void jobd_tick(struct nsr_daemon *d)
+{
+	long long now = jobd_now_ms();
+
+	NSR_UNUSED(d);
+	if (now < g_jobd.next_purge_ms)
+		return;
+	g_jobd.next_purge_ms = now + 1000LL * g_jobd.interval;
+	jobd_purge_kick(&g_jobd);
+}
+
+/* jobd_stop - stop purging, close the writer handle under the server
+ * lock so no handler is using it. */
+static void jobd_stop(struct nsr_daemon *d)
+{
+	jobd_purge_stop(&g_jobd);
+	nsr_rpc_server_lock(d->srv);
+	nsr_jobdb_close(g_jobd.db);
+	g_jobd.db = NULL;
+	nsr_rpc_server_unlock(d->srv);
+}
+
+static const struct nsr_daemon_ops jobd_ops = {
+	.name = "nsrjobd",
+	.summary = "OpenNSR jobs database daemon",
+	.extra_opts = "P:r:",
+	.extra_usage =
+		"  -P seconds  purge interval (env NSR_TEST_JOBS_PURGE_INTERVAL,"
+		" default 3600)\n"
+		"  -r hours    keep finished jobs this long (default 72)\n",
+	.tick_ms = 1000,
+	.progs = jobd_progs,
+	.nprogs = NSR_ARRAY_SIZE(jobd_progs),
+	.option = jobd_option,
+	.check = jobd_check,
+	.init = jobd_init,
+	.started = jobd_started,
+	.tick = jobd_tick,
+	.stop = jobd_stop,
+};
+
+int main(int argc, char **argv)
+{
+	int rc = nsr_daemon_main(argc, argv, &jobd_ops, &g_jobd);
+
+	free(g_jobd.dbpath);
+	return rc;
+}

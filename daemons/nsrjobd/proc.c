@@ -1,0 +1,489 @@
+/*
+ * proc.c - nsrjobd's RPC handlers (nsrjob.x).  Create, update and log
+ * share the writer handle and run under the server-wide mutex
+ * (NSR_RPC_SERIAL).  A query belongs to its connection: JOB_QUERY_OPEN
+ * parses the jobquery text here (a mistake is reported by line and
+ * column), opens a read handle and a cursor for that connection, and
+ * JOB_QUERY_NEXT hands out at most JOB_BATCH_MAX jobs and about
+ * BATCH_BYTES per reply, so memory does not grow with the result.
+ * JOB_PURGE runs in the caller's thread on the purge handle.
+ */
+#include "nsr/compat.h"
+
+#include <time.h>
+
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "nsr/jobd_clnt.h"
+#include "nsr/jobdb.h"
+#include "nsr/log.h"
+#include "nsr/rpc.h"
+#include "nsr/rpc/nsrjob.h"
+#include "nsr/xmalloc.h"
+
+#include "jobd.h"
+
+#define BATCH_DEFAULT 64
+#define BATCH_BYTES (1024 * 1024) /* soft byte budget of one reply */
+#define LOG_BYTES (JOB_LOG_MAX * 15) /* encoded log per row (< 65536) */
+#define QUERY_CACHE_KIB 512	      /* page cache of a query handle */
+
+/* Per-connection query state. */
+struct qconn {
+	struct nsr_jobdb *db;
+	struct nsr_jobdb_query *q;
+	struct nsr_jobdb_cursor *cur;
+};
+
+/* set_status - fill an nsr_status (msg malloc'ed, never NULL). */
+static void set_status(nsr_status *st, int code, const char *fmt, ...)
+	NSR_PRINTF(3, 4);
+
+static void set_status(nsr_status *st, int code, const char *fmt, ...)
+{
+	struct nsr_buf b;
+	va_list ap;
+
+	nsr_buf_init(&b, 0);
+	va_start(ap, fmt);
+	nsr_buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	st->code = code;
+	st->msg = nsr_xstrdup(b.data);
+	nsr_buf_release(&b);
+}
+
+/* text_in - a wire string as a job member ("" is unset). */
+static const char *text_in(const char *s)
+{
+	return s && *s ? s : NULL;
+}
+
+/* job_from_rec - point job's members at r's. */
+static void job_from_rec(struct nsr_jobdb_job *job, const job_rec *r)
+{
+	memset(job, 0, sizeof(*job));
+	job->parent_id = r->parent_id;
+	job->type = (enum nsr_jobdb_type)r->type;
+	job->client = text_in(r->client);
+	job->name = text_in(r->name);
+	job->level = text_in(r->level);
+	job->group = text_in(r->group);
+	job->action = text_in(r->action);
+	job->host = text_in(r->host);
+	job->pid = r->pid;
+	job->state = (enum nsr_jobdb_state)r->state;
+	job->status = text_in(r->status);
+	job->start_time = r->start_time;
+	job->end_time = r->end_time;
+	job->bytes = r->bytes;
+	job->files = r->files;
+	job->ssids = text_in(r->ssids);
+	job->command = text_in(r->command);
+}
+
+/* dup_text - a malloc'ed wire copy of a job member ("" for NULL). */
+static char *dup_text(const char *s)
+{
+	return nsr_xstrdup(s ? s : "");
+}
+
+/* rec_from_job - a wire record with malloc'ed copies of job's strings. */
+static size_t rec_from_job(job_rec *r, const struct nsr_jobdb_job *job)
+{
+	r->id = job->id;
+	r->parent_id = job->parent_id;
+	r->type = (int)job->type;
+	r->client = dup_text(job->client);
+	r->name = dup_text(job->name);
+	r->level = dup_text(job->level);
+	r->group = dup_text(job->group);
+	r->action = dup_text(job->action);
+	r->host = dup_text(job->host);
+	r->pid = job->pid;
+	r->state = (int)job->state;
+	r->status = dup_text(job->status);
+	r->start_time = job->start_time;
+	r->end_time = job->end_time;
+	r->bytes = job->bytes;
+	r->files = job->files;
+	r->ssids = dup_text(job->ssids);
+	r->command = dup_text(job->command);
+	return 128 + strlen(r->client) + strlen(r->name) + strlen(r->level) +
+	       strlen(r->group) + strlen(r->action) + strlen(r->host) +
+	       strlen(r->status) + strlen(r->ssids) + strlen(r->command);
+}
+
+/* bad_job - the administrator's message for a refused create/update. */
+static void bad_job(nsr_status *st, int rc, const char *what, int64_t id,
+		    const job_rec *r)
+{
+	if (rc == NSR_ERR_NOTFOUND)
+		set_status(st, rc, "cannot %s job %" PRId64 ": no such job "
+			   "(it was purged or never created)", what, id);
+	else if (rc == NSR_ERR_INVAL && (r->type < 1 || r->type > 7))
+		set_status(st, rc, "cannot %s job %" PRId64 ": type %d is "
+			   "not a job type (1-7)", what, id, r->type);
+	else if (rc == NSR_ERR_INVAL)
+		set_status(st, rc, "cannot %s job %" PRId64 ": state %d is "
+			   "not a job state (1-5)", what, id, r->state);
+	else
+		set_status(st, rc, "cannot %s job %" PRId64 " in the jobs "
+			   "database %s: %s", what, id, g_jobd.dbpath,
+			   nsr_strerror(rc));
+}
+
+/* no_db - the writer handle is gone (shutting down). */
+static int no_db(nsr_status *st)
+{
+	set_status(st, NSR_ERR_STATE, "nsrjobd is shutting down; retry "
+		   "when it is back");
+	return NSR_OK;
+}
+
+/* job_create - JOB_CREATE. */
+static int job_create(void *ctx, void *argp, void *resp,
+		      struct nsr_rpc_call *call)
+{
+	struct jobd *jd = ctx;
+	job_rec *r = argp;
+	job_create_res *res = resp;
+	struct nsr_jobdb_job job;
+	int64_t id = 0;
+	int rc;
+
+	NSR_UNUSED(call);
+	if (!jd->db)
+		return no_db(&res->st);
+	job_from_rec(&job, r);
+	rc = nsr_jobdb_create(jd->db, &job, &id);
+	if (rc) {
+		bad_job(&res->st, rc, "create", 0, r);
+		return NSR_OK;
+	}
+	res->id = id;
+	set_status(&res->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}
+
+/* job_update - JOB_UPDATE. */
+static int job_update(void *ctx, void *argp, void *resp,
+		      struct nsr_rpc_call *call)
+{
+	struct jobd *jd = ctx;
+	job_update_args *a = argp;
+	nsr_void_res *res = resp;
+	struct nsr_jobdb_job job;
+	int rc;
+
+	NSR_UNUSED(call);
+	if (!jd->db)
+		return no_db(&res->st);
+	if (a->fields & ~(unsigned)NSR_JOBDB_F_ALL) {
+		set_status(&res->st, NSR_ERR_INVAL, "cannot update job %" PRId64
+			   ": unknown field bits 0x%x", a->id,
+			   a->fields & ~(unsigned)NSR_JOBDB_F_ALL);
+		return NSR_OK;
+	}
+	job_from_rec(&job, &a->job);
+	rc = nsr_jobdb_update(jd->db, a->id, a->fields, &job);
+	if (!(a->fields & NSR_JOBDB_F_TYPE))
+		a->job.type = 1; /* not sent: not the culprit */
+	if (rc)
+		bad_job(&res->st, rc, "update", a->id, &a->job);
+	else
+		set_status(&res->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}
+
+/* job_log - JOB_LOG. */
+static int job_log(void *ctx, void *argp, void *resp,
+		   struct nsr_rpc_call *call)
+{
+	struct jobd *jd = ctx;
+	job_log_args *a = argp;
+	nsr_void_res *res = resp;
+	int rc;
+
+	NSR_UNUSED(call);
+	if (!jd->db)
+		return no_db(&res->st);
+	rc = nsr_jobdb_log_append(jd->db, a->id,
+				  a->time ? a->time : (int64_t)time(NULL),
+				  a->text);
+	if (rc == NSR_ERR_NOTFOUND)
+		set_status(&res->st, rc, "cannot log to job %" PRId64 ": no "
+			   "such job (it was purged or never created)", a->id);
+	else if (rc)
+		set_status(&res->st, rc, "cannot log to job %" PRId64 " in %s: "
+			   "%s", a->id, jd->dbpath, nsr_strerror(rc));
+	else
+		set_status(&res->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}
+
+/* qconn_end - close the cursor and query (keeps the handle). */
+static void qconn_end(struct qconn *qc)
+{
+	nsr_jobdb_cursor_close(qc->cur);
+	qc->cur = NULL;
+	nsr_jobdb_query_free(qc->q);
+	qc->q = NULL;
+}
+
+/* qconn_free - connection closed: its query state goes. */
+static void qconn_free(void *p)
+{
+	struct qconn *qc = p;
+
+	qconn_end(qc);
+	nsr_jobdb_close(qc->db);
+	free(qc);
+}
+
+/* qconn_get - this connection's query state, made on first use. */
+static struct qconn *qconn_get(struct nsr_rpc_call *call)
+{
+	struct qconn *qc = nsr_rpc_call_conn_data(call);
+
+	if (!qc) {
+		qc = nsr_xcalloc(1, sizeof(*qc));
+		nsr_rpc_call_set_conn_data(call, qc, qconn_free);
+	}
+	return qc;
+}
+
+/* parse_text - apply each line of text to q; errors name line and column. */
+static int parse_text(struct nsr_jobdb_query *q, const char *text,
+		      nsr_status *st)
+{
+	const char *p = text;
+
+	for (int line = 1; *p; line++) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		struct nsr_jobdb_syntax err;
+		enum nsr_jobdb_cmd cmd;
+		int rc = nsr_jobdb_query_parse(q, p, len, &cmd, &err);
+
+		if (rc == NSR_ERR_SYNTAX || rc == NSR_ERR_TOOBIG) {
+			set_status(st, rc, "line %d, column %zu: %s", line,
+				   err.column, err.msg);
+			return rc;
+		}
+		if (rc) {
+			set_status(st, rc, "cannot parse the query: %s",
+				   nsr_strerror(rc));
+			return rc;
+		}
+		p += len;
+		if (*p == '\n')
+			p++;
+	}
+	return NSR_OK;
+}
+
+/* job_query_open - JOB_QUERY_OPEN: parse, open this connection's cursor. */
+static int job_query_open(void *ctx, void *argp, void *resp,
+			  struct nsr_rpc_call *call)
+{
+	struct jobd *jd = ctx;
+	job_query_args *a = argp;
+	nsr_void_res *res = resp;
+	struct qconn *qc = qconn_get(call);
+	struct nsr_jobdb_options opt = {0};
+	int rc;
+
+	qconn_end(qc);
+	rc = nsr_jobdb_query_new(&qc->q);
+	if (rc) {
+		set_status(&res->st, rc, "out of memory");
+		return NSR_OK;
+	}
+	if (parse_text(qc->q, a->query, &res->st)) {
+		qconn_end(qc);
+		return NSR_OK;
+	}
+	if (!qc->db) {
+		opt.cache_kib = QUERY_CACHE_KIB;
+		rc = nsr_jobdb_open(jd->dbpath, &opt, &qc->db);
+		if (rc) {
+			set_status(&res->st, rc, "cannot open the jobs database "
+				   "%s for reading: %s", jd->dbpath,
+				   nsr_strerror(rc));
+			qconn_end(qc);
+			return NSR_OK;
+		}
+	}
+	rc = nsr_jobdb_cursor_open(qc->db, qc->q, &qc->cur);
+	if (rc) {
+		set_status(&res->st, rc, "cannot run the query on %s: %s",
+			   jd->dbpath, nsr_strerror(rc));
+		qconn_end(qc);
+		return NSR_OK;
+	}
+	set_status(&res->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}
+
+/* Building one row's encoded log within a byte budget. */
+struct log_acc {
+	struct nsr_buf *out;
+	int64_t skipped;
+};
+
+/* log_add - encode one log line unless the row's budget is spent. */
+static int log_add(void *arg, int64_t seq, int64_t time, const char *line)
+{
+	struct log_acc *la = arg;
+	size_t before = la->out->len;
+	int rc;
+
+	if (la->skipped) {
+		la->skipped++;
+		return 0;
+	}
+	rc = nsr_jobd_log_encode(la->out, seq, time, line);
+	if (rc)
+		return rc;
+	if (la->out->len > LOG_BYTES) {
+		nsr_buf_setlen(la->out, before);
+		la->skipped = 1;
+	}
+	return 0;
+}
+
+/* row_log - a malloc'ed encoded log of job id (cut at LOG_BYTES). */
+static int row_log(struct nsr_jobdb *db, int64_t id, char **out)
+{
+	struct nsr_buf b;
+	struct log_acc la = {&b, 0};
+	int rc;
+
+	nsr_buf_init(&b, 0);
+	rc = nsr_jobdb_log_read(db, id, log_add, &la);
+	if (!rc && la.skipped) {
+		char note[96];
+
+		snprintf(note, sizeof(note), "[%" PRId64 " more log lines not "
+			 "shown: over %d bytes]", la.skipped, LOG_BYTES);
+		rc = nsr_jobd_log_encode(&b, 0, 0, note);
+	}
+	if (rc) {
+		nsr_buf_release(&b);
+		return rc;
+	}
+	*out = nsr_buf_detach(&b, NULL);
+	return NSR_OK;
+}
+
+/* job_query_next - JOB_QUERY_NEXT: the next bounded batch of rows. */
+static int job_query_next(void *ctx, void *argp, void *resp,
+			  struct nsr_rpc_call *call)
+{
+	struct jobd *jd = ctx;
+	job_next_args *a = argp;
+	job_next_res *res = resp;
+	struct qconn *qc = nsr_rpc_call_conn_data(call);
+	unsigned max = a->max ? NSR_MIN(a->max, JOB_BATCH_MAX) : BATCH_DEFAULT;
+	size_t bytes = 0;
+	u_int n = 0;
+	int rc = NSR_OK;
+
+	if (!qc || !qc->cur) {
+		set_status(&res->st, NSR_ERR_STATE, "no query is open on this "
+			   "connection: send JOB_QUERY_OPEN first");
+		res->done = TRUE;
+		return NSR_OK;
+	}
+	res->rows.rows_val = nsr_xcalloc(max, sizeof(job_row));
+	while (n < max && bytes < BATCH_BYTES) {
+		const struct nsr_jobdb_job *job;
+		job_row *row = &res->rows.rows_val[n];
+
+		rc = nsr_jobdb_cursor_next(qc->cur, &job);
+		if (rc)
+			break;
+		bytes += rec_from_job(&row->job, job);
+		row->log = NULL;
+		if (a->with_log)
+			rc = row_log(qc->db, job->id, &row->log);
+		if (!row->log)
+			row->log = nsr_xstrdup("");
+		bytes += strlen(row->log);
+		n++;
+		if (rc)
+			break;
+	}
+	res->rows.rows_len = n;
+	if (rc == NSR_ERR_EOF) {
+		res->done = TRUE;
+		qconn_end(qc); /* ends the read snapshot */
+		rc = NSR_OK;
+	}
+	if (rc) {
+		set_status(&res->st, rc, "reading the jobs database %s failed: "
+			   "%s", jd->dbpath, nsr_strerror(rc));
+		res->done = TRUE;
+		qconn_end(qc);
+		return NSR_OK;
+	}
+	set_status(&res->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}
+
+/* job_purge - JOB_PURGE: purge now, in this connection's thread. */
+static int job_purge(void *ctx, void *argp, void *resp,
+		     struct nsr_rpc_call *call)
+{
+	struct jobd *jd = ctx;
+	job_purge_args *a = argp;
+	job_purge_res *res = resp;
+	struct nsr_jobdb_purge_stats st;
+	int rc;
+
+	NSR_UNUSED(call);
+	if (a->retention_hours > JOBD_RETENTION_MAX) {
+		set_status(&res->st, NSR_ERR_INVAL, "retention of %u hours is "
+			   "out of range (0-%d)", a->retention_hours,
+			   JOBD_RETENTION_MAX);
+		return NSR_OK;
+	}
+	rc = jobd_purge_run(jd, a->retention_hours, &st);
+	res->jobs = st.jobs;
+	res->logs = st.logs;
+	res->batches = st.batches;
+	if (rc)
+		set_status(&res->st, rc, "purge of the jobs database %s failed "
+			   "after %" PRIu64 " jobs: %s", jd->dbpath, st.jobs,
+			   nsr_strerror(rc));
+	else
+		set_status(&res->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}
+
+static const struct nsr_rpc_proc jobd_procs[] = {
+	{JOB_CREATE, "create", NSR_XDR(xdr_job_rec), sizeof(job_rec),
+	 NSR_XDR(xdr_job_create_res), sizeof(job_create_res), job_create,
+	 NSR_RPC_SERIAL},
+	{JOB_UPDATE, "update", NSR_XDR(xdr_job_update_args),
+	 sizeof(job_update_args), NSR_XDR(xdr_nsr_void_res),
+	 sizeof(nsr_void_res), job_update, NSR_RPC_SERIAL},
+	{JOB_LOG, "log", NSR_XDR(xdr_job_log_args), sizeof(job_log_args),
+	 NSR_XDR(xdr_nsr_void_res), sizeof(nsr_void_res), job_log,
+	 NSR_RPC_SERIAL},
+	{JOB_QUERY_OPEN, "query_open", NSR_XDR(xdr_job_query_args),
+	 sizeof(job_query_args), NSR_XDR(xdr_nsr_void_res),
+	 sizeof(nsr_void_res), job_query_open, 0},
+	{JOB_QUERY_NEXT, "query_next", NSR_XDR(xdr_job_next_args),
+	 sizeof(job_next_args), NSR_XDR(xdr_job_next_res),
+	 sizeof(job_next_res), job_query_next, 0},
+	{JOB_PURGE, "purge", NSR_XDR(xdr_job_purge_args),
+	 sizeof(job_purge_args), NSR_XDR(xdr_job_purge_res),
+	 sizeof(job_purge_res), job_purge, 0},
+};
+
+const struct nsr_rpc_prog jobd_progs[1] = {
+	{NSRJOBD_PROG, NSRJOBD_V1, jobd_procs, NSR_ARRAY_SIZE(jobd_procs),
+	 &g_jobd},
+};
