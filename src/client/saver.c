@@ -1,0 +1,441 @@
+/*
+ * saver.c - the save engine: turns walked objects into a save stream
+ * (asm encoder) and reports one index entry per saved object.  It owns the
+ * file reads (adaptive size, zero runs sent as holes), the user and group
+ * name lookups, the per-file error policy (report, count, go on) and the
+ * save counters.
+ */
+#include "nsr/compat.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nsr/asm.h"
+#include "nsr/err.h"
+#include "nsr/fileio.h"
+#include "nsr/readsize.h"
+#include "nsr/saver.h"
+#include "nsr/walk.h"
+
+#define HOLE_UNIT 4096 /* zero runs are detected in whole units */
+
+struct idname {
+	int valid;
+	uint32_t id;
+	char name[NSR_ASM_NAME_MAX + 1];
+};
+
+struct nsr_saver {
+	struct nsr_saver_cb cb;
+	char *client, *name;
+	int64_t savetime;
+	uint64_t ssid;
+	bool cross_mounts;
+	struct nsr_asm_enc *enc;
+	struct nsr_readsize *rs;
+	uint8_t *buf;
+	size_t buf_cap;
+	int header_done;
+	int err; /* sticky */
+	struct nsr_saver_stats st;
+	struct idname user, group;
+};
+
+int nsr_saver_new(struct nsr_saver **out, const struct nsr_saver_opts *o,
+		  const struct nsr_saver_cb *cb)
+{
+	struct nsr_saver *s = NULL;
+	int ck = o->ck_alg ? o->ck_alg : NSR_ASM_CK_CRC32C;
+	int rc;
+
+	*out = NULL;
+	if (o->client == NULL || o->name == NULL || cb == NULL ||
+	    cb->write == NULL)
+		return NSR_ERR_INVAL;
+	s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		return NSR_ERR_NOMEM;
+	s->cb = *cb;
+	s->client = strdup(o->client);
+	s->name = strdup(o->name);
+	if (s->client == NULL || s->name == NULL) {
+		rc = NSR_ERR_NOMEM;
+		goto fail;
+	}
+	s->savetime = o->savetime ? o->savetime : (int64_t)time(NULL);
+	s->ssid = o->ssid;
+	s->cross_mounts = o->cross_mounts;
+	rc = nsr_asm_enc_new(&s->enc, ck, cb->write, cb->write_ctx);
+	if (rc)
+		goto fail;
+	rc = nsr_readsize_new(&s->rs, o->read_size, o->clock, o->clock_ctx);
+	if (rc)
+		goto fail;
+	*out = s;
+	return NSR_OK;
+fail:
+	nsr_saver_free(s);
+	return rc;
+}
+
+void nsr_saver_free(struct nsr_saver *s)
+{
+	if (s == NULL)
+		return;
+	nsr_asm_enc_free(s->enc);
+	nsr_readsize_free(s->rs);
+	free(s->buf);
+	free(s->client);
+	free(s->name);
+	free(s);
+}
+
+/* report - a per-file problem (err 0 = a warning, not counted). */
+static void report(struct nsr_saver *s, const char *path, int err,
+		   const char *what)
+{
+	if (err != 0)
+		s->st.errors++;
+	if (s->cb.error)
+		s->cb.error(s->cb.error_ctx, path, err, what);
+}
+
+/* fail - make a stream-level error sticky. */
+static int fail(struct nsr_saver *s, int rc)
+{
+	if (s->err == 0)
+		s->err = rc;
+	return rc;
+}
+
+/* header - write the stream header once. */
+static int header(struct nsr_saver *s)
+{
+	struct nsr_asm_header h;
+	int rc;
+
+	if (s->header_done)
+		return NSR_OK;
+	memset(&h, 0, sizeof(h));
+	h.ssid = s->ssid;
+	h.savetime = s->savetime;
+	h.client = s->client;
+	h.name = s->name;
+	rc = nsr_asm_enc_header(s->enc, &h);
+	if (rc)
+		return fail(s, rc);
+	s->header_done = 1;
+	return NSR_OK;
+}
+
+/* id_name - cached uid/gid -> name ("" when unknown). */
+static const char *id_name(struct idname *c, uint32_t id, int is_group)
+{
+	char tmp[4096];
+
+	if (c->valid && c->id == id)
+		return c->name;
+	c->valid = 1;
+	c->id = id;
+	c->name[0] = '\0';
+	if (is_group) {
+		struct group g, *gp = NULL;
+
+		if (getgrgid_r(id, &g, tmp, sizeof(tmp), &gp) == 0 &&
+		    gp != NULL && strlen(gp->gr_name) <= NSR_ASM_NAME_MAX)
+			snprintf(c->name, sizeof(c->name), "%s", gp->gr_name);
+	} else {
+		struct passwd p, *pp = NULL;
+
+		if (getpwuid_r(id, &p, tmp, sizeof(tmp), &pp) == 0 &&
+		    pp != NULL && strlen(pp->pw_name) <= NSR_ASM_NAME_MAX)
+			snprintf(c->name, sizeof(c->name), "%s", pp->pw_name);
+	}
+	return c->name;
+}
+
+/* file_from_stat - the stream file record for a walked object. */
+static void file_from_stat(struct nsr_saver *s, const struct nsr_walk_ent *e,
+			   const struct stat *st, struct nsr_asm_file *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->type = e->type;
+	f->path = e->path;
+	f->link = e->link;
+	f->mode = st->st_mode & 07777;
+	f->uid = st->st_uid;
+	f->gid = st->st_gid;
+	f->nlink = (uint32_t)st->st_nlink;
+	f->size = e->type == NSR_ASM_REG ? (uint64_t)st->st_size : 0;
+	if (e->type == NSR_ASM_CHR || e->type == NSR_ASM_BLK)
+		f->rdev = st->st_rdev;
+	f->atime = st->st_atim;
+	f->mtime = st->st_mtim;
+	f->ctime = st->st_ctim;
+	f->user = id_name(&s->user, st->st_uid, 0);
+	f->group = id_name(&s->group, st->st_gid, 1);
+}
+
+/* open_file - open a regular file for reading without following links and
+ * without touching its atime where allowed. */
+static int open_file(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NOATIME | O_CLOEXEC);
+
+	if (fd < 0 && errno == EPERM)
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	return fd;
+}
+
+/* is_zero - are all n bytes zero? */
+static int is_zero(const uint8_t *p, size_t n)
+{
+	return n > 0 && p[0] == 0 && memcmp(p, p + 1, n - 1) == 0;
+}
+
+/* emit_chunk - send n bytes as DATA and HOLE records: whole zero units
+ * become holes. */
+static int emit_chunk(struct nsr_saver *s, const uint8_t *p, size_t n)
+{
+	size_t i = 0;
+	int rc;
+
+	while (i < n) {
+		size_t j = i, unit;
+
+		/* A run of zero units. */
+		while (j < n) {
+			unit = NSR_MIN((size_t)HOLE_UNIT, n - j);
+			if (unit < HOLE_UNIT || !is_zero(p + j, unit))
+				break;
+			j += unit;
+		}
+		if (j > i) {
+			rc = nsr_asm_enc_hole(s->enc, j - i);
+			if (rc)
+				return rc;
+			i = j;
+			continue;
+		}
+		/* A run of non-zero units. */
+		while (j < n) {
+			unit = NSR_MIN((size_t)HOLE_UNIT, n - j);
+			if (unit == HOLE_UNIT && is_zero(p + j, unit))
+				break;
+			j += unit;
+		}
+		rc = nsr_asm_enc_data(s->enc, p + i, j - i);
+		if (rc)
+			return rc;
+		i = j;
+	}
+	return NSR_OK;
+}
+
+/* read_buf - a buffer of at least n bytes. */
+static int read_buf(struct nsr_saver *s, size_t n)
+{
+	uint8_t *nb;
+
+	if (s->buf_cap >= n)
+		return NSR_OK;
+	nb = realloc(s->buf, n);
+	if (nb == NULL)
+		return NSR_ERR_NOMEM;
+	s->buf = nb;
+	s->buf_cap = n;
+	return NSR_OK;
+}
+
+/* send_data - stream size bytes of fd; sets *status.  Short files are
+ * padded with zeros (a hole), so the data always matches the record. */
+static int send_data(struct nsr_saver *s, int fd, const char *path,
+		     uint64_t size, int *status)
+{
+	uint64_t done = 0;
+	int rc;
+
+	*status = NSR_ASM_FILE_OK;
+	while (done < size) {
+		size_t want = nsr_readsize_get(s->rs);
+		size_t got = 0;
+
+		want = (size_t)NSR_MIN((uint64_t)want, size - done);
+		rc = read_buf(s, want);
+		if (rc)
+			return rc;
+		nsr_readsize_begin(s->rs);
+		rc = nsr_read_full(fd, s->buf, want, &got);
+		if (rc != NSR_OK) {
+			report(s, path, errno, "read");
+			*status = NSR_ASM_FILE_READERR;
+			break;
+		}
+		/* Only full reads say something about the device's rate. */
+		if (got == want && want == nsr_readsize_get(s->rs))
+			nsr_readsize_end(s->rs, got);
+		rc = emit_chunk(s, s->buf, got);
+		if (rc)
+			return rc;
+		done += got;
+		if (got < want) {
+			*status = NSR_ASM_FILE_CHANGED;
+			break;
+		}
+	}
+	if (done < size)
+		return nsr_asm_enc_hole(s->enc, size - done);
+	return NSR_OK;
+}
+
+/* save_regular - FILE record + data + FILE_END for a regular file.  The
+ * file is opened first: one that cannot be opened is reported and left
+ * out of the stream rather than saved empty. */
+static int save_regular(struct nsr_saver *s, const struct nsr_walk_ent *e)
+{
+	struct nsr_asm_file f;
+	struct stat st, after;
+	uint64_t off = 0;
+	int fd, rc, status = NSR_ASM_FILE_OK;
+
+	fd = open_file(e->path);
+	if (fd < 0) {
+		report(s, e->path, errno, "open");
+		return NSR_OK;
+	}
+	if (fstat(fd, &st) != 0) {
+		report(s, e->path, errno, "fstat");
+		close(fd);
+		return NSR_OK;
+	}
+	if (!S_ISREG(st.st_mode)) { /* replaced since the walk saw it */
+		report(s, e->path, ESTALE, "open");
+		close(fd);
+		return NSR_OK;
+	}
+	file_from_stat(s, e, &st, &f);
+	rc = nsr_asm_enc_file(s->enc, &f, &off);
+	if (rc == NSR_ERR_TOOBIG || rc == NSR_ERR_INVAL) {
+		report(s, e->path, ENAMETOOLONG, "path");
+		close(fd);
+		return NSR_OK;
+	}
+	if (rc == NSR_OK && s->cb.index)
+		rc = s->cb.index(s->cb.index_ctx, &f, off);
+	if (rc == NSR_OK)
+		rc = send_data(s, fd, e->path, f.size, &status);
+	if (rc == NSR_OK && status == NSR_ASM_FILE_OK &&
+	    (fstat(fd, &after) != 0 || after.st_size != st.st_size ||
+	     after.st_mtim.tv_sec != st.st_mtim.tv_sec ||
+	     after.st_mtim.tv_nsec != st.st_mtim.tv_nsec))
+		status = NSR_ASM_FILE_CHANGED;
+	if (rc == NSR_OK && status == NSR_ASM_FILE_CHANGED)
+		report(s, e->path, 0, "changed during save");
+	close(fd);
+	if (rc == NSR_OK)
+		rc = nsr_asm_enc_file_end(s->enc, status);
+	if (rc)
+		return rc < 0 ? rc : NSR_ERR_INVAL;
+	s->st.files++;
+	s->st.bytes += f.size;
+	return NSR_OK;
+}
+
+/* save_other - FILE record + FILE_END for a non-regular object. */
+static int save_other(struct nsr_saver *s, const struct nsr_walk_ent *e)
+{
+	struct nsr_asm_file f;
+	uint64_t off = 0;
+	int rc;
+
+	file_from_stat(s, e, &e->st, &f);
+	rc = nsr_asm_enc_file(s->enc, &f, &off);
+	if (rc == NSR_ERR_TOOBIG || rc == NSR_ERR_INVAL) {
+		report(s, e->path, ENAMETOOLONG, "path");
+		return NSR_OK;
+	}
+	if (rc == NSR_OK && s->cb.index)
+		rc = s->cb.index(s->cb.index_ctx, &f, off);
+	if (rc == NSR_OK)
+		rc = nsr_asm_enc_file_end(s->enc, NSR_ASM_FILE_OK);
+	if (rc)
+		return rc < 0 ? rc : NSR_ERR_INVAL;
+	s->st.files++;
+	return NSR_OK;
+}
+
+int nsr_saver_add_entry(struct nsr_saver *s, const struct nsr_walk_ent *e)
+{
+	int rc;
+
+	if (s->err)
+		return s->err;
+	rc = header(s);
+	if (rc)
+		return rc;
+	if (e->err != 0) {
+		report(s, e->path, e->err, e->what ? e->what : "walk");
+		return NSR_OK;
+	}
+	if (e->type == NSR_ASM_REG)
+		rc = save_regular(s, e);
+	else
+		rc = save_other(s, e);
+	if (rc)
+		return fail(s, rc);
+	return NSR_OK;
+}
+
+int nsr_saver_add_path(struct nsr_saver *s, const char *path)
+{
+	struct nsr_walk_opts wo = { s->cross_mounts };
+	struct nsr_walk *w = NULL;
+	const struct nsr_walk_ent *e = NULL;
+	int rc;
+
+	if (s->err)
+		return s->err;
+	rc = nsr_walk_new(&w, &path, 1, &wo);
+	if (rc)
+		return rc;
+	for (;;) {
+		rc = nsr_walk_next(w, &e);
+		if (rc == NSR_ERR_EOF) {
+			rc = NSR_OK;
+			break;
+		}
+		if (rc == NSR_OK)
+			rc = nsr_saver_add_entry(s, e);
+		if (rc)
+			break;
+	}
+	nsr_walk_free(w);
+	if (rc)
+		return fail(s, rc);
+	return NSR_OK;
+}
+
+int nsr_saver_finish(struct nsr_saver *s)
+{
+	int rc;
+
+	if (s->err)
+		return s->err;
+	rc = header(s);
+	if (rc == NSR_OK)
+		rc = nsr_asm_enc_end(s->enc);
+	if (rc)
+		return fail(s, rc);
+	return NSR_OK;
+}
+
+void nsr_saver_stats(const struct nsr_saver *s, struct nsr_saver_stats *st)
+{
+	*st = s->st;
+	st->stream_bytes = nsr_asm_enc_offset(s->enc);
+	st->last_read_size = nsr_readsize_get(s->rs);
+}

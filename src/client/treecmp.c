@@ -1,0 +1,307 @@
+/*
+ * treecmp.c - compare two trees for restore verification (treecmp.h).
+ * Both trees are walked side by side in sorted name order; for objects
+ * present in both, type and metadata are compared, regular files byte by
+ * byte.  Hard-link structure is compared by mapping each inode to the
+ * first relative path it was seen at in its own tree: two names share an
+ * inode in one tree exactly when they do in the other iff those first
+ * paths agree for every name.
+ */
+#include "nsr/compat.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "nsr/fileio.h"
+#include "nsr/treecmp.h"
+
+#include "restore_int.h"
+
+struct cmp {
+	int flags;
+	nsr_treecmp_diff_fn diff;
+	void *ctx;
+	size_t ndiff;
+	struct rst_map ino_a, ino_b;
+	int err; /* NSR_ERR_NOMEM */
+};
+
+/* differ - report one difference. */
+static void differ(struct cmp *c, const char *rel, const char *fmt, ...)
+	NSR_PRINTF(3, 4);
+
+static void differ(struct cmp *c, const char *rel, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->ndiff++;
+	if (c->diff)
+		c->diff(c->ctx, rel, msg);
+}
+
+/* type_name - short name of a file type. */
+static const char *type_name(mode_t m)
+{
+	switch (m & S_IFMT) {
+	case S_IFREG: return "file";
+	case S_IFDIR: return "dir";
+	case S_IFLNK: return "symlink";
+	case S_IFIFO: return "fifo";
+	case S_IFCHR: return "chardev";
+	case S_IFBLK: return "blockdev";
+	case S_IFSOCK: return "socket";
+	default: return "unknown";
+	}
+}
+
+/* same_content - compare two regular files byte by byte: 1 same, 0 not,
+ * -1 unreadable. */
+static int same_content(const char *a, const char *b)
+{
+	static char ba[65536], bb[65536];
+	int fa = open(a, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int fb = open(b, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int same = -1;
+
+	if (fa < 0 || fb < 0)
+		goto out;
+	for (;;) {
+		size_t na = 0, nb = 0;
+
+		if (nsr_read_full(fa, ba, sizeof(ba), &na) != NSR_OK ||
+		    nsr_read_full(fb, bb, sizeof(bb), &nb) != NSR_OK)
+			goto out;
+		if (na != nb || memcmp(ba, bb, na) != 0) {
+			same = 0;
+			goto out;
+		}
+		if (na == 0) {
+			same = 1;
+			goto out;
+		}
+	}
+out:
+	if (fa >= 0)
+		close(fa);
+	if (fb >= 0)
+		close(fb);
+	return same;
+}
+
+/* link_group - the first relative path of st's inode in map m. */
+static const char *link_group(struct cmp *c, struct rst_map *m,
+			      const struct stat *st, const char *rel)
+{
+	char key[64];
+	const char *g;
+
+	snprintf(key, sizeof(key), "%ju:%ju", (uintmax_t)st->st_dev,
+		 (uintmax_t)st->st_ino);
+	g = rst_map_get(m, key);
+	if (g != NULL)
+		return g;
+	if (rst_map_put(m, key, rel) != NSR_OK) {
+		c->err = NSR_ERR_NOMEM;
+		return rel;
+	}
+	return rst_map_get(m, key);
+}
+
+static void cmp_tree(struct cmp *c, const char *a, const char *b,
+		     const char *rel, int is_root);
+
+/* names_of - sorted names of directory path (NULL + *n = 0 on failure). */
+static char **names_of(const char *path, size_t *n)
+{
+	struct dirent **list = NULL;
+	char **out;
+	int k = scandir(path, &list, NULL, alphasort);
+
+	*n = 0;
+	if (k < 0)
+		return NULL;
+	out = calloc((size_t)k + 1, sizeof(char *));
+	for (int i = 0; i < k; i++) {
+		const char *nm = list[i]->d_name;
+
+		if (out != NULL && strcmp(nm, ".") != 0 && strcmp(nm, "..") != 0)
+			out[(*n)++] = strdup(nm);
+		free(list[i]);
+	}
+	free(list);
+	return out;
+}
+
+/* cmp_dirs - merge the sorted listings of two directories. */
+static void cmp_dirs(struct cmp *c, const char *a, const char *b,
+		     const char *rel)
+{
+	size_t na = 0, nb = 0, i = 0, j = 0;
+	char **la = names_of(a, &na), **lb = names_of(b, &nb);
+
+	if (la == NULL || lb == NULL) {
+		differ(c, rel, "directory unreadable");
+		goto out;
+	}
+	while (i < na || j < nb) {
+		int d = i == na ? 1 : j == nb ? -1 : strcmp(la[i], lb[j]);
+		const char *nm = d <= 0 ? la[i] : lb[j];
+		char *r = NULL, *pa = NULL, *pb = NULL;
+
+		if (nm == NULL) { /* strdup failed */
+			c->err = NSR_ERR_NOMEM;
+			break;
+		}
+		if (strcmp(rel, ".") == 0)
+			r = strdup(nm);
+		else if (asprintf(&r, "%s/%s", rel, nm) < 0)
+			r = NULL;
+		if (r == NULL) {
+			c->err = NSR_ERR_NOMEM;
+			break;
+		}
+		if (d < 0) {
+			differ(c, r, "only in first tree");
+			i++;
+		} else if (d > 0) {
+			differ(c, r, "only in second tree");
+			j++;
+		} else {
+			pa = nsr_path_join(a, nm);
+			pb = nsr_path_join(b, nm);
+			cmp_tree(c, pa, pb, r, 0);
+			i++;
+			j++;
+		}
+		free(pa);
+		free(pb);
+		free(r);
+	}
+out:
+	for (size_t k = 0; la && k < na; k++)
+		free(la[k]);
+	for (size_t k = 0; lb && k < nb; k++)
+		free(lb[k]);
+	free(la);
+	free(lb);
+}
+
+/* cmp_symlinks - compare link targets. */
+static void cmp_symlinks(struct cmp *c, const char *a, const char *b,
+			 const char *rel)
+{
+	char ta[PATH_MAX + 1], tb[PATH_MAX + 1];
+	ssize_t na = readlink(a, ta, PATH_MAX), nb = readlink(b, tb, PATH_MAX);
+
+	if (na < 0 || nb < 0) {
+		differ(c, rel, "symlink unreadable");
+		return;
+	}
+	ta[na] = '\0';
+	tb[nb] = '\0';
+	if (strcmp(ta, tb) != 0)
+		differ(c, rel, "symlink target '%s' != '%s'", ta, tb);
+}
+
+/* cmp_meta - mode, owner, mtime. */
+static void cmp_meta(struct cmp *c, const struct stat *sa,
+		     const struct stat *sb, const char *rel)
+{
+	if (!S_ISLNK(sa->st_mode) && (sa->st_mode & 07777) !=
+				     (sb->st_mode & 07777))
+		differ(c, rel, "mode %04o != %04o", sa->st_mode & 07777,
+		       sb->st_mode & 07777);
+	if (!(c->flags & NSR_TREECMP_NO_OWNER) &&
+	    (sa->st_uid != sb->st_uid || sa->st_gid != sb->st_gid))
+		differ(c, rel, "owner %u:%u != %u:%u", sa->st_uid, sa->st_gid,
+		       sb->st_uid, sb->st_gid);
+	if (!(c->flags & NSR_TREECMP_NO_MTIME) &&
+	    (sa->st_mtim.tv_sec != sb->st_mtim.tv_sec ||
+	     sa->st_mtim.tv_nsec != sb->st_mtim.tv_nsec))
+		differ(c, rel, "mtime %jd.%09ld != %jd.%09ld",
+		       (intmax_t)sa->st_mtim.tv_sec, sa->st_mtim.tv_nsec,
+		       (intmax_t)sb->st_mtim.tv_sec, sb->st_mtim.tv_nsec);
+}
+
+/* cmp_tree - compare objects a and b (relative path rel). */
+static void cmp_tree(struct cmp *c, const char *a, const char *b,
+		     const char *rel, int is_root)
+{
+	struct stat sa, sb;
+
+	if (c->err)
+		return;
+	if (lstat(a, &sa) != 0 || lstat(b, &sb) != 0) {
+		differ(c, rel, "cannot stat");
+		return;
+	}
+	if ((sa.st_mode & S_IFMT) != (sb.st_mode & S_IFMT)) {
+		differ(c, rel, "type %s != %s", type_name(sa.st_mode),
+		       type_name(sb.st_mode));
+		return;
+	}
+	if (!(is_root && (c->flags & NSR_TREECMP_NO_ROOT)))
+		cmp_meta(c, &sa, &sb, rel);
+	if (!S_ISDIR(sa.st_mode) && (sa.st_nlink > 1 || sb.st_nlink > 1)) {
+		const char *ga = link_group(c, &c->ino_a, &sa, rel);
+		const char *gb = link_group(c, &c->ino_b, &sb, rel);
+
+		if (strcmp(ga, gb) != 0)
+			differ(c, rel, "hard links differ: '%s' vs '%s'", ga,
+			       gb);
+	}
+	if (S_ISREG(sa.st_mode)) {
+		int same;
+
+		if (sa.st_size != sb.st_size) {
+			differ(c, rel, "size %jd != %jd", (intmax_t)sa.st_size,
+			       (intmax_t)sb.st_size);
+			return;
+		}
+		same = same_content(a, b);
+		if (same < 0)
+			differ(c, rel, "content unreadable");
+		else if (same == 0)
+			differ(c, rel, "content differs");
+	} else if (S_ISLNK(sa.st_mode)) {
+		cmp_symlinks(c, a, b, rel);
+	} else if (S_ISCHR(sa.st_mode) || S_ISBLK(sa.st_mode)) {
+		if (sa.st_rdev != sb.st_rdev)
+			differ(c, rel, "device number differs");
+	} else if (S_ISDIR(sa.st_mode)) {
+		cmp_dirs(c, a, b, rel);
+	}
+}
+
+int nsr_treecmp(const char *a, const char *b, int flags,
+		nsr_treecmp_diff_fn diff, void *ctx, size_t *ndiff)
+{
+	struct cmp c;
+	struct stat st;
+	int rc = NSR_OK;
+
+	*ndiff = 0;
+	if (lstat(a, &st) != 0 || lstat(b, &st) != 0)
+		return NSR_ERR_SYSTEM;
+	memset(&c, 0, sizeof(c));
+	c.flags = flags;
+	c.diff = diff;
+	c.ctx = ctx;
+	rst_map_init(&c.ino_a);
+	rst_map_init(&c.ino_b);
+	cmp_tree(&c, a, b, ".", 1);
+	if (c.err)
+		rc = c.err;
+	*ndiff = c.ndiff;
+	rst_map_release(&c.ino_a);
+	rst_map_release(&c.ino_b);
+	return rc;
+}

@@ -1,0 +1,646 @@
+/*
+ * test_restore.c - save and restore round trips of a generated tree with
+ * every file type, proved identical with nsr_treecmp; incremental feeding,
+ * corruption reported by path, filters, relocation, in-place restore,
+ * conflict policies, index offsets and per-file save errors.
+ */
+#include "nsr/compat.h"
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "nsr/asm.h"
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "nsr/fileio.h"
+#include "nsr/restore.h"
+#include "nsr/saver.h"
+#include "nsr/treecmp.h"
+#include "nsr/walk.h"
+#include "nsr_test.h"
+
+#define BIG_PART (1024 * 1024 + 3)
+
+struct fixture {
+	char *tmp;
+	char src[PATH_MAX];
+	struct nsr_buf stream;
+	struct nsr_buf index; /* "offset path\n" from the saver */
+	struct nsr_buf log;   /* saver/restore problems, "path what\n" */
+	int nobjects;	      /* objects in the tree that are saved */
+};
+
+/* p - tmp-relative path in one of a few static buffers. */
+static const char *p(const struct fixture *f, const char *rel)
+{
+	static char b[8][PATH_MAX];
+	static int k;
+
+	k = (k + 1) % 8;
+	assert_true(snprintf(b[k], sizeof(b[k]), "%s/%s", f->src, rel) > 0);
+	return b[k];
+}
+
+/* jp - "a/b" in one of a few static buffers. */
+static const char *jp(const char *a, const char *b)
+{
+	static char buf[4][PATH_MAX];
+	static int k;
+
+	k = (k + 1) % 4;
+	assert_true(snprintf(buf[k], sizeof(buf[k]), "%s/%s", a, b) > 0);
+	return buf[k];
+}
+
+/* put - create a file with content and mode. */
+static void put(const char *path, const void *data, size_t n, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	assert_true(fd >= 0);
+	if (n > 0)
+		assert_int_equal(write(fd, data, n), (ssize_t)n);
+	assert_int_equal(fchmod(fd, mode), 0);
+	close(fd);
+}
+
+/* stamp - give an object distinct times with nanoseconds. */
+static int stamp(const char *path, const struct stat *st, int flag,
+		 struct FTW *ftw)
+{
+	struct timespec t[2];
+	uint32_t h = 2166136261u;
+
+	NSR_UNUSED(st);
+	NSR_UNUSED(flag);
+	NSR_UNUSED(ftw);
+	for (const char *c = path; *c; c++)
+		h = (h ^ (uint8_t)*c) * 16777619u;
+	t[0].tv_sec = 1600000000 + (h % 1000000);
+	t[0].tv_nsec = (long)(h % 999999999u);
+	t[1].tv_sec = 1500000000 + (h % 777777);
+	t[1].tv_nsec = (long)((h >> 3) % 999999999u);
+	return utimensat(AT_FDCWD, path, t, AT_SYMLINK_NOFOLLOW);
+}
+
+/* build_tree - every file type the saver handles, plus a socket. */
+static void build_tree(struct fixture *f)
+{
+	static char big[BIG_PART];
+	static const char zeros[100000];
+	struct sockaddr_un sa;
+	int fd, s;
+
+	f->nobjects = 0;
+	assert_int_equal(mkdir(f->src, 0755), 0);
+	put(p(f, "empty"), "", 0, 0644);
+	put(p(f, "small"), "small-file-content", 18, 0640);
+	put(p(f, "exec"), "#!/bin/sh\necho hi\n", 18, 0755);
+	put(p(f, "setid"), "x", 1, 02711);
+	put(p(f, "zeros"), zeros, sizeof(zeros), 0600);
+	f->nobjects += 5;
+	/* sparse-ish: data, a large hole, data, and a trailing hole */
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (char)(i * 31 + (i >> 12));
+	fd = open(p(f, "big"), O_WRONLY | O_CREAT, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, big, sizeof(big), 0), (ssize_t)sizeof(big));
+	assert_int_equal(pwrite(fd, big, sizeof(big), 3 * BIG_PART),
+			 (ssize_t)sizeof(big));
+	assert_int_equal(ftruncate(fd, 5 * BIG_PART), 0);
+	close(fd);
+	f->nobjects++;
+	assert_int_equal(mkdir(p(f, "sub"), 0750), 0);
+	assert_int_equal(mkdir(p(f, "sub/deep"), 0700), 0);
+	put(p(f, "sub/deep/file"), "deep", 4, 0444);
+	assert_int_equal(link(p(f, "small"), p(f, "sub/hardlink")), 0);
+	assert_int_equal(link(p(f, "small"), p(f, "sub/deep/hl2")), 0);
+	assert_int_equal(mkdir(p(f, "ro"), 0755), 0);
+	put(p(f, "ro/file"), "read only dir", 13, 0600);
+	assert_int_equal(chmod(p(f, "ro"), 0555), 0);
+	f->nobjects += 7;
+	assert_int_equal(symlink("small", p(f, "link")), 0);
+	assert_int_equal(symlink("nowhere/x", p(f, "dangling")), 0);
+	assert_int_equal(symlink("/etc/passwd", p(f, "abslink")), 0);
+	assert_int_equal(mkfifo(p(f, "fifo"), 0640), 0);
+	f->nobjects += 4;
+	if (geteuid() == 0) {
+		assert_int_equal(mknod(p(f, "null"), S_IFCHR | 0666,
+				       makedev(1, 3)), 0);
+		assert_int_equal(mknod(p(f, "blk"), S_IFBLK | 0600,
+				       makedev(7, 200)), 0);
+		assert_int_equal(chown(p(f, "small"), 1234, 5678), 0);
+		assert_int_equal(lchown(p(f, "link"), 4321, 8765), 0);
+		assert_int_equal(chown(p(f, "sub"), 42, 43), 0);
+		f->nobjects += 2;
+	}
+	/* a socket: skipped by save */
+	s = socket(AF_UNIX, SOCK_STREAM, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	if (s >= 0 && strlen(p(f, "sock")) < sizeof(sa.sun_path)) {
+		assert_true(snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", p(f, "sock")) > 0);
+		assert_int_equal(bind(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	}
+	if (s >= 0)
+		close(s);
+	f->nobjects++; /* the root */
+	/* times last, children before parents */
+	assert_int_equal(nftw(f->src, stamp, 16, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	unsetenv("NSR_READ_SIZE");
+	f->tmp = nsr_test_tmpdir("restore");
+	assert_true(snprintf(f->src, sizeof(f->src), "%s/src", f->tmp) > 0);
+	nsr_buf_init(&f->stream, 0);
+	nsr_buf_init(&f->index, 0);
+	nsr_buf_init(&f->log, 0);
+	build_tree(f);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	nsr_test_rmrf(f->tmp);
+	free(f->tmp);
+	nsr_buf_release(&f->stream);
+	nsr_buf_release(&f->index);
+	nsr_buf_release(&f->log);
+	free(f);
+	return 0;
+}
+
+/* ---- callbacks ------------------------------------------------------- */
+
+static int sink(void *ctx, const void *data, size_t n)
+{
+	return nsr_buf_add(&((struct fixture *)ctx)->stream, data, n);
+}
+
+static int index_cb(void *ctx, const struct nsr_asm_file *file, uint64_t off)
+{
+	struct fixture *f = ctx;
+
+	return nsr_buf_addf(&f->index, "%" PRIu64 " %s\n", off, file->path);
+}
+
+static void save_err(void *ctx, const char *path, int err, const char *what)
+{
+	struct fixture *f = ctx;
+
+	nsr_buf_addf(&f->log, "%s %s %d\n", path, what, err);
+}
+
+static void rst_err(void *ctx, const char *path, int rc, int e,
+		    const char *what)
+{
+	struct fixture *f = ctx;
+
+	nsr_buf_addf(&f->log, "%s %s %d/%d\n", path, what, rc, e);
+}
+
+/* save - stream the given paths into f->stream. */
+static void save(struct fixture *f, const char *const *paths, size_t n,
+		 int ck, struct nsr_saver_stats *st)
+{
+	struct nsr_saver_opts o = { 0 };
+	struct nsr_saver_cb cb = { 0 };
+	struct nsr_saver *s = NULL;
+
+	o.client = "client1";
+	o.name = paths[0];
+	o.savetime = 1700000000;
+	o.ssid = 77;
+	o.ck_alg = ck;
+	cb.write = sink;
+	cb.write_ctx = f;
+	cb.index = index_cb;
+	cb.index_ctx = f;
+	cb.error = save_err;
+	cb.error_ctx = f;
+	nsr_buf_reset(&f->stream);
+	nsr_buf_reset(&f->index);
+	assert_int_equal(nsr_saver_new(&s, &o, &cb), NSR_OK);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(nsr_saver_add_path(s, paths[i]), NSR_OK);
+	assert_int_equal(nsr_saver_finish(s), NSR_OK);
+	nsr_saver_stats(s, st);
+	nsr_saver_free(s);
+}
+
+/* restore - feed the stream in pieces of step bytes. */
+static int restore(struct fixture *f, const void *data, size_t len,
+		   size_t step, const struct nsr_restore_opts *o,
+		   struct nsr_restore_stats *st)
+{
+	struct nsr_restore_cb cb = { 0 };
+	struct nsr_restore *r = NULL;
+	const char *c = data;
+	int rc = NSR_OK;
+
+	cb.error = rst_err;
+	cb.ctx = f;
+	assert_int_equal(nsr_restore_new(&r, o, &cb), NSR_OK);
+	for (size_t i = 0; i < len && rc == NSR_OK; i += step)
+		rc = nsr_restore_feed(r, c + i, NSR_MIN(step, len - i));
+	if (rc == NSR_OK)
+		rc = nsr_restore_finish(r);
+	nsr_restore_stats(r, st);
+	nsr_restore_free(r);
+	return rc;
+}
+
+struct diffs {
+	struct nsr_buf text;
+};
+
+static void on_diff(void *ctx, const char *rel, const char *what)
+{
+	nsr_buf_addf(ctx, "%s: %s\n", rel, what);
+}
+
+/* compare - treecmp a and b; returns the differences as text. */
+static size_t compare(const char *a, const char *b, int flags,
+		      struct nsr_buf *out)
+{
+	size_t n = 0;
+
+	nsr_buf_reset(out);
+	assert_int_equal(nsr_treecmp(a, b, flags, on_diff, out, &n), NSR_OK);
+	return n;
+}
+
+/* ---- tests ----------------------------------------------------------- */
+
+/* Index offsets point at FILE records with the same paths, in order. */
+static int off_cb(void *ctx, const struct nsr_asm_file *file, uint64_t off)
+{
+	return nsr_buf_addf(ctx, "%" PRIu64 " %s\n", off, file->path);
+}
+
+static void test_round_trip_relocated(void **state)
+{
+	struct fixture *f = *state;
+	const char *paths[1] = { f->src };
+	struct nsr_saver_stats ss;
+	struct nsr_restore_stats rs;
+	struct nsr_restore_opts o = { 0 };
+	struct nsr_asm_dec_ops ops = { 0 };
+	struct nsr_asm_dec *d = NULL;
+	struct nsr_buf offs, diff;
+	char dest[PATH_MAX], rsrc[PATH_MAX];
+	struct stat a, b;
+
+	save(f, paths, 1, NSR_ASM_CK_CRC32C, &ss);
+	assert_int_equal(ss.errors, 0);
+	assert_int_equal(ss.files, f->nobjects);
+	assert_int_equal(ss.bytes, 18 + 18 + 1 + 100000 + 5 * BIG_PART + 4 +
+					   13);
+	assert_int_equal(ss.stream_bytes, f->stream.len);
+	/* holes were not sent as data */
+	assert_true(f->stream.len < 2 * BIG_PART + 100000);
+
+	nsr_buf_init(&offs, 0);
+	ops.file = off_cb;
+	assert_int_equal(nsr_asm_dec_new(&d, &ops, &offs), NSR_OK);
+	assert_int_equal(nsr_asm_dec_feed(d, f->stream.data, f->stream.len),
+			 NSR_OK);
+	assert_int_equal(nsr_asm_dec_finish(d), NSR_OK);
+	nsr_asm_dec_free(d);
+	assert_string_equal(offs.data, f->index.data);
+	nsr_buf_release(&offs);
+
+	assert_true(snprintf(dest, sizeof(dest), "%s/dest", f->tmp) > 0);
+	o.dest = dest;
+	assert_int_equal(restore(f, f->stream.data, f->stream.len, 65536, &o,
+				 &rs), NSR_OK);
+	assert_string_equal(f->log.data, "");
+	assert_int_equal(rs.errors, 0);
+	assert_int_equal(rs.ck_errors, 0);
+	assert_int_equal(rs.files, f->nobjects);
+	assert_int_equal(rs.bytes, ss.bytes);
+
+	assert_true(snprintf(rsrc, sizeof(rsrc), "%s%s", dest, f->src) > 0);
+	nsr_buf_init(&diff, 0);
+	/* The only difference: the socket, which is never saved. */
+	assert_int_equal(compare(f->src, rsrc, 0, &diff), 1);
+	assert_string_equal(diff.data, "sock: only in first tree\n");
+	nsr_buf_release(&diff);
+
+	/* atime restored too; the big file stayed sparse. */
+	assert_int_equal(lstat(p(f, "exec"), &a), 0);
+	assert_int_equal(lstat(jp(rsrc, "exec"), &b), 0);
+	assert_int_equal(a.st_atim.tv_sec, b.st_atim.tv_sec);
+	assert_int_equal(a.st_atim.tv_nsec, b.st_atim.tv_nsec);
+	assert_int_equal(lstat(jp(rsrc, "big"), &b), 0);
+	assert_true((uint64_t)b.st_blocks * 512 < (uint64_t)b.st_size);
+}
+
+/* Every byte fed one at a time, SHA-256 checksums, in a subtree. */
+static void test_one_byte_feeding(void **state)
+{
+	struct fixture *f = *state;
+	const char *paths[1] = { p(f, "sub") };
+	struct nsr_saver_stats ss;
+	struct nsr_restore_stats rs;
+	struct nsr_restore_opts o = { 0 };
+	struct nsr_buf diff;
+	char dest[PATH_MAX], rsub[PATH_MAX];
+
+	save(f, paths, 1, NSR_ASM_CK_SHA256, &ss);
+	assert_int_equal(ss.files, 5);
+	assert_true(snprintf(dest, sizeof(dest), "%s/dest1", f->tmp) > 0);
+	o.dest = dest;
+	assert_int_equal(restore(f, f->stream.data, f->stream.len, 1, &o, &rs),
+			 NSR_OK);
+	assert_int_equal(rs.files, 5);
+	assert_int_equal(rs.errors, 0);
+	assert_true(snprintf(rsub, sizeof(rsub), "%s%s", dest, p(f, "sub")) > 0);
+	nsr_buf_init(&diff, 0);
+	assert_int_equal(compare(p(f, "sub"), rsub, 0, &diff), 0);
+	nsr_buf_release(&diff);
+}
+
+/* A damaged data byte is reported against its file; the rest restores. */
+static void test_corruption_reported_by_path(void **state)
+{
+	struct fixture *f = *state;
+	const char *paths[1] = { f->src };
+	struct nsr_saver_stats ss;
+	struct nsr_restore_stats rs;
+	struct nsr_restore_opts o = { 0 };
+	char dest[PATH_MAX], want[PATH_MAX + 64];
+	char *hit;
+
+	save(f, paths, 1, NSR_ASM_CK_CRC32C, &ss);
+	hit = memmem(f->stream.data, f->stream.len, "small-file-content", 18);
+	assert_non_null(hit);
+	hit[3] ^= 0x20;
+	assert_true(snprintf(dest, sizeof(dest), "%s/dest2", f->tmp) > 0);
+	o.dest = dest;
+	assert_int_equal(restore(f, f->stream.data, f->stream.len, 4096, &o,
+				 &rs), NSR_OK);
+	assert_int_equal(rs.ck_errors, 1);
+	assert_int_equal(rs.errors, 1);
+	assert_true(snprintf(want, sizeof(want), "%s checksum %d/0\n", p(f, "small"),
+		 NSR_ERR_CHECKSUM) > 0);
+	assert_string_equal(f->log.data, want);
+	assert_int_equal(rs.files, f->nobjects);
+
+	/* A damaged frame stops the restore with a stream error. */
+	hit = memmem(f->stream.data, f->stream.len, "deep", 4);
+	assert_non_null(hit);
+	hit[0] ^= 1;
+	nsr_buf_reset(&f->log);
+	assert_true(snprintf(dest, sizeof(dest), "%s/dest3", f->tmp) > 0);
+	assert_int_equal(restore(f, f->stream.data, f->stream.len, 4096, &o,
+				 &rs), NSR_ERR_CHECKSUM);
+	/* and a truncated stream is reported as such */
+	assert_int_equal(restore(f, f->stream.data, 100, 7, &o, &rs),
+			 NSR_ERR_TRUNCATED);
+}
+
+/* Filters select paths and their subtrees; a hard link whose first path
+ * was filtered out is reported. */
+static void test_filter(void **state)
+{
+	struct fixture *f = *state;
+	const char *paths[1] = { f->src };
+	const char *sel[2];
+	struct nsr_saver_stats ss;
+	struct nsr_restore_stats rs;
+	struct nsr_restore_opts o = { 0 };
+	char dest[PATH_MAX], rsrc[PATH_MAX], want[PATH_MAX + 64];
+	struct stat st;
+
+	save(f, paths, 1, NSR_ASM_CK_CRC32C, &ss);
+	assert_true(snprintf(dest, sizeof(dest), "%s/dest4", f->tmp) > 0);
+	assert_true(snprintf(rsrc, sizeof(rsrc), "%s%s", dest, f->src) > 0);
+	sel[0] = p(f, "sub/deep/");
+	sel[1] = p(f, "link");
+	o.dest = dest;
+	o.paths = sel;
+	o.npaths = 2;
+	assert_int_equal(restore(f, f->stream.data, f->stream.len, 65536, &o,
+				 &rs), NSR_OK);
+	assert_int_equal(lstat(jp(rsrc, "sub/deep/file"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0444);
+	assert_int_equal(lstat(jp(rsrc, "link"), &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(lstat(jp(rsrc, "small"), &st), -1);
+	assert_int_equal(lstat(jp(rsrc, "sub/hardlink"), &st), -1);
+	assert_int_equal(lstat(jp(rsrc, "sub/deep/hl2"), &st), -1);
+	assert_int_equal(rs.files, 3); /* deep, deep/file, link */
+	assert_int_equal(rs.filtered, f->nobjects - 4);
+	assert_int_equal(rs.errors, 1);
+	assert_true(snprintf(want, sizeof(want), "%s hardlink target not restored %d/%d\n",
+		 p(f, "sub/deep/hl2"), NSR_ERR_SYSTEM, ENOENT) > 0);
+	assert_string_equal(f->log.data, want);
+}
+
+/* In-place restore (no relocation) of a subtree that was moved away. */
+static void test_in_place(void **state)
+{
+	struct fixture *f = *state;
+	const char *paths[1] = { p(f, "sub") };
+	struct nsr_saver_stats ss;
+	struct nsr_restore_stats rs;
+	struct nsr_restore_opts o = { 0 };
+	struct nsr_buf diff;
+	char moved[PATH_MAX];
+
+	save(f, paths, 1, NSR_ASM_CK_CRC32C, &ss);
+	assert_true(snprintf(moved, sizeof(moved), "%s/sub.orig", f->tmp) > 0);
+	assert_int_equal(rename(p(f, "sub"), moved), 0);
+	assert_int_equal(restore(f, f->stream.data, f->stream.len, 999, &o,
+				 &rs), NSR_OK);
+	assert_int_equal(rs.errors, 0);
+	nsr_buf_init(&diff, 0);
+	assert_int_equal(compare(moved, p(f, "sub"), 0, &diff), 0);
+	nsr_buf_release(&diff);
+}
+
+/* skip keeps what exists, overwrite replaces it, rename puts it aside. */
+static void test_conflicts(void **state)
+{
+	struct fixture *f = *state;
+	const char *paths[1] = { f->src };
+	const char *sel[1];
+	struct nsr_saver_stats ss;
+	struct nsr_restore_stats rs;
+	struct nsr_restore_opts o = { 0 };
+	struct nsr_buf diff, got;
+	char dest[PATH_MAX], rsrc[PATH_MAX];
+
+	save(f, paths, 1, NSR_ASM_CK_CRC32C, &ss);
+	assert_true(snprintf(dest, sizeof(dest), "%s/dest5", f->tmp) > 0);
+	assert_true(snprintf(rsrc, sizeof(rsrc), "%s%s", dest, f->src) > 0);
+	o.dest = dest;
+	assert_int_equal(restore(f, f->stream.data, f->stream.len, 65536, &o,
+				 &rs), NSR_OK);
+	put(jp(rsrc, "exec"), "changed", 7, 0600);
+
+	/* skip: nothing but directories is touched */
+	assert_int_equal(restore(f, f->stream.data, f->stream.len, 65536, &o,
+				 &rs), NSR_OK);
+	assert_int_equal(rs.skipped, f->nobjects - 4); /* all but 4 dirs */
+	assert_int_equal(rs.errors, 0);
+	nsr_buf_init(&got, 0);
+	assert_int_equal(nsr_file_read(jp(rsrc, "exec"), &got, 1 << 20), NSR_OK);
+	assert_string_equal(got.data, "changed");
+
+	/* overwrite one file */
+	sel[0] = p(f, "exec");
+	o.paths = sel;
+	o.npaths = 1;
+	o.conflict = NSR_RESTORE_OVERWRITE;
+	assert_int_equal(restore(f, f->stream.data, f->stream.len, 65536, &o,
+				 &rs), NSR_OK);
+	assert_int_equal(rs.files, 1);
+	nsr_buf_init(&diff, 0);
+	/* only the socket: the directory's times were kept as well */
+	assert_int_equal(compare(f->src, rsrc, 0, &diff), 1);
+
+	/* rename: the restored copy goes next to the existing one */
+	sel[0] = p(f, "small");
+	o.conflict = NSR_RESTORE_RENAME;
+	assert_int_equal(restore(f, f->stream.data, f->stream.len, 65536, &o,
+				 &rs), NSR_OK);
+	assert_int_equal(rs.files, 1);
+	nsr_buf_reset(&got);
+	assert_int_equal(nsr_file_read(jp(rsrc, "small.R"), &got, 1 << 20), NSR_OK);
+	assert_string_equal(got.data, "small-file-content");
+	assert_int_equal(restore(f, f->stream.data, f->stream.len, 65536, &o,
+				 &rs), NSR_OK);
+	nsr_buf_reset(&got);
+	assert_int_equal(nsr_file_read(jp(rsrc, "small.R1"), &got, 1 << 20), NSR_OK);
+	nsr_buf_release(&got);
+	nsr_buf_release(&diff);
+}
+
+/* Files that vanish or cannot be read are reported; the save goes on
+ * and the stream stays valid. */
+static void test_save_errors(void **state)
+{
+	struct fixture *f = *state;
+	struct nsr_saver_opts o = { 0 };
+	struct nsr_saver_cb cb = { 0 };
+	struct nsr_saver *s = NULL;
+	struct nsr_saver_stats st;
+	struct nsr_walk_ent e;
+	struct nsr_restore_stats rs;
+	struct nsr_restore_opts ro = { 0 };
+	char dest[PATH_MAX];
+
+	o.client = "c";
+	o.name = "n";
+	cb.write = sink;
+	cb.write_ctx = f;
+	cb.error = save_err;
+	cb.error_ctx = f;
+	assert_int_equal(nsr_saver_new(&s, &o, &cb), NSR_OK);
+	memset(&e, 0, sizeof(e));
+	e.path = p(f, "vanished");
+	e.type = NSR_ASM_REG;
+	assert_int_equal(nsr_saver_add_entry(s, &e), NSR_OK);
+	assert_int_equal(nsr_saver_add_path(s, p(f, "missing")), NSR_OK);
+	assert_int_equal(nsr_saver_add_path(s, p(f, "exec")), NSR_OK);
+	assert_int_equal(nsr_saver_finish(s), NSR_OK);
+	nsr_saver_stats(s, &st);
+	nsr_saver_free(s);
+	assert_int_equal(st.errors, 2);
+	assert_int_equal(st.files, 1);
+	assert_non_null(strstr(f->log.data, "/vanished open 2\n"));
+	assert_non_null(strstr(f->log.data, "/missing lstat 2\n"));
+	assert_true(snprintf(dest, sizeof(dest), "%s/dest6", f->tmp) > 0);
+	ro.dest = dest;
+	assert_int_equal(restore(f, f->stream.data, f->stream.len, 3, &ro,
+				 &rs), NSR_OK);
+	assert_int_equal(rs.files, 1);
+}
+
+/* A hostile stream cannot escape the destination through a symlink it
+ * restored itself, nor with ".." components. */
+static void test_hostile_paths(void **state)
+{
+	struct fixture *f = *state;
+	struct nsr_asm_enc *e = NULL;
+	struct nsr_asm_header h = { 0, 0, 1, 1, "evil", "/" };
+	struct nsr_asm_file fl;
+	struct nsr_restore_stats rs;
+	struct nsr_restore_opts o = { 0 };
+	char dest[PATH_MAX], outside[PATH_MAX];
+	struct stat st;
+
+	nsr_buf_reset(&f->stream);
+	assert_true(snprintf(outside, sizeof(outside), "%s/outside", f->tmp) > 0);
+	assert_int_equal(mkdir(outside, 0755), 0);
+	assert_int_equal(nsr_asm_enc_new(&e, NSR_ASM_CK_CRC32C, sink, f),
+			 NSR_OK);
+	assert_int_equal(nsr_asm_enc_header(e, &h), NSR_OK);
+	memset(&fl, 0, sizeof(fl));
+	fl.type = NSR_ASM_SYMLINK;
+	fl.path = "/esc";
+	fl.link = outside;
+	fl.mode = 0777;
+	assert_int_equal(nsr_asm_enc_file(e, &fl, NULL), NSR_OK);
+	assert_int_equal(nsr_asm_enc_file_end(e, 0), NSR_OK);
+	fl.type = NSR_ASM_REG;
+	fl.link = NULL;
+	fl.mode = 0644;
+	fl.path = "/esc/pwned";
+	fl.size = 1;
+	assert_int_equal(nsr_asm_enc_file(e, &fl, NULL), NSR_OK);
+	assert_int_equal(nsr_asm_enc_data(e, "x", 1), NSR_OK);
+	assert_int_equal(nsr_asm_enc_file_end(e, 0), NSR_OK);
+	fl.path = "/a/../../pwned2";
+	assert_int_equal(nsr_asm_enc_file(e, &fl, NULL), NSR_OK);
+	assert_int_equal(nsr_asm_enc_data(e, "x", 1), NSR_OK);
+	assert_int_equal(nsr_asm_enc_file_end(e, 0), NSR_OK);
+	assert_int_equal(nsr_asm_enc_end(e), NSR_OK);
+	nsr_asm_enc_free(e);
+
+	assert_true(snprintf(dest, sizeof(dest), "%s/dest7", f->tmp) > 0);
+	o.dest = dest;
+	assert_int_equal(restore(f, f->stream.data, f->stream.len, 65536, &o,
+				 &rs), NSR_OK);
+	assert_int_equal(rs.errors, 2);
+	assert_int_equal(rs.files, 1); /* the symlink itself */
+	assert_int_equal(lstat(jp(outside, "pwned"), &st), -1);
+	assert_int_equal(lstat(jp(f->tmp, "pwned2"), &st), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_round_trip_relocated,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_byte_feeding, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_corruption_reported_by_path,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_filter, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_in_place, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_conflicts, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_save_errors, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_paths, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
