@@ -1,0 +1,247 @@
+/*
+ * test_aftd.c - adv_file volumes: sessions in parallel threads each get
+ * their own session file; a full disk (quota) marks the volume full and
+ * damages nothing already written; truncated files and blocks from
+ * another volume are reported with the save set they hit.
+ */
+#include "nsr/compat.h"
+
+#include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "media_test.h"
+#include "nsr_test.h"
+
+#define NTHREADS 4
+
+struct job {
+	struct nsr_vol_writer *w;
+	uint32_t ssid;
+	uint64_t total;
+	struct nsr_vol_frag frag;
+	int rc;
+};
+
+/* job_run - one session from a thread, odd piece sizes. */
+static void *job_run(void *arg)
+{
+	struct job *j = arg;
+	struct nsr_vol_session *s = NULL;
+	struct nsr_vol_sshdr h;
+	struct nsr_vol_sstail t = { j->total, 5, NSR_VOL_SS_OK };
+	static __thread uint8_t buf[70000];
+	uint32_t seed = j->ssid * 7919u;
+	uint64_t off = 0;
+
+	mt_hdr(&h, j->ssid);
+	j->rc = nsr_vol_session_begin(j->w, &h, NULL, &s);
+	while (j->rc == NSR_OK && off < j->total) {
+		size_t n = 1 + mt_rand(&seed) % sizeof(buf);
+
+		n = (size_t)NSR_MIN((uint64_t)n, j->total - off);
+		mt_fill(j->ssid, off, buf, n);
+		j->rc = nsr_vol_session_write(s, buf, n);
+		off += n;
+	}
+	if (j->rc == NSR_OK)
+		j->rc = nsr_vol_session_end(s, &t, &j->frag);
+	return NULL;
+}
+
+static void test_parallel_sessions(void **state)
+{
+	char *dir = nsr_test_tmpdir("aftd-par");
+	struct nsr_dev *dev = mt_aftd(dir, "disk1", 0);
+	struct nsr_vol_label lab;
+	struct nsr_vol_wopts o = { NULL, 0, 0 }; /* with fsync */
+	struct nsr_vol_writer *w = NULL;
+	struct nsr_vol_reader *r = NULL;
+	struct job jobs[NTHREADS];
+	pthread_t th[NTHREADS];
+	struct mt_scan scan;
+	struct nsr_buf out;
+	uint64_t got;
+	int i, k;
+
+	NSR_UNUSED(state);
+	mt_label(dev, "AFTD.001", 256u << 10, &lab);
+	assert_int_equal(nsr_vol_writer_open(dev, &o, &w, NULL), NSR_OK);
+	for (i = 0; i < NTHREADS; i++) {
+		memset(&jobs[i], 0, sizeof(jobs[i]));
+		jobs[i].w = w;
+		jobs[i].ssid = (uint32_t)(100 + i);
+		jobs[i].total = 700000u + (uint64_t)i * 111111u;
+		assert_int_equal(pthread_create(&th[i], NULL, job_run,
+						&jobs[i]),
+				 0);
+	}
+	for (i = 0; i < NTHREADS; i++)
+		pthread_join(th[i], NULL);
+	assert_int_equal(nsr_vol_writer_close(w), NSR_OK);
+	for (i = 0; i < NTHREADS; i++) {
+		assert_int_equal(jobs[i].rc, NSR_OK);
+		assert_int_equal(jobs[i].frag.size, jobs[i].total);
+		assert_int_equal(jobs[i].frag.offset, 0);
+		for (k = 0; k < i; k++)
+			assert_int_not_equal(jobs[i].frag.file,
+					     jobs[k].frag.file);
+	}
+
+	assert_int_equal(nsr_vol_reader_open(dev, lab.volid, &r, NULL),
+			 NSR_OK);
+	nsr_buf_init(&out, 0);
+	for (i = 0; i < NTHREADS; i++) {
+		nsr_buf_reset(&out);
+		assert_int_equal(nsr_vol_reader_read(r, &jobs[i].frag,
+						     mt_collect, &out, NULL,
+						     NULL, &got),
+				 NSR_OK);
+		assert_int_equal(out.len, jobs[i].total);
+		assert_true(mt_check(jobs[i].ssid, 0, (uint8_t *)out.data,
+				     out.len));
+	}
+	memset(&scan, 0, sizeof(scan));
+	assert_int_equal(nsr_vol_reader_scan(r, &mt_scan_ops, &scan), NSR_OK);
+	assert_int_equal(scan.begins, NTHREADS);
+	assert_int_equal(scan.ends, NTHREADS);
+	nsr_buf_release(&out);
+	nsr_vol_reader_close(r);
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
+static void test_full_disk(void **state)
+{
+	char *dir = nsr_test_tmpdir("aftd-full");
+	/* Room for 20 blocks of 32 KB. */
+	struct nsr_dev *dev = mt_aftd(dir, "small", 20 * 32768);
+	struct nsr_vol_label lab;
+	struct nsr_vol_writer *w;
+	struct nsr_vol_reader *r = NULL;
+	struct nsr_vol_session *s = NULL;
+	struct nsr_vol_frag done, part;
+	struct nsr_vol_sshdr h;
+	struct nsr_dev_info info;
+	struct nsr_buf carry, out;
+	uint8_t buf[10000];
+	char path[512];
+	struct stat st;
+	uint64_t off = 0, got = 0;
+	int rc = NSR_OK;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&carry, 0);
+	nsr_buf_init(&out, 0);
+	mt_label(dev, "SMALL", 32768, &lab);
+	w = mt_writer(dev);
+	mt_write_ss(w, 1, 5 * 32000, 3000, &done); /* 5 blocks + end */
+	mt_hdr(&h, 2);
+	assert_int_equal(nsr_vol_session_begin(w, &h, NULL, &s), NSR_OK);
+	while (rc == NSR_OK) {
+		mt_fill(2, off, buf, sizeof(buf));
+		rc = nsr_vol_session_write(s, buf, sizeof(buf));
+		off += sizeof(buf);
+		assert_true(off < 2000000);
+	}
+	assert_int_equal(rc, NSR_ERR_EOM);
+	assert_non_null(strstr(nsr_vol_writer_errmsg(w), "full"));
+	nsr_dev_get_info(dev, &info);
+	assert_true(info.full);
+	assert_int_equal(nsr_vol_session_eom(s, &part, &carry), NSR_OK);
+	assert_int_equal(part.size + carry.len, off);
+	assert_true(part.size > 0);
+	/* The session file ends on the last whole block. */
+	snprintf(path, sizeof(path), "%s/small/ss.%010" PRIu32, dir,
+		 part.file);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size % 32768, 0);
+	assert_true(st.st_size > 0);
+	assert_int_equal(nsr_vol_writer_close(w), NSR_OK);
+
+	/* Nothing written before is damaged; the part is readable. */
+	assert_int_equal(nsr_vol_reader_open(dev, NULL, &r, NULL), NSR_OK);
+	assert_int_equal(nsr_vol_reader_read(r, &done, mt_collect, &out, NULL,
+					     NULL, &got),
+			 NSR_OK);
+	assert_int_equal(out.len, 5 * 32000);
+	assert_true(mt_check(1, 0, (uint8_t *)out.data, out.len));
+	nsr_buf_reset(&out);
+	assert_int_equal(nsr_vol_reader_read(r, &part, mt_collect, &out, NULL,
+					     NULL, &got),
+			 NSR_ERR_EOM);
+	assert_int_equal(out.len, part.size);
+	assert_true(mt_check(2, 0, (uint8_t *)out.data, out.len));
+	nsr_vol_reader_close(r);
+	nsr_buf_release(&carry);
+	nsr_buf_release(&out);
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
+static void test_truncated_and_foreign(void **state)
+{
+	char *dir = nsr_test_tmpdir("aftd-bad");
+	struct nsr_dev *d1 = mt_aftd(dir, "one", 0);
+	struct nsr_dev *d2 = mt_aftd(dir, "two", 0);
+	struct nsr_vol_label l1, l2;
+	struct nsr_vol_writer *w;
+	struct nsr_vol_reader *r = NULL;
+	struct nsr_vol_frag f1, f2, f3;
+	struct mt_scan scan;
+	char from[512], to[512], cmd[1200];
+	int rc;
+
+	NSR_UNUSED(state);
+	mt_label(d1, "ONE", 32768, &l1);
+	mt_label(d2, "TWO", 32768, &l2);
+	w = mt_writer(d1);
+	mt_write_ss(w, 1, 100000, 5000, &f1);
+	mt_write_ss(w, 2, 100000, 5000, &f2);
+	assert_int_equal(nsr_vol_writer_close(w), NSR_OK);
+	w = mt_writer(d2);
+	mt_write_ss(w, 3, 100000, 5000, &f3);
+	assert_int_equal(nsr_vol_writer_close(w), NSR_OK);
+
+	/* Cut save set 2's file in the middle of its second block. */
+	snprintf(to, sizeof(to), "%s/one/ss.%010" PRIu32, dir, f2.file);
+	assert_int_equal(truncate(to, 32768 + 1000), 0);
+	/* Put volume TWO's session file into volume ONE. */
+	snprintf(from, sizeof(from), "%s/two/ss.%010" PRIu32, dir, f3.file);
+	snprintf(to, sizeof(to), "%s/one/ss.0000000099", dir);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", from, to);
+	assert_int_equal(system(cmd), 0);
+
+	assert_int_equal(nsr_vol_reader_open(d1, NULL, &r, NULL), NSR_OK);
+	memset(&scan, 0, sizeof(scan));
+	rc = nsr_vol_reader_scan(r, &mt_scan_ops, &scan);
+	assert_int_equal(rc, NSR_ERR_TRUNCATED);
+	/* 1 is whole; 2 is unfinished; the foreign blocks are refused. */
+	assert_int_equal(scan.ends, 1);
+	assert_int_equal(scan.end_ssid[0], 1);
+	assert_int_equal(scan.begins, 2);
+	assert_true(mt_scan_has(scan.unfinished_ssid, scan.unfinished, 2));
+	assert_true(mt_scan_has((const uint32_t *)scan.damage_rc,
+				scan.damages, (uint32_t)NSR_ERR_MISMATCH));
+	assert_false(mt_scan_has(scan.begin_ssid, scan.begins, 3));
+	nsr_vol_reader_close(r);
+	assert_int_equal(nsr_dev_close(d1), NSR_OK);
+	assert_int_equal(nsr_dev_close(d2), NSR_OK);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parallel_sessions),
+		cmocka_unit_test(test_full_disk),
+		cmocka_unit_test(test_truncated_and_foreign),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
