@@ -63,8 +63,9 @@ struct nsr_mmd_mover {
 
 /* nsrsnmd. */
 /* nsr_mmd_snm_mover - ask nsrsnmd on host snode for the port of the mover
- * serving dev (started on demand, reporting to server); *port and *pid
- * (pid may be NULL) are set on NSR_OK. */
+ * serving dev (started on demand, reporting fragments to the nsrmmdbd of
+ * host server; server NULL or "" = report nowhere, for tests and
+ * stand-alone use); *port and *pid (pid may be NULL) are set on NSR_OK. */
 int nsr_mmd_snm_mover(const char *snode, const struct nsr_mmd_device *dev,
 		      const char *server, int *port, pid_t *pid,
 		      struct nsr_buf *err);
@@ -104,8 +105,11 @@ int nsr_mmd_read_label(struct nsr_mmd *m, struct nsr_vol_label *out,
 
 /* Save sessions. */
 /* nsr_mmd_ss_begin - start writing a fragment of save set hdr->ssid to
- * the volume volid (the mover refuses another volume: NSR_ERR_MISMATCH).
- * sp may be NULL (the first fragment, at offset 0). */
+ * the volume volid (the mover refuses another volume: NSR_ERR_MISMATCH;
+ * all zero = whatever volume is in the device).  sp may be NULL (the
+ * first fragment, at offset 0).  The mover reports the fragment under
+ * clone id (uint32_t)hdr->savetime, the id nsrmmdbd gives the first clone
+ * of a save set created with cloneid 0. */
 int nsr_mmd_ss_begin(struct nsr_mmd *m, const struct nsr_vol_sshdr *hdr,
 		     const uint8_t volid[16], const struct nsr_vol_span *sp,
 		     struct nsr_buf *err);

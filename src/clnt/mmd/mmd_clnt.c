@@ -87,7 +87,7 @@ int nsr_mmd_snm_mover(const char *snode, const struct nsr_mmd_device *dev,
 	memset(&a, 0, sizeof(a));
 	memset(&r, 0, sizeof(r));
 	fill_snm_device(&a.dev, dev);
-	a.server = (char *)(server ? server : "localhost");
+	a.server = (char *)(server ? server : "");
 	rc = nsr_rpc_open(snode, NSRSNMD_PROG, NSRSNMD_V1, &c, err);
 	if (rc != NSR_OK)
 		return rc;

@@ -1,0 +1,303 @@
+/*
+ * nsrmmd - the data mover of one device.  nsrsnmd starts it on demand with
+ * the device (-T type, -D path, -N name) and a pipe (-r fd) on which it
+ * writes the port it serves on once it is ready; clients (nsrd, save,
+ * recover, nsrmm) then label volumes, write save sets and read them back
+ * through it (the nsrmmd.x protocol, client side in mmd_clnt.h).  It exits
+ * by itself after an idle time (-i) so a leak or a wedged device cannot
+ * live forever; nsrsnmd starts a fresh one when needed.
+ *
+ * This file: options, the procedure table, readiness and the idle tick.
+ * label.c, save.c, recover.c hold the handlers, report.c the media
+ * database calls.
+ */
+#include "nsr/compat.h"
+
+#include <stdarg.h>
+#include <unistd.h>
+
+#include "nsr/buf.h"
+#include "nsr/daemon.h"
+#include "nsr/err.h"
+#include "nsr/log.h"
+#include "nsr/xmalloc.h"
+
+#include "mmd.h"
+
+#define IDLE_DEFAULT_SEC 600
+
+struct mmd g_mmd = {
+	.ready_fd = -1,
+	.idle_sec = IDLE_DEFAULT_SEC,
+	.mu = PTHREAD_MUTEX_INITIALIZER,
+};
+
+/* mmd_status - fill an nsr_status; errors are logged as well. */
+void mmd_status(nsr_status *st, int code, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		nsr_fatal("out of memory");
+	va_end(ap);
+	st->code = code;
+	st->msg = msg;
+	if (code != NSR_OK && *msg)
+		nsr_error("%s", msg);
+}
+
+/* mmd_touch - remember that work happened now. */
+void mmd_touch(struct mmd *m)
+{
+	m->last_work = time(NULL);
+}
+
+/* mmd_volid_str - hex form of a volume id. */
+void mmd_volid_str(const uint8_t *volid, char *out)
+{
+	for (int i = 0; i < 16; i++)
+		snprintf(out + 2 * i, 3, "%02x", volid[i]);
+}
+
+/* mmd_dev_open_extra - open a new handle on the configured device. */
+int mmd_dev_open_extra(struct mmd *m, int read_only, struct nsr_dev **out,
+		       struct nsr_buf *why)
+{
+	struct nsr_dev_opts o;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	o.read_only = read_only;
+	o.create = !read_only && m->dev_type != NSR_DEV_TAPE;
+	o.vtape_capacity = m->capacity;
+	rc = nsr_dev_open(m->dev_type, m->dev_path, &o, out);
+	if (rc != NSR_OK)
+		nsr_buf_addf(why, "cannot open device %s (%s %s): %s", m->dev_name,
+			     nsr_dev_type_name(m->dev_type), m->dev_path,
+			     nsr_strerror(rc));
+	return rc;
+}
+
+/* mmd_dev_open_locked - keep one read-write handle open. */
+int mmd_dev_open_locked(struct mmd *m, struct nsr_buf *why)
+{
+	if (m->dev)
+		return NSR_OK;
+	return mmd_dev_open_extra(m, 0, &m->dev, why);
+}
+
+/* conn_destroy - a connection closed: end what it left open. */
+static void conn_destroy(void *data)
+{
+	struct mmd_conn *c = data;
+
+	if (c->save)
+		mmd_save_free(c->m, c->save);
+	if (c->read)
+		mmd_read_free(c->m, c->read);
+	free(c);
+}
+
+/* mmd_conn_get - the per-connection state. */
+struct mmd_conn *mmd_conn_get(struct nsr_rpc_call *call, struct mmd *m)
+{
+	struct mmd_conn *c = nsr_rpc_call_conn_data(call);
+
+	if (!c) {
+		c = nsr_xcalloc(1, sizeof(*c));
+		c->m = m;
+		nsr_rpc_call_set_conn_data(call, c, conn_destroy);
+	}
+	return c;
+}
+
+static const struct nsr_rpc_proc mmd_procs[] = {
+	{MMD_LABEL, "label", NSR_XDR(xdr_mmd_label_args), sizeof(mmd_label_args),
+	 NSR_XDR(xdr_mmd_label_res), sizeof(mmd_label_res), mmd_h_label, 0},
+	{MMD_READ_LABEL, "read_label", NSR_XDR(xdr_void), 0,
+	 NSR_XDR(xdr_mmd_label_res), sizeof(mmd_label_res), mmd_h_read_label, 0},
+	{MMD_SS_BEGIN, "ss_begin", NSR_XDR(xdr_mmd_begin_args),
+	 sizeof(mmd_begin_args), NSR_XDR(xdr_nsr_void_res),
+	 sizeof(nsr_void_res), mmd_h_ss_begin, 0},
+	{MMD_SS_DATA, "ss_data", NSR_XDR(xdr_mmd_data_args),
+	 sizeof(mmd_data_args), NSR_XDR(xdr_void), 0, mmd_h_ss_data, 0},
+	{MMD_SS_END, "ss_end", NSR_XDR(xdr_mmd_end_args), sizeof(mmd_end_args),
+	 NSR_XDR(xdr_mmd_end_res), sizeof(mmd_end_res), mmd_h_ss_end, 0},
+	{MMD_READ_OPEN, "read_open", NSR_XDR(xdr_mmd_read_args),
+	 sizeof(mmd_read_args), NSR_XDR(xdr_nsr_void_res),
+	 sizeof(nsr_void_res), mmd_h_read_open, 0},
+	{MMD_READ_NEXT, "read_next", NSR_XDR(xdr_mmd_next_args),
+	 sizeof(mmd_next_args), NSR_XDR(xdr_mmd_next_res),
+	 sizeof(mmd_next_res), mmd_h_read_next, 0},
+};
+
+static const struct nsr_rpc_prog mmd_progs[] = {
+	{NSRMMD_PROG, NSRMMD_V1, mmd_procs, NSR_ARRAY_SIZE(mmd_procs), &g_mmd},
+};
+
+/* mmd_option - the device, the server, the idle time, the ready pipe. */
+static int mmd_option(struct nsr_daemon *d, int opt, const char *arg)
+{
+	struct mmd *m = d->ctx;
+	char *end;
+
+	switch (opt) {
+	case 'T':
+		if (nsr_dev_type_parse(arg, &m->dev_type) != NSR_OK) {
+			fprintf(stderr, "nsrmmd: unknown device type '%s' "
+				"(adv_file, vtape or tape)\n", arg);
+			return -1;
+		}
+		return 0;
+	case 'D':
+		free(m->dev_path);
+		m->dev_path = nsr_xstrdup(arg);
+		return 0;
+	case 'N':
+		free(m->dev_name);
+		m->dev_name = nsr_xstrdup(arg);
+		return 0;
+	case 's':
+		free(m->server);
+		m->server = *arg ? nsr_xstrdup(arg) : NULL;
+		return 0;
+	case 'C':
+		m->capacity = strtoull(arg, &end, 10);
+		return *end ? -1 : 0;
+	case 'i':
+		m->idle_sec = (unsigned)strtoul(arg, &end, 10);
+		return *end || m->idle_sec == 0 ? -1 : 0;
+	case 'r':
+		m->ready_fd = (int)strtol(arg, &end, 10);
+		return *end || m->ready_fd < 0 ? -1 : 0;
+	case 'n':
+		return 0; /* mover number: used by main() for the name */
+	default:
+		return -1;
+	}
+}
+
+/* mmd_check - -t and start-up: the device must be given. */
+static int mmd_check(struct nsr_daemon *d)
+{
+	struct mmd *m = d->ctx;
+
+	if (!m->dev_type || !m->dev_path) {
+		nsr_error("no device: give -T type and -D path");
+		return -1;
+	}
+	if (!m->dev_name)
+		m->dev_name = nsr_xstrdup(m->dev_path);
+	return 0;
+}
+
+/* mmd_init - check the configuration; the device opens on first use. */
+static int mmd_init(struct nsr_daemon *d)
+{
+	struct mmd *m = d->ctx;
+	const char *e = getenv("NSR_TEST_NO_SYNC");
+
+	if (mmd_check(d) != 0)
+		return -1;
+	m->no_sync = e && *e == '1';
+	m->last_work = time(NULL);
+	return 0;
+}
+
+/* mmd_started - tell nsrsnmd our port through the ready pipe. */
+static int mmd_started(struct nsr_daemon *d)
+{
+	struct mmd *m = d->ctx;
+	char buf[32];
+	int n;
+
+	nsr_info("mover for device %s (%s %s), media database on %s, idle "
+		 "exit after %u s", m->dev_name, nsr_dev_type_name(m->dev_type),
+		 m->dev_path, m->server ? m->server : "(none)", m->idle_sec);
+	if (m->ready_fd < 0)
+		return 0;
+	n = snprintf(buf, sizeof(buf), "%d\n", d->bound_port);
+	if (write(m->ready_fd, buf, (size_t)n) != n) {
+		nsr_error("cannot tell nsrsnmd the port (fd %d): %s",
+			  m->ready_fd, strerror(errno));
+		return -1;
+	}
+	close(m->ready_fd);
+	m->ready_fd = -1;
+	return 0;
+}
+
+/* mmd_tick - exit after the idle time with no session and no reader. */
+static void mmd_tick(struct nsr_daemon *d)
+{
+	struct mmd *m = d->ctx;
+	int idle;
+
+	pthread_mutex_lock(&m->mu);
+	idle = m->sessions == 0 && m->readers == 0 &&
+	       time(NULL) - m->last_work >= (time_t)m->idle_sec;
+	pthread_mutex_unlock(&m->mu);
+	if (idle) {
+		nsr_info("idle for %u s, exiting", m->idle_sec);
+		nsr_daemon_request_stop();
+	}
+}
+
+/* mmd_stop - close the writer and the device. */
+static void mmd_stop(struct nsr_daemon *d)
+{
+	struct mmd *m = d->ctx;
+
+	pthread_mutex_lock(&m->mu);
+	if (m->w) {
+		nsr_vol_writer_close(m->w);
+		m->w = NULL;
+	}
+	nsr_dev_close(m->dev);
+	m->dev = NULL;
+	pthread_mutex_unlock(&m->mu);
+}
+
+static const struct nsr_daemon_ops mmd_ops = {
+	.name = "nsrmmd",
+	.summary = "OpenNSR data mover: labels, writes and reads the volumes "
+		   "of one device",
+	.extra_opts = "T:D:N:s:C:i:r:n:",
+	.extra_usage =
+		"  -T type     device type: adv_file, vtape or tape\n"
+		"  -D path     device path (directory, vtape file, /dev/nstN)\n"
+		"  -N name     device resource name (default: the path)\n"
+		"  -s server   host of nsrmmdbd to report to (default: none)\n"
+		"  -C bytes    vtape capacity\n"
+		"  -i seconds  exit when idle this long (default 600)\n"
+		"  -r fd       write the bound port to fd when ready\n"
+		"  -n number   mover number (names the pid file nsrmmd.N)\n",
+	.no_register = 1,
+	.tick_ms = 1000,
+	.progs = mmd_progs,
+	.nprogs = NSR_ARRAY_SIZE(mmd_progs),
+	.option = mmd_option,
+	.check = mmd_check,
+	.init = mmd_init,
+	.started = mmd_started,
+	.tick = mmd_tick,
+	.stop = mmd_stop,
+};
+
+int main(int argc, char **argv)
+{
+	struct nsr_daemon_ops ops = mmd_ops;
+	char name[32];
+
+	/* Several movers share a root: each needs its own pid file. */
+	for (int i = 1; i + 1 < argc; i++) {
+		if (strcmp(argv[i], "-n") == 0 && atoi(argv[i + 1]) > 0) {
+			snprintf(name, sizeof(name), "nsrmmd.%d",
+				 atoi(argv[i + 1]));
+			ops.name = name;
+		}
+	}
+	return nsr_daemon_main(argc, argv, &ops, &g_mmd);
+}

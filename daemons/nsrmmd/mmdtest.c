@@ -1,0 +1,223 @@
+/*
+ * mmdtest - a small driver of the mmd client library for the storage node
+ * system tests (tests/system/4xx-*.sh): ask nsrsnmd for a mover, label,
+ * save stdin as a save set, recover a save set to stdout.  Not installed.
+ *
+ * A fragment is passed around as one word:
+ *   volid(32 hex):ssid:seq:ss_offset:file:record:offset:size:complete
+ */
+#include "nsr/compat.h"
+
+#include <inttypes.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "nsr/mmd_clnt.h"
+
+/* usage - the commands. */
+static int usage(void)
+{
+	fprintf(stderr,
+		"usage: mmdtest mover SNODE TYPE PATH NAME\n"
+		"       mmdtest status SNODE\n"
+		"       mmdtest label HOST PORT VOLUME POOL BLOCKSIZE [force]\n"
+		"       mmdtest readlabel HOST PORT\n"
+		"       mmdtest save HOST PORT SSID CLIENT NAME < data\n"
+		"       mmdtest recover HOST PORT SSID FRAG... > data\n");
+	return 2;
+}
+
+/* fail - print the library's message and return 1. */
+static int fail(const char *what, int rc, struct nsr_buf *err)
+{
+	fprintf(stderr, "mmdtest: %s: %s (%s)\n", what,
+		err->len ? err->data : "", nsr_strerror(rc));
+	nsr_buf_release(err);
+	return 1;
+}
+
+/* frag_print - one fragment as a word. */
+static void frag_print(const struct nsr_vol_frag *f)
+{
+	for (int i = 0; i < 16; i++)
+		printf("%02x", f->volid[i]);
+	printf(":%u:%u:%" PRIu64 ":%u:%" PRIu64 ":%" PRIu64 ":%" PRIu64
+	       ":%d\n", f->ssid, f->frag_seq, f->ss_offset, f->file,
+	       f->record, f->offset, f->size, f->complete);
+}
+
+/* frag_parse - the word back into a fragment; 0 or -1. */
+static int frag_parse(const char *s, struct nsr_vol_frag *f)
+{
+	unsigned v;
+	int n = 0;
+
+	memset(f, 0, sizeof(*f));
+	for (int i = 0; i < 16; i++) {
+		if (sscanf(s + 2 * i, "%2x", &v) != 1)
+			return -1;
+		f->volid[i] = (uint8_t)v;
+	}
+	if (sscanf(s + 32, ":%u:%u:%" SCNu64 ":%u:%" SCNu64 ":%" SCNu64
+		   ":%" SCNu64 ":%d%n", &f->ssid, &f->frag_seq, &f->ss_offset,
+		   &f->file, &f->record, &f->offset, &f->size, &f->complete,
+		   &n) != 8 || s[32 + n] != '\0')
+		return -1;
+	return 0;
+}
+
+/* cmd_save - stdin as save set ssid. */
+static int cmd_save(struct nsr_mmd *m, char **av)
+{
+	struct nsr_vol_sshdr hdr;
+	struct nsr_vol_sstail tail;
+	struct nsr_vol_frag frag;
+	struct nsr_buf err;
+	uint8_t volid[16] = {0};
+	static char buf[1 << 16];
+	ssize_t n;
+	int rc;
+
+	nsr_buf_init(&err, 0);
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.ssid = (uint32_t)strtoul(av[0], NULL, 10);
+	snprintf(hdr.client, sizeof(hdr.client), "%s", av[1]);
+	snprintf(hdr.name, sizeof(hdr.name), "%s", av[2]);
+	snprintf(hdr.level, sizeof(hdr.level), "full");
+	snprintf(hdr.pool, sizeof(hdr.pool), "Default");
+	hdr.savetime = time(NULL);
+	memset(&tail, 0, sizeof(tail));
+	rc = nsr_mmd_ss_begin(m, &hdr, volid, NULL, &err);
+	if (rc != NSR_OK)
+		return fail("begin", rc, &err);
+	while ((n = read(0, buf, sizeof(buf))) > 0) {
+		rc = nsr_mmd_ss_write(m, buf, (size_t)n);
+		if (rc != NSR_OK)
+			return fail("write", rc, &err);
+		tail.bytes += (uint64_t)n;
+	}
+	tail.files = 1;
+	rc = nsr_mmd_ss_end(m, &tail, &frag, &err);
+	if (rc != NSR_OK)
+		return fail("end", rc, &err);
+	frag_print(&frag);
+	nsr_buf_release(&err);
+	return 0;
+}
+
+/* cmd_recover - save set ssid from the given fragments to stdout. */
+static int cmd_recover(struct nsr_mmd *m, int ac, char **av)
+{
+	struct nsr_vol_frag frags[16];
+	struct nsr_buf err;
+	static char buf[1 << 20];
+	size_t got, nf = 0;
+	int eof = 0, rc;
+
+	nsr_buf_init(&err, 0);
+	for (int i = 1; i < ac && nf < NSR_ARRAY_SIZE(frags); i++)
+		if (frag_parse(av[i], &frags[nf++]) != 0) {
+			nsr_buf_release(&err);
+			return usage();
+		}
+	rc = nsr_mmd_read_open(m, (uint32_t)strtoul(av[0], NULL, 10), frags,
+			       nf, &err);
+	if (rc != NSR_OK)
+		return fail("read open", rc, &err);
+	while (!eof) {
+		rc = nsr_mmd_read_next(m, buf, sizeof(buf), &got, &eof, &err);
+		if (rc != NSR_OK)
+			return fail("read", rc, &err);
+		if (got && write(1, buf, got) != (ssize_t)got)
+			return 1;
+	}
+	nsr_buf_release(&err);
+	return 0;
+}
+
+/* cmd_mover - SNM_MOVER. */
+static int cmd_mover(char **av)
+{
+	struct nsr_mmd_device d;
+	struct nsr_buf err;
+	int port, rc;
+	pid_t pid;
+
+	nsr_buf_init(&err, 0);
+	memset(&d, 0, sizeof(d));
+	d.media_type = av[1];
+	d.path = av[2];
+	d.name = av[3];
+	rc = nsr_mmd_snm_mover(av[0], &d, NULL, &port, &pid, &err);
+	if (rc != NSR_OK)
+		return fail("mover", rc, &err);
+	printf("%d %ld\n", port, (long)pid);
+	nsr_buf_release(&err);
+	return 0;
+}
+
+/* cmd_status - SNM_STATUS. */
+static int cmd_status(char **av)
+{
+	struct nsr_mmd_mover *v;
+	struct nsr_buf err;
+	size_t n;
+	int rc;
+
+	nsr_buf_init(&err, 0);
+	rc = nsr_mmd_snm_status(av[0], &v, &n, &err);
+	if (rc != NSR_OK)
+		return fail("status", rc, &err);
+	for (size_t i = 0; i < n; i++)
+		printf("%s %d %ld\n", v[i].device, v[i].port, (long)v[i].pid);
+	free(v);
+	nsr_buf_release(&err);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct nsr_mmd *m = NULL;
+	struct nsr_vol_label lab;
+	struct nsr_buf err;
+	int rc, has_data, ret = 1;
+
+	if (argc < 3)
+		return usage();
+	if (strcmp(argv[1], "mover") == 0)
+		return argc == 6 ? cmd_mover(argv + 2) : usage();
+	if (strcmp(argv[1], "status") == 0)
+		return cmd_status(argv + 2);
+	if (argc < 4)
+		return usage();
+	nsr_buf_init(&err, 0);
+	rc = nsr_mmd_connect(argv[2], atoi(argv[3]), &m, &err);
+	if (rc != NSR_OK)
+		return fail("connect", rc, &err);
+	if (strcmp(argv[1], "label") == 0 && argc >= 7) {
+		rc = nsr_mmd_label(m, argv[4], argv[5],
+				   (uint32_t)strtoul(argv[6], NULL, 10),
+				   argc > 7 && strcmp(argv[7], "force") == 0,
+				   &lab, &err);
+		ret = rc ? fail("label", rc, &err) : 0;
+		if (!rc)
+			printf("%s %s %u\n", lab.name, lab.pool, lab.block_size);
+	} else if (strcmp(argv[1], "readlabel") == 0) {
+		rc = nsr_mmd_read_label(m, &lab, &has_data, &err);
+		ret = rc ? fail("read label", rc, &err) : 0;
+		if (!rc)
+			printf("%s %s %u %s\n", lab.name, lab.pool,
+			       lab.block_size, has_data ? "data" : "empty");
+	} else if (strcmp(argv[1], "save") == 0 && argc == 7) {
+		ret = cmd_save(m, argv + 4);
+	} else if (strcmp(argv[1], "recover") == 0 && argc >= 6) {
+		ret = cmd_recover(m, argc - 4, argv + 4);
+	} else {
+		ret = usage();
+	}
+	nsr_mmd_close(m);
+	nsr_buf_release(&err);
+	return ret;
+}

@@ -1,0 +1,367 @@
+/*
+ * recover.c - recover sessions: MMD_READ_OPEN with a save set's fragments,
+ * then MMD_READ_NEXT until eof.  The volume reader pushes data through a
+ * callback, the RPC client pulls; a thread per session runs the reader
+ * and feeds a small bounded queue that MMD_READ_NEXT drains, so memory per
+ * session stays below QUEUE_MAX whatever the save set's size.
+ *
+ * Invariants:
+ *  1. the reader thread alone touches the volume reader and its device;
+ *  2. q_bytes <= QUEUE_MAX + one callback's piece;
+ *  3. done is set once, after the last piece was queued; err/errmsg are
+ *     final when done is set and are reported after the queued data.
+ */
+#include "nsr/compat.h"
+
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "nsr/log.h"
+#include "nsr/xmalloc.h"
+
+#include "mmd.h"
+
+#define QUEUE_MAX (4u << 20)
+
+struct piece {
+	struct piece *next;
+	size_t len, off;
+	char data[];
+};
+
+struct mmd_read {
+	struct mmd *m;
+	uint32_t ssid;
+	struct nsr_vol_frag *frags; /* those on this volume, by frag_seq */
+	size_t nfrags;
+	struct nsr_dev *own_dev;    /* AFTD: our own read-only handle */
+	struct nsr_dev *dev;	    /* the device the reader uses */
+	struct nsr_vol_reader *rd;
+	char volname[NSR_VOL_NAME_MAX + 1];
+
+	pthread_t thread;
+	int started;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct piece *head, *tail;
+	size_t q_bytes;
+	int done, cancel;
+	int err;
+	char *errmsg;
+};
+
+/* push - reader callback: queue a copy, wait while the queue is full. */
+static int push(void *arg, const void *p, size_t len)
+{
+	struct mmd_read *r = arg;
+	struct piece *pc;
+
+	if (len == 0)
+		return 0;
+	pc = nsr_xmalloc(sizeof(*pc) + len);
+	pc->next = NULL;
+	pc->len = len;
+	pc->off = 0;
+	memcpy(pc->data, p, len);
+	pthread_mutex_lock(&r->mu);
+	while (r->q_bytes >= QUEUE_MAX && !r->cancel)
+		pthread_cond_wait(&r->cv, &r->mu);
+	if (r->cancel) {
+		pthread_mutex_unlock(&r->mu);
+		free(pc);
+		return 1;
+	}
+	if (r->tail)
+		r->tail->next = pc;
+	else
+		r->head = pc;
+	r->tail = pc;
+	r->q_bytes += len;
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+	return 0;
+}
+
+/* damage - a corrupted block of our save set: remember the first. */
+static void damage(void *arg, uint32_t ssid, int rc,
+		   const struct nsr_vol_loc *loc, const char *msg)
+{
+	struct mmd_read *r = arg;
+
+	nsr_error("save set %u on volume %s (device %s), file %u block "
+		  "%llu: %s", ssid ? ssid : r->ssid, r->volname,
+		  r->m->dev_name, loc ? loc->file : 0,
+		  (unsigned long long)(loc ? loc->record : 0), msg);
+	pthread_mutex_lock(&r->mu);
+	if (r->err == NSR_OK) {
+		r->err = rc;
+		r->errmsg = nsr_xasprintf(
+			"save set %u on volume %s (device %s) is damaged at "
+			"file %u block %llu: %s", r->ssid, r->volname,
+			r->m->dev_name, loc ? loc->file : 0,
+			(unsigned long long)(loc ? loc->record : 0), msg);
+	}
+	pthread_mutex_unlock(&r->mu);
+}
+
+/* reader_main - the session thread: read each fragment in order. */
+static void *reader_main(void *arg)
+{
+	struct mmd_read *r = arg;
+	struct nsr_vol_scan_ops ops;
+	int rc = NSR_OK;
+
+	memset(&ops, 0, sizeof(ops));
+	ops.damage = damage;
+	for (size_t i = 0; i < r->nfrags && !r->cancel; i++) {
+		rc = nsr_vol_reader_read(r->rd, &r->frags[i], push, r, &ops, r,
+					 NULL);
+		if (rc == NSR_ERR_EOM)
+			rc = NSR_OK; /* continues on another volume */
+		if (rc != NSR_OK)
+			break;
+	}
+	pthread_mutex_lock(&r->mu);
+	if (rc != NSR_OK && r->err == NSR_OK && !r->cancel) {
+		r->err = rc;
+		r->errmsg = nsr_xasprintf(
+			"reading save set %u from volume %s (device %s) "
+			"failed: %s", r->ssid, r->volname, r->m->dev_name,
+			*nsr_vol_reader_errmsg(r->rd)
+				? nsr_vol_reader_errmsg(r->rd)
+				: nsr_strerror(rc));
+		nsr_error("%s", r->errmsg);
+	}
+	r->done = 1;
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+	return NULL;
+}
+
+/* mmd_read_free - stop the thread, free the queue, give the device back. */
+void mmd_read_free(struct mmd *m, struct mmd_read *r)
+{
+	struct piece *p, *next;
+
+	if (r->started) {
+		pthread_mutex_lock(&r->mu);
+		r->cancel = 1;
+		pthread_cond_broadcast(&r->cv);
+		pthread_mutex_unlock(&r->mu);
+		pthread_join(r->thread, NULL);
+	}
+	for (p = r->head; p; p = next) {
+		next = p->next;
+		free(p);
+	}
+	nsr_vol_reader_close(r->rd);
+	nsr_dev_close(r->own_dev);
+	pthread_mutex_lock(&m->mu);
+	if (m->readers > 0)
+		m->readers--;
+	mmd_touch(m);
+	pthread_mutex_unlock(&m->mu);
+	pthread_mutex_destroy(&r->mu);
+	pthread_cond_destroy(&r->cv);
+	free(r->frags);
+	free(r->errmsg);
+	free(r);
+}
+
+/* frag_from_xdr - one fragment from the (hostile) arguments. */
+static void frag_from_xdr(struct nsr_vol_frag *f, const mmd_frag *x)
+{
+	memset(f, 0, sizeof(*f));
+	memcpy(f->volid, x->volid, sizeof(f->volid));
+	f->ssid = x->ssid;
+	f->frag_seq = x->seq;
+	f->ss_offset = x->ss_offset;
+	f->file = x->file;
+	f->record = x->record;
+	f->offset = x->offset;
+	f->size = x->size;
+	f->complete = x->complete ? 1 : 0;
+}
+
+/* by_seq - qsort order of fragments. */
+static int by_seq(const void *a, const void *b)
+{
+	const struct nsr_vol_frag *x = a, *y = b;
+
+	return x->frag_seq < y->frag_seq ? -1 : x->frag_seq > y->frag_seq;
+}
+
+/* open_device - take the device for reading (holds m->mu). */
+static int open_device(struct mmd *m, struct mmd_read *r, struct nsr_buf *why)
+{
+	if (m->dev_type == NSR_DEV_AFTD) {
+		/* AFTD: read beside the writers with a handle of our own. */
+		int rc = mmd_dev_open_extra(m, 1, &r->own_dev, why);
+
+		r->dev = r->own_dev;
+		return rc;
+	}
+	/* The caller has counted this session in m->readers already. */
+	if (m->sessions > 0 || m->readers > 1) {
+		nsr_buf_addf(why, "device %s is busy with %u save and %u "
+			     "recover sessions", m->dev_name, m->sessions,
+			     m->readers - 1);
+		return NSR_ERR_BUSY;
+	}
+	if (m->w) {
+		nsr_vol_writer_close(m->w);
+		m->w = NULL;
+	}
+	r->dev = NULL;
+	if (mmd_dev_open_locked(m, why) != NSR_OK)
+		return NSR_ERR_IO;
+	r->dev = m->dev;
+	return NSR_OK;
+}
+
+/* select_frags - keep the fragments on the mounted volume, in order. */
+static size_t select_frags(struct mmd_read *r, const mmd_read_args *a,
+			   const uint8_t *volid)
+{
+	r->frags = nsr_xcalloc(a->frags.frags_len + 1, sizeof(*r->frags));
+	for (u_int i = 0; i < a->frags.frags_len; i++) {
+		const mmd_frag *x = &a->frags.frags_val[i];
+
+		if (memcmp(x->volid, volid, 16) != 0 || x->ssid != a->ssid)
+			continue;
+		frag_from_xdr(&r->frags[r->nfrags++], x);
+	}
+	qsort(r->frags, r->nfrags, sizeof(*r->frags), by_seq);
+	return r->nfrags;
+}
+
+/* mmd_h_read_open - MMD_READ_OPEN. */
+int mmd_h_read_open(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
+{
+	struct mmd *m = ctx;
+	mmd_read_args *a = args;
+	nsr_void_res *r = res;
+	struct mmd_conn *c = mmd_conn_get(call, m);
+	struct mmd_read *rd;
+	const struct nsr_vol_label *lab;
+	struct nsr_buf why;
+	int rc;
+
+	if (c->save) {
+		mmd_status(&r->st, NSR_ERR_BUSY, "a save session is open on "
+			   "this connection; end it before reading");
+		return NSR_OK;
+	}
+	if (c->read) {
+		mmd_read_free(m, c->read); /* a new read replaces the old */
+		c->read = NULL;
+	}
+	nsr_buf_init(&why, 4096);
+	rd = nsr_xcalloc(1, sizeof(*rd));
+	rd->m = m;
+	rd->ssid = a->ssid;
+	pthread_mutex_init(&rd->mu, NULL);
+	pthread_cond_init(&rd->cv, NULL);
+
+	pthread_mutex_lock(&m->mu);
+	mmd_touch(m);
+	m->readers++; /* from here on mmd_read_free gives it back */
+	rc = open_device(m, rd, &why);
+	pthread_mutex_unlock(&m->mu);
+	if (rc == NSR_OK)
+		rc = nsr_vol_reader_open(rd->dev, NULL, &rd->rd, &why);
+	if (rc != NSR_OK) {
+		mmd_status(&r->st, rc, "cannot read save set %u from device "
+			   "%s: %s", a->ssid, m->dev_name,
+			   why.len ? why.data : nsr_strerror(rc));
+		goto fail;
+	}
+	lab = nsr_vol_reader_label(rd->rd);
+	snprintf(rd->volname, sizeof(rd->volname), "%s", lab->name);
+	if (select_frags(rd, a, lab->volid) == 0) {
+		mmd_status(&r->st, NSR_ERR_NOTFOUND, "none of the %u fragments "
+			   "given for save set %u is on volume %s in device "
+			   "%s", a->frags.frags_len, a->ssid, rd->volname,
+			   m->dev_name);
+		goto fail;
+	}
+	if (pthread_create(&rd->thread, NULL, reader_main, rd) != 0) {
+		mmd_status(&r->st, NSR_ERR_SYSTEM, "cannot start a reader "
+			   "thread for save set %u: %s", a->ssid,
+			   strerror(errno));
+		goto fail;
+	}
+	rd->started = 1;
+	c->read = rd;
+	nsr_info("reading save set %u (%zu fragments) from volume %s in "
+		 "device %s", a->ssid, rd->nfrags, rd->volname, m->dev_name);
+	mmd_status(&r->st, NSR_OK, "%s", "");
+	nsr_buf_release(&why);
+	return NSR_OK;
+fail:
+	mmd_read_free(m, rd);
+	nsr_buf_release(&why);
+	return NSR_OK;
+}
+
+/* take - move up to max queued bytes into out (holds r->mu). */
+static size_t take(struct mmd_read *r, char *out, size_t max)
+{
+	size_t got = 0;
+
+	while (r->head && got < max) {
+		struct piece *p = r->head;
+		size_t n = NSR_MIN(max - got, p->len - p->off);
+
+		memcpy(out + got, p->data + p->off, n);
+		got += n;
+		p->off += n;
+		if (p->off == p->len) {
+			r->head = p->next;
+			if (!r->head)
+				r->tail = NULL;
+			r->q_bytes -= p->len;
+			free(p);
+		}
+	}
+	return got;
+}
+
+/* mmd_h_read_next - MMD_READ_NEXT: the next queued bytes, then eof/error. */
+int mmd_h_read_next(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
+{
+	struct mmd *m = ctx;
+	mmd_next_args *a = args;
+	mmd_next_res *r = res;
+	struct mmd_conn *c = mmd_conn_get(call, m);
+	struct mmd_read *rd = c->read;
+	size_t max = NSR_MIN((size_t)a->max, (size_t)MMD_CHUNK_MAX);
+
+	if (!rd) {
+		mmd_status(&r->st, NSR_ERR_STATE,
+			   "no recover session is open on this connection");
+		return NSR_OK;
+	}
+	if (max == 0)
+		max = 1u << 20;
+	r->data.data_val = nsr_xmalloc(max);
+	pthread_mutex_lock(&rd->mu);
+	while (!rd->head && !rd->done)
+		pthread_cond_wait(&rd->cv, &rd->mu);
+	r->data.data_len = (u_int)take(rd, r->data.data_val, max);
+	pthread_cond_broadcast(&rd->cv);
+	if (!rd->head && rd->done) {
+		if (rd->err != NSR_OK && r->data.data_len == 0) {
+			r->st.code = rd->err;
+			r->st.msg = nsr_xstrdup(rd->errmsg);
+		} else if (rd->err == NSR_OK) {
+			r->eof = TRUE;
+		}
+	}
+	pthread_mutex_unlock(&rd->mu);
+	if (!r->st.msg)
+		mmd_status(&r->st, NSR_OK, "%s", "");
+	pthread_mutex_lock(&m->mu);
+	mmd_touch(m);
+	pthread_mutex_unlock(&m->mu);
+	return NSR_OK;
+}
