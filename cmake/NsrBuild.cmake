@@ -93,10 +93,12 @@ function(nsr_rpcgen target)
     configure_file(${CMAKE_CURRENT_SOURCE_DIR}/${x} ${bx} COPYONLY)
     add_custom_command(
       OUTPUT ${CMAKE_BINARY_DIR}/include/nsr/rpc/${base}.h
+      COMMAND ${CMAKE_COMMAND} -E rm -f ${base}.h
       COMMAND ${RPCGEN} -M -h -o ${base}.h ${base}.x
       DEPENDS ${bx} WORKING_DIRECTORY ${CMAKE_BINARY_DIR}/include/nsr/rpc)
     add_custom_command(
       OUTPUT ${CMAKE_BINARY_DIR}/include/nsr/rpc/${base}_xdr.c
+      COMMAND ${CMAKE_COMMAND} -E rm -f ${base}_xdr.c
       COMMAND ${RPCGEN} -M -c -o ${base}_xdr.c ${base}.x
       DEPENDS ${bx} WORKING_DIRECTORY ${CMAKE_BINARY_DIR}/include/nsr/rpc)
     list(APPEND gen_src ${CMAKE_BINARY_DIR}/include/nsr/rpc/${base}_xdr.c)
