@@ -13,6 +13,7 @@
  *   jobd_testclnt print-db PATH           stdin: jobquery lines; prints
  *                                         what the library prints
  *   jobd_testclnt check-db PATH           integrity check; print job count
+ *   jobd_testclnt count-db PATH           print the job count only
  *
  * Keys: type, parent, client, name, level, group, action, host, pid,
  * state, status, start, end, bytes, files, ssids, command, log (repeat to
@@ -294,14 +295,14 @@ static int cmd_print(const char *path)
 	return 0;
 }
 
-/* cmd_check - integrity check and job count of a db file. */
-static int cmd_check(const char *path)
+/* cmd_check - job count of a db file, after an integrity check if full. */
+static int cmd_check(const char *path, int full)
 {
 	struct nsr_jobdb *db = NULL;
 	uint64_t n = 0;
 	int rc = nsr_jobdb_open(path, NULL, &db);
 
-	if (!rc)
+	if (!rc && full)
 		rc = nsr_jobdb_check(db);
 	if (!rc)
 		rc = nsr_jobdb_count(db, &n);
@@ -321,6 +322,8 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "print-db") == 0 && argc == 3)
 		return cmd_print(argv[2]);
 	if (strcmp(argv[1], "check-db") == 0 && argc == 3)
-		return cmd_check(argv[2]);
+		return cmd_check(argv[2], 1);
+	if (strcmp(argv[1], "count-db") == 0 && argc == 3)
+		return cmd_check(argv[2], 0);
 	return cmd_rpc(argc, argv);
 }
