@@ -273,7 +273,7 @@ int main(int argc, char **argv)
 			hdr.browse_time = ss.browse_time;
 			hdr.retention_time = ss.retention_time;
 			nsr_buf_reset(&err);
-			if (nsr_mmd_ss_begin(c.mmd, &hdr, ss.volid, NULL, &err) != NSR_OK) {
+			if (nsr_mmd_ss_begin(c.mmd, &hdr, (const uint8_t *)ss.volid, NULL, &err) != NSR_OK) {
 				snprintf(c.err, sizeof(c.err), "%s", err.data);
 				goto fail;
 			}
