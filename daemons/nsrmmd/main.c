@@ -218,6 +218,7 @@ static int mmd_started(struct nsr_daemon *d)
 		 m->dev_path, m->server ? m->server : "(none)", m->idle_sec);
 	if (m->ready_fd < 0)
 		return 0;
+	m->parent = getppid();
 	n = snprintf(buf, sizeof(buf), "%d\n", d->bound_port);
 	if (write(m->ready_fd, buf, (size_t)n) != n) {
 		nsr_error("cannot tell nsrsnmd the port (fd %d): %s",
@@ -229,11 +230,18 @@ static int mmd_started(struct nsr_daemon *d)
 	return 0;
 }
 
-/* mmd_tick - exit after the idle time with no session and no reader. */
+/* mmd_tick - exit after the idle time with no session and no reader,
+ * or when nsrsnmd, which started us, is gone (we were re-parented). */
 static void mmd_tick(struct nsr_daemon *d)
 {
 	struct mmd *m = d->ctx;
 	int idle;
+
+	if (m->parent && getppid() != m->parent) {
+		nsr_warn("nsrsnmd (pid %ld) is gone, exiting", (long)m->parent);
+		nsr_daemon_request_stop();
+		return;
+	}
 
 	pthread_mutex_lock(&m->mu);
 	idle = m->sessions == 0 && m->readers == 0 &&

@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <time.h>
+#include <sys/types.h>
 
 #include "nsr/dev.h"
 #include "nsr/rpc.h"
@@ -31,6 +32,7 @@ struct mmd {
 	unsigned idle_sec;	/* exit after this long without work */
 	int ready_fd;		/* write the bound port here, -1 = none */
 	int no_sync;		/* NSR_TEST_NO_SYNC: skip fsync (tests) */
+	pid_t parent;		/* nsrsnmd, when started by it (-r) */
 
 	pthread_mutex_t mu;
 	struct nsr_dev *dev;	      /* open device, NULL = closed */

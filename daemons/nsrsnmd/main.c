@@ -1,0 +1,386 @@
+/*
+ * nsrsnmd - the storage node manager.  nsrexecd -s runs it on a storage
+ * node; nsrd (and tests) ask it, with SNM_MOVER, for the data mover of a
+ * device.  It keeps one slot per device: a running nsrmmd is handed out
+ * again, a missing or dead one is started on demand (spawn.c) unless the
+ * device is throttled because its movers keep dying right after start
+ * (policy.c).  Children are reaped through the skeleton's child_exit and
+ * stopped on SIGTERM.  SNM_STATUS lists the running movers.
+ *
+ * Locking: tab_mu guards the slot table; spawn_mu serialises starts, so
+ * one device never gets two movers and a pipe's write end is inherited
+ * by one child only.  The readiness wait holds spawn_mu, not tab_mu, so
+ * the main loop's child_exit never waits on it.
+ */
+#include "nsr/compat.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "nsr/buf.h"
+#include "nsr/daemon.h"
+#include "nsr/dev.h"
+#include "nsr/err.h"
+#include "nsr/fileio.h"
+#include "nsr/log.h"
+#include "nsr/rpc.h"
+#include "nsr/rpc/nsrsnm.h"
+#include "nsr/xmalloc.h"
+
+#include "snmd.h"
+
+#define MAX_SLOTS 256
+#define READY_TIMEOUT_MS 10000
+
+struct snmd {
+	pthread_mutex_t tab_mu, spawn_mu;
+	struct snmd_slot *slots[MAX_SLOTS];
+	int nslots;
+	unsigned idle_sec; /* -i: handed to every mover */
+	struct nsr_daemon *d;
+	char *mmd_exe;
+};
+
+static struct snmd g_snmd = {
+	.tab_mu = PTHREAD_MUTEX_INITIALIZER,
+	.spawn_mu = PTHREAD_MUTEX_INITIALIZER,
+};
+
+/* set_status - fill an nsr_status; errors are logged too. */
+static void set_status(nsr_status *st, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void set_status(nsr_status *st, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&st->msg, fmt, ap) < 0)
+		nsr_fatal("out of memory");
+	va_end(ap);
+	st->code = code;
+	if (code != NSR_OK)
+		nsr_error("%s", st->msg);
+}
+
+/* find_slot - the device's slot or NULL (holds tab_mu). */
+static struct snmd_slot *find_slot(struct snmd *x, const char *device)
+{
+	for (int i = 0; i < x->nslots; i++)
+		if (strcmp(x->slots[i]->device, device) == 0)
+			return x->slots[i];
+	return NULL;
+}
+
+/* slot_set - (re)configure a slot from the request (holds tab_mu). */
+static void slot_set(struct snmd_slot *s, const snm_mover_args *a,
+		     const char *device)
+{
+	if (!s->device)
+		s->device = nsr_xstrdup(device);
+	free(s->media_type);
+	s->media_type = nsr_xstrdup(a->dev.media_type);
+	free(s->path);
+	s->path = nsr_xstrdup(a->dev.path);
+	free(s->server);
+	s->server = nsr_xstrdup(a->server);
+	s->capacity = a->dev.capacity;
+	s->target_sessions = a->dev.target_sessions;
+	s->max_sessions = a->dev.max_sessions;
+}
+
+/* next_num - the lowest mover number no running mover uses. */
+static int next_num(struct snmd *x)
+{
+	for (int n = 1;; n++) {
+		int used = 0;
+
+		for (int i = 0; i < x->nslots && !used; i++)
+			used = x->slots[i]->pid && x->slots[i]->num == n;
+		if (!used)
+			return n;
+	}
+}
+
+/* alive - 1 if the slot's mover is running and reachable. */
+static int alive(const struct snmd_slot *s)
+{
+	return s->pid > 0 && s->port > 0 &&
+	       !(kill(s->pid, 0) != 0 && errno == ESRCH);
+}
+
+/* check_args - validate a hostile SNM_MOVER request; NULL or a message. */
+static const char *check_args(const snm_mover_args *a)
+{
+	enum nsr_dev_type t;
+
+	if (nsr_dev_type_parse(a->dev.media_type, &t) != NSR_OK)
+		return "unknown media type (adv_file, vtape or tape)";
+	if (!*a->dev.path || a->dev.path[0] != '/')
+		return "the device path must be absolute";
+	if (strlen(a->dev.name) > 255 || strlen(a->dev.path) > 1023)
+		return "device name or path too long";
+	return NULL;
+}
+
+/* start_mover - start the slot's mover (holds spawn_mu, not tab_mu). */
+static int start_mover(struct snmd *x, struct snmd_slot *s, nsr_status *st)
+{
+	struct snmd_spawn_args sa;
+	struct nsr_buf why;
+	pid_t pid;
+	int port, rc;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.exe = x->mmd_exe;
+	sa.root = x->d->root;
+	sa.listen_addr = x->d->listen_addr;
+	sa.idle_sec = x->idle_sec;
+	sa.slot = s;
+	nsr_buf_init(&why, 4096);
+	rc = snmd_spawn(&sa, READY_TIMEOUT_MS, &pid, &port, &why);
+	pthread_mutex_lock(&x->tab_mu);
+	if (rc == NSR_OK) {
+		s->pid = pid;
+		s->port = port;
+		nsr_info("started nsrmmd #%d (pid %ld) for device %s (%s %s) "
+			 "on port %d", s->num, (long)pid, s->device,
+			 s->media_type, s->path, port);
+	} else {
+		snmd_policy_exited(s, -1, time(NULL));
+		snprintf(s->last_exit, sizeof(s->last_exit), "not ready");
+		set_status(st, rc == NSR_ERR_TIMEOUT ? rc : NSR_ERR_AGAIN,
+			   "no data mover for device %s: %s", s->device,
+			   why.data);
+	}
+	pthread_mutex_unlock(&x->tab_mu);
+	nsr_buf_release(&why);
+	return rc;
+}
+
+/* snm_mover - SNM_MOVER: the port of the device's mover, started on
+ * demand. */
+static int snm_mover(void *ctx, void *args, void *res,
+		     struct nsr_rpc_call *call)
+{
+	struct snmd *x = ctx;
+	snm_mover_args *a = args;
+	snm_mover_res *r = res;
+	const char *device = *a->dev.name ? a->dev.name : a->dev.path;
+	const char *bad = check_args(a);
+	struct snmd_slot *s;
+	unsigned wait;
+	time_t now;
+
+	NSR_UNUSED(call);
+	if (bad) {
+		set_status(&r->st, NSR_ERR_INVAL, "device %s (%s %s): %s",
+			   device, a->dev.media_type, a->dev.path, bad);
+		return NSR_OK;
+	}
+	pthread_mutex_lock(&x->spawn_mu);
+	pthread_mutex_lock(&x->tab_mu);
+	s = find_slot(x, device);
+	if (!s && x->nslots >= MAX_SLOTS) {
+		pthread_mutex_unlock(&x->tab_mu);
+		set_status(&r->st, NSR_ERR_LIMIT, "no data mover for device "
+			   "%s: this storage node already serves %d devices",
+			   device, MAX_SLOTS);
+		goto out;
+	}
+	if (!s) {
+		s = nsr_xcalloc(1, sizeof(*s));
+		x->slots[x->nslots++] = s;
+	}
+	if (alive(s)) {
+		r->port = s->port;
+		r->pid = s->pid;
+		pthread_mutex_unlock(&x->tab_mu);
+		set_status(&r->st, NSR_OK, "%s", "");
+		goto out;
+	}
+	now = time(NULL);
+	if (!snmd_policy_may_start(s, now, &wait)) {
+		pthread_mutex_unlock(&x->tab_mu);
+		set_status(&r->st, NSR_ERR_AGAIN, "the data mover of device "
+			   "%s keeps failing right after its start (last: "
+			   "%s); next attempt in %u s; see daemon.log",
+			   device, s->last_exit, wait);
+		goto out;
+	}
+	slot_set(s, a, device);
+	s->pid = 0;
+	s->port = 0;
+	s->num = next_num(x);
+	s->started = now;
+	pthread_mutex_unlock(&x->tab_mu);
+	if (start_mover(x, s, &r->st) == NSR_OK) {
+		r->port = s->port;
+		r->pid = s->pid;
+		set_status(&r->st, NSR_OK, "%s", "");
+	}
+out:
+	pthread_mutex_unlock(&x->spawn_mu);
+	return NSR_OK;
+}
+
+/* snm_status - SNM_STATUS: the running movers. */
+static int snm_status(void *ctx, void *args, void *res,
+		      struct nsr_rpc_call *call)
+{
+	struct snmd *x = ctx;
+	snm_status_res *r = res;
+	u_int n = 0;
+
+	NSR_UNUSED(args);
+	NSR_UNUSED(call);
+	pthread_mutex_lock(&x->tab_mu);
+	r->movers.movers_val = nsr_xcalloc((size_t)x->nslots + 1,
+					   sizeof(snm_mover_info));
+	for (int i = 0; i < x->nslots; i++) {
+		struct snmd_slot *s = x->slots[i];
+
+		if (!alive(s))
+			continue;
+		r->movers.movers_val[n].device = nsr_xstrdup(s->device);
+		r->movers.movers_val[n].port = s->port;
+		r->movers.movers_val[n].pid = s->pid;
+		n++;
+	}
+	r->movers.movers_len = n;
+	pthread_mutex_unlock(&x->tab_mu);
+	set_status(&r->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}
+
+static const struct nsr_rpc_proc snm_procs[] = {
+	{SNM_MOVER, "mover", NSR_XDR(xdr_snm_mover_args),
+	 sizeof(snm_mover_args), NSR_XDR(xdr_snm_mover_res),
+	 sizeof(snm_mover_res), snm_mover, 0},
+	{SNM_STATUS, "status", NSR_XDR(xdr_void), 0,
+	 NSR_XDR(xdr_snm_status_res), sizeof(snm_status_res), snm_status, 0},
+};
+
+static const struct nsr_rpc_prog snm_progs[] = {
+	{NSRSNMD_PROG, NSRSNMD_V1, snm_procs, NSR_ARRAY_SIZE(snm_procs),
+	 &g_snmd},
+};
+
+/* snmd_option - -i idle seconds for the movers. */
+static int snmd_option(struct nsr_daemon *d, int opt, const char *arg)
+{
+	struct snmd *x = d->ctx;
+	char *end;
+
+	if (opt != 'i')
+		return -1;
+	x->idle_sec = (unsigned)strtoul(arg, &end, 10);
+	return *end || x->idle_sec == 0 ? -1 : 0;
+}
+
+/* snmd_init - find nsrmmd next to us. */
+static int snmd_init(struct nsr_daemon *d)
+{
+	struct snmd *x = d->ctx;
+	const char *e = getenv("NSR_MOVER_IDLE");
+
+	x->d = d;
+	x->mmd_exe = nsr_path_join(d->exe_dir, "nsrmmd");
+	if (!x->idle_sec && e && atoi(e) > 0)
+		x->idle_sec = (unsigned)atoi(e);
+	if (access(x->mmd_exe, X_OK) != 0) {
+		nsr_error("cannot run the data mover %s: %s", x->mmd_exe,
+			  strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* snmd_child_exit - a mover ended: free its slot, update the throttle. */
+static void snmd_child_exit(struct nsr_daemon *d, pid_t pid, int status)
+{
+	struct snmd *x = d->ctx;
+	char how[64];
+
+	nsr_exit_status_text(status, how, sizeof(how));
+	pthread_mutex_lock(&x->tab_mu);
+	for (int i = 0; i < x->nslots; i++) {
+		struct snmd_slot *s = x->slots[i];
+		int normal = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+
+		if (s->pid != pid)
+			continue;
+		s->pid = 0;
+		s->port = 0;
+		snprintf(s->last_exit, sizeof(s->last_exit), "%s", how);
+		if (normal)
+			nsr_info("nsrmmd #%d (pid %ld) for device %s exited",
+				 s->num, (long)pid, s->device);
+		else
+			nsr_warn("nsrmmd #%d (pid %ld) for device %s ended: "
+				 "%s; a new one starts when the device is "
+				 "needed", s->num, (long)pid, s->device, how);
+		if (snmd_policy_exited(s, status, time(NULL)))
+			nsr_warn("device %s: its mover failed %u times "
+				 "right after start; holding new starts for "
+				 "%ld s", s->device, s->quick_fails,
+				 (long)(s->hold_until - time(NULL)));
+		break;
+	}
+	pthread_mutex_unlock(&x->tab_mu);
+}
+
+/* snmd_stop - stop every mover (SIGTERM, then SIGKILL after 10 s). */
+static void snmd_stop(struct nsr_daemon *d)
+{
+	struct snmd *x = d->ctx;
+
+	pthread_mutex_lock(&x->spawn_mu);
+	pthread_mutex_lock(&x->tab_mu);
+	/* Tell them all first, so they stop in parallel. */
+	for (int i = 0; i < x->nslots; i++)
+		if (x->slots[i]->pid > 0)
+			kill(x->slots[i]->pid, SIGTERM);
+	for (int i = 0; i < x->nslots; i++) {
+		struct snmd_slot *s = x->slots[i];
+
+		if (s->pid > 0) {
+			nsr_info("stopping nsrmmd #%d (pid %ld) for device %s",
+				 s->num, (long)s->pid, s->device);
+			nsr_proc_stop(s->pid, 10000);
+		}
+		free(s->device);
+		free(s->media_type);
+		free(s->path);
+		free(s->server);
+		free(s);
+	}
+	x->nslots = 0;
+	pthread_mutex_unlock(&x->tab_mu);
+	pthread_mutex_unlock(&x->spawn_mu);
+	free(x->mmd_exe);
+	x->mmd_exe = NULL;
+}
+
+static const struct nsr_daemon_ops snmd_ops = {
+	.name = "nsrsnmd",
+	.summary = "OpenNSR storage node manager: starts the data movers "
+		   "(nsrmmd) of this host's devices",
+	.extra_opts = "i:",
+	.extra_usage = "  -i seconds  idle time after which movers exit "
+		       "(env NSR_MOVER_IDLE, default 600)\n",
+	.progs = snm_progs,
+	.nprogs = NSR_ARRAY_SIZE(snm_progs),
+	.tick_ms = 0,
+	.option = snmd_option,
+	.init = snmd_init,
+	.child_exit = snmd_child_exit,
+	.stop = snmd_stop,
+};
+
+int main(int argc, char **argv)
+{
+	return nsr_daemon_main(argc, argv, &snmd_ops, &g_snmd);
+}

@@ -1,0 +1,143 @@
+/*
+ * spawn.c - the mechanism of starting one nsrmmd: a pipe whose write end
+ * the mover inherits (-r fd), fork+exec through nsr_proc_spawn, and a
+ * bounded wait for the line with the port the mover serves on.  Reaping
+ * is not done here: the daemon skeleton reaps every child on SIGCHLD and
+ * calls child_exit (main.c).
+ */
+#include "nsr/compat.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nsr/buf.h"
+#include "nsr/daemon.h"
+#include "nsr/err.h"
+
+#include "snmd.h"
+
+/* now_ms - monotonic milliseconds. */
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* read_port - wait for "PORT\n" on fd; NSR_OK, _TIMEOUT or _EOF. */
+static int read_port(int fd, int timeout_ms, int *port)
+{
+	long long end = now_ms() + timeout_ms;
+	char buf[32];
+	size_t len = 0;
+
+	for (;;) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		long long left = end - now_ms();
+		ssize_t n;
+		int pr;
+
+		if (left <= 0)
+			return NSR_ERR_TIMEOUT;
+		pr = poll(&p, 1, (int)left);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr <= 0)
+			return pr == 0 ? NSR_ERR_TIMEOUT : NSR_ERR_SYSTEM;
+		n = read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (memchr(buf, '\n', len) || len == sizeof(buf) - 1)
+			break;
+	}
+	buf[len] = '\0';
+	*port = atoi(buf);
+	return *port > 0 && *port < 65536 ? NSR_OK : NSR_ERR_EOF;
+}
+
+/* snmd_spawn - start one mover and learn its port. */
+int snmd_spawn(const struct snmd_spawn_args *a, int timeout_ms, pid_t *pid,
+	       int *port, struct nsr_buf *why)
+{
+	const struct snmd_slot *s = a->slot;
+	char fdstr[16], numstr[16], capstr[32], idlestr[16];
+	char *argv[24];
+	int fds[2] = {-1, -1}, n = 0, rc;
+
+	*pid = 0;
+	*port = 0;
+	/* Only the write end may cross exec. */
+	if (pipe2(fds, O_CLOEXEC) != 0 || fcntl(fds[1], F_SETFD, 0) != 0) {
+		nsr_buf_addf(why, "cannot make a pipe: %s", strerror(errno));
+		rc = NSR_ERR_SYSTEM;
+		goto out;
+	}
+	snprintf(fdstr, sizeof(fdstr), "%d", fds[1]);
+	snprintf(numstr, sizeof(numstr), "%d", s->num);
+	argv[n++] = (char *)a->exe;
+	argv[n++] = (char *)"-R";
+	argv[n++] = (char *)a->root;
+	argv[n++] = (char *)"-T";
+	argv[n++] = s->media_type;
+	argv[n++] = (char *)"-D";
+	argv[n++] = s->path;
+	argv[n++] = (char *)"-N";
+	argv[n++] = s->device;
+	argv[n++] = (char *)"-n";
+	argv[n++] = numstr;
+	argv[n++] = (char *)"-r";
+	argv[n++] = fdstr;
+	if (*s->server) {
+		argv[n++] = (char *)"-s";
+		argv[n++] = s->server;
+	}
+	if (s->capacity) {
+		snprintf(capstr, sizeof(capstr), "%llu",
+			 (unsigned long long)s->capacity);
+		argv[n++] = (char *)"-C";
+		argv[n++] = capstr;
+	}
+	if (a->idle_sec) {
+		snprintf(idlestr, sizeof(idlestr), "%u", a->idle_sec);
+		argv[n++] = (char *)"-i";
+		argv[n++] = idlestr;
+	}
+	if (a->listen_addr) {
+		argv[n++] = (char *)"-a";
+		argv[n++] = (char *)a->listen_addr;
+	}
+	argv[n] = NULL;
+	if (nsr_proc_spawn(argv, pid) != NSR_OK) {
+		nsr_buf_addf(why, "cannot start %s: %s", a->exe,
+			     strerror(errno));
+		rc = NSR_ERR_SYSTEM;
+		goto out;
+	}
+	close(fds[1]);
+	fds[1] = -1;
+	rc = read_port(fds[0], timeout_ms, port);
+	if (rc == NSR_ERR_TIMEOUT) {
+		nsr_buf_addf(why, "nsrmmd (pid %ld) for device %s did not "
+			     "get ready within %d s; it was stopped",
+			     (long)*pid, s->device, timeout_ms / 1000);
+		kill(*pid, SIGKILL);
+	} else if (rc != NSR_OK) {
+		nsr_buf_addf(why, "nsrmmd (pid %ld) for device %s exited "
+			     "before it was ready; see daemon.log for its "
+			     "reason", (long)*pid, s->device);
+		kill(*pid, SIGKILL);
+	}
+out:
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (fds[1] >= 0)
+		close(fds[1]);
+	return rc;
+}
