@@ -229,6 +229,64 @@ static void test_hostile(void **state)
 	assert_int_equal(ss.ndependents, MMDB_PSS_MAX);
 }
 
+/*
+ * Hostile bytes: every truncation and many bit flips of an encoded query
+ * batch either fail to decode or decode into something from_wire checks;
+ * nothing crashes or leaks (ASan).
+ */
+static void test_mutations(void **state)
+{
+	static char buf[16384], mut[16384];
+	struct mmdb_ss_row r, back;
+	mm_next_res res, dec;
+	mm_row w[2];
+	uint32_t seed = 12345;
+	u_int len;
+	XDR x;
+
+	NSR_UNUSED(state);
+	memset(&r, 0, sizeof(r));
+	fill_ss(&r.ss);
+	fill_vol(&r.vol);
+	r.has_volume = 1;
+	memset(w, 0, sizeof(w));
+	assert_int_equal(mmdb_clnt_row_to_wire(&r, &w[0]), NSR_OK);
+	assert_int_equal(mmdb_clnt_row_to_wire(&r, &w[1]), NSR_OK);
+	memset(&res, 0, sizeof(res));
+	res.st.msg = (char *)"";
+	res.rows.rows_len = 2;
+	res.rows.rows_val = w;
+	xdrmem_create(&x, buf, sizeof(buf), XDR_ENCODE);
+	assert_true(xdr_mm_next_res(&x, &res));
+	len = xdr_getpos(&x);
+	xdr_destroy(&x);
+
+	for (u_int i = 0; i < len + 600; i++) {
+		u_int cut = i < len ? i : len;
+
+		memcpy(mut, buf, len);
+		if (i >= len) {	/* flip a few bits somewhere */
+			for (int k = 0; k < 3; k++) {
+				seed = seed * 1103515245u + 12345u;
+				mut[(seed >> 8) % len] ^=
+					(char)(1u << ((seed >> 4) % 8));
+			}
+		}
+		memset(&dec, 0, sizeof(dec));
+		xdrmem_create(&x, mut, cut, XDR_DECODE);
+		if (xdr_mm_next_res(&x, &dec)) {
+			assert_true(i >= len);	/* no truncation decodes */
+			for (u_int j = 0; j < dec.rows.rows_len; j++)
+				(void)mmdb_clnt_row_from_wire(
+					&dec.rows.rows_val[j], &back);
+		}
+		xdr_destroy(&x);
+		xdr_free(NSR_XDR(xdr_mm_next_res), (char *)&dec);
+	}
+	xdr_free(NSR_XDR(xdr_mm_row), (char *)&w[0]);
+	xdr_free(NSR_XDR(xdr_mm_row), (char *)&w[1]);
+}
+
 /* Opening with nothing listening fails with a message naming the host. */
 static void test_open_unreachable(void **state)
 {
@@ -256,6 +314,7 @@ int main(void)
 		cmocka_unit_test(test_row_roundtrip),
 		cmocka_unit_test(test_frag_clone_roundtrip),
 		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_mutations),
 		cmocka_unit_test(test_open_unreachable),
 	};
 
