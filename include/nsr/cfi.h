@@ -5,7 +5,8 @@
  * Layout (see nsr_index(5)): <root>/index/<client>/ holds
  *   catalog          the committed save sets (replaced atomically)
  *   ss-<ssid>.rec    one append-only record file per save set
- *   lock             flock'ed: exclusive by a writer, shared by readers
+ *   lock             flock'ed by the one writer (readers take no lock:
+ *                    they only see whole catalogues, renamed into place)
  * Each record carries its own CRC-32C.  A save set becomes visible only
  * when nsr_cfi_commit() has fsync'ed its record file and durably replaced
  * the catalogue; record files of uncommitted save sets are ignored and
@@ -55,7 +56,7 @@ typedef int (*nsr_cfi_visit_fn)(void *ctx, const struct nsr_cfi_saveset *ss,
 typedef int (*nsr_cfi_ss_fn)(void *ctx, const struct nsr_cfi_saveset *ss);
 
 enum nsr_cfi_flags {
-	NSR_CFI_RDONLY = 1, /* browse only: shared lock, no changes */
+	NSR_CFI_RDONLY = 1, /* browse only: no lock, no changes */
 	NSR_CFI_CREATE = 2, /* create <root>/index/<client> if missing */
 };
 
@@ -112,7 +113,8 @@ struct nsr_cfi_rebuild;
 
 /* nsr_cfi_rebuild_new - index the stream fed next as save set ssid (0 =
  * the ssid in the stream header; NSR_ERR_INVAL at the header if both are
- * 0).  An existing committed ssid is replaced at finish. */
+ * 0).  A committed save set with that ssid is deleted when the stream
+ * header arrives; the new one is committed by a successful finish. */
 int nsr_cfi_rebuild_new(struct nsr_cfi_rebuild **out, struct nsr_cfi *c,
 			uint64_t ssid);
 /* nsr_cfi_rebuild_feed - stream bytes in pieces of any size. */
@@ -130,5 +132,11 @@ void nsr_cfi_rebuild_free(struct nsr_cfi_rebuild *rb);
  * for a torn last record. */
 int nsr_cfi_decode_file(const void *p, size_t n, nsr_cfi_visit_fn visit,
 			void *ctx);
+
+/* nsr_cfi_decode_catalog - decode a catalogue file image and visit its
+ * save sets in stored order.  NSR_ERR_CORRUPT, NSR_ERR_CHECKSUM,
+ * NSR_ERR_UNSUPPORTED, NSR_ERR_NOMEM. */
+int nsr_cfi_decode_catalog(const void *p, size_t n, nsr_cfi_ss_fn visit,
+			   void *ctx);
 
 #endif /* NSR_CFI_H */

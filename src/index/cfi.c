@@ -1,0 +1,624 @@
+/*
+ * cfi.c - the client file index of one client: the catalogue of committed
+ * save sets, the append-only record file of each save set, and lookups
+ * as of a browse time (see cfi.h and nsr_index(5)).
+ *
+ * Invariants:
+ *  1. A save set is visible only through the catalogue, and the catalogue
+ *     names it only after its record file was fsync'ed (commit order:
+ *     flush, fsync record file, replace catalogue durably).
+ *  2. Readers read a record file only up to the length the catalogue
+ *     recorded at commit, so bytes past it (a torn write) are never seen.
+ *  3. One writer per client index (flock on "lock"); readers take no lock,
+ *     they only ever see whole catalogues (atomic rename).
+ *  4. Record files that the catalogue does not name are leftovers of an
+ *     interrupted save or delete; a writer removes them at open.
+ */
+#include "nsr/compat.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nsr/asm.h"
+#include "nsr/buf.h"
+#include "nsr/bytes.h"
+#include "nsr/crc32c.h"
+#include "nsr/err.h"
+#include "nsr/fileio.h"
+
+#include "cfi_int.h"
+#include "cfi_query_int.h"
+
+#define FLUSH_AT (256 * 1024) /* buffered record bytes before a write */
+
+/* A save set being written. */
+struct cfi_open_ss {
+	uint64_t ssid;
+	int64_t savetime;
+	char *name;
+	int fd;
+	uint64_t entries;
+	uint64_t length; /* bytes written to fd */
+	struct nsr_buf pending;
+};
+
+struct nsr_cfi {
+	char *dir;
+	int rdonly;
+	int lock_fd;
+	struct cfi_ss *ss; /* committed, sorted by savetime then ssid */
+	size_t nss;
+	struct cfi_open_ss *open;
+	size_t nopen;
+};
+
+/* valid_client - a client name usable as one directory name. */
+static int valid_client(const char *c)
+{
+	size_t n = c ? strlen(c) : 0;
+
+	return n > 0 && n <= NSR_CFI_CLIENT_MAX && c[0] != '.' &&
+	       strchr(c, '/') == NULL;
+}
+
+/* rec_path - malloc'ed path of a save set's record file. */
+static char *rec_path(const struct nsr_cfi *c, uint64_t ssid)
+{
+	char *p = NULL;
+
+	if (asprintf(&p, "%s/ss-%" PRIu64 ".rec", c->dir, ssid) < 0)
+		return NULL;
+	return p;
+}
+
+/* cmp_ss - order save sets by savetime, then ssid. */
+static int cmp_ss(const void *a, const void *b)
+{
+	const struct cfi_ss *x = a, *y = b;
+
+	if (x->savetime != y->savetime)
+		return x->savetime < y->savetime ? -1 : 1;
+	if (x->ssid != y->ssid)
+		return x->ssid < y->ssid ? -1 : 1;
+	return 0;
+}
+
+/* find_ss - index of committed ssid or -1. */
+static ssize_t find_ss(const struct nsr_cfi *c, uint64_t ssid)
+{
+	for (size_t i = 0; i < c->nss; i++)
+		if (c->ss[i].ssid == ssid)
+			return (ssize_t)i;
+	return -1;
+}
+
+/* find_open - the begun save set ssid or NULL. */
+static struct cfi_open_ss *find_open(struct nsr_cfi *c, uint64_t ssid)
+{
+	for (size_t i = 0; i < c->nopen; i++)
+		if (c->open[i].ssid == ssid)
+			return &c->open[i];
+	return NULL;
+}
+
+/* load_catalog - read the catalogue (absent = empty). */
+static int load_catalog(struct nsr_cfi *c)
+{
+	struct nsr_buf b;
+	char *path = nsr_path_join(c->dir, "catalog");
+	int rc;
+
+	nsr_buf_init(&b, 0);
+	rc = nsr_file_read(path, &b, (size_t)1 << 30);
+	free(path);
+	if (rc == NSR_ERR_NOTFOUND) {
+		rc = NSR_OK;
+		goto out;
+	}
+	if (rc)
+		goto out;
+	rc = cfi_cat_get((const uint8_t *)b.data, b.len, &c->ss, &c->nss);
+	if (rc)
+		goto out;
+	qsort(c->ss, c->nss, sizeof(*c->ss), cmp_ss);
+	for (size_t i = 1; i < c->nss; i++)
+		for (size_t j = 0; j < i; j++)
+			if (c->ss[i].ssid == c->ss[j].ssid)
+				rc = NSR_ERR_CORRUPT;
+out:
+	nsr_buf_release(&b);
+	return rc;
+}
+
+/* save_catalog - durably replace the catalogue with c->ss. */
+static int save_catalog(struct nsr_cfi *c)
+{
+	struct nsr_buf b;
+	char *path = nsr_path_join(c->dir, "catalog");
+	int rc;
+
+	nsr_buf_init(&b, 0);
+	rc = cfi_cat_put(&b, c->ss, c->nss);
+	if (rc == NSR_OK)
+		rc = nsr_file_replace(path, b.data, b.len, 0600);
+	nsr_buf_release(&b);
+	free(path);
+	return rc;
+}
+
+/* remove_leftovers - record files the catalogue does not name. */
+static void remove_leftovers(struct nsr_cfi *c)
+{
+	DIR *d = opendir(c->dir);
+	struct dirent *de;
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		unsigned long long id;
+		char tail[8];
+
+		if (sscanf(de->d_name, "ss-%llu.re%1s", &id, tail) != 2 ||
+		    strcmp(tail, "c") != 0)
+			continue;
+		if (find_ss(c, (uint64_t)id) < 0)
+			unlinkat(dirfd(d), de->d_name, 0);
+	}
+	closedir(d);
+}
+
+int nsr_cfi_open(struct nsr_cfi **out, const char *root, const char *client,
+		 int flags)
+{
+	struct nsr_cfi *c;
+	struct stat st;
+	char *idx = NULL;
+	int rc;
+
+	*out = NULL;
+	if (root == NULL || !valid_client(client))
+		return NSR_ERR_INVAL;
+	c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return NSR_ERR_NOMEM;
+	c->lock_fd = -1;
+	c->rdonly = (flags & NSR_CFI_RDONLY) != 0;
+	idx = nsr_path_join(root, "index");
+	c->dir = nsr_path_join(idx, client);
+	free(idx);
+	if (stat(c->dir, &st) != 0) {
+		rc = NSR_ERR_NOTFOUND;
+		if (errno != ENOENT || !(flags & NSR_CFI_CREATE) || c->rdonly)
+			goto fail;
+		rc = nsr_mkdir_p(c->dir, 0700);
+		if (rc)
+			goto fail;
+	}
+	if (!c->rdonly) {
+		char *lp = nsr_path_join(c->dir, "lock");
+
+		c->lock_fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		free(lp);
+		rc = NSR_ERR_SYSTEM;
+		if (c->lock_fd < 0)
+			goto fail;
+		rc = NSR_ERR_BUSY;
+		if (flock(c->lock_fd, LOCK_EX | LOCK_NB) != 0)
+			goto fail;
+	}
+	rc = load_catalog(c);
+	if (rc)
+		goto fail;
+	if (!c->rdonly)
+		remove_leftovers(c);
+	*out = c;
+	return NSR_OK;
+fail:
+	nsr_cfi_close(c);
+	return rc;
+}
+
+/* open_release - drop a begun save set (file removed). */
+static void open_release(struct nsr_cfi *c, struct cfi_open_ss *o)
+{
+	char *p = rec_path(c, o->ssid);
+
+	if (o->fd >= 0)
+		close(o->fd);
+	if (p != NULL)
+		unlink(p);
+	free(p);
+	free(o->name);
+	nsr_buf_release(&o->pending);
+	*o = c->open[--c->nopen];
+}
+
+void nsr_cfi_close(struct nsr_cfi *c)
+{
+	if (c == NULL)
+		return;
+	while (c->nopen > 0)
+		open_release(c, &c->open[c->nopen - 1]);
+	free(c->open);
+	cfi_ss_free(c->ss, c->nss);
+	if (c->lock_fd >= 0)
+		close(c->lock_fd);
+	free(c->dir);
+	free(c);
+}
+
+int nsr_cfi_begin(struct nsr_cfi *c, uint64_t ssid, int64_t savetime,
+		  const char *name)
+{
+	struct cfi_open_ss *o, *no;
+	uint8_t hdr[CFI_HDR_LEN];
+	char *p;
+	int rc;
+
+	if (c->rdonly)
+		return NSR_ERR_READONLY;
+	if (name == NULL || strlen(name) > CFI_PATH_MAX)
+		return NSR_ERR_INVAL;
+	if (find_ss(c, ssid) >= 0 || find_open(c, ssid) != NULL)
+		return NSR_ERR_EXISTS;
+	no = realloc(c->open, (c->nopen + 1) * sizeof(*no));
+	if (no == NULL)
+		return NSR_ERR_NOMEM;
+	c->open = no;
+	o = &c->open[c->nopen];
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	o->ssid = ssid;
+	o->savetime = savetime;
+	nsr_buf_init(&o->pending, 0);
+	o->name = strdup(name);
+	p = rec_path(c, ssid);
+	if (o->name == NULL || p == NULL) {
+		free(o->name);
+		free(p);
+		return NSR_ERR_NOMEM;
+	}
+	o->fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	free(p);
+	if (o->fd < 0) {
+		free(o->name);
+		return NSR_ERR_SYSTEM;
+	}
+	c->nopen++;
+	cfi_hdr_put(hdr, ssid, savetime);
+	rc = nsr_buf_add(&o->pending, hdr, sizeof(hdr));
+	if (rc)
+		open_release(c, o);
+	return rc;
+}
+
+/* flush - write buffered records of o. */
+static int flush(struct cfi_open_ss *o)
+{
+	int rc;
+
+	if (o->pending.len == 0)
+		return NSR_OK;
+	rc = nsr_write_full(o->fd, o->pending.data, o->pending.len);
+	if (rc)
+		return rc;
+	o->length += o->pending.len;
+	nsr_buf_reset(&o->pending);
+	return NSR_OK;
+}
+
+int nsr_cfi_add(struct nsr_cfi *c, uint64_t ssid,
+		const struct nsr_cfi_entry *e, size_t n)
+{
+	struct cfi_open_ss *o = find_open(c, ssid);
+	int rc;
+
+	if (c->rdonly)
+		return NSR_ERR_READONLY;
+	if (o == NULL)
+		return NSR_ERR_NOTFOUND;
+	for (size_t i = 0; i < n; i++) {
+		size_t before = o->pending.len;
+
+		rc = cfi_rec_put(&o->pending, &e[i]);
+		if (rc) {
+			nsr_buf_setlen(&o->pending, before);
+			return rc == NSR_ERR_INVAL ? NSR_ERR_TOOBIG : rc;
+		}
+		o->entries++;
+		if (o->pending.len >= FLUSH_AT) {
+			rc = flush(o);
+			if (rc)
+				return rc;
+		}
+	}
+	return NSR_OK;
+}
+
+int nsr_cfi_commit(struct nsr_cfi *c, uint64_t ssid)
+{
+	struct cfi_open_ss *o = find_open(c, ssid);
+	struct cfi_ss *nss, *s;
+	int rc;
+
+	if (c->rdonly)
+		return NSR_ERR_READONLY;
+	if (o == NULL)
+		return NSR_ERR_NOTFOUND;
+	rc = flush(o);
+	if (rc == NSR_OK && fsync(o->fd) != 0)
+		rc = NSR_ERR_SYSTEM;
+	if (rc)
+		return rc;
+	nss = realloc(c->ss, (c->nss + 1) * sizeof(*nss));
+	if (nss == NULL)
+		return NSR_ERR_NOMEM;
+	c->ss = nss;
+	s = &c->ss[c->nss];
+	s->ssid = o->ssid;
+	s->savetime = o->savetime;
+	s->entries = o->entries;
+	s->length = o->length;
+	s->name = o->name;
+	c->nss++;
+	rc = save_catalog(c);
+	if (rc) {
+		c->nss--; /* not committed; the caller may retry */
+		return rc;
+	}
+	o->name = NULL;
+	close(o->fd);
+	o->fd = -1;
+	nsr_buf_release(&o->pending);
+	*o = c->open[--c->nopen];
+	qsort(c->ss, c->nss, sizeof(*c->ss), cmp_ss);
+	return NSR_OK;
+}
+
+int nsr_cfi_abort(struct nsr_cfi *c, uint64_t ssid)
+{
+	struct cfi_open_ss *o = find_open(c, ssid);
+
+	if (o == NULL)
+		return NSR_ERR_NOTFOUND;
+	open_release(c, o);
+	return NSR_OK;
+}
+
+int nsr_cfi_delete(struct nsr_cfi *c, uint64_t ssid)
+{
+	ssize_t i = find_ss(c, ssid);
+	struct cfi_ss gone;
+	char *p;
+	int rc;
+
+	if (c->rdonly)
+		return NSR_ERR_READONLY;
+	if (i < 0)
+		return NSR_ERR_NOTFOUND;
+	gone = c->ss[i];
+	memmove(&c->ss[i], &c->ss[i + 1], (c->nss - (size_t)i - 1) *
+						  sizeof(*c->ss));
+	c->nss--;
+	rc = save_catalog(c);
+	if (rc) {
+		memmove(&c->ss[i + 1], &c->ss[i], (c->nss - (size_t)i) *
+							  sizeof(*c->ss));
+		c->ss[i] = gone;
+		c->nss++;
+		return rc;
+	}
+	/* Invariant 4: a crash here leaves a leftover, removed later. */
+	p = rec_path(c, ssid);
+	if (p != NULL)
+		unlink(p);
+	free(p);
+	free(gone.name);
+	return NSR_OK;
+}
+
+/* ss_view - the public view of a committed save set. */
+static void ss_view(const struct cfi_ss *s, struct nsr_cfi_saveset *v)
+{
+	v->ssid = s->ssid;
+	v->savetime = s->savetime;
+	v->entries = s->entries;
+	v->name = s->name;
+}
+
+int nsr_cfi_savesets(struct nsr_cfi *c, nsr_cfi_ss_fn visit, void *ctx)
+{
+	struct nsr_cfi_saveset v;
+	int rc;
+
+	for (size_t i = 0; i < c->nss; i++) {
+		ss_view(&c->ss[i], &v);
+		rc = visit(ctx, &v);
+		if (rc)
+			return rc;
+	}
+	return NSR_OK;
+}
+
+int nsr_cfi_entries(struct nsr_cfi *c, uint64_t ssid, nsr_cfi_visit_fn visit,
+		    void *ctx)
+{
+	ssize_t i = find_ss(c, ssid);
+
+	if (i < 0)
+		return NSR_ERR_NOTFOUND;
+	return cfi_scan(c->dir, &c->ss[i], visit, ctx);
+}
+
+/* trim - copy without trailing slashes ("/" stays). */
+static char *trim(const char *p)
+{
+	size_t n = strlen(p);
+
+	while (n > 1 && p[n - 1] == '/')
+		n--;
+	return strndup(p, n);
+}
+
+/* child_of - is p a direct child of directory d? */
+static int child_of(const char *p, const char *d)
+{
+	size_t n = strlen(d);
+
+	if (strcmp(d, "/") == 0)
+		return p[0] == '/' && p[1] != '\0' && strchr(p + 1, '/') == NULL;
+	return strncmp(p, d, n) == 0 && p[n] == '/' && p[n + 1] != '\0' &&
+	       strchr(p + n + 1, '/') == NULL;
+}
+
+/* One candidate of a directory listing. */
+struct hit {
+	struct nsr_cfi_entry e; /* e.path owned */
+	size_t rank;		/* 0 = newest save set */
+	size_t seq;		/* order within the scan */
+	size_t ssi;		/* index into c->ss */
+};
+
+struct list_ctx {
+	const char *dir;
+	struct hit *hits;
+	size_t n, cap, rank, ssi;
+	int err;
+};
+
+/* list_visit - collect direct children of the directory. */
+static int list_visit(void *vctx, const struct nsr_cfi_saveset *ss,
+		      const struct nsr_cfi_entry *e)
+{
+	struct list_ctx *l = vctx;
+	struct hit *h;
+
+	NSR_UNUSED(ss);
+	if (!child_of(e->path, l->dir))
+		return 0;
+	if (l->n == l->cap) {
+		size_t ncap = l->cap ? l->cap * 2 : 64;
+		struct hit *nh = realloc(l->hits, ncap * sizeof(*nh));
+
+		if (nh == NULL)
+			return NSR_ERR_NOMEM;
+		l->hits = nh;
+		l->cap = ncap;
+	}
+	h = &l->hits[l->n];
+	h->e = *e;
+	h->e.path = strdup(e->path);
+	if (h->e.path == NULL)
+		return NSR_ERR_NOMEM;
+	h->rank = l->rank;
+	h->seq = l->n;
+	h->ssi = l->ssi;
+	l->n++;
+	return 0;
+}
+
+/* cmp_hit - by path, then newest save set, then first seen. */
+static int cmp_hit(const void *a, const void *b)
+{
+	const struct hit *x = a, *y = b;
+	int d = strcmp(x->e.path, y->e.path);
+
+	if (d != 0)
+		return d;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int nsr_cfi_list_dir(struct nsr_cfi *c, const char *dir, int64_t t,
+		     nsr_cfi_visit_fn visit, void *ctx)
+{
+	struct list_ctx l;
+	struct nsr_cfi_saveset v;
+	int rc = NSR_OK;
+
+	memset(&l, 0, sizeof(l));
+	if (dir == NULL || dir[0] == '\0')
+		return NSR_ERR_INVAL;
+	l.dir = trim(dir);
+	if (l.dir == NULL)
+		return NSR_ERR_NOMEM;
+	/* Newest save set at or before t first. */
+	for (size_t i = c->nss; i-- > 0 && rc == NSR_OK;) {
+		if (c->ss[i].savetime > t)
+			continue;
+		l.ssi = i;
+		rc = cfi_scan(c->dir, &c->ss[i], list_visit, &l);
+		l.rank++;
+	}
+	if (rc == NSR_OK && l.n > 1)
+		qsort(l.hits, l.n, sizeof(*l.hits), cmp_hit);
+	for (size_t i = 0; i < l.n && rc == NSR_OK; i++) {
+		if (i > 0 && strcmp(l.hits[i].e.path, l.hits[i - 1].e.path) == 0)
+			continue;
+		ss_view(&c->ss[l.hits[i].ssi], &v);
+		rc = visit(ctx, &v, &l.hits[i].e);
+	}
+	for (size_t i = 0; i < l.n; i++)
+		free((char *)l.hits[i].e.path);
+	free(l.hits);
+	free((char *)l.dir);
+	return rc;
+}
+
+struct find_ctx {
+	const char *path;
+	nsr_cfi_visit_fn visit;
+	void *ctx;
+};
+
+/* find_visit - pass on entries for the wanted path. */
+static int find_visit(void *vctx, const struct nsr_cfi_saveset *ss,
+		      const struct nsr_cfi_entry *e)
+{
+	struct find_ctx *f = vctx;
+
+	if (strcmp(e->path, f->path) != 0)
+		return 0;
+	return f->visit(f->ctx, ss, e);
+}
+
+int nsr_cfi_find(struct nsr_cfi *c, const char *path, int64_t t,
+		 nsr_cfi_visit_fn visit, void *ctx)
+{
+	struct find_ctx f;
+	char *p;
+	int rc = NSR_OK;
+
+	if (path == NULL || path[0] == '\0')
+		return NSR_ERR_INVAL;
+	p = trim(path);
+	if (p == NULL)
+		return NSR_ERR_NOMEM;
+	f.path = p;
+	f.visit = visit;
+	f.ctx = ctx;
+	for (size_t i = c->nss; i-- > 0 && rc == NSR_OK;)
+		if (c->ss[i].savetime <= t)
+			rc = cfi_scan(c->dir, &c->ss[i], find_visit, &f);
+	free(p);
+	return rc;
+}
+
+void nsr_cfi_entry_from_file(struct nsr_cfi_entry *e,
+			     const struct nsr_asm_file *f, uint64_t offset)
+{
+	memset(e, 0, sizeof(*e));
+	e->path = f->path;
+	e->type = f->type;
+	e->mode = f->mode;
+	e->uid = f->uid;
+	e->gid = f->gid;
+	e->size = f->size;
+	e->mtime = (int64_t)f->mtime.tv_sec;
+	e->mtime_nsec = (uint32_t)f->mtime.tv_nsec;
+	e->offset = offset;
+}

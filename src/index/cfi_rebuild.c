@@ -1,0 +1,124 @@
+/*
+ * cfi_rebuild.c - index a save set from its save stream (scanner -i):
+ * the stream is decoded incrementally and each file record becomes an
+ * entry with its stream offset; the save set is committed only if the
+ * whole stream decoded.
+ */
+#include "nsr/compat.h"
+
+#include "nsr/asm.h"
+#include "nsr/err.h"
+
+#include "cfi_int.h"
+
+#define BATCH 512
+
+struct nsr_cfi_rebuild {
+	struct nsr_cfi *cfi;
+	struct nsr_asm_dec *dec;
+	uint64_t ssid;
+	int begun;
+	struct nsr_cfi_entry batch[BATCH];
+	char *paths[BATCH];
+	size_t n;
+};
+
+/* flush_batch - add the collected entries. */
+static int flush_batch(struct nsr_cfi_rebuild *rb)
+{
+	int rc = NSR_OK;
+
+	if (rb->n > 0)
+		rc = nsr_cfi_add(rb->cfi, rb->ssid, rb->batch, rb->n);
+	for (size_t i = 0; i < rb->n; i++)
+		free(rb->paths[i]);
+	rb->n = 0;
+	return rc;
+}
+
+/* on_header - start the save set (replacing a committed one). */
+static int on_header(void *ctx, const struct nsr_asm_header *h)
+{
+	struct nsr_cfi_rebuild *rb = ctx;
+	int rc;
+
+	if (rb->ssid == 0)
+		rb->ssid = h->ssid;
+	if (rb->ssid == 0)
+		return NSR_ERR_INVAL;
+	rc = nsr_cfi_delete(rb->cfi, rb->ssid);
+	if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND)
+		return rc;
+	rc = nsr_cfi_begin(rb->cfi, rb->ssid, h->savetime, h->name);
+	if (rc == NSR_OK)
+		rb->begun = 1;
+	return rc;
+}
+
+/* on_file - one entry per file record. */
+static int on_file(void *ctx, const struct nsr_asm_file *f, uint64_t off)
+{
+	struct nsr_cfi_rebuild *rb = ctx;
+
+	rb->paths[rb->n] = strdup(f->path);
+	if (rb->paths[rb->n] == NULL)
+		return NSR_ERR_NOMEM;
+	nsr_cfi_entry_from_file(&rb->batch[rb->n], f, off);
+	rb->batch[rb->n].path = rb->paths[rb->n];
+	rb->n++;
+	return rb->n == BATCH ? flush_batch(rb) : 0;
+}
+
+int nsr_cfi_rebuild_new(struct nsr_cfi_rebuild **out, struct nsr_cfi *c,
+			uint64_t ssid)
+{
+	static const struct nsr_asm_dec_ops ops = {
+		on_header, on_file, NULL, NULL, NULL, NULL,
+	};
+	struct nsr_cfi_rebuild *rb;
+	int rc;
+
+	*out = NULL;
+	rb = calloc(1, sizeof(*rb));
+	if (rb == NULL)
+		return NSR_ERR_NOMEM;
+	rb->cfi = c;
+	rb->ssid = ssid;
+	rc = nsr_asm_dec_new(&rb->dec, &ops, rb);
+	if (rc) {
+		free(rb);
+		return rc;
+	}
+	*out = rb;
+	return NSR_OK;
+}
+
+int nsr_cfi_rebuild_feed(struct nsr_cfi_rebuild *rb, const void *p, size_t n)
+{
+	return nsr_asm_dec_feed(rb->dec, p, n);
+}
+
+int nsr_cfi_rebuild_finish(struct nsr_cfi_rebuild *rb)
+{
+	int rc = nsr_asm_dec_finish(rb->dec);
+
+	if (rc == NSR_OK)
+		rc = flush_batch(rb);
+	if (rc == NSR_OK)
+		rc = nsr_cfi_commit(rb->cfi, rb->ssid);
+	if (rc == NSR_OK)
+		rb->begun = 0;
+	return rc;
+}
+
+void nsr_cfi_rebuild_free(struct nsr_cfi_rebuild *rb)
+{
+	if (rb == NULL)
+		return;
+	for (size_t i = 0; i < rb->n; i++)
+		free(rb->paths[i]);
+	if (rb->begun)
+		nsr_cfi_abort(rb->cfi, rb->ssid);
+	nsr_asm_dec_free(rb->dec);
+	free(rb);
+}

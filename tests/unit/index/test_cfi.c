@@ -1,0 +1,402 @@
+/*
+ * test_cfi.c - the client file index: add/commit/lookup/delete, browse
+ * times, reopen, one writer, leftovers of uncommitted save sets, large
+ * save sets, damaged and torn record files, rebuild from a stream, and
+ * the record decoders on truncated input.
+ */
+#include "nsr/compat.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nsr/asm.h"
+#include "nsr/buf.h"
+#include "nsr/bytes.h"
+#include "nsr/cfi.h"
+#include "nsr/err.h"
+#include "nsr/fileio.h"
+#include "nsr_test.h"
+
+/* ent - an entry with the given path, size and mtime. */
+static struct nsr_cfi_entry ent(const char *path, int type, uint64_t size,
+				int64_t mtime)
+{
+	struct nsr_cfi_entry e;
+
+	memset(&e, 0, sizeof(e));
+	e.path = path;
+	e.type = type;
+	e.mode = type == NSR_ASM_DIR ? 0755 : 0644;
+	e.uid = 1;
+	e.gid = 2;
+	e.size = size;
+	e.mtime = mtime;
+	e.mtime_nsec = 5;
+	e.offset = size * 3;
+	return e;
+}
+
+/* collect - render visited entries as "ssid path size\n". */
+static int collect(void *ctx, const struct nsr_cfi_saveset *ss,
+		   const struct nsr_cfi_entry *e)
+{
+	return nsr_buf_addf(ctx, "%" PRIu64 " %s %" PRIu64 "\n", ss->ssid,
+			    e->path, e->size);
+}
+
+/* ls - list_dir as text. */
+static const char *ls(struct nsr_cfi *c, const char *dir, int64_t t,
+		      struct nsr_buf *b)
+{
+	nsr_buf_reset(b);
+	assert_int_equal(nsr_cfi_list_dir(c, dir, t, collect, b), NSR_OK);
+	return b->data;
+}
+
+/* two_savesets - a full at 100 and an incremental at 200. */
+static void two_savesets(struct nsr_cfi *c)
+{
+	struct nsr_cfi_entry full[] = {
+		ent("/", NSR_ASM_DIR, 0, 90),
+		ent("/a", NSR_ASM_DIR, 0, 90),
+		ent("/a/x", NSR_ASM_REG, 10, 91),
+		ent("/a/y", NSR_ASM_REG, 20, 92),
+		ent("/a/y/deeper", NSR_ASM_REG, 1, 92),
+		ent("/b", NSR_ASM_REG, 30, 93),
+	};
+	struct nsr_cfi_entry incr[] = {
+		ent("/a", NSR_ASM_DIR, 0, 190),
+		ent("/a/x", NSR_ASM_REG, 11, 191),
+		ent("/a/z", NSR_ASM_REG, 40, 192),
+	};
+
+	assert_int_equal(nsr_cfi_begin(c, 1, 100, "/"), NSR_OK);
+	assert_int_equal(nsr_cfi_add(c, 1, full, 3), NSR_OK);
+	assert_int_equal(nsr_cfi_add(c, 1, full + 3, 3), NSR_OK);
+	assert_int_equal(nsr_cfi_commit(c, 1), NSR_OK);
+	assert_int_equal(nsr_cfi_begin(c, 2, 200, "/"), NSR_OK);
+	assert_int_equal(nsr_cfi_add(c, 2, incr, 3), NSR_OK);
+	assert_int_equal(nsr_cfi_commit(c, 2), NSR_OK);
+}
+
+static void test_browse(void **state)
+{
+	char *root = nsr_test_tmpdir("cfi");
+	struct nsr_cfi *c = NULL, *r = NULL, *w2 = NULL;
+	struct nsr_buf b;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&b, 0);
+	assert_int_equal(nsr_cfi_open(&c, root, "client1", 0),
+			 NSR_ERR_NOTFOUND);
+	assert_int_equal(nsr_cfi_open(&c, root, "client1", NSR_CFI_CREATE),
+			 NSR_OK);
+	two_savesets(c);
+	assert_string_equal(ls(c, "/a", 50, &b), "");
+	assert_string_equal(ls(c, "/a", 150, &b),
+			    "1 /a/x 10\n1 /a/y 20\n");
+	assert_string_equal(ls(c, "/a/", 250, &b),
+			    "2 /a/x 11\n1 /a/y 20\n2 /a/z 40\n");
+	assert_string_equal(ls(c, "/", 250, &b), "2 /a 0\n1 /b 30\n");
+	nsr_buf_reset(&b);
+	assert_int_equal(nsr_cfi_find(c, "/a/x", 1000, collect, &b), NSR_OK);
+	assert_string_equal(b.data, "2 /a/x 11\n1 /a/x 10\n");
+	nsr_buf_reset(&b);
+	assert_int_equal(nsr_cfi_find(c, "/a/x", 199, collect, &b), NSR_OK);
+	assert_string_equal(b.data, "1 /a/x 10\n");
+
+	/* one writer at a time; readers need no lock */
+	assert_int_equal(nsr_cfi_open(&w2, root, "client1", 0), NSR_ERR_BUSY);
+	assert_null(w2);
+	assert_int_equal(nsr_cfi_open(&r, root, "client1", NSR_CFI_RDONLY),
+			 NSR_OK);
+	assert_string_equal(ls(r, "/a", 250, &b),
+			    "2 /a/x 11\n1 /a/y 20\n2 /a/z 40\n");
+	assert_int_equal(nsr_cfi_begin(r, 9, 1, "/"), NSR_ERR_READONLY);
+	nsr_cfi_close(r);
+
+	/* errors */
+	assert_int_equal(nsr_cfi_begin(c, 1, 300, "/"), NSR_ERR_EXISTS);
+	assert_int_equal(nsr_cfi_add(c, 77, NULL, 0), NSR_ERR_NOTFOUND);
+	assert_int_equal(nsr_cfi_delete(c, 77), NSR_ERR_NOTFOUND);
+
+	/* delete the full: the incremental alone remains */
+	assert_int_equal(nsr_cfi_delete(c, 1), NSR_OK);
+	assert_string_equal(ls(c, "/a", 250, &b), "2 /a/x 11\n2 /a/z 40\n");
+	nsr_cfi_close(c);
+
+	/* everything survives a reopen */
+	assert_int_equal(nsr_cfi_open(&c, root, "client1", 0), NSR_OK);
+	assert_string_equal(ls(c, "/a", 250, &b), "2 /a/x 11\n2 /a/z 40\n");
+	nsr_cfi_close(c);
+	nsr_buf_release(&b);
+	nsr_test_rmrf(root);
+	free(root);
+}
+
+static int count_ss(void *ctx, const struct nsr_cfi_saveset *ss)
+{
+	NSR_UNUSED(ss);
+	(*(int *)ctx)++;
+	return 0;
+}
+
+static void test_uncommitted_dropped(void **state)
+{
+	char *root = nsr_test_tmpdir("cfi");
+	struct nsr_cfi *c = NULL;
+	struct nsr_cfi_entry e = ent("/tmp/f", NSR_ASM_REG, 1, 1);
+	struct stat st;
+	char *f5;
+	int n = 0;
+
+	NSR_UNUSED(state);
+	assert_true(asprintf(&f5, "%s/index/c2/ss-5.rec", root) > 0);
+	assert_int_equal(nsr_cfi_open(&c, root, "c2", NSR_CFI_CREATE), NSR_OK);
+	assert_int_equal(nsr_cfi_begin(c, 5, 10, "/tmp"), NSR_OK);
+	assert_int_equal(nsr_cfi_add(c, 5, &e, 1), NSR_OK);
+	assert_int_equal(nsr_cfi_abort(c, 5), NSR_OK);
+	assert_int_equal(stat(f5, &st), -1);
+	/* a begun save set of a process that dies leaves a file behind */
+	assert_int_equal(nsr_cfi_begin(c, 5, 10, "/tmp"), NSR_OK);
+	assert_int_equal(nsr_cfi_add(c, 5, &e, 1), NSR_OK);
+	assert_int_equal(nsr_cfi_commit(c, 5), NSR_OK);
+	assert_int_equal(nsr_cfi_delete(c, 5), NSR_OK);
+	assert_int_equal(nsr_cfi_begin(c, 6, 10, "/tmp"), NSR_OK);
+	nsr_cfi_close(c); /* drops 6 */
+	assert_int_equal(nsr_fsync_dir(f5, 0), NSR_OK);
+	assert_int_equal(nsr_file_replace(f5, "leftover", 8, 0600), NSR_OK);
+	assert_int_equal(nsr_cfi_open(&c, root, "c2", 0), NSR_OK);
+	assert_int_equal(stat(f5, &st), -1); /* removed as a leftover */
+	assert_int_equal(nsr_cfi_savesets(c, count_ss, &n), NSR_OK);
+	assert_int_equal(n, 0);
+	nsr_cfi_close(c);
+	free(f5);
+	nsr_test_rmrf(root);
+	free(root);
+}
+
+struct seq {
+	uint64_t n;
+	int bad;
+};
+
+static int check_seq(void *ctx, const struct nsr_cfi_saveset *ss,
+		     const struct nsr_cfi_entry *e)
+{
+	struct seq *s = ctx;
+	char want[64];
+
+	NSR_UNUSED(ss);
+	snprintf(want, sizeof(want), "/big/dir%03" PRIu64 "/file%06" PRIu64,
+		 s->n / 1000, s->n);
+	if (strcmp(e->path, want) != 0 || e->size != s->n)
+		s->bad++;
+	s->n++;
+	return 0;
+}
+
+static void test_large_and_damage(void **state)
+{
+	char *root = nsr_test_tmpdir("cfi");
+	struct nsr_cfi *c = NULL;
+	struct nsr_cfi_entry batch[100];
+	char paths[100][64];
+	struct seq s = { 0, 0 };
+	char *f;
+	int fd;
+	const uint64_t total = 30000;
+
+	NSR_UNUSED(state);
+	assert_int_equal(nsr_cfi_open(&c, root, "big", NSR_CFI_CREATE), NSR_OK);
+	assert_int_equal(nsr_cfi_begin(c, 42, 1000, "/big"), NSR_OK);
+	for (uint64_t i = 0; i < total; i += 100) {
+		for (int k = 0; k < 100; k++) {
+			snprintf(paths[k], sizeof(paths[k]),
+				 "/big/dir%03" PRIu64 "/file%06" PRIu64,
+				 (i + k) / 1000, i + k);
+			batch[k] = ent(paths[k], NSR_ASM_REG, i + k, 1);
+		}
+		assert_int_equal(nsr_cfi_add(c, 42, batch, 100), NSR_OK);
+	}
+	assert_int_equal(nsr_cfi_commit(c, 42), NSR_OK);
+	assert_int_equal(nsr_cfi_entries(c, 42, check_seq, &s), NSR_OK);
+	assert_int_equal(s.n, total);
+	assert_int_equal(s.bad, 0);
+
+	/* bytes past the committed length (a torn append) are not seen */
+	assert_true(asprintf(&f, "%s/index/big/ss-42.rec", root) > 0);
+	fd = open(f, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, "\0\0\0\x40garbage", 11,
+				lseek(fd, 0, SEEK_END)), 11);
+	s.n = 0;
+	assert_int_equal(nsr_cfi_entries(c, 42, check_seq, &s), NSR_OK);
+	assert_int_equal(s.n, total);
+	/* a flipped byte inside is a checksum error */
+	assert_int_equal(pwrite(fd, "Z", 1, 500000), 1);
+	close(fd);
+	s.n = 0;
+	assert_int_equal(nsr_cfi_entries(c, 42, check_seq, &s),
+			 NSR_ERR_CHECKSUM);
+	nsr_cfi_close(c);
+	free(f);
+	nsr_test_rmrf(root);
+	free(root);
+}
+
+static int mem_sink(void *ctx, const void *p, size_t n)
+{
+	return nsr_buf_add(ctx, p, n);
+}
+
+/* offs - record FILE offsets as "offset path\n". */
+static int offs(void *ctx, const struct nsr_asm_file *f, uint64_t off)
+{
+	return nsr_buf_addf(ctx, "%" PRIu64 " %s\n", off, f->path);
+}
+
+static int collect_off(void *ctx, const struct nsr_cfi_saveset *ss,
+		       const struct nsr_cfi_entry *e)
+{
+	NSR_UNUSED(ss);
+	return nsr_buf_addf(ctx, "%" PRIu64 " %s\n", e->offset, e->path);
+}
+
+static void test_rebuild_from_stream(void **state)
+{
+	char *root = nsr_test_tmpdir("cfi");
+	struct nsr_cfi *c = NULL;
+	struct nsr_cfi_rebuild *rb = NULL;
+	struct nsr_asm_enc *e = NULL;
+	struct nsr_asm_dec *d = NULL;
+	struct nsr_asm_dec_ops ops = { 0 };
+	struct nsr_asm_header h = { 0, 0, 321, 5000, "c3", "/srv" };
+	struct nsr_asm_file f;
+	struct nsr_buf s, want, got;
+	char name[64];
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&s, 0);
+	nsr_buf_init(&want, 0);
+	nsr_buf_init(&got, 0);
+	assert_int_equal(nsr_asm_enc_new(&e, NSR_ASM_CK_CRC32C, mem_sink, &s),
+			 NSR_OK);
+	assert_int_equal(nsr_asm_enc_header(e, &h), NSR_OK);
+	for (int i = 0; i < 1200; i++) {
+		memset(&f, 0, sizeof(f));
+		snprintf(name, sizeof(name), "/srv/f%04d", i);
+		f.type = NSR_ASM_REG;
+		f.path = name;
+		f.mode = 0600;
+		f.size = (uint64_t)(i % 7);
+		assert_int_equal(nsr_asm_enc_file(e, &f, NULL), NSR_OK);
+		assert_int_equal(nsr_asm_enc_data(e, "abcdefg", f.size), NSR_OK);
+		assert_int_equal(nsr_asm_enc_file_end(e, 0), NSR_OK);
+	}
+	assert_int_equal(nsr_asm_enc_end(e), NSR_OK);
+	nsr_asm_enc_free(e);
+	ops.file = offs;
+	assert_int_equal(nsr_asm_dec_new(&d, &ops, &want), NSR_OK);
+	assert_int_equal(nsr_asm_dec_feed(d, s.data, s.len), NSR_OK);
+	nsr_asm_dec_free(d);
+
+	assert_int_equal(nsr_cfi_open(&c, root, "c3", NSR_CFI_CREATE), NSR_OK);
+	/* a cut stream commits nothing */
+	assert_int_equal(nsr_cfi_rebuild_new(&rb, c, 0), NSR_OK);
+	assert_int_equal(nsr_cfi_rebuild_feed(rb, s.data, s.len / 2), NSR_OK);
+	assert_int_equal(nsr_cfi_rebuild_finish(rb), NSR_ERR_TRUNCATED);
+	nsr_cfi_rebuild_free(rb);
+	assert_int_equal(nsr_cfi_entries(c, 321, collect_off, &got),
+			 NSR_ERR_NOTFOUND);
+	/* the whole stream, in odd pieces */
+	assert_int_equal(nsr_cfi_rebuild_new(&rb, c, 0), NSR_OK);
+	for (size_t i = 0; i < s.len; i += 333)
+		assert_int_equal(nsr_cfi_rebuild_feed(rb, s.data + i,
+						      NSR_MIN(333, s.len - i)),
+				 NSR_OK);
+	assert_int_equal(nsr_cfi_rebuild_finish(rb), NSR_OK);
+	nsr_cfi_rebuild_free(rb);
+	assert_int_equal(nsr_cfi_entries(c, 321, collect_off, &got), NSR_OK);
+	assert_string_equal(got.data, want.data);
+	nsr_cfi_close(c);
+	nsr_buf_release(&s);
+	nsr_buf_release(&want);
+	nsr_buf_release(&got);
+	nsr_test_rmrf(root);
+	free(root);
+}
+
+static void test_decoders_truncated(void **state)
+{
+	char *root = nsr_test_tmpdir("cfi");
+	struct nsr_cfi *c = NULL;
+	struct nsr_buf img, cat;
+	char *f;
+	int n = 0;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&img, 0);
+	nsr_buf_init(&cat, 0);
+	assert_int_equal(nsr_cfi_open(&c, root, "c4", NSR_CFI_CREATE), NSR_OK);
+	two_savesets(c);
+	nsr_cfi_close(c);
+	assert_true(asprintf(&f, "%s/index/c4/ss-1.rec", root) > 0);
+	assert_int_equal(nsr_file_read(f, &img, 1 << 20), NSR_OK);
+	free(f);
+	assert_true(asprintf(&f, "%s/index/c4/catalog", root) > 0);
+	assert_int_equal(nsr_file_read(f, &cat, 1 << 20), NSR_OK);
+	free(f);
+	assert_int_equal(nsr_cfi_decode_file(img.data, img.len, NULL, NULL),
+			 NSR_OK);
+	/* A record file has no end marker (the catalogue keeps its length):
+	 * a cut is detected unless it falls on a record boundary. */
+	for (size_t i = 0, next = 28; i < img.len; i++) {
+		int rc = nsr_cfi_decode_file(img.data, i, NULL, NULL);
+
+		if (i == next) {
+			assert_int_equal(rc, NSR_OK);
+			next += 8 + nsr_get_u32((uint8_t *)img.data + i);
+		} else {
+			assert_int_not_equal(rc, NSR_OK);
+		}
+	}
+	assert_int_equal(nsr_cfi_decode_catalog(cat.data, cat.len, count_ss,
+						&n), NSR_OK);
+	assert_int_equal(n, 2);
+	for (size_t i = 0; i < cat.len; i++)
+		if (nsr_cfi_decode_catalog(cat.data, i, NULL, NULL) == NSR_OK)
+			fail_msg("truncated catalogue of %zu/%zu bytes accepted",
+				 i, cat.len);
+	/* a damaged catalogue is refused at open */
+	cat.data[13] ^= 1;
+	assert_true(asprintf(&f, "%s/index/c4/catalog", root) > 0);
+	assert_int_equal(nsr_file_replace(f, cat.data, cat.len, 0600), NSR_OK);
+	free(f);
+	assert_int_equal(nsr_cfi_open(&c, root, "c4", 0), NSR_ERR_CHECKSUM);
+	/* bad client names */
+	assert_int_equal(nsr_cfi_open(&c, root, "../x", NSR_CFI_CREATE),
+			 NSR_ERR_INVAL);
+	assert_int_equal(nsr_cfi_open(&c, root, "", NSR_CFI_CREATE),
+			 NSR_ERR_INVAL);
+	assert_int_equal(nsr_cfi_open(&c, root, ".hidden", NSR_CFI_CREATE),
+			 NSR_ERR_INVAL);
+	nsr_buf_release(&img);
+	nsr_buf_release(&cat);
+	nsr_test_rmrf(root);
+	free(root);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_browse),
+		cmocka_unit_test(test_uncommitted_dropped),
+		cmocka_unit_test(test_large_and_damage),
+		cmocka_unit_test(test_rebuild_from_stream),
+		cmocka_unit_test(test_decoders_truncated),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
