@@ -20,7 +20,7 @@
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: mmdtest mover SNODE TYPE PATH NAME\n"
+		"usage: mmdtest mover SNODE TYPE PATH NAME [CAPACITY]\n"
 		"       mmdtest status SNODE\n"
 		"       mmdtest label HOST PORT VOLUME POOL BLOCKSIZE [force]\n"
 		"       mmdtest readlabel HOST PORT\n"
@@ -150,6 +150,8 @@ static int cmd_mover(char **av)
 	d.media_type = av[1];
 	d.path = av[2];
 	d.name = av[3];
+	if (av[4])
+		d.capacity = strtoull(av[4], NULL, 10);
 	rc = nsr_mmd_snm_mover(av[0], &d, NULL, &port, &pid, &err);
 	if (rc != NSR_OK)
 		return fail("mover", rc, &err);
@@ -187,7 +189,7 @@ int main(int argc, char **argv)
 	if (argc < 3)
 		return usage();
 	if (strcmp(argv[1], "mover") == 0)
-		return argc == 6 ? cmd_mover(argv + 2) : usage();
+		return argc == 6 || argc == 7 ? cmd_mover(argv + 2) : usage();
 	if (strcmp(argv[1], "status") == 0)
 		return cmd_status(argv + 2);
 	if (argc < 4)

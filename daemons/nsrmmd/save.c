@@ -29,7 +29,7 @@ struct mmd_save {
 	uint8_t volid[16];
 	char volname[NSR_VOL_NAME_MAX + 1];
 	uint64_t next_seq; /* expected data call number */
-	uint64_t bytes;	   /* data bytes accepted */
+	uint64_t bytes;	   /* data bytes received */
 	int err;	   /* first error, NSR_OK if none */
 	char *errmsg;
 };
@@ -239,7 +239,8 @@ static void volume_full(struct mmd *m, struct mmd_save *s)
 			 s->volname, why.data);
 	save_fail(s, NSR_ERR_EOM,
 		  nsr_xasprintf("volume %s in device %s is full: save set %u "
-				"(%s:%s) got %llu of %llu bytes onto it; the "
+				"(%s:%s) got %llu of the %llu bytes received "
+				"so far onto it; the "
 				"volume is marked full and the save set failed: "
 				"label or mount another volume of pool %s and "
 				"run it again", s->volname, m->dev_name,
@@ -278,6 +279,7 @@ int mmd_h_ss_data(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 		return NSR_RPC_NOREPLY;
 	}
 	s->next_seq++;
+	s->bytes += a->data.data_len;
 	rc = nsr_vol_session_write(s->vs, a->data.data_val, a->data.data_len);
 	if (rc == NSR_ERR_EOM) {
 		volume_full(m, s);
@@ -291,7 +293,6 @@ int mmd_h_ss_data(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 					nsr_vol_writer_errmsg(m->w)));
 		return NSR_RPC_NOREPLY;
 	}
-	s->bytes += a->data.data_len;
 	return NSR_RPC_NOREPLY;
 }
 

@@ -1,0 +1,108 @@
+#!/bin/bash
+# 401-mover: a storage node (nsrexecd -s, which runs nsrsnmd) starts data
+# movers on demand for a vtape and an AFTD; volumes are labeled, save sets
+# are written concurrently through the mmd client library (mmdtest) and
+# read back identical; a relabel of a volume with data is refused; a full
+# vtape fails the session naming the volume; a killed mover is replaced.
+. "$(dirname "$0")/lib.sh"
+nsr_setup 401-mover
+export NSR_MOVER_IDLE=120
+T=$BIN/mmdtest
+H=127.0.0.1
+
+nsr_start nsrexecd -s
+nsr_wait_registered nsrsnmd
+
+# mover DEV... - ask nsrsnmd for a mover, retrying while it is throttled.
+mover() {
+	local out i
+	for i in $(seq 1 50); do
+		if out=$("$T" mover $H "$@" 2>"$ROOT/mover.err"); then
+			echo "$out"; return 0
+		fi
+		grep -q "next attempt" "$ROOT/mover.err" || break
+		sleep 0.2
+	done
+	cat "$ROOT/mover.err" >&2
+	return 1
+}
+
+mkdir -p "$ROOT/aftd1"
+for i in 1 2 3; do
+	head -c $((i * 700000 + 13)) /dev/urandom >"$ROOT/data$i"
+done
+: >"$ROOT/data4"
+
+# --- vtape: label, multiplexed saves, recover -----------------------------
+read -r VP VPID < <(mover vtape "$ROOT/vt1" vt1)
+check "nsrsnmd started a mover for the vtape" test -n "$VP"
+read -r VP2 VPID2 < <(mover vtape "$ROOT/vt1" vt1)
+check "a second request gets the same mover" test "$VP2:$VPID2" = "$VP:$VPID"
+expect_fail "an unlabeled vtape has no label" "$T" readlabel $H "$VP"
+check "label VT001 with 64 KB blocks" "$T" label $H "$VP" VT001 Default 65536
+check "the label reads back, empty" \
+	grep -q "^VT001 Default 65536 empty$" <("$T" readlabel $H "$VP")
+
+pids=()
+for i in 1 2 3 4; do
+	"$T" save $H "$VP" 10$i client1 /fs$i <"$ROOT/data$i" >"$ROOT/vfrag$i" &
+	pids+=($!)
+done
+for i in 1 2 3 4; do
+	check "vtape save set 10$i written" wait "${pids[$((i - 1))]}"
+done
+check "fragments say complete" \
+	test "$(cut -d: -f9 "$ROOT"/vfrag* | sort -u)" = 1
+for i in 1 2 3 4; do
+	"$T" recover $H "$VP" 10$i $(cat "$ROOT/vfrag$i") >"$ROOT/vout$i"
+	check "vtape save set 10$i reads back identical" \
+		cmp -s "$ROOT/data$i" "$ROOT/vout$i"
+done
+check "the vtape label now says data" \
+	grep -q "^VT001 Default 65536 data$" <("$T" readlabel $H "$VP")
+expect_fail "relabel of a volume with data is refused" \
+	"$T" label $H "$VP" VT002 Default 65536
+check "and the reason names the device" \
+	grep -q "holds save sets" <("$T" label $H "$VP" VT002 Default 65536 2>&1)
+
+# --- AFTD: parallel sessions -------------------------------------------------
+read -r AP APID < <(mover adv_file "$ROOT/aftd1" aftd1)
+check "nsrsnmd started a second mover for the AFTD" test -n "$AP" -a "$AP" != "$VP"
+check "label AF001" "$T" label $H "$AP" AF001 Default 32768
+pids=()
+for i in 1 2 3; do
+	"$T" save $H "$AP" 20$i client2 /d$i <"$ROOT/data$i" >"$ROOT/afrag$i" &
+	pids+=($!)
+done
+for i in 1 2 3; do
+	check "AFTD save set 20$i written" wait "${pids[$((i - 1))]}"
+done
+check "each AFTD session got its own file" \
+	test "$(cut -d: -f5 "$ROOT"/afrag* | sort -u | wc -l)" = 3
+for i in 1 2 3; do
+	"$T" recover $H "$AP" 20$i $(cat "$ROOT/afrag$i") >"$ROOT/aout$i"
+	check "AFTD save set 20$i reads back identical" \
+		cmp -s "$ROOT/data$i" "$ROOT/aout$i"
+done
+check "SNM_STATUS lists both movers" \
+	test "$("$T" status $H | wc -l)" = 2
+expect_fail "a fragment of another volume is refused" \
+	"$T" recover $H "$AP" 101 $(cat "$ROOT/vfrag1")
+
+# --- end of medium ---------------------------------------------------------------
+read -r SP SPID < <(mover vtape "$ROOT/vt2" small 1048576)
+check "label a 1 MB vtape" "$T" label $H "$SP" SMALL1 Default 32768
+out=$("$T" save $H "$SP" 301 client1 /big <"$ROOT/data3" 2>&1)
+rc=$?
+check "a save set larger than the vtape fails" test $rc -ne 0
+check "and the message says the volume is full" grep -q "SMALL1.*is full" <<<"$out"
+
+# --- a killed mover is replaced --------------------------------------------------
+kill -KILL "$VPID"
+read -r NP NPID < <(mover vtape "$ROOT/vt1" vt1)
+check "a new mover replaces the killed one" test -n "$NPID" -a "$NPID" != "$VPID"
+check "it reads the same volume" \
+	grep -q "^VT001 Default 65536 data$" <("$T" readlabel $H "$NP")
+"$T" recover $H "$NP" 102 $(cat "$ROOT/vfrag2") >"$ROOT/vout2b"
+check "and recovers a save set from it" cmp -s "$ROOT/data2" "$ROOT/vout2b"
+nsr_done
