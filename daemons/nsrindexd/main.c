@@ -1,0 +1,284 @@
+/*
+ * nsrindexd - the client file index daemon: one index per client under
+ * <root>/index/<client> (src/index, nsr_index(5)).  save adds entries in
+ * batches between IX_BEGIN and IX_COMMIT (the commit is durable before the
+ * reply); recover browses with IX_LIST and IX_FIND.  Each client's index
+ * is opened once for writing and kept open (the index takes an exclusive
+ * lock, so offline tools see it busy while nsrindexd runs).
+ */
+#include "nsr/compat.h"
+
+#include "nsr/cfi.h"
+#include "nsr/daemon.h"
+#include "nsr/err.h"
+#include "nsr/log.h"
+#include "nsr/rpc.h"
+#include "nsr/rpc/nsrindex.h"
+#include "nsr/xmalloc.h"
+
+#define MAX_OPEN 256
+
+struct open_ix {
+	char *client;
+	struct nsr_cfi *cfi;
+};
+
+struct indexd {
+	const char *root;
+	struct open_ix open[MAX_OPEN];
+	int nopen;
+};
+
+static struct indexd g_ix;
+
+/* set_status - fill st (msg always allocated). */
+static void set_status(nsr_status *st, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void set_status(nsr_status *st, int code, const char *fmt, ...)
+{
+	va_list ap;
+	char msg[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	st->code = code;
+	st->msg = nsr_xstrdup(msg);
+}
+
+/* get_index - the open index of client (opened on first use). */
+static int get_index(struct indexd *x, const char *client, int create,
+		     struct nsr_cfi **out, nsr_status *st)
+{
+	int rc;
+
+	for (int i = 0; i < x->nopen; i++)
+		if (strcmp(x->open[i].client, client) == 0) {
+			*out = x->open[i].cfi;
+			return NSR_OK;
+		}
+	if (x->nopen == MAX_OPEN) {
+		/* Close the oldest: indexes reopen cheaply. */
+		nsr_cfi_close(x->open[0].cfi);
+		free(x->open[0].client);
+		memmove(&x->open[0], &x->open[1], sizeof(x->open[0]) * (MAX_OPEN - 1));
+		x->nopen--;
+	}
+	rc = nsr_cfi_open(out, x->root, client, create ? NSR_CFI_CREATE : 0);
+	if (rc) {
+		if (rc == NSR_ERR_NOTFOUND)
+			set_status(st, rc, "no file index for client '%s' on this server", client);
+		else
+			set_status(st, rc, "cannot open the file index of client '%s': %s",
+				   client, nsr_strerror(rc));
+		return rc;
+	}
+	x->open[x->nopen].client = nsr_xstrdup(client);
+	x->open[x->nopen].cfi = *out;
+	x->nopen++;
+	return NSR_OK;
+}
+
+static int ix_begin(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+{
+	ix_begin_args *a = argp;
+	nsr_void_res *r = resp;
+	struct nsr_cfi *c;
+	int rc;
+
+	NSR_UNUSED(call);
+	if (get_index(ctx, a->client, 1, &c, &r->st))
+		return NSR_OK;
+	rc = nsr_cfi_begin(c, a->ssid, a->savetime, a->name);
+	if (rc)
+		set_status(&r->st, rc, "cannot start index of save set %llu of '%s': %s",
+			   (unsigned long long)a->ssid, a->client, nsr_strerror(rc));
+	else
+		set_status(&r->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}
+
+static int ix_add(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+{
+	ix_add_args *a = argp;
+	nsr_void_res *r = resp;
+	struct nsr_cfi_entry *e;
+	struct nsr_cfi *c;
+	int rc;
+
+	NSR_UNUSED(call);
+	if (get_index(ctx, a->client, 0, &c, &r->st))
+		return NSR_OK;
+	e = nsr_xcalloc(a->entries.entries_len + 1, sizeof(*e));
+	for (u_int i = 0; i < a->entries.entries_len; i++) {
+		const ix_entry *w = &a->entries.entries_val[i];
+
+		e[i].path = w->path;
+		e[i].type = w->type;
+		e[i].mode = w->mode;
+		e[i].uid = w->uid;
+		e[i].gid = w->gid;
+		e[i].size = w->size;
+		e[i].mtime = w->mtime;
+		e[i].mtime_nsec = w->mtime_nsec;
+		e[i].offset = w->offset;
+	}
+	rc = nsr_cfi_add(c, a->ssid, e, a->entries.entries_len);
+	free(e);
+	if (rc)
+		set_status(&r->st, rc, "cannot add index entries of save set %llu: %s",
+			   (unsigned long long)a->ssid, nsr_strerror(rc));
+	else
+		set_status(&r->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}
+
+/* ss_op - commit, abort or delete one save set's entries. */
+static int ss_op(struct indexd *x, ix_ss_args *a, nsr_void_res *r,
+		 int (*op)(struct nsr_cfi *, uint64_t), const char *what)
+{
+	struct nsr_cfi *c;
+	int rc;
+
+	if (get_index(x, a->client, 0, &c, &r->st))
+		return NSR_OK;
+	rc = op(c, a->ssid);
+	if (rc)
+		set_status(&r->st, rc, "cannot %s the index of save set %llu of '%s': %s",
+			   what, (unsigned long long)a->ssid, a->client, nsr_strerror(rc));
+	else
+		set_status(&r->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}
+
+static int ix_commit(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+{
+	NSR_UNUSED(call);
+	return ss_op(ctx, argp, resp, nsr_cfi_commit, "commit");
+}
+
+static int ix_abort(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+{
+	NSR_UNUSED(call);
+	return ss_op(ctx, argp, resp, nsr_cfi_abort, "abort");
+}
+
+static int ix_delete(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+{
+	NSR_UNUSED(call);
+	return ss_op(ctx, argp, resp, nsr_cfi_delete, "delete");
+}
+
+/* Paging collector for IX_LIST / IX_FIND. */
+struct collect {
+	ix_lookup_res *r;
+	unsigned skip, seen;
+};
+
+static int collect_one(void *arg, const struct nsr_cfi_saveset *ss,
+		       const struct nsr_cfi_entry *e)
+{
+	struct collect *c = arg;
+	ix_entry *w;
+
+	if (c->seen++ < c->skip)
+		return 0;
+	if (c->r->entries.entries_len == IX_BATCH_MAX) {
+		c->r->more = TRUE;
+		return 1;
+	}
+	w = &c->r->entries.entries_val[c->r->entries.entries_len++];
+	w->path = nsr_xstrdup(e->path);
+	w->type = e->type;
+	w->mode = e->mode;
+	w->uid = e->uid;
+	w->gid = e->gid;
+	w->size = e->size;
+	w->mtime = e->mtime;
+	w->mtime_nsec = e->mtime_nsec;
+	w->offset = e->offset;
+	w->ssid = ss->ssid;
+	w->savetime = ss->savetime;
+	return 0;
+}
+
+/* lookup - shared body of IX_LIST and IX_FIND. */
+static int lookup(struct indexd *x, ix_lookup_args *a, ix_lookup_res *r, int find)
+{
+	struct collect col = {.r = r, .skip = a->skip};
+	struct nsr_cfi *c;
+	int64_t t = a->time ? a->time : INT64_MAX;
+	int rc;
+
+	r->entries.entries_val = nsr_xcalloc(IX_BATCH_MAX, sizeof(ix_entry));
+	if (get_index(x, a->client, 0, &c, &r->st))
+		return NSR_OK;
+	rc = find ? nsr_cfi_find(c, a->path, t, collect_one, &col)
+		  : nsr_cfi_list_dir(c, a->path, t, collect_one, &col);
+	if (rc < 0)
+		set_status(&r->st, rc, "cannot browse the index of '%s': %s", a->client,
+			   nsr_strerror(rc));
+	else
+		set_status(&r->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}
+
+static int ix_list(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+{
+	NSR_UNUSED(call);
+	return lookup(ctx, argp, resp, 0);
+}
+
+static int ix_find(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+{
+	NSR_UNUSED(call);
+	return lookup(ctx, argp, resp, 1);
+}
+
+#define PROC(num, name, targ, tres, fn) \
+	{num, name, NSR_XDR(xdr_##targ), sizeof(targ), NSR_XDR(xdr_##tres), \
+	 sizeof(tres), fn, NSR_RPC_SERIAL}
+
+static const struct nsr_rpc_proc ix_procs[] = {
+	PROC(IX_BEGIN, "begin", ix_begin_args, nsr_void_res, ix_begin),
+	PROC(IX_ADD, "add", ix_add_args, nsr_void_res, ix_add),
+	PROC(IX_COMMIT, "commit", ix_ss_args, nsr_void_res, ix_commit),
+	PROC(IX_ABORT, "abort", ix_ss_args, nsr_void_res, ix_abort),
+	PROC(IX_DELETE, "delete", ix_ss_args, nsr_void_res, ix_delete),
+	PROC(IX_LIST, "list", ix_lookup_args, ix_lookup_res, ix_list),
+	PROC(IX_FIND, "find", ix_lookup_args, ix_lookup_res, ix_find),
+};
+
+static const struct nsr_rpc_prog ix_progs[] = {
+	{NSRINDEXD_PROG, NSRINDEXD_V1, ix_procs, NSR_ARRAY_SIZE(ix_procs), &g_ix},
+};
+
+static int ix_init(struct nsr_daemon *d)
+{
+	g_ix.root = d->root;
+	return 0;
+}
+
+static void ix_stop(struct nsr_daemon *d)
+{
+	NSR_UNUSED(d);
+	for (int i = 0; i < g_ix.nopen; i++) {
+		nsr_cfi_close(g_ix.open[i].cfi);
+		free(g_ix.open[i].client);
+	}
+	g_ix.nopen = 0;
+}
+
+static const struct nsr_daemon_ops ix_ops = {
+	.name = "nsrindexd",
+	.summary = "OpenNSR client file index daemon",
+	.progs = ix_progs,
+	.nprogs = NSR_ARRAY_SIZE(ix_progs),
+	.init = ix_init,
+	.stop = ix_stop,
+};
+
+int main(int argc, char **argv)
+{
+	return nsr_daemon_main(argc, argv, &ix_ops, &g_ix);
+}
