@@ -6,7 +6,8 @@
  * A reportspec is a comma-separated list of attribute names (mmdb_attrs[]),
  * each optionally followed by a column width in parentheses:
  * "volume(12),client,name,ssid,totalsize".  A header line with each
- * column's title comes first.  Values longer than their column are cut,
+ * column's title comes first; without a width a column is as wide as the
+ * attribute's default width or its title, whichever is more.  Values longer than their column are cut,
  * except in the last column when no width was given for it.  Time
  * columns show MM/DD/YY, or MM/DD/YY HH:MM:SS AM/PM when the column is at
  * least 22 wide ("savetime(22)"); 0 prints as "undef".  Sizes (totalsize,
@@ -25,7 +26,7 @@
  *            instance and fragment (-S)
  * MEDIA rows are volumes (nsr_mmreport_volume); all others are save set
  * rows (nsr_mmreport_row).  A custom report whose columns are all volume
- * attributes is a volume report too.
+ * attributes (pool counts as one) is a volume report too.
  *
  * Export (-x): "c<sep>" prints the header and the values separated by the
  * character <sep>, without padding or cutting, quoting a value with "..."

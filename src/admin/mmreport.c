@@ -318,7 +318,10 @@ static int right_aligned(const struct col *col)
 	if (col->attr == MMDB_A_SSID && col->width >= LONG_SSID)
 		return 0;
 	t = mmdb_attrs[col->attr].type;
-	return t == MMDB_T_NUMBER;
+	/* Volume dates line up right, as "undef" does in mminfo -m. */
+	return t == MMDB_T_NUMBER || (t == MMDB_T_TIME &&
+				      mmdb_attrs[col->attr].scope ==
+				      MMDB_S_VOLUME);
 }
 
 /* add_field - one padded/cut field (last: no padding, cut only if the
@@ -608,7 +611,7 @@ static int parse_spec(struct nsr_mmreport *r, const char *s,
 		const struct mmdb_attr_info *a;
 		size_t start, end;
 		char name[64];
-		int width = 0, rc;
+		int width = 0, expl = 0, rc;
 
 		while (s[i] == ' ' || s[i] == '\t')
 			i++;
@@ -628,6 +631,7 @@ static int parse_spec(struct nsr_mmreport *r, const char *s,
 		if (!a)
 			return unknown_attr(err, start, name, end - start);
 		if (s[i] == '(') {
+			expl = 1;
 			rc = parse_width(s, &i, &width, err);
 			if (rc != NSR_OK)
 				return rc;
@@ -637,8 +641,10 @@ static int parse_spec(struct nsr_mmreport *r, const char *s,
 		if (r->ncols == MAX_COLS)
 			return qerr(err, start, end - start, "too many columns "
 				    "(at most %d)", MAX_COLS);
-		rc = add_col(r, a->id, width ? width : a->width, width != 0,
-			     NULL);
+		/* Without a width, the title must fit. */
+		if (!width)
+			width = NSR_MAX(a->width, (int)strlen(a->title));
+		rc = add_col(r, a->id, width, expl, NULL);
 		if (rc != NSR_OK)
 			return rc;
 		if (s[i] == '\0')
@@ -724,15 +730,23 @@ int nsr_mmreport_set_export(struct nsr_mmreport *r, const char *x,
 /* nsr_mmreport_is_volume - rows are volumes. */
 int nsr_mmreport_is_volume(const struct nsr_mmreport *r)
 {
+	int vol = 0;
+
 	if (r->layout == NSR_MMREPORT_MEDIA)
 		return 1;
 	if (r->layout != NSR_MMREPORT_CUSTOM)
 		return 0;
-	for (size_t i = 0; i < r->ncols; i++)
-		if (r->cols[i].attr >= MMDB_A_COUNT ||
-		    mmdb_attrs[r->cols[i].attr].scope != MMDB_S_VOLUME)
+	/* Volumes have a pool too; it alone does not make a volume report. */
+	for (size_t i = 0; i < r->ncols; i++) {
+		int a = r->cols[i].attr;
+
+		if (a == MMDB_A_POOL)
+			continue;
+		if (a >= MMDB_A_COUNT || mmdb_attrs[a].scope != MMDB_S_VOLUME)
 			return 0;
-	return 1;
+		vol = 1;
+	}
+	return vol;
 }
 
 /* nsr_mmreport_header - the title line. */
