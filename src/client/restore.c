@@ -753,6 +753,12 @@ int nsr_restore_new(struct nsr_restore **out,
 		rc = nsr_mkdir_p(r->dest, 0755);
 		if (rc)
 			goto fail;
+		/* Absolute, so targets stay valid whatever the cwd becomes. */
+		free(r->dest);
+		r->dest = realpath(o->dest, NULL);
+		rc = NSR_ERR_SYSTEM;
+		if (r->dest == NULL)
+			goto fail;
 		r->nofollow = 1;
 		r->base_fd = open(r->dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		r->cwd_fd = dup(r->base_fd);

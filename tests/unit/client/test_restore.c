@@ -374,6 +374,47 @@ static void test_one_byte_feeding(void **state)
 	nsr_buf_release(&diff);
 }
 
+/* A tiny forced read size (many reads, holes split across reads) and a
+ * relative destination still give an identical tree; a malformed
+ * NSR_READ_SIZE is refused. */
+static void test_small_reads_relative_dest(void **state)
+{
+	struct fixture *f = *state;
+	const char *paths[1] = { f->src };
+	struct nsr_saver_stats ss;
+	struct nsr_restore_stats rs;
+	struct nsr_restore_opts o = { 0 };
+	struct nsr_saver_opts so = { 0 };
+	struct nsr_saver_cb cb = { 0 };
+	struct nsr_saver *s = NULL;
+	struct nsr_buf diff;
+	char cwd[PATH_MAX], rsrc[PATH_MAX];
+
+	setenv("NSR_READ_SIZE", "5000", 1);
+	save(f, paths, 1, NSR_ASM_CK_CRC32C, &ss);
+	assert_int_equal(ss.last_read_size, 5000);
+	setenv("NSR_READ_SIZE", "lots", 1);
+	so.client = "c";
+	so.name = "n";
+	cb.write = sink;
+	assert_int_equal(nsr_saver_new(&s, &so, &cb), NSR_ERR_INVAL);
+	assert_null(s);
+	unsetenv("NSR_READ_SIZE");
+
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(f->tmp), 0);
+	o.dest = "reldest";
+	assert_int_equal(restore(f, f->stream.data, f->stream.len, 65536, &o,
+				 &rs), NSR_OK);
+	assert_int_equal(chdir(cwd), 0);
+	assert_int_equal(rs.errors, 0);
+	assert_true(snprintf(rsrc, sizeof(rsrc), "%s/reldest%s", f->tmp,
+			     f->src) > 0);
+	nsr_buf_init(&diff, 0);
+	assert_int_equal(compare(f->src, rsrc, 0, &diff), 1); /* socket */
+	nsr_buf_release(&diff);
+}
+
 /* A damaged data byte is reported against its file; the rest restores. */
 static void test_corruption_reported_by_path(void **state)
 {
@@ -630,6 +671,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_byte_feeding, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_small_reads_relative_dest,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corruption_reported_by_path,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filter, setup, teardown),
