@@ -7,17 +7,24 @@
  * The file is a 64-byte header, then entries: a record is an 8-byte header
  * (kind 1, length), the data and an 8-byte trailer equal to the header; a
  * filemark is a header and trailer of kind 2, length 0.  The trailer lets a
- * scan go backwards; end of file is end of data.  At open we scan the
- * entry headers once and keep an index in memory (16 bytes per entry plus
- * 8 per filemark), so every positioning is O(log n) and reading or writing
- * a record is one system call for the data.
+ * tool go backwards; end of file is end of data.  We keep an index of the
+ * entries in memory (16 bytes per entry plus 8 per filemark), built
+ * lazily: reading forward indexes each entry as it is reached (so a
+ * sequential read touches the file once), and only EOD, FSF and seeks
+ * beyond the known part scan ahead, reading just the entry headers.
+ * Positioning within the known part is O(log n); reading a record is one
+ * header read (from the page the data is on) and one read for the data
+ * and its trailer.
  *
  * Invariants:
- *  1. ent[0..nent) describe the file exactly; end == offset after the last
- *     entry == the file's logical size (a torn entry at the end of the file
- *     is ignored and overwritten by the next write);
+ *  1. ent[0..nent) describe the start of the file exactly; end == offset
+ *     after the last indexed entry; when `complete`, end is end of data
+ *     (a torn entry after it, from a crash, is ignored and overwritten by
+ *     the next write);
  *  2. fm[0..nfm) are the indices of the filemark entries, ascending;
- *  3. 0 <= pos <= nent; pos == nent is end of data.
+ *  3. 0 <= pos <= nent; pos == nent && complete is end of data;
+ *  4. writing at pos discards everything after it (file truncated), so
+ *     after a write the index is complete.
  */
 #include "nsr/compat.h"
 
@@ -56,7 +63,9 @@ struct vtape {
 	size_t nfm, afm;
 	size_t pos;
 	uint64_t end;
-	int torn; /* the file has bytes after end (from a torn write) */
+	uint64_t fsize;	/* the file's size */
+	int complete;	/* the index reaches end of data */
+	int torn;	/* the file has bytes after end (from a torn write) */
 };
 
 /* vt_of - the vtape state of dev. */
@@ -131,14 +140,12 @@ static int vt_write_header(struct nsr_dev *dev, struct vtape *vt)
 	return NSR_OK;
 }
 
-/* vt_load - read the header and index every complete entry. */
+/* vt_load - check the header; the index starts empty. */
 static int vt_load(struct nsr_dev *dev, struct vtape *vt)
 {
-	uint8_t h[VT_HDR], e[VT_ENT], t[VT_ENT];
+	uint8_t h[VT_HDR];
 	struct stat st;
-	uint64_t off = VT_HDR;
 	ssize_t n;
-	int rc;
 
 	if (fstat(vt->fd, &st) != 0)
 		return dev_sys(dev, "fstat");
@@ -151,28 +158,69 @@ static int vt_load(struct nsr_dev *dev, struct vtape *vt)
 	vt->capacity = nsr_get_u64(h + 16);
 	vt->ew = nsr_get_u64(h + 24);
 	vt->end = VT_HDR;
-	while (off + 2 * VT_ENT <= (uint64_t)st.st_size) {
-		uint32_t kind, len;
-
-		if (pread(vt->fd, e, VT_ENT, (off_t)off) != VT_ENT)
-			break;
-		kind = nsr_get_u32(e);
-		len = nsr_get_u32(e + 4);
-		if ((kind != VT_REC && kind != VT_FM) ||
-		    (kind == VT_FM && len != 0) || len > VT_MAX_REC ||
-		    off + 2 * VT_ENT + len > (uint64_t)st.st_size)
-			break;
-		if (pread(vt->fd, t, VT_ENT, (off_t)(off + VT_ENT + len)) !=
-			    VT_ENT ||
-		    memcmp(e, t, VT_ENT) != 0)
-			break;
-		rc = vt_push(vt, off, kind, len);
-		if (rc != NSR_OK)
-			return rc;
-		off = vt->end;
-	}
-	vt->torn = vt->end != (uint64_t)st.st_size;
+	vt->fsize = (uint64_t)st.st_size;
 	return NSR_OK;
+}
+
+/* vt_more - index the next entry: 1 if one was added, 0 at the end of
+ * data (the index is then complete), or a negative error. */
+static int vt_more(struct nsr_dev *dev, struct vtape *vt)
+{
+	uint8_t e[VT_ENT], t[VT_ENT];
+	uint64_t off = vt->end;
+	uint32_t kind, len;
+	ssize_t n;
+	int rc;
+
+	if (vt->complete)
+		return 0;
+	if (off + 2 * VT_ENT > vt->fsize)
+		goto done;
+	n = pread(vt->fd, e, VT_ENT, (off_t)off);
+	if (n < 0)
+		return dev_sys(dev, "read");
+	if (n != VT_ENT)
+		goto done;
+	kind = nsr_get_u32(e);
+	len = nsr_get_u32(e + 4);
+	if ((kind != VT_REC && kind != VT_FM) || (kind == VT_FM && len != 0) ||
+	    len > VT_MAX_REC || off + 2 * VT_ENT + len > vt->fsize)
+		goto done;
+	if (kind == VT_FM &&
+	    (pread(vt->fd, t, VT_ENT, (off_t)(off + VT_ENT)) != VT_ENT ||
+	     memcmp(e, t, VT_ENT) != 0))
+		goto done;
+	rc = vt_push(vt, off, kind, len);
+	return rc != NSR_OK ? rc : 1;
+done:
+	vt->complete = 1;
+	vt->torn = vt->end != vt->fsize;
+	return 0;
+}
+
+/* vt_have - make sure entry idx is indexed: 1 if it exists, 0 if it is
+ * past the end of data, or a negative error. */
+static int vt_have(struct nsr_dev *dev, struct vtape *vt, size_t idx)
+{
+	int rc;
+
+	while (vt->nent <= idx) {
+		rc = vt_more(dev, vt);
+		if (rc <= 0)
+			return rc;
+	}
+	return 1;
+}
+
+/* vt_index_all - index up to the end of data. */
+static int vt_index_all(struct nsr_dev *dev, struct vtape *vt)
+{
+	int rc;
+
+	do
+		rc = vt_more(dev, vt);
+	while (rc > 0);
+	return rc;
 }
 
 /* vt_open - open or create the vtape file. */
@@ -243,7 +291,7 @@ static int vt_close(struct nsr_dev *dev)
 /* vt_cut - drop every entry from pos on (writing ends the data here). */
 static int vt_cut(struct nsr_dev *dev, struct vtape *vt)
 {
-	if (vt->pos == vt->nent && !vt->torn)
+	if (vt->pos == vt->nent && vt->fsize == vt->end)
 		return NSR_OK;
 	if (vt->pos < vt->nent) {
 		vt->end = vt->ent[vt->pos].off;
@@ -252,6 +300,8 @@ static int vt_cut(struct nsr_dev *dev, struct vtape *vt)
 	}
 	if (ftruncate(vt->fd, (off_t)vt->end) != 0)
 		return dev_sys(dev, "truncate");
+	vt->fsize = vt->end;
+	vt->complete = 1;
 	vt->torn = 0;
 	return NSR_OK;
 }
@@ -288,8 +338,10 @@ static int vt_put(struct nsr_dev *dev, uint32_t kind, const void *p,
 		int e2 = n < 0 ? errno : ENOSPC;
 
 		/* Leave no torn entry behind. */
-		if (ftruncate(vt->fd, (off_t)vt->end) != 0)
+		if (ftruncate(vt->fd, (off_t)vt->end) != 0) {
 			vt->torn = 1;
+			vt->fsize = vt->end + (uint64_t)NSR_MAX(n, 0);
+		}
 		errno = e2;
 		if (e2 == ENOSPC || e2 == EDQUOT)
 			return dev_fail(dev, NSR_ERR_EOM,
@@ -299,6 +351,7 @@ static int vt_put(struct nsr_dev *dev, uint32_t kind, const void *p,
 	rc = vt_push(vt, vt->end, kind, len);
 	if (rc != NSR_OK)
 		return rc;
+	vt->fsize = vt->end;
 	vt->pos = vt->nent;
 	if (vt->capacity != 0 && used + vt->ew >= vt->capacity)
 		dev->info.early_warning = 1;
@@ -343,10 +396,14 @@ static int vt_read(struct nsr_dev *dev, void *p, size_t cap, size_t *got)
 {
 	struct vtape *vt = vt_of(dev);
 	const struct vt_ent *e;
+	uint8_t t[VT_ENT];
+	struct iovec iov[2];
 	ssize_t n;
+	int rc;
 
-	if (vt->pos >= vt->nent)
-		return NSR_ERR_EOD;
+	rc = vt_have(dev, vt, vt->pos);
+	if (rc <= 0)
+		return rc < 0 ? rc : NSR_ERR_EOD;
 	e = &vt->ent[vt->pos];
 	vt->pos++;
 	if (e->kind == VT_FM)
@@ -355,12 +412,21 @@ static int vt_read(struct nsr_dev *dev, void *p, size_t cap, size_t *got)
 		return dev_fail(dev, NSR_ERR_TOOBIG,
 				"record of %" PRIu32 " bytes, buffer %zu",
 				e->len, cap);
-	n = pread(vt->fd, p, e->len, (off_t)(e->off + VT_ENT));
-	if (n != (ssize_t)e->len) {
+	iov[0].iov_base = p;
+	iov[0].iov_len = e->len;
+	iov[1].iov_base = t;
+	iov[1].iov_len = VT_ENT;
+	n = preadv(vt->fd, iov, 2, (off_t)(e->off + VT_ENT));
+	if (n != (ssize_t)(e->len + VT_ENT)) {
 		vt->pos--;
 		if (n >= 0)
 			return dev_fail(dev, NSR_ERR_IO, "short read");
 		return dev_sys(dev, "read");
+	}
+	if (nsr_get_u32(t) != VT_REC || nsr_get_u32(t + 4) != e->len) {
+		vt->pos--;
+		return dev_fail(dev, NSR_ERR_IO,
+				"record trailer does not match its header");
 	}
 	*got = e->len;
 	return NSR_OK;
@@ -379,10 +445,18 @@ static int vt_fsf(struct nsr_dev *dev, unsigned n)
 {
 	struct vtape *vt = vt_of(dev);
 	size_t k;
+	int rc;
 
 	if (n == 0)
 		return NSR_OK;
 	k = vt_fm_before(vt, vt->pos) + n - 1;
+	while (k >= vt->nfm) {
+		rc = vt_more(dev, vt);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			break;
+	}
 	if (k >= vt->nfm) {
 		vt->pos = vt->nent;
 		return NSR_ERR_EOD;
@@ -413,9 +487,13 @@ static int vt_fsr(struct nsr_dev *dev, unsigned n)
 {
 	struct vtape *vt = vt_of(dev);
 	unsigned i;
+	int rc;
 
 	for (i = 0; i < n; i++) {
-		if (vt->pos >= vt->nent)
+		rc = vt_have(dev, vt, vt->pos);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
 			return NSR_ERR_EOD;
 		if (vt->ent[vt->pos++].kind == VT_FM)
 			return NSR_ERR_EOF;
@@ -442,8 +520,11 @@ static int vt_bsr(struct nsr_dev *dev, unsigned n)
 /* vt_eod - to end of data. */
 static int vt_eod(struct nsr_dev *dev)
 {
-	vt_of(dev)->pos = vt_of(dev)->nent;
-	return NSR_OK;
+	struct vtape *vt = vt_of(dev);
+	int rc = vt_index_all(dev, vt);
+
+	vt->pos = vt->nent;
+	return rc;
 }
 
 /* vt_seek - start of file pos->file, then pos->record records on. */
@@ -451,7 +532,15 @@ static int vt_seek(struct nsr_dev *dev, const struct nsr_dev_pos *pos)
 {
 	struct vtape *vt = vt_of(dev);
 	size_t start = 0;
+	int rc;
 
+	while (pos->file > vt->nfm) {
+		rc = vt_more(dev, vt);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			break;
+	}
 	if (pos->file > 0) {
 		if (pos->file > vt->nfm) {
 			vt->pos = vt->nent;
