@@ -7,6 +7,7 @@
 #include "nsr/compat.h"
 
 #include <strings.h>
+#include <unistd.h>
 
 #include "nsr/err.h"
 #include "nsr/jobdb.h"
@@ -132,6 +133,20 @@ static unsigned env_unsigned(const char *name)
 	if (errno || *end || v == 0 || v > 1000000)
 		return 0;
 	return (unsigned)v;
+}
+
+/* busy_wait - SQLite busy handler: poll every 200 us until busy_ms have
+ * passed.  SQLite's default backs off to 100 ms sleeps, which would let a
+ * purge re-take the write lock between batches before a waiting insert
+ * wakes up; short polls let the waiter in during the purge's pause. */
+static int busy_wait(void *arg, int count)
+{
+	struct nsr_jobdb *db = arg;
+
+	if ((uint64_t)count * JOBDB_BUSY_POLL_US >= (uint64_t)db->busy_ms * 1000)
+		return 0;
+	usleep(JOBDB_BUSY_POLL_US);
+	return 1;
 }
 
 /* prepare - compile one of the handle's long-lived statements. */
@@ -267,7 +282,8 @@ int nsr_jobdb_open(const char *path, const struct nsr_jobdb_options *opt,
 		goto out;
 	}
 	sqlite3_extended_result_codes(db->db, 1);
-	sqlite3_busy_timeout(db->db, (int)busy_ms);
+	db->busy_ms = busy_ms;
+	sqlite3_busy_handler(db->db, busy_wait, db);
 	rc = setup(db, cache_kib);
 	if (!rc)
 		rc = prepare_all(db);

@@ -32,6 +32,9 @@
 #define JOBDB_CACHE_KIB_DEFAULT 2048
 #define JOBDB_BUSY_MS_DEFAULT 5000
 #define JOBDB_VACUUM_STEP 256 /* pages freed per vacuum transaction */
+#define JOBDB_BUSY_POLL_US 200 /* busy handler poll interval */
+#define JOBDB_BATCH_MAX_MS 50  /* a purge batch commits after this long */
+#define JOBDB_PAUSE_US 400     /* purge pause between batches */
 
 /* Limits of the query language (documented in nsr_jobsdb(5)). */
 #define JOBQ_MAX_LINE 65536
@@ -42,6 +45,7 @@
 struct nsr_jobdb {
 	sqlite3 *db;
 	unsigned batch_rows;
+	unsigned busy_ms;
 	sqlite3_stmt *st_insert;
 	sqlite3_stmt *st_get;
 	sqlite3_stmt *st_log_next; /* bump nlog, returning it */

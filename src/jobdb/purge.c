@@ -14,26 +14,28 @@
  */
 #include "nsr/compat.h"
 
+#include <time.h>
+#include <unistd.h>
+
 #include "nsr/err.h"
 #include "nsr/jobdb.h"
 
 #include "jobdb_int.h"
-
-#define UNIT_CTE                                                      \
-	"WITH RECURSIVE u(id) AS (SELECT ?1 UNION"                    \
-	" SELECT j.id FROM jobs j, u WHERE j.parent_id=u.id) "
 
 /* The statements of one purge run. */
 struct purge_stmts {
 	sqlite3_stmt *probe;	   /* any expired finished job at all? */
 	sqlite3_stmt *candidates;  /* next expired jobs after a position */
 	sqlite3_stmt *exists;	   /* does a job exist? */
-	sqlite3_stmt *has_child;   /* does a job have children? */
+	sqlite3_stmt *children;	   /* a job's children */
 	sqlite3_stmt *del_log;	   /* delete one job's log */
 	sqlite3_stmt *del_job;	   /* delete one job */
-	sqlite3_stmt *unit_block;  /* unfinished/unexpired jobs in a unit */
-	sqlite3_stmt *unit_log;	   /* delete a unit's logs */
-	sqlite3_stmt *unit_jobs;   /* delete a unit's jobs */
+};
+
+/* The jobs of one unit: a root and its descendants, breadth first. */
+struct purge_unit {
+	int64_t *id;
+	size_t n, cap;
 };
 
 /* One candidate job found by the index walk. */
@@ -42,6 +44,15 @@ struct purge_cand {
 	int64_t parent;
 	int64_t end;
 };
+
+/* mono_ms - monotonic clock in milliseconds. */
+static double mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
 
 /* purge_prepare - compile the purge statements. */
 static int purge_prepare(struct nsr_jobdb *db, struct purge_stmts *s)
@@ -58,19 +69,12 @@ static int purge_prepare(struct nsr_jobdb *db, struct purge_stmts *s)
 		 " ORDER BY end_time, id LIMIT ?4"},
 		{offsetof(struct purge_stmts, exists),
 		 "SELECT 1 FROM jobs WHERE id=?1"},
-		{offsetof(struct purge_stmts, has_child),
-		 "SELECT 1 FROM jobs WHERE parent_id=?1 LIMIT 1"},
+		{offsetof(struct purge_stmts, children),
+		 "SELECT id, finished, end_time FROM jobs WHERE parent_id=?1"},
 		{offsetof(struct purge_stmts, del_log),
 		 "DELETE FROM job_log WHERE job_id=?1"},
 		{offsetof(struct purge_stmts, del_job),
 		 "DELETE FROM jobs WHERE id=?1 AND finished=1 AND end_time<?2"},
-		{offsetof(struct purge_stmts, unit_block),
-		 UNIT_CTE "SELECT count(*) FROM jobs WHERE id IN u"
-			  " AND (finished=0 OR end_time>=?2)"},
-		{offsetof(struct purge_stmts, unit_log),
-		 UNIT_CTE "DELETE FROM job_log WHERE job_id IN u"},
-		{offsetof(struct purge_stmts, unit_jobs),
-		 UNIT_CTE "DELETE FROM jobs WHERE id IN u"},
 	};
 	int rc = NSR_OK;
 
@@ -90,12 +94,9 @@ static void purge_finalize(struct purge_stmts *s)
 	sqlite3_finalize(s->probe);
 	sqlite3_finalize(s->candidates);
 	sqlite3_finalize(s->exists);
-	sqlite3_finalize(s->has_child);
+	sqlite3_finalize(s->children);
 	sqlite3_finalize(s->del_log);
 	sqlite3_finalize(s->del_job);
-	sqlite3_finalize(s->unit_block);
-	sqlite3_finalize(s->unit_log);
-	sqlite3_finalize(s->unit_jobs);
 }
 
 /* query_int - bind up to two integers, step once: *v = first column of the
@@ -136,14 +137,58 @@ static int exec_del(struct nsr_jobdb *db, sqlite3_stmt *st, int64_t a,
 	return NSR_OK;
 }
 
+/* unit_push - append a job id to the unit. */
+static int unit_push(struct purge_unit *u, int64_t id)
+{
+	if (u->n == u->cap) {
+		size_t cap = u->cap ? u->cap * 2 : 64;
+		int64_t *p = realloc(u->id, cap * sizeof(*p));
+
+		if (!p)
+			return NSR_ERR_NOMEM;
+		u->id = p;
+		u->cap = cap;
+	}
+	u->id[u->n++] = id;
+	return NSR_OK;
+}
+
+/* collect_unit - root and all its descendants into u; *blocked = 1 if
+ * any of them is unfinished or inside retention. */
+static int collect_unit(struct purge_stmts *s, int64_t root, int64_t cutoff,
+			struct purge_unit *u, int *blocked)
+{
+	sqlite3_stmt *st = s->children;
+	int rc = NSR_OK, src = SQLITE_DONE;
+
+	u->n = 0;
+	*blocked = 0;
+	rc = unit_push(u, root);
+	for (size_t i = 0; !rc && !*blocked && i < u->n; i++) {
+		sqlite3_bind_int64(st, 1, u->id[i]);
+		while (!rc && (src = sqlite3_step(st)) == SQLITE_ROW) {
+			if (!sqlite3_column_int(st, 1) ||
+			    sqlite3_column_int64(st, 2) >= cutoff) {
+				*blocked = 1;
+				break;
+			}
+			rc = unit_push(u, sqlite3_column_int64(st, 0));
+		}
+		if (!rc && src != SQLITE_ROW && src != SQLITE_DONE)
+			rc = jobdb_rc(src);
+		sqlite3_reset(st);
+	}
+	return rc;
+}
+
 /* purge_unit - delete candidate c's unit if it may go; *jobs, *logs count
  * what was deleted. */
 static int purge_unit(struct nsr_jobdb *db, struct purge_stmts *s,
 		      const struct purge_cand *c, int64_t cutoff,
-		      uint64_t *jobs, uint64_t *logs)
+		      struct purge_unit *u, uint64_t *jobs, uint64_t *logs)
 {
 	int64_t v = 0;
-	int rc;
+	int blocked = 0, rc;
 
 	/* A child goes only with its parent. */
 	if (c->parent) {
@@ -151,22 +196,14 @@ static int purge_unit(struct nsr_jobdb *db, struct purge_stmts *s,
 		if (rc || v)
 			return rc;
 	}
-	rc = query_int(s->has_child, c->id, 0, &v);
-	if (rc)
+	rc = collect_unit(s, c->id, cutoff, u, &blocked);
+	if (rc || blocked)
 		return rc;
-	if (!v) {
-		/* The common case: a job on its own. */
-		rc = exec_del(db, s->del_log, c->id, 0, logs);
+	for (size_t i = 0; !rc && i < u->n; i++) {
+		rc = exec_del(db, s->del_log, u->id[i], 0, logs);
 		if (!rc)
-			rc = exec_del(db, s->del_job, c->id, cutoff, jobs);
-		return rc;
+			rc = exec_del(db, s->del_job, u->id[i], cutoff, jobs);
 	}
-	rc = query_int(s->unit_block, c->id, cutoff, &v);
-	if (rc || v)
-		return rc;
-	rc = exec_del(db, s->unit_log, c->id, 0, logs);
-	if (!rc)
-		rc = exec_del(db, s->unit_jobs, c->id, 0, jobs);
 	return rc;
 }
 
@@ -200,6 +237,7 @@ static int purge_batches(struct nsr_jobdb *db, struct purge_stmts *s,
 {
 	size_t max = db->batch_rows, n = 0, i;
 	struct purge_cand *cand = calloc(max, sizeof(*cand));
+	struct purge_unit unit = {0};
 	int64_t end = INT64_MIN, id = 0;
 	int rc = NSR_OK;
 
@@ -207,6 +245,7 @@ static int purge_batches(struct nsr_jobdb *db, struct purge_stmts *s,
 		return NSR_ERR_NOMEM;
 	for (;;) {
 		uint64_t before;
+		double t0;
 
 		rc = jobdb_begin(db);
 		if (rc)
@@ -217,13 +256,15 @@ static int purge_batches(struct nsr_jobdb *db, struct purge_stmts *s,
 			break;
 		}
 		before = st->jobs;
+		t0 = mono_ms();
 		for (i = 0; !rc && i < n; i++) {
-			rc = purge_unit(db, s, &cand[i], cutoff, &st->jobs,
-					&st->logs);
+			rc = purge_unit(db, s, &cand[i], cutoff, &unit,
+					&st->jobs, &st->logs);
 			end = cand[i].end;
 			id = cand[i].id;
-			/* A big unit fills the batch early: commit now. */
-			if (st->jobs - before >= max) {
+			/* A full batch, a big unit or a slow disk: commit. */
+			if (st->jobs - before >= max ||
+			    ((i & 31) == 31 && mono_ms() - t0 > JOBDB_BATCH_MAX_MS)) {
 				i++;
 				break;
 			}
@@ -238,8 +279,11 @@ static int purge_batches(struct nsr_jobdb *db, struct purge_stmts *s,
 		st->batches++;
 		if (n < max && i == n)
 			break;
+		/* Let writers waiting on other connections in. */
+		usleep(JOBDB_PAUSE_US);
 	}
 	free(cand);
+	free(unit.id);
 	return rc;
 }
 
