@@ -155,11 +155,46 @@ static void test_symlink_root_and_errors(void **state)
 	free(root);
 }
 
+/* walk_has - does a walk of root (with cross) yield path? */
+static int walk_has(const char *root, bool cross, const char *path)
+{
+	struct nsr_walk_opts o = { cross };
+	struct nsr_walk *w = NULL;
+	const struct nsr_walk_ent *e;
+	int found = 0;
+
+	assert_int_equal(nsr_walk_new(&w, &root, 1, &o), NSR_OK);
+	while (nsr_walk_next(w, &e) == NSR_OK)
+		if (strcmp(e->path, path) == 0)
+			found = 1;
+	nsr_walk_free(w);
+	return found;
+}
+
+/* Mount points are reported but not entered unless asked.  Uses the
+ * devpts mount at /dev/pts, which always holds ptmx; skipped where that
+ * is not a separate mount. */
+static void test_mount_points(void **state)
+{
+	struct stat d, p, x;
+
+	NSR_UNUSED(state);
+	if (lstat("/dev", &d) != 0 || lstat("/dev/pts", &p) != 0 ||
+	    lstat("/dev/pts/ptmx", &x) != 0 || d.st_dev == p.st_dev)
+		skip();
+	assert_true(walk_has("/dev", false, "/dev/pts"));
+	assert_false(walk_has("/dev", false, "/dev/pts/ptmx"));
+	assert_true(walk_has("/dev", true, "/dev/pts/ptmx"));
+	/* a mount point given as a path is entered */
+	assert_true(walk_has("/dev/pts", false, "/dev/pts/ptmx"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order_and_types),
 		cmocka_unit_test(test_symlink_root_and_errors),
+		cmocka_unit_test(test_mount_points),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
