@@ -1,0 +1,279 @@
+/*
+ * test_rpc.c - the RPC transport over loopback: calls and replies,
+ * pipelined one-way calls arriving in order before the next call, the
+ * standard RPC errors (unknown program, version, procedure, undecodable
+ * arguments), reply timeouts, a refused connection naming host and port,
+ * per-connection data freed at close, and an orderly server shutdown.
+ *
+ * The server uses the locator program's types (loc_key, loc_reg_args,
+ * loc_get_res) with test handlers.
+ */
+#include "nsr/compat.h"
+
+#include <pthread.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "nsr/rpc.h"
+#include "nsr/rpc/nsrexecd.h"
+#include "nsr/xmalloc.h"
+#include "nsr_test.h"
+
+struct srv_state {
+	int oneway_seen;	/* one-way calls received */
+	int last_port;		/* port field of the last one-way call */
+	int in_order;		/* every one-way call came in sequence */
+	int conn_data_freed;
+};
+
+static struct srv_state g;
+
+static void free_conn_data(void *p)
+{
+	free(p);
+	g.conn_data_freed++;
+}
+
+/* h_oneway - LOC_REGISTER as a one-way call: count and check order. */
+static int h_oneway(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
+{
+	loc_reg_args *a = args;
+
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(res);
+	if (!nsr_rpc_call_conn_data(call))
+		nsr_rpc_call_set_conn_data(call, nsr_xstrdup("x"), free_conn_data);
+	if (a->port != g.last_port + 1)
+		g.in_order = 0;
+	g.last_port = a->port;
+	g.oneway_seen++;
+	return NSR_RPC_NOREPLY;
+}
+
+/* h_count - LOC_GETPORT: reply with how many one-way calls came so far. */
+static int h_count(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
+{
+	loc_key *k = args;
+	loc_get_res *r = res;
+
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(call);
+	r->st.code = 0;
+	r->st.msg = nsr_xstrdup(k->prog == 7 ? "seven" : "");
+	r->port = g.oneway_seen;
+	return NSR_OK;
+}
+
+/* h_slow - LOC_UNREGISTER: answers after 1.5 s (for the timeout test). */
+static int h_slow(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
+{
+	nsr_void_res *r = res;
+
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(args);
+	NSR_UNUSED(call);
+	poll(NULL, 0, 1500);
+	r->st.msg = nsr_xstrdup("");
+	return NSR_OK;
+}
+
+/* h_fail - LOC_DUMP: a handler error becomes SYSTEM_ERR. */
+static int h_fail(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
+{
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(args);
+	NSR_UNUSED(res);
+	NSR_UNUSED(call);
+	return NSR_ERR_IO;
+}
+
+static const struct nsr_rpc_proc procs[] = {
+	{LOC_GETPORT, "count", NSR_XDR(xdr_loc_key), sizeof(loc_key),
+	 NSR_XDR(xdr_loc_get_res), sizeof(loc_get_res), h_count, NSR_RPC_SERIAL},
+	{LOC_REGISTER, "oneway", NSR_XDR(xdr_loc_reg_args), sizeof(loc_reg_args),
+	 NSR_XDR(xdr_nsr_void_res), sizeof(nsr_void_res), h_oneway, 0},
+	{LOC_UNREGISTER, "slow", NSR_XDR(xdr_loc_key), sizeof(loc_key),
+	 NSR_XDR(xdr_nsr_void_res), sizeof(nsr_void_res), h_slow, 0},
+	{LOC_DUMP, "fail", NSR_XDR(xdr_void), 0, NSR_XDR(xdr_loc_dump_res),
+	 sizeof(loc_dump_res), h_fail, 0},
+};
+
+static const struct nsr_rpc_prog progs[] = {
+	{NSREXECD_PROG, NSREXECD_V1, procs, NSR_ARRAY_SIZE(procs), NULL},
+};
+
+struct server {
+	struct nsr_rpc_server *srv;
+	pthread_t tid;
+	int port;
+	volatile int stop;
+};
+
+/* accept_loop - the part of the daemon loop that accepts connections. */
+static void *accept_loop(void *arg)
+{
+	struct server *s = arg;
+	struct pollfd p = {.fd = nsr_rpc_server_listen_fd(s->srv, 0), .events = POLLIN};
+
+	while (!s->stop)
+		if (poll(&p, 1, 50) > 0)
+			nsr_rpc_server_accept(s->srv, 0);
+	return NULL;
+}
+
+static void server_start(struct server *s)
+{
+	memset(s, 0, sizeof(*s));
+	assert_int_equal(nsr_rpc_server_new(progs, NSR_ARRAY_SIZE(progs), &s->srv), NSR_OK);
+	assert_int_equal(nsr_rpc_server_listen(s->srv, "127.0.0.1", 0, &s->port), NSR_OK);
+	assert_true(s->port > 0);
+	pthread_create(&s->tid, NULL, accept_loop, s);
+}
+
+static void server_stop(struct server *s)
+{
+	s->stop = 1;
+	pthread_join(s->tid, NULL);
+	nsr_rpc_server_free(s->srv);
+}
+
+static struct nsr_rpc_clnt *connect_to(int port, uint32_t prog, uint32_t vers)
+{
+	struct nsr_rpc_clnt *c = NULL;
+	struct nsr_buf err;
+
+	nsr_buf_init(&err, 0);
+	assert_int_equal(nsr_rpc_connect("127.0.0.1", port, prog, vers, 2000, &c, &err),
+			 NSR_OK);
+	nsr_buf_release(&err);
+	return c;
+}
+
+static void test_pipelined_oneway_then_call(void **state)
+{
+	struct server s;
+	struct nsr_rpc_clnt *c;
+	loc_get_res r;
+	loc_key k = {.prog = 7, .vers = 1};
+	char name[] = "n";
+
+	NSR_UNUSED(state);
+	memset(&g, 0, sizeof(g));
+	g.in_order = 1;
+	server_start(&s);
+	c = connect_to(s.port, NSREXECD_PROG, NSREXECD_V1);
+	for (int i = 1; i <= 5000; i++) {
+		loc_reg_args a = {.prog = 1, .vers = 1, .port = i, .pid = 0, .name = name};
+
+		assert_int_equal(nsr_rpc_send(c, LOC_REGISTER, NSR_XDR(xdr_loc_reg_args), &a),
+				 NSR_OK);
+	}
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(nsr_rpc_call(c, LOC_GETPORT, NSR_XDR(xdr_loc_key), &k,
+				      NSR_XDR(xdr_loc_get_res), &r), NSR_OK);
+	/* The call is answered after every one-way call before it. */
+	assert_int_equal(r.port, 5000);
+	assert_string_equal(r.st.msg, "seven");
+	assert_true(g.in_order);
+	xdr_free(NSR_XDR(xdr_loc_get_res), &r);
+	nsr_rpc_close(c);
+	server_stop(&s);
+	assert_int_equal(g.conn_data_freed, 1);
+}
+
+static void test_rpc_errors(void **state)
+{
+	struct server s;
+	struct nsr_rpc_clnt *c;
+	loc_get_res r;
+	loc_dump_res d;
+	loc_key k = {.prog = 1, .vers = 1};
+
+	NSR_UNUSED(state);
+	server_start(&s);
+
+	/* Unknown procedure. */
+	c = connect_to(s.port, NSREXECD_PROG, NSREXECD_V1);
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(nsr_rpc_call(c, 99, NSR_XDR(xdr_loc_key), &k,
+				      NSR_XDR(xdr_loc_get_res), &r), NSR_ERR_RPC);
+	assert_non_null(strstr(nsr_rpc_last_error(c), "procedure 99"));
+	/* The connection is still usable after an RPC-level error. */
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(nsr_rpc_call(c, LOC_GETPORT, NSR_XDR(xdr_loc_key), &k,
+				      NSR_XDR(xdr_loc_get_res), &r), NSR_OK);
+	xdr_free(NSR_XDR(xdr_loc_get_res), &r);
+	/* Undecodable arguments: a loc_key where loc_reg_args is expected. */
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(nsr_rpc_call(c, LOC_REGISTER, NSR_XDR(xdr_loc_key), &k,
+				      NSR_XDR(xdr_nsr_void_res), &r), NSR_ERR_RPC);
+	assert_non_null(strstr(nsr_rpc_last_error(c), "decode"));
+	/* A failing handler. */
+	memset(&d, 0, sizeof(d));
+	assert_int_equal(nsr_rpc_call(c, LOC_DUMP, NSR_XDR(xdr_void), NULL,
+				      NSR_XDR(xdr_loc_dump_res), &d), NSR_ERR_RPC);
+	nsr_rpc_close(c);
+
+	/* Wrong version, wrong program. */
+	c = connect_to(s.port, NSREXECD_PROG, 9);
+	assert_int_equal(nsr_rpc_call(c, LOC_GETPORT, NSR_XDR(xdr_loc_key), &k,
+				      NSR_XDR(xdr_loc_get_res), &r), NSR_ERR_RPC);
+	assert_non_null(strstr(nsr_rpc_last_error(c), "versions 1-1"));
+	nsr_rpc_close(c);
+	c = connect_to(s.port, 0x20390999, 1);
+	assert_int_equal(nsr_rpc_call(c, LOC_GETPORT, NSR_XDR(xdr_loc_key), &k,
+				      NSR_XDR(xdr_loc_get_res), &r), NSR_ERR_RPC);
+	assert_non_null(strstr(nsr_rpc_last_error(c), "does not serve"));
+	nsr_rpc_close(c);
+
+	/* A reply that does not come in time. */
+	c = connect_to(s.port, NSREXECD_PROG, NSREXECD_V1);
+	nsr_rpc_set_timeout(c, 200);
+	{
+		nsr_void_res v;
+
+		memset(&v, 0, sizeof(v));
+		assert_int_equal(nsr_rpc_call(c, LOC_UNREGISTER, NSR_XDR(xdr_loc_key), &k,
+					      NSR_XDR(xdr_nsr_void_res), &v), NSR_ERR_TIMEOUT);
+		assert_non_null(strstr(nsr_rpc_last_error(c), "timed out"));
+		/* A timed-out client is broken: later calls fail at once. */
+		assert_int_equal(nsr_rpc_call(c, LOC_GETPORT, NSR_XDR(xdr_loc_key), &k,
+					      NSR_XDR(xdr_loc_get_res), &r), NSR_ERR_RPC);
+	}
+	nsr_rpc_close(c);
+	server_stop(&s);
+}
+
+static void test_connect_refused(void **state)
+{
+	struct nsr_rpc_server *srv;
+	struct nsr_rpc_clnt *c = NULL;
+	struct nsr_buf err;
+	char want[64];
+	int port;
+
+	NSR_UNUSED(state);
+	/* A port that was just free: bind, learn it, close. */
+	assert_int_equal(nsr_rpc_server_new(progs, 1, &srv), NSR_OK);
+	assert_int_equal(nsr_rpc_server_listen(srv, "127.0.0.1", 0, &port), NSR_OK);
+	nsr_rpc_server_free(srv);
+	nsr_buf_init(&err, 0);
+	assert_int_equal(nsr_rpc_connect("127.0.0.1", port, NSREXECD_PROG, 1, 2000, &c,
+					 &err), NSR_ERR_CONNECT);
+	assert_null(c);
+	snprintf(want, sizeof(want), "127.0.0.1:%d", port);
+	assert_non_null(strstr(err.data, want));
+	nsr_buf_release(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pipelined_oneway_then_call),
+		cmocka_unit_test(test_rpc_errors),
+		cmocka_unit_test(test_connect_refused),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
