@@ -105,4 +105,37 @@ check "it reads the same volume" \
 	grep -q "^VT001 Default 65536 data$" <("$T" readlabel $H "$NP")
 "$T" recover $H "$NP" 102 $(cat "$ROOT/vfrag2") >"$ROOT/vout2b"
 check "and recovers a save set from it" cmp -s "$ROOT/data2" "$ROOT/vout2b"
+
+# --- scanner reads the volumes with no help from the server -----------------
+S=$BIN/scanner
+out=$("$S" "$ROOT/vt1")
+check "scanner lists the vtape's label" grep -q "vtape volume VT001 " <<<"$out"
+for i in 1 2 3 4; do
+	check "scanner lists save set 10$i complete" \
+		grep -Eq "^client1 +/fs$i .* 10$i E$" <<<"$out"
+done
+check "scanner gives each save set's size" \
+	grep -Eq "^client1 +/fs3 .* $((3 * 700000 + 13)) +1 +103 E$" <<<"$out"
+check "scanner -S restricts to one save set" \
+	test "$("$S" -S 202 "$ROOT/aftd1" | grep -c '^client2')" = 1
+check "scanner marks the save set cut by the end of the vtape" \
+	grep -Eq "^client1 +/big .* 301 B$" <(< /dev/null "$S" -t vtape "$ROOT/vt2")
+# Damage: flip bytes inside the data of save set 102 in a copy.
+cp "$ROOT/vt1" "$ROOT/vt1bad"
+off=$(( $(stat -c %s "$ROOT/vt1bad") / 2 ))
+printf '\xde\xad\xbe\xef\xde\xad\xbe\xef' |
+	dd of="$ROOT/vt1bad" bs=1 seek=$off conv=notrunc status=none
+out=$("$S" "$ROOT/vt1bad" 2>"$ROOT/scan.err")
+rc=$?
+check "scanner exits non-zero on a damaged volume" test $rc -eq 1
+check "and names the damaged save set and volume" \
+	grep -q "save set 10[0-9] (client1:/fs[0-9]) on volume VT001 is damaged" "$ROOT/scan.err"
+check "and still lists every save set" test "$(grep -c '^client1' <<<"$out")" = 4
+read -r BP BPID < <(mover vtape "$ROOT/vt1bad" vt1bad)
+bad=$(grep -o "save set 10[0-9]" "$ROOT/scan.err" | head -1 | grep -o "10[0-9]")
+"$T" recover $H "$BP" "$bad" $(cat "$ROOT/vfrag${bad#10}") >/dev/null 2>"$ROOT/rec.err"
+rc=$?
+check "recovering the damaged save set fails" test $rc -ne 0
+check "naming the save set and the volume" \
+	grep -q "save set $bad on volume VT001 .*damaged" "$ROOT/rec.err"
 nsr_done

@@ -1,0 +1,184 @@
+/*
+ * scan.c - read a whole volume with the volume reader's scan mode and
+ * collect one entry per save-set fragment on it, without any help from
+ * the server's databases.  Damaged blocks are reported (stderr) naming
+ * the save set and the volume; the scan goes on over the rest.
+ */
+#include "nsr/compat.h"
+
+#include "nsr/buf.h"
+#include "nsr/dev.h"
+#include "nsr/err.h"
+
+#include "scan.h"
+
+struct scan_ctx {
+	struct scan_result *res;
+	const char *volname;
+};
+
+/* find - the entry of ssid (the last one if it appears twice) or NULL. */
+static struct scan_ss *find(struct scan_result *res, uint32_t ssid)
+{
+	for (size_t i = res->n; i > 0; i--)
+		if (res->ss[i - 1].hdr.ssid == ssid)
+			return &res->ss[i - 1];
+	return NULL;
+}
+
+/* add - a new entry for ssid; NULL when out of memory. */
+static struct scan_ss *add(struct scan_result *res, uint32_t ssid)
+{
+	struct scan_ss *s;
+
+	if (res->n == res->cap) {
+		size_t cap = res->cap ? res->cap * 2 : 64;
+		struct scan_ss *v = realloc(res->ss, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		res->ss = v;
+		res->cap = cap;
+	}
+	s = &res->ss[res->n++];
+	memset(s, 0, sizeof(*s));
+	s->hdr.ssid = ssid;
+	return s;
+}
+
+/* get - the entry of ssid, made if missing (data before any begin). */
+static struct scan_ss *get(struct scan_result *res, uint32_t ssid)
+{
+	struct scan_ss *s = find(res, ssid);
+
+	return s ? s : add(res, ssid);
+}
+
+/* on_begin - a fragment starts. */
+static int on_begin(void *arg, const struct nsr_vol_sshdr *hdr,
+		    const struct nsr_vol_span *sp,
+		    const struct nsr_vol_loc *loc)
+{
+	struct scan_ctx *c = arg;
+	struct scan_ss *s = add(c->res, hdr->ssid);
+
+	if (!s)
+		return 1;
+	s->hdr = *hdr;
+	if (sp)
+		s->span = *sp;
+	if (loc)
+		s->first = *loc;
+	s->has_begin = 1;
+	return 0;
+}
+
+/* on_end - a fragment ends here with the save set's totals. */
+static int on_end(void *arg, uint32_t ssid, const struct nsr_vol_sstail *t,
+		  uint64_t bytes_here, const struct nsr_vol_loc *loc)
+{
+	struct scan_ctx *c = arg;
+	struct scan_ss *s = get(c->res, ssid);
+
+	NSR_UNUSED(loc);
+	if (!s)
+		return 1;
+	s->tail = *t;
+	s->bytes_here = bytes_here;
+	s->has_end = 1;
+	return 0;
+}
+
+/* on_unfinished - a fragment without an end chunk on this volume. */
+static void on_unfinished(void *arg, uint32_t ssid, uint64_t bytes_here)
+{
+	struct scan_ctx *c = arg;
+	struct scan_ss *s = get(c->res, ssid);
+
+	if (!s)
+		return;
+	s->bytes_here = bytes_here;
+	s->unfinished = 1;
+}
+
+/* on_damage - print and remember damage. */
+static void on_damage(void *arg, uint32_t ssid, int rc,
+		      const struct nsr_vol_loc *loc, const char *msg)
+{
+	struct scan_ctx *c = arg;
+	struct scan_ss *s = ssid ? find(c->res, ssid) : NULL;
+
+	c->res->damage_reports++;
+	if (s)
+		s->damaged = 1;
+	if (ssid)
+		fprintf(stderr, "scanner: save set %u (%s:%s) on volume %s is "
+			"damaged at file %u block %llu: %s (%s)\n", ssid,
+			s ? s->hdr.client : "?", s ? s->hdr.name : "?",
+			c->volname, loc ? loc->file : 0,
+			(unsigned long long)(loc ? loc->record : 0), msg,
+			nsr_strerror(rc));
+	else
+		fprintf(stderr, "scanner: volume %s: damaged block at file %u "
+			"block %llu: %s (%s)\n", c->volname,
+			loc ? loc->file : 0,
+			(unsigned long long)(loc ? loc->record : 0), msg,
+			nsr_strerror(rc));
+}
+
+/* scan_volume - scan the volume in dev. */
+int scan_volume(struct nsr_dev *dev, struct scan_result *res,
+		struct nsr_buf *why)
+{
+	struct nsr_vol_reader *r = NULL;
+	struct nsr_vol_scan_ops ops;
+	struct scan_ctx c;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	rc = nsr_vol_reader_open(dev, NULL, &r, why);
+	if (rc != NSR_OK)
+		return rc;
+	res->label = *nsr_vol_reader_label(r);
+	c.res = res;
+	c.volname = res->label.name;
+	memset(&ops, 0, sizeof(ops));
+	ops.begin = on_begin;
+	ops.end = on_end;
+	ops.unfinished = on_unfinished;
+	ops.damage = on_damage;
+	rc = nsr_vol_reader_scan(r, &ops, &c);
+	if (rc != NSR_OK && res->damage_reports == 0)
+		nsr_buf_addf(why, "%s", nsr_vol_reader_errmsg(r));
+	nsr_vol_reader_close(r);
+	return rc;
+}
+
+/* scan_result_release - free the entries. */
+void scan_result_release(struct scan_result *res)
+{
+	free(res->ss);
+	memset(res, 0, sizeof(*res));
+}
+
+/* scan_flag - E, B or C. */
+char scan_flag(const struct scan_ss *s)
+{
+	if (s->has_end)
+		return 'E';
+	if (s->has_begin && s->span.frag_seq == 0)
+		return 'B';
+	return 'C';
+}
+
+/* scan_level_letter - one letter for a level as mminfo prints it. */
+char scan_level_letter(const char *level)
+{
+	if (strcmp(level, "full") == 0)
+		return 'f';
+	if (strcmp(level, "incr") == 0)
+		return 'i';
+	if (level[0] >= '0' && level[0] <= '9' && level[1] == '\0')
+		return level[0];
+	return ' ';
+}
