@@ -22,8 +22,7 @@
 struct nsrd g_nsrd;
 
 #define PROC(num, name, targ, tres, fn) \
-	{num, name, NSR_XDR(xdr_##targ), sizeof(targ), NSR_XDR(xdr_##tres), \
-	 sizeof(tres), fn, NSR_RPC_SERIAL}
+	NSR_RPC_PROC(num, name, targ, tres, fn, NSR_RPC_SERIAL)
 
 static const struct nsr_rpc_proc nsrd_procs[] = {
 	PROC(RES_QUERY, "res_query", res_query_args, res_list_res, nsrd_res_query),

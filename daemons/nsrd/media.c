@@ -32,13 +32,13 @@ static const struct nsr_res *find_device(struct nsrd *n, const char *name,
 	i = nsr_resdb_find(n->res, q, 0);
 	j = i >= 0 ? nsr_resdb_find(n->res, q, (size_t)i + 1) : -1;
 	if (i < 0)
-		nsrd_status(st, NSR_ERR_NOTFOUND, name && *name
+		nsr_status_set(st, NSR_ERR_NOTFOUND, name && *name
 			    ? "no device '%s' is configured (create an NSR device "
 			      "resource with nsradmin)"
 			    : "%sno device is configured (create an NSR device resource "
 			      "with nsradmin)", name ? name : "");
 	else if (j >= 0 && !(name && *name))
-		nsrd_status(st, NSR_ERR_INVAL, "several devices are configured: "
+		nsr_status_set(st, NSR_ERR_INVAL, "several devices are configured: "
 			    "name one with -f");
 	else
 		dev = nsr_resdb_at(n->res, (size_t)i);
@@ -91,7 +91,7 @@ static struct nsr_mmd *connect_mover(struct nsrd *n, const struct nsr_res *dev,
 	nsr_buf_init(&err, 0);
 	if (nsrd_device_mover(n, dev, &port, &err) != NSR_OK ||
 	    nsr_mmd_connect("127.0.0.1", port, &m, &err) != NSR_OK) {
-		nsrd_status(st, NSR_ERR_CONNECT, "cannot reach the data mover of device "
+		nsr_status_set(st, NSR_ERR_CONNECT, "cannot reach the data mover of device "
 			    "'%s': %s", nsr_res_get(dev, "name"), err.data);
 		m = NULL;
 	}
@@ -107,21 +107,21 @@ static void fill_label_res(label_res *r, const struct nsr_vol_label *lab,
 	free(r->pool);
 	free(r->device);
 	free(r->media_type);
-	r->volume = nsrd_str(lab->name);
+	r->volume = nsr_rpc_str(lab->name);
 	memcpy(r->volid, lab->volid, 16);
-	r->pool = nsrd_str(lab->pool);
-	r->device = nsrd_str(device);
+	r->pool = nsr_rpc_str(lab->pool);
+	r->device = nsr_rpc_str(device);
 	r->block_size = lab->block_size;
-	r->media_type = nsrd_str(lab->media_type);
+	r->media_type = nsr_rpc_str(lab->media_type);
 }
 
 /* init_label_res - every string set, as XDR requires. */
 static void init_label_res(label_res *r)
 {
-	r->volume = nsrd_str("");
-	r->pool = nsrd_str("");
-	r->device = nsrd_str("");
-	r->media_type = nsrd_str("");
+	r->volume = nsr_rpc_str("");
+	r->pool = nsr_rpc_str("");
+	r->device = nsr_rpc_str("");
+	r->media_type = nsr_rpc_str("");
 }
 
 int nsrd_label(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
@@ -147,7 +147,7 @@ int nsrd_label(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	if (!dev)
 		goto out;
 	if (!nsrd_res_find1(n, "NSR pool", pool)) {
-		nsrd_status(&r->st, NSR_ERR_NOTFOUND, "pool '%s' does not exist", pool);
+		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "pool '%s' does not exist", pool);
 		goto out;
 	}
 	bs = a->block_size ? a->block_size
@@ -155,24 +155,21 @@ int nsrd_label(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	if (!bs)
 		bs = NSR_VOL_BLOCK_DEFAULT;
 	if (nsr_vol_block_size_check(bs, 0, &err) != NSR_OK) {
-		nsrd_status(&r->st, NSR_ERR_INVAL, "%s", err.data);
+		nsr_status_set(&r->st, NSR_ERR_INVAL, "%s", err.data);
 		goto out;
 	}
-	if (mmdb_clnt_open("127.0.0.1", &mc, &err) != NSR_OK) {
-		nsrd_status(&r->st, NSR_ERR_CONNECT, "the media database (nsrmmdbd) is "
-			    "not reachable: %s", err.data);
-		mc = NULL;
+	mc = nsrd_open_mmdb(&r->st);
+	if (!mc)
 		goto out;
-	}
 	if (a->volume[0])
 		snprintf(name, sizeof(name), "%s", a->volume);
 	else if (next_volume_name(mc, pool, name, sizeof(name)) != NSR_OK) {
-		nsrd_status(&r->st, NSR_ERR_LIMIT, "no free volume name for pool '%s'", pool);
+		nsr_status_set(&r->st, NSR_ERR_LIMIT, "no free volume name for pool '%s'", pool);
 		goto out;
 	}
 	had_old = mmdb_clnt_vol_get(mc, name, &old) == NSR_OK;
 	if (had_old && !a->force) {
-		nsrd_status(&r->st, NSR_ERR_EXISTS, "volume %s is already in the media "
+		nsr_status_set(&r->st, NSR_ERR_EXISTS, "volume %s is already in the media "
 			    "database (%llu bytes written); relabeling makes its save sets "
 			    "unrecoverable: use -y to relabel it anyway", name,
 			    (unsigned long long)old.written);
@@ -182,7 +179,7 @@ int nsrd_label(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	if (!m)
 		goto out;
 	if (nsr_mmd_label(m, name, pool, bs, a->force, &lab, &err) != NSR_OK) {
-		nsrd_status(&r->st, NSR_ERR_IO, "cannot label device '%s': %s",
+		nsr_status_set(&r->st, NSR_ERR_IO, "cannot label device '%s': %s",
 			    nsr_res_get(dev, "name"), err.data);
 		goto out;
 	}
@@ -202,7 +199,7 @@ int nsrd_label(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	vol.recycled = had_old ? old.recycled + 1 : 0;
 	vol.mounts = 1;
 	if (mmdb_clnt_vol_put(mc, &vol) != NSR_OK) {
-		nsrd_status(&r->st, NSR_ERR_IO, "volume %s was labeled but the media "
+		nsr_status_set(&r->st, NSR_ERR_IO, "volume %s was labeled but the media "
 			    "database refused it: %s", name, mmdb_clnt_errmsg(mc));
 		goto out;
 	}
@@ -211,7 +208,7 @@ int nsrd_label(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	if (dev)
 		nsrd_res_set_attr(n, dev, "volume pool", lab.pool);
 	fill_label_res(r, &lab, a->device[0] ? a->device : "");
-	nsrd_status(&r->st, NSR_OK, "%s", "");
+	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	nsr_info("labeled volume %s (pool %s, block size %u) on device %s", lab.name,
 		 lab.pool, lab.block_size, a->device);
 out:
@@ -246,24 +243,21 @@ int nsrd_mount(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	if (!m)
 		goto out;
 	if (nsr_mmd_read_label(m, &lab, &has_data, &err) != NSR_OK) {
-		nsrd_status(&r->st, NSR_ERR_NOTFOUND, "cannot mount device '%s': %s",
+		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "cannot mount device '%s': %s",
 			    devname, err.data);
 		goto out;
 	}
 	if (a->volume[0] && strcmp(a->volume, lab.name) != 0) {
-		nsrd_status(&r->st, NSR_ERR_MISMATCH, "device '%s' holds volume %s, "
+		nsr_status_set(&r->st, NSR_ERR_MISMATCH, "device '%s' holds volume %s, "
 			    "not %s", devname, lab.name, a->volume);
 		goto out;
 	}
-	if (mmdb_clnt_open("127.0.0.1", &mc, &err) != NSR_OK) {
-		nsrd_status(&r->st, NSR_ERR_CONNECT, "the media database (nsrmmdbd) is "
-			    "not reachable: %s", err.data);
-		mc = NULL;
+	mc = nsrd_open_mmdb(&r->st);
+	if (!mc)
 		goto out;
-	}
 	if (mmdb_clnt_vol_get(mc, lab.name, &vol) != NSR_OK ||
 	    memcmp(vol.volid, lab.volid, 16) != 0) {
-		nsrd_status(&r->st, NSR_ERR_NOTFOUND, "volume %s on device '%s' is not "
+		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "volume %s on device '%s' is not "
 			    "in the media database (or was relabeled elsewhere); add it "
 			    "with: scanner -m %s", lab.name, devname, devname);
 		goto out;
@@ -276,7 +270,7 @@ int nsrd_mount(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	if (dev)
 		nsrd_res_set_attr(n, dev, "volume pool", lab.pool);
 	fill_label_res(r, &lab, devname);
-	nsrd_status(&r->st, NSR_OK, "%s", "");
+	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	nsr_info("mounted volume %s on device %s", lab.name, devname);
 out:
 	nsr_mmd_close(m);
@@ -301,7 +295,7 @@ int nsrd_unmount(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	dev = find_device(n, devname, &r->st);
 	if (dev)
 		nsrd_res_set_attr(n, dev, "volume pool", NULL);
-	nsrd_status(&r->st, NSR_OK, "%s", "");
+	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	nsr_info("unmounted device %s", devname);
 	return NSR_OK;
 }
@@ -335,19 +329,16 @@ int nsrd_vol_mode(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 		if (strcmp(modes[i].name, a->mode) == 0)
 			break;
 	if (i == NSR_ARRAY_SIZE(modes)) {
-		nsrd_status(&r->st, NSR_ERR_INVAL, "unknown mode '%s' (use full, notfull, "
+		nsr_status_set(&r->st, NSR_ERR_INVAL, "unknown mode '%s' (use full, notfull, "
 			    "readonly, notreadonly, recyclable, notrecyclable, manual, "
 			    "notmanual)", a->mode);
 		goto out;
 	}
-	if (mmdb_clnt_open("127.0.0.1", &mc, &err) != NSR_OK) {
-		nsrd_status(&r->st, NSR_ERR_CONNECT, "the media database (nsrmmdbd) is "
-			    "not reachable: %s", err.data);
-		mc = NULL;
+	mc = nsrd_open_mmdb(&r->st);
+	if (!mc)
 		goto out;
-	}
 	if (mmdb_clnt_vol_get(mc, a->volume, &vol) != NSR_OK) {
-		nsrd_status(&r->st, NSR_ERR_NOTFOUND, "no volume %s in the media database",
+		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "no volume %s in the media database",
 			    a->volume);
 		goto out;
 	}
@@ -356,11 +347,11 @@ int nsrd_vol_mode(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	else
 		vol.flags &= ~modes[i].flag;
 	if (mmdb_clnt_vol_put(mc, &vol) != NSR_OK) {
-		nsrd_status(&r->st, NSR_ERR_IO, "cannot change volume %s: %s", a->volume,
+		nsr_status_set(&r->st, NSR_ERR_IO, "cannot change volume %s: %s", a->volume,
 			    mmdb_clnt_errmsg(mc));
 		goto out;
 	}
-	nsrd_status(&r->st, NSR_OK, "%s", "");
+	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	nsr_info("volume %s marked %s", a->volume, a->mode);
 out:
 	mmdb_clnt_close(mc);
@@ -381,15 +372,12 @@ int nsrd_vol_delete(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 
 	NSR_UNUSED(call);
 	nsr_buf_init(&err, 0);
-	if (mmdb_clnt_open("127.0.0.1", &mc, &err) != NSR_OK) {
-		nsrd_status(&r->st, NSR_ERR_CONNECT, "the media database (nsrmmdbd) is "
-			    "not reachable: %s", err.data);
-		mc = NULL;
+	mc = nsrd_open_mmdb(&r->st);
+	if (!mc)
 		goto out;
-	}
 	if (a->ssid) {
 		if (mmdb_clnt_ss_get(mc, a->ssid, &ss) != NSR_OK) {
-			nsrd_status(&r->st, NSR_ERR_NOTFOUND, "no save set %u in the media "
+			nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "no save set %u in the media "
 				    "database", a->ssid);
 			goto out;
 		}
@@ -419,10 +407,10 @@ int nsrd_vol_delete(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 		nsr_res_free(q);
 	}
 	if (rc)
-		nsrd_status(&r->st, rc, "cannot delete %s: %s", a->ssid ? "save set" : "volume",
+		nsr_status_set(&r->st, rc, "cannot delete %s: %s", a->ssid ? "save set" : "volume",
 			    mmdb_clnt_errmsg(mc));
 	else
-		nsrd_status(&r->st, NSR_OK, "%s", "");
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
 out:
 	mmdb_clnt_close(mc);
 	nsr_buf_release(&err);

@@ -14,6 +14,7 @@
 #include "nsr/res.h"
 #include "nsr/resdb.h"
 #include "nsr/rpc/nsrd.h"
+#include "nsr/rpc_status.h"
 
 #define NSRD_MAX_SESSIONS 1024
 
@@ -70,10 +71,8 @@ struct nsr_buf;
 int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, int *port,
 		      struct nsr_buf *err);
 
-/* nsrd_status - fill st with code and a formatted message (always set). */
-void nsrd_status(nsr_status *st, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/* nsrd_str - a malloc'ed copy for result strings ("" for NULL). */
-char *nsrd_str(const char *s);
+/* nsrd_open_mmdb - a connection to nsrmmdbd, or NULL with st saying why. */
+struct mmdb_clnt;
+struct mmdb_clnt *nsrd_open_mmdb(nsr_status *st);
 
 #endif /* NSRD_H */

@@ -13,24 +13,6 @@
 #include "nsr/xmalloc.h"
 #include "nsrd.h"
 
-/* nsrd_status - always-allocated status message. */
-void nsrd_status(nsr_status *st, int code, const char *fmt, ...)
-{
-	va_list ap;
-	char msg[2048];
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	st->code = code;
-	st->msg = nsr_xstrdup(msg);
-}
-
-char *nsrd_str(const char *s)
-{
-	return nsr_xstrdup(s ? s : "");
-}
-
 /* parse_attrs - text -> resource, or a status naming the position. */
 static struct nsr_res *parse_attrs(const char *text, nsr_status *st)
 {
@@ -45,7 +27,7 @@ static struct nsr_res *parse_attrs(const char *text, nsr_status *st)
 		return r;
 	nsr_buf_init(&msg, 0);
 	nsr_res_error_format(&perr, &msg);
-	nsrd_status(st, rc, "%s", msg.len ? msg.data : nsr_strerror(rc));
+	nsr_status_set(st, rc, "%s", msg.len ? msg.data : nsr_strerror(rc));
 	nsr_buf_release(&msg);
 	return NULL;
 }
@@ -123,13 +105,13 @@ int nsrd_res_query(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	NSR_UNUSED(call);
 	q = parse_attrs(a->query, &r->st);
 	if (!q) {
-		r->text = nsrd_str("");
+		r->text = nsr_rpc_str("");
 		return NSR_OK;
 	}
 	nsr_buf_init(&out, 0);
 	print_all(n, q, &out);
 	r->text = nsr_buf_detach(&out, NULL);
-	nsrd_status(&r->st, NSR_OK, "%s", "");
+	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	nsr_res_free(q);
 	return NSR_OK;
 }
@@ -184,8 +166,8 @@ static void finish_change(struct nsrd *n, const char *id, res_change_res *r)
 	if (stored)
 		nsr_res_print(stored, &po, &out);
 	r->text = nsr_buf_detach(&out, NULL);
-	r->id = nsrd_str(id);
-	nsrd_status(&r->st, NSR_OK, "%s", "");
+	r->id = nsr_rpc_str(id);
+	nsr_status_set(&r->st, NSR_OK, "%s", "");
 }
 
 int nsrd_res_create(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
@@ -199,14 +181,14 @@ int nsrd_res_create(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	char *id = NULL;
 	int rc;
 
-	r->id = nsrd_str("");
-	r->text = nsrd_str("");
+	r->id = nsr_rpc_str("");
+	r->text = nsr_rpc_str("");
 	res = parse_attrs(a->text, &r->st);
 	if (!res)
 		return NSR_OK;
 	ro = touches_readonly(n, res, nsr_res_type(res) ? nsr_res_type(res) : "", NULL);
 	if (ro) {
-		nsrd_status(&r->st, NSR_ERR_READONLY,
+		nsr_status_set(&r->st, NSR_ERR_READONLY,
 			    "attribute '%s' is set by the server only", ro);
 		nsr_res_free(res);
 		return NSR_OK;
@@ -214,7 +196,7 @@ int nsrd_res_create(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	nsr_buf_init(&why, 0);
 	rc = nsr_resdb_create(n->res, res, &id, &why);
 	if (rc) {
-		nsrd_status(&r->st, rc, "%s", why.len ? why.data : nsr_strerror(rc));
+		nsr_status_set(&r->st, rc, "%s", why.len ? why.data : nsr_strerror(rc));
 	} else {
 		free(r->id);
 		free(r->text);
@@ -241,10 +223,10 @@ int nsrd_res_update(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	struct nsr_buf why;
 	int rc;
 
-	r->id = nsrd_str(a->id);
-	r->text = nsrd_str("");
+	r->id = nsr_rpc_str(a->id);
+	r->text = nsr_rpc_str("");
 	if (!old) {
-		nsrd_status(&r->st, NSR_ERR_NOTFOUND, "no resource with id %s", a->id);
+		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "no resource with id %s", a->id);
 		return NSR_OK;
 	}
 	chg = parse_attrs(a->text, &r->st);
@@ -252,7 +234,7 @@ int nsrd_res_update(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 		return NSR_OK;
 	ro = touches_readonly(n, chg, nsr_res_type(old), old);
 	if (ro) {
-		nsrd_status(&r->st, NSR_ERR_READONLY,
+		nsr_status_set(&r->st, NSR_ERR_READONLY,
 			    "attribute '%s' is set by the server only", ro);
 		nsr_res_free(chg);
 		return NSR_OK;
@@ -263,7 +245,7 @@ int nsrd_res_update(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	if (rc == NSR_OK)
 		rc = nsr_resdb_update(n->res, a->id, merged, &why);
 	if (rc) {
-		nsrd_status(&r->st, rc, "%s", why.len ? why.data : nsr_strerror(rc));
+		nsr_status_set(&r->st, rc, "%s", why.len ? why.data : nsr_strerror(rc));
 	} else {
 		free(r->id);
 		free(r->text);
@@ -287,9 +269,9 @@ int nsrd_res_delete(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	nsr_buf_init(&why, 0);
 	rc = nsr_resdb_delete(n->res, a->id, &why);
 	if (rc)
-		nsrd_status(&r->st, rc, "%s", why.len ? why.data : nsr_strerror(rc));
+		nsr_status_set(&r->st, rc, "%s", why.len ? why.data : nsr_strerror(rc));
 	else {
-		nsrd_status(&r->st, NSR_OK, "%s", "");
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
 		nsr_info("deleted resource %s for %s", a->id, nsr_rpc_call_peer(call));
 	}
 	nsr_buf_release(&why);

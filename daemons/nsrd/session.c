@@ -25,15 +25,15 @@
 #include "nsr/xmalloc.h"
 #include "nsrd.h"
 
-/* open_mmdb - connection to nsrmmdbd or a status saying why not. */
-static struct mmdb_clnt *open_mmdb(nsr_status *st)
+/* nsrd_open_mmdb - connection to nsrmmdbd or a status saying why not. */
+struct mmdb_clnt *nsrd_open_mmdb(nsr_status *st)
 {
 	struct mmdb_clnt *c = NULL;
 	struct nsr_buf err;
 
 	nsr_buf_init(&err, 0);
 	if (mmdb_clnt_open("127.0.0.1", &c, &err) != NSR_OK) {
-		nsrd_status(st, NSR_ERR_CONNECT,
+		nsr_status_set(st, NSR_ERR_CONNECT,
 			    "the media database (nsrmmdbd) is not reachable: %s",
 			    err.data);
 		c = NULL;
@@ -173,7 +173,7 @@ static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
 	}
 	nsr_res_free(q);
 	if (!best)
-		nsrd_status(st, NSR_ERR_NOTFOUND,
+		nsr_status_set(st, NSR_ERR_NOTFOUND,
 			    "no writable volume of pool '%s' is mounted on an enabled "
 			    "device%s; label one with: nsrmm -l -b '%s' -f DEVICE",
 			    pool, seen_full ? " (the mounted ones are full or read-only)" : "",
@@ -284,20 +284,20 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	int port = 0, level;
 
 	NSR_UNUSED(call);
-	r->pool = nsrd_str("");
-	r->volume = nsrd_str("");
-	r->mover_host = nsrd_str("");
+	r->pool = nsr_rpc_str("");
+	r->volume = nsr_rpc_str("");
+	r->mover_host = nsr_rpc_str("");
 	nsr_buf_init(&err, 0);
 
 	/* Admission: server parallelism. */
 	if (count_sessions(n, NULL) >= par) {
-		nsrd_status(&r->st, NSR_ERR_BUSY,
+		nsr_status_set(&r->st, NSR_ERR_BUSY,
 			    "server parallelism (%lld) reached; try again later", par);
 		goto out;
 	}
 	level = a->level[0] ? mmdb_level_parse(a->level) : MMDB_LEVEL_MANUAL;
 	if (level < 0) {
-		nsrd_status(&r->st, NSR_ERR_INVAL, "unknown level '%s' (use full, incr, 1-9)",
+		nsr_status_set(&r->st, NSR_ERR_INVAL, "unknown level '%s' (use full, incr, 1-9)",
 			    a->level);
 		goto out;
 	}
@@ -306,17 +306,17 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	       : client && nsr_res_get(client, "pool") && *nsr_res_get(client, "pool")
 		       ? nsr_res_get(client, "pool") : "Default";
 	if (!nsrd_res_find1(n, "NSR pool", pool)) {
-		nsrd_status(&r->st, NSR_ERR_NOTFOUND, "pool '%s' does not exist", pool);
+		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "pool '%s' does not exist", pool);
 		goto out;
 	}
-	mc = open_mmdb(&r->st);
+	mc = nsrd_open_mmdb(&r->st);
 	if (!mc)
 		goto out;
 	dev = pick_device(n, mc, pool, &vol, &r->st);
 	if (!dev)
 		goto out;
 	if (nsrd_device_mover(n, dev, &port, &err) != NSR_OK) {
-		nsrd_status(&r->st, NSR_ERR_CONNECT,
+		nsr_status_set(&r->st, NSR_ERR_CONNECT,
 			    "cannot get the data mover of device '%s': %s",
 			    nsr_res_get(dev, "name"), err.data);
 		goto out;
@@ -341,13 +341,13 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	if (ss.ssretent < ss.ssbrowse)
 		ss.ssretent = ss.ssbrowse;
 	if (mmdb_clnt_ss_create(mc, &ss, &cloneid) != NSR_OK) {
-		nsrd_status(&r->st, NSR_ERR_IO, "cannot create the save set in the media "
+		nsr_status_set(&r->st, NSR_ERR_IO, "cannot create the save set in the media "
 			    "database: %s", mmdb_clnt_errmsg(mc));
 		goto out;
 	}
 	s = new_session(n);
 	if (!s) {
-		nsrd_status(&r->st, NSR_ERR_LIMIT, "too many sessions");
+		nsr_status_set(&r->st, NSR_ERR_LIMIT, "too many sessions");
 		goto out;
 	}
 	s->ssid = ss.ssid;
@@ -378,12 +378,12 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	r->browse_time = ss.ssbrowse;
 	r->retention_time = ss.ssretent;
 	free(r->pool);
-	r->pool = nsrd_str(pool);
+	r->pool = nsr_rpc_str(pool);
 	free(r->volume);
-	r->volume = nsrd_str(vol.name);
+	r->volume = nsr_rpc_str(vol.name);
 	memcpy(r->volid, vol.volid, 16);
 	r->mover_port = port; /* mover_host "" = the host the client reached us on */
-	nsrd_status(&r->st, NSR_OK, "%s", "");
+	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	nsr_info("save of %s:%s admitted: ssid %u, job %lld, volume %s on %s",
 		 a->client, a->name, ss.ssid, (long long)s->jobid, vol.name, s->device);
 out:
@@ -404,11 +404,11 @@ int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	int ok = a->status == 0;
 
 	NSR_UNUSED(call);
-	mc = open_mmdb(&r->st);
+	mc = nsrd_open_mmdb(&r->st);
 	if (!mc)
 		goto out;
 	if (mmdb_clnt_ss_get(mc, a->ssid, &ss) != NSR_OK) {
-		nsrd_status(&r->st, NSR_ERR_NOTFOUND, "save set %u is not in the media "
+		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "save set %u is not in the media "
 			    "database: %s", a->ssid, mmdb_clnt_errmsg(mc));
 		goto out;
 	}
@@ -421,7 +421,7 @@ int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	else
 		ss.flags |= MMDB_SS_ABORTED | MMDB_SS_INCOMPLETE;
 	if (mmdb_clnt_ss_update(mc, &ss) != NSR_OK) {
-		nsrd_status(&r->st, NSR_ERR_IO, "cannot complete save set %u: %s",
+		nsr_status_set(&r->st, NSR_ERR_IO, "cannot complete save set %u: %s",
 			    a->ssid, mmdb_clnt_errmsg(mc));
 		goto out;
 	}
@@ -432,7 +432,7 @@ int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 		 ss.client, ss.name, ok ? "completed" : "FAILED",
 		 (unsigned long long)a->totalsize, (unsigned long long)a->nfiles,
 		 ok ? "" : ": ", ok ? "" : a->msg);
-	nsrd_status(&r->st, NSR_OK, "%s", "");
+	nsr_status_set(&r->st, NSR_OK, "%s", "");
 out:
 	if (s)
 		s->used = 0;
@@ -472,20 +472,20 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 	int port = 0;
 
 	NSR_UNUSED(call);
-	r->ss_client = nsrd_str("");
-	r->ss_name = nsrd_str("");
-	r->mover_host = nsrd_str("");
+	r->ss_client = nsr_rpc_str("");
+	r->ss_name = nsr_rpc_str("");
+	r->mover_host = nsr_rpc_str("");
 	nsr_buf_init(&err, 0);
-	mc = open_mmdb(&r->st);
+	mc = nsrd_open_mmdb(&r->st);
 	if (!mc)
 		goto out;
 	if (mmdb_clnt_ss_get(mc, a->ssid, &ss) != NSR_OK) {
-		nsrd_status(&r->st, NSR_ERR_NOTFOUND, "save set %u is not in the media "
+		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "save set %u is not in the media "
 			    "database", a->ssid);
 		goto out;
 	}
 	if (!(ss.flags & MMDB_SS_FINISHED)) {
-		nsrd_status(&r->st, NSR_ERR_STATE, "save set %u (%s:%s) is %s; only "
+		nsr_status_set(&r->st, NSR_ERR_STATE, "save set %u (%s:%s) is %s; only "
 			    "complete save sets can be recovered", a->ssid, ss.client,
 			    ss.name, (ss.flags & MMDB_SS_INPROGRESS) ? "still in progress"
 								   : "incomplete (aborted)");
@@ -493,7 +493,7 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 	}
 	if (mmdb_clnt_frag_list(mc, a->ssid, frags, MMDB_FRAGS_MAX, &nf) != NSR_OK ||
 	    nf == 0) {
-		nsrd_status(&r->st, NSR_ERR_NOTFOUND, "save set %u has no fragments on "
+		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "save set %u has no fragments on "
 			    "any volume", a->ssid);
 		goto out;
 	}
@@ -505,14 +505,14 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 		if (frags[i].cloneid != frags[0].cloneid)
 			continue; /* one clone instance is enough */
 		if (mmdb_clnt_vol_get_by_id(mc, frags[i].volid, &vol) != NSR_OK) {
-			nsrd_status(&r->st, NSR_ERR_NOTFOUND, "a volume of save set %u is "
+			nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "a volume of save set %u is "
 				    "missing from the media database", a->ssid);
 			goto out;
 		}
 		if (!dev) {
 			dev = device_with_volume(n, vol.name);
 			if (!dev) {
-				nsrd_status(&r->st, NSR_ERR_NOTFOUND,
+				nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
 					    "volume %s (holding save set %u) is not mounted; "
 					    "mount it with: nsrmm -m %s -f DEVICE",
 					    vol.name, a->ssid, vol.name);
@@ -521,7 +521,7 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 		}
 		w = &r->frags.frags_val[k++];
 		memcpy(w->volid, frags[i].volid, 16);
-		w->volume = nsrd_str(vol.name);
+		w->volume = nsr_rpc_str(vol.name);
 		w->ssid = frags[i].ssid;
 		w->seq = frags[i].seq;
 		w->ss_offset = frags[i].ss_offset;
@@ -533,13 +533,13 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 		r->frags.frags_len = (u_int)k;
 	}
 	if (nsrd_device_mover(n, dev, &port, &err) != NSR_OK) {
-		nsrd_status(&r->st, NSR_ERR_CONNECT, "cannot get the data mover of "
+		nsr_status_set(&r->st, NSR_ERR_CONNECT, "cannot get the data mover of "
 			    "device '%s': %s", nsr_res_get(dev, "name"), err.data);
 		goto out;
 	}
 	s = new_session(n);
 	if (!s) {
-		nsrd_status(&r->st, NSR_ERR_LIMIT, "too many sessions");
+		nsr_status_set(&r->st, NSR_ERR_LIMIT, "too many sessions");
 		goto out;
 	}
 	s->recover = 1;
@@ -551,12 +551,12 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 	r->jobid = s->jobid;
 	free(r->ss_client);
 	free(r->ss_name);
-	r->ss_client = nsrd_str(ss.client);
-	r->ss_name = nsrd_str(ss.name);
+	r->ss_client = nsr_rpc_str(ss.client);
+	r->ss_name = nsr_rpc_str(ss.name);
 	r->savetime = ss.savetime;
 	r->totalsize = ss.totalsize;
 	r->mover_port = port;
-	nsrd_status(&r->st, NSR_OK, "%s", "");
+	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	nsr_info("recover of save set %u (%s:%s) for %s: job %lld, device %s",
 		 a->ssid, ss.client, ss.name, a->client, (long long)s->jobid, s->device);
 out:
@@ -577,6 +577,6 @@ int nsrd_recover_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *cal
 		   a->status == 0 ? "recover completed" : a->msg);
 	if (s)
 		s->used = 0;
-	nsrd_status(&r->st, NSR_OK, "%s", "");
+	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	return NSR_OK;
 }

@@ -18,6 +18,7 @@
 #include "nsr/log.h"
 #include "nsr/rpc.h"
 #include "nsr/rpc/nsrexecd.h"
+#include "nsr/rpc_status.h"
 #include "nsr/xmalloc.h"
 
 #define MAX_ENTRIES 1024
@@ -53,13 +54,6 @@ static void drop(struct execd *x, int i)
 	x->tab[i].e.name = x->tab[i].name;
 }
 
-/* set_status - fill an nsr_status (message is malloc'ed; xdr_free frees it). */
-static void set_status(nsr_status *st, int code, const char *msg)
-{
-	st->code = code;
-	st->msg = nsr_xstrdup(msg);
-}
-
 /* loc_getport - LOC_GETPORT: which port serves prog/vers here. */
 static int loc_getport(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
@@ -81,10 +75,10 @@ static int loc_getport(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 			 "%s (RPC program 0x%x version %u) is not registered "
 			 "on this host: is it running?",
 			 nsr_rpc_prog_name(k->prog), k->prog, k->vers);
-		set_status(&r->st, NSR_ERR_NOTFOUND, msg);
+		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "%s", msg);
 		return NSR_OK;
 	}
-	set_status(&r->st, NSR_OK, "");
+	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	r->port = x->tab[i].e.port;
 	return NSR_OK;
 }
@@ -100,17 +94,17 @@ static int loc_register(void *ctx, void *argp, void *resp, struct nsr_rpc_call *
 	if (!nsr_rpc_call_peer_is_local(call)) {
 		nsr_warn("refused registration of program 0x%x from %s",
 			 a->prog, nsr_rpc_call_peer(call));
-		set_status(&r->st, NSR_ERR_PERM, "registration is accepted only from this host");
+		nsr_status_set(&r->st, NSR_ERR_PERM, "%s", "registration is accepted only from this host");
 		return NSR_OK;
 	}
 	if (a->port <= 0 || a->port > 65535) {
-		set_status(&r->st, NSR_ERR_INVAL, "bad port");
+		nsr_status_set(&r->st, NSR_ERR_INVAL, "%s", "bad port");
 		return NSR_OK;
 	}
 	i = find(x, a->prog, a->vers);
 	if (i < 0) {
 		if (x->n >= MAX_ENTRIES) {
-			set_status(&r->st, NSR_ERR_LIMIT, "locator table full");
+			nsr_status_set(&r->st, NSR_ERR_LIMIT, "%s", "locator table full");
 			return NSR_OK;
 		}
 		i = x->n++;
@@ -123,7 +117,7 @@ static int loc_register(void *ctx, void *argp, void *resp, struct nsr_rpc_call *
 	x->tab[i].e.name = x->tab[i].name;
 	nsr_info("registered %s (pid %d): program 0x%x version %u on port %d",
 		 a->name, a->pid, a->prog, a->vers, a->port);
-	set_status(&r->st, NSR_OK, "");
+	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	return NSR_OK;
 }
 
@@ -136,12 +130,12 @@ static int loc_unregister(void *ctx, void *argp, void *resp, struct nsr_rpc_call
 	int i = find(x, k->prog, k->vers);
 
 	if (!nsr_rpc_call_peer_is_local(call)) {
-		set_status(&r->st, NSR_ERR_PERM, "only local daemons may unregister");
+		nsr_status_set(&r->st, NSR_ERR_PERM, "%s", "only local daemons may unregister");
 		return NSR_OK;
 	}
 	if (i >= 0)
 		drop(x, i);
-	set_status(&r->st, NSR_OK, "");
+	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	return NSR_OK;
 }
 
@@ -153,7 +147,7 @@ static int loc_dump(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 
 	NSR_UNUSED(argp);
 	NSR_UNUSED(call);
-	set_status(&r->st, NSR_OK, "");
+	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	r->entries.entries_len = (u_int)x->n;
 	r->entries.entries_val = nsr_xcalloc((size_t)x->n + 1, sizeof(loc_entry));
 	for (int i = 0; i < x->n; i++) {

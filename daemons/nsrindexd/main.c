@@ -11,9 +11,11 @@
 #include "nsr/cfi.h"
 #include "nsr/daemon.h"
 #include "nsr/err.h"
+#include "nsr/index_clnt.h"
 #include "nsr/log.h"
 #include "nsr/rpc.h"
 #include "nsr/rpc/nsrindex.h"
+#include "nsr/rpc_status.h"
 #include "nsr/xmalloc.h"
 
 #define MAX_OPEN 256
@@ -30,21 +32,6 @@ struct indexd {
 };
 
 static struct indexd g_ix;
-
-/* set_status - fill st (msg always allocated). */
-static void set_status(nsr_status *st, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void set_status(nsr_status *st, int code, const char *fmt, ...)
-{
-	va_list ap;
-	char msg[1024];
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	st->code = code;
-	st->msg = nsr_xstrdup(msg);
-}
 
 /* get_index - the open index of client (opened on first use). */
 static int get_index(struct indexd *x, const char *client, int create,
@@ -67,9 +54,9 @@ static int get_index(struct indexd *x, const char *client, int create,
 	rc = nsr_cfi_open(out, x->root, client, create ? NSR_CFI_CREATE : 0);
 	if (rc) {
 		if (rc == NSR_ERR_NOTFOUND)
-			set_status(st, rc, "no file index for client '%s' on this server", client);
+			nsr_status_set(st, rc, "no file index for client '%s' on this server", client);
 		else
-			set_status(st, rc, "cannot open the file index of client '%s': %s",
+			nsr_status_set(st, rc, "cannot open the file index of client '%s': %s",
 				   client, nsr_strerror(rc));
 		return rc;
 	}
@@ -91,10 +78,10 @@ static int ix_begin(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 		return NSR_OK;
 	rc = nsr_cfi_begin(c, a->ssid, a->savetime, a->name);
 	if (rc)
-		set_status(&r->st, rc, "cannot start index of save set %llu of '%s': %s",
+		nsr_status_set(&r->st, rc, "cannot start index of save set %llu of '%s': %s",
 			   (unsigned long long)a->ssid, a->client, nsr_strerror(rc));
 	else
-		set_status(&r->st, NSR_OK, "%s", "");
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
 	return NSR_OK;
 }
 
@@ -110,26 +97,15 @@ static int ix_add(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	if (get_index(ctx, a->client, 0, &c, &r->st))
 		return NSR_OK;
 	e = nsr_xcalloc(a->entries.entries_len + 1, sizeof(*e));
-	for (u_int i = 0; i < a->entries.entries_len; i++) {
-		const ix_entry *w = &a->entries.entries_val[i];
-
-		e[i].path = w->path;
-		e[i].type = w->type;
-		e[i].mode = w->mode;
-		e[i].uid = w->uid;
-		e[i].gid = w->gid;
-		e[i].size = w->size;
-		e[i].mtime = w->mtime;
-		e[i].mtime_nsec = w->mtime_nsec;
-		e[i].offset = w->offset;
-	}
+	for (u_int i = 0; i < a->entries.entries_len; i++)
+		nsr_ix_entry_from_wire(&a->entries.entries_val[i], &e[i]);
 	rc = nsr_cfi_add(c, a->ssid, e, a->entries.entries_len);
 	free(e);
 	if (rc)
-		set_status(&r->st, rc, "cannot add index entries of save set %llu: %s",
+		nsr_status_set(&r->st, rc, "cannot add index entries of save set %llu: %s",
 			   (unsigned long long)a->ssid, nsr_strerror(rc));
 	else
-		set_status(&r->st, NSR_OK, "%s", "");
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
 	return NSR_OK;
 }
 
@@ -144,10 +120,10 @@ static int ss_op(struct indexd *x, ix_ss_args *a, nsr_void_res *r,
 		return NSR_OK;
 	rc = op(c, a->ssid);
 	if (rc)
-		set_status(&r->st, rc, "cannot %s the index of save set %llu of '%s': %s",
+		nsr_status_set(&r->st, rc, "cannot %s the index of save set %llu of '%s': %s",
 			   what, (unsigned long long)a->ssid, a->client, nsr_strerror(rc));
 	else
-		set_status(&r->st, NSR_OK, "%s", "");
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
 	return NSR_OK;
 }
 
@@ -188,15 +164,7 @@ static int collect_one(void *arg, const struct nsr_cfi_saveset *ss,
 		return 1;
 	}
 	w = &c->r->entries.entries_val[c->r->entries.entries_len++];
-	w->path = nsr_xstrdup(e->path);
-	w->type = e->type;
-	w->mode = e->mode;
-	w->uid = e->uid;
-	w->gid = e->gid;
-	w->size = e->size;
-	w->mtime = e->mtime;
-	w->mtime_nsec = e->mtime_nsec;
-	w->offset = e->offset;
+	nsr_ix_entry_to_wire(e, w);
 	w->ssid = ss->ssid;
 	w->savetime = ss->savetime;
 	return 0;
@@ -216,10 +184,10 @@ static int lookup(struct indexd *x, ix_lookup_args *a, ix_lookup_res *r, int fin
 	rc = find ? nsr_cfi_find(c, a->path, t, collect_one, &col)
 		  : nsr_cfi_list_dir(c, a->path, t, collect_one, &col);
 	if (rc < 0)
-		set_status(&r->st, rc, "cannot browse the index of '%s': %s", a->client,
+		nsr_status_set(&r->st, rc, "cannot browse the index of '%s': %s", a->client,
 			   nsr_strerror(rc));
 	else
-		set_status(&r->st, NSR_OK, "%s", "");
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
 	return NSR_OK;
 }
 
@@ -236,8 +204,7 @@ static int ix_find(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 }
 
 #define PROC(num, name, targ, tres, fn) \
-	{num, name, NSR_XDR(xdr_##targ), sizeof(targ), NSR_XDR(xdr_##tres), \
-	 sizeof(tres), fn, NSR_RPC_SERIAL}
+	NSR_RPC_PROC(num, name, targ, tres, fn, NSR_RPC_SERIAL)
 
 static const struct nsr_rpc_proc ix_procs[] = {
 	PROC(IX_BEGIN, "begin", ix_begin_args, nsr_void_res, ix_begin),

@@ -8,7 +8,6 @@
 #include "nsr/err.h"
 #include "nsr/index_clnt.h"
 #include "nsr/rpc.h"
-#include "nsr/rpc/nsrindex.h"
 #include "nsr/xmalloc.h"
 
 #define BATCH 512
@@ -110,20 +109,39 @@ static int flush(struct nsr_ixclnt *ix)
 	return rc;
 }
 
+/* nsr_ix_entry_to_wire - index entry into its wire form (path copied). */
+void nsr_ix_entry_to_wire(const struct nsr_cfi_entry *e, ix_entry *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->path = nsr_xstrdup(e->path);
+	w->type = e->type;
+	w->mode = e->mode;
+	w->uid = e->uid;
+	w->gid = e->gid;
+	w->size = e->size;
+	w->mtime = e->mtime;
+	w->mtime_nsec = e->mtime_nsec;
+	w->offset = e->offset;
+}
+
+/* nsr_ix_entry_from_wire - wire form into an index entry (path borrowed). */
+void nsr_ix_entry_from_wire(const ix_entry *w, struct nsr_cfi_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->path = w->path;
+	e->type = w->type;
+	e->mode = w->mode;
+	e->uid = w->uid;
+	e->gid = w->gid;
+	e->size = w->size;
+	e->mtime = w->mtime;
+	e->mtime_nsec = w->mtime_nsec;
+	e->offset = w->offset;
+}
+
 int nsr_ixclnt_add(struct nsr_ixclnt *ix, const struct nsr_cfi_entry *e)
 {
-	ix_entry *d = &ix->batch[ix->n];
-
-	memset(d, 0, sizeof(*d));
-	d->path = nsr_xstrdup(e->path);
-	d->type = e->type;
-	d->mode = e->mode;
-	d->uid = e->uid;
-	d->gid = e->gid;
-	d->size = e->size;
-	d->mtime = e->mtime;
-	d->mtime_nsec = e->mtime_nsec;
-	d->offset = e->offset;
+	nsr_ix_entry_to_wire(e, &ix->batch[ix->n]);
 	ix->n++;
 	return ix->n == BATCH ? flush(ix) : NSR_OK;
 }
@@ -189,12 +207,9 @@ static int lookup(struct nsr_ixclnt *ix, uint32_t proc, const char *client,
 			const ix_entry *w = &r.entries.entries_val[i];
 			struct nsr_cfi_saveset ss = {.ssid = w->ssid, .savetime = w->savetime,
 						     .entries = 0, .name = ""};
-			struct nsr_cfi_entry e = {
-				.path = w->path, .type = w->type, .mode = w->mode,
-				.uid = w->uid, .gid = w->gid, .size = w->size,
-				.mtime = w->mtime, .mtime_nsec = w->mtime_nsec,
-				.offset = w->offset};
+			struct nsr_cfi_entry e;
 
+			nsr_ix_entry_from_wire(w, &e);
 			rc = fn(arg, &ss, &e);
 		}
 		skip += r.entries.entries_len;
