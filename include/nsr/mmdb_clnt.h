@@ -52,6 +52,10 @@ struct mmdb_clnt;
  */
 int mmdb_clnt_open(const char *server, struct mmdb_clnt **out,
 		   struct nsr_buf *err);
+/* mmdb_clnt_connect - as mmdb_clnt_open, but to a known port (port 0 =
+ * ask the locator), for tests and callers that know where nsrmmdbd is. */
+int mmdb_clnt_connect(const char *server, int port, struct mmdb_clnt **out,
+		      struct nsr_buf *err);
 /* mmdb_clnt_close - close the connection and free; NULL is a no-op. */
 void mmdb_clnt_close(struct mmdb_clnt *c);
 /* mmdb_clnt_errmsg - text of the last failure on c ("" if none); valid

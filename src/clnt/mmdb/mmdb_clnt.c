@@ -26,6 +26,7 @@ enum query_kind { QUERY_NONE, QUERY_ROWS, QUERY_VOLS };
 
 struct mmdb_clnt {
 	char *server;			/* host as given (never NULL) */
+	int port;			/* 0 = ask the host's locator */
 	struct nsr_rpc_clnt *rpc;	/* NULL after a transport failure */
 	int timeout_ms;			/* 0 = transport default */
 	enum query_kind query;		/* what the open cursor returns */
@@ -52,8 +53,12 @@ static int connect_rpc(struct mmdb_clnt *c)
 	int rc;
 
 	nsr_buf_init(&err, MMDB_CLNT_ERR_MAX);
-	rc = nsr_rpc_open(c->server, NSRMMDBD_PROG, NSRMMDBD_V1, &c->rpc,
-			  &err);
+	if (c->port > 0)
+		rc = nsr_rpc_connect(c->server, c->port, NSRMMDBD_PROG,
+				     NSRMMDBD_V1, 0, &c->rpc, &err);
+	else
+		rc = nsr_rpc_open(c->server, NSRMMDBD_PROG, NSRMMDBD_V1,
+				  &c->rpc, &err);
 	if (rc) {
 		set_err(c, rc, "cannot reach nsrmmdbd on %s: %s", c->server,
 			err.len ? err.data : nsr_strerror(rc));
@@ -69,6 +74,13 @@ static int connect_rpc(struct mmdb_clnt *c)
 int mmdb_clnt_open(const char *server, struct mmdb_clnt **out,
 		   struct nsr_buf *err)
 {
+	return mmdb_clnt_connect(server, 0, out, err);
+}
+
+/* mmdb_clnt_connect - connect to server:port (0 = locate). */
+int mmdb_clnt_connect(const char *server, int port, struct mmdb_clnt **out,
+		      struct nsr_buf *err)
+{
 	struct mmdb_clnt *c;
 	int rc;
 
@@ -81,6 +93,7 @@ int mmdb_clnt_open(const char *server, struct mmdb_clnt **out,
 		free(c);
 		return NSR_ERR_NOMEM;
 	}
+	c->port = port;
 	rc = connect_rpc(c);
 	if (rc) {
 		if (err)
@@ -190,12 +203,27 @@ static int vol_res_call(struct mmdb_clnt *c, uint32_t proc, xdrproc_t xargs,
 	return rc;
 }
 
+/* check_name - a volume name the protocol can carry; else NSR_ERR_INVAL
+ * (an over-long string would fail to encode and cost the connection). */
+static int check_name(struct mmdb_clnt *c, const char *name)
+{
+	if (name && strlen(name) > MM_VOLNAME_MAX)
+		return set_err(c, NSR_ERR_INVAL, "volume name \"%.40s...\" is "
+			       "longer than %d characters", name,
+			       MM_VOLNAME_MAX);
+	return NSR_OK;
+}
+
 /* mmdb_clnt_vol_get - MM_VOL_GET. */
 int mmdb_clnt_vol_get(struct mmdb_clnt *c, const char *name,
 		      struct mmdb_volume *out)
 {
 	mm_name_args a;
 
+	if (check_name(c, name)) {
+		memset(out, 0, sizeof(*out));
+		return NSR_ERR_INVAL;
+	}
 	a.name = (char *)(name ? name : "");
 	return vol_res_call(c, MM_VOL_GET, NSR_XDR(xdr_mm_name_args), &a, out);
 }
@@ -232,6 +260,8 @@ int mmdb_clnt_vol_delete(struct mmdb_clnt *c, const char *name)
 {
 	mm_name_args a;
 
+	if (check_name(c, name))
+		return NSR_ERR_INVAL;
 	a.name = (char *)(name ? name : "");
 	return void_call(c, MM_VOL_DELETE, NSR_XDR(xdr_mm_name_args), &a);
 }
@@ -367,6 +397,10 @@ int mmdb_clnt_query_open(struct mmdb_clnt *c, const char *query, int volumes,
 	int rc;
 
 	c->query = QUERY_NONE;
+	if (query && strlen(query) > MM_QUERY_MAX)
+		return set_err(c, NSR_ERR_TOOBIG, "query is %zu bytes long; "
+			       "nsrmmdbd takes at most %d", strlen(query),
+			       MM_QUERY_MAX);
 	memset(&a, 0, sizeof(a));
 	a.query = (char *)(query ? query : "");
 	a.volumes = volumes ? TRUE : FALSE;

@@ -16,10 +16,11 @@
 #include "nsr/mmdb.h"
 #include "nsr/mmdb_clnt.h"
 
-/* dup_str - malloc'ed copy of s into *dst; NSR_ERR_NOMEM on failure. */
-static int dup_str(char **dst, const char *s)
+/* dup_str - malloc'ed copy of record string s (at most cap bytes, so an
+ * unterminated array is never overrun) into *dst; NSR_ERR_NOMEM. */
+static int dup_str(char **dst, const char *s, size_t cap)
 {
-	*dst = strdup(s ? s : "");
+	*dst = strndup(s ? s : "", cap);
 	return *dst ? NSR_OK : NSR_ERR_NOMEM;
 }
 
@@ -55,10 +56,11 @@ int mmdb_clnt_vol_to_wire(const struct mmdb_volume *v, mm_volume *w)
 	w->mounts = v->mounts;
 	w->next_file = v->next_file;
 	w->next_record = v->next_record;
-	if (dup_str(&w->name, v->name) || dup_str(&w->pool, v->pool) ||
-	    dup_str(&w->type, v->type) ||
-	    dup_str(&w->location, v->location) ||
-	    dup_str(&w->device, v->device))
+	if (dup_str(&w->name, v->name, MMDB_VOLNAME_MAX) || dup_str(&w->pool, v->pool, MMDB_POOL_MAX) ||
+	    dup_str(&w->type, v->type, MMDB_MEDIATYPE_MAX) ||
+	    dup_str(&w->location, v->location,
+		    MMDB_LOCATION_MAX) ||
+	    dup_str(&w->device, v->device, MMDB_DEVICE_MAX))
 		return NSR_ERR_NOMEM;
 	return NSR_OK;
 }
@@ -107,8 +109,8 @@ int mmdb_clnt_ss_to_wire(const struct mmdb_saveset *ss, mm_saveset *w)
 	w->nfiles = ss->nfiles;
 	w->pssid = ss->pssid;
 	w->anchor_time = ss->anchor_time;
-	if (dup_str(&w->client, ss->client) || dup_str(&w->name, ss->name) ||
-	    dup_str(&w->pool, ss->pool) || dup_str(&w->group, ss->group))
+	if (dup_str(&w->client, ss->client, MMDB_CLIENT_MAX) || dup_str(&w->name, ss->name, MMDB_SSNAME_MAX) ||
+	    dup_str(&w->pool, ss->pool, MMDB_POOL_MAX) || dup_str(&w->group, ss->group, MMDB_GROUP_MAX))
 		return NSR_ERR_NOMEM;
 	if (nd) {
 		w->dependents.dependents_val = calloc(nd, sizeof(u_int));

@@ -1,0 +1,293 @@
+/*
+ * test_mmdb_clnt.c - the nsrmmdbd client library against a scripted
+ * in-process server (the real transport, canned answers): status codes
+ * and messages reach the caller, replies that break the protocol are
+ * refused, batches and the query state behave, over-long arguments are
+ * refused before they could cost the connection, and a connection lost
+ * mid-call is replaced by the next call.
+ */
+#include "nsr/compat.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "nsr/mmdb.h"
+#include "nsr/mmdb_clnt.h"
+#include "nsr/rpc.h"
+#include "nsr/rpc/nsrmmdb.h"
+#include "nsr_test.h"
+
+static struct nsr_rpc_server *g_srv;
+static pthread_t g_thread;
+static volatile int g_stop;
+static int g_port;
+static int g_rows_total;	/* rows the fake query yields */
+static int g_rows_sent;
+static int g_overfill;		/* send more rows than asked for */
+static int g_drop_next;		/* close the connection on next SS_GET */
+
+/* status - fill st. */
+static void status(nsr_status *st, int code, const char *msg)
+{
+	st->code = code;
+	st->msg = strdup(msg);
+}
+
+/* vol_get - NOTFOUND for "nosuch", else a volume named as asked. */
+static int vol_get(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
+{
+	mm_name_args *a = args;
+	mm_vol_res *r = res;
+	struct mmdb_volume v;
+
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(call);
+	memset(&v, 0, sizeof(v));
+	if (!strcmp(a->name, "nosuch")) {
+		status(&r->st, NSR_ERR_NOTFOUND, "volume nosuch is not in the "
+		       "media database");
+	} else {
+		snprintf(v.name, sizeof(v.name), "%s", a->name);
+		v.written = 42;
+		status(&r->st, NSR_OK, "");
+	}
+	mmdb_clnt_vol_to_wire(&v, &r->vol);
+	return NSR_OK;
+}
+
+/* ss_get - a bad level for ssid 7, a dropped connection on request. */
+static int ss_get(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
+{
+	u_int ssid = *(u_int *)args;
+	mm_ss_res *r = res;
+	struct mmdb_saveset ss;
+
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(call);
+	if (g_drop_next) {
+		g_drop_next = 0;
+		return NSR_RPC_CLOSE;
+	}
+	memset(&ss, 0, sizeof(ss));
+	ss.ssid = ssid;
+	snprintf(ss.name, sizeof(ss.name), "/var");
+	mmdb_clnt_ss_to_wire(&ss, &r->ss);
+	if (ssid == 7)
+		r->ss.level = 99;	/* not a level: a broken server */
+	status(&r->st, ssid == 5 ? 3 : NSR_OK, "");	/* 3: not our code */
+	return NSR_OK;
+}
+
+/* query_open - "bad" is a syntax error, anything else g_rows_total rows. */
+static int query_open(void *ctx, void *args, void *res,
+		      struct nsr_rpc_call *call)
+{
+	mm_query_args *a = args;
+	nsr_void_res *r = res;
+
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(call);
+	g_rows_sent = 0;
+	if (!strcmp(a->query, "bad"))
+		status(&r->st, NSR_ERR_SYNTAX, "query \"bad\": column 1: "
+		       "unknown attribute 'bad'");
+	else
+		status(&r->st, NSR_OK, "");
+	return NSR_OK;
+}
+
+/* query_next - up to max rows (or one more with g_overfill). */
+static int query_next(void *ctx, void *args, void *res,
+		      struct nsr_rpc_call *call)
+{
+	mm_next_args *a = args;
+	mm_next_res *r = res;
+	u_int n = 0, want = a->max + (g_overfill ? 1 : 0);
+	struct mmdb_ss_row row;
+
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(call);
+	r->rows.rows_val = calloc(want + 1, sizeof(mm_row));
+	while (n < want && g_rows_sent < g_rows_total) {
+		memset(&row, 0, sizeof(row));
+		row.ss.ssid = (uint32_t)++g_rows_sent;
+		mmdb_clnt_row_to_wire(&row, &r->rows.rows_val[n++]);
+	}
+	r->rows.rows_len = n;
+	r->done = g_rows_sent >= g_rows_total;
+	status(&r->st, NSR_OK, "");
+	return NSR_OK;
+}
+
+static const struct nsr_rpc_proc procs[] = {
+	{MM_VOL_GET, "vol_get", NSR_XDR(xdr_mm_name_args),
+	 sizeof(mm_name_args), NSR_XDR(xdr_mm_vol_res), sizeof(mm_vol_res),
+	 vol_get, NSR_RPC_SERIAL},
+	{MM_SS_GET, "ss_get", NSR_XDR(xdr_u_int), sizeof(u_int),
+	 NSR_XDR(xdr_mm_ss_res), sizeof(mm_ss_res), ss_get, NSR_RPC_SERIAL},
+	{MM_QUERY_OPEN, "query_open", NSR_XDR(xdr_mm_query_args),
+	 sizeof(mm_query_args), NSR_XDR(xdr_nsr_void_res),
+	 sizeof(nsr_void_res), query_open, NSR_RPC_SERIAL},
+	{MM_QUERY_NEXT, "query_next", NSR_XDR(xdr_mm_next_args),
+	 sizeof(mm_next_args), NSR_XDR(xdr_mm_next_res),
+	 sizeof(mm_next_res), query_next, NSR_RPC_SERIAL},
+};
+
+static const struct nsr_rpc_prog progs[] = {
+	{NSRMMDBD_PROG, NSRMMDBD_V1, procs, NSR_ARRAY_SIZE(procs), NULL},
+};
+
+/* serve - accept connections until g_stop. */
+static void *serve(void *arg)
+{
+	struct pollfd p;
+
+	NSR_UNUSED(arg);
+	p.fd = nsr_rpc_server_listen_fd(g_srv, 0);
+	p.events = POLLIN;
+	while (!g_stop) {
+		if (poll(&p, 1, 50) > 0)
+			nsr_rpc_server_accept(g_srv, 0);
+	}
+	return NULL;
+}
+
+static int setup(void **state)
+{
+	NSR_UNUSED(state);
+	g_stop = 0;
+	assert_int_equal(nsr_rpc_server_new(progs, 1, &g_srv), NSR_OK);
+	assert_int_equal(nsr_rpc_server_listen(g_srv, NULL, 0, &g_port),
+			 NSR_OK);
+	assert_int_equal(pthread_create(&g_thread, NULL, serve, NULL), 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	NSR_UNUSED(state);
+	g_stop = 1;
+	pthread_join(g_thread, NULL);
+	nsr_rpc_server_free(g_srv);
+	return 0;
+}
+
+/* open_clnt - a client on the fake server. */
+static struct mmdb_clnt *open_clnt(void)
+{
+	struct mmdb_clnt *c = NULL;
+
+	assert_int_equal(mmdb_clnt_connect("127.0.0.1", g_port, &c, NULL),
+			 NSR_OK);
+	return c;
+}
+
+static void test_status(void **state)
+{
+	struct mmdb_clnt *c = open_clnt();
+	struct mmdb_volume v;
+	struct mmdb_saveset ss;
+	char longname[MMDB_VOLNAME_MAX + 2];
+
+	NSR_UNUSED(state);
+	assert_int_equal(mmdb_clnt_vol_get(c, "TAPE1", &v), NSR_OK);
+	assert_string_equal(v.name, "TAPE1");
+	assert_int_equal(v.written, 42);
+	assert_string_equal(mmdb_clnt_errmsg(c), "");
+
+	assert_int_equal(mmdb_clnt_vol_get(c, "nosuch", &v), NSR_ERR_NOTFOUND);
+	assert_string_equal(mmdb_clnt_errmsg(c),
+			    "volume nosuch is not in the media database");
+
+	/* Too long to encode: refused here, the connection stays. */
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	assert_int_equal(mmdb_clnt_vol_get(c, longname, &v), NSR_ERR_INVAL);
+	assert_non_null(strstr(mmdb_clnt_errmsg(c), "longer than"));
+	assert_int_equal(mmdb_clnt_vol_get(c, "TAPE2", &v), NSR_OK);
+
+	/* A broken server: a level out of range, a positive status code. */
+	assert_int_equal(mmdb_clnt_ss_get(c, 7, &ss), NSR_ERR_PROTO);
+	assert_non_null(strstr(mmdb_clnt_errmsg(c), "malformed"));
+	assert_int_equal(mmdb_clnt_ss_get(c, 5, &ss), NSR_ERR_PROTO);
+	assert_int_equal(mmdb_clnt_ss_get(c, 6, &ss), NSR_OK);
+	assert_int_equal(ss.ssid, 6);
+	assert_string_equal(ss.name, "/var");
+	mmdb_clnt_close(c);
+}
+
+static void test_reconnect(void **state)
+{
+	struct mmdb_clnt *c = open_clnt();
+	struct mmdb_saveset ss;
+	int rc;
+
+	NSR_UNUSED(state);
+	g_drop_next = 1;
+	rc = mmdb_clnt_ss_get(c, 1, &ss);
+	assert_true(rc == NSR_ERR_RPC || rc == NSR_ERR_PROTO);
+	assert_non_null(strstr(mmdb_clnt_errmsg(c), "127.0.0.1"));
+	/* The next call connects again by itself. */
+	assert_int_equal(mmdb_clnt_ss_get(c, 2, &ss), NSR_OK);
+	assert_int_equal(ss.ssid, 2);
+	mmdb_clnt_close(c);
+}
+
+static void test_query(void **state)
+{
+	struct mmdb_clnt *c = open_clnt();
+	struct mmdb_ss_row rows[10];
+	struct mmdb_volume vols[2];
+	size_t n, total = 0;
+	int done = 0, batches = 0;
+
+	NSR_UNUSED(state);
+	/* Batches before any open, and of the wrong kind, are refused. */
+	assert_int_equal(mmdb_clnt_query_next_rows(c, rows, 10, &n, &done),
+			 NSR_ERR_STATE);
+	assert_int_equal(mmdb_clnt_query_open(c, "bad", 0, 0), NSR_ERR_SYNTAX);
+	assert_non_null(strstr(mmdb_clnt_errmsg(c), "column 1"));
+
+	g_rows_total = 25;
+	g_overfill = 0;
+	assert_int_equal(mmdb_clnt_query_open(c, "", 0, 0), NSR_OK);
+	assert_int_equal(mmdb_clnt_query_next_vols(c, vols, 2, &n, &done),
+			 NSR_ERR_STATE);
+	while (!done) {
+		assert_int_equal(mmdb_clnt_query_next_rows(c, rows, 10, &n,
+							   &done), NSR_OK);
+		for (size_t i = 0; i < n; i++)
+			assert_int_equal(rows[i].ss.ssid, total + i + 1);
+		total += n;
+		batches++;
+	}
+	assert_int_equal(total, 25);
+	assert_int_equal(batches, 3);
+	/* Exhausted: the query is closed. */
+	assert_int_equal(mmdb_clnt_query_next_rows(c, rows, 10, &n, &done),
+			 NSR_ERR_STATE);
+
+	/* A server sending more than asked would overrun rows[]: refused. */
+	g_overfill = 1;
+	assert_int_equal(mmdb_clnt_query_open(c, "", 0, 0), NSR_OK);
+	assert_int_equal(mmdb_clnt_query_next_rows(c, rows, 5, &n, &done),
+			 NSR_ERR_PROTO);
+	assert_int_equal(n, 0);
+	g_overfill = 0;
+	mmdb_clnt_close(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_status, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reconnect, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_query, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
