@@ -233,6 +233,10 @@ int nsr_jobdb_query_parse(struct nsr_jobdb_query *q, const char *line,
 int nsr_jobdb_query_describe(const struct nsr_jobdb_query *q,
 			     struct nsr_buf *out);
 
+/* nsr_jobdb_query_shows_log - 1 if `job log` is shown (an empty show list
+ * shows everything), else 0: a remote reader fetches logs only then. */
+int nsr_jobdb_query_shows_log(const struct nsr_jobdb_query *q);
+
 /* --- Cursor and output -------------------------------------------------- */
 
 /* Output formats of nsr_jobdb_cursor_print. */
@@ -256,6 +260,18 @@ int nsr_jobdb_cursor_next(struct nsr_jobdb_cursor *c,
  * list, to out in format fmt (reads its log if `job log` is shown). */
 int nsr_jobdb_cursor_print(struct nsr_jobdb_cursor *c,
 			   enum nsr_jobdb_format fmt, struct nsr_buf *out);
+/* Where nsr_jobdb_print gets a job's log lines: call fn(arg, ...) for each
+ * line in order and return fn's first non-zero result or NSR_OK.  (The
+ * cursor reads the db; a remote reader replays the lines it received.) */
+typedef int (*nsr_jobdb_log_src)(void *src, nsr_jobdb_log_fn fn, void *arg);
+
+/* nsr_jobdb_print - append job, limited to q's show list, to out in format
+ * fmt; the same bytes nsr_jobdb_cursor_print produces.  logs (may be NULL:
+ * an empty log) and src supply the `job log` lines if it is shown.  Lets
+ * a program print jobs that did not come from a local cursor. */
+int nsr_jobdb_print(const struct nsr_jobdb_query *q,
+		    const struct nsr_jobdb_job *job, nsr_jobdb_log_src logs,
+		    void *src, enum nsr_jobdb_format fmt, struct nsr_buf *out);
 /* nsr_jobdb_cursor_close - finish; NULL is allowed. */
 void nsr_jobdb_cursor_close(struct nsr_jobdb_cursor *c);
 

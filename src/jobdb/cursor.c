@@ -261,8 +261,22 @@ static const char *text_value(const struct nsr_jobdb_job *job,
 	}
 }
 
+/* A job to print and where its log lines come from. */
+struct print_job {
+	const struct nsr_jobdb_job *job;
+	nsr_jobdb_log_src logs; /* NULL: no log lines */
+	void *src;
+};
+
+/* read_logs - feed fn the job's log lines, if there is a source. */
+static int read_logs(const struct print_job *p, nsr_jobdb_log_fn fn,
+		     void *arg)
+{
+	return p->logs ? p->logs(p->src, fn, arg) : NSR_OK;
+}
+
 /* print_nsradmin_attr - "        name: value;" for one attribute. */
-static int print_nsradmin_attr(struct nsr_jobdb_cursor *c,
+static int print_nsradmin_attr(const struct print_job *p,
 			       enum jobq_attr_id a, struct nsr_buf *out)
 {
 	const struct jobq_attr *at = &jobq_attrs[a];
@@ -271,13 +285,13 @@ static int print_nsradmin_attr(struct nsr_jobdb_cursor *c,
 	if (rc)
 		return rc;
 	if (at->kind == JOBQ_INT) {
-		rc = nsr_buf_addf(out, "%" PRId64, int_value(&c->job, a));
+		rc = nsr_buf_addf(out, "%" PRId64, int_value(p->job, a));
 	} else if (at->kind == JOBQ_LOG) {
 		struct log_print lp = {out, 0, 1};
 
-		rc = nsr_jobdb_log_read(c->db, c->job.id, log_nsradmin, &lp);
+		rc = read_logs(p, log_nsradmin, &lp);
 	} else {
-		rc = add_text(out, text_value(&c->job, a));
+		rc = add_text(out, text_value(p->job, a));
 	}
 	if (!rc)
 		rc = nsr_buf_addstr(out, ";\n");
@@ -366,7 +380,7 @@ static int log_json(void *arg, int64_t seq, int64_t time, const char *line)
 }
 
 /* print_json_attr - "name":value for one attribute. */
-static int print_json_attr(struct nsr_jobdb_cursor *c, enum jobq_attr_id a,
+static int print_json_attr(const struct print_job *p, enum jobq_attr_id a,
 			   int first, struct nsr_buf *out)
 {
 	const struct jobq_attr *at = &jobq_attrs[a];
@@ -375,30 +389,29 @@ static int print_json_attr(struct nsr_jobdb_cursor *c, enum jobq_attr_id a,
 	if (rc)
 		return rc;
 	if (at->kind == JOBQ_INT)
-		return nsr_buf_addf(out, "%" PRId64, int_value(&c->job, a));
+		return nsr_buf_addf(out, "%" PRId64, int_value(p->job, a));
 	if (at->kind == JOBQ_LOG) {
 		struct log_print lp = {out, 1, 1};
 
 		rc = nsr_buf_addch(out, '[');
 		if (!rc)
-			rc = nsr_jobdb_log_read(c->db, c->job.id, log_json, &lp);
+			rc = read_logs(p, log_json, &lp);
 		if (!rc)
 			rc = nsr_buf_addch(out, ']');
 		return rc;
 	}
-	return json_str(out, text_value(&c->job, a));
+	return json_str(out, text_value(p->job, a));
 }
 
-/* nsr_jobdb_cursor_print - append the current job in format fmt. */
-int nsr_jobdb_cursor_print(struct nsr_jobdb_cursor *c,
-			   enum nsr_jobdb_format fmt, struct nsr_buf *out)
+/* nsr_jobdb_print - append job in format fmt, limited to q's show list. */
+int nsr_jobdb_print(const struct nsr_jobdb_query *q,
+		    const struct nsr_jobdb_job *job, nsr_jobdb_log_src logs,
+		    void *src, enum nsr_jobdb_format fmt, struct nsr_buf *out)
 {
-	const struct nsr_jobdb_query *q = c->q;
+	struct print_job p = {job, logs, src};
 	size_t n = q->nshow ? q->nshow : JA_COUNT;
 	int rc;
 
-	if (!c->have_row)
-		return NSR_ERR_STATE;
 	if (fmt != NSR_JOBDB_FMT_NSRADMIN && fmt != NSR_JOBDB_FMT_JSON)
 		return NSR_ERR_INVAL;
 	rc = fmt == NSR_JOBDB_FMT_JSON ? nsr_buf_addch(out, '{') : NSR_OK;
@@ -407,12 +420,29 @@ int nsr_jobdb_cursor_print(struct nsr_jobdb_cursor *c,
 					       : (enum jobq_attr_id)i;
 
 		if (fmt == NSR_JOBDB_FMT_JSON)
-			rc = print_json_attr(c, a, i == 0, out);
+			rc = print_json_attr(&p, a, i == 0, out);
 		else
-			rc = print_nsradmin_attr(c, a, out);
+			rc = print_nsradmin_attr(&p, a, out);
 	}
 	if (!rc)
 		rc = nsr_buf_addstr(out, fmt == NSR_JOBDB_FMT_JSON ? "}\n"
 								   : "\n");
 	return rc;
+}
+
+/* cursor_logs - log source for the cursor's current job. */
+static int cursor_logs(void *src, nsr_jobdb_log_fn fn, void *arg)
+{
+	struct nsr_jobdb_cursor *c = src;
+
+	return nsr_jobdb_log_read(c->db, c->job.id, fn, arg);
+}
+
+/* nsr_jobdb_cursor_print - append the current job in format fmt. */
+int nsr_jobdb_cursor_print(struct nsr_jobdb_cursor *c,
+			   enum nsr_jobdb_format fmt, struct nsr_buf *out)
+{
+	if (!c->have_row)
+		return NSR_ERR_STATE;
+	return nsr_jobdb_print(c->q, &c->job, cursor_logs, c, fmt, out);
 }

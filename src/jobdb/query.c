@@ -566,6 +566,17 @@ void nsr_jobdb_query_free(struct nsr_jobdb_query *q)
 	free(q);
 }
 
+/* nsr_jobdb_query_shows_log - is `job log` among the shown attributes? */
+int nsr_jobdb_query_shows_log(const struct nsr_jobdb_query *q)
+{
+	if (q->nshow == 0)
+		return 1;
+	for (size_t i = 0; i < q->nshow; i++)
+		if (q->show[i] == JA_LOG)
+			return 1;
+	return 0;
+}
+
 /* describe_text - a text value as the parser reads it back. */
 static int describe_text(const struct jobq_value *v, struct nsr_buf *out)
 {

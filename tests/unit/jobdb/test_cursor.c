@@ -310,6 +310,59 @@ static void test_print_json(void **state)
 	nsr_buf_release(&out);
 }
 
+/* replay_logs - a log source that replays two fixed lines. */
+static int replay_logs(void *src, nsr_jobdb_log_fn fn, void *arg)
+{
+	int rc;
+
+	NSR_UNUSED(src);
+	rc = fn(arg, 1, 10, "first line");
+	return rc ? rc : fn(arg, 2, 11, "second; line");
+}
+
+static void test_print_without_cursor(void **state)
+{
+	struct jt *t = *state;
+	struct nsr_jobdb_query *q = NULL;
+	struct nsr_jobdb_job job;
+	enum nsr_jobdb_cmd cmd;
+	struct nsr_buf a, b;
+
+	add_print_job(t->db, "web\"01");
+	nsr_buf_init(&a, 0);
+	nsr_buf_init(&b, 0);
+	assert_int_equal(nsr_jobdb_get(t->db, 1, &job), NSR_OK);
+	assert_int_equal(nsr_jobdb_query_new(&q), NSR_OK);
+	/* Same bytes as the cursor, in both formats, for a full show list. */
+	for (int fmt = 0; fmt < 2; fmt++) {
+		nsr_buf_reset(&a);
+		nsr_buf_reset(&b);
+		print_one(t, "show", (enum nsr_jobdb_format)fmt, &a);
+		assert_int_equal(nsr_jobdb_print(q, &job, replay_logs, NULL,
+						 (enum nsr_jobdb_format)fmt,
+						 &b),
+				 NSR_OK);
+		assert_string_equal(a.data, b.data);
+	}
+	/* No log source: an empty log. */
+	assert_int_equal(nsr_jobdb_query_parse(q, "show job id; job log", 20,
+					       &cmd, NULL),
+			 NSR_OK);
+	nsr_buf_reset(&b);
+	assert_int_equal(nsr_jobdb_print(q, &job, NULL, NULL,
+					 NSR_JOBDB_FMT_NSRADMIN, &b),
+			 NSR_OK);
+	assert_string_equal(b.data, "                      job id: 1;\n"
+				    "                     job log: ;\n\n");
+	nsr_buf_reset(&b);
+	assert_int_equal(nsr_jobdb_print(q, &job, NULL, NULL, 7, &b),
+			 NSR_ERR_INVAL);
+	nsr_jobdb_job_release(&job);
+	nsr_jobdb_query_free(q);
+	nsr_buf_release(&a);
+	nsr_buf_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,6 +371,7 @@ int main(void)
 		T(test_cursor_streams_a_snapshot),
 		T(test_print_nsradmin),
 		T(test_print_json),
+		T(test_print_without_cursor),
 #undef T
 	};
 

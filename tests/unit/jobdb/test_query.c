@@ -187,6 +187,11 @@ static void test_print_keeps_or_replaces(void **state)
 	assert_string_equal(describe(q), ". client: \"b\"\nshow\n");
 	assert_int_equal(parse(q, ". ", &cmd, NULL), NSR_OK);
 	assert_string_equal(describe(q), ".\nshow\n");
+	assert_int_equal(nsr_jobdb_query_shows_log(q), 1);
+	assert_int_equal(parse(q, "show job id; name", &cmd, NULL), NSR_OK);
+	assert_int_equal(nsr_jobdb_query_shows_log(q), 0);
+	assert_int_equal(parse(q, "show name; JOB  LOG", &cmd, NULL), NSR_OK);
+	assert_int_equal(nsr_jobdb_query_shows_log(q), 1);
 	nsr_jobdb_query_free(q);
 }
 
