@@ -297,7 +297,7 @@ int dev_seq_label_put(struct nsr_dev *dev, const void *p, size_t len)
 /* dev_seq_label_get - rewind, read record 0, move past its filemark. */
 int dev_seq_label_get(struct nsr_dev *dev, void *p, size_t cap, size_t *got)
 {
-	uint8_t one;
+	uint8_t *probe = NULL;
 	size_t n = 0;
 	int rc;
 
@@ -310,8 +310,14 @@ int dev_seq_label_get(struct nsr_dev *dev, void *p, size_t cap, size_t *got)
 	if (rc != NSR_OK)
 		return rc;
 	/* The label file holds one record; the next read meets its
-	 * filemark.  Anything else is not our label layout. */
-	rc = dev->ops->read(dev, &one, sizeof(one), &n);
+	 * filemark.  Anything else is not our label layout.  The probe
+	 * buffer is as big as the label's, because st refuses reads below
+	 * the drive's minimum block (EINVAL). */
+	probe = malloc(cap);
+	if (probe == NULL)
+		return NSR_ERR_NOMEM;
+	rc = dev->ops->read(dev, probe, cap, &n);
+	free(probe);
 	if (rc == NSR_ERR_EOF || rc == NSR_ERR_EOD)
 		return NSR_OK;
 	if (rc == NSR_OK || rc == NSR_ERR_TOOBIG)

@@ -58,8 +58,9 @@ static int tp_status(struct nsr_dev *dev, struct mtget *g)
 	return NSR_OK;
 }
 
-/* tp_block_limits - READ BLOCK LIMITS through SG_IO, if allowed. */
-static void tp_block_limits(struct nsr_dev *dev)
+/* tp_read_limits - one READ BLOCK LIMITS through SG_IO; sets the info
+ * on success. */
+static int tp_read_limits(struct nsr_dev *dev)
 {
 	unsigned char cdb[6] = { 0x05, 0, 0, 0, 0, 0 };
 	unsigned char data[6], sense[32];
@@ -78,10 +79,21 @@ static void tp_block_limits(struct nsr_dev *dev)
 	io.timeout = 10000;
 	if (ioctl(tp_fd(dev), SG_IO, &io) != 0 || io.status != 0 ||
 	    io.host_status != 0 || io.driver_status != 0)
-		return;
+		return NSR_ERR_IO;
+	/* Byte 0 holds the granularity; the maximum is bytes 1..3. */
 	dev->info.max_record = ((uint32_t)data[1] << 16) |
 			       ((uint32_t)data[2] << 8) | data[3];
 	dev->info.min_record = ((uint32_t)data[4] << 8) | data[5];
+	return NSR_OK;
+}
+
+/* tp_block_limits - the drive's block limits, if SG_IO is allowed.  The
+ * first command after a login may fail with a UNIT ATTENTION, so one
+ * retry. */
+static void tp_block_limits(struct nsr_dev *dev)
+{
+	if (tp_read_limits(dev) != NSR_OK)
+		(void)tp_read_limits(dev);
 }
 
 /* tp_open - open the node, variable-block mode, block limits. */

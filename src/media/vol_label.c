@@ -183,7 +183,7 @@ int vol_read_label(struct nsr_dev *dev, struct nsr_vol_label *lab,
 int nsr_vol_has_data(struct nsr_dev *dev, int *yes)
 {
 	struct nsr_dev_info info;
-	uint8_t *rec = NULL, one;
+	uint8_t *rec = NULL;
 	uint32_t *nums = NULL;
 	size_t n = 0, got = 0;
 	int rc;
@@ -200,10 +200,10 @@ int nsr_vol_has_data(struct nsr_dev *dev, int *yes)
 	if (rec == NULL)
 		return NSR_ERR_NOMEM;
 	rc = nsr_dev_label_get(dev, rec, NSR_VOL_LABEL_SIZE, &got);
+	/* Probe with a label-sized buffer: st refuses tiny reads. */
+	if (rc == NSR_OK)
+		rc = nsr_dev_read(dev, rec, NSR_VOL_LABEL_SIZE, &got);
 	free(rec);
-	if (rc != NSR_OK)
-		return rc;
-	rc = nsr_dev_read(dev, &one, sizeof(one), &got);
 	if (rc == NSR_OK || rc == NSR_ERR_TOOBIG) {
 		*yes = 1;
 		rc = NSR_OK;
