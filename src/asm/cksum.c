@@ -14,6 +14,7 @@
 
 static const uint8_t zeros[64 * 1024];
 
+/* asm_ck_len - digest length of an algorithm, 0 if unknown. */
 size_t asm_ck_len(int alg)
 {
 	if (alg == NSR_ASM_CK_CRC32C)
@@ -23,6 +24,7 @@ size_t asm_ck_len(int alg)
 	return 0;
 }
 
+/* asm_ck_init - start a file checksum, reusing the digest context. */
 int asm_ck_init(struct asm_ck *ck, int alg)
 {
 	ck->alg = alg;
@@ -40,6 +42,7 @@ int asm_ck_init(struct asm_ck *ck, int alg)
 	return NSR_OK;
 }
 
+/* asm_ck_update - add bytes to the checksum. */
 void asm_ck_update(struct asm_ck *ck, const void *p, size_t n)
 {
 	if (ck->alg == NSR_ASM_CK_CRC32C)
@@ -48,6 +51,7 @@ void asm_ck_update(struct asm_ck *ck, const void *p, size_t n)
 		EVP_DigestUpdate(ck->md, p, n);
 }
 
+/* asm_ck_zeros - add a run of zero bytes (a hole). */
 void asm_ck_zeros(struct asm_ck *ck, uint64_t len)
 {
 	while (len > 0) {
@@ -58,6 +62,7 @@ void asm_ck_zeros(struct asm_ck *ck, uint64_t len)
 	}
 }
 
+/* asm_ck_final - write the digest. */
 int asm_ck_final(struct asm_ck *ck, uint8_t *out)
 {
 	unsigned int n = 0;
@@ -71,12 +76,14 @@ int asm_ck_final(struct asm_ck *ck, uint8_t *out)
 	return NSR_OK;
 }
 
+/* asm_ck_release - free the digest context. */
 void asm_ck_release(struct asm_ck *ck)
 {
 	EVP_MD_CTX_free(ck->md);
 	ck->md = NULL;
 }
 
+/* asm_frame_put - fill a frame header, CRC over its first 8 bytes. */
 void asm_frame_put(uint8_t *fr, int type, uint32_t len)
 {
 	fr[0] = (uint8_t)type;
@@ -87,6 +94,7 @@ void asm_frame_put(uint8_t *fr, int type, uint32_t len)
 	nsr_put_u32(fr + 8, nsr_crc32c(0, fr, 8));
 }
 
+/* asm_max_len - payload bound of a record type (0 = unknown type). */
 uint32_t asm_max_len(int type)
 {
 	switch (type) {
@@ -103,6 +111,7 @@ uint32_t asm_max_len(int type)
 	}
 }
 
+/* nsr_asm_ftype_name - printable name of a file type. */
 const char *nsr_asm_ftype_name(int type)
 {
 	static const char *const names[] = {

@@ -50,6 +50,7 @@ struct nsr_asm_dec {
 	struct nsr_asm_trailer tot;
 };
 
+/* nsr_asm_dec_new - allocate a decoder that reports to ops. */
 int nsr_asm_dec_new(struct nsr_asm_dec **out,
 		    const struct nsr_asm_dec_ops *ops, void *ctx)
 {
@@ -67,6 +68,7 @@ int nsr_asm_dec_new(struct nsr_asm_dec **out,
 	return NSR_OK;
 }
 
+/* nsr_asm_dec_free - free a decoder. */
 void nsr_asm_dec_free(struct nsr_asm_dec *d)
 {
 	if (d == NULL)
@@ -385,6 +387,7 @@ static int take_data(struct nsr_asm_dec *d, const uint8_t *p, size_t n)
 	return NSR_OK;
 }
 
+/* nsr_asm_dec_feed - consume the next piece of the stream. */
 int nsr_asm_dec_feed(struct nsr_asm_dec *d, const void *p, size_t n)
 {
 	const uint8_t *c = p;
@@ -441,6 +444,7 @@ int nsr_asm_dec_feed(struct nsr_asm_dec *d, const void *p, size_t n)
 	return NSR_OK;
 }
 
+/* nsr_asm_dec_finish - check that the stream ended with END. */
 int nsr_asm_dec_finish(struct nsr_asm_dec *d)
 {
 	if (d->err)
@@ -450,11 +454,13 @@ int nsr_asm_dec_finish(struct nsr_asm_dec *d)
 	return NSR_OK;
 }
 
+/* nsr_asm_dec_offset - stream bytes consumed so far. */
 uint64_t nsr_asm_dec_offset(const struct nsr_asm_dec *d)
 {
 	return d->offset;
 }
 
+/* nsr_asm_dec_path - path of the file being decoded, for messages. */
 const char *nsr_asm_dec_path(const struct nsr_asm_dec *d)
 {
 	return d->path;

@@ -41,12 +41,13 @@ static int sink_write(struct nsr_asm_enc *e, const void *p, size_t n)
 	return NSR_OK;
 }
 
-/* put_u8/put_u16/put_u32/put_u64 - append to the record being built. */
+/* put_u8 - append a byte to the record being built. */
 static void put_u8(struct nsr_buf *b, uint8_t v)
 {
 	nsr_buf_addch(b, v);
 }
 
+/* put_u16 - append a big-endian 16-bit value. */
 static void put_u16(struct nsr_buf *b, uint16_t v)
 {
 	uint8_t t[2];
@@ -55,6 +56,7 @@ static void put_u16(struct nsr_buf *b, uint16_t v)
 	nsr_buf_add(b, t, sizeof(t));
 }
 
+/* put_u32 - append a big-endian 32-bit value. */
 static void put_u32(struct nsr_buf *b, uint32_t v)
 {
 	uint8_t t[4];
@@ -63,6 +65,7 @@ static void put_u32(struct nsr_buf *b, uint32_t v)
 	nsr_buf_add(b, t, sizeof(t));
 }
 
+/* put_u64 - append a big-endian 64-bit value. */
 static void put_u64(struct nsr_buf *b, uint64_t v)
 {
 	uint8_t t[8];
@@ -113,6 +116,7 @@ static int rec_emit(struct nsr_asm_enc *e, int type)
 	return sink_write(e, e->rec.data, e->rec.len);
 }
 
+/* nsr_asm_enc_new - allocate an encoder writing to a sink. */
 int nsr_asm_enc_new(struct nsr_asm_enc **out, int ck_alg,
 		    nsr_asm_write_fn sink, void *sink_ctx)
 {
@@ -139,6 +143,7 @@ int nsr_asm_enc_new(struct nsr_asm_enc **out, int ck_alg,
 	return NSR_OK;
 }
 
+/* nsr_asm_enc_free - free an encoder. */
 void nsr_asm_enc_free(struct nsr_asm_enc *e)
 {
 	if (e == NULL)
@@ -158,6 +163,7 @@ static int enc_check(struct nsr_asm_enc *e, int state)
 	return NSR_OK;
 }
 
+/* nsr_asm_enc_header - write the HEADER record. */
 int nsr_asm_enc_header(struct nsr_asm_enc *e, const struct nsr_asm_header *h)
 {
 	int rc = enc_check(e, ENC_START);
@@ -203,6 +209,7 @@ static int file_valid(const struct nsr_asm_file *f)
 	return NSR_OK;
 }
 
+/* nsr_asm_enc_file - write a FILE record and start its checksum. */
 int nsr_asm_enc_file(struct nsr_asm_enc *e, const struct nsr_asm_file *f,
 		     uint64_t *offset)
 {
@@ -247,6 +254,7 @@ int nsr_asm_enc_file(struct nsr_asm_enc *e, const struct nsr_asm_file *f,
 	return NSR_OK;
 }
 
+/* nsr_asm_enc_data - write file data as DATA records. */
 int nsr_asm_enc_data(struct nsr_asm_enc *e, const void *p, size_t n)
 {
 	const uint8_t *c = p;
@@ -274,6 +282,7 @@ int nsr_asm_enc_data(struct nsr_asm_enc *e, const void *p, size_t n)
 	return NSR_OK;
 }
 
+/* nsr_asm_enc_hole - write a run of zeros as a HOLE record. */
 int nsr_asm_enc_hole(struct nsr_asm_enc *e, uint64_t len)
 {
 	int rc = enc_check(e, ENC_IN_FILE);
@@ -294,6 +303,7 @@ int nsr_asm_enc_hole(struct nsr_asm_enc *e, uint64_t len)
 	return NSR_OK;
 }
 
+/* nsr_asm_enc_file_end - write FILE_END with the file checksum. */
 int nsr_asm_enc_file_end(struct nsr_asm_enc *e, int status)
 {
 	uint8_t ck[NSR_ASM_CK_MAX];
@@ -326,6 +336,7 @@ int nsr_asm_enc_file_end(struct nsr_asm_enc *e, int status)
 	return NSR_OK;
 }
 
+/* nsr_asm_enc_end - write the END record with the totals. */
 int nsr_asm_enc_end(struct nsr_asm_enc *e)
 {
 	int rc = enc_check(e, ENC_BETWEEN);
@@ -342,11 +353,13 @@ int nsr_asm_enc_end(struct nsr_asm_enc *e)
 	return rc;
 }
 
+/* nsr_asm_enc_offset - bytes written so far. */
 uint64_t nsr_asm_enc_offset(const struct nsr_asm_enc *e)
 {
 	return e->offset;
 }
 
+/* nsr_asm_enc_totals - the totals END will record. */
 void nsr_asm_enc_totals(const struct nsr_asm_enc *e, struct nsr_asm_trailer *t)
 {
 	*t = e->tot;

@@ -49,6 +49,7 @@ static uint64_t mono_ns(void *ctx)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* nsr_readsize_parse - parse a size with an optional K or M suffix. */
 int nsr_readsize_parse(const char *s, size_t *out)
 {
 	char *end = NULL;
@@ -74,6 +75,7 @@ int nsr_readsize_parse(const char *s, size_t *out)
 	return NSR_OK;
 }
 
+/* nsr_readsize_new - allocate the read sizer (forced or adaptive). */
 int nsr_readsize_new(struct nsr_readsize **out, size_t force,
 		     nsr_readsize_clock_fn clock, void *clock_ctx)
 {
@@ -106,21 +108,25 @@ int nsr_readsize_new(struct nsr_readsize **out, size_t force,
 	return NSR_OK;
 }
 
+/* nsr_readsize_free - free the read sizer. */
 void nsr_readsize_free(struct nsr_readsize *r)
 {
 	free(r);
 }
 
+/* nsr_readsize_get - the size for the next read. */
 size_t nsr_readsize_get(const struct nsr_readsize *r)
 {
 	return r->size;
 }
 
+/* nsr_readsize_forced - is the size fixed?. */
 int nsr_readsize_forced(const struct nsr_readsize *r)
 {
 	return r->forced;
 }
 
+/* nsr_readsize_begin - note the start time of a read. */
 void nsr_readsize_begin(struct nsr_readsize *r)
 {
 	if (!r->forced)
@@ -181,6 +187,7 @@ static void settled(struct nsr_readsize *r, double rate)
 	explore(r, rate);
 }
 
+/* nsr_readsize_end - account one read and adapt at window ends. */
 void nsr_readsize_end(struct nsr_readsize *r, size_t bytes)
 {
 	uint64_t now;

@@ -711,6 +711,7 @@ static char *trimmed(const char *p)
 	return strndup(p, n);
 }
 
+/* nsr_restore_new - allocate a restore with its options. */
 int nsr_restore_new(struct nsr_restore **out,
 		    const struct nsr_restore_opts *o,
 		    const struct nsr_restore_cb *cb)
@@ -779,6 +780,7 @@ fail:
 	return rc;
 }
 
+/* nsr_restore_free - free a restore and close what it holds. */
 void nsr_restore_free(struct nsr_restore *r)
 {
 	if (r == NULL)
@@ -804,6 +806,7 @@ void nsr_restore_free(struct nsr_restore *r)
 	free(r);
 }
 
+/* nsr_restore_feed - consume the next piece of the stream. */
 int nsr_restore_feed(struct nsr_restore *r, const void *p, size_t n)
 {
 	int rc;
@@ -816,11 +819,13 @@ int nsr_restore_feed(struct nsr_restore *r, const void *p, size_t n)
 	return rc;
 }
 
+/* nsr_restore_sink - nsr_restore_feed as a stream sink. */
 int nsr_restore_sink(void *restore, const void *p, size_t n)
 {
 	return nsr_restore_feed(restore, p, n);
 }
 
+/* nsr_restore_finish - apply pending metadata, check the stream ended. */
 int nsr_restore_finish(struct nsr_restore *r)
 {
 	int rc = nsr_asm_dec_finish(r->dec);
@@ -834,6 +839,7 @@ int nsr_restore_finish(struct nsr_restore *r)
 	return r->err;
 }
 
+/* nsr_restore_stats - copy the counters. */
 void nsr_restore_stats(const struct nsr_restore *r,
 		       struct nsr_restore_stats *st)
 {

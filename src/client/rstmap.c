@@ -17,11 +17,13 @@ static size_t hash(const char *s)
 	return (size_t)h;
 }
 
+/* rst_map_init - set up an empty map. */
 void rst_map_init(struct rst_map *m)
 {
 	memset(m, 0, sizeof(*m));
 }
 
+/* rst_map_release - free the map and its strings. */
 void rst_map_release(struct rst_map *m)
 {
 	for (size_t i = 0; i < m->cap; i++) {
@@ -61,6 +63,7 @@ static int grow(struct rst_map *m)
 	return NSR_OK;
 }
 
+/* rst_map_put - set key to a copy of val. */
 int rst_map_put(struct rst_map *m, const char *key, const char *val)
 {
 	struct rst_map_slot *s;
@@ -85,6 +88,7 @@ int rst_map_put(struct rst_map *m, const char *key, const char *val)
 	return NSR_OK;
 }
 
+/* rst_map_get - look key up. */
 const char *rst_map_get(const struct rst_map *m, const char *key)
 {
 	const struct rst_map_slot *s;

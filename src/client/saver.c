@@ -45,6 +45,7 @@ struct nsr_saver {
 	struct idname user, group;
 };
 
+/* nsr_saver_new - allocate a saver with its options and callbacks. */
 int nsr_saver_new(struct nsr_saver **out, const struct nsr_saver_opts *o,
 		  const struct nsr_saver_cb *cb)
 {
@@ -82,6 +83,7 @@ fail:
 	return rc;
 }
 
+/* nsr_saver_free - free a saver. */
 void nsr_saver_free(struct nsr_saver *s)
 {
 	if (s == NULL)
@@ -368,6 +370,7 @@ static int save_other(struct nsr_saver *s, const struct nsr_walk_ent *e)
 	return NSR_OK;
 }
 
+/* nsr_saver_add_entry - save one walked object. */
 int nsr_saver_add_entry(struct nsr_saver *s, const struct nsr_walk_ent *e)
 {
 	int rc;
@@ -390,6 +393,7 @@ int nsr_saver_add_entry(struct nsr_saver *s, const struct nsr_walk_ent *e)
 	return NSR_OK;
 }
 
+/* nsr_saver_add_path - walk a path and save everything under it. */
 int nsr_saver_add_path(struct nsr_saver *s, const char *path)
 {
 	struct nsr_walk_opts wo = { s->cross_mounts };
@@ -419,6 +423,7 @@ int nsr_saver_add_path(struct nsr_saver *s, const char *path)
 	return NSR_OK;
 }
 
+/* nsr_saver_finish - write the END record. */
 int nsr_saver_finish(struct nsr_saver *s)
 {
 	int rc;
@@ -433,6 +438,7 @@ int nsr_saver_finish(struct nsr_saver *s)
 	return NSR_OK;
 }
 
+/* nsr_saver_stats - copy the counters. */
 void nsr_saver_stats(const struct nsr_saver *s, struct nsr_saver_stats *st)
 {
 	*st = s->st;

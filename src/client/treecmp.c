@@ -281,6 +281,7 @@ static void cmp_tree(struct cmp *c, const char *a, const char *b,
 	}
 }
 
+/* nsr_treecmp - compare two trees, reporting each difference. */
 int nsr_treecmp(const char *a, const char *b, int flags,
 		nsr_treecmp_diff_fn diff, void *ctx, size_t *ndiff)
 {

@@ -56,6 +56,7 @@ static char *dup_trimmed(const char *p)
 	return strndup(p, n);
 }
 
+/* nsr_walk_new - set up a walk of the given paths. */
 int nsr_walk_new(struct nsr_walk **out, const char *const *paths, size_t n,
 		 const struct nsr_walk_opts *opts)
 {
@@ -97,6 +98,7 @@ static void level_release(struct level *l)
 	memset(l, 0, sizeof(*l));
 }
 
+/* nsr_walk_free - free a walker. */
 void nsr_walk_free(struct nsr_walk *w)
 {
 	if (w == NULL)
@@ -391,6 +393,7 @@ static char *join(const char *dir, const char *name)
 	return out;
 }
 
+/* nsr_walk_next - the next object of the walk. */
 int nsr_walk_next(struct nsr_walk *w, const struct nsr_walk_ent **ent)
 {
 	*ent = NULL;

@@ -157,7 +157,7 @@ static void remove_leftovers(struct nsr_cfi *c)
 
 	if (d == NULL)
 		return;
-	while ((de = readdir(d)) != NULL) {
+	for (de = readdir(d); de != NULL; de = readdir(d)) {
 		unsigned long long id;
 		char tail[8];
 
@@ -170,6 +170,7 @@ static void remove_leftovers(struct nsr_cfi *c)
 	closedir(d);
 }
 
+/* nsr_cfi_open - open (or create) the index of one client. */
 int nsr_cfi_open(struct nsr_cfi **out, const char *root, const char *client,
 		 int flags)
 {
@@ -236,6 +237,7 @@ static void open_release(struct nsr_cfi *c, struct cfi_open_ss *o)
 	*o = c->open[--c->nopen];
 }
 
+/* nsr_cfi_close - close the index, dropping uncommitted save sets. */
 void nsr_cfi_close(struct nsr_cfi *c)
 {
 	if (c == NULL)
@@ -250,6 +252,7 @@ void nsr_cfi_close(struct nsr_cfi *c)
 	free(c);
 }
 
+/* nsr_cfi_begin - start the record file of a new save set. */
 int nsr_cfi_begin(struct nsr_cfi *c, uint64_t ssid, int64_t savetime,
 		  const char *name)
 {
@@ -310,6 +313,7 @@ static int flush(struct cfi_open_ss *o)
 	return NSR_OK;
 }
 
+/* nsr_cfi_add - append entries to a begun save set. */
 int nsr_cfi_add(struct nsr_cfi *c, uint64_t ssid,
 		const struct nsr_cfi_entry *e, size_t n)
 {
@@ -338,6 +342,7 @@ int nsr_cfi_add(struct nsr_cfi *c, uint64_t ssid,
 	return NSR_OK;
 }
 
+/* nsr_cfi_commit - sync a save set and name it in the catalogue. */
 int nsr_cfi_commit(struct nsr_cfi *c, uint64_t ssid)
 {
 	struct cfi_open_ss *o = find_open(c, ssid);
@@ -378,6 +383,7 @@ int nsr_cfi_commit(struct nsr_cfi *c, uint64_t ssid)
 	return NSR_OK;
 }
 
+/* nsr_cfi_abort - drop a begun save set. */
 int nsr_cfi_abort(struct nsr_cfi *c, uint64_t ssid)
 {
 	struct cfi_open_ss *o = find_open(c, ssid);
@@ -388,6 +394,7 @@ int nsr_cfi_abort(struct nsr_cfi *c, uint64_t ssid)
 	return NSR_OK;
 }
 
+/* nsr_cfi_delete - remove a committed save set. */
 int nsr_cfi_delete(struct nsr_cfi *c, uint64_t ssid)
 {
 	ssize_t i = find_ss(c, ssid);
@@ -429,6 +436,7 @@ static void ss_view(const struct cfi_ss *s, struct nsr_cfi_saveset *v)
 	v->name = s->name;
 }
 
+/* nsr_cfi_savesets - visit the committed save sets. */
 int nsr_cfi_savesets(struct nsr_cfi *c, nsr_cfi_ss_fn visit, void *ctx)
 {
 	struct nsr_cfi_saveset v;
@@ -443,6 +451,7 @@ int nsr_cfi_savesets(struct nsr_cfi *c, nsr_cfi_ss_fn visit, void *ctx)
 	return NSR_OK;
 }
 
+/* nsr_cfi_entries - visit the entries of one save set. */
 int nsr_cfi_entries(struct nsr_cfi *c, uint64_t ssid, nsr_cfi_visit_fn visit,
 		    void *ctx)
 {
@@ -533,6 +542,7 @@ static int cmp_hit(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* nsr_cfi_list_dir - browse a directory as of a time. */
 int nsr_cfi_list_dir(struct nsr_cfi *c, const char *dir, int64_t t,
 		     nsr_cfi_visit_fn visit, void *ctx)
 {
@@ -586,6 +596,7 @@ static int find_visit(void *vctx, const struct nsr_cfi_saveset *ss,
 	return f->visit(f->ctx, ss, e);
 }
 
+/* nsr_cfi_find - every version of a path as of a time. */
 int nsr_cfi_find(struct nsr_cfi *c, const char *path, int64_t t,
 		 nsr_cfi_visit_fn visit, void *ctx)
 {
@@ -608,6 +619,7 @@ int nsr_cfi_find(struct nsr_cfi *c, const char *path, int64_t t,
 	return rc;
 }
 
+/* nsr_cfi_entry_from_file - index entry of a stream file record. */
 void nsr_cfi_entry_from_file(struct nsr_cfi_entry *e,
 			     const struct nsr_asm_file *f, uint64_t offset)
 {

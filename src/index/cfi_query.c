@@ -54,6 +54,7 @@ static int decode_records(const uint8_t *p, size_t n,
 	return NSR_OK;
 }
 
+/* nsr_cfi_decode_file - decode a record file image from memory. */
 int nsr_cfi_decode_file(const void *data, size_t n, nsr_cfi_visit_fn visit,
 			void *ctx)
 {
@@ -76,6 +77,7 @@ int nsr_cfi_decode_file(const void *data, size_t n, nsr_cfi_visit_fn visit,
 	return rc;
 }
 
+/* cfi_scan - visit the entries of a record file, bounded and checked. */
 int cfi_scan(const char *dir, const struct cfi_ss *s, nsr_cfi_visit_fn visit,
 	     void *ctx)
 {
@@ -149,6 +151,7 @@ out:
 	return rc;
 }
 
+/* nsr_cfi_decode_catalog - decode a catalogue image from memory. */
 int nsr_cfi_decode_catalog(const void *p, size_t n, nsr_cfi_ss_fn visit,
 			   void *ctx)
 {

@@ -69,6 +69,7 @@ static int on_file(void *ctx, const struct nsr_asm_file *f, uint64_t off)
 	return rb->n == BATCH ? flush_batch(rb) : 0;
 }
 
+/* nsr_cfi_rebuild_new - start indexing a save stream. */
 int nsr_cfi_rebuild_new(struct nsr_cfi_rebuild **out, struct nsr_cfi *c,
 			uint64_t ssid)
 {
@@ -93,11 +94,13 @@ int nsr_cfi_rebuild_new(struct nsr_cfi_rebuild **out, struct nsr_cfi *c,
 	return NSR_OK;
 }
 
+/* nsr_cfi_rebuild_feed - consume the next piece of the stream. */
 int nsr_cfi_rebuild_feed(struct nsr_cfi_rebuild *rb, const void *p, size_t n)
 {
 	return nsr_asm_dec_feed(rb->dec, p, n);
 }
 
+/* nsr_cfi_rebuild_finish - commit the save set if the stream was whole. */
 int nsr_cfi_rebuild_finish(struct nsr_cfi_rebuild *rb)
 {
 	int rc = nsr_asm_dec_finish(rb->dec);
@@ -111,6 +114,7 @@ int nsr_cfi_rebuild_finish(struct nsr_cfi_rebuild *rb)
 	return rc;
 }
 
+/* nsr_cfi_rebuild_free - free, aborting an unfinished rebuild. */
 void nsr_cfi_rebuild_free(struct nsr_cfi_rebuild *rb)
 {
 	if (rb == NULL)

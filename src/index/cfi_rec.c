@@ -11,6 +11,7 @@
 
 #include "cfi_int.h"
 
+/* cfi_hdr_put - encode the record file header. */
 void cfi_hdr_put(uint8_t *out, uint64_t ssid, int64_t savetime)
 {
 	nsr_put_u32(out, CFI_REC_MAGIC);
@@ -21,6 +22,7 @@ void cfi_hdr_put(uint8_t *out, uint64_t ssid, int64_t savetime)
 	nsr_put_u32(out + 24, nsr_crc32c(0, out, 24));
 }
 
+/* cfi_hdr_get - check and decode the record file header. */
 int cfi_hdr_get(const uint8_t *in, uint64_t *ssid, int64_t *savetime)
 {
 	if (nsr_get_u32(in) != CFI_REC_MAGIC)
@@ -36,6 +38,7 @@ int cfi_hdr_get(const uint8_t *in, uint64_t *ssid, int64_t *savetime)
 	return NSR_OK;
 }
 
+/* cfi_rec_put - append one framed entry record. */
 int cfi_rec_put(struct nsr_buf *out, const struct nsr_cfi_entry *e)
 {
 	uint8_t fixed[4 + CFI_FIXED_LEN], crc[4];
@@ -69,6 +72,7 @@ int cfi_rec_put(struct nsr_buf *out, const struct nsr_cfi_entry *e)
 	return rc;
 }
 
+/* cfi_rec_get - decode one entry payload. */
 int cfi_rec_get(const uint8_t *p, size_t len, struct nsr_cfi_entry *e,
 		char *pathbuf)
 {
@@ -99,6 +103,7 @@ int cfi_rec_get(const uint8_t *p, size_t len, struct nsr_cfi_entry *e,
 	return NSR_OK;
 }
 
+/* cfi_cat_put - encode the catalogue. */
 int cfi_cat_put(struct nsr_buf *out, const struct cfi_ss *ss, size_t n)
 {
 	uint8_t t[34];
@@ -130,6 +135,7 @@ int cfi_cat_put(struct nsr_buf *out, const struct cfi_ss *ss, size_t n)
 	return rc;
 }
 
+/* cfi_ss_free - free an array of save sets. */
 void cfi_ss_free(struct cfi_ss *ss, size_t n)
 {
 	for (size_t i = 0; ss != NULL && i < n; i++)
@@ -137,6 +143,7 @@ void cfi_ss_free(struct cfi_ss *ss, size_t n)
 	free(ss);
 }
 
+/* cfi_cat_get - decode and check a catalogue. */
 int cfi_cat_get(const uint8_t *p, size_t n, struct cfi_ss **out,
 		size_t *count)
 {

@@ -40,6 +40,7 @@ static int touch_header(void *ctx, const struct nsr_asm_header *h)
 	return 0;
 }
 
+/* LLVMFuzzerTestOneInput - fuzz entry point. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct nsr_asm_dec_ops ops = {

@@ -30,6 +30,7 @@ static int touch_ss(void *ctx, const struct nsr_cfi_saveset *ss)
 	return 0;
 }
 
+/* LLVMFuzzerTestOneInput - fuzz entry point. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	size_t sum = 0;

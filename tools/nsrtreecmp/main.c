@@ -24,6 +24,7 @@ static void print_diff(void *ctx, const char *rel, const char *what)
 	printf("%s: %s\n", rel, what);
 }
 
+/* main - run the tests. */
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -33,7 +34,10 @@ int main(int argc, char **argv)
 	int flags = 0, quiet = 0, ch, rc;
 	size_t ndiff = 0;
 
-	while ((ch = getopt_long(argc, argv, "qMORh", longopts, NULL)) != -1) {
+	for (;;) {
+		ch = getopt_long(argc, argv, "qMORh", longopts, NULL);
+		if (ch == -1)
+			break;
 		switch (ch) {
 		case 'q':
 			quiet = 1;

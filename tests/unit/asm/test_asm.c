@@ -24,6 +24,7 @@ struct evlog {
 	uint32_t data_crc_like; /* a simple sum of data bytes */
 };
 
+/* ev_header - log a HEADER event. */
 static int ev_header(void *ctx, const struct nsr_asm_header *h)
 {
 	struct evlog *l = ctx;
@@ -33,6 +34,7 @@ static int ev_header(void *ctx, const struct nsr_asm_header *h)
 			    h->ck_alg);
 }
 
+/* ev_file - log a FILE event. */
 static int ev_file(void *ctx, const struct nsr_asm_file *f, uint64_t off)
 {
 	struct evlog *l = ctx;
@@ -46,6 +48,7 @@ static int ev_file(void *ctx, const struct nsr_asm_file *f, uint64_t off)
 			    f->atime.tv_nsec, f->link, f->user, f->group, off);
 }
 
+/* ev_data - fold data bytes into the log. */
 static int ev_data(void *ctx, const void *p, size_t n)
 {
 	struct evlog *l = ctx;
@@ -57,6 +60,7 @@ static int ev_data(void *ctx, const void *p, size_t n)
 	return 0;
 }
 
+/* ev_hole - fold a hole into the log. */
 static int ev_hole(void *ctx, uint64_t len)
 {
 	struct evlog *l = ctx;
@@ -67,6 +71,7 @@ static int ev_hole(void *ctx, uint64_t len)
 	return 0;
 }
 
+/* ev_file_end - log a FILE_END event. */
 static int ev_file_end(void *ctx, const struct nsr_asm_file_end *fe)
 {
 	struct evlog *l = ctx;
@@ -77,6 +82,7 @@ static int ev_file_end(void *ctx, const struct nsr_asm_file_end *fe)
 			    fe->bytes, fe->ck_ok);
 }
 
+/* ev_end - log the END event. */
 static int ev_end(void *ctx, const struct nsr_asm_trailer *t)
 {
 	struct evlog *l = ctx;
@@ -194,6 +200,7 @@ static int decode(const void *p, size_t n, size_t step, struct evlog *l)
 	return rc;
 }
 
+/* test_round_trip - every record type decodes back, whole and in pieces. */
 static void test_round_trip(void **state)
 {
 	struct nsr_buf s;
@@ -227,6 +234,7 @@ static void test_round_trip(void **state)
 	nsr_buf_release(&s);
 }
 
+/* test_sha256 - SHA-256 checksums verify and catch a damaged byte. */
 static void test_sha256(void **state)
 {
 	struct nsr_buf s;
@@ -249,8 +257,8 @@ static void test_sha256(void **state)
 	nsr_buf_release(&s);
 }
 
-/* Every single-bit flip anywhere in a stream is noticed: either decoding
- * fails or a file's checksum does not match. */
+/* test_every_bit_flip_detected - every single-bit flip anywhere in a stream
+ * is noticed: either decoding fails or a file's checksum does not match. */
 static void test_every_bit_flip_detected(void **state)
 {
 	struct nsr_buf s;
@@ -275,6 +283,8 @@ static void test_every_bit_flip_detected(void **state)
 	nsr_buf_release(&s);
 }
 
+/* test_truncation_and_trailing - every cut is truncated, trailing bytes
+ * corrupt. */
 static void test_truncation_and_trailing(void **state)
 {
 	struct nsr_buf s;
@@ -293,6 +303,7 @@ static void test_truncation_and_trailing(void **state)
 	nsr_buf_release(&s);
 }
 
+/* test_garbage - random bytes and an oversized frame are refused. */
 static void test_garbage(void **state)
 {
 	uint8_t junk[4096];
@@ -314,6 +325,7 @@ static void test_garbage(void **state)
 	nsr_buf_release(&l.text);
 }
 
+/* test_encoder_misuse - the encoder refuses out-of-order and bad input. */
 static void test_encoder_misuse(void **state)
 {
 	struct nsr_buf s;
@@ -350,7 +362,7 @@ static void test_encoder_misuse(void **state)
 	nsr_buf_release(&s);
 }
 
-/* A failing sink makes the encoder fail, and it stays failed. */
+/* bad_sink - a failing sink makes the encoder fail, and it stays failed. */
 static int bad_sink(void *ctx, const void *p, size_t n)
 {
 	NSR_UNUSED(ctx);
@@ -359,6 +371,7 @@ static int bad_sink(void *ctx, const void *p, size_t n)
 	return NSR_ERR_NOSPACE;
 }
 
+/* test_sink_error_sticky - a sink failure sticks to the encoder. */
 static void test_sink_error_sticky(void **state)
 {
 	struct nsr_asm_enc *e = NULL;
@@ -372,6 +385,7 @@ static void test_sink_error_sticky(void **state)
 	nsr_asm_enc_free(e);
 }
 
+/* main - run the tests. */
 int main(void)
 {
 	const struct CMUnitTest tests[] = {

@@ -50,6 +50,7 @@ static size_t run(struct nsr_readsize *r, struct fakedev *d, int nreads)
 	return nsr_readsize_get(r);
 }
 
+/* setup - per-test setup. */
 static int setup(void **state)
 {
 	NSR_UNUSED(state);
@@ -57,6 +58,7 @@ static int setup(void **state)
 	return 0;
 }
 
+/* test_finds_peak - the size converges on the device's best size. */
 static void test_finds_peak(void **state)
 {
 	struct fakedev d = { 0, 2 * 1024 * 1024, 1.0, 0 };
@@ -75,6 +77,7 @@ static void test_finds_peak(void **state)
 	nsr_readsize_free(r);
 }
 
+/* test_bounds - the size stays within 64 KB .. 8 MB. */
 static void test_bounds(void **state)
 {
 	/* Per-read overhead dominates: bigger is always better -> 8 MB. */
@@ -94,6 +97,7 @@ static void test_bounds(void **state)
 	nsr_readsize_free(r);
 }
 
+/* test_readapts - a change of device moves the size again. */
 static void test_readapts(void **state)
 {
 	struct fakedev d = { 0, 4 * 1024 * 1024, 1.0, 0 };
@@ -108,6 +112,7 @@ static void test_readapts(void **state)
 	nsr_readsize_free(r);
 }
 
+/* test_forced - NSR_READ_SIZE and an explicit size fix the size. */
 static void test_forced(void **state)
 {
 	struct fakedev d = { 0, 2 * 1024 * 1024, 1.0, 0 };
@@ -145,6 +150,7 @@ static void test_forced(void **state)
 	assert_int_equal(nsr_readsize_parse("4KB", &v), NSR_ERR_INVAL);
 }
 
+/* main - run the tests. */
 int main(void)
 {
 	const struct CMUnitTest tests[] = {

@@ -144,7 +144,8 @@ static void build_tree(struct fixture *f)
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
 	if (s >= 0 && strlen(p(f, "sock")) < sizeof(sa.sun_path)) {
-		assert_true(snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", p(f, "sock")) > 0);
+		assert_true(snprintf(sa.sun_path, sizeof(sa.sun_path), "%s",
+				     p(f, "sock")) > 0);
 		assert_int_equal(bind(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	}
 	if (s >= 0)
@@ -154,6 +155,7 @@ static void build_tree(struct fixture *f)
 	assert_int_equal(nftw(f->src, stamp, 16, FTW_DEPTH | FTW_PHYS), 0);
 }
 
+/* setup - per-test setup. */
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
@@ -170,6 +172,7 @@ static int setup(void **state)
 	return 0;
 }
 
+/* teardown - per-test cleanup. */
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
@@ -185,11 +188,13 @@ static int teardown(void **state)
 
 /* ---- callbacks ------------------------------------------------------- */
 
+/* sink - collect the stream in memory. */
 static int sink(void *ctx, const void *data, size_t n)
 {
 	return nsr_buf_add(&((struct fixture *)ctx)->stream, data, n);
 }
 
+/* index_cb - record an index entry. */
 static int index_cb(void *ctx, const struct nsr_asm_file *file, uint64_t off)
 {
 	struct fixture *f = ctx;
@@ -197,6 +202,7 @@ static int index_cb(void *ctx, const struct nsr_asm_file *file, uint64_t off)
 	return nsr_buf_addf(&f->index, "%" PRIu64 " %s\n", off, file->path);
 }
 
+/* save_err - record a save problem. */
 static void save_err(void *ctx, const char *path, int err, const char *what)
 {
 	struct fixture *f = ctx;
@@ -204,6 +210,7 @@ static void save_err(void *ctx, const char *path, int err, const char *what)
 	nsr_buf_addf(&f->log, "%s %s %d\n", path, what, err);
 }
 
+/* rst_err - record a restore problem. */
 static void rst_err(void *ctx, const char *path, int rc, int e,
 		    const char *what)
 {
@@ -263,10 +270,7 @@ static int restore(struct fixture *f, const void *data, size_t len,
 	return rc;
 }
 
-struct diffs {
-	struct nsr_buf text;
-};
-
+/* on_diff - record a tree difference. */
 static void on_diff(void *ctx, const char *rel, const char *what)
 {
 	nsr_buf_addf(ctx, "%s: %s\n", rel, what);
@@ -285,12 +289,13 @@ static size_t compare(const char *a, const char *b, int flags,
 
 /* ---- tests ----------------------------------------------------------- */
 
-/* Index offsets point at FILE records with the same paths, in order. */
+/* off_cb - record a FILE offset (index offsets must match these). */
 static int off_cb(void *ctx, const struct nsr_asm_file *file, uint64_t off)
 {
 	return nsr_buf_addf(ctx, "%" PRIu64 " %s\n", off, file->path);
 }
 
+/* test_round_trip_relocated - a relocated restore is identical. */
 static void test_round_trip_relocated(void **state)
 {
 	struct fixture *f = *state;
@@ -349,7 +354,8 @@ static void test_round_trip_relocated(void **state)
 	assert_true((uint64_t)b.st_blocks * 512 < (uint64_t)b.st_size);
 }
 
-/* Every byte fed one at a time, SHA-256 checksums, in a subtree. */
+/* test_one_byte_feeding - every byte fed one at a time, SHA-256 checksums,
+ * in a subtree. */
 static void test_one_byte_feeding(void **state)
 {
 	struct fixture *f = *state;
@@ -374,9 +380,9 @@ static void test_one_byte_feeding(void **state)
 	nsr_buf_release(&diff);
 }
 
-/* A tiny forced read size (many reads, holes split across reads) and a
- * relative destination still give an identical tree; a malformed
- * NSR_READ_SIZE is refused. */
+/* test_small_reads_relative_dest - a tiny forced read size (many reads,
+ * holes split across reads) and a relative destination still give an
+ * identical tree; a malformed NSR_READ_SIZE is refused. */
 static void test_small_reads_relative_dest(void **state)
 {
 	struct fixture *f = *state;
@@ -415,7 +421,8 @@ static void test_small_reads_relative_dest(void **state)
 	nsr_buf_release(&diff);
 }
 
-/* A damaged data byte is reported against its file; the rest restores. */
+/* test_corruption_reported_by_path - a damaged data byte is reported against
+ * its file; the rest restores. */
 static void test_corruption_reported_by_path(void **state)
 {
 	struct fixture *f = *state;
@@ -436,8 +443,8 @@ static void test_corruption_reported_by_path(void **state)
 				 &rs), NSR_OK);
 	assert_int_equal(rs.ck_errors, 1);
 	assert_int_equal(rs.errors, 1);
-	assert_true(snprintf(want, sizeof(want), "%s checksum %d/0\n", p(f, "small"),
-		 NSR_ERR_CHECKSUM) > 0);
+	assert_true(snprintf(want, sizeof(want), "%s checksum %d/0\n",
+			     p(f, "small"), NSR_ERR_CHECKSUM) > 0);
 	assert_string_equal(f->log.data, want);
 	assert_int_equal(rs.files, f->nobjects);
 
@@ -454,8 +461,8 @@ static void test_corruption_reported_by_path(void **state)
 			 NSR_ERR_TRUNCATED);
 }
 
-/* Filters select paths and their subtrees; a hard link whose first path
- * was filtered out is reported. */
+/* test_filter - filters select paths and their subtrees; a hard link whose
+ * first path was filtered out is reported. */
 static void test_filter(void **state)
 {
 	struct fixture *f = *state;
@@ -487,12 +494,14 @@ static void test_filter(void **state)
 	assert_int_equal(rs.files, 3); /* deep, deep/file, link */
 	assert_int_equal(rs.filtered, f->nobjects - 4);
 	assert_int_equal(rs.errors, 1);
-	assert_true(snprintf(want, sizeof(want), "%s hardlink target not restored %d/%d\n",
-		 p(f, "sub/deep/hl2"), NSR_ERR_SYSTEM, ENOENT) > 0);
+	assert_true(snprintf(want, sizeof(want),
+			     "%s hardlink target not restored %d/%d\n",
+			     p(f, "sub/deep/hl2"), NSR_ERR_SYSTEM, ENOENT) > 0);
 	assert_string_equal(f->log.data, want);
 }
 
-/* In-place restore (no relocation) of a subtree that was moved away. */
+/* test_in_place - in-place restore (no relocation) of a subtree that was
+ * moved away. */
 static void test_in_place(void **state)
 {
 	struct fixture *f = *state;
@@ -514,7 +523,8 @@ static void test_in_place(void **state)
 	nsr_buf_release(&diff);
 }
 
-/* skip keeps what exists, overwrite replaces it, rename puts it aside. */
+/* test_conflicts - skip keeps what exists, overwrite replaces it, rename
+ * puts it aside. */
 static void test_conflicts(void **state)
 {
 	struct fixture *f = *state;
@@ -540,7 +550,8 @@ static void test_conflicts(void **state)
 	assert_int_equal(rs.skipped, f->nobjects - 4); /* all but 4 dirs */
 	assert_int_equal(rs.errors, 0);
 	nsr_buf_init(&got, 0);
-	assert_int_equal(nsr_file_read(jp(rsrc, "exec"), &got, 1 << 20), NSR_OK);
+	assert_int_equal(nsr_file_read(jp(rsrc, "exec"), &got, 1 << 20),
+			 NSR_OK);
 	assert_string_equal(got.data, "changed");
 
 	/* overwrite one file */
@@ -562,18 +573,20 @@ static void test_conflicts(void **state)
 				 &rs), NSR_OK);
 	assert_int_equal(rs.files, 1);
 	nsr_buf_reset(&got);
-	assert_int_equal(nsr_file_read(jp(rsrc, "small.R"), &got, 1 << 20), NSR_OK);
+	assert_int_equal(nsr_file_read(jp(rsrc, "small.R"), &got, 1 << 20),
+			 NSR_OK);
 	assert_string_equal(got.data, "small-file-content");
 	assert_int_equal(restore(f, f->stream.data, f->stream.len, 65536, &o,
 				 &rs), NSR_OK);
 	nsr_buf_reset(&got);
-	assert_int_equal(nsr_file_read(jp(rsrc, "small.R1"), &got, 1 << 20), NSR_OK);
+	assert_int_equal(nsr_file_read(jp(rsrc, "small.R1"), &got, 1 << 20),
+			 NSR_OK);
 	nsr_buf_release(&got);
 	nsr_buf_release(&diff);
 }
 
-/* Files that vanish or cannot be read are reported; the save goes on
- * and the stream stays valid. */
+/* test_save_errors - files that vanish or cannot be read are reported; the
+ * save goes on and the stream stays valid. */
 static void test_save_errors(void **state)
 {
 	struct fixture *f = *state;
@@ -613,8 +626,8 @@ static void test_save_errors(void **state)
 	assert_int_equal(rs.files, 1);
 }
 
-/* A hostile stream cannot escape the destination through a symlink it
- * restored itself, nor with ".." components. */
+/* test_hostile_paths - a hostile stream cannot escape the destination
+ * through a symlink it restored itself, nor with ".." components. */
 static void test_hostile_paths(void **state)
 {
 	struct fixture *f = *state;
@@ -664,6 +677,7 @@ static void test_hostile_paths(void **state)
 	assert_int_equal(lstat(jp(f->tmp, "pwned2"), &st), -1);
 }
 
+/* main - run the tests. */
 int main(void)
 {
 	const struct CMUnitTest tests[] = {

@@ -51,7 +51,8 @@ static int walk_text(const char *root, const char *const *paths, size_t n,
 	int rc;
 
 	assert_int_equal(nsr_walk_new(&w, paths, n, NULL), NSR_OK);
-	while ((rc = nsr_walk_next(w, &e)) == NSR_OK) {
+	for (rc = nsr_walk_next(w, &e); rc == NSR_OK;
+	     rc = nsr_walk_next(w, &e)) {
 		const char *link = e->link ? e->link : "";
 
 		if (strncmp(link, root, rl) == 0)
@@ -64,6 +65,7 @@ static int walk_text(const char *root, const char *const *paths, size_t n,
 	return rc;
 }
 
+/* test_order_and_types - sorted pre-order walk with every type. */
 static void test_order_and_types(void **state)
 {
 	char *root = nsr_test_tmpdir("walk");
@@ -112,6 +114,7 @@ static void test_order_and_types(void **state)
 	free(root);
 }
 
+/* test_symlink_root_and_errors - symlink roots and missing paths. */
 static void test_symlink_root_and_errors(void **state)
 {
 	char *root = nsr_test_tmpdir("walk");
@@ -171,9 +174,9 @@ static int walk_has(const char *root, bool cross, const char *path)
 	return found;
 }
 
-/* Mount points are reported but not entered unless asked.  Uses the
- * devpts mount at /dev/pts, which always holds ptmx; skipped where that
- * is not a separate mount. */
+/* test_mount_points - mount points are reported but not entered unless
+ * asked. Uses the devpts mount at /dev/pts, which always holds ptmx; skipped
+ * where that is not a separate mount. */
 static void test_mount_points(void **state)
 {
 	struct stat d, p, x;
@@ -189,6 +192,7 @@ static void test_mount_points(void **state)
 	assert_true(walk_has("/dev/pts", false, "/dev/pts/ptmx"));
 }
 
+/* main - run the tests. */
 int main(void)
 {
 	const struct CMUnitTest tests[] = {

@@ -80,6 +80,7 @@ static void two_savesets(struct nsr_cfi *c)
 	assert_int_equal(nsr_cfi_commit(c, 2), NSR_OK);
 }
 
+/* test_browse - browse times, find, delete, reopen and one writer. */
 static void test_browse(void **state)
 {
 	char *root = nsr_test_tmpdir("cfi");
@@ -135,6 +136,7 @@ static void test_browse(void **state)
 	free(root);
 }
 
+/* count_ss - count save sets. */
 static int count_ss(void *ctx, const struct nsr_cfi_saveset *ss)
 {
 	NSR_UNUSED(ss);
@@ -142,6 +144,7 @@ static int count_ss(void *ctx, const struct nsr_cfi_saveset *ss)
 	return 0;
 }
 
+/* test_uncommitted_dropped - uncommitted save sets vanish. */
 static void test_uncommitted_dropped(void **state)
 {
 	char *root = nsr_test_tmpdir("cfi");
@@ -182,6 +185,7 @@ struct seq {
 	int bad;
 };
 
+/* check_seq - check entries come back in order. */
 static int check_seq(void *ctx, const struct nsr_cfi_saveset *ss,
 		     const struct nsr_cfi_entry *e)
 {
@@ -197,6 +201,7 @@ static int check_seq(void *ctx, const struct nsr_cfi_saveset *ss,
 	return 0;
 }
 
+/* test_large_and_damage - large save sets, torn tails and damage. */
 static void test_large_and_damage(void **state)
 {
 	char *root = nsr_test_tmpdir("cfi");
@@ -246,6 +251,7 @@ static void test_large_and_damage(void **state)
 	free(root);
 }
 
+/* mem_sink - collect a stream in memory. */
 static int mem_sink(void *ctx, const void *p, size_t n)
 {
 	return nsr_buf_add(ctx, p, n);
@@ -257,6 +263,7 @@ static int offs(void *ctx, const struct nsr_asm_file *f, uint64_t off)
 	return nsr_buf_addf(ctx, "%" PRIu64 " %s\n", off, f->path);
 }
 
+/* collect_off - render entry offsets. */
 static int collect_off(void *ctx, const struct nsr_cfi_saveset *ss,
 		       const struct nsr_cfi_entry *e)
 {
@@ -264,6 +271,7 @@ static int collect_off(void *ctx, const struct nsr_cfi_saveset *ss,
 	return nsr_buf_addf(ctx, "%" PRIu64 " %s\n", e->offset, e->path);
 }
 
+/* test_rebuild_from_stream - rebuild an index from a stream. */
 static void test_rebuild_from_stream(void **state)
 {
 	char *root = nsr_test_tmpdir("cfi");
@@ -328,6 +336,7 @@ static void test_rebuild_from_stream(void **state)
 	free(root);
 }
 
+/* test_decoders_truncated - decoders refuse cut and damaged images. */
 static void test_decoders_truncated(void **state)
 {
 	char *root = nsr_test_tmpdir("cfi");
@@ -388,6 +397,7 @@ static void test_decoders_truncated(void **state)
 	free(root);
 }
 
+/* main - run the tests. */
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
