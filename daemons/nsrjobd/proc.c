@@ -82,10 +82,23 @@ static void job_from_rec(struct nsr_jobdb_job *job, const job_rec *r)
 	job->command = text_in(r->command);
 }
 
-/* dup_text - a malloc'ed wire copy of a job member ("" for NULL). */
-static char *dup_text(const char *s)
+/* dup_text - a malloc'ed wire copy of a job member ("" for NULL), cut
+ * to the protocol's bound (at a UTF-8 character boundary): a job written
+ * by another tool with a longer value must not make the reply
+ * unencodable and break the whole query. */
+static char *dup_text(const char *s, size_t max)
 {
-	return nsr_xstrdup(s ? s : "");
+	size_t n;
+
+	if (!s)
+		return nsr_xstrdup("");
+	n = strlen(s);
+	if (n <= max)
+		return nsr_xstrdup(s);
+	n = max;
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	return nsr_xstrndup(s, n);
 }
 
 /* rec_from_job - a wire record with malloc'ed copies of job's strings. */
@@ -94,21 +107,21 @@ static size_t rec_from_job(job_rec *r, const struct nsr_jobdb_job *job)
 	r->id = job->id;
 	r->parent_id = job->parent_id;
 	r->type = (int)job->type;
-	r->client = dup_text(job->client);
-	r->name = dup_text(job->name);
-	r->level = dup_text(job->level);
-	r->group = dup_text(job->group);
-	r->action = dup_text(job->action);
-	r->host = dup_text(job->host);
+	r->client = dup_text(job->client, JOB_STR_MAX);
+	r->name = dup_text(job->name, JOB_STR_MAX);
+	r->level = dup_text(job->level, JOB_STR_MAX);
+	r->group = dup_text(job->group, JOB_STR_MAX);
+	r->action = dup_text(job->action, JOB_STR_MAX);
+	r->host = dup_text(job->host, JOB_STR_MAX);
 	r->pid = job->pid;
 	r->state = (int)job->state;
-	r->status = dup_text(job->status);
+	r->status = dup_text(job->status, JOB_STR_MAX);
 	r->start_time = job->start_time;
 	r->end_time = job->end_time;
 	r->bytes = job->bytes;
 	r->files = job->files;
-	r->ssids = dup_text(job->ssids);
-	r->command = dup_text(job->command);
+	r->ssids = dup_text(job->ssids, JOB_STR_MAX);
+	r->command = dup_text(job->command, JOB_CMD_MAX);
 	return 128 + strlen(r->client) + strlen(r->name) + strlen(r->level) +
 	       strlen(r->group) + strlen(r->action) + strlen(r->host) +
 	       strlen(r->status) + strlen(r->ssids) + strlen(r->command);

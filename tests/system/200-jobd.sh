@@ -94,6 +94,10 @@ out=$(NSR_PORTMAP_PORT=$(free_port) "$BIN/jobquery" </dev/null 2>&1)
 check "no nsrjobd: exit 1" test $? = 1
 check "and the message says which server" grep -q "cannot reach nsrjobd on localhost" <<<"$out"
 
+# --- The log codec of job_row (hostile input from the network). ---------
+out=$("$T" codec 2>&1)
+check "job_row.log codec: round trips, garbage rejected ($out)" grep -q "^codec ok" <<<"$out"
+
 # --- Restart: the active job is marked failed. ---------------------------
 kill -KILL "$JOBD_PID"
 for i in $(seq 1 50); do kill -0 "$JOBD_PID" 2>/dev/null || break; sleep 0.1; done
