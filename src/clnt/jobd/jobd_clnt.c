@@ -116,6 +116,7 @@ void nsr_jobd_close(struct nsr_jobd *j)
 	free(j);
 }
 
+/* nsr_jobd_rpc - the RPC client underneath. */
 struct nsr_rpc_clnt *nsr_jobd_rpc(struct nsr_jobd *j)
 {
 	return j->c;

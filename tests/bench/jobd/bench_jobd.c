@@ -207,13 +207,14 @@ static void *insert_loop(void *arg)
 	return NULL;
 }
 
-/* hwm_loop - sample VmRSS every 10 ms while *stop is 0; keep the max. */
+/* RSS sampling of nsrjobd. */
 struct sampler {
 	pthread_t th;
 	volatile int stop;
 	long max_rss;
 };
 
+/* hwm_loop - sample VmRSS every 10 ms until stop; keep the max. */
 static void *hwm_loop(void *arg)
 {
 	struct sampler *s = arg;
