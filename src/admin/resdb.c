@@ -286,8 +286,12 @@ static int check_db(const struct nsr_resdb *db, const struct nsr_res *r,
 {
 	const struct nsr_res_typedef *t =
 		nsr_res_schema_type(db->schema, nsr_res_type(r));
+	int any = (t->flags & NSR_RES_SINGLETON) != 0;
 
-	for (size_t i = 0; i < db->list.n; i++) {
+	/* Most types have one unique attribute and many have none. */
+	for (size_t k = 0; k < t->nattrs && !any; k++)
+		any = (t->attrs[k].flags & NSR_RES_UNIQUE) != 0;
+	for (size_t i = 0; any && i < db->list.n; i++) {
 		const struct nsr_res *o = db->list.items[i];
 
 		if ((long)i == self ||
@@ -301,11 +305,13 @@ static int check_db(const struct nsr_resdb *db, const struct nsr_res *r,
 		}
 		for (size_t k = 0; k < t->nattrs; k++) {
 			const struct nsr_res_attrdef *d = &t->attrs[k];
-			const char *v = nsr_res_get(r, d->name);
-			const char *w = nsr_res_get(o, d->name);
+			const char *v, *w;
 
-			if (!(d->flags & NSR_RES_UNIQUE) || !v || !w ||
-			    strcasecmp(v, w) != 0)
+			if (!(d->flags & NSR_RES_UNIQUE))
+				continue;
+			v = nsr_res_get(r, d->name);
+			w = nsr_res_get(o, d->name);
+			if (!v || !w || strcasecmp(v, w) != 0)
 				continue;
 			if (why)
 				nsr_buf_addf(why, "%s: a resource with %s '%s' "
