@@ -298,6 +298,9 @@ static int typed_pred(struct nsr_mmquery *q, const struct mmdb_attr_info *a,
 	p.attr = a->id;
 	p.op = op;
 	if (a->id == MMDB_A_LEVEL) {
+		/* Levels are words to users: "Full" is full. */
+		for (char *c = v->text; *c; c++)
+			*c = (char)tolower((unsigned char)*c);
 		lvl = mmdb_level_parse(v->text);
 		if (lvl < 0)
 			return set_err(err, NSR_ERR_SYNTAX, v->off, v->len,
