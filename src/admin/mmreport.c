@@ -777,10 +777,11 @@ int nsr_mmreport_header(struct nsr_mmreport *r, struct nsr_buf *out)
 	return rc;
 }
 
-/* super_time - "MM/DD/YY HH:MM:SS AM (epoch)" or "undef". */
+/* super_time - "<label>=MM/DD/YY HH:MM:SS AM" or "<label>=undef"; label
+ * carries its own leading separator. */
 static int super_time(struct nsr_buf *out, const char *label, int64_t t)
 {
-	int rc = nsr_buf_addf(out, " %s=", label);
+	int rc = nsr_buf_addf(out, "%s=", label);
 
 	if (rc == NSR_OK)
 		rc = fmt_time(t, MMDB_A_SAVETIME, WIDE_TIME, out);
@@ -804,20 +805,20 @@ static int super_row(struct nsr_mmreport *r, const struct mmdb_ss_row *row,
 		if (rc == NSR_OK)
 			rc = nsr_buf_addf(out, " (%lld) %s:%s\n\tlevel=%s "
 					  "sflags=%s size=%llu files=%llu "
-					  "pool=%s group=%s\n\t",
+					  "pool=%s group=%s\n",
 					  (long long)s->savetime, s->client,
 					  s->name, mmdb_level_name(s->level),
 					  fl, (unsigned long long)s->totalsize,
 					  (unsigned long long)s->nfiles,
 					  s->pool, s->group);
 		if (rc == NSR_OK)
-			rc = super_time(out, "create", s->sscreate);
+			rc = super_time(out, "\tcreate", s->sscreate);
 		if (rc == NSR_OK)
-			rc = super_time(out, "complete", s->sscomp);
+			rc = super_time(out, " complete", s->sscomp);
 		if (rc == NSR_OK)
-			rc = super_time(out, "browse", s->ssbrowse);
+			rc = super_time(out, " browse", s->ssbrowse);
 		if (rc == NSR_OK)
-			rc = super_time(out, "retent", s->ssretent);
+			rc = super_time(out, " retent", s->ssretent);
 		if (rc == NSR_OK && (s->pssid || s->ndependents)) {
 			rc = nsr_buf_addf(out, "\n\tpssid=%u dependents=",
 					  (unsigned)s->pssid);
@@ -838,9 +839,9 @@ static int super_row(struct nsr_mmreport *r, const struct mmdb_ss_row *row,
 		letters(&c, row->clone.flags, "iaso");
 		rc = nsr_buf_addf(out, "\tclone #%u:", (unsigned)row->clone.cloneid);
 		if (rc == NSR_OK)
-			rc = super_time(out, "time", row->clone.clone_time);
+			rc = super_time(out, " time", row->clone.clone_time);
 		if (rc == NSR_OK)
-			rc = super_time(out, "retent", row->clone.clretent);
+			rc = super_time(out, " retent", row->clone.clretent);
 		if (rc == NSR_OK)
 			rc = nsr_buf_addf(out, " flags=%s copies=%u\n", c.str,
 					  (unsigned)row->copies);
