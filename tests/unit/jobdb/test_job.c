@@ -5,6 +5,7 @@
 #include "nsr/compat.h"
 
 #include <fcntl.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include "nsr/err.h"
@@ -310,6 +311,57 @@ static void test_open_rejects_garbage(void **state)
 	free(p);
 }
 
+/* raw_exec - run SQL on the file behind the library's back. */
+static void raw_exec(const char *path, const char *sql)
+{
+	sqlite3 *h = NULL;
+
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+}
+
+static void test_check_finds_broken_invariants(void **state)
+{
+	static const char *const breakage[] = {
+		"INSERT INTO job_log VALUES(999, 1, 1, 'orphan')",
+		"UPDATE jobs SET finished=0 WHERE id=1",
+		"UPDATE jobs SET end_time=0 WHERE id=1",
+		"UPDATE jobs SET parent_id=5 WHERE id=2",
+		"UPDATE jobs SET nlog=7 WHERE id=1",
+		"UPDATE meta SET value=2 WHERE key='schema'",
+	};
+	struct jt *t = *state;
+
+	for (size_t i = 0; i < NSR_ARRAY_SIZE(breakage); i++) {
+		int64_t a, b;
+
+		nsr_jobdb_close(t->db);
+		t->db = NULL;
+		remove(t->path);
+		jt_open(t, NULL);
+		a = jt_add(t->db, NSR_JOBDB_TYPE_SAVEGRP, "c", "g", 3, 1, 9, 0);
+		b = jt_add(t->db, NSR_JOBDB_TYPE_SAVE, "c", "/", 3, 2, 8, a);
+		assert_int_equal(nsr_jobdb_log_append(t->db, a, 1, "x"), NSR_OK);
+		assert_int_equal(b, 2);
+		assert_int_equal(nsr_jobdb_check(t->db), NSR_OK);
+		raw_exec(t->path, breakage[i]);
+		if (i == NSR_ARRAY_SIZE(breakage) - 1) {
+			/* A newer schema version is refused at open. */
+			struct nsr_jobdb *db = NULL;
+
+			assert_int_equal(nsr_jobdb_open(t->path, NULL, &db),
+					 NSR_ERR_UNSUPPORTED);
+			raw_exec(t->path,
+				 "UPDATE meta SET value=1 WHERE key='schema'");
+			continue;
+		}
+		assert_int_equal(nsr_jobdb_check(t->db), NSR_ERR_CORRUPT);
+		raw_exec(t->path, "DELETE FROM job_log; DELETE FROM jobs;"
+				  " UPDATE jobs SET nlog=0");
+	}
+}
+
 static void test_names(void **state)
 {
 	NSR_UNUSED(state);
@@ -338,6 +390,7 @@ int main(void)
 		T(test_recover_marks_unfinished),
 		T(test_reopen_persists_and_ids_grow),
 		T(test_open_rejects_garbage),
+		T(test_check_finds_broken_invariants),
 		T(test_names),
 #undef T
 	};
