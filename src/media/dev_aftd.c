@@ -320,6 +320,8 @@ static int aftd_file_open(struct nsr_dev *dev, uint32_t fileno,
 		free(f);
 		return rc;
 	}
+	/* Session files are read front to back. */
+	(void)posix_fadvise(f->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	f->dev = dev;
 	f->no = fileno;
 	f->size = (uint64_t)st.st_size;

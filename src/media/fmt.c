@@ -11,6 +11,8 @@
 #include "nsr/err.h"
 #include "nsr/media_fmt.h"
 
+#include "media_crc.h"
+
 /* Label record offsets (see nsr_volume(5)). */
 #define LAB_MAGIC 0
 #define LAB_VERSION 8
@@ -152,7 +154,7 @@ int media_fmt_block_decode(const uint8_t *p, size_t len,
 static uint32_t chunk_crc(const uint8_t *hdr, const uint8_t *payload,
 			  uint32_t len)
 {
-	return nsr_crc32c(nsr_crc32c(0, hdr, 20), payload, len);
+	return media_crc32c(media_crc32c(0, hdr, 20), payload, len);
 }
 
 /* media_fmt_chunk_encode - header for the payload that follows it. */

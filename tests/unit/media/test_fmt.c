@@ -5,9 +5,11 @@
 #include "nsr/compat.h"
 
 #include "nsr/bytes.h"
+#include "nsr/crc32c.h"
 #include "nsr/err.h"
 #include "nsr/media_fmt.h"
 #include "nsr_test.h"
+#include "../../../src/media/media_crc.h"
 
 /* sample_label - a label with every field set. */
 static void sample_label(struct nsr_vol_label *lab)
@@ -204,6 +206,31 @@ static void test_sshdr_tail(void **state)
 			 NSR_ERR_CORRUPT);
 }
 
+static void test_crc_lanes(void **state)
+{
+	static uint8_t buf[100000];
+	uint32_t seed = 99, x;
+	size_t i, off, len;
+
+	NSR_UNUSED(state);
+	for (i = 0; i < sizeof(buf); i++) {
+		seed = seed * 1103515245u + 12345u;
+		buf[i] = (uint8_t)(seed >> 16);
+	}
+	/* The three-lane CRC equals core's on every length and alignment,
+	 * across the lane sizes (256, 8192 bytes per lane). */
+	for (i = 0; i < 3000; i++) {
+		seed = seed * 1103515245u + 12345u;
+		off = (seed >> 8) % 61;
+		len = i < 1000 ? i : (seed >> 4) % (sizeof(buf) - 64);
+		x = seed ^ 0x5a5a5a5au;
+		assert_int_equal(media_crc32c(x, buf + off, len),
+				 nsr_crc32c(x, buf + off, len));
+	}
+	/* The standard check value of CRC-32C. */
+	assert_int_equal(media_crc32c(0, "123456789", 9), 0xe3069283u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -212,6 +239,7 @@ int main(void)
 		cmocka_unit_test(test_block_header),
 		cmocka_unit_test(test_chunk),
 		cmocka_unit_test(test_sshdr_tail),
+		cmocka_unit_test(test_crc_lanes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

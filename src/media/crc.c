@@ -1,0 +1,176 @@
+/*
+ * crc.c - a faster CRC-32C for block and chunk checksums.  Same result as
+ * nsr_crc32c() (core), but with the SSE4.2 instruction on three
+ * independent lanes at once, whose partial CRCs are then combined with
+ * precomputed "append N zero bytes" tables (the method of Mark Adler's
+ * crc32c.c).  The crc32 instruction has a latency of three cycles and a
+ * throughput of one, so three lanes run about three times as fast as one.
+ * Lives here because core's version is single-lane; core may adopt it.
+ */
+#include "nsr/compat.h"
+
+#include <pthread.h>
+
+#include "nsr/crc32c.h"
+
+#include "media_crc.h"
+
+#define POLY 0x82f63b78u /* CRC-32C, reflected */
+#define LONG_LANE 8192u
+#define SHORT_LANE 256u
+
+static uint32_t zeros_long[4][256];
+static uint32_t zeros_short[4][256];
+static int have_hw;
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+/* gf2_times - multiply a 32x32 GF(2) matrix by a vector. */
+static uint32_t gf2_times(const uint32_t *mat, uint32_t vec)
+{
+	uint32_t sum = 0;
+
+	while (vec) {
+		if (vec & 1)
+			sum ^= *mat;
+		vec >>= 1;
+		mat++;
+	}
+	return sum;
+}
+
+/* gf2_square - square = mat * mat. */
+static void gf2_square(uint32_t *square, const uint32_t *mat)
+{
+	int n;
+
+	for (n = 0; n < 32; n++)
+		square[n] = gf2_times(mat, mat[n]);
+}
+
+/* zeros_op - the operator that appends len zero bytes (len a power of
+ * two) to a CRC. */
+static void zeros_op(uint32_t *even, size_t len)
+{
+	uint32_t odd[32], row = 1;
+	int n;
+
+	odd[0] = POLY; /* one zero bit */
+	for (n = 1; n < 32; n++) {
+		odd[n] = row;
+		row <<= 1;
+	}
+	gf2_square(even, odd); /* two zero bits */
+	gf2_square(odd, even); /* four zero bits */
+	do {
+		gf2_square(even, odd);
+		len >>= 1;
+		if (len == 0)
+			return;
+		gf2_square(odd, even);
+		len >>= 1;
+	} while (len);
+	for (n = 0; n < 32; n++)
+		even[n] = odd[n];
+}
+
+/* zeros_table - byte-wise tables for one zeros operator. */
+static void zeros_table(uint32_t zeros[][256], size_t len)
+{
+	uint32_t op[32];
+	uint32_t n;
+
+	zeros_op(op, len);
+	for (n = 0; n < 256; n++) {
+		zeros[0][n] = gf2_times(op, n);
+		zeros[1][n] = gf2_times(op, n << 8);
+		zeros[2][n] = gf2_times(op, n << 16);
+		zeros[3][n] = gf2_times(op, n << 24);
+	}
+}
+
+/* shift - append the tables' number of zero bytes to crc. */
+static uint32_t shift(uint32_t zeros[][256], uint32_t crc)
+{
+	return zeros[0][crc & 0xff] ^ zeros[1][(crc >> 8) & 0xff] ^
+	       zeros[2][(crc >> 16) & 0xff] ^ zeros[3][crc >> 24];
+}
+
+/* crc_init - tables and CPU probe, once. */
+static void crc_init(void)
+{
+	zeros_table(zeros_long, LONG_LANE);
+	zeros_table(zeros_short, SHORT_LANE);
+#if defined(__x86_64__) && defined(__GNUC__)
+	__builtin_cpu_init();
+	have_hw = __builtin_cpu_supports("sse4.2");
+	if (getenv("NSR_TEST_CRC_SOFT"))
+		have_hw = 0;
+#endif
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* lanes - three interleaved lanes of lane bytes each, combined. */
+__attribute__((target("sse4.2"))) static uint64_t
+lanes(uint64_t c0, const uint8_t **pp, size_t *lenp, size_t lane,
+      uint32_t zeros[][256])
+{
+	const uint8_t *p = *pp;
+	size_t len = *lenp;
+
+	while (len >= 3 * lane) {
+		uint64_t c1 = 0, c2 = 0, v0, v1, v2;
+		const uint8_t *end = p + lane;
+
+		do {
+			memcpy(&v0, p, 8);
+			memcpy(&v1, p + lane, 8);
+			memcpy(&v2, p + 2 * lane, 8);
+			c0 = __builtin_ia32_crc32di(c0, v0);
+			c1 = __builtin_ia32_crc32di(c1, v1);
+			c2 = __builtin_ia32_crc32di(c2, v2);
+			p += 8;
+		} while (p < end);
+		c0 = shift(zeros, (uint32_t)c0) ^ c1;
+		c0 = shift(zeros, (uint32_t)c0) ^ c2;
+		p += 2 * lane;
+		len -= 3 * lane;
+	}
+	*pp = p;
+	*lenp = len;
+	return c0;
+}
+
+/* crc_hw - three-lane SSE4.2 CRC-32C. */
+__attribute__((target("sse4.2"))) static uint32_t
+crc_hw(uint32_t crc, const uint8_t *p, size_t len)
+{
+	uint64_t c = ~crc, v;
+
+	while (len && ((uintptr_t)p & 7)) {
+		c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
+		len--;
+	}
+	c = lanes(c, &p, &len, LONG_LANE, zeros_long);
+	c = lanes(c, &p, &len, SHORT_LANE, zeros_short);
+	while (len >= 8) {
+		memcpy(&v, p, 8);
+		c = __builtin_ia32_crc32di(c, v);
+		p += 8;
+		len -= 8;
+	}
+	while (len--)
+		c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
+	return ~(uint32_t)c;
+}
+#endif
+
+/* media_crc32c - continue crc over len bytes (as nsr_crc32c). */
+uint32_t media_crc32c(uint32_t crc, const void *p, size_t len)
+{
+	pthread_once(&crc_once, crc_init);
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (have_hw)
+		return crc_hw(crc, p, len);
+#endif
+	return nsr_crc32c(crc, p, len);
+}
