@@ -75,15 +75,13 @@ int nsr_jobdb_create(struct nsr_jobdb *db, const struct nsr_jobdb_job *job,
 	/* A parent must already exist or have existed (invariant 2). */
 	if (job->parent_id) {
 		int64_t top = 0;
+		int src = sqlite3_step(db->st_top_id);
 
-		sqlite3_stmt *q = NULL;
-		rc = jobdb_rc(sqlite3_prepare_v2(
-			db->db,
-			"SELECT seq FROM sqlite_sequence WHERE name='jobs'", -1,
-			&q, NULL));
-		if (!rc && sqlite3_step(q) == SQLITE_ROW)
-			top = sqlite3_column_int64(q, 0);
-		sqlite3_finalize(q);
+		if (src == SQLITE_ROW)
+			top = sqlite3_column_int64(db->st_top_id, 0);
+		else if (src != SQLITE_DONE)
+			rc = jobdb_rc(src);
+		sqlite3_reset(db->st_top_id);
 		if (!rc && job->parent_id > top)
 			rc = NSR_ERR_INVAL;
 		if (rc)
@@ -202,13 +200,9 @@ int nsr_jobdb_update(struct nsr_jobdb *db, int64_t id, unsigned fields,
 	if (!rc && sqlite3_changes(db->db) == 0)
 		rc = NSR_ERR_NOTFOUND;
 	if (!rc) {
-		char fix[96];
-
-		snprintf(fix, sizeof(fix),
-			 "UPDATE jobs SET end_time=%" PRId64
-			 " WHERE id=%" PRId64 " AND finished AND end_time<=0",
-			 now_seconds(), id);
-		rc = jobdb_exec(db, fix);
+		sqlite3_bind_int64(db->st_fix_end, 1, now_seconds());
+		sqlite3_bind_int64(db->st_fix_end, 2, id);
+		rc = step_done(db->st_fix_end);
 	}
 	if (rc)
 		jobdb_rollback(db);

@@ -185,6 +185,15 @@ static int prepare_all(struct nsr_jobdb *db)
 			     "SELECT seq, time, line FROM job_log"
 			     " WHERE job_id=? ORDER BY seq",
 			     &db->st_log_read);
+	if (!rc)
+		rc = prepare(db,
+			     "SELECT seq FROM sqlite_sequence WHERE name='jobs'",
+			     &db->st_top_id);
+	if (!rc)
+		rc = prepare(db,
+			     "UPDATE jobs SET end_time=?1 WHERE id=?2"
+			     " AND finished AND end_time<=0",
+			     &db->st_fix_end);
 	return rc;
 }
 
@@ -306,6 +315,8 @@ void nsr_jobdb_close(struct nsr_jobdb *db)
 	sqlite3_finalize(db->st_log_next);
 	sqlite3_finalize(db->st_log_add);
 	sqlite3_finalize(db->st_log_read);
+	sqlite3_finalize(db->st_top_id);
+	sqlite3_finalize(db->st_fix_end);
 	sqlite3_close_v2(db->db);
 	free(db);
 }

@@ -51,6 +51,8 @@ struct nsr_jobdb {
 	sqlite3_stmt *st_log_next; /* bump nlog, returning it */
 	sqlite3_stmt *st_log_add;
 	sqlite3_stmt *st_log_read;
+	sqlite3_stmt *st_top_id;  /* highest id ever assigned */
+	sqlite3_stmt *st_fix_end; /* stamp a finished job's end time */
 };
 
 /* Kinds of attribute. */

@@ -323,6 +323,8 @@ static int purge_vacuum(struct nsr_jobdb *db, struct nsr_jobdb_purge_stats *st)
 			break;
 		st->vacuumed += (uint64_t)(before - after);
 		before = after;
+		if (before > 0)
+			usleep(JOBDB_PAUSE_US); /* let other writers in */
 	}
 	if (!rc)
 		sqlite3_wal_checkpoint_v2(db->db, NULL, SQLITE_CHECKPOINT_PASSIVE,
