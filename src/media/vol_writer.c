@@ -45,6 +45,7 @@ struct nsr_vol_writer {
 	struct nsr_vol_wopts o;
 	int seq; /* sequential device (tape, vtape) */
 	pthread_mutex_t lock;
+	pthread_mutex_t errlock; /* errmsg and broken (AFTD threads) */
 	struct nsr_vol_session *sessions;
 	int full;   /* end of medium reached */
 	int broken; /* sticky error code, 0 if none */
@@ -78,10 +79,18 @@ static int w_fail(struct nsr_vol_writer *w, int rc, const char *fmt, ...)
 {
 	va_list ap;
 
+	pthread_mutex_lock(&w->errlock);
 	va_start(ap, fmt);
 	vsnprintf(w->errmsg, sizeof(w->errmsg), fmt, ap);
 	va_end(ap);
+	pthread_mutex_unlock(&w->errlock);
 	return rc;
+}
+
+/* get_broken - the sticky error, 0 if none. */
+static int get_broken(struct nsr_vol_writer *w)
+{
+	return __atomic_load_n(&w->broken, __ATOMIC_ACQUIRE);
 }
 
 /* blk_of - the block buffer a session's chunks go to. */
@@ -198,8 +207,8 @@ static int flush_block(struct nsr_vol_writer *w, struct vblk *b,
 
 	if (b->used == 0)
 		return NSR_OK;
-	if (w->broken)
-		return w->broken;
+	if (get_broken(w))
+		return get_broken(w);
 	if (__atomic_load_n(&w->full, __ATOMIC_ACQUIRE)) {
 		rc = lose_block(w, b, s);
 		return rc != NSR_OK ? rc : NSR_ERR_EOM;
@@ -224,7 +233,7 @@ static int flush_block(struct nsr_vol_writer *w, struct vblk *b,
 		return rc != NSR_OK ? rc : NSR_ERR_EOM;
 	}
 	if (rc != NSR_OK) {
-		w->broken = rc;
+		__atomic_store_n(&w->broken, rc, __ATOMIC_RELEASE);
 		return w_fail(w, rc, "volume %s: %s", w->lab.name,
 			      nsr_dev_errmsg(w->dev));
 	}
@@ -298,6 +307,7 @@ int nsr_vol_writer_open(struct nsr_dev *dev, const struct nsr_vol_wopts *o,
 	w->o = o ? *o : defaults;
 	w->o.expect_volid = NULL;
 	pthread_mutex_init(&w->lock, NULL);
+	pthread_mutex_init(&w->errlock, NULL);
 	rc = vol_read_label(dev, &w->lab, why);
 	if (rc != NSR_OK)
 		goto out;
@@ -341,6 +351,7 @@ out:
 			vol_why(why, "%s", w->errmsg);
 		free(w->mux.p);
 		pthread_mutex_destroy(&w->lock);
+		pthread_mutex_destroy(&w->errlock);
 		free(w);
 	}
 	return rc;
@@ -396,6 +407,7 @@ int nsr_vol_writer_close(struct nsr_vol_writer *w)
 	}
 	free(w->mux.p);
 	pthread_mutex_destroy(&w->lock);
+	pthread_mutex_destroy(&w->errlock);
 	free(w);
 	return rc;
 }
@@ -438,9 +450,9 @@ int nsr_vol_session_begin(struct nsr_vol_writer *w,
 	s->sp = sp ? *sp : first;
 	nsr_buf_init(&s->carry, 0);
 	pthread_mutex_lock(&w->lock);
-	if (w->broken)
-		rc = w->broken;
-	else if (w->full)
+	if (get_broken(w))
+		rc = get_broken(w);
+	else if (__atomic_load_n(&w->full, __ATOMIC_ACQUIRE))
 		rc = w_fail(w, NSR_ERR_EOM, "volume %s is full", w->lab.name);
 	else if (find_session(w, hdr->ssid) != NULL)
 		rc = w_fail(w, NSR_ERR_EXISTS,
@@ -452,7 +464,7 @@ int nsr_vol_session_begin(struct nsr_vol_writer *w,
 						    &s->f)
 			      : NSR_ERR_NOMEM;
 		if (rc == NSR_ERR_EOM)
-			w->full = 1;
+			__atomic_store_n(&w->full, 1, __ATOMIC_RELEASE);
 		if (rc != NSR_OK && rc != NSR_ERR_NOMEM)
 			w_fail(w, rc, "%s", nsr_dev_errmsg(w->dev));
 	}
