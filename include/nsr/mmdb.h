@@ -55,7 +55,7 @@ struct mmdb_vfs;
 #define MMDB_SSNAME_MAX 1024
 #define MMDB_GROUP_MAX 64
 #define MMDB_PSS_MAX 8	       /* dependents of one PSS parent */
-#define MMDB_FRAGS_MAX 128     /* fragments of one save set (all clones) */
+#define MMDB_FRAGS_MAX 64      /* fragments of one save set (all clones) */
 #define MMDB_CLONES_MAX 16     /* clone instances of one save set */
 
 /* ---- open / close ---------------------------------------------------- */

@@ -64,6 +64,9 @@ struct mmdb_bt_cur {
  * cur->valid = 0 if there is none. */
 int mmdb_bt_seek(struct mmdb_bt_cur *cur, struct mmdb_view *v, uint32_t root,
 		 const void *key, size_t klen);
+/* mmdb_bt_last - position on the last key (cur->valid = 0 if empty). */
+int mmdb_bt_last(struct mmdb_bt_cur *cur, struct mmdb_view *v,
+		 uint32_t root);
 /* mmdb_bt_next - advance; cur->valid = 0 at the end. */
 int mmdb_bt_next(struct mmdb_bt_cur *cur);
 /* mmdb_bt_key / mmdb_bt_val - the entry under a valid cursor. */

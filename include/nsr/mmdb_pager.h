@@ -73,6 +73,11 @@ int mmdb_pager_write_begin(struct mmdb_pager *p, struct mmdb_view **out);
  * waiting at that time).  Frees v.  After an I/O error the pager is in the
  * sticky error state. */
 int mmdb_pager_commit(struct mmdb_view *v);
+/* mmdb_pager_commit_undo - the same; undo(arg) (may be NULL) is called if
+ * the commit fails while the writer slot is still held, so the layer above
+ * can roll back its own in-memory state before the next writer starts. */
+int mmdb_pager_commit_undo(struct mmdb_view *v, void (*undo)(void *),
+			   void *arg);
 /* mmdb_pager_rollback - drop the write view's changes and free it. */
 void mmdb_pager_rollback(struct mmdb_view *v);
 

@@ -865,6 +865,55 @@ int mmdb_bt_seek(struct mmdb_bt_cur *cur, struct mmdb_view *v, uint32_t root,
 	return settle(cur);
 }
 
+/* mmdb_bt_last - position on the last entry. */
+int mmdb_bt_last(struct mmdb_bt_cur *cur, struct mmdb_view *v, uint32_t root)
+{
+	uint32_t pgno = root;
+	int rc;
+
+	cur->v = v;
+	cur->root = root;
+	cur->depth = 0;
+	cur->valid = 0;
+	for (;;) {
+		const uint8_t *pg;
+		unsigned n;
+
+		if (cur->depth >= MMDB_BT_DEPTH_MAX)
+			return NSR_ERR_CORRUPT;
+		rc = load(v, pgno, &pg);
+		if (rc != NSR_OK)
+			return rc;
+		n = n_cells(pg);
+		cur->st[cur->depth].pg = pg;
+		cur->depth++;
+		if (is_leaf(pg)) {
+			if (n == 0)
+				break;
+			cur->st[cur->depth - 1].idx = (int)n - 1;
+			cur->valid = 1;
+			return NSR_OK;
+		}
+		cur->st[cur->depth - 1].idx = (int)n;
+		rc = child_at(pg, n, &pgno);
+		if (rc != NSR_OK)
+			return rc;
+	}
+	/* An empty rightmost leaf (left by deletes that could not merge):
+	 * walk the whole tree, remembering the last entry. */
+	{
+		struct mmdb_bt_cur c;
+
+		rc = mmdb_bt_seek(&c, v, root, NULL, 0);
+		cur->valid = 0;
+		while (rc == NSR_OK && c.valid) {
+			*cur = c;
+			rc = mmdb_bt_next(&c);
+		}
+		return rc;
+	}
+}
+
 /* mmdb_bt_next - step to the next entry. */
 int mmdb_bt_next(struct mmdb_bt_cur *cur)
 {

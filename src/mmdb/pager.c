@@ -1183,6 +1183,14 @@ static int wal_append(struct mmdb_pager *p, uint32_t *pgnos, uint8_t **pages,
 /* mmdb_pager_commit - WAL append, publish, release the slot, group sync. */
 int mmdb_pager_commit(struct mmdb_view *v)
 {
+	return mmdb_pager_commit_undo(v, NULL, NULL);
+}
+
+/* mmdb_pager_commit_undo - commit; undo(arg) runs if it fails before the
+ * writer slot is released. */
+int mmdb_pager_commit_undo(struct mmdb_view *v, void (*undo)(void *),
+			   void *arg)
+{
 	struct mmdb_pager *p = v->p;
 	uint32_t *pgnos = NULL;
 	uint8_t **pages = NULL;
@@ -1239,6 +1247,8 @@ out:
 	free(pgnos);
 	free(pages);
 	free(nodes);
+	if (rc != NSR_OK && undo)
+		undo(arg);
 	mmdb_pager_rollback(v);	/* frees the view, releases the slot */
 	if (rc != NSR_OK || seq == 0)
 		return rc;
