@@ -4,14 +4,15 @@
  * A save stream is what `save` produces and `recover` and `scanner` read
  * back: a sequence of framed records (full layout in nsr_savestream(5)):
  *
- *	HEADER  (FILE (DATA | HOLE)* FILE_END)*  END
+ *	HEADER  (FILE XATTR* (DATA | HOLE)* FILE_END)*  END
  *
  * Every record starts with a 12-byte frame (type, flags, length, CRC-32C)
- * and is bounded (NSR_ASM_MAX_DATA for data, NSR_ASM_MAX_META for the
- * rest).  The frame CRC of metadata records covers their payload too; data
- * bytes are covered by the per-file checksum carried in FILE_END, so a
- * damaged data byte is reported against the file it belongs to while the
- * stream can still be read past it.
+ * and is bounded (NSR_ASM_MAX_DATA for data, NSR_ASM_MAX_XATTR_REC for
+ * extended attributes, NSR_ASM_MAX_META for the rest).  The frame CRC of
+ * metadata records covers their payload too; data bytes are covered by
+ * the per-file checksum carried in FILE_END, so a damaged data byte is
+ * reported against the file it belongs to while the stream can still be
+ * read past it.
  *
  * The encoder writes through a caller-supplied sink.  The decoder is fed
  * arbitrary pieces (down to one byte) as they arrive and calls back once per
@@ -34,6 +35,10 @@
 #define NSR_ASM_PATH_MAX 4095	       /* bytes in a path or link target */
 #define NSR_ASM_NAME_MAX 255	       /* user, group, client, ss name */
 #define NSR_ASM_CK_MAX 32	       /* largest file checksum (SHA-256) */
+#define NSR_ASM_XATTR_NAME_MAX 255     /* as XATTR_NAME_MAX */
+#define NSR_ASM_XATTR_VALUE_MAX 65536  /* as XATTR_SIZE_MAX */
+#define NSR_ASM_MAX_XATTR_REC (NSR_ASM_XATTR_VALUE_MAX + 1024)
+#define NSR_ASM_MAX_XATTRS 1024	       /* XATTR records per file */
 
 /* Record types (the first byte of a frame). */
 enum nsr_asm_rec {
@@ -43,6 +48,7 @@ enum nsr_asm_rec {
 	NSR_ASM_REC_HOLE = 4,
 	NSR_ASM_REC_FILE_END = 5,
 	NSR_ASM_REC_END = 6,
+	NSR_ASM_REC_XATTR = 7,
 };
 
 /* File types recorded in a FILE record (sockets are never saved). */
@@ -139,6 +145,12 @@ int nsr_asm_enc_header(struct nsr_asm_enc *e, const struct nsr_asm_header *h);
  * NSR_ERR_TOOBIG for over-long strings, NSR_ERR_STATE out of order. */
 int nsr_asm_enc_file(struct nsr_asm_enc *e, const struct nsr_asm_file *f,
 		     uint64_t *offset);
+/* nsr_asm_enc_xattr - one extended attribute of the current file; only
+ * between nsr_asm_enc_file and its first data.  NSR_ERR_TOOBIG (name over
+ * 255 bytes, value over 64 KB, more than NSR_ASM_MAX_XATTRS), NSR_ERR_INVAL
+ * (empty name), NSR_ERR_STATE. */
+int nsr_asm_enc_xattr(struct nsr_asm_enc *e, const char *name,
+		      const void *value, size_t len);
 /* nsr_asm_enc_data - append file data (split into records as needed). */
 int nsr_asm_enc_data(struct nsr_asm_enc *e, const void *p, size_t n);
 /* nsr_asm_enc_hole - append len zero bytes as a HOLE record. */
@@ -159,6 +171,8 @@ void nsr_asm_enc_totals(const struct nsr_asm_enc *e, struct nsr_asm_trailer *t);
  * the call.  A callback returning non-zero stops decoding: the value is
  * returned from nsr_asm_dec_feed and the decoder stays failed with it.
  * data() receives the data of the current file in pieces of any size.
+ * xattr() receives each extended attribute of the current file, after
+ * file() and before its data.
  */
 struct nsr_asm_dec_ops {
 	int (*header)(void *ctx, const struct nsr_asm_header *h);
@@ -167,6 +181,8 @@ struct nsr_asm_dec_ops {
 	int (*hole)(void *ctx, uint64_t len);
 	int (*file_end)(void *ctx, const struct nsr_asm_file_end *fe);
 	int (*end)(void *ctx, const struct nsr_asm_trailer *t);
+	int (*xattr)(void *ctx, const char *name, const void *value,
+		     size_t len);
 };
 
 struct nsr_asm_dec;

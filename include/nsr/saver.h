@@ -17,7 +17,9 @@
  *
  * File data is read with the adaptive size of readsize.h.  Runs of all-zero
  * data of at least 4 KB are sent as HOLE records, so sparse files stay
- * sparse after restore.
+ * sparse after restore.  Extended attributes (which include POSIX ACLs and
+ * file capabilities) are saved unless no_xattrs is set; one that cannot be
+ * read is reported through error() and the file is saved without it.
  */
 #ifndef NSR_SAVER_H
 #define NSR_SAVER_H
@@ -40,6 +42,7 @@ struct nsr_saver_opts {
 	size_t read_size; /* 0 = adaptive (NSR_READ_SIZE honoured) */
 	nsr_readsize_clock_fn clock; /* NULL = monotonic (tests fake it) */
 	void *clock_ctx;
+	bool no_xattrs; /* do not save extended attributes (incl. ACLs) */
 };
 
 struct nsr_saver_cb {

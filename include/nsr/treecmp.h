@@ -1,8 +1,9 @@
 /*
  * treecmp.h - compare two directory trees the way a restore must match
  * its original: object types, file contents, mode, uid, gid, mtime with
- * nanoseconds, symlink targets, device numbers and hard-link structure
- * (which names share an inode).  atime is not compared (reading a tree
+ * nanoseconds, symlink targets, device numbers, extended attributes
+ * (names and values, which include ACLs) and hard-link structure (which
+ * names share an inode).  atime is not compared (reading a tree
  * changes it), nor are directory sizes, link counts outside the trees,
  * or the ctime.
  *
@@ -17,6 +18,7 @@ enum nsr_treecmp_flags {
 	NSR_TREECMP_NO_OWNER = 1, /* do not compare uid/gid */
 	NSR_TREECMP_NO_MTIME = 2, /* do not compare mtime */
 	NSR_TREECMP_NO_ROOT = 4,  /* skip the metadata of the two roots */
+	NSR_TREECMP_NO_XATTR = 8, /* do not compare extended attributes */
 };
 
 /* One difference: rel is the path relative to the roots ("." for the

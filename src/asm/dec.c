@@ -1,10 +1,11 @@
 /*
  * dec.c - the incremental save stream decoder.  Input arrives in pieces
  * of any size; the decoder collects one frame header, then either buffers a
- * metadata payload (bounded by NSR_ASM_MAX_META) or passes DATA payload
+ * metadata payload (bounded per type, at most NSR_ASM_MAX_XATTR_REC) or
+ * passes DATA payload
  * straight through to the data callback.  It enforces the record grammar
  *
- *	HEADER (FILE (DATA|HOLE)* FILE_END)* END
+ *	HEADER (FILE XATTR* (DATA|HOLE)* FILE_END)* END
  *
  * every bound and CRC, and that each file's data adds up to its size, so
  * the callbacks only ever see well-formed events.  Errors are sticky.
@@ -36,7 +37,10 @@ struct nsr_asm_dec {
 	int in_payload;	     /* frame complete, reading payload */
 	int type;
 	uint32_t len, got;
-	uint8_t meta[NSR_ASM_MAX_META];
+	uint8_t meta[NSR_ASM_MAX_XATTR_REC];
+	char xname[NSR_ASM_XATTR_NAME_MAX + 1];
+	int file_xattrs; /* XATTR records of the current file */
+	int file_data;	 /* DATA or HOLE seen: no more XATTR */
 	/* the current header/file, decoded strings NUL-terminated */
 	int ck_alg;
 	char client[NSR_ASM_NAME_MAX + 1];
@@ -209,9 +213,39 @@ static int on_file(struct nsr_asm_dec *d, struct nsr_rd *r)
 		return rc;
 	d->file_size = f.size;
 	d->file_done = 0;
+	d->file_xattrs = 0;
+	d->file_data = 0;
 	d->state = DEC_IN_FILE;
 	if (d->ops.file) {
 		rc = d->ops.file(d->ctx, &f, d->rec_offset);
+		if (rc)
+			return cb_rc(rc);
+	}
+	return NSR_OK;
+}
+
+/* on_xattr - decode XATTR: u16 name length, name, u32 value length,
+ * value. */
+static int on_xattr(struct nsr_asm_dec *d, struct nsr_rd *r)
+{
+	const uint8_t *value;
+	uint32_t vlen;
+	int rc;
+
+	if (d->file_data || d->file_xattrs >= NSR_ASM_MAX_XATTRS)
+		return NSR_ERR_CORRUPT;
+	rc = get_str(r, d->xname, NSR_ASM_XATTR_NAME_MAX);
+	if (rc || d->xname[0] == '\0')
+		return NSR_ERR_CORRUPT;
+	vlen = nsr_rd_u32(r);
+	if (nsr_rd_error(r) || vlen > NSR_ASM_XATTR_VALUE_MAX)
+		return NSR_ERR_CORRUPT;
+	value = nsr_rd_take(r, vlen);
+	if (value == NULL)
+		return NSR_ERR_CORRUPT;
+	d->file_xattrs++;
+	if (d->ops.xattr) {
+		rc = d->ops.xattr(d->ctx, d->xname, value, vlen);
 		if (rc)
 			return cb_rc(rc);
 	}
@@ -229,6 +263,7 @@ static int on_hole(struct nsr_asm_dec *d, struct nsr_rd *r)
 		return NSR_ERR_CORRUPT;
 	asm_ck_zeros(&d->ck, len);
 	d->file_done += len;
+	d->file_data = 1;
 	if (d->ops.hole) {
 		rc = d->ops.hole(d->ctx, len);
 		if (rc)
@@ -319,6 +354,9 @@ static int on_meta(struct nsr_asm_dec *d)
 	case NSR_ASM_REC_HOLE:
 		rc = on_hole(d, &r);
 		break;
+	case NSR_ASM_REC_XATTR:
+		rc = on_xattr(d, &r);
+		break;
 	case NSR_ASM_REC_FILE_END:
 		rc = on_file_end(d, &r);
 		break;
@@ -341,7 +379,8 @@ static int type_allowed(const struct nsr_asm_dec *d, int type)
 		return type == NSR_ASM_REC_FILE || type == NSR_ASM_REC_END;
 	case DEC_IN_FILE:
 		return type == NSR_ASM_REC_DATA || type == NSR_ASM_REC_HOLE ||
-		       type == NSR_ASM_REC_FILE_END;
+		       type == NSR_ASM_REC_FILE_END ||
+		       type == NSR_ASM_REC_XATTR;
 	default:
 		return 0;
 	}
@@ -379,6 +418,7 @@ static int take_data(struct nsr_asm_dec *d, const uint8_t *p, size_t n)
 
 	asm_ck_update(&d->ck, p, n);
 	d->file_done += n;
+	d->file_data = 1;
 	if (d->ops.data) {
 		rc = d->ops.data(d->ctx, p, n);
 		if (rc)

@@ -25,6 +25,8 @@ struct nsr_asm_enc {
 	struct nsr_buf rec; /* metadata record being built; preallocated */
 	struct asm_ck ck;
 	uint64_t file_size, file_done;
+	int file_xattrs; /* XATTR records of the current file */
+	int file_data;	 /* data or a hole was written: no more XATTR */
 	struct nsr_asm_trailer tot;
 };
 
@@ -132,10 +134,12 @@ int nsr_asm_enc_new(struct nsr_asm_enc **out, int ck_alg,
 	e->sink_ctx = sink_ctx;
 	e->ck_alg = ck_alg;
 	e->state = ENC_START;
-	/* Every record fits in MAX_META (strings are bounded before they are
-	 * added), so after this the put_* helpers never allocate or fail. */
+	/* Every record fits in MAX_XATTR_REC (strings are bounded before
+	 * they are added), so after this the put_* helpers never allocate
+	 * or fail. */
 	nsr_buf_init(&e->rec, 0);
-	if (nsr_buf_grow(&e->rec, NSR_ASM_FRAME_LEN + NSR_ASM_MAX_META) != 0) {
+	if (nsr_buf_grow(&e->rec, NSR_ASM_FRAME_LEN + NSR_ASM_MAX_XATTR_REC)
+	    != 0) {
 		nsr_asm_enc_free(e);
 		return NSR_ERR_NOMEM;
 	}
@@ -249,9 +253,38 @@ int nsr_asm_enc_file(struct nsr_asm_enc *e, const struct nsr_asm_file *f,
 	e->state = ENC_IN_FILE;
 	e->file_size = f->size;
 	e->file_done = 0;
+	e->file_xattrs = 0;
+	e->file_data = 0;
 	if (offset)
 		*offset = start;
 	return NSR_OK;
+}
+
+/* nsr_asm_enc_xattr - write one extended attribute record. */
+int nsr_asm_enc_xattr(struct nsr_asm_enc *e, const char *name,
+		      const void *value, size_t len)
+{
+	int rc = enc_check(e, ENC_IN_FILE);
+
+	if (rc)
+		return rc;
+	if (e->file_data)
+		return NSR_ERR_STATE;
+	if (name == NULL || name[0] == '\0')
+		return NSR_ERR_INVAL;
+	if (len > NSR_ASM_XATTR_VALUE_MAX ||
+	    e->file_xattrs >= NSR_ASM_MAX_XATTRS)
+		return NSR_ERR_TOOBIG;
+	rec_start(e);
+	rc = put_str(&e->rec, name, NSR_ASM_XATTR_NAME_MAX);
+	if (rc)
+		return rc;
+	put_u32(&e->rec, (uint32_t)len);
+	nsr_buf_add(&e->rec, value, len);
+	rc = rec_emit(e, NSR_ASM_REC_XATTR);
+	if (rc == NSR_OK)
+		e->file_xattrs++;
+	return rc;
 }
 
 /* nsr_asm_enc_data - write file data as DATA records. */
@@ -262,6 +295,8 @@ int nsr_asm_enc_data(struct nsr_asm_enc *e, const void *p, size_t n)
 
 	if (rc)
 		return rc;
+	if (n > 0)
+		e->file_data = 1;
 	if (n > e->file_size - e->file_done)
 		return NSR_ERR_INVAL;
 	while (n > 0) {
@@ -293,6 +328,7 @@ int nsr_asm_enc_hole(struct nsr_asm_enc *e, uint64_t len)
 		return NSR_OK;
 	if (len > e->file_size - e->file_done)
 		return NSR_ERR_INVAL;
+	e->file_data = 1;
 	rec_start(e);
 	put_u64(&e->rec, len);
 	rc = rec_emit(e, NSR_ASM_REC_HOLE);

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "nsr/asm.h"
@@ -24,11 +25,24 @@
 
 #include "restore_int.h"
 
+/* Extended attributes of one object, applied with its metadata. */
+struct xa {
+	char *name;
+	void *val;
+	size_t len;
+};
+
+struct xa_list {
+	struct xa *v;
+	size_t n, cap;
+};
+
 /* A directory whose metadata is applied after its contents. */
 struct pending_dir {
 	char *path;   /* saved path */
 	char *target; /* where it is on disk */
 	struct nsr_asm_file meta; /* strings not kept */
+	struct xa_list xa;
 };
 
 /* The file being restored. */
@@ -36,10 +50,14 @@ struct cur_file {
 	int active;   /* between FILE and FILE_END */
 	int write;    /* data goes to fd */
 	int failed;   /* a write failed; error already reported */
+	int dir;      /* a directory: attributes go to its pending entry */
+	int node;     /* symlink/fifo/device made: metadata at FILE_END */
 	int fd;
 	struct nsr_asm_file meta; /* path points into .path */
 	char *path;
 	char *target;
+	char *name;   /* node: its name in the parent directory */
+	struct xa_list xa;
 	uint64_t written;
 };
 
@@ -88,6 +106,48 @@ static void rwarn(struct nsr_restore *r, const char *path, int rc,
 	r->st.warnings++;
 	if (r->cb.warn)
 		r->cb.warn(r->cb.ctx, path, rc, e, what);
+}
+
+/* ---- extended attributes ------------------------------------------- */
+
+/* xa_add - keep a copy of one attribute. */
+static int xa_add(struct xa_list *l, const char *name, const void *val,
+		  size_t len)
+{
+	struct xa *x;
+
+	if (l->n == l->cap) {
+		size_t ncap = l->cap ? l->cap * 2 : 4;
+		struct xa *nv = realloc(l->v, ncap * sizeof(*nv));
+
+		if (nv == NULL)
+			return NSR_ERR_NOMEM;
+		l->v = nv;
+		l->cap = ncap;
+	}
+	x = &l->v[l->n];
+	x->name = strdup(name);
+	x->val = malloc(len ? len : 1);
+	if (x->name == NULL || x->val == NULL) {
+		free(x->name);
+		free(x->val);
+		return NSR_ERR_NOMEM;
+	}
+	memcpy(x->val, val, len);
+	x->len = len;
+	l->n++;
+	return NSR_OK;
+}
+
+/* xa_release - free all attributes of a list. */
+static void xa_release(struct xa_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].name);
+		free(l->v[i].val);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
 }
 
 /* ---- paths ---------------------------------------------------------- */
@@ -264,15 +324,29 @@ static void times_of(const struct nsr_asm_file *f, struct timespec t[2])
 	t[1] = f->mtime;
 }
 
-/* meta_fd - owner, mode and times through an open descriptor (owner
- * first: chown clears set-id bits). */
+/* xa_failed - an attribute could not be set: a warning when the file
+ * system or our privilege does not allow it, else an error. */
+static void xa_failed(struct nsr_restore *r, const char *path)
+{
+	if (errno == EPERM || errno == ENOTSUP || errno == EACCES)
+		rwarn(r, path, NSR_ERR_SYSTEM, "setxattr");
+	else
+		rerror(r, path, NSR_ERR_SYSTEM, "setxattr");
+}
+
+/* meta_fd - owner, attributes, mode and times through an open descriptor
+ * (owner first: chown clears set-id bits and file capabilities). */
 static void meta_fd(struct nsr_restore *r, int fd, const struct nsr_asm_file *f,
-		    const char *path)
+		    const struct xa_list *xa, const char *path)
 {
 	struct timespec t[2];
 
 	if (!r->no_owner && fchown(fd, f->uid, f->gid) != 0)
 		owner_failed(r, path);
+	for (size_t i = 0; i < xa->n; i++)
+		if (fsetxattr(fd, xa->v[i].name, xa->v[i].val, xa->v[i].len,
+			      0) != 0)
+			xa_failed(r, path);
 	if (fchmod(fd, f->mode) != 0)
 		rerror(r, path, NSR_ERR_SYSTEM, "chmod");
 	times_of(f, t);
@@ -280,15 +354,21 @@ static void meta_fd(struct nsr_restore *r, int fd, const struct nsr_asm_file *f,
 		rerror(r, path, NSR_ERR_SYSTEM, "utimens");
 }
 
-/* meta_at - owner, mode and times of dfd/name without following it. */
+/* meta_at - owner, attributes, mode and times of dfd/name (also reachable
+ * as target, for the attribute calls) without following it. */
 static void meta_at(struct nsr_restore *r, int dfd, const char *name,
-		    const struct nsr_asm_file *f, const char *path)
+		    const struct nsr_asm_file *f, const struct xa_list *xa,
+		    const char *target, const char *path)
 {
 	struct timespec t[2];
 
 	if (!r->no_owner &&
 	    fchownat(dfd, name, f->uid, f->gid, AT_SYMLINK_NOFOLLOW) != 0)
 		owner_failed(r, path);
+	for (size_t i = 0; i < xa->n; i++)
+		if (lsetxattr(target, xa->v[i].name, xa->v[i].val,
+			      xa->v[i].len, 0) != 0)
+			xa_failed(r, path);
 	if (f->type != NSR_ASM_SYMLINK && fchmodat(dfd, name, f->mode, 0) != 0)
 		rerror(r, path, NSR_ERR_SYSTEM, "chmod");
 	times_of(f, t);
@@ -305,11 +385,12 @@ static void dir_apply(struct nsr_restore *r, struct pending_dir *d)
 	if (fd < 0) {
 		rerror(r, d->path, NSR_ERR_SYSTEM, "open dir");
 	} else {
-		meta_fd(r, fd, &d->meta, d->path);
+		meta_fd(r, fd, &d->meta, &d->xa, d->path);
 		close(fd);
 	}
 	free(d->path);
 	free(d->target);
+	xa_release(&d->xa);
 }
 
 /* dirs_pop_to - apply directories that cannot contain path (NULL: all). */
@@ -342,6 +423,7 @@ static int dirs_push(struct nsr_restore *r, const struct nsr_asm_file *f,
 		r->dirs_cap = ncap;
 	}
 	d = &r->dirs[r->ndirs];
+	memset(&d->xa, 0, sizeof(d->xa));
 	d->meta = *f;
 	d->meta.path = d->meta.link = d->meta.user = d->meta.group = NULL;
 	d->path = strdup(f->path);
@@ -474,6 +556,8 @@ static void cur_reset(struct nsr_restore *r)
 		close(r->cur.fd);
 	free(r->cur.path);
 	free(r->cur.target);
+	free(r->cur.name);
+	xa_release(&r->cur.xa);
 	memset(&r->cur, 0, sizeof(r->cur));
 	r->cur.fd = -1;
 }
@@ -504,6 +588,7 @@ static int start_root(struct nsr_restore *r, const struct nsr_asm_file *f)
 	rc = dirs_push(r, f, t);
 	if (rc == NSR_OK)
 		rc = done_object(r, f, t);
+	r->cur.dir = 1;
 	free(t);
 	return rc;
 }
@@ -571,6 +656,7 @@ static int start_object(struct nsr_restore *r, const struct nsr_asm_file *f)
 		rc = dirs_push(r, f, target);
 		if (rc == NSR_OK)
 			rc = done_object(r, f, target);
+		r->cur.dir = 1;
 		goto out;
 	}
 	if (f->type == NSR_ASM_REG) {
@@ -589,9 +675,19 @@ static int start_object(struct nsr_restore *r, const struct nsr_asm_file *f)
 		rerror(r, f->path, NSR_ERR_SYSTEM, what);
 		goto out;
 	}
-	if (f->type != NSR_ASM_HARDLINK)
-		meta_at(r, dfd, name, f, f->path);
-	rc = done_object(r, f, target);
+	if (f->type == NSR_ASM_HARDLINK) { /* the inode has its metadata */
+		rc = done_object(r, f, target);
+		goto out;
+	}
+	/* Metadata once the attributes (which follow) are known. */
+	r->cur.name = strdup(name);
+	if (r->cur.name == NULL) {
+		rc = NSR_ERR_NOMEM;
+		goto out;
+	}
+	r->cur.node = 1;
+	r->cur.target = target;
+	target = NULL;
 out:
 	if (keep && how != CLAIM_SKIP)
 		keep_parent_times(dfd, &before);
@@ -625,6 +721,18 @@ static int on_file(void *ctx, const struct nsr_asm_file *f, uint64_t off)
 	if (*rel_of(f->path) == '\0')
 		return start_root(r, f);
 	return start_object(r, f);
+}
+
+/* on_xattr - keep an attribute for the object it belongs to. */
+static int on_xattr(void *ctx, const char *name, const void *v, size_t n)
+{
+	struct nsr_restore *r = ctx;
+
+	if (r->cur.dir && r->ndirs > 0)
+		return xa_add(&r->dirs[r->ndirs - 1].xa, name, v, n);
+	if (r->cur.write || r->cur.node)
+		return xa_add(&r->cur.xa, name, v, n);
+	return 0;
 }
 
 /* on_data - write file data. */
@@ -665,6 +773,12 @@ static int on_file_end(void *ctx, const struct nsr_asm_file_end *fe)
 	struct nsr_restore *r = ctx;
 	int rc = NSR_OK;
 
+	if (r->cur.node) {
+		meta_at(r, r->parent_fd, r->cur.name, &r->cur.meta, &r->cur.xa,
+			r->cur.target, r->cur.path);
+		rc = done_object(r, &r->cur.meta, r->cur.target);
+		goto out;
+	}
 	if (!r->cur.write)
 		goto out;
 	if (!r->cur.failed &&
@@ -672,7 +786,7 @@ static int on_file_end(void *ctx, const struct nsr_asm_file_end *fe)
 		rerror(r, r->cur.path, NSR_ERR_SYSTEM, "truncate");
 		r->cur.failed = 1;
 	}
-	meta_fd(r, r->cur.fd, &r->cur.meta, r->cur.path);
+	meta_fd(r, r->cur.fd, &r->cur.meta, &r->cur.xa, r->cur.path);
 	if (!fe->ck_ok) {
 		r->st.ck_errors++;
 		rerror(r, r->cur.path, NSR_ERR_CHECKSUM, "checksum");
@@ -718,6 +832,7 @@ int nsr_restore_new(struct nsr_restore **out,
 {
 	static const struct nsr_asm_dec_ops ops = {
 		on_header, on_file, on_data, on_hole, on_file_end, on_end,
+		on_xattr,
 	};
 	struct nsr_restore *r;
 	int rc = NSR_ERR_NOMEM;
@@ -790,6 +905,7 @@ void nsr_restore_free(struct nsr_restore *r)
 		r->ndirs--;
 		free(r->dirs[r->ndirs].path);
 		free(r->dirs[r->ndirs].target);
+		xa_release(&r->dirs[r->ndirs].xa);
 	}
 	free(r->dirs);
 	forget_parent(r);

@@ -11,6 +11,7 @@
 #include <grp.h>
 #include <pwd.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,10 +36,12 @@ struct nsr_saver {
 	int64_t savetime;
 	uint64_t ssid;
 	bool cross_mounts;
+	bool no_xattrs;
 	struct nsr_asm_enc *enc;
 	struct nsr_readsize *rs;
 	uint8_t *buf;
 	size_t buf_cap;
+	char *xbuf; /* one attribute value, NSR_ASM_XATTR_VALUE_MAX bytes */
 	int header_done;
 	int err; /* sticky */
 	struct nsr_saver_stats st;
@@ -70,6 +73,7 @@ int nsr_saver_new(struct nsr_saver **out, const struct nsr_saver_opts *o,
 	s->savetime = o->savetime ? o->savetime : (int64_t)time(NULL);
 	s->ssid = o->ssid;
 	s->cross_mounts = o->cross_mounts;
+	s->no_xattrs = o->no_xattrs;
 	rc = nsr_asm_enc_new(&s->enc, ck, cb->write, cb->write_ctx);
 	if (rc)
 		goto fail;
@@ -91,6 +95,7 @@ void nsr_saver_free(struct nsr_saver *s)
 	nsr_asm_enc_free(s->enc);
 	nsr_readsize_free(s->rs);
 	free(s->buf);
+	free(s->xbuf);
 	free(s->client);
 	free(s->name);
 	free(s);
@@ -294,6 +299,78 @@ static int send_data(struct nsr_saver *s, int fd, const char *path,
 	return NSR_OK;
 }
 
+/* list_xattrs - the NUL-separated attribute names of fd (or of path
+ * when fd < 0), malloc'ed; *len 0 when there are none.  -1 with errno. */
+static int list_xattrs(int fd, const char *path, char **names, ssize_t *len)
+{
+	for (int tries = 0; tries < 3; tries++) {
+		ssize_t n = fd >= 0 ? flistxattr(fd, NULL, 0)
+				    : llistxattr(path, NULL, 0);
+		ssize_t got;
+
+		*names = NULL;
+		*len = 0;
+		if (n <= 0)
+			return n < 0 && errno != ENOTSUP ? -1 : 0;
+		*names = malloc((size_t)n);
+		if (*names == NULL)
+			return -1;
+		got = fd >= 0 ? flistxattr(fd, *names, (size_t)n)
+			      : llistxattr(path, *names, (size_t)n);
+		if (got >= 0) {
+			*len = got;
+			return 0;
+		}
+		free(*names);
+		*names = NULL;
+		if (errno != ERANGE) /* ERANGE: the list grew; ask again */
+			return -1;
+	}
+	return -1;
+}
+
+/* save_xattrs - XATTR records for the object just started (fd, or path
+ * when fd < 0).  Attributes that cannot be read are reported. */
+static int save_xattrs(struct nsr_saver *s, int fd, const char *path)
+{
+	char *value, *names = NULL;
+	ssize_t len = 0;
+	int rc = NSR_OK;
+
+	if (s->no_xattrs)
+		return NSR_OK;
+	if (s->xbuf == NULL)
+		s->xbuf = malloc(NSR_ASM_XATTR_VALUE_MAX);
+	if (s->xbuf == NULL)
+		return NSR_ERR_NOMEM;
+	value = s->xbuf;
+	if (list_xattrs(fd, path, &names, &len) != 0) {
+		report(s, path, errno, "listxattr");
+		return NSR_OK;
+	}
+	for (ssize_t at = 0; at < len && rc == NSR_OK;) {
+		const char *name = names + at;
+		ssize_t n = fd >= 0 ? fgetxattr(fd, name, value,
+						NSR_ASM_XATTR_VALUE_MAX)
+				    : lgetxattr(path, name, value,
+						NSR_ASM_XATTR_VALUE_MAX);
+
+		at += (ssize_t)strlen(name) + 1;
+		if (n < 0) {
+			if (errno != ENODATA) /* ENODATA: removed meanwhile */
+				report(s, path, errno, "getxattr");
+			continue;
+		}
+		rc = nsr_asm_enc_xattr(s->enc, name, value, (size_t)n);
+		if (rc == NSR_ERR_TOOBIG || rc == NSR_ERR_INVAL) {
+			report(s, path, E2BIG, "xattr");
+			rc = NSR_OK;
+		}
+	}
+	free(names);
+	return rc;
+}
+
 /* save_regular - FILE record + data + FILE_END for a regular file.  The
  * file is opened first: one that cannot be opened is reported and left
  * out of the stream rather than saved empty. */
@@ -329,6 +406,8 @@ static int save_regular(struct nsr_saver *s, const struct nsr_walk_ent *e)
 	if (rc == NSR_OK && s->cb.index)
 		rc = s->cb.index(s->cb.index_ctx, &f, off);
 	if (rc == NSR_OK)
+		rc = save_xattrs(s, fd, e->path);
+	if (rc == NSR_OK)
 		rc = send_data(s, fd, e->path, f.size, &status);
 	if (rc == NSR_OK && status == NSR_ASM_FILE_OK &&
 	    (fstat(fd, &after) != 0 || after.st_size != st.st_size ||
@@ -362,6 +441,8 @@ static int save_other(struct nsr_saver *s, const struct nsr_walk_ent *e)
 	}
 	if (rc == NSR_OK && s->cb.index)
 		rc = s->cb.index(s->cb.index_ctx, &f, off);
+	if (rc == NSR_OK && e->type != NSR_ASM_HARDLINK)
+		rc = save_xattrs(s, -1, e->path);
 	if (rc == NSR_OK)
 		rc = nsr_asm_enc_file_end(s->enc, NSR_ASM_FILE_OK);
 	if (rc)

@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "nsr/buf.h"
@@ -211,6 +212,100 @@ static void cmp_symlinks(struct cmp *c, const char *a, const char *b,
 		differ(c, rel, "symlink target '%s' != '%s'", ta, tb);
 }
 
+/* cmp_names - qsort comparator for C strings. */
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* xnames - sorted attribute names of path (NULL-terminated array over
+ * one malloc'ed block in *block); NULL on failure. */
+static char **xnames(const char *path, char **block)
+{
+	ssize_t n = llistxattr(path, NULL, 0), got;
+	size_t count = 0, k = 0;
+	char **v;
+
+	*block = NULL;
+	if (n < 0 && errno != ENOTSUP)
+		return NULL;
+	*block = malloc(n > 0 ? (size_t)n : 1);
+	if (*block == NULL)
+		return NULL;
+	**block = '\0';
+	got = n > 0 ? llistxattr(path, *block, (size_t)n) : 0;
+	if (got < 0)
+		got = 0;
+	for (ssize_t i = 0; i < got; i++)
+		count += (*block)[i] == '\0';
+	v = calloc(count + 1, sizeof(char *));
+	if (v == NULL) {
+		free(*block);
+		*block = NULL;
+		return NULL;
+	}
+	for (ssize_t i = 0; i < got; i += (ssize_t)strlen(*block + i) + 1)
+		v[k++] = *block + i;
+	if (k > 1)
+		qsort(v, k, sizeof(*v), cmp_names);
+	return v;
+}
+
+/* same_xattr - do a and b hold the same value for name? */
+static int same_xattr(const char *a, const char *b, const char *name)
+{
+	ssize_t na = lgetxattr(a, name, NULL, 0);
+	ssize_t nb = lgetxattr(b, name, NULL, 0);
+	char *va = NULL, *vb = NULL;
+	int same = 0;
+
+	if (na < 0 || nb < 0 || na != nb)
+		return 0;
+	va = malloc((size_t)na + 1);
+	vb = malloc((size_t)nb + 1);
+	if (va != NULL && vb != NULL &&
+	    lgetxattr(a, name, va, (size_t)na) == na &&
+	    lgetxattr(b, name, vb, (size_t)nb) == nb)
+		same = memcmp(va, vb, (size_t)na) == 0;
+	free(va);
+	free(vb);
+	return same;
+}
+
+/* cmp_xattrs - compare the extended attributes of a and b. */
+static void cmp_xattrs(struct cmp *c, const char *a, const char *b,
+		       const char *rel)
+{
+	char *ba = NULL, *bb = NULL;
+	char **la = xnames(a, &ba), **lb = xnames(b, &bb);
+	size_t i = 0, j = 0;
+
+	if (la == NULL || lb == NULL) {
+		differ(c, rel, "extended attributes unreadable");
+		goto out;
+	}
+	while (la[i] != NULL || lb[j] != NULL) {
+		int d = la[i] == NULL ? 1 : lb[j] == NULL ? -1
+						       : strcmp(la[i], lb[j]);
+
+		if (d < 0) {
+			differ(c, rel, "xattr %s only in first tree", la[i++]);
+		} else if (d > 0) {
+			differ(c, rel, "xattr %s only in second tree", lb[j++]);
+		} else {
+			if (!same_xattr(a, b, la[i]))
+				differ(c, rel, "xattr %s differs", la[i]);
+			i++;
+			j++;
+		}
+	}
+out:
+	free(la);
+	free(lb);
+	free(ba);
+	free(bb);
+}
+
 /* cmp_meta - mode, owner, mtime. */
 static void cmp_meta(struct cmp *c, const struct stat *sa,
 		     const struct stat *sb, const char *rel)
@@ -248,8 +343,11 @@ static void cmp_tree(struct cmp *c, const char *a, const char *b,
 		       type_name(sb.st_mode));
 		return;
 	}
-	if (!(is_root && (c->flags & NSR_TREECMP_NO_ROOT)))
+	if (!(is_root && (c->flags & NSR_TREECMP_NO_ROOT))) {
 		cmp_meta(c, &sa, &sb, rel);
+		if (!(c->flags & NSR_TREECMP_NO_XATTR))
+			cmp_xattrs(c, a, b, rel);
+	}
 	if (!S_ISDIR(sa.st_mode) && (sa.st_nlink > 1 || sb.st_nlink > 1)) {
 		const char *ga = link_group(c, &c->ino_a, &sa, rel);
 		const char *gb = link_group(c, &c->ino_b, &sb, rel);

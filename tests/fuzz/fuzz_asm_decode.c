@@ -31,6 +31,18 @@ static int touch_data(void *ctx, const void *p, size_t n)
 	return 0;
 }
 
+/* touch_xattr - read an attribute's name and value. */
+static int touch_xattr(void *ctx, const char *name, const void *v, size_t n)
+{
+	size_t *sum = ctx;
+	const uint8_t *c = v;
+
+	*sum += strlen(name);
+	for (size_t i = 0; i < n; i++)
+		*sum += c[i];
+	return 0;
+}
+
 /* touch_header - read the header strings. */
 static int touch_header(void *ctx, const struct nsr_asm_header *h)
 {
@@ -45,6 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct nsr_asm_dec_ops ops = {
 		touch_header, touch_file, touch_data, NULL, NULL, NULL,
+		touch_xattr,
 	};
 	struct nsr_asm_dec *d = NULL;
 	size_t sum = 0, step;

@@ -10,11 +10,12 @@
 #include "nsr/treecmp.h"
 
 static const char usage[] =
-	"usage: nsrtreecmp [-qMOR] DIR1 DIR2\n"
+	"usage: nsrtreecmp [-qMORX] DIR1 DIR2\n"
 	"  -q  print nothing, only set the exit status\n"
 	"  -M  do not compare modification times\n"
 	"  -O  do not compare owners and groups\n"
 	"  -R  do not compare the metadata of DIR1 and DIR2 themselves\n"
+	"  -X  do not compare extended attributes\n"
 	"exit status: 0 identical, 1 different, 2 error\n";
 
 /* print_diff - one line per difference. */
@@ -35,7 +36,7 @@ int main(int argc, char **argv)
 	size_t ndiff = 0;
 
 	for (;;) {
-		ch = getopt_long(argc, argv, "qMORh", longopts, NULL);
+		ch = getopt_long(argc, argv, "qMORXh", longopts, NULL);
 		if (ch == -1)
 			break;
 		switch (ch) {
@@ -50,6 +51,9 @@ int main(int argc, char **argv)
 			break;
 		case 'R':
 			flags |= NSR_TREECMP_NO_ROOT;
+			break;
+		case 'X':
+			flags |= NSR_TREECMP_NO_XATTR;
 			break;
 		case 'h':
 			fputs(usage, stdout);

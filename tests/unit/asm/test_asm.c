@@ -91,8 +91,17 @@ static int ev_end(void *ctx, const struct nsr_asm_trailer *t)
 			    t->files, t->bytes, t->errors);
 }
 
+/* ev_xattr - log an XATTR event (value length and first byte). */
+static int ev_xattr(void *ctx, const char *name, const void *v, size_t n)
+{
+	struct evlog *l = ctx;
+
+	return nsr_buf_addf(&l->text, "X %s %zu %d\n", name, n,
+			    n ? *(const uint8_t *)v : -1);
+}
+
 static const struct nsr_asm_dec_ops ev_ops = {
-	ev_header, ev_file, ev_data, ev_hole, ev_file_end, ev_end,
+	ev_header, ev_file, ev_data, ev_hole, ev_file_end, ev_end, ev_xattr,
 };
 
 /* file_init - a file record with fixed plausible metadata. */
@@ -144,7 +153,14 @@ static void build_stream(struct nsr_buf *out, int ck_alg, size_t big_len)
 
 	file_init(&f, "/home/big", NSR_ASM_REG, big_len + 8192 + 10);
 	assert_int_equal(nsr_asm_enc_file(e, &f, NULL), NSR_OK);
+	assert_int_equal(nsr_asm_enc_xattr(e, "user.a", "1", 1), NSR_OK);
+	assert_int_equal(nsr_asm_enc_xattr(e, "user.empty", "", 0), NSR_OK);
+	assert_int_equal(nsr_asm_enc_xattr(e, "user.big", big,
+					   NSR_MIN(big_len, 65536)), NSR_OK);
 	assert_int_equal(nsr_asm_enc_data(e, big, big_len), NSR_OK);
+	/* no attributes once data has started */
+	assert_int_equal(nsr_asm_enc_xattr(e, "user.late", "x", 1),
+			 NSR_ERR_STATE);
 	assert_int_equal(nsr_asm_enc_hole(e, 8192), NSR_OK);
 	assert_int_equal(nsr_asm_enc_data(e, "0123456789", 10), NSR_OK);
 	assert_int_equal(nsr_asm_enc_file_end(e, NSR_ASM_FILE_OK), NSR_OK);
@@ -219,6 +235,8 @@ static void test_round_trip(void **state)
 			       "1700000000.123456789 1700000001.999999999 "
 			       "big alice users"));
 	assert_non_null(strstr(a.text.data, "F /home/hard 4 "));
+	assert_non_null(strstr(a.text.data, "X user.a 1 49\nX user.empty 0 -1\n"
+					    "X user.big 65536 0\n"));
 	assert_non_null(strstr(a.text.data, "E 2 3 1\n"));
 	assert_non_null(strstr(a.text.data, "Z 7 "));
 
@@ -247,9 +265,9 @@ static void test_sha256(void **state)
 	assert_int_equal(decode(s.data, s.len, 7, &a), NSR_OK);
 	assert_int_equal(a.bad_ck, 0);
 	nsr_buf_release(&a.text);
-	/* Flip a byte of the patterned data of /home/big. */
-	at = (size_t)((char *)memmem(s.data, s.len, "/home/big", 9) - s.data);
-	at += 200;
+	/* Flip a byte of the data that follows /home/big's hole. */
+	at = (size_t)((char *)memmem(s.data, s.len, "0123456789", 10) - s.data);
+	at += 4;
 	s.data[at] ^= 0x10;
 	assert_int_equal(decode(s.data, s.len, 0, &a), NSR_OK);
 	assert_int_equal(a.bad_ck, 1);
@@ -333,6 +351,7 @@ static void test_encoder_misuse(void **state)
 	struct nsr_asm_header h = { 0, 0, 1, 2, "c", "n" };
 	struct nsr_asm_file f;
 	char longpath[NSR_ASM_PATH_MAX + 2];
+	static const char bigval[NSR_ASM_XATTR_VALUE_MAX + 1];
 
 	NSR_UNUSED(state);
 	nsr_buf_init(&s, 0);
@@ -340,6 +359,8 @@ static void test_encoder_misuse(void **state)
 	assert_int_equal(nsr_asm_enc_new(&e, NSR_ASM_CK_CRC32C, mem_sink, &s),
 			 NSR_OK);
 	file_init(&f, "/x", NSR_ASM_REG, 5);
+	/* xattr outside a file */
+	assert_int_equal(nsr_asm_enc_xattr(e, "user.x", "1", 1), NSR_ERR_STATE);
 	/* file before header */
 	assert_int_equal(nsr_asm_enc_file(e, &f, NULL), NSR_ERR_STATE);
 	assert_int_equal(nsr_asm_enc_header(e, &h), NSR_OK);
@@ -352,6 +373,11 @@ static void test_encoder_misuse(void **state)
 	assert_int_equal(nsr_asm_enc_file(e, &f, NULL), NSR_ERR_INVAL);
 	f.type = NSR_ASM_REG;
 	assert_int_equal(nsr_asm_enc_file(e, &f, NULL), NSR_OK);
+	assert_int_equal(nsr_asm_enc_xattr(e, "", "1", 1), NSR_ERR_INVAL);
+	assert_int_equal(nsr_asm_enc_xattr(e, longpath, "1", 1),
+			 NSR_ERR_TOOBIG);
+	assert_int_equal(nsr_asm_enc_xattr(e, "user.x", bigval, sizeof(bigval)),
+			 NSR_ERR_TOOBIG);
 	/* more data than the size, ending short */
 	assert_int_equal(nsr_asm_enc_data(e, "123456", 6), NSR_ERR_INVAL);
 	assert_int_equal(nsr_asm_enc_data(e, "1234", 4), NSR_OK);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "nsr/asm.h"
@@ -33,6 +34,7 @@ struct fixture {
 	struct nsr_buf index; /* "offset path\n" from the saver */
 	struct nsr_buf log;   /* saver/restore problems, "path what\n" */
 	int nobjects;	      /* objects in the tree that are saved */
+	int xattrs;	      /* the file system took user.* attributes */
 };
 
 /* p - tmp-relative path in one of a few static buffers. */
@@ -138,6 +140,21 @@ static void build_tree(struct fixture *f)
 		assert_int_equal(lchown(p(f, "link"), 4321, 8765), 0);
 		assert_int_equal(chown(p(f, "sub"), 42, 43), 0);
 		f->nobjects += 2;
+	}
+	/* extended attributes: on a file with hard links, a large one, on
+	 * a directory, and (root only) a trusted one on a FIFO */
+	f->xattrs = setxattr(p(f, "small"), "user.comment", "hello", 5, 0) == 0;
+	if (f->xattrs) {
+		/* ext4 keeps a value within one block: 3000 bytes fit */
+		assert_int_equal(setxattr(p(f, "exec"), "user.big", big, 3000,
+					  0), 0);
+		assert_int_equal(setxattr(p(f, "exec"), "user.empty", "", 0, 0),
+				 0);
+		assert_int_equal(setxattr(p(f, "sub"), "user.dir", "d", 1, 0),
+				 0);
+		if (geteuid() == 0)
+			assert_int_equal(lsetxattr(p(f, "fifo"), "trusted.t",
+						   "tt", 2, 0), 0);
 	}
 	/* a socket: skipped by save */
 	s = socket(AF_UNIX, SOCK_STREAM, 0);
@@ -339,17 +356,28 @@ static void test_round_trip_relocated(void **state)
 	assert_int_equal(rs.bytes, ss.bytes);
 
 	assert_true(snprintf(rsrc, sizeof(rsrc), "%s%s", dest, f->src) > 0);
-	nsr_buf_init(&diff, 0);
-	/* The only difference: the socket, which is never saved. */
-	assert_int_equal(compare(f->src, rsrc, 0, &diff), 1);
-	assert_string_equal(diff.data, "sock: only in first tree\n");
-	nsr_buf_release(&diff);
-
-	/* atime restored too; the big file stayed sparse. */
+	/* atime restored too (checked before anything reads the files) */
 	assert_int_equal(lstat(p(f, "exec"), &a), 0);
 	assert_int_equal(lstat(jp(rsrc, "exec"), &b), 0);
 	assert_int_equal(a.st_atim.tv_sec, b.st_atim.tv_sec);
 	assert_int_equal(a.st_atim.tv_nsec, b.st_atim.tv_nsec);
+	nsr_buf_init(&diff, 0);
+	/* The only difference: the socket, which is never saved. */
+	assert_int_equal(compare(f->src, rsrc, 0, &diff), 1);
+	assert_string_equal(diff.data, "sock: only in first tree\n");
+
+	/* A missing attribute is a difference. */
+	if (f->xattrs) {
+		assert_int_equal(removexattr(jp(rsrc, "exec"), "user.big"), 0);
+		assert_int_equal(compare(f->src, rsrc, 0, &diff), 2);
+		assert_non_null(strstr(diff.data, "exec: xattr user.big only in "
+						  "first tree\n"));
+		assert_int_equal(compare(f->src, rsrc, NSR_TREECMP_NO_XATTR,
+					 &diff), 1);
+	}
+	nsr_buf_release(&diff);
+
+	/* the big file stayed sparse */
 	assert_int_equal(lstat(jp(rsrc, "big"), &b), 0);
 	assert_true((uint64_t)b.st_blocks * 512 < (uint64_t)b.st_size);
 }
@@ -418,6 +446,44 @@ static void test_small_reads_relative_dest(void **state)
 			     f->src) > 0);
 	nsr_buf_init(&diff, 0);
 	assert_int_equal(compare(f->src, rsrc, 0, &diff), 1); /* socket */
+	nsr_buf_release(&diff);
+}
+
+/* test_no_xattrs - with no_xattrs the data and metadata come back, the
+ * attributes do not. */
+static void test_no_xattrs(void **state)
+{
+	struct fixture *f = *state;
+	struct nsr_saver_opts o = { 0 };
+	struct nsr_saver_cb cb = { 0 };
+	struct nsr_saver *s = NULL;
+	struct nsr_restore_stats rs;
+	struct nsr_restore_opts ro = { 0 };
+	struct nsr_buf diff;
+	char dest[PATH_MAX], rsub[PATH_MAX];
+
+	if (!f->xattrs)
+		skip();
+	o.client = "c";
+	o.name = "n";
+	o.no_xattrs = true;
+	cb.write = sink;
+	cb.write_ctx = f;
+	assert_int_equal(nsr_saver_new(&s, &o, &cb), NSR_OK);
+	assert_int_equal(nsr_saver_add_path(s, p(f, "sub")), NSR_OK);
+	assert_int_equal(nsr_saver_finish(s), NSR_OK);
+	nsr_saver_free(s);
+	assert_true(snprintf(dest, sizeof(dest), "%s/dest8", f->tmp) > 0);
+	ro.dest = dest;
+	assert_int_equal(restore(f, f->stream.data, f->stream.len, 65536, &ro,
+				 &rs), NSR_OK);
+	assert_true(snprintf(rsub, sizeof(rsub), "%s%s", dest, p(f, "sub")) >
+		    0);
+	nsr_buf_init(&diff, 0);
+	assert_int_equal(compare(p(f, "sub"), rsub, NSR_TREECMP_NO_XATTR,
+				 &diff), 0);
+	/* sub itself, and the two names of small's inode */
+	assert_int_equal(compare(p(f, "sub"), rsub, 0, &diff), 3);
 	nsr_buf_release(&diff);
 }
 
@@ -687,6 +753,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_small_reads_relative_dest,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_xattrs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corruption_reported_by_path,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filter, setup, teardown),
