@@ -226,7 +226,8 @@ static int mem_sync_node(struct mem_node *nd)
 
 	if (rc != NSR_OK)
 		return rc;
-	memcpy(nd->dur, nd->cur, nd->cur_len);
+	if (nd->cur_len)
+		memcpy(nd->dur, nd->cur, nd->cur_len);
 	nd->dur_len = nd->cur_len;
 	if (nd->dirty)
 		memset(nd->dirty, 0, nd->dirty_len);
