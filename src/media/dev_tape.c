@@ -262,12 +262,44 @@ static int tp_bsr(struct nsr_dev *dev, unsigned n)
 	return tp_space(dev, MTBSR, n, 1);
 }
 
-/* tp_eod - space to end of data. */
+/* tp_eod_slow - end of data by counting: rewind, FSF one file at a
+ * time, then FSR one record at a time, so st knows the position. */
+static int tp_eod_slow(struct nsr_dev *dev)
+{
+	struct mtget g;
+
+	if (tp_rewind(dev) != NSR_OK)
+		return NSR_ERR_SYSTEM;
+	while (tp_op(dev, MTFSF, 1) == 0)
+		;
+	/* The last FSF stopped at end of data inside the last file;
+	 * step back to its start and count its records. */
+	if (tp_status(dev, &g) != NSR_OK)
+		return NSR_ERR_SYSTEM;
+	if (g.mt_fileno < 0)
+		return dev_fail(dev, NSR_ERR_STATE,
+				"cannot find end of data (position unknown)");
+	if (tp_op(dev, MTBSF, 1) == 0 && tp_op(dev, MTFSF, 1) != 0)
+		return dev_sys(dev, "MTFSF");
+	if (g.mt_fileno == 0 && tp_rewind(dev) != NSR_OK)
+		return NSR_ERR_SYSTEM;
+	while (tp_op(dev, MTFSR, 1) == 0)
+		;
+	return NSR_OK;
+}
+
+/* tp_eod - space to end of data; if the driver then does not know the
+ * file number (a drive without SPACE residue), count the way there. */
 static int tp_eod(struct nsr_dev *dev)
 {
+	struct mtget g;
+
 	if (tp_op(dev, MTEOM, 1) != 0)
 		return dev_sys(dev, "MTEOM");
-	return NSR_OK;
+	if (tp_status(dev, &g) == NSR_OK && g.mt_fileno >= 0 &&
+	    g.mt_fileno < 0x7fffff && g.mt_blkno >= 0)
+		return NSR_OK;
+	return tp_eod_slow(dev);
 }
 
 /* tp_seek - rewind, FSF to the file, FSR to the record. */

@@ -162,25 +162,18 @@ static int vt_load(struct nsr_dev *dev, struct vtape *vt)
 	return NSR_OK;
 }
 
-/* vt_more - index the next entry: 1 if one was added, 0 at the end of
- * data (the index is then complete), or a negative error. */
-static int vt_more(struct nsr_dev *dev, struct vtape *vt)
+/* vt_more_hdr - index the entry at vt->end whose header is e (already
+ * read): 1 if added, 0 if it is not a whole entry (end of data), or a
+ * negative error. */
+static int vt_more_hdr(struct nsr_dev *dev, struct vtape *vt,
+		       const uint8_t *e)
 {
-	uint8_t e[VT_ENT], t[VT_ENT];
+	uint8_t t[VT_ENT];
 	uint64_t off = vt->end;
 	uint32_t kind, len;
-	ssize_t n;
 	int rc;
 
-	if (vt->complete)
-		return 0;
-	if (off + 2 * VT_ENT > vt->fsize)
-		goto done;
-	n = pread(vt->fd, e, VT_ENT, (off_t)off);
-	if (n < 0)
-		return dev_sys(dev, "read");
-	if (n != VT_ENT)
-		goto done;
+	NSR_UNUSED(dev);
 	kind = nsr_get_u32(e);
 	len = nsr_get_u32(e + 4);
 	if ((kind != VT_REC && kind != VT_FM) || (kind == VT_FM && len != 0) ||
@@ -196,6 +189,31 @@ done:
 	vt->complete = 1;
 	vt->torn = vt->end != vt->fsize;
 	return 0;
+}
+
+/* vt_more - index the next entry: 1 if one was added, 0 at the end of
+ * data (the index is then complete), or a negative error. */
+static int vt_more(struct nsr_dev *dev, struct vtape *vt)
+{
+	uint8_t e[VT_ENT];
+	ssize_t n;
+
+	if (vt->complete)
+		return 0;
+	if (vt->end + 2 * VT_ENT > vt->fsize) {
+		vt->complete = 1;
+		vt->torn = vt->end != vt->fsize;
+		return 0;
+	}
+	n = pread(vt->fd, e, VT_ENT, (off_t)vt->end);
+	if (n < 0)
+		return dev_sys(dev, "read");
+	if (n != VT_ENT) {
+		vt->complete = 1;
+		vt->torn = 1;
+		return 0;
+	}
+	return vt_more_hdr(dev, vt, e);
 }
 
 /* vt_have - make sure entry idx is indexed: 1 if it exists, 0 if it is
@@ -398,10 +416,10 @@ static int vt_read(struct nsr_dev *dev, void *p, size_t cap, size_t *got)
 {
 	struct vtape *vt = vt_of(dev);
 	const struct vt_ent *e;
-	uint8_t t[VT_ENT];
+	uint8_t t[2 * VT_ENT];
 	struct iovec iov[2];
-	ssize_t n;
-	int rc;
+	ssize_t n, want;
+	int rc, peek;
 
 	rc = vt_have(dev, vt, vt->pos);
 	if (rc <= 0)
@@ -414,12 +432,16 @@ static int vt_read(struct nsr_dev *dev, void *p, size_t cap, size_t *got)
 		return dev_fail(dev, NSR_ERR_TOOBIG,
 				"record of %" PRIu32 " bytes, buffer %zu",
 				e->len, cap);
+	/* Data, trailer and, while the index is still being built, the
+	 * next entry's header: one system call per record. */
+	peek = vt->pos == vt->nent && !vt->complete;
 	iov[0].iov_base = p;
 	iov[0].iov_len = e->len;
 	iov[1].iov_base = t;
-	iov[1].iov_len = VT_ENT;
+	iov[1].iov_len = peek ? 2 * VT_ENT : VT_ENT;
+	want = (ssize_t)(e->len + VT_ENT);
 	n = preadv(vt->fd, iov, 2, (off_t)(e->off + VT_ENT));
-	if (n != (ssize_t)(e->len + VT_ENT)) {
+	if (n < want) {
 		vt->pos--;
 		if (n >= 0)
 			return dev_fail(dev, NSR_ERR_IO, "short read");
@@ -431,6 +453,12 @@ static int vt_read(struct nsr_dev *dev, void *p, size_t cap, size_t *got)
 				"record trailer does not match its header");
 	}
 	*got = e->len;
+	if (peek && n == want + (ssize_t)VT_ENT &&
+	    vt->end + 2 * VT_ENT <= vt->fsize) {
+		rc = vt_more_hdr(dev, vt, t + VT_ENT);
+		if (rc < 0)
+			return rc;
+	}
 	return NSR_OK;
 }
 
