@@ -23,8 +23,10 @@
  * write carry first, then go on.
  *
  * Threads: a writer and its sessions may be used from several threads
- * (one thread per session); calls are serialised where they share a block.
- * A reader is used by one thread.
+ * (one thread per session); calls are serialised where they share a block
+ * (tape), and run in parallel on adv_file.  A reader is used by one
+ * thread.  On tape, sessions that are multiplexed share the fate of their
+ * blocks: end of medium hits all of them at once.
  *
  * Errors: NSR_OK or a negative nsr_err code.  Nothing here prints; every
  * object keeps the last failure in words (..._errmsg) and the label
@@ -177,7 +179,9 @@ int nsr_vol_session_end(struct nsr_vol_session *s,
 			const struct nsr_vol_sstail *tail,
 			struct nsr_vol_frag *frag);
 /* nsr_vol_session_eom - after NSR_ERR_EOM: fill *frag with the part on
- * this volume, append the unwritten rest to carry, free s. */
+ * this volume (synced first), append the unwritten rest to carry, free s.
+ * frag->size == 0 means nothing of this fragment reached the volume (not
+ * even its begin chunk): record no fragment for this volume. */
 int nsr_vol_session_eom(struct nsr_vol_session *s, struct nsr_vol_frag *frag,
 			struct nsr_buf *carry);
 /* nsr_vol_session_abort - stop without an end chunk (the reader reports
@@ -185,7 +189,9 @@ int nsr_vol_session_eom(struct nsr_vol_session *s, struct nsr_vol_frag *frag,
 void nsr_vol_session_abort(struct nsr_vol_session *s);
 
 /* Reader. */
-/* nsr_vol_data_fn - receives save-set bytes in order; non-zero stops. */
+/* nsr_vol_data_fn - receives save-set bytes in order.  Return 0 to go
+ * on; a negative nsr_err code stops the read, which returns that code
+ * (a positive value stops it with NSR_ERR_INVAL). */
 typedef int (*nsr_vol_data_fn)(void *arg, const void *p, size_t len);
 
 /* What a scan or a damaged read reports. */
