@@ -1,0 +1,558 @@
+/*
+ * handlers.c - the record procedures of nsrmmdbd: volumes, save sets,
+ * fragments and the database check, each mapped onto one mmdb call (or
+ * one transaction for the read-modify-write of MM_VOL_WRITTEN).
+ *
+ * Every write is committed by the engine (fsync'd) before the handler
+ * returns, so a reply of success always means "durable".  Every result
+ * string is non-NULL: the transport cannot encode NULL strings.
+ */
+#include "nsr/compat.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "nsr/log.h"
+#include "nsr/mmdb.h"
+#include "nsr/mmdb_clnt.h"
+#include "nsr/rpc.h"
+#include "nsr/rpc/nsrmmdb.h"
+#include "nsr/xmalloc.h"
+#include "mmdbd.h"
+
+#define CHECK_REPORT_MAX 65000 /* under the protocol's 65536 */
+
+/* mmdbd_status - fill st (message malloc'ed, never NULL). */
+void mmdbd_status(nsr_status *st, int code, const char *fmt, ...)
+{
+	va_list ap;
+	struct nsr_buf b;
+
+	nsr_buf_init(&b, 0);
+	va_start(ap, fmt);
+	if (nsr_buf_vaddf(&b, fmt, ap) != NSR_OK)
+		nsr_fatal("out of memory");
+	va_end(ap);
+	free(st->msg);
+	st->code = code;
+	st->msg = nsr_buf_detach(&b, NULL);
+}
+
+/* hint - what an administrator can do about an engine error, or "". */
+static const char *hint(int rc)
+{
+	switch (rc) {
+	case NSR_ERR_STATE:
+		return "; the media database stopped accepting work after an "
+		       "I/O error: fix the cause, then restart nsrmmdbd (it "
+		       "recovers from its log)";
+	case NSR_ERR_NOSPACE:
+		return "; the file system holding the media database is full";
+	case NSR_ERR_CORRUPT:
+	case NSR_ERR_CHECKSUM:
+		return "; the media database is damaged: run nsrmmdbd -t to "
+		       "check it";
+	case NSR_ERR_IO:
+		return "; see the system log for disk errors";
+	default:
+		return "";
+	}
+}
+
+/* mmdbd_db_status - st for a failed engine call. */
+void mmdbd_db_status(nsr_status *st, int rc, const char *fmt, ...)
+{
+	va_list ap;
+	struct nsr_buf b;
+
+	nsr_buf_init(&b, 0);
+	va_start(ap, fmt);
+	if (nsr_buf_vaddf(&b, fmt, ap) != NSR_OK)
+		nsr_fatal("out of memory");
+	va_end(ap);
+	if (nsr_buf_addf(&b, ": %s%s", nsr_strerror(rc), hint(rc)) != NSR_OK)
+		nsr_fatal("out of memory");
+	if (rc == NSR_ERR_STATE || rc == NSR_ERR_IO || rc == NSR_ERR_NOSPACE ||
+	    rc == NSR_ERR_CORRUPT || rc == NSR_ERR_CHECKSUM)
+		nsr_log(NSR_LOG_ERROR, "%s", b.data);
+	free(st->msg);
+	st->code = rc;
+	st->msg = nsr_buf_detach(&b, NULL);
+}
+
+/* hexid - 32 hex digits of a volid into buf (>= 33 bytes). */
+static const char *hexid(const uint8_t *id, char *buf)
+{
+	for (int i = 0; i < 16; i++)
+		snprintf(buf + 2 * i, 3, "%02x", id[i]);
+	return buf;
+}
+
+/* begin - take the life lock; 0, or -1 with st set when stopping. */
+static int begin(nsr_status *st)
+{
+	pthread_rwlock_rdlock(&g_mmdbd.life);
+	if (g_mmdbd.db)
+		return 0;
+	pthread_rwlock_unlock(&g_mmdbd.life);
+	mmdbd_status(st, NSR_ERR_AGAIN,
+		     "nsrmmdbd is shutting down: retry once it is restarted");
+	return -1;
+}
+
+/* end - release the life lock. */
+static void end(void)
+{
+	pthread_rwlock_unlock(&g_mmdbd.life);
+}
+
+/* vol_reply - fill a volume result (empty strings for no volume). */
+static void vol_reply(mm_vol_res *r, const struct mmdb_volume *v)
+{
+	static const struct mmdb_volume none;
+
+	if (mmdb_clnt_vol_to_wire(v ? v : &none, &r->vol) != NSR_OK)
+		nsr_fatal("out of memory");
+	if (!r->st.msg)
+		mmdbd_status(&r->st, NSR_OK, "%s", "");
+}
+
+/* vol_get - MM_VOL_GET. */
+static int vol_get(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
+{
+	mm_name_args *a = args;
+	mm_vol_res *r = res;
+	struct mmdb_volume v;
+	int rc;
+
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(call);
+	if (begin(&r->st)) {
+		vol_reply(r, NULL);
+		return NSR_OK;
+	}
+	rc = mmdb_vol_get(g_mmdbd.db, a->name, &v);
+	end();
+	if (rc == NSR_ERR_NOTFOUND)
+		mmdbd_status(&r->st, rc,
+			     "volume %s is not in the media database", a->name);
+	else if (rc)
+		mmdbd_db_status(&r->st, rc, "cannot read volume %s", a->name);
+	vol_reply(r, rc ? NULL : &v);
+	return NSR_OK;
+}
+
+/* vol_get_by_id - MM_VOL_GET_BY_ID. */
+static int vol_get_by_id(void *ctx, void *args, void *res,
+			 struct nsr_rpc_call *call)
+{
+	const uint8_t *id = args;
+	mm_vol_res *r = res;
+	struct mmdb_volume v;
+	char hex[33];
+	int rc;
+
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(call);
+	if (begin(&r->st)) {
+		vol_reply(r, NULL);
+		return NSR_OK;
+	}
+	rc = mmdb_vol_get_by_id(g_mmdbd.db, id, &v);
+	end();
+	if (rc == NSR_ERR_NOTFOUND)
+		mmdbd_status(&r->st, rc, "no volume with volume id %s is in "
+			     "the media database", hexid(id, hex));
+	else if (rc)
+		mmdbd_db_status(&r->st, rc, "cannot read volume id %s",
+				hexid(id, hex));
+	vol_reply(r, rc ? NULL : &v);
+	return NSR_OK;
+}
+
+/* vol_put - MM_VOL_PUT. */
+static int vol_put(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
+{
+	nsr_void_res *r = res;
+	struct mmdb_volume v;
+	int rc;
+
+	NSR_UNUSED(ctx);
+	if (mmdb_clnt_vol_from_wire(args, &v) != NSR_OK) {
+		mmdbd_status(&r->st, NSR_ERR_INVAL, "volume record from %s has "
+			     "a field longer than the media database allows",
+			     nsr_rpc_call_peer(call));
+		return NSR_OK;
+	}
+	if (begin(&r->st))
+		return NSR_OK;
+	rc = mmdb_vol_put(g_mmdbd.db, NULL, &v);
+	end();
+	if (rc == NSR_ERR_EXISTS)
+		mmdbd_status(&r->st, rc, "cannot store volume %s: its volume "
+			     "id belongs to another volume", v.name);
+	else if (rc)
+		mmdbd_db_status(&r->st, rc, "cannot store volume %s", v.name);
+	else
+		mmdbd_status(&r->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}
+
+/* vol_delete - MM_VOL_DELETE. */
+static int vol_delete(void *ctx, void *args, void *res,
+		      struct nsr_rpc_call *call)
+{
+	mm_name_args *a = args;
+	nsr_void_res *r = res;
+	int rc;
+
+	NSR_UNUSED(ctx);
+	if (begin(&r->st))
+		return NSR_OK;
+	rc = mmdb_vol_delete(g_mmdbd.db, NULL, a->name);
+	end();
+	if (rc == NSR_ERR_NOTFOUND)
+		mmdbd_status(&r->st, rc,
+			     "volume %s is not in the media database", a->name);
+	else if (rc)
+		mmdbd_db_status(&r->st, rc, "cannot delete volume %s", a->name);
+	else {
+		nsr_info("volume %s deleted by %s", a->name,
+			 nsr_rpc_call_peer(call));
+		mmdbd_status(&r->st, NSR_OK, "%s", "");
+	}
+	return NSR_OK;
+}
+
+/*
+ * Serialises MM_VOL_WRITTEN from read to durable commit.  The engine's
+ * reads see committed state only and it has no read inside a write
+ * transaction; with group commit the writer slot may pass to the next
+ * transaction before the previous one is visible, so the writer slot
+ * alone would let two updates read the same old count.
+ */
+static pthread_mutex_t written_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* vol_written_txn - the read-modify-write of MM_VOL_WRITTEN in one
+ * transaction, under written_lock. */
+static int vol_written_txn(const mm_vol_written_args *a,
+			   struct mmdb_volume *v)
+{
+	struct mmdb_txn *txn = NULL;
+	int rc;
+
+	pthread_mutex_lock(&written_lock);
+	rc = mmdb_txn_begin(g_mmdbd.db, &txn);
+	if (rc)
+		goto out;
+	rc = mmdb_vol_get_by_id(g_mmdbd.db, (const uint8_t *)a->volid, v);
+	if (rc)
+		goto out;
+	v->written += a->add_written;
+	v->flags |= a->set_flags & MMDB_VOL_ALLFLAGS;
+	/* The append position only moves forward. */
+	if (a->next_file > v->next_file ||
+	    (a->next_file == v->next_file && a->next_record > v->next_record)) {
+		v->next_file = a->next_file;
+		v->next_record = a->next_record;
+	}
+	rc = mmdb_vol_put(g_mmdbd.db, txn, v);
+	if (rc)
+		goto out;
+	rc = mmdb_txn_commit(txn);
+	txn = NULL;
+out:
+	mmdb_txn_abort(txn);
+	pthread_mutex_unlock(&written_lock);
+	return rc;
+}
+
+/* vol_written - MM_VOL_WRITTEN. */
+static int vol_written(void *ctx, void *args, void *res,
+		       struct nsr_rpc_call *call)
+{
+	mm_vol_written_args *a = args;
+	nsr_void_res *r = res;
+	struct mmdb_volume v;
+	char hex[33];
+	int rc;
+
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(call);
+	if (begin(&r->st))
+		return NSR_OK;
+	memset(&v, 0, sizeof(v));
+	rc = vol_written_txn(a, &v);
+	end();
+	if (rc == NSR_ERR_NOTFOUND)
+		mmdbd_status(&r->st, rc, "no volume with volume id %s is in "
+			     "the media database", hexid((const uint8_t *)a->volid, hex));
+	else if (rc)
+		mmdbd_db_status(&r->st, rc, "cannot update written bytes of "
+				"volume %s", v.name[0] ? v.name
+						       : hexid((const uint8_t *)a->volid, hex));
+	else
+		mmdbd_status(&r->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}
+
+/* ss_create - MM_SS_CREATE. */
+static int ss_create(void *ctx, void *args, void *res,
+		     struct nsr_rpc_call *call)
+{
+	mm_ss_create_res *r = res;
+	struct mmdb_saveset ss;
+	uint32_t cloneid = 0;
+	int rc;
+
+	NSR_UNUSED(ctx);
+	if (mmdb_clnt_ss_from_wire(args, &ss) != NSR_OK) {
+		mmdbd_status(&r->st, NSR_ERR_INVAL, "save set record from %s "
+			     "has a field out of range (name, client, level or "
+			     "dependents)", nsr_rpc_call_peer(call));
+		return NSR_OK;
+	}
+	if (begin(&r->st))
+		return NSR_OK;
+	rc = mmdb_ss_create(g_mmdbd.db, NULL, &ss, 0, &cloneid);
+	end();
+	if (rc) {
+		mmdbd_db_status(&r->st, rc, "cannot create save set %s:%s",
+				ss.client, ss.name);
+		return NSR_OK;
+	}
+	r->ssid = ss.ssid;
+	r->cloneid = cloneid;
+	memcpy(r->longid, ss.longid, sizeof(r->longid));
+	mmdbd_status(&r->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}
+
+/* ss_update - MM_SS_UPDATE. */
+static int ss_update(void *ctx, void *args, void *res,
+		     struct nsr_rpc_call *call)
+{
+	nsr_void_res *r = res;
+	struct mmdb_saveset ss;
+	int rc;
+
+	NSR_UNUSED(ctx);
+	if (mmdb_clnt_ss_from_wire(args, &ss) != NSR_OK) {
+		mmdbd_status(&r->st, NSR_ERR_INVAL, "save set record from %s "
+			     "has a field out of range (name, client, level or "
+			     "dependents)", nsr_rpc_call_peer(call));
+		return NSR_OK;
+	}
+	if (begin(&r->st))
+		return NSR_OK;
+	rc = mmdb_ss_update(g_mmdbd.db, NULL, &ss);
+	end();
+	if (rc == NSR_ERR_NOTFOUND)
+		mmdbd_status(&r->st, rc, "save set %u is not in the media "
+			     "database", ss.ssid);
+	else if (rc)
+		mmdbd_db_status(&r->st, rc, "cannot update save set %u",
+				ss.ssid);
+	else
+		mmdbd_status(&r->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}
+
+/* ss_get - MM_SS_GET. */
+static int ss_get(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
+{
+	static const struct mmdb_saveset none;
+	u_int ssid = *(u_int *)args;
+	mm_ss_res *r = res;
+	struct mmdb_saveset ss;
+	int rc = NSR_ERR_AGAIN;
+
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(call);
+	if (!begin(&r->st)) {
+		rc = mmdb_ss_get(g_mmdbd.db, ssid, &ss);
+		end();
+		if (rc == NSR_ERR_NOTFOUND)
+			mmdbd_status(&r->st, rc, "save set %u is not in the "
+				     "media database", ssid);
+		else if (rc)
+			mmdbd_db_status(&r->st, rc, "cannot read save set %u",
+					ssid);
+		else
+			mmdbd_status(&r->st, NSR_OK, "%s", "");
+	}
+	if (mmdb_clnt_ss_to_wire(rc ? &none : &ss, &r->ss) != NSR_OK)
+		nsr_fatal("out of memory");
+	return NSR_OK;
+}
+
+/* ss_delete - MM_SS_DELETE. */
+static int ss_delete(void *ctx, void *args, void *res,
+		     struct nsr_rpc_call *call)
+{
+	u_int ssid = *(u_int *)args;
+	nsr_void_res *r = res;
+	int rc;
+
+	NSR_UNUSED(ctx);
+	if (begin(&r->st))
+		return NSR_OK;
+	rc = mmdb_ss_delete(g_mmdbd.db, NULL, ssid);
+	end();
+	if (rc == NSR_ERR_NOTFOUND)
+		mmdbd_status(&r->st, rc, "save set %u is not in the media "
+			     "database", ssid);
+	else if (rc)
+		mmdbd_db_status(&r->st, rc, "cannot delete save set %u", ssid);
+	else {
+		nsr_info("save set %u deleted by %s", ssid,
+			 nsr_rpc_call_peer(call));
+		mmdbd_status(&r->st, NSR_OK, "%s", "");
+	}
+	return NSR_OK;
+}
+
+/* frag_add - MM_FRAG_ADD. */
+static int frag_add(void *ctx, void *args, void *res,
+		    struct nsr_rpc_call *call)
+{
+	nsr_void_res *r = res;
+	struct mmdb_fragment f;
+	char hex[33];
+	int rc;
+
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(call);
+	mmdb_clnt_frag_from_wire(args, &f);
+	if (begin(&r->st))
+		return NSR_OK;
+	rc = mmdb_frag_add(g_mmdbd.db, NULL, &f);
+	end();
+	if (rc == NSR_ERR_NOTFOUND)
+		mmdbd_status(&r->st, rc, "cannot record fragment %u of save "
+			     "set %u/%u: the save set, its clone or volume id %s "
+			     "is not in the media database", f.seq, f.ssid,
+			     f.cloneid, hexid(f.volid, hex));
+	else if (rc)
+		mmdbd_db_status(&r->st, rc, "cannot record fragment %u of save "
+				"set %u/%u", f.seq, f.ssid, f.cloneid);
+	else
+		mmdbd_status(&r->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}
+
+/* frag_list - MM_FRAG_LIST. */
+static int frag_list(void *ctx, void *args, void *res,
+		     struct nsr_rpc_call *call)
+{
+	u_int ssid = *(u_int *)args;
+	mm_frag_list_res *r = res;
+	struct mmdb_fragment *f;
+	size_t n = 0;
+	int rc;
+
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(call);
+	if (begin(&r->st))
+		return NSR_OK;
+	f = nsr_xcalloc(MMDB_FRAGS_MAX, sizeof(*f));
+	rc = mmdb_frag_list(g_mmdbd.db, ssid, f, MMDB_FRAGS_MAX, &n);
+	end();
+	if (rc == NSR_ERR_NOTFOUND)
+		mmdbd_status(&r->st, rc, "save set %u is not in the media "
+			     "database", ssid);
+	else if (rc)
+		mmdbd_db_status(&r->st, rc, "cannot list the fragments of "
+				"save set %u", ssid);
+	else {
+		n = NSR_MIN(n, (size_t)MMDB_FRAGS_MAX);
+		r->frags.frags_val = nsr_xcalloc(n + 1, sizeof(mm_fragment));
+		for (size_t i = 0; i < n; i++)
+			mmdb_clnt_frag_to_wire(&f[i], &r->frags.frags_val[i]);
+		r->frags.frags_len = (u_int)n;
+		mmdbd_status(&r->st, NSR_OK, "%s", "");
+	}
+	free(f);
+	return NSR_OK;
+}
+
+/* check - MM_CHECK: run the engine's check, report bounded. */
+static int check(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
+{
+	mm_check_res *r = res;
+	struct nsr_buf rep;
+	int rc;
+
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(args);
+	nsr_buf_init(&rep, 0);
+	if (begin(&r->st)) {
+		r->report = nsr_xstrdup("");
+		nsr_buf_release(&rep);
+		return NSR_OK;
+	}
+	rc = mmdb_check(g_mmdbd.db, &rep);
+	end();
+	if (rep.len > CHECK_REPORT_MAX) {
+		nsr_buf_setlen(&rep, CHECK_REPORT_MAX);
+		nsr_buf_addstr(&rep, "\n... (report truncated)\n");
+	}
+	nsr_info("media database check requested by %s: %s",
+		 nsr_rpc_call_peer(call), rc ? nsr_strerror(rc) : "ok");
+	if (rc == NSR_ERR_CORRUPT)
+		mmdbd_status(&r->st, rc, "the media database %s is damaged; "
+			     "see the report", g_mmdbd.dir);
+	else if (rc)
+		mmdbd_db_status(&r->st, rc, "cannot check the media database "
+				"%s", g_mmdbd.dir);
+	else
+		mmdbd_status(&r->st, NSR_OK, "%s", "");
+	r->report = nsr_buf_detach(&rep, NULL);
+	return NSR_OK;
+}
+
+#define PROC(num, name, xa, sa, xr, sr, fn) \
+	{num, name, NSR_XDR(xa), sa, NSR_XDR(xr), sr, fn, 0}
+
+static const struct nsr_rpc_proc mmdbd_procs[] = {
+	PROC(MM_VOL_GET, "vol_get", xdr_mm_name_args, sizeof(mm_name_args),
+	     xdr_mm_vol_res, sizeof(mm_vol_res), vol_get),
+	PROC(MM_VOL_GET_BY_ID, "vol_get_by_id", xdr_mm_volid,
+	     sizeof(mm_volid), xdr_mm_vol_res, sizeof(mm_vol_res),
+	     vol_get_by_id),
+	PROC(MM_VOL_PUT, "vol_put", xdr_mm_volume, sizeof(mm_volume),
+	     xdr_nsr_void_res, sizeof(nsr_void_res), vol_put),
+	PROC(MM_VOL_DELETE, "vol_delete", xdr_mm_name_args,
+	     sizeof(mm_name_args), xdr_nsr_void_res, sizeof(nsr_void_res),
+	     vol_delete),
+	PROC(MM_VOL_WRITTEN, "vol_written", xdr_mm_vol_written_args,
+	     sizeof(mm_vol_written_args), xdr_nsr_void_res,
+	     sizeof(nsr_void_res), vol_written),
+	PROC(MM_SS_CREATE, "ss_create", xdr_mm_saveset, sizeof(mm_saveset),
+	     xdr_mm_ss_create_res, sizeof(mm_ss_create_res), ss_create),
+	PROC(MM_SS_UPDATE, "ss_update", xdr_mm_saveset, sizeof(mm_saveset),
+	     xdr_nsr_void_res, sizeof(nsr_void_res), ss_update),
+	PROC(MM_SS_GET, "ss_get", xdr_u_int, sizeof(u_int), xdr_mm_ss_res,
+	     sizeof(mm_ss_res), ss_get),
+	PROC(MM_SS_DELETE, "ss_delete", xdr_u_int, sizeof(u_int),
+	     xdr_nsr_void_res, sizeof(nsr_void_res), ss_delete),
+	PROC(MM_FRAG_ADD, "frag_add", xdr_mm_fragment, sizeof(mm_fragment),
+	     xdr_nsr_void_res, sizeof(nsr_void_res), frag_add),
+	PROC(MM_FRAG_LIST, "frag_list", xdr_u_int, sizeof(u_int),
+	     xdr_mm_frag_list_res, sizeof(mm_frag_list_res), frag_list),
+	PROC(MM_QUERY_OPEN, "query_open", xdr_mm_query_args,
+	     sizeof(mm_query_args), xdr_nsr_void_res, sizeof(nsr_void_res),
+	     mmdbd_query_open),
+	PROC(MM_QUERY_NEXT, "query_next", xdr_mm_next_args,
+	     sizeof(mm_next_args), xdr_mm_next_res, sizeof(mm_next_res),
+	     mmdbd_query_next),
+	PROC(MM_CHECK, "check", xdr_void, 0, xdr_mm_check_res,
+	     sizeof(mm_check_res), check),
+};
+
+const struct nsr_rpc_prog mmdbd_progs[1] = {
+	{NSRMMDBD_PROG, NSRMMDBD_V1, mmdbd_procs,
+	 NSR_ARRAY_SIZE(mmdbd_procs), &g_mmdbd},
+};

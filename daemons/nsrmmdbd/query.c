@@ -1,0 +1,222 @@
+/*
+ * query.c - MM_QUERY_OPEN / MM_QUERY_NEXT: mminfo queries evaluated on the
+ * server and streamed in bounded batches.
+ *
+ * Owns the per-connection query state: the parsed query (the cursor
+ * points into it) and the engine cursor.  The state lives in the
+ * connection's data slot and in the g_mmdbd.queries list, so the stop path
+ * can end every cursor before the database is closed.  Memory per
+ * connection is one parsed query plus one batch, however many rows match.
+ */
+#include "nsr/compat.h"
+
+#include "nsr/err.h"
+#include "nsr/log.h"
+#include "nsr/mmdb.h"
+#include "nsr/mmdb_clnt.h"
+#include "nsr/rpc.h"
+#include "nsr/rpc/nsrmmdb.h"
+#include "nsr/xmalloc.h"
+#include "mmdbd.h"
+#include "qparse.h"
+
+struct mmdbd_query {
+	struct mmdbd_query *next, *prev;	/* g_mmdbd.queries */
+	struct mmdbd_qparse *parsed;		/* NULL when none open */
+	struct mmdb_cursor *cur;		/* NULL when none open */
+	int volumes;
+	uint64_t rows;				/* returned so far */
+};
+
+/* reset - end the open query of q (qlock held). */
+static void reset(struct mmdbd_query *q)
+{
+	mmdb_cursor_free(q->cur);
+	q->cur = NULL;
+	mmdbd_qparse_free(q->parsed);
+	q->parsed = NULL;
+	q->rows = 0;
+}
+
+/* destroy - connection closed: unlist and free its query state. */
+static void destroy(void *data)
+{
+	struct mmdbd_query *q = data;
+
+	pthread_mutex_lock(&g_mmdbd.qlock);
+	reset(q);
+	if (q->prev)
+		q->prev->next = q->next;
+	else
+		g_mmdbd.queries = q->next;
+	if (q->next)
+		q->next->prev = q->prev;
+	pthread_mutex_unlock(&g_mmdbd.qlock);
+	free(q);
+}
+
+/* conn_query - this connection's query state, created on first use. */
+static struct mmdbd_query *conn_query(struct nsr_rpc_call *call)
+{
+	struct mmdbd_query *q = nsr_rpc_call_conn_data(call);
+
+	if (q)
+		return q;
+	q = nsr_xcalloc(1, sizeof(*q));
+	pthread_mutex_lock(&g_mmdbd.qlock);
+	q->next = g_mmdbd.queries;
+	if (q->next)
+		q->next->prev = q;
+	g_mmdbd.queries = q;
+	pthread_mutex_unlock(&g_mmdbd.qlock);
+	nsr_rpc_call_set_conn_data(call, q, destroy);
+	return q;
+}
+
+/* mmdbd_query_close_all - end every cursor (stop path). */
+void mmdbd_query_close_all(void)
+{
+	pthread_mutex_lock(&g_mmdbd.qlock);
+	for (struct mmdbd_query *q = g_mmdbd.queries; q; q = q->next)
+		reset(q);
+	pthread_mutex_unlock(&g_mmdbd.qlock);
+}
+
+/* open_cursor - parse text and open the cursor into q (life held). */
+static int open_cursor(struct mmdbd_query *q, const mm_query_args *a,
+		       nsr_status *st)
+{
+	struct mmdbd_qparse *p = NULL;
+	struct mmdb_cursor *cur = NULL;
+	char err[1024];
+	int rc;
+
+	err[0] = '\0';
+	rc = mmdbd_qparse(a->query, a->volumes, a->now, &p, err, sizeof(err));
+	if (rc) {
+		mmdbd_status(st, rc, "%s", err[0] ? err : nsr_strerror(rc));
+		return rc;
+	}
+	if (a->volumes)
+		rc = mmdb_vol_query(g_mmdbd.db, mmdbd_qparse_query(p), 0, &cur);
+	else
+		rc = mmdb_ss_query(g_mmdbd.db, mmdbd_qparse_query(p), 0, &cur);
+	if (rc == NSR_ERR_INVAL) {
+		mmdbd_status(st, rc, "query \"%s\" cannot be evaluated%s",
+			     a->query, a->volumes ? " on volumes: use only "
+			     "volume attributes" : "");
+	} else if (rc) {
+		mmdbd_db_status(st, rc, "cannot start query \"%s\"", a->query);
+	}
+	if (rc) {
+		mmdbd_qparse_free(p);
+		return rc;
+	}
+	pthread_mutex_lock(&g_mmdbd.qlock);
+	reset(q);
+	q->parsed = p;
+	q->cur = cur;
+	q->volumes = a->volumes ? 1 : 0;
+	pthread_mutex_unlock(&g_mmdbd.qlock);
+	return NSR_OK;
+}
+
+/* mmdbd_query_open - MM_QUERY_OPEN: replace this connection's query. */
+int mmdbd_query_open(void *ctx, void *args, void *res,
+		     struct nsr_rpc_call *call)
+{
+	mm_query_args *a = args;
+	nsr_void_res *r = res;
+	struct mmdbd_query *q = conn_query(call);
+
+	NSR_UNUSED(ctx);
+	pthread_mutex_lock(&g_mmdbd.qlock);
+	reset(q);
+	pthread_mutex_unlock(&g_mmdbd.qlock);
+	pthread_rwlock_rdlock(&g_mmdbd.life);
+	if (!g_mmdbd.db)
+		mmdbd_status(&r->st, NSR_ERR_AGAIN, "nsrmmdbd is shutting "
+			     "down: retry once it is restarted");
+	else if (open_cursor(q, a, &r->st) == NSR_OK)
+		mmdbd_status(&r->st, NSR_OK, "%s", "");
+	pthread_rwlock_unlock(&g_mmdbd.life);
+	return NSR_OK;
+}
+
+/* next_rows - up to max save set rows into r; *done at the end. */
+static int next_rows(struct mmdbd_query *q, u_int max, mm_next_res *r)
+{
+	struct mmdb_ss_row row;
+	int rc = 0;
+
+	r->rows.rows_val = nsr_xcalloc(max + 1, sizeof(mm_row));
+	while (r->rows.rows_len < max) {
+		rc = mmdb_ss_next(q->cur, &row);
+		if (rc <= 0)
+			break;
+		if (mmdb_clnt_row_to_wire(&row,
+					  &r->rows.rows_val[r->rows.rows_len]))
+			nsr_fatal("out of memory");
+		r->rows.rows_len++;
+	}
+	r->done = rc == 0 ? TRUE : FALSE;
+	return rc < 0 ? rc : NSR_OK;
+}
+
+/* next_vols - up to max volumes into r; *done at the end. */
+static int next_vols(struct mmdbd_query *q, u_int max, mm_next_res *r)
+{
+	struct mmdb_volume v;
+	int rc = 0;
+
+	r->vols.vols_val = nsr_xcalloc(max + 1, sizeof(mm_volume));
+	while (r->vols.vols_len < max) {
+		rc = mmdb_vol_next(q->cur, &v);
+		if (rc <= 0)
+			break;
+		if (mmdb_clnt_vol_to_wire(&v,
+					  &r->vols.vols_val[r->vols.vols_len]))
+			nsr_fatal("out of memory");
+		r->vols.vols_len++;
+	}
+	r->done = rc == 0 ? TRUE : FALSE;
+	return rc < 0 ? rc : NSR_OK;
+}
+
+/* mmdbd_query_next - MM_QUERY_NEXT: the next batch of the open query. */
+int mmdbd_query_next(void *ctx, void *args, void *res,
+		     struct nsr_rpc_call *call)
+{
+	mm_next_args *a = args;
+	mm_next_res *r = res;
+	struct mmdbd_query *q = nsr_rpc_call_conn_data(call);
+	u_int max = NSR_MIN(NSR_MAX(a->max, 1u), (u_int)MM_BATCH_MAX);
+	int rc;
+
+	NSR_UNUSED(ctx);
+	pthread_rwlock_rdlock(&g_mmdbd.life);
+	/* Only this connection's thread and the stop path (which holds life
+	 * for writing) touch q->cur, so no qlock is needed here. */
+	if (!q || !q->cur) {
+		mmdbd_status(&r->st, NSR_ERR_STATE, "no query is open on this "
+			     "connection (open one first; a restarted "
+			     "nsrmmdbd forgets it)");
+		pthread_rwlock_unlock(&g_mmdbd.life);
+		return NSR_OK;
+	}
+	rc = q->volumes ? next_vols(q, max, r) : next_rows(q, max, r);
+	q->rows += q->volumes ? r->vols.vols_len : r->rows.rows_len;
+	if (rc) {
+		mmdbd_db_status(&r->st, rc, "query failed after %llu rows",
+				(unsigned long long)q->rows);
+	} else {
+		mmdbd_status(&r->st, NSR_OK, "%s", "");
+	}
+	if (rc || r->done) {
+		pthread_mutex_lock(&g_mmdbd.qlock);
+		reset(q);
+		pthread_mutex_unlock(&g_mmdbd.qlock);
+	}
+	pthread_rwlock_unlock(&g_mmdbd.life);
+	return NSR_OK;
+}

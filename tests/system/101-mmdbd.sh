@@ -1,0 +1,115 @@
+#!/bin/bash
+# 101-mmdbd: nsrmmdbd serves the media database; records made through the
+# client library come back from mminfo in NetWorker's layouts, compared
+# with checked-in golden files; mistakes in queries and reports are
+# pointed at; the daemon's own query parser and batching work; concurrent
+# written-byte updates of one volume are never lost.
+. "$(dirname "$0")/lib.sh"
+nsr_setup 101-mmdbd
+export TZ=UTC
+GOLDEN=${NSR_SRC:?}/tests/system/golden
+T=$BIN/mmdb_testclnt
+# Sanitizer reports of every program below land here (checked at the end).
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$ROOT/asan"
+
+nsr_start nsrexecd
+nsr_start nsrmmdbd
+check "nsrmmdbd is running" test -s "$ROOT/logs/nsrmmdbd.pid"
+check "populate a datazone through the client library" "$T" populate
+
+# golden NAME ARGS... - mminfo ARGS must print golden/mminfo-NAME.txt.
+golden() {
+	local name=$1; shift
+	local out="$ROOT/mminfo-$name.out"
+	if ! "$BIN/mminfo" "$@" >"$out" 2>&1; then
+		fail "mminfo $* (exit status)"; cat "$out"; return
+	fi
+	if [ -n "${NSR_GOLDEN_UPDATE:-}" ]; then
+		cp "$out" "$GOLDEN/mminfo-$name.txt"
+	fi
+	if diff -u "$GOLDEN/mminfo-$name.txt" "$out"; then
+		ok "mminfo $* matches golden/mminfo-$name.txt"
+	else
+		fail "mminfo $* differs from golden/mminfo-$name.txt"
+	fi
+}
+
+golden default-all -a -ot
+golden verbose -av -oct -q 'client=db02'
+golden media -m
+golden media-notfull -a -r 'volume,%used,pool,location' -q '!full'
+golden custom -r 'volume(12),client,name,level,totalsize' -ot \
+	-q 'client=mail.example.com,client=app01' -q 'level=incr'
+golden range -r 'client,name,savetime(22)' -ot \
+	-q 'savetime>=06/04/2024,savetime<06/04/2024 06:00'
+golden incomplete -av -q incomplete -r 'client,name,ssflags'
+golden volume TAPE0043 -ot -r 'volume,client,name,sumsize'
+golden size -ol -q 'totalsize>1GB' -r 'name,client,totalsize'
+golden csv -ot -xc, -r 'client,name,level,totalsize' -N /etc
+golden json -ot -xj -r 'client,name,totalsize,suspect' -c db02 -t '06/04/2024 12:00'
+golden frags -V -ot -q 'client=db02,savetime<06/04/2024'
+golden super -S -q 'ssid=14,ssid=18'
+out=$("$BIN/mminfo" -m -q 'client=db02' 2>&1); rc=$?
+check "a save set attribute in a media report fails (exit $rc)" test $rc -eq 1
+check "and says why: $out" grep -q "only volume attributes" <<<"$out"
+
+# What a user gets wrong.
+out=$("$BIN/mminfo" -q 'clinet=db02' 2>&1); rc=$?
+check "unknown attribute: exit 2" test $rc -eq 2
+check "unknown attribute is named" grep -q "clinet" <<<"$out"
+check "and pointed at with carets" grep -q '^  \^\^\^\^\^\^' <<<"$out"
+out=$("$BIN/mminfo" -q 'savetime>=the day after' 2>&1); rc=$?
+check "bad time: exit 2 and a message" test $rc -eq 2 -a -n "$out"
+out=$("$BIN/mminfo" -r 'volume,bogus' 2>&1); rc=$?
+check "unknown report attribute: exit 2" test $rc -eq 2
+check "names it" grep -q "bogus" <<<"$out"
+out=$("$BIN/mminfo" -o tz 2>&1); rc=$?
+check "bad order letter: exit 2" test $rc -eq 2
+out=$("$BIN/mminfo" -q 'client=nobody' 2>&1 >/dev/null); rc=$?
+check "no match: exit 1" test $rc -eq 1
+check "no match: NetWorker's message on stderr" \
+	test "$out" = "mminfo: no matches found for the query"
+out=$("$BIN/mminfo" 2>&1 >/dev/null); rc=$?
+check "default report: only the last 24 hours (nothing here)" \
+	test $rc -eq 1 -a "$out" = "mminfo: no matches found for the query"
+check "add save sets completed 1 hour and 2 days ago" "$T" recent
+out=$("$BIN/mminfo" 2>&1); rc=$?
+check "default report shows the recent one only (exit $rc)" \
+	test $rc -eq 0 -a "$(wc -l <<<"$out")" -eq 2
+check "that is /recent" grep -q ' /recent$' <<<"$out"
+check "-a shows the older one too" \
+	test "$("$BIN/mminfo" -a -q 'client=web01.example.com,name=/older' | wc -l)" -eq 2
+check "mminfo --help exits 0" "$BIN/mminfo" --help
+
+# The daemon parses and streams by itself (any client, not just mminfo).
+out=$("$T" query 'client=db02' 2>&1)
+check "server-side query streams in batches: $out" \
+	test "$out" = "10 rows in 2 batches"
+out=$("$T" query '' 2>&1)
+check "empty query matches every row: $out" test "$out" = "42 rows in 7 batches"
+out=$("$T" query 'pool=Offsite' vol 2>&1)
+check "volume query: $out" test "$out" = "1 rows in 1 batches"
+out=$("$T" query 'client=x,=5' 2>&1); rc=$?
+check "server-side syntax error fails" test $rc -ne 0
+check "and the message shows the query and column: $out" \
+	grep -q 'query "client=x,=5": column 10: ' <<<"$out"
+out=$("$T" query 'client=db02' vol 2>&1); rc=$?
+check "save set attribute in a volume query is refused" \
+	test $rc -ne 0 -a -n "$out"
+
+# MM_VOL_WRITTEN is one read-modify-write: 4 x 100 concurrent updates.
+before=$("$T" written DD01.001 0 1)
+after=$("$T" written DD01.001 100 4)
+check "concurrent written-byte updates all counted ($before + 400 = $after)" \
+	test $((before + 400)) -eq "$after"
+
+out=$("$T" check 2>&1)
+check "MM_CHECK: the database is consistent" grep -q "^consistent" <<<"$out"
+
+# An orderly stop: the database closes, nothing leaks.
+pid=$(cat "$ROOT/logs/nsrmmdbd.pid")
+kill -TERM "$pid"
+for i in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+check "nsrmmdbd stopped on SIGTERM" grep -q "nsrmmdbd\[$pid\]: info: stopped" "$ROOT/logs/daemon.log"
+check "no sanitizer reports" test -z "$(ls "$ROOT"/asan.* 2>/dev/null)"
+nsr_done
