@@ -15,7 +15,8 @@
 #define GB (1ULL << 30)
 #define MB (1ULL << 20)
 
-/* Two save sets on one Data Domain volume, the second one incremental. */
+/* make_rows - two save sets on one Data Domain volume, the second one
+ * incremental. */
 static void make_rows(struct mmdb_ss_row rows[2])
 {
 	memset(rows, 0, 2 * sizeof(rows[0]));

@@ -270,8 +270,11 @@ static void test_wrap(void **state)
 			    "/bbbbbbbbbbbbbbbb,\n"
 			    "                              /cccccccccccccccc, "
 			    "/dddddddddddddddd;\n\n");
-	for (char *p = b.data; (nl = strchr(p, '\n')) != NULL; p = nl + 1)
+	for (char *p = b.data; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		assert_non_null(nl);
 		assert_true(nl - p <= 79);
+	}
 	nsr_buf_release(&b);
 	nsr_res_free(r);
 }

@@ -42,7 +42,7 @@ static int count_files(const char *dir)
 	int n = 0;
 
 	assert_non_null(d);
-	while ((de = readdir(d)) != NULL)
+	for (de = readdir(d); de; de = readdir(d))
 		if (de->d_name[0] != '.')
 			n++;
 	closedir(d);
@@ -208,9 +208,9 @@ static void test_update_delete(void **state)
 	assert_string_equal(nsr_res_get(nsr_resdb_get(db, id),
 					"target sessions"), "4");
 	nsr_res_free(r);
-	assert_int_equal(nsr_resdb_update(db, "9.0.0.0.0.0.0.0.0.0.0.0", r =
-				parse_one("type: NSR pool; name: x"), &why),
-			 NSR_ERR_NOTFOUND);
+	r = parse_one("type: NSR pool; name: x");
+	assert_int_equal(nsr_resdb_update(db, "9.0.0.0.0.0.0.0.0.0.0.0", r,
+					  &why), NSR_ERR_NOTFOUND);
 	nsr_res_free(r);
 	nsr_resdb_close(db);
 
