@@ -947,7 +947,9 @@ int nsr_restore_finish(struct nsr_restore *r)
 	int rc = nsr_asm_dec_finish(r->dec);
 
 	/* Whatever arrived is on disk: give its directories their metadata
-	 * even when the stream was cut short. */
+	 * even when the stream was cut short, and name the file it cut. */
+	if (rc != NSR_OK && (r->cur.write || r->cur.node))
+		rerror(r, r->cur.path, NSR_ERR_TRUNCATED, "incomplete");
 	cur_reset(r);
 	dirs_pop_to(r, NULL);
 	if (rc && r->err == 0)

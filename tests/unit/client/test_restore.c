@@ -522,9 +522,19 @@ static void test_corruption_reported_by_path(void **state)
 	assert_true(snprintf(dest, sizeof(dest), "%s/dest3", f->tmp) > 0);
 	assert_int_equal(restore(f, f->stream.data, f->stream.len, 4096, &o,
 				 &rs), NSR_ERR_CHECKSUM);
-	/* and a truncated stream is reported as such */
-	assert_int_equal(restore(f, f->stream.data, 100, 7, &o, &rs),
+	/* and a truncated stream is reported as such, naming the file it
+	 * cut short */
+	nsr_buf_reset(&f->log);
+	save(f, paths, 1, NSR_ASM_CK_CRC32C, &ss); /* undamaged again */
+	hit = memmem(f->stream.data, f->stream.len, "small-file-content", 18);
+	assert_non_null(hit);
+	assert_true(snprintf(dest, sizeof(dest), "%s/dest3b", f->tmp) > 0);
+	assert_int_equal(restore(f, f->stream.data,
+				 (size_t)(hit - f->stream.data) + 5, 7, &o, &rs),
 			 NSR_ERR_TRUNCATED);
+	assert_true(snprintf(want, sizeof(want), "%s incomplete %d/0\n",
+			     p(f, "small"), NSR_ERR_TRUNCATED) > 0);
+	assert_string_equal(f->log.data, want);
 }
 
 /* test_filter - filters select paths and their subtrees; a hard link whose
