@@ -6,7 +6,8 @@
  * unique in the database; the rest come from the creation time).  Each file
  * holds one resource in nsradmin's text format (res.h), including the hidden
  * attribute "resource identifier" equal to the file name.  Files whose names
- * start with '.' are ignored (temporaries of nsr_file_replace).
+ * start with '.' are ignored; "<id>.tmp.<pid>" files (nsr_file_replace
+ * temporaries left by a crash before the rename) are removed at open.
  *
  * Every change is written with nsr_file_replace() (temp file, fsync, rename,
  * fsync directory) before the in-memory copy changes, so after a call

@@ -62,6 +62,24 @@ static int id_valid(const char *id)
 	return parts == 12 && id_seq(id) != 0;
 }
 
+/* is_leftover - "<id>.tmp.<pid>": a temporary of nsr_file_replace that a
+ * crash left behind; the resource file itself is intact. */
+static int is_leftover(const char *name)
+{
+	const char *dot = strstr(name, ".tmp.");
+	char id[96];
+	size_t n;
+
+	if (!dot || (size_t)(dot - name) >= sizeof(id))
+		return 0;
+	n = (size_t)(dot - name);
+	memcpy(id, name, n);
+	id[n] = '\0';
+	if (!id_valid(id) || dot[5] == '\0')
+		return 0;
+	return strspn(dot + 5, "0123456789") == strlen(dot + 5);
+}
+
 /* set_err - fill a parse-style error naming a file. */
 static void set_err(struct nsr_res_error *err, const char *file,
 		    const char *msg)
@@ -153,6 +171,13 @@ static int load_all(struct nsr_resdb *db, struct nsr_res_error *err)
 	for (de = readdir(d); de; de = readdir(d)) {
 		if (de->d_name[0] == '.')
 			continue;
+		if (is_leftover(de->d_name)) {
+			char *path = nsr_path_join(db->dir, de->d_name);
+
+			unlink(path);	/* an unfinished write; nothing to keep */
+			free(path);
+			continue;
+		}
 		rc = load_one(db, de->d_name, err);
 		if (rc != NSR_OK)
 			break;

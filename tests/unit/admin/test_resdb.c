@@ -335,6 +335,40 @@ static void test_strict_load(void **state)
 			  0);
 }
 
+static void test_crash_leftovers(void **state)
+{
+	char *tmp = nsr_test_tmpdir("resdb");
+	char *junk = nsr_path_join(tmp, "5.0.1.2.3.4.0.0.0.0.0.0.tmp.4242");
+	struct nsr_resdb *db;
+	char *id = NULL;
+
+	NSR_UNUSED(state);
+	db = open_db(tmp);
+	assert_int_equal(create_text(db, "type: NSR pool; name: P", &id, NULL),
+			 NSR_OK);
+	nsr_resdb_close(db);
+	/* A write that died before its rename: half a resource. */
+	assert_int_equal(nsr_file_replace(junk, "type: NSR po", 12, 0600),
+			 NSR_OK);
+	assert_int_equal(count_files(tmp), 2);
+	db = open_db(tmp);
+	assert_int_equal(nsr_resdb_count(db), 1);
+	assert_string_equal(nsr_res_id(nsr_resdb_at(db, 0)), id);
+	assert_int_equal(count_files(tmp), 1);
+	nsr_resdb_close(db);
+	/* Anything else unexpected still stops the open. */
+	free(junk);
+	junk = nsr_path_join(tmp, "5.0.1.2.3.4.0.0.0.0.0.0.tmp.x");
+	assert_int_equal(nsr_file_replace(junk, "x", 1, 0600), NSR_OK);
+	db = NULL;
+	assert_int_equal(nsr_resdb_open(tmp, NULL, &db, NULL), NSR_ERR_CORRUPT);
+	assert_null(db);
+	free(id);
+	free(junk);
+	nsr_test_rmrf(tmp);
+	free(tmp);
+}
+
 static void test_missing_dir(void **state)
 {
 	struct nsr_resdb *db = NULL;
@@ -355,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_update_delete),
 		cmocka_unit_test(test_hook_and_seed),
 		cmocka_unit_test(test_strict_load),
+		cmocka_unit_test(test_crash_leftovers),
 		cmocka_unit_test(test_missing_dir),
 	};
 
