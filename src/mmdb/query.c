@@ -53,10 +53,10 @@ struct mmdb_cursor {
 	struct group groups[MMDB_FRAGS_MAX + MMDB_CLONES_MAX];
 	size_t ngroups, gpos;
 
-	struct {
-		uint32_t volno;
-		struct mmdb_volume vol;
-	} vc[VCACHE];
+	/* volume cache, direct mapped by volno; vc_vol[i] is valid only
+	 * when vc_no[i] != 0 (so only vc_no needs clearing) */
+	uint32_t vc_no[VCACHE];
+	struct mmdb_volume vc_vol[VCACHE];
 };
 
 /* ---- predicate evaluation -------------------------------------------- */
@@ -764,9 +764,11 @@ static int cursor_new(struct mmdb *db, const struct mmdb_query *q,
 	int rc;
 
 	*out = NULL;
-	c = calloc(1, sizeof(*c));
+	c = malloc(sizeof(*c));
 	if (!c)
 		return NSR_ERR_NOMEM;
+	/* Everything but the volume cache bodies starts zeroed. */
+	memset(c, 0, offsetof(struct mmdb_cursor, vc_vol));
 	c->db = db;
 	c->is_vol = is_vol;
 	rc = copy_query(c, q, is_vol);
@@ -875,14 +877,14 @@ static int vol_cached(struct mmdb_cursor *c, uint32_t volno,
 	size_t slot = volno % VCACHE;
 	int rc;
 
-	if (c->vc[slot].volno != volno) {
-		c->vc[slot].volno = 0;
-		rc = mmdb_vol_by_no(c->db, c->v, volno, &c->vc[slot].vol);
+	if (c->vc_no[slot] != volno) {
+		c->vc_no[slot] = 0;
+		rc = mmdb_vol_by_no(c->db, c->v, volno, &c->vc_vol[slot]);
 		if (rc != NSR_OK)
 			return rc;
-		c->vc[slot].volno = volno;
+		c->vc_no[slot] = volno;
 	}
-	*out = &c->vc[slot].vol;
+	*out = &c->vc_vol[slot];
 	return NSR_OK;
 }
 
