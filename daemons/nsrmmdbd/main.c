@@ -94,9 +94,18 @@ static int mmdbd_init(struct nsr_daemon *d)
 /* mmdbd_stop - wait for running handlers, end cursors, close the db. */
 static void mmdbd_stop(struct nsr_daemon *d)
 {
+	struct mmdb_stats st;
+
 	NSR_UNUSED(d);
 	pthread_rwlock_wrlock(&g_mmdbd.life);
 	mmdbd_query_close_all();
+	if (mmdb_stats(g_mmdbd.db, &st) == NSR_OK)
+		nsr_info("media database %s: %llu commits in %llu fsyncs since "
+			 "start, %llu volumes, %llu save sets", g_mmdbd.dir,
+			 (unsigned long long)st.commits,
+			 (unsigned long long)st.fsyncs,
+			 (unsigned long long)st.volumes,
+			 (unsigned long long)st.savesets);
 	mmdb_close(g_mmdbd.db);
 	g_mmdbd.db = NULL;
 	pthread_rwlock_unlock(&g_mmdbd.life);
