@@ -341,6 +341,35 @@ static int check_attr(const struct nsr_res *r, size_t i,
 	return NSR_OK;
 }
 
+/* Pairs of numeric attributes where the first may not exceed the second. */
+static const struct {
+	const char *type, *low, *high;
+} ordered[] = {
+	{ "NSR device", "target sessions", "max sessions" },
+};
+
+/* check_order - the ordered[] rules for r's type. */
+static int check_order(const struct nsr_res *r, const char *type,
+		       struct nsr_buf *why)
+{
+	for (size_t i = 0; i < NSR_ARRAY_SIZE(ordered); i++) {
+		const char *lo, *hi;
+
+		if (!nsr_res_name_eq(type, ordered[i].type))
+			continue;
+		lo = nsr_res_get(r, ordered[i].low);
+		hi = nsr_res_get(r, ordered[i].high);
+		if (!lo || !hi || strtoll(lo, NULL, 10) <= strtoll(hi, NULL, 10))
+			continue;
+		if (why)
+			nsr_buf_addf(why, "%s: '%s' (%s) may not exceed '%s' "
+				     "(%s)", type, ordered[i].low, lo,
+				     ordered[i].high, hi);
+		return NSR_ERR_INVAL;
+	}
+	return NSR_OK;
+}
+
 /* nsr_res_check - check r against its type definition. */
 int nsr_res_check(const struct nsr_res *r, const struct nsr_res_schema *s,
 		  struct nsr_buf *why)
@@ -397,5 +426,5 @@ int nsr_res_check(const struct nsr_res *r, const struct nsr_res_schema *s,
 			return NSR_ERR_INVAL;
 		}
 	}
-	return NSR_OK;
+	return check_order(r, t->type, why);
 }

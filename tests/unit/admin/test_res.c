@@ -393,6 +393,16 @@ static void test_schema(void **state)
 	nsr_res_free(r);
 
 	nsr_buf_reset(&why);
+	r = parse_one("type: NSR device; name: /aftd1; media type: tape; "
+		      "target sessions: 40; max sessions: 32");
+	assert_int_equal(nsr_res_check(r, s, &why), NSR_ERR_INVAL);
+	assert_non_null(strstr(why.data, "'target sessions' (40) may not "
+				       "exceed 'max sessions' (32)"));
+	assert_int_equal(nsr_res_set1(r, "max sessions", "40"), NSR_OK);
+	assert_int_equal(nsr_res_check(r, s, &why), NSR_OK);
+	nsr_res_free(r);
+
+	nsr_buf_reset(&why);
 	r = parse_one("type: NSR device; name: /aftd1");
 	assert_int_equal(nsr_res_check(r, s, &why), NSR_ERR_INVAL);
 	assert_non_null(strstr(why.data, "'media type' is required"));
