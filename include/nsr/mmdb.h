@@ -68,7 +68,8 @@ struct mmdb_opts {
 	const struct mmdb_vfs *vfs;  /* NULL = the POSIX implementation */
 	uint64_t wal_max_bytes;	   /* checkpoint when the WAL is larger; 0 =
 				      default (64 MB, NSR_TEST_MMDB_WAL_MAX) */
-	size_t cache_pages;	   /* unused pages kept; 0 = default */
+	size_t cache_pages;	   /* reserved: the cache keeps every page
+				      touched since open (no eviction yet) */
 };
 
 /* mmdb_opts_init - fill opts with the defaults (flags = MMDB_OPEN_CREATE). */
@@ -359,9 +360,13 @@ struct mmdb_pred {
 };
 
 /*
- * A query: the conjunction of attribute groups, NetWorker style: predicates
- * on the same STRING attribute with op EQ are OR'ed, everything else is
- * AND'ed (so repeated numeric predicates form a range).  Caller owns preds.
+ * A query: the conjunction of attribute groups, NetWorker style: EQ
+ * predicates on the same attribute are OR'ed ("client=a,client=b",
+ * "ssid=1,ssid=2"), everything else is AND'ed (so "savetime>=a,
+ * savetime<=b" is a range; FLAGS "=" predicates all must hold).  The
+ * cursor copies the query: the caller may free it after mmdb_*_query().
+ * "pool" is the save set's pool in a save set query and the volume's pool
+ * in a volume query.
  */
 struct mmdb_query {
 	const struct mmdb_pred *preds;
@@ -456,7 +461,8 @@ struct mmdb_stats {
 	uint64_t volumes;
 	uint64_t file_bytes;	/* db file + WAL */
 };
-/* mmdb_stats - counters for tests, benchmarks and nsrmmdbd status. */
+/* mmdb_stats - counters for tests, benchmarks and nsrmmdbd status; the
+ * save set and volume counts walk their trees (O(n)). */
 int mmdb_stats(struct mmdb *db, struct mmdb_stats *st);
 
 /* ---- record encodings (hostile-input safe) --------------------------- */

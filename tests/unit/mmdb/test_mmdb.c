@@ -671,6 +671,90 @@ static void test_snapshot(void **state)
 	mmdb_vfs_mem_free(vfs);
 }
 
+/* ---- readers alongside the writer ------------------------------------ */
+
+struct reader {
+	struct mmdb *db;
+	volatile int *stop;
+	int checks;
+	int rc;
+};
+
+/* reader_main - integrity checks and scans while the writer commits: each
+ * must see one consistent commit (index counts equal record counts), and
+ * the number of rows never goes backwards. */
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+	struct mmdb_ss_row *row = malloc(sizeof(*row));
+	uint64_t last = 0;
+
+	while (!*r->stop && r->rc == NSR_OK && row) {
+		struct mmdb_cursor *c;
+		uint64_t n = 0;
+		int rc;
+
+		r->rc = mmdb_check(r->db, NULL);
+		r->checks++;
+		if (r->rc != NSR_OK)
+			break;
+		r->rc = mmdb_ss_query(r->db, NULL, 0, &c);
+		if (r->rc != NSR_OK)
+			break;
+		for (;;) {
+			rc = mmdb_ss_next(c, row);
+			if (rc != 1)
+				break;
+			n++;
+		}
+		mmdb_cursor_free(c);
+		if (rc < 0 || n < last)
+			r->rc = rc < 0 ? rc : NSR_ERR_CORRUPT;
+		last = n;
+	}
+	free(row);
+	return NULL;
+}
+
+/* test_concurrent_readers - two readers check and scan during commits. */
+static void test_concurrent_readers(void **state)
+{
+	struct mmdb_vfs *vfs = mmdb_vfs_mem_new(8);
+	struct mmdb_opts o;
+	struct mmdb *db;
+	struct reader rd[2];
+	pthread_t th[2];
+	volatile int stop = 0;
+	struct writer w;
+
+	NSR_UNUSED(state);
+	rng_state = 10;
+	mmdb_opts_init(&o);
+	o.vfs = vfs;
+	o.wal_max_bytes = 1u << 20;
+	assert_int_equal(mmdb_open("/m", &o, &db), NSR_OK);
+	build(db);
+	for (int i = 0; i < 2; i++) {
+		rd[i] = (struct reader){ db, &stop, 0, NSR_OK };
+		assert_int_equal(pthread_create(&th[i], NULL, reader_main,
+						&rd[i]), 0);
+	}
+	w.db = db;
+	w.n = 200;
+	w.rc = NSR_OK;
+	writer_main(&w);
+	stop = 1;
+	for (int i = 0; i < 2; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(rd[i].rc, NSR_OK);
+		assert_true(rd[i].checks > 0);
+	}
+	assert_int_equal(w.rc, NSR_OK);
+	must_check(db);
+	mmdb_close(db);
+	mmdb_vfs_mem_free(vfs);
+}
+
 /* ---- crash loop and faults ------------------------------------------- */
 
 /* crash_run - workload with power lost at sync n; 1 if it fired. */
@@ -842,6 +926,7 @@ int main(void)
 		cmocka_unit_test(test_query_plans),
 		cmocka_unit_test(test_vol_query),
 		cmocka_unit_test(test_snapshot),
+		cmocka_unit_test(test_concurrent_readers),
 		cmocka_unit_test(test_crash_loop),
 		cmocka_unit_test(test_sticky),
 		cmocka_unit_test(test_decoders),
