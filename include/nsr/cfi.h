@@ -17,6 +17,11 @@
  * with savetime <= T, and for each path the version from the newest of them
  * that holds it (a full save followed by incrementals merges naturally).
  *
+ * Errors are sticky: after a failed write, a save set accepts only
+ * nsr_cfi_abort(); after a failed catalogue update (commit or delete) the
+ * handle answers NSR_ERR_STATE to everything until it is closed and
+ * reopened, which reloads the state from disk.
+ *
  * Entry pointers handed to visit callbacks are valid only during the call.
  * A callback returning non-zero stops the walk and that value is returned.
  */
@@ -106,6 +111,18 @@ int nsr_cfi_find(struct nsr_cfi *c, const char *path, int64_t t,
  * f->path) and its stream offset; for saver/scanner callbacks. */
 void nsr_cfi_entry_from_file(struct nsr_cfi_entry *e,
 			     const struct nsr_asm_file *f, uint64_t offset);
+
+/* One problem found by nsr_cfi_check: ssid (0 for the catalogue) and a
+ * short description. */
+typedef void (*nsr_cfi_problem_fn)(void *ctx, uint64_t ssid,
+				   const char *what);
+
+/* nsr_cfi_check - integrity check: every committed save set's record file
+ * exists, decodes to its committed length with every CRC right, and holds
+ * as many entries as the catalogue says.  *problems gets the count (0 =
+ * healthy).  NSR_OK when the check ran, NSR_ERR_NOMEM, NSR_ERR_STATE. */
+int nsr_cfi_check(struct nsr_cfi *c, nsr_cfi_problem_fn problem, void *ctx,
+		  size_t *problems);
 
 /* ---- rebuild from a save stream (scanner -i) ------------------------- */
 

@@ -13,6 +13,13 @@
  *     they only ever see whole catalogues (atomic rename).
  *  4. Record files that the catalogue does not name are leftovers of an
  *     interrupted save or delete; a writer removes them at open.
+ *  5. Errors are sticky.  A failed write to a save set's record file
+ *     leaves an unknown tail, so that save set refuses further work (only
+ *     abort).  A failed catalogue replacement leaves the disk in one of two
+ *     states we cannot tell apart, so the whole handle refuses work with
+ *     NSR_ERR_STATE until it is reopened, which reloads the truth; the
+ *     record file of a save set whose commit failed that way is kept (if
+ *     the new catalogue did not land, the next writer removes it).
  */
 #include "nsr/compat.h"
 
@@ -43,6 +50,8 @@ struct cfi_open_ss {
 	uint64_t entries;
 	uint64_t length; /* bytes written to fd */
 	struct nsr_buf pending;
+	int err;	 /* sticky: a write failed */
+	int keep;	 /* commit was attempted: never unlink the file */
 };
 
 struct nsr_cfi {
@@ -53,6 +62,7 @@ struct nsr_cfi {
 	size_t nss;
 	struct cfi_open_ss *open;
 	size_t nopen;
+	int err; /* sticky NSR_ERR_STATE after a failed catalogue update */
 };
 
 /* valid_client - a client name usable as one directory name. */
@@ -229,7 +239,7 @@ static void open_release(struct nsr_cfi *c, struct cfi_open_ss *o)
 
 	if (o->fd >= 0)
 		close(o->fd);
-	if (p != NULL)
+	if (p != NULL && !o->keep)
 		unlink(p);
 	free(p);
 	free(o->name);
@@ -263,6 +273,8 @@ int nsr_cfi_begin(struct nsr_cfi *c, uint64_t ssid, int64_t savetime,
 
 	if (c->rdonly)
 		return NSR_ERR_READONLY;
+	if (c->err)
+		return c->err;
 	if (name == NULL || strlen(name) > CFI_PATH_MAX)
 		return NSR_ERR_INVAL;
 	if (find_ss(c, ssid) >= 0 || find_open(c, ssid) != NULL)
@@ -303,11 +315,15 @@ static int flush(struct cfi_open_ss *o)
 {
 	int rc;
 
+	if (o->err)
+		return o->err;
 	if (o->pending.len == 0)
 		return NSR_OK;
 	rc = nsr_write_full(o->fd, o->pending.data, o->pending.len);
-	if (rc)
+	if (rc) {
+		o->err = rc; /* an unknown part was written: invariant 5 */
 		return rc;
+	}
 	o->length += o->pending.len;
 	nsr_buf_reset(&o->pending);
 	return NSR_OK;
@@ -322,8 +338,12 @@ int nsr_cfi_add(struct nsr_cfi *c, uint64_t ssid,
 
 	if (c->rdonly)
 		return NSR_ERR_READONLY;
+	if (c->err)
+		return c->err;
 	if (o == NULL)
 		return NSR_ERR_NOTFOUND;
+	if (o->err)
+		return o->err;
 	for (size_t i = 0; i < n; i++) {
 		size_t before = o->pending.len;
 
@@ -351,11 +371,15 @@ int nsr_cfi_commit(struct nsr_cfi *c, uint64_t ssid)
 
 	if (c->rdonly)
 		return NSR_ERR_READONLY;
+	if (c->err)
+		return c->err;
 	if (o == NULL)
 		return NSR_ERR_NOTFOUND;
 	rc = flush(o);
-	if (rc == NSR_OK && fsync(o->fd) != 0)
+	if (rc == NSR_OK && fsync(o->fd) != 0) {
 		rc = NSR_ERR_SYSTEM;
+		o->err = rc;
+	}
 	if (rc)
 		return rc;
 	nss = realloc(c->ss, (c->nss + 1) * sizeof(*nss));
@@ -371,7 +395,9 @@ int nsr_cfi_commit(struct nsr_cfi *c, uint64_t ssid)
 	c->nss++;
 	rc = save_catalog(c);
 	if (rc) {
-		c->nss--; /* not committed; the caller may retry */
+		c->nss--;
+		o->keep = 1;
+		c->err = NSR_ERR_STATE; /* invariant 5 */
 		return rc;
 	}
 	o->name = NULL;
@@ -404,6 +430,8 @@ int nsr_cfi_delete(struct nsr_cfi *c, uint64_t ssid)
 
 	if (c->rdonly)
 		return NSR_ERR_READONLY;
+	if (c->err)
+		return c->err;
 	if (i < 0)
 		return NSR_ERR_NOTFOUND;
 	gone = c->ss[i];
@@ -416,6 +444,7 @@ int nsr_cfi_delete(struct nsr_cfi *c, uint64_t ssid)
 							  sizeof(*c->ss));
 		c->ss[i] = gone;
 		c->nss++;
+		c->err = NSR_ERR_STATE; /* invariant 5 */
 		return rc;
 	}
 	/* Invariant 4: a crash here leaves a leftover, removed later. */
@@ -442,6 +471,8 @@ int nsr_cfi_savesets(struct nsr_cfi *c, nsr_cfi_ss_fn visit, void *ctx)
 	struct nsr_cfi_saveset v;
 	int rc;
 
+	if (c->err)
+		return c->err;
 	for (size_t i = 0; i < c->nss; i++) {
 		ss_view(&c->ss[i], &v);
 		rc = visit(ctx, &v);
@@ -457,6 +488,8 @@ int nsr_cfi_entries(struct nsr_cfi *c, uint64_t ssid, nsr_cfi_visit_fn visit,
 {
 	ssize_t i = find_ss(c, ssid);
 
+	if (c->err)
+		return c->err;
 	if (i < 0)
 		return NSR_ERR_NOTFOUND;
 	return cfi_scan(c->dir, &c->ss[i], visit, ctx);
@@ -551,6 +584,8 @@ int nsr_cfi_list_dir(struct nsr_cfi *c, const char *dir, int64_t t,
 	int rc = NSR_OK;
 
 	memset(&l, 0, sizeof(l));
+	if (c->err)
+		return c->err;
 	if (dir == NULL || dir[0] == '\0')
 		return NSR_ERR_INVAL;
 	l.dir = trim(dir);
@@ -604,6 +639,8 @@ int nsr_cfi_find(struct nsr_cfi *c, const char *path, int64_t t,
 	char *p;
 	int rc = NSR_OK;
 
+	if (c->err)
+		return c->err;
 	if (path == NULL || path[0] == '\0')
 		return NSR_ERR_INVAL;
 	p = trim(path);
@@ -633,4 +670,45 @@ void nsr_cfi_entry_from_file(struct nsr_cfi_entry *e,
 	e->mtime = (int64_t)f->mtime.tv_sec;
 	e->mtime_nsec = (uint32_t)f->mtime.tv_nsec;
 	e->offset = offset;
+}
+
+/* count_entry - count one entry (nsr_cfi_check). */
+static int count_entry(void *ctx, const struct nsr_cfi_saveset *ss,
+		       const struct nsr_cfi_entry *e)
+{
+	NSR_UNUSED(ss);
+	NSR_UNUSED(e);
+	(*(uint64_t *)ctx)++;
+	return 0;
+}
+
+/* nsr_cfi_check - verify every committed save set against the catalogue. */
+int nsr_cfi_check(struct nsr_cfi *c, nsr_cfi_problem_fn problem, void *ctx,
+		  size_t *problems)
+{
+	char what[128];
+
+	*problems = 0;
+	if (c->err)
+		return c->err;
+	for (size_t i = 0; i < c->nss; i++) {
+		uint64_t n = 0;
+		int rc = cfi_scan(c->dir, &c->ss[i], count_entry, &n);
+
+		if (rc == NSR_ERR_NOMEM)
+			return rc;
+		if (rc != NSR_OK)
+			snprintf(what, sizeof(what), "record file: %s",
+				 nsr_strerror(rc));
+		else if (n != c->ss[i].entries)
+			snprintf(what, sizeof(what),
+				 "%" PRIu64 " entries, catalogue says %" PRIu64,
+				 n, c->ss[i].entries);
+		else
+			continue;
+		(*problems)++;
+		if (problem)
+			problem(ctx, c->ss[i].ssid, what);
+	}
+	return NSR_OK;
 }
