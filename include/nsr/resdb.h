@@ -7,7 +7,8 @@
  * holds one resource in nsradmin's text format (res.h), including the hidden
  * attribute "resource identifier" equal to the file name.  Files whose names
  * start with '.' are ignored; "<id>.tmp.<pid>" files (nsr_file_replace
- * temporaries left by a crash before the rename) are removed at open.
+ * temporaries left by a crash before the rename) are removed by a writable
+ * open and skipped by a read-only one.
  *
  * Every change is written with nsr_file_replace() (temp file, fsync, rename,
  * fsync directory) before the in-memory copy changes, so after a call
@@ -26,7 +27,11 @@
  * the schema defaults.  A caller hook may veto any change (e.g. "the
  * Default group cannot be deleted").
  *
- * A handle is not thread-safe; one process (nsrd) owns a directory.
+ * A handle is not thread-safe.  One process owns a directory: a writable
+ * open takes an exclusive lock on <dir>/.lock (flock) and fails with
+ * NSR_ERR_BUSY while another handle holds it, so nsradmin -d cannot edit
+ * the files under a running nsrd.  A read-only open (opts->readonly) takes
+ * no lock, changes nothing on disk and refuses every change.
  * Functions return NSR_OK or a negative nsr_err code; when they fail for a
  * reason a user should see (validation, parse), they append a one-line
  * English explanation to the caller's `why` buffer (which may be NULL).
@@ -62,12 +67,14 @@ struct nsr_resdb_opts {
 	nsr_resdb_hook_fn hook;		     /* NULL = allow everything */
 	void *hook_arg;
 	int create;			     /* mkdir -p the directory */
+	int readonly;			     /* no lock, no changes (nsrd -t) */
 };
 
 /* nsr_resdb_open - load every resource under dir.  *out gets the handle
  * (caller frees with nsr_resdb_close).  NSR_OK; NSR_ERR_NOTFOUND (no such
- * directory and !opts->create); NSR_ERR_CORRUPT / NSR_ERR_SYNTAX with err
- * naming the file, line and problem; NSR_ERR_SYSTEM; NSR_ERR_NOMEM.
+ * directory and !opts->create); NSR_ERR_BUSY (locked by another handle);
+ * NSR_ERR_CORRUPT / NSR_ERR_SYNTAX with err naming the file, line and
+ * problem; NSR_ERR_SYSTEM; NSR_ERR_NOMEM.
  * opts and err may be NULL.  Resources loaded are not re-validated against
  * the schema (a schema change must not make a database unloadable). */
 int nsr_resdb_open(const char *dir, const struct nsr_resdb_opts *opts,
@@ -93,7 +100,8 @@ long nsr_resdb_find(const struct nsr_resdb *db, const struct nsr_res *query,
 
 /* nsr_resdb_create - validate r, fill defaults, assign an id and store it.
  * r is not changed; *id_out (may be NULL) gets a malloc'ed copy of the new
- * id.  An id attribute in r is ignored.  NSR_OK; NSR_ERR_INVAL (schema),
+ * id.  An id attribute in r is ignored.  Create, update and delete return
+ * NSR_ERR_READONLY on a read-only handle.  NSR_OK; NSR_ERR_INVAL (schema),
  * NSR_ERR_EXISTS (unique/singleton), a hook's error, NSR_ERR_NOSPACE /
  * NSR_ERR_SYSTEM (write), NSR_ERR_NOMEM. */
 int nsr_resdb_create(struct nsr_resdb *db, const struct nsr_res *r,

@@ -9,7 +9,9 @@
 #include "nsr/compat.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +31,8 @@ struct nsr_resdb {
 	void *hook_arg;
 	struct nsr_res_list list;	/* sorted by id sequence number */
 	unsigned long next_seq;
+	int lockfd;			/* holds the flock; -1 if read-only */
+	int readonly;
 };
 
 /* id_seq - the sequence number (first component) of an id, 0 if bad. */
@@ -174,7 +178,9 @@ static int load_all(struct nsr_resdb *db, struct nsr_res_error *err)
 		if (is_leftover(de->d_name)) {
 			char *path = nsr_path_join(db->dir, de->d_name);
 
-			unlink(path);	/* an unfinished write; nothing to keep */
+			/* An unfinished write; only the owner may tidy up. */
+			if (!db->readonly)
+				unlink(path);
 			free(path);
 			continue;
 		}
@@ -187,6 +193,35 @@ static int load_all(struct nsr_resdb *db, struct nsr_res_error *err)
 		qsort(db->list.items, db->list.n, sizeof(db->list.items[0]),
 		      cmp_res);
 	return rc;
+}
+
+/* lock_dir - take the directory's exclusive lock for this handle. */
+static int lock_dir(struct nsr_resdb *db, struct nsr_res_error *err)
+{
+	char *path = nsr_path_join(db->dir, ".lock");
+	int rc = NSR_OK;
+
+	db->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (db->lockfd < 0) {
+		rc = errno == ENOENT ? NSR_ERR_NOTFOUND : NSR_ERR_SYSTEM;
+		set_err(err, db->dir, rc == NSR_ERR_NOTFOUND ?
+			"no such directory" : strerror(errno));
+	} else if (flock(db->lockfd, LOCK_EX | LOCK_NB) != 0) {
+		rc = errno == EWOULDBLOCK ? NSR_ERR_BUSY : NSR_ERR_SYSTEM;
+		set_err(err, db->dir, rc == NSR_ERR_BUSY ?
+			"the resource database is in use by another process "
+			"(is nsrd running?)" : strerror(errno));
+	}
+	free(path);
+	return rc;
+}
+
+/* refuse_readonly - the error for a change on a read-only handle. */
+static int refuse_readonly(const struct nsr_resdb *db, struct nsr_buf *why)
+{
+	if (why)
+		nsr_buf_addf(why, "%s is open read-only", db->dir);
+	return NSR_ERR_READONLY;
 }
 
 /* nsr_resdb_open - open and load a resource directory. */
@@ -204,6 +239,8 @@ int nsr_resdb_open(const char *dir, const struct nsr_resdb_opts *opts,
 		return NSR_ERR_NOMEM;
 	nsr_res_list_init(&db->list);
 	db->next_seq = 1;
+	db->lockfd = -1;
+	db->readonly = opts && opts->readonly;
 	db->schema = opts && opts->schema ? opts->schema : nsr_res_schema_std();
 	if (opts) {
 		db->hook = opts->hook;
@@ -214,12 +251,17 @@ int nsr_resdb_open(const char *dir, const struct nsr_resdb_opts *opts,
 		rc = NSR_ERR_NOMEM;
 		goto out;
 	}
-	if (opts && opts->create) {
+	if (opts && opts->create && !db->readonly) {
 		rc = nsr_mkdir_p(dir, 0700);
 		if (rc != NSR_OK) {
 			set_err(err, dir, strerror(errno));
 			goto out;
 		}
+	}
+	if (!db->readonly) {
+		rc = lock_dir(db, err);
+		if (rc != NSR_OK)
+			goto out;
 	}
 	rc = load_all(db, err);
 	if (rc != NSR_OK)
@@ -237,6 +279,8 @@ void nsr_resdb_close(struct nsr_resdb *db)
 	if (!db)
 		return;
 	nsr_res_list_release(&db->list);
+	if (db->lockfd >= 0)
+		close(db->lockfd);	/* releases the lock */
 	free(db->dir);
 	free(db);
 }
@@ -439,6 +483,8 @@ int nsr_resdb_create(struct nsr_resdb *db, const struct nsr_res *r,
 
 	if (id_out)
 		*id_out = NULL;
+	if (db->readonly)
+		return refuse_readonly(db, why);
 	rc = prepare(db, r, -1, &c, why);
 	if (rc != NSR_OK)
 		goto out;
@@ -485,6 +531,8 @@ int nsr_resdb_update(struct nsr_resdb *db, const char *id,
 	long i = index_of(db, id);
 	int rc;
 
+	if (db->readonly)
+		return refuse_readonly(db, why);
 	if (i < 0) {
 		if (why)
 			nsr_buf_addf(why, "no resource with id %s", id);
@@ -535,6 +583,8 @@ int nsr_resdb_delete(struct nsr_resdb *db, const char *id,
 	char *path;
 	int rc;
 
+	if (db->readonly)
+		return refuse_readonly(db, why);
 	if (i < 0) {
 		if (why)
 			nsr_buf_addf(why, "no resource with id %s", id);

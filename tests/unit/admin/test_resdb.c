@@ -369,6 +369,53 @@ static void test_crash_leftovers(void **state)
 	free(tmp);
 }
 
+static void test_lock_and_readonly(void **state)
+{
+	char *tmp = nsr_test_tmpdir("resdb");
+	char *junk = nsr_path_join(tmp, "9.0.0.0.0.0.0.0.0.0.0.0.tmp.77");
+	struct nsr_resdb_opts ro;
+	struct nsr_res_error err;
+	struct nsr_resdb *db, *other = NULL;
+	struct nsr_buf why;
+	char *id = NULL;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&why, 0);
+	db = open_db(tmp);
+	assert_int_equal(create_text(db, "type: NSR pool; name: P", &id, NULL),
+			 NSR_OK);
+	/* A second writer is refused while the first holds the lock. */
+	assert_int_equal(nsr_resdb_open(tmp, NULL, &other, &err),
+			 NSR_ERR_BUSY);
+	assert_null(other);
+	assert_non_null(strstr(err.msg, "in use"));
+	/* A reader sees the data, leaves a live temporary alone and may not
+	 * change anything. */
+	assert_int_equal(nsr_file_replace(junk, "x", 1, 0600), NSR_OK);
+	memset(&ro, 0, sizeof(ro));
+	ro.readonly = 1;
+	assert_int_equal(nsr_resdb_open(tmp, &ro, &other, &err), NSR_OK);
+	assert_int_equal(nsr_resdb_count(other), 1);
+	assert_int_equal(count_files(tmp), 2);
+	assert_int_equal(create_text(other, "type: NSR pool; name: Q", NULL,
+				     &why), NSR_ERR_READONLY);
+	assert_non_null(strstr(why.data, "read-only"));
+	assert_int_equal(nsr_resdb_update(other, id, nsr_resdb_at(other, 0),
+					  NULL), NSR_ERR_READONLY);
+	assert_int_equal(nsr_resdb_delete(other, id, NULL), NSR_ERR_READONLY);
+	nsr_resdb_close(other);
+	/* After the writer closes, another writer may open. */
+	nsr_resdb_close(db);
+	db = open_db(tmp);
+	assert_int_equal(count_files(tmp), 1);
+	nsr_resdb_close(db);
+	free(id);
+	free(junk);
+	nsr_buf_release(&why);
+	nsr_test_rmrf(tmp);
+	free(tmp);
+}
+
 static void test_missing_dir(void **state)
 {
 	struct nsr_resdb *db = NULL;
@@ -390,6 +437,7 @@ int main(void)
 		cmocka_unit_test(test_hook_and_seed),
 		cmocka_unit_test(test_strict_load),
 		cmocka_unit_test(test_crash_leftovers),
+		cmocka_unit_test(test_lock_and_readonly),
 		cmocka_unit_test(test_missing_dir),
 	};
 
