@@ -87,9 +87,14 @@ static int aftd_list(struct nsr_dev *dev, uint32_t **nums, size_t *n)
 	d = opendir(dev->path);
 	if (d == NULL)
 		return dev_sys(dev, "opendir");
-	while ((errno = 0, de = readdir(d)) != NULL) {
-		uint32_t no = aftd_parse_name(de->d_name);
+	for (;;) {
+		uint32_t no;
 
+		errno = 0;
+		de = readdir(d);
+		if (de == NULL)
+			break;
+		no = aftd_parse_name(de->d_name);
 		if (no == 0)
 			continue;
 		if (cnt == cap) {
