@@ -7,6 +7,7 @@
 #include "nsr/compat.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "nsr/buf.h"
@@ -483,6 +484,88 @@ static void test_corruption_vtape(void **state)
 	free(dir);
 }
 
+static void test_segments_and_crash_append(void **state)
+{
+	char *dir = nsr_test_tmpdir("vol-seg");
+	struct nsr_dev *dev = mt_vtape(dir, "seg.vt", 0, 0);
+	struct nsr_vol_wopts o = { NULL, 4 * 32768, 1 };
+	struct nsr_vol_label lab;
+	struct nsr_vol_writer *w = NULL;
+	struct nsr_vol_reader *r = NULL;
+	struct nsr_vol_session *s = NULL;
+	struct nsr_vol_frag f1, f3;
+	struct nsr_vol_sshdr h;
+	struct mt_scan scan;
+	struct nsr_dev_pos pos;
+	struct stat st;
+	char path[512];
+	struct nsr_buf out;
+	uint8_t buf[20000];
+	uint64_t got;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&out, 0);
+	mt_label(dev, "SEG", 32768, &lab);
+	/* A filemark every 4 blocks: a 1 MB save set crosses 8 of them. */
+	assert_int_equal(nsr_vol_writer_open(dev, &o, &w, NULL), NSR_OK);
+	mt_write_ss(w, 1, 1u << 20, 20000, &f1);
+	assert_int_equal(nsr_vol_writer_close(w), NSR_OK);
+	assert_int_equal(nsr_dev_eod(dev), NSR_OK);
+	assert_int_equal(nsr_dev_tell(dev, &pos), NSR_OK);
+	assert_true(pos.file >= 9);
+
+	/* A writer that dies: a begun save set, blocks out, no end, no
+	 * closing filemark. */
+	w = mt_writer(dev);
+	mt_hdr(&h, 2);
+	assert_int_equal(nsr_vol_session_begin(w, &h, NULL, &s), NSR_OK);
+	mt_fill(2, 0, buf, sizeof(buf));
+	assert_int_equal(nsr_vol_session_write(s, buf, sizeof(buf)), NSR_OK);
+	assert_int_equal(nsr_vol_session_write(s, buf, sizeof(buf)), NSR_OK);
+	assert_int_equal(nsr_vol_writer_flush(w), NSR_OK);
+	nsr_vol_session_abort(s);
+	assert_int_equal(nsr_vol_writer_close(w), NSR_OK);
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	/* Cut the closing filemark (16 bytes) as if the writer had died. */
+	snprintf(path, sizeof(path), "%s/seg.vt", dir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(truncate(path, st.st_size - 16), 0);
+	dev = mt_vtape(dir, "seg.vt", 0, 0);
+
+	/* The next writer appends after it in the same tape file. */
+	w = mt_writer(dev);
+	mt_write_ss(w, 3, 300000, 7000, &f3);
+	assert_int_equal(nsr_vol_writer_close(w), NSR_OK);
+	assert_int_equal(f3.file, pos.file);
+	assert_int_equal(f3.record, 2);
+
+	assert_int_equal(nsr_vol_reader_open(dev, NULL, &r, NULL), NSR_OK);
+	assert_int_equal(nsr_vol_reader_read(r, &f1, mt_collect, &out, NULL,
+					     NULL, &got),
+			 NSR_OK);
+	assert_int_equal(out.len, 1u << 20);
+	assert_true(mt_check(1, 0, (uint8_t *)out.data, out.len));
+	nsr_buf_reset(&out);
+	assert_int_equal(nsr_vol_reader_read(r, &f3, mt_collect, &out, NULL,
+					     NULL, &got),
+			 NSR_OK);
+	assert_true(mt_check(3, 0, (uint8_t *)out.data, out.len));
+	assert_int_equal(out.len, 300000);
+	/* The scan: 1 and 3 whole, 2 unfinished, nothing damaged. */
+	memset(&scan, 0, sizeof(scan));
+	assert_int_equal(nsr_vol_reader_scan(r, &mt_scan_ops, &scan), NSR_OK);
+	assert_int_equal(scan.begins, 3);
+	assert_int_equal(scan.ends, 2);
+	assert_int_equal(scan.unfinished, 1);
+	assert_int_equal(scan.unfinished_ssid[0], 2);
+	assert_int_equal(scan.damages, 0);
+	nsr_vol_reader_close(r);
+	nsr_buf_release(&out);
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -491,6 +574,7 @@ int main(void)
 		cmocka_unit_test(test_block_sizes),
 		cmocka_unit_test(test_spanning),
 		cmocka_unit_test(test_corruption_vtape),
+		cmocka_unit_test(test_segments_and_crash_append),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
