@@ -25,7 +25,8 @@
  *
  * Errors: NSR_OK or a negative nsr_err code; no function logs.  EOM means
  * the record or bytes were NOT written.  The library never prints; see
- * nsr_dev_errmsg() for the reason of the last failure in words.
+ * nsr_dev_errmsg() for the reason of the last failure in words (with
+ * several AFTD threads failing at once it may be another thread's).
  */
 #ifndef NSR_DEV_H
 #define NSR_DEV_H
@@ -46,8 +47,11 @@ enum nsr_dev_type {
 struct nsr_dev_opts {
 	int read_only;		      /* open for reading only */
 	int create;		      /* vtape/AFTD: create if missing */
-	uint64_t vtape_capacity;      /* vtape: medium size in bytes, 0 = none */
-	uint64_t vtape_early_warning; /* vtape: EW zone before the end, bytes */
+	/* vtape: medium size in bytes (0 = unlimited) and the early-warning
+	 * zone before it; used when the file is created (create = 1), then
+	 * kept in its header. */
+	uint64_t vtape_capacity;
+	uint64_t vtape_early_warning;
 	uint64_t aftd_quota; /* AFTD: full beyond this many bytes of session
 				files (0: only when the file system is) */
 };
