@@ -106,10 +106,19 @@ check "concurrent written-byte updates all counted ($before + 400 = $after)" \
 out=$("$T" check 2>&1)
 check "MM_CHECK: the database is consistent" grep -q "^consistent" <<<"$out"
 
-# An orderly stop: the database closes, nothing leaks.
+# An orderly stop with a client holding an open cursor: the stop ends
+# the cursor before closing the database, nothing leaks, the client is
+# told.
+"$T" hold '' 4 >"$ROOT/hold" 2>&1 &
+holder=$!
+for i in $(seq 1 50); do grep -q holding "$ROOT/hold" && break; sleep 0.1; done
+check "a client holds a cursor open" grep -q "^holding 7" "$ROOT/hold"
 pid=$(cat "$ROOT/logs/nsrmmdbd.pid")
 kill -TERM "$pid"
 for i in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 check "nsrmmdbd stopped on SIGTERM" grep -q "nsrmmdbd\[$pid\]: info: stopped" "$ROOT/logs/daemon.log"
+wait $holder; rc=$?
+check "the holding client's next batch fails (exit $rc): $(tail -1 "$ROOT/hold")" \
+	test $rc -eq 1
 check "no sanitizer reports" test -z "$(ls "$ROOT"/asan.* 2>/dev/null)"
 nsr_done

@@ -18,6 +18,9 @@
  *   query TEXT [vol]    open TEXT on the daemon (no local parsing), print
  *                       the row count or the daemon's message; "vol"
  *                       makes it a volume query; 7 rows per call
+ *   hold TEXT SECS      open TEXT, read one batch, print "holding", wait
+ *                       SECS seconds with the cursor open, then ask for
+ *                       the next batch and print what happened
  * Exit: 0 ok, 1 failure, 2 usage, 3 storm stopped by a daemon failure.
  */
 #include "nsr/compat.h"
@@ -27,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "nsr/buf.h"
 #include "nsr/err.h"
@@ -453,6 +457,31 @@ static int query(const char *text, int volumes)
 	return rc ? 1 : 0;
 }
 
+/* hold - keep a cursor open on the daemon for a while. */
+static int hold(const char *text, int secs)
+{
+	struct mmdb_clnt *c = connect_or_die();
+	struct mmdb_ss_row rows[7];
+	size_t n;
+	int done = 0, rc;
+
+	rc = mmdb_clnt_query_open(c, text, 0, 0);
+	if (!rc)
+		rc = mmdb_clnt_query_next_rows(c, rows, 7, &n, &done);
+	if (rc)
+		die("query", c, rc);
+	printf("holding %zu\n", n);
+	fflush(stdout);
+	sleep((unsigned)secs);
+	rc = mmdb_clnt_query_next_rows(c, rows, 7, &n, &done);
+	if (rc)
+		printf("next batch: %s\n", mmdb_clnt_errmsg(c));
+	else
+		printf("next batch: %zu rows\n", n);
+	mmdb_clnt_close(c);
+	return rc ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	int a = 1;
@@ -479,8 +508,10 @@ int main(int argc, char **argv)
 	if (a + 1 < argc && !strcmp(argv[a], "query"))
 		return query(argv[a + 1],
 			     a + 2 < argc && !strcmp(argv[a + 2], "vol"));
+	if (a + 2 < argc && !strcmp(argv[a], "hold"))
+		return hold(argv[a + 1], atoi(argv[a + 2]));
 	fprintf(stderr, "usage: mmdb_testclnt [-s server] populate | recent | storm N "
 		"THREADS | verify FILE | written VOL N THREADS | check | get "
-		"SSID | query TEXT [vol]\n");
+		"SSID | query TEXT [vol] | hold TEXT SECS\n");
 	return 2;
 }
