@@ -51,9 +51,49 @@ void asm_ck_update(struct asm_ck *ck, const void *p, size_t n)
 		EVP_DigestUpdate(ck->md, p, n);
 }
 
+/* gf2_mul - a * b modulo the reflected CRC-32C polynomial. */
+static uint32_t gf2_mul(uint32_t a, uint32_t b)
+{
+	uint32_t m = (uint32_t)1 << 31, p = 0;
+
+	for (;;) {
+		if (a & m) {
+			p ^= b;
+			if ((a & (m - 1)) == 0)
+				break;
+		}
+		m >>= 1;
+		b = (b & 1) ? (b >> 1) ^ 0x82F63B78u : b >> 1;
+	}
+	return p;
+}
+
+/* crc32c_zeros - continue a CRC-32C over len zero bytes in O(log len):
+ * running zeros through the register multiplies it by x^(8 len) modulo
+ * the polynomial (the same algebra as zlib's crc32_combine). */
+static uint32_t crc32c_zeros(uint32_t crc, uint64_t len)
+{
+	uint32_t reg = ~crc, sq = (uint32_t)1 << 30; /* x^1 */
+
+	for (int k = 0; k < 3; k++)
+		sq = gf2_mul(sq, sq); /* x^8: one zero byte */
+	/* x^(8 len) is the product of x^(8 * 2^k) over the bits of len */
+	while (len) {
+		if (len & 1)
+			reg = gf2_mul(sq, reg);
+		sq = gf2_mul(sq, sq);
+		len >>= 1;
+	}
+	return ~reg;
+}
+
 /* asm_ck_zeros - add a run of zero bytes (a hole). */
 void asm_ck_zeros(struct asm_ck *ck, uint64_t len)
 {
+	if (ck->alg == NSR_ASM_CK_CRC32C) {
+		ck->crc = crc32c_zeros(ck->crc, len);
+		return;
+	}
 	while (len > 0) {
 		size_t n = len > sizeof(zeros) ? sizeof(zeros) : (size_t)len;
 

@@ -258,10 +258,39 @@ static int read_buf(struct nsr_saver *s, size_t n)
 	return NSR_OK;
 }
 
+/* skip_hole - when the file system reports a hole at *done (SEEK_DATA),
+ * send it as a HOLE record without reading it and move past it.  Clears
+ * *sparse where the file system cannot tell. */
+static int skip_hole(struct nsr_saver *s, int fd, uint64_t *done,
+		     uint64_t size, int *sparse)
+{
+	off_t data = lseek(fd, (off_t)*done, SEEK_DATA);
+	uint64_t to;
+	int rc;
+
+	if (data < 0 && errno != ENXIO) {
+		*sparse = 0;
+		return lseek(fd, (off_t)*done, SEEK_SET) < 0 ? NSR_ERR_SYSTEM
+							     : NSR_OK;
+	}
+	/* ENXIO: nothing but a hole up to the end of the file */
+	to = data < 0 ? size : NSR_MIN((uint64_t)data, size);
+	if (to > *done) {
+		rc = nsr_asm_enc_hole(s->enc, to - *done);
+		if (rc)
+			return rc;
+		*done = to;
+	}
+	if (*done < size && lseek(fd, (off_t)*done, SEEK_SET) < 0)
+		return NSR_ERR_SYSTEM;
+	return NSR_OK;
+}
+
 /* send_data - stream size bytes of fd; sets *status.  Short files are
- * padded with zeros (a hole), so the data always matches the record. */
+ * padded with zeros (a hole), so the data always matches the record.
+ * sparse: the file has fewer blocks than bytes, so ask for its holes. */
 static int send_data(struct nsr_saver *s, int fd, const char *path,
-		     uint64_t size, int *status)
+		     uint64_t size, int sparse, int *status)
 {
 	uint64_t done = 0;
 	int rc;
@@ -270,6 +299,19 @@ static int send_data(struct nsr_saver *s, int fd, const char *path,
 	while (done < size) {
 		size_t want = nsr_readsize_get(s->rs);
 		size_t got = 0;
+
+		if (sparse) {
+			rc = skip_hole(s, fd, &done, size, &sparse);
+			if (rc == NSR_ERR_SYSTEM) {
+				report(s, path, errno, "lseek");
+				*status = NSR_ASM_FILE_READERR;
+				break;
+			}
+			if (rc)
+				return rc;
+			if (done == size)
+				break;
+		}
 
 		want = (size_t)NSR_MIN((uint64_t)want, size - done);
 		rc = read_buf(s, want);
@@ -408,7 +450,8 @@ static int save_regular(struct nsr_saver *s, const struct nsr_walk_ent *e)
 	if (rc == NSR_OK)
 		rc = save_xattrs(s, fd, e->path);
 	if (rc == NSR_OK)
-		rc = send_data(s, fd, e->path, f.size, &status);
+		rc = send_data(s, fd, e->path, f.size,
+			       (uint64_t)st.st_blocks * 512 < f.size, &status);
 	if (rc == NSR_OK && status == NSR_ASM_FILE_OK &&
 	    (fstat(fd, &after) != 0 || after.st_size != st.st_size ||
 	     after.st_mtim.tv_sec != st.st_mtim.tv_sec ||

@@ -63,22 +63,42 @@ static const char *type_name(mode_t m)
 	}
 }
 
-/* same_content - compare two regular files byte by byte: 1 same, 0 not,
- * -1 unreadable. */
-static int same_content(const char *a, const char *b)
+/* both_hole_until - where the next data of either file starts at or
+ * after pos (SEEK_DATA; a file with only a hole left counts as size); pos
+ * itself when either has data there or cannot tell. */
+static off_t both_hole_until(int fa, int fb, off_t pos, off_t size)
+{
+	off_t da = lseek(fa, pos, SEEK_DATA), db = lseek(fb, pos, SEEK_DATA);
+
+	if ((da < 0 && errno != ENXIO) || (db < 0 && errno != ENXIO))
+		return pos;
+	if (da < 0)
+		da = size;
+	if (db < 0)
+		db = size;
+	return NSR_MIN(da, db);
+}
+
+/* same_content - compare two regular files of size bytes: 1 same, 0 not,
+ * -1 unreadable.  With sparse set, ranges that are holes in both files
+ * are skipped (they read as zeros in both). */
+static int same_content(const char *a, const char *b, off_t size, int sparse)
 {
 	static char ba[65536], bb[65536];
 	int fa = open(a, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	int fb = open(b, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	int same = -1;
+	off_t pos = 0;
 
 	if (fa < 0 || fb < 0)
 		goto out;
 	for (;;) {
 		size_t na = 0, nb = 0;
 
-		if (nsr_read_full(fa, ba, sizeof(ba), &na) != NSR_OK ||
-		    nsr_read_full(fb, bb, sizeof(bb), &nb) != NSR_OK)
+		if (sparse && pos < size)
+			pos = both_hole_until(fa, fb, pos, size);
+		if (nsr_pread_full(fa, ba, sizeof(ba), pos, &na) != NSR_OK ||
+		    nsr_pread_full(fb, bb, sizeof(bb), pos, &nb) != NSR_OK)
 			goto out;
 		if (na != nb || memcmp(ba, bb, na) != 0) {
 			same = 0;
@@ -88,6 +108,7 @@ static int same_content(const char *a, const char *b)
 			same = 1;
 			goto out;
 		}
+		pos += (off_t)na;
 	}
 out:
 	if (fa >= 0)
@@ -364,7 +385,9 @@ static void cmp_tree(struct cmp *c, const char *a, const char *b,
 			       (intmax_t)sb.st_size);
 			return;
 		}
-		same = same_content(a, b);
+		same = same_content(a, b, sa.st_size,
+				    sa.st_blocks * 512 < sa.st_size ||
+					    sb.st_blocks * 512 < sb.st_size);
 		if (same < 0)
 			differ(c, rel, "content unreadable");
 		else if (same == 0)

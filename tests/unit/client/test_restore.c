@@ -449,6 +449,59 @@ static void test_small_reads_relative_dest(void **state)
 	nsr_buf_release(&diff);
 }
 
+/* test_huge_sparse - a 5 GB file with a few bytes of data (offsets past
+ * 32 bits): its holes are found without reading them, and it comes back
+ * identical and sparse. */
+static void test_huge_sparse(void **state)
+{
+	struct fixture *f = *state;
+	const char *paths[1];
+	struct nsr_saver_stats ss;
+	struct nsr_restore_stats rs;
+	struct nsr_restore_opts o = { 0 };
+	struct nsr_buf diff;
+	char dir[PATH_MAX], file[PATH_MAX + 8], dest[PATH_MAX];
+	char rdir[2 * PATH_MAX];
+	const off_t big = (off_t)5 << 30;
+	struct stat st;
+	int fd;
+
+	assert_true(snprintf(dir, sizeof(dir), "%s/huge", f->tmp) > 0);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_true(snprintf(file, sizeof(file), "%s/disk.img", dir) > 0);
+	fd = open(file, O_WRONLY | O_CREAT, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, "head", 4, 0), 4);
+	assert_int_equal(pwrite(fd, "middle", 6, ((off_t)1 << 32) + 7), 6);
+	assert_int_equal(pwrite(fd, "tail", 4, big - 4), 4);
+	close(fd);
+	assert_int_equal(nftw(dir, stamp, 4, FTW_DEPTH | FTW_PHYS), 0);
+	paths[0] = dir;
+	save(f, paths, 1, NSR_ASM_CK_CRC32C, &ss);
+	assert_int_equal(ss.errors, 0);
+	assert_int_equal(ss.bytes, (uint64_t)big);
+	assert_true(f->stream.len < 1024 * 1024);
+	assert_true(snprintf(dest, sizeof(dest), "%s/dest9", f->tmp) > 0);
+	o.dest = dest;
+	assert_int_equal(restore(f, f->stream.data, f->stream.len, 65536, &o,
+				 &rs), NSR_OK);
+	assert_int_equal(rs.errors, 0);
+	assert_true(snprintf(rdir, sizeof(rdir), "%s%s", dest, dir) > 0);
+	assert_int_equal(lstat(jp(rdir, "disk.img"), &st), 0);
+	assert_int_equal(st.st_size, big);
+	assert_true((uint64_t)st.st_blocks * 512 < 1024 * 1024);
+	nsr_buf_init(&diff, 0);
+	assert_int_equal(compare(dir, rdir, 0, &diff), 0);
+	/* the sparse-aware compare still sees a byte in a hole */
+	fd = open(jp(rdir, "disk.img"), O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, "x", 1, (off_t)3 << 30), 1);
+	close(fd);
+	assert_int_equal(compare(dir, rdir, NSR_TREECMP_NO_MTIME, &diff), 1);
+	assert_string_equal(diff.data, "disk.img: content differs\n");
+	nsr_buf_release(&diff);
+}
+
 /* test_no_xattrs - with no_xattrs the data and metadata come back, the
  * attributes do not. */
 static void test_no_xattrs(void **state)
@@ -764,6 +817,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_small_reads_relative_dest,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_xattrs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_huge_sparse, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_corruption_reported_by_path,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filter, setup, teardown),
