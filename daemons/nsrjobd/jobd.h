@@ -16,6 +16,8 @@
 #define NSRJOBD_JOBD_H
 
 #include <pthread.h>
+
+struct sqlite3;
 #include <stdint.h>
 #include <time.h>
 
@@ -40,18 +42,27 @@ struct jobd {
 	pthread_mutex_t mu;	  /* guards the fields below */
 	pthread_cond_t cv;
 	int purge_wanted;
+	int ckpt_wanted;
 	int stopping;
 	int have_thread;
 	pthread_t thread;
+	struct sqlite3 *ckpt;	  /* the worker's checkpoint connection */
 };
 
 extern struct jobd g_jobd;
 extern const struct nsr_rpc_prog jobd_progs[1];
 
+/* jobd_ckpt_setup - before opening any database (see purge.c); 0/-1. */
+int jobd_ckpt_setup(void);
+/* jobd_db_open - nsr_jobdb_open with auto-checkpoints off: for handles
+ * that serve RPCs, whose callers must not pay for checkpoints. */
+int jobd_db_open(const char *path, const struct nsr_jobdb_options *opt,
+		 struct nsr_jobdb **out);
 /* jobd_purge_start - start the purge worker (and open its handle). */
 int jobd_purge_start(struct jobd *jd);
-/* jobd_purge_kick - ask the worker for a purge (from the tick). */
-void jobd_purge_kick(struct jobd *jd);
+/* jobd_purge_kick - ask the worker for a purge (purge != 0) or a
+ * checkpoint (from the tick). */
+void jobd_purge_kick(struct jobd *jd, int purge);
 /* jobd_purge_run - purge now in this thread, with retention hours (0 =
  * the configured retention); *st gets the counts. */
 int jobd_purge_run(struct jobd *jd, unsigned retention,

@@ -109,8 +109,10 @@ static int jobd_init(struct nsr_daemon *d)
 
 	if (test_interval())
 		return -1;
+	if (jobd_ckpt_setup())
+		return nsr_error("cannot set up SQLite checkpointing");
 	g_jobd.dbpath = nsr_daemon_path(d, "res/jobsdb");
-	rc = nsr_jobdb_open(g_jobd.dbpath, NULL, &g_jobd.db);
+	rc = jobd_db_open(g_jobd.dbpath, NULL, &g_jobd.db);
 	if (rc)
 		return nsr_error("cannot open the jobs database %s: %s; if it "
 				 "is damaged, move it aside and restart "
@@ -140,16 +142,19 @@ static int jobd_started(struct nsr_daemon *d)
 	return jobd_purge_start(&g_jobd);
 }
 
-/* jobd_tick - every second: is a purge due (run_with_period)? */
+/* jobd_tick - every second: a checkpoint, or a purge when one is due
+ * (run_with_period). */
 static void jobd_tick(struct nsr_daemon *d)
 {
 	long long now = jobd_now_ms();
 
 	NSR_UNUSED(d);
-	if (now < g_jobd.next_purge_ms)
+	if (now < g_jobd.next_purge_ms) {
+		jobd_purge_kick(&g_jobd, 0);
 		return;
+	}
 	g_jobd.next_purge_ms = now + 1000LL * g_jobd.interval;
-	jobd_purge_kick(&g_jobd);
+	jobd_purge_kick(&g_jobd, 1);
 }
 
 /* jobd_stop - stop purging, close the writer handle under the server

@@ -5,10 +5,20 @@
  * neither stalls the accept loop nor holds the RPC server-wide mutex.
  * The library deletes in small transactions; writers on the other handle
  * wait at most one batch (SQLite busy timeout).
+ *
+ * Checkpoints: in WAL mode with synchronous=NORMAL a commit does not
+ * fsync, but the commit that pushes the WAL past its auto-checkpoint
+ * size copies the WAL into the database and fsyncs it, in the committing
+ * thread -- an RPC insert would pay tens to hundreds of milliseconds for
+ * frames a purge wrote.  So the writer and query handles are opened with
+ * auto-checkpoints off (jobd_db_open), the purge handle keeps them (its
+ * own big commits checkpoint as they go), and the worker runs a passive
+ * checkpoint every tick on a connection of its own.
  */
 #include "nsr/compat.h"
 
 #include <pthread.h>
+#include <sqlite3.h>
 #include <time.h>
 
 #include "nsr/err.h"
@@ -16,6 +26,65 @@
 #include "nsr/log.h"
 
 #include "jobd.h"
+
+/* The connection SQLite opened last in this thread (see jobd_db_open). */
+static _Thread_local struct sqlite3 *last_opened;
+static _Thread_local int nopened;
+
+/* note_open - SQLite auto-extension, run inside every sqlite3_open:
+ * remember the connection.  Its settings cannot be changed here: SQLite
+ * resets the auto-checkpoint after running the auto-extensions. */
+static int note_open(sqlite3 *db, const char **err,
+		     const struct sqlite3_api_routines *api)
+{
+	NSR_UNUSED(err);
+	NSR_UNUSED(api);
+	last_opened = db;
+	nopened++;
+	return SQLITE_OK;
+}
+
+/* jobd_ckpt_setup - before any database is opened: install note_open. */
+int jobd_ckpt_setup(void)
+{
+	return sqlite3_auto_extension((void (*)(void))note_open) == SQLITE_OK
+		       ? 0
+		       : -1;
+}
+
+/* jobd_db_open - nsr_jobdb_open, then auto-checkpoints off on the one
+ * SQLite connection it opened (the jobs db API has no option for it). */
+int jobd_db_open(const char *path, const struct nsr_jobdb_options *opt,
+		 struct nsr_jobdb **out)
+{
+	int rc;
+
+	last_opened = NULL;
+	nopened = 0;
+	rc = nsr_jobdb_open(path, opt, out);
+	if (!rc && nopened == 1)
+		sqlite3_wal_autocheckpoint(last_opened, 0);
+	else if (!rc)
+		nsr_warn("%s: %d SQLite connections behind one handle; "
+			 "leaving their auto-checkpoints on", path, nopened);
+	last_opened = NULL;
+	return rc;
+}
+
+/* checkpoint - copy committed WAL frames into the database, without
+ * waiting for anybody (the worker thread pays the fsync). */
+static void checkpoint(struct jobd *jd)
+{
+	int src, log = 0, done = 0;
+
+	if (!jd->ckpt)
+		return;
+	src = sqlite3_wal_checkpoint_v2(jd->ckpt, NULL,
+					SQLITE_CHECKPOINT_PASSIVE, &log, &done);
+	if (src != SQLITE_OK && src != SQLITE_BUSY)
+		nsr_warn("checkpoint of %s: %s", jd->dbpath,
+			 sqlite3_errmsg(jd->ckpt));
+}
 
 /* jobd_now_ms - monotonic milliseconds. */
 long long jobd_now_ms(void)
@@ -68,13 +137,21 @@ static void *worker(void *arg)
 
 	pthread_mutex_lock(&jd->mu);
 	for (;;) {
-		while (!jd->purge_wanted && !jd->stopping)
+		int purge, ckpt;
+
+		while (!jd->purge_wanted && !jd->ckpt_wanted && !jd->stopping)
 			pthread_cond_wait(&jd->cv, &jd->mu);
 		if (jd->stopping)
 			break;
+		purge = jd->purge_wanted;
+		ckpt = jd->ckpt_wanted;
 		jd->purge_wanted = 0;
+		jd->ckpt_wanted = 0;
 		pthread_mutex_unlock(&jd->mu);
-		jobd_purge_run(jd, 0, NULL);
+		if (purge)
+			jobd_purge_run(jd, 0, NULL);
+		if (ckpt || purge)
+			checkpoint(jd);
 		pthread_mutex_lock(&jd->mu);
 	}
 	pthread_mutex_unlock(&jd->mu);
@@ -91,6 +168,10 @@ int jobd_purge_start(struct jobd *jd)
 	if (rc)
 		return nsr_error("cannot open %s for purging: %s", jd->dbpath,
 				 nsr_strerror(rc));
+	if (sqlite3_open_v2(jd->dbpath, &jd->ckpt, SQLITE_OPEN_READWRITE,
+			    NULL) != SQLITE_OK)
+		return nsr_error("cannot open %s for checkpoints: %s",
+				 jd->dbpath, sqlite3_errmsg(jd->ckpt));
 	/* The worker must not take the daemon's signals. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -103,11 +184,15 @@ int jobd_purge_start(struct jobd *jd)
 	return 0;
 }
 
-/* jobd_purge_kick - wake the worker for one purge. */
-void jobd_purge_kick(struct jobd *jd)
+/* jobd_purge_kick - wake the worker for a purge (purge != 0) or a
+ * checkpoint. */
+void jobd_purge_kick(struct jobd *jd, int purge)
 {
 	pthread_mutex_lock(&jd->mu);
-	jd->purge_wanted = 1;
+	if (purge)
+		jd->purge_wanted = 1;
+	else
+		jd->ckpt_wanted = 1;
 	pthread_cond_signal(&jd->cv);
 	pthread_mutex_unlock(&jd->mu);
 }
@@ -127,4 +212,6 @@ void jobd_purge_stop(struct jobd *jd)
 	nsr_jobdb_close(jd->pdb);
 	jd->pdb = NULL;
 	pthread_mutex_unlock(&jd->purge_mu);
+	sqlite3_close(jd->ckpt);
+	jd->ckpt = NULL;
 }

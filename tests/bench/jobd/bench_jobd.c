@@ -230,7 +230,8 @@ static void *hwm_loop(void *arg)
 }
 
 /* purge_step - one JOB_PURGE with insert load and RSS sampling.  Insert
- * latency counts the creates that overlap the purge's RPC. */
+ * latency counts the creates that overlap the purge's RPC.  hours 0: a
+ * baseline of the same inserts for 3 s with no purge. */
 static void purge_step(struct nsr_jobd *j, unsigned hours)
 {
 	struct nsr_jobdb_purge_stats st;
@@ -251,7 +252,14 @@ static void purge_step(struct nsr_jobd *j, unsigned hours)
 	pthread_create(&in.th, NULL, insert_loop, &in);
 	usleep(200 * 1000); /* the inserter is connected and running */
 	t0 = now_s();
-	rc = nsr_jobd_purge(j, hours, &st, &err);
+	if (hours) {
+		rc = nsr_jobd_purge(j, hours, &st, &err);
+	} else {
+		/* Baseline: the same inserts for 3 s without a purge. */
+		memset(&st, 0, sizeof(st));
+		usleep(3000 * 1000);
+		rc = NSR_OK;
+	}
 	t = now_s() - t0;
 	usleep(100 * 1000);
 	in.stop = 1;
@@ -266,12 +274,21 @@ static void purge_step(struct nsr_jobd *j, unsigned hours)
 		else if (in.lat[i] > outside)
 			outside = in.lat[i];
 	}
+	for (size_t i = 0; i < in.n && hours; i++)
+		if (in.lat[i] > 0.1)
+			fprintf(stderr, "# slow insert: %.1f ms at %+.2f s of "
+				"the %.2f s purge\n", in.lat[i] * 1e3,
+				in.at[i] - t0, t);
 	qsort(during, nd, sizeof(double), cmp_double);
-	printf("purge retention %4uh: %7" PRIu64 " jobs in %6.2f s "
+	if (!hours)
+		printf("baseline, no purge, 3 s: ");
+	else
+		printf("purge retention %4uh: ", hours);
+	printf("%7" PRIu64 " jobs in %6.2f s "
 	       "(%" PRIu64 " batches); %zu inserts during it: max %.1f ms, "
 	       "p99 %.1f ms (outside it max %.1f ms); nsrjobd max VmRSS "
 	       "%ld KiB, VmHWM %ld KiB\n",
-	       hours, st.jobs, t, st.batches, nd,
+	       st.jobs, t, st.batches, nd,
 	       nd ? during[nd - 1] * 1e3 : 0.0,
 	       nd ? during[nd * 99 / 100] * 1e3 : 0.0, outside * 1e3,
 	       s.max_rss, proc_kb(jobd_pid, "VmHWM"));
@@ -400,10 +417,12 @@ int main(int argc, char **argv)
 	stream_all(j, n, 0);
 	stream_all(j, n, 1);
 
+	purge_step(j, 0);
 	/* Lower the retention step by step, down to one hour. */
 	for (long d = days * 3 / 4; d >= 1; d = d > 4 ? d / 2 : d - 1)
 		purge_step(j, (unsigned)d * 24);
 	purge_step(j, 1);
+	purge_step(j, 0);
 	empty_purges(j, 2);
 	printf("nsrjobd peak over the whole run: VmHWM %ld KiB\n",
 	       proc_kb(jobd_pid, "VmHWM"));
