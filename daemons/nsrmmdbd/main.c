@@ -91,6 +91,13 @@ static int mmdbd_init(struct nsr_daemon *d)
 	return 0;
 }
 
+/* mmdbd_tick - periodic work: end idle query cursors. */
+static void mmdbd_tick(struct nsr_daemon *d)
+{
+	NSR_UNUSED(d);
+	mmdbd_query_reap();
+}
+
 /* mmdbd_stop - wait for running handlers, end cursors, close the db. */
 static void mmdbd_stop(struct nsr_daemon *d)
 {
@@ -117,10 +124,12 @@ static const struct nsr_daemon_ops mmdbd_ops = {
 	.summary = "OpenNSR media database daemon: volumes, save sets, "
 		   "fragments; mminfo queries",
 	.default_port = 0,
+	.tick_ms = 1000,
 	.progs = mmdbd_progs,
 	.nprogs = NSR_ARRAY_SIZE(mmdbd_progs),
 	.check = mmdbd_check,
 	.init = mmdbd_init,
+	.tick = mmdbd_tick,
 	.stop = mmdbd_stop,
 };
 

@@ -6,7 +6,8 @@
  * concurrent commits share one fsync).  g_mmdbd.life is held for reading
  * by every handler and for writing by the stop path, so the database is
  * never closed under a handler; open query cursors are listed under
- * g_mmdbd.qlock so the stop path can end them before mmdb_close().
+ * g_mmdbd.qlock so the stop path can end them before mmdb_close() and the
+ * tick can end idle ones (see query.c).
  */
 #ifndef NSR_MMDBD_H
 #define NSR_MMDBD_H
@@ -47,5 +48,7 @@ int mmdbd_query_next(void *ctx, void *args, void *res,
 /* mmdbd_query_close_all - end every open cursor (stop path, life held for
  * writing, before mmdb_close). */
 void mmdbd_query_close_all(void);
+/* mmdbd_query_reap - end cursors left idle too long (from the tick). */
+void mmdbd_query_reap(void);
 
 #endif /* NSR_MMDBD_H */

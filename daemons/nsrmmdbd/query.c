@@ -5,10 +5,18 @@
  * Owns the per-connection query state: the parsed query (the cursor
  * points into it) and the engine cursor.  The state lives in the
  * connection's data slot and in the g_mmdbd.queries list, so the stop path
- * can end every cursor before the database is closed.  Memory per
+ * can end every cursor before the database is closed, and the tick can
+ * end cursors left idle (an open cursor holds back the engine's log
+ * cleanup, so a forgotten one must not live forever).  Memory per
  * connection is one parsed query plus one batch, however many rows match.
+ *
+ * Locking order: g_mmdbd.life, then g_mmdbd.qlock, then a query's mu.
+ * q->mu guards the query's fields; handlers of the connection and the
+ * idle reaper take it.
  */
 #include "nsr/compat.h"
+
+#include <time.h>
 
 #include "nsr/err.h"
 #include "nsr/log.h"
@@ -20,15 +28,31 @@
 #include "mmdbd.h"
 #include "qparse.h"
 
+#define IDLE_DEFAULT 600 /* seconds a cursor may wait for the next batch */
+
 struct mmdbd_query {
-	struct mmdbd_query *next, *prev;	/* g_mmdbd.queries */
+	struct mmdbd_query *next, *prev;	/* g_mmdbd.queries, qlock */
+	pthread_mutex_t mu;
 	struct mmdbd_qparse *parsed;		/* NULL when none open */
 	struct mmdb_cursor *cur;		/* NULL when none open */
 	int volumes;
+	int expired;				/* ended by the reaper */
 	uint64_t rows;				/* returned so far */
+	time_t last;				/* last request */
+	char peer[64];
 };
 
-/* reset - end the open query of q (qlock held). */
+/* idle_limit - seconds before an unused cursor is ended (env
+ * NSR_TEST_MMDB_CURSOR_IDLE for tests). */
+static int idle_limit(void)
+{
+	const char *e = getenv("NSR_TEST_MMDB_CURSOR_IDLE");
+	int v = e ? atoi(e) : 0;
+
+	return v > 0 ? v : IDLE_DEFAULT;
+}
+
+/* reset - end the open query of q (q->mu held, or q exclusively ours). */
 static void reset(struct mmdbd_query *q)
 {
 	mmdb_cursor_free(q->cur);
@@ -44,14 +68,17 @@ static void destroy(void *data)
 	struct mmdbd_query *q = data;
 
 	pthread_mutex_lock(&g_mmdbd.qlock);
-	reset(q);
 	if (q->prev)
 		q->prev->next = q->next;
 	else
 		g_mmdbd.queries = q->next;
 	if (q->next)
 		q->next->prev = q->prev;
+	pthread_mutex_lock(&q->mu);
+	reset(q);
+	pthread_mutex_unlock(&q->mu);
 	pthread_mutex_unlock(&g_mmdbd.qlock);
+	pthread_mutex_destroy(&q->mu);
 	free(q);
 }
 
@@ -63,6 +90,8 @@ static struct mmdbd_query *conn_query(struct nsr_rpc_call *call)
 	if (q)
 		return q;
 	q = nsr_xcalloc(1, sizeof(*q));
+	pthread_mutex_init(&q->mu, NULL);
+	snprintf(q->peer, sizeof(q->peer), "%s", nsr_rpc_call_peer(call));
 	pthread_mutex_lock(&g_mmdbd.qlock);
 	q->next = g_mmdbd.queries;
 	if (q->next)
@@ -73,16 +102,43 @@ static struct mmdbd_query *conn_query(struct nsr_rpc_call *call)
 	return q;
 }
 
-/* mmdbd_query_close_all - end every cursor (stop path). */
+/* mmdbd_query_close_all - end every cursor (stop path: life is held for
+ * writing, so no handler holds a q->mu). */
 void mmdbd_query_close_all(void)
 {
 	pthread_mutex_lock(&g_mmdbd.qlock);
-	for (struct mmdbd_query *q = g_mmdbd.queries; q; q = q->next)
+	for (struct mmdbd_query *q = g_mmdbd.queries; q; q = q->next) {
+		pthread_mutex_lock(&q->mu);
 		reset(q);
+		pthread_mutex_unlock(&q->mu);
+	}
 	pthread_mutex_unlock(&g_mmdbd.qlock);
 }
 
-/* open_cursor - parse text and open the cursor into q (life held). */
+/* mmdbd_query_reap - end cursors idle longer than the limit (tick). */
+void mmdbd_query_reap(void)
+{
+	time_t now = time(NULL);
+	int limit = idle_limit();
+
+	pthread_mutex_lock(&g_mmdbd.qlock);
+	for (struct mmdbd_query *q = g_mmdbd.queries; q; q = q->next) {
+		/* A busy query is in use, not idle. */
+		if (pthread_mutex_trylock(&q->mu) != 0)
+			continue;
+		if (q->cur && now - q->last > limit) {
+			nsr_info("query of %s ended after %d s without a "
+				 "request (%llu rows sent)", q->peer, limit,
+				 (unsigned long long)q->rows);
+			reset(q);
+			q->expired = 1;
+		}
+		pthread_mutex_unlock(&q->mu);
+	}
+	pthread_mutex_unlock(&g_mmdbd.qlock);
+}
+
+/* open_cursor - parse text and open the cursor into q (life, q->mu held). */
 static int open_cursor(struct mmdbd_query *q, const mm_query_args *a,
 		       nsr_status *st)
 {
@@ -112,12 +168,9 @@ static int open_cursor(struct mmdbd_query *q, const mm_query_args *a,
 		mmdbd_qparse_free(p);
 		return rc;
 	}
-	pthread_mutex_lock(&g_mmdbd.qlock);
-	reset(q);
 	q->parsed = p;
 	q->cur = cur;
 	q->volumes = a->volumes ? 1 : 0;
-	pthread_mutex_unlock(&g_mmdbd.qlock);
 	return NSR_OK;
 }
 
@@ -130,15 +183,17 @@ int mmdbd_query_open(void *ctx, void *args, void *res,
 	struct mmdbd_query *q = conn_query(call);
 
 	NSR_UNUSED(ctx);
-	pthread_mutex_lock(&g_mmdbd.qlock);
-	reset(q);
-	pthread_mutex_unlock(&g_mmdbd.qlock);
 	pthread_rwlock_rdlock(&g_mmdbd.life);
+	pthread_mutex_lock(&q->mu);
+	reset(q);
+	q->expired = 0;
+	q->last = time(NULL);
 	if (!g_mmdbd.db)
 		mmdbd_status(&r->st, NSR_ERR_AGAIN, "nsrmmdbd is shutting "
 			     "down: retry once it is restarted");
 	else if (open_cursor(q, a, &r->st) == NSR_OK)
 		mmdbd_status(&r->st, NSR_OK, "%s", "");
+	pthread_mutex_unlock(&q->mu);
 	pthread_rwlock_unlock(&g_mmdbd.life);
 	return NSR_OK;
 }
@@ -183,6 +238,20 @@ static int next_vols(struct mmdbd_query *q, u_int max, mm_next_res *r)
 	return rc < 0 ? rc : NSR_OK;
 }
 
+/* no_query - the status when no cursor is open on this connection. */
+static void no_query(const struct mmdbd_query *q, nsr_status *st)
+{
+	if (q && q->expired)
+		mmdbd_status(st, NSR_ERR_STATE, "the query was ended after %d "
+			     "s without a request (an open query holds back "
+			     "the media database's log cleanup): open it "
+			     "again", idle_limit());
+	else
+		mmdbd_status(st, NSR_ERR_STATE, "no query is open on this "
+			     "connection (open one first; a restarted "
+			     "nsrmmdbd forgets it)");
+}
+
 /* mmdbd_query_next - MM_QUERY_NEXT: the next batch of the open query. */
 int mmdbd_query_next(void *ctx, void *args, void *res,
 		     struct nsr_rpc_call *call)
@@ -194,29 +263,28 @@ int mmdbd_query_next(void *ctx, void *args, void *res,
 	int rc;
 
 	NSR_UNUSED(ctx);
-	pthread_rwlock_rdlock(&g_mmdbd.life);
-	/* Only this connection's thread and the stop path (which holds life
-	 * for writing) touch q->cur, so no qlock is needed here. */
-	if (!q || !q->cur) {
-		mmdbd_status(&r->st, NSR_ERR_STATE, "no query is open on this "
-			     "connection (open one first; a restarted "
-			     "nsrmmdbd forgets it)");
-		pthread_rwlock_unlock(&g_mmdbd.life);
+	if (!q) {
+		no_query(q, &r->st);
 		return NSR_OK;
+	}
+	pthread_rwlock_rdlock(&g_mmdbd.life);
+	pthread_mutex_lock(&q->mu);
+	if (!q->cur) {
+		no_query(q, &r->st);
+		goto out;
 	}
 	rc = q->volumes ? next_vols(q, max, r) : next_rows(q, max, r);
 	q->rows += q->volumes ? r->vols.vols_len : r->rows.rows_len;
-	if (rc) {
+	q->last = time(NULL);
+	if (rc)
 		mmdbd_db_status(&r->st, rc, "query failed after %llu rows",
 				(unsigned long long)q->rows);
-	} else {
+	else
 		mmdbd_status(&r->st, NSR_OK, "%s", "");
-	}
-	if (rc || r->done) {
-		pthread_mutex_lock(&g_mmdbd.qlock);
+	if (rc || r->done)
 		reset(q);
-		pthread_mutex_unlock(&g_mmdbd.qlock);
-	}
+out:
+	pthread_mutex_unlock(&q->mu);
 	pthread_rwlock_unlock(&g_mmdbd.life);
 	return NSR_OK;
 }

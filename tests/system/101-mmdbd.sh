@@ -13,7 +13,8 @@ T=$BIN/mmdb_testclnt
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$ROOT/asan"
 
 nsr_start nsrexecd
-nsr_start nsrmmdbd
+# Query cursors idle for 2 s are ended (default 10 minutes).
+NSR_TEST_MMDB_CURSOR_IDLE=2 nsr_start nsrmmdbd
 check "nsrmmdbd is running" test -s "$ROOT/logs/nsrmmdbd.pid"
 check "populate a datazone through the client library" "$T" populate
 
@@ -105,6 +106,13 @@ check "concurrent written-byte updates all counted ($before + 400 = $after)" \
 
 out=$("$T" check 2>&1)
 check "MM_CHECK: the database is consistent" grep -q "^consistent" <<<"$out"
+
+# A cursor left idle is ended (it would hold back log cleanup) and the
+# client is told why.
+"$T" hold '' 4 >"$ROOT/idle" 2>&1; rc=$?
+check "an idle cursor is ended (exit $rc): $(tail -1 "$ROOT/idle")" \
+	grep -q "ended after 2 s without a request" "$ROOT/idle"
+check "and the daemon logs it" grep -q "query of .* ended after 2 s" "$ROOT/logs/daemon.log"
 
 # An orderly stop with a client holding an open cursor: the stop ends
 # the cursor before closing the database, nothing leaks, the client is
