@@ -644,6 +644,10 @@ static int start_object(struct nsr_restore *r, const struct nsr_asm_file *f)
 		return NSR_ERR_NOMEM;
 	if (how == CLAIM_SKIP) {
 		r->st.skipped++;
+		/* later names of a kept file link to the file that is there */
+		if (f->type != NSR_ASM_DIR && f->type != NSR_ASM_HARDLINK &&
+		    f->nlink > 1 && rst_map_put(&r->links, f->path, target))
+			rc = NSR_ERR_NOMEM;
 		if (r->cb.skipped)
 			r->cb.skipped(r->cb.ctx, f->path, target);
 		goto out;
