@@ -288,8 +288,37 @@ static int rec_note(struct rec_ent **v, size_t *n, size_t *cap,
 	return NSR_OK;
 }
 
-/* wal_recover - replay committed WAL transactions into the db file, then
- * reset the WAL.  Sets p->durable_seq. */
+/* ro_install - read-only recovery: a committed WAL page becomes the
+ * in-memory base version of pgno (the db file is not written). */
+static int ro_install(struct mmdb_pager *p, uint32_t pgno, const uint8_t *pg)
+{
+	struct pg *v;
+	int rc;
+
+	pthread_mutex_lock(&p->mu);
+	rc = map_reserve(p, pgno);
+	if (rc == NSR_OK && p->map[pgno]) {
+		memcpy(p->map[pgno]->data, pg, MMDB_PAGE_SIZE);
+	} else if (rc == NSR_OK) {
+		v = malloc(sizeof(*v));
+		if (v)
+			v->data = page_new(p);
+		if (!v || !v->data) {
+			free(v);
+			rc = NSR_ERR_NOMEM;
+		} else {
+			memcpy(v->data, pg, MMDB_PAGE_SIZE);
+			v->older = NULL;
+			v->seq = 0;
+			p->map[pgno] = v;
+		}
+	}
+	pthread_mutex_unlock(&p->mu);
+	return rc;
+}
+
+/* wal_recover - replay committed WAL transactions into the db file (or,
+ * read-only, into memory), then reset the WAL.  Sets p->durable_seq. */
 static int wal_recover(struct mmdb_pager *p)
 {
 	uint8_t h[WAL_HDR_SIZE];
@@ -374,14 +403,16 @@ static int wal_recover(struct mmdb_pager *p)
 				  done[i].off + WAL_FRAME_HDR, &got);
 		if (rc == NSR_OK && got < MMDB_PAGE_SIZE)
 			rc = NSR_ERR_IO;
-		if (rc == NSR_OK)
+		if (rc == NSR_OK && (p->flags & MMDB_PAGER_READONLY))
+			rc = ro_install(p, done[i].pgno, fr);
+		else if (rc == NSR_OK)
 			rc = p->vfs->write(p->db, fr, MMDB_PAGE_SIZE,
 					   (uint64_t)done[i].pgno *
 						   MMDB_PAGE_SIZE);
 		if (rc != NSR_OK)
 			goto out;
 	}
-	if (ndone) {
+	if (ndone && !(p->flags & MMDB_PAGER_READONLY)) {
 		rc = p->vfs->sync(p->db);
 		if (rc != NSR_OK)
 			goto out;
@@ -507,6 +538,8 @@ static int open_files(struct mmdb_pager *p, const char *dir)
 	if (rc != NSR_OK)
 		goto out;
 	rc = p->vfs->open(p->vfs, walpath, ro ? vf : MMDB_VFS_CREATE, &p->wal);
+	if (rc == NSR_ERR_NOTFOUND && ro)
+		rc = NSR_OK;	/* no WAL: nothing to recover */
 	if (rc == NSR_OK && !ro)
 		rc = p->vfs->sync_dir(p->vfs, dir);
 out:
@@ -535,7 +568,7 @@ int mmdb_pager_open(const struct mmdb_vfs *vfs, const char *dir,
 	pthread_mutex_init(&p->smu, NULL);
 	pthread_cond_init(&p->scond, NULL);
 	rc = open_files(p, dir);
-	if (rc == NSR_OK)
+	if (rc == NSR_OK && p->wal)
 		rc = wal_recover(p);
 	if (rc == NSR_OK)
 		rc = meta_check(p);
@@ -1319,7 +1352,8 @@ void mmdb_pager_stats(struct mmdb_pager *p, struct mmdb_pager_stats *st)
 	st->fsyncs = p->n_fsyncs;
 	st->checkpoints = p->n_ckpt;
 	pthread_mutex_unlock(&p->mu);
-	(void)p->vfs->size(p->wal, &st->wal_bytes);
+	if (p->wal)
+		(void)p->vfs->size(p->wal, &st->wal_bytes);
 	(void)p->vfs->size(p->db, &st->db_bytes);
 	if (mmdb_pager_read_begin(p, &v) == NSR_OK) {
 		if (mmdb_pager_get(v, 0, &meta) == NSR_OK) {

@@ -204,6 +204,22 @@ static void test_records(void **state)
 	assert_int_equal(mmdb_ss_get(db, ssid1, &s2), NSR_ERR_NOTFOUND);
 	must_check(db);
 
+	/* A read-only opener sees the committed WAL contents in memory and
+	 * refuses writes. */
+	{
+		struct mmdb_opts ro = o;
+		struct mmdb *rdb;
+
+		ro.flags = MMDB_OPEN_READONLY;
+		assert_int_equal(mmdb_open("/m", &ro, &rdb), NSR_OK);
+		assert_int_equal(mmdb_ss_get(rdb, s.ssid, &s2), NSR_OK);
+		assert_int_equal(s2.savetime, 1700000300);
+		assert_int_equal(mmdb_ss_create(rdb, NULL, &s2, 0, NULL),
+				 NSR_ERR_READONLY);
+		must_check(rdb);
+		mmdb_close(rdb);
+	}
+
 	/* Bad arguments. */
 	memset(&s, 0, sizeof(s));
 	assert_int_equal(mmdb_ss_create(db, NULL, &s, 0, NULL), NSR_ERR_INVAL);
