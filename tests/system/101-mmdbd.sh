@@ -50,9 +50,7 @@ golden csv -ot -xc, -r 'client,name,level,totalsize' -N /etc
 golden json -ot -xj -r 'client,name,totalsize,suspect' -c db02 -t '06/04/2024 12:00'
 golden frags -V -ot -q 'client=db02,savetime<06/04/2024'
 golden super -S -q 'ssid=14,ssid=18'
-out=$("$BIN/mminfo" -m -q 'client=db02' 2>&1); rc=$?
-check "a save set attribute in a media report fails (exit $rc)" test $rc -eq 1
-check "and says why: $out" grep -q "only volume attributes" <<<"$out"
+golden media-client -m -omR -q 'client=db02'
 
 # What a user gets wrong.
 out=$("$BIN/mminfo" -q 'clinet=db02' 2>&1); rc=$?

@@ -212,3 +212,50 @@ int mminfo_fetch_vols(struct mmdb_clnt *c, const char *query, int64_t now,
 	free(batch);
 	return rc;
 }
+
+/* add_volume - keep vol once (by name); volumes are few, a scan is fine. */
+static int add_volume(struct kept_vol **kept, size_t *n, size_t *cap,
+		      const struct mmdb_volume *vol)
+{
+	struct kept_vol k;
+
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*kept)[i].vol.name, vol->name))
+			return NSR_OK;
+	k.vol = *vol;
+	k.seq = *n;
+	return keep((void **)kept, n, cap, sizeof(k), &k);
+}
+
+/* mminfo_fetch_vols_of_rows - the volumes holding the save set rows. */
+int mminfo_fetch_vols_of_rows(struct mmdb_clnt *c, const char *query,
+			      int64_t now, const char *order,
+			      mminfo_vol_fn fn, void *arg, size_t *count)
+{
+	struct mmdb_ss_row *batch = NULL;
+	struct kept_vol *kept = NULL;
+	size_t n, nkept = 0, cap = 0;
+	int done = 0, rc;
+
+	*count = 0;
+	batch = calloc(BATCH, sizeof(*batch));
+	if (!batch)
+		return NSR_ERR_NOMEM;
+	rc = mmdb_clnt_query_open(c, query, 0, now);
+	while (!rc && !done) {
+		rc = mmdb_clnt_query_next_rows(c, batch, BATCH, &n, &done);
+		for (size_t i = 0; !rc && i < n; i++)
+			if (batch[i].has_volume)
+				rc = add_volume(&kept, &nkept, &cap,
+						&batch[i].vol);
+	}
+	if (!rc && order && *order)
+		qsort_r(kept, nkept, sizeof(*kept), vol_cmp, (void *)order);
+	for (size_t i = 0; !rc && i < nkept; i++)
+		rc = fn(arg, &kept[i].vol);
+	if (!rc)
+		*count = nkept;
+	free(kept);
+	free(batch);
+	return rc;
+}

@@ -33,5 +33,14 @@ int mminfo_fetch_rows(struct mmdb_clnt *c, const char *query, int64_t now,
 int mminfo_fetch_vols(struct mmdb_clnt *c, const char *query, int64_t now,
 		      const char *order, mminfo_vol_fn fn, void *arg,
 		      size_t *count);
+/*
+ * mminfo_fetch_vols_of_rows - for a volume report with a save set query
+ * (mminfo -m -c client): run query over save set rows and call fn once
+ * for every volume holding one of them, in order of first appearance or
+ * sorted by order.  Memory: one batch plus the distinct volumes.
+ */
+int mminfo_fetch_vols_of_rows(struct mmdb_clnt *c, const char *query,
+			      int64_t now, const char *order,
+			      mminfo_vol_fn fn, void *arg, size_t *count);
 
 #endif /* NSR_MMINFO_FETCH_H */

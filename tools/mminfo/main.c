@@ -324,12 +324,19 @@ static int run(struct opts *o, struct nsr_mmreport *rep)
 		fprintf(stderr, "mminfo: %s\n", err.data);
 		goto out;
 	}
-	if (vols)
+	if (vols) {
 		rc = mminfo_fetch_vols(c, o->query.data, o->now, o->order,
 				       print_vol, &out, &n);
-	else
+		/* Save set attributes in a volume report: the volumes that
+		 * hold the matching save sets, as NetWorker's mminfo -m -c. */
+		if (rc == NSR_ERR_INVAL && n == 0 && !out.header_done)
+			rc = mminfo_fetch_vols_of_rows(c, o->query.data, o->now,
+						       o->order, print_vol,
+						       &out, &n);
+	} else {
 		rc = mminfo_fetch_rows(c, o->query.data, o->now, o->order,
 				       print_row, &out, &n);
+	}
 	if (rc && out.failed)
 		fprintf(stderr, "mminfo: cannot write the report\n");
 	else if (rc && rc != NSR_ERR_NOMEM)
