@@ -126,5 +126,23 @@ check "nsrmmdbd stopped on SIGTERM" grep -q "nsrmmdbd\[$pid\]: info: stopped" "$
 wait $holder; rc=$?
 check "the holding client's next batch fails (exit $rc): $(tail -1 "$ROOT/hold")" \
 	test $rc -eq 1
+
+# With nsrmmdbd gone, mminfo says so promptly, naming the daemon and host.
+start=$SECONDS
+out=$("$BIN/mminfo" -a 2>&1); rc=$?
+check "mminfo without nsrmmdbd fails (exit $rc) within 10 s" \
+	test $rc -eq 1 -a $((SECONDS - start)) -le 10
+check "naming the daemon and host: $out" grep -q "nsrmmdbd.*127.0.0.1" <<<"$out"
+
+# Every option of --help is documented in the man pages.
+for prog in mminfo:man1/mminfo.1 nsrmmdbd:man8/nsrmmdbd.8; do
+	page=$NSR_SRC/man/${prog#*:}
+	missing=""
+	for opt in $("$BIN/${prog%%:*}" --help 2>&1 | grep -o '^  -[a-zA-Z]' | tr -d ' -'); do
+		grep -q "^\.It Fl $opt\b" "$page" || missing="$missing -$opt"
+	done
+	check "${prog%%:*}: every --help option is in its man page${missing:+ (missing:$missing)}" \
+		test -z "$missing"
+done
 check "no sanitizer reports" test -z "$(ls "$ROOT"/asan.* 2>/dev/null)"
 nsr_done
