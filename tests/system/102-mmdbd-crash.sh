@@ -61,5 +61,20 @@ for i in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 out=$("$BIN/nsrmmdbd" -t -R "$ROOT" 2>&1); rc=$?
 check "nsrmmdbd -t: the stopped database is consistent (exit $rc)" test $rc -eq 0
 check "nsrmmdbd -t says so" grep -q "is consistent" <<<"$out"
+
+# Damage: a garbled page is found by the offline check; a garbled first
+# page stops nsrmmdbd at start with the file named and the check named.
+db=$ROOT/mm/mmdb
+last=$(( $(stat -c %s "$db") / 32768 - 1 ))
+printf 'garbage garbage' | dd of="$db" bs=1 seek=$((last * 32768 + 300)) conv=notrunc 2>/dev/null
+out=$("$BIN/nsrmmdbd" -t -R "$ROOT" 2>&1); rc=$?
+check "nsrmmdbd -t finds a garbled page $last (exit $rc)" test $rc -eq 1
+check "and says where: $(head -1 <<<"$out")" \
+	grep -Eq "page $last|mmdb is damaged" <<<"$out"
+printf 'garbage garbage' | dd of="$db" bs=1 seek=300 conv=notrunc 2>/dev/null
+"$BIN/nsrmmdbd" -b -R "$ROOT" >/dev/null 2>&1; rc=$?
+check "nsrmmdbd refuses to start on a damaged database (exit $rc)" test $rc -ne 0
+check "the log names the file and suggests the check" \
+	grep -q "media database $db is damaged.*nsrmmdbd -t" "$ROOT/logs/daemon.log"
 check "no sanitizer reports" test -z "$(ls "$ROOT"/asan.* 2>/dev/null)"
 nsr_done
