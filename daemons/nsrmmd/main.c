@@ -220,7 +220,7 @@ static int mmd_started(struct nsr_daemon *d)
 		return 0;
 	m->parent = getppid();
 	/* Started by nsrsnmd: the log file is the only sink. */
-	nsr_log_init(nsr_log_progname(), 0);
+	nsr_log_init(d->ops->name, 0);
 	n = snprintf(buf, sizeof(buf), "%d\n", d->bound_port);
 	if (write(m->ready_fd, buf, (size_t)n) != n) {
 		nsr_error("cannot tell nsrsnmd the port (fd %d): %s",

@@ -104,11 +104,33 @@ static int next_num(struct snmd *x)
 	}
 }
 
-/* alive - 1 if the slot's mover is running and reachable. */
+/* zombie - 1 if pid has exited but is not reaped yet (Linux /proc). */
+static int zombie(pid_t pid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* "pid (comm) S ..." */
+	return p && p[1] == ' ' && p[2] == 'Z';
+}
+
+/* alive - 1 if the slot's mover is running (not dead, not a zombie the
+ * main loop has yet to reap). */
 static int alive(const struct snmd_slot *s)
 {
-	return s->pid > 0 && s->port > 0 &&
-	       !(kill(s->pid, 0) != 0 && errno == ESRCH);
+	if (s->pid <= 0 || s->port <= 0)
+		return 0;
+	if (kill(s->pid, 0) != 0 && errno == ESRCH)
+		return 0;
+	return !zombie(s->pid);
 }
 
 /* check_args - validate a hostile SNM_MOVER request; NULL or a message. */
@@ -146,10 +168,12 @@ static int start_mover(struct snmd *x, struct snmd_slot *s, nsr_status *st)
 		s->pid = pid;
 		s->port = port;
 		nsr_info("started nsrmmd #%d (pid %ld) for device %s (%s %s) "
-			 "on port %d", s->num, (long)pid, s->device,
-			 s->media_type, s->path, port);
+			 "on port %d (policy allows %u movers for it; one "
+			 "serves all its sessions)", s->num, (long)pid,
+			 s->device, s->media_type, s->path, port,
+			 snmd_policy_mover_limit(s));
 	} else {
-		snmd_policy_exited(s, -1, time(NULL));
+		snmd_policy_exited(s, -1, snmd_policy_now());
 		snprintf(s->last_exit, sizeof(s->last_exit), "not ready");
 		set_status(st, rc == NSR_ERR_TIMEOUT ? rc : NSR_ERR_AGAIN,
 			   "no data mover for device %s: %s", s->device,
@@ -172,7 +196,7 @@ static int snm_mover(void *ctx, void *args, void *res,
 	const char *bad = check_args(a);
 	struct snmd_slot *s;
 	unsigned wait;
-	time_t now;
+	long long now;
 
 	NSR_UNUSED(call);
 	if (bad) {
@@ -201,20 +225,21 @@ static int snm_mover(void *ctx, void *args, void *res,
 		set_status(&r->st, NSR_OK, "%s", "");
 		goto out;
 	}
-	now = time(NULL);
+	now = snmd_policy_now();
 	if (!snmd_policy_may_start(s, now, &wait)) {
 		pthread_mutex_unlock(&x->tab_mu);
 		set_status(&r->st, NSR_ERR_AGAIN, "the data mover of device "
 			   "%s keeps failing right after its start (last: "
-			   "%s); next attempt in %u s; see daemon.log",
-			   device, s->last_exit, wait);
+			   "%s); next attempt in %u.%u s; see daemon.log",
+			   device, s->last_exit, wait / 1000,
+			   wait % 1000 / 100);
 		goto out;
 	}
 	slot_set(s, a, device);
 	s->pid = 0;
 	s->port = 0;
 	s->num = next_num(x);
-	s->started = now;
+	s->started_ms = now;
 	pthread_mutex_unlock(&x->tab_mu);
 	if (start_mover(x, s, &r->st) == NSR_OK) {
 		r->port = s->port;
@@ -322,11 +347,11 @@ static void snmd_child_exit(struct nsr_daemon *d, pid_t pid, int status)
 			nsr_warn("nsrmmd #%d (pid %ld) for device %s ended: "
 				 "%s; a new one starts when the device is "
 				 "needed", s->num, (long)pid, s->device, how);
-		if (snmd_policy_exited(s, status, time(NULL)))
+		if (snmd_policy_exited(s, status, snmd_policy_now()))
 			nsr_warn("device %s: its mover failed %u times "
 				 "right after start; holding new starts for "
-				 "%ld s", s->device, s->quick_fails,
-				 (long)(s->hold_until - time(NULL)));
+				 "%lld ms", s->device, s->quick_fails,
+				 s->hold_until - snmd_policy_now());
 		break;
 	}
 	pthread_mutex_unlock(&x->tab_mu);

@@ -9,11 +9,12 @@
 #include "nsr/compat.h"
 
 #include <sys/wait.h>
+#include <time.h>
 
 #include "snmd.h"
 
-#define QUICK_SEC 10
-#define HOLD_MAX_SEC 60
+#define QUICK_MS 10000
+#define HOLD_MAX_MS 60000
 #define TS_DEFAULT 4
 #define MS_DEFAULT 32
 
@@ -28,31 +29,40 @@ unsigned snmd_policy_mover_limit(const struct snmd_slot *s)
 	return ms / ts + 4;
 }
 
-/* snmd_policy_may_start - honour the throttle. */
-int snmd_policy_may_start(const struct snmd_slot *s, time_t now,
-			  unsigned *wait)
+/* snmd_policy_now - monotonic milliseconds. */
+long long snmd_policy_now(void)
 {
-	*wait = 0;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* snmd_policy_may_start - honour the throttle. */
+int snmd_policy_may_start(const struct snmd_slot *s, long long now,
+			  unsigned *wait_ms)
+{
+	*wait_ms = 0;
 	if (now >= s->hold_until)
 		return 1;
-	*wait = (unsigned)(s->hold_until - now);
+	*wait_ms = (unsigned)(s->hold_until - now);
 	return 0;
 }
 
 /* snmd_policy_exited - account for a mover's end. */
-int snmd_policy_exited(struct snmd_slot *s, int status, time_t now)
+int snmd_policy_exited(struct snmd_slot *s, int status, long long now)
 {
 	int normal = status != -1 && WIFEXITED(status) &&
 		     WEXITSTATUS(status) == 0;
-	unsigned hold;
+	long long hold;
 
-	if (normal || now - s->started >= QUICK_SEC) {
+	if (normal || now - s->started_ms >= QUICK_MS) {
 		s->quick_fails = 0;
 		s->hold_until = 0;
 		return 0;
 	}
 	s->quick_fails++;
-	hold = 1u << NSR_MIN(s->quick_fails - 1, 6u);
-	s->hold_until = now + NSR_MIN(hold, (unsigned)HOLD_MAX_SEC);
+	hold = 1000LL << NSR_MIN(s->quick_fails - 1, 6u);
+	s->hold_until = now + NSR_MIN(hold, (long long)HOLD_MAX_MS);
 	return 1;
 }

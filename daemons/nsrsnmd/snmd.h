@@ -24,11 +24,11 @@ struct snmd_slot {
 	pid_t pid;	  /* 0 = no mover */
 	int port;
 	int num;	  /* mover number (nsrmmd -n) */
-	time_t started;
+	long long started_ms; /* monotonic */
 
 	/* Throttle state (policy.c). */
 	unsigned quick_fails; /* abnormal exits soon after start, in a row */
-	time_t hold_until;    /* no start before this time */
+	long long hold_until; /* no start before this (monotonic ms) */
 	char last_exit[64];   /* how the last mover ended */
 };
 
@@ -51,15 +51,19 @@ int snmd_spawn(const struct snmd_spawn_args *a, int timeout_ms, pid_t *pid,
 
 /* policy.c */
 /* snmd_policy_mover_limit - how many movers a device may have: tape and
- * vtape 1; adv_file max_sessions / target_sessions + 4. */
+ * vtape 1; adv_file max_sessions / target_sessions + 4.  Today every
+ * device gets one mover, which runs all of its sessions; the limit is
+ * logged when a mover starts and will cap extra movers for disk devices. */
 unsigned snmd_policy_mover_limit(const struct snmd_slot *s);
-/* snmd_policy_may_start - 1 if a mover may be started now, else 0 with
- * the seconds to wait in *wait. */
-int snmd_policy_may_start(const struct snmd_slot *s, time_t now,
-			  unsigned *wait);
+/* snmd_policy_now - the monotonic clock in ms the policy works with. */
+long long snmd_policy_now(void);
+/* snmd_policy_may_start - 1 if a mover may be started at now (ms), else
+ * 0 with the milliseconds to wait in *wait_ms. */
+int snmd_policy_may_start(const struct snmd_slot *s, long long now,
+			  unsigned *wait_ms);
 /* snmd_policy_exited - a mover of s ended with wait status (or, with
  * status -1, died before it was ready): update the throttle.  Returns 1
  * if the device is now throttled. */
-int snmd_policy_exited(struct snmd_slot *s, int status, time_t now);
+int snmd_policy_exited(struct snmd_slot *s, int status, long long now);
 
 #endif /* NSRSNMD_SNMD_H */
