@@ -73,6 +73,11 @@ int media_fmt_block_decode(const uint8_t *p, size_t len,
 /* media_fmt_chunk_encode - write a chunk header at out whose payload is
  * already at out + MEDIA_FMT_CHUNK_HDR (c->len bytes). */
 void media_fmt_chunk_encode(const struct media_fmt_chunk *c, uint8_t *out);
+/* media_fmt_chunk_put - like media_fmt_chunk_encode, but copies the
+ * payload (c->len bytes) to out + MEDIA_FMT_CHUNK_HDR itself, checksumming
+ * it on the way (one pass over the data). */
+void media_fmt_chunk_put(const struct media_fmt_chunk *c, uint8_t *out,
+			 const void *payload);
 /* media_fmt_chunk_decode - the chunk at p (left bytes remain in the
  * block): NSR_OK with *payload set, NSR_ERR_TRUNCATED (header or payload
  * runs past left), NSR_ERR_CORRUPT (bad kind), NSR_ERR_CHECKSUM. */

@@ -164,6 +164,83 @@ crc_hw(uint32_t crc, const uint8_t *p, size_t len)
 }
 #endif
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/* lanes_copy - lanes() that also copies the bytes to dst. */
+__attribute__((target("sse4.2"))) static uint64_t
+lanes_copy(uint64_t c0, uint8_t **dp, const uint8_t **pp, size_t *lenp,
+	   size_t lane, uint32_t zeros[][256])
+{
+	const uint8_t *p = *pp;
+	uint8_t *d = *dp;
+	size_t len = *lenp;
+
+	while (len >= 3 * lane) {
+		uint64_t c1 = 0, c2 = 0, v0, v1, v2;
+		const uint8_t *end = p + lane;
+
+		do {
+			memcpy(&v0, p, 8);
+			memcpy(&v1, p + lane, 8);
+			memcpy(&v2, p + 2 * lane, 8);
+			c0 = __builtin_ia32_crc32di(c0, v0);
+			c1 = __builtin_ia32_crc32di(c1, v1);
+			c2 = __builtin_ia32_crc32di(c2, v2);
+			memcpy(d, &v0, 8);
+			memcpy(d + lane, &v1, 8);
+			memcpy(d + 2 * lane, &v2, 8);
+			p += 8;
+			d += 8;
+		} while (p < end);
+		c0 = shift(zeros, (uint32_t)c0) ^ c1;
+		c0 = shift(zeros, (uint32_t)c0) ^ c2;
+		p += 2 * lane;
+		d += 2 * lane;
+		len -= 3 * lane;
+	}
+	*pp = p;
+	*dp = d;
+	*lenp = len;
+	return c0;
+}
+
+/* crc_copy_hw - three-lane CRC-32C while copying. */
+__attribute__((target("sse4.2"))) static uint32_t
+crc_copy_hw(uint32_t crc, uint8_t *d, const uint8_t *p, size_t len)
+{
+	uint64_t c = ~crc, v;
+
+	c = lanes_copy(c, &d, &p, &len, LONG_LANE, zeros_long);
+	c = lanes_copy(c, &d, &p, &len, SHORT_LANE, zeros_short);
+	while (len >= 8) {
+		memcpy(&v, p, 8);
+		c = __builtin_ia32_crc32di(c, v);
+		memcpy(d, &v, 8);
+		p += 8;
+		d += 8;
+		len -= 8;
+	}
+	while (len--) {
+		c = __builtin_ia32_crc32qi((uint32_t)c, *p);
+		*d++ = *p++;
+	}
+	return ~(uint32_t)c;
+}
+#endif
+
+/* media_crc32c_copy - copy len bytes from src to dst (no overlap) and
+ * continue crc over them, in one pass over the data. */
+uint32_t media_crc32c_copy(uint32_t crc, void *dst, const void *src,
+			   size_t len)
+{
+	pthread_once(&crc_once, crc_init);
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (have_hw)
+		return crc_copy_hw(crc, dst, src, len);
+#endif
+	memcpy(dst, src, len);
+	return nsr_crc32c(crc, dst, len);
+}
+
 /* media_crc32c - continue crc over len bytes (as nsr_crc32c). */
 uint32_t media_crc32c(uint32_t crc, const void *p, size_t len)
 {

@@ -170,6 +170,24 @@ void media_fmt_chunk_encode(const struct media_fmt_chunk *c, uint8_t *out)
 					c->len));
 }
 
+/* media_fmt_chunk_put - header, payload copied and checksummed at once. */
+void media_fmt_chunk_put(const struct media_fmt_chunk *c, uint8_t *out,
+			 const void *payload)
+{
+	uint32_t crc;
+
+	nsr_put_u32(out, c->ssid);
+	nsr_put_u32(out + 4, c->seq);
+	out[8] = c->kind;
+	out[9] = out[10] = out[11] = 0;
+	nsr_put_u32(out + 12, c->len);
+	nsr_put_u32(out + 16, 0);
+	crc = media_crc32c(0, out, 20);
+	crc = media_crc32c_copy(crc, out + MEDIA_FMT_CHUNK_HDR, payload,
+				c->len);
+	nsr_put_u32(out + 20, crc);
+}
+
 /* media_fmt_chunk_decode - one chunk at p with left bytes in the block. */
 int media_fmt_chunk_decode(const uint8_t *p, size_t left,
 			   struct media_fmt_chunk *c, const uint8_t **payload)

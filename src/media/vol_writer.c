@@ -271,12 +271,11 @@ static int put_chunk(struct nsr_vol_session *s, uint8_t kind,
 	if (*n > room)
 		*n = room;
 	at = b->p + MEDIA_FMT_BLOCK_HDR + b->used;
-	memcpy(at + MEDIA_FMT_CHUNK_HDR, payload, *n);
 	c.ssid = s->ssid;
 	c.seq = s->chunk_seq++;
 	c.kind = kind;
 	c.len = (uint32_t)*n;
-	media_fmt_chunk_encode(&c, at);
+	media_fmt_chunk_put(&c, at, payload);
 	b->used += (uint32_t)(MEDIA_FMT_CHUNK_HDR + *n);
 	if (kind == MEDIA_FMT_BEGIN) {
 		s->file = b->file;

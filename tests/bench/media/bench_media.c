@@ -11,13 +11,17 @@
  * posix_fadvise(DONTNEED) before the read, for dd and for us alike.
  * With -w (warm) nothing is synced and reads come from the page cache,
  * which shows the CPU cost of framing and checksums.
- * Each figure is the best of `reps` runs; ratios are ours / dd.
+ * Each figure is the best of `reps` runs; ratios are ours / dd.  A second
+ * table gives CPU seconds (user + system) per GiB, also best of `reps`:
+ * on a shared machine it is steadier than wall time and shows the cost of
+ * framing and checksums.
  */
 #include "nsr/compat.h"
 
 #include <dirent.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -44,6 +48,19 @@ static double now(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+/* cpu - user + system seconds of this process (who = RUSAGE_SELF) or of
+ * its waited-for children (RUSAGE_CHILDREN). */
+static double cpu(int who)
+{
+	struct rusage ru;
+
+	getrusage(who, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+static double last_cpu; /* CPU seconds of the last measured run */
 
 /* die - report and exit. */
 static void die(const char *what, int rc)
@@ -87,14 +104,14 @@ static void drop_dir(const char *d)
 
 /* dd's fixed arguments (-Wwrite-strings: argv wants char *). */
 static char a_dd[] = "dd", a_zero[] = "if=/dev/zero", a_null[] = "of=/dev/null",
-	    a_quiet[] = "status=none", a_sync[] = "conv=fdatasync",
-	    a_nosync[] = "conv=notrunc";
+	    a_quiet[] = "status=none", a_sync[] = "conv=fdatasync";
 
 /* run_dd - time one dd command. */
 static double run_dd(char *const argv[])
 {
 	pid_t pid;
 	int st;
+	double c0 = cpu(RUSAGE_CHILDREN);
 	double t0 = now();
 
 	if (posix_spawnp(&pid, "dd", NULL, NULL, argv, environ) != 0)
@@ -102,7 +119,9 @@ static double run_dd(char *const argv[])
 	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) ||
 	    WEXITSTATUS(st) != 0)
 		die("dd failed", NSR_ERR_SYSTEM);
-	return now() - t0;
+	t0 = now() - t0;
+	last_cpu = cpu(RUSAGE_CHILDREN) - c0;
+	return t0;
 }
 
 /* dd_write - dd from /dev/zero to a plain file. */
@@ -110,8 +129,11 @@ static double dd_write(uint32_t bs)
 {
 	char of[600], bsa[32], cnt[32];
 	char *argv[] = { a_dd, a_zero, of, bsa, cnt, a_quiet,
-			 warm ? a_nosync : a_sync, NULL };
+			 warm ? NULL : a_sync, NULL };
 
+	/* A fresh file each time, as the volume writer gets. */
+	snprintf(of, sizeof(of), "%s/dd.out", dir);
+	unlink(of);
 	snprintf(of, sizeof(of), "of=%s/dd.out", dir);
 	snprintf(bsa, sizeof(bsa), "bs=%" PRIu32, bs);
 	snprintf(cnt, sizeof(cnt), "count=%" PRIu64, total / bs);
@@ -169,13 +191,14 @@ static double ours_write(enum nsr_dev_type t, uint32_t bs, uint8_t *buf,
 	struct nsr_vol_sshdr h;
 	struct nsr_vol_sstail tl = { total, 1, 0 };
 	uint64_t off;
-	double t0;
+	double t0, c0;
 	int rc;
 
 	memset(&h, 0, sizeof(h));
 	h.ssid = 1;
 	snprintf(h.client, sizeof(h.client), "bench");
 	snprintf(h.name, sizeof(h.name), "/bench");
+	c0 = cpu(RUSAGE_SELF);
 	t0 = now();
 	rc = nsr_vol_writer_open(dev, &o, &w, NULL);
 	if (rc == NSR_OK)
@@ -187,6 +210,7 @@ static double ours_write(enum nsr_dev_type t, uint32_t bs, uint8_t *buf,
 	if (rc == NSR_OK)
 		rc = nsr_vol_writer_close(w);
 	t0 = now() - t0;
+	last_cpu = cpu(RUSAGE_SELF) - c0;
 	if (rc != NSR_OK)
 		die("write", rc);
 	nsr_dev_close(dev);
@@ -209,7 +233,7 @@ static double ours_read(enum nsr_dev_type t, const struct nsr_vol_frag *f)
 	struct nsr_vol_reader *r = NULL;
 	char path[600];
 	uint64_t n = 0, got = 0;
-	double t0;
+	double t0, c0;
 	int rc;
 
 	snprintf(path, sizeof(path), "%s/%s", dir,
@@ -220,6 +244,7 @@ static double ours_read(enum nsr_dev_type t, const struct nsr_vol_frag *f)
 		drop_dir(path);
 	memset(&o, 0, sizeof(o));
 	o.read_only = 1;
+	c0 = cpu(RUSAGE_SELF);
 	t0 = now();
 	rc = nsr_dev_open(t, path, &o, &dev);
 	if (rc == NSR_OK)
@@ -227,6 +252,7 @@ static double ours_read(enum nsr_dev_type t, const struct nsr_vol_frag *f)
 	if (rc == NSR_OK)
 		rc = nsr_vol_reader_read(r, f, sink, &n, NULL, NULL, &got);
 	t0 = now() - t0;
+	last_cpu = cpu(RUSAGE_SELF) - c0;
 	if (rc != NSR_OK || n != total)
 		die("read", rc ? rc : NSR_ERR_IO);
 	nsr_vol_reader_close(r);
@@ -245,6 +271,7 @@ static void best(double *b, double t)
 int main(int argc, char **argv)
 {
 	enum { DDW, VTW, AFW, DDR, VTR, AFR, N };
+	static double cputab[NSR_ARRAY_SIZE(sizes)][N];
 	struct nsr_vol_frag fv, fa;
 	uint8_t *buf;
 	size_t k, i;
@@ -291,11 +318,17 @@ int main(int argc, char **argv)
 
 		for (rep = 0; rep < reps; rep++) {
 			best(&t[DDW], dd_write(bs));
+			best(&cputab[k][DDW], last_cpu);
 			best(&t[VTW], ours_write(NSR_DEV_VTAPE, bs, buf, &fv));
+			best(&cputab[k][VTW], last_cpu);
 			best(&t[AFW], ours_write(NSR_DEV_AFTD, bs, buf, &fa));
+			best(&cputab[k][AFW], last_cpu);
 			best(&t[DDR], dd_read(bs));
+			best(&cputab[k][DDR], last_cpu);
 			best(&t[VTR], ours_read(NSR_DEV_VTAPE, &fv));
+			best(&cputab[k][VTR], last_cpu);
 			best(&t[AFR], ours_read(NSR_DEV_AFTD, &fa));
+			best(&cputab[k][AFR], last_cpu);
 		}
 		printf("| %" PRIu32 " KB | %.0f | %.0f | %.2f | %.0f | %.2f "
 		       "| %.0f | %.0f | %.2f | %.0f | %.2f |\n",
@@ -306,7 +339,16 @@ int main(int argc, char **argv)
 		fflush(stdout);
 	}
 	printf("# MiB/s; ratio = OpenNSR / dd (>= 0.95 is the target from "
-	       "256 KB up)\n");
+	       "256 KB up)\n\n");
+	printf("| block | CPU s/GiB: dd write | vtape write | aftd write | "
+	       "dd read | vtape read | aftd read |\n");
+	printf("|---|---|---|---|---|---|---|\n");
+	for (k = 0; k < NSR_ARRAY_SIZE(sizes); k++)
+		printf("| %" PRIu32 " KB | %.2f | %.2f | %.2f | %.2f | %.2f | "
+		       "%.2f |\n", sizes[k] >> 10, cputab[k][DDW] * 1024 / mb,
+		       cputab[k][VTW] * 1024 / mb, cputab[k][AFW] * 1024 / mb,
+		       cputab[k][DDR] * 1024 / mb, cputab[k][VTR] * 1024 / mb,
+		       cputab[k][AFR] * 1024 / mb);
 	free(buf);
 	return 0;
 }

@@ -133,6 +133,15 @@ static void test_chunk(void **state)
 	media_fmt_chunk_encode(&a, buf);
 	assert_int_equal(media_fmt_chunk_decode(buf, 124, &b, &payload),
 			 NSR_OK);
+	{
+		uint8_t other[256], data[100];
+
+		/* chunk_put frames the same bytes as copy + encode. */
+		memset(data, 'x', sizeof(data));
+		memset(other, 0, sizeof(other));
+		media_fmt_chunk_put(&a, other, data);
+		assert_memory_equal(other, buf, 124);
+	}
 	assert_int_equal(b.ssid, 77);
 	assert_int_equal(b.seq, 5);
 	assert_int_equal(b.kind, MEDIA_FMT_DATA);
@@ -226,6 +235,18 @@ static void test_crc_lanes(void **state)
 		x = seed ^ 0x5a5a5a5au;
 		assert_int_equal(media_crc32c(x, buf + off, len),
 				 nsr_crc32c(x, buf + off, len));
+	}
+	/* The copying variant copies and gives the same value. */
+	for (i = 0; i < 400; i++) {
+		static uint8_t dst[sizeof(buf)];
+
+		seed = seed * 1103515245u + 12345u;
+		len = i < 200 ? i * 7 : (seed >> 4) % (sizeof(buf) - 64);
+		off = (seed >> 9) % 7;
+		memset(dst, 0, sizeof(dst));
+		assert_int_equal(media_crc32c_copy(i, dst + off, buf, len),
+				 nsr_crc32c(i, buf, len));
+		assert_memory_equal(dst + off, buf, len);
 	}
 	/* The standard check value of CRC-32C. */
 	assert_int_equal(media_crc32c(0, "123456789", 9), 0xe3069283u);
