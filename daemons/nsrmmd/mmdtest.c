@@ -14,7 +14,9 @@
 
 #include "nsr/buf.h"
 #include "nsr/err.h"
+#include "nsr/index_clnt.h"
 #include "nsr/mmd_clnt.h"
+#include "nsr/saver.h"
 
 /* usage - the commands. */
 static int usage(void)
@@ -22,9 +24,11 @@ static int usage(void)
 	fprintf(stderr,
 		"usage: mmdtest mover SNODE TYPE PATH NAME [CAPACITY]\n"
 		"       mmdtest status SNODE\n"
+		"       mmdtest ixfind SERVER CLIENT PATH\n"
 		"       mmdtest label HOST PORT VOLUME POOL BLOCKSIZE [force]\n"
 		"       mmdtest readlabel HOST PORT\n"
 		"       mmdtest save HOST PORT SSID CLIENT NAME < data\n"
+		"       mmdtest savetree HOST PORT SSID CLIENT PATH\n"
 		"       mmdtest recover HOST PORT SSID FRAG... > data\n");
 	return 2;
 }
@@ -107,6 +111,76 @@ static int cmd_save(struct nsr_mmd *m, char **av)
 	return 0;
 }
 
+struct sink_ctx {
+	struct nsr_mmd *m;
+	uint64_t bytes;
+};
+
+/* sink - saver output into the save session. */
+static int sink(void *ctx, const void *p, size_t n)
+{
+	struct sink_ctx *s = ctx;
+
+	s->bytes += n;
+	return nsr_mmd_ss_write(s->m, p, n);
+}
+
+/* cmd_savetree - a real save stream of PATH as save set ssid. */
+static int cmd_savetree(struct nsr_mmd *m, char **av)
+{
+	struct nsr_saver_opts so;
+	struct nsr_saver_cb cb;
+	struct nsr_saver_stats st;
+	struct nsr_saver *sv = NULL;
+	struct nsr_vol_sshdr hdr;
+	struct nsr_vol_sstail tail;
+	struct nsr_vol_frag frag;
+	struct nsr_buf err;
+	uint8_t volid[16] = {0};
+	struct sink_ctx sc = {m, 0};
+	int rc;
+
+	nsr_buf_init(&err, 0);
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.ssid = (uint32_t)strtoul(av[0], NULL, 10);
+	snprintf(hdr.client, sizeof(hdr.client), "%s", av[1]);
+	snprintf(hdr.name, sizeof(hdr.name), "%s", av[2]);
+	snprintf(hdr.level, sizeof(hdr.level), "full");
+	snprintf(hdr.pool, sizeof(hdr.pool), "Default");
+	hdr.savetime = time(NULL);
+	rc = nsr_mmd_ss_begin(m, &hdr, volid, NULL, &err);
+	if (rc != NSR_OK)
+		return fail("begin", rc, &err);
+	memset(&so, 0, sizeof(so));
+	so.client = hdr.client;
+	so.name = hdr.name;
+	so.savetime = hdr.savetime;
+	so.ssid = hdr.ssid;
+	memset(&cb, 0, sizeof(cb));
+	cb.write = sink;
+	cb.write_ctx = &sc;
+	rc = nsr_saver_new(&sv, &so, &cb);
+	if (rc == NSR_OK)
+		rc = nsr_saver_add_path(sv, av[2]);
+	if (rc == NSR_OK)
+		rc = nsr_saver_finish(sv);
+	memset(&st, 0, sizeof(st));
+	if (sv)
+		nsr_saver_stats(sv, &st);
+	nsr_saver_free(sv);
+	if (rc != NSR_OK)
+		return fail("save stream", rc, &err);
+	memset(&tail, 0, sizeof(tail));
+	tail.bytes = sc.bytes;
+	tail.files = st.files;
+	rc = nsr_mmd_ss_end(m, &tail, &frag, &err);
+	if (rc != NSR_OK)
+		return fail("end", rc, &err);
+	frag_print(&frag);
+	nsr_buf_release(&err);
+	return 0;
+}
+
 /* cmd_recover - save set ssid from the given fragments to stdout. */
 static int cmd_recover(struct nsr_mmd *m, int ac, char **av)
 {
@@ -179,6 +253,38 @@ static int cmd_status(char **av)
 	return 0;
 }
 
+/* print_ix - one index entry: ssid, size, path. */
+static int print_ix(void *ctx, const struct nsr_cfi_saveset *ss,
+		    const struct nsr_cfi_entry *e)
+{
+	NSR_UNUSED(ctx);
+	printf("%llu %llu %s\n", (unsigned long long)ss->ssid,
+	       (unsigned long long)e->size, e->path);
+	return 0;
+}
+
+/* cmd_ixfind - the index versions of a path. */
+static int cmd_ixfind(char **av)
+{
+	struct nsr_ixclnt *ix = NULL;
+	struct nsr_buf err;
+	int rc;
+
+	nsr_buf_init(&err, 0);
+	rc = nsr_ixclnt_open(av[0], &ix, &err);
+	if (rc != NSR_OK)
+		return fail("index", rc, &err);
+	rc = nsr_ixclnt_find(ix, av[1], av[2], 0, print_ix, NULL);
+	if (rc != NSR_OK) {
+		nsr_buf_addstr(&err, nsr_ixclnt_errmsg(ix));
+		nsr_ixclnt_close(ix);
+		return fail("find", rc, &err);
+	}
+	nsr_ixclnt_close(ix);
+	nsr_buf_release(&err);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct nsr_mmd *m = NULL;
@@ -192,6 +298,8 @@ int main(int argc, char **argv)
 		return argc == 6 || argc == 7 ? cmd_mover(argv + 2) : usage();
 	if (strcmp(argv[1], "status") == 0)
 		return cmd_status(argv + 2);
+	if (strcmp(argv[1], "ixfind") == 0)
+		return argc == 5 ? cmd_ixfind(argv + 2) : usage();
 	if (argc < 4)
 		return usage();
 	nsr_buf_init(&err, 0);
@@ -214,6 +322,8 @@ int main(int argc, char **argv)
 			       lab.block_size, has_data ? "data" : "empty");
 	} else if (strcmp(argv[1], "save") == 0 && argc == 7) {
 		ret = cmd_save(m, argv + 4);
+	} else if (strcmp(argv[1], "savetree") == 0 && argc == 7) {
+		ret = cmd_savetree(m, argv + 4);
 	} else if (strcmp(argv[1], "recover") == 0 && argc >= 6) {
 		ret = cmd_recover(m, argc - 4, argv + 4);
 	} else {

@@ -1,8 +1,9 @@
 /*
  * scanner - read a volume with no help from the server: print its label
  * and one line per save set on it; with -m, put the volume and the
- * fragments of the save sets found back into the media database.
- * The scan itself is in scan.c, the database part in rebuild.c.
+ * fragments of the save sets found back into the media database; with
+ * -i, rebuild their client file index entries.  The scan itself is in
+ * scan.c, the media database part in rebuild.c, the index in index.c.
  */
 #include "nsr/compat.h"
 
@@ -14,6 +15,7 @@
 #include "nsr/dev.h"
 #include "nsr/err.h"
 
+#include "index.h"
 #include "rebuild.h"
 #include "scan.h"
 
@@ -21,6 +23,7 @@ struct opts {
 	enum nsr_dev_type type;
 	int have_type;
 	int rebuild;	 /* -m */
+	int index;	 /* -i */
 	int have_ssid;
 	uint32_t ssid;	 /* -S */
 	const char *client; /* -c */
@@ -34,7 +37,7 @@ struct opts {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: scanner [-mq] [-t type] [-S ssid] [-c client] "
+		"usage: scanner [-imq] [-t type] [-S ssid] [-c client] "
 		"[-N name] [-s server] device\n"
 		"  -t type    adv_file, vtape or tape (default: guessed from "
 		"the path)\n"
@@ -43,7 +46,9 @@ static void usage(FILE *f)
 		"  -N name    only save sets with this name\n"
 		"  -m         rebuild the media database entries (volume, "
 		"fragments)\n"
-		"  -s server  server running nsrmmdbd (default: this host)\n"
+		"  -i         rebuild the client file index entries\n"
+		"  -s server  server running nsrmmdbd and nsrindexd (default: "
+		"this host)\n"
 		"  -q         no table, only errors and the summary\n"
 		"  -h, --help this help\n"
 		"exit: 0 ok, 1 damage or failure, 2 usage error\n");
@@ -72,7 +77,7 @@ static int parse(int argc, char **argv, struct opts *o)
 	int c;
 
 	memset(o, 0, sizeof(o[0]));
-	while ((c = getopt_long(argc, argv, "t:S:c:N:s:mqh", longopts,
+	while ((c = getopt_long(argc, argv, "t:S:c:N:s:imqh", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 't':
@@ -104,6 +109,9 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'm':
 			o->rebuild = 1;
+			break;
+		case 'i':
+			o->index = 1;
 			break;
 		case 'q':
 			o->quiet = 1;
@@ -224,6 +232,8 @@ int main(int argc, char **argv)
 		       res.damage_reports);
 	ret = rc == NSR_OK ? 0 : 1;
 	if (o.rebuild && rebuild_mmdb(o.server, o.type, &res) != 0)
+		ret = 1;
+	if (o.index && rebuild_index(o.server, dev, &res) != 0)
 		ret = 1;
 out:
 	scan_result_release(&res);
