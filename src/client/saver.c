@@ -188,13 +188,18 @@ static void file_from_stat(struct nsr_saver *s, const struct nsr_walk_ent *e,
 }
 
 /* open_file - open a regular file for reading without following links and
- * without touching its atime where allowed. */
+ * without touching its atime where allowed.  O_NONBLOCK keeps the open
+ * from hanging if the name became a FIFO since the walk saw it (the caller
+ * checks the type with fstat); it is cleared again for the reads. */
 static int open_file(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NOATIME | O_CLOEXEC);
+	int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+	int fd = open(path, flags | O_NOATIME);
 
 	if (fd < 0 && errno == EPERM)
-		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		fd = open(path, flags);
+	if (fd >= 0)
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	return fd;
 }
 

@@ -742,14 +742,19 @@ static void test_save_errors(void **state)
 	e.path = p(f, "vanished");
 	e.type = NSR_ASM_REG;
 	assert_int_equal(nsr_saver_add_entry(s, &e), NSR_OK);
+	/* a file that became a FIFO after the walk: no hang, reported */
+	e.path = p(f, "fifo");
+	assert_int_equal(nsr_saver_add_entry(s, &e), NSR_OK);
 	assert_int_equal(nsr_saver_add_path(s, p(f, "missing")), NSR_OK);
 	assert_int_equal(nsr_saver_add_path(s, p(f, "exec")), NSR_OK);
 	assert_int_equal(nsr_saver_finish(s), NSR_OK);
 	nsr_saver_stats(s, &st);
 	nsr_saver_free(s);
-	assert_int_equal(st.errors, 2);
+	assert_int_equal(st.errors, 3);
 	assert_int_equal(st.files, 1);
 	assert_non_null(strstr(f->log.data, "/vanished open 2\n"));
+	assert_true(snprintf(dest, sizeof(dest), "/fifo open %d\n", ESTALE) > 0);
+	assert_non_null(strstr(f->log.data, dest));
 	assert_non_null(strstr(f->log.data, "/missing lstat 2\n"));
 	assert_true(snprintf(dest, sizeof(dest), "%s/dest6", f->tmp) > 0);
 	ro.dest = dest;
