@@ -151,18 +151,18 @@ static int lose_block(struct nsr_vol_writer *w, struct vblk *b,
 			rc = NSR_ERR_NOMEM;
 		off += MEDIA_FMT_CHUNK_HDR + c.len;
 	}
-	for (s = w->sessions; s != NULL; s = s->next) {
-		if (only != NULL && s != only)
-			continue;
-		s->pending = 0;
-		s->end_pending = 0;
-		if (blk_of(s) == b)
-			s->eom = 1;
-	}
 	if (only != NULL) {
+		/* adv_file: only this session's own block; the session
+		 * list belongs to other threads. */
 		only->pending = 0;
 		only->end_pending = 0;
 		only->eom = 1;
+	} else {
+		for (s = w->sessions; s != NULL; s = s->next) {
+			s->pending = 0;
+			s->end_pending = 0;
+			s->eom = 1;
+		}
 	}
 	b->used = 0;
 	return rc;
@@ -474,15 +474,22 @@ int nsr_vol_session_begin(struct nsr_vol_writer *w,
 		free(s);
 		return rc;
 	}
-	s->next = w->sessions;
-	w->sessions = s;
+	/* Frame the begin chunk before the session joins the list: a
+	 * block written to make room for it must not count it as begun. */
 	n = media_fmt_sshdr_encode(hdr, &s->sp, payload);
 	rc = put_chunk(s, MEDIA_FMT_BEGIN, payload, &n);
+	if (rc == NSR_ERR_EOM)
+		s->eom = 1;
+	if (rc == NSR_OK || rc == NSR_ERR_EOM) {
+		s->next = w->sessions;
+		w->sessions = s;
+	}
 	pthread_mutex_unlock(&w->lock);
 	if (rc != NSR_OK && rc != NSR_ERR_EOM) {
-		pthread_mutex_lock(&w->lock);
-		session_free(s);
-		pthread_mutex_unlock(&w->lock);
+		nsr_dev_file_close(s->f);
+		free(s->own.p);
+		nsr_buf_release(&s->carry);
+		free(s);
 		return rc;
 	}
 	/* On EOM the session exists and the caller spans it (_eom). */
