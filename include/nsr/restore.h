@@ -52,6 +52,9 @@ struct nsr_restore_opts {
 	size_t npaths;		    /*   0 = everything */
 	int conflict;		    /* enum nsr_restore_conflict */
 	int no_owner;		    /* 1 = never lchown */
+	int owner_by_name;	    /* 1 = owner and group by the saved user
+				     *     and group names where they exist
+				     *     here, else by number */
 };
 
 /*

@@ -13,6 +13,8 @@
 #include "nsr/compat.h"
 
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
@@ -67,6 +69,7 @@ struct nsr_restore {
 	size_t nfilters;
 	int conflict;
 	int no_owner;
+	int owner_by_name;
 	int is_root;
 	struct nsr_restore_cb cb;
 	struct nsr_asm_dec *dec;
@@ -699,12 +702,39 @@ out:
 	return rc;
 }
 
+/* map_owner - with owner_by_name, the local ids of the saved user and
+ * group names (each kept numeric when its name is empty or unknown). */
+static void map_owner(const struct nsr_restore *r, struct nsr_asm_file *f)
+{
+	char tmp[4096];
+
+	if (!r->owner_by_name)
+		return;
+	if (f->user != NULL && f->user[0] != '\0') {
+		struct passwd pw, *pp = NULL;
+
+		if (getpwnam_r(f->user, &pw, tmp, sizeof(tmp), &pp) == 0 &&
+		    pp != NULL)
+			f->uid = pp->pw_uid;
+	}
+	if (f->group != NULL && f->group[0] != '\0') {
+		struct group gr, *gp = NULL;
+
+		if (getgrnam_r(f->group, &gr, tmp, sizeof(tmp), &gp) == 0 &&
+		    gp != NULL)
+			f->gid = gp->gr_gid;
+	}
+}
+
 /* on_file - a file record: filter, place, create. */
-static int on_file(void *ctx, const struct nsr_asm_file *f, uint64_t off)
+static int on_file(void *ctx, const struct nsr_asm_file *rec, uint64_t off)
 {
 	struct nsr_restore *r = ctx;
+	struct nsr_asm_file mapped = *rec;
+	const struct nsr_asm_file *f = &mapped;
 
 	NSR_UNUSED(off);
+	map_owner(r, &mapped);
 	cur_reset(r);
 	r->cur.active = 1;
 	r->cur.meta = *f;
@@ -854,6 +884,7 @@ int nsr_restore_new(struct nsr_restore **out,
 	rst_map_init(&r->links);
 	r->conflict = o->conflict;
 	r->no_owner = o->no_owner;
+	r->owner_by_name = o->owner_by_name;
 	r->is_root = geteuid() == 0;
 	if (cb)
 		r->cb = *cb;

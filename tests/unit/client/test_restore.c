@@ -502,6 +502,62 @@ static void test_huge_sparse(void **state)
 	nsr_buf_release(&diff);
 }
 
+/* test_owner_by_name - owner_by_name maps known names to local ids and
+ * keeps unknown ones numeric; the default restores the saved numbers. */
+static void test_owner_by_name(void **state)
+{
+	struct fixture *f = *state;
+	struct nsr_asm_enc *e = NULL;
+	struct nsr_asm_header h = { 0, 0, 1, 1, "c", "/o" };
+	struct nsr_asm_file fl;
+	struct nsr_restore_stats rs;
+	struct nsr_restore_opts o = { 0 };
+	char dest[PATH_MAX];
+	struct stat st;
+
+	if (geteuid() != 0)
+		skip();
+	nsr_buf_reset(&f->stream);
+	assert_int_equal(nsr_asm_enc_new(&e, NSR_ASM_CK_CRC32C, sink, f),
+			 NSR_OK);
+	assert_int_equal(nsr_asm_enc_header(e, &h), NSR_OK);
+	memset(&fl, 0, sizeof(fl));
+	fl.type = NSR_ASM_REG;
+	fl.mode = 0644;
+	fl.path = "/o/named";
+	fl.uid = 4242; /* on the saving host root was 4242 */
+	fl.gid = 4343;
+	fl.user = "root";
+	fl.group = "root";
+	assert_int_equal(nsr_asm_enc_file(e, &fl, NULL), NSR_OK);
+	assert_int_equal(nsr_asm_enc_file_end(e, 0), NSR_OK);
+	fl.path = "/o/unknown";
+	fl.user = "no-such-user-here";
+	fl.group = "";
+	assert_int_equal(nsr_asm_enc_file(e, &fl, NULL), NSR_OK);
+	assert_int_equal(nsr_asm_enc_file_end(e, 0), NSR_OK);
+	assert_int_equal(nsr_asm_enc_end(e), NSR_OK);
+	nsr_asm_enc_free(e);
+
+	assert_true(snprintf(dest, sizeof(dest), "%s/dest10", f->tmp) > 0);
+	o.dest = dest;
+	o.owner_by_name = 1;
+	assert_int_equal(restore(f, f->stream.data, f->stream.len, 65536, &o,
+				 &rs), NSR_OK);
+	assert_int_equal(lstat(jp(dest, "o/named"), &st), 0);
+	assert_int_equal(st.st_uid, 0);
+	assert_int_equal(st.st_gid, 0);
+	assert_int_equal(lstat(jp(dest, "o/unknown"), &st), 0);
+	assert_int_equal(st.st_uid, 4242);
+	assert_int_equal(st.st_gid, 4343);
+	assert_true(snprintf(dest, sizeof(dest), "%s/dest11", f->tmp) > 0);
+	o.owner_by_name = 0;
+	assert_int_equal(restore(f, f->stream.data, f->stream.len, 65536, &o,
+				 &rs), NSR_OK);
+	assert_int_equal(lstat(jp(dest, "o/named"), &st), 0);
+	assert_int_equal(st.st_uid, 4242);
+}
+
 /* test_no_xattrs - with no_xattrs the data and metadata come back, the
  * attributes do not. */
 static void test_no_xattrs(void **state)
@@ -825,6 +881,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_small_reads_relative_dest,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_xattrs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_owner_by_name, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_huge_sparse, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_corruption_reported_by_path,
