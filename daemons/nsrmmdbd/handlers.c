@@ -286,13 +286,13 @@ static int vol_written(void *ctx, void *args, void *res,
 	memset(&v, 0, sizeof(v));
 	rc = vol_written_txn(a, &v);
 	end();
+	hexid((const uint8_t *)a->volid, hex);
 	if (rc == NSR_ERR_NOTFOUND)
 		mmdbd_status(&r->st, rc, "no volume with volume id %s is in "
-			     "the media database", hexid((const uint8_t *)a->volid, hex));
+			     "the media database", hex);
 	else if (rc)
 		mmdbd_db_status(&r->st, rc, "cannot update written bytes of "
-				"volume %s", v.name[0] ? v.name
-						       : hexid((const uint8_t *)a->volid, hex));
+				"volume %s", v.name[0] ? v.name : hex);
 	else
 		mmdbd_status(&r->st, NSR_OK, "%s", "");
 	return NSR_OK;
@@ -432,8 +432,8 @@ static int frag_add(void *ctx, void *args, void *res,
 	end();
 	if (rc == NSR_ERR_NOTFOUND)
 		mmdbd_status(&r->st, rc, "cannot record fragment %u of save "
-			     "set %u/%u: the save set, its clone or volume id %s "
-			     "is not in the media database", f.seq, f.ssid,
+			     "set %u/%u: the save set, its clone or volume id "
+			     "%s is not in the media database", f.seq, f.ssid,
 			     f.cloneid, hexid(f.volid, hex));
 	else if (rc)
 		mmdbd_db_status(&r->st, rc, "cannot record fragment %u of save "

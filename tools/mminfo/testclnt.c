@@ -510,8 +510,8 @@ int main(int argc, char **argv)
 			     a + 2 < argc && !strcmp(argv[a + 2], "vol"));
 	if (a + 2 < argc && !strcmp(argv[a], "hold"))
 		return hold(argv[a + 1], atoi(argv[a + 2]));
-	fprintf(stderr, "usage: mmdb_testclnt [-s server] populate | recent | storm N "
-		"THREADS | verify FILE | written VOL N THREADS | check | get "
-		"SSID | query TEXT [vol] | hold TEXT SECS\n");
+	fprintf(stderr, "usage: mmdb_testclnt [-s server] populate | recent | "
+		"storm N THREADS | verify FILE | written VOL N THREADS | "
+		"check | get SSID | query TEXT [vol] | hold TEXT SECS\n");
 	return 2;
 }

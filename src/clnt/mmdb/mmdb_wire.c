@@ -56,10 +56,10 @@ int mmdb_clnt_vol_to_wire(const struct mmdb_volume *v, mm_volume *w)
 	w->mounts = v->mounts;
 	w->next_file = v->next_file;
 	w->next_record = v->next_record;
-	if (dup_str(&w->name, v->name, MMDB_VOLNAME_MAX) || dup_str(&w->pool, v->pool, MMDB_POOL_MAX) ||
+	if (dup_str(&w->name, v->name, MMDB_VOLNAME_MAX) ||
+	    dup_str(&w->pool, v->pool, MMDB_POOL_MAX) ||
 	    dup_str(&w->type, v->type, MMDB_MEDIATYPE_MAX) ||
-	    dup_str(&w->location, v->location,
-		    MMDB_LOCATION_MAX) ||
+	    dup_str(&w->location, v->location, MMDB_LOCATION_MAX) ||
 	    dup_str(&w->device, v->device, MMDB_DEVICE_MAX))
 		return NSR_ERR_NOMEM;
 	return NSR_OK;
@@ -109,8 +109,10 @@ int mmdb_clnt_ss_to_wire(const struct mmdb_saveset *ss, mm_saveset *w)
 	w->nfiles = ss->nfiles;
 	w->pssid = ss->pssid;
 	w->anchor_time = ss->anchor_time;
-	if (dup_str(&w->client, ss->client, MMDB_CLIENT_MAX) || dup_str(&w->name, ss->name, MMDB_SSNAME_MAX) ||
-	    dup_str(&w->pool, ss->pool, MMDB_POOL_MAX) || dup_str(&w->group, ss->group, MMDB_GROUP_MAX))
+	if (dup_str(&w->client, ss->client, MMDB_CLIENT_MAX) ||
+	    dup_str(&w->name, ss->name, MMDB_SSNAME_MAX) ||
+	    dup_str(&w->pool, ss->pool, MMDB_POOL_MAX) ||
+	    dup_str(&w->group, ss->group, MMDB_GROUP_MAX))
 		return NSR_ERR_NOMEM;
 	if (nd) {
 		w->dependents.dependents_val = calloc(nd, sizeof(u_int));
