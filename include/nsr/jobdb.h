@@ -121,6 +121,10 @@ struct nsr_jobdb_options {
 			      * env NSR_TEST_JOBDB_BATCH overrides it */
 	unsigned cache_kib;  /* SQLite page cache per handle (2048 KiB) */
 	unsigned busy_ms;    /* wait for another writer (5000 ms) */
+	unsigned background_checkpoint; /* 1: commits on this handle leave
+			      * WAL checkpoints (and their fsyncs) to
+			      * nsr_jobdb_checkpoint() or a purge, up to a
+			      * 64 MiB WAL; 0: checkpoint every ~4 MiB */
 };
 
 /* Result of one nsr_jobdb_purge(). */
@@ -129,6 +133,7 @@ struct nsr_jobdb_purge_stats {
 	uint64_t logs;	    /* log lines deleted */
 	uint64_t batches;   /* write transactions used */
 	uint64_t vacuumed;  /* free pages returned to the file system */
+	uint64_t longest_us; /* longest time the purge held the write lock */
 };
 
 #define NSR_JOBDB_RETENTION_DEFAULT 72 /* hours */
@@ -184,6 +189,22 @@ int nsr_jobdb_recover(struct nsr_jobdb *db, int64_t now, uint64_t *marked);
  * NULL) gets the counts. */
 int nsr_jobdb_purge(struct nsr_jobdb *db, unsigned retention_hours,
 		    int64_t now, struct nsr_jobdb_purge_stats *st);
+
+/* nsr_jobdb_checkpoint - copy the WAL into the database file (SQLite
+ * PASSIVE checkpoint: never waits for readers or writers).  A daemon whose
+ * writers use background_checkpoint calls this every second or so from
+ * another thread, so that no insert pays for the copy and its fsync. */
+int nsr_jobdb_checkpoint(struct nsr_jobdb *db);
+
+/* Lock waits of one handle, for monitoring. */
+struct nsr_jobdb_stats {
+	uint64_t busy_waits;   /* operations that found the db locked */
+	uint64_t busy_us;      /* total time spent waiting for a lock */
+	uint64_t busy_max_us;  /* longest single wait */
+};
+
+/* nsr_jobdb_stats - the handle's lock-wait counters since open. */
+void nsr_jobdb_stats(const struct nsr_jobdb *db, struct nsr_jobdb_stats *st);
 
 /* nsr_jobdb_count - number of jobs in the database. */
 int nsr_jobdb_count(struct nsr_jobdb *db, uint64_t *n);

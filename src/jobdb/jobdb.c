@@ -7,7 +7,6 @@
 #include "nsr/compat.h"
 
 #include <strings.h>
-#include <unistd.h>
 
 #include "nsr/err.h"
 #include "nsr/jobdb.h"
@@ -87,13 +86,6 @@ int jobdb_exec(struct nsr_jobdb *db, const char *sql)
 	return jobdb_rc(sqlite3_exec(db->db, sql, NULL, NULL, NULL));
 }
 
-/* jobdb_begin - start a write transaction, taking the write lock now so a
- * busy database is waited for here and not half-way through. */
-int jobdb_begin(struct nsr_jobdb *db)
-{
-	return jobdb_exec(db, "BEGIN IMMEDIATE");
-}
-
 /* jobdb_commit - commit the open transaction. */
 int jobdb_commit(struct nsr_jobdb *db)
 {
@@ -133,20 +125,6 @@ static unsigned env_unsigned(const char *name)
 	if (errno || *end || v == 0 || v > 1000000)
 		return 0;
 	return (unsigned)v;
-}
-
-/* busy_wait - SQLite busy handler: poll every 200 us until busy_ms have
- * passed.  SQLite's default backs off to 100 ms sleeps, which would let a
- * purge re-take the write lock between batches before a waiting insert
- * wakes up; short polls let the waiter in during the purge's pause. */
-static int busy_wait(void *arg, int count)
-{
-	struct nsr_jobdb *db = arg;
-
-	if ((uint64_t)count * JOBDB_BUSY_POLL_US >= (uint64_t)db->busy_ms * 1000)
-		return 0;
-	usleep(JOBDB_BUSY_POLL_US);
-	return 1;
 }
 
 /* prepare - compile one of the handle's long-lived statements. */
@@ -279,6 +257,8 @@ int nsr_jobdb_open(const char *path, const struct nsr_jobdb_options *opt,
 		cache_kib = opt->cache_kib;
 	if (opt && opt->busy_ms)
 		busy_ms = opt->busy_ms;
+	if (opt && opt->background_checkpoint)
+		db->bg_ckpt = 1;
 	if (env_unsigned("NSR_TEST_JOBDB_BATCH"))
 		db->batch_rows = env_unsigned("NSR_TEST_JOBDB_BATCH");
 
@@ -292,7 +272,7 @@ int nsr_jobdb_open(const char *path, const struct nsr_jobdb_options *opt,
 	}
 	sqlite3_extended_result_codes(db->db, 1);
 	db->busy_ms = busy_ms;
-	sqlite3_busy_handler(db->db, busy_wait, db);
+	jobdb_lock_setup(db);
 	rc = setup(db, cache_kib);
 	if (!rc)
 		rc = prepare_all(db);
@@ -310,6 +290,7 @@ void nsr_jobdb_close(struct nsr_jobdb *db)
 {
 	if (!db)
 		return;
+	jobdb_purging(db, 0);
 	sqlite3_finalize(db->st_insert);
 	sqlite3_finalize(db->st_get);
 	sqlite3_finalize(db->st_log_next);

@@ -31,10 +31,13 @@
 #define JOBDB_BATCH_DEFAULT 500
 #define JOBDB_CACHE_KIB_DEFAULT 2048
 #define JOBDB_BUSY_MS_DEFAULT 5000
-#define JOBDB_VACUUM_STEP 256 /* pages freed per vacuum transaction */
+#define JOBDB_VACUUM_STEP 128 /* pages freed per vacuum transaction */
 #define JOBDB_BUSY_POLL_US 200 /* busy handler poll interval */
-#define JOBDB_BATCH_MAX_MS 50  /* a purge batch commits after this long */
-#define JOBDB_PAUSE_US 400     /* purge pause between batches */
+#define JOBDB_BATCH_MAX_MS 10  /* a purge batch commits after this long */
+#define JOBDB_PAUSE_US 300     /* purge pause between batches */
+#define JOBDB_YIELD_MAX_MS 50  /* longest hand-off to waiting writers */
+#define JOBDB_CKPT_FRAMES 1000 /* WAL frames that trigger a checkpoint */
+#define JOBDB_CKPT_FRAMES_MAX 16000 /* ... on any handle (64 MiB WAL) */
 
 /* Limits of the query language (documented in nsr_jobsdb(5)). */
 #define JOBQ_MAX_LINE 65536
@@ -46,6 +49,12 @@ struct nsr_jobdb {
 	sqlite3 *db;
 	unsigned batch_rows;
 	unsigned busy_ms;
+	int purging; /* a purge runs on this handle */
+	int bg_ckpt; /* leave checkpoints to others (background_checkpoint) */
+	int in_begin; /* inside jobdb_begin's BEGIN IMMEDIATE */
+	int waiting;  /* counted in the process's waiting writers */
+	struct nsr_jobdb_stats stats;
+	uint64_t busy_start_us; /* when the current wait began */
 	sqlite3_stmt *st_insert;
 	sqlite3_stmt *st_get;
 	sqlite3_stmt *st_log_next; /* bump nlog, returning it */
@@ -121,6 +130,12 @@ int jobdb_exec(struct nsr_jobdb *db, const char *sql);
 int jobdb_begin(struct nsr_jobdb *db);
 int jobdb_commit(struct nsr_jobdb *db);
 void jobdb_rollback(struct nsr_jobdb *db);
+/* jobdb_purging - mark db as running a purge (checkpoints move to it). */
+void jobdb_purging(struct nsr_jobdb *db, int on);
+/* jobdb_lock_setup - busy handler and WAL hook of a new handle. */
+void jobdb_lock_setup(struct nsr_jobdb *db);
+/* jobdb_yield - a purge's pause between transactions (see lock.c). */
+void jobdb_yield(void);
 /* jobdb_bind_text - bind a possibly NULL string. */
 int jobdb_bind_text(sqlite3_stmt *st, int idx, const char *s);
 /* jobdb_row_to_job - fill job from a row of JOBDB_COLUMNS (strings point

@@ -54,6 +54,16 @@ static double mono_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* note_hold - record how long a write transaction begun at t0 held the
+ * lock. */
+static void note_hold(struct nsr_jobdb_purge_stats *st, double t0)
+{
+	uint64_t us = (uint64_t)((mono_ms() - t0) * 1000.0);
+
+	if (us > st->longest_us)
+		st->longest_us = us;
+}
+
 /* purge_prepare - compile the purge statements. */
 static int purge_prepare(struct nsr_jobdb *db, struct purge_stmts *s)
 {
@@ -250,13 +260,13 @@ static int purge_batches(struct nsr_jobdb *db, struct purge_stmts *s,
 		rc = jobdb_begin(db);
 		if (rc)
 			break;
+		t0 = mono_ms(); /* the write lock is ours from here */
 		rc = fetch_candidates(s, cutoff, end, id, cand, max, &n);
 		if (!rc && n == 0) {
 			jobdb_rollback(db); /* nothing written */
 			break;
 		}
 		before = st->jobs;
-		t0 = mono_ms();
 		for (i = 0; !rc && i < n; i++) {
 			rc = purge_unit(db, s, &cand[i], cutoff, &unit,
 					&st->jobs, &st->logs);
@@ -264,7 +274,7 @@ static int purge_batches(struct nsr_jobdb *db, struct purge_stmts *s,
 			id = cand[i].id;
 			/* A full batch, a big unit or a slow disk: commit. */
 			if (st->jobs - before >= max ||
-			    ((i & 31) == 31 && mono_ms() - t0 > JOBDB_BATCH_MAX_MS)) {
+			    ((i & 7) == 7 && mono_ms() - t0 > JOBDB_BATCH_MAX_MS)) {
 				i++;
 				break;
 			}
@@ -276,11 +286,12 @@ static int purge_batches(struct nsr_jobdb *db, struct purge_stmts *s,
 		rc = jobdb_commit(db);
 		if (rc)
 			break;
+		note_hold(st, t0);
 		st->batches++;
 		if (n < max && i == n)
 			break;
 		/* Let writers waiting on other connections in. */
-		usleep(JOBDB_PAUSE_US);
+		jobdb_yield();
 	}
 	free(cand);
 	free(unit.id);
@@ -316,7 +327,10 @@ static int purge_vacuum(struct nsr_jobdb *db, struct nsr_jobdb_purge_stats *st)
 	snprintf(sql, sizeof(sql), "PRAGMA incremental_vacuum(%d)",
 		 JOBDB_VACUUM_STEP);
 	while (before > 0) {
+		double t0 = mono_ms();
+
 		rc = jobdb_exec(db, sql);
+		note_hold(st, t0);
 		if (!rc)
 			rc = freelist(db, &after);
 		if (rc || after >= before)
@@ -324,7 +338,7 @@ static int purge_vacuum(struct nsr_jobdb *db, struct nsr_jobdb_purge_stats *st)
 		st->vacuumed += (uint64_t)(before - after);
 		before = after;
 		if (before > 0)
-			usleep(JOBDB_PAUSE_US); /* let other writers in */
+			jobdb_yield(); /* let other writers in */
 	}
 	if (!rc)
 		sqlite3_wal_checkpoint_v2(db->db, NULL, SQLITE_CHECKPOINT_PASSIVE,
@@ -349,10 +363,14 @@ int nsr_jobdb_purge(struct nsr_jobdb *db, unsigned retention_hours,
 	if (rc)
 		goto out;
 	rc = query_int(s.probe, cutoff, 0, &any);
-	if (!rc && any)
+	if (rc)
+		goto out;
+	jobdb_purging(db, 1);
+	if (any)
 		rc = purge_batches(db, &s, cutoff, st);
 	if (!rc)
 		rc = purge_vacuum(db, st);
+	jobdb_purging(db, 0);
 out:
 	purge_finalize(&s);
 	return rc;

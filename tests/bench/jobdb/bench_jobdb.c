@@ -12,8 +12,12 @@
  *
  * Usage: bench_jobdb [-n records] [-m steps|all|none] [-d dir] [-r] [-L]
  *   -m none  fill (and stream) only
+ *   -m idle  no purge: the load threads alone for 30 s (baseline)
  *   -r  reuse the db left by an earlier run with the same -n (skip fill)
  *   -L  purge without the load threads (for profiling)
+ *   -C  the inserter checkpoints on its own commits (SQLite's usual way)
+ *       instead of leaving it to the purging/main handle, which calls
+ *       nsr_jobdb_checkpoint() every second as a daemon would
  * Not run by ctest; results go to tests/bench/jobdb/RESULTS.md.
  */
 #include "nsr/compat.h"
@@ -38,6 +42,7 @@ static int64_t nrecords = 1000000;
 static int64_t sim_now; /* simulated clock: end of the data */
 static const char *path;
 static int no_load; /* -L: no inserter/query threads */
+static int ckpt_mode = 1; /* -C: inserts checkpoint themselves */
 
 /* die - report a failed call and exit. */
 static void die(const char *what, int rc)
@@ -72,6 +77,14 @@ static double peak_rss_mb(void)
 
 	getrusage(RUSAGE_SELF, &ru);
 	return (double)ru.ru_maxrss / 1024.0;
+}
+
+/* load1 - the machine's one-minute load average (it is shared). */
+static double load1(void)
+{
+	double l[1] = {0};
+
+	return getloadavg(l, 1) == 1 ? l[0] : -1;
 }
 
 /* file_mb - size of a file in MiB (0 if missing). */
@@ -185,9 +198,9 @@ static void empty_purge(struct nsr_jobdb *db, int64_t records)
 			die("purge deleted jobs", NSR_ERR_STATE);
 	}
 	qsort(t, 7, sizeof(t[0]), cmp_double);
-	printf("| %7" PRId64 " | %.3f | %.3f | %.3f | %.3f | %.1f |\n",
+	printf("| %7" PRId64 " | %.3f | %.3f | %.3f | %.3f | %.1f | %.1f |\n",
 	       records, t[0], t[3], t[6], (cpu_thread() - cpu0) * 1000.0 / 7,
-	       peak_rss_mb());
+	       peak_rss_mb(), load1());
 	fflush(stdout);
 }
 
@@ -231,11 +244,14 @@ static void stream_all(struct nsr_jobdb *db)
 
 /* Shared state of the load threads during the purge. */
 static volatile int load_stop;
+static double run_t0; /* when the load threads started */
 
 struct lat {
 	double *v;
 	size_t n, cap;
 };
+
+static struct lat lock_wait; /* inserter: time waiting for the lock */
 
 /* lat_add - record one latency in ms. */
 static void lat_add(struct lat *l, double ms)
@@ -271,29 +287,56 @@ static void lat_report(const char *what, struct lat *l, double limit)
 static void *inserter(void *arg)
 {
 	struct lat *l = arg;
+	struct nsr_jobdb_options opt = {.background_checkpoint = 1};
 	struct nsr_jobdb *db = NULL;
-	int rc = nsr_jobdb_open(path, NULL, &db);
+	int rc = nsr_jobdb_open(path, ckpt_mode ? &opt : NULL, &db);
 
 	if (rc)
 		die("open inserter", rc);
 	while (!load_stop) {
 		struct nsr_jobdb_job j = {0};
+		struct nsr_jobdb_stats before, after;
 		int64_t id = 0;
-		double t0 = mono();
+		double t0 = mono(), t1, c0 = cpu_thread();
 
 		j.type = NSR_JOBDB_TYPE_RECOVER;
 		j.client = "live";
 		j.state = NSR_JOBDB_COMPLETED;
 		j.end_time = sim_now;
+		nsr_jobdb_stats(db, &before);
 		rc = nsr_jobdb_create(db, &j, &id);
+		t1 = mono();
 		if (!rc)
 			rc = nsr_jobdb_log_append(db, id, sim_now, "recovered");
 		if (rc)
 			die("insert during purge", rc);
 		lat_add(l, (mono() - t0) * 1000.0);
+		nsr_jobdb_stats(db, &after);
+		lat_add(&lock_wait, (double)(after.busy_us - before.busy_us) /
+					    1000.0);
+		if (mono() - t0 > 0.1)
+			fprintf(stderr, "slow insert at +%.2f s: create %.1f ms,"
+				" log %.1f ms, CPU %.1f ms\n",
+				t0 - run_t0, (t1 - t0) * 1e3,
+				(mono() - t1) * 1e3, (cpu_thread() - c0) * 1e3);
 		usleep(1000);
 	}
 	nsr_jobdb_close(db);
+	return NULL;
+}
+
+/* prober - no database at all: how late does a 1 ms sleep wake up?  The
+ * machine is shared, so this is the floor under every latency above. */
+static void *prober(void *arg)
+{
+	struct lat *l = arg;
+
+	while (!load_stop) {
+		double t0 = mono();
+
+		usleep(1000);
+		lat_add(l, (mono() - t0) * 1000.0 - 1.0);
+	}
 	return NULL;
 }
 
@@ -349,9 +392,12 @@ static void purge_step(struct nsr_jobdb *db, unsigned hours, double *total)
 	*total += dt;
 	nsr_jobdb_count(db, &left);
 	printf("| %4u h | %7" PRIu64 " | %7" PRIu64 " | %5" PRIu64
-	       " | %7" PRIu64 " | %.2f | %.2f | %7" PRIu64 " | %.1f | %.1f |\n",
-	       hours, st.jobs, st.logs, st.batches, st.vacuumed, dt,
-	       cpu_thread() - cpu0, left, peak_rss_mb(), file_mb(path));
+	       " | %7" PRIu64 " | %.1f | %.2f | %.2f | %7" PRIu64 " | %.1f |"
+	       " %.1f | %.1f |\n",
+	       hours, st.jobs, st.logs, st.batches, st.vacuumed,
+	       (double)st.longest_us / 1000.0, dt,
+	       cpu_thread() - cpu0, left, peak_rss_mb(), file_mb(path),
+	       load1());
 	fflush(stdout);
 }
 
@@ -359,25 +405,27 @@ int main(int argc, char **argv)
 {
 	static const unsigned steps[] = {30 * 24, 20 * 24, 15 * 24, 10 * 24,
 					 5 * 24,  24,	   6,	    1, 0};
-	struct lat ins = {0}, qry = {0};
+	struct lat ins = {0}, qry = {0}, prb = {0};
 	const char *mode = "steps", *dir = ".";
 	struct nsr_jobdb *db = NULL;
-	pthread_t t1, t2;
+	pthread_t t1, t2, t3;
 	char pbuf[4096];
 	int64_t parent = 0;
 	double total = 0, t0;
 	int opt, rc, reuse = 0;
 
-	while ((opt = getopt(argc, argv, "n:m:d:rL")) != -1) {
+	while ((opt = getopt(argc, argv, "n:m:d:rLC")) != -1) {
 		switch (opt) {
 		case 'n': nrecords = strtoll(optarg, NULL, 10); break;
 		case 'm': mode = optarg; break;
 		case 'd': dir = optarg; break;
 		case 'r': reuse = 1; break;
 		case 'L': no_load = 1; break;
+		case 'C': ckpt_mode = 0; break;
 		default:
 			fprintf(stderr, "usage: bench_jobdb [-n records] "
-					"[-m steps|all] [-d dir] [-r] [-L]\n");
+					"[-m steps|all|idle|none] [-d dir] [-r] [-L] "
+					"[-C]\n");
 			return 2;
 		}
 	}
@@ -397,7 +445,7 @@ int main(int argc, char **argv)
 	       "purge with nothing to delete at every %d\n\n",
 	       nrecords, PER_DAY, STEP);
 	printf("| records | min ms | median ms | max ms | CPU ms/purge | "
-	       "peak RSS MiB |\n|---|---|---|---|---|---|\n");
+	       "peak RSS MiB | load |\n|---|---|---|---|---|---|---|\n");
 	t0 = mono();
 	for (int64_t k = 0; k < nrecords; k++) {
 		add_record(db, k, &parent);
@@ -418,32 +466,50 @@ purge:
 	printf("\nPurge (%s), with an inserter (1 job + 1 log line per ms) and "
 	       "a query loop on other handles\n\n", mode);
 	printf("| retention | jobs | log lines | batches | pages freed | "
-	       "seconds | CPU s | jobs left | peak RSS MiB | file MiB |\n"
-	       "|---|---|---|---|---|---|---|---|---|---|\n");
+	       "longest lock ms | seconds | CPU s | jobs left | peak RSS MiB | "
+	       "file MiB | load |\n"
+	       "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	run_t0 = mono();
 	if (!no_load) {
 		pthread_create(&t1, NULL, inserter, &ins);
 		pthread_create(&t2, NULL, querier, &qry);
+		pthread_create(&t3, NULL, prober, &prb);
 	}
 	if (strcmp(mode, "all") == 0) {
 		purge_step(db, 0, &total);
+	} else if (strcmp(mode, "idle") == 0) {
+		/* Baseline: the same load for 30 s without any purge. */
+		for (int i = 0; i < 30; i++) {
+			sleep(1);
+			if (!getenv("BENCH_NO_CKPT"))
+				nsr_jobdb_checkpoint(db);
+		}
 	} else {
-		for (size_t i = 0; i < NSR_ARRAY_SIZE(steps); i++)
+		for (size_t i = 0; i < NSR_ARRAY_SIZE(steps); i++) {
 			purge_step(db, steps[i], &total);
+			nsr_jobdb_checkpoint(db);
+		}
 	}
 	load_stop = 1;
 	if (!no_load) {
 		pthread_join(t1, NULL);
 		pthread_join(t2, NULL);
+		pthread_join(t3, NULL);
 	}
 	printf("\nTotal purge time %.2f s\n", total);
 	lat_report("Inserts during purge (create + log line)", &ins, 100);
+	lat_report("  of which waiting for the write lock", &lock_wait, 100);
 	lat_report("Queries during purge (type: recover job; client: "
 		   "client1*)", &qry, 1000);
+	lat_report("Oversleep of a 1 ms sleep, no database (machine floor)",
+		   &prb, 100);
 	rc = nsr_jobdb_check(db);
 	printf("Integrity check after purge: %s\n", nsr_strerror(rc));
 	printf("Peak RSS of the whole run: %.1f MiB\n", peak_rss_mb());
 	nsr_jobdb_close(db);
 	free(ins.v);
 	free(qry.v);
+	free(prb.v);
+	free(lock_wait.v);
 	return rc ? 1 : 0;
 }

@@ -4,6 +4,7 @@
  */
 #include "nsr/compat.h"
 
+#include <pthread.h>
 #include <sys/stat.h>
 
 #include "nsr/err.h"
@@ -241,6 +242,66 @@ static void test_purge_shrinks_file(void **state)
 	assert_true(after < full / 10);
 }
 
+/* Shared with the writer thread of test_purge_with_concurrent_writer. */
+struct writer {
+	const char *path;
+	volatile int stop;
+	int inserted;
+	int rc;
+};
+
+/* writer - insert jobs on its own handle until told to stop. */
+static void *writer(void *arg)
+{
+	struct writer *w = arg;
+	struct nsr_jobdb_options opt = {.background_checkpoint = 1};
+	struct nsr_jobdb *db = NULL;
+
+	w->rc = nsr_jobdb_open(w->path, &opt, &db);
+	while (!w->rc && (!w->stop || w->inserted < 50)) {
+		struct nsr_jobdb_job j = {0};
+		int64_t id = 0;
+
+		j.type = NSR_JOBDB_TYPE_RECOVER;
+		j.state = NSR_JOBDB_COMPLETED;
+		j.end_time = NOW;
+		w->rc = nsr_jobdb_create(db, &j, &id);
+		if (!w->rc)
+			w->rc = nsr_jobdb_log_append(db, id, NOW, "live");
+		if (!w->rc)
+			w->inserted++;
+	}
+	if (!w->rc)
+		w->rc = nsr_jobdb_checkpoint(db);
+	nsr_jobdb_close(db);
+	return NULL;
+}
+
+static void test_purge_with_concurrent_writer(void **state)
+{
+	struct jt *t = *state;
+	struct nsr_jobdb_options opt = {.batch_rows = 5};
+	struct nsr_jobdb_purge_stats st;
+	struct writer w = {t->path, 0, 0, 0};
+	pthread_t th;
+	uint64_t n = 0;
+
+	jt_open(t, &opt);
+	add_expired(t->db, 400);
+	assert_int_equal(pthread_create(&th, NULL, writer, &w), 0);
+	/* Every insert must get through between the purge's batches. */
+	assert_int_equal(nsr_jobdb_purge(t->db, 72, NOW, &st), NSR_OK);
+	w.stop = 1;
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(w.rc, NSR_OK);
+	assert_int_equal(st.jobs, 400);
+	assert_int_equal(st.logs, 400);
+	assert_true(st.batches >= 80);
+	assert_int_equal(nsr_jobdb_count(t->db, &n), NSR_OK);
+	assert_int_equal(n, (uint64_t)w.inserted);
+	assert_int_equal(nsr_jobdb_checkpoint(t->db), NSR_OK);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -251,6 +312,7 @@ int main(void)
 		T(test_batch_env_knob),
 		T(test_children_go_with_parent),
 		T(test_purge_shrinks_file),
+		T(test_purge_with_concurrent_writer),
 #undef T
 	};
 
