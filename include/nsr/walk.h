@@ -9,6 +9,13 @@
  * is set.  A non-directory whose (dev, ino) was seen before is reported as
  * NSR_ASM_HARDLINK with link = the first path.  Sockets are skipped.
  *
+ * Directories are entered through descriptors (openat with O_NOFOLLOW,
+ * checked against the lstat that found them), and entries below a root are
+ * examined relative to their directory's descriptor, so renaming a parent
+ * to a symlink during the walk cannot lead it, or a saver that opens
+ * (dirfd, name), outside the tree.  When descriptors run out (EMFILE), a
+ * level falls back to paths.
+ *
  * Problems with one object (lstat or opendir fails, readlink fails) are
  * returned as entries with err != 0 and do not stop the walk.
  */
@@ -37,6 +44,11 @@ struct nsr_walk_ent {
 	const char *link; /* symlink target / first path of a hard link */
 	int err;
 	const char *what;
+	/* Where to open the object: openat(dirfd, name, ...).  dirfd is the
+	 * walker's (valid until the next call) or AT_FDCWD with name = path.
+	 * Entries built by hand may leave name NULL: users then use path. */
+	int dirfd;
+	const char *name;
 };
 
 struct nsr_walk;

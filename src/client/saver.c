@@ -187,17 +187,20 @@ static void file_from_stat(struct nsr_saver *s, const struct nsr_walk_ent *e,
 	f->group = id_name(&s->group, st->st_gid, 1);
 }
 
-/* open_file - open a regular file for reading without following links and
+/* open_file - open a walked regular file for reading (relative to its
+ * directory when the walker gave one) without following links and
  * without touching its atime where allowed.  O_NONBLOCK keeps the open
  * from hanging if the name became a FIFO since the walk saw it (the caller
  * checks the type with fstat); it is cleared again for the reads. */
-static int open_file(const char *path)
+static int open_file(const struct nsr_walk_ent *e)
 {
 	int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
-	int fd = open(path, flags | O_NOATIME);
+	int dirfd = e->name != NULL ? e->dirfd : AT_FDCWD;
+	const char *name = e->name != NULL ? e->name : e->path;
+	int fd = openat(dirfd, name, flags | O_NOATIME);
 
 	if (fd < 0 && errno == EPERM)
-		fd = open(path, flags);
+		fd = openat(dirfd, name, flags);
 	if (fd >= 0)
 		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	return fd;
@@ -428,7 +431,7 @@ static int save_regular(struct nsr_saver *s, const struct nsr_walk_ent *e)
 	uint64_t off = 0;
 	int fd, rc, status = NSR_ASM_FILE_OK;
 
-	fd = open_file(e->path);
+	fd = open_file(e);
 	if (fd < 0) {
 		report(s, e->path, errno, "open");
 		return NSR_OK;

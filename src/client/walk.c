@@ -10,6 +10,7 @@
 #include "nsr/compat.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 
 struct level {
 	char *path;
+	int fd; /* the directory, or -1 (out of descriptors: use paths) */
 	dev_t dev;
 	char **names;
 	size_t n, next;
@@ -91,11 +93,14 @@ nomem:
 /* level_release - free one directory level. */
 static void level_release(struct level *l)
 {
+	if (l->fd >= 0)
+		close(l->fd);
 	for (size_t i = 0; i < l->n; i++)
 		free(l->names[i]);
 	free(l->names);
 	free(l->path);
 	memset(l, 0, sizeof(*l));
+	l->fd = -1;
 }
 
 /* nsr_walk_free - free a walker. */
@@ -124,11 +129,12 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* read_names - the sorted entry names of directory path (without "." and
- * ".."); NSR_ERR_SYSTEM with errno on failure. */
-static int read_names(const char *path, char ***names, size_t *count)
+/* read_names - the sorted entry names of directory fd (or of path when
+ * fd < 0), without "." and ".."; NSR_ERR_SYSTEM with errno on failure. */
+static int read_names(int fd, const char *path, char ***names, size_t *count)
 {
-	DIR *d = opendir(path);
+	int dfd = fd >= 0 ? dup(fd) : -1;
+	DIR *d = fd >= 0 ? (dfd >= 0 ? fdopendir(dfd) : NULL) : opendir(path);
 	struct dirent *de;
 	char **v = NULL;
 	size_t n = 0, cap = 0;
@@ -136,8 +142,14 @@ static int read_names(const char *path, char ***names, size_t *count)
 
 	*names = NULL;
 	*count = 0;
-	if (d == NULL)
+	if (d == NULL) {
+		int saved = errno;
+
+		if (dfd >= 0)
+			close(dfd);
+		errno = saved;
 		return NSR_ERR_SYSTEM;
+	}
 	for (;;) {
 		errno = 0;
 		de = readdir(d);
@@ -182,15 +194,62 @@ out:
 	return NSR_OK;
 }
 
-/* push_level - enter directory path; on a system error the failure is
- * queued as an "opendir" error entry. */
-static int push_level(struct nsr_walk *w, const char *path,
-		      const struct stat *st)
+/* shed_fd - out of descriptors: let the outermost level that holds one
+ * (other than keep, the descriptor in use) go over to paths.  1 if one
+ * was closed. */
+static int shed_fd(struct nsr_walk *w, int keep)
+{
+	for (size_t i = 0; i < w->depth; i++)
+		if (w->stack[i].fd >= 0 && w->stack[i].fd != keep) {
+			close(w->stack[i].fd);
+			w->stack[i].fd = -1;
+			return 1;
+		}
+	return 0;
+}
+
+/* out_of_fds - did the last call fail for lack of descriptors? */
+static int out_of_fds(void)
+{
+	return errno == EMFILE || errno == ENFILE;
+}
+
+/* open_level_fd - open directory (dirfd, name) without following it and
+ * check it is the one lstat saw; -1 with errno (ESTALE if it was swapped).
+ * When descriptors run out, outer levels give theirs up first. */
+static int open_level_fd(struct nsr_walk *w, int dirfd, const char *name,
+			 const struct stat *st)
+{
+	struct stat now;
+	int fd = openat(dirfd, name,
+			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	while (fd < 0 && out_of_fds() && shed_fd(w, dirfd))
+		fd = openat(dirfd, name,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &now) != 0 || now.st_dev != st->st_dev ||
+	    now.st_ino != st->st_ino) {
+		close(fd);
+		errno = ESTALE;
+		return -1;
+	}
+	return fd;
+}
+
+/* push_level - enter directory path (reached as dirfd/name); on a system
+ * error the failure is queued as an "opendir" error entry. */
+static int push_level(struct nsr_walk *w, const char *path, int dirfd,
+		      const char *name, const struct stat *st)
 {
 	struct level l;
 	int rc;
 
 	memset(&l, 0, sizeof(l));
+	l.fd = open_level_fd(w, dirfd, name, st);
+	if (l.fd < 0)
+		goto sys_fail;
 	if (w->depth == w->stack_cap) {
 		size_t ncap = w->stack_cap ? w->stack_cap * 2 : 16;
 		struct level *ns = realloc(w->stack, ncap * sizeof(*ns));
@@ -200,8 +259,23 @@ static int push_level(struct nsr_walk *w, const char *path,
 		w->stack = ns;
 		w->stack_cap = ncap;
 	}
-	rc = read_names(path, &l.names, &l.n);
+	rc = read_names(l.fd, path, &l.names, &l.n);
+	while (rc == NSR_ERR_SYSTEM && out_of_fds()) {
+		/* Make room: an outer level's descriptor, else this level's
+		 * own (it then works by path).  Never the parent's: the entry
+		 * being returned names it. */
+		if (!shed_fd(w, dirfd)) {
+			if (l.fd < 0)
+				break;
+			close(l.fd);
+			l.fd = -1;
+		}
+		rc = read_names(l.fd, path, &l.names, &l.n);
+	}
 	if (rc == NSR_ERR_SYSTEM) {
+sys_fail:
+		if (l.fd >= 0)
+			close(l.fd);
 		free(w->pending_path);
 		w->pending_path = strdup(path);
 		if (w->pending_path == NULL)
@@ -210,8 +284,10 @@ static int push_level(struct nsr_walk *w, const char *path,
 		w->pending_st = *st;
 		return NSR_OK;
 	}
-	if (rc)
+	if (rc) {
+		level_release(&l);
 		return rc;
+	}
 	l.path = strdup(path);
 	if (l.path == NULL) {
 		level_release(&l);
@@ -306,11 +382,11 @@ static void error_ent(struct nsr_walk *w, int err, const char *what)
 	w->ent.link = NULL;
 }
 
-/* visit - lstat path and fill the entry; *emit = 0 to skip it (socket).
- * parent_dev is the device of the containing directory (ignored for a
- * root). */
+/* visit - lstat path (as dirfd/name; AT_FDCWD means by path) and fill
+ * the entry; *emit = 0 to skip it (socket).  parent_dev is the device of
+ * the containing directory (ignored for a root). */
 static int visit(struct nsr_walk *w, const char *path, int is_root,
-		 dev_t parent_dev, int *emit)
+		 dev_t parent_dev, int dirfd, const char *name, int *emit)
 {
 	struct stat *st = &w->ent.st;
 	const char *first = NULL;
@@ -321,7 +397,11 @@ static int visit(struct nsr_walk *w, const char *path, int is_root,
 	rc = set_path(w, path);
 	if (rc)
 		return rc;
-	if (lstat(path, st) != 0) {
+	if (dirfd == AT_FDCWD)
+		name = w->path;
+	w->ent.dirfd = dirfd;
+	w->ent.name = name;
+	if (fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW) != 0) {
 		memset(st, 0, sizeof(*st));
 		error_ent(w, errno, "lstat");
 		return NSR_OK;
@@ -367,7 +447,7 @@ static int visit(struct nsr_walk *w, const char *path, int is_root,
 			w->link = malloc(cap);
 		if (w->link == NULL)
 			return NSR_ERR_NOMEM;
-		n = readlink(path, w->link, cap - 1);
+		n = readlinkat(dirfd, name, w->link, cap - 1);
 		if (n < 0 || (size_t)n >= cap - 1) {
 			error_ent(w, n < 0 ? errno : ENAMETOOLONG, "readlink");
 			return NSR_OK;
@@ -378,7 +458,7 @@ static int visit(struct nsr_walk *w, const char *path, int is_root,
 	}
 	if (w->ent.type == NSR_ASM_DIR &&
 	    (is_root || w->cross_mounts || st->st_dev == parent_dev))
-		return push_level(w, path, st);
+		return push_level(w, path, dirfd, name, st);
 	return NSR_OK;
 }
 
@@ -399,6 +479,7 @@ int nsr_walk_next(struct nsr_walk *w, const struct nsr_walk_ent **ent)
 	*ent = NULL;
 	for (;;) {
 		struct level *top;
+		const char *name;
 		char *path;
 		int rc, emit = 0;
 
@@ -408,6 +489,8 @@ int nsr_walk_next(struct nsr_walk *w, const struct nsr_walk_ent **ent)
 			if (rc)
 				return rc;
 			w->ent.st = w->pending_st;
+			w->ent.dirfd = AT_FDCWD;
+			w->ent.name = w->path;
 			error_ent(w, w->pending_err, "opendir");
 			w->pending_err = 0;
 			*ent = &w->ent;
@@ -416,7 +499,8 @@ int nsr_walk_next(struct nsr_walk *w, const struct nsr_walk_ent **ent)
 		if (w->depth == 0) {
 			if (w->next_root == w->nroots)
 				return NSR_ERR_EOF;
-			rc = visit(w, w->roots[w->next_root++], 1, 0, &emit);
+			rc = visit(w, w->roots[w->next_root++], 1, 0, AT_FDCWD,
+				   NULL, &emit);
 			if (rc)
 				return rc;
 			if (emit) {
@@ -431,10 +515,13 @@ int nsr_walk_next(struct nsr_walk *w, const struct nsr_walk_ent **ent)
 			w->depth--;
 			continue;
 		}
-		path = join(top->path, top->names[top->next++]);
+		name = top->names[top->next++];
+		path = join(top->path, name);
 		if (path == NULL)
 			return NSR_ERR_NOMEM;
-		rc = visit(w, path, 0, top->dev, &emit);
+		/* top may move (push_level reallocs): pass values only */
+		rc = visit(w, path, 0, top->dev,
+			   top->fd >= 0 ? top->fd : AT_FDCWD, name, &emit);
 		free(path);
 		if (rc)
 			return rc;

@@ -5,6 +5,7 @@
 #include "nsr/compat.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -192,6 +193,91 @@ static void test_mount_points(void **state)
 	assert_true(walk_has("/dev/pts", false, "/dev/pts/ptmx"));
 }
 
+/* test_swap_parent_for_symlink - entries below a directory are reached
+ * through its descriptor: replacing the directory by a symlink during the
+ * walk does not lead the walk (or a reader of dirfd/name) elsewhere. */
+static void test_swap_parent_for_symlink(void **state)
+{
+	char *root = nsr_test_tmpdir("walk");
+	const char *paths[1];
+	struct nsr_walk *w = NULL;
+	const struct nsr_walk_ent *e;
+	char buf[16] = "";
+	int fd, seen = 0;
+
+	NSR_UNUSED(state);
+	assert_int_equal(mkdir(at(root, "t"), 0755), 0);
+	assert_int_equal(mkdir(at(root, "t/d"), 0755), 0);
+	mkfile(root, "t/d/f", "inside");
+	assert_int_equal(mkdir(at(root, "elsewhere"), 0755), 0);
+	mkfile(root, "elsewhere/f", "outside");
+	paths[0] = at(root, "t");
+	assert_int_equal(nsr_walk_new(&w, paths, 1, NULL), NSR_OK);
+	while (nsr_walk_next(w, &e) == NSR_OK) {
+		if (strcmp(e->path + strlen(root), "/t/d") == 0) {
+			/* the directory was entered; now swap it */
+			assert_int_equal(rename(at(root, "t/d"),
+						at(root, "t/d.moved")), 0);
+			assert_int_equal(symlink(at(root, "elsewhere"),
+						 at(root, "t/d")), 0);
+		}
+		if (strcmp(e->path + strlen(root), "/t/d/f") == 0) {
+			assert_int_equal(e->type, NSR_ASM_REG);
+			assert_non_null(e->name);
+			fd = openat(e->dirfd, e->name, O_RDONLY | O_NOFOLLOW);
+			assert_true(fd >= 0);
+			assert_true(read(fd, buf, sizeof(buf) - 1) > 0);
+			close(fd);
+			assert_string_equal(buf, "inside");
+			seen = 1;
+		}
+	}
+	nsr_walk_free(w);
+	assert_true(seen);
+	nsr_test_rmrf(root);
+	free(root);
+}
+
+/* test_out_of_descriptors - a tree deeper than the descriptor limit is
+ * still walked whole (levels fall back to paths). */
+static void test_out_of_descriptors(void **state)
+{
+	char *root = nsr_test_tmpdir("walk");
+	struct rlimit old, low;
+	struct nsr_buf rel, out;
+	const char *paths[1];
+	int dirs = 0;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&rel, 0);
+	nsr_buf_addstr(&rel, "deep");
+	assert_int_equal(mkdir(at(root, rel.data), 0755), 0);
+	for (int i = 0; i < 80; i++) {
+		nsr_buf_addstr(&rel, "/d");
+		assert_int_equal(mkdir(at(root, rel.data), 0755), 0);
+	}
+	nsr_buf_addstr(&rel, "/file");
+	mkfile(root, rel.data, "bottom");
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = 40;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	nsr_buf_init(&out, 0);
+	paths[0] = at(root, "deep");
+	assert_int_equal(walk_text(root, paths, 1, &out), NSR_ERR_EOF);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	for (const char *c = strstr(out.data, " dir "); c != NULL;
+	     c = strstr(c + 1, " dir "))
+		dirs++;
+	assert_int_equal(dirs, 81);
+	assert_null(strstr(out.data, "ERR"));
+	assert_non_null(strstr(out.data, "/d/file file \n"));
+	nsr_buf_release(&out);
+	nsr_buf_release(&rel);
+	nsr_test_rmrf(root);
+	free(root);
+}
+
 /* main - run the tests. */
 int main(void)
 {
@@ -199,6 +285,8 @@ int main(void)
 		cmocka_unit_test(test_order_and_types),
 		cmocka_unit_test(test_symlink_root_and_errors),
 		cmocka_unit_test(test_mount_points),
+		cmocka_unit_test(test_swap_parent_for_symlink),
+		cmocka_unit_test(test_out_of_descriptors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
