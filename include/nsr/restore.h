@@ -19,10 +19,12 @@
  * parent directories are created (mode 0700 until their own record, if
  * any, sets the saved metadata).
  *
- * Metadata: mode, owner and group (lchown; as non-root a failure is a
- * warning), atime/mtime with nanoseconds (utimensat, AT_SYMLINK_NOFOLLOW
- * for symlinks).  Directory mode and times are applied after their
- * contents.  Hard links are made to the restored first path; if that path
+ * Metadata: owner and group (lchown, by number or with owner_by_name by
+ * the saved names; as non-root a failure is a warning), then extended
+ * attributes (ACLs, capabilities; refused ones are warnings), then mode,
+ * then atime/mtime with nanoseconds (utimensat, AT_SYMLINK_NOFOLLOW for
+ * symlinks).  Directory metadata is applied after their contents; an
+ * existing directory that only receives new entries keeps its times.  Hard links are made to the restored first path; if that path
  * was not restored (filtered out, failed) the link is reported as an error.
  *
  * Every file's data checksum is verified; a mismatch is reported through
