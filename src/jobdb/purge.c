@@ -176,13 +176,18 @@ static int collect_unit(struct purge_stmts *s, int64_t root, int64_t cutoff,
 	rc = unit_push(u, root);
 	for (size_t i = 0; !rc && !*blocked && i < u->n; i++) {
 		sqlite3_bind_int64(st, 1, u->id[i]);
-		while (!rc && (src = sqlite3_step(st)) == SQLITE_ROW) {
+		for (;;) {
+			src = sqlite3_step(st);
+			if (src != SQLITE_ROW)
+				break;
 			if (!sqlite3_column_int(st, 1) ||
 			    sqlite3_column_int64(st, 2) >= cutoff) {
 				*blocked = 1;
 				break;
 			}
 			rc = unit_push(u, sqlite3_column_int64(st, 0));
+			if (rc)
+				break;
 		}
 		if (!rc && src != SQLITE_ROW && src != SQLITE_DONE)
 			rc = jobdb_rc(src);
@@ -230,7 +235,10 @@ static int fetch_candidates(struct purge_stmts *s, int64_t cutoff,
 	sqlite3_bind_int64(st, 2, end);
 	sqlite3_bind_int64(st, 3, id);
 	sqlite3_bind_int64(st, 4, (int64_t)max);
-	while ((src = sqlite3_step(st)) == SQLITE_ROW && *n < max) {
+	for (;;) {
+		src = sqlite3_step(st);
+		if (src != SQLITE_ROW || *n == max)
+			break;
 		out[*n].id = sqlite3_column_int64(st, 0);
 		out[*n].parent = sqlite3_column_int64(st, 1);
 		out[*n].end = sqlite3_column_int64(st, 2);

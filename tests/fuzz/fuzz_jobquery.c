@@ -78,7 +78,10 @@ static void run_query(const struct nsr_jobdb_query *q)
 	nsr_buf_init(&out, 0);
 	if (nsr_jobdb_cursor_open(sample_db(), q, &c))
 		abort();
-	while ((rc = nsr_jobdb_cursor_next(c, &job)) == NSR_OK) {
+	for (;;) {
+		rc = nsr_jobdb_cursor_next(c, &job);
+		if (rc != NSR_OK)
+			break;
 		if (nsr_jobdb_cursor_print(c, NSR_JOBDB_FMT_NSRADMIN, &out) ||
 		    nsr_jobdb_cursor_print(c, NSR_JOBDB_FMT_JSON, &out))
 			abort();

@@ -221,7 +221,10 @@ static void stream_all(struct nsr_jobdb *db)
 	    nsr_jobdb_query_parse(q, "show", 4, &cmd, NULL) ||
 	    nsr_jobdb_cursor_open(db, q, &c))
 		die("query", NSR_ERR_STATE);
-	while ((rc = nsr_jobdb_cursor_next(c, &job)) == NSR_OK) {
+	for (;;) {
+		rc = nsr_jobdb_cursor_next(c, &job);
+		if (rc != NSR_OK)
+			break;
 		rc = nsr_jobdb_cursor_print(c, NSR_JOBDB_FMT_JSON, &out);
 		if (rc)
 			die("print", rc);
@@ -361,7 +364,10 @@ static void *querier(void *arg)
 		double t0 = mono();
 
 		rc = nsr_jobdb_cursor_open(db, q, &c);
-		while (!rc && (rc = nsr_jobdb_cursor_next(c, &job)) == NSR_OK) {
+		while (!rc) {
+			rc = nsr_jobdb_cursor_next(c, &job);
+			if (rc != NSR_OK)
+				break;
 			rc = nsr_jobdb_cursor_print(c, NSR_JOBDB_FMT_NSRADMIN,
 						    &out);
 			nsr_buf_reset(&out);
@@ -414,7 +420,10 @@ int main(int argc, char **argv)
 	double total = 0, t0;
 	int opt, rc, reuse = 0;
 
-	while ((opt = getopt(argc, argv, "n:m:d:rLC")) != -1) {
+	for (;;) {
+		opt = getopt(argc, argv, "n:m:d:rLC");
+		if (opt == -1)
+			break;
 		switch (opt) {
 		case 'n': nrecords = strtoll(optarg, NULL, 10); break;
 		case 'm': mode = optarg; break;

@@ -154,7 +154,10 @@ static void test_filters_match_predicates(void **state)
 						       &cmd, NULL),
 				 NSR_OK);
 		assert_int_equal(nsr_jobdb_cursor_open(t->db, q, &c), NSR_OK);
-		while ((rc = nsr_jobdb_cursor_next(c, &job)) == NSR_OK) {
+		for (;;) {
+			rc = nsr_jobdb_cursor_next(c, &job);
+			if (rc != NSR_OK)
+				break;
 			/* Rows come in id order and match the predicate. */
 			assert_true(job->id > next);
 			next = (int)job->id;
@@ -193,7 +196,10 @@ static void test_cursor_streams_a_snapshot(void **state)
 	assert_int_equal(nsr_jobdb_open(t->path, NULL, &other), NSR_OK);
 	assert_int_equal(nsr_jobdb_query_new(&q), NSR_OK);
 	assert_int_equal(nsr_jobdb_cursor_open(t->db, q, &c), NSR_OK);
-	while ((rc = nsr_jobdb_cursor_next(c, &job)) == NSR_OK) {
+	for (;;) {
+		rc = nsr_jobdb_cursor_next(c, &job);
+		if (rc != NSR_OK)
+			break;
 		/* A writer on another handle is not blocked by the reader. */
 		if (++seen == 10)
 			for (int i = 0; i < 5; i++)
