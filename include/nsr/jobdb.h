@@ -10,7 +10,10 @@
  * Threads: a handle is used by one thread at a time.  Open one handle per
  * thread; WAL lets readers run beside the one writer, and a writer waits for
  * another's transaction (busy timeout), which the purge keeps short by
- * deleting in small batches.
+ * deleting in small batches and by giving way, between batches, to writers
+ * of the same process that are waiting.  A daemon that purges on a worker
+ * thread should open its other handles with background_checkpoint and call
+ * nsr_jobdb_checkpoint() from that worker every second or so.
  *
  * Calling sequence of a daemon:
  *   1. nsr_jobdb_open()        create or open the file, set up the schema;
@@ -165,7 +168,8 @@ int nsr_jobdb_get(struct nsr_jobdb *db, int64_t id, struct nsr_jobdb_job *out);
 void nsr_jobdb_job_release(struct nsr_jobdb_job *job);
 
 /* nsr_jobdb_log_append - append one line to job id's log (time 0 = now).
- * NSR_ERR_NOTFOUND if the job does not exist. */
+ * NSR_ERR_NOTFOUND if the job does not exist, NSR_ERR_TOOBIG for a line
+ * over 65536 bytes, NSR_ERR_INVAL for NULL. */
 int nsr_jobdb_log_append(struct nsr_jobdb *db, int64_t id, int64_t time,
 			 const char *line);
 /* Callback for nsr_jobdb_log_read: non-zero return stops and is returned. */
