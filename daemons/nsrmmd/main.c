@@ -255,18 +255,25 @@ static void mmd_tick(struct nsr_daemon *d)
 	}
 }
 
-/* mmd_stop - close the writer and the device. */
+/* mmd_stop - close the writer and the device if no session uses them.
+ * Sessions still open are aborted when the skeleton closes their
+ * connections after this, and the last one closes the writer. */
 static void mmd_stop(struct nsr_daemon *d)
 {
 	struct mmd *m = d->ctx;
 
 	pthread_mutex_lock(&m->mu);
-	if (m->w) {
-		nsr_vol_writer_close(m->w);
-		m->w = NULL;
+	if (m->sessions > 0 || m->readers > 0) {
+		nsr_warn("stopping with %u save and %u recover sessions open; "
+			 "they are aborted", m->sessions, m->readers);
+	} else {
+		if (m->w) {
+			nsr_vol_writer_close(m->w);
+			m->w = NULL;
+		}
+		nsr_dev_close(m->dev);
+		m->dev = NULL;
 	}
-	nsr_dev_close(m->dev);
-	m->dev = NULL;
 	pthread_mutex_unlock(&m->mu);
 }
 

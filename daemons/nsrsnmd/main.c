@@ -218,6 +218,16 @@ static int snm_mover(void *ctx, void *args, void *res,
 		s = nsr_xcalloc(1, sizeof(*s));
 		x->slots[x->nslots++] = s;
 	}
+	if (alive(s) && (strcmp(s->path, a->dev.path) != 0 ||
+			 strcmp(s->media_type, a->dev.media_type) != 0)) {
+		pthread_mutex_unlock(&x->tab_mu);
+		set_status(&r->st, NSR_ERR_BUSY, "device %s is served by a "
+			   "mover for %s %s, not %s %s; stop using the old "
+			   "definition or give the device another name",
+			   device, s->media_type, s->path, a->dev.media_type,
+			   a->dev.path);
+		goto out;
+	}
 	if (alive(s)) {
 		r->port = s->port;
 		r->pid = s->pid;

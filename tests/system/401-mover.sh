@@ -120,22 +120,29 @@ check "scanner -S restricts to one save set" \
 	test "$("$S" -S 202 "$ROOT/aftd1" | grep -c '^client2')" = 1
 check "scanner marks the save set cut by the end of the vtape" \
 	grep -Eq "^client1 +/big .* 301 B$" <(< /dev/null "$S" -t vtape "$ROOT/vt2")
-# Damage: flip bytes inside the data of save set 102 in a copy.
-cp "$ROOT/vt1" "$ROOT/vt1bad"
-off=$(( $(stat -c %s "$ROOT/vt1bad") / 2 ))
+# Damage: a vtape with one save set (no multiplexing, so the middle of
+# the file is that save set's data) and a small one after it; flip bytes
+# in the middle of a copy.
+read -r DP DPID < <(mover vtape "$ROOT/vt3" vt3)
+check "label DMG001" "$T" label $H "$DP" DMG001 Default 32768
+"$T" save $H "$DP" 401 client3 /big <"$ROOT/data2" >"$ROOT/dfrag1"
+"$T" save $H "$DP" 402 client3 /small <"$ROOT/data1" >"$ROOT/dfrag2"
+cp "$ROOT/vt3" "$ROOT/vt3bad"
 printf '\xde\xad\xbe\xef\xde\xad\xbe\xef' |
-	dd of="$ROOT/vt1bad" bs=1 seek=$off conv=notrunc status=none
-out=$("$S" "$ROOT/vt1bad" 2>"$ROOT/scan.err")
+	dd of="$ROOT/vt3bad" bs=1 seek=700000 conv=notrunc status=none
+out=$("$S" "$ROOT/vt3bad" 2>"$ROOT/scan.err")
 rc=$?
 check "scanner exits non-zero on a damaged volume" test $rc -eq 1
 check "and names the damaged save set and volume" \
-	grep -q "save set 10[0-9] (client1:/fs[0-9]) on volume VT001 is damaged" "$ROOT/scan.err"
-check "and still lists every save set" test "$(grep -c '^client1' <<<"$out")" = 4
-read -r BP BPID < <(mover vtape "$ROOT/vt1bad" vt1bad)
-bad=$(grep -o "save set 10[0-9]" "$ROOT/scan.err" | head -1 | grep -o "10[0-9]")
-"$T" recover $H "$BP" "$bad" $(cat "$ROOT/vfrag${bad#10}") >/dev/null 2>"$ROOT/rec.err"
+	grep -q "save set 401 (client3:/big) on volume DMG001 is damaged" "$ROOT/scan.err"
+check "and still lists both save sets" test "$(grep -c '^client3' <<<"$out")" = 2
+check "the intact one unmarked" grep -Eq "^client3 +/small .* 402 E$" <<<"$out"
+read -r BP BPID < <(mover vtape "$ROOT/vt3bad" vt3bad)
+"$T" recover $H "$BP" 401 $(cat "$ROOT/dfrag1") >/dev/null 2>"$ROOT/rec.err"
 rc=$?
 check "recovering the damaged save set fails" test $rc -ne 0
 check "naming the save set and the volume" \
-	grep -q "save set $bad on volume VT001 .*damaged" "$ROOT/rec.err"
+	grep -q "save set 401 on volume DMG001 .*damaged" "$ROOT/rec.err"
+"$T" recover $H "$BP" 402 $(cat "$ROOT/dfrag2") >"$ROOT/dout2"
+check "the other save set still reads back identical" cmp -s "$ROOT/data1" "$ROOT/dout2"
 nsr_done
