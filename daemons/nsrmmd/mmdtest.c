@@ -16,18 +16,23 @@
 #include "nsr/err.h"
 #include "nsr/index_clnt.h"
 #include "nsr/mmd_clnt.h"
+#include "nsr/mmdb_clnt.h"
 #include "nsr/saver.h"
 
 /* usage - the commands. */
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: mmdtest mover SNODE TYPE PATH NAME [CAPACITY]\n"
+		"usage: mmdtest mover SNODE TYPE PATH NAME [CAPACITY [SERVER]]\n"
 		"       mmdtest status SNODE\n"
 		"       mmdtest ixfind SERVER CLIENT PATH\n"
+		"       mmdtest mmdb-vol SERVER NAME VOLID POOL TYPE\n"
+		"       mmdtest mmdb-voldel SERVER NAME\n"
+		"       mmdtest mmdb-ss SERVER CLIENT NAME SAVETIME\n"
+		"       mmdtest mmdb-frags SERVER SSID\n"
 		"       mmdtest label HOST PORT VOLUME POOL BLOCKSIZE [force]\n"
 		"       mmdtest readlabel HOST PORT\n"
-		"       mmdtest save HOST PORT SSID CLIENT NAME < data\n"
+		"       mmdtest save HOST PORT SSID CLIENT NAME [SAVETIME] < data\n"
 		"       mmdtest savetree HOST PORT SSID CLIENT PATH\n"
 		"       mmdtest recover HOST PORT SSID FRAG... > data\n");
 	return 2;
@@ -91,7 +96,7 @@ static int cmd_save(struct nsr_mmd *m, char **av)
 	snprintf(hdr.name, sizeof(hdr.name), "%s", av[2]);
 	snprintf(hdr.level, sizeof(hdr.level), "full");
 	snprintf(hdr.pool, sizeof(hdr.pool), "Default");
-	hdr.savetime = time(NULL);
+	hdr.savetime = av[3] ? strtoll(av[3], NULL, 10) : time(NULL);
 	memset(&tail, 0, sizeof(tail));
 	rc = nsr_mmd_ss_begin(m, &hdr, volid, NULL, &err);
 	if (rc != NSR_OK)
@@ -226,7 +231,8 @@ static int cmd_mover(char **av)
 	d.name = av[3];
 	if (av[4])
 		d.capacity = strtoull(av[4], NULL, 10);
-	rc = nsr_mmd_snm_mover(av[0], &d, NULL, &port, &pid, &err);
+	rc = nsr_mmd_snm_mover(av[0], &d, av[4] ? av[5] : NULL, &port, &pid,
+			       &err);
 	if (rc != NSR_OK)
 		return fail("mover", rc, &err);
 	printf("%d %ld\n", port, (long)pid);
@@ -285,6 +291,73 @@ static int cmd_ixfind(char **av)
 	return 0;
 }
 
+/* cmd_mmdb - media database set-up and inspection for the tests. */
+static int cmd_mmdb(const char *cmd, int ac, char **av)
+{
+	struct mmdb_clnt *c = NULL;
+	struct nsr_buf err;
+	int rc = NSR_ERR_INVAL;
+
+	nsr_buf_init(&err, 0);
+	if (ac < 1)
+		return usage();
+	rc = mmdb_clnt_open(av[0], &c, &err);
+	if (rc != NSR_OK)
+		return fail("mmdb", rc, &err);
+	if (strcmp(cmd, "mmdb-vol") == 0 && ac == 5) {
+		struct mmdb_volume v;
+		unsigned x;
+
+		memset(&v, 0, sizeof(v));
+		snprintf(v.name, sizeof(v.name), "%s", av[1]);
+		for (int i = 0; i < 16; i++) {
+			if (sscanf(av[2] + 2 * i, "%2x", &x) != 1)
+				break;
+			v.volid[i] = (uint8_t)x;
+		}
+		snprintf(v.pool, sizeof(v.pool), "%s", av[3]);
+		snprintf(v.type, sizeof(v.type), "%s", av[4]);
+		v.block_size = 32768;
+		rc = mmdb_clnt_vol_put(c, &v);
+	} else if (strcmp(cmd, "mmdb-voldel") == 0 && ac == 2) {
+		rc = mmdb_clnt_vol_delete(c, av[1]);
+	} else if (strcmp(cmd, "mmdb-ss") == 0 && ac == 4) {
+		struct mmdb_saveset ss;
+
+		memset(&ss, 0, sizeof(ss));
+		snprintf(ss.client, sizeof(ss.client), "%s", av[1]);
+		snprintf(ss.name, sizeof(ss.name), "%s", av[2]);
+		snprintf(ss.pool, sizeof(ss.pool), "Default");
+		ss.savetime = strtoll(av[3], NULL, 10);
+		ss.flags = MMDB_SS_VALID;
+		rc = mmdb_clnt_ss_create(c, &ss, NULL);
+		if (rc == NSR_OK)
+			printf("%u\n", ss.ssid);
+	} else if (strcmp(cmd, "mmdb-frags") == 0 && ac == 2) {
+		struct mmdb_fragment f[16];
+		size_t n = 0;
+
+		rc = mmdb_clnt_frag_list(c, (uint32_t)strtoul(av[1], NULL, 10),
+					 f, NSR_ARRAY_SIZE(f), &n);
+		for (size_t i = 0; rc == NSR_OK && i < n; i++)
+			printf("%u %u %u %llu %llu %llu 0x%x\n", f[i].ssid,
+			       f[i].cloneid, f[i].seq, (unsigned long long)f[i].size,
+			       (unsigned long long)f[i].file,
+			       (unsigned long long)f[i].offset, f[i].flags);
+	} else {
+		mmdb_clnt_close(c);
+		nsr_buf_release(&err);
+		return usage();
+	}
+	if (rc != NSR_OK)
+		nsr_buf_addstr(&err, mmdb_clnt_errmsg(c));
+	mmdb_clnt_close(c);
+	if (rc != NSR_OK)
+		return fail(cmd, rc, &err);
+	nsr_buf_release(&err);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct nsr_mmd *m = NULL;
@@ -295,9 +368,11 @@ int main(int argc, char **argv)
 	if (argc < 3)
 		return usage();
 	if (strcmp(argv[1], "mover") == 0)
-		return argc == 6 || argc == 7 ? cmd_mover(argv + 2) : usage();
+		return argc >= 6 && argc <= 8 ? cmd_mover(argv + 2) : usage();
 	if (strcmp(argv[1], "status") == 0)
 		return cmd_status(argv + 2);
+	if (strncmp(argv[1], "mmdb-", 5) == 0)
+		return cmd_mmdb(argv[1], argc - 2, argv + 2);
 	if (strcmp(argv[1], "ixfind") == 0)
 		return argc == 5 ? cmd_ixfind(argv + 2) : usage();
 	if (argc < 4)
@@ -317,10 +392,14 @@ int main(int argc, char **argv)
 	} else if (strcmp(argv[1], "readlabel") == 0) {
 		rc = nsr_mmd_read_label(m, &lab, &has_data, &err);
 		ret = rc ? fail("read label", rc, &err) : 0;
-		if (!rc)
-			printf("%s %s %u %s\n", lab.name, lab.pool,
+		if (!rc) {
+			printf("%s %s %u %s ", lab.name, lab.pool,
 			       lab.block_size, has_data ? "data" : "empty");
-	} else if (strcmp(argv[1], "save") == 0 && argc == 7) {
+			for (int i = 0; i < 16; i++)
+				printf("%02x", lab.volid[i]);
+			printf("\n");
+		}
+	} else if (strcmp(argv[1], "save") == 0 && (argc == 7 || argc == 8)) {
 		ret = cmd_save(m, argv + 4);
 	} else if (strcmp(argv[1], "savetree") == 0 && argc == 7) {
 		ret = cmd_savetree(m, argv + 4);
