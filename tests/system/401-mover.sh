@@ -84,6 +84,23 @@ for i in 1 2 3; do
 	check "AFTD save set 20$i reads back identical" \
 		cmp -s "$ROOT/data$i" "$ROOT/aout$i"
 done
+# Reads while writing: an AFTD serves a recover beside a running save; a
+# vtape refuses it with a message.
+(cat "$ROOT/data1"; sleep 2) | "$T" save $H "$AP" 204 client2 /slow >"$ROOT/afrag4" &
+slow=$!
+sleep 0.5
+"$T" recover $H "$AP" 202 $(cat "$ROOT/afrag2") >"$ROOT/aout2b"
+check "the AFTD reads a save set while another is being written" \
+	cmp -s "$ROOT/data2" "$ROOT/aout2b"
+check "and the running save completes" wait $slow
+(cat "$ROOT/data1"; sleep 2) | "$T" save $H "$VP" 105 client1 /slow >"$ROOT/vfrag5" &
+slow=$!
+sleep 0.5
+out=$("$T" recover $H "$VP" 101 $(cat "$ROOT/vfrag1") 2>&1 >/dev/null)
+rc=$?
+check "a vtape being written refuses a recover" test $rc -ne 0
+check "saying it is busy" grep -q "device vt1 is busy" <<<"$out"
+check "and the running save completes" wait $slow
 check "SNM_STATUS lists both movers" \
 	test "$("$T" status $H | wc -l)" = 2
 expect_fail "a fragment of another volume is refused" \
