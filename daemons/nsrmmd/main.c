@@ -303,6 +303,7 @@ static const struct nsr_daemon_ops mmd_ops = {
 	.stop = mmd_stop,
 };
 
+/* main - run the daemon on the skeleton. */
 int main(int argc, char **argv)
 {
 	struct nsr_daemon_ops ops = mmd_ops;

@@ -51,6 +51,7 @@ struct mmd_conn {
 	struct mmd *m;
 	struct mmd_save *save; /* save.c */
 	struct mmd_read *read; /* recover.c */
+	int warned;	       /* data without a session was logged */
 };
 
 /* mmd_conn_get - this connection's state, made on first use. */

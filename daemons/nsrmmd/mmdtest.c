@@ -358,6 +358,7 @@ static int cmd_mmdb(const char *cmd, int ac, char **av)
 	return 0;
 }
 
+/* main - one command of the test driver. */
 int main(int argc, char **argv)
 {
 	struct nsr_mmd *m = NULL;

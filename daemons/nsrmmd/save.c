@@ -262,9 +262,11 @@ int mmd_h_ss_data(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 
 	NSR_UNUSED(res);
 	if (!s) {
-		nsr_warn("data call %llu from %s without a save session: "
-			 "dropped", (unsigned long long)a->seq,
-			 nsr_rpc_call_peer(call));
+		if (!c->warned)
+			nsr_warn("data from %s without a save session: "
+				 "dropped (logged once per connection)",
+				 nsr_rpc_call_peer(call));
+		c->warned = 1;
 		return NSR_RPC_NOREPLY;
 	}
 	if (s->err != NSR_OK)

@@ -415,6 +415,7 @@ static const struct nsr_daemon_ops snmd_ops = {
 	.stop = snmd_stop,
 };
 
+/* main - run the daemon on the skeleton. */
 int main(int argc, char **argv)
 {
 	return nsr_daemon_main(argc, argv, &snmd_ops, &g_snmd);

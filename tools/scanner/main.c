@@ -175,6 +175,7 @@ static void print_ss(const struct scan_ss *s)
 	       s->hdr.ssid, scan_flag(s), s->damaged ? " damaged" : "");
 }
 
+/* main - open the device, scan, print, rebuild on request. */
 int main(int argc, char **argv)
 {
 	struct opts o;
