@@ -520,6 +520,11 @@ int nsr_vol_session_write(struct nsr_vol_session *s, const void *p,
 	int rc = NSR_OK;
 
 	session_lock(s);
+	rc = get_broken(s->w);
+	if (rc != NSR_OK) {
+		session_unlock(s);
+		return rc;
+	}
 	while (len > 0 && !s->eom) {
 		n = len;
 		rc = put_chunk(s, MEDIA_FMT_DATA, q, &n);
@@ -583,7 +588,7 @@ int nsr_vol_session_end(struct nsr_vol_session *s,
 	int rc;
 
 	session_lock(s);
-	rc = s->eom ? NSR_ERR_EOM : NSR_OK;
+	rc = s->eom ? NSR_ERR_EOM : get_broken(w);
 	if (rc == NSR_OK) {
 		media_fmt_sstail_encode(tail, payload);
 		rc = put_chunk(s, MEDIA_FMT_END, payload, &n);

@@ -566,6 +566,133 @@ static void test_segments_and_crash_append(void **state)
 	free(dir);
 }
 
+static void test_sticky_write_error(void **state)
+{
+	char *dir = nsr_test_tmpdir("vol-ro");
+	struct nsr_dev *dev = mt_vtape(dir, "ro.vt", 0, 0);
+	struct nsr_vol_label lab;
+	struct nsr_vol_writer *w = NULL;
+	struct nsr_vol_session *s = NULL, *t = NULL;
+	struct nsr_vol_sshdr h;
+	struct nsr_vol_sstail tl = { 1, 1, 0 };
+	struct nsr_dev_opts o;
+	uint8_t buf[40000];
+	char path[512];
+
+	NSR_UNUSED(state);
+	mt_label(dev, "RO", 32768, &lab);
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	/* A device that refuses every write: the first block fails, the
+	 * writer stays failed, and nothing claims to be on the volume. */
+	memset(&o, 0, sizeof(o));
+	o.read_only = 1;
+	snprintf(path, sizeof(path), "%s/ro.vt", dir);
+	assert_int_equal(nsr_dev_open(NSR_DEV_VTAPE, path, &o, &dev), NSR_OK);
+	assert_int_equal(nsr_vol_writer_open(dev, NULL, &w, NULL), NSR_OK);
+	mt_hdr(&h, 5);
+	assert_int_equal(nsr_vol_session_begin(w, &h, NULL, &s), NSR_OK);
+	memset(buf, 1, sizeof(buf));
+	assert_int_equal(nsr_vol_session_write(s, buf, sizeof(buf)),
+			 NSR_ERR_READONLY);
+	assert_non_null(strstr(nsr_vol_writer_errmsg(w), "read-only"));
+	assert_int_equal(nsr_vol_session_write(s, buf, 10), NSR_ERR_READONLY);
+	assert_int_equal(nsr_vol_session_end(s, &tl, NULL), NSR_ERR_READONLY);
+	mt_hdr(&h, 6);
+	assert_int_equal(nsr_vol_session_begin(w, &h, NULL, &t),
+			 NSR_ERR_READONLY);
+	assert_null(t);
+	nsr_vol_writer_close(w);
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
+/* copy_prefix - the first n bytes of from into to. */
+static void copy_prefix(const char *from, const char *to, off_t n)
+{
+	static uint8_t buf[65536];
+	int in = open(from, O_RDONLY), out;
+	off_t done = 0;
+
+	assert_true(in >= 0);
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(out >= 0);
+	while (done < n) {
+		size_t k = (size_t)NSR_MIN((off_t)sizeof(buf), n - done);
+
+		assert_int_equal(pread(in, buf, k, done), (ssize_t)k);
+		assert_int_equal(pwrite(out, buf, k, done), (ssize_t)k);
+		done += (off_t)k;
+	}
+	close(in);
+	close(out);
+}
+
+static void test_crash_points(void **state)
+{
+	char *dir = nsr_test_tmpdir("vol-crash");
+	struct nsr_dev *dev = mt_vtape(dir, "c.vt", 0, 0);
+	struct nsr_vol_label lab;
+	struct nsr_vol_writer *w;
+	struct nsr_vol_frag f[3];
+	struct mt_scan scan;
+	struct stat st;
+	char path[512], cut[512];
+	off_t done_at[3], start, n;
+	int i, k, cuts = 0;
+
+	NSR_UNUSED(state);
+	snprintf(path, sizeof(path), "%s/c.vt", dir);
+	snprintf(cut, sizeof(cut), "%s/cut.vt", dir);
+	mt_label(dev, "CRASH", 32768, &lab);
+	assert_int_equal(stat(path, &st), 0);
+	start = st.st_size;
+	w = mt_writer(dev);
+	for (i = 0; i < 3; i++) {
+		mt_write_ss(w, (uint32_t)(i + 1), 70000 + 10000 * (uint64_t)i,
+			    6000, &f[i]);
+		assert_int_equal(stat(path, &st), 0);
+		done_at[i] = st.st_size; /* the end chunk is out */
+	}
+	assert_int_equal(nsr_vol_writer_close(w), NSR_OK);
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	assert_int_equal(stat(path, &st), 0);
+
+	/* Cut the volume anywhere (a crash with a torn last write): the
+	 * scan never reports damage, and exactly the save sets whose end
+	 * chunk got out are complete, with the right sizes. */
+	for (n = start - 16; n <= st.st_size; n += 1777, cuts++) {
+		struct nsr_vol_reader *r = NULL;
+		struct nsr_dev_opts o;
+
+		copy_prefix(path, cut, n);
+		memset(&o, 0, sizeof(o));
+		o.read_only = 1;
+		assert_int_equal(nsr_dev_open(NSR_DEV_VTAPE, cut, &o, &dev),
+				 NSR_OK);
+		/* The first cut drops the label's filemark: still a
+		 * labeled, empty volume. */
+		assert_int_equal(nsr_vol_reader_open(dev, NULL, &r, NULL),
+				 NSR_OK);
+		memset(&scan, 0, sizeof(scan));
+		assert_int_equal(nsr_vol_reader_scan(r, &mt_scan_ops, &scan),
+				 NSR_OK);
+		assert_int_equal(scan.damages, 0);
+		for (i = 0, k = 0; i < 3; i++)
+			k += n >= done_at[i];
+		assert_int_equal(scan.ends, k);
+		for (i = 0; i < scan.ends; i++)
+			assert_int_equal(scan.end_bytes[i],
+					 70000 + 10000 * (scan.end_ssid[i] - 1));
+		assert_int_equal(scan.begins, scan.ends + scan.unfinished);
+		nsr_vol_reader_close(r);
+		assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	}
+	assert_true(cuts > 50);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -575,6 +702,8 @@ int main(void)
 		cmocka_unit_test(test_spanning),
 		cmocka_unit_test(test_corruption_vtape),
 		cmocka_unit_test(test_segments_and_crash_append),
+		cmocka_unit_test(test_crash_points),
+		cmocka_unit_test(test_sticky_write_error),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
