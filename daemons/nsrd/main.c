@@ -161,8 +161,12 @@ static int nsrd_check(struct nsr_daemon *d)
 	char *dir = nsr_daemon_path(d, "res/nsrdb");
 	int rc;
 
+	struct nsr_resdb_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.readonly = 1; /* a running nsrd holds the database lock */
 	memset(&perr, 0, sizeof(perr));
-	rc = nsr_resdb_open(dir, NULL, &db, &perr);
+	rc = nsr_resdb_open(dir, &o, &db, &perr);
 	if (rc && rc != NSR_ERR_NOTFOUND) {
 		nsr_buf_init(&why, 0);
 		nsr_res_error_format(&perr, &why);

@@ -46,6 +46,24 @@ static const struct nsr_res *find_device(struct nsrd *n, const char *name,
 	return dev;
 }
 
+/* set_mounted - record on device devname which volume (and pool) it holds
+ * now; volume NULL = nothing mounted.  Looks the device up by name for
+ * each change: a resdb update replaces the resource, so no pointer to it
+ * survives the first one. */
+static void set_mounted(struct nsrd *n, const char *devname, const char *volume,
+			const char *pool)
+{
+	static const char *const attrs[] = {"volume name", "volume pool"};
+	const char *vals[] = {volume, pool};
+
+	for (size_t i = 0; i < NSR_ARRAY_SIZE(attrs); i++) {
+		const struct nsr_res *dev = nsrd_res_find1(n, "NSR device", devname);
+
+		if (dev)
+			nsrd_res_set_attr(n, dev, attrs[i], vals[i]);
+	}
+}
+
 /* parse_size - "262144", "256K", "256KB", "1MB"; 0 for "handler default". */
 static uint32_t parse_size(const char *s)
 {
@@ -136,7 +154,7 @@ int nsrd_label(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	struct nsr_vol_label lab;
 	struct nsr_buf err;
 	const char *pool = a->pool[0] ? a->pool : "Default";
-	char name[MMDB_VOLNAME_MAX + 1];
+	char name[MMDB_VOLNAME_MAX + 1], devname[256];
 	uint32_t bs;
 	int had_old;
 
@@ -146,6 +164,7 @@ int nsrd_label(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	dev = find_device(n, a->device, &r->st);
 	if (!dev)
 		goto out;
+	snprintf(devname, sizeof(devname), "%s", nsr_res_get(dev, "name"));
 	if (!nsrd_res_find1(n, "NSR pool", pool)) {
 		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "pool '%s' does not exist", pool);
 		goto out;
@@ -192,7 +211,7 @@ int nsrd_label(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	memcpy(vol.volid, lab.volid, 16);
 	snprintf(vol.pool, sizeof(vol.pool), "%s", lab.pool);
 	snprintf(vol.type, sizeof(vol.type), "%s", lab.media_type);
-	snprintf(vol.device, sizeof(vol.device), "%s", nsr_res_get(dev, "name"));
+	snprintf(vol.device, sizeof(vol.device), "%s", devname);
 	vol.block_size = lab.block_size;
 	vol.olabel = had_old ? old.olabel : lab.created;
 	vol.labeled = lab.created;
@@ -203,14 +222,11 @@ int nsrd_label(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 			    "database refused it: %s", name, mmdb_clnt_errmsg(mc));
 		goto out;
 	}
-	nsrd_res_set_attr(n, dev, "volume name", lab.name);
-	dev = find_device(n, nsr_res_get(dev, "name"), &r->st);
-	if (dev)
-		nsrd_res_set_attr(n, dev, "volume pool", lab.pool);
-	fill_label_res(r, &lab, a->device[0] ? a->device : "");
+	set_mounted(n, devname, lab.name, lab.pool);
+	fill_label_res(r, &lab, devname);
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	nsr_info("labeled volume %s (pool %s, block size %u) on device %s", lab.name,
-		 lab.pool, lab.block_size, a->device);
+		 lab.pool, lab.block_size, devname);
 out:
 	nsr_mmd_close(m);
 	mmdb_clnt_close(mc);
@@ -265,10 +281,7 @@ int nsrd_mount(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	snprintf(vol.device, sizeof(vol.device), "%s", devname);
 	vol.mounts++;
 	mmdb_clnt_vol_put(mc, &vol);
-	nsrd_res_set_attr(n, dev, "volume name", lab.name);
-	dev = find_device(n, devname, &r->st);
-	if (dev)
-		nsrd_res_set_attr(n, dev, "volume pool", lab.pool);
+	set_mounted(n, devname, lab.name, lab.pool);
 	fill_label_res(r, &lab, devname);
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	nsr_info("mounted volume %s on device %s", lab.name, devname);
@@ -291,10 +304,7 @@ int nsrd_unmount(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	if (!dev)
 		return NSR_OK;
 	snprintf(devname, sizeof(devname), "%s", nsr_res_get(dev, "name"));
-	nsrd_res_set_attr(n, dev, "volume name", NULL);
-	dev = find_device(n, devname, &r->st);
-	if (dev)
-		nsrd_res_set_attr(n, dev, "volume pool", NULL);
+	set_mounted(n, devname, NULL, NULL);
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	nsr_info("unmounted device %s", devname);
 	return NSR_OK;
@@ -402,8 +412,12 @@ int nsrd_vol_delete(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 		i = nsr_resdb_find(n->res, q, 0);
 		if (i >= 0)
 			dev = nsr_resdb_at(n->res, (size_t)i);
-		if (rc == NSR_OK && dev)
-			nsrd_res_set_attr(n, dev, "volume name", NULL);
+		if (rc == NSR_OK && dev) {
+			char devname[256];
+
+			snprintf(devname, sizeof(devname), "%s", nsr_res_get(dev, "name"));
+			set_mounted(n, devname, NULL, NULL);
+		}
 		nsr_res_free(q);
 	}
 	if (rc)

@@ -107,6 +107,12 @@ void nsr_super_free(struct nsr_super *s);
 /* nsr_proc_spawn - fork+exec argv (argv[0] a path) with default signal
  * mask and handlers; returns NSR_OK and the pid, or NSR_ERR_SYSTEM. */
 int nsr_proc_spawn(char *const argv[], pid_t *pid);
+/* nsr_proc_spawn_flags - the same with flags: NSR_SPAWN_PDEATHSIG makes
+ * the child get SIGTERM when the *thread* that spawned it ends (Linux
+ * prctl semantics), so use it only from a daemon's main thread.
+ * nsr_super_* use it for every supervised child. */
+#define NSR_SPAWN_PDEATHSIG 0x1
+int nsr_proc_spawn_flags(char *const argv[], unsigned flags, pid_t *pid);
 /* nsr_proc_stop - SIGTERM pid, wait up to grace_ms for it to exit
  * (it must be our child), then SIGKILL; returns its wait status. */
 int nsr_proc_stop(pid_t pid, int grace_ms);

@@ -403,14 +403,21 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 		nsr_fatal("start-up failed; see the messages above");
 	if (ready_fd >= 0) {
 		int nul = open("/dev/null", O_RDWR);
+		char *lp = nsr_daemon_path(&d, "logs/daemon.log");
+		int logfd = open(lp, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
 
-		/* From here on the log file is the only sink. */
+		/* From here on the log file is the only sink; anything written
+		 * to stderr (a sanitizer report, a crash message) lands there
+		 * too instead of vanishing. */
 		if (nul >= 0) {
 			dup2(nul, 0);
 			dup2(nul, 1);
-			dup2(nul, 2);
+			dup2(logfd >= 0 ? logfd : nul, 2);
 			close(nul);
 		}
+		if (logfd >= 0)
+			close(logfd);
+		free(lp);
 		nsr_log_init(ops->name, 0);
 		if (write(ready_fd, "R", 1) != 1)
 			nsr_warn("cannot signal readiness: %s", strerror(errno));

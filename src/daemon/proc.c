@@ -7,6 +7,7 @@
 #include "nsr/compat.h"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,6 +38,13 @@ struct nsr_super {
 /* nsr_proc_spawn - fork+exec with a clean signal state. */
 int nsr_proc_spawn(char *const argv[], pid_t *pid_out)
 {
+	return nsr_proc_spawn_flags(argv, 0, pid_out);
+}
+
+/* nsr_proc_spawn_flags - nsr_proc_spawn with NSR_SPAWN_* flags. */
+int nsr_proc_spawn_flags(char *const argv[], unsigned flags, pid_t *pid_out)
+{
+	pid_t parent = getpid();
 	sigset_t none;
 	pid_t pid;
 
@@ -55,6 +63,11 @@ int nsr_proc_spawn(char *const argv[], pid_t *pid_out)
 			sigaction(sigs[i], &dfl, NULL);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (flags & NSR_SPAWN_PDEATHSIG) {
+			prctl(PR_SET_PDEATHSIG, SIGTERM);
+			if (getppid() != parent) /* the parent already died */
+				_exit(1);
+		}
 		execv(argv[0], argv);
 		_exit(127);
 	}
@@ -120,7 +133,9 @@ void nsr_super_add(struct nsr_super *s, const char *name, char *const argv[])
 static void start_one(struct child *c)
 {
 	c->restart_at = 0;
-	if (nsr_proc_spawn(c->argv, &c->pid) != NSR_OK) {
+	/* Supervised children die with their supervisor, so an abnormal
+	 * end of nsrd never leaves orphans holding the root's pid locks. */
+	if (nsr_proc_spawn_flags(c->argv, NSR_SPAWN_PDEATHSIG, &c->pid) != NSR_OK) {
 		nsr_error("cannot start %s (%s): %s; retrying in %u s", c->name,
 			  c->argv[0], strerror(errno), c->backoff);
 		c->pid = 0;

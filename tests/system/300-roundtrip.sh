@@ -62,7 +62,7 @@ SSID=$("$BIN/mminfo" -s $S -a -q "name=$T" -r ssid 2>/dev/null |
 	awk '$1 ~ /^[0-9]+$/ {print $1; exit}')
 check "mminfo -q name=... -r ssid gives the ssid" test -n "$SSID"
 if [ -x "$BIN/jobquery" ]; then
-	printf 'print type: save job\n' | "$BIN/jobquery" -s $S -i - >"$W/jobs.out" 2>&1
+	printf 'print type: save job\n' | "$BIN/jobquery" -s $S >"$W/jobs.out" 2>&1
 	check "jobquery shows the save job completed" grep -qi "completed" "$W/jobs.out"
 fi
 
