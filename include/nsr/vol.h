@@ -238,6 +238,14 @@ int nsr_vol_reader_read(struct nsr_vol_reader *r,
 			const struct nsr_vol_frag *frag, nsr_vol_data_fn fn,
 			void *arg, const struct nsr_vol_scan_ops *ops,
 			void *ops_arg, uint64_t *bytes);
+/* nsr_vol_reader_frag - the fragment a scan's begin callback describes
+ * (volume id, ssid, span, file/record and, on AFTD, byte offset), ready
+ * for nsr_vol_reader_read; size and complete come from the end callback
+ * (bytes_here) and are left 0 here. */
+void nsr_vol_reader_frag(const struct nsr_vol_reader *r,
+			 const struct nsr_vol_sshdr *hdr,
+			 const struct nsr_vol_span *sp,
+			 const struct nsr_vol_loc *loc, struct nsr_vol_frag *out);
 /* nsr_vol_reader_scan - read the whole volume and report every chunk
  * through ops (NULL members are skipped).  NSR_OK if no damage was seen,
  * else the first damage code (the scan still covers the rest). */

@@ -481,6 +481,22 @@ int nsr_vol_reader_scan(struct nsr_vol_reader *r,
 	return rc != NSR_OK ? rc : r->first_damage;
 }
 
+/* nsr_vol_reader_frag - a fragment from what a scan reported. */
+void nsr_vol_reader_frag(const struct nsr_vol_reader *r,
+			 const struct nsr_vol_sshdr *hdr,
+			 const struct nsr_vol_span *sp,
+			 const struct nsr_vol_loc *loc, struct nsr_vol_frag *out)
+{
+	memset(out, 0, sizeof(*out));
+	memcpy(out->volid, r->lab.volid, 16);
+	out->ssid = hdr->ssid;
+	out->frag_seq = sp->frag_seq;
+	out->ss_offset = sp->ss_offset;
+	out->file = loc->file;
+	out->record = loc->record;
+	out->offset = r->seq ? 0 : loc->record * r->lab.block_size;
+}
+
 /* nsr_vol_reader_read - one fragment's data, in order, to fn. */
 int nsr_vol_reader_read(struct nsr_vol_reader *r,
 			const struct nsr_vol_frag *frag, nsr_vol_data_fn fn,

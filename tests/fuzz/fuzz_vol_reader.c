@@ -32,8 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 struct seen {
 	struct nsr_vol_frag f[MAX_FRAGS];
 	int n;
-	const uint8_t *volid;
-	int aftd;
+	const struct nsr_vol_reader *r;
 };
 
 /* on_begin - remember where each fragment starts. */
@@ -42,17 +41,10 @@ static int on_begin(void *arg, const struct nsr_vol_sshdr *h,
 		    const struct nsr_vol_loc *loc)
 {
 	struct seen *s = arg;
-	struct nsr_vol_frag *f;
 
 	if (s->n >= MAX_FRAGS)
 		return 0;
-	f = &s->f[s->n++];
-	memset(f, 0, sizeof(*f));
-	memcpy(f->volid, s->volid, 16);
-	f->ssid = h->ssid;
-	f->frag_seq = sp->frag_seq;
-	f->file = loc->file;
-	f->record = loc->record;
+	nsr_vol_reader_frag(s->r, h, sp, loc, &s->f[s->n++]);
 	return 0;
 }
 
@@ -93,7 +85,7 @@ static const struct nsr_vol_scan_ops ops = {
 };
 
 /* run_volume - open, scan, read every fragment found. */
-static void run_volume(struct nsr_dev *dev, int aftd)
+static void run_volume(struct nsr_dev *dev)
 {
 	struct nsr_vol_reader *r = NULL;
 	struct seen s;
@@ -103,16 +95,11 @@ static void run_volume(struct nsr_dev *dev, int aftd)
 	memset(&s, 0, sizeof(s));
 	if (nsr_vol_reader_open(dev, NULL, &r, NULL) != NSR_OK)
 		return;
-	s.volid = nsr_vol_reader_label(r)->volid;
-	s.aftd = aftd;
+	s.r = r;
 	(void)nsr_vol_reader_scan(r, &ops, &s);
-	for (i = 0; i < s.n; i++) {
-		if (aftd)
-			s.f[i].offset = s.f[i].record *
-					nsr_vol_reader_label(r)->block_size;
+	for (i = 0; i < s.n; i++)
 		(void)nsr_vol_reader_read(r, &s.f[i], sink, NULL, &ops, NULL,
 					  &got);
-	}
 	nsr_vol_reader_close(r);
 }
 
@@ -149,7 +136,7 @@ static void as_vtape(const uint8_t *p, size_t n)
 		o.read_only = 1;
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 		if (nsr_dev_open(NSR_DEV_VTAPE, path, &o, &dev) == NSR_OK) {
-			run_volume(dev, 0);
+			run_volume(dev);
 			nsr_dev_close(dev);
 		}
 	}
@@ -202,7 +189,7 @@ static void as_aftd(const uint8_t *p, size_t n)
 	memset(&o, 0, sizeof(o));
 	o.read_only = 1;
 	if (nsr_dev_open(NSR_DEV_AFTD, dir, &o, &dev) == NSR_OK) {
-		run_volume(dev, 1);
+		run_volume(dev);
 		nsr_dev_close(dev);
 	}
 }
