@@ -133,6 +133,21 @@ static int alive(const struct snmd_slot *s)
 	return !zombie(s->pid);
 }
 
+/* path_owner - a running mover of another device on the same path, or
+ * NULL (holds tab_mu): two movers on one medium would destroy it. */
+static const struct snmd_slot *path_owner(struct snmd *x, const char *path,
+					  const char *device)
+{
+	for (int i = 0; i < x->nslots; i++) {
+		const struct snmd_slot *s = x->slots[i];
+
+		if (s->path && strcmp(s->path, path) == 0 &&
+		    strcmp(s->device, device) != 0 && alive(s))
+			return s;
+	}
+	return NULL;
+}
+
 /* check_args - validate a hostile SNM_MOVER request; NULL or a message. */
 static const char *check_args(const snm_mover_args *a)
 {
@@ -194,6 +209,7 @@ static int snm_mover(void *ctx, void *args, void *res,
 	snm_mover_res *r = res;
 	const char *device = *a->dev.name ? a->dev.name : a->dev.path;
 	const char *bad = check_args(a);
+	const struct snmd_slot *owner;
 	struct snmd_slot *s;
 	unsigned wait;
 	long long now;
@@ -206,6 +222,15 @@ static int snm_mover(void *ctx, void *args, void *res,
 	}
 	pthread_mutex_lock(&x->spawn_mu);
 	pthread_mutex_lock(&x->tab_mu);
+	owner = path_owner(x, a->dev.path, device);
+	if (owner) {
+		set_status(&r->st, NSR_ERR_BUSY, "device %s: %s is already "
+			   "served by the mover of device %s (pid %ld); one "
+			   "medium cannot have two movers", device,
+			   a->dev.path, owner->device, (long)owner->pid);
+		pthread_mutex_unlock(&x->tab_mu);
+		goto out;
+	}
 	s = find_slot(x, device);
 	if (!s && x->nslots >= MAX_SLOTS) {
 		pthread_mutex_unlock(&x->tab_mu);

@@ -101,6 +101,10 @@ rc=$?
 check "a vtape being written refuses a recover" test $rc -ne 0
 check "saying it is busy" grep -q "device vt1 is busy" <<<"$out"
 check "and the running save completes" wait $slow
+out=$("$T" mover $H vtape "$ROOT/vt1" other 2>&1)
+rc=$?
+check "a second device name on the same vtape is refused" test $rc -ne 0
+check "naming the device that has it" grep -q "served by the mover of device vt1" <<<"$out"
 check "SNM_STATUS lists both movers" \
 	test "$("$T" status $H | wc -l)" = 2
 expect_fail "a fragment of another volume is refused" \
