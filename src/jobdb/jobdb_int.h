@@ -37,6 +37,7 @@
 #define JOBDB_PAUSE_US 300     /* purge pause between batches */
 #define JOBDB_YIELD_MAX_MS 50  /* longest hand-off to waiting writers */
 #define JOBDB_CKPT_FRAMES 1000 /* WAL frames that trigger a checkpoint */
+#define JOBDB_CKPT_FRAMES_PURGE 8192 /* ... on a purging handle */
 #define JOBDB_CKPT_FRAMES_MAX 16000 /* ... on any handle (64 MiB WAL) */
 
 /* Limits of the query language (documented in nsr_jobsdb(5)). */

@@ -127,8 +127,9 @@ static int wal_hook(void *arg, sqlite3 *h, const char *name, int frames)
 	struct nsr_jobdb *db = arg;
 	int limit = JOBDB_CKPT_FRAMES;
 
-	if (db->bg_ckpt ||
-	    (!db->purging && atomic_load(&jobdb_purges) > 0))
+	if (db->purging)
+		limit = JOBDB_CKPT_FRAMES_PURGE;
+	else if (db->bg_ckpt || atomic_load(&jobdb_purges) > 0)
 		limit = JOBDB_CKPT_FRAMES_MAX;
 	if (frames >= limit)
 		sqlite3_wal_checkpoint_v2(h, name, SQLITE_CHECKPOINT_PASSIVE,

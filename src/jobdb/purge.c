@@ -26,7 +26,7 @@
 struct purge_stmts {
 	sqlite3_stmt *probe;	   /* any expired finished job at all? */
 	sqlite3_stmt *candidates;  /* next expired jobs after a position */
-	sqlite3_stmt *exists;	   /* does a job exist? */
+	sqlite3_stmt *root;	   /* a root's state now */
 	sqlite3_stmt *children;	   /* a job's children */
 	sqlite3_stmt *del_log;	   /* delete one job's log */
 	sqlite3_stmt *del_job;	   /* delete one job */
@@ -38,10 +38,9 @@ struct purge_unit {
 	size_t n, cap;
 };
 
-/* One candidate job found by the index walk. */
+/* One candidate root job found by the index walk. */
 struct purge_cand {
 	int64_t id;
-	int64_t parent;
 	int64_t end;
 };
 
@@ -73,14 +72,18 @@ static int purge_prepare(struct nsr_jobdb *db, struct purge_stmts *s)
 	} tab[] = {
 		{offsetof(struct purge_stmts, probe),
 		 "SELECT 1 FROM jobs WHERE finished=1 AND end_time<?1 LIMIT 1"},
+		/* Roots only: a job whose parent exists goes with it. */
 		{offsetof(struct purge_stmts, candidates),
-		 "SELECT id, parent_id, end_time FROM jobs"
+		 "SELECT id, end_time FROM jobs j"
 		 " WHERE finished=1 AND end_time<?1 AND (end_time, id)>(?2, ?3)"
+		 " AND (parent_id=0 OR NOT EXISTS"
+		 "  (SELECT 1 FROM jobs p WHERE p.id=j.parent_id))"
 		 " ORDER BY end_time, id LIMIT ?4"},
-		{offsetof(struct purge_stmts, exists),
-		 "SELECT 1 FROM jobs WHERE id=?1"},
+		{offsetof(struct purge_stmts, root),
+		 "SELECT finished, end_time FROM jobs WHERE id=?1"},
 		{offsetof(struct purge_stmts, children),
-		 "SELECT id, finished, end_time FROM jobs WHERE parent_id=?1"},
+		 "SELECT id, finished, end_time FROM jobs"
+		 " WHERE parent_id=?1 AND parent_id!=0"},
 		{offsetof(struct purge_stmts, del_log),
 		 "DELETE FROM job_log WHERE job_id=?1"},
 		{offsetof(struct purge_stmts, del_job),
@@ -103,7 +106,7 @@ static void purge_finalize(struct purge_stmts *s)
 {
 	sqlite3_finalize(s->probe);
 	sqlite3_finalize(s->candidates);
-	sqlite3_finalize(s->exists);
+	sqlite3_finalize(s->root);
 	sqlite3_finalize(s->children);
 	sqlite3_finalize(s->del_log);
 	sqlite3_finalize(s->del_job);
@@ -173,6 +176,15 @@ static int collect_unit(struct purge_stmts *s, int64_t root, int64_t cutoff,
 
 	u->n = 0;
 	*blocked = 0;
+	/* The root may have changed since it was found. */
+	sqlite3_bind_int64(s->root, 1, root);
+	src = sqlite3_step(s->root);
+	if (src == SQLITE_ROW && (!sqlite3_column_int(s->root, 0) ||
+				  sqlite3_column_int64(s->root, 1) >= cutoff))
+		*blocked = 1;
+	sqlite3_reset(s->root);
+	if (src != SQLITE_ROW)
+		return src == SQLITE_DONE ? NSR_OK : jobdb_rc(src);
 	rc = unit_push(u, root);
 	for (size_t i = 0; !rc && !*blocked && i < u->n; i++) {
 		sqlite3_bind_int64(st, 1, u->id[i]);
@@ -202,15 +214,8 @@ static int purge_unit(struct nsr_jobdb *db, struct purge_stmts *s,
 		      const struct purge_cand *c, int64_t cutoff,
 		      struct purge_unit *u, uint64_t *jobs, uint64_t *logs)
 {
-	int64_t v = 0;
 	int blocked = 0, rc;
 
-	/* A child goes only with its parent. */
-	if (c->parent) {
-		rc = query_int(s->exists, c->parent, 0, &v);
-		if (rc || v)
-			return rc;
-	}
 	rc = collect_unit(s, c->id, cutoff, u, &blocked);
 	if (rc || blocked)
 		return rc;
@@ -240,8 +245,7 @@ static int fetch_candidates(struct purge_stmts *s, int64_t cutoff,
 		if (src != SQLITE_ROW || *n == max)
 			break;
 		out[*n].id = sqlite3_column_int64(st, 0);
-		out[*n].parent = sqlite3_column_int64(st, 1);
-		out[*n].end = sqlite3_column_int64(st, 2);
+		out[*n].end = sqlite3_column_int64(st, 1);
 		(*n)++;
 	}
 	sqlite3_reset(st);
@@ -253,11 +257,11 @@ static int fetch_candidates(struct purge_stmts *s, int64_t cutoff,
 static int purge_batches(struct nsr_jobdb *db, struct purge_stmts *s,
 			 int64_t cutoff, struct nsr_jobdb_purge_stats *st)
 {
-	size_t max = db->batch_rows, n = 0, i;
+	size_t max = db->batch_rows, n = 0, i = 0, done;
 	struct purge_cand *cand = calloc(max, sizeof(*cand));
 	struct purge_unit unit = {0};
 	int64_t end = INT64_MIN, id = 0;
-	int rc = NSR_OK;
+	int rc = NSR_OK, last = 0;
 
 	if (!cand)
 		return NSR_ERR_NOMEM;
@@ -269,23 +273,29 @@ static int purge_batches(struct nsr_jobdb *db, struct purge_stmts *s,
 		if (rc)
 			break;
 		t0 = mono_ms(); /* the write lock is ours from here */
-		rc = fetch_candidates(s, cutoff, end, id, cand, max, &n);
+		/* Candidates left from the last batch are checked again by
+		 * collect_unit, so refetch only when they are used up. */
+		if (i == n) {
+			rc = fetch_candidates(s, cutoff, end, id, cand, max, &n);
+			i = 0;
+			last = n < max;
+		}
 		if (!rc && n == 0) {
 			jobdb_rollback(db); /* nothing written */
 			break;
 		}
 		before = st->jobs;
-		for (i = 0; !rc && i < n; i++) {
+		for (done = 0; !rc && i < n; done++) {
 			rc = purge_unit(db, s, &cand[i], cutoff, &unit,
 					&st->jobs, &st->logs);
 			end = cand[i].end;
 			id = cand[i].id;
+			i++;
 			/* A full batch, a big unit or a slow disk: commit. */
 			if (st->jobs - before >= max ||
-			    ((i & 7) == 7 && mono_ms() - t0 > JOBDB_BATCH_MAX_MS)) {
-				i++;
+			    ((done & 7) == 7 &&
+			     mono_ms() - t0 > JOBDB_BATCH_MAX_MS))
 				break;
-			}
 		}
 		if (rc) {
 			jobdb_rollback(db);
@@ -296,7 +306,7 @@ static int purge_batches(struct nsr_jobdb *db, struct purge_stmts *s,
 			break;
 		note_hold(st, t0);
 		st->batches++;
-		if (n < max && i == n)
+		if (last && i == n)
 			break;
 		/* Let writers waiting on other connections in. */
 		jobdb_yield();
