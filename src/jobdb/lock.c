@@ -11,10 +11,11 @@
  * purge pauses, and keeps pausing while any are counted (up to
  * JOBDB_YIELD_MAX_MS), so they get the lock even when the machine is slow
  * to wake them.  (Writers in other processes only get the pause.)
- * Checkpoints run after commits once the WAL is JOBDB_CKPT_FRAMES long,
- * on the purging handle while a purge runs and never on a handle opened
- * with background_checkpoint until the WAL is JOBDB_CKPT_FRAMES_MAX long,
- * so inserts do not copy pages and fsync.
+ * Checkpoints run after commits once the WAL is JOBDB_CKPT_FRAMES long.
+ * While a purge runs, the purging handle does them (every
+ * JOBDB_CKPT_FRAMES_PURGE frames) and the other handles wait for
+ * JOBDB_CKPT_FRAMES_MAX, as a handle opened with background_checkpoint
+ * always does, so inserts do not copy pages and fsync.
  */
 #include "nsr/compat.h"
 
@@ -117,11 +118,8 @@ void jobdb_purging(struct nsr_jobdb *db, int on)
 	atomic_fetch_add(&jobdb_purges, on ? 1 : -1);
 }
 
-/* wal_hook - after each commit: checkpoint (PASSIVE, never blocking)
- * once the WAL holds JOBDB_CKPT_FRAMES frames.  While a purge runs, the
- * purging handle does this and the others wait for a much larger WAL, so
- * an insert does not pay for copying the purge's pages; a handle opened
- * with background_checkpoint always waits for the larger WAL. */
+/* wal_hook - after each commit: a PASSIVE (never blocking) checkpoint
+ * once the WAL is long enough for this handle (see the top of the file). */
 static int wal_hook(void *arg, sqlite3 *h, const char *name, int frames)
 {
 	struct nsr_jobdb *db = arg;
