@@ -53,20 +53,11 @@ static int index_one(struct nsr_ixclnt *ix, struct nsr_vol_reader *r,
 		     const struct scan_result *res, const struct scan_ss *s)
 {
 	static const struct nsr_asm_dec_ops ops = {.file = on_file};
-	struct nsr_vol_frag frag;
 	struct ix_ctx c;
 	int rc, drc;
 
 	memset(&c, 0, sizeof(c));
 	c.ix = ix;
-	memset(&frag, 0, sizeof(frag));
-	memcpy(frag.volid, res->label.volid, 16);
-	frag.ssid = s->hdr.ssid;
-	frag.file = s->first.file;
-	frag.record = s->first.record;
-	frag.offset = s->first.record * res->label.block_size;
-	frag.size = s->bytes_here;
-	frag.complete = 1;
 	if (nsr_asm_dec_new(&c.dec, &ops, &c) != NSR_OK)
 		return -1;
 	rc = nsr_ixclnt_begin(ix, s->hdr.client, s->hdr.ssid, s->hdr.savetime,
@@ -77,7 +68,7 @@ static int index_one(struct nsr_ixclnt *ix, struct nsr_vol_reader *r,
 		nsr_asm_dec_free(c.dec);
 		return -1;
 	}
-	rc = nsr_vol_reader_read(r, &frag, feed, &c, NULL, NULL, NULL);
+	rc = nsr_vol_reader_read(r, &s->frag, feed, &c, NULL, NULL, NULL);
 	drc = nsr_asm_dec_finish(c.dec);
 	if (rc == NSR_OK && drc == NSR_OK && c.rc == NSR_OK)
 		rc = nsr_ixclnt_commit(ix);

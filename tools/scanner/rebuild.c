@@ -96,12 +96,12 @@ static int add_frag(struct mmdb_clnt *c, const struct scan_result *res,
 	f.ssid = s->hdr.ssid;
 	f.cloneid = n ? have[0].cloneid : (uint32_t)s->hdr.savetime;
 	memcpy(f.volid, res->label.volid, 16);
-	f.seq = s->span.frag_seq;
-	f.ss_offset = s->span.ss_offset;
-	f.size = s->bytes_here;
-	f.file = s->first.file;
-	f.record = s->first.record;
-	f.offset = s->first.record * res->label.block_size;
+	f.seq = s->frag.frag_seq;
+	f.ss_offset = s->frag.ss_offset;
+	f.size = s->frag.size;
+	f.file = s->frag.file;
+	f.record = s->frag.record;
+	f.offset = s->frag.offset;
 	f.flags = frag_flags(s);
 	if (mmdb_clnt_frag_add(c, &f) != NSR_OK) {
 		fprintf(stderr, "scanner: cannot add the fragment of save set "

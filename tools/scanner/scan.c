@@ -14,6 +14,7 @@
 
 struct scan_ctx {
 	struct scan_result *res;
+	struct nsr_vol_reader *r;
 	const char *volname;
 };
 
@@ -69,6 +70,7 @@ static int on_begin(void *arg, const struct nsr_vol_sshdr *hdr,
 		s->span = *sp;
 	if (loc)
 		s->first = *loc;
+	nsr_vol_reader_frag(c->r, hdr, sp, loc, &s->frag);
 	s->has_begin = 1;
 	return 0;
 }
@@ -85,6 +87,8 @@ static int on_end(void *arg, uint32_t ssid, const struct nsr_vol_sstail *t,
 		return 1;
 	s->tail = *t;
 	s->bytes_here = bytes_here;
+	s->frag.size = bytes_here;
+	s->frag.complete = 1;
 	s->has_end = 1;
 	return 0;
 }
@@ -98,6 +102,7 @@ static void on_unfinished(void *arg, uint32_t ssid, uint64_t bytes_here)
 	if (!s)
 		return;
 	s->bytes_here = bytes_here;
+	s->frag.size = bytes_here;
 	s->unfinished = 1;
 }
 
@@ -141,6 +146,7 @@ int scan_volume(struct nsr_dev *dev, struct scan_result *res,
 		return rc;
 	res->label = *nsr_vol_reader_label(r);
 	c.res = res;
+	c.r = r;
 	c.volname = res->label.name;
 	memset(&ops, 0, sizeof(ops));
 	ops.begin = on_begin;

@@ -15,6 +15,8 @@ struct scan_ss {
 	struct nsr_vol_sshdr hdr;
 	struct nsr_vol_span span;  /* fragment number and save-set offset */
 	struct nsr_vol_loc first;  /* where its begin chunk is */
+	struct nsr_vol_frag frag;  /* the fragment, as nsr_vol_reader_read
+				      takes it (size, complete filled in) */
 	uint64_t bytes_here;	   /* data bytes on this volume */
 	struct nsr_vol_sstail tail; /* valid if has_end */
 	int has_begin, has_end, unfinished, damaged;
