@@ -134,14 +134,17 @@ int nsr_dev_bsf(struct nsr_dev *dev, unsigned n);
  * it (positioned after the filemark), NSR_ERR_EOD at end of data. */
 int nsr_dev_fsr(struct nsr_dev *dev, unsigned n);
 /* nsr_dev_bsr - backward over n records; NSR_ERR_EOF if a filemark stops
- * it (positioned before the filemark, i.e. at the end of the earlier
- * file), NSR_ERR_EOD at the beginning of the tape. */
+ * it (the filemark is crossed: positioned before it, at the end of the
+ * earlier file, as SCSI SPACE does), NSR_ERR_EOD at the beginning of the
+ * tape. */
 int nsr_dev_bsr(struct nsr_dev *dev, unsigned n);
 /* nsr_dev_eod - go to end of data (where appending continues). */
 int nsr_dev_eod(struct nsr_dev *dev);
 /* nsr_dev_seek - go to pos (file, record): rewind/locate + FSF + FSR. */
 int nsr_dev_seek(struct nsr_dev *dev, const struct nsr_dev_pos *pos);
-/* nsr_dev_tell - the current position. */
+/* nsr_dev_tell - the current position.  On tape NSR_ERR_STATE when the
+ * driver does not know it (after BSF, or BSR over a filemark, st forgets
+ * the record number until the next rewind or forward file space). */
 int nsr_dev_tell(struct nsr_dev *dev, struct nsr_dev_pos *pos);
 /* nsr_dev_offline - rewind and unload (vtape: rewind). */
 int nsr_dev_offline(struct nsr_dev *dev);

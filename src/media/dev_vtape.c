@@ -512,7 +512,8 @@ static int vt_bsf(struct nsr_dev *dev, unsigned n)
 	return NSR_OK;
 }
 
-/* vt_fsr - forward over n records, stopping after a filemark. */
+/* vt_fsr - forward over n records; a filemark met on the way stops it
+ * on its end-of-tape side (crossed). */
 static int vt_fsr(struct nsr_dev *dev, unsigned n)
 {
 	struct vtape *vt = vt_of(dev);
@@ -531,7 +532,8 @@ static int vt_fsr(struct nsr_dev *dev, unsigned n)
 	return NSR_OK;
 }
 
-/* vt_bsr - backward over n records, stopping before a filemark. */
+/* vt_bsr - backward over n records; a filemark met on the way stops it
+ * on its beginning-of-tape side (crossed, as SPACE does on a drive). */
 static int vt_bsr(struct nsr_dev *dev, unsigned n)
 {
 	struct vtape *vt = vt_of(dev);
@@ -540,9 +542,8 @@ static int vt_bsr(struct nsr_dev *dev, unsigned n)
 	for (i = 0; i < n; i++) {
 		if (vt->pos == 0)
 			return NSR_ERR_EOD;
-		if (vt->ent[vt->pos - 1].kind == VT_FM)
+		if (vt->ent[--vt->pos].kind == VT_FM)
 			return NSR_ERR_EOF;
-		vt->pos--;
 	}
 	return NSR_OK;
 }

@@ -9,7 +9,9 @@
  *     -v          DEVICE and EOM_DEVICE are vtape files (host smoke test)
  *
  * Prints "PASS name" / "FAIL name: why" lines and "N passed, N failed";
- * exit status 0 only if nothing failed.
+ * exit status 0 only if nothing failed.  On a real st device, checks of
+ * behaviour that the tgt emulator is known to get wrong print XFAIL
+ * instead of FAIL (on vtape they must pass).
  */
 #include "nsr/compat.h"
 
@@ -20,7 +22,26 @@
 #include "nsr/err.h"
 #include "nsr/vol.h"
 
-static int npass, nfail;
+static int npass, nfail, nxfail;
+static int on_tape; /* a real st device (not -v): tgt gaps may show */
+
+/* gap - a check that the tgt emulator is known to fail (not a real
+ * drive): XFAIL on tape, an ordinary check on vtape. */
+static void gap(int ok, const char *name, const char *why)
+{
+	if (ok || !on_tape) {
+		if (ok)
+			npass++;
+		else
+			nfail++;
+		printf("%s %s%s%s\n", ok ? "PASS" : "FAIL", name,
+		       ok ? "" : ": ", ok ? "" : why);
+	} else {
+		nxfail++;
+		printf("XFAIL %s: %s\n", name, why);
+	}
+	fflush(stdout);
+}
 
 /* check - one PASS/FAIL line. */
 static void check(int ok, const char *name, const char *fmt, ...)
@@ -102,6 +123,125 @@ static struct nsr_dev *open_dev(const char *path, int vtape, uint64_t cap)
 	check(rc == NSR_OK, "open device", "%s: %s", path,
 	      rc ? nsr_strerror(rc) : "");
 	return dev;
+}
+
+/* rec_is - the next read gives a record of len bytes. */
+static int rec_is(struct nsr_dev *dev, uint8_t *buf, size_t cap, size_t len)
+{
+	size_t got = 0;
+
+	return nsr_dev_read(dev, buf, cap, &got) == NSR_OK && got == len &&
+	       buf[0] == (uint8_t)len && buf[len - 1] == (uint8_t)(len >> 3);
+}
+
+/* put_rec - write one record of len bytes tagged by its length. */
+static int put_rec(struct nsr_dev *dev, uint8_t *buf, size_t len)
+{
+	memset(buf, 0, len);
+	buf[0] = (uint8_t)len;
+	buf[len - 1] = (uint8_t)(len >> 3);
+	return nsr_dev_write(dev, buf, len);
+}
+
+/* pos_is - tell gives (file, rec); NSR_ERR_STATE is accepted where the
+ * driver may legitimately not know (after backward motion). */
+static int pos_is(struct nsr_dev *dev, uint32_t file, uint64_t rec,
+		  int may_forget)
+{
+	struct nsr_dev_pos p;
+	int rc = nsr_dev_tell(dev, &p);
+
+	if (rc == NSR_ERR_STATE && may_forget)
+		return 1;
+	return rc == NSR_OK && p.file == file && p.record == rec;
+}
+
+/* dev_semantics - the same device semantics tests/unit/media checks on
+ * vtape, here through whatever driver DEVICE is. */
+static void dev_semantics(struct nsr_dev *dev)
+{
+	static const size_t f0[] = { 100, 70000, 32768 };
+	struct nsr_dev_pos p;
+	uint8_t *buf = malloc(1u << 20);
+	size_t i, got = 0;
+	int ok, rc, rc2;
+
+	ok = nsr_dev_rewind(dev) == NSR_OK;
+	for (i = 0; ok && i < 3; i++)
+		ok = put_rec(dev, buf, f0[i]) == NSR_OK;
+	ok = ok && nsr_dev_weof(dev, 1) == NSR_OK &&
+	     put_rec(dev, buf, 5000) == NSR_OK &&
+	     put_rec(dev, buf, 6000) == NSR_OK &&
+	     nsr_dev_weof(dev, 1) == NSR_OK;
+	check(ok, "dev: records and filemarks written", "%s",
+	      nsr_dev_errmsg(dev));
+	check(pos_is(dev, 2, 0, 0), "dev: tell after writing",
+	      "%s", nsr_dev_errmsg(dev));
+	ok = nsr_dev_rewind(dev) == NSR_OK;
+	for (i = 0; ok && i < 3; i++)
+		ok = rec_is(dev, buf, 1u << 20, f0[i]);
+	check(ok, "dev: records keep their boundaries", "%s",
+	      nsr_dev_errmsg(dev));
+	check(nsr_dev_read(dev, buf, 1u << 20, &got) == NSR_ERR_EOF &&
+		      pos_is(dev, 1, 0, 0),
+	      "dev: read at a filemark gives EOF, next file",
+	      "%s", nsr_dev_errmsg(dev));
+	check(rec_is(dev, buf, 1u << 20, 5000) &&
+		      rec_is(dev, buf, 1u << 20, 6000) &&
+		      nsr_dev_read(dev, buf, 1u << 20, &got) == NSR_ERR_EOF &&
+		      nsr_dev_read(dev, buf, 1u << 20, &got) == NSR_ERR_EOD,
+	      "dev: second file, then end of data", "%s", nsr_dev_errmsg(dev));
+	check(nsr_dev_rewind(dev) == NSR_OK && nsr_dev_fsf(dev, 1) == NSR_OK &&
+		      pos_is(dev, 1, 0, 0) && rec_is(dev, buf, 1u << 20, 5000),
+	      "dev: FSF", "%s", nsr_dev_errmsg(dev));
+	rc = nsr_dev_bsf(dev, 1);
+	rc2 = nsr_dev_read(dev, buf, 1u << 20, &got);
+	gap(rc == NSR_OK && rc2 == NSR_ERR_EOF,
+	    "dev: BSF ends just before the filemark",
+	    "tgt's reverse SPACE filemarks steps one block too far "
+	    "(space_filemark_reverse in usr/bs_ssc.c)");
+	/* The rest positions on its own, independent of the above. */
+	p.file = 0;
+	p.record = 3;
+	rc = nsr_dev_seek(dev, &p);
+	if (rc == NSR_OK)
+		rc = nsr_dev_bsr(dev, 2);
+	rc2 = nsr_dev_read(dev, buf, 1u << 20, &got);
+	check(rc == NSR_OK && rc2 == NSR_OK && got == 70000, "dev: BSR",
+	      "bsr %s, read %s, %zu bytes (%s)", nsr_strerror(rc),
+	      nsr_strerror(rc2), got, nsr_dev_errmsg(dev));
+	p.record = 1;
+	rc = nsr_dev_seek(dev, &p);
+	gap(rc == NSR_OK && nsr_dev_fsr(dev, 5) == NSR_ERR_EOF &&
+		    rec_is(dev, buf, 1u << 20, 5000),
+	    "dev: FSR stops after a filemark",
+	    "tgt's SPACE blocks does not stop at filemarks "
+	    "(space_blocks in usr/bs_ssc.c)");
+	check(nsr_dev_rewind(dev) == NSR_OK && nsr_dev_fsf(dev, 1) == NSR_OK,
+	      "dev: back to file 1", "%s", nsr_dev_errmsg(dev));
+	rc = nsr_dev_bsr(dev, 1);
+	gap(rc == NSR_ERR_EOF &&
+		    nsr_dev_read(dev, buf, 1u << 20, &got) == NSR_ERR_EOF &&
+		    rec_is(dev, buf, 1u << 20, 5000),
+	    "dev: BSR crosses a filemark and stops before it",
+	    "tgt's SPACE blocks does not stop at filemarks "
+	    "(space_blocks in usr/bs_ssc.c)");
+	check(nsr_dev_fsf(dev, 5) == NSR_ERR_EOD, "dev: FSF past the end",
+	      "%s", nsr_dev_errmsg(dev));
+	p.file = 1;
+	p.record = 1;
+	check(nsr_dev_seek(dev, &p) == NSR_OK &&
+		      rec_is(dev, buf, 1u << 20, 6000),
+	      "dev: seek to file 1 record 1", "%s", nsr_dev_errmsg(dev));
+	check(nsr_dev_rewind(dev) == NSR_OK && nsr_dev_fsr(dev, 1) == NSR_OK &&
+		      nsr_dev_read(dev, buf, 32768, &got) == NSR_ERR_TOOBIG &&
+		      rec_is(dev, buf, 1u << 20, 32768),
+	      "dev: short buffer: TOOBIG, record skipped",
+	      "%s", nsr_dev_errmsg(dev));
+	check(nsr_dev_rewind(dev) == NSR_OK && nsr_dev_eod(dev) == NSR_OK &&
+		      pos_is(dev, 2, 0, 0),
+	      "dev: EOD", "%s", nsr_dev_errmsg(dev));
+	free(buf);
 }
 
 #define NSS 3
@@ -327,6 +467,7 @@ int main(int argc, char **argv)
 		argc--;
 		argv++;
 	}
+	on_tape = !vtape;
 	if (argc < 2) {
 		fprintf(stderr, "usage: tape_check [-v] DEVICE [EOM_DEVICE "
 				"[SECOND]]\n");
@@ -334,6 +475,7 @@ int main(int argc, char **argv)
 	}
 	dev = open_dev(argv[1], vtape, 0);
 	if (dev != NULL) {
+		dev_semantics(dev);
 		main_test(dev);
 		nsr_dev_close(dev);
 	}
@@ -346,6 +488,8 @@ int main(int argc, char **argv)
 		nsr_dev_close(dev2);
 		nsr_dev_close(dev3);
 	}
+	if (nxfail)
+		printf("%d known tgt emulator gaps (XFAIL)\n", nxfail);
 	printf("%d passed, %d failed\n", npass, nfail);
 	return nfail ? 1 : 0;
 }

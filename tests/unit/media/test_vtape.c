@@ -106,7 +106,9 @@ static void test_records_filemarks(void **state)
 	expect_rec(dev, 65536, 3);
 	assert_int_equal(nsr_dev_fsr(dev, 5), NSR_ERR_EOF);
 	expect_pos(dev, 1, 0);
+	/* Backward over the filemark: crossed, at the end of file 0. */
 	assert_int_equal(nsr_dev_bsr(dev, 1), NSR_ERR_EOF);
+	expect_pos(dev, 0, 5);
 	assert_int_equal(nsr_dev_fsf(dev, 5), NSR_ERR_EOD);
 	assert_int_equal(nsr_dev_bsf(dev, 5), NSR_ERR_EOD);
 	expect_pos(dev, 0, 0);
