@@ -102,6 +102,18 @@ after=$("$T" written DD01.001 100 4)
 check "concurrent written-byte updates all counted ($before + 400 = $after)" \
 	test $((before + 400)) -eq "$after"
 
+# Garbage on nsrmmdbd's port costs only that connection.
+port=$(grep -o 'registered nsrmmdbd (pid [0-9]*): program 0x20390107 version 1 on port [0-9]*' \
+	"$ROOT/logs/daemon.log" | tail -1 | grep -o '[0-9]*$')
+for seed in 1 2 3; do
+	head -c 20000 /dev/urandom >"$ROOT/garbage"
+	timeout 5 bash -c "cat '$ROOT/garbage' >/dev/tcp/127.0.0.1/$port" 2>/dev/null
+	# A record mark announcing 2 GB, then nothing.
+	timeout 5 bash -c "printf '\\xff\\xff\\xff\\xff' >/dev/tcp/127.0.0.1/$port" 2>/dev/null
+done
+check "nsrmmdbd survives garbage on port $port" \
+	test "$("$BIN/mminfo" -a -r ssid -q ssid=3 | tail -1 | tr -d ' ')" = 3
+
 out=$("$T" check 2>&1)
 check "MM_CHECK: the database is consistent" grep -q "^consistent" <<<"$out"
 
