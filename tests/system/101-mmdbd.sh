@@ -4,6 +4,8 @@
 # with checked-in golden files; mistakes in queries and reports are
 # pointed at; the daemon's own query parser and batching work; concurrent
 # written-byte updates of one volume are never lost.
+# After an intended change of a layout, NSR_GOLDEN_UPDATE=1 rewrites the
+# golden files from the actual output; review the diff before committing.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 101-mmdbd
 export TZ=UTC
