@@ -503,7 +503,7 @@ int nsr_jobdb_query_parse(struct nsr_jobdb_query *q, const char *line,
 {
 	struct lexer lx = {line, len, 0, err};
 	struct jobq_filter f = {0};
-	struct nsr_jobdb_query shown;
+	struct nsr_jobdb_query shown = {0};
 	int rc;
 
 	*cmd = NSR_JOBDB_CMD_NONE;
@@ -527,7 +527,6 @@ int nsr_jobdb_query_parse(struct nsr_jobdb_query *q, const char *line,
 	if (rc)
 		goto out;
 	if (*cmd == NSR_JOBDB_CMD_SHOW) {
-		shown.nshow = 0;
 		rc = parse_names(&lx, &shown);
 		if (rc)
 			goto out;
