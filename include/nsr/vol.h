@@ -184,6 +184,11 @@ int nsr_vol_session_end(struct nsr_vol_session *s,
  * even its begin chunk): record no fragment for this volume. */
 int nsr_vol_session_eom(struct nsr_vol_session *s, struct nsr_vol_frag *frag,
 			struct nsr_buf *carry);
+/* nsr_vol_session_bytes - progress: *on_volume = data bytes in blocks
+ * already written to the device (not yet synced), *buffered = accepted
+ * bytes still in a block buffer.  Either pointer may be NULL. */
+void nsr_vol_session_bytes(struct nsr_vol_session *s, uint64_t *on_volume,
+			   uint64_t *buffered);
 /* nsr_vol_session_abort - stop without an end chunk (the reader reports
  * the save set as incomplete); frees s. */
 void nsr_vol_session_abort(struct nsr_vol_session *s);

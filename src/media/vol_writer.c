@@ -629,6 +629,18 @@ int nsr_vol_session_eom(struct nsr_vol_session *s, struct nsr_vol_frag *frag,
 	return rc;
 }
 
+/* nsr_vol_session_bytes - what of the session is out and what waits. */
+void nsr_vol_session_bytes(struct nsr_vol_session *s, uint64_t *on_volume,
+			   uint64_t *buffered)
+{
+	session_lock(s);
+	if (on_volume != NULL)
+		*on_volume = s->on_vol;
+	if (buffered != NULL)
+		*buffered = s->pending;
+	session_unlock(s);
+}
+
 /* nsr_vol_session_abort - drop the session without an end chunk. */
 void nsr_vol_session_abort(struct nsr_vol_session *s)
 {

@@ -328,6 +328,13 @@ static void test_spanning(void **state)
 				 NSR_ERR_EOM);
 		assert_null(c);
 	}
+	{
+		uint64_t on = 0, buffered = 0;
+
+		nsr_vol_session_bytes(a, &on, &buffered);
+		assert_int_equal(buffered, 0);
+		assert_true(on > 0 && on < da);
+	}
 	assert_int_equal(nsr_vol_session_eom(a, &fa1, &ca), NSR_OK);
 	assert_int_equal(nsr_vol_session_eom(b, &fb1, &cb), NSR_OK);
 	assert_int_equal(nsr_vol_writer_close(w), NSR_OK);
@@ -349,6 +356,13 @@ static void test_spanning(void **state)
 	sp.ss_offset = fb1.size;
 	assert_int_equal(nsr_vol_session_begin(w, &h, &sp, &b), NSR_OK);
 	assert_int_equal(nsr_vol_session_write(a, ca.data, ca.len), NSR_OK);
+	{
+		uint64_t on = 1, buffered = 0;
+
+		/* Everything accepted is either out or buffered. */
+		nsr_vol_session_bytes(a, &on, &buffered);
+		assert_int_equal(on + buffered, ca.len);
+	}
 	assert_int_equal(nsr_vol_session_write(b, cb.data, cb.len), NSR_OK);
 	assert_int_equal(span_write(a, 7, da, total, &da), NSR_OK);
 	assert_int_equal(span_write(b, 8, db, total, &db), NSR_OK);
