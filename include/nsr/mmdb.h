@@ -68,8 +68,9 @@ struct mmdb_opts {
 	const struct mmdb_vfs *vfs;  /* NULL = the POSIX implementation */
 	uint64_t wal_max_bytes;	   /* checkpoint when the WAL is larger; 0 =
 				      default (64 MB, NSR_TEST_MMDB_WAL_MAX) */
-	size_t cache_pages;	   /* reserved: the cache keeps every page
-				      touched since open (no eviction yet) */
+	size_t cache_pages;	   /* page cache bound in 32 KB pages; 0 =
+				      default (16384 = 512 MB,
+				      NSR_TEST_MMDB_CACHE) */
 };
 
 /* mmdb_opts_init - fill opts with the defaults (flags = MMDB_OPEN_CREATE). */

@@ -57,6 +57,10 @@ int mmdb_pager_open(const struct mmdb_vfs *vfs, const char *dir,
 		    unsigned flags, uint64_t wal_max, struct mmdb_pager **out);
 /* mmdb_pager_close - checkpoint if healthy, close files, free everything. */
 void mmdb_pager_close(struct mmdb_pager *p);
+/* mmdb_pager_set_cache - keep at most about pages page versions in memory
+ * (0 = unbounded).  Only pages unchanged since the last checkpoint can be
+ * dropped, so the WAL limit also bounds what stays pinned. */
+void mmdb_pager_set_cache(struct mmdb_pager *p, size_t pages);
 /* mmdb_pager_error - NSR_OK or the sticky error (NSR_ERR_STATE if set). */
 int mmdb_pager_error(const struct mmdb_pager *p);
 /* mmdb_pager_dbid - the 16-byte database id chosen at creation. */

@@ -311,8 +311,15 @@ int mmdb_open(const char *dir, const struct mmdb_opts *opts,
 		return NSR_ERR_NOMEM;
 	pthread_rwlock_init(&db->strs.lock, NULL);
 	rc = mmdb_pager_open(opts->vfs, dir, pf, wal_max, &db->pager);
-	if (rc == NSR_OK)
+	if (rc == NSR_OK) {
+		const char *ce = getenv("NSR_TEST_MMDB_CACHE");
+		size_t cache = opts->cache_pages;
+
+		if (!cache && ce)
+			cache = strtoul(ce, NULL, 10);
+		mmdb_pager_set_cache(db->pager, cache ? cache : 16384);
 		rc = setup(db, (opts->flags & MMDB_OPEN_READONLY) != 0);
+	}
 	if (rc != NSR_OK) {
 		mmdb_close(db);
 		return rc;

@@ -67,6 +67,17 @@ struct pg {
 	struct pg *older;
 	uint64_t seq;
 	uint8_t *data;
+	uint8_t ref;		/* clock bit: used since the hand passed */
+	uint64_t rid;		/* retirement id, 0 = in the map */
+};
+
+/* A version taken out of the map, freed once every view that could have
+ * seen it has ended (views with gen <= the stamp). */
+struct retired {
+	struct pg *v;
+	uint64_t gen;
+	uint64_t rid;		/* stale if v->rid differs: v came back */
+	uint32_t pgno;
 };
 
 /* Dirty page table of the write view (open addressing, pgno + 1 keys). */
@@ -79,6 +90,7 @@ struct mmdb_view {
 	struct mmdb_pager *p;
 	int writable;
 	uint64_t seq;
+	uint64_t gen;			/* order of creation (eviction) */
 	uint32_t npages;		/* read views: pages at seq */
 	struct mmdb_view *next, *prev;	/* live read views */
 	struct dirty *tab;
@@ -99,6 +111,9 @@ struct mmdb_pager {
 	uint64_t durable_seq;		/* visible to new read views */
 	uint64_t written_seq;		/* in the WAL (maybe unsynced) */
 	uint8_t *ckpt_mark;		/* per page: changed since checkpoint */
+	uint8_t *pin;			/* per page: in the write view, keep */
+	struct pg **retd;		/* per page: retired, still allocated */
+	uint64_t rid_next;
 	uint32_t *ckpt;
 	size_t nckpt, ckpt_cap;
 
@@ -118,6 +133,15 @@ struct mmdb_pager {
 
 	int err;			/* sticky; read under mu */
 	uint64_t n_commits, n_fsyncs, n_ckpt;
+
+	/* bounded cache (under mu): clock eviction of clean pages */
+	size_t cache_max;		/* 0 = unbounded */
+	size_t ncached;			/* versions in the map */
+	uint32_t hand;
+	uint64_t gen;			/* last view generation handed out */
+	uint64_t writer_gen;		/* the write view's, 0 = none */
+	struct retired *ret;
+	size_t nret, cret;
 };
 
 /* ---- small helpers --------------------------------------------------- */
@@ -197,6 +221,16 @@ static int map_reserve(struct mmdb_pager *p, uint32_t pgno)
 		return NSR_ERR_NOMEM;
 	memset(nk + p->map_cap, 0, ncap - p->map_cap);
 	p->ckpt_mark = nk;
+	nk = realloc(p->pin, ncap);
+	if (!nk)
+		return NSR_ERR_NOMEM;
+	memset(nk + p->map_cap, 0, ncap - p->map_cap);
+	p->pin = nk;
+	nm = realloc(p->retd, ncap * sizeof(*nm));
+	if (!nm)
+		return NSR_ERR_NOMEM;
+	memset(nm + p->map_cap, 0, (ncap - p->map_cap) * sizeof(*nm));
+	p->retd = nm;
 	p->map_cap = ncap;
 	return NSR_OK;
 }
@@ -310,7 +344,12 @@ static int ro_install(struct mmdb_pager *p, uint32_t pgno, const uint8_t *pg)
 			memcpy(v->data, pg, MMDB_PAGE_SIZE);
 			v->older = NULL;
 			v->seq = 0;
+			v->ref = 1;
+			v->rid = 0;
 			p->map[pgno] = v;
+			p->ncached++;
+			/* not in the db file: never evict it */
+			p->ckpt_mark[pgno] = 1;
 		}
 	}
 	pthread_mutex_unlock(&p->mu);
@@ -602,7 +641,17 @@ void mmdb_pager_close(struct mmdb_pager *p)
 			v = o;
 		}
 	}
+	/* Retired first, in order (a stale entry's version is in the map). */
+	for (size_t i = 0; i < p->nret; i++) {
+		if (p->ret[i].v->rid != p->ret[i].rid)
+			continue;
+		free(p->ret[i].v->data);
+		free(p->ret[i].v);
+	}
+	free(p->ret);
+	free(p->retd);
 	free(p->map);
+	free(p->pin);
 	free(p->ckpt_mark);
 	free(p->ckpt);
 	if (p->wal)
@@ -615,6 +664,108 @@ void mmdb_pager_close(struct mmdb_pager *p)
 	pthread_mutex_destroy(&p->smu);
 	pthread_cond_destroy(&p->scond);
 	free(p);
+}
+
+/* ---- bounded cache --------------------------------------------------- */
+
+static uint64_t horizon(struct mmdb_pager *p);
+
+/* min_view_gen - oldest live view generation, UINT64_MAX if none (locked). */
+static uint64_t min_view_gen(struct mmdb_pager *p)
+{
+	uint64_t g = p->writer_gen ? p->writer_gen : UINT64_MAX;
+
+	for (struct mmdb_view *r = p->readers; r; r = r->next)
+		if (r->gen < g)
+			g = r->gen;
+	return g;
+}
+
+/* reclaim - free retired versions no live view can hold (locked).  The
+ * list is in retirement order, so generations never decrease along it; an
+ * entry whose version was taken back into the map is stale and dropped
+ * (it always comes before the entry of a later retirement). */
+static void reclaim(struct mmdb_pager *p)
+{
+	uint64_t g;
+	size_t i = 0;
+
+	if (p->nret == 0)
+		return;
+	g = min_view_gen(p);
+	while (i < p->nret) {
+		struct retired *e = &p->ret[i];
+
+		if (e->v->rid == e->rid) {
+			if (e->gen >= g)
+				break;
+			if (p->retd[e->pgno] == e->v)
+				p->retd[e->pgno] = NULL;
+			free(e->v->data);
+			free(e->v);
+		}
+		i++;
+	}
+	if (i == 0)
+		return;
+	memmove(p->ret, p->ret + i, (p->nret - i) * sizeof(*p->ret));
+	p->nret -= i;
+}
+
+/* cache_trim - over the limit, take clean pages out of the map with a
+ * clock hand (locked).  Only a page whose single version is also in the
+ * db file (unchanged since the last checkpoint) qualifies, so a later
+ * lookup can reload it (invariant 7); the memory is freed by reclaim()
+ * once no view that could hold a pointer to it is left (invariant 6). */
+static void cache_trim(struct mmdb_pager *p)
+{
+	uint64_t h;
+
+	if (p->cache_max == 0 || p->ncached <= p->cache_max ||
+	    p->map_cap == 0)
+		return;
+	h = horizon(p);
+	for (size_t n = 0; n < 2 * (size_t)p->map_cap &&
+			   p->ncached > p->cache_max; n++) {
+		uint32_t pgno = p->hand++ % p->map_cap;
+		struct pg *v = p->map[pgno];
+
+		if (!v || v->older || p->ckpt_mark[pgno] || p->pin[pgno] ||
+		    v->seq > h || pgno == 0)
+			continue;
+		if (v->ref) {
+			v->ref = 0;
+			continue;
+		}
+		if (p->nret == p->cret) {
+			size_t nc = p->cret ? p->cret * 2 : 64;
+			struct retired *nr = realloc(p->ret, nc * sizeof(*nr));
+
+			if (!nr)
+				break;
+			p->ret = nr;
+			p->cret = nc;
+		}
+		p->map[pgno] = NULL;
+		v->rid = ++p->rid_next;
+		p->retd[pgno] = v;
+		p->ret[p->nret].v = v;
+		p->ret[p->nret].gen = p->gen;
+		p->ret[p->nret].rid = v->rid;
+		p->ret[p->nret].pgno = pgno;
+		p->nret++;
+		p->ncached--;
+	}
+	reclaim(p);
+}
+
+/* mmdb_pager_set_cache - bound the page cache (0 = unbounded). */
+void mmdb_pager_set_cache(struct mmdb_pager *p, size_t pages)
+{
+	pthread_mutex_lock(&p->mu);
+	p->cache_max = pages;
+	cache_trim(p);
+	pthread_mutex_unlock(&p->mu);
 }
 
 /* ---- page lookup ----------------------------------------------------- */
@@ -648,9 +799,13 @@ static int load_base(struct mmdb_pager *p, uint32_t pgno)
 		v->older = NULL;
 		v->seq = 0;
 		v->data = buf;
+		v->ref = 1;
+		v->rid = 0;
 		p->map[pgno] = v;
+		p->ncached++;
 		v = NULL;
 		buf = NULL;
+		cache_trim(p);
 	}
 	pthread_mutex_unlock(&p->mu);
 out:
@@ -670,9 +825,19 @@ static int committed(struct mmdb_pager *p, uint32_t pgno, uint64_t seq,
 	for (;;) {
 		pthread_mutex_lock(&p->mu);
 		v = pgno < p->map_cap ? p->map[pgno] : NULL;
+		if (!v && pgno < p->map_cap && p->retd[pgno]) {
+			/* retired but not freed: the same clean image */
+			v = p->retd[pgno];
+			p->retd[pgno] = NULL;
+			v->rid = 0;
+			p->map[pgno] = v;
+			p->ncached++;
+		}
 		if (v) {
 			while (v && v->seq > seq)
 				v = v->older;
+			if (v)
+				v->ref = 1;
 			pthread_mutex_unlock(&p->mu);
 			if (!v)
 				return NSR_ERR_CORRUPT;
@@ -790,6 +955,20 @@ static int dirty_add(struct mmdb_view *v, uint32_t pgno, const uint8_t *src,
 	return NSR_OK;
 }
 
+/* pin - keep pgno's committed versions in the map until the write view
+ * ends, so the version it replaces stays for older views (invariant 6). */
+static int pin(struct mmdb_pager *p, uint32_t pgno)
+{
+	int rc;
+
+	pthread_mutex_lock(&p->mu);
+	rc = map_reserve(p, pgno);
+	if (rc == NSR_OK)
+		p->pin[pgno] = 1;
+	pthread_mutex_unlock(&p->mu);
+	return rc;
+}
+
 /* mmdb_pager_dirty - writable copy of pgno. */
 int mmdb_pager_dirty(struct mmdb_view *v, uint32_t pgno, uint8_t **page)
 {
@@ -807,7 +986,9 @@ int mmdb_pager_dirty(struct mmdb_view *v, uint32_t pgno, uint8_t **page)
 			return NSR_OK;
 		}
 	}
-	rc = mmdb_pager_get(v, pgno, &cur);
+	rc = pin(v->p, pgno);
+	if (rc == NSR_OK)
+		rc = mmdb_pager_get(v, pgno, &cur);
 	if (rc != NSR_OK)
 		return rc;
 	return dirty_add(v, pgno, cur, page);
@@ -842,7 +1023,9 @@ int mmdb_pager_alloc(struct mmdb_view *v, uint8_t type, uint32_t *pgno,
 		n = nsr_get_u32(meta + META_NPAGES);
 		if (n == UINT32_MAX)
 			return NSR_ERR_NOSPACE;
-		rc = dirty_add(v, n, NULL, &pg);
+		rc = pin(v->p, n);
+		if (rc == NSR_OK)
+			rc = dirty_add(v, n, NULL, &pg);
 		if (rc != NSR_OK)
 			return rc;
 		nsr_put_u32(meta + META_NPAGES, n + 1);
@@ -906,6 +1089,7 @@ int mmdb_pager_read_begin(struct mmdb_pager *p, struct mmdb_view **out)
 		rc = NSR_ERR_STATE;
 	} else {
 		v->seq = p->durable_seq;
+		v->gen = ++p->gen;
 		v->next = p->readers;
 		if (p->readers)
 			p->readers->prev = v;
@@ -935,6 +1119,7 @@ void mmdb_pager_read_end(struct mmdb_view *v)
 		p->readers = v->next;
 	if (v->next)
 		v->next->prev = v->prev;
+	reclaim(p);
 	pthread_mutex_unlock(&p->mu);
 	free(v);
 }
@@ -1072,6 +1257,9 @@ int mmdb_pager_write_begin(struct mmdb_pager *p, struct mmdb_view **out)
 	v->p = p;
 	v->writable = 1;
 	v->seq = p->written_seq;
+	pthread_mutex_lock(&p->mu);
+	v->gen = p->writer_gen = ++p->gen;
+	pthread_mutex_unlock(&p->mu);
 	*out = v;
 	return NSR_OK;
 }
@@ -1079,6 +1267,13 @@ int mmdb_pager_write_begin(struct mmdb_pager *p, struct mmdb_view **out)
 /* view_free - free a write view and any pages it still owns. */
 static void view_free(struct mmdb_view *v)
 {
+	struct mmdb_pager *p = v->p;
+
+	pthread_mutex_lock(&p->mu);
+	for (size_t i = 0; i < v->tab_cap; i++)
+		if (v->tab[i].key && v->tab[i].key - 1 < p->map_cap)
+			p->pin[v->tab[i].key - 1] = 0;
+	pthread_mutex_unlock(&p->mu);
 	for (size_t i = 0; i < v->tab_cap; i++)
 		if (v->tab[i].key)
 			free(v->tab[i].data);
@@ -1095,6 +1290,10 @@ void mmdb_pager_rollback(struct mmdb_view *v)
 		return;
 	p = v->p;
 	view_free(v);
+	pthread_mutex_lock(&p->mu);
+	p->writer_gen = 0;
+	cache_trim(p);
+	pthread_mutex_unlock(&p->mu);
 	writer_release(p);
 }
 
@@ -1145,8 +1344,12 @@ static void install(struct mmdb_pager *p, const uint32_t *pgnos,
 
 		v->seq = seq;
 		v->data = pages[i];
+		v->ref = 1;
+		v->rid = 0;
 		v->older = p->map[pgno];
 		p->map[pgno] = v;
+		p->ncached++;
+		p->pin[pgno] = 0;
 		/* Invariant 6: keep the newest version <= h, drop older. */
 		keep = v;
 		while (keep && keep->seq > h)
@@ -1157,8 +1360,10 @@ static void install(struct mmdb_pager *p, const uint32_t *pgnos,
 		while (o) {
 			struct pg *n2 = o->older;
 
+			/* no view can want it (invariant 6): free now */
 			free(o->data);
 			free(o);
+			p->ncached--;
 			o = n2;
 		}
 		if (!p->ckpt_mark[pgno]) {

@@ -337,6 +337,72 @@ static void test_random_model(void **state)
 	mmdb_vfs_mem_free(vfs);
 }
 
+/* test_small_cache - the random model and an old reader with a cache of
+ * 8 pages: pages are dropped and reloaded all the time. */
+static void test_small_cache(void **state)
+{
+	struct mmdb_vfs *vfs = mmdb_vfs_mem_new(9);
+	struct mmdb_pager *p = NULL;
+	struct model m = { 0 }, snap = { 0 };
+	struct mmdb_view *old;
+	int committing;
+
+	NSR_UNUSED(state);
+	rng_state = 4242;
+	assert_int_equal(open_mem(vfs, 1u << 20, &p), NSR_OK);
+	mmdb_pager_set_cache(p, 8);
+	for (int i = 0; i < 30; i++)
+		assert_int_equal(apply_txn(p, &m, 60, NKEYS, &committing),
+				 NSR_OK);
+	model_copy(&snap, &m);
+	assert_int_equal(mmdb_pager_read_begin(p, &old), NSR_OK);
+	for (int i = 0; i < 120; i++) {
+		assert_int_equal(apply_txn(p, &m, 60, NKEYS, &committing),
+				 NSR_OK);
+		if (i % 20 == 0) {
+			assert_true(db_matches(p, &m));
+			check_all(p);
+		}
+	}
+	/* the old view still reads its own state, page by page */
+	{
+		uint32_t root;
+		struct mmdb_bt_cur cur;
+		unsigned n = 0, want = 0;
+
+		for (unsigned i = 0; i < NKEYS; i++)
+			want += snap.val[i] != NULL;
+		assert_int_equal(mmdb_bt_open(old, "t", 0, &root), NSR_OK);
+		assert_int_equal(mmdb_bt_seek(&cur, old, root, NULL, 0),
+				 NSR_OK);
+		while (cur.valid) {
+			const uint8_t *k, *val;
+			size_t kl, vl;
+			unsigned id;
+
+			mmdb_bt_key(&cur, &k, &kl);
+			mmdb_bt_val(&cur, &val, &vl);
+			id = nsr_get_u32(k);
+			assert_non_null(snap.val[id]);
+			assert_int_equal(vl, snap.len[id]);
+			assert_memory_equal(val, snap.val[id], vl);
+			n++;
+			assert_int_equal(mmdb_bt_next(&cur), NSR_OK);
+		}
+		assert_int_equal(n, want);
+	}
+	mmdb_pager_read_end(old);
+	mmdb_pager_close(p);
+	assert_int_equal(open_mem(vfs, 1u << 20, &p), NSR_OK);
+	mmdb_pager_set_cache(p, 8);
+	assert_true(db_matches(p, &m));
+	check_all(p);
+	mmdb_pager_close(p);
+	model_free(&m);
+	model_free(&snap);
+	mmdb_vfs_mem_free(vfs);
+}
+
 /* test_sequential_fill - appending in key order keeps pages full. */
 static void test_sequential_fill(void **state)
 {
@@ -690,6 +756,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_random_model),
+		cmocka_unit_test(test_small_cache),
 		cmocka_unit_test(test_sequential_fill),
 		cmocka_unit_test(test_mvcc_reader),
 		cmocka_unit_test(test_faults),

@@ -748,6 +748,7 @@ static void test_concurrent_readers(void **state)
 	mmdb_opts_init(&o);
 	o.vfs = vfs;
 	o.wal_max_bytes = 1u << 20;
+	o.cache_pages = 12;	/* evict and reload under the readers */
 	assert_int_equal(mmdb_open("/m", &o, &db), NSR_OK);
 	build(db);
 	for (int i = 0; i < 2; i++) {
