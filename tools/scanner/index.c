@@ -2,9 +2,10 @@
  * index.c - scanner -i.  A save set whose begin and end are both on this
  * volume is read back with the volume reader, its save stream decoded with
  * the stream decoder, and each FILE record becomes an index entry sent to
- * nsrindexd (IX_BEGIN, batched IX_ADD, IX_COMMIT).  A stream that does
- * not decode to its end is aborted, so the index never holds half a save
- * set.  Save sets that span volumes are reported and left out.
+ * nsrindexd (IX_DELETE of what the index had, IX_BEGIN, batched IX_ADD,
+ * IX_COMMIT).  A stream that does not decode to its end is aborted, so the
+ * index never holds half a save set (but the old entries are gone then:
+ * they described a save set whose data does not decode).  Save sets that span volumes are reported and left out.
  */
 #include "nsr/compat.h"
 
@@ -60,6 +61,14 @@ static int index_one(struct nsr_ixclnt *ix, struct nsr_vol_reader *r,
 	c.ix = ix;
 	if (nsr_asm_dec_new(&c.dec, &ops, &c) != NSR_OK)
 		return -1;
+	/* Replace what the index has of this save set. */
+	rc = nsr_ixclnt_delete(ix, s->hdr.client, s->hdr.ssid);
+	if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND) {
+		fprintf(stderr, "scanner: save set %u: cannot replace its index "
+			"entries: %s\n", s->hdr.ssid, nsr_ixclnt_errmsg(ix));
+		nsr_asm_dec_free(c.dec);
+		return -1;
+	}
 	rc = nsr_ixclnt_begin(ix, s->hdr.client, s->hdr.ssid, s->hdr.savetime,
 			      s->hdr.name);
 	if (rc != NSR_OK) {
