@@ -52,6 +52,9 @@ struct nsr_dev_opts {
 	 * kept in its header. */
 	uint64_t vtape_capacity;
 	uint64_t vtape_early_warning;
+	/* vtape: the largest record, as a drive's READ BLOCK LIMITS would
+	 * report it (0 = 64 MB); lets tests play a drive with small limits */
+	uint32_t vtape_max_record;
 	uint64_t aftd_quota; /* AFTD: full beyond this many bytes of session
 				files (0: only when the file system is) */
 };

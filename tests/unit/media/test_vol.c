@@ -78,12 +78,46 @@ static void test_label_rules(void **state)
 	assert_int_equal(nsr_vol_has_data(dev, &data), NSR_OK);
 	assert_int_equal(data, 0);
 
+	/* A drive whose largest block is 512 KB cannot take a volume
+	 * labeled with 1 MB blocks: refused up front, sizes named. */
+	{
+		struct nsr_dev_opts o;
+		struct nsr_dev *small = NULL;
+		struct nsr_vol_writer *w2 = NULL;
+		char path[512];
+
+		assert_int_equal(nsr_vol_label_init(&lab2, "BIG", NULL,
+						    1u << 20, NULL, NULL),
+				 NSR_OK);
+		assert_int_equal(nsr_vol_label_write(dev, &lab2, 1, NULL),
+				 NSR_OK);
+		memset(&o, 0, sizeof(o));
+		o.vtape_max_record = 512u << 10;
+		snprintf(path, sizeof(path), "%s/t.vt", dir);
+		assert_int_equal(nsr_dev_open(NSR_DEV_VTAPE, path, &o, &small),
+				 NSR_OK);
+		nsr_buf_reset(&why);
+		assert_int_equal(nsr_vol_writer_open(small, NULL, &w2, &why),
+				 NSR_ERR_MISMATCH);
+		assert_null(w2);
+		assert_non_null(strstr(why.data, "BIG"));
+		assert_non_null(strstr(why.data, "1024 KB"));
+		assert_non_null(strstr(why.data, "524288"));
+		nsr_buf_reset(&why);
+		assert_int_equal(nsr_vol_label_write(small, &lab2, 1, &why),
+				 NSR_ERR_TOOBIG);
+		assert_non_null(strstr(why.data, "524288"));
+		assert_int_equal(nsr_dev_close(small), NSR_OK);
+		assert_int_equal(nsr_vol_label_write(dev, &lab2, 1, NULL),
+				 NSR_OK);
+	}
+
 	/* A reader asking for the old volume id is told it is another. */
 	nsr_buf_reset(&why);
 	assert_int_equal(nsr_vol_reader_open(dev, lab.volid, &r, &why),
 			 NSR_ERR_MISMATCH);
 	assert_null(r);
-	assert_non_null(strstr(why.data, "VT002"));
+	assert_non_null(strstr(why.data, "BIG"));
 	nsr_buf_release(&why);
 	assert_int_equal(nsr_dev_close(dev), NSR_OK);
 	nsr_test_rmrf(dir);
