@@ -198,11 +198,18 @@ static struct rstate *find_state(struct nsr_vol_reader *r, uint32_t ssid)
 	return NULL;
 }
 
-/* add_state - a new open save set (scan mode). */
+/* At most this many save sets are followed at once in a scan: far more
+ * than a device multiplexes, and it bounds a hostile volume's cost. */
+#define MAX_OPEN_SS 1024
+
+/* add_state - a new open save set (scan mode); NULL when out of memory
+ * or over MAX_OPEN_SS. */
 static struct rstate *add_state(struct nsr_vol_reader *r, uint32_t ssid)
 {
 	struct rstate *s;
 
+	if (r->nst >= MAX_OPEN_SS)
+		return NULL;
 	if (r->nst == r->ast) {
 		size_t na = r->ast ? r->ast * 2 : 16;
 
@@ -248,6 +255,19 @@ static void check_seq(struct nsr_vol_reader *r, uint32_t ssid,
 	       " (in a damaged block)", ssid, want, got - 1);
 }
 
+/* too_many - a save set that cannot be followed: reported as damage,
+ * the scan goes on (NOMEM stops it). */
+static int too_many(struct nsr_vol_reader *r, uint32_t ssid,
+		    const struct nsr_vol_loc *loc)
+{
+	if (r->nst < MAX_OPEN_SS)
+		return NSR_ERR_NOMEM;
+	damage(r, ssid, NSR_ERR_LIMIT, loc,
+	       "save set %" PRIu32 " not followed: more than %d save sets "
+	       "open at once", ssid, MAX_OPEN_SS);
+	return 0;
+}
+
 /* scan_chunk - scan mode: one verified chunk. */
 static int scan_chunk(struct nsr_vol_reader *r,
 		      const struct media_fmt_chunk *c, const uint8_t *payload,
@@ -276,7 +296,7 @@ static int scan_chunk(struct nsr_vol_reader *r,
 		}
 		s = add_state(r, c->ssid);
 		if (s == NULL)
-			return NSR_ERR_NOMEM;
+			return too_many(r, c->ssid, loc);
 		s->next_seq = c->seq + 1;
 		if (c->seq != 0)
 			check_seq(r, c->ssid, 0, c->seq, loc);
@@ -288,7 +308,7 @@ static int scan_chunk(struct nsr_vol_reader *r,
 		       " without its begin chunk", c->ssid, c->seq);
 		s = add_state(r, c->ssid);
 		if (s == NULL)
-			return NSR_ERR_NOMEM;
+			return too_many(r, c->ssid, loc);
 	} else {
 		check_seq(r, c->ssid, s->next_seq, c->seq, loc);
 	}

@@ -655,6 +655,46 @@ static void test_sticky_write_error(void **state)
 	free(dir);
 }
 
+static void test_scan_open_limit(void **state)
+{
+	enum { NS = 1100 };
+	char *dir = nsr_test_tmpdir("vol-many");
+	struct nsr_dev *dev = mt_vtape(dir, "many.vt", 0, 0);
+	static struct nsr_vol_session *s[NS];
+	struct nsr_vol_label lab;
+	struct nsr_vol_writer *w;
+	struct nsr_vol_reader *r = NULL;
+	struct nsr_vol_sshdr h;
+	struct mt_scan scan;
+	int i;
+
+	NSR_UNUSED(state);
+	/* More sessions open at once than a scan follows (1024): the
+	 * rest are reported (NSR_ERR_LIMIT), the scan still finishes. */
+	mt_label(dev, "MANY", 32768, &lab);
+	w = mt_writer(dev);
+	for (i = 0; i < NS; i++) {
+		mt_hdr(&h, (uint32_t)(i + 1));
+		assert_int_equal(nsr_vol_session_begin(w, &h, NULL, &s[i]),
+				 NSR_OK);
+	}
+	for (i = 0; i < NS; i++)
+		nsr_vol_session_abort(s[i]);
+	assert_int_equal(nsr_vol_writer_close(w), NSR_OK);
+	assert_int_equal(nsr_vol_reader_open(dev, NULL, &r, NULL), NSR_OK);
+	memset(&scan, 0, sizeof(scan));
+	assert_int_equal(nsr_vol_reader_scan(r, &mt_scan_ops, &scan),
+			 NSR_ERR_LIMIT);
+	assert_int_equal(scan.begins, 1024);
+	assert_int_equal(scan.damages, NS - 1024);
+	assert_int_equal(scan.damage_rc[0], NSR_ERR_LIMIT);
+	assert_int_equal(scan.unfinished, 1024);
+	nsr_vol_reader_close(r);
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
 /* copy_prefix - the first n bytes of from into to. */
 static void copy_prefix(const char *from, const char *to, off_t n)
 {
@@ -752,6 +792,7 @@ int main(void)
 		cmocka_unit_test(test_segments_and_crash_append),
 		cmocka_unit_test(test_crash_points),
 		cmocka_unit_test(test_sticky_write_error),
+		cmocka_unit_test(test_scan_open_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
