@@ -375,6 +375,15 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 	logpath = nsr_daemon_path(&d, "logs/daemon.log");
 	if (nsr_log_open_file(logpath) != 0)
 		nsr_fatal("cannot open log %s: %s", logpath, strerror(errno));
+	{
+		struct stat a, b;
+
+		/* A child of a backgrounded daemon inherits the log as its
+		 * stderr: write each line once. */
+		if (fstat(2, &a) == 0 && stat(logpath, &b) == 0 &&
+		    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+			nsr_log_init(ops->name, 0);
+	}
 	free(logpath);
 	pidfd = lock_pidfile(&d, &pidpath);
 	install_signals(&orig);
