@@ -89,8 +89,8 @@ struct nsr_vol_span {
 /* The save-set trailer, carried by the "end" chunk. */
 enum nsr_vol_ss_status {
 	NSR_VOL_SS_OK = 0,	 /* complete */
-	NSR_VOL_SS_ABORTED = 1,	 /* the client or the server aborted it */
-	NSR_VOL_SS_SUSPECT = 2	 /* complete but with read errors on the client */
+	NSR_VOL_SS_ABORTED = 1, /* the client or the server aborted it */
+	NSR_VOL_SS_SUSPECT = 2	/* complete, but the client had read errors */
 };
 struct nsr_vol_sstail {
 	uint64_t bytes; /* save-set total (all fragments) */
@@ -106,7 +106,7 @@ struct nsr_vol_frag {
 	uint64_t ss_offset; /* save-set offset of the first byte */
 	uint32_t file;	    /* tape file / AFTD session file number */
 	uint64_t record;    /* first block: tape record in file / AFTD block */
-	uint64_t offset;    /* AFTD: byte offset (record * block size); tape 0 */
+	uint64_t offset;    /* AFTD: byte offset (record * block size) */
 	uint64_t size;	    /* save-set data bytes in this fragment */
 	int complete;	    /* the end chunk is on this volume */
 };
@@ -139,8 +139,8 @@ int nsr_vol_has_data(struct nsr_dev *dev, int *yes);
 /* Writer. */
 struct nsr_vol_wopts {
 	const uint8_t *expect_volid; /* NULL or: refuse another volume */
-	uint64_t segment_size;	     /* tape: a filemark every N bytes (0 =
-					only at close) */
+	uint64_t segment_size;	     /* tape: a filemark every N bytes
+					(0 = only at close) */
 	int no_sync;		     /* tests/bench: skip fsync on AFTD */
 };
 /* nsr_vol_writer_open - read the label (verify expect_volid), position
@@ -250,7 +250,8 @@ int nsr_vol_reader_read(struct nsr_vol_reader *r,
 void nsr_vol_reader_frag(const struct nsr_vol_reader *r,
 			 const struct nsr_vol_sshdr *hdr,
 			 const struct nsr_vol_span *sp,
-			 const struct nsr_vol_loc *loc, struct nsr_vol_frag *out);
+			 const struct nsr_vol_loc *loc,
+			 struct nsr_vol_frag *out);
 /* nsr_vol_reader_scan - read the whole volume and report every chunk
  * through ops (NULL members are skipped).  NSR_OK if no damage was seen,
  * else the first damage code (the scan still covers the rest). */

@@ -278,9 +278,10 @@ static int vt_open(struct nsr_dev *dev, const struct nsr_dev_opts *o)
 	/* Tapes are read front to back: ask for a bigger readahead. */
 	(void)posix_fadvise(vt->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	dev->info.sequential = 1;
-	dev->info.max_record = o->vtape_max_record != 0
-				       ? NSR_MIN(o->vtape_max_record, VT_MAX_REC)
-				       : 64u << 20;
+	dev->info.max_record = 64u << 20;
+	if (o->vtape_max_record != 0)
+		dev->info.max_record = NSR_MIN(o->vtape_max_record,
+					       VT_MAX_REC);
 	dev->info.min_record = 1;
 	dev->info.capacity = vt->capacity;
 out:

@@ -505,7 +505,8 @@ int nsr_vol_reader_scan(struct nsr_vol_reader *r,
 void nsr_vol_reader_frag(const struct nsr_vol_reader *r,
 			 const struct nsr_vol_sshdr *hdr,
 			 const struct nsr_vol_span *sp,
-			 const struct nsr_vol_loc *loc, struct nsr_vol_frag *out)
+			 const struct nsr_vol_loc *loc,
+			 struct nsr_vol_frag *out)
 {
 	memset(out, 0, sizeof(*out));
 	memcpy(out->volid, r->lab.volid, 16);

@@ -771,7 +771,7 @@ static void test_crash_points(void **state)
 		assert_int_equal(scan.ends, k);
 		for (i = 0; i < scan.ends; i++)
 			assert_int_equal(scan.end_bytes[i],
-					 70000 + 10000 * (scan.end_ssid[i] - 1));
+					 60000 + 10000 * scan.end_ssid[i]);
 		assert_int_equal(scan.begins, scan.ends + scan.unfinished);
 		nsr_vol_reader_close(r);
 		assert_int_equal(nsr_dev_close(dev), NSR_OK);
