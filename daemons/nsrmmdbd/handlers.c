@@ -227,23 +227,45 @@ static int vol_delete(void *ctx, void *args, void *res,
 }
 
 /*
- * Serialises MM_VOL_WRITTEN from read to durable commit.  The engine's
- * reads see committed state only and it has no read inside a write
- * transaction; with group commit the writer slot may pass to the next
- * transaction before the previous one is visible, so the writer slot
- * alone would let two updates read the same old count.
+ * Serialise MM_VOL_WRITTEN on one volume from read to durable commit.
+ * The engine's reads see committed state only and it has no read inside
+ * a write transaction; with group commit the writer slot may pass to the
+ * next transaction before the previous one is visible, so the writer slot
+ * alone would let two updates read the same old count.  Locks are striped
+ * by volume id, so updates of different volumes still share fsyncs.
  */
-static pthread_mutex_t written_lock = PTHREAD_MUTEX_INITIALIZER;
+#define WRITTEN_LOCKS 64
+static pthread_mutex_t written_locks[WRITTEN_LOCKS];
+static pthread_once_t written_once = PTHREAD_ONCE_INIT;
+
+/* written_init - set up the striped locks once. */
+static void written_init(void)
+{
+	for (int i = 0; i < WRITTEN_LOCKS; i++)
+		pthread_mutex_init(&written_locks[i], NULL);
+}
+
+/* written_lock - the lock of the stripe of volid. */
+static pthread_mutex_t *written_lock(const uint8_t *volid)
+{
+	uint32_t h = 2166136261u;	/* FNV-1a */
+
+	pthread_once(&written_once, written_init);
+	for (int i = 0; i < 16; i++)
+		h = (h ^ volid[i]) * 16777619u;
+	return &written_locks[h % WRITTEN_LOCKS];
+}
 
 /* vol_written_txn - the read-modify-write of MM_VOL_WRITTEN in one
- * transaction, under written_lock. */
+ * transaction, under the volume's lock. */
 static int vol_written_txn(const mm_vol_written_args *a,
 			   struct mmdb_volume *v)
 {
+	pthread_mutex_t *lock = written_lock((const uint8_t *)a->volid);
 	struct mmdb_txn *txn = NULL;
 	int rc;
 
-	pthread_mutex_lock(&written_lock);
+	pthread_mutex_lock(lock);
 	rc = mmdb_txn_begin(g_mmdbd.db, &txn);
 	if (rc)
 		goto out;
@@ -265,7 +287,7 @@ static int vol_written_txn(const mm_vol_written_args *a,
 	txn = NULL;
 out:
 	mmdb_txn_abort(txn);
-	pthread_mutex_unlock(&written_lock);
+	pthread_mutex_unlock(lock);
 	return rc;
 }
 
