@@ -18,6 +18,8 @@
 
 #define KEYMAX 160
 #define VCACHE 64
+#define VCACHE_BIG 8192		/* after VCACHE_GROW misses */
+#define VCACHE_GROW 512
 #define COMBO_MAX 256
 
 struct range {
@@ -53,6 +55,11 @@ struct mmdb_cursor {
 	struct group groups[MMDB_FRAGS_MAX + MMDB_CLONES_MAX];
 	size_t ngroups, gpos;
 
+	/* big volume cache, allocated once a query has missed the small
+	 * one VCACHE_GROW times (long scans over many volumes) */
+	uint32_t *bc_no;
+	struct mmdb_volume *bc_vol;
+	size_t misses;
 	/* volume cache, direct mapped by volno; vc_vol[i] is valid only
 	 * when vc_no[i] != 0 (so only vc_no needs clearing) */
 	uint32_t vc_no[VCACHE];
@@ -821,6 +828,8 @@ void mmdb_cursor_free(struct mmdb_cursor *c)
 	free(c->strs);
 	free(c->ranges);
 	free(c->rec);
+	free(c->bc_no);
+	free(c->bc_vol);
 	free(c);
 }
 
@@ -874,17 +883,38 @@ static int next_entry(struct mmdb_cursor *c, const uint8_t **k, size_t *kl,
 static int vol_cached(struct mmdb_cursor *c, uint32_t volno,
 		      const struct mmdb_volume **out)
 {
-	size_t slot = volno % VCACHE;
+	uint32_t *nos = c->vc_no;
+	struct mmdb_volume *vols = c->vc_vol;
+	size_t slot;
 	int rc;
 
-	if (c->vc_no[slot] != volno) {
-		c->vc_no[slot] = 0;
-		rc = mmdb_vol_by_no(c->db, c->v, volno, &c->vc_vol[slot]);
+	if (!c->bc_no && c->misses >= VCACHE_GROW) {
+		c->bc_no = calloc(VCACHE_BIG, sizeof(*c->bc_no));
+		c->bc_vol = malloc(VCACHE_BIG * sizeof(*c->bc_vol));
+		if (!c->bc_no || !c->bc_vol) {	/* stay with the small one */
+			free(c->bc_no);
+			free(c->bc_vol);
+			c->bc_no = NULL;
+			c->bc_vol = NULL;
+			c->misses = 0;
+		}
+	}
+	if (c->bc_no) {
+		nos = c->bc_no;
+		vols = c->bc_vol;
+		slot = volno % VCACHE_BIG;
+	} else {
+		slot = volno % VCACHE;
+	}
+	if (nos[slot] != volno) {
+		c->misses++;
+		nos[slot] = 0;
+		rc = mmdb_vol_by_no(c->db, c->v, volno, &vols[slot]);
 		if (rc != NSR_OK)
 			return rc;
-		c->vc_no[slot] = volno;
+		nos[slot] = volno;
 	}
-	*out = &c->vc_vol[slot];
+	*out = &vols[slot];
 	return NSR_OK;
 }
 
