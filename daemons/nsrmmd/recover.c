@@ -108,19 +108,37 @@ static void *reader_main(void *arg)
 {
 	struct mmd_read *r = arg;
 	struct nsr_vol_scan_ops ops;
+	const struct nsr_vol_frag *f = NULL;
+	uint64_t got = 0;
 	int rc = NSR_OK;
 
 	memset(&ops, 0, sizeof(ops));
 	ops.damage = damage;
 	for (size_t i = 0; i < r->nfrags && !r->cancel; i++) {
-		rc = nsr_vol_reader_read(r->rd, &r->frags[i], push, r, &ops, r,
-					 NULL);
+		f = &r->frags[i];
+		got = 0;
+		rc = nsr_vol_reader_read(r->rd, f, push, r, &ops, r, &got);
 		if (rc == NSR_ERR_EOM)
 			rc = NSR_OK; /* continues on another volume */
+		if (rc == NSR_OK && f->complete && got != f->size)
+			break; /* reported below */
 		if (rc != NSR_OK)
 			break;
 	}
 	pthread_mutex_lock(&r->mu);
+	if (rc == NSR_OK && f && f->complete && got != f->size &&
+	    r->err == NSR_OK && !r->cancel) {
+		/* The caller's fragment does not describe what is there. */
+		r->err = NSR_ERR_CORRUPT;
+		r->errmsg = nsr_xasprintf(
+			"save set %u: volume %s (device %s) gave %llu bytes at "
+			"file %u record %llu where the fragment says %llu; the "
+			"fragment record is wrong or the data is lost", r->ssid,
+			r->volname, r->m->dev_name, (unsigned long long)got,
+			f->file, (unsigned long long)f->record,
+			(unsigned long long)f->size);
+		nsr_error("%s", r->errmsg);
+	}
 	if (rc != NSR_OK && r->err == NSR_OK && !r->cancel) {
 		r->err = rc;
 		r->errmsg = nsr_xasprintf(
