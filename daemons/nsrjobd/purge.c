@@ -11,9 +11,11 @@
  * size copies the WAL into the database and fsyncs it, in the committing
  * thread -- an RPC insert would pay tens to hundreds of milliseconds for
  * frames a purge wrote.  So the writer and query handles are opened with
- * auto-checkpoints off (jobd_db_open), the purge handle keeps them (its
- * own big commits checkpoint as they go), and the worker runs a passive
- * checkpoint every tick on a connection of its own.
+ * auto-checkpoints off and without a WAL size limit (jobd_db_open; the
+ * WAL truncation at a restart is slow too), the purge handle keeps both
+ * (its own big commits checkpoint as they go and it truncates the WAL),
+ * and the worker runs a passive checkpoint every tick on a connection of
+ * its own.
  */
 #include "nsr/compat.h"
 
@@ -62,9 +64,14 @@ int jobd_db_open(const char *path, const struct nsr_jobdb_options *opt,
 	last_opened = NULL;
 	nopened = 0;
 	rc = nsr_jobdb_open(path, opt, out);
-	if (!rc && nopened == 1)
+	if (!rc && nopened == 1) {
 		sqlite3_wal_autocheckpoint(last_opened, 0);
-	else if (!rc)
+		/* Nor may a WAL restart in these handles truncate the WAL
+		 * file: freeing a big WAL's blocks took up to 0.5 s here.
+		 * The purge handle keeps the library's size limit. */
+		sqlite3_exec(last_opened, "PRAGMA journal_size_limit=-1", NULL,
+			     NULL, NULL);
+	} else if (!rc)
 		nsr_warn("%s: %d SQLite connections behind one handle; "
 			 "leaving their auto-checkpoints on", path, nopened);
 	last_opened = NULL;

@@ -11,6 +11,10 @@
  * and prints one line per measurement.
  *
  *   bench_jobd BINDIR WORKDIR [N [PER_DAY]]
+ *
+ * env BENCH_JOBD_SEED=file: copy the filled db from file if it exists,
+ * else save a copy there after filling (the fill takes ~10 minutes for a
+ * million jobs; the job times then age by the time between runs).
  */
 #include "nsr/compat.h"
 
@@ -119,6 +123,20 @@ static void fill(const char *path, long n, long per_day)
 		die("fill %s: %s", path, nsr_strerror(rc));
 	printf("fill: %ld jobs (%ld per day) in %.1f s\n", n, per_day,
 	       now_s() - t0);
+}
+
+/* copy_file - copy src to dst (new file); 0 or -1. */
+static int copy_file(const char *src, const char *dst)
+{
+	struct nsr_buf b;
+	int rc;
+
+	nsr_buf_init(&b, 0);
+	rc = nsr_file_read(src, &b, (size_t)1 << 34);
+	if (!rc)
+		rc = nsr_file_replace(dst, b.data, b.len, 0644);
+	nsr_buf_release(&b);
+	return rc ? -1 : 0;
 }
 
 /* spawn - start bin/name -R root (foreground), output to the log. */
@@ -376,6 +394,7 @@ int main(int argc, char **argv)
 	const char *bin, *work;
 	long n = 1000000, per_day = 30000, days;
 	char *root, *res, *db, *logpath;
+	const char *seed;
 	struct nsr_jobd *j;
 	char port[16];
 
@@ -399,7 +418,17 @@ int main(int argc, char **argv)
 	if (access(db, F_OK) == 0)
 		die("%s exists: use an empty WORKDIR", db);
 
-	fill(db, n, per_day);
+	seed = getenv("BENCH_JOBD_SEED");
+	if (seed && access(seed, F_OK) == 0) {
+		/* Reuse a filled db: the fill takes minutes, the rest not. */
+		if (copy_file(seed, db))
+			die("cannot copy %s to %s", seed, db);
+		printf("fill: copied %s (filled earlier, %ld jobs)\n", seed, n);
+	} else {
+		fill(db, n, per_day);
+		if (seed && copy_file(db, seed))
+			die("cannot save %s", seed);
+	}
 	fflush(stdout); /* before fork: children must not flush it again */
 
 	snprintf(port, sizeof(port), "%d", 20000 + (int)(getpid() % 20000));
