@@ -56,7 +56,7 @@ HOST=localhost
 
 say "creating an AFTD device and labeling a volume (block size 256 KB)"
 mkdir -p "$DZ/aftd1"
-if ! nsradmin -s $HOST -i - <<RES | grep -q aftd1
+if ! nsradmin -s $HOST -i - 2>/dev/null <<RES | grep -q aftd1
 print type: NSR device; name: aftd1
 RES
 then

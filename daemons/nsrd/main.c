@@ -121,6 +121,7 @@ static int nsrd_started(struct nsr_daemon *d)
 		nsr_super_add(n->super, kids[i], argv);
 		free(path);
 	}
+	nsr_super_set_stderr(n->super, nsr_daemon_log_fd(d));
 	nsr_super_start_all(n->super);
 	return 0;
 }

@@ -215,7 +215,8 @@ static int execd_started(struct nsr_daemon *d)
 
 		g_execd.super = nsr_super_new();
 		nsr_super_add(g_execd.super, "nsrsnmd", argv);
-		nsr_super_start_all(g_execd.super);
+		nsr_super_set_stderr(g_execd.super, nsr_daemon_log_fd(d));
+	nsr_super_start_all(g_execd.super);
 		free(snmd);
 	}
 	return 0;

@@ -70,6 +70,7 @@ struct nsr_daemon {
 	int background;		/* -b */
 	int debug;		/* -d */
 	char *exe_dir;		/* directory of this executable */
+	int log_fd;		/* <root>/logs/daemon.log, for children */
 	struct nsr_rpc_server *srv;
 };
 
@@ -78,6 +79,9 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 		    void *ctx);
 /* nsr_daemon_path - malloc'ed <root>/<rel>. */
 char *nsr_daemon_path(const struct nsr_daemon *d, const char *rel);
+/* nsr_daemon_log_fd - a descriptor open on <root>/logs/daemon.log for
+ * children's stderr (owned by the skeleton; -1 before init). */
+int nsr_daemon_log_fd(const struct nsr_daemon *d);
 /* nsr_daemon_request_stop - ask the loop to stop (thread-safe). */
 void nsr_daemon_request_stop(void);
 
@@ -95,6 +99,9 @@ struct nsr_super;
 
 struct nsr_super *nsr_super_new(void);
 void nsr_super_add(struct nsr_super *s, const char *name, char *const argv[]);
+/* nsr_super_set_stderr - give children fd as stderr (stdin/stdout become
+ * /dev/null); nsr_daemon_log_fd() is the usual choice. */
+void nsr_super_set_stderr(struct nsr_super *s, int fd);
 void nsr_super_start_all(struct nsr_super *s);
 /* nsr_super_exited - 1 if pid was one of ours (then handled), else 0. */
 int nsr_super_exited(struct nsr_super *s, pid_t pid, int status);
@@ -112,7 +119,8 @@ int nsr_proc_spawn(char *const argv[], pid_t *pid);
  * prctl semantics), so use it only from a daemon's main thread.
  * nsr_super_* use it for every supervised child. */
 #define NSR_SPAWN_PDEATHSIG 0x1
-int nsr_proc_spawn_flags(char *const argv[], unsigned flags, pid_t *pid);
+int nsr_proc_spawn_flags(char *const argv[], unsigned flags, int errfd,
+			 pid_t *pid);
 /* nsr_proc_stop - SIGTERM pid, wait up to grace_ms for it to exit
  * (it must be our child), then SIGKILL; returns its wait status. */
 int nsr_proc_stop(pid_t pid, int grace_ms);

@@ -49,6 +49,11 @@ void nsr_daemon_request_stop(void)
 		errno = 0;
 }
 
+int nsr_daemon_log_fd(const struct nsr_daemon *d)
+{
+	return d->log_fd;
+}
+
 char *nsr_daemon_path(const struct nsr_daemon *d, const char *rel)
 {
 	return nsr_path_join(d->root, rel);
@@ -347,6 +352,7 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 	d.root = nsr_xstrdup(env_root && *env_root ? env_root : NSR_DEFAULT_ROOT);
 	d.port = ops->default_port;
 	d.exe_dir = exe_directory(argv[0]);
+	d.log_fd = -1;
 	nsr_log_init(ops->name, NSR_LOG_STDERR);
 
 	/* 1-2. Options and -t. */
@@ -375,6 +381,7 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 	logpath = nsr_daemon_path(&d, "logs/daemon.log");
 	if (nsr_log_open_file(logpath) != 0)
 		nsr_fatal("cannot open log %s: %s", logpath, strerror(errno));
+	d.log_fd = open(logpath, O_WRONLY | O_APPEND | O_CLOEXEC);
 	{
 		struct stat a, b;
 
@@ -444,6 +451,8 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 	nsr_rpc_server_free(d.srv);
 	unlink(pidpath);
 	close(pidfd);
+	if (d.log_fd >= 0)
+		close(d.log_fd);
 	nsr_info("stopped");
 	free(pidpath);
 	free(d.root);

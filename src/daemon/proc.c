@@ -8,6 +8,7 @@
 
 #include <signal.h>
 #include <sys/prctl.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,16 +34,19 @@ struct nsr_super {
 	struct child *kids;
 	size_t n;
 	int stopping;
+	int errfd; /* children's stderr, -1 = inherit */
 };
 
 /* nsr_proc_spawn - fork+exec with a clean signal state. */
 int nsr_proc_spawn(char *const argv[], pid_t *pid_out)
 {
-	return nsr_proc_spawn_flags(argv, 0, pid_out);
+	return nsr_proc_spawn_flags(argv, 0, -1, pid_out);
 }
 
-/* nsr_proc_spawn_flags - nsr_proc_spawn with NSR_SPAWN_* flags. */
-int nsr_proc_spawn_flags(char *const argv[], unsigned flags, pid_t *pid_out)
+/* nsr_proc_spawn_flags - nsr_proc_spawn with NSR_SPAWN_* flags; errfd >= 0
+ * becomes the child's stderr (stdin and stdout then go to /dev/null). */
+int nsr_proc_spawn_flags(char *const argv[], unsigned flags, int errfd,
+			 pid_t *pid_out)
 {
 	pid_t parent = getpid();
 	sigset_t none;
@@ -63,6 +67,15 @@ int nsr_proc_spawn_flags(char *const argv[], unsigned flags, pid_t *pid_out)
 			sigaction(sigs[i], &dfl, NULL);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (errfd >= 0) {
+			int nul = open("/dev/null", O_RDWR);
+
+			if (nul >= 0) {
+				dup2(nul, 0);
+				dup2(nul, 1);
+			}
+			dup2(errfd, 2);
+		}
 		if (flags & NSR_SPAWN_PDEATHSIG) {
 			prctl(PR_SET_PDEATHSIG, SIGTERM);
 			if (getppid() != parent) /* the parent already died */
@@ -108,7 +121,16 @@ int nsr_proc_stop(pid_t pid, int grace_ms)
 
 struct nsr_super *nsr_super_new(void)
 {
-	return nsr_xcalloc(1, sizeof(struct nsr_super));
+	struct nsr_super *s = nsr_xcalloc(1, sizeof(struct nsr_super));
+
+	s->errfd = -1;
+	return s;
+}
+
+/* nsr_super_set_stderr - children get fd as stderr (e.g. the log). */
+void nsr_super_set_stderr(struct nsr_super *s, int fd)
+{
+	s->errfd = fd;
 }
 
 /* nsr_super_add - remember a child to run (argv is copied). */
@@ -130,12 +152,12 @@ void nsr_super_add(struct nsr_super *s, const char *name, char *const argv[])
 }
 
 /* start_one - spawn one child now. */
-static void start_one(struct child *c)
+static void start_one(const struct nsr_super *s, struct child *c)
 {
 	c->restart_at = 0;
 	/* Supervised children die with their supervisor, so an abnormal
 	 * end of nsrd never leaves orphans holding the root's pid locks. */
-	if (nsr_proc_spawn_flags(c->argv, NSR_SPAWN_PDEATHSIG, &c->pid) != NSR_OK) {
+	if (nsr_proc_spawn_flags(c->argv, NSR_SPAWN_PDEATHSIG, s->errfd, &c->pid) != NSR_OK) {
 		nsr_error("cannot start %s (%s): %s; retrying in %u s", c->name,
 			  c->argv[0], strerror(errno), c->backoff);
 		c->pid = 0;
@@ -150,7 +172,7 @@ void nsr_super_start_all(struct nsr_super *s)
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (!s->kids[i].pid)
-			start_one(&s->kids[i]);
+			start_one(s, &s->kids[i]);
 }
 
 /* nsr_super_exited - handle the death of one of our children. */
@@ -190,7 +212,7 @@ void nsr_super_tick(struct nsr_super *s)
 		struct child *c = &s->kids[i];
 
 		if (!c->pid && c->restart_at && now >= c->restart_at)
-			start_one(c);
+			start_one(s, c);
 	}
 }
 

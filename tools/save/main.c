@@ -25,6 +25,7 @@
 #include "nsr/index_clnt.h"
 #include "nsr/log.h"
 #include "nsr/mmd_clnt.h"
+#include "nsr/mmreport.h"
 #include "nsr/rpc.h"
 #include "nsr/rpc/nsrd.h"
 #include "nsr/saver.h"
@@ -118,17 +119,15 @@ static int64_t parse_time(const char *what, const char *text)
 	return (int64_t)t;
 }
 
-/* human - "2456 KB" style size. */
+/* human - the size as mminfo prints it ("2456 KB"). */
 static void human(uint64_t v, char *out, size_t len)
 {
-	static const char *const u[] = {"B", "KB", "MB", "GB", "TB", "PB"};
-	int i = 0;
+	struct nsr_buf b;
 
-	while (v >= 10240 && i < 5) {
-		v /= 1024;
-		i++;
-	}
-	snprintf(out, len, "%llu %s", (unsigned long long)v, u[i]);
+	nsr_buf_init(&b, 0);
+	nsr_mmreport_size(v, 1, &b);
+	snprintf(out, len, "%s", b.data);
+	nsr_buf_release(&b);
 }
 
 /* save_end - report the outcome to nsrd (best effort on failure paths). */
