@@ -33,11 +33,15 @@ expect_fail() {
 	if "$@"; then fail "$desc (unexpectedly succeeded)"; else ok "$desc"; fi
 }
 
-# free_port - a TCP port nobody listens on (bounded search).
+# free_port - a TCP port nobody listens on (bounded search), below the
+# kernel's ephemeral range, so no daemon's "any free port" can take it
+# between our choice and nsrexecd binding it.
 free_port() {
-	local p tries=0
+	local p tries=0 lo
+	lo=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+	lo=${lo:-32768}
 	while [ $tries -lt 200 ]; do
-		p=$(( 20000 + (RANDOM % 30000) ))
+		p=$(( 10000 + (RANDOM % (lo - 10000)) ))
 		if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then
 			echo $p; return 0
 		fi
