@@ -53,6 +53,7 @@ struct nsr_jobdb {
 	int purging; /* a purge runs on this handle */
 	int bg_ckpt; /* leave checkpoints to others (background_checkpoint) */
 	int in_begin; /* inside jobdb_begin's BEGIN IMMEDIATE */
+	int ckpt_due; /* a purge commit filled the WAL: checkpoint next */
 	int waiting;  /* counted in the process's waiting writers */
 	struct nsr_jobdb_stats stats;
 	uint64_t busy_start_us; /* when the current wait began */
@@ -135,6 +136,9 @@ void jobdb_rollback(struct nsr_jobdb *db);
 void jobdb_purging(struct nsr_jobdb *db, int on);
 /* jobdb_lock_setup - busy handler and WAL hook of a new handle. */
 void jobdb_lock_setup(struct nsr_jobdb *db);
+/* jobdb_purge_checkpoint - run the checkpoint a purge's commit asked
+ * for, after the commit, so it is not counted as holding the lock. */
+void jobdb_purge_checkpoint(struct nsr_jobdb *db);
 /* jobdb_yield - a purge's pause between transactions (see lock.c). */
 void jobdb_yield(void);
 /* jobdb_bind_text - bind a possibly NULL string. */

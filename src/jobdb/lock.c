@@ -125,14 +125,28 @@ static int wal_hook(void *arg, sqlite3 *h, const char *name, int frames)
 	struct nsr_jobdb *db = arg;
 	int limit = JOBDB_CKPT_FRAMES;
 
-	if (db->purging)
-		limit = JOBDB_CKPT_FRAMES_PURGE;
-	else if (db->bg_ckpt || atomic_load(&jobdb_purges) > 0)
+	if (db->purging) {
+		/* The purge checkpoints between its transactions. */
+		if (frames >= JOBDB_CKPT_FRAMES_PURGE)
+			db->ckpt_due = 1;
+		return SQLITE_OK;
+	}
+	if (db->bg_ckpt || atomic_load(&jobdb_purges) > 0)
 		limit = JOBDB_CKPT_FRAMES_MAX;
 	if (frames >= limit)
 		sqlite3_wal_checkpoint_v2(h, name, SQLITE_CHECKPOINT_PASSIVE,
 					  NULL, NULL);
 	return SQLITE_OK;
+}
+
+/* jobdb_purge_checkpoint - the checkpoint a purge's commit asked for. */
+void jobdb_purge_checkpoint(struct nsr_jobdb *db)
+{
+	if (!db->ckpt_due)
+		return;
+	db->ckpt_due = 0;
+	sqlite3_wal_checkpoint_v2(db->db, NULL, SQLITE_CHECKPOINT_PASSIVE,
+				  NULL, NULL);
 }
 
 /* nsr_jobdb_checkpoint - PASSIVE checkpoint of the whole WAL. */

@@ -305,6 +305,7 @@ static int purge_batches(struct nsr_jobdb *db, struct purge_stmts *s,
 		if (rc)
 			break;
 		note_hold(st, t0);
+		jobdb_purge_checkpoint(db);
 		st->batches++;
 		if (last && i == n)
 			break;
@@ -349,6 +350,7 @@ static int purge_vacuum(struct nsr_jobdb *db, struct nsr_jobdb_purge_stats *st)
 
 		rc = jobdb_exec(db, sql);
 		note_hold(st, t0);
+		jobdb_purge_checkpoint(db);
 		if (!rc)
 			rc = freelist(db, &after);
 		if (rc || after >= before)

@@ -472,8 +472,10 @@ int main(int argc, char **argv)
 	}
 purge:
 
-	printf("\nPurge (%s), with an inserter (1 job + 1 log line per ms) and "
-	       "a query loop on other handles\n\n", mode);
+	printf("\nPurge (%s), %s\n\n", mode,
+	       no_load ? "no other threads"
+		       : "with an inserter (1 job + 1 log line per ms) and a "
+			 "query loop on other handles");
 	printf("| retention | jobs | log lines | batches | pages freed | "
 	       "longest lock ms | seconds | CPU s | jobs left | peak RSS MiB | "
 	       "file MiB | load |\n"
