@@ -28,6 +28,7 @@ static int usage(void)
 		"       mmdtest ixfind SERVER CLIENT PATH\n"
 		"       mmdtest mmdb-vol SERVER NAME VOLID POOL TYPE\n"
 		"       mmdtest mmdb-voldel SERVER NAME\n"
+		"       mmdtest mmdb-volget SERVER NAME\n"
 		"       mmdtest mmdb-ss SERVER CLIENT NAME SAVETIME\n"
 		"       mmdtest mmdb-frags SERVER SSID\n"
 		"       mmdtest label HOST PORT VOLUME POOL BLOCKSIZE [force]\n"
@@ -319,6 +320,13 @@ static int cmd_mmdb(const char *cmd, int ac, char **av)
 		snprintf(v.type, sizeof(v.type), "%s", av[4]);
 		v.block_size = 32768;
 		rc = mmdb_clnt_vol_put(c, &v);
+	} else if (strcmp(cmd, "mmdb-volget") == 0 && ac == 2) {
+		struct mmdb_volume v;
+
+		rc = mmdb_clnt_vol_get(c, av[1], &v);
+		if (rc == NSR_OK)
+			printf("%s flags 0x%x written %llu\n", v.name, v.flags,
+			       (unsigned long long)v.written);
 	} else if (strcmp(cmd, "mmdb-voldel") == 0 && ac == 2) {
 		rc = mmdb_clnt_vol_delete(c, av[1]);
 	} else if (strcmp(cmd, "mmdb-ss") == 0 && ac == 4) {
