@@ -5,7 +5,10 @@
 #include "nsr/compat.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "nsr/err.h"
 #include "nsr/jobdb.h"
@@ -302,6 +305,114 @@ static void test_purge_with_concurrent_writer(void **state)
 	assert_int_equal(nsr_jobdb_checkpoint(t->db), NSR_OK);
 }
 
+/* add_units - n savegrp runs of one parent and three children, all
+ * finished and expired, each job with a log line. */
+static void add_units(struct nsr_jobdb *db, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int64_t p = jt_add(db, NSR_JOBDB_TYPE_SAVEGRP, "s", "g", 3, 10,
+				   500 + i, 0);
+
+		assert_int_equal(nsr_jobdb_log_append(db, p, 1, "run"), NSR_OK);
+		for (int k = 0; k < 3; k++) {
+			int64_t c = jt_add(db, NSR_JOBDB_TYPE_SAVE, "c", "/", 3,
+					   20, 400 + i, p);
+
+			assert_int_equal(nsr_jobdb_log_append(db, c, 1, "x"),
+					 NSR_OK);
+		}
+	}
+}
+
+/* unit_whole - every remaining run still has its parent and all three
+ * children: a purge never leaves half a unit behind. */
+static void assert_units_whole(struct nsr_jobdb *db)
+{
+	struct nsr_jobdb_query *q = NULL;
+	struct nsr_jobdb_cursor *c = NULL;
+	const struct nsr_jobdb_job *job;
+	enum nsr_jobdb_cmd cmd;
+	int64_t parent = 0;
+	int children = 3, rc;
+
+	assert_int_equal(nsr_jobdb_query_new(&q), NSR_OK);
+	assert_int_equal(nsr_jobdb_query_parse(q, ".", 1, &cmd, NULL), NSR_OK);
+	assert_int_equal(nsr_jobdb_cursor_open(db, q, &c), NSR_OK);
+	for (;;) {
+		rc = nsr_jobdb_cursor_next(c, &job);
+		if (rc != NSR_OK)
+			break;
+		if (job->parent_id == 0) {
+			assert_int_equal(children, 3);
+			parent = job->id;
+			children = 0;
+		} else {
+			assert_int_equal(job->parent_id, parent);
+			children++;
+		}
+	}
+	assert_int_equal(rc, NSR_ERR_EOF);
+	assert_int_equal(children, 3);
+	nsr_jobdb_cursor_close(c);
+	nsr_jobdb_query_free(q);
+}
+
+static void test_purge_killed_midway(void **state)
+{
+	struct jt *t = *state;
+	struct nsr_jobdb_purge_stats st;
+	uint64_t n = 0, prev = 400;
+
+	add_units(t->db, 100);
+	nsr_jobdb_close(t->db);
+	t->db = NULL;
+	/* Kill a purging process at different points; whatever it managed
+	 * must leave a consistent database with whole units. */
+	for (int round = 0; round < 8; round++) {
+		struct nsr_jobdb_options opt = {.batch_rows = 4};
+		int status = 0, fds[2];
+		char ready;
+		pid_t pid;
+
+		assert_int_equal(pipe(fds), 0);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			struct nsr_jobdb *db = NULL;
+
+			if (nsr_jobdb_open(t->path, &opt, &db) == NSR_OK &&
+			    write(fds[1], "r", 1) == 1)
+				nsr_jobdb_purge(db, 72, NOW, NULL);
+			_exit(0);
+		}
+		close(fds[1]);
+		/* Wait until the child is about to purge, then let it run
+		 * a little longer each round. */
+		assert_int_equal(read(fds[0], &ready, 1), 1);
+		close(fds[0]);
+		usleep(3000 * (unsigned)round);
+		kill(pid, SIGKILL);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		jt_open(t, NULL);
+		assert_int_equal(nsr_jobdb_check(t->db), NSR_OK);
+		assert_int_equal(nsr_jobdb_count(t->db, &n), NSR_OK);
+		assert_true(n <= prev);
+		assert_int_equal(n % 4, 0);
+		assert_units_whole(t->db);
+		print_message("killed after %d ms: %" PRIu64 " jobs left\n",
+			      3 * round, n);
+		prev = n;
+		nsr_jobdb_close(t->db);
+		t->db = NULL;
+	}
+	/* A purge after the crashes finishes the work. */
+	jt_open(t, NULL);
+	assert_int_equal(nsr_jobdb_purge(t->db, 72, NOW, &st), NSR_OK);
+	assert_int_equal(st.jobs, prev);
+	assert_int_equal(nsr_jobdb_count(t->db, &n), NSR_OK);
+	assert_int_equal(n, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -313,6 +424,7 @@ int main(void)
 		T(test_children_go_with_parent),
 		T(test_purge_shrinks_file),
 		T(test_purge_with_concurrent_writer),
+		T(test_purge_killed_midway),
 #undef T
 	};
 
