@@ -183,6 +183,11 @@ struct nsr_asm_dec_ops {
 	int (*end)(void *ctx, const struct nsr_asm_trailer *t);
 	int (*xattr)(void *ctx, const char *name, const void *value,
 		     size_t len);
+	/* With resync on: damage at stream offset (the record that failed,
+	 * why = the error).  The current file, if any, is abandoned (no
+	 * file_end follows for it); decoding resumes at the next intact
+	 * FILE or END record. */
+	int (*damaged)(void *ctx, uint64_t offset, int why);
 };
 
 struct nsr_asm_dec;
@@ -198,8 +203,16 @@ void nsr_asm_dec_free(struct nsr_asm_dec *d);
  * value.  Bytes after END are NSR_ERR_CORRUPT. */
 int nsr_asm_dec_feed(struct nsr_asm_dec *d, const void *p, size_t n);
 /* nsr_asm_dec_finish - NSR_OK if END was decoded, NSR_ERR_TRUNCATED if the
- * stream stopped early, or the sticky error. */
+ * stream stopped early, NSR_ERR_CORRUPT if damage was skipped (resync),
+ * or the sticky error. */
 int nsr_asm_dec_finish(struct nsr_asm_dec *d);
+/* nsr_asm_dec_resync - on = 1: damage (a bad frame, CRC, bound or
+ * structure) no longer stops the decoder: it calls damaged(), skips to the
+ * next intact FILE or END record and goes on, so a damaged stream still
+ * yields every file that is intact.  Off by default. */
+void nsr_asm_dec_resync(struct nsr_asm_dec *d, int on);
+/* nsr_asm_dec_damaged - how many times damage was skipped. */
+int nsr_asm_dec_damaged(const struct nsr_asm_dec *d);
 /* nsr_asm_dec_offset - stream bytes consumed so far. */
 uint64_t nsr_asm_dec_offset(const struct nsr_asm_dec *d);
 /* nsr_asm_dec_path - path of the file being decoded ("" between files),

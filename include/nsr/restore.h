@@ -24,13 +24,18 @@
  * attributes (ACLs, capabilities; refused ones are warnings), then mode,
  * then atime/mtime with nanoseconds (utimensat, AT_SYMLINK_NOFOLLOW for
  * symlinks).  Directory metadata is applied after their contents; an
- * existing directory that only receives new entries keeps its times.  Hard links are made to the restored first path; if that path
- * was not restored (filtered out, failed) the link is reported as an error.
+ * existing directory that only receives new entries keeps its times.
+ * Hard links are made to the restored first path; if that path was not
+ * restored (filtered out, failed) the link is reported as an error.
  *
  * Every file's data checksum is verified; a mismatch is reported through
  * error() with the path (the data is still written, as received).  Per-file
- * problems never stop the restore; only stream errors (corrupt framing,
- * truncation), NSR_ERR_NOMEM and callback failures do (sticky).
+ * problems never stop the restore.  Nor does damage to the stream itself:
+ * the file being restored is reported incomplete, the damage is reported
+ * with its stream offset, and the restore resumes at the next intact file
+ * (nsr_asm_dec_resync), ending with NSR_ERR_CORRUPT from
+ * nsr_restore_finish.  Only NSR_ERR_NOMEM, trailing bytes after the end
+ * and truncation stop it for good.
  */
 #ifndef NSR_RESTORE_H
 #define NSR_RESTORE_H
@@ -102,8 +107,8 @@ int nsr_restore_feed(struct nsr_restore *r, const void *p, size_t n);
 /* nsr_restore_sink - nsr_restore_feed with the nsr_asm_write_fn shape. */
 int nsr_restore_sink(void *restore, const void *p, size_t n);
 /* nsr_restore_finish - apply pending directory metadata; NSR_OK if the
- * stream was complete, NSR_ERR_TRUNCATED if it stopped early, or the
- * sticky error. */
+ * stream was complete and intact, NSR_ERR_TRUNCATED if it stopped early,
+ * NSR_ERR_CORRUPT if damage was skipped, or the sticky error. */
 int nsr_restore_finish(struct nsr_restore *r);
 /* nsr_restore_stats - counters so far. */
 void nsr_restore_stats(const struct nsr_restore *r,

@@ -837,6 +837,23 @@ out:
 	return rc;
 }
 
+/* on_damaged - the stream is damaged here: abandon the current file and
+ * let the decoder skip to the next intact file. */
+static int on_damaged(void *ctx, uint64_t offset, int why)
+{
+	struct nsr_restore *r = ctx;
+	char what[96];
+
+	snprintf(what, sizeof(what),
+		 "damaged stream at offset %" PRIu64 " (%s): skipped",
+		 offset, nsr_strerror(why));
+	if (r->cur.write || r->cur.node)
+		rerror(r, r->cur.path, NSR_ERR_TRUNCATED, "incomplete");
+	rerror(r, r->cur.active ? r->cur.path : "", why, what);
+	cur_reset(r);
+	return 0;
+}
+
 /* on_end - the stream is complete: apply what is left. */
 static int on_end(void *ctx, const struct nsr_asm_trailer *t)
 {
@@ -866,7 +883,7 @@ int nsr_restore_new(struct nsr_restore **out,
 {
 	static const struct nsr_asm_dec_ops ops = {
 		on_header, on_file, on_data, on_hole, on_file_end, on_end,
-		on_xattr,
+		on_xattr, on_damaged,
 	};
 	struct nsr_restore *r;
 	int rc = NSR_ERR_NOMEM;
@@ -923,6 +940,8 @@ int nsr_restore_new(struct nsr_restore **out,
 	rc = nsr_asm_dec_new(&r->dec, &ops, r);
 	if (rc)
 		goto fail;
+	/* every intact file of a damaged stream is still restored */
+	nsr_asm_dec_resync(r->dec, 1);
 	*out = r;
 	return NSR_OK;
 fail:

@@ -1,7 +1,8 @@
 /*
  * fuzz_asm_decode.c - the save stream decoder on hostile input.  The
- * first input byte picks the piece size the stream is fed in (1..256), so
- * the incremental paths are exercised as well as whole-buffer decoding.
+ * first input byte picks resynchronisation (low bit) and the piece size
+ * the stream is fed in (1..128), so the incremental and the recovery
+ * paths are exercised as well as whole-buffer decoding.
  */
 #include "nsr/compat.h"
 
@@ -57,19 +58,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct nsr_asm_dec_ops ops = {
 		touch_header, touch_file, touch_data, NULL, NULL, NULL,
-		touch_xattr,
+		touch_xattr, NULL,
 	};
 	struct nsr_asm_dec *d = NULL;
 	size_t sum = 0, step;
-	int rc = NSR_OK;
+	int rc = NSR_OK, resync;
 
 	if (size < 1)
 		return 0;
-	step = (size_t)data[0] + 1;
+	resync = data[0] & 1;
+	step = (size_t)(data[0] >> 1) + 1;
 	data++;
 	size--;
 	if (nsr_asm_dec_new(&d, &ops, &sum) != NSR_OK)
 		return 0;
+	nsr_asm_dec_resync(d, resync);
 	for (size_t i = 0; i < size && rc == NSR_OK; i += step)
 		rc = nsr_asm_dec_feed(d, data + i, NSR_MIN(step, size - i));
 	if (rc == NSR_OK)

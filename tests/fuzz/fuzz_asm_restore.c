@@ -46,6 +46,7 @@ static int only_dest(const char *dir)
 	return ok;
 }
 
+/* LLVMFuzzerTestOneInput - fuzz entry point. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *base = getenv("NSR_TEST_TMPDIR");

@@ -104,6 +104,7 @@ static int ev_xattr(void *ctx, const char *name, const void *v, size_t n)
 
 static const struct nsr_asm_dec_ops ev_ops = {
 	ev_header, ev_file, ev_data, ev_hole, ev_file_end, ev_end, ev_xattr,
+	NULL,
 };
 
 /* file_init - a file record with fixed plausible metadata. */
@@ -195,9 +196,10 @@ static void build_stream(struct nsr_buf *out, int ck_alg, size_t big_len)
 	free(big);
 }
 
-/* decode - feed the stream in pieces of step bytes (0 = all at once);
- * returns the first error of feed or finish. */
-static int decode(const void *p, size_t n, size_t step, struct evlog *l)
+/* decode_rs - feed the stream in pieces of step bytes (0 = all at once),
+ * with resync on or off; returns the first error of feed or finish. */
+static int decode_rs(const void *p, size_t n, size_t step, struct evlog *l,
+		     int resync)
 {
 	struct nsr_asm_dec *d = NULL;
 	const uint8_t *c = p;
@@ -208,6 +210,7 @@ static int decode(const void *p, size_t n, size_t step, struct evlog *l)
 	l->data_bytes = 0;
 	l->data_crc_like = 0;
 	assert_int_equal(nsr_asm_dec_new(&d, &ev_ops, l), NSR_OK);
+	nsr_asm_dec_resync(d, resync);
 	if (step == 0)
 		step = n;
 	for (size_t i = 0; i < n && rc == NSR_OK; i += step)
@@ -216,6 +219,26 @@ static int decode(const void *p, size_t n, size_t step, struct evlog *l)
 		rc = nsr_asm_dec_finish(d);
 	nsr_asm_dec_free(d);
 	return rc;
+}
+
+/* decode - decode_rs without resync. */
+static int decode(const void *p, size_t n, size_t step, struct evlog *l)
+{
+	return decode_rs(p, n, step, l, 0);
+}
+
+/* count_lines - lines of the event log starting with tag. */
+static int count_lines(const char *text, const char *tag)
+{
+	int n = 0;
+
+	for (const char *c = text; c != NULL && *c; c = strchr(c, '\n')) {
+		if (*c == '\n')
+			c++;
+		if (strncmp(c, tag, strlen(tag)) == 0)
+			n++;
+	}
+	return n;
 }
 
 /* test_round_trip - every record type decodes back, whole and in pieces. */
@@ -300,6 +323,79 @@ static void test_every_bit_flip_detected(void **state)
 			s.data[i] ^= (char)(1 << bit);
 		}
 	}
+	nsr_buf_release(&s);
+}
+
+/* test_resync_every_bit_flip - with resync, a single flipped bit anywhere
+ * is still detected and costs at most the one file it hit. */
+static void test_resync_every_bit_flip(void **state)
+{
+	struct nsr_buf s;
+	struct evlog l;
+	int ends;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&s, 0);
+	build_stream(&s, NSR_ASM_CK_CRC32C, 300);
+	assert_int_equal(decode_rs(s.data, s.len, 0, &l, 1), NSR_OK);
+	ends = count_lines(l.text.data, "E ");
+	assert_int_equal(ends, 7);
+	nsr_buf_release(&l.text);
+	for (size_t i = 0; i < s.len; i++) {
+		for (int bit = 0; bit < 8; bit += 3) {
+			int rc;
+
+			s.data[i] ^= (char)(1 << bit);
+			rc = decode_rs(s.data, s.len, i % 2 ? 0 : 97, &l, 1);
+			if (rc == NSR_OK && l.bad_ck == 0)
+				fail_msg("flip at %zu bit %d undetected", i, bit);
+			if (count_lines(l.text.data, "E ") < ends - 1)
+				fail_msg("flip at %zu bit %d lost %d files", i,
+					 bit, ends - count_lines(l.text.data,
+								 "E "));
+			nsr_buf_release(&l.text);
+			s.data[i] ^= (char)(1 << bit);
+		}
+	}
+	nsr_buf_release(&s);
+}
+
+/* test_resync_garbage_between_files - junk spliced into a stream is
+ * skipped; every file is still decoded. */
+static void test_resync_garbage_between_files(void **state)
+{
+	struct nsr_buf s, g;
+	struct evlog l;
+	const char *at;
+	size_t cut;
+	uint32_t x = 7;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&s, 0);
+	nsr_buf_init(&g, 0);
+	build_stream(&s, NSR_ASM_CK_CRC32C, 5000);
+	/* splice 40000 random bytes right before the FILE record of
+	 * /home/link: 12 frame bytes and a 2-byte type ... back from the
+	 * path string */
+	at = memmem(s.data, s.len, "/home/link", 10);
+	assert_non_null(at);
+	cut = (size_t)(at - s.data) - 74 - 12;
+	assert_int_equal((uint8_t)s.data[cut], NSR_ASM_REC_FILE);
+	nsr_buf_add(&g, s.data, cut);
+	for (int i = 0; i < 40000; i++) {
+		x = x * 1103515245 + 12345;
+		nsr_buf_addch(&g, (int)(x >> 16) & 0xff);
+	}
+	nsr_buf_add(&g, s.data + cut, s.len - cut);
+	assert_int_not_equal(decode(g.data, g.len, 0, &l), NSR_OK);
+	nsr_buf_release(&l.text);
+	assert_int_equal(decode_rs(g.data, g.len, 333, &l, 1),
+			 NSR_ERR_CORRUPT);
+	assert_int_equal(count_lines(l.text.data, "E "), 7);
+	assert_int_equal(l.bad_ck, 0);
+	assert_non_null(strstr(l.text.data, "Z 7 "));
+	nsr_buf_release(&l.text);
+	nsr_buf_release(&g);
 	nsr_buf_release(&s);
 }
 
@@ -485,6 +581,8 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_sha256),
 		cmocka_unit_test(test_every_bit_flip_detected),
+		cmocka_unit_test(test_resync_every_bit_flip),
+		cmocka_unit_test(test_resync_garbage_between_files),
 		cmocka_unit_test(test_truncation_and_trailing),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_encoder_misuse),

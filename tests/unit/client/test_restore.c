@@ -606,6 +606,8 @@ static void test_corruption_reported_by_path(void **state)
 	struct nsr_restore_stats rs;
 	struct nsr_restore_opts o = { 0 };
 	char dest[PATH_MAX], want[PATH_MAX + 64];
+	char rsrc[PATH_MAX];
+	struct nsr_buf diff;
 	char *hit;
 
 	save(f, paths, 1, NSR_ASM_CK_CRC32C, &ss);
@@ -623,14 +625,27 @@ static void test_corruption_reported_by_path(void **state)
 	assert_string_equal(f->log.data, want);
 	assert_int_equal(rs.files, f->nobjects);
 
-	/* A damaged frame stops the restore with a stream error. */
-	hit = memmem(f->stream.data, f->stream.len, "deep", 4);
+	/* A damaged file record costs that file only: the restore skips to
+	 * the next intact record, reports the damage and ends with
+	 * NSR_ERR_CORRUPT; everything else comes back identical. */
+	save(f, paths, 1, NSR_ASM_CK_CRC32C, &ss); /* undamaged again */
+	assert_true(snprintf(want, sizeof(want), "%s/sub/deep/file", f->src) >
+		    0);
+	hit = memmem(f->stream.data, f->stream.len, want, strlen(want));
 	assert_non_null(hit);
-	hit[0] ^= 1;
+	hit[strlen(want) - 1] ^= 1;
 	nsr_buf_reset(&f->log);
 	assert_true(snprintf(dest, sizeof(dest), "%s/dest3", f->tmp) > 0);
 	assert_int_equal(restore(f, f->stream.data, f->stream.len, 4096, &o,
-				 &rs), NSR_ERR_CHECKSUM);
+				 &rs), NSR_ERR_CORRUPT);
+	assert_int_equal(rs.files, f->nobjects - 1);
+	assert_non_null(strstr(f->log.data, "damaged stream at offset"));
+	assert_true(snprintf(rsrc, sizeof(rsrc), "%s%s", dest, f->src) > 0);
+	nsr_buf_init(&diff, 0);
+	assert_int_equal(compare(f->src, rsrc, 0, &diff), 2);
+	assert_non_null(strstr(diff.data, "sub/deep/file: only in first tree"));
+	assert_non_null(strstr(diff.data, "sock: only in first tree"));
+	nsr_buf_release(&diff);
 	/* and a truncated stream is reported as such, naming the file it
 	 * cut short */
 	nsr_buf_reset(&f->log);
