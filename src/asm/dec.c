@@ -624,6 +624,10 @@ static int hunt(struct nsr_asm_dec *d)
 		d->got = d->len;
 		memcpy(d->meta, p + NSR_ASM_FRAME_LEN, d->len);
 		rest = avail - NSR_ASM_FRAME_LEN - d->len;
+		/* the window was counted in offset: place the record, and
+		 * uncount the tail, which is decoded (and counted) again */
+		d->offset -= rest;
+		d->rec_offset = d->offset - NSR_ASM_FRAME_LEN - d->len;
 		/* the window's tail, then what was queued, go first */
 		nsr_buf_init(&nq, 0);
 		rc = nsr_buf_add(&nq, p + NSR_ASM_FRAME_LEN + d->len, rest);

@@ -394,6 +394,18 @@ static void test_resync_garbage_between_files(void **state)
 	assert_int_equal(count_lines(l.text.data, "E "), 7);
 	assert_int_equal(l.bad_ck, 0);
 	assert_non_null(strstr(l.text.data, "Z 7 "));
+	/* offsets after the damage still point at the FILE records */
+	for (const char *f = strstr(l.text.data, "F /home/link"); f != NULL;
+	     f = strstr(f + 1, "\nF ")) {
+		const char *at_off = strchr(f, '@');
+		unsigned long long off = strtoull(at_off + 1, NULL, 10);
+		const char *path = f[0] == '\n' ? f + 3 : f + 2;
+
+		assert_true(off < g.len);
+		assert_int_equal((uint8_t)g.data[off], NSR_ASM_REC_FILE);
+		assert_memory_equal(g.data + off + 12 + 74, path,
+				    strcspn(path, " "));
+	}
 	nsr_buf_release(&l.text);
 	nsr_buf_release(&g);
 	nsr_buf_release(&s);
