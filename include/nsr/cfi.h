@@ -73,9 +73,14 @@ struct nsr_cfi;
  * catalogue), NSR_ERR_SYSTEM, NSR_ERR_NOMEM. */
 int nsr_cfi_open(struct nsr_cfi **out, const char *root, const char *client,
 		 int flags);
-/* nsr_cfi_close - close (NULL is fine); uncommitted save sets are dropped. */
+/* nsr_cfi_close - close (NULL is fine); uncommitted save sets are dropped,
+ * so a daemon that closes idle indexes must skip busy ones
+ * (nsr_cfi_busy). */
 void nsr_cfi_close(struct nsr_cfi *c);
 
+/* nsr_cfi_busy - the number of save sets begun and not yet committed or
+ * aborted. */
+size_t nsr_cfi_busy(const struct nsr_cfi *c);
 /* nsr_cfi_begin - start writing save set ssid.  NSR_ERR_EXISTS if it is
  * committed or being written, NSR_ERR_READONLY. */
 int nsr_cfi_begin(struct nsr_cfi *c, uint64_t ssid, int64_t savetime,

@@ -262,6 +262,12 @@ void nsr_cfi_close(struct nsr_cfi *c)
 	free(c);
 }
 
+/* nsr_cfi_busy - save sets begun and not yet committed or aborted. */
+size_t nsr_cfi_busy(const struct nsr_cfi *c)
+{
+	return c->nopen;
+}
+
 /* nsr_cfi_begin - start the record file of a new save set. */
 int nsr_cfi_begin(struct nsr_cfi *c, uint64_t ssid, int64_t savetime,
 		  const char *name)

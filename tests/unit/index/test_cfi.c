@@ -157,9 +157,12 @@ static void test_uncommitted_dropped(void **state)
 	NSR_UNUSED(state);
 	assert_true(asprintf(&f5, "%s/index/c2/ss-5.rec", root) > 0);
 	assert_int_equal(nsr_cfi_open(&c, root, "c2", NSR_CFI_CREATE), NSR_OK);
+	assert_int_equal(nsr_cfi_busy(c), 0);
 	assert_int_equal(nsr_cfi_begin(c, 5, 10, "/tmp"), NSR_OK);
+	assert_int_equal(nsr_cfi_busy(c), 1);
 	assert_int_equal(nsr_cfi_add(c, 5, &e, 1), NSR_OK);
 	assert_int_equal(nsr_cfi_abort(c, 5), NSR_OK);
+	assert_int_equal(nsr_cfi_busy(c), 0);
 	assert_int_equal(stat(f5, &st), -1);
 	/* a begun save set of a process that dies leaves a file behind */
 	assert_int_equal(nsr_cfi_begin(c, 5, 10, "/tmp"), NSR_OK);
