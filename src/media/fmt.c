@@ -11,7 +11,6 @@
 #include "nsr/err.h"
 #include "nsr/media_fmt.h"
 
-#include "media_crc.h"
 
 /* Label record offsets (see nsr_volume(5)). */
 #define LAB_MAGIC 0
@@ -154,7 +153,7 @@ int media_fmt_block_decode(const uint8_t *p, size_t len,
 static uint32_t chunk_crc(const uint8_t *hdr, const uint8_t *payload,
 			  uint32_t len)
 {
-	return media_crc32c(media_crc32c(0, hdr, 20), payload, len);
+	return nsr_crc32c(nsr_crc32c(0, hdr, 20), payload, len);
 }
 
 /* media_fmt_chunk_encode - header for the payload that follows it. */
@@ -182,8 +181,8 @@ void media_fmt_chunk_put(const struct media_fmt_chunk *c, uint8_t *out,
 	out[9] = out[10] = out[11] = 0;
 	nsr_put_u32(out + 12, c->len);
 	nsr_put_u32(out + 16, 0);
-	crc = media_crc32c(0, out, 20);
-	crc = media_crc32c_copy(crc, out + MEDIA_FMT_CHUNK_HDR, payload,
+	crc = nsr_crc32c(0, out, 20);
+	crc = nsr_crc32c_copy(crc, out + MEDIA_FMT_CHUNK_HDR, payload,
 				c->len);
 	nsr_put_u32(out + 20, crc);
 }

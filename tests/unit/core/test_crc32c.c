@@ -35,11 +35,40 @@ static void test_incremental_and_unaligned(void **state)
 	}
 }
 
+static void test_copy_and_long_lanes(void **state)
+{
+	size_t n = 3 * 8192 * 2 + 3 * 256 + 13; /* every lane size and a tail */
+	uint8_t *src = malloc(n + 8), *dst = malloc(n + 8);
+	uint32_t a, b, soft;
+
+	NSR_UNUSED(state);
+	for (size_t i = 0; i < n + 8; i++)
+		src[i] = (uint8_t)(i * 131 + (i >> 7));
+	for (size_t off = 0; off < 8; off += 3) {
+		a = nsr_crc32c(0, src + off, n);
+		memset(dst, 0, n + 8);
+		b = nsr_crc32c_copy(0, dst + off, src + off, n);
+		assert_int_equal(a, b);
+		assert_memory_equal(dst + off, src + off, n);
+		/* Bit-by-bit reference over the same bytes. */
+		soft = 0xffffffffu;
+		for (size_t i = 0; i < n; i++) {
+			soft ^= src[off + i];
+			for (int k = 0; k < 8; k++)
+				soft = (soft & 1) ? (soft >> 1) ^ 0x82F63B78u : soft >> 1;
+		}
+		assert_int_equal(a, ~soft);
+	}
+	free(src);
+	free(dst);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_known_answers),
 		cmocka_unit_test(test_incremental_and_unaligned),
+		cmocka_unit_test(test_copy_and_long_lanes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
