@@ -139,9 +139,14 @@ struct nsr_cfi_rebuild;
  * header arrives; the new one is committed by a successful finish. */
 int nsr_cfi_rebuild_new(struct nsr_cfi_rebuild **out, struct nsr_cfi *c,
 			uint64_t ssid);
+/* nsr_cfi_rebuild_resync - on = 1: index the intact files of a damaged
+ * stream (nsr_asm_dec_resync); finish then commits them and returns
+ * NSR_ERR_CORRUPT to say the save set was damaged. */
+void nsr_cfi_rebuild_resync(struct nsr_cfi_rebuild *rb, int on);
 /* nsr_cfi_rebuild_feed - stream bytes in pieces of any size. */
 int nsr_cfi_rebuild_feed(struct nsr_cfi_rebuild *rb, const void *p, size_t n);
-/* nsr_cfi_rebuild_finish - commit if the stream was complete. */
+/* nsr_cfi_rebuild_finish - commit if the stream was complete (or, with
+ * resync, damaged but read to its end: NSR_ERR_CORRUPT after the commit). */
 int nsr_cfi_rebuild_finish(struct nsr_cfi_rebuild *rb);
 /* nsr_cfi_rebuild_free - free; an unfinished rebuild is aborted. */
 void nsr_cfi_rebuild_free(struct nsr_cfi_rebuild *rb);

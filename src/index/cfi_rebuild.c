@@ -18,6 +18,7 @@ struct nsr_cfi_rebuild {
 	struct nsr_asm_dec *dec;
 	uint64_t ssid;
 	int begun;
+	int resync;
 	struct nsr_cfi_entry batch[BATCH];
 	char *paths[BATCH];
 	size_t n;
@@ -103,15 +104,29 @@ int nsr_cfi_rebuild_feed(struct nsr_cfi_rebuild *rb, const void *p, size_t n)
 /* nsr_cfi_rebuild_finish - commit the save set if the stream was whole. */
 int nsr_cfi_rebuild_finish(struct nsr_cfi_rebuild *rb)
 {
-	int rc = nsr_asm_dec_finish(rb->dec);
+	int rc = nsr_asm_dec_finish(rb->dec), damaged = 0;
 
+	/* a damaged stream read to its end: keep what was intact */
+	if (rc == NSR_ERR_CORRUPT && rb->resync && rb->begun) {
+		damaged = 1;
+		rc = NSR_OK;
+	}
 	if (rc == NSR_OK)
 		rc = flush_batch(rb);
 	if (rc == NSR_OK)
 		rc = nsr_cfi_commit(rb->cfi, rb->ssid);
 	if (rc == NSR_OK)
 		rb->begun = 0;
+	if (rc == NSR_OK && damaged)
+		rc = NSR_ERR_CORRUPT;
 	return rc;
+}
+
+/* nsr_cfi_rebuild_resync - index the intact part of damaged streams. */
+void nsr_cfi_rebuild_resync(struct nsr_cfi_rebuild *rb, int on)
+{
+	rb->resync = on;
+	nsr_asm_dec_resync(rb->dec, on);
 }
 
 /* nsr_cfi_rebuild_free - free, aborting an unfinished rebuild. */

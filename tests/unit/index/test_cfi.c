@@ -254,6 +254,16 @@ static void test_large_and_damage(void **state)
 	free(root);
 }
 
+/* count_lines_n - lines in a text. */
+static int count_lines_n(const char *t)
+{
+	int n = 0;
+
+	for (; *t; t++)
+		n += *t == '\n';
+	return n;
+}
+
 /* mem_sink - collect a stream in memory. */
 static int mem_sink(void *ctx, const void *p, size_t n)
 {
@@ -331,6 +341,24 @@ static void test_rebuild_from_stream(void **state)
 	nsr_cfi_rebuild_free(rb);
 	assert_int_equal(nsr_cfi_entries(c, 321, collect_off, &got), NSR_OK);
 	assert_string_equal(got.data, want.data);
+
+	/* a damaged stream: strictly nothing, with resync the intact rest */
+	s.data[s.len / 2] ^= 0x55;
+	s.data[s.len / 2 + 1] ^= 0x55;
+	assert_int_equal(nsr_cfi_rebuild_new(&rb, c, 322), NSR_OK);
+	assert_int_not_equal(nsr_cfi_rebuild_feed(rb, s.data, s.len), NSR_OK);
+	nsr_cfi_rebuild_free(rb);
+	assert_int_equal(nsr_cfi_entries(c, 322, collect_off, &got),
+			 NSR_ERR_NOTFOUND);
+	assert_int_equal(nsr_cfi_rebuild_new(&rb, c, 322), NSR_OK);
+	nsr_cfi_rebuild_resync(rb, 1);
+	assert_int_equal(nsr_cfi_rebuild_feed(rb, s.data, s.len), NSR_OK);
+	assert_int_equal(nsr_cfi_rebuild_finish(rb), NSR_ERR_CORRUPT);
+	nsr_cfi_rebuild_free(rb);
+	nsr_buf_reset(&got);
+	assert_int_equal(nsr_cfi_entries(c, 322, collect_off, &got), NSR_OK);
+	/* at most the file hit by the damage is missing */
+	assert_true(count_lines_n(got.data) >= 1199);
 	nsr_cfi_close(c);
 	nsr_buf_release(&s);
 	nsr_buf_release(&want);
