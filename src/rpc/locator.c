@@ -20,11 +20,12 @@ int nsr_rpc_locator_port(void)
 	return v > 0 && v < 65536 ? v : NSR_PORTMAP_PORT_DEFAULT;
 }
 
-/* loc_connect - connect to host's locator. */
-static int loc_connect(const char *host, struct nsr_rpc_clnt **c, struct nsr_buf *err)
+/* loc_connect - connect to host's locator (timeout_ms 0 = default). */
+static int loc_connect(const char *host, int timeout_ms, struct nsr_rpc_clnt **c,
+		       struct nsr_buf *err)
 {
 	int rc = nsr_rpc_connect(host, nsr_rpc_locator_port(), NSREXECD_PROG,
-				 NSREXECD_V1, 0, c, err);
+				 NSREXECD_V1, timeout_ms, c, err);
 
 	if (rc && err)
 		nsr_buf_addstr(err, " (is nsrexecd running there?)");
@@ -41,7 +42,7 @@ int nsr_rpc_locate(const char *host, uint32_t prog, uint32_t vers, int *port,
 	int rc;
 
 	*port = 0;
-	rc = loc_connect(host, &c, err);
+	rc = loc_connect(host, 0, &c, err);
 	if (rc)
 		return rc;
 	nsr_rpc_set_timeout(c, 10000);
@@ -76,17 +77,19 @@ int nsr_rpc_open(const char *host, uint32_t prog, uint32_t vers,
 	return nsr_rpc_connect(host, port, prog, vers, 0, out, err);
 }
 
-/* loc_simple - one call with an nsr_void_res result. */
-static int loc_simple(uint32_t proc, xdrproc_t xargs, void *args, struct nsr_buf *err)
+/* loc_simple - one call with an nsr_void_res result to the local locator,
+ * within timeout_ms for the connect and for the reply. */
+static int loc_simple(uint32_t proc, xdrproc_t xargs, void *args, int timeout_ms,
+		      struct nsr_buf *err)
 {
 	struct nsr_rpc_clnt *c = NULL;
 	nsr_void_res res;
 	int rc;
 
-	rc = loc_connect("127.0.0.1", &c, err);
+	rc = loc_connect("127.0.0.1", timeout_ms, &c, err);
 	if (rc)
 		return rc;
-	nsr_rpc_set_timeout(c, 10000);
+	nsr_rpc_set_timeout(c, timeout_ms);
 	memset(&res, 0, sizeof(res));
 	rc = nsr_rpc_call(c, proc, xargs, args, NSR_XDR(xdr_nsr_void_res), &res);
 	if (rc && err)
@@ -113,13 +116,15 @@ int nsr_rpc_register(uint32_t prog, uint32_t vers, int port, struct nsr_buf *err
 	a.port = port;
 	a.pid = (int)getpid();
 	a.name = name;
-	return loc_simple(LOC_REGISTER, NSR_XDR(xdr_loc_reg_args), &a, err);
+	return loc_simple(LOC_REGISTER, NSR_XDR(xdr_loc_reg_args), &a, 10000, err);
 }
 
-/* nsr_rpc_unregister - forget prog/vers at the local locator. */
+/* nsr_rpc_unregister - forget prog/vers at the local locator.  Best effort
+ * within one second: at shutdown nsrexecd may be stopping too, and the
+ * locator forgets entries of dead processes by itself. */
 int nsr_rpc_unregister(uint32_t prog, uint32_t vers)
 {
 	loc_key k = {.prog = prog, .vers = vers};
 
-	return loc_simple(LOC_UNREGISTER, NSR_XDR(xdr_loc_key), &k, NULL);
+	return loc_simple(LOC_UNREGISTER, NSR_XDR(xdr_loc_key), &k, 1000, NULL);
 }
