@@ -26,6 +26,9 @@
 #include "nsr/err.h"
 #include "nsr/jobdb.h"
 #include "nsr/log.h"
+#include "nsr/res.h"
+#include "nsr/rpc.h"
+#include "nsr/rpc/nsrd.h"
 
 #include "jobd.h"
 
@@ -102,6 +105,40 @@ long long jobd_now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* server_retention - the server resource's "jobsdb retention in hours" as
+ * nsrd has it now, or 0 when nsrd does not answer (nsrjobd running on its
+ * own) or the value is missing.  Asked at every purge, so a change made
+ * with nsradmin takes effect at the next purge. */
+static unsigned server_retention(void)
+{
+	res_query_args a = {.query = (char *)"type: NSR"};
+	struct nsr_rpc_clnt *c = NULL;
+	struct nsr_res_list list;
+	res_list_res r;
+	unsigned hours = 0;
+
+	if (nsr_rpc_open("127.0.0.1", NSRD_PROG, NSRD_V1, &c, NULL) != NSR_OK)
+		return 0;
+	nsr_rpc_set_timeout(c, 5000);
+	memset(&r, 0, sizeof(r));
+	nsr_res_list_init(&list);
+	if (nsr_rpc_call(c, RES_QUERY, NSR_XDR(xdr_res_query_args), &a,
+			 NSR_XDR(xdr_res_list_res), &r) == NSR_OK &&
+	    r.st.code == 0 &&
+	    nsr_res_parse(r.text, strlen(r.text), &list, NULL) == NSR_OK &&
+	    list.n > 0) {
+		const char *v = nsr_res_get(list.items[0], "jobsdb retention in hours");
+		long h = v ? atol(v) : 0;
+
+		if (h > 0 && h <= JOBD_RETENTION_MAX)
+			hours = (unsigned)h;
+	}
+	nsr_res_list_release(&list);
+	xdr_free(NSR_XDR(xdr_res_list_res), &r);
+	nsr_rpc_close(c);
+	return hours;
+}
+
 /* jobd_purge_run - one purge under purge_mu, logged. */
 int jobd_purge_run(struct jobd *jd, unsigned retention,
 		   struct nsr_jobdb_purge_stats *st)
@@ -111,6 +148,8 @@ int jobd_purge_run(struct jobd *jd, unsigned retention,
 	int rc;
 
 	memset(&s, 0, sizeof(s));
+	if (!retention)
+		retention = server_retention();
 	if (!retention)
 		retention = jd->retention;
 	pthread_mutex_lock(&jd->purge_mu);
