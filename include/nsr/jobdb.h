@@ -145,20 +145,25 @@ struct nsr_jobdb_purge_stats {
 /* --- Database ----------------------------------------------------------- */
 
 /* nsr_jobdb_open - open (creating if needed) the jobs db at path.
- * *out is NULL on failure.  NSR_ERR_IO (cannot open/create), NSR_ERR_CORRUPT
- * (not a jobs db or damaged), NSR_ERR_BUSY (locked), NSR_ERR_NOMEM. */
+ * *out is NULL on failure.  NSR_ERR_INVAL (empty path), NSR_ERR_IO (cannot
+ * open/create), NSR_ERR_CORRUPT (not an SQLite file or damaged),
+ * NSR_ERR_UNSUPPORTED (written by a newer schema), NSR_ERR_BUSY (locked),
+ * NSR_ERR_NOMEM. */
 int nsr_jobdb_open(const char *path, const struct nsr_jobdb_options *opt,
 		   struct nsr_jobdb **out);
 /* nsr_jobdb_close - close the handle; NULL is allowed. */
 void nsr_jobdb_close(struct nsr_jobdb *db);
 
-/* nsr_jobdb_create - insert a new job; *id gets its id.  NSR_ERR_INVAL for a
- * bad type or state. */
+/* nsr_jobdb_create - insert a new job; *id gets its id (0 on failure).
+ * NSR_ERR_INVAL for a bad type or state, or a parent_id that is not the id
+ * of an earlier job. */
 int nsr_jobdb_create(struct nsr_jobdb *db, const struct nsr_jobdb_job *job,
 		     int64_t *id);
 /* nsr_jobdb_update - store the members of v named in fields (a mask of
  * enum nsr_jobdb_field) into job id.  Setting a finished state while the
- * job has no end time stamps end time = now.  NSR_ERR_NOTFOUND, _INVAL. */
+ * job has no end time stamps end time = now.  NSR_ERR_NOTFOUND; NSR_ERR_INVAL
+ * for unknown field bits, a bad type or state, or a parent_id not below
+ * id. */
 int nsr_jobdb_update(struct nsr_jobdb *db, int64_t id, unsigned fields,
 		     const struct nsr_jobdb_job *v);
 /* nsr_jobdb_get - read one job into *out (owned storage: release it with
@@ -189,8 +194,10 @@ int nsr_jobdb_recover(struct nsr_jobdb *db, int64_t now, uint64_t *marked);
  * retention_hours before now, with their logs.  A job with a parent goes
  * only with its parent, as one unit; a unit goes only when every job in it
  * is finished and expired.  Deletes in batches of batch_rows jobs per
- * transaction, then returns freed pages to the file system.  *st (may be
- * NULL) gets the counts. */
+ * transaction (committing early after 10 ms), gives way between batches to
+ * writers of this process that are waiting, then returns freed pages to
+ * the file system.  A purge with nothing to delete is one index probe.
+ * *st (may be NULL) gets the counts, also on failure. */
 int nsr_jobdb_purge(struct nsr_jobdb *db, unsigned retention_hours,
 		    int64_t now, struct nsr_jobdb_purge_stats *st);
 
@@ -204,7 +211,7 @@ int nsr_jobdb_checkpoint(struct nsr_jobdb *db);
 struct nsr_jobdb_stats {
 	uint64_t busy_waits;   /* operations that found the db locked */
 	uint64_t busy_us;      /* total time spent waiting for a lock */
-	uint64_t busy_max_us;  /* longest single wait */
+	uint64_t busy_max_us;  /* longest single wait (up to the last poll) */
 };
 
 /* nsr_jobdb_stats - the handle's lock-wait counters since open. */
@@ -212,8 +219,10 @@ void nsr_jobdb_stats(const struct nsr_jobdb *db, struct nsr_jobdb_stats *st);
 
 /* nsr_jobdb_count - number of jobs in the database. */
 int nsr_jobdb_count(struct nsr_jobdb *db, uint64_t *n);
-/* nsr_jobdb_check - SQLite integrity check plus our invariants (no log line
- * without a job).  NSR_OK or NSR_ERR_CORRUPT. */
+/* nsr_jobdb_check - SQLite integrity check plus the jobs-db invariants
+ * (no log line without a job, finished flag matches the state, a finished
+ * job has an end time, parent ids below job ids, line counts right; see
+ * nsr_jobsdb(5)).  NSR_OK or NSR_ERR_CORRUPT.  Reads the whole file. */
 int nsr_jobdb_check(struct nsr_jobdb *db);
 
 /* nsr_jobdb_type_name / _state_name - text for an enum ("save job",
