@@ -1,6 +1,9 @@
 /*
- * restore_int.h - a small string -> string map private to the client
- * library (restore: saved path -> restored target of hard-link sources).
+ * restore_int.h - internals of the client library: a small string ->
+ * string map (restore: saved path -> restored target of hard-link
+ * sources; treecmp: inode -> first path) and the restore engine's state,
+ * shared by restore.c (decoder events, API) and restore_fs.c (placing,
+ * creating, metadata).
  */
 #ifndef NSR_RESTORE_INT_H
 #define NSR_RESTORE_INT_H
@@ -24,5 +27,115 @@ void rst_map_release(struct rst_map *m);
 int rst_map_put(struct rst_map *m, const char *key, const char *val);
 /* rst_map_get - the value for key or NULL. */
 const char *rst_map_get(const struct rst_map *m, const char *key);
+
+
+/* ---- the restore engine's state, shared by restore.c and restore_fs.c */
+
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "nsr/asm.h"
+#include "nsr/restore.h"
+
+struct nsr_asm_dec;
+
+/* Extended attributes of one object, applied with its metadata. */
+struct xa {
+	char *name;
+	void *val;
+	size_t len;
+};
+
+struct xa_list {
+	struct xa *v;
+	size_t n, cap;
+};
+
+/* A directory whose metadata is applied after its contents. */
+struct pending_dir {
+	char *path;   /* saved path */
+	char *target; /* where it is on disk */
+	struct nsr_asm_file meta; /* strings not kept */
+	struct xa_list xa;
+};
+
+/* The file being restored. */
+struct cur_file {
+	int active;   /* between FILE and FILE_END */
+	int write;    /* data goes to fd */
+	int failed;   /* a write failed; error already reported */
+	int dir;      /* a directory: attributes go to its pending entry */
+	int node;     /* symlink/fifo/device made: metadata at FILE_END */
+	int fd;
+	struct nsr_asm_file meta; /* path points into .path */
+	char *path;
+	char *target;
+	char *name;   /* node: its name in the parent directory */
+	struct xa_list xa;
+	uint64_t written;
+};
+
+struct nsr_restore {
+	char *dest;
+	char **filters;
+	size_t nfilters;
+	int conflict;
+	int no_owner;
+	int owner_by_name;
+	int is_root;
+	struct nsr_restore_cb cb;
+	struct nsr_asm_dec *dec;
+	int base_fd; /* dest, or "/" in place */
+	int cwd_fd;  /* dest, or "." in place (relative saved paths) */
+	int nofollow;
+	/* cached parent directory of the last object */
+	char *parent_rel;
+	int parent_fd;
+	struct cur_file cur;
+	struct pending_dir *dirs;
+	size_t ndirs, dirs_cap;
+	struct rst_map links; /* saved path -> target, for hard links */
+	struct nsr_restore_stats st;
+	int err;
+};
+
+/* rst_error - report a per-file error (rc, with errno for NSR_ERR_SYSTEM). */
+void rst_error(struct nsr_restore *r, const char *path, int rc,
+	       const char *what);
+/* rst_warn - report metadata that could not be applied. */
+void rst_warn(struct nsr_restore *r, const char *path, int rc,
+	      const char *what);
+/* rst_xa_add - keep a copy of one extended attribute. */
+int rst_xa_add(struct xa_list *l, const char *name, const void *val,
+	       size_t len);
+/* rst_xa_release - free all attributes of a list. */
+void rst_xa_release(struct xa_list *l);
+/* rst_path_ok - no empty, "." or ".." components, no trailing slash. */
+int rst_path_ok(const char *p);
+/* rst_selected - does the filter select saved path p? */
+int rst_selected(const struct nsr_restore *r, const char *p);
+/* rst_rel_of - saved path p without its leading slashes. */
+const char *rst_rel_of(const char *p);
+/* rst_forget_parent - drop the cached parent directory. */
+void rst_forget_parent(struct nsr_restore *r);
+/* rst_map_owner - with owner_by_name, local ids for the saved names. */
+void rst_map_owner(const struct nsr_restore *r, struct nsr_asm_file *f);
+/* rst_meta_fd - owner, attributes, mode and times through a descriptor. */
+void rst_meta_fd(struct nsr_restore *r, int fd, const struct nsr_asm_file *f,
+		 const struct xa_list *xa, const char *path);
+/* rst_meta_at - the same for dfd/name, not following it. */
+void rst_meta_at(struct nsr_restore *r, int dfd, const char *name,
+		 const struct nsr_asm_file *f, const struct xa_list *xa,
+		 const char *target, const char *path);
+/* rst_dirs_pop_to - apply directories that cannot contain path (NULL:
+ * all). */
+void rst_dirs_pop_to(struct nsr_restore *r, const char *path);
+/* rst_done_object - count a restored object, note hard-link sources. */
+int rst_done_object(struct nsr_restore *r, const struct nsr_asm_file *f,
+		    const char *target);
+/* rst_start_root - the record of the restore base itself. */
+int rst_start_root(struct nsr_restore *r, const struct nsr_asm_file *f);
+/* rst_start_object - create the object of a selected file record. */
+int rst_start_object(struct nsr_restore *r, const struct nsr_asm_file *f);
 
 #endif /* NSR_RESTORE_INT_H */

@@ -1,0 +1,639 @@
+/*
+ * restore_fs.c - the file-system side of the restore engine: where a saved
+ * path goes (relocation, filter, conflict policy, parent directories
+ * reached with openat() one component at a time, with O_NOFOLLOW when
+ * relocating, so a stream that first restores "a -> /etc" and then
+ * "a/passwd" cannot escape the destination), how each object type is
+ * created, and how metadata and extended attributes are applied,
+ * directories after their contents.  restore.c drives it from the
+ * decoder's events.
+ */
+#include "nsr/compat.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "nsr/asm.h"
+#include "nsr/err.h"
+#include "nsr/restore.h"
+
+#include "restore_int.h"
+
+/* ---- reporting ------------------------------------------------------ */
+
+/* rst_error - report a per-file error. */
+void rst_error(struct nsr_restore *r, const char *path, int rc,
+		   const char *what)
+{
+	int e = rc == NSR_ERR_SYSTEM ? errno : 0;
+
+	r->st.errors++;
+	if (r->cb.error)
+		r->cb.error(r->cb.ctx, path, rc, e, what);
+}
+
+/* rst_warn - report metadata that could not be applied. */
+void rst_warn(struct nsr_restore *r, const char *path, int rc,
+		  const char *what)
+{
+	int e = rc == NSR_ERR_SYSTEM ? errno : 0;
+
+	r->st.warnings++;
+	if (r->cb.warn)
+		r->cb.warn(r->cb.ctx, path, rc, e, what);
+}
+
+/* ---- extended attributes ------------------------------------------- */
+
+/* rst_xa_add - keep a copy of one attribute. */
+int rst_xa_add(struct xa_list *l, const char *name, const void *val,
+		  size_t len)
+{
+	struct xa *x;
+
+	if (l->n == l->cap) {
+		size_t ncap = l->cap ? l->cap * 2 : 4;
+		struct xa *nv = realloc(l->v, ncap * sizeof(*nv));
+
+		if (nv == NULL)
+			return NSR_ERR_NOMEM;
+		l->v = nv;
+		l->cap = ncap;
+	}
+	x = &l->v[l->n];
+	x->name = strdup(name);
+	x->val = malloc(len ? len : 1);
+	if (x->name == NULL || x->val == NULL) {
+		free(x->name);
+		free(x->val);
+		return NSR_ERR_NOMEM;
+	}
+	memcpy(x->val, val, len);
+	x->len = len;
+	l->n++;
+	return NSR_OK;
+}
+
+/* rst_xa_release - free all attributes of a list. */
+void rst_xa_release(struct xa_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].name);
+		free(l->v[i].val);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* ---- paths ---------------------------------------------------------- */
+
+/* rst_path_ok - no empty, "." or ".." components, no trailing slash. */
+int rst_path_ok(const char *p)
+{
+	const char *c = p;
+
+	if (strcmp(p, "/") == 0)
+		return 1;
+	if (*c == '/')
+		c++;
+	for (;;) {
+		const char *e = strchr(c, '/');
+		size_t n = e ? (size_t)(e - c) : strlen(c);
+
+		if (n == 0 || (n == 1 && c[0] == '.') ||
+		    (n == 2 && c[0] == '.' && c[1] == '.'))
+			return 0;
+		if (e == NULL)
+			return 1;
+		c = e + 1;
+	}
+}
+
+/* is_under - is p equal to or below d (saved paths)? */
+static int is_under(const char *p, const char *d)
+{
+	size_t n = strlen(d);
+
+	if (strcmp(d, "/") == 0)
+		return p[0] == '/';
+	return strncmp(p, d, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+/* rst_selected - does the filter select saved path p? */
+int rst_selected(const struct nsr_restore *r, const char *p)
+{
+	if (r->nfilters == 0)
+		return 1;
+	for (size_t i = 0; i < r->nfilters; i++)
+		if (is_under(p, r->filters[i]))
+			return 1;
+	return 0;
+}
+
+/* rst_rel_of - the part of saved path p below the base: without leading '/'
+ * ("" for "/"). */
+const char *rst_rel_of(const char *p)
+{
+	while (*p == '/')
+		p++;
+	return p;
+}
+
+/* full_target - dest + "/" + rel, or the saved path in place. */
+static char *full_target(const struct nsr_restore *r, const char *path)
+{
+	char *out = NULL;
+	const char *rel = rst_rel_of(path);
+
+	if (r->dest == NULL)
+		return strdup(path);
+	if (*rel == '\0')
+		return strdup(r->dest);
+	if (asprintf(&out, "%s/%s", r->dest, rel) < 0)
+		return NULL;
+	return out;
+}
+
+/* rst_forget_parent - drop the cached parent directory. */
+void rst_forget_parent(struct nsr_restore *r)
+{
+	if (r->parent_fd >= 0)
+		close(r->parent_fd);
+	r->parent_fd = -1;
+	free(r->parent_rel);
+	r->parent_rel = NULL;
+}
+
+/* open_dir_chain - open directory rel (components below base), creating
+ * missing ones (0755); returns an fd or -1 with errno. */
+static int open_dir_chain(struct nsr_restore *r, int base, const char *rel)
+{
+	int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
+	int fd = dup(base);
+	char comp[NAME_MAX + 1];
+	const char *c = rel;
+
+	if (r->nofollow)
+		flags |= O_NOFOLLOW;
+	while (fd >= 0 && *c != '\0') {
+		const char *e = strchr(c, '/');
+		size_t n = e ? (size_t)(e - c) : strlen(c);
+		int next;
+
+		if (n > NAME_MAX) {
+			close(fd);
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(comp, c, n);
+		comp[n] = '\0';
+		next = openat(fd, comp, flags);
+		if (next < 0 && errno == ENOENT) {
+			if (mkdirat(fd, comp, 0755) != 0 && errno != EEXIST) {
+				int saved = errno;
+
+				close(fd);
+				errno = saved;
+				return -1;
+			}
+			next = openat(fd, comp, flags);
+		}
+		if (next < 0) {
+			int saved = errno;
+
+			close(fd);
+			errno = saved;
+			return -1;
+		}
+		close(fd);
+		fd = next;
+		c = e ? e + 1 : c + n;
+	}
+	return fd;
+}
+
+/* parent_fd - an fd of the directory that holds saved path p (cached by
+ * the path prefix up to and including the last '/'); *leaf gets the last
+ * component.  -1 with errno on failure. */
+static int parent_fd(struct nsr_restore *r, const char *p, const char **leaf)
+{
+	const char *slash = strrchr(p, '/');
+	size_t klen = slash ? (size_t)(slash - p) + 1 : 0;
+	int base = (r->dest != NULL || p[0] == '/') ? r->base_fd : r->cwd_fd;
+	char *key;
+
+	*leaf = slash ? slash + 1 : p;
+	if (r->parent_rel != NULL && strlen(r->parent_rel) == klen &&
+	    strncmp(r->parent_rel, p, klen) == 0)
+		return r->parent_fd;
+	key = strndup(p, klen);
+	if (key == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	rst_forget_parent(r);
+	r->parent_fd = open_dir_chain(r, base, rst_rel_of(key));
+	if (r->parent_fd < 0) {
+		free(key);
+		return -1;
+	}
+	r->parent_rel = key;
+	return r->parent_fd;
+}
+
+/* ---- metadata ------------------------------------------------------- */
+
+/* owner_failed - chown failure: an error as root, a warning otherwise. */
+static void owner_failed(struct nsr_restore *r, const char *path)
+{
+	if (r->is_root)
+		rst_error(r, path, NSR_ERR_SYSTEM, "lchown");
+	else
+		rst_warn(r, path, NSR_ERR_SYSTEM, "lchown");
+}
+
+/* times_of - the utimensat pair of a record. */
+static void times_of(const struct nsr_asm_file *f, struct timespec t[2])
+{
+	t[0] = f->atime;
+	t[1] = f->mtime;
+}
+
+/* xa_failed - an attribute could not be set: a warning when the file
+ * system or our privilege does not allow it, else an error. */
+static void xa_failed(struct nsr_restore *r, const char *path)
+{
+	if (errno == EPERM || errno == ENOTSUP || errno == EACCES)
+		rst_warn(r, path, NSR_ERR_SYSTEM, "setxattr");
+	else
+		rst_error(r, path, NSR_ERR_SYSTEM, "setxattr");
+}
+
+/* rst_meta_fd - owner, attributes, mode and times through an open descriptor
+ * (owner first: chown clears set-id bits and file capabilities). */
+void rst_meta_fd(struct nsr_restore *r, int fd, const struct nsr_asm_file *f,
+		    const struct xa_list *xa, const char *path)
+{
+	struct timespec t[2];
+
+	if (!r->no_owner && fchown(fd, f->uid, f->gid) != 0)
+		owner_failed(r, path);
+	for (size_t i = 0; i < xa->n; i++)
+		if (fsetxattr(fd, xa->v[i].name, xa->v[i].val, xa->v[i].len,
+			      0) != 0)
+			xa_failed(r, path);
+	if (fchmod(fd, f->mode) != 0)
+		rst_error(r, path, NSR_ERR_SYSTEM, "chmod");
+	times_of(f, t);
+	if (futimens(fd, t) != 0)
+		rst_error(r, path, NSR_ERR_SYSTEM, "utimens");
+}
+
+/* rst_meta_at - owner, attributes, mode and times of dfd/name (also reachable
+ * as target, for the attribute calls) without following it. */
+void rst_meta_at(struct nsr_restore *r, int dfd, const char *name,
+		    const struct nsr_asm_file *f, const struct xa_list *xa,
+		    const char *target, const char *path)
+{
+	struct timespec t[2];
+
+	if (!r->no_owner &&
+	    fchownat(dfd, name, f->uid, f->gid, AT_SYMLINK_NOFOLLOW) != 0)
+		owner_failed(r, path);
+	for (size_t i = 0; i < xa->n; i++)
+		if (lsetxattr(target, xa->v[i].name, xa->v[i].val,
+			      xa->v[i].len, 0) != 0)
+			xa_failed(r, path);
+	if (f->type != NSR_ASM_SYMLINK && fchmodat(dfd, name, f->mode, 0) != 0)
+		rst_error(r, path, NSR_ERR_SYSTEM, "chmod");
+	times_of(f, t);
+	if (utimensat(dfd, name, t, AT_SYMLINK_NOFOLLOW) != 0)
+		rst_error(r, path, NSR_ERR_SYSTEM, "utimens");
+}
+
+/* dir_apply - apply a pending directory's metadata and free it. */
+static void dir_apply(struct nsr_restore *r, struct pending_dir *d)
+{
+	int fd = open(d->target, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				     O_CLOEXEC);
+
+	if (fd < 0) {
+		rst_error(r, d->path, NSR_ERR_SYSTEM, "open dir");
+	} else {
+		rst_meta_fd(r, fd, &d->meta, &d->xa, d->path);
+		close(fd);
+	}
+	free(d->path);
+	free(d->target);
+	rst_xa_release(&d->xa);
+}
+
+/* rst_dirs_pop_to - apply directories that cannot contain path (NULL: all). */
+void rst_dirs_pop_to(struct nsr_restore *r, const char *path)
+{
+	while (r->ndirs > 0) {
+		struct pending_dir *d = &r->dirs[r->ndirs - 1];
+
+		if (path != NULL && is_under(path, d->path) &&
+		    strcmp(path, d->path) != 0)
+			break;
+		dir_apply(r, d);
+		r->ndirs--;
+	}
+}
+
+/* dirs_push - remember a directory for after its contents. */
+static int dirs_push(struct nsr_restore *r, const struct nsr_asm_file *f,
+		     const char *target)
+{
+	struct pending_dir *d;
+
+	if (r->ndirs == r->dirs_cap) {
+		size_t ncap = r->dirs_cap ? r->dirs_cap * 2 : 16;
+		struct pending_dir *nd = realloc(r->dirs, ncap * sizeof(*nd));
+
+		if (nd == NULL)
+			return NSR_ERR_NOMEM;
+		r->dirs = nd;
+		r->dirs_cap = ncap;
+	}
+	d = &r->dirs[r->ndirs];
+	memset(&d->xa, 0, sizeof(d->xa));
+	d->meta = *f;
+	d->meta.path = d->meta.link = d->meta.user = d->meta.group = NULL;
+	d->path = strdup(f->path);
+	d->target = strdup(target);
+	if (d->path == NULL || d->target == NULL) {
+		free(d->path);
+		free(d->target);
+		return NSR_ERR_NOMEM;
+	}
+	r->ndirs++;
+	return NSR_OK;
+}
+
+/* ---- creating objects ----------------------------------------------- */
+
+enum { CLAIM_CREATE, CLAIM_MERGE, CLAIM_SKIP, CLAIM_ERROR };
+
+/* claim - apply the conflict policy at dfd/leaf; name gets the name to
+ * create (leaf or leaf.R...). */
+static int claim(struct nsr_restore *r, int dfd, const char *leaf,
+		 const struct nsr_asm_file *f, char *name, size_t cap)
+{
+	struct stat st;
+
+	snprintf(name, cap, "%s", leaf);
+	if (fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		if (errno == ENOENT)
+			return CLAIM_CREATE;
+		rst_error(r, f->path, NSR_ERR_SYSTEM, "stat");
+		return CLAIM_ERROR;
+	}
+	if (f->type == NSR_ASM_DIR && S_ISDIR(st.st_mode))
+		return CLAIM_MERGE;
+	if (r->conflict == NSR_RESTORE_SKIP)
+		return CLAIM_SKIP;
+	if (r->conflict == NSR_RESTORE_OVERWRITE) {
+		if (unlinkat(dfd, leaf, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0)
+		    != 0) {
+			rst_error(r, f->path, NSR_ERR_SYSTEM, "remove existing");
+			return CLAIM_ERROR;
+		}
+		return CLAIM_CREATE;
+	}
+	for (int i = 0; i < 1000; i++) {
+		int n = i == 0 ? snprintf(name, cap, "%s.R", leaf)
+			       : snprintf(name, cap, "%s.R%d", leaf, i);
+
+		if (n < 0 || (size_t)n >= cap || n > NAME_MAX) {
+			errno = ENAMETOOLONG;
+			break;
+		}
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 &&
+		    errno == ENOENT)
+			return CLAIM_CREATE;
+	}
+	rst_error(r, f->path, NSR_ERR_SYSTEM, "rename");
+	return CLAIM_ERROR;
+}
+
+/* create_node - make a non-regular, non-directory object. */
+static int create_node(struct nsr_restore *r, int dfd, const char *name,
+		       const struct nsr_asm_file *f, const char **what)
+{
+	const char *src;
+
+	switch (f->type) {
+	case NSR_ASM_SYMLINK:
+		*what = "symlink";
+		return symlinkat(f->link, dfd, name);
+	case NSR_ASM_HARDLINK:
+		*what = "hardlink";
+		src = rst_map_get(&r->links, f->link);
+		if (src == NULL) {
+			errno = ENOENT;
+			*what = "hardlink target not restored";
+			return -1;
+		}
+		return linkat(AT_FDCWD, src, dfd, name, 0);
+	case NSR_ASM_FIFO:
+		*what = "mkfifo";
+		return mkfifoat(dfd, name, 0600);
+	case NSR_ASM_CHR:
+	case NSR_ASM_BLK:
+		*what = "mknod";
+		return mknodat(dfd, name,
+			       (f->type == NSR_ASM_CHR ? S_IFCHR : S_IFBLK) |
+				       0600,
+			       (dev_t)f->rdev);
+	default:
+		*what = "type";
+		errno = EINVAL;
+		return -1;
+	}
+}
+
+/* rst_done_object - count a restored object, note hard-link sources. */
+int rst_done_object(struct nsr_restore *r, const struct nsr_asm_file *f,
+		       const char *target)
+{
+	r->st.files++;
+	if (f->type != NSR_ASM_DIR && f->type != NSR_ASM_HARDLINK &&
+	    f->nlink > 1 && rst_map_put(&r->links, f->path, target) != NSR_OK)
+		return NSR_ERR_NOMEM;
+	if (r->cb.restored)
+		r->cb.restored(r->cb.ctx, f, target);
+	return NSR_OK;
+}
+
+/* target_named - the full target with the created name in place of the
+ * last component (a rename appends a suffix to it). */
+static char *target_named(const struct nsr_restore *r, const char *path,
+			  const char *leaf, const char *name)
+{
+	char *t = full_target(r, path), *out = NULL;
+
+	if (t == NULL || strcmp(leaf, name) == 0)
+		return t;
+	if (asprintf(&out, "%s%s", t, name + strlen(leaf)) < 0)
+		out = NULL;
+	free(t);
+	return out;
+}
+
+/* rst_start_root - the record of the restore base itself ("/" or dest). */
+int rst_start_root(struct nsr_restore *r, const struct nsr_asm_file *f)
+{
+	char *t;
+	int rc;
+
+	if (f->type != NSR_ASM_DIR) {
+		rst_error(r, f->path, NSR_ERR_CORRUPT, "path");
+		return NSR_OK;
+	}
+	t = full_target(r, f->path);
+	if (t == NULL)
+		return NSR_ERR_NOMEM;
+	rc = dirs_push(r, f, t);
+	if (rc == NSR_OK)
+		rc = rst_done_object(r, f, t);
+	r->cur.dir = 1;
+	free(t);
+	return rc;
+}
+
+/* parent_pending - is the parent of saved path p the directory on top of
+ * the pending stack (whose times are set after its contents anyway)? */
+static int parent_pending(const struct nsr_restore *r, const char *p)
+{
+	const char *slash = strrchr(p, '/');
+	size_t plen = slash ? (size_t)(slash - p) : 0;
+	const char *top;
+
+	if (r->ndirs == 0 || slash == NULL)
+		return r->ndirs > 0 && slash == NULL;
+	top = r->dirs[r->ndirs - 1].path;
+	if (plen == 0) /* "/x" */
+		return strcmp(top, "/") == 0;
+	return strlen(top) == plen && strncmp(top, p, plen) == 0;
+}
+
+/* keep_parent_times - after creating in an existing directory that is not
+ * itself being restored, put its times back: restoring a file does not
+ * disturb the directory it goes into. */
+static void keep_parent_times(int dfd, const struct stat *before)
+{
+	struct timespec t[2];
+
+	t[0] = before->st_atim;
+	t[1] = before->st_mtim;
+	futimens(dfd, t);
+}
+
+/* rst_start_object - create the object of a selected file record. */
+int rst_start_object(struct nsr_restore *r, const struct nsr_asm_file *f)
+{
+	char name[NAME_MAX + 16];
+	const char *leaf = NULL, *what = NULL;
+	char *target = NULL;
+	struct stat before;
+	int dfd, how, keep, rc = NSR_OK;
+
+	dfd = parent_fd(r, f->path, &leaf);
+	if (dfd < 0) {
+		rst_error(r, f->path, NSR_ERR_SYSTEM, "parent directory");
+		return NSR_OK;
+	}
+	keep = !parent_pending(r, f->path) && fstat(dfd, &before) == 0;
+	how = claim(r, dfd, leaf, f, name, sizeof(name));
+	if (how == CLAIM_ERROR)
+		return NSR_OK;
+	target = target_named(r, f->path, leaf, name);
+	if (target == NULL)
+		return NSR_ERR_NOMEM;
+	if (how == CLAIM_SKIP) {
+		r->st.skipped++;
+		/* later names of a kept file link to the file that is there */
+		if (f->type != NSR_ASM_DIR && f->type != NSR_ASM_HARDLINK &&
+		    f->nlink > 1 && rst_map_put(&r->links, f->path, target))
+			rc = NSR_ERR_NOMEM;
+		if (r->cb.skipped)
+			r->cb.skipped(r->cb.ctx, f->path, target);
+		goto out;
+	}
+	if (f->type == NSR_ASM_DIR) {
+		if (how == CLAIM_CREATE && mkdirat(dfd, name, 0700) != 0) {
+			rst_error(r, f->path, NSR_ERR_SYSTEM, "mkdir");
+			goto out;
+		}
+		rc = dirs_push(r, f, target);
+		if (rc == NSR_OK)
+			rc = rst_done_object(r, f, target);
+		r->cur.dir = 1;
+		goto out;
+	}
+	if (f->type == NSR_ASM_REG) {
+		r->cur.fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL |
+					      O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (r->cur.fd < 0) {
+			rst_error(r, f->path, NSR_ERR_SYSTEM, "create");
+			goto out;
+		}
+		r->cur.write = 1;
+		r->cur.target = target;
+		target = NULL;
+		goto out;
+	}
+	if (create_node(r, dfd, name, f, &what) != 0) {
+		rst_error(r, f->path, NSR_ERR_SYSTEM, what);
+		goto out;
+	}
+	if (f->type == NSR_ASM_HARDLINK) { /* the inode has its metadata */
+		rc = rst_done_object(r, f, target);
+		goto out;
+	}
+	/* Metadata once the attributes (which follow) are known. */
+	r->cur.name = strdup(name);
+	if (r->cur.name == NULL) {
+		rc = NSR_ERR_NOMEM;
+		goto out;
+	}
+	r->cur.node = 1;
+	r->cur.target = target;
+	target = NULL;
+out:
+	if (keep && how != CLAIM_SKIP)
+		keep_parent_times(dfd, &before);
+	free(target);
+	return rc;
+}
+
+/* rst_map_owner - with owner_by_name, the local ids of the saved user and
+ * group names (each kept numeric when its name is empty or unknown). */
+void rst_map_owner(const struct nsr_restore *r, struct nsr_asm_file *f)
+{
+	char tmp[4096];
+
+	if (!r->owner_by_name)
+		return;
+	if (f->user != NULL && f->user[0] != '\0') {
+		struct passwd pw, *pp = NULL;
+
+		if (getpwnam_r(f->user, &pw, tmp, sizeof(tmp), &pp) == 0 &&
+		    pp != NULL)
+			f->uid = pp->pw_uid;
+	}
+	if (f->group != NULL && f->group[0] != '\0') {
+		struct group gr, *gp = NULL;
+
+		if (getgrnam_r(f->group, &gr, tmp, sizeof(tmp), &gp) == 0 &&
+		    gp != NULL)
+			f->gid = gp->gr_gid;
+	}
+}
