@@ -14,6 +14,8 @@
  *
  * Values of one term are ORed, terms are ANDed.  Bare text values with '*'
  * or '?' are wildcards; quoting ("...", with \" and \\) makes them literal.
+ * `start time` and `end time` also take nsr_getdate expressions, resolved
+ * to seconds when the line is parsed.
  * The input is hostile (it arrives over RPC): every error returns
  * NSR_ERR_SYNTAX (or NSR_ERR_TOOBIG for the limits) with the 1-based column
  * and what was expected, and leaves the session unchanged.  The parser never
@@ -23,9 +25,11 @@
 
 #include <ctype.h>
 #include <strings.h>
+#include <time.h>
 
 #include "nsr/buf.h"
 #include "nsr/err.h"
+#include "nsr/getdate.h"
 #include "nsr/jobdb.h"
 
 #include "jobdb_int.h"
@@ -277,6 +281,27 @@ static enum nsr_jobdb_type type_value(const char *s)
 	return nsr_jobdb_type_parse(longer);
 }
 
+/* parse_time - a time value that is not a plain number: an nsr_getdate
+ * expression ("yesterday", "3 days ago", "2024-02-24 10:00"), resolved
+ * now, so the canonical form holds the seconds. */
+static int parse_time(struct lexer *lx, size_t at, enum jobq_attr_id a,
+		      const char *text, struct jobq_value *v)
+{
+	struct nsr_getdate_error gerr;
+	time_t t = 0;
+	int rc = nsr_getdate_err(text, time(NULL), &t, &gerr);
+
+	if (rc == NSR_OK && t >= 0) {
+		v->num = (int64_t)t;
+		return NSR_OK;
+	}
+	if (rc == NSR_OK)
+		gerr.msg[0] = '\0';
+	return fail(lx, at, NSR_ERR_SYNTAX,
+		    "expected seconds or a date for '%s'%s%s",
+		    jobq_attrs[a].name, gerr.msg[0] ? ": " : "", gerr.msg);
+}
+
 /* convert - give value text its meaning for attribute a. */
 static int convert(struct lexer *lx, size_t at, enum jobq_attr_id a,
 		   int quoted, const char *text, struct jobq_value *v)
@@ -289,11 +314,12 @@ static int convert(struct lexer *lx, size_t at, enum jobq_attr_id a,
 			    op_text[v->op]);
 	switch (kind) {
 	case JOBQ_INT:
-		if (parse_int(text, &v->num))
-			return fail(lx, at, NSR_ERR_SYNTAX,
-				    "expected a number for '%s'",
-				    jobq_attrs[a].name);
-		return NSR_OK;
+		if (parse_int(text, &v->num) == 0)
+			return NSR_OK;
+		if (a == JA_START || a == JA_END)
+			return parse_time(lx, at, a, text, v);
+		return fail(lx, at, NSR_ERR_SYNTAX,
+			    "expected a number for '%s'", jobq_attrs[a].name);
 	case JOBQ_TYPE:
 		v->num = type_value(text);
 		if (!v->num)

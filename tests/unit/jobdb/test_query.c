@@ -5,6 +5,8 @@
  */
 #include "nsr/compat.h"
 
+#include <time.h>
+
 #include "nsr/buf.h"
 #include "nsr/err.h"
 #include "nsr/jobdb.h"
@@ -172,6 +174,46 @@ static void test_errors_have_columns(void **state)
 	nsr_jobdb_query_free(q);
 }
 
+static void test_time_expressions(void **state)
+{
+	struct nsr_jobdb_query *q = NULL;
+	struct nsr_jobdb_syntax err;
+	enum nsr_jobdb_cmd cmd;
+	time_t now = time(NULL);
+	char want[128];
+	long long t;
+
+	NSR_UNUSED(state);
+	assert_int_equal(setenv("TZ", "UTC0", 1), 0);
+	tzset();
+	assert_int_equal(nsr_jobdb_query_new(&q), NSR_OK);
+	/* Dates become seconds when parsed; the canonical form has them. */
+	assert_int_equal(parse(q, ". start time: >= @1700000000; end time: < "
+				  "2023-11-14, \"November 15, 2023 10:00\"",
+			       &cmd, &err),
+			 NSR_OK);
+	assert_string_equal(describe(q),
+			    ". start time: >=1700000000; end time: <1699920000,"
+			    " 1700042400\nshow\n");
+	/* Relative ones are resolved against the clock. */
+	assert_int_equal(parse(q, ". start time: > yesterday", &cmd, &err),
+			 NSR_OK);
+	assert_int_equal(sscanf(describe(q), ". start time: >%lld", &t), 1);
+	assert_true(t <= now && t >= now - 2 * 86400);
+	snprintf(want, sizeof(want), ". start time: >%lld\nshow\n", t);
+	assert_string_equal(describe(q), want);
+	/* Only the time attributes take dates. */
+	assert_int_equal(parse(q, ". start time: soonish", &cmd, &err),
+			 NSR_ERR_SYNTAX);
+	assert_int_equal(err.column, 15);
+	assert_non_null(strstr(err.msg, "expected seconds or a date for "
+					"'start time'"));
+	assert_int_equal(parse(q, ". bytes: yesterday", &cmd, &err),
+			 NSR_ERR_SYNTAX);
+	assert_non_null(strstr(err.msg, "expected a number for 'bytes'"));
+	nsr_jobdb_query_free(q);
+}
+
 static void test_print_keeps_or_replaces(void **state)
 {
 	struct nsr_jobdb_query *q = NULL;
@@ -303,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_valid_lines),
 		cmocka_unit_test(test_canonical_form_reparses),
 		cmocka_unit_test(test_errors_have_columns),
+		cmocka_unit_test(test_time_expressions),
 		cmocka_unit_test(test_print_keeps_or_replaces),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_mutations_never_crash),
