@@ -45,4 +45,78 @@ void asm_frame_put(uint8_t *fr, int type, uint32_t len);
 /* asm_max_len - payload bound of a record type, 0 if unknown type. */
 uint32_t asm_max_len(int type);
 
+
+/* ---- the decoder, shared by dec.c and dec_resync.c ---------------- */
+
+#include "nsr/buf.h"
+
+/* The hunt window holds a whole FILE record wherever it starts. */
+#define HUNT_CAP (2 * (NSR_ASM_FRAME_LEN + NSR_ASM_MAX_META))
+
+enum dec_state {
+	DEC_HEADER,  /* expecting HEADER */
+	DEC_BETWEEN, /* expecting FILE or END */
+	DEC_IN_FILE, /* expecting DATA, HOLE or FILE_END */
+	DEC_DONE,    /* END seen */
+};
+
+struct nsr_asm_dec {
+	struct nsr_asm_dec_ops ops;
+	void *ctx;
+	int state;
+	int err;
+	uint64_t offset;     /* stream bytes consumed */
+	uint64_t rec_offset; /* offset of the current record's frame */
+	uint8_t frame[NSR_ASM_FRAME_LEN];
+	size_t frame_fill;
+	int in_payload;	     /* frame complete, reading payload */
+	int type;
+	uint32_t len, got;
+	uint8_t meta[NSR_ASM_MAX_XATTR_REC];
+	char xname[NSR_ASM_XATTR_NAME_MAX + 1];
+	int file_xattrs; /* XATTR records of the current file */
+	int file_data;	 /* DATA or HOLE seen: no more XATTR */
+	/* the current header/file, decoded strings NUL-terminated */
+	int ck_alg;
+	char client[NSR_ASM_NAME_MAX + 1];
+	char name[NSR_ASM_PATH_MAX + 1];
+	char path[NSR_ASM_PATH_MAX + 1];
+	char link[NSR_ASM_PATH_MAX + 1];
+	char user[NSR_ASM_NAME_MAX + 1];
+	char group[NSR_ASM_NAME_MAX + 1];
+	uint64_t file_size, file_done;
+	struct asm_ck ck;
+	struct nsr_asm_trailer tot;
+	int cb_err;	     /* the error came from a callback */
+	/* resynchronisation after damage (nsr_asm_dec_resync) */
+	int resync;	     /* enabled */
+	int damaged;	     /* damage seen: totals are not checked */
+	int ck_guess;	     /* header lost: the checksum type is a guess */
+	int hunting;	     /* looking for the next FILE or END record */
+	int at_end;	     /* finish: no more input will come */
+	uint8_t *win;	     /* hunt window, HUNT_CAP bytes */
+	size_t win_len, win_pos;
+	struct nsr_buf q;    /* bytes to decode before new input */
+	size_t q_pos;
+};
+
+/* asm_dec_fail - make rc the decoder's sticky error and return it. */
+int asm_dec_fail(struct nsr_asm_dec *d, int rc);
+/* asm_dec_cb_rc - a callback's non-zero return as a negative code. */
+int asm_dec_cb_rc(struct nsr_asm_dec *d, int rc);
+/* asm_dec_on_meta - check and dispatch a complete metadata record. */
+int asm_dec_on_meta(struct nsr_asm_dec *d);
+/* asm_dec_recoverable - may decoding go on after rc (resync on)? */
+int asm_dec_recoverable(const struct nsr_asm_dec *d, int rc);
+/* asm_dec_start_hunt - damage: report it and start looking for the next
+ * intact record, from the byte after the damaged record's start. */
+int asm_dec_start_hunt(struct nsr_asm_dec *d, int why, size_t frame_bytes);
+/* asm_dec_hunt - scan the window; resume at an intact record. */
+int asm_dec_hunt(struct nsr_asm_dec *d);
+/* asm_dec_win_take - move input into the hunt window. */
+size_t asm_dec_win_take(struct nsr_asm_dec *d, const uint8_t *c, size_t n);
+/* asm_dec_drain - at the end of input: resume at records a damaged
+ * length swallowed, and decode what is left. */
+int asm_dec_drain(struct nsr_asm_dec *d);
+
 #endif /* NSR_ASM_INT_H */

@@ -1,14 +1,15 @@
 /*
  * dec.c - the incremental save stream decoder.  Input arrives in pieces
- * of any size; the decoder collects one frame header, then either buffers a
- * metadata payload (bounded per type, at most NSR_ASM_MAX_XATTR_REC) or
- * passes DATA payload
- * straight through to the data callback.  It enforces the record grammar
+ * of any size; the decoder collects one frame header, then either buffers
+ * a metadata payload (bounded per type, at most NSR_ASM_MAX_XATTR_REC) or
+ * passes DATA payload straight through to the data callback.  It enforces
+ * the record grammar
  *
  *	HEADER (FILE XATTR* (DATA|HOLE)* FILE_END)* END
  *
  * every bound and CRC, and that each file's data adds up to its size, so
- * the callbacks only ever see well-formed events.  Errors are sticky.
+ * the callbacks only ever see well-formed events.  Errors are sticky,
+ * unless resynchronisation is on (dec_resync.c).
  */
 #include "nsr/compat.h"
 
@@ -18,56 +19,6 @@
 #include "nsr/err.h"
 
 #include "asm_int.h"
-
-/* The hunt window holds a whole FILE record wherever it starts. */
-#define HUNT_CAP (2 * (NSR_ASM_FRAME_LEN + NSR_ASM_MAX_META))
-
-enum dec_state {
-	DEC_HEADER,  /* expecting HEADER */
-	DEC_BETWEEN, /* expecting FILE or END */
-	DEC_IN_FILE, /* expecting DATA, HOLE or FILE_END */
-	DEC_DONE,    /* END seen */
-};
-
-struct nsr_asm_dec {
-	struct nsr_asm_dec_ops ops;
-	void *ctx;
-	int state;
-	int err;
-	uint64_t offset;     /* stream bytes consumed */
-	uint64_t rec_offset; /* offset of the current record's frame */
-	uint8_t frame[NSR_ASM_FRAME_LEN];
-	size_t frame_fill;
-	int in_payload;	     /* frame complete, reading payload */
-	int type;
-	uint32_t len, got;
-	uint8_t meta[NSR_ASM_MAX_XATTR_REC];
-	char xname[NSR_ASM_XATTR_NAME_MAX + 1];
-	int file_xattrs; /* XATTR records of the current file */
-	int file_data;	 /* DATA or HOLE seen: no more XATTR */
-	/* the current header/file, decoded strings NUL-terminated */
-	int ck_alg;
-	char client[NSR_ASM_NAME_MAX + 1];
-	char name[NSR_ASM_PATH_MAX + 1];
-	char path[NSR_ASM_PATH_MAX + 1];
-	char link[NSR_ASM_PATH_MAX + 1];
-	char user[NSR_ASM_NAME_MAX + 1];
-	char group[NSR_ASM_NAME_MAX + 1];
-	uint64_t file_size, file_done;
-	struct asm_ck ck;
-	struct nsr_asm_trailer tot;
-	int cb_err;	     /* the error came from a callback */
-	/* resynchronisation after damage (nsr_asm_dec_resync) */
-	int resync;	     /* enabled */
-	int damaged;	     /* damage seen: totals are not checked */
-	int ck_guess;	     /* header lost: the checksum type is a guess */
-	int hunting;	     /* looking for the next FILE or END record */
-	int at_end;	     /* finish: no more input will come */
-	uint8_t *win;	     /* hunt window, HUNT_CAP bytes */
-	size_t win_len, win_pos;
-	struct nsr_buf q;    /* bytes to decode before new input */
-	size_t q_pos;
-};
 
 /* nsr_asm_dec_new - allocate a decoder that reports to ops. */
 int nsr_asm_dec_new(struct nsr_asm_dec **out,
@@ -99,16 +50,16 @@ void nsr_asm_dec_free(struct nsr_asm_dec *d)
 	free(d);
 }
 
-/* fail - record the sticky error and return it. */
-static int fail(struct nsr_asm_dec *d, int rc)
+/* asm_dec_fail - record the sticky error and return it. */
+int asm_dec_fail(struct nsr_asm_dec *d, int rc)
 {
 	d->err = rc;
 	return rc;
 }
 
-/* cb_rc - map a callback's non-zero return to a negative code, and
+/* asm_dec_cb_rc - map a callback's non-zero return to a negative code, and
  * remember that it was the caller's (never treated as damage). */
-static int cb_rc(struct nsr_asm_dec *d, int rc)
+int asm_dec_cb_rc(struct nsr_asm_dec *d, int rc)
 {
 	d->cb_err = 1;
 	return rc < 0 ? rc : NSR_ERR_INVAL;
@@ -179,7 +130,7 @@ static int on_header(struct nsr_asm_dec *d, struct nsr_rd *r)
 	if (d->ops.header) {
 		rc = d->ops.header(d->ctx, &h);
 		if (rc)
-			return cb_rc(d, rc);
+			return asm_dec_cb_rc(d, rc);
 	}
 	return NSR_OK;
 }
@@ -239,7 +190,7 @@ static int on_file(struct nsr_asm_dec *d, struct nsr_rd *r)
 	if (d->ops.file) {
 		rc = d->ops.file(d->ctx, &f, d->rec_offset);
 		if (rc)
-			return cb_rc(d, rc);
+			return asm_dec_cb_rc(d, rc);
 	}
 	return NSR_OK;
 }
@@ -267,7 +218,7 @@ static int on_xattr(struct nsr_asm_dec *d, struct nsr_rd *r)
 	if (d->ops.xattr) {
 		rc = d->ops.xattr(d->ctx, d->xname, value, vlen);
 		if (rc)
-			return cb_rc(d, rc);
+			return asm_dec_cb_rc(d, rc);
 	}
 	return NSR_OK;
 }
@@ -287,7 +238,7 @@ static int on_hole(struct nsr_asm_dec *d, struct nsr_rd *r)
 	if (d->ops.hole) {
 		rc = d->ops.hole(d->ctx, len);
 		if (rc)
-			return cb_rc(d, rc);
+			return asm_dec_cb_rc(d, rc);
 	}
 	return NSR_OK;
 }
@@ -340,7 +291,7 @@ static int on_file_end(struct nsr_asm_dec *d, struct nsr_rd *r)
 	if (d->ops.file_end) {
 		rc = d->ops.file_end(d->ctx, &fe);
 		if (rc)
-			return cb_rc(d, rc);
+			return asm_dec_cb_rc(d, rc);
 	}
 	d->path[0] = '\0';
 	return NSR_OK;
@@ -366,14 +317,14 @@ static int on_end(struct nsr_asm_dec *d, struct nsr_rd *r)
 	if (d->ops.end) {
 		rc = d->ops.end(d->ctx, &t);
 		if (rc)
-			return cb_rc(d, rc);
+			return asm_dec_cb_rc(d, rc);
 	}
 	return NSR_OK;
 }
 
-/* on_meta - a complete metadata record: check CRC, dispatch, and insist
+/* asm_dec_on_meta - a complete metadata record: check CRC, dispatch, and insist
  * the payload was consumed exactly. */
-static int on_meta(struct nsr_asm_dec *d)
+int asm_dec_on_meta(struct nsr_asm_dec *d)
 {
 	struct nsr_rd r;
 	uint32_t crc;
@@ -462,7 +413,7 @@ static int take_data(struct nsr_asm_dec *d, const uint8_t *p, size_t n)
 	if (d->ops.data) {
 		rc = d->ops.data(d->ctx, p, n);
 		if (rc)
-			return cb_rc(d, rc);
+			return asm_dec_cb_rc(d, rc);
 	}
 	return NSR_OK;
 }
@@ -516,152 +467,11 @@ static int decode(struct nsr_asm_dec *d, const uint8_t *c, size_t n,
 		if (d->in_payload && d->got == d->len) {
 			d->in_payload = 0;
 			if (d->type != NSR_ASM_REC_DATA)
-				rc = on_meta(d);
+				rc = asm_dec_on_meta(d);
 		}
 	}
 	*used = start_n - n;
 	return rc;
-}
-
-/* recoverable - may decoding go on after this error (resync on)? */
-static int recoverable(const struct nsr_asm_dec *d, int rc)
-{
-	if (!d->resync || d->cb_err || d->state == DEC_DONE)
-		return 0;
-	return rc == NSR_ERR_CORRUPT || rc == NSR_ERR_CHECKSUM ||
-	       rc == NSR_ERR_TOOBIG || rc == NSR_ERR_UNSUPPORTED;
-}
-
-/* win_add - append bytes to the hunt window (room is ensured). */
-static void win_add(struct nsr_asm_dec *d, const void *p, size_t n)
-{
-	memcpy(d->win + d->win_len, p, n);
-	d->win_len += n;
-}
-
-/* start_hunt - damage at the current record: tell the caller, drop the
- * current file, and look for the next intact FILE or END record from the
- * byte after the damaged record's start (its retained bytes first). */
-static int start_hunt(struct nsr_asm_dec *d, int why, size_t frame_bytes)
-{
-	int rc;
-
-	if (d->win == NULL)
-		d->win = malloc(HUNT_CAP);
-	if (d->win == NULL)
-		return NSR_ERR_NOMEM;
-	d->damaged++;
-	if (d->ops.damaged) {
-		rc = d->ops.damaged(d->ctx, d->rec_offset, why);
-		if (rc)
-			return cb_rc(d, rc);
-	}
-	d->win_len = 0;
-	d->win_pos = 0;
-	/* what is retained of the damaged record: its frame and, for a
-	 * metadata record, the payload read so far */
-	if (frame_bytes > 1)
-		win_add(d, d->frame + 1, frame_bytes - 1);
-	if (frame_bytes == NSR_ASM_FRAME_LEN && d->type != NSR_ASM_REC_DATA)
-		win_add(d, d->meta, d->got); /* got is 0 if the frame failed */
-	if (d->ck_alg == 0) { /* the header was lost */
-		d->ck_alg = NSR_ASM_CK_CRC32C;
-		d->ck_guess = 1;
-	}
-	d->in_payload = 0;
-	d->frame_fill = 0;
-	d->path[0] = '\0';
-	d->hunting = 1;
-	return NSR_OK;
-}
-
-/* candidate - is there an intact FILE or END record at p (n bytes
- * available)?  1 yes, 0 no, -1 cannot tell yet (more bytes needed). */
-static int candidate(const uint8_t *p, size_t n)
-{
-	uint32_t len, crc;
-
-	if (n < NSR_ASM_FRAME_LEN)
-		return -1;
-	if ((p[0] != NSR_ASM_REC_FILE && p[0] != NSR_ASM_REC_END) ||
-	    p[1] != 0 || p[2] != 0 || p[3] != 0)
-		return 0;
-	len = nsr_get_u32(p + 4);
-	if (len > NSR_ASM_MAX_META || (p[0] == NSR_ASM_REC_END && len != 24))
-		return 0;
-	if (n < NSR_ASM_FRAME_LEN + (size_t)len)
-		return -1;
-	crc = nsr_crc32c(0, p, 8);
-	crc = nsr_crc32c(crc, p + NSR_ASM_FRAME_LEN, len);
-	return crc == nsr_get_u32(p + 8);
-}
-
-/* hunt - scan the window for a record to resume at.  On success the
- * record is decoded and the bytes after it are queued for decoding. */
-static int hunt(struct nsr_asm_dec *d)
-{
-	while (d->win_len - d->win_pos > 0) {
-		const uint8_t *p = d->win + d->win_pos;
-		size_t avail = d->win_len - d->win_pos, rest;
-		int c = candidate(p, avail);
-		struct nsr_buf nq;
-		int rc;
-
-		if (c < 0 && !d->at_end)
-			return NSR_OK; /* wait for more */
-		if (c < 0)
-			c = 0; /* nothing more will come to complete it */
-		if (c == 0) {
-			d->win_pos++;
-			continue;
-		}
-		/* Resume: decode this record as if it came next. */
-		d->hunting = 0;
-		d->state = DEC_BETWEEN;
-		memcpy(d->frame, p, NSR_ASM_FRAME_LEN);
-		d->type = p[0];
-		d->len = nsr_get_u32(p + 4);
-		d->got = d->len;
-		memcpy(d->meta, p + NSR_ASM_FRAME_LEN, d->len);
-		rest = avail - NSR_ASM_FRAME_LEN - d->len;
-		/* the window was counted in offset: place the record, and
-		 * uncount the tail, which is decoded (and counted) again */
-		d->offset -= rest;
-		d->rec_offset = d->offset - NSR_ASM_FRAME_LEN - d->len;
-		/* the window's tail, then what was queued, go first */
-		nsr_buf_init(&nq, 0);
-		rc = nsr_buf_add(&nq, p + NSR_ASM_FRAME_LEN + d->len, rest);
-		if (rc == NSR_OK)
-			rc = nsr_buf_add(&nq, d->q.data + d->q_pos,
-					 d->q.len - d->q_pos);
-		if (rc) {
-			nsr_buf_release(&nq);
-			return rc;
-		}
-		nsr_buf_release(&d->q);
-		d->q = nq;
-		d->q_pos = 0;
-		d->win_len = d->win_pos = 0;
-		return on_meta(d);
-	}
-	return NSR_OK;
-}
-
-/* win_take - move up to n input bytes into the hunt window; returns how
- * many were taken. */
-static size_t win_take(struct nsr_asm_dec *d, const uint8_t *c, size_t n)
-{
-	size_t k;
-
-	if (d->win_pos > 0) { /* compact */
-		memmove(d->win, d->win + d->win_pos, d->win_len - d->win_pos);
-		d->win_len -= d->win_pos;
-		d->win_pos = 0;
-	}
-	k = NSR_MIN(n, HUNT_CAP - d->win_len);
-	win_add(d, c, k);
-	d->offset += k;
-	return k;
 }
 
 /* nsr_asm_dec_feed - consume the next piece of the stream. */
@@ -676,7 +486,7 @@ int nsr_asm_dec_feed(struct nsr_asm_dec *d, const void *p, size_t n)
 	if (d->q_pos < d->q.len && n > 0) {
 		rc = nsr_buf_add(&d->q, c, n);
 		if (rc)
-			return fail(d, rc);
+			return asm_dec_fail(d, rc);
 		n = 0;
 	}
 	for (;;) {
@@ -687,7 +497,7 @@ int nsr_asm_dec_feed(struct nsr_asm_dec *d, const void *p, size_t n)
 		if (avail == 0)
 			break;
 		if (d->hunting)
-			used = win_take(d, in, avail);
+			used = asm_dec_win_take(d, in, avail);
 		else
 			rc = decode(d, in, avail, &used);
 		/* account for what was taken before anything rebuilds q */
@@ -702,7 +512,7 @@ int nsr_asm_dec_feed(struct nsr_asm_dec *d, const void *p, size_t n)
 			n -= used;
 		}
 		if (d->hunting) {
-			rc = hunt(d);
+			rc = asm_dec_hunt(d);
 			if (!d->hunting && n > 0) {
 				/* resumed: the window's tail is queued; the rest
 				 * of the input follows it */
@@ -710,72 +520,13 @@ int nsr_asm_dec_feed(struct nsr_asm_dec *d, const void *p, size_t n)
 
 				n = 0;
 				if (arc)
-					return fail(d, arc);
+					return asm_dec_fail(d, arc);
 			}
 		}
-		if (rc && recoverable(d, rc))
-			rc = start_hunt(d, rc, NSR_ASM_FRAME_LEN);
+		if (rc && asm_dec_recoverable(d, rc))
+			rc = asm_dec_start_hunt(d, rc, NSR_ASM_FRAME_LEN);
 		if (rc)
-			return fail(d, rc);
-	}
-	return NSR_OK;
-}
-
-/* swallowed - the stream ended inside a metadata record: did a damaged
- * length make it swallow intact records?  (Is one among the bytes kept?) */
-static int swallowed(const struct nsr_asm_dec *d, size_t *frame_bytes)
-{
-	uint8_t *tmp;
-	size_t n = 0;
-	int found = 0;
-
-	*frame_bytes = d->in_payload ? NSR_ASM_FRAME_LEN : d->frame_fill;
-	if ((d->in_payload && d->type == NSR_ASM_REC_DATA) ||
-	    *frame_bytes <= 1)
-		return 0;
-	tmp = malloc(NSR_ASM_FRAME_LEN + NSR_ASM_MAX_XATTR_REC);
-	if (tmp == NULL)
-		return 0;
-	memcpy(tmp, d->frame + 1, *frame_bytes - 1);
-	n = *frame_bytes - 1;
-	if (d->in_payload) {
-		memcpy(tmp + n, d->meta, d->got);
-		n += d->got;
-	}
-	for (size_t i = 0; i < n && !found; i++)
-		found = candidate(tmp + i, n - i) == 1;
-	free(tmp);
-	return found;
-}
-
-/* drain - at the end of input with resync on: if the last record
- * swallowed intact ones, resume at them and decode what is left. */
-static int drain(struct nsr_asm_dec *d)
-{
-	size_t fb;
-	int rc;
-
-	d->at_end = 1;
-	if (!d->hunting && d->state != DEC_DONE && swallowed(d, &fb)) {
-		rc = start_hunt(d, NSR_ERR_CORRUPT, fb);
-		if (rc)
-			return fail(d, rc);
-	}
-	while (d->hunting || d->q_pos < d->q.len) {
-		if (d->hunting) {
-			rc = hunt(d);
-			if (rc && recoverable(d, rc))
-				rc = start_hunt(d, rc, NSR_ASM_FRAME_LEN);
-			if (rc)
-				return fail(d, rc);
-			if (d->hunting && d->q_pos >= d->q.len)
-				break; /* nothing intact in what is left */
-		}
-		if (d->q_pos < d->q.len) {
-			rc = nsr_asm_dec_feed(d, NULL, 0);
-			if (rc)
-				return rc;
-		}
+			return asm_dec_fail(d, rc);
 	}
 	return NSR_OK;
 }
@@ -788,27 +539,15 @@ int nsr_asm_dec_finish(struct nsr_asm_dec *d)
 	if (d->err)
 		return d->err;
 	if (d->resync && !d->cb_err) {
-		rc = drain(d);
+		rc = asm_dec_drain(d);
 		if (rc)
 			return rc;
 	}
 	if (d->damaged)
-		return fail(d, NSR_ERR_CORRUPT);
+		return asm_dec_fail(d, NSR_ERR_CORRUPT);
 	if (d->state != DEC_DONE)
-		return fail(d, NSR_ERR_TRUNCATED);
+		return asm_dec_fail(d, NSR_ERR_TRUNCATED);
 	return NSR_OK;
-}
-
-/* nsr_asm_dec_resync - after damage, skip to the next intact record. */
-void nsr_asm_dec_resync(struct nsr_asm_dec *d, int on)
-{
-	d->resync = on;
-}
-
-/* nsr_asm_dec_damaged - how many times damage was skipped. */
-int nsr_asm_dec_damaged(const struct nsr_asm_dec *d)
-{
-	return d->damaged;
 }
 
 /* nsr_asm_dec_offset - stream bytes consumed so far. */
