@@ -34,12 +34,13 @@ static int is_finished(enum nsr_jobdb_state s)
 	return s >= NSR_JOBDB_COMPLETED;
 }
 
-/* valid_type / valid_state - enum values in range. */
+/* valid_type - a known job type. */
 static int valid_type(enum nsr_jobdb_type t)
 {
 	return nsr_jobdb_type_name(t) != NULL;
 }
 
+/* valid_state - a known job state. */
 static int valid_state(enum nsr_jobdb_state s)
 {
 	return nsr_jobdb_state_name(s) != NULL;

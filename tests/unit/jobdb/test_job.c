@@ -171,6 +171,7 @@ struct lines {
 	char text[8][64];
 };
 
+/* collect - log callback that keeps up to 8 lines. */
 static int collect(void *arg, int64_t seq, int64_t time, const char *line)
 {
 	struct lines *l = arg;
