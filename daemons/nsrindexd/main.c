@@ -33,6 +33,31 @@ struct indexd {
 
 static struct indexd g_ix;
 
+/* drop_index - close open index i (a later call reopens it). */
+static void drop_index(struct indexd *x, int i)
+{
+	nsr_cfi_close(x->open[i].cfi);
+	free(x->open[i].client);
+	memmove(&x->open[i], &x->open[i + 1], sizeof(x->open[0]) * (size_t)(x->nopen - i - 1));
+	x->nopen--;
+}
+
+/* forget_failed - after an I/O error an index refuses all work (sticky):
+ * close it so the next request reopens it from disk. */
+static void forget_failed(struct indexd *x, const char *client, int rc)
+{
+	if (rc != NSR_ERR_STATE && rc != NSR_ERR_IO && rc != NSR_ERR_NOSPACE)
+		return;
+	for (int i = 0; i < x->nopen; i++)
+		if (strcmp(x->open[i].client, client) == 0) {
+			nsr_warn("closing the index of client '%s' after an error (%s); "
+				 "it is reopened on the next request", client,
+				 nsr_strerror(rc));
+			drop_index(x, i);
+			return;
+		}
+}
+
 /* get_index - the open index of client (opened on first use). */
 static int get_index(struct indexd *x, const char *client, int create,
 		     struct nsr_cfi **out, nsr_status *st)
@@ -45,11 +70,19 @@ static int get_index(struct indexd *x, const char *client, int create,
 			return NSR_OK;
 		}
 	if (x->nopen == MAX_OPEN) {
-		/* Close the oldest: indexes reopen cheaply. */
-		nsr_cfi_close(x->open[0].cfi);
-		free(x->open[0].client);
-		memmove(&x->open[0], &x->open[1], sizeof(x->open[0]) * (MAX_OPEN - 1));
-		x->nopen--;
+		/* Close the oldest index that no save is writing: indexes
+		 * reopen cheaply, but closing drops uncommitted save sets. */
+		int i;
+
+		for (i = 0; i < x->nopen && nsr_cfi_busy(x->open[i].cfi); i++)
+			;
+		if (i == x->nopen) {
+			nsr_status_set(st, NSR_ERR_LIMIT, "%d client indexes are being "
+				       "written at once; try again when a save ends",
+				       MAX_OPEN);
+			return NSR_ERR_LIMIT;
+		}
+		drop_index(x, i);
 	}
 	rc = nsr_cfi_open(out, x->root, client, create ? NSR_CFI_CREATE : 0);
 	if (rc) {
@@ -77,6 +110,7 @@ static int ix_begin(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	if (get_index(ctx, a->client, 1, &c, &r->st))
 		return NSR_OK;
 	rc = nsr_cfi_begin(c, a->ssid, a->savetime, a->name);
+	forget_failed(ctx, a->client, rc);
 	if (rc)
 		nsr_status_set(&r->st, rc, "cannot start index of save set %llu of '%s': %s",
 			   (unsigned long long)a->ssid, a->client, nsr_strerror(rc));
@@ -101,6 +135,7 @@ static int ix_add(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 		nsr_ix_entry_from_wire(&a->entries.entries_val[i], &e[i]);
 	rc = nsr_cfi_add(c, a->ssid, e, a->entries.entries_len);
 	free(e);
+	forget_failed(ctx, a->client, rc);
 	if (rc)
 		nsr_status_set(&r->st, rc, "cannot add index entries of save set %llu: %s",
 			   (unsigned long long)a->ssid, nsr_strerror(rc));
@@ -119,6 +154,7 @@ static int ss_op(struct indexd *x, ix_ss_args *a, nsr_void_res *r,
 	if (get_index(x, a->client, 0, &c, &r->st))
 		return NSR_OK;
 	rc = op(c, a->ssid);
+	forget_failed(x, a->client, rc);
 	if (rc)
 		nsr_status_set(&r->st, rc, "cannot %s the index of save set %llu of '%s': %s",
 			   what, (unsigned long long)a->ssid, a->client, nsr_strerror(rc));

@@ -196,11 +196,14 @@ static int recover_ssid(struct nsr_rpc_clnt *nsrd, const struct rec_opts *o,
 	}
 	if (eof && !msg[0]) {
 		rc = nsr_restore_finish(rs);
-		if (rc) {
+		if (rc == NSR_ERR_CORRUPT)
+			snprintf(msg, sizeof(msg), "save set %u is damaged: every intact "
+				 "file was recovered, the damaged ones are named above", ssid);
+		else if (rc)
 			snprintf(msg, sizeof(msg), "save set %u: stream incomplete: %s", ssid,
 				 nsr_strerror(rc));
+		if (rc)
 			nsr_error("%s", msg);
-		}
 	}
 	nsr_restore_stats(rs, &st);
 	if (!msg[0] && st.errors) {
