@@ -43,6 +43,8 @@ chmod 1777 "$T/modes"
 printf 'name with spaces\n' >"$T/a/file with spaces"
 printf 'utf8\n' >"$T/a/caf$(printf '\303\251')"
 if [ "$(id -u)" = 0 ]; then
+	mknod "$T/a/chardev" c 1 3
+	mknod "$T/a/blockdev" b 7 200
 	chown 12345:54321 "$T/a/alpha.txt"
 	chown -h 23456:65432 "$T/a/rel-link"
 fi
