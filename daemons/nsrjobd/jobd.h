@@ -17,7 +17,6 @@
 
 #include <pthread.h>
 
-struct sqlite3;
 #include <stdint.h>
 #include <time.h>
 
@@ -46,18 +45,12 @@ struct jobd {
 	int stopping;
 	int have_thread;
 	pthread_t thread;
-	struct sqlite3 *ckpt;	  /* the worker's checkpoint connection */
+	  /* the worker's checkpoint connection */
 };
 
 extern struct jobd g_jobd;
 extern const struct nsr_rpc_prog jobd_progs[1];
 
-/* jobd_ckpt_setup - before opening any database (see purge.c); 0/-1. */
-int jobd_ckpt_setup(void);
-/* jobd_db_open - nsr_jobdb_open with auto-checkpoints off: for handles
- * that serve RPCs, whose callers must not pay for checkpoints. */
-int jobd_db_open(const char *path, const struct nsr_jobdb_options *opt,
-		 struct nsr_jobdb **out);
 /* jobd_purge_start - start the purge worker (and open its handle). */
 int jobd_purge_start(struct jobd *jd);
 /* jobd_purge_kick - ask the worker for a purge (purge != 0) or a

@@ -109,10 +109,14 @@ static int jobd_init(struct nsr_daemon *d)
 
 	if (test_interval())
 		return -1;
-	if (jobd_ckpt_setup())
-		return nsr_error("cannot set up SQLite checkpointing");
 	g_jobd.dbpath = nsr_daemon_path(d, "res/jobsdb");
-	rc = jobd_db_open(g_jobd.dbpath, NULL, &g_jobd.db);
+	{
+		struct nsr_jobdb_options opt;
+
+		memset(&opt, 0, sizeof(opt));
+		opt.background_checkpoint = 1; /* the purge worker checkpoints */
+		rc = nsr_jobdb_open(g_jobd.dbpath, &opt, &g_jobd.db);
+	}
 	if (rc)
 		return nsr_error("cannot open the jobs database %s: %s; if it "
 				 "is damaged, move it aside and restart "

@@ -319,7 +319,8 @@ static int job_query_open(void *ctx, void *argp, void *resp,
 	}
 	if (!qc->db) {
 		opt.cache_kib = QUERY_CACHE_KIB;
-		rc = jobd_db_open(jd->dbpath, &opt, &qc->db);
+		opt.background_checkpoint = 1;
+		rc = nsr_jobdb_open(jd->dbpath, &opt, &qc->db);
 		if (rc) {
 			set_status(&res->st, rc, "cannot open the jobs database "
 				   "%s for reading: %s", jd->dbpath,

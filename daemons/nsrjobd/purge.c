@@ -6,21 +6,15 @@
  * The library deletes in small transactions; writers on the other handle
  * wait at most one batch (SQLite busy timeout).
  *
- * Checkpoints: in WAL mode with synchronous=NORMAL a commit does not
- * fsync, but the commit that pushes the WAL past its auto-checkpoint
- * size copies the WAL into the database and fsyncs it, in the committing
- * thread -- an RPC insert would pay tens to hundreds of milliseconds for
- * frames a purge wrote.  So the writer and query handles are opened with
- * auto-checkpoints off and without a WAL size limit (jobd_db_open; the
- * WAL truncation at a restart is slow too), the purge handle keeps both
- * (its own big commits checkpoint as they go and it truncates the WAL),
- * and the worker runs a passive checkpoint every tick on a connection of
- * its own.
+ * Checkpoints: the writer and query handles are opened with the library's
+ * background_checkpoint option, so no RPC insert pays for copying the WAL
+ * into the database and its fsync; this worker runs a passive checkpoint
+ * (nsr_jobdb_checkpoint, never waiting for anybody) every tick on the
+ * purge handle, and the purge checkpoints between its own transactions.
  */
 #include "nsr/compat.h"
 
 #include <pthread.h>
-#include <sqlite3.h>
 #include <time.h>
 
 #include "nsr/err.h"
@@ -32,68 +26,17 @@
 
 #include "jobd.h"
 
-/* The connection SQLite opened last in this thread (see jobd_db_open). */
-static _Thread_local struct sqlite3 *last_opened;
-static _Thread_local int nopened;
-
-/* note_open - SQLite auto-extension, run inside every sqlite3_open:
- * remember the connection.  Its settings cannot be changed here: SQLite
- * resets the auto-checkpoint after running the auto-extensions. */
-static int note_open(sqlite3 *db, const char **err,
-		     const struct sqlite3_api_routines *api)
-{
-	NSR_UNUSED(err);
-	NSR_UNUSED(api);
-	last_opened = db;
-	nopened++;
-	return SQLITE_OK;
-}
-
-/* jobd_ckpt_setup - before any database is opened: install note_open. */
-int jobd_ckpt_setup(void)
-{
-	return sqlite3_auto_extension((void (*)(void))note_open) == SQLITE_OK
-		       ? 0
-		       : -1;
-}
-
-/* jobd_db_open - nsr_jobdb_open, then auto-checkpoints off on the one
- * SQLite connection it opened (the jobs db API has no option for it). */
-int jobd_db_open(const char *path, const struct nsr_jobdb_options *opt,
-		 struct nsr_jobdb **out)
-{
-	int rc;
-
-	last_opened = NULL;
-	nopened = 0;
-	rc = nsr_jobdb_open(path, opt, out);
-	if (!rc && nopened == 1) {
-		sqlite3_wal_autocheckpoint(last_opened, 0);
-		/* Nor may a WAL restart in these handles truncate the WAL
-		 * file: freeing a big WAL's blocks took up to 0.5 s here.
-		 * The purge handle keeps the library's size limit. */
-		sqlite3_exec(last_opened, "PRAGMA journal_size_limit=-1", NULL,
-			     NULL, NULL);
-	} else if (!rc)
-		nsr_warn("%s: %d SQLite connections behind one handle; "
-			 "leaving their auto-checkpoints on", path, nopened);
-	last_opened = NULL;
-	return rc;
-}
-
 /* checkpoint - copy committed WAL frames into the database, without
  * waiting for anybody (the worker thread pays the fsync). */
 static void checkpoint(struct jobd *jd)
 {
-	int src, log = 0, done = 0;
+	int rc;
 
-	if (!jd->ckpt)
-		return;
-	src = sqlite3_wal_checkpoint_v2(jd->ckpt, NULL,
-					SQLITE_CHECKPOINT_PASSIVE, &log, &done);
-	if (src != SQLITE_OK && src != SQLITE_BUSY)
-		nsr_warn("checkpoint of %s: %s", jd->dbpath,
-			 sqlite3_errmsg(jd->ckpt));
+	pthread_mutex_lock(&jd->purge_mu);
+	rc = jd->pdb ? nsr_jobdb_checkpoint(jd->pdb) : NSR_OK;
+	pthread_mutex_unlock(&jd->purge_mu);
+	if (rc && rc != NSR_ERR_BUSY)
+		nsr_warn("checkpoint of %s: %s", jd->dbpath, nsr_strerror(rc));
 }
 
 /* jobd_now_ms - monotonic milliseconds. */
@@ -214,10 +157,6 @@ int jobd_purge_start(struct jobd *jd)
 	if (rc)
 		return nsr_error("cannot open %s for purging: %s", jd->dbpath,
 				 nsr_strerror(rc));
-	if (sqlite3_open_v2(jd->dbpath, &jd->ckpt, SQLITE_OPEN_READWRITE,
-			    NULL) != SQLITE_OK)
-		return nsr_error("cannot open %s for checkpoints: %s",
-				 jd->dbpath, sqlite3_errmsg(jd->ckpt));
 	/* The worker must not take the daemon's signals. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -258,6 +197,4 @@ void jobd_purge_stop(struct jobd *jd)
 	nsr_jobdb_close(jd->pdb);
 	jd->pdb = NULL;
 	pthread_mutex_unlock(&jd->purge_mu);
-	sqlite3_close(jd->ckpt);
-	jd->ckpt = NULL;
 }
