@@ -105,8 +105,10 @@ int nsr_jobd_query_next(struct nsr_jobd *j, const struct nsr_jobdb_job **job,
  * and is returned. */
 int nsr_jobd_log_read(struct nsr_jobd *j, nsr_jobdb_log_fn fn, void *arg);
 /* nsr_jobd_print - append the current job, limited to the query's show
- * list, to out in the same formats as nsr_jobdb_cursor_print: aligned
- * nsradmin "attribute: value;" blocks or one JSON object per line. */
+ * list, to out with the jobs library's own printer (nsr_jobdb_print), so
+ * the bytes equal nsr_jobdb_cursor_print's: aligned nsradmin "attribute:
+ * value;" blocks or one JSON object per line.  Needs a query opened with
+ * nsr_jobd_query_open (NSR_ERR_STATE otherwise). */
 int nsr_jobd_print(struct nsr_jobd *j, enum nsr_jobdb_format fmt,
 		   struct nsr_buf *out);
 

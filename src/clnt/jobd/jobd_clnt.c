@@ -112,6 +112,7 @@ void nsr_jobd_close(struct nsr_jobd *j)
 	if (!j)
 		return;
 	drop_batch(j);
+	nsr_jobdb_query_free(j->q);
 	nsr_rpc_close(j->c);
 	free(j);
 }
@@ -264,7 +265,8 @@ int nsr_jobd_query_open_text(struct nsr_jobd *j, const char *text,
 	j->open = 0;
 	j->done = 0;
 	j->with_log = with_log;
-	j->nshow = 0;
+	nsr_jobdb_query_free(j->q);
+	j->q = NULL;
 	if (strlen(text) > JOB_QUERY_MAX)
 		return set_err(err, NSR_ERR_TOOBIG,
 			       "query longer than %d bytes", JOB_QUERY_MAX);
@@ -276,6 +278,28 @@ int nsr_jobd_query_open_text(struct nsr_jobd *j, const char *text,
 	if (!rc)
 		j->open = 1;
 	return rc;
+}
+
+/* copy_query - j's own copy of the query whose canonical text is text, for
+ * printing (the caller may change or free its query). */
+static int copy_query(struct nsr_jobd *j, const char *text)
+{
+	struct nsr_jobdb_query *q = NULL;
+	enum nsr_jobdb_cmd cmd;
+	int rc = nsr_jobdb_query_new(&q);
+
+	while (!rc && *text) {
+		size_t len = strcspn(text, "\n");
+
+		rc = nsr_jobdb_query_parse(q, text, len, &cmd, NULL);
+		text += len + (text[len] == '\n');
+	}
+	if (rc) {
+		nsr_jobdb_query_free(q);
+		return rc;
+	}
+	j->q = q;
+	return NSR_OK;
 }
 
 /* nsr_jobd_query_open - JOB_QUERY_OPEN with q's canonical text. */
@@ -292,12 +316,12 @@ int nsr_jobd_query_open(struct nsr_jobd *j, const struct nsr_jobdb_query *q,
 			     nsr_strerror(rc));
 		goto out;
 	}
-	rc = nsr_jobd_query_open_text(j, text.data, 0, err);
+	rc = nsr_jobd_query_open_text(j, text.data, nsr_jobdb_query_shows_log(q), err);
 	if (rc)
 		goto out;
-	rc = jobd_show_from_text(j, text.data);
+	rc = copy_query(j, text.data);
 	if (rc)
-		rc = set_err(err, rc, "cannot read the show list of the query");
+		rc = set_err(err, rc, "cannot keep a copy of the query");
 out:
 	nsr_buf_release(&text);
 	return rc;
@@ -385,6 +409,22 @@ int nsr_jobd_log_read(struct nsr_jobd *j, nsr_jobdb_log_fn fn, void *arg)
 	if (!j->row)
 		return NSR_ERR_STATE;
 	return nsr_jobd_log_decode(j->row->log, fn, arg);
+}
+
+/* log_source - nsr_jobdb_print's log source: the lines nsrjobd sent. */
+static int log_source(void *src, nsr_jobdb_log_fn fn, void *arg)
+{
+	return nsr_jobd_log_read(src, fn, arg);
+}
+
+/* nsr_jobd_print - append the current job as the jobs library prints it
+ * (the very same printer, so output over RPC equals local output). */
+int nsr_jobd_print(struct nsr_jobd *j, enum nsr_jobdb_format fmt,
+		   struct nsr_buf *out)
+{
+	if (!j->row || !j->q)
+		return NSR_ERR_STATE;
+	return nsr_jobdb_print(j->q, &j->job, log_source, j, fmt, out);
 }
 
 /* nsr_jobd_purge - JOB_PURGE. */
