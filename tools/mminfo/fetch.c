@@ -17,17 +17,6 @@
 
 #define BATCH MM_BATCH_MAX
 
-/* One kept row with its arrival number (for a stable sort). */
-struct kept_row {
-	struct mmdb_ss_row row;
-	size_t seq;
-};
-
-struct kept_vol {
-	struct mmdb_volume vol;
-	size_t seq;
-};
-
 /* mminfo_order_valid - only the known letters. */
 int mminfo_order_valid(const char *order)
 {
@@ -49,90 +38,186 @@ static int cmp_i64(int64_t a, int64_t b)
 	return a < b ? -1 : a > b;
 }
 
-/* row_cmp - compare two kept rows by the order letters in arg. */
-static int row_cmp(const void *pa, const void *pb, void *arg)
+/* row_cmp - compare two save set rows by the order letters. */
+static int row_cmp(const void *pa, const void *pb, const char *order)
 {
-	const struct kept_row *a = pa, *b = pb;
-	const char *order = arg;
-	int rev = strchr(order, 'R') != NULL;
+	const struct mmdb_ss_row *a = pa, *b = pb;
 	int d = 0;
 
 	for (const char *p = order; *p && !d; p++) {
 		switch (*p) {
-		case 't':
-			d = cmp_i64(a->row.ss.savetime, b->row.ss.savetime);
-			break;
-		case 'c':
-			d = strcmp(a->row.ss.client, b->row.ss.client);
-			break;
-		case 'n':
-			d = strcmp(a->row.ss.name, b->row.ss.name);
-			break;
-		case 'm':
-			d = strcmp(a->row.vol.name, b->row.vol.name);
-			break;
-		case 'e':
-			d = cmp_i64(a->row.ss.ssretent, b->row.ss.ssretent);
-			break;
-		case 'l':
-			d = cmp_u64(a->row.ss.totalsize, b->row.ss.totalsize);
-			break;
-		default:
-			break;
+		case 't': d = cmp_i64(a->ss.savetime, b->ss.savetime); break;
+		case 'c': d = strcmp(a->ss.client, b->ss.client); break;
+		case 'n': d = strcmp(a->ss.name, b->ss.name); break;
+		case 'm': d = strcmp(a->vol.name, b->vol.name); break;
+		case 'e': d = cmp_i64(a->ss.ssretent, b->ss.ssretent); break;
+		case 'l': d = cmp_u64(a->ss.totalsize, b->ss.totalsize); break;
+		default: break;
 		}
 	}
-	if (rev)
-		d = -d;
-	return d ? d : cmp_u64(a->seq, b->seq);
+	return d;
 }
 
-/* vol_cmp - compare two kept volumes by the order letters in arg. */
-static int vol_cmp(const void *pa, const void *pb, void *arg)
+/* vol_cmp - compare two volumes by the order letters. */
+static int vol_cmp(const void *pa, const void *pb, const char *order)
 {
-	const struct kept_vol *a = pa, *b = pb;
-	const char *order = arg;
-	int rev = strchr(order, 'R') != NULL;
+	const struct mmdb_volume *a = pa, *b = pb;
 	int d = 0;
 
 	for (const char *p = order; *p && !d; p++) {
 		switch (*p) {
-		case 'm':
-			d = strcmp(a->vol.name, b->vol.name);
-			break;
-		case 'e':
-			d = cmp_i64(a->vol.volretent, b->vol.volretent);
-			break;
-		case 'l':
-			d = cmp_u64(a->vol.written, b->vol.written);
-			break;
-		case 't':
-			d = cmp_i64(a->vol.labeled, b->vol.labeled);
-			break;
-		default:
-			break;
+		case 'm': d = strcmp(a->name, b->name); break;
+		case 'e': d = cmp_i64(a->volretent, b->volretent); break;
+		case 'l': d = cmp_u64(a->written, b->written); break;
+		case 't': d = cmp_i64(a->labeled, b->labeled); break;
+		default: break;
 		}
 	}
-	if (rev)
-		d = -d;
-	return d ? d : cmp_u64(a->seq, b->seq);
+	return d;
 }
 
-/* keep - append one element to a growable array. */
-static int keep(void **arr, size_t *n, size_t *cap, size_t size,
-		const void *elem)
-{
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 1024;
-		void *p = realloc(*arr, nc * size);
+/*
+ * A kind of element mminfo fetches: save set rows or volumes.  Elements
+ * are kept in arrival order; sorting sorts their indexes, with the index
+ * as the last key, so -o is stable.
+ */
+struct kind {
+	size_t size;
+	int (*cmp)(const void *a, const void *b, const char *order);
+	int (*emit)(void *fn, void *arg, const void *elem);
+};
 
-		if (!p)
+struct kept {
+	char *items;	/* n elements of kind->size, in arrival order */
+	size_t *idx;	/* sort order */
+	size_t n, cap;
+	const struct kind *k;
+	const char *order;
+};
+
+/* The typed callbacks, boxed so fetch() can carry either. */
+struct row_cb {
+	mminfo_row_fn fn;
+};
+
+struct vol_cb {
+	mminfo_vol_fn fn;
+};
+
+/* emit_row, emit_vol - hand one element to the typed callback. */
+static int emit_row(void *cb, void *arg, const void *e)
+{
+	return ((const struct row_cb *)cb)->fn(arg, e);
+}
+
+static int emit_vol(void *cb, void *arg, const void *e)
+{
+	return ((const struct vol_cb *)cb)->fn(arg, e);
+}
+
+static const struct kind row_kind = {sizeof(struct mmdb_ss_row), row_cmp, emit_row};
+static const struct kind vol_kind = {sizeof(struct mmdb_volume), vol_cmp, emit_vol};
+
+/* keep - append one element (copied) to k. */
+static int keep(struct kept *k, const void *elem)
+{
+	if (k->n == k->cap) {
+		size_t nc = k->cap ? k->cap * 2 : 1024;
+		char *items = realloc(k->items, nc * k->k->size);
+
+		if (!items)
 			return NSR_ERR_NOMEM;
-		*arr = p;
-		*cap = nc;
+		k->items = items;
+		k->cap = nc;
 	}
-	memcpy((char *)*arr + *n * size, elem, size);
-	(*n)++;
+	memcpy(k->items + k->n * k->k->size, elem, k->k->size);
+	k->n++;
 	return NSR_OK;
+}
+
+/* idx_cmp - order two kept elements; ties keep arrival order. */
+static int idx_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct kept *k = arg;
+	size_t ia = *(const size_t *)pa, ib = *(const size_t *)pb;
+	int d = k->k->cmp(k->items + ia * k->k->size, k->items + ib * k->k->size,
+			  k->order);
+
+	if (strchr(k->order, 'R'))
+		d = -d;
+	return d ? d : cmp_u64(ia, ib);
+}
+
+/* flush_kept - sort (if an order is given) and emit every kept element. */
+static int flush_kept(struct kept *k, void *fn, void *arg)
+{
+	int rc = NSR_OK;
+
+	k->idx = calloc(k->n ? k->n : 1, sizeof(size_t));
+	if (!k->idx)
+		return NSR_ERR_NOMEM;
+	for (size_t i = 0; i < k->n; i++)
+		k->idx[i] = i;
+	if (k->order && *k->order)
+		qsort_r(k->idx, k->n, sizeof(size_t), idx_cmp, k);
+	for (size_t i = 0; !rc && i < k->n; i++)
+		rc = k->k->emit(fn, arg, k->items + k->idx[i] * k->k->size);
+	return rc;
+}
+
+/* has_volume - volume name already kept (volumes are few: a scan). */
+static int has_volume(const struct kept *k, const char *name)
+{
+	for (size_t i = 0; i < k->n; i++)
+		if (!strcmp(((const struct mmdb_volume *)(const void *)
+			     (k->items + i * k->k->size))->name, name))
+			return 1;
+	return 0;
+}
+
+/* fetch - stream (no order) or collect, sort and emit what a query gives:
+ * save set rows, or with volumes set, volumes; with of_rows, the distinct
+ * volumes holding the matching save set rows. */
+static int fetch(struct mmdb_clnt *c, const char *query, int64_t now,
+		 const char *order, int volumes, int of_rows, void *fn,
+		 void *arg, size_t *count)
+{
+	const struct kind *kd = volumes && !of_rows ? &vol_kind : &row_kind;
+	struct kept k = {.k = of_rows ? &vol_kind : kd, .order = order};
+	int keep_all = of_rows || (order && *order), done = 0, rc;
+	void *batch = calloc(BATCH, kd->size);
+	size_t n;
+
+	*count = 0;
+	if (!batch)
+		return NSR_ERR_NOMEM;
+	rc = mmdb_clnt_query_open(c, query, volumes && !of_rows, now);
+	while (!rc && !done) {
+		rc = volumes && !of_rows
+			     ? mmdb_clnt_query_next_vols(c, batch, BATCH, &n, &done)
+			     : mmdb_clnt_query_next_rows(c, batch, BATCH, &n, &done);
+		for (size_t i = 0; !rc && i < n; i++) {
+			const void *e = (const char *)batch + i * kd->size;
+
+			if (of_rows) {
+				const struct mmdb_ss_row *row = e;
+
+				if (row->has_volume && !has_volume(&k, row->vol.name))
+					rc = keep(&k, &row->vol);
+				continue;
+			}
+			rc = keep_all ? keep(&k, e) : kd->emit(fn, arg, e);
+			(*count)++;
+		}
+	}
+	if (!rc && keep_all)
+		rc = flush_kept(&k, fn, arg);
+	if (!rc && of_rows)
+		*count = k.n;
+	free(k.items);
+	free(k.idx);
+	free(batch);
+	return rc;
 }
 
 /* mminfo_fetch_rows - stream or collect+sort save set rows. */
@@ -140,38 +225,9 @@ int mminfo_fetch_rows(struct mmdb_clnt *c, const char *query, int64_t now,
 		      const char *order, mminfo_row_fn fn, void *arg,
 		      size_t *count)
 {
-	struct mmdb_ss_row *batch = NULL;
-	struct kept_row *kept = NULL, k;
-	size_t n, nkept = 0, cap = 0;
-	int sorted = order && *order, done = 0, rc;
+	struct row_cb f = {fn};
 
-	*count = 0;
-	batch = calloc(BATCH, sizeof(*batch));
-	if (!batch)
-		return NSR_ERR_NOMEM;
-	rc = mmdb_clnt_query_open(c, query, 0, now);
-	while (!rc && !done) {
-		rc = mmdb_clnt_query_next_rows(c, batch, BATCH, &n, &done);
-		for (size_t i = 0; !rc && i < n; i++) {
-			if (!sorted) {
-				rc = fn(arg, &batch[i]);
-			} else {
-				k.row = batch[i];
-				k.seq = *count;
-				rc = keep((void **)&kept, &nkept, &cap,
-					  sizeof(k), &k);
-			}
-			(*count)++;
-		}
-	}
-	if (!rc && sorted) {
-		qsort_r(kept, nkept, sizeof(*kept), row_cmp, (void *)order);
-		for (size_t i = 0; !rc && i < nkept; i++)
-			rc = fn(arg, &kept[i].row);
-	}
-	free(kept);
-	free(batch);
-	return rc;
+	return fetch(c, query, now, order, 0, 0, &f, arg, count);
 }
 
 /* mminfo_fetch_vols - stream or collect+sort volumes. */
@@ -179,52 +235,9 @@ int mminfo_fetch_vols(struct mmdb_clnt *c, const char *query, int64_t now,
 		      const char *order, mminfo_vol_fn fn, void *arg,
 		      size_t *count)
 {
-	struct mmdb_volume *batch = NULL;
-	struct kept_vol *kept = NULL, k;
-	size_t n, nkept = 0, cap = 0;
-	int sorted = order && *order, done = 0, rc;
+	struct vol_cb f = {fn};
 
-	*count = 0;
-	batch = calloc(BATCH, sizeof(*batch));
-	if (!batch)
-		return NSR_ERR_NOMEM;
-	rc = mmdb_clnt_query_open(c, query, 1, now);
-	while (!rc && !done) {
-		rc = mmdb_clnt_query_next_vols(c, batch, BATCH, &n, &done);
-		for (size_t i = 0; !rc && i < n; i++) {
-			if (!sorted) {
-				rc = fn(arg, &batch[i]);
-			} else {
-				k.vol = batch[i];
-				k.seq = *count;
-				rc = keep((void **)&kept, &nkept, &cap,
-					  sizeof(k), &k);
-			}
-			(*count)++;
-		}
-	}
-	if (!rc && sorted) {
-		qsort_r(kept, nkept, sizeof(*kept), vol_cmp, (void *)order);
-		for (size_t i = 0; !rc && i < nkept; i++)
-			rc = fn(arg, &kept[i].vol);
-	}
-	free(kept);
-	free(batch);
-	return rc;
-}
-
-/* add_volume - keep vol once (by name); volumes are few, a scan is fine. */
-static int add_volume(struct kept_vol **kept, size_t *n, size_t *cap,
-		      const struct mmdb_volume *vol)
-{
-	struct kept_vol k;
-
-	for (size_t i = 0; i < *n; i++)
-		if (!strcmp((*kept)[i].vol.name, vol->name))
-			return NSR_OK;
-	k.vol = *vol;
-	k.seq = *n;
-	return keep((void **)kept, n, cap, sizeof(k), &k);
+	return fetch(c, query, now, order, 1, 0, &f, arg, count);
 }
 
 /* mminfo_fetch_vols_of_rows - the volumes holding the save set rows. */
@@ -232,30 +245,7 @@ int mminfo_fetch_vols_of_rows(struct mmdb_clnt *c, const char *query,
 			      int64_t now, const char *order,
 			      mminfo_vol_fn fn, void *arg, size_t *count)
 {
-	struct mmdb_ss_row *batch = NULL;
-	struct kept_vol *kept = NULL;
-	size_t n, nkept = 0, cap = 0;
-	int done = 0, rc;
+	struct vol_cb f = {fn};
 
-	*count = 0;
-	batch = calloc(BATCH, sizeof(*batch));
-	if (!batch)
-		return NSR_ERR_NOMEM;
-	rc = mmdb_clnt_query_open(c, query, 0, now);
-	while (!rc && !done) {
-		rc = mmdb_clnt_query_next_rows(c, batch, BATCH, &n, &done);
-		for (size_t i = 0; !rc && i < n; i++)
-			if (batch[i].has_volume)
-				rc = add_volume(&kept, &nkept, &cap,
-						&batch[i].vol);
-	}
-	if (!rc && order && *order)
-		qsort_r(kept, nkept, sizeof(*kept), vol_cmp, (void *)order);
-	for (size_t i = 0; !rc && i < nkept; i++)
-		rc = fn(arg, &kept[i].vol);
-	if (!rc)
-		*count = nkept;
-	free(kept);
-	free(batch);
-	return rc;
+	return fetch(c, query, now, order, 1, 1, &f, arg, count);
 }
