@@ -24,6 +24,9 @@ struct nsrd g_nsrd;
 #define PROC(num, name, targ, tres, fn) \
 	NSR_RPC_PROC(num, name, targ, tres, fn, NSR_RPC_SERIAL)
 
+/* session.c (declared here: nsrd.h is not part of this change). */
+int nsrd_next_volume(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
+
 static const struct nsr_rpc_proc nsrd_procs[] = {
 	PROC(RES_QUERY, "res_query", res_query_args, res_list_res, nsrd_res_query),
 	PROC(RES_CREATE, "res_create", res_text_args, res_change_res, nsrd_res_create),
@@ -39,6 +42,7 @@ static const struct nsr_rpc_proc nsrd_procs[] = {
 	PROC(VOL_MODE, "vol_mode", vol_mode_args, nsr_void_res, nsrd_vol_mode),
 	PROC(VOL_DELETE, "vol_delete", vol_del_args, nsr_void_res, nsrd_vol_delete),
 	PROC(UNMOUNT, "unmount", label_args, nsr_void_res, nsrd_unmount),
+	PROC(NEXT_VOLUME, "next_volume", next_vol_args, next_vol_res, nsrd_next_volume),
 };
 
 static const struct nsr_rpc_prog nsrd_progs[] = {

@@ -8,8 +8,9 @@
  * where to stream.  SAVE_END marks the save set complete and browsable only
  * after the client reported the data and the index durable; a failed save
  * leaves the save set aborted and the job failed, with the reason.
- * RECOVER_START finds the fragments of a save set and the mover of the
- * device its volume is mounted on.
+ * RECOVER_START finds the fragments of a save set and, for each, the mover
+ * of the device its volume is mounted on.  NEXT_VOLUME tells a mover whose
+ * volume filled up where the save set continues.
  */
 #include "nsr/compat.h"
 
@@ -132,10 +133,11 @@ static struct nsrd_session *find_session(struct nsrd *n, int64_t jobid, uint32_t
 }
 
 /* pick_device - the enabled device with a writable volume of pool mounted
- * and the fewest sessions below its max sessions. */
+ * and the fewest sessions below its max sessions, never the volume exclude
+ * (NULL = none).  On failure st says why; the caller may replace it. */
 static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
-					 const char *pool, struct mmdb_volume *vol,
-					 nsr_status *st)
+					 const char *pool, const uint8_t *exclude,
+					 struct mmdb_volume *vol, nsr_status *st)
 {
 	const struct nsr_res *best = NULL;
 	struct nsr_res *q = nsr_res_new();
@@ -157,6 +159,8 @@ static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
 			continue;
 		if (mmdb_clnt_vol_get(mc, vname, &v) != NSR_OK ||
 		    strcmp(v.pool, pool) != 0)
+			continue;
+		if (exclude && memcmp(v.volid, exclude, 16) == 0)
 			continue;
 		if (v.flags & (MMDB_VOL_FULL | MMDB_VOL_READONLY)) {
 			seen_full = 1;
@@ -312,7 +316,7 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	mc = nsrd_open_mmdb(&r->st);
 	if (!mc)
 		goto out;
-	dev = pick_device(n, mc, pool, &vol, &r->st);
+	dev = pick_device(n, mc, pool, NULL, &vol, &r->st);
 	if (!dev)
 		goto out;
 	if (nsrd_device_mover(n, dev, &port, &err) != NSR_OK) {
@@ -392,6 +396,66 @@ out:
 	return NSR_OK;
 }
 
+/* nsrd_next_volume - NEXT_VOLUME: a mover's volume filled up during save
+ * set a->ssid; choose the next writable volume of the pool (as SAVE_START
+ * does, never the full one) and hand back its device's mover. */
+int nsrd_next_volume(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call);
+int nsrd_next_volume(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+{
+	struct nsrd *n = ctx;
+	next_vol_args *a = argp;
+	next_vol_res *r = resp;
+	struct mmdb_clnt *mc = NULL;
+	const struct nsr_res *dev;
+	struct mmdb_volume vol;
+	struct nsr_buf err;
+	int port = 0;
+
+	NSR_UNUSED(call);
+	r->volume = nsr_rpc_str("");
+	r->device = nsr_rpc_str("");
+	r->mover_host = nsr_rpc_str("");
+	nsr_buf_init(&err, 0);
+	mc = nsrd_open_mmdb(&r->st);
+	if (!mc)
+		goto out;
+	dev = pick_device(n, mc, a->pool, (const uint8_t *)a->exclude, &vol, &r->st);
+	if (!dev) {
+		nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
+			    "no writable volume of pool '%s' left for save set %u: "
+			    "label one with: nsrmm -l -b '%s' -f DEVICE", a->pool,
+			    a->ssid, a->pool);
+		goto out;
+	}
+	if (nsrd_device_mover(n, dev, &port, &err) != NSR_OK) {
+		nsr_status_set(&r->st, NSR_ERR_CONNECT,
+			    "save set %u continues on volume %s, but the data mover of "
+			    "device '%s' is not available: %s", a->ssid, vol.name,
+			    nsr_res_get(dev, "name"), err.data);
+		goto out;
+	}
+	for (int i = 0; i < NSRD_MAX_SESSIONS; i++) {
+		struct nsrd_session *s = &n->sessions[i];
+
+		if (s->used && !s->recover && s->ssid == a->ssid)
+			snprintf(s->device, sizeof(s->device), "%s",
+				 nsr_res_get(dev, "name"));
+	}
+	free(r->volume);
+	r->volume = nsr_rpc_str(vol.name);
+	memcpy(r->volid, vol.volid, 16);
+	free(r->device);
+	r->device = nsr_rpc_str(nsr_res_get(dev, "name"));
+	r->mover_port = port;
+	nsr_status_set(&r->st, NSR_OK, "%s", "");
+	nsr_info("save set %u continues on volume %s in device %s", a->ssid,
+		 vol.name, nsr_res_get(dev, "name"));
+out:
+	mmdb_clnt_close(mc);
+	nsr_buf_release(&err);
+	return NSR_OK;
+}
+
 int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;
@@ -463,13 +527,13 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 	rec_start_res *r = resp;
 	struct mmdb_fragment frags[MMDB_FRAGS_MAX];
 	struct mmdb_clnt *mc = NULL;
-	const struct nsr_res *dev = NULL;
+	const struct nsr_res *dev = NULL, *fdev;
 	struct mmdb_saveset ss;
 	struct mmdb_volume vol;
 	struct nsrd_session *s;
 	struct nsr_buf err;
 	size_t nf = 0, k = 0;
-	int port = 0;
+	int port = 0, fport = 0;
 
 	NSR_UNUSED(call);
 	r->ss_client = nsr_rpc_str("");
@@ -509,17 +573,26 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 				    "missing from the media database", a->ssid);
 			goto out;
 		}
-		if (!dev) {
-			dev = device_with_volume(n, vol.name);
-			if (!dev) {
-				nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
-					    "volume %s (holding save set %u) is not mounted; "
-					    "mount it with: nsrmm -m %s -f DEVICE",
-					    vol.name, a->ssid, vol.name);
-				goto out;
-			}
+		fdev = device_with_volume(n, vol.name);
+		if (!fdev) {
+			nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
+				    "volume %s (holding save set %u) is not mounted; "
+				    "mount it with: nsrmm -m %s -f DEVICE",
+				    vol.name, a->ssid, vol.name);
+			goto out;
+		}
+		if (nsrd_device_mover(n, fdev, &fport, &err) != NSR_OK) {
+			nsr_status_set(&r->st, NSR_ERR_CONNECT, "cannot get the data mover "
+				    "of device '%s' (volume %s of save set %u): %s",
+				    nsr_res_get(fdev, "name"), vol.name, a->ssid, err.data);
+			goto out;
+		}
+		if (!dev || frags[i].seq == 0) {
+			dev = fdev;
+			port = fport;
 		}
 		w = &r->frags.frags_val[k++];
+		w->mover_port = fport;
 		memcpy(w->volid, frags[i].volid, 16);
 		w->volume = nsr_rpc_str(vol.name);
 		w->ssid = frags[i].ssid;
@@ -531,11 +604,6 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 		w->size = frags[i].size;
 		w->complete = (frags[i].flags & (MMDB_FRAG_COMPLETE | MMDB_FRAG_TAIL)) != 0;
 		r->frags.frags_len = (u_int)k;
-	}
-	if (nsrd_device_mover(n, dev, &port, &err) != NSR_OK) {
-		nsr_status_set(&r->st, NSR_ERR_CONNECT, "cannot get the data mover of "
-			    "device '%s': %s", nsr_res_get(dev, "name"), err.data);
-		goto out;
 	}
 	s = new_session(n);
 	if (!s) {

@@ -202,6 +202,10 @@ static int mmd_init(struct nsr_daemon *d)
 	if (mmd_check(d) != 0)
 		return -1;
 	m->no_sync = e && *e == '1';
+	/* Tests: a small vtape without a device attribute for it. */
+	e = getenv("NSR_TEST_VTAPE_CAPACITY");
+	if (m->capacity == 0 && e && *e)
+		m->capacity = strtoull(e, NULL, 10);
 	m->last_work = time(NULL);
 	return 0;
 }

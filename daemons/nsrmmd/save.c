@@ -5,19 +5,31 @@
  * makes the fragment durable, reports it to the media database, and
  * answers with the fragment or that first error.
  *
+ * Spanning: when a tape or vtape volume fills up, the part on it is
+ * recorded as a fragment, the volume is marked full, and nsrd names the
+ * next writable volume of the pool (NEXT_VOLUME).  This mover then acts as
+ * a client of that volume's mover: it begins the next fragment there,
+ * sends the bytes that did not fit, forwards every later data call and, at
+ * the end, the client's MMD_SS_END; the reply carries the last fragment.
+ * A full AFTD fails the session (the disk is full, not the medium).
+ *
  * Invariants:
  *  1. a fragment is reported to nsrmmdbd only after nsr_vol_session_end
  *     returned NSR_OK (the data is durable);
  *  2. m->sessions counts the open struct mmd_save of all connections; the
  *     writer is closed when it drops to zero;
- *  3. after the first error of a session, its data calls are dropped.
+ *  3. after the first error of a session, its data calls are dropped;
+ *  4. a session has either a volume session (vs) or, after spanning, a
+ *     connection to the next mover (next), never both.
  */
 #include "nsr/compat.h"
 
 #include "nsr/buf.h"
 #include "nsr/err.h"
 #include "nsr/log.h"
+#include "nsr/mmd_clnt.h"
 #include "nsr/mmdb.h"
+#include "nsr/rpc/nsrd.h"
 #include "nsr/xmalloc.h"
 
 #include "mmd.h"
@@ -28,6 +40,9 @@ struct mmd_save {
 	uint32_t cloneid;
 	uint8_t volid[16];
 	char volname[NSR_VOL_NAME_MAX + 1];
+	struct nsr_vol_span span; /* this fragment's place in the save set */
+	struct nsr_mmd *next;	  /* after spanning: the next volume's mover */
+	char nextvol[NSR_VOL_NAME_MAX + 1];
 	uint64_t next_seq; /* expected data call number */
 	uint64_t bytes;	   /* data bytes received */
 	int err;	   /* first error, NSR_OK if none */
@@ -73,6 +88,7 @@ void mmd_save_free(struct mmd *m, struct mmd_save *s)
 			 s->hdr.client, s->hdr.name);
 		nsr_vol_session_abort(s->vs);
 	}
+	nsr_mmd_close(s->next); /* aborts a forwarded session left open */
 	free(s->errmsg);
 	free(s);
 	release_writer(m);
@@ -180,6 +196,7 @@ int mmd_h_ss_begin(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	s->cloneid = (uint32_t)a->savetime;
 	sp.frag_seq = a->frag_seq;
 	sp.ss_offset = a->ss_offset;
+	s->span = sp;
 
 	pthread_mutex_lock(&m->mu);
 	mmd_touch(m);
@@ -251,6 +268,137 @@ static void volume_full(struct mmd *m, struct mmd_save *s)
 	nsr_buf_release(&why);
 }
 
+/* ask_next_volume - NEXT_VOLUME at nsrd: where save set s continues. */
+static int ask_next_volume(struct mmd *m, struct mmd_save *s,
+			   next_vol_res *r, struct nsr_buf *why)
+{
+	struct nsr_rpc_clnt *c = NULL;
+	next_vol_args a;
+	int rc;
+
+	if (!m->server) {
+		nsr_buf_addstr(why, "this mover reports to no server, so it "
+			       "cannot ask for another volume");
+		return NSR_ERR_NOTFOUND;
+	}
+	memset(&a, 0, sizeof(a));
+	a.ssid = s->hdr.ssid;
+	a.pool = s->hdr.pool;
+	memcpy(a.exclude, s->volid, sizeof(a.exclude));
+	rc = nsr_rpc_open(m->server, NSRD_PROG, NSRD_V1, &c, why);
+	if (rc != NSR_OK)
+		return rc;
+	nsr_rpc_set_timeout(c, 120000);
+	rc = nsr_rpc_call(c, NEXT_VOLUME, NSR_XDR(xdr_next_vol_args), &a,
+			  NSR_XDR(xdr_next_vol_res), r);
+	if (rc != NSR_OK) {
+		nsr_buf_addstr(why, nsr_rpc_last_error(c));
+	} else if (r->st.code != NSR_OK) {
+		rc = r->st.code < 0 ? r->st.code : NSR_ERR_PROTO;
+		nsr_buf_addstr(why, r->st.msg ? r->st.msg : "");
+	}
+	nsr_rpc_close(c);
+	return rc;
+}
+
+/* span_on - end of medium on tape/vtape: record the part on this volume,
+ * mark it full, and continue the save set through the mover of the next
+ * volume (the carry first).  NSR_OK, or the session has failed. */
+static int span_on(struct mmd *m, struct mmd_save *s)
+{
+	struct nsr_vol_frag frag;
+	struct nsr_buf carry, why;
+	next_vol_res nv;
+	const char *host;
+	int rc;
+
+	nsr_buf_init(&carry, 0);
+	nsr_buf_init(&why, 4096);
+	memset(&frag, 0, sizeof(frag));
+	memset(&nv, 0, sizeof(nv));
+	rc = nsr_vol_session_eom(s->vs, &frag, &carry);
+	s->vs = NULL;
+	if (rc != NSR_OK) {
+		save_fail(s, rc,
+			  nsr_xasprintf("save set %u: volume %s in device %s "
+					"is full and the part of the save set "
+					"on it could not be made durable: %s",
+					s->hdr.ssid, s->volname, m->dev_name,
+					nsr_strerror(rc)));
+		goto out;
+	}
+	if (frag.size > 0) {
+		rc = mmd_report_frag(m, &frag, s->cloneid, &why);
+		if (rc != NSR_OK) {
+			save_fail(s, rc,
+				  nsr_xasprintf("save set %u: the media "
+						"database on %s did not record "
+						"its part on the full volume "
+						"%s: %s", s->hdr.ssid,
+						m->server, s->volname,
+						why.data));
+			goto out;
+		}
+	}
+	if (mmd_report_written(m, s->volid, frag.size, 0, 0, MMDB_VOL_FULL,
+			       &why) != NSR_OK)
+		nsr_warn("cannot mark volume %s full in the media database: %s",
+			 s->volname, why.data);
+	nsr_buf_reset(&why);
+	rc = ask_next_volume(m, s, &nv, &why);
+	if (rc != NSR_OK) {
+		save_fail(s, rc,
+			  nsr_xasprintf("volume %s in device %s is full and "
+					"save set %u (%s:%s) cannot continue "
+					"on another volume: %s", s->volname,
+					m->dev_name, s->hdr.ssid,
+					s->hdr.client, s->hdr.name, why.data));
+		goto out;
+	}
+	if (frag.size > 0) {
+		s->span.frag_seq++;
+		s->span.ss_offset += frag.size;
+	}
+	snprintf(s->nextvol, sizeof(s->nextvol), "%s", nv.volume);
+	host = nv.mover_host[0] ? nv.mover_host : m->server;
+	rc = nsr_mmd_connect(host, nv.mover_port, &s->next, &why);
+	if (rc == NSR_OK)
+		rc = nsr_mmd_ss_begin(s->next, &s->hdr,
+				      (const uint8_t *)nv.volid, &s->span,
+				      &why);
+	if (rc == NSR_OK && carry.len > 0)
+		rc = nsr_mmd_ss_write(s->next, carry.data, carry.len);
+	if (rc != NSR_OK) {
+		save_fail(s, rc,
+			  nsr_xasprintf("save set %u cannot continue on "
+					"volume %s in device %s: %s",
+					s->hdr.ssid, nv.volume, nv.device,
+					why.len ? why.data : nsr_strerror(rc)));
+		goto out;
+	}
+	nsr_info("volume %s in device %s is full: save set %u (%s:%s) has "
+		 "%llu bytes on it and continues on volume %s in device %s "
+		 "(fragment %u at offset %llu)", s->volname, m->dev_name,
+		 s->hdr.ssid, s->hdr.client, s->hdr.name,
+		 (unsigned long long)frag.size, nv.volume, nv.device,
+		 s->span.frag_seq, (unsigned long long)s->span.ss_offset);
+out:
+	xdr_free(NSR_XDR(xdr_next_vol_res), (char *)&nv);
+	nsr_buf_release(&carry);
+	nsr_buf_release(&why);
+	return s->err;
+}
+
+/* end_of_medium - NSR_ERR_EOM in a session: span or fail (AFTD). */
+static int end_of_medium(struct mmd *m, struct mmd_save *s)
+{
+	if (m->dev_type == NSR_DEV_AFTD) {
+		volume_full(m, s);
+		return s->err;
+	}
+	return span_on(m, s);
+}
+
 /* mmd_h_ss_data - MMD_SS_DATA (one-way: never replies). */
 int mmd_h_ss_data(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 {
@@ -282,9 +430,22 @@ int mmd_h_ss_data(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	}
 	s->next_seq++;
 	s->bytes += a->data.data_len;
+	if (s->next) {
+		rc = nsr_mmd_ss_write(s->next, a->data.data_val,
+				      a->data.data_len);
+		if (rc != NSR_OK)
+			save_fail(s, rc,
+				  nsr_xasprintf("save set %u: passing data on "
+						"to the mover of volume %s "
+						"(%s) failed: %s", s->hdr.ssid,
+						s->nextvol,
+						nsr_mmd_peer(s->next),
+						nsr_strerror(rc)));
+		return NSR_RPC_NOREPLY;
+	}
 	rc = nsr_vol_session_write(s->vs, a->data.data_val, a->data.data_len);
 	if (rc == NSR_ERR_EOM) {
-		volume_full(m, s);
+		end_of_medium(m, s);
 		return NSR_RPC_NOREPLY;
 	}
 	if (rc != NSR_OK) {
@@ -312,7 +473,28 @@ static void frag_to_xdr(mmd_frag *out, const struct nsr_vol_frag *f)
 	out->complete = f->complete ? TRUE : FALSE;
 }
 
-/* finish - end the volume session and record the fragment. */
+/* forward_end - the client's end, passed to the next volume's mover;
+ * *frag gets the last fragment. */
+static int forward_end(struct mmd_save *s, const struct nsr_vol_sstail *t,
+		       struct nsr_vol_frag *frag)
+{
+	struct nsr_buf why;
+	int rc;
+
+	nsr_buf_init(&why, 4096);
+	rc = nsr_mmd_ss_end(s->next, t, frag, &why);
+	if (rc != NSR_OK)
+		save_fail(s, rc,
+			  nsr_xasprintf("save set %u (continued on volume "
+					"%s): %s", s->hdr.ssid, s->nextvol,
+					why.len ? why.data
+						: nsr_strerror(rc)));
+	nsr_buf_release(&why);
+	return rc;
+}
+
+/* finish - end the volume session and record the fragment (or pass the
+ * end on to the mover of the next volume). */
 static int finish(struct mmd *m, struct mmd_save *s, const mmd_end_args *a,
 		  struct nsr_vol_frag *frag)
 {
@@ -323,10 +505,13 @@ static int finish(struct mmd *m, struct mmd_save *s, const mmd_end_args *a,
 	t.bytes = a->bytes;
 	t.files = a->files;
 	t.status = a->status;
+	if (s->next)
+		return forward_end(s, &t, frag);
 	rc = nsr_vol_session_end(s->vs, &t, frag);
 	if (rc == NSR_ERR_EOM) {
-		volume_full(m, s);
-		return s->err;
+		if (end_of_medium(m, s) != NSR_OK)
+			return s->err;
+		return forward_end(s, &t, frag);
 	}
 	s->vs = NULL;
 	if (rc != NSR_OK) {
@@ -389,7 +574,7 @@ int mmd_h_ss_end(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 		nsr_info("save set %u (%s:%s) done: %llu bytes on volume %s "
 			 "file %u record %llu", s->hdr.ssid, s->hdr.client,
 			 s->hdr.name, (unsigned long long)frag.size,
-			 s->volname, frag.file,
+			 s->next ? s->nextvol : s->volname, frag.file,
 			 (unsigned long long)frag.record);
 	}
 	mmd_save_free(m, s);

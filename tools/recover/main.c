@@ -6,9 +6,13 @@
  *
  * With -a, the client file index (nsrindexd) tells which save set holds the
  * newest version of each path as of the browse time; with -S the save set is
- * named directly.  nsrd finds the volume and its data mover; the stream is
- * read back, checked and recreated with its metadata, under -d dir if
- * given.  The interactive browser (recover> prompt) is not written yet.
+ * named directly.  nsrd finds the fragments of the save set and, for each,
+ * the data mover of the device its volume is mounted on; the fragments are
+ * read in order, volume after volume, into one stream that is checked and
+ * recreated with its metadata, under -d dir if given.  A damaged block is
+ * named and skipped: every intact file is still recovered, the damaged ones
+ * are named, and the exit status is 1.  The interactive browser (recover>
+ * prompt) is not written yet.
  */
 #include "nsr/compat.h"
 
@@ -53,34 +57,180 @@ static void usage(FILE *f)
 		"  -s server   OpenNSR server (default: this host); -q quiet; -v verbose\n");
 }
 
+/* One save set's restore: the options and every saved path the restore
+ * reported on, so that after damage the index can name the files whose
+ * records were lost with the damaged data. */
+struct rec_run {
+	const struct rec_opts *o;
+	char **seen;
+	size_t nseen, cap;
+	uint32_t ssid;
+	uint64_t lost;
+};
+
+/* seen_add - remember that the restore reported on path. */
+static void seen_add(struct rec_run *run, const char *path)
+{
+	if (run->nseen == run->cap) {
+		run->cap = run->cap ? 2 * run->cap : 256;
+		run->seen = nsr_xrealloc(run->seen, run->cap * sizeof(*run->seen));
+	}
+	run->seen[run->nseen++] = nsr_xstrdup(path);
+}
+
+/* on_error - a file that could not be restored intact. */
 static void on_error(void *ctx, const char *path, int rc, int sys_errno, const char *what)
 {
-	NSR_UNUSED(ctx);
+	seen_add(ctx, path);
 	nsr_error("%s: %s: %s", path, what,
 		  rc == NSR_ERR_SYSTEM ? strerror(sys_errno) : nsr_strerror(rc));
 }
 
+/* on_warn - restored, with metadata not applied. */
 static void on_warn(void *ctx, const char *path, int rc, int sys_errno, const char *what)
 {
-	NSR_UNUSED(ctx);
+	seen_add(ctx, path);
 	nsr_warn("%s: %s: %s", path, what,
 		 rc == NSR_ERR_SYSTEM ? strerror(sys_errno) : nsr_strerror(rc));
 }
 
+/* on_restored - one object restored (-v lists it). */
 static void on_restored(void *ctx, const struct nsr_asm_file *f, const char *target)
 {
-	const struct rec_opts *o = ctx;
+	struct rec_run *run = ctx;
+	const struct rec_opts *o = run->o;
 
-	NSR_UNUSED(f);
+	seen_add(run, f->path);
 	if (o->verbose)
 		printf("%s\n", target);
 }
 
+/* on_skipped - an existing file kept. */
 static void on_skipped(void *ctx, const char *path, const char *target)
 {
-	NSR_UNUSED(ctx);
-	NSR_UNUSED(path);
+	seen_add(ctx, path);
 	nsr_warn("%s exists, not overwritten (use -iY or -f to overwrite)", target);
+}
+
+/* by_seq - qsort order of fragments. */
+static int by_seq(const void *a, const void *b)
+{
+	const struct nsr_vol_frag *x = a, *y = b;
+
+	return x->frag_seq < y->frag_seq ? -1 : x->frag_seq > y->frag_seq;
+}
+
+/* is_damage - a read error that names damaged data (the rest came). */
+static int is_damage(int rc)
+{
+	return rc == NSR_ERR_CHECKSUM || rc == NSR_ERR_CORRUPT;
+}
+
+/* by_str - qsort/bsearch order of C strings. */
+static int by_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* in_filter - 1 if path is one of paths or below one (none = all). */
+static int in_filter(const char *path, const char *const *paths, size_t npaths)
+{
+	if (npaths == 0)
+		return 1;
+	for (size_t i = 0; i < npaths; i++) {
+		size_t n = strlen(paths[i]);
+
+		if (strncmp(path, paths[i], n) == 0 &&
+		    (path[n] == '\0' || path[n] == '/' || (n == 1 && paths[i][0] == '/')))
+			return 1;
+	}
+	return 0;
+}
+
+/* What the index walk after damage needs. */
+struct lost_walk {
+	struct rec_run *run;
+	struct nsr_ixclnt *ix;
+	const char *client;
+	int64_t savetime;
+	const char *const *paths;
+	size_t npaths;
+	char **dirs; /* directories of the save set still to list */
+	size_t ndirs, cap;
+};
+
+/* lost_visit - an index entry: name it if it is of our save set, wanted,
+ * and the restore never saw it (its record was in the damaged data). */
+static int lost_visit(void *arg, const struct nsr_cfi_saveset *ss,
+		      const struct nsr_cfi_entry *e)
+{
+	struct lost_walk *w = arg;
+	const char *key = e->path;
+
+	if (ss->ssid != w->run->ssid)
+		return 0;
+	if (e->type == NSR_ASM_DIR) {
+		if (w->ndirs == w->cap) {
+			w->cap = w->cap ? 2 * w->cap : 16;
+			w->dirs = nsr_xrealloc(w->dirs, w->cap * sizeof(*w->dirs));
+		}
+		w->dirs[w->ndirs++] = nsr_xstrdup(e->path);
+	}
+	if (!in_filter(e->path, w->paths, w->npaths) ||
+	    bsearch(&key, w->run->seen, w->run->nseen, sizeof(char *), by_str))
+		return 0;
+	nsr_error("%s: lost in the damaged part of save set %u: not recovered",
+		  e->path, w->run->ssid);
+	w->run->lost++;
+	return 0;
+}
+
+/* name_lost - after damage: walk the save set in the client file index
+ * from start and name every file the restore never saw. */
+static void name_lost(struct rec_run *run, const struct rec_opts *o, const char *client,
+		      int64_t savetime, const char *start, const char *const *paths,
+		      size_t npaths)
+{
+	struct lost_walk w;
+	struct nsr_buf err;
+	size_t done = 0;
+
+	memset(&w, 0, sizeof(w));
+	nsr_buf_init(&err, 0);
+	if (nsr_ixclnt_open(o->server, &w.ix, &err) != NSR_OK) {
+		nsr_warn("cannot ask the client file index which files of save set %u were "
+			 "lost with the damaged data: %s", run->ssid, err.data);
+		nsr_buf_release(&err);
+		return;
+	}
+	qsort(run->seen, run->nseen, sizeof(char *), by_str);
+	w.run = run;
+	w.client = client;
+	w.savetime = savetime;
+	w.paths = paths;
+	w.npaths = npaths;
+	if (nsr_ixclnt_find(w.ix, client, start, savetime, lost_visit, &w) < 0)
+		nsr_warn("%s: %s", start, nsr_ixclnt_errmsg(w.ix));
+	while (done < w.ndirs) {
+		char *dir = w.dirs[done++];
+
+		if (nsr_ixclnt_list(w.ix, client, dir, savetime, lost_visit, &w) < 0)
+			nsr_warn("%s: %s", dir, nsr_ixclnt_errmsg(w.ix));
+	}
+	for (size_t i = 0; i < w.ndirs; i++)
+		free(w.dirs[i]);
+	free(w.dirs);
+	nsr_ixclnt_close(w.ix);
+	nsr_buf_release(&err);
+}
+
+/* volume_name - the name nsrd gave for volume volid. */
+static const char *volume_name(const rec_start_res *r, const uint8_t *volid)
+{
+	for (u_int k = 0; k < r->frags.frags_len; k++)
+		if (memcmp(r->frags.frags_val[k].volid, volid, 16) == 0)
+			return r->frags.frags_val[k].volume;
+	return "(unknown)";
 }
 
 /* rec_end - close the job at nsrd. */
@@ -105,11 +255,14 @@ static int recover_ssid(struct nsr_rpc_clnt *nsrd, const struct rec_opts *o,
 	rec_start_args a;
 	rec_start_res r;
 	struct nsr_vol_frag *frags = NULL;
+	int *ports = NULL;
+	size_t nfrags = 0, damaged = 0;
 	struct nsr_restore *rs = NULL;
 	struct nsr_restore_opts ro;
 	struct nsr_restore_cb cb;
 	struct nsr_restore_stats st;
 	struct nsr_mmd *m = NULL;
+	struct rec_run run;
 	struct nsr_buf err;
 	char msg[1024] = "";
 	char *buf = NULL;
@@ -118,6 +271,9 @@ static int recover_ssid(struct nsr_rpc_clnt *nsrd, const struct rec_opts *o,
 
 	memset(&r, 0, sizeof(r));
 	memset(&st, 0, sizeof(st));
+	memset(&run, 0, sizeof(run));
+	run.o = o;
+	run.ssid = ssid;
 	nsr_buf_init(&err, 0);
 	snprintf(cmd, sizeof(cmd), "recover -S %u", ssid);
 	a.ssid = ssid;
@@ -134,7 +290,9 @@ static int recover_ssid(struct nsr_rpc_clnt *nsrd, const struct rec_opts *o,
 		nsr_error("%s", r.st.msg);
 		goto out;
 	}
-	frags = nsr_xcalloc(r.frags.frags_len + 1, sizeof(*frags));
+	nfrags = r.frags.frags_len;
+	frags = nsr_xcalloc(nfrags + 1, sizeof(*frags));
+	ports = nsr_xcalloc(nfrags + 1, sizeof(*ports));
 	for (u_int i = 0; i < r.frags.frags_len; i++) {
 		const rec_frag *w = &r.frags.frags_val[i];
 
@@ -148,12 +306,22 @@ static int recover_ssid(struct nsr_rpc_clnt *nsrd, const struct rec_opts *o,
 		frags[i].size = w->size;
 		frags[i].complete = w->complete;
 	}
-	if (nsr_mmd_connect(r.mover_host[0] ? r.mover_host : o->server, r.mover_port,
-			    &m, &err) != NSR_OK ||
-	    nsr_mmd_read_open(m, ssid, frags, r.frags.frags_len, &err) != NSR_OK) {
-		snprintf(msg, sizeof(msg), "cannot read save set %u: %s", ssid, err.data);
-		nsr_error("%s", msg);
-		goto out;
+	/* Read in save-set order; remember each fragment's mover. */
+	{
+		struct { struct nsr_vol_frag f; int port; } *tmp;
+
+		tmp = nsr_xcalloc(nfrags + 1, sizeof(*tmp));
+		for (size_t i = 0; i < nfrags; i++) {
+			tmp[i].f = frags[i];
+			tmp[i].port = r.frags.frags_val[i].mover_port
+				      ? r.frags.frags_val[i].mover_port : r.mover_port;
+		}
+		qsort(tmp, nfrags, sizeof(*tmp), by_seq);
+		for (size_t i = 0; i < nfrags; i++) {
+			frags[i] = tmp[i].f;
+			ports[i] = tmp[i].port;
+		}
+		free(tmp);
 	}
 	memset(&ro, 0, sizeof(ro));
 	memset(&cb, 0, sizeof(cb));
@@ -165,7 +333,7 @@ static int recover_ssid(struct nsr_rpc_clnt *nsrd, const struct rec_opts *o,
 	cb.skipped = on_skipped;
 	cb.error = on_error;
 	cb.warn = on_warn;
-	cb.ctx = (void *)o;
+	cb.ctx = &run;
 	rc = nsr_restore_new(&rs, &ro, &cb);
 	if (rc) {
 		snprintf(msg, sizeof(msg), "cannot start the restore: %s", nsr_strerror(rc));
@@ -176,29 +344,56 @@ static int recover_ssid(struct nsr_rpc_clnt *nsrd, const struct rec_opts *o,
 		printf("Recovering save set %u (%s:%s) into %s\n", ssid, r.ss_client,
 		       r.ss_name, o->dest ? o->dest : "its original place");
 	buf = nsr_xmalloc(READ_CHUNK);
-	while (!eof) {
-		size_t got = 0;
-
+	/* One volume at a time: the run of fragments on it, from its mover. */
+	for (size_t i = 0, j; i < nfrags && !msg[0]; i = j) {
+		for (j = i + 1; j < nfrags && memcmp(frags[j].volid, frags[i].volid, 16) == 0;)
+			j++;
 		nsr_buf_reset(&err);
-		rc = nsr_mmd_read_next(m, buf, READ_CHUNK, &got, &eof, &err);
-		if (rc) {
-			snprintf(msg, sizeof(msg), "reading save set %u failed: %s", ssid,
-				 err.len ? err.data : nsr_strerror(rc));
+		if (nsr_mmd_connect(r.mover_host[0] ? r.mover_host : o->server, ports[i],
+				    &m, &err) != NSR_OK ||
+		    nsr_mmd_read_open(m, ssid, frags + i, j - i, &err) != NSR_OK) {
+			snprintf(msg, sizeof(msg), "cannot read save set %u from volume "
+				 "%s: %s", ssid, volume_name(&r, frags[i].volid), err.data);
 			nsr_error("%s", msg);
 			break;
 		}
-		if (got && (rc = nsr_restore_feed(rs, buf, got)) != NSR_OK) {
-			snprintf(msg, sizeof(msg), "save set %u: bad save stream: %s", ssid,
-				 nsr_strerror(rc));
-			nsr_error("%s", msg);
-			break;
+		eof = 0;
+		while (!eof) {
+			size_t got = 0;
+
+			nsr_buf_reset(&err);
+			rc = nsr_mmd_read_next(m, buf, READ_CHUNK, &got, &eof, &err);
+			if (rc && is_damage(rc)) {
+				/* Named by the mover; what follows was delivered. */
+				nsr_error("%s", err.len ? err.data : nsr_strerror(rc));
+				damaged++;
+				eof = 1;
+				break;
+			}
+			if (rc) {
+				snprintf(msg, sizeof(msg), "reading save set %u failed: %s",
+					 ssid, err.len ? err.data : nsr_strerror(rc));
+				nsr_error("%s", msg);
+				break;
+			}
+			if (got && (rc = nsr_restore_feed(rs, buf, got)) != NSR_OK) {
+				snprintf(msg, sizeof(msg), "save set %u: bad save stream: %s",
+					 ssid, nsr_strerror(rc));
+				nsr_error("%s", msg);
+				break;
+			}
 		}
+		nsr_mmd_close(m);
+		m = NULL;
 	}
 	if (eof && !msg[0]) {
 		rc = nsr_restore_finish(rs);
-		if (rc == NSR_ERR_CORRUPT)
+		if (rc == NSR_ERR_CORRUPT || (rc == NSR_OK && damaged)) {
+			name_lost(&run, o, r.ss_client, r.savetime,
+				  npaths == 1 ? paths[0] : r.ss_name, paths, npaths);
 			snprintf(msg, sizeof(msg), "save set %u is damaged: every intact "
 				 "file was recovered, the damaged ones are named above", ssid);
+		}
 		else if (rc)
 			snprintf(msg, sizeof(msg), "save set %u: stream incomplete: %s", ssid,
 				 nsr_strerror(rc));
@@ -222,6 +417,10 @@ out:
 	nsr_mmd_close(m);
 	free(buf);
 	free(frags);
+	free(ports);
+	for (size_t i = 0; i < run.nseen; i++)
+		free(run.seen[i]);
+	free(run.seen);
 	xdr_free(NSR_XDR(xdr_rec_start_res), &r);
 	nsr_buf_release(&err);
 	return result;

@@ -1,0 +1,64 @@
+#!/bin/bash
+# 410-spanning: a save set larger than one vtape volume continues on the
+# next volume of the pool.  Two vtape devices of 3 MB each in pool Span;
+# a 4.5 MB tree is saved; mminfo shows the save set on both volumes, head
+# on one and tail on the other; the first volume is marked full; recover
+# by save set id and by path (through the index) gives the tree back.
+# Then, with no writable volume left, a save fails naming the pool.
+. "$(dirname "$0")/lib.sh"
+nsr_setup 410-spanning
+S=127.0.0.1
+W=$ROOT/work
+mkdir -p "$W"
+export NSR_TEST_VTAPE_CAPACITY=3145728
+nsr_start_datazone
+
+T=$W/tree
+mkdir -p "$T/d"
+head -c 2500000 /dev/urandom >"$T/d/one.bin"
+head -c 2000000 /dev/urandom >"$T/two.bin"
+seq 1 20000 >"$T/d/numbers"
+
+admin() { "$BIN/nsradmin" -s $S -i - >/dev/null; }
+echo 'create type: NSR pool; name: Span' | admin
+for i in 1 2; do
+	printf 'create type: NSR device; name: tape%s; media type: vtape; device access information: %s\n' \
+		$i "$W/tape$i.vtape" | admin
+	check "label SPAN0$i in tape$i" "$BIN/nsrmm" -s $S -q -l -y -b Span -f tape$i SPAN0$i
+done
+
+out=$("$BIN/save" -s $S -q -b Span "$T" 2>&1)
+check "a save set larger than one volume succeeds" test $? -eq 0
+[ "$FAILED" = 0 ] || echo "$out" | sed 's/^/# /'
+
+rows=$("$BIN/mminfo" -s $S -a -q "name=$T" -r "ssid,volume,sumflags" 2>/dev/null)
+echo "$rows" | sed 's/^/# mminfo: /'
+ssid=$(awk '$1 ~ /^[0-9]+$/ {print $1; exit}' <<<"$rows")
+check "the save set is in the media database" test -n "$ssid"
+nvol=$(awk '$1 ~ /^[0-9]+$/ {print $2}' <<<"$rows" | sort -u | wc -l)
+check "mminfo shows it on two volumes (got $nvol)" test "$nvol" -eq 2
+check "one piece is the head" grep -Eq "^ *$ssid +SPAN0[12] +h" <<<"$rows"
+check "one piece is the tail" grep -Eq "^ *$ssid +SPAN0[12] +t" <<<"$rows"
+headvol=$(awk -v s="$ssid" '$1 == s && $3 ~ /^h/ {print $2}' <<<"$rows")
+full=$("$BIN/mminfo" -s $S -a -q "volume=${headvol:-none},full" -r volume 2>&1)
+echo "$full" | sed 's/^/# mminfo full: /'
+check "the head's volume ${headvol:-none} is marked full" grep -Eq "^ *${headvol:-none} *$" <<<"$full"
+
+"$BIN/recover" -s $S -q -S "${ssid:-0}" -d "$W/r1" >"$W/r1.out" 2>&1
+check "recover -S of the spanning save set exits 0" test $? -eq 0
+check "recover -S gives the tree back" "$BIN/nsrtreecmp" "$T" "$W/r1$T"
+mkdir -p "$W/r2"
+(cd "$W/r2" && "$BIN/recover" -s $S -q -d "$W/r2" -a "$T/two.bin" "$T/d/one.bin") \
+	>"$W/r2.out" 2>&1
+check "recover -a of files on both volumes exits 0" test $? -eq 0
+check "recover -a: two.bin intact" cmp -s "$T/two.bin" "$W/r2$T/two.bin"
+check "recover -a: one.bin intact" cmp -s "$T/d/one.bin" "$W/r2$T/d/one.bin"
+[ "$FAILED" = 0 ] || sed 's/^/# recover: /' "$W/r1.out" "$W/r2.out"
+
+# No writable volume left in the pool: the save fails naming the pool.
+head -c 4000000 /dev/urandom >"$W/big2"
+out=$("$BIN/save" -s $S -q -b Span "$W/big2" 2>&1)
+check "a save with no volume left fails" test $? -ne 0
+echo "$out" | sed 's/^/# save: /'
+check "naming the pool" grep -q "pool 'Span'" <<<"$out"
+nsr_done
