@@ -10,6 +10,11 @@
  *  2. q_bytes <= QUEUE_MAX + one callback's piece;
  *  3. done is set once, after the last piece was queued; err/errmsg are
  *     final when done is set and are reported after the queued data.
+ *
+ * Damage: a damaged block is reported (the first one in errmsg, all of
+ * them counted) and skipped; the rest of the save set is still delivered,
+ * so the client's restore can resynchronise and recover what is intact.
+ * The session then ends with that damage code instead of eof.
  */
 #include "nsr/compat.h"
 
@@ -45,6 +50,7 @@ struct mmd_read {
 	struct piece *head, *tail;
 	size_t q_bytes;
 	int done, cancel;
+	unsigned ndamage; /* damaged blocks seen (reader thread) */
 	int err;
 	char *errmsg;
 };
@@ -87,16 +93,17 @@ static void damage(void *arg, uint32_t ssid, int rc,
 {
 	struct mmd_read *r = arg;
 
-	nsr_error("save set %u on volume %s (device %s), file %u block "
-		  "%llu: %s", ssid ? ssid : r->ssid, r->volname,
+	nsr_error("save set %u on volume %s (device %s): damaged block at "
+		  "file %u record %llu: %s", ssid ? ssid : r->ssid, r->volname,
 		  r->m->dev_name, loc ? loc->file : 0,
 		  (unsigned long long)(loc ? loc->record : 0), msg);
 	pthread_mutex_lock(&r->mu);
+	r->ndamage++;
 	if (r->err == NSR_OK) {
 		r->err = rc;
 		r->errmsg = nsr_xasprintf(
-			"save set %u on volume %s (device %s) is damaged at "
-			"file %u block %llu: %s", r->ssid, r->volname,
+			"save set %u on volume %s (device %s): damaged block "
+			"at file %u record %llu: %s", r->ssid, r->volname,
 			r->m->dev_name, loc ? loc->file : 0,
 			(unsigned long long)(loc ? loc->record : 0), msg);
 	}
@@ -120,12 +127,25 @@ static void *reader_main(void *arg)
 		rc = nsr_vol_reader_read(r->rd, f, push, r, &ops, r, &got);
 		if (rc == NSR_ERR_EOM)
 			rc = NSR_OK; /* continues on another volume */
+		if (rc != NSR_OK && r->ndamage > 0 && !r->cancel) {
+			/* Reported and skipped; read the other fragments. */
+			rc = NSR_OK;
+			f = NULL;
+			continue;
+		}
 		if (rc == NSR_OK && f->complete && got != f->size)
 			break; /* reported below */
 		if (rc != NSR_OK)
 			break;
 	}
 	pthread_mutex_lock(&r->mu);
+	if (r->ndamage > 1 && r->errmsg) {
+		char *all = nsr_xasprintf("%s (%u damaged blocks in all)",
+					  r->errmsg, r->ndamage);
+
+		free(r->errmsg);
+		r->errmsg = all;
+	}
 	if (rc == NSR_OK && f && f->complete && got != f->size &&
 	    r->err == NSR_OK && !r->cancel) {
 		/* The caller's fragment does not describe what is there. */

@@ -1,0 +1,60 @@
+#!/bin/bash
+# 411-damage: a save set on an AFTD (32 KB blocks) gets bytes flipped in
+# the middle of its data file.  recover -S exits non-zero, names the save
+# set and the damaged block, names the damaged file, and restores every
+# other file intact; scanner on the volume names the save set and exits 1.
+. "$(dirname "$0")/lib.sh"
+nsr_setup 411-damage
+S=127.0.0.1
+W=$ROOT/work
+mkdir -p "$W/aftd"
+nsr_start_datazone
+
+T=$W/tree
+mkdir -p "$T"
+for i in 1 2 3 4 5 6 7 8 9; do
+	head -c 300000 /dev/urandom >"$T/f$i.bin"
+done
+
+admin() { "$BIN/nsradmin" -s $S -i - >/dev/null; }
+echo 'create type: NSR pool; name: Dmg' | admin
+printf 'create type: NSR device; name: disk1; media type: adv_file; device access information: %s\n' \
+	"$W/aftd" | admin
+check "label DMG01 with 32 KB blocks" "$BIN/nsrmm" -s $S -q -l -y -b Dmg -f disk1 -z 32K DMG01
+check "save the tree" "$BIN/save" -s $S -q -b Dmg "$T"
+ssid=$("$BIN/mminfo" -s $S -a -q "name=$T" -r ssid 2>/dev/null | awk '$1 ~ /^[0-9]+$/ {print $1; exit}')
+check "the save set is in the media database" test -n "$ssid"
+
+# The save set's data file: the largest file on the volume.
+data=$(find "$W/aftd" -type f -printf '%s %p\n' | sort -n | tail -1 | cut -d' ' -f2-)
+size=$(stat -c %s "$data")
+check "the data file holds the whole tree ($size bytes)" test "$size" -gt 2700000
+printf '\xde\xad\xbe\xef\xde\xad\xbe\xef\xde\xad\xbe\xef' |
+	dd of="$data" bs=1 seek=$((size / 2)) conv=notrunc status=none
+
+"$BIN/recover" -s $S -S "${ssid:-0}" -d "$W/r" >"$W/rec.out" 2>&1
+rc=$?
+sed 's/^/# recover: /' "$W/rec.out"
+check "recover of the damaged save set exits 1" test $rc -eq 1
+check "it names the save set, the volume and the damaged block" \
+	grep -Eq "save set $ssid on volume DMG01 .*damaged block at file [0-9]+ record [0-9]+" "$W/rec.out"
+named=0 intact=0
+for i in 1 2 3 4 5 6 7 8 9; do
+	if grep -q "$T/f$i.bin" "$W/rec.out"; then
+		named=$((named + 1))
+	elif cmp -s "$T/f$i.bin" "$W/r$T/f$i.bin"; then
+		intact=$((intact + 1))
+	else
+		fail "f$i.bin is neither named as damaged nor recovered intact"
+	fi
+done
+check "it names the damaged file ($named named)" test $named -ge 1 -a $named -le 2
+check "every other file is recovered intact ($intact of $((9 - named)))" \
+	test $intact -eq $((9 - named))
+
+"$BIN/scanner" -q -t adv_file "$W/aftd" >"$W/scan.out" 2>&1
+rc=$?
+sed 's/^/# scanner: /' "$W/scan.out"
+check "scanner exits 1 on the damaged volume" test $rc -eq 1
+check "scanner names the damaged save set" grep -q "save set $ssid .*damaged" "$W/scan.out"
+nsr_done
