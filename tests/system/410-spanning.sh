@@ -4,7 +4,8 @@
 # a 4.5 MB tree is saved; mminfo shows the save set on both volumes, head
 # on one and tail on the other; the first volume is marked full; recover
 # by save set id and by path (through the index) gives the tree back.
-# Then, with no writable volume left, a save fails naming the pool.
+# Another save set spans three volumes (head, middle, tail) and comes
+# back.  Then, with no writable volume left, a save fails naming the pool.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 410-spanning
 S=127.0.0.1
@@ -54,6 +55,29 @@ check "recover -a of files on both volumes exits 0" test $? -eq 0
 check "recover -a: two.bin intact" cmp -s "$T/two.bin" "$W/r2$T/two.bin"
 check "recover -a: one.bin intact" cmp -s "$T/d/one.bin" "$W/r2$T/d/one.bin"
 [ "$FAILED" = 0 ] || sed 's/^/# recover: /' "$W/r1.out" "$W/r2.out"
+
+# Three volumes: the second mover forwards to a third (head, middle, tail).
+echo 'create type: NSR pool; name: Span3' | admin
+for i in 3 4 5; do
+	printf 'create type: NSR device; name: tape%s; media type: vtape; device access information: %s\n' \
+		$i "$W/tape$i.vtape" | admin
+	check "label SPAN0$i in tape$i" "$BIN/nsrmm" -s $S -q -l -y -b Span3 -f tape$i SPAN0$i
+done
+T3=$W/tree3
+mkdir -p "$T3"
+for i in 1 2 3 4 5 6 7; do head -c 1000000 /dev/urandom >"$T3/part$i"; done
+check "a save set over three volumes succeeds" "$BIN/save" -s $S -q -b Span3 "$T3"
+rows=$("$BIN/mminfo" -s $S -a -q "name=$T3" -r "ssid,volume,sumflags" 2>/dev/null)
+echo "$rows" | sed 's/^/# mminfo: /'
+ssid3=$(awk '$1 ~ /^[0-9]+$/ {print $1; exit}' <<<"$rows")
+check "it is on three volumes" \
+	test "$(awk '$1 ~ /^[0-9]+$/ {print $2}' <<<"$rows" | sort -u | wc -l)" -eq 3
+check "with a head, a middle and a tail" \
+	test "$(awk '$1 ~ /^[0-9]+$/ {print substr($3, 1, 1)}' <<<"$rows" | sort | tr -d '\n')" = hmt
+"$BIN/recover" -s $S -q -S "${ssid3:-0}" -d "$W/r3" >"$W/r3.out" 2>&1
+check "recover -S over three volumes exits 0" test $? -eq 0
+check "and gives the tree back" "$BIN/nsrtreecmp" "$T3" "$W/r3$T3"
+[ "$FAILED" = 0 ] || sed 's/^/# recover: /' "$W/r3.out"
 
 # No writable volume left in the pool: the save fails naming the pool.
 head -c 4000000 /dev/urandom >"$W/big2"
