@@ -127,7 +127,9 @@ struct nsr_jobdb_options {
 	unsigned background_checkpoint; /* 1: commits on this handle leave
 			      * WAL checkpoints (and their fsyncs) to
 			      * nsr_jobdb_checkpoint() or a purge, up to a
-			      * 64 MiB WAL; 0: checkpoint every ~4 MiB */
+			      * 64 MiB WAL, and never truncate the WAL
+			      * file; 0: checkpoint every ~4 MiB and cut
+			      * the WAL back to 16 MiB */
 };
 
 /* Result of one nsr_jobdb_purge(). */

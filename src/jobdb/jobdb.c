@@ -210,8 +210,13 @@ static int setup(struct nsr_jobdb *db, unsigned cache_kib)
 		rc = jobdb_exec(db, "PRAGMA journal_mode=WAL");
 	if (!rc)
 		rc = jobdb_exec(db, "PRAGMA synchronous=NORMAL");
+	/* A WAL size limit makes the connection that restarts the WAL cut the
+	 * file back (measured up to 0.5 s in nsrjobd): only handles that
+	 * checkpoint themselves keep it; background_checkpoint handles leave
+	 * the WAL to the purge handle. */
 	if (!rc)
-		rc = jobdb_exec(db, "PRAGMA journal_size_limit=16777216");
+		rc = jobdb_exec(db, db->bg_ckpt ? "PRAGMA journal_size_limit=-1"
+					     : "PRAGMA journal_size_limit=16777216");
 	if (!rc)
 		rc = jobdb_exec(db, "PRAGMA mmap_size=0");
 	if (!rc)
