@@ -17,7 +17,9 @@
  *      reply carries the first error of the session, if any;
  *   5. more save sets on the same connection, or nsr_mmd_close(m).
  * A recover: nsr_mmd_read_open(m, ssid, frags, n, err), then
- * nsr_mmd_read_next(m, ...) until *eof.
+ * nsr_mmd_read_next(m, ...) until *eof.  A mover reads only the fragments
+ * on its own volume: for a save set on several volumes, read each run of
+ * fragments (in frag_seq order) from the mover of its volume in turn.
  *
  * One struct nsr_mmd is one connection and holds at most one session at a
  * time; use it from one thread (open several for parallel sessions).
@@ -119,7 +121,9 @@ int nsr_mmd_ss_write(struct nsr_mmd *m, const void *p, size_t len);
 /* nsr_mmd_ss_end - send the rest, end the session with the totals in
  * tail, wait for the mover: NSR_OK once the fragment (*frag, may be NULL)
  * is durable and recorded in the media database, or the session's first
- * error. */
+ * error.  If the save set filled a tape/vtape volume and went on to
+ * other volumes (the movers do that themselves), *frag is the last
+ * fragment; the earlier ones are in the media database. */
 int nsr_mmd_ss_end(struct nsr_mmd *m, const struct nsr_vol_sstail *tail,
 		   struct nsr_vol_frag *frag, struct nsr_buf *err);
 
@@ -130,9 +134,11 @@ int nsr_mmd_read_open(struct nsr_mmd *m, uint32_t ssid,
 		      const struct nsr_vol_frag *frags, size_t n,
 		      struct nsr_buf *err);
 /* nsr_mmd_read_next - the next piece of the save set's data stream: up to
- * cap bytes into p (*got), *eof = 1 after the last byte.  A damaged block
- * gives NSR_ERR_CHECKSUM/NSR_ERR_CORRUPT with the save set and volume in
- * err. */
+ * cap bytes into p (*got), *eof = 1 after the last byte.  Damaged blocks
+ * are skipped by the mover: every intact byte is delivered first, then,
+ * instead of eof, NSR_ERR_CHECKSUM/NSR_ERR_CORRUPT with the save set, the
+ * volume and the first damaged block (file, record) in err; the stream
+ * has a gap there, which the restore resynchronises over. */
 int nsr_mmd_read_next(struct nsr_mmd *m, void *p, size_t cap, size_t *got,
 		      int *eof, struct nsr_buf *err);
 
