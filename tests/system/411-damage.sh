@@ -3,8 +3,10 @@
 # the middle of its data file.  recover -S exits non-zero, names the save
 # set and the damaged block, names the damaged file, and restores every
 # other file intact; scanner on the volume names the save set and exits 1.
+# The same for a save set spanning two 2 MB vtapes, damaged on the first.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 411-damage
+export NSR_TEST_VTAPE_CAPACITY=2097152
 S=127.0.0.1
 W=$ROOT/work
 mkdir -p "$W/aftd"
@@ -57,4 +59,45 @@ rc=$?
 sed 's/^/# scanner: /' "$W/scan.out"
 check "scanner exits 1 on the damaged volume" test $rc -eq 1
 check "scanner names the damaged save set" grep -q "save set $ssid .*damaged" "$W/scan.out"
+
+# A save set spanning two vtapes, damaged on the first: recover names the
+# damage, restores the intact files of both volumes and exits 1.
+echo 'create type: NSR pool; name: Tapes' | admin
+for i in 1 2; do
+	printf 'create type: NSR device; name: tape%s; media type: vtape; device access information: %s\n' \
+		$i "$W/tape$i.vtape" | admin
+	check "label TDMG0$i in tape$i" "$BIN/nsrmm" -s $S -q -l -y -b Tapes -f tape$i -z 32K TDMG0$i
+done
+T2=$W/tree2
+mkdir -p "$T2"
+for i in 1 2 3 4 5 6 7 8 9; do
+	head -c 400000 /dev/urandom >"$T2/g$i.bin"
+done
+check "save a tree larger than one vtape" "$BIN/save" -s $S -q -b Tapes "$T2"
+ssid2=$("$BIN/mminfo" -s $S -a -q "name=$T2" -r ssid 2>/dev/null | awk '$1 ~ /^[0-9]+$/ {print $1; exit}')
+head=$("$BIN/mminfo" -s $S -a -q "name=$T2" -r "volume,sumflags" 2>/dev/null | awk '$2 ~ /^h/ {print $1}')
+check "it has a head fragment (on ${head:-none})" test -n "$head"
+n=${head#TDMG0}
+vt=$W/tape${n:-1}.vtape
+printf '\xde\xad\xbe\xef\xde\xad\xbe\xef\xde\xad\xbe\xef' |
+	dd of="$vt" bs=1 seek=$(( $(stat -c %s "$vt") / 2 )) conv=notrunc status=none
+"$BIN/recover" -s $S -S "${ssid2:-0}" -d "$W/r2" >"$W/rec2.out" 2>&1
+rc=$?
+sed 's/^/# recover: /' "$W/rec2.out"
+check "recover of the damaged spanning save set exits 1" test $rc -eq 1
+check "it names the damaged block on $head" \
+	grep -Eq "save set $ssid2 on volume $head .*damaged block at file [0-9]+ record [0-9]+" "$W/rec2.out"
+named=0 intact=0
+for i in 1 2 3 4 5 6 7 8 9; do
+	if grep -q "$T2/g$i.bin" "$W/rec2.out"; then
+		named=$((named + 1))
+	elif cmp -s "$T2/g$i.bin" "$W/r2$T2/g$i.bin"; then
+		intact=$((intact + 1))
+	else
+		fail "g$i.bin is neither named as damaged nor recovered intact"
+	fi
+done
+check "it names the damaged file ($named named)" test $named -ge 1 -a $named -le 2
+check "every other file of both volumes is intact ($intact of $((9 - named)))" \
+	test $intact -eq $((9 - named))
 nsr_done
