@@ -67,7 +67,7 @@ struct mmdb_opts {
 	unsigned flags;		   /* MMDB_OPEN_* */
 	const struct mmdb_vfs *vfs;  /* NULL = the POSIX implementation */
 	uint64_t wal_max_bytes;	   /* checkpoint when the WAL is larger; 0 =
-				      default (64 MB, NSR_TEST_MMDB_WAL_MAX) */
+				      default (256 MB, NSR_TEST_MMDB_WAL_MAX) */
 	size_t cache_pages;	   /* page cache bound in 32 KB pages; 0 =
 				      default (16384 = 512 MB,
 				      NSR_TEST_MMDB_CACHE) */

@@ -17,20 +17,25 @@
  *     CRC; recovery stops at the first frame that fails, so a torn or
  *     unsynced tail is ignored as a whole and no transaction is half
  *     applied.
- *  5. The WAL is reset (new salt, truncated) only after the db file holding
+ *  5. The WAL is reset (new salt; truncated only at open and close, else
+ *     its old frames stay as a stale tail) only after the db file holding
  *     every page of it has been fsynced.
  *  6. A read view with sequence S sees, for every page, the newest version
  *     with commit sequence <= S; S is always a durable commit.  A version
  *     is dropped only when a newer one exists with a sequence <= every live
  *     read view's and <= the durable sequence, so a view's pages stay valid
  *     until the view ends.
- *  7. map[pgno] == NULL means the page has not changed since open, so the
- *     db file holds the version every view wants.
+ *  7. map[pgno] == NULL means the db file holds the version every view
+ *     wants: the page has not changed since open, or it was dropped from
+ *     the cache after a checkpoint wrote it (invariant 10).
  *  8. At most one write view exists (the writer slot); it sees the newest
  *     versions, including those of commits whose fsync is still pending.
  *  9. After an I/O error in commit, sync or checkpoint, p->err is set and
  *     every later call fails with NSR_ERR_STATE until the pager is closed
  *     and reopened (recovery then decides what survived).
+ * 10. A page is dropped from the cache only if its single version is in the
+ *     db file, no write view pins it and no view could hold a pointer to
+ *     it (retired pages are freed after every older view has ended).
  *
  * Transaction states (write view):
  *
@@ -247,10 +252,11 @@ static uint32_t wal_seed(uint64_t salt)
 }
 
 /* wal_reset - write a fresh WAL header (salt, ckpt seq), truncate, sync. */
-static int wal_reset(struct mmdb_pager *p, uint64_t salt, uint64_t seq)
+static int wal_reset(struct mmdb_pager *p, uint64_t salt, uint64_t seq,
+		     int shrink)
 {
 	uint8_t h[WAL_HDR_SIZE];
-	int rc;
+	int rc = NSR_OK;
 
 	memset(h, 0, sizeof(h));
 	memcpy(h, WAL_MAGIC, 8);
@@ -259,10 +265,14 @@ static int wal_reset(struct mmdb_pager *p, uint64_t salt, uint64_t seq)
 	nsr_put_u64(h + 16, salt);
 	nsr_put_u64(h + 24, seq);
 	nsr_put_u32(h + 60, nsr_crc32c(0, h, 60));
-	rc = p->vfs->truncate(p->wal, 0);
+	/* Without shrink the old frames stay as a stale tail (their salt no
+	 * longer matches) and later appends overwrite blocks in place, so
+	 * the syncs need no size change; close and open shrink the file. */
+	if (shrink)
+		rc = p->vfs->truncate(p->wal, 0);
 	if (rc == NSR_OK)
 		rc = p->vfs->write(p->wal, h, sizeof(h), 0);
-	if (rc == NSR_OK)
+	if (rc == NSR_OK && shrink)
 		rc = p->vfs->truncate(p->wal, WAL_ALIGN);
 	if (rc == NSR_OK)
 		rc = p->vfs->sync(p->wal);
@@ -384,7 +394,7 @@ static int wal_recover(struct mmdb_pager *p)
 			salt = 0x6d6d6462;
 		if (p->flags & MMDB_PAGER_READONLY)
 			return got == 0 ? NSR_OK : NSR_ERR_CORRUPT;
-		return wal_reset(p, salt, 0);
+		return wal_reset(p, salt, 0, 1);
 	}
 	salt = nsr_get_u64(h + 16);
 	seq = nsr_get_u64(h + 24);
@@ -459,7 +469,7 @@ static int wal_recover(struct mmdb_pager *p)
 	rc = NSR_OK;
 	if (!(p->flags & MMDB_PAGER_READONLY) &&
 	    (ndone || wal_size != WAL_ALIGN))
-		rc = wal_reset(p, salt + 1, seq);
+		rc = wal_reset(p, salt + 1, seq, 1);
 	else {
 		p->wal_salt = salt;
 		p->wal_crc = wal_seed(salt);
@@ -600,7 +610,7 @@ int mmdb_pager_open(const struct mmdb_vfs *vfs, const char *dir,
 		return NSR_ERR_NOMEM;
 	p->vfs = vfs ? vfs : mmdb_vfs_posix();
 	p->flags = flags;
-	p->wal_max = wal_max ? wal_max : (64u << 20);
+	p->wal_max = wal_max ? wal_max : (256u << 20);
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_mutex_init(&p->wmu, NULL);
 	pthread_cond_init(&p->wcond, NULL);
@@ -620,7 +630,7 @@ int mmdb_pager_open(const struct mmdb_vfs *vfs, const char *dir,
 	return NSR_OK;
 }
 
-static int checkpoint(struct mmdb_pager *p);
+static int checkpoint(struct mmdb_pager *p, int shrink);
 
 /* mmdb_pager_close - checkpoint when healthy and free everything. */
 void mmdb_pager_close(struct mmdb_pager *p)
@@ -629,7 +639,7 @@ void mmdb_pager_close(struct mmdb_pager *p)
 		return;
 	if (p->err == NSR_OK && p->wal && p->nckpt &&
 	    !(p->flags & MMDB_PAGER_READONLY))
-		(void)checkpoint(p);
+		(void)checkpoint(p, 1);
 	for (uint32_t i = 0; i < p->map_cap; i++) {
 		struct pg *v = p->map[i];
 
@@ -1179,7 +1189,7 @@ static int cmp_u32(const void *a, const void *b)
 /* checkpoint - copy every page changed since the last checkpoint into the
  * db file, sync it, reset the WAL.  Caller holds the writer slot and every
  * written commit is durable. */
-static int checkpoint(struct mmdb_pager *p)
+static int checkpoint(struct mmdb_pager *p, int shrink)
 {
 	int rc = NSR_OK;
 	uint64_t seq;
@@ -1201,7 +1211,7 @@ static int checkpoint(struct mmdb_pager *p)
 	seq = p->durable_seq;
 	pthread_mutex_unlock(&p->mu);
 	if (rc == NSR_OK)
-		rc = wal_reset(p, p->wal_salt + 1, seq);
+		rc = wal_reset(p, p->wal_salt + 1, seq, shrink);
 	if (rc != NSR_OK) {
 		set_err(p, rc);
 		return rc;
@@ -1243,7 +1253,7 @@ int mmdb_pager_write_begin(struct mmdb_pager *p, struct mmdb_view **out)
 	if (rc == NSR_OK && p->wal_end > p->wal_max) {
 		rc = sync_to(p, p->written_seq);
 		if (rc == NSR_OK)
-			rc = checkpoint(p);
+			rc = checkpoint(p, 0);
 	}
 	if (rc == NSR_OK) {
 		v = calloc(1, sizeof(*v));
