@@ -301,9 +301,10 @@ static int ask_next_volume(struct mmd *m, struct mmd_save *s,
 	return rc;
 }
 
-/* span_on - end of medium on tape/vtape: record the part on this volume,
- * mark it full, and continue the save set through the mover of the next
- * volume (the carry first).  NSR_OK, or the session has failed. */
+/* span_on - end of medium on tape/vtape: mark the volume full, ask nsrd
+ * for the next one, record the part on this volume, and continue the save
+ * set through the mover of the next volume (the carry first).  NSR_OK, or
+ * the session has failed. */
 static int span_on(struct mmd *m, struct mmd_save *s)
 {
 	struct nsr_vol_frag frag;
@@ -327,6 +328,23 @@ static int span_on(struct mmd *m, struct mmd_save *s)
 					nsr_strerror(rc)));
 		goto out;
 	}
+	if (mmd_report_written(m, s->volid, frag.size, 0, 0, MMDB_VOL_FULL,
+			       &why) != NSR_OK)
+		nsr_warn("cannot mark volume %s full in the media database: %s",
+			 s->volname, why.data);
+	nsr_buf_reset(&why);
+	rc = ask_next_volume(m, s, &nv, &why);
+	if (rc != NSR_OK) {
+		/* Like a full AFTD: the failed save set gets no fragment. */
+		save_fail(s, rc,
+			  nsr_xasprintf("volume %s in device %s is full and "
+					"save set %u (%s:%s) cannot continue "
+					"on another volume: %s", s->volname,
+					m->dev_name, s->hdr.ssid,
+					s->hdr.client, s->hdr.name, why.data));
+		goto out;
+	}
+	nsr_buf_reset(&why);
 	if (frag.size > 0) {
 		rc = mmd_report_frag(m, &frag, s->cloneid, &why);
 		if (rc != NSR_OK) {
@@ -339,23 +357,6 @@ static int span_on(struct mmd *m, struct mmd_save *s)
 						why.data));
 			goto out;
 		}
-	}
-	if (mmd_report_written(m, s->volid, frag.size, 0, 0, MMDB_VOL_FULL,
-			       &why) != NSR_OK)
-		nsr_warn("cannot mark volume %s full in the media database: %s",
-			 s->volname, why.data);
-	nsr_buf_reset(&why);
-	rc = ask_next_volume(m, s, &nv, &why);
-	if (rc != NSR_OK) {
-		save_fail(s, rc,
-			  nsr_xasprintf("volume %s in device %s is full and "
-					"save set %u (%s:%s) cannot continue "
-					"on another volume: %s", s->volname,
-					m->dev_name, s->hdr.ssid,
-					s->hdr.client, s->hdr.name, why.data));
-		goto out;
-	}
-	if (frag.size > 0) {
 		s->span.frag_seq++;
 		s->span.ss_offset += frag.size;
 	}

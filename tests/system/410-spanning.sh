@@ -85,4 +85,7 @@ out=$("$BIN/save" -s $S -q -b Span "$W/big2" 2>&1)
 check "a save with no volume left fails" test $? -ne 0
 echo "$out" | sed 's/^/# save: /'
 check "naming the pool" grep -q "pool 'Span'" <<<"$out"
+left=$("$BIN/mminfo" -s $S -a -q "name=$W/big2" -r "volume" 2>&1)
+echo "$left" | sed 's/^/# mminfo big2: /'
+check "the failed save set left no fragment on SPAN02" test -z "$(grep SPAN02 <<<"$left")"
 nsr_done
