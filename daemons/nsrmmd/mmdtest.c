@@ -31,6 +31,7 @@ static int usage(void)
 		"       mmdtest mmdb-volget SERVER NAME\n"
 		"       mmdtest mmdb-ss SERVER CLIENT NAME SAVETIME\n"
 		"       mmdtest mmdb-frags SERVER SSID\n"
+		"       mmdtest mmdb-fragwords SERVER SSID (as recover takes them)\n"
 		"       mmdtest label HOST PORT VOLUME POOL BLOCKSIZE [force]\n"
 		"       mmdtest readlabel HOST PORT\n"
 		"       mmdtest save HOST PORT SSID CLIENT NAME [SAVETIME] < data\n"
@@ -352,6 +353,27 @@ static int cmd_mmdb(const char *cmd, int ac, char **av)
 			       f[i].cloneid, f[i].seq, (unsigned long long)f[i].size,
 			       (unsigned long long)f[i].file,
 			       (unsigned long long)f[i].offset, f[i].flags);
+	} else if (strcmp(cmd, "mmdb-fragwords") == 0 && ac == 2) {
+		struct mmdb_fragment f[16];
+		struct nsr_vol_frag w;
+		size_t n = 0;
+
+		rc = mmdb_clnt_frag_list(c, (uint32_t)strtoul(av[1], NULL, 10),
+					 f, NSR_ARRAY_SIZE(f), &n);
+		for (size_t i = 0; rc == NSR_OK && i < n; i++) {
+			memset(&w, 0, sizeof(w));
+			memcpy(w.volid, f[i].volid, sizeof(w.volid));
+			w.ssid = f[i].ssid;
+			w.frag_seq = f[i].seq;
+			w.ss_offset = f[i].ss_offset;
+			w.file = f[i].file;
+			w.record = f[i].record;
+			w.offset = f[i].offset;
+			w.size = f[i].size;
+			w.complete = (f[i].flags & (MMDB_FRAG_COMPLETE |
+						    MMDB_FRAG_TAIL)) != 0;
+			frag_print(&w);
+		}
 	} else {
 		mmdb_clnt_close(c);
 		nsr_buf_release(&err);

@@ -5,7 +5,7 @@
 # on one and tail on the other; the first volume is marked full; recover
 # by save set id and by path (through the index) gives the tree back.
 # Another save set spans three volumes (head, middle, tail) and comes
-# back.  Then, with no writable volume left, a save fails naming the pool.
+# back.  Two sessions multiplexed on one vtape both span.  Then, with no writable volume left, a save fails naming the pool.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 410-spanning
 S=127.0.0.1
@@ -78,6 +78,40 @@ check "with a head, a middle and a tail" \
 check "recover -S over three volumes exits 0" test $? -eq 0
 check "and gives the tree back" "$BIN/nsrtreecmp" "$T3" "$W/r3$T3"
 [ "$FAILED" = 0 ] || sed 's/^/# recover: /' "$W/r3.out"
+
+# Two sessions multiplexed on one vtape, driven straight at its mover:
+# both hit its end together and both continue on the next volume.
+MT=$BIN/mmdtest
+for i in 6 7; do
+	printf 'create type: NSR device; name: tape%s; media type: vtape; device access information: %s\n' \
+		$i "$W/tape$i.vtape" | admin
+	check "label SPAN0$i in tape$i" "$BIN/nsrmm" -s $S -q -l -y -b Default -f tape$i SPAN0$i
+done
+read -r P6 _ < <("$MT" mover $S vtape "$W/tape6.vtape" tape6 0 $S)
+read -r P7 _ < <("$MT" mover $S vtape "$W/tape7.vtape" tape7 0 $S)
+ST=1700000200
+for j in 1 2; do
+	head -c 1800000 /dev/urandom >"$W/mux$j"
+	M[$j]=$("$MT" mmdb-ss $S client1 /mux$j $ST)
+done
+# Both sessions begin, then wait a second for their data: they share blocks.
+for j in 1 2; do
+	(sleep 1; cat "$W/mux$j") |
+		"$MT" save $S "${P6:-0}" "${M[$j]:-0}" client1 /mux$j $ST >"$W/mf$j" 2>"$W/me$j" &
+	MP[$j]=$!
+done
+for j in 1 2; do
+	wait "${MP[$j]}"
+	check "multiplexed session $j spans and ends well" test $? -eq 0
+	[ "$FAILED" = 0 ] || sed 's/^/# mmdtest: /' "$W/me$j"
+	flags=$("$MT" mmdb-frags $S "${M[$j]:-0}" | awk '{print $7}' | sort | tr '\n' ' ')
+	check "it has a head and a tail fragment (flags: $flags)" test "$flags" = "0x1 0x4 "
+	words=$("$MT" mmdb-fragwords $S "${M[$j]:-0}")
+	{ "$MT" recover $S "${P6:-0}" "${M[$j]:-0}" $words &&
+	  "$MT" recover $S "${P7:-0}" "${M[$j]:-0}" $words; } >"$W/mo$j" 2>"$W/mre$j"
+	check "its head on SPAN06 and tail on SPAN07 read back identical" \
+		cmp -s "$W/mux$j" "$W/mo$j"
+done
 
 # No writable volume left in the pool: the save fails naming the pool.
 head -c 4000000 /dev/urandom >"$W/big2"
