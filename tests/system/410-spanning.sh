@@ -91,12 +91,19 @@ read -r P6 _ < <("$MT" mover $S vtape "$W/tape6.vtape" tape6 0 $S)
 read -r P7 _ < <("$MT" mover $S vtape "$W/tape7.vtape" tape7 0 $S)
 ST=1700000200
 for j in 1 2; do
-	head -c 1800000 /dev/urandom >"$W/mux$j"
+	head -c 2400000 /dev/urandom >"$W/mux$j"
 	M[$j]=$("$MT" mmdb-ss $S client1 /mux$j $ST)
 done
-# Both sessions begin, then wait a second for their data: they share blocks.
+# Both sessions begin, then get their data paced (the client sends 1 MB
+# calls), so each has data left after the 3 MB volume fills: both span.
+pace() { # FILE: 200 KB every 0.1 s after a second
+	sleep 1
+	for k in $(seq 0 11); do
+		dd if="$1" bs=200000 skip="$k" count=1 status=none; sleep 0.1
+	done
+}
 for j in 1 2; do
-	(sleep 1; cat "$W/mux$j") |
+	pace "$W/mux$j" |
 		"$MT" save $S "${P6:-0}" "${M[$j]:-0}" client1 /mux$j $ST >"$W/mf$j" 2>"$W/me$j" &
 	MP[$j]=$!
 done
