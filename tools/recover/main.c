@@ -112,12 +112,47 @@ static void on_skipped(void *ctx, const char *path, const char *target)
 	nsr_warn("%s exists, not overwritten (use -iY or -f to overwrite)", target);
 }
 
-/* by_seq - qsort order of fragments. */
+/* A fragment and the port of the mover that reads its volume. */
+struct rec_piece {
+	struct nsr_vol_frag f;
+	int port;
+};
+
+/* by_seq - qsort order of pieces: save-set order. */
 static int by_seq(const void *a, const void *b)
 {
-	const struct nsr_vol_frag *x = a, *y = b;
+	const struct rec_piece *x = a, *y = b;
 
-	return x->frag_seq < y->frag_seq ? -1 : x->frag_seq > y->frag_seq;
+	return x->f.frag_seq < y->f.frag_seq ? -1 : x->f.frag_seq > y->f.frag_seq;
+}
+
+/* frags_in_order - nsrd's fragments into frags[] in save-set order, with
+ * each one's mover port in ports[] (both have frags_len entries). */
+static void frags_in_order(const rec_start_res *r, struct nsr_vol_frag *frags, int *ports)
+{
+	size_t n = r->frags.frags_len;
+	struct rec_piece *p = nsr_xcalloc(n + 1, sizeof(*p));
+
+	for (size_t i = 0; i < n; i++) {
+		const rec_frag *w = &r->frags.frags_val[i];
+
+		memcpy(p[i].f.volid, w->volid, 16);
+		p[i].f.ssid = w->ssid;
+		p[i].f.frag_seq = w->seq;
+		p[i].f.ss_offset = w->ss_offset;
+		p[i].f.file = w->file;
+		p[i].f.record = w->record;
+		p[i].f.offset = w->offset;
+		p[i].f.size = w->size;
+		p[i].f.complete = w->complete;
+		p[i].port = w->mover_port ? w->mover_port : r->mover_port;
+	}
+	qsort(p, n, sizeof(*p), by_seq);
+	for (size_t i = 0; i < n; i++) {
+		frags[i] = p[i].f;
+		ports[i] = p[i].port;
+	}
+	free(p);
 }
 
 /* is_damage - a read error that names damaged data (the rest came). */
@@ -293,36 +328,7 @@ static int recover_ssid(struct nsr_rpc_clnt *nsrd, const struct rec_opts *o,
 	nfrags = r.frags.frags_len;
 	frags = nsr_xcalloc(nfrags + 1, sizeof(*frags));
 	ports = nsr_xcalloc(nfrags + 1, sizeof(*ports));
-	for (u_int i = 0; i < r.frags.frags_len; i++) {
-		const rec_frag *w = &r.frags.frags_val[i];
-
-		memcpy(frags[i].volid, w->volid, 16);
-		frags[i].ssid = w->ssid;
-		frags[i].frag_seq = w->seq;
-		frags[i].ss_offset = w->ss_offset;
-		frags[i].file = w->file;
-		frags[i].record = w->record;
-		frags[i].offset = w->offset;
-		frags[i].size = w->size;
-		frags[i].complete = w->complete;
-	}
-	/* Read in save-set order; remember each fragment's mover. */
-	{
-		struct { struct nsr_vol_frag f; int port; } *tmp;
-
-		tmp = nsr_xcalloc(nfrags + 1, sizeof(*tmp));
-		for (size_t i = 0; i < nfrags; i++) {
-			tmp[i].f = frags[i];
-			tmp[i].port = r.frags.frags_val[i].mover_port
-				      ? r.frags.frags_val[i].mover_port : r.mover_port;
-		}
-		qsort(tmp, nfrags, sizeof(*tmp), by_seq);
-		for (size_t i = 0; i < nfrags; i++) {
-			frags[i] = tmp[i].f;
-			ports[i] = tmp[i].port;
-		}
-		free(tmp);
-	}
+	frags_in_order(&r, frags, ports);
 	memset(&ro, 0, sizeof(ro));
 	memset(&cb, 0, sizeof(cb));
 	ro.dest = o->dest;
