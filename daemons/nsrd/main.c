@@ -24,8 +24,6 @@ struct nsrd g_nsrd;
 #define PROC(num, name, targ, tres, fn) \
 	NSR_RPC_PROC(num, name, targ, tres, fn, NSR_RPC_SERIAL)
 
-/* session.c (declared here: nsrd.h is not part of this change). */
-int nsrd_next_volume(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 
 static const struct nsr_rpc_proc nsrd_procs[] = {
 	PROC(RES_QUERY, "res_query", res_query_args, res_list_res, nsrd_res_query),

@@ -59,6 +59,9 @@ int nsrd_save_start(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 int nsrd_save_end(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 int nsrd_recover_start(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 int nsrd_recover_end(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
+/* nsrd_next_volume - NEXT_VOLUME: a mover whose volume filled asks for the
+ * next writable volume of the pool (spanning). */
+int nsrd_next_volume(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 
 /* media.c */
 int nsrd_label(void *ctx, void *args, void *res, struct nsr_rpc_call *call);

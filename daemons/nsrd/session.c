@@ -399,7 +399,6 @@ out:
 /* nsrd_next_volume - NEXT_VOLUME: a mover's volume filled up during save
  * set a->ssid; choose the next writable volume of the pool (as SAVE_START
  * does, never the full one) and hand back its device's mover. */
-int nsrd_next_volume(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call);
 int nsrd_next_volume(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;
