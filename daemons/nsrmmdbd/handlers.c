@@ -352,6 +352,38 @@ static int ss_create(void *ctx, void *args, void *res,
 	return NSR_OK;
 }
 
+/* ss_restore - MM_SS_RESTORE: a save set under its own ssid. */
+static int ss_restore(void *ctx, void *args, void *res,
+		      struct nsr_rpc_call *call)
+{
+	mm_ss_restore_args *a = args;
+	mm_ss_create_res *r = res;
+	struct mmdb_saveset ss;
+	int rc;
+
+	NSR_UNUSED(ctx);
+	if (mmdb_clnt_ss_from_wire(&a->ss, &ss) != NSR_OK || ss.ssid == 0) {
+		mmdbd_status(&r->st, NSR_ERR_INVAL, "save set record from %s "
+			     "has a field out of range (ssid, name, client, "
+			     "level or dependents)", nsr_rpc_call_peer(call));
+		return NSR_OK;
+	}
+	if (begin(&r->st))
+		return NSR_OK;
+	rc = mmdb_ss_restore(g_mmdbd.db, NULL, &ss, a->cloneid);
+	end();
+	if (rc) {
+		mmdbd_db_status(&r->st, rc, "cannot restore save set %u (%s:%s)",
+				ss.ssid, ss.client, ss.name);
+		return NSR_OK;
+	}
+	r->ssid = ss.ssid;
+	r->cloneid = a->cloneid ? a->cloneid : (uint32_t)ss.savetime;
+	memcpy(r->longid, ss.longid, sizeof(r->longid));
+	mmdbd_status(&r->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}
+
 /* ss_update - MM_SS_UPDATE. */
 static int ss_update(void *ctx, void *args, void *res,
 		     struct nsr_rpc_call *call)
@@ -572,6 +604,9 @@ static const struct nsr_rpc_proc mmdbd_procs[] = {
 	     mmdbd_query_next),
 	PROC(MM_CHECK, "check", xdr_void, 0, xdr_mm_check_res,
 	     sizeof(mm_check_res), check),
+	PROC(MM_SS_RESTORE, "ss_restore", xdr_mm_ss_restore_args,
+	     sizeof(mm_ss_restore_args), xdr_mm_ss_create_res,
+	     sizeof(mm_ss_create_res), ss_restore),
 };
 
 const struct nsr_rpc_prog mmdbd_progs[1] = {

@@ -241,6 +241,15 @@ int mmdb_vol_delete(struct mmdb *db, struct mmdb_txn *txn, const char *name);
 int mmdb_ss_create(struct mmdb *db, struct mmdb_txn *txn,
 		   struct mmdb_saveset *ss, uint32_t cloneid,
 		   uint32_t *cloneid_out);
+/*
+ * mmdb_ss_restore - store a save set under the ssid it already has (ss->ssid,
+ * non-zero), with one clone instance cloneid (0 = from savetime): for
+ * scanner rebuilding a media database from volumes, so a save set keeps the
+ * id administrators and volumes know.  NSR_ERR_EXISTS if the ssid is held.
+ * ss->longid is set as for mmdb_ss_create (from this database's id).
+ */
+int mmdb_ss_restore(struct mmdb *db, struct mmdb_txn *txn,
+		    struct mmdb_saveset *ss, uint32_t cloneid);
 /* mmdb_ss_update - replace the attributes of existing save set ss->ssid
  * (fragments and clones unchanged); longid is kept. */
 int mmdb_ss_update(struct mmdb *db, struct mmdb_txn *txn,

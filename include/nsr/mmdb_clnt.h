@@ -97,6 +97,11 @@ int mmdb_clnt_vol_written(struct mmdb_clnt *c, const uint8_t volid[16],
  */
 int mmdb_clnt_ss_create(struct mmdb_clnt *c, struct mmdb_saveset *ss,
 			uint32_t *cloneid_out);
+/* mmdb_clnt_ss_restore - store ss under the ssid it already has, with
+ * clone instance cloneid (0 = from savetime); NSR_ERR_EXISTS if taken.
+ * For scanner -m rebuilding a lost media database. */
+int mmdb_clnt_ss_restore(struct mmdb_clnt *c, struct mmdb_saveset *ss,
+			 uint32_t cloneid);
 /* mmdb_clnt_ss_update - replace the attributes of save set ss->ssid. */
 int mmdb_clnt_ss_update(struct mmdb_clnt *c, const struct mmdb_saveset *ss);
 /* mmdb_clnt_ss_get - save set by ssid into *out. */

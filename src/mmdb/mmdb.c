@@ -840,9 +840,10 @@ static int alloc_ssid(struct mmdb_txn *t, uint32_t *ssid)
 	return NSR_ERR_LIMIT;
 }
 
-/* ss_create_tx - body of mmdb_ss_create. */
+/* ss_create_tx - body of mmdb_ss_create (ssid 0: allocate one) and of
+ * mmdb_ss_restore (the given ssid, which must be free). */
 static int ss_create_tx(struct mmdb_txn *t, struct mmdb_saveset *ss,
-			uint32_t cloneid, uint32_t *cloneid_out)
+			uint32_t ssid, uint32_t cloneid, uint32_t *cloneid_out)
 {
 	struct ssrec *r = calloc(1, sizeof(*r));
 	int rc = NSR_ERR_NOMEM;
@@ -850,8 +851,21 @@ static int ss_create_tx(struct mmdb_txn *t, struct mmdb_saveset *ss,
 	if (!r)
 		return rc;
 	rc = ss_import(t, ss, r);
-	if (rc == NSR_OK)
+	if (rc == NSR_OK && ssid) {
+		const uint8_t *val;
+		uint8_t k[4];
+		size_t vl;
+
+		nsr_put_u32(k, ssid);
+		rc = mmdb_bt_get(t->v, t->db->roots[T_SS], k, 4, &val, &vl);
+		if (rc == NSR_OK)
+			rc = NSR_ERR_EXISTS;
+		else if (rc == NSR_ERR_NOTFOUND)
+			rc = NSR_OK;
+		r->ssid = ssid;
+	} else if (rc == NSR_OK) {
 		rc = alloc_ssid(t, &r->ssid);
+	}
 	if (rc != NSR_OK)
 		goto out;
 	if (cloneid == 0)
@@ -885,7 +899,22 @@ int mmdb_ss_create(struct mmdb *db, struct mmdb_txn *txn,
 
 	if (rc != NSR_OK)
 		return rc;
-	return finish(t, own, ss_create_tx(t, ss, cloneid, cloneid_out));
+	return finish(t, own, ss_create_tx(t, ss, 0, cloneid, cloneid_out));
+}
+
+/* mmdb_ss_restore - store a save set under the ssid it already has. */
+int mmdb_ss_restore(struct mmdb *db, struct mmdb_txn *txn,
+		    struct mmdb_saveset *ss, uint32_t cloneid)
+{
+	struct mmdb_txn *t;
+	int own, rc;
+
+	if (ss->ssid == 0)
+		return NSR_ERR_INVAL;
+	rc = begin(db, txn, &t, &own);
+	if (rc != NSR_OK)
+		return rc;
+	return finish(t, own, ss_create_tx(t, ss, ss->ssid, cloneid, NULL));
 }
 
 /* ss_update_tx - body of mmdb_ss_update. */

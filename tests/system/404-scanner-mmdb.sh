@@ -59,6 +59,9 @@ check "the fragment is still there once" test "$("$T" mmdb-frags $H "$SSID")" = 
 
 out=$("$BIN/scanner" -m -S 4000000000 -s $H "$ROOT/aftd1" 2>&1)
 rc=$?
-check "scanner -m of a save set the database lost exits 1" test $rc -eq 1
-check "saying why" grep -q "save set 4000000000 .* not in the media database" <<<"$out"
+check "scanner -m re-creates a save set the database lost" test $rc -eq 0
+check "under its own ssid" grep -q "save set 4000000000 .* re-created" <<<"$out"
+check "mminfo shows it again" \
+	bash -c "'$BIN/mminfo' -s $H -a -q ssid=4000000000 -r ssid,name 2>/dev/null | grep -q '^ *4000000000 '"
+check "with its fragment on MM001" test -n "$("$T" mmdb-frags $H 4000000000)"
 nsr_done

@@ -1,11 +1,10 @@
 /*
  * rebuild.c - scanner -m.  The volume goes in (flagged scanned) if the
- * media database does not know its volume id; each selected fragment goes
- * in if its save set is known and the fragment is missing.  A save set
- * the database has lost cannot be re-created under its original ssid
- * through nsrmmdbd today (MM_SS_CREATE allocates the ssid), and the data
- * on the volume is tagged with the original one, so such save sets are
- * reported and left out rather than recorded under a wrong id.
+ * media database does not know its volume id; a save set the database
+ * does not know is re-created under the ssid its chunks carry (from the
+ * save-set header and, if on this volume, the trailer: MM_SS_RESTORE);
+ * then each selected fragment goes in if it is missing.  So a media
+ * database lost entirely comes back from the volumes alone.
  */
 #include "nsr/compat.h"
 
@@ -13,6 +12,7 @@
 #include "nsr/err.h"
 #include "nsr/mmdb.h"
 #include "nsr/mmdb_clnt.h"
+#include "nsr/vol.h"
 
 #include "rebuild.h"
 
@@ -63,7 +63,65 @@ static uint32_t frag_flags(const struct scan_ss *s)
 	return s->has_end ? MMDB_FRAG_TAIL : MMDB_FRAG_MIDDLE;
 }
 
-/* add_frag - one fragment of a save set the database knows. */
+/* restore_ss - re-create a save set the database lost, from what the
+ * volume records about it: browsable and complete if its trailer is here
+ * and says so, incomplete otherwise (a later volume may hold the rest). */
+static int restore_ss(struct mmdb_clnt *c, const struct scan_ss *s,
+		      struct mmdb_saveset *ss)
+{
+	int level = mmdb_level_parse(s->hdr.level);
+
+	memset(ss, 0, sizeof(*ss));
+	ss->ssid = s->hdr.ssid;
+	snprintf(ss->client, sizeof(ss->client), "%s", s->hdr.client);
+	snprintf(ss->name, sizeof(ss->name), "%s", s->hdr.name);
+	snprintf(ss->pool, sizeof(ss->pool), "%s", s->hdr.pool);
+	ss->level = (uint8_t)(level < 0 ? MMDB_LEVEL_MANUAL : level);
+	ss->savetime = s->hdr.savetime;
+	ss->sscreate = s->hdr.savetime;
+	ss->ssbrowse = s->hdr.browse_time;
+	ss->ssretent = s->hdr.retention_time;
+	ss->flags = MMDB_SS_SCANNED;
+	if (s->has_end && s->tail.status != NSR_VOL_SS_ABORTED) {
+		ss->flags |= MMDB_SS_FINISHED | MMDB_SS_VALID | MMDB_SS_BROWSABLE;
+		if (s->tail.status == NSR_VOL_SS_SUSPECT)
+			ss->flags |= MMDB_SS_SUSPECT;
+		ss->totalsize = s->tail.bytes;
+		ss->nfiles = s->tail.files;
+		ss->sscomp = s->hdr.savetime;
+	} else {
+		ss->flags |= s->has_end ? MMDB_SS_ABORTED | MMDB_SS_INCOMPLETE
+					: MMDB_SS_INCOMPLETE;
+	}
+	if (mmdb_clnt_ss_restore(c, ss, 0) != NSR_OK) {
+		fprintf(stderr, "scanner: cannot re-create save set %u (%s:%s): "
+			"%s\n", s->hdr.ssid, s->hdr.client, s->hdr.name,
+			mmdb_clnt_errmsg(c));
+		return -1;
+	}
+	printf("scanner: save set %u (%s:%s) re-created in the media database\n",
+	       s->hdr.ssid, s->hdr.client, s->hdr.name);
+	return 0;
+}
+
+/* complete_ss - a trailer found on a later volume completes a save set
+ * that an earlier volume's scan re-created as incomplete. */
+static void complete_ss(struct mmdb_clnt *c, const struct scan_ss *s,
+			struct mmdb_saveset *ss)
+{
+	if (!s->has_end || !(ss->flags & MMDB_SS_SCANNED) ||
+	    (ss->flags & MMDB_SS_FINISHED) || s->tail.status == NSR_VOL_SS_ABORTED)
+		return;
+	ss->flags &= ~(uint32_t)MMDB_SS_INCOMPLETE;
+	ss->flags |= MMDB_SS_FINISHED | MMDB_SS_VALID | MMDB_SS_BROWSABLE;
+	ss->totalsize = s->tail.bytes;
+	ss->nfiles = s->tail.files;
+	if (mmdb_clnt_ss_update(c, ss) != NSR_OK)
+		fprintf(stderr, "scanner: cannot complete save set %u: %s\n",
+			s->hdr.ssid, mmdb_clnt_errmsg(c));
+}
+
+/* add_frag - one fragment of a save set (re-created if it is lost). */
 static int add_frag(struct mmdb_clnt *c, const struct scan_result *res,
 		    const struct scan_ss *s)
 {
@@ -74,11 +132,11 @@ static int add_frag(struct mmdb_clnt *c, const struct scan_result *res,
 
 	rc = mmdb_clnt_ss_get(c, s->hdr.ssid, &ss);
 	if (rc == NSR_ERR_NOTFOUND) {
-		fprintf(stderr, "scanner: save set %u (%s:%s) is not in the "
-			"media database, and nsrmmdbd cannot re-create it "
-			"under its ssid: not added\n", s->hdr.ssid,
-			s->hdr.client, s->hdr.name);
-		return -1;
+		if (restore_ss(c, s, &ss) != 0)
+			return -1;
+		rc = NSR_OK;
+	} else if (rc == NSR_OK) {
+		complete_ss(c, s, &ss);
 	}
 	if (rc == NSR_OK)
 		rc = mmdb_clnt_frag_list(c, s->hdr.ssid, have,

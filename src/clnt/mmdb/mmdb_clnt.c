@@ -314,6 +314,32 @@ out:
 	return rc;
 }
 
+/* mmdb_clnt_ss_restore - MM_SS_RESTORE: store ss under ss->ssid. */
+int mmdb_clnt_ss_restore(struct mmdb_clnt *c, struct mmdb_saveset *ss,
+			 uint32_t cloneid)
+{
+	mm_ss_restore_args a;
+	mm_ss_create_res res;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	memset(&res, 0, sizeof(res));
+	rc = mmdb_clnt_ss_to_wire(ss, &a.ss);
+	if (rc) {
+		set_err(c, rc, "%s", nsr_strerror(rc));
+		goto out;
+	}
+	a.cloneid = cloneid;
+	rc = call(c, MM_SS_RESTORE, NSR_XDR(xdr_mm_ss_restore_args), &a,
+		  NSR_XDR(xdr_mm_ss_create_res), &res, &res.st);
+	if (!rc)
+		memcpy(ss->longid, res.longid, sizeof(ss->longid));
+out:
+	xdr_free(NSR_XDR(xdr_mm_ss_restore_args), (char *)&a);
+	xdr_free(NSR_XDR(xdr_mm_ss_create_res), (char *)&res);
+	return rc;
+}
+
 /* mmdb_clnt_ss_update - MM_SS_UPDATE. */
 int mmdb_clnt_ss_update(struct mmdb_clnt *c, const struct mmdb_saveset *ss)
 {

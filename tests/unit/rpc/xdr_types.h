@@ -44,6 +44,8 @@ static const struct xdr_type xdr_types[] = {
 	XT(mmd_label), XT(mmd_label_args), XT(mmd_label_res), XT(mmd_frag),
 	XT(mmd_begin_args), XT(mmd_data_args), XT(mmd_end_args), XT(mmd_end_res),
 	XT(mmd_read_args), XT(mmd_next_args), XT(mmd_next_res),
+	/* New types go at the end: fuzz seeds name types by index. */
+	XT(mm_ss_restore_args), XT(next_vol_args), XT(next_vol_res),
 };
 
 #endif
