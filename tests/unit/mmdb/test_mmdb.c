@@ -439,6 +439,52 @@ static void same_rows(struct mmdb *db, const struct mmdb_pred *p, size_t n,
 }
 
 /* test_query_plans - every index against scan and brute force. */
+/* test_restore - a save set stored under the ssid it already has (scanner
+ * rebuilding a lost database): kept, found by its indexes, refused when
+ * the ssid is taken, and never handed out again by mmdb_ss_create. */
+static void test_restore(void **state)
+{
+	struct mmdb_vfs *vfs = mmdb_vfs_mem_new(1);
+	struct mmdb_opts o;
+	struct mmdb *db;
+	struct mmdb_saveset s, got;
+	struct mmdb_clone cls[2];
+	size_t n;
+
+	NSR_UNUSED(state);
+	mmdb_opts_init(&o);
+	o.vfs = vfs;
+	assert_int_equal(mmdb_open("/m", &o, &db), NSR_OK);
+	mkss(&s, 1, 1, 1700000300);
+	s.ssid = 0;
+	assert_int_equal(mmdb_ss_restore(db, NULL, &s, 0), NSR_ERR_INVAL);
+	/* The allocator's next ssid (1) and a large one. */
+	s.ssid = 1;
+	assert_int_equal(mmdb_ss_restore(db, NULL, &s, 0), NSR_OK);
+	mkss(&s, 1, 2, 1700000400);
+	s.ssid = 4000000000u;
+	assert_int_equal(mmdb_ss_restore(db, NULL, &s, 77), NSR_OK);
+	assert_int_equal(mmdb_ss_get(db, 4000000000u, &got), NSR_OK);
+	assert_string_equal(got.name, s.name);
+	assert_true(got.savetime == 1700000400);
+	assert_int_equal(mmdb_clone_list(db, 4000000000u, cls, 2, &n), NSR_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(cls[0].cloneid, 77);
+	/* Taken: refused, nothing changed. */
+	mkss(&s, 2, 3, 1700000500);
+	s.ssid = 4000000000u;
+	assert_int_equal(mmdb_ss_restore(db, NULL, &s, 0), NSR_ERR_EXISTS);
+	assert_int_equal(mmdb_ss_get(db, 4000000000u, &got), NSR_OK);
+	assert_true(got.savetime == 1700000400);
+	/* A new save set does not get a restored ssid. */
+	mkss(&s, 1, 4, 1700000600);
+	assert_int_equal(mmdb_ss_create(db, NULL, &s, 0, NULL), NSR_OK);
+	assert_true(s.ssid != 1 && s.ssid != 4000000000u);
+	must_check(db);
+	mmdb_close(db);
+	mmdb_vfs_mem_free(vfs);
+}
+
 static void test_query_plans(void **state)
 {
 	struct mmdb_vfs *vfs = mmdb_vfs_mem_new(2);
@@ -940,6 +986,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_records),
+		cmocka_unit_test(test_restore),
 		cmocka_unit_test(test_query_plans),
 		cmocka_unit_test(test_vol_query),
 		cmocka_unit_test(test_snapshot),
