@@ -120,7 +120,7 @@ enum nsr_jobdb_field {
 
 /* Open options; a NULL pointer or zero members mean the defaults. */
 struct nsr_jobdb_options {
-	unsigned batch_rows; /* jobs deleted per purge transaction (500);
+	unsigned batch_rows; /* jobs deleted per purge transaction (1000);
 			      * env NSR_TEST_JOBDB_BATCH overrides it */
 	unsigned cache_kib;  /* SQLite page cache per handle (2048 KiB) */
 	unsigned busy_ms;    /* wait for another writer (5000 ms) */

@@ -28,7 +28,7 @@
 #include "nsr/jobdb.h"
 
 #define JOBDB_SCHEMA_VERSION 1
-#define JOBDB_BATCH_DEFAULT 500
+#define JOBDB_BATCH_DEFAULT 1000
 #define JOBDB_CACHE_KIB_DEFAULT 2048
 #define JOBDB_BUSY_MS_DEFAULT 5000
 #define JOBDB_VACUUM_STEP 128 /* pages freed per vacuum transaction */
