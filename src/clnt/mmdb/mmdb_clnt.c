@@ -452,31 +452,41 @@ static int query_next(struct mmdb_clnt *c, enum query_kind kind, size_t max,
 		    NSR_XDR(xdr_mm_next_res), res, &res->st);
 }
 
-/* mmdb_clnt_query_next_rows - next batch of save set rows. */
-int mmdb_clnt_query_next_rows(struct mmdb_clnt *c, struct mmdb_ss_row *rows,
-			      size_t max, size_t *n, int *done)
+/* next_batch - the next batch of a query into out: save set rows
+ * (QUERY_ROWS, out is struct mmdb_ss_row[max]) or volumes (QUERY_VOLS,
+ * out is struct mmdb_volume[max]); every element checked on the way in. */
+static int next_batch(struct mmdb_clnt *c, int kind, void *out, size_t max,
+		      size_t *n, int *done)
 {
+	int rows = kind == QUERY_ROWS;
 	mm_next_res res;
-	size_t i;
+	u_int len;
 	int rc;
 
 	*n = 0;
 	*done = 0;
 	memset(&res, 0, sizeof(res));
-	rc = query_next(c, QUERY_ROWS, max, &res);
+	rc = query_next(c, kind, max, &res);
 	if (rc)
 		goto out;
-	if (res.rows.rows_len > max || res.rows.rows_len > MM_BATCH_MAX) {
-		rc = bad_reply(c, "batch (more rows than asked for)");
+	len = rows ? res.rows.rows_len : res.vols.vols_len;
+	if (len > max || len > MM_BATCH_MAX) {
+		rc = bad_reply(c, rows ? "batch (more rows than asked for)"
+				       : "batch (more volumes than asked for)");
 		goto out;
 	}
-	for (i = 0; i < res.rows.rows_len; i++) {
-		if (mmdb_clnt_row_from_wire(&res.rows.rows_val[i], &rows[i])) {
-			rc = bad_reply(c, "save set row");
+	for (u_int i = 0; i < len; i++) {
+		int bad = rows ? mmdb_clnt_row_from_wire(&res.rows.rows_val[i],
+							 (struct mmdb_ss_row *)out + i)
+			       : mmdb_clnt_vol_from_wire(&res.vols.vols_val[i],
+							 (struct mmdb_volume *)out + i);
+
+		if (bad) {
+			rc = bad_reply(c, rows ? "save set row" : "volume");
 			goto out;
 		}
 	}
-	*n = res.rows.rows_len;
+	*n = len;
 	*done = res.done ? 1 : 0;
 	if (*done)
 		c->query = QUERY_NONE;
@@ -485,37 +495,18 @@ out:
 	return rc;
 }
 
+/* mmdb_clnt_query_next_rows - next batch of save set rows. */
+int mmdb_clnt_query_next_rows(struct mmdb_clnt *c, struct mmdb_ss_row *rows,
+			      size_t max, size_t *n, int *done)
+{
+	return next_batch(c, QUERY_ROWS, rows, max, n, done);
+}
+
 /* mmdb_clnt_query_next_vols - next batch of volumes. */
 int mmdb_clnt_query_next_vols(struct mmdb_clnt *c, struct mmdb_volume *vols,
 			      size_t max, size_t *n, int *done)
 {
-	mm_next_res res;
-	size_t i;
-	int rc;
-
-	*n = 0;
-	*done = 0;
-	memset(&res, 0, sizeof(res));
-	rc = query_next(c, QUERY_VOLS, max, &res);
-	if (rc)
-		goto out;
-	if (res.vols.vols_len > max || res.vols.vols_len > MM_BATCH_MAX) {
-		rc = bad_reply(c, "batch (more volumes than asked for)");
-		goto out;
-	}
-	for (i = 0; i < res.vols.vols_len; i++) {
-		if (mmdb_clnt_vol_from_wire(&res.vols.vols_val[i], &vols[i])) {
-			rc = bad_reply(c, "volume");
-			goto out;
-		}
-	}
-	*n = res.vols.vols_len;
-	*done = res.done ? 1 : 0;
-	if (*done)
-		c->query = QUERY_NONE;
-out:
-	xdr_free(NSR_XDR(xdr_mm_next_res), (char *)&res);
-	return rc;
+	return next_batch(c, QUERY_VOLS, vols, max, n, done);
 }
 
 /* mmdb_clnt_check - MM_CHECK. */
