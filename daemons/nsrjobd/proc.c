@@ -18,6 +18,7 @@
 #include "nsr/jobdb.h"
 #include "nsr/log.h"
 #include "nsr/rpc.h"
+#include "nsr/rpc_status.h"
 #include "nsr/rpc/nsrjob.h"
 #include "nsr/xmalloc.h"
 
@@ -34,24 +35,6 @@ struct qconn {
 	struct nsr_jobdb_query *q;
 	struct nsr_jobdb_cursor *cur;
 };
-
-/* set_status - fill an nsr_status (msg malloc'ed, never NULL). */
-static void set_status(nsr_status *st, int code, const char *fmt, ...)
-	NSR_PRINTF(3, 4);
-
-static void set_status(nsr_status *st, int code, const char *fmt, ...)
-{
-	struct nsr_buf b;
-	va_list ap;
-
-	nsr_buf_init(&b, 0);
-	va_start(ap, fmt);
-	nsr_buf_vaddf(&b, fmt, ap);
-	va_end(ap);
-	st->code = code;
-	st->msg = nsr_xstrdup(b.data);
-	nsr_buf_release(&b);
-}
 
 /* text_in - a wire string as a job member ("" is unset). */
 static const char *text_in(const char *s)
@@ -132,16 +115,16 @@ static void bad_job(nsr_status *st, int rc, const char *what, int64_t id,
 		    const job_rec *r)
 {
 	if (rc == NSR_ERR_NOTFOUND)
-		set_status(st, rc, "cannot %s job %" PRId64 ": no such job "
+		nsr_status_set(st, rc, "cannot %s job %" PRId64 ": no such job "
 			   "(it was purged or never created)", what, id);
 	else if (rc == NSR_ERR_INVAL && (r->type < 1 || r->type > 7))
-		set_status(st, rc, "cannot %s job %" PRId64 ": type %d is "
+		nsr_status_set(st, rc, "cannot %s job %" PRId64 ": type %d is "
 			   "not a job type (1-7)", what, id, r->type);
 	else if (rc == NSR_ERR_INVAL)
-		set_status(st, rc, "cannot %s job %" PRId64 ": state %d is "
+		nsr_status_set(st, rc, "cannot %s job %" PRId64 ": state %d is "
 			   "not a job state (1-5)", what, id, r->state);
 	else
-		set_status(st, rc, "cannot %s job %" PRId64 " in the jobs "
+		nsr_status_set(st, rc, "cannot %s job %" PRId64 " in the jobs "
 			   "database %s: %s", what, id, g_jobd.dbpath,
 			   nsr_strerror(rc));
 }
@@ -149,7 +132,7 @@ static void bad_job(nsr_status *st, int rc, const char *what, int64_t id,
 /* no_db - the writer handle is gone (shutting down). */
 static int no_db(nsr_status *st)
 {
-	set_status(st, NSR_ERR_STATE, "nsrjobd is shutting down; retry "
+	nsr_status_set(st, NSR_ERR_STATE, "nsrjobd is shutting down; retry "
 		   "when it is back");
 	return NSR_OK;
 }
@@ -175,7 +158,7 @@ static int job_create(void *ctx, void *argp, void *resp,
 		return NSR_OK;
 	}
 	res->id = id;
-	set_status(&res->st, NSR_OK, "%s", "");
+	nsr_status_set(&res->st, NSR_OK, "%s", "");
 	return NSR_OK;
 }
 
@@ -193,7 +176,7 @@ static int job_update(void *ctx, void *argp, void *resp,
 	if (!jd->db)
 		return no_db(&res->st);
 	if (a->fields & ~(unsigned)NSR_JOBDB_F_ALL) {
-		set_status(&res->st, NSR_ERR_INVAL, "cannot update job %" PRId64
+		nsr_status_set(&res->st, NSR_ERR_INVAL, "cannot update job %" PRId64
 			   ": unknown field bits 0x%x", a->id,
 			   a->fields & ~(unsigned)NSR_JOBDB_F_ALL);
 		return NSR_OK;
@@ -205,7 +188,7 @@ static int job_update(void *ctx, void *argp, void *resp,
 	if (rc)
 		bad_job(&res->st, rc, "update", a->id, &a->job);
 	else
-		set_status(&res->st, NSR_OK, "%s", "");
+		nsr_status_set(&res->st, NSR_OK, "%s", "");
 	return NSR_OK;
 }
 
@@ -225,13 +208,13 @@ static int job_log(void *ctx, void *argp, void *resp,
 				  a->time ? a->time : (int64_t)time(NULL),
 				  a->text);
 	if (rc == NSR_ERR_NOTFOUND)
-		set_status(&res->st, rc, "cannot log to job %" PRId64 ": no "
+		nsr_status_set(&res->st, rc, "cannot log to job %" PRId64 ": no "
 			   "such job (it was purged or never created)", a->id);
 	else if (rc)
-		set_status(&res->st, rc, "cannot log to job %" PRId64 " in %s: "
+		nsr_status_set(&res->st, rc, "cannot log to job %" PRId64 " in %s: "
 			   "%s", a->id, jd->dbpath, nsr_strerror(rc));
 	else
-		set_status(&res->st, NSR_OK, "%s", "");
+		nsr_status_set(&res->st, NSR_OK, "%s", "");
 	return NSR_OK;
 }
 
@@ -280,12 +263,12 @@ static int parse_text(struct nsr_jobdb_query *q, const char *text,
 		int rc = nsr_jobdb_query_parse(q, p, len, &cmd, &err);
 
 		if (rc == NSR_ERR_SYNTAX || rc == NSR_ERR_TOOBIG) {
-			set_status(st, rc, "line %d, column %zu: %s", line,
+			nsr_status_set(st, rc, "line %d, column %zu: %s", line,
 				   err.column, err.msg);
 			return rc;
 		}
 		if (rc) {
-			set_status(st, rc, "cannot parse the query: %s",
+			nsr_status_set(st, rc, "cannot parse the query: %s",
 				   nsr_strerror(rc));
 			return rc;
 		}
@@ -310,7 +293,7 @@ static int job_query_open(void *ctx, void *argp, void *resp,
 	qconn_end(qc);
 	rc = nsr_jobdb_query_new(&qc->q);
 	if (rc) {
-		set_status(&res->st, rc, "out of memory");
+		nsr_status_set(&res->st, rc, "out of memory");
 		return NSR_OK;
 	}
 	if (parse_text(qc->q, a->query, &res->st)) {
@@ -322,7 +305,7 @@ static int job_query_open(void *ctx, void *argp, void *resp,
 		opt.background_checkpoint = 1;
 		rc = nsr_jobdb_open(jd->dbpath, &opt, &qc->db);
 		if (rc) {
-			set_status(&res->st, rc, "cannot open the jobs database "
+			nsr_status_set(&res->st, rc, "cannot open the jobs database "
 				   "%s for reading: %s", jd->dbpath,
 				   nsr_strerror(rc));
 			qconn_end(qc);
@@ -331,12 +314,12 @@ static int job_query_open(void *ctx, void *argp, void *resp,
 	}
 	rc = nsr_jobdb_cursor_open(qc->db, qc->q, &qc->cur);
 	if (rc) {
-		set_status(&res->st, rc, "cannot run the query on %s: %s",
+		nsr_status_set(&res->st, rc, "cannot run the query on %s: %s",
 			   jd->dbpath, nsr_strerror(rc));
 		qconn_end(qc);
 		return NSR_OK;
 	}
-	set_status(&res->st, NSR_OK, "%s", "");
+	nsr_status_set(&res->st, NSR_OK, "%s", "");
 	return NSR_OK;
 }
 
@@ -405,7 +388,7 @@ static int job_query_next(void *ctx, void *argp, void *resp,
 	int rc = NSR_OK;
 
 	if (!qc || !qc->cur) {
-		set_status(&res->st, NSR_ERR_STATE, "no query is open on this "
+		nsr_status_set(&res->st, NSR_ERR_STATE, "no query is open on this "
 			   "connection: send JOB_QUERY_OPEN first");
 		res->done = TRUE;
 		return NSR_OK;
@@ -436,13 +419,13 @@ static int job_query_next(void *ctx, void *argp, void *resp,
 		rc = NSR_OK;
 	}
 	if (rc) {
-		set_status(&res->st, rc, "reading the jobs database %s failed: "
+		nsr_status_set(&res->st, rc, "reading the jobs database %s failed: "
 			   "%s", jd->dbpath, nsr_strerror(rc));
 		res->done = TRUE;
 		qconn_end(qc);
 		return NSR_OK;
 	}
-	set_status(&res->st, NSR_OK, "%s", "");
+	nsr_status_set(&res->st, NSR_OK, "%s", "");
 	return NSR_OK;
 }
 
@@ -458,7 +441,7 @@ static int job_purge(void *ctx, void *argp, void *resp,
 
 	NSR_UNUSED(call);
 	if (a->retention_hours > JOBD_RETENTION_MAX) {
-		set_status(&res->st, NSR_ERR_INVAL, "retention of %u hours is "
+		nsr_status_set(&res->st, NSR_ERR_INVAL, "retention of %u hours is "
 			   "out of range (0-%d)", a->retention_hours,
 			   JOBD_RETENTION_MAX);
 		return NSR_OK;
@@ -468,11 +451,11 @@ static int job_purge(void *ctx, void *argp, void *resp,
 	res->logs = st.logs;
 	res->batches = st.batches;
 	if (rc)
-		set_status(&res->st, rc, "purge of the jobs database %s failed "
+		nsr_status_set(&res->st, rc, "purge of the jobs database %s failed "
 			   "after %" PRIu64 " jobs: %s", jd->dbpath, st.jobs,
 			   nsr_strerror(rc));
 	else
-		set_status(&res->st, NSR_OK, "%s", "");
+		nsr_status_set(&res->st, NSR_OK, "%s", "");
 	return NSR_OK;
 }
 

@@ -20,6 +20,7 @@
 #include "nsr/daemon.h"
 #include "nsr/err.h"
 #include "nsr/log.h"
+#include "nsr/rpc_status.h"
 #include "nsr/xmalloc.h"
 
 #include "mmd.h"
@@ -36,16 +37,12 @@ struct mmd g_mmd = {
 void mmd_status(nsr_status *st, int code, const char *fmt, ...)
 {
 	va_list ap;
-	char *msg;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		nsr_fatal("out of memory");
+	nsr_status_vset(st, code, fmt, ap);
 	va_end(ap);
-	st->code = code;
-	st->msg = msg;
-	if (code != NSR_OK && *msg)
-		nsr_error("%s", msg);
+	if (code != NSR_OK && *st->msg)
+		nsr_error("%s", st->msg);
 }
 
 /* mmd_touch - remember that work happened now. */

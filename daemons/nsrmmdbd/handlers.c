@@ -24,22 +24,6 @@
 
 #define CHECK_REPORT_MAX 65000 /* under the protocol's 65536 */
 
-/* mmdbd_status - fill st (message malloc'ed, never NULL). */
-void mmdbd_status(nsr_status *st, int code, const char *fmt, ...)
-{
-	va_list ap;
-	struct nsr_buf b;
-
-	nsr_buf_init(&b, 0);
-	va_start(ap, fmt);
-	if (nsr_buf_vaddf(&b, fmt, ap) != NSR_OK)
-		nsr_fatal("out of memory");
-	va_end(ap);
-	free(st->msg);
-	st->code = code;
-	st->msg = nsr_buf_detach(&b, NULL);
-}
-
 /* hint - what an administrator can do about an engine error, or "". */
 static const char *hint(int rc)
 {
@@ -97,7 +81,7 @@ static int begin(nsr_status *st)
 	if (g_mmdbd.db)
 		return 0;
 	pthread_rwlock_unlock(&g_mmdbd.life);
-	mmdbd_status(st, NSR_ERR_AGAIN,
+	nsr_status_set(st, NSR_ERR_AGAIN,
 		     "nsrmmdbd is shutting down: retry once it is restarted");
 	return -1;
 }
@@ -116,7 +100,7 @@ static void vol_reply(mm_vol_res *r, const struct mmdb_volume *v)
 	if (mmdb_clnt_vol_to_wire(v ? v : &none, &r->vol) != NSR_OK)
 		nsr_fatal("out of memory");
 	if (!r->st.msg)
-		mmdbd_status(&r->st, NSR_OK, "%s", "");
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
 }
 
 /* vol_get - MM_VOL_GET. */
@@ -136,7 +120,7 @@ static int vol_get(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	rc = mmdb_vol_get(g_mmdbd.db, a->name, &v);
 	end();
 	if (rc == NSR_ERR_NOTFOUND)
-		mmdbd_status(&r->st, rc,
+		nsr_status_set(&r->st, rc,
 			     "volume %s is not in the media database", a->name);
 	else if (rc)
 		mmdbd_db_status(&r->st, rc, "cannot read volume %s", a->name);
@@ -163,7 +147,7 @@ static int vol_get_by_id(void *ctx, void *args, void *res,
 	rc = mmdb_vol_get_by_id(g_mmdbd.db, id, &v);
 	end();
 	if (rc == NSR_ERR_NOTFOUND)
-		mmdbd_status(&r->st, rc, "no volume with volume id %s is in "
+		nsr_status_set(&r->st, rc, "no volume with volume id %s is in "
 			     "the media database", hexid(id, hex));
 	else if (rc)
 		mmdbd_db_status(&r->st, rc, "cannot read volume id %s",
@@ -181,7 +165,7 @@ static int vol_put(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 
 	NSR_UNUSED(ctx);
 	if (mmdb_clnt_vol_from_wire(args, &v) != NSR_OK) {
-		mmdbd_status(&r->st, NSR_ERR_INVAL, "volume record from %s has "
+		nsr_status_set(&r->st, NSR_ERR_INVAL, "volume record from %s has "
 			     "a field longer than the media database allows",
 			     nsr_rpc_call_peer(call));
 		return NSR_OK;
@@ -191,12 +175,12 @@ static int vol_put(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	rc = mmdb_vol_put(g_mmdbd.db, NULL, &v);
 	end();
 	if (rc == NSR_ERR_EXISTS)
-		mmdbd_status(&r->st, rc, "cannot store volume %s: its volume "
+		nsr_status_set(&r->st, rc, "cannot store volume %s: its volume "
 			     "id belongs to another volume", v.name);
 	else if (rc)
 		mmdbd_db_status(&r->st, rc, "cannot store volume %s", v.name);
 	else
-		mmdbd_status(&r->st, NSR_OK, "%s", "");
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
 	return NSR_OK;
 }
 
@@ -214,14 +198,14 @@ static int vol_delete(void *ctx, void *args, void *res,
 	rc = mmdb_vol_delete(g_mmdbd.db, NULL, a->name);
 	end();
 	if (rc == NSR_ERR_NOTFOUND)
-		mmdbd_status(&r->st, rc,
+		nsr_status_set(&r->st, rc,
 			     "volume %s is not in the media database", a->name);
 	else if (rc)
 		mmdbd_db_status(&r->st, rc, "cannot delete volume %s", a->name);
 	else {
 		nsr_info("volume %s deleted by %s", a->name,
 			 nsr_rpc_call_peer(call));
-		mmdbd_status(&r->st, NSR_OK, "%s", "");
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
 	}
 	return NSR_OK;
 }
@@ -310,13 +294,13 @@ static int vol_written(void *ctx, void *args, void *res,
 	end();
 	hexid((const uint8_t *)a->volid, hex);
 	if (rc == NSR_ERR_NOTFOUND)
-		mmdbd_status(&r->st, rc, "no volume with volume id %s is in "
+		nsr_status_set(&r->st, rc, "no volume with volume id %s is in "
 			     "the media database", hex);
 	else if (rc)
 		mmdbd_db_status(&r->st, rc, "cannot update written bytes of "
 				"volume %s", v.name[0] ? v.name : hex);
 	else
-		mmdbd_status(&r->st, NSR_OK, "%s", "");
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
 	return NSR_OK;
 }
 
@@ -331,7 +315,7 @@ static int ss_create(void *ctx, void *args, void *res,
 
 	NSR_UNUSED(ctx);
 	if (mmdb_clnt_ss_from_wire(args, &ss) != NSR_OK) {
-		mmdbd_status(&r->st, NSR_ERR_INVAL, "save set record from %s "
+		nsr_status_set(&r->st, NSR_ERR_INVAL, "save set record from %s "
 			     "has a field out of range (name, client, level or "
 			     "dependents)", nsr_rpc_call_peer(call));
 		return NSR_OK;
@@ -348,7 +332,7 @@ static int ss_create(void *ctx, void *args, void *res,
 	r->ssid = ss.ssid;
 	r->cloneid = cloneid;
 	memcpy(r->longid, ss.longid, sizeof(r->longid));
-	mmdbd_status(&r->st, NSR_OK, "%s", "");
+	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	return NSR_OK;
 }
 
@@ -363,7 +347,7 @@ static int ss_restore(void *ctx, void *args, void *res,
 
 	NSR_UNUSED(ctx);
 	if (mmdb_clnt_ss_from_wire(&a->ss, &ss) != NSR_OK || ss.ssid == 0) {
-		mmdbd_status(&r->st, NSR_ERR_INVAL, "save set record from %s "
+		nsr_status_set(&r->st, NSR_ERR_INVAL, "save set record from %s "
 			     "has a field out of range (ssid, name, client, "
 			     "level or dependents)", nsr_rpc_call_peer(call));
 		return NSR_OK;
@@ -380,7 +364,7 @@ static int ss_restore(void *ctx, void *args, void *res,
 	r->ssid = ss.ssid;
 	r->cloneid = a->cloneid ? a->cloneid : (uint32_t)ss.savetime;
 	memcpy(r->longid, ss.longid, sizeof(r->longid));
-	mmdbd_status(&r->st, NSR_OK, "%s", "");
+	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	return NSR_OK;
 }
 
@@ -394,7 +378,7 @@ static int ss_update(void *ctx, void *args, void *res,
 
 	NSR_UNUSED(ctx);
 	if (mmdb_clnt_ss_from_wire(args, &ss) != NSR_OK) {
-		mmdbd_status(&r->st, NSR_ERR_INVAL, "save set record from %s "
+		nsr_status_set(&r->st, NSR_ERR_INVAL, "save set record from %s "
 			     "has a field out of range (name, client, level or "
 			     "dependents)", nsr_rpc_call_peer(call));
 		return NSR_OK;
@@ -404,13 +388,13 @@ static int ss_update(void *ctx, void *args, void *res,
 	rc = mmdb_ss_update(g_mmdbd.db, NULL, &ss);
 	end();
 	if (rc == NSR_ERR_NOTFOUND)
-		mmdbd_status(&r->st, rc, "save set %u is not in the media "
+		nsr_status_set(&r->st, rc, "save set %u is not in the media "
 			     "database", ss.ssid);
 	else if (rc)
 		mmdbd_db_status(&r->st, rc, "cannot update save set %u",
 				ss.ssid);
 	else
-		mmdbd_status(&r->st, NSR_OK, "%s", "");
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
 	return NSR_OK;
 }
 
@@ -429,13 +413,13 @@ static int ss_get(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 		rc = mmdb_ss_get(g_mmdbd.db, ssid, &ss);
 		end();
 		if (rc == NSR_ERR_NOTFOUND)
-			mmdbd_status(&r->st, rc, "save set %u is not in the "
+			nsr_status_set(&r->st, rc, "save set %u is not in the "
 				     "media database", ssid);
 		else if (rc)
 			mmdbd_db_status(&r->st, rc, "cannot read save set %u",
 					ssid);
 		else
-			mmdbd_status(&r->st, NSR_OK, "%s", "");
+			nsr_status_set(&r->st, NSR_OK, "%s", "");
 	}
 	if (mmdb_clnt_ss_to_wire(rc ? &none : &ss, &r->ss) != NSR_OK)
 		nsr_fatal("out of memory");
@@ -456,14 +440,14 @@ static int ss_delete(void *ctx, void *args, void *res,
 	rc = mmdb_ss_delete(g_mmdbd.db, NULL, ssid);
 	end();
 	if (rc == NSR_ERR_NOTFOUND)
-		mmdbd_status(&r->st, rc, "save set %u is not in the media "
+		nsr_status_set(&r->st, rc, "save set %u is not in the media "
 			     "database", ssid);
 	else if (rc)
 		mmdbd_db_status(&r->st, rc, "cannot delete save set %u", ssid);
 	else {
 		nsr_info("save set %u deleted by %s", ssid,
 			 nsr_rpc_call_peer(call));
-		mmdbd_status(&r->st, NSR_OK, "%s", "");
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
 	}
 	return NSR_OK;
 }
@@ -485,7 +469,7 @@ static int frag_add(void *ctx, void *args, void *res,
 	rc = mmdb_frag_add(g_mmdbd.db, NULL, &f);
 	end();
 	if (rc == NSR_ERR_NOTFOUND)
-		mmdbd_status(&r->st, rc, "cannot record fragment %u of save "
+		nsr_status_set(&r->st, rc, "cannot record fragment %u of save "
 			     "set %u/%u: the save set, its clone or volume id "
 			     "%s is not in the media database", f.seq, f.ssid,
 			     f.cloneid, hexid(f.volid, hex));
@@ -493,7 +477,7 @@ static int frag_add(void *ctx, void *args, void *res,
 		mmdbd_db_status(&r->st, rc, "cannot record fragment %u of save "
 				"set %u/%u", f.seq, f.ssid, f.cloneid);
 	else
-		mmdbd_status(&r->st, NSR_OK, "%s", "");
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
 	return NSR_OK;
 }
 
@@ -515,7 +499,7 @@ static int frag_list(void *ctx, void *args, void *res,
 	rc = mmdb_frag_list(g_mmdbd.db, ssid, f, MMDB_FRAGS_MAX, &n);
 	end();
 	if (rc == NSR_ERR_NOTFOUND)
-		mmdbd_status(&r->st, rc, "save set %u is not in the media "
+		nsr_status_set(&r->st, rc, "save set %u is not in the media "
 			     "database", ssid);
 	else if (rc)
 		mmdbd_db_status(&r->st, rc, "cannot list the fragments of "
@@ -526,7 +510,7 @@ static int frag_list(void *ctx, void *args, void *res,
 		for (size_t i = 0; i < n; i++)
 			mmdb_clnt_frag_to_wire(&f[i], &r->frags.frags_val[i]);
 		r->frags.frags_len = (u_int)n;
-		mmdbd_status(&r->st, NSR_OK, "%s", "");
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
 	}
 	free(f);
 	return NSR_OK;
@@ -556,13 +540,13 @@ static int check(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	nsr_info("media database check requested by %s: %s",
 		 nsr_rpc_call_peer(call), rc ? nsr_strerror(rc) : "ok");
 	if (rc == NSR_ERR_CORRUPT)
-		mmdbd_status(&r->st, rc, "the media database %s is damaged; "
+		nsr_status_set(&r->st, rc, "the media database %s is damaged; "
 			     "see the report", g_mmdbd.dir);
 	else if (rc)
 		mmdbd_db_status(&r->st, rc, "cannot check the media database "
 				"%s", g_mmdbd.dir);
 	else
-		mmdbd_status(&r->st, NSR_OK, "%s", "");
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
 	r->report = nsr_buf_detach(&rep, NULL);
 	return NSR_OK;
 }

@@ -18,6 +18,7 @@
 #include "nsr/mmdb.h"
 #include "nsr/rpc.h"
 #include "nsr/rpc/nsrmmdb.h"
+#include "nsr/rpc_status.h"
 
 struct mmdbd_query;
 
@@ -32,9 +33,6 @@ struct mmdbd {
 extern struct mmdbd g_mmdbd;
 extern const struct nsr_rpc_prog mmdbd_progs[1];
 
-/* mmdbd_status - fill st with code and a malloc'ed message. */
-void mmdbd_status(nsr_status *st, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 /* mmdbd_db_status - st for a failed engine call: what failed (fmt) plus
  * the reason and, where there is one, what the administrator can do. */
 void mmdbd_db_status(nsr_status *st, int rc, const char *fmt, ...)

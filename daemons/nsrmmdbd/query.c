@@ -150,7 +150,7 @@ static int open_cursor(struct mmdbd_query *q, const mm_query_args *a,
 	err[0] = '\0';
 	rc = mmdbd_qparse(a->query, a->volumes, a->now, &p, err, sizeof(err));
 	if (rc) {
-		mmdbd_status(st, rc, "%s", err[0] ? err : nsr_strerror(rc));
+		nsr_status_set(st, rc, "%s", err[0] ? err : nsr_strerror(rc));
 		return rc;
 	}
 	if (a->volumes)
@@ -158,7 +158,7 @@ static int open_cursor(struct mmdbd_query *q, const mm_query_args *a,
 	else
 		rc = mmdb_ss_query(g_mmdbd.db, mmdbd_qparse_query(p), 0, &cur);
 	if (rc == NSR_ERR_INVAL) {
-		mmdbd_status(st, rc, "query \"%s\" cannot be evaluated%s",
+		nsr_status_set(st, rc, "query \"%s\" cannot be evaluated%s",
 			     a->query, a->volumes ? " on volumes: use only "
 			     "volume attributes" : "");
 	} else if (rc) {
@@ -189,10 +189,10 @@ int mmdbd_query_open(void *ctx, void *args, void *res,
 	q->expired = 0;
 	q->last = time(NULL);
 	if (!g_mmdbd.db)
-		mmdbd_status(&r->st, NSR_ERR_AGAIN, "nsrmmdbd is shutting "
+		nsr_status_set(&r->st, NSR_ERR_AGAIN, "nsrmmdbd is shutting "
 			     "down: retry once it is restarted");
 	else if (open_cursor(q, a, &r->st) == NSR_OK)
-		mmdbd_status(&r->st, NSR_OK, "%s", "");
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
 	pthread_mutex_unlock(&q->mu);
 	pthread_rwlock_unlock(&g_mmdbd.life);
 	return NSR_OK;
@@ -242,12 +242,12 @@ static int next_vols(struct mmdbd_query *q, u_int max, mm_next_res *r)
 static void no_query(const struct mmdbd_query *q, nsr_status *st)
 {
 	if (q && q->expired)
-		mmdbd_status(st, NSR_ERR_STATE, "the query was ended after %d "
+		nsr_status_set(st, NSR_ERR_STATE, "the query was ended after %d "
 			     "s without a request (an open query holds back "
 			     "the media database's log cleanup): open it "
 			     "again", idle_limit());
 	else
-		mmdbd_status(st, NSR_ERR_STATE, "no query is open on this "
+		nsr_status_set(st, NSR_ERR_STATE, "no query is open on this "
 			     "connection (open one first; a restarted "
 			     "nsrmmdbd forgets it)");
 }
@@ -280,7 +280,7 @@ int mmdbd_query_next(void *ctx, void *args, void *res,
 		mmdbd_db_status(&r->st, rc, "query failed after %llu rows",
 				(unsigned long long)q->rows);
 	else
-		mmdbd_status(&r->st, NSR_OK, "%s", "");
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
 	if (rc || r->done)
 		reset(q);
 out:

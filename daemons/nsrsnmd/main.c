@@ -27,6 +27,7 @@
 #include "nsr/fileio.h"
 #include "nsr/log.h"
 #include "nsr/rpc.h"
+#include "nsr/rpc_status.h"
 #include "nsr/rpc/nsrsnm.h"
 #include "nsr/xmalloc.h"
 
@@ -57,10 +58,8 @@ static void set_status(nsr_status *st, int code, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (vasprintf(&st->msg, fmt, ap) < 0)
-		nsr_fatal("out of memory");
+	nsr_status_vset(st, code, fmt, ap);
 	va_end(ap);
-	st->code = code;
 	if (code != NSR_OK)
 		nsr_error("%s", st->msg);
 }

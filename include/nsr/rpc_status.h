@@ -7,12 +7,18 @@
 #ifndef NSR_RPC_STATUS_H
 #define NSR_RPC_STATUS_H
 
+#include <stdarg.h>
+
 #include "nsr/rpc/nsr_common.h"
 
 /* nsr_status_set - code (0 or a negative nsr_err) and a formatted message
- * for an administrator (always allocated; "" for none). */
+ * for an administrator (always allocated; "" for none; cut to the
+ * protocol's NSR_MSG_MAX so the reply can always be encoded).  A message
+ * already in st is freed. */
 void nsr_status_set(nsr_status *st, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* nsr_status_vset - va_list form of nsr_status_set. */
+void nsr_status_vset(nsr_status *st, int code, const char *fmt, va_list ap);
 /* nsr_status_ok - code 0, empty message. */
 void nsr_status_ok(nsr_status *st);
 /* nsr_rpc_str - malloc'ed copy of s for a result field ("" for NULL). */

@@ -7,17 +7,23 @@
 #include "nsr/rpc_status.h"
 #include "nsr/xmalloc.h"
 
-void nsr_status_set(nsr_status *st, int code, const char *fmt, ...)
+void nsr_status_vset(nsr_status *st, int code, const char *fmt, va_list ap)
 {
-	va_list ap;
-	char msg[2048];
+	char msg[NSR_MSG_MAX];
 
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	free(st->msg);
 	st->code = code;
 	st->msg = nsr_xstrdup(msg);
+}
+
+void nsr_status_set(nsr_status *st, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	nsr_status_vset(st, code, fmt, ap);
+	va_end(ap);
 }
 
 void nsr_status_ok(nsr_status *st)
