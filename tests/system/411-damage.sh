@@ -2,7 +2,8 @@
 # 411-damage: a save set on an AFTD (32 KB blocks) gets bytes flipped in
 # the middle of its data file.  recover -S exits non-zero, names the save
 # set and the damaged block, names the damaged file, and restores every
-# other file intact; scanner on the volume names the save set and exits 1.
+# other file intact; scanner on the volume names the save set and the
+# damaged file, and exits 1.
 # The same for a save set spanning two 2 MB vtapes, damaged on the first.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 411-damage
@@ -59,6 +60,11 @@ rc=$?
 sed 's/^/# scanner: /' "$W/scan.out"
 check "scanner exits 1 on the damaged volume" test $rc -eq 1
 check "scanner names the damaged save set" grep -q "save set $ssid .*damaged" "$W/scan.out"
+# The file recover named as damaged is the one scanner names, from the
+# volume alone.
+dmg=$(grep -o "$T/f[0-9].bin" "$W/rec.out" | head -1)
+check "scanner names the damaged file ($dmg)" \
+	grep -q "save set $ssid: file ${dmg:-none} is damaged" "$W/scan.out"
 
 # A save set spanning two vtapes, damaged on the first: recover names the
 # damage, restores the intact files of both volumes and exits 1.

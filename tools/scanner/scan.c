@@ -3,19 +3,38 @@
  * collect one entry per save-set fragment on it, without any help from
  * the server's databases.  Damaged blocks are reported (stderr) naming
  * the save set and the volume; the scan goes on over the rest.
+ *
+ * To name the damaged files too, the save stream of every save set that
+ * begins on the volume is decoded as it goes by, with the decoder's
+ * resynchronisation on: a damaged block leaves a gap in the stream, the
+ * decoder trips over it at the next record and says which file it was
+ * in.  (A file whose whole record lies inside the gap cannot be named
+ * from the volume; recover names those from the client file index.)
  */
 #include "nsr/compat.h"
 
+#include "nsr/asm.h"
 #include "nsr/buf.h"
 #include "nsr/dev.h"
 #include "nsr/err.h"
 
 #include "scan.h"
 
+struct scan_ctx;
+
+/* The save stream decoder of one save set. */
+struct dec_slot {
+	uint32_t ssid;
+	struct nsr_asm_dec *d;
+	struct scan_ctx *c;
+};
+
 struct scan_ctx {
 	struct scan_result *res;
 	struct nsr_vol_reader *r;
 	const char *volname;
+	struct dec_slot **decs; /* one per save set beginning here */
+	size_t ndecs;
 };
 
 /* find - the entry of ssid (the last one if it appears twice) or NULL. */
@@ -55,6 +74,83 @@ static struct scan_ss *get(struct scan_result *res, uint32_t ssid)
 	return s ? s : add(res, ssid);
 }
 
+/* find_dec - the decoder of ssid or NULL. */
+static struct dec_slot *find_dec(struct scan_ctx *c, uint32_t ssid)
+{
+	for (size_t i = 0; i < c->ndecs; i++)
+		if (c->decs[i]->ssid == ssid)
+			return c->decs[i];
+	return NULL;
+}
+
+/* on_stream_damage - the decoder met the gap (or bad data): name the file
+ * it was in. */
+static int on_stream_damage(void *ctx, uint64_t offset, int why)
+{
+	struct dec_slot *ds = ctx;
+	const char *path = nsr_asm_dec_path(ds->d);
+
+	if (path && *path)
+		fprintf(stderr, "scanner: save set %u: file %s is damaged "
+			"(save stream offset %llu: %s)\n", ds->ssid, path,
+			(unsigned long long)offset, nsr_strerror(why));
+	else
+		fprintf(stderr, "scanner: save set %u: damaged between files "
+			"(save stream offset %llu: %s)\n", ds->ssid,
+			(unsigned long long)offset, nsr_strerror(why));
+	return 0;
+}
+
+/* start_dec - decode the stream of a save set that begins on this volume.
+ * Best effort: without memory the scan goes on without file names. */
+static void start_dec(struct scan_ctx *c, uint32_t ssid)
+{
+	static const struct nsr_asm_dec_ops ops = {.damaged = on_stream_damage};
+	struct dec_slot *ds, **v;
+
+	if (find_dec(c, ssid))
+		return;
+	ds = calloc(1, sizeof(*ds));
+	v = realloc(c->decs, (c->ndecs + 1) * sizeof(*v));
+	if (!ds || !v) {
+		free(ds);
+		if (v)
+			c->decs = v;
+		return;
+	}
+	c->decs = v;
+	ds->ssid = ssid;
+	ds->c = c;
+	if (nsr_asm_dec_new(&ds->d, &ops, ds) != NSR_OK) {
+		free(ds);
+		return;
+	}
+	nsr_asm_dec_resync(ds->d, 1);
+	c->decs[c->ndecs++] = ds;
+}
+
+/* on_data - save set bytes: feed its decoder, if it has one. */
+static int on_data(void *arg, uint32_t ssid, const void *p, size_t len)
+{
+	struct dec_slot *ds = find_dec(arg, ssid);
+
+	if (ds)
+		(void)nsr_asm_dec_feed(ds->d, p, len);
+	return 0;
+}
+
+/* free_decs - end every decoder. */
+static void free_decs(struct scan_ctx *c)
+{
+	for (size_t i = 0; i < c->ndecs; i++) {
+		nsr_asm_dec_free(c->decs[i]->d);
+		free(c->decs[i]);
+	}
+	free(c->decs);
+	c->decs = NULL;
+	c->ndecs = 0;
+}
+
 /* on_begin - a fragment starts. */
 static int on_begin(void *arg, const struct nsr_vol_sshdr *hdr,
 		    const struct nsr_vol_span *sp,
@@ -72,6 +168,8 @@ static int on_begin(void *arg, const struct nsr_vol_sshdr *hdr,
 		s->first = *loc;
 	nsr_vol_reader_frag(c->r, hdr, sp, loc, &s->frag);
 	s->has_begin = 1;
+	if (!sp || sp->frag_seq == 0)
+		start_dec(c, hdr->ssid);
 	return 0;
 }
 
@@ -145,15 +243,18 @@ int scan_volume(struct nsr_dev *dev, struct scan_result *res,
 	if (rc != NSR_OK)
 		return rc;
 	res->label = *nsr_vol_reader_label(r);
+	memset(&c, 0, sizeof(c));
 	c.res = res;
 	c.r = r;
 	c.volname = res->label.name;
 	memset(&ops, 0, sizeof(ops));
 	ops.begin = on_begin;
+	ops.data = on_data;
 	ops.end = on_end;
 	ops.unfinished = on_unfinished;
 	ops.damage = on_damage;
 	rc = nsr_vol_reader_scan(r, &ops, &c);
+	free_decs(&c);
 	if (rc != NSR_OK && res->damage_reports == 0)
 		nsr_buf_addf(why, "%s", nsr_vol_reader_errmsg(r));
 	nsr_vol_reader_close(r);
