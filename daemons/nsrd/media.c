@@ -6,6 +6,7 @@
  */
 #include "nsr/compat.h"
 
+#include <ctype.h>
 #include <time.h>
 
 #include "nsr/buf.h"
@@ -84,16 +85,117 @@ static uint32_t parse_size(const char *s)
 	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
-/* next_volume_name - "<pool>.NNN": the first name not in the database. */
-static int next_volume_name(struct mmdb_clnt *mc, const char *pool, char *out,
-			    size_t len)
-{
-	struct mmdb_volume v;
+/* One field of a label template: a literal, or a range of numbers
+ * ("001-999": zero-padded to the width of its first bound) or letters
+ * ("a-z"). */
+struct tfield {
+	const char *lit; /* NULL for a range */
+	long lo, hi;
+	int width, letters;
+};
 
-	for (int i = 1; i < 100000; i++) {
-		snprintf(out, len, "%s.%03d", pool, i);
-		if (mmdb_clnt_vol_get(mc, out, &v) == NSR_ERR_NOTFOUND)
+/* parse_field - classify one "fields" value. */
+static void parse_field(const char *v, struct tfield *f)
+{
+	const char *dash = strchr(v, '-');
+	char *end;
+
+	memset(f, 0, sizeof(*f));
+	f->lit = v;
+	if (!dash || dash == v || !dash[1])
+		return;
+	if (dash - v == 1 && strlen(dash + 1) == 1 && isalpha((unsigned char)v[0]) &&
+	    isalpha((unsigned char)dash[1]) && v[0] <= dash[1]) {
+		f->lit = NULL;
+		f->letters = 1;
+		f->lo = v[0];
+		f->hi = dash[1];
+		return;
+	}
+	f->lo = strtol(v, &end, 10);
+	if (end != dash || !isdigit((unsigned char)v[0]))
+		return;
+	f->hi = strtol(dash + 1, &end, 10);
+	if (*end || f->hi < f->lo)
+		return;
+	f->lit = NULL;
+	f->width = (int)(dash - v);
+}
+
+/* template_name - the idx-th name of the template (odometer order, the
+ * last field fastest): 1, or 0 past the end or if it does not fit. */
+static int template_name(const struct tfield *f, size_t n, const char *sep,
+			 unsigned long idx, char *out, size_t len)
+{
+	unsigned long digit[32];
+	size_t used = 0;
+
+	/* The digits of idx in the mixed radix of the ranges. */
+	for (size_t i = n; i-- > 0;) {
+		unsigned long span = f[i].lit ? 1 : (unsigned long)(f[i].hi - f[i].lo + 1);
+
+		digit[i] = idx % span;
+		idx /= span;
+	}
+	if (idx)
+		return 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < n && used < len; i++) {
+		const char *s = i ? sep : "";
+
+		if (f[i].lit)
+			used += (size_t)snprintf(out + used, len - used, "%s%s", s, f[i].lit);
+		else if (f[i].letters)
+			used += (size_t)snprintf(out + used, len - used, "%s%c", s,
+						 (char)(f[i].lo + (long)digit[i]));
+		else
+			used += (size_t)snprintf(out + used, len - used, "%s%0*ld", s,
+						 f[i].width, f[i].lo + (long)digit[i]);
+	}
+	return used < len;
+}
+
+/* next_volume_name - a new volume name for pool: the first name of the
+ * pool's label template (NSR label: fields, separator) that the media
+ * database does not hold, recorded as the template's "next"; without a
+ * template, "<pool>.NNN". */
+static int next_volume_name(struct nsrd *n, struct mmdb_clnt *mc, const char *pool,
+			    char *out, size_t len)
+{
+	const struct nsr_res *p = nsrd_res_find1(n, "NSR pool", pool);
+	const char *tname = p ? nsr_res_get(p, "label template") : NULL;
+	const struct nsr_res *t = tname && *tname ? nsrd_res_find1(n, "NSR label", tname) : NULL;
+	struct tfield f[32];
+	struct mmdb_volume v;
+	size_t nf = 0;
+	long fi;
+
+	if (t && (fi = nsr_res_find(t, "fields")) >= 0)
+		for (size_t i = 0; i < nsr_res_attr_nvalues(t, (size_t)fi) && nf < 32; i++)
+			parse_field(nsr_res_attr_value(t, (size_t)fi, i), &f[nf++]);
+	if (!nf) {
+		f[0].lit = pool;
+		f[1].lit = NULL;
+		f[1].lo = 1;
+		f[1].hi = 999;
+		f[1].width = 3;
+		f[1].letters = 0;
+		nf = 2;
+		t = NULL;
+	}
+	for (unsigned long idx = 0; idx < 100000; idx++) {
+		const char *sep = t && nsr_res_get(t, "separator") ? nsr_res_get(t, "separator") : ".";
+
+		if (!template_name(f, nf, sep, idx, out, len))
+			break;
+		if (mmdb_clnt_vol_get(mc, out, &v) == NSR_ERR_NOTFOUND) {
+			char nxt[MMDB_VOLNAME_MAX + 1];
+
+			/* Record what comes next, as NetWorker shows it. */
+			if (t && template_name(f, nf, sep, idx + 1, nxt, sizeof(nxt)))
+				nsrd_res_set_attr(n, t, "next", nxt);
 			return NSR_OK;
+		}
 	}
 	return NSR_ERR_LIMIT;
 }
@@ -182,8 +284,9 @@ int nsrd_label(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 		goto out;
 	if (a->volume[0])
 		snprintf(name, sizeof(name), "%s", a->volume);
-	else if (next_volume_name(mc, pool, name, sizeof(name)) != NSR_OK) {
-		nsr_status_set(&r->st, NSR_ERR_LIMIT, "no free volume name for pool '%s'", pool);
+	else if (next_volume_name(n, mc, pool, name, sizeof(name)) != NSR_OK) {
+		nsr_status_set(&r->st, NSR_ERR_LIMIT, "no free volume name left in the "
+			       "label template of pool '%s'", pool);
 		goto out;
 	}
 	had_old = mmdb_clnt_vol_get(mc, name, &old) == NSR_OK;
