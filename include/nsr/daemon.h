@@ -106,8 +106,6 @@ void nsr_super_start_all(struct nsr_super *s);
 /* nsr_super_exited - 1 if pid was one of ours (then handled), else 0. */
 int nsr_super_exited(struct nsr_super *s, pid_t pid, int status);
 void nsr_super_tick(struct nsr_super *s);
-/* nsr_super_pid - pid of the named child, or 0 if not running. */
-pid_t nsr_super_pid(const struct nsr_super *s, const char *name);
 void nsr_super_stop_all(struct nsr_super *s, int grace_ms);
 void nsr_super_free(struct nsr_super *s);
 

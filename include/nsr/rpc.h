@@ -145,8 +145,6 @@ int nsr_rpc_call(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
 /* nsr_rpc_send - a one-way call to a procedure that never replies. */
 int nsr_rpc_send(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
 		 void *args);
-/* nsr_rpc_flush - push buffered one-way calls to the socket. */
-int nsr_rpc_flush(struct nsr_rpc_clnt *c);
 /* nsr_rpc_peer - "host:port" this client talks to. */
 const char *nsr_rpc_peer(const struct nsr_rpc_clnt *c);
 /* nsr_rpc_last_error - text of the last failure on this client. */

@@ -216,14 +216,6 @@ void nsr_super_tick(struct nsr_super *s)
 	}
 }
 
-pid_t nsr_super_pid(const struct nsr_super *s, const char *name)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (strcmp(s->kids[i].name, name) == 0)
-			return s->kids[i].pid;
-	return 0;
-}
-
 /* nsr_super_stop_all - stop every child, newest first. */
 void nsr_super_stop_all(struct nsr_super *s, int grace_ms)
 {

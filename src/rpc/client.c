@@ -112,14 +112,6 @@ int nsr_rpc_send(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs, void *a
 	return encode_call(c, proc, xargs, args, FALSE);
 }
 
-/* nsr_rpc_flush - push buffered calls (an empty record end flushes). */
-int nsr_rpc_flush(struct nsr_rpc_clnt *c)
-{
-	/* xdrrec has no bare flush; a NULL call (proc 0) to a one-way path would
-	 * get a reply, so the flush is done by the next call instead. */
-	return c->broken ? NSR_ERR_RPC : NSR_OK;
-}
-
 /* nsr_rpc_call - call and wait for the matching reply. */
 int nsr_rpc_call(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
 		 void *args, xdrproc_t xres, void *res)
