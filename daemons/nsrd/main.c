@@ -128,6 +128,7 @@ static int nsrd_started(struct nsr_daemon *d)
 	return 0;
 }
 
+/* nsrd_tick - the periodic tick: restart children whose back-off has passed. */
 static void nsrd_tick(struct nsr_daemon *d)
 {
 	struct nsrd *n = d->ctx;
@@ -137,6 +138,7 @@ static void nsrd_tick(struct nsr_daemon *d)
 	nsr_rpc_server_unlock(d->srv);
 }
 
+/* nsrd_child_exit - SIGCHLD: hand a dead child to the supervisor. */
 static void nsrd_child_exit(struct nsr_daemon *d, pid_t pid, int status)
 {
 	struct nsrd *n = d->ctx;
@@ -144,6 +146,7 @@ static void nsrd_child_exit(struct nsr_daemon *d, pid_t pid, int status)
 	nsr_super_exited(n->super, pid, status);
 }
 
+/* nsrd_stop - stop the supervised daemons, newest first. */
 static void nsrd_stop(struct nsr_daemon *d)
 {
 	struct nsrd *n = d->ctx;
@@ -195,6 +198,7 @@ static const struct nsr_daemon_ops nsrd_ops = {
 	.stop = nsrd_stop,
 };
 
+/* main - parse options, do the work, exit status. */
 int main(int argc, char **argv)
 {
 	int rc = nsr_daemon_main(argc, argv, &nsrd_ops, &g_nsrd);

@@ -244,6 +244,7 @@ static void init_label_res(label_res *r)
 	r->media_type = nsr_rpc_str("");
 }
 
+/* nsrd_label - LABEL: label the volume in a device (nsrmm -l). */
 int nsrd_label(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;
@@ -337,6 +338,7 @@ out:
 	return NSR_OK;
 }
 
+/* nsrd_mount - MOUNT: read the label of a device's volume and record it mounted. */
 int nsrd_mount(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;
@@ -395,6 +397,7 @@ out:
 	return NSR_OK;
 }
 
+/* nsrd_unmount - UNMOUNT: forget which volume a device holds. */
 int nsrd_unmount(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;
@@ -426,6 +429,7 @@ static const struct {
 	{"manual", MMDB_VOL_MANUAL, 1}, {"notmanual", MMDB_VOL_MANUAL, 0},
 };
 
+/* nsrd_vol_mode - VOL_MODE: set or clear a volume flag (nsrmm -o). */
 int nsrd_vol_mode(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	vol_mode_args *a = argp;
@@ -472,6 +476,7 @@ out:
 	return NSR_OK;
 }
 
+/* nsrd_vol_delete - VOL_DELETE: remove a volume, or a save set and its index entries. */
 int nsrd_vol_delete(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;

@@ -32,6 +32,7 @@ static struct nsr_res *parse_attrs(const char *text, nsr_status *st)
 	return NULL;
 }
 
+/* nsrd_res_find1 - the first resource of type (and name) or NULL. */
 const struct nsr_res *nsrd_res_find1(struct nsrd *n, const char *type,
 				     const char *name)
 {
@@ -49,6 +50,7 @@ const struct nsr_res *nsrd_res_find1(struct nsrd *n, const char *type,
 	return found;
 }
 
+/* nsrd_res_set_attr - server-side change of one attribute of a resource. */
 int nsrd_res_set_attr(struct nsrd *n, const struct nsr_res *r, const char *attr,
 		      const char *value)
 {
@@ -73,6 +75,7 @@ int nsrd_res_set_attr(struct nsrd *n, const struct nsr_res *r, const char *attr,
 	return rc;
 }
 
+/* nsrd_server_attr_num - a numeric attribute of the NSR server resource. */
 long long nsrd_server_attr_num(struct nsrd *n, const char *attr, long long dflt)
 {
 	const struct nsr_res *s = nsrd_res_find1(n, "NSR", NULL);
@@ -94,6 +97,7 @@ static void print_all(struct nsrd *n, const struct nsr_res *q, struct nsr_buf *o
 		nsr_res_print(nsr_resdb_at(n->res, (size_t)i), &po, out);
 }
 
+/* nsrd_res_query - RES_QUERY: the resources matching a query, as text. */
 int nsrd_res_query(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;
@@ -170,6 +174,7 @@ static void finish_change(struct nsrd *n, const char *id, res_change_res *r)
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 }
 
+/* nsrd_res_create - RES_CREATE: validate and store a new resource. */
 int nsrd_res_create(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;
@@ -212,6 +217,7 @@ int nsrd_res_create(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	return NSR_OK;
 }
 
+/* nsrd_res_update - RES_UPDATE: merge attributes into a resource. */
 int nsrd_res_update(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;
@@ -258,6 +264,7 @@ int nsrd_res_update(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	return NSR_OK;
 }
 
+/* nsrd_res_delete - RES_DELETE: remove a resource (the veto hook may refuse). */
 int nsrd_res_delete(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;

@@ -270,6 +270,7 @@ static void job_finish(int64_t id, int ok, uint64_t bytes, uint64_t files,
 	nsr_jobd_close(j);
 }
 
+/* nsrd_save_start - SAVE_START: admit a save and say where to stream. */
 int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;
@@ -455,6 +456,7 @@ out:
 	return NSR_OK;
 }
 
+/* nsrd_save_end - SAVE_END: mark the save set complete (or aborted) and close the job. */
 int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;
@@ -519,6 +521,7 @@ static const struct nsr_res *device_with_volume(struct nsrd *n, const char *volu
 	return dev;
 }
 
+/* nsrd_recover_start - RECOVER_START: fragments of a save set and its volume's mover. */
 int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;
@@ -632,6 +635,7 @@ out:
 	return NSR_OK;
 }
 
+/* nsrd_recover_end - RECOVER_END: close the recover job. */
 int nsrd_recover_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;

@@ -222,6 +222,7 @@ static int execd_started(struct nsr_daemon *d)
 	return 0;
 }
 
+/* execd_tick - the periodic tick: restart nsrsnmd after its back-off. */
 static void execd_tick(struct nsr_daemon *d)
 {
 	NSR_UNUSED(d);
@@ -229,6 +230,7 @@ static void execd_tick(struct nsr_daemon *d)
 		nsr_super_tick(g_execd.super);
 }
 
+/* execd_child_exit - SIGCHLD: hand a dead child to the supervisor. */
 static void execd_child_exit(struct nsr_daemon *d, pid_t pid, int status)
 {
 	NSR_UNUSED(d);
@@ -236,6 +238,7 @@ static void execd_child_exit(struct nsr_daemon *d, pid_t pid, int status)
 		nsr_super_exited(g_execd.super, pid, status);
 }
 
+/* execd_stop - stop nsrsnmd; forget the table's borrowed names. */
 static void execd_stop(struct nsr_daemon *d)
 {
 	NSR_UNUSED(d);
@@ -266,6 +269,7 @@ static const struct nsr_daemon_ops execd_ops = {
 	.stop = execd_stop,
 };
 
+/* main - parse options, do the work, exit status. */
 int main(int argc, char **argv)
 {
 	const char *p = getenv("NSR_EXEC_PORT");

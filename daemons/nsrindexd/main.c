@@ -99,6 +99,7 @@ static int get_index(struct indexd *x, const char *client, int create,
 	return NSR_OK;
 }
 
+/* ix_begin - IX_BEGIN: start the index of a save set. */
 static int ix_begin(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	ix_begin_args *a = argp;
@@ -119,6 +120,7 @@ static int ix_begin(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	return NSR_OK;
 }
 
+/* ix_add - IX_ADD: add a batch of entries. */
 static int ix_add(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	ix_add_args *a = argp;
@@ -163,18 +165,21 @@ static int ss_op(struct indexd *x, ix_ss_args *a, nsr_void_res *r,
 	return NSR_OK;
 }
 
+/* ix_commit - IX_COMMIT: make a save set's entries durable and visible. */
 static int ix_commit(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	NSR_UNUSED(call);
 	return ss_op(ctx, argp, resp, nsr_cfi_commit, "commit");
 }
 
+/* ix_abort - IX_ABORT: drop an uncommitted save set's entries. */
 static int ix_abort(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	NSR_UNUSED(call);
 	return ss_op(ctx, argp, resp, nsr_cfi_abort, "abort");
 }
 
+/* ix_delete - IX_DELETE: drop a committed save set's entries. */
 static int ix_delete(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	NSR_UNUSED(call);
@@ -187,6 +192,7 @@ struct collect {
 	unsigned skip, seen;
 };
 
+/* collect_one - add one browse result to the reply page (skip, then fill). */
 static int collect_one(void *arg, const struct nsr_cfi_saveset *ss,
 		       const struct nsr_cfi_entry *e)
 {
@@ -227,12 +233,14 @@ static int lookup(struct indexd *x, ix_lookup_args *a, ix_lookup_res *r, int fin
 	return NSR_OK;
 }
 
+/* ix_list - IX_LIST: a directory's contents as of a time. */
 static int ix_list(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	NSR_UNUSED(call);
 	return lookup(ctx, argp, resp, 0);
 }
 
+/* ix_find - IX_FIND: every version of a path as of a time, newest first. */
 static int ix_find(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	NSR_UNUSED(call);
@@ -256,12 +264,14 @@ static const struct nsr_rpc_prog ix_progs[] = {
 	{NSRINDEXD_PROG, NSRINDEXD_V1, ix_procs, NSR_ARRAY_SIZE(ix_procs), &g_ix},
 };
 
+/* ix_init - remember the root (indexes open on first use). */
 static int ix_init(struct nsr_daemon *d)
 {
 	g_ix.root = d->root;
 	return 0;
 }
 
+/* ix_stop - close every open index. */
 static void ix_stop(struct nsr_daemon *d)
 {
 	NSR_UNUSED(d);
@@ -281,6 +291,7 @@ static const struct nsr_daemon_ops ix_ops = {
 	.stop = ix_stop,
 };
 
+/* main - parse options, do the work, exit status. */
 int main(int argc, char **argv)
 {
 	return nsr_daemon_main(argc, argv, &ix_ops, &g_ix);

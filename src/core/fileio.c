@@ -20,6 +20,7 @@ static int sys_err(void)
 						     : NSR_ERR_SYSTEM;
 }
 
+/* nsr_write_full - write all n bytes. */
 int nsr_write_full(int fd, const void *p, size_t n)
 {
 	const char *c = p;
@@ -41,6 +42,7 @@ int nsr_write_full(int fd, const void *p, size_t n)
 	return NSR_OK;
 }
 
+/* nsr_pwrite_full - write all n bytes at off. */
 int nsr_pwrite_full(int fd, const void *p, size_t n, off_t off)
 {
 	const char *c = p;
@@ -63,6 +65,7 @@ int nsr_pwrite_full(int fd, const void *p, size_t n, off_t off)
 	return NSR_OK;
 }
 
+/* nsr_read_full - read n bytes or up to EOF. */
 int nsr_read_full(int fd, void *p, size_t n, size_t *got)
 {
 	char *c = p;
@@ -84,6 +87,7 @@ int nsr_read_full(int fd, void *p, size_t n, size_t *got)
 	return NSR_OK;
 }
 
+/* nsr_pread_full - read n bytes at off or up to EOF. */
 int nsr_pread_full(int fd, void *p, size_t n, off_t off, size_t *got)
 {
 	char *c = p;

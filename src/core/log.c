@@ -42,11 +42,13 @@ int nsr_log_open_file(const char *path)
 	return 0;
 }
 
+/* nsr_log_set_level - minimum level written. */
 void nsr_log_set_level(enum nsr_log_level lvl)
 {
 	log_min = lvl;
 }
 
+/* nsr_log_progname - the name given to nsr_log_init. */
 const char *nsr_log_progname(void)
 {
 	return log_name;
@@ -105,6 +107,7 @@ void nsr_vlog(enum nsr_log_level lvl, const char *fmt, va_list ap)
 	errno = saved;
 }
 
+/* nsr_log - log one line at lvl. */
 void nsr_log(enum nsr_log_level lvl, const char *fmt, ...)
 {
 	va_list ap;
@@ -114,6 +117,7 @@ void nsr_log(enum nsr_log_level lvl, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* nsr_error - log at error level, return -1. */
 int nsr_error(const char *fmt, ...)
 {
 	va_list ap;
@@ -124,6 +128,7 @@ int nsr_error(const char *fmt, ...)
 	return -1;
 }
 
+/* nsr_fatal - log at fatal level, exit(1). */
 void nsr_fatal(const char *fmt, ...)
 {
 	va_list ap;
@@ -134,6 +139,7 @@ void nsr_fatal(const char *fmt, ...)
 	exit(1);
 }
 
+/* nsr_panic_at - log file:line and abort(). */
 void nsr_panic_at(const char *file, int line, const char *fmt, ...)
 {
 	char text[2048];

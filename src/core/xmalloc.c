@@ -19,6 +19,7 @@ NSR_NORETURN static void xmalloc_die(size_t n)
 	exit(1);
 }
 
+/* nsr_xmalloc - malloc or die. */
 void *nsr_xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
@@ -28,6 +29,7 @@ void *nsr_xmalloc(size_t n)
 	return p;
 }
 
+/* nsr_xcalloc - calloc or die. */
 void *nsr_xcalloc(size_t nmemb, size_t size)
 {
 	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
@@ -37,6 +39,7 @@ void *nsr_xcalloc(size_t nmemb, size_t size)
 	return p;
 }
 
+/* nsr_xrealloc - realloc or die. */
 void *nsr_xrealloc(void *p, size_t n)
 {
 	void *q = realloc(p, n ? n : 1);
@@ -46,6 +49,7 @@ void *nsr_xrealloc(void *p, size_t n)
 	return q;
 }
 
+/* nsr_xstrdup - strdup or die. */
 char *nsr_xstrdup(const char *s)
 {
 	char *p = strdup(s);
@@ -55,6 +59,7 @@ char *nsr_xstrdup(const char *s)
 	return p;
 }
 
+/* nsr_xstrndup - strndup or die. */
 char *nsr_xstrndup(const char *s, size_t n)
 {
 	char *p = strndup(s, n);
@@ -64,6 +69,7 @@ char *nsr_xstrndup(const char *s, size_t n)
 	return p;
 }
 
+/* nsr_xasprintf - asprintf or die. */
 char *nsr_xasprintf(const char *fmt, ...)
 {
 	va_list ap;

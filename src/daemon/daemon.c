@@ -49,11 +49,13 @@ void nsr_daemon_request_stop(void)
 		errno = 0;
 }
 
+/* nsr_daemon_log_fd - descriptor on daemon.log for children's stderr. */
 int nsr_daemon_log_fd(const struct nsr_daemon *d)
 {
 	return d->log_fd;
 }
 
+/* nsr_daemon_path - malloc'ed <root>/<rel>. */
 char *nsr_daemon_path(const struct nsr_daemon *d, const char *rel)
 {
 	return nsr_path_join(d->root, rel);

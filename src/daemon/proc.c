@@ -119,6 +119,7 @@ int nsr_proc_stop(pid_t pid, int grace_ms)
 	return status;
 }
 
+/* nsr_super_new - an empty supervisor. */
 struct nsr_super *nsr_super_new(void)
 {
 	struct nsr_super *s = nsr_xcalloc(1, sizeof(struct nsr_super));
@@ -168,6 +169,7 @@ static void start_one(const struct nsr_super *s, struct child *c)
 	nsr_info("started %s, pid %ld", c->name, (long)c->pid);
 }
 
+/* nsr_super_start_all - start every child not running. */
 void nsr_super_start_all(struct nsr_super *s)
 {
 	for (size_t i = 0; i < s->n; i++)
@@ -235,6 +237,7 @@ void nsr_super_stop_all(struct nsr_super *s, int grace_ms)
 	}
 }
 
+/* nsr_super_free - free the table (children must be stopped). */
 void nsr_super_free(struct nsr_super *s)
 {
 	if (!s)

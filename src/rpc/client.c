@@ -64,6 +64,7 @@ int nsr_rpc_connect(const char *host, int port, uint32_t prog, uint32_t vers,
 	return NSR_OK;
 }
 
+/* nsr_rpc_set_timeout - reply timeout of later calls. */
 void nsr_rpc_set_timeout(struct nsr_rpc_clnt *c, int timeout_ms)
 {
 	c->reply_ms = timeout_ms;
@@ -168,11 +169,13 @@ int nsr_rpc_call(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
 	return NSR_ERR_RPC;
 }
 
+/* nsr_rpc_peer - "host:port" of the peer. */
 const char *nsr_rpc_peer(const struct nsr_rpc_clnt *c)
 {
 	return c->conn.peer;
 }
 
+/* nsr_rpc_last_error - words for the last failure. */
 const char *nsr_rpc_last_error(const struct nsr_rpc_clnt *c)
 {
 	return c->err[0] ? c->err : "no error";

@@ -209,6 +209,7 @@ int nsr_conn_xdr_read(void *h, void *p, int n)
 	return c->ops->read(c, p, n);
 }
 
+/* nsr_conn_xdr_write - xdrrec write callback (see nsr_conn_xdr_read). */
 int nsr_conn_xdr_write(void *h, void *p, int n)
 {
 	struct nsr_conn *c = h;

@@ -118,21 +118,25 @@ out:
 	return rc;
 }
 
+/* nsr_rpc_server_nlisten - how many listening sockets. */
 int nsr_rpc_server_nlisten(const struct nsr_rpc_server *s)
 {
 	return s->nlisten;
 }
 
+/* nsr_rpc_server_listen_fd - listening socket i, or -1. */
 int nsr_rpc_server_listen_fd(const struct nsr_rpc_server *s, int i)
 {
 	return i >= 0 && i < s->nlisten ? s->lfd[i] : -1;
 }
 
+/* nsr_rpc_server_lock - take the mutex SERIAL procedures run under. */
 void nsr_rpc_server_lock(struct nsr_rpc_server *s)
 {
 	pthread_mutex_lock(&s->serial);
 }
 
+/* nsr_rpc_server_unlock - release it. */
 void nsr_rpc_server_unlock(struct nsr_rpc_server *s)
 {
 	pthread_mutex_unlock(&s->serial);
@@ -358,6 +362,7 @@ void nsr_rpc_server_free(struct nsr_rpc_server *s)
 	free(s);
 }
 
+/* nsr_rpc_call_peer - "address:port" of the caller. */
 const char *nsr_rpc_call_peer(const struct nsr_rpc_call *call)
 {
 	return call->sc->conn.peer;
@@ -369,11 +374,13 @@ int nsr_rpc_call_peer_is_local(const struct nsr_rpc_call *call)
 	return call->sc->conn.peer_loopback;
 }
 
+/* nsr_rpc_call_conn_data - the per-connection slot. */
 void *nsr_rpc_call_conn_data(const struct nsr_rpc_call *call)
 {
 	return call->sc->data;
 }
 
+/* nsr_rpc_call_set_conn_data - attach state to the connection (freed at close). */
 void nsr_rpc_call_set_conn_data(struct nsr_rpc_call *call, void *data,
 				void (*destroy)(void *data))
 {

@@ -44,6 +44,7 @@ static int rpc_fail(struct nsr_rpc_clnt *c, struct nsr_buf *why)
 	return NSR_ERR_RPC;
 }
 
+/* rpc_list - RES_QUERY backend: resources matching query. */
 static int rpc_list(void *ctx, const struct nsr_res *query,
 		    struct nsr_res_list *out, struct nsr_buf *why)
 {
@@ -92,18 +93,21 @@ static int change(struct nsr_rpc_clnt *c, uint32_t proc, const char *id,
 	return rc;
 }
 
+/* rpc_create - RES_CREATE backend. */
 static int rpc_create(void *ctx, const struct nsr_res *r, char **id_out,
 		      struct nsr_buf *why)
 {
 	return change(ctx, RES_CREATE, NULL, r, id_out, why);
 }
 
+/* rpc_update - RES_UPDATE backend (the whole resource). */
 static int rpc_update(void *ctx, const char *id, const struct nsr_res *r,
 		      struct nsr_buf *why)
 {
 	return change(ctx, RES_UPDATE, id, r, NULL, why);
 }
 
+/* rpc_remove - RES_DELETE backend. */
 static int rpc_remove(void *ctx, const char *id, struct nsr_buf *why)
 {
 	struct nsr_rpc_clnt *c = ctx;
@@ -123,6 +127,7 @@ static int rpc_remove(void *ctx, const char *id, struct nsr_buf *why)
 	return rc;
 }
 
+/* rpc_schema - the standard schema (nsrd validates against the same). */
 static const struct nsr_res_schema *rpc_schema(void *ctx)
 {
 	NSR_UNUSED(ctx);
@@ -134,6 +139,7 @@ static const struct nsradmin_ops rpc_ops = {
 	.remove = rpc_remove, .schema = rpc_schema,
 };
 
+/* out_write - interpreter output to stdout or stderr. */
 static void out_write(void *arg, enum nsradmin_stream s, const char *text, size_t len)
 {
 	NSR_UNUSED(arg);
@@ -142,6 +148,7 @@ static void out_write(void *arg, enum nsradmin_stream s, const char *text, size_
 		fflush(stderr);
 }
 
+/* ask - a yes/no question on the terminal. */
 static int ask(void *arg, const char *prompt)
 {
 	char line[32];
@@ -154,6 +161,7 @@ static int ask(void *arg, const char *prompt)
 	return line[0] == 'y' || line[0] == 'Y';
 }
 
+/* usage - print --help text. */
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -167,6 +175,7 @@ static void usage(FILE *f)
 		"help quit\n");
 }
 
+/* main - parse options, do the work, exit status. */
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {{"help", no_argument, NULL, 'h'},

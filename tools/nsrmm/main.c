@@ -24,6 +24,7 @@
 #include "nsr/rpc/nsrd.h"
 #include "nsr/xmalloc.h"
 
+/* usage - print --help text. */
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -160,6 +161,7 @@ static int void_call(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xa, void *
 	return bad;
 }
 
+/* main - parse options, do the work, exit status. */
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {{"help", no_argument, NULL, 'h'},

@@ -40,6 +40,7 @@ struct rec_opts {
 	int64_t browse;
 };
 
+/* usage - print --help text. */
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -437,6 +438,7 @@ struct pick {
 	uint64_t ssid;
 };
 
+/* pick_first - keep the save set of the first (newest) version. */
 static int pick_first(void *arg, const struct nsr_cfi_saveset *ss,
 		      const struct nsr_cfi_entry *e)
 {
@@ -447,6 +449,7 @@ static int pick_first(void *arg, const struct nsr_cfi_saveset *ss,
 	return 1; /* newest first: the first one is what a browse shows */
 }
 
+/* absolute - malloc'ed absolute path (symlinks not resolved). */
 static char *absolute(const char *path)
 {
 	char cwd[4096];
@@ -456,6 +459,7 @@ static char *absolute(const char *path)
 	return nsr_path_join(cwd, path);
 }
 
+/* main - parse options, do the work, exit status. */
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {{"help", no_argument, NULL, 'h'},

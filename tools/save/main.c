@@ -39,6 +39,7 @@ struct save_ctx {
 	char err[1024];
 };
 
+/* usage - print --help text. */
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -158,6 +159,7 @@ static int save_end(struct nsr_rpc_clnt *nsrd, const save_start_res *ss, int sta
 	return rc;
 }
 
+/* main - parse options, do the work, exit status. */
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {{"help", no_argument, NULL, 'h'},

@@ -21,6 +21,7 @@ struct nsr_ixclnt {
 	char err[1024];
 };
 
+/* nsr_ixclnt_open - locate nsrindexd on server and connect. */
 int nsr_ixclnt_open(const char *server, struct nsr_ixclnt **out, struct nsr_buf *err)
 {
 	struct nsr_ixclnt *ix = nsr_xcalloc(1, sizeof(*ix));
@@ -43,6 +44,7 @@ static void clear_batch(struct nsr_ixclnt *ix)
 	ix->n = 0;
 }
 
+/* nsr_ixclnt_close - drop queued entries, close, free. */
 void nsr_ixclnt_close(struct nsr_ixclnt *ix)
 {
 	if (!ix)
@@ -53,6 +55,7 @@ void nsr_ixclnt_close(struct nsr_ixclnt *ix)
 	free(ix);
 }
 
+/* nsr_ixclnt_errmsg - words for the last failure. */
 const char *nsr_ixclnt_errmsg(const struct nsr_ixclnt *ix)
 {
 	return ix->err[0] ? ix->err : "no error";
@@ -77,6 +80,7 @@ static int void_call(struct nsr_ixclnt *ix, uint32_t proc, xdrproc_t xa, void *a
 	return rc;
 }
 
+/* nsr_ixclnt_begin - IX_BEGIN for a save set. */
 int nsr_ixclnt_begin(struct nsr_ixclnt *ix, const char *client, uint64_t ssid,
 		     int64_t savetime, const char *name)
 {
@@ -139,6 +143,7 @@ void nsr_ix_entry_from_wire(const ix_entry *w, struct nsr_cfi_entry *e)
 	e->offset = w->offset;
 }
 
+/* nsr_ixclnt_add - queue one entry; send the batch when full. */
 int nsr_ixclnt_add(struct nsr_ixclnt *ix, const struct nsr_cfi_entry *e)
 {
 	nsr_ix_entry_to_wire(e, &ix->batch[ix->n]);
@@ -146,6 +151,7 @@ int nsr_ixclnt_add(struct nsr_ixclnt *ix, const struct nsr_cfi_entry *e)
 	return ix->n == BATCH ? flush(ix) : NSR_OK;
 }
 
+/* nsr_ixclnt_commit - send the rest, then IX_COMMIT. */
 int nsr_ixclnt_commit(struct nsr_ixclnt *ix)
 {
 	ix_ss_args a;
@@ -158,6 +164,7 @@ int nsr_ixclnt_commit(struct nsr_ixclnt *ix)
 	return void_call(ix, IX_COMMIT, NSR_XDR(xdr_ix_ss_args), &a);
 }
 
+/* nsr_ixclnt_abort - drop the queue, IX_ABORT. */
 int nsr_ixclnt_abort(struct nsr_ixclnt *ix)
 {
 	ix_ss_args a;
@@ -170,6 +177,7 @@ int nsr_ixclnt_abort(struct nsr_ixclnt *ix)
 	return void_call(ix, IX_ABORT, NSR_XDR(xdr_ix_ss_args), &a);
 }
 
+/* nsr_ixclnt_delete - IX_DELETE of a committed save set. */
 int nsr_ixclnt_delete(struct nsr_ixclnt *ix, const char *client, uint64_t ssid)
 {
 	ix_ss_args a;
@@ -219,12 +227,14 @@ static int lookup(struct nsr_ixclnt *ix, uint32_t proc, const char *client,
 	return rc;
 }
 
+/* nsr_ixclnt_find - every version of a path (IX_FIND, paged). */
 int nsr_ixclnt_find(struct nsr_ixclnt *ix, const char *client, const char *path,
 		    int64_t t, nsr_cfi_visit_fn fn, void *arg)
 {
 	return lookup(ix, IX_FIND, client, path, t, fn, arg);
 }
 
+/* nsr_ixclnt_list - a directory's contents (IX_LIST, paged). */
 int nsr_ixclnt_list(struct nsr_ixclnt *ix, const char *client, const char *dir,
 		    int64_t t, nsr_cfi_visit_fn fn, void *arg)
 {
