@@ -5,6 +5,7 @@
  */
 #include "nsr/compat.h"
 
+#include <fcntl.h>
 #include <stdarg.h>
 
 #include "nsr/err.h"
@@ -324,4 +325,16 @@ int dev_seq_label_get(struct nsr_dev *dev, void *p, size_t cap, size_t *got)
 		return dev_fail(dev, NSR_ERR_CORRUPT,
 				"label file holds more than one record");
 	return rc;
+}
+
+/* dev_writeback - start write-back of full DEV_WRITEBACK stretches. */
+void dev_writeback(int fd, uint64_t *mark, uint64_t end)
+{
+	if (*mark > end)
+		*mark = end;
+	if (end - *mark < DEV_WRITEBACK)
+		return;
+	(void)sync_file_range(fd, (off64_t)*mark, (off64_t)(end - *mark),
+			      SYNC_FILE_RANGE_WRITE);
+	*mark = end;
 }

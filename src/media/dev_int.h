@@ -66,4 +66,18 @@ int dev_fail(struct nsr_dev *dev, int rc, const char *fmt, ...)
  * and returns NSR_ERR_SYSTEM, keeping errno. */
 int dev_sys(struct nsr_dev *dev, const char *what);
 
+/* File-backed devices (AFTD session files, vtape files) start the
+ * write-back of what they appended every DEV_WRITEBACK bytes, so that the
+ * disk works while the data mover frames the next blocks instead of
+ * receiving the whole session at the final fdatasync; it also keeps the
+ * dirty page cache a data mover leaves behind small.  Durability still
+ * comes only from fdatasync. */
+#define DEV_WRITEBACK (8u << 20)
+
+/* dev_writeback - if [*mark, end) holds DEV_WRITEBACK bytes or more, start
+ * their write-back (sync_file_range WRITE: does not wait for the disk)
+ * and move *mark to end.  A mark past end (the file was cut back) moves to
+ * end.  Failures are left to the fdatasync that makes the data durable. */
+void dev_writeback(int fd, uint64_t *mark, uint64_t end);
+
 #endif /* NSR_MEDIA_DEV_INT_H */

@@ -64,6 +64,7 @@ struct vtape {
 	size_t pos;
 	uint64_t end;
 	uint64_t fsize;	/* the file's size */
+	uint64_t wb;	/* write-back started below this offset */
 	int complete;	/* the index reaches end of data */
 	int torn;	/* the file has bytes after end (from a torn write) */
 };
@@ -159,6 +160,7 @@ static int vt_load(struct nsr_dev *dev, struct vtape *vt)
 	vt->ew = nsr_get_u64(h + 24);
 	vt->end = VT_HDR;
 	vt->fsize = (uint64_t)st.st_size;
+	vt->wb = vt->fsize;
 	return NSR_OK;
 }
 
@@ -376,6 +378,7 @@ static int vt_put(struct nsr_dev *dev, uint32_t kind, const void *p,
 		return rc;
 	vt->fsize = vt->end;
 	vt->pos = vt->nent;
+	dev_writeback(vt->fd, &vt->wb, vt->end);
 	if (vt->capacity != 0 && used + vt->ew >= vt->capacity)
 		dev->info.early_warning = 1;
 	return NSR_OK;

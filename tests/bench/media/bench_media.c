@@ -3,7 +3,7 @@
  * against dd(1) writing and reading a plain file with the same block size,
  * measured side by side in one run (not run by ctest).
  *
- *   bench_media [-d dir] [-s MB] [-r reps] [-w]
+ *   bench_media [-b KB] [-d dir] [-s MB] [-r reps] [-w]
  *
  * Default (durable) mode: every write ends with fdatasync (dd
  * conv=fdatasync; the volume writer's own sync at session end / writer
@@ -11,7 +11,15 @@
  * posix_fadvise(DONTNEED) before the read, for dd and for us alike.
  * With -w (warm) nothing is synced and reads come from the page cache,
  * which shows the CPU cost of framing and checksums.
- * Each figure is the best of `reps` runs; ratios are ours / dd.  A second
+ * Each figure is the best of `reps` runs; ratios are ours / dd.  The
+ * three writers, and then the three readers, take turns in a rotating
+ * order (run r starts with contender r mod 3): on the virtio disk we
+ * measure on, a cold read right after another cold read of 256 MiB was
+ * up to 2x slower than the first, whoever did it, so a fixed order
+ * measured the position, not the reader.  A fourth reader, dd again,
+ * is the control: its ratio to the first dd shows the disk's own spread.
+ * Reps that are multiples of 3 (writers) and 4 (readers) give every
+ * contender every place equally often.  A second
  * table gives CPU seconds (user + system) per GiB, also best of `reps`:
  * on a shared machine it is steadier than wall time and shows the cost of
  * framing and checksums.
@@ -37,6 +45,7 @@ static const uint32_t sizes[] = { 32u << 10,  64u << 10, 256u << 10,
 				  1u << 20,   4u << 20,	 8u << 20 };
 static const char *dir = ".";
 static uint64_t total = 256ull << 20;
+static uint32_t only_bs; /* -b: run only this block size (0: all) */
 static int reps = 3;
 static int warm;
 
@@ -267,10 +276,36 @@ static void best(double *b, double t)
 		*b = t;
 }
 
+/* DD2 is dd reading its file a second time, a control: DDR / DD2 shows
+ * how far two identical runs differ on this disk. */
+enum { DDW, VTW, AFW, DDR, VTR, AFR, DD2, N };
+
+/* measure - run contender (turn mod 3) of the writers (reading 0) or
+ * (turn mod 4) of the readers (reading 1) once and keep its best time and
+ * CPU. */
+static void measure(size_t k, size_t turn, uint32_t bs, uint8_t *buf,
+		    double *t, double (*cputab)[N], struct nsr_vol_frag *fv,
+		    struct nsr_vol_frag *fa, int reading)
+{
+	size_t c = reading ? DDR + turn % 4 : DDW + turn % 3;
+	double x;
+
+	switch (c) {
+	case DDW: x = dd_write(bs); break;
+	case VTW: x = ours_write(NSR_DEV_VTAPE, bs, buf, fv); break;
+	case AFW: x = ours_write(NSR_DEV_AFTD, bs, buf, fa); break;
+	case DDR:
+	case DD2: x = dd_read(bs); break;
+	case VTR: x = ours_read(NSR_DEV_VTAPE, fv); break;
+	default: x = ours_read(NSR_DEV_AFTD, fa); break;
+	}
+	best(&t[c], x);
+	best(&cputab[k][c], last_cpu);
+}
+
 /* main - the table. */
 int main(int argc, char **argv)
 {
-	enum { DDW, VTW, AFW, DDR, VTR, AFR, N };
 	static double cputab[NSR_ARRAY_SIZE(sizes)][N];
 	struct nsr_vol_frag fv, fa;
 	uint8_t *buf;
@@ -278,8 +313,11 @@ int main(int argc, char **argv)
 	int c, rep;
 	double mb;
 
-	while ((c = getopt(argc, argv, "d:s:r:w")) != -1) {
+	while ((c = getopt(argc, argv, "b:d:s:r:w")) != -1) {
 		switch (c) {
+		case 'b':
+			only_bs = (uint32_t)strtoul(optarg, NULL, 10) << 10;
+			break;
 		case 'd':
 			dir = optarg;
 			break;
@@ -293,8 +331,8 @@ int main(int argc, char **argv)
 			warm = 1;
 			break;
 		default:
-			fprintf(stderr, "usage: bench_media [-d dir] [-s MB] "
-					"[-r reps] [-w]\n");
+			fprintf(stderr, "usage: bench_media [-b KB] [-d dir] "
+					"[-s MB] [-r reps] [-w]\n");
 			return 2;
 		}
 	}
@@ -310,45 +348,47 @@ int main(int argc, char **argv)
 		    : "durable: fdatasync after writes, cold reads "
 		      "(fadvise DONTNEED)");
 	printf("| block | dd write | vtape write | ratio | aftd write | "
-	       "ratio | dd read | vtape read | ratio | aftd read | ratio |\n");
-	printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+	       "ratio | dd read | vtape read | ratio | aftd read | ratio | "
+	       "dd/dd |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (k = 0; k < NSR_ARRAY_SIZE(sizes); k++) {
 		double t[N] = { 0 };
 		uint32_t bs = sizes[k];
 
+		if (only_bs != 0 && bs != only_bs)
+			continue;
 		for (rep = 0; rep < reps; rep++) {
-			best(&t[DDW], dd_write(bs));
-			best(&cputab[k][DDW], last_cpu);
-			best(&t[VTW], ours_write(NSR_DEV_VTAPE, bs, buf, &fv));
-			best(&cputab[k][VTW], last_cpu);
-			best(&t[AFW], ours_write(NSR_DEV_AFTD, bs, buf, &fa));
-			best(&cputab[k][AFW], last_cpu);
-			best(&t[DDR], dd_read(bs));
-			best(&cputab[k][DDR], last_cpu);
-			best(&t[VTR], ours_read(NSR_DEV_VTAPE, &fv));
-			best(&cputab[k][VTR], last_cpu);
-			best(&t[AFR], ours_read(NSR_DEV_AFTD, &fa));
-			best(&cputab[k][AFR], last_cpu);
+			for (i = 0; i < 3; i++)
+				measure(k, (size_t)rep + i, bs, buf, t, cputab,
+					&fv, &fa, 0);
+			for (i = 0; i < 4; i++)
+				measure(k, (size_t)rep + i, bs, buf, t, cputab,
+					&fv, &fa, 1);
 		}
 		printf("| %" PRIu32 " KB | %.0f | %.0f | %.2f | %.0f | %.2f "
-		       "| %.0f | %.0f | %.2f | %.0f | %.2f |\n",
+		       "| %.0f | %.0f | %.2f | %.0f | %.2f | %.2f |\n",
 		       bs >> 10, mb / t[DDW], mb / t[VTW], t[DDW] / t[VTW],
 		       mb / t[AFW], t[DDW] / t[AFW], mb / t[DDR],
 		       mb / t[VTR], t[DDR] / t[VTR], mb / t[AFR],
-		       t[DDR] / t[AFR]);
+		       t[DDR] / t[AFR], t[DDR] / t[DD2]);
 		fflush(stdout);
 	}
 	printf("# MiB/s; ratio = OpenNSR / dd (>= 0.95 is the target from "
-	       "256 KB up)\n\n");
+	       "256 KB up); dd/dd = dd's best read / dd's best second read "
+	       "of the same file (the disk's own spread)\n\n");
 	printf("| block | CPU s/GiB: dd write | vtape write | aftd write | "
 	       "dd read | vtape read | aftd read |\n");
 	printf("|---|---|---|---|---|---|---|\n");
 	for (k = 0; k < NSR_ARRAY_SIZE(sizes); k++)
-		printf("| %" PRIu32 " KB | %.2f | %.2f | %.2f | %.2f | %.2f | "
-		       "%.2f |\n", sizes[k] >> 10, cputab[k][DDW] * 1024 / mb,
-		       cputab[k][VTW] * 1024 / mb, cputab[k][AFW] * 1024 / mb,
-		       cputab[k][DDR] * 1024 / mb, cputab[k][VTR] * 1024 / mb,
-		       cputab[k][AFR] * 1024 / mb);
+		if (only_bs == 0 || sizes[k] == only_bs)
+			printf("| %" PRIu32 " KB | %.2f | %.2f | %.2f | %.2f | "
+			       "%.2f | %.2f |\n", sizes[k] >> 10,
+			       cputab[k][DDW] * 1024 / mb,
+			       cputab[k][VTW] * 1024 / mb,
+			       cputab[k][AFW] * 1024 / mb,
+			       cputab[k][DDR] * 1024 / mb,
+			       cputab[k][VTR] * 1024 / mb,
+			       cputab[k][AFR] * 1024 / mb);
 	free(buf);
 	return 0;
 }

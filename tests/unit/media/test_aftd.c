@@ -2,16 +2,19 @@
  * test_aftd.c - adv_file volumes: sessions in parallel threads each get
  * their own session file; a full disk (quota) marks the volume full and
  * damages nothing already written; truncated files and blocks from
- * another volume are reported with the save set they hit.
+ * another volume are reported with the save set they hit; blocks read
+ * with read-ahead come back right in any order; write-back marks.
  */
 #include "nsr/compat.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "nsr/buf.h"
 #include "nsr/err.h"
+#include "dev_int.h"
 #include "media_test.h"
 #include "nsr_test.h"
 
@@ -275,12 +278,91 @@ static void test_truncated_and_foreign(void **state)
 	free(dir);
 }
 
+/* read_check - read block no (bs bytes) of file no. 1 and compare. */
+static void read_check(struct nsr_dev_file *f, uint64_t no, size_t bs,
+		       uint64_t fsize)
+{
+	const uint8_t *p = NULL;
+	size_t got = 99;
+	uint64_t off = no * bs;
+	size_t want = off >= fsize ? 0 : (size_t)NSR_MIN(bs, fsize - off);
+
+	assert_int_equal(nsr_dev_file_read_block(f, off, bs, &p, &got),
+			 NSR_OK);
+	assert_int_equal(got, want);
+	assert_non_null(p);
+	assert_true(mt_check(1, off, p, got));
+}
+
+static void test_read_block(void **state)
+{
+	char *dir = nsr_test_tmpdir("aftd-ra");
+	struct nsr_dev *dev = mt_aftd(dir, "ra", 0);
+	struct nsr_dev_file *f = NULL;
+	const uint64_t bs = 256 << 10, fsize = 10 * (256 << 10) + 1000;
+	static uint8_t buf[10 * (256 << 10) + 1000];
+	uint32_t no = 0;
+	uint64_t k;
+
+	NSR_UNUSED(state);
+	mt_fill(1, 0, buf, sizeof(buf));
+	assert_int_equal(nsr_dev_file_create(dev, &no, &f), NSR_OK);
+	assert_int_equal(nsr_dev_file_append(f, buf, sizeof(buf)), NSR_OK);
+	assert_int_equal(nsr_dev_file_close(f), NSR_OK);
+
+	assert_int_equal(nsr_dev_file_open(dev, no, &f), NSR_OK);
+	/* Front to back: each read finds the one read ahead; the tail is
+	 * short and after it comes end of file. */
+	for (k = 0; k <= 11; k++)
+		read_check(f, k, bs, fsize);
+	/* Jumps (the read-ahead is dropped), then a run again. */
+	read_check(f, 7, bs, fsize);
+	read_check(f, 2, bs, fsize);
+	read_check(f, 3, bs, fsize);
+	read_check(f, 4, bs, fsize);
+	/* Small blocks (no read-ahead), then a larger block size grows the
+	 * buffers. */
+	read_check(f, 8, bs / 8, fsize);
+	read_check(f, 9, bs / 8, fsize);
+	read_check(f, 1, 2 * bs, fsize);
+	read_check(f, 2, 2 * bs, fsize);
+	read_check(f, 5, 2 * bs, fsize);
+	/* Close with a read-ahead in flight. */
+	read_check(f, 0, bs, fsize);
+	assert_int_equal(nsr_dev_file_close(f), NSR_OK);
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
+static void test_writeback_mark(void **state)
+{
+	uint64_t mark = 0;
+	int fd = open("/dev/null", O_WRONLY);
+
+	NSR_UNUSED(state);
+	assert_true(fd >= 0);
+	dev_writeback(fd, &mark, DEV_WRITEBACK - 1);
+	assert_int_equal(mark, 0); /* not a full stretch yet */
+	dev_writeback(fd, &mark, DEV_WRITEBACK + 5);
+	assert_int_equal(mark, DEV_WRITEBACK + 5);
+	dev_writeback(fd, &mark, 2 * DEV_WRITEBACK);
+	assert_int_equal(mark, DEV_WRITEBACK + 5);
+	dev_writeback(fd, &mark, 100); /* the file was cut back */
+	assert_int_equal(mark, 100);
+	dev_writeback(fd, &mark, 100 + DEV_WRITEBACK);
+	assert_int_equal(mark, 100 + DEV_WRITEBACK);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parallel_sessions),
 		cmocka_unit_test(test_full_disk),
 		cmocka_unit_test(test_truncated_and_foreign),
+		cmocka_unit_test(test_read_block),
+		cmocka_unit_test(test_writeback_mark),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
