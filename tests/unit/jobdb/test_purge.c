@@ -13,6 +13,7 @@
 #include "nsr/err.h"
 #include "nsr/jobdb.h"
 
+#include "jobdb_int.h" /* jobdb_purging */
 #include "jobdb_test.h"
 
 #define NOW 1800000000LL
@@ -413,6 +414,50 @@ static void test_purge_killed_midway(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* add_big - n finished jobs with a 60 KB command line through db (about
+ * 16 WAL frames each). */
+static void add_big(struct nsr_jobdb *db, int n)
+{
+	static char cmd[60000];
+
+	memset(cmd, 'y', sizeof(cmd) - 1);
+	cmd[sizeof(cmd) - 1] = '\0';
+	for (int i = 0; i < n; i++) {
+		struct nsr_jobdb_job j = {0};
+		int64_t id = 0;
+
+		j.type = NSR_JOBDB_TYPE_SAVE;
+		j.state = NSR_JOBDB_COMPLETED;
+		j.end_time = NOW;
+		j.command = cmd;
+		assert_int_equal(nsr_jobdb_create(db, &j, &id), NSR_OK);
+	}
+}
+
+/* While a purge runs in the process, another handle's commits never
+ * checkpoint, however long the WAL grows (the purge checkpoints between
+ * its transactions): a checkpoint after a vacuum cuts the file back, which
+ * can stall on discards.  Without a purge the same WAL is checkpointed. */
+static void test_checkpoints_left_to_purge(void **state)
+{
+	struct jt *t = *state;
+	struct nsr_jobdb *w = NULL; /* checkpoints itself (no background) */
+	const int n = JOBDB_CKPT_FRAMES_MAX / 16 + 100;
+	off_t before;
+
+	jt_open(t, NULL);
+	assert_int_equal(nsr_jobdb_open(t->path, NULL, &w), NSR_OK);
+	assert_int_equal(nsr_jobdb_checkpoint(t->db), NSR_OK);
+	before = file_size(t->path);
+	jobdb_purging(t->db, 1); /* as nsr_jobdb_purge does while it runs */
+	add_big(w, n);		 /* a WAL past JOBDB_CKPT_FRAMES_MAX */
+	assert_int_equal(file_size(t->path), before);
+	jobdb_purging(t->db, 0);
+	add_big(w, 1); /* now this commit checkpoints the long WAL */
+	assert_true(file_size(t->path) > before + (off_t)n * 60000);
+	nsr_jobdb_close(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -425,6 +470,7 @@ int main(void)
 		T(test_purge_shrinks_file),
 		T(test_purge_with_concurrent_writer),
 		T(test_purge_killed_midway),
+		T(test_checkpoints_left_to_purge),
 #undef T
 	};
 
