@@ -216,25 +216,33 @@ static off_t file_size(const char *path)
 	return stat(path, &sb) == 0 ? sb.st_size : 0;
 }
 
-static void test_purge_shrinks_file(void **state)
+/* add_big - n finished jobs ending at end, end + 1, ... through db, each
+ * with a command line of len - 1 bytes (len <= 60000). */
+static void add_big(struct nsr_jobdb *db, int n, size_t len, int64_t end)
 {
-	struct jt *t = *state;
-	struct nsr_jobdb_purge_stats st;
-	char cmd[2048];
-	off_t full, after;
+	static char cmd[60000];
 
-	memset(cmd, 'x', sizeof(cmd) - 1);
-	cmd[sizeof(cmd) - 1] = '\0';
-	for (int i = 0; i < 1500; i++) {
+	memset(cmd, 'y', len - 1);
+	cmd[len - 1] = '\0';
+	for (int i = 0; i < n; i++) {
 		struct nsr_jobdb_job j = {0};
 		int64_t id = 0;
 
 		j.type = NSR_JOBDB_TYPE_SAVE;
 		j.state = NSR_JOBDB_COMPLETED;
-		j.end_time = 1000 + i;
+		j.end_time = end + i;
 		j.command = cmd;
-		assert_int_equal(nsr_jobdb_create(t->db, &j, &id), NSR_OK);
+		assert_int_equal(nsr_jobdb_create(db, &j, &id), NSR_OK);
 	}
+}
+
+static void test_purge_shrinks_file(void **state)
+{
+	struct jt *t = *state;
+	struct nsr_jobdb_purge_stats st;
+	off_t full, after;
+
+	add_big(t->db, 1500, 2048, 1000);
 	jt_open(t, NULL); /* closing checkpoints the WAL into the file */
 	full = file_size(t->path);
 	assert_true(full > 1500 * 2048);
@@ -414,26 +422,6 @@ static void test_purge_killed_midway(void **state)
 	assert_int_equal(n, 0);
 }
 
-/* add_big - n finished jobs with a 60 KB command line through db (about
- * 16 WAL frames each). */
-static void add_big(struct nsr_jobdb *db, int n)
-{
-	static char cmd[60000];
-
-	memset(cmd, 'y', sizeof(cmd) - 1);
-	cmd[sizeof(cmd) - 1] = '\0';
-	for (int i = 0; i < n; i++) {
-		struct nsr_jobdb_job j = {0};
-		int64_t id = 0;
-
-		j.type = NSR_JOBDB_TYPE_SAVE;
-		j.state = NSR_JOBDB_COMPLETED;
-		j.end_time = NOW;
-		j.command = cmd;
-		assert_int_equal(nsr_jobdb_create(db, &j, &id), NSR_OK);
-	}
-}
-
 /* While a purge runs in the process, another handle's commits never
  * checkpoint, however long the WAL grows (the purge checkpoints between
  * its transactions): a checkpoint after a vacuum cuts the file back, which
@@ -442,7 +430,7 @@ static void test_checkpoints_left_to_purge(void **state)
 {
 	struct jt *t = *state;
 	struct nsr_jobdb *w = NULL; /* checkpoints itself (no background) */
-	const int n = JOBDB_CKPT_FRAMES_MAX / 16 + 100;
+	const int n = JOBDB_CKPT_FRAMES_MAX / 16 + 100; /* ~16 frames a job */
 	off_t before;
 
 	jt_open(t, NULL);
@@ -450,10 +438,10 @@ static void test_checkpoints_left_to_purge(void **state)
 	assert_int_equal(nsr_jobdb_checkpoint(t->db), NSR_OK);
 	before = file_size(t->path);
 	jobdb_purging(t->db, 1); /* as nsr_jobdb_purge does while it runs */
-	add_big(w, n);		 /* a WAL past JOBDB_CKPT_FRAMES_MAX */
+	add_big(w, n, 60000, NOW); /* WAL past JOBDB_CKPT_FRAMES_MAX */
 	assert_int_equal(file_size(t->path), before);
 	jobdb_purging(t->db, 0);
-	add_big(w, 1); /* now this commit checkpoints the long WAL */
+	add_big(w, 1, 60000, NOW); /* this commit checkpoints the WAL */
 	assert_true(file_size(t->path) > before + (off_t)n * 60000);
 	nsr_jobdb_close(w);
 }
