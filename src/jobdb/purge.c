@@ -7,10 +7,13 @@
  * deletion is a root job (no parent, or its parent already gone) with all
  * its descendants and their logs; a unit is deleted only when every job in
  * it is finished and expired, so active work and anything inside retention
- * is never touched.  Each transaction deletes about batch_rows jobs and
- * then releases the write lock, so inserts and updates from other
- * connections wait at most one batch.  Afterwards the freed pages go back
- * to the file system in small incremental_vacuum steps.
+ * is never touched.  Each transaction collects about batch_rows jobs of
+ * such units, deletes them (and their logs) by runs of consecutive ids --
+ * ids are given in time order, so a batch is usually one run, which SQLite
+ * deletes in one pass instead of one b-tree search per job -- and then
+ * releases the write lock, so inserts and updates from other connections
+ * wait at most one batch.  Afterwards the freed pages go back to the file
+ * system in small incremental_vacuum steps.
  */
 #include "nsr/compat.h"
 
@@ -28,11 +31,12 @@ struct purge_stmts {
 	sqlite3_stmt *candidates;  /* next expired jobs after a position */
 	sqlite3_stmt *root;	   /* a root's state now */
 	sqlite3_stmt *children;	   /* a job's children */
-	sqlite3_stmt *del_log;	   /* delete one job's log */
-	sqlite3_stmt *del_job;	   /* delete one job */
+	sqlite3_stmt *del_log;	   /* delete the logs of an id range */
+	sqlite3_stmt *del_job;	   /* delete the jobs of an id range */
 };
 
-/* The jobs of one unit: a root and its descendants, breadth first. */
+/* The jobs of one batch: units appended one after the other, each a root
+ * and its descendants, breadth first. */
 struct purge_unit {
 	int64_t *id;
 	size_t n, cap;
@@ -85,9 +89,13 @@ static int purge_prepare(struct nsr_jobdb *db, struct purge_stmts *s)
 		 "SELECT id, finished, end_time FROM jobs"
 		 " WHERE parent_id=?1 AND parent_id!=0"},
 		{offsetof(struct purge_stmts, del_log),
-		 "DELETE FROM job_log WHERE job_id=?1"},
+		 "DELETE FROM job_log WHERE job_id BETWEEN ?1 AND ?2"},
+		/* The conditions only double-check what collect_unit saw
+		 * in this transaction; the unary + keeps SQLite on the rowid
+		 * range instead of the jobs_purge index. */
 		{offsetof(struct purge_stmts, del_job),
-		 "DELETE FROM jobs WHERE id=?1 AND finished=1 AND end_time<?2"},
+		 "DELETE FROM jobs WHERE id BETWEEN ?1 AND ?2"
+		 " AND +finished=1 AND +end_time<?3"},
 	};
 	int rc = NSR_OK;
 
@@ -133,15 +141,17 @@ static int query_int(sqlite3_stmt *st, int64_t a, int64_t b, int64_t *v)
 	return rc;
 }
 
-/* exec_del - run a DELETE with ?1 = a (and ?2 = b); *n += rows deleted. */
+/* exec_del - run a DELETE with ?1 = a, ?2 = b (and ?3 = c); *n += rows
+ * deleted. */
 static int exec_del(struct nsr_jobdb *db, sqlite3_stmt *st, int64_t a,
-		    int64_t b, uint64_t *n)
+		    int64_t b, int64_t c, uint64_t *n)
 {
 	int src;
 
 	sqlite3_bind_int64(st, 1, a);
-	if (sqlite3_bind_parameter_count(st) >= 2)
-		sqlite3_bind_int64(st, 2, b);
+	sqlite3_bind_int64(st, 2, b);
+	if (sqlite3_bind_parameter_count(st) >= 3)
+		sqlite3_bind_int64(st, 3, c);
 	src = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (src != SQLITE_DONE)
@@ -166,15 +176,15 @@ static int unit_push(struct purge_unit *u, int64_t id)
 	return NSR_OK;
 }
 
-/* collect_unit - root and all its descendants into u; *blocked = 1 if
- * any of them is unfinished or inside retention. */
+/* collect_unit - append root and all its descendants to u; *blocked = 1
+ * (and u as it was) if any of them is unfinished or inside retention. */
 static int collect_unit(struct purge_stmts *s, int64_t root, int64_t cutoff,
 			struct purge_unit *u, int *blocked)
 {
 	sqlite3_stmt *st = s->children;
+	size_t base = u->n;
 	int rc = NSR_OK, src = SQLITE_DONE;
 
-	u->n = 0;
 	*blocked = 0;
 	/* The root may have changed since it was found. */
 	sqlite3_bind_int64(s->root, 1, root);
@@ -183,10 +193,11 @@ static int collect_unit(struct purge_stmts *s, int64_t root, int64_t cutoff,
 				  sqlite3_column_int64(s->root, 1) >= cutoff))
 		*blocked = 1;
 	sqlite3_reset(s->root);
-	if (src != SQLITE_ROW)
-		return src == SQLITE_DONE ? NSR_OK : jobdb_rc(src);
+	if (src != SQLITE_ROW || *blocked)
+		return src == SQLITE_DONE || src == SQLITE_ROW ? NSR_OK
+							       : jobdb_rc(src);
 	rc = unit_push(u, root);
-	for (size_t i = 0; !rc && !*blocked && i < u->n; i++) {
+	for (size_t i = base; !rc && !*blocked && i < u->n; i++) {
 		sqlite3_bind_int64(st, 1, u->id[i]);
 		for (;;) {
 			src = sqlite3_step(st);
@@ -205,25 +216,48 @@ static int collect_unit(struct purge_stmts *s, int64_t root, int64_t cutoff,
 			rc = jobdb_rc(src);
 		sqlite3_reset(st);
 	}
+	if (*blocked)
+		u->n = base;
 	return rc;
 }
 
-/* purge_unit - delete candidate c's unit if it may go; *jobs, *logs count
- * what was deleted. */
-static int purge_unit(struct nsr_jobdb *db, struct purge_stmts *s,
-		      const struct purge_cand *c, int64_t cutoff,
-		      struct purge_unit *u, uint64_t *jobs, uint64_t *logs)
+/* cmp_id - qsort order of job ids. */
+static int cmp_id(const void *a, const void *b)
 {
-	int blocked = 0, rc;
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 
-	rc = collect_unit(s, c->id, cutoff, u, &blocked);
-	if (rc || blocked)
-		return rc;
-	for (size_t i = 0; !rc && i < u->n; i++) {
-		rc = exec_del(db, s->del_log, u->id[i], 0, logs);
+	return (x > y) - (x < y);
+}
+
+/* delete_batch - delete the jobs in u (every one checked by collect_unit
+ * in this transaction) and their logs, one pair of range DELETEs per run
+ * of consecutive ids; *jobs, *logs count what went.  A run whose rows do
+ * not all pass the double check is an inconsistency: NSR_ERR_CORRUPT, and
+ * the caller rolls the batch back. */
+static int delete_batch(struct nsr_jobdb *db, struct purge_stmts *s,
+			struct purge_unit *u, int64_t cutoff, uint64_t *jobs,
+			uint64_t *logs)
+{
+	size_t i = 0, j;
+	int rc = NSR_OK;
+
+	qsort(u->id, u->n, sizeof(*u->id), cmp_id);
+	while (!rc && i < u->n) {
+		uint64_t n = 0;
+
+		for (j = i + 1; j < u->n && u->id[j] == u->id[j - 1] + 1; j++)
+			;
+		rc = exec_del(db, s->del_job, u->id[i], u->id[j - 1], cutoff,
+			      &n);
+		if (!rc && n != j - i)
+			rc = NSR_ERR_CORRUPT;
 		if (!rc)
-			rc = exec_del(db, s->del_job, u->id[i], cutoff, jobs);
+			rc = exec_del(db, s->del_log, u->id[i], u->id[j - 1], 0,
+				      logs);
+		*jobs += n;
+		i = j;
 	}
+	u->n = 0;
 	return rc;
 }
 
@@ -266,7 +300,6 @@ static int purge_batches(struct nsr_jobdb *db, struct purge_stmts *s,
 	if (!cand)
 		return NSR_ERR_NOMEM;
 	for (;;) {
-		uint64_t before;
 		double t0;
 
 		rc = jobdb_begin(db);
@@ -284,19 +317,23 @@ static int purge_batches(struct nsr_jobdb *db, struct purge_stmts *s,
 			jobdb_rollback(db); /* nothing written */
 			break;
 		}
-		before = st->jobs;
 		for (done = 0; !rc && i < n; done++) {
-			rc = purge_unit(db, s, &cand[i], cutoff, &unit,
-					&st->jobs, &st->logs);
+			int blocked = 0;
+
+			rc = collect_unit(s, cand[i].id, cutoff, &unit,
+					  &blocked);
 			end = cand[i].end;
 			id = cand[i].id;
 			i++;
-			/* A full batch, a big unit or a slow disk: commit. */
-			if (st->jobs - before >= max ||
+			/* A full batch, a big unit or a slow disk: delete. */
+			if (unit.n >= max ||
 			    ((done & 7) == 7 &&
 			     mono_ms() - t0 > JOBDB_BATCH_MAX_MS))
 				break;
 		}
+		if (!rc)
+			rc = delete_batch(db, s, &unit, cutoff, &st->jobs,
+					  &st->logs);
 		if (rc) {
 			jobdb_rollback(db);
 			break;
