@@ -63,17 +63,21 @@ int mmd_dev_open_extra(struct mmd *m, int read_only, struct nsr_dev **out,
 		       struct nsr_buf *why)
 {
 	struct nsr_dev_opts o;
+	struct nsr_buf msg;
 	int rc;
 
 	memset(&o, 0, sizeof(o));
 	o.read_only = read_only;
 	o.create = !read_only && m->dev_type != NSR_DEV_TAPE;
 	o.vtape_capacity = m->capacity;
-	rc = nsr_dev_open(m->dev_type, m->dev_path, &o, out);
+	nsr_buf_init(&msg, 0);
+	rc = nsr_dev_open(m->dev_type, m->dev_path, &o, out, &msg);
 	if (rc != NSR_OK)
-		nsr_buf_addf(why, "cannot open device %s (%s %s): %s", m->dev_name,
-			     nsr_dev_type_name(m->dev_type), m->dev_path,
-			     nsr_strerror(rc));
+		nsr_buf_addf(why, "cannot open device %s (%s %s): %s",
+			     m->dev_name, nsr_dev_type_name(m->dev_type),
+			     m->dev_path,
+			     msg.len ? msg.data : nsr_strerror(rc));
+	nsr_buf_release(&msg);
 	return rc;
 }
 

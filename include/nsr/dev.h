@@ -34,6 +34,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct nsr_buf;
+
 struct nsr_dev;
 struct nsr_dev_file;
 
@@ -83,10 +85,15 @@ const char *nsr_dev_type_name(enum nsr_dev_type type);
 /* nsr_dev_open - open the device at path (directory, /dev/nstN, vtape
  * file).  opts may be NULL.  On success *out owns the device (free with
  * nsr_dev_close).  A tape is put in variable-block mode (MTSETBLK 0).
- * NSR_ERR_NOTFOUND, NSR_ERR_SYSTEM (errno), NSR_ERR_CORRUPT (bad vtape
- * header), NSR_ERR_NOMEM, NSR_ERR_INVAL. */
+ * On failure why (may be NULL) gets the reason in words: "tape drive is
+ * busy: ...", "not a tape drive ...", "the tape in the drive is
+ * write-protected ...", "no such tape device", ...
+ * NSR_ERR_NOTFOUND, NSR_ERR_BUSY, NSR_ERR_READONLY, NSR_ERR_SYSTEM
+ * (errno), NSR_ERR_CORRUPT (bad vtape header), NSR_ERR_NOMEM,
+ * NSR_ERR_INVAL (not a tape drive, unknown type). */
 int nsr_dev_open(enum nsr_dev_type type, const char *path,
-		 const struct nsr_dev_opts *opts, struct nsr_dev **out);
+		 const struct nsr_dev_opts *opts, struct nsr_dev **out,
+		 struct nsr_buf *why);
 /* nsr_dev_close - close and free (NULL is fine).  Writes nothing extra;
  * on Linux st a close after writing adds a filemark (the driver does). */
 int nsr_dev_close(struct nsr_dev *dev);

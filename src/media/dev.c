@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 
+#include "nsr/buf.h"
 #include "nsr/err.h"
 
 #include "dev_int.h"
@@ -74,7 +75,8 @@ int dev_sys(struct nsr_dev *dev, const char *what)
 
 /* nsr_dev_open - allocate, pick the ops table, open. */
 int nsr_dev_open(enum nsr_dev_type type, const char *path,
-		 const struct nsr_dev_opts *opts, struct nsr_dev **out)
+		 const struct nsr_dev_opts *opts, struct nsr_dev **out,
+		 struct nsr_buf *why)
 {
 	static const struct nsr_dev_opts defaults;
 	struct nsr_dev *dev = NULL;
@@ -108,6 +110,10 @@ int nsr_dev_open(enum nsr_dev_type type, const char *path,
 	}
 out:
 	if (dev != NULL) {
+		if (why != NULL)
+			nsr_buf_addf(why, "%s",
+				     dev->errmsg[0] ? dev->errmsg
+						    : nsr_strerror(rc));
 		free(dev->path);
 		free(dev);
 	}

@@ -97,6 +97,29 @@ static void tp_block_limits(struct nsr_dev *dev)
 }
 
 /* tp_open - open the node, variable-block mode, block limits. */
+/* tp_open_error - why open(2) of the tape node failed, in words that say
+ * what to do (st reports these conditions through errno at open). */
+static int tp_open_error(struct nsr_dev *dev)
+{
+	switch (errno) {
+	case ENOENT:
+		return dev_fail(dev, NSR_ERR_NOTFOUND, "no such tape device");
+	case EBUSY:
+		return dev_fail(dev, NSR_ERR_BUSY,
+				"tape drive is busy: another program has it "
+				"open; wait for it to finish or stop it");
+	case EROFS:
+		return dev_fail(dev, NSR_ERR_READONLY,
+				"the tape in the drive is write-protected; "
+				"load a writable tape or move the tab");
+	case ENOMEDIUM:
+		return dev_fail(dev, NSR_ERR_NOTFOUND,
+				"no tape in the drive; load one");
+	default:
+		return dev_sys(dev, "open tape");
+	}
+}
+
 static int tp_open(struct nsr_dev *dev, const struct nsr_dev_opts *o)
 {
 	struct tape *t;
@@ -108,16 +131,21 @@ static int tp_open(struct nsr_dev *dev, const struct nsr_dev_opts *o)
 	t->fd = open(dev->path, (dev->read_only ? O_RDONLY : O_RDWR) |
 					O_CLOEXEC);
 	if (t->fd < 0) {
-		int rc = errno == ENOENT
-				 ? dev_fail(dev, NSR_ERR_NOTFOUND,
-					    "no such tape device")
-				 : dev_sys(dev, "open tape");
+		int rc = tp_open_error(dev);
+
 		free(t);
 		return rc;
 	}
 	dev->priv = t;
 	if (tp_op(dev, MTSETBLK, 0) != 0) {
-		int rc = dev_sys(dev, "MTSETBLK 0 (variable-block mode)");
+		int rc = errno == ENOTTY || errno == EINVAL
+				 ? dev_fail(dev, NSR_ERR_INVAL,
+					    "not a tape drive (it does not "
+					    "take tape commands); give the "
+					    "drive's no-rewind node, e.g. "
+					    "/dev/nst0")
+				 : dev_sys(dev,
+					   "MTSETBLK 0 (variable-block mode)");
 
 		close(t->fd);
 		free(t);

@@ -156,6 +156,12 @@ static int vt_load(struct nsr_dev *dev, struct vtape *vt)
 	    nsr_get_u32(h + 8) != VT_VERSION || nsr_get_u32(h + 12) != VT_HDR)
 		return dev_fail(dev, NSR_ERR_CORRUPT,
 				"not a vtape file (bad header)");
+	/* The file's write permission is the cartridge's write-protect
+	 * tab, also for root (who could open it anyway). */
+	if (!dev->read_only && (st.st_mode & 0222) == 0)
+		return dev_fail(dev, NSR_ERR_READONLY,
+				"the vtape is write-protected (its file has "
+				"no write permission); chmod u+w it to write");
 	vt->capacity = nsr_get_u64(h + 16);
 	vt->ew = nsr_get_u64(h + 24);
 	vt->end = VT_HDR;
@@ -269,9 +275,17 @@ static int vt_open(struct nsr_dev *dev, const struct nsr_dev_opts *o)
 			goto out;
 	}
 	if (vt->fd < 0) {
-		rc = errno == ENOENT ? dev_fail(dev, NSR_ERR_NOTFOUND,
-						"no such vtape file")
-				     : dev_sys(dev, "open");
+		if (errno == ENOENT)
+			rc = dev_fail(dev, NSR_ERR_NOTFOUND,
+				      "no such vtape file");
+		else if (!dev->read_only &&
+			 (errno == EACCES || errno == EROFS))
+			rc = dev_fail(dev, NSR_ERR_READONLY,
+				      "the vtape is write-protected (%s); "
+				      "open it read-only or allow writing",
+				      strerror(errno));
+		else
+			rc = dev_sys(dev, "open");
 		goto out;
 	}
 	rc = vt_load(dev, vt);

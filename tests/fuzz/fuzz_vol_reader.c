@@ -135,7 +135,8 @@ static void as_vtape(const uint8_t *p, size_t n)
 		memset(&o, 0, sizeof(o));
 		o.read_only = 1;
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		if (nsr_dev_open(NSR_DEV_VTAPE, path, &o, &dev) == NSR_OK) {
+		if (nsr_dev_open(NSR_DEV_VTAPE, path, &o, &dev, NULL) ==
+		    NSR_OK) {
 			run_volume(dev);
 			nsr_dev_close(dev);
 		}
@@ -188,7 +189,7 @@ static void as_aftd(const uint8_t *p, size_t n)
 		abort();
 	memset(&o, 0, sizeof(o));
 	o.read_only = 1;
-	if (nsr_dev_open(NSR_DEV_AFTD, dir, &o, &dev) == NSR_OK) {
+	if (nsr_dev_open(NSR_DEV_AFTD, dir, &o, &dev, NULL) == NSR_OK) {
 		run_volume(dev);
 		nsr_dev_close(dev);
 	}
@@ -255,7 +256,7 @@ int main(void)
 	uint8_t hdr[4];
 
 	unlink("seed.vt");
-	if (nsr_dev_open(NSR_DEV_VTAPE, "seed.vt", &o, &dev) != NSR_OK)
+	if (nsr_dev_open(NSR_DEV_VTAPE, "seed.vt", &o, &dev, NULL) != NSR_OK)
 		abort();
 	seed_volume(dev);
 	nsr_dev_close(dev);
@@ -267,7 +268,7 @@ int main(void)
 	nsr_file_replace("vtape.seed", out.data, out.len, 0644);
 	unlink("seed.vt");
 
-	if (nsr_dev_open(NSR_DEV_AFTD, "seed.d", &o, &dev) != NSR_OK)
+	if (nsr_dev_open(NSR_DEV_AFTD, "seed.d", &o, &dev, NULL) != NSR_OK)
 		abort();
 	seed_volume(dev);
 	nsr_dev_close(dev);

@@ -119,7 +119,8 @@ static struct nsr_dev *open_dev(const char *path, int vtape, uint64_t cap)
 	o.create = 1;
 	o.vtape_capacity = cap;
 	o.vtape_early_warning = cap / 16;
-	rc = nsr_dev_open(vtape ? NSR_DEV_VTAPE : NSR_DEV_TAPE, path, &o, &dev);
+	rc = nsr_dev_open(vtape ? NSR_DEV_VTAPE : NSR_DEV_TAPE, path, &o, &dev,
+			  NULL);
 	check(rc == NSR_OK, "open device", "%s: %s", path,
 	      rc ? nsr_strerror(rc) : "");
 	return dev;
@@ -456,6 +457,23 @@ out:
 }
 
 /* main - run the checks. */
+/* busy_test - st lets one program at a time open a drive: a second open
+ * is refused, and says so in words. */
+static void busy_test(const char *path)
+{
+	struct nsr_dev *d = NULL;
+	struct nsr_buf why;
+	int rc;
+
+	nsr_buf_init(&why, 0);
+	rc = nsr_dev_open(NSR_DEV_TAPE, path, NULL, &d, &why);
+	check(rc == NSR_ERR_BUSY && strstr(why.data ? why.data : "", "busy"),
+	      "second open of the drive is refused as busy", "rc %d: %s", rc,
+	      why.data ? why.data : "");
+	nsr_dev_close(d);
+	nsr_buf_release(&why);
+}
+
 int main(int argc, char **argv)
 {
 	struct nsr_dev *dev, *dev2 = NULL, *dev3 = NULL;
@@ -474,6 +492,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	dev = open_dev(argv[1], vtape, 0);
+	if (dev != NULL && !vtape)
+		busy_test(argv[1]);
 	if (dev != NULL) {
 		dev_semantics(dev);
 		main_test(dev);

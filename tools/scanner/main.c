@@ -196,11 +196,10 @@ int main(int argc, char **argv)
 	memset(&res, 0, sizeof(res));
 	memset(&dopts, 0, sizeof(dopts));
 	dopts.read_only = 1;
-	rc = nsr_dev_open(o.type, o.device, &dopts, &dev);
+	rc = nsr_dev_open(o.type, o.device, &dopts, &dev, &why);
 	if (rc != NSR_OK) {
-		fprintf(stderr, "scanner: cannot open %s device %s: %s%s%s\n",
-			nsr_dev_type_name(o.type), o.device, nsr_strerror(rc),
-			dev ? ": " : "", dev ? nsr_dev_errmsg(dev) : "");
+		fprintf(stderr, "scanner: cannot open %s device %s: %s\n",
+			nsr_dev_type_name(o.type), o.device, why.data);
 		goto out;
 	}
 	rc = scan_volume(dev, &res, &why);

@@ -178,7 +178,7 @@ static struct nsr_dev *open_dev(enum nsr_dev_type t, uint32_t bs)
 		die("rm", NSR_ERR_SYSTEM);
 	memset(&o, 0, sizeof(o));
 	o.create = 1;
-	rc = nsr_dev_open(t, path, &o, &dev);
+	rc = nsr_dev_open(t, path, &o, &dev, NULL);
 	if (rc == NSR_OK)
 		rc = nsr_vol_label_init(&lab, "BENCH", "Default", bs, "bench",
 					NULL);
@@ -255,7 +255,7 @@ static double ours_read(enum nsr_dev_type t, const struct nsr_vol_frag *f)
 	o.read_only = 1;
 	c0 = cpu(RUSAGE_SELF);
 	t0 = now();
-	rc = nsr_dev_open(t, path, &o, &dev);
+	rc = nsr_dev_open(t, path, &o, &dev, NULL);
 	if (rc == NSR_OK)
 		rc = nsr_vol_reader_open(dev, NULL, &r, NULL);
 	if (rc == NSR_OK)

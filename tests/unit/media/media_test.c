@@ -72,7 +72,8 @@ struct nsr_dev *mt_vtape(const char *dir, const char *name, uint64_t cap,
 	o.vtape_capacity = cap;
 	o.vtape_early_warning = ew;
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	assert_int_equal(nsr_dev_open(NSR_DEV_VTAPE, path, &o, &dev), NSR_OK);
+	assert_int_equal(nsr_dev_open(NSR_DEV_VTAPE, path, &o, &dev, NULL),
+			 NSR_OK);
 	return dev;
 }
 
@@ -87,7 +88,8 @@ struct nsr_dev *mt_aftd(const char *dir, const char *name, uint64_t quota)
 	o.create = 1;
 	o.aftd_quota = quota;
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	assert_int_equal(nsr_dev_open(NSR_DEV_AFTD, path, &o, &dev), NSR_OK);
+	assert_int_equal(nsr_dev_open(NSR_DEV_AFTD, path, &o, &dev, NULL),
+			 NSR_OK);
 	return dev;
 }
 

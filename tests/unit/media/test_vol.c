@@ -94,7 +94,8 @@ static void test_label_rules(void **state)
 		memset(&o, 0, sizeof(o));
 		o.vtape_max_record = 512u << 10;
 		snprintf(path, sizeof(path), "%s/t.vt", dir);
-		assert_int_equal(nsr_dev_open(NSR_DEV_VTAPE, path, &o, &small),
+		assert_int_equal(nsr_dev_open(NSR_DEV_VTAPE, path, &o, &small,
+					      NULL),
 				 NSR_OK);
 		nsr_buf_reset(&why);
 		assert_int_equal(nsr_vol_writer_open(small, NULL, &w2, &why),
@@ -635,7 +636,8 @@ static void test_sticky_write_error(void **state)
 	memset(&o, 0, sizeof(o));
 	o.read_only = 1;
 	snprintf(path, sizeof(path), "%s/ro.vt", dir);
-	assert_int_equal(nsr_dev_open(NSR_DEV_VTAPE, path, &o, &dev), NSR_OK);
+	assert_int_equal(nsr_dev_open(NSR_DEV_VTAPE, path, &o, &dev, NULL),
+			 NSR_OK);
 	assert_int_equal(nsr_vol_writer_open(dev, NULL, &w, NULL), NSR_OK);
 	mt_hdr(&h, 5);
 	assert_int_equal(nsr_vol_session_begin(w, &h, NULL, &s), NSR_OK);
@@ -756,7 +758,8 @@ static void test_crash_points(void **state)
 		copy_prefix(path, cut, n);
 		memset(&o, 0, sizeof(o));
 		o.read_only = 1;
-		assert_int_equal(nsr_dev_open(NSR_DEV_VTAPE, cut, &o, &dev),
+		assert_int_equal(nsr_dev_open(NSR_DEV_VTAPE, cut, &o, &dev,
+					      NULL),
 				 NSR_OK);
 		/* The first cut drops the label's filemark: still a
 		 * labeled, empty volume. */

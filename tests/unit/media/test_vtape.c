@@ -5,6 +5,9 @@
  */
 #include "nsr/compat.h"
 
+#include <sys/stat.h>
+
+#include "nsr/buf.h"
 #include "nsr/dev.h"
 #include "nsr/err.h"
 #include "nsr_test.h"
@@ -30,7 +33,8 @@ static struct nsr_dev *open_vt(const char *dir, uint64_t cap, uint64_t ew)
 	o.vtape_capacity = cap;
 	o.vtape_early_warning = ew;
 	snprintf(path, sizeof(path), "%s/tape.vt", dir);
-	assert_int_equal(nsr_dev_open(NSR_DEV_VTAPE, path, &o, &dev), NSR_OK);
+	assert_int_equal(nsr_dev_open(NSR_DEV_VTAPE, path, &o, &dev, NULL),
+			 NSR_OK);
 	return dev;
 }
 
@@ -215,8 +219,42 @@ static void test_torn_tail(void **state)
 	fp = fopen(path, "wb");
 	fwrite("hello", 1, 5, fp);
 	fclose(fp);
-	assert_int_equal(nsr_dev_open(NSR_DEV_VTAPE, path, NULL, &dev),
+	assert_int_equal(nsr_dev_open(NSR_DEV_VTAPE, path, NULL, &dev, NULL),
 			 NSR_ERR_CORRUPT);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
+/* A vtape file without write permission is a write-protected cartridge:
+ * refused for writing (also to root), fine for reading. */
+static void test_write_protect(void **state)
+{
+	char *dir = nsr_test_tmpdir("vt-wp");
+	struct nsr_dev_opts o;
+	struct nsr_dev *dev = open_vt(dir, 0, 0);
+	struct nsr_buf why;
+	uint8_t buf[100];
+	char path[512];
+
+	NSR_UNUSED(state);
+	fill(buf, sizeof(buf), 3);
+	assert_int_equal(nsr_dev_write(dev, buf, sizeof(buf)), NSR_OK);
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	snprintf(path, sizeof(path), "%s/tape.vt", dir);
+	assert_int_equal(chmod(path, 0444), 0);
+	nsr_buf_init(&why, 0);
+	memset(&o, 0, sizeof(o));
+	dev = NULL;
+	assert_int_equal(nsr_dev_open(NSR_DEV_VTAPE, path, &o, &dev, &why),
+			 NSR_ERR_READONLY);
+	assert_null(dev);
+	assert_non_null(strstr(why.data, "write-protected"));
+	o.read_only = 1;
+	assert_int_equal(nsr_dev_open(NSR_DEV_VTAPE, path, &o, &dev, NULL),
+			 NSR_OK);
+	expect_rec(dev, sizeof(buf), 3);
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	nsr_buf_release(&why);
 	nsr_test_rmrf(dir);
 	free(dir);
 }
@@ -227,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_records_filemarks),
 		cmocka_unit_test(test_early_warning_eom),
 		cmocka_unit_test(test_torn_tail),
+		cmocka_unit_test(test_write_protect),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

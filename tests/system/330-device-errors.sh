@@ -1,0 +1,48 @@
+#!/bin/bash
+# 330-device-errors: devices that cannot be used say why in words an
+# administrator can act on, and nothing on them is lost: a write-protected
+# vtape (its file without write permission, the cartridge's tab), a
+# "tape" device that is not a tape drive, a tape node that does not exist.
+. "$(dirname "$0")/lib.sh"
+nsr_setup 330-device-errors
+export NSR_MOVER_IDLE=1 # movers let go of their device when idle
+S=127.0.0.1
+W=$ROOT/work
+mkdir -p "$W"
+nsr_start_datazone
+admin() { "$BIN/nsradmin" -s $S -i - >/dev/null; }
+printf 'create type: NSR device; name: wp; media type: vtape; device access information: %s\n' "$W/wp.vtape" | admin
+printf 'create type: NSR device; name: notape; media type: tape; device access information: /dev/null\n' | admin
+printf 'create type: NSR device; name: gone; media type: tape; device access information: %s\n' "$W/nst9" | admin
+
+check "label the vtape WP1" "$BIN/nsrmm" -s $S -q -l -y -f wp WP1
+mkdir -p "$W/t"; seq 1 3000 >"$W/t/f"
+check "save to WP1" "$BIN/save" -s $S -q -N "$W/t" "$W/t"
+# The write-protect tab is looked at when a mover opens the device, as a
+# drive does when a cartridge is loaded: wait until wp's mover has gone.
+gone=0
+for i in $(seq 1 100); do
+	if grep -q "nsrmmd.1\[[0-9]*\]: info: idle for 1 s, exiting" "$ROOT/logs/daemon.log"; then
+		gone=1; break
+	fi
+	sleep 0.1
+done
+check "the mover of wp lets go of the device when idle" test $gone = 1
+chmod 0444 "$W/wp.vtape"
+
+out=$("$BIN/nsrmm" -s $S -l -y -f wp WP2 2>&1 </dev/null); rc=$?
+check "relabeling a write-protected vtape fails" test $rc -ne 0
+check "saying it is write-protected" grep -q "write-protected" <<<"$out"
+"$BIN/scanner" -t vtape "$W/wp.vtape" >"$W/scan.out" 2>&1
+check "the volume still holds WP1 and its save set" \
+	grep -q "WP1" "$W/scan.out"
+check "... with the save set of $W/t" grep -q "$W/t" "$W/scan.out"
+
+out=$("$BIN/nsrmm" -s $S -l -y -f notape N1 2>&1 </dev/null); rc=$?
+check "labeling on /dev/null as a tape fails" test $rc -ne 0
+check "saying it is not a tape drive" grep -q "not a tape drive" <<<"$out"
+
+out=$("$BIN/nsrmm" -s $S -l -y -f gone G1 2>&1 </dev/null); rc=$?
+check "labeling on a missing tape node fails" test $rc -ne 0
+check "saying there is no such tape device" grep -q "no such tape device" <<<"$out"
+nsr_done
