@@ -1,7 +1,10 @@
 /*
  * bench_media.c - volume write/read throughput on vtape and adv_file
- * against dd(1) writing and reading a plain file with the same block size,
- * measured side by side in one run (not run by ctest).
+ * against dd(1) with the same block size, measured side by side in one
+ * run (not run by ctest): dd writes a plain file in the same directory,
+ * and reads the very file our reader reads (the vtape file, the AFTD
+ * session file), so both reads see the same bytes in the same place on
+ * the disk.
  *
  *   bench_media [-b KB] [-d dir] [-s MB] [-r reps] [-w]
  *
@@ -12,14 +15,18 @@
  * With -w (warm) nothing is synced and reads come from the page cache,
  * which shows the CPU cost of framing and checksums.
  * Each figure is the best of `reps` runs; ratios are ours / dd.  The
- * three writers, and then the three readers, take turns in a rotating
- * order (run r starts with contender r mod 3): on the virtio disk we
- * measure on, a cold read right after another cold read of 256 MiB was
- * up to 2x slower than the first, whoever did it, so a fixed order
- * measured the position, not the reader.  A fourth reader, dd again,
- * is the control: its ratio to the first dd shows the disk's own spread.
- * Reps that are multiples of 3 (writers) and 4 (readers) give every
- * contender every place equally often.  A second
+ * three writers, and then the four readers (dd on the vtape file, AFTD,
+ * vtape, dd on the AFTD file), take turns in a rotating order (run r
+ * starts with contender r mod 3, r mod 4): on the virtio disk we measure
+ * on, a cold read right after another cold read of 256 MiB was up to 2x
+ * slower than the first, whoever did it, so a fixed order measured the
+ * position, not the reader; and a read right after a read of the same
+ * file was faster (the host caches the virtual disk), so the two reads of
+ * one file are never next to each other and each goes first equally
+ * often.  Reps that are multiples of 3 and 4 give every
+ * contender every place equally often.  A last table gives, per block
+ * size, the median over the runs of dd's time / ours within one run,
+ * which shrugs off single slow runs better than best-of figures.  A second
  * table gives CPU seconds (user + system) per GiB, also best of `reps`:
  * on a shared machine it is steadier than wall time and shows the cost of
  * framing and checksums.
@@ -76,6 +83,20 @@ static void die(const char *what, int rc)
 {
 	fprintf(stderr, "bench_media: %s: %s\n", what, nsr_strerror(rc));
 	exit(1);
+}
+
+/* settle - let the file system finish what earlier runs left behind
+ * before the next timed run: syncfs commits the journal, and with it the
+ * discards of deleted files on a file system mounted with `discard`,
+ * which otherwise land on the disk while the next contender runs. */
+static void settle(void)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY);
+
+	if (fd < 0)
+		return;
+	(void)syncfs(fd);
+	close(fd);
 }
 
 /* drop_cache - make the next read of path cold (durable mode). */
@@ -143,22 +164,37 @@ static double dd_write(uint32_t bs)
 	/* A fresh file each time, as the volume writer gets. */
 	snprintf(of, sizeof(of), "%s/dd.out", dir);
 	unlink(of);
+	settle();
 	snprintf(of, sizeof(of), "of=%s/dd.out", dir);
 	snprintf(bsa, sizeof(bsa), "bs=%" PRIu32, bs);
 	snprintf(cnt, sizeof(cnt), "count=%" PRIu64, total / bs);
 	return run_dd(argv);
 }
 
-/* dd_read - dd from the plain file to /dev/null. */
-static double dd_read(uint32_t bs)
+/* dev_file - the file our reader reads: the vtape file, or the AFTD
+ * session file of fragment f. */
+static void dev_file(enum nsr_dev_type t, const struct nsr_vol_frag *f,
+		     char *path, size_t size)
+{
+	if (t == NSR_DEV_VTAPE)
+		snprintf(path, size, "%s/bench.vt", dir);
+	else
+		snprintf(path, size, "%s/bench.aftd/ss.%010" PRIu32, dir,
+			 f->file);
+}
+
+/* dd_read - dd from the file our reader of type t reads to /dev/null. */
+static double dd_read(enum nsr_dev_type t, const struct nsr_vol_frag *f,
+		      uint32_t bs)
 {
 	char in[620], bsa[32], path[600];
 	char *argv[] = { a_dd, in, a_null, bsa, a_quiet, NULL };
 
-	snprintf(path, sizeof(path), "%s/dd.out", dir);
+	dev_file(t, f, path, sizeof(path));
 	snprintf(in, sizeof(in), "if=%s", path);
 	snprintf(bsa, sizeof(bsa), "bs=%" PRIu32, bs);
 	drop_cache(path);
+	settle();
 	return run_dd(argv);
 }
 
@@ -176,6 +212,7 @@ static struct nsr_dev *open_dev(enum nsr_dev_type t, uint32_t bs)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
 	if (system(cmd) != 0)
 		die("rm", NSR_ERR_SYSTEM);
+	settle();
 	memset(&o, 0, sizeof(o));
 	o.create = 1;
 	rc = nsr_dev_open(t, path, &o, &dev, NULL);
@@ -251,6 +288,7 @@ static double ours_read(enum nsr_dev_type t, const struct nsr_vol_frag *f)
 		drop_cache(path);
 	else
 		drop_dir(path);
+	settle();
 	memset(&o, 0, sizeof(o));
 	o.read_only = 1;
 	c0 = cpu(RUSAGE_SELF);
@@ -276,31 +314,64 @@ static void best(double *b, double t)
 		*b = t;
 }
 
-/* DD2 is dd reading its file a second time, a control: DDR / DD2 shows
- * how far two identical runs differ on this disk. */
-enum { DDW, VTW, AFW, DDR, VTR, AFR, DD2, N };
+/* Writers: dd, vtape, AFTD.  Readers: dd on the vtape file, vtape, AFTD,
+ * dd on the AFTD session file. */
+enum { DDW, VTW, AFW, DVT, VTR, AFR, DAF, N };
+
+#define MAX_REPS 64
+/* runs[c][r]: the time of contender c in run r of the current block size;
+ * medtab[k][c]: the median over the runs of dd's time / c's time in the
+ * same run (runs next to each other in time see the disk in the same
+ * mood, which best-of figures taken minutes apart do not). */
+static double runs[N][MAX_REPS];
+static double medtab[NSR_ARRAY_SIZE(sizes)][N];
+
+/* cmp_dbl - qsort order of doubles. */
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* median_ratio - median over the runs of runs[ref][r] / runs[c][r]. */
+static double median_ratio(size_t ref, size_t c)
+{
+	double r[MAX_REPS];
+	int i;
+
+	for (i = 0; i < reps; i++)
+		r[i] = runs[ref][i] / runs[c][i];
+	qsort(r, (size_t)reps, sizeof(r[0]), cmp_dbl);
+	return reps % 2 ? r[reps / 2] : (r[reps / 2 - 1] + r[reps / 2]) / 2;
+}
 
 /* measure - run contender (turn mod 3) of the writers (reading 0) or
  * (turn mod 4) of the readers (reading 1) once and keep its best time and
  * CPU. */
-static void measure(size_t k, size_t turn, uint32_t bs, uint8_t *buf,
-		    double *t, double (*cputab)[N], struct nsr_vol_frag *fv,
-		    struct nsr_vol_frag *fa, int reading)
+static void measure(size_t k, int rep, size_t turn, uint32_t bs,
+		    uint8_t *buf, double *t, double (*cputab)[N],
+		    struct nsr_vol_frag *fv, struct nsr_vol_frag *fa,
+		    int reading)
 {
-	size_t c = reading ? DDR + turn % 4 : DDW + turn % 3;
+	/* Two reads of the same file are never next to each other: the
+	 * second would find it in the host's cache of the virtual disk. */
+	static const size_t rorder[4] = { DVT, AFR, VTR, DAF };
+	size_t c = reading ? rorder[turn % 4] : DDW + turn % 3;
 	double x;
 
 	switch (c) {
 	case DDW: x = dd_write(bs); break;
 	case VTW: x = ours_write(NSR_DEV_VTAPE, bs, buf, fv); break;
 	case AFW: x = ours_write(NSR_DEV_AFTD, bs, buf, fa); break;
-	case DDR:
-	case DD2: x = dd_read(bs); break;
+	case DVT: x = dd_read(NSR_DEV_VTAPE, fv, bs); break;
+	case DAF: x = dd_read(NSR_DEV_AFTD, fa, bs); break;
 	case VTR: x = ours_read(NSR_DEV_VTAPE, fv); break;
 	default: x = ours_read(NSR_DEV_AFTD, fa); break;
 	}
 	best(&t[c], x);
 	best(&cputab[k][c], last_cpu);
+	runs[c][rep] = x;
 }
 
 /* main - the table. */
@@ -326,6 +397,11 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			reps = atoi(optarg);
+			if (reps < 1 || reps > MAX_REPS) {
+				fprintf(stderr, "bench_media: -r 1..%d\n",
+					MAX_REPS);
+				return 2;
+			}
 			break;
 		case 'w':
 			warm = 1;
@@ -348,8 +424,8 @@ int main(int argc, char **argv)
 		    : "durable: fdatasync after writes, cold reads "
 		      "(fadvise DONTNEED)");
 	printf("| block | dd write | vtape write | ratio | aftd write | "
-	       "ratio | dd read | vtape read | ratio | aftd read | ratio | "
-	       "dd/dd |\n");
+	       "ratio | dd read vtape file | vtape read | ratio | "
+	       "dd read aftd file | aftd read | ratio |\n");
 	printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (k = 0; k < NSR_ARRAY_SIZE(sizes); k++) {
 		double t[N] = { 0 };
@@ -359,25 +435,28 @@ int main(int argc, char **argv)
 			continue;
 		for (rep = 0; rep < reps; rep++) {
 			for (i = 0; i < 3; i++)
-				measure(k, (size_t)rep + i, bs, buf, t, cputab,
-					&fv, &fa, 0);
+				measure(k, rep, (size_t)rep + i, bs, buf, t,
+					cputab, &fv, &fa, 0);
 			for (i = 0; i < 4; i++)
-				measure(k, (size_t)rep + i, bs, buf, t, cputab,
-					&fv, &fa, 1);
+				measure(k, rep, (size_t)rep + i, bs, buf, t,
+					cputab, &fv, &fa, 1);
 		}
+		for (i = VTW; i <= AFW; i++)
+			medtab[k][i] = median_ratio(DDW, i);
+		medtab[k][VTR] = median_ratio(DVT, VTR);
+		medtab[k][AFR] = median_ratio(DAF, AFR);
 		printf("| %" PRIu32 " KB | %.0f | %.0f | %.2f | %.0f | %.2f "
-		       "| %.0f | %.0f | %.2f | %.0f | %.2f | %.2f |\n",
+		       "| %.0f | %.0f | %.2f | %.0f | %.0f | %.2f |\n",
 		       bs >> 10, mb / t[DDW], mb / t[VTW], t[DDW] / t[VTW],
-		       mb / t[AFW], t[DDW] / t[AFW], mb / t[DDR],
-		       mb / t[VTR], t[DDR] / t[VTR], mb / t[AFR],
-		       t[DDR] / t[AFR], t[DDR] / t[DD2]);
+		       mb / t[AFW], t[DDW] / t[AFW], mb / t[DVT],
+		       mb / t[VTR], t[DVT] / t[VTR], mb / t[DAF],
+		       mb / t[AFR], t[DAF] / t[AFR]);
 		fflush(stdout);
 	}
-	printf("# MiB/s; ratio = OpenNSR / dd (>= 0.95 is the target from "
-	       "256 KB up); dd/dd = dd's best read / dd's best second read "
-	       "of the same file (the disk's own spread)\n\n");
+	printf("# MiB/s of save-set data; ratio = dd's time / ours (>= 0.95 "
+	       "is the target from 256 KB up)\n\n");
 	printf("| block | CPU s/GiB: dd write | vtape write | aftd write | "
-	       "dd read | vtape read | aftd read |\n");
+	       "dd read (vtape file) | vtape read | aftd read |\n");
 	printf("|---|---|---|---|---|---|---|\n");
 	for (k = 0; k < NSR_ARRAY_SIZE(sizes); k++)
 		if (only_bs == 0 || sizes[k] == only_bs)
@@ -386,9 +465,19 @@ int main(int argc, char **argv)
 			       cputab[k][DDW] * 1024 / mb,
 			       cputab[k][VTW] * 1024 / mb,
 			       cputab[k][AFW] * 1024 / mb,
-			       cputab[k][DDR] * 1024 / mb,
+			       cputab[k][DVT] * 1024 / mb,
 			       cputab[k][VTR] * 1024 / mb,
 			       cputab[k][AFR] * 1024 / mb);
+	printf("\n| block | median run ratio: vtape write | aftd write | "
+	       "vtape read | aftd read |\n");
+	printf("|---|---|---|---|---|\n");
+	for (k = 0; k < NSR_ARRAY_SIZE(sizes); k++)
+		if (only_bs == 0 || sizes[k] == only_bs)
+			printf("| %" PRIu32 " KB | %.2f | %.2f | %.2f | %.2f "
+			       "|\n", sizes[k] >> 10, medtab[k][VTW],
+			       medtab[k][AFW], medtab[k][VTR], medtab[k][AFR]);
+	printf("# per run (one of each contender, back to back): dd's time "
+	       "/ ours; the median over the %d runs\n", reps);
 	free(buf);
 	return 0;
 }
