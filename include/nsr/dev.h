@@ -172,14 +172,12 @@ int nsr_dev_file_open(struct nsr_dev *dev, uint32_t fileno,
  * cut back to its length before the call (nothing earlier is damaged),
  * the device is marked full and NSR_ERR_EOM is returned. */
 int nsr_dev_file_append(struct nsr_dev_file *f, const void *p, size_t len);
-/* nsr_dev_file_read_block - read up to len bytes at off into a buffer
- * owned by f and point *p at it (valid until the next call on f or its
- * close); *got is short only at end of file.  When all len bytes came and
- * len is 256 KB or more, the next len bytes are read ahead in the
- * background (POSIX AIO) into a second buffer, so a front-to-back reader
- * checks one block while the disk delivers the next. */
-int nsr_dev_file_read_block(struct nsr_dev_file *f, uint64_t off, size_t len,
-			    const uint8_t **p, size_t *got);
+/* nsr_dev_file_pread - read up to len bytes at off; *got is short only at
+ * end of file.  (Read-ahead is the kernel's: the file is opened with
+ * POSIX_FADV_SEQUENTIAL.  A read-ahead thread of our own was measured
+ * and gave nothing but CPU; tests/bench/media/RESULTS.md.) */
+int nsr_dev_file_pread(struct nsr_dev_file *f, void *p, size_t len,
+		       uint64_t off, size_t *got);
 /* nsr_dev_file_sync - make everything appended so far durable (fdatasync
  * of the file; the first sync also syncs the directory entry). */
 int nsr_dev_file_sync(struct nsr_dev_file *f);

@@ -10,7 +10,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <aio.h>
 #include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -38,13 +37,6 @@ struct nsr_dev_file {
 	uint64_t size;
 	uint64_t wb; /* write-back started below this offset */
 	int dir_synced;
-	/* nsr_dev_file_read_block: two buffers; buf[cur] holds the block
-	 * the caller has, buf[!cur] the one read ahead (ra_busy). */
-	uint8_t *buf[2];
-	size_t cap;
-	int cur;
-	int ra_busy;
-	struct aiocb ra;
 };
 
 /* aftd_path - dir/name into out; NSR_ERR_TOOBIG if it does not fit. */
@@ -413,87 +405,14 @@ int nsr_dev_file_append(struct nsr_dev_file *f, const void *p, size_t len)
 			PRIu32 " kept at %" PRIu64 " bytes)", f->no, f->size);
 }
 
-/* Blocks below this size are left to the kernel's own read-ahead: one
- * asynchronous request per 32 KB block cost twice the CPU of a plain read
- * (bench_media), while from 256 KB up the overlap pays. */
-#define AFTD_RA_MIN (256u << 10)
-
-/* ra_wait - wait for the read-ahead in flight; its byte count or -1
- * (errno set). */
-static ssize_t ra_wait(struct nsr_dev_file *f)
+/* nsr_dev_file_pread - read at an offset. */
+int nsr_dev_file_pread(struct nsr_dev_file *f, void *p, size_t len,
+		       uint64_t off, size_t *got)
 {
-	const struct aiocb *l[1] = { &f->ra };
-	int e;
+	int rc = nsr_pread_full(f->fd, p, len, (off_t)off, got);
 
-	while ((e = aio_error(&f->ra)) == EINPROGRESS)
-		(void)aio_suspend(l, 1, NULL);
-	f->ra_busy = 0;
-	if (e != 0) {
-		(void)aio_return(&f->ra);
-		errno = e;
-		return -1;
-	}
-	return aio_return(&f->ra);
-}
-
-/* ra_start - read the len bytes at off into buf[!cur] in the background;
- * if the system will not, the next call reads them itself. */
-static void ra_start(struct nsr_dev_file *f, uint64_t off, size_t len)
-{
-	memset(&f->ra, 0, sizeof(f->ra));
-	f->ra.aio_fildes = f->fd;
-	f->ra.aio_buf = f->buf[!f->cur];
-	f->ra.aio_nbytes = len;
-	f->ra.aio_offset = (off_t)off;
-	f->ra.aio_sigevent.sigev_notify = SIGEV_NONE;
-	f->ra_busy = aio_read(&f->ra) == 0;
-}
-
-/* nsr_dev_file_read_block - one block, with the next read ahead. */
-int nsr_dev_file_read_block(struct nsr_dev_file *f, uint64_t off, size_t len,
-			    const uint8_t **p, size_t *got)
-{
-	ssize_t n = -1;
-	size_t more = 0;
-	int hit = 0, rc = NSR_OK;
-
-	*p = NULL;
-	*got = 0;
-	if (f->ra_busy) {
-		hit = (uint64_t)f->ra.aio_offset == off &&
-		      f->ra.aio_nbytes == len;
-		n = ra_wait(f); /* a miss is waited for and dropped */
-		if (hit && n < 0)
-			return dev_sys(f->dev, "read session file");
-	}
-	if (len > f->cap) {
-		uint8_t *b0 = realloc(f->buf[0], len), *b1;
-
-		if (b0 != NULL)
-			f->buf[0] = b0;
-		b1 = b0 == NULL ? NULL : realloc(f->buf[1], len);
-		if (b1 == NULL)
-			return dev_fail(f->dev, NSR_ERR_NOMEM,
-					"no memory for a %zu-byte block", len);
-		f->buf[1] = b1;
-		f->cap = len;
-		hit = 0; /* the buffers moved */
-	}
-	if (hit) {
-		f->cur = !f->cur;
-		*got = (size_t)n;
-	}
-	/* A miss, or a read-ahead that came back short (regular files do
-	 * that only at the end, but finish it to be sure). */
-	if (*got < len && (!hit || n > 0))
-		rc = nsr_pread_full(f->fd, f->buf[f->cur] + *got, len - *got,
-				    (off_t)(off + *got), &more);
 	if (rc != NSR_OK)
 		return dev_sys(f->dev, "read session file");
-	*got += more;
-	*p = f->buf[f->cur];
-	if (*got == len && len >= AFTD_RA_MIN)
-		ra_start(f, off + len, len);
 	return NSR_OK;
 }
 
@@ -523,14 +442,8 @@ int nsr_dev_file_close(struct nsr_dev_file *f)
 
 	if (f == NULL)
 		return NSR_OK;
-	if (f->ra_busy) {
-		(void)aio_cancel(f->fd, &f->ra);
-		(void)ra_wait(f);
-	}
 	if (close(f->fd) != 0)
 		rc = dev_sys(f->dev, "close session file");
-	free(f->buf[0]);
-	free(f->buf[1]);
 	free(f);
 	return rc;
 }

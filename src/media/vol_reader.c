@@ -30,8 +30,7 @@ struct nsr_vol_reader {
 	struct nsr_dev *dev;
 	struct nsr_vol_label lab;
 	int seq;
-	uint8_t *buf;	    /* tape and vtape: blocks are read into it */
-	const uint8_t *blk; /* the current block (buf or the AFTD file's) */
+	uint8_t *blk;
 	char errmsg[512];
 	/* where the next block comes from */
 	struct nsr_vol_loc at;
@@ -99,19 +98,18 @@ int nsr_vol_reader_open(struct nsr_dev *dev, const uint8_t *expect_volid,
 			nsr_dev_path(dev), r->lab.name, got, want);
 		rc = NSR_ERR_MISMATCH;
 	}
-	nsr_dev_get_info(dev, &info);
-	r->seq = info.sequential;
-	if (rc == NSR_OK && r->seq) {
-		/* AFTD blocks come in the session file's own buffers. */
-		r->buf = malloc(r->lab.block_size);
-		if (r->buf == NULL)
+	if (rc == NSR_OK) {
+		r->blk = malloc(r->lab.block_size);
+		if (r->blk == NULL)
 			rc = NSR_ERR_NOMEM;
 	}
 	if (rc != NSR_OK) {
-		free(r->buf);
+		free(r->blk);
 		free(r);
 		return rc;
 	}
+	nsr_dev_get_info(dev, &info);
+	r->seq = info.sequential;
 	*out = r;
 	return NSR_OK;
 }
@@ -136,7 +134,7 @@ void nsr_vol_reader_close(struct nsr_vol_reader *r)
 		return;
 	nsr_dev_file_close(r->f);
 	free(r->st);
-	free(r->buf);
+	free(r->blk);
 	free(r);
 }
 
@@ -154,8 +152,8 @@ static int next_block(struct nsr_vol_reader *r, size_t *len,
 	if (!r->seq) {
 		if (r->f == NULL)
 			return NSR_ERR_EOD;
-		rc = nsr_dev_file_read_block(r->f, r->at.record * bs, bs,
-					     &r->blk, len);
+		rc = nsr_dev_file_pread(r->f, r->blk, bs, r->at.record * bs,
+					len);
 		if (rc != NSR_OK)
 			goto fail;
 		if (*len == 0)
@@ -164,8 +162,7 @@ static int next_block(struct nsr_vol_reader *r, size_t *len,
 		return NSR_OK;
 	}
 	for (;;) {
-		r->blk = r->buf;
-		rc = nsr_dev_read(r->dev, r->buf, bs, len);
+		rc = nsr_dev_read(r->dev, r->blk, bs, len);
 		if (rc == NSR_OK) {
 			r->at.record++;
 			return NSR_OK;
