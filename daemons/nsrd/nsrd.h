@@ -17,6 +17,9 @@
 #include "nsr/rpc_status.h"
 
 #define NSRD_MAX_SESSIONS 1024
+/* A device's "segment size" when its resource does not say: a filemark
+ * every 4000 MB on tape, as the tape white paper recommends. */
+#define NSRD_SEGMENT_DEFAULT "4000 MB"
 
 /* An admitted save or recover session. */
 struct nsrd_session {

@@ -23,6 +23,7 @@
 #include "nsr/log.h"
 #include "nsr/mmd_clnt.h"
 #include "nsr/mmdb_clnt.h"
+#include "nsr/mmquery.h"
 #include "nsr/xmalloc.h"
 #include "nsrd.h"
 
@@ -193,11 +194,22 @@ int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, int *port,
 	const char *ts = nsr_res_get(dev, "target sessions");
 	const char *ms = nsr_res_get(dev, "max sessions");
 	const char *path = nsr_res_get(dev, "device access information");
+	const char *seg = nsr_res_get(dev, "segment size");
+	long long segv = 0;
 	pid_t pid;
 
 	NSR_UNUSED(n);
 	memset(&md, 0, sizeof(md));
 	md.name = nsr_res_get(dev, "name");
+	/* Resources made before the attribute existed get its default. */
+	if (nsr_mmquery_parse_size(seg ? seg : NSRD_SEGMENT_DEFAULT, &segv) !=
+	    NSR_OK) {
+		nsr_buf_addf(err, "device %s: segment size '%s' is not a size "
+			     "(e.g. 4000 MB; 0 for no filemarks between "
+			     "segments)", md.name, seg);
+		return NSR_ERR_INVAL;
+	}
+	md.segment_size = (uint64_t)segv;
 	md.media_type = nsr_res_get(dev, "media type");
 	md.path = path && *path ? path : md.name;
 	md.target_sessions = ts ? (unsigned)atoi(ts) : 0;

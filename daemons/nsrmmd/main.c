@@ -167,6 +167,9 @@ static int mmd_option(struct nsr_daemon *d, int opt, const char *arg)
 	case 'C':
 		m->capacity = strtoull(arg, &end, 10);
 		return *end ? -1 : 0;
+	case 'G':
+		m->segment_size = strtoull(arg, &end, 10);
+		return *end ? -1 : 0;
 	case 'i':
 		m->idle_sec = (unsigned)strtoul(arg, &end, 10);
 		return *end || m->idle_sec == 0 ? -1 : 0;
@@ -286,13 +289,15 @@ static const struct nsr_daemon_ops mmd_ops = {
 	.name = "nsrmmd",
 	.summary = "OpenNSR data mover: labels, writes and reads the volumes "
 		   "of one device",
-	.extra_opts = "T:D:N:s:C:i:r:n:",
+	.extra_opts = "T:D:N:s:C:G:i:r:n:",
 	.extra_usage =
 		"  -T type     device type: adv_file, vtape or tape\n"
 		"  -D path     device path (directory, vtape file, /dev/nstN)\n"
 		"  -N name     device resource name (default: the path)\n"
 		"  -s server   host of nsrmmdbd to report to (default: none)\n"
 		"  -C bytes    vtape capacity\n"
+		"  -G bytes    tape/vtape: a filemark after every this many\n"
+		"              bytes, so reads can position fast (0: none)\n"
 		"  -i seconds  exit when idle this long (default 600)\n"
 		"  -r fd       write the bound port to fd when ready\n"
 		"  -n number   mover number (names the pid file nsrmmd.N)\n",

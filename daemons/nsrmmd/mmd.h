@@ -28,6 +28,7 @@ struct mmd {
 	char *dev_path;		/* directory, vtape file, /dev/nstN */
 	enum nsr_dev_type dev_type;
 	uint64_t capacity;	/* vtape capacity, 0 = driver default */
+	uint64_t segment_size;	/* tape/vtape: filemark every N bytes (-G) */
 	char *server;		/* host of nsrmmdbd */
 	unsigned idle_sec;	/* exit after this long without work */
 	int ready_fd;		/* write the bound port here, -1 = none */

@@ -162,6 +162,7 @@ static int writer_get_locked(struct mmd *m, const char *volid,
 	memset(&o, 0, sizeof(o));
 	o.expect_volid = volid_zero(volid) ? NULL : (const uint8_t *)volid;
 	o.no_sync = m->no_sync;
+	o.segment_size = m->segment_size; /* the writer uses it on tape */
 	rc = nsr_vol_writer_open(m->dev, &o, &m->w, why);
 	if (rc != NSR_OK)
 		m->w = NULL;

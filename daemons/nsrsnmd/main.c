@@ -86,6 +86,7 @@ static void slot_set(struct snmd_slot *s, const snm_mover_args *a,
 	free(s->server);
 	s->server = nsr_xstrdup(a->server);
 	s->capacity = a->dev.capacity;
+	s->segment_size = a->dev.segment_size;
 	s->target_sessions = a->dev.target_sessions;
 	s->max_sessions = a->dev.max_sessions;
 }

@@ -19,6 +19,7 @@ struct snmd_slot {
 	char *path;
 	char *server;	  /* "" = report nowhere */
 	uint64_t capacity;
+	uint64_t segment_size; /* nsrmmd -G */
 	unsigned target_sessions, max_sessions;
 
 	pid_t pid;	  /* 0 = no mover */

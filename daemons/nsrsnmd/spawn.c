@@ -67,8 +67,8 @@ int snmd_spawn(const struct snmd_spawn_args *a, int timeout_ms, pid_t *pid,
 	       int *port, struct nsr_buf *why)
 {
 	const struct snmd_slot *s = a->slot;
-	char fdstr[16], numstr[16], capstr[32], idlestr[16];
-	char *argv[24];
+	char fdstr[16], numstr[16], capstr[32], segstr[32], idlestr[16];
+	char *argv[32];
 	int fds[2] = {-1, -1}, n = 0, rc;
 
 	*pid = 0;
@@ -103,6 +103,12 @@ int snmd_spawn(const struct snmd_spawn_args *a, int timeout_ms, pid_t *pid,
 			 (unsigned long long)s->capacity);
 		argv[n++] = (char *)"-C";
 		argv[n++] = capstr;
+	}
+	if (s->segment_size) {
+		snprintf(segstr, sizeof(segstr), "%llu",
+			 (unsigned long long)s->segment_size);
+		argv[n++] = (char *)"-G";
+		argv[n++] = segstr;
 	}
 	if (a->idle_sec) {
 		snprintf(idlestr, sizeof(idlestr), "%u", a->idle_sec);

@@ -49,6 +49,7 @@ struct nsr_mmd_device {
 	const char *media_type;	  /* "adv_file", "vtape", "tape" */
 	const char *path;	  /* directory, vtape file, /dev/nstN */
 	uint64_t capacity;	  /* vtape capacity in bytes, 0 = default */
+	uint64_t segment_size;	  /* tape/vtape: filemark every N bytes */
 	unsigned target_sessions; /* 0 = default */
 	unsigned max_sessions;	  /* 0 = default */
 };

@@ -95,6 +95,7 @@ static const struct nsr_res_attrdef device_attrs[] = {
 	N("max sessions", "32", 1, 1024),
 	N("max nsrmmd count", "4", 1, 1024),
 	{ "device block size", "handler default", ONE | HID, NULL, 0, 0 },
+	S("segment size", "4000 MB"),
 	C("auto media management", "No", YESNO),
 	S("remote user", NULL),
 	{ "password", NULL, ONE | HID, NULL, 0, 0 },

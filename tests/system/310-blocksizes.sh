@@ -3,7 +3,9 @@
 # 256 KB, 1 MB and 8 MB blocks on AFTD and on vtape, save a tree with a
 # file larger than the largest block, recover it by save set id and
 # compare; mminfo reports each volume's block size; several save sets on
-# one vtape volume each come back.
+# one vtape volume each come back.  The vtape devices have a 1 MB segment
+# size, so every save set there crosses filemarks and later save sets start
+# in later tape files.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 310-blocksizes
 S=127.0.0.1
@@ -30,8 +32,10 @@ for type in adv_file vtape; do
 		dev=dev$n
 		if [ $type = adv_file ]; then path=$W/$dev; mkdir -p "$path"
 		else path=$W/$dev.vtape; fi
-		printf 'create type: NSR device; name: %s; media type: %s; device access information: %s\n' \
-			$dev $type "$path" | "$BIN/nsradmin" -s $S -i - >/dev/null
+		seg=""
+		[ $type = vtape ] && seg="; segment size: 1 MB"
+		printf 'create type: NSR device; name: %s; media type: %s; device access information: %s%s\n' \
+			$dev $type "$path" "$seg" | "$BIN/nsradmin" -s $S -i - >/dev/null
 		pool="P$n"
 		printf 'create type: NSR pool; name: %s\n' $pool | "$BIN/nsradmin" -s $S -i - >/dev/null
 		check "$type $bs: label" "$BIN/nsrmm" -s $S -q -l -y -b $pool -f $dev -z $bs V$n
@@ -56,6 +60,12 @@ for i in 1 2 3; do
 	check "second-round save $i to V5" "$BIN/save" -s $S -q -b P5 "$W/multi$i"
 done
 third=$(ssid_of "$W/multi3" V5)
+# 1 MB segments: the 9.5 MB save set spans about ten tape files, so the
+# third of the later ones starts well past file 1.
+file3=$("$BIN/mminfo" -s $S -V -xj -q "ssid=${third:-0}" 2>/dev/null |
+	grep -o '"file": *[0-9]*' | head -1 | grep -o '[0-9]*$')
+check "segment filemarks: the third later save set starts in tape file ${file3:-?} > 9" \
+	test "${file3:-0}" -gt 9
 "$BIN/recover" -s $S -q -S "${third:-0}" -d "$W/m3" >/dev/null 2>&1
 check "the third of several save sets on one vtape comes back" \
 	"$BIN/nsrtreecmp" "$W/multi3" "$W/m3$W/multi3"

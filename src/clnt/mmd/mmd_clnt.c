@@ -67,6 +67,7 @@ static void fill_snm_device(snm_device *d, const struct nsr_mmd_device *dev)
 	d->media_type = (char *)(dev->media_type ? dev->media_type : "");
 	d->path = (char *)(dev->path ? dev->path : "");
 	d->capacity = dev->capacity;
+	d->segment_size = dev->segment_size;
 	d->target_sessions = dev->target_sessions;
 	d->max_sessions = dev->max_sessions;
 }
