@@ -29,6 +29,7 @@ struct indexd {
 	const char *root;
 	struct open_ix open[MAX_OPEN];
 	int nopen;
+	int max_open; /* MAX_OPEN; tests lower it (NSR_TEST_INDEX_MAX_OPEN) */
 };
 
 static struct indexd g_ix;
@@ -69,7 +70,7 @@ static int get_index(struct indexd *x, const char *client, int create,
 			*out = x->open[i].cfi;
 			return NSR_OK;
 		}
-	if (x->nopen == MAX_OPEN) {
+	if (x->nopen == x->max_open) {
 		/* Close the oldest index that no save is writing: indexes
 		 * reopen cheaply, but closing drops uncommitted save sets. */
 		int i;
@@ -79,9 +80,12 @@ static int get_index(struct indexd *x, const char *client, int create,
 		if (i == x->nopen) {
 			nsr_status_set(st, NSR_ERR_LIMIT, "%d client indexes are being "
 				       "written at once; try again when a save ends",
-				       MAX_OPEN);
+				       x->max_open);
 			return NSR_ERR_LIMIT;
 		}
+		nsr_info("closing the index of client '%s' to open the one of "
+			 "'%s' (%d indexes open at most)", x->open[i].client,
+			 client, x->max_open);
 		drop_index(x, i);
 	}
 	rc = nsr_cfi_open(out, x->root, client, create ? NSR_CFI_CREATE : 0);
@@ -267,7 +271,11 @@ static const struct nsr_rpc_prog ix_progs[] = {
 /* ix_init - remember the root (indexes open on first use). */
 static int ix_init(struct nsr_daemon *d)
 {
+	const char *e = getenv("NSR_TEST_INDEX_MAX_OPEN");
+	int n = e ? atoi(e) : 0;
+
 	g_ix.root = d->root;
+	g_ix.max_open = n >= 1 && n <= MAX_OPEN ? n : MAX_OPEN;
 	return 0;
 }
 

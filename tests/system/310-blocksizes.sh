@@ -33,9 +33,8 @@ for type in adv_file vtape; do
 		if [ $type = adv_file ]; then path=$W/$dev; mkdir -p "$path"
 		else path=$W/$dev.vtape; fi
 		seg=""
-		[ $type = vtape ] && seg="; segment size: 1 MB"
-		printf 'create type: NSR device; name: %s; media type: %s; device access information: %s%s\n' \
-			$dev $type "$path" "$seg" | "$BIN/nsradmin" -s $S -i - >/dev/null
+		[ $type = vtape ] && seg="segment size: 1 MB"
+		nsr_device $dev $type "$path" "$seg"
 		pool="P$n"
 		printf 'create type: NSR pool; name: %s\n' $pool | "$BIN/nsradmin" -s $S -i - >/dev/null
 		check "$type $bs: label" "$BIN/nsrmm" -s $S -q -l -y -b $pool -f $dev -z $bs V$n

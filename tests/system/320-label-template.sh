@@ -10,8 +10,7 @@ nsr_start_datazone
 admin() { "$BIN/nsradmin" -s $S -i - >/dev/null; }
 for i in 1 2 3 4 5; do
 	mkdir -p "$ROOT/a$i"
-	printf 'create type: NSR device; name: d%s; media type: adv_file; device access information: %s\n' \
-		$i "$ROOT/a$i" | admin
+	nsr_device d$i adv_file "$ROOT/a$i"
 done
 host=$(hostname)
 

@@ -10,10 +10,9 @@ S=127.0.0.1
 W=$ROOT/work
 mkdir -p "$W"
 nsr_start_datazone
-admin() { "$BIN/nsradmin" -s $S -i - >/dev/null; }
-printf 'create type: NSR device; name: wp; media type: vtape; device access information: %s\n' "$W/wp.vtape" | admin
-printf 'create type: NSR device; name: notape; media type: tape; device access information: /dev/null\n' | admin
-printf 'create type: NSR device; name: gone; media type: tape; device access information: %s\n' "$W/nst9" | admin
+nsr_device wp vtape "$W/wp.vtape"
+nsr_device notape tape /dev/null
+nsr_device gone tape "$W/nst9"
 
 check "label the vtape WP1" "$BIN/nsrmm" -s $S -q -l -y -f wp WP1
 mkdir -p "$W/t"; seq 1 3000 >"$W/t/f"

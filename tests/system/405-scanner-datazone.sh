@@ -13,8 +13,7 @@ printf 'one\n' >"$W/tree/one"
 head -c 200000 /dev/urandom >"$W/tree/d/two"
 
 nsr_start_datazone
-printf 'create type: NSR device; name: aftd1; media type: adv_file; device access information: %s\n' \
-	"$W/aftd1" | "$BIN/nsradmin" -s $S -i - >/dev/null 2>&1
+nsr_device aftd1 adv_file "$W/aftd1"
 check "nsrmm labels a volume" "$BIN/nsrmm" -s $S -l -y -b Default -f aftd1 ScanVol.001
 check "save writes the tree" "$BIN/save" -s $S "$W/tree"
 SSID=$("$BIN/mminfo" -s $S -a -q "name=$W/tree" -r ssid 2>/dev/null |

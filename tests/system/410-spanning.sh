@@ -23,8 +23,7 @@ seq 1 20000 >"$T/d/numbers"
 admin() { "$BIN/nsradmin" -s $S -i - >/dev/null; }
 echo 'create type: NSR pool; name: Span' | admin
 for i in 1 2; do
-	printf 'create type: NSR device; name: tape%s; media type: vtape; device access information: %s\n' \
-		$i "$W/tape$i.vtape" | admin
+	nsr_device tape$i vtape "$W/tape$i.vtape"
 	check "label SPAN0$i in tape$i" "$BIN/nsrmm" -s $S -q -l -y -b Span -f tape$i SPAN0$i
 done
 
@@ -59,8 +58,7 @@ check "recover -a: one.bin intact" cmp -s "$T/d/one.bin" "$W/r2$T/d/one.bin"
 # Three volumes: the second mover forwards to a third (head, middle, tail).
 echo 'create type: NSR pool; name: Span3' | admin
 for i in 3 4 5; do
-	printf 'create type: NSR device; name: tape%s; media type: vtape; device access information: %s\n' \
-		$i "$W/tape$i.vtape" | admin
+	nsr_device tape$i vtape "$W/tape$i.vtape"
 	check "label SPAN0$i in tape$i" "$BIN/nsrmm" -s $S -q -l -y -b Span3 -f tape$i SPAN0$i
 done
 T3=$W/tree3
@@ -83,8 +81,7 @@ check "and gives the tree back" "$BIN/nsrtreecmp" "$T3" "$W/r3$T3"
 # both hit its end together and both continue on the next volume.
 MT=$BIN/mmdtest
 for i in 6 7; do
-	printf 'create type: NSR device; name: tape%s; media type: vtape; device access information: %s\n' \
-		$i "$W/tape$i.vtape" | admin
+	nsr_device tape$i vtape "$W/tape$i.vtape"
 	check "label SPAN0$i in tape$i" "$BIN/nsrmm" -s $S -q -l -y -b Default -f tape$i SPAN0$i
 done
 read -r P6 _ < <("$MT" mover $S vtape "$W/tape6.vtape" tape6 0 $S)

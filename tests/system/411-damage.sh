@@ -21,8 +21,7 @@ done
 
 admin() { "$BIN/nsradmin" -s $S -i - >/dev/null; }
 echo 'create type: NSR pool; name: Dmg' | admin
-printf 'create type: NSR device; name: disk1; media type: adv_file; device access information: %s\n' \
-	"$W/aftd" | admin
+nsr_device disk1 adv_file "$W/aftd"
 check "label DMG01 with 32 KB blocks" "$BIN/nsrmm" -s $S -q -l -y -b Dmg -f disk1 -z 32K DMG01
 check "save the tree" "$BIN/save" -s $S -q -b Dmg "$T"
 ssid=$("$BIN/mminfo" -s $S -a -q "name=$T" -r ssid 2>/dev/null | awk '$1 ~ /^[0-9]+$/ {print $1; exit}')
@@ -70,8 +69,7 @@ check "scanner names the damaged file ($dmg)" \
 # damage, restores the intact files of both volumes and exits 1.
 echo 'create type: NSR pool; name: Tapes' | admin
 for i in 1 2; do
-	printf 'create type: NSR device; name: tape%s; media type: vtape; device access information: %s\n' \
-		$i "$W/tape$i.vtape" | admin
+	nsr_device tape$i vtape "$W/tape$i.vtape"
 	check "label TDMG0$i in tape$i" "$BIN/nsrmm" -s $S -q -l -y -b Tapes -f tape$i -z 32K TDMG0$i
 done
 T2=$W/tree2

@@ -9,10 +9,8 @@ W=$ROOT/work
 mkdir -p "$W/aftd1"
 nsr_start_datazone
 
-printf 'create type: NSR device; name: aftd1; media type: adv_file; device access information: %s\n' \
-	"$W/aftd1" | "$BIN/nsradmin" -s $S -i - >/dev/null
-printf 'create type: NSR device; name: vt1; media type: vtape; device access information: %s\n' \
-	"$W/vt1.vtape" | "$BIN/nsradmin" -s $S -i - >/dev/null
+nsr_device aftd1 adv_file "$W/aftd1"
+nsr_device vt1 vtape "$W/vt1.vtape"
 printf 'create type: NSR pool; name: Tapes\n' | "$BIN/nsradmin" -s $S -i - >/dev/null
 check "label the AFTD volume" "$BIN/nsrmm" -s $S -q -l -y -b Default -f aftd1 -z 128K Disk.001
 check "label the vtape volume" "$BIN/nsrmm" -s $S -q -l -y -b Tapes -f vt1 -z 64K Tape.001

@@ -81,6 +81,17 @@ nsr_start_datazone() {
 	nsr_wait_registered nsrsnmd
 }
 
+# nsr_device NAME TYPE PATH [ATTRS] - create an NSR device resource on
+# the datazone's server ($S, default 127.0.0.1); ATTRS are more
+# "attribute: value" pairs separated by "; ".  A refusal fails the test.
+nsr_device() {
+	local extra=${4:+; $4}
+	printf 'create type: NSR device; name: %s; media type: %s; device access information: %s%s\n' \
+		"$1" "$2" "$3" "$extra" |
+		"$BIN/nsradmin" -s "${S:-127.0.0.1}" -i - >/dev/null 2>&1 ||
+		fail "create device $1 ($2 $3)"
+}
+
 # nsr_wait_registered NAME - wait (<= 20 s) for NAME's pid file and lock.
 nsr_wait_registered() {
 	local i=0
