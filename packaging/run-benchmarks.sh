@@ -1,0 +1,54 @@
+#!/bin/sh
+# run-benchmarks.sh - every benchmark in tests/bench, as their RESULTS.md
+# describe them: a release build without sanitizers, then the media
+# database against SQLite, the volume writer/reader against dd, the jobs
+# database library and nsrjobd over RPC.  Output goes to the terminal and
+# to DIR/<name>.txt; the data lives under DIR too (default
+# ./bench-results, a few GB at full size).  Run it on a quiet machine and
+# compare ratios, not absolute figures, between machines.
+#
+#   ./packaging/run-benchmarks.sh [-q] [DIR]
+#     -q   quick: small data sets (minutes), to check the benchmarks run
+#          at all; the targets are stated at full size
+set -eu
+cd "$(dirname "$0")/.."
+quick=0
+if [ "${1:-}" = "-q" ]; then
+	quick=1
+	shift
+fi
+out=$(mkdir -p "${1:-bench-results}" && cd "${1:-bench-results}" && pwd)
+./packaging/deps.sh --test
+BUILD=${NSR_BENCH_BUILD:-build-bench}
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DNSR_SANITIZE=OFF \
+	-DNSR_TESTS=ON -DNSR_BENCH=ON >/dev/null
+cmake --build "$BUILD" -j "$(nproc)" --target bench_mmdb bench_media \
+	bench_jobdb bench_jobd nsrexecd nsrjobd
+B=$BUILD/tests/bench
+
+if [ $quick = 1 ]; then
+	mmdb="-n 20000 -q 200" media="-s 32 -r 3" jobs=100000
+else
+	mmdb="-n 1000000 -q 2000" media="-s 256 -r 12" jobs=1000000
+fi
+
+run() { # NAME COMMAND... - run, show and keep the output
+	name=$1
+	shift
+	echo "==> $name: $*"
+	"$@" 2>&1 | tee "$out/$name.txt"
+}
+
+mkdir -p "$out/mmdb" "$out/media" "$out/jobdb" "$out/jobd"
+# shellcheck disable=SC2086 # the option strings are meant to split
+run mmdb "$B/bench_mmdb" $mmdb -d "$out/mmdb"
+# shellcheck disable=SC2086
+run media "$B/bench_media" $media -d "$out/media"
+run jobdb-fill "$B/bench_jobdb" -n $jobs -m none -d "$out/jobdb"
+cp "$out/jobdb/bench_jobsdb" "$out/jobdb/filled.db"
+run jobdb-stepwise "$B/bench_jobdb" -n $jobs -r -d "$out/jobdb"
+cp "$out/jobdb/filled.db" "$out/jobdb/bench_jobsdb"
+rm -f "$out/jobdb/bench_jobsdb-wal" "$out/jobdb/bench_jobsdb-shm"
+run jobdb-purge-all "$B/bench_jobdb" -n $jobs -r -L -m all -d "$out/jobdb"
+run jobd "$B/bench_jobd" "$BUILD/bin" "$out/jobd" $jobs 30000
+echo "==> results in $out"
