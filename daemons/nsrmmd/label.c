@@ -62,7 +62,7 @@ int mmd_h_label(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 		nsr_vol_writer_close(m->w);
 		m->w = NULL;
 	}
-	rc = mmd_dev_open_locked(m, &why);
+	rc = mmd_dev_open_locked(m, 1, &why);
 	if (rc == NSR_OK)
 		rc = nsr_vol_label_init(&lab, a->volume, a->pool, bs,
 					nsr_dev_type_name(m->dev_type), &why);
@@ -121,7 +121,7 @@ int mmd_h_read_label(void *ctx, void *args, void *res, struct nsr_rpc_call *call
 			   m->dev_name, m->readers);
 		goto out;
 	}
-	rc = mmd_dev_open_locked(m, &why);
+	rc = mmd_dev_open_locked(m, 0, &why);
 	if (rc == NSR_OK)
 		rc = nsr_vol_label_read(m->dev, &lab, &why);
 	if (rc == NSR_OK)

@@ -81,12 +81,35 @@ int mmd_dev_open_extra(struct mmd *m, int read_only, struct nsr_dev **out,
 	return rc;
 }
 
-/* mmd_dev_open_locked - keep one read-write handle open. */
-int mmd_dev_open_locked(struct mmd *m, struct nsr_buf *why)
+/* mmd_dev_open_locked - keep one handle open: read-write, or read-only
+ * when the medium is write-protected and only reading is wanted (a vaulted
+ * cartridge comes back protected and must still restore). */
+int mmd_dev_open_locked(struct mmd *m, int write, struct nsr_buf *why)
 {
-	if (m->dev)
+	struct nsr_buf first;
+	int rc;
+
+	if (m->dev && (!write || !m->dev_ro))
 		return NSR_OK;
-	return mmd_dev_open_extra(m, 0, &m->dev, why);
+	if (m->dev) {
+		/* Read-only so far; the tab may have moved since. */
+		nsr_dev_close(m->dev);
+		m->dev = NULL;
+	}
+	nsr_buf_init(&first, 0);
+	m->dev_ro = 0;
+	rc = mmd_dev_open_extra(m, 0, &m->dev, &first);
+	if (rc == NSR_ERR_READONLY && !write) {
+		rc = mmd_dev_open_extra(m, 1, &m->dev, why);
+		m->dev_ro = rc == NSR_OK;
+		if (m->dev_ro)
+			nsr_info("device %s: the volume is write-protected; "
+				 "opened for reading only", m->dev_name);
+	} else if (rc != NSR_OK) {
+		nsr_buf_addf(why, "%s", first.data);
+	}
+	nsr_buf_release(&first);
+	return rc;
 }
 
 /* conn_destroy - a connection closed: end what it left open. */

@@ -37,6 +37,7 @@ struct mmd {
 
 	pthread_mutex_t mu;
 	struct nsr_dev *dev;	      /* open device, NULL = closed */
+	int dev_ro;		      /* dev is read-only: write-protected */
 	struct nsr_vol_writer *w;     /* open writer, NULL = none */
 	unsigned sessions;	      /* save sessions using w */
 	unsigned readers;	      /* recover sessions on the device */
@@ -67,8 +68,10 @@ void mmd_status(nsr_status *st, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* mmd_touch - note activity now (caller holds mu). */
 void mmd_touch(struct mmd *m);
-/* mmd_dev_open_locked - open the device if it is not open (holds mu). */
-int mmd_dev_open_locked(struct mmd *m, struct nsr_buf *why);
+/* mmd_dev_open_locked - open the device if it is not open (holds mu).
+ * For reading (write 0) a write-protected medium is opened read-only;
+ * for writing it is refused with the device's reason. */
+int mmd_dev_open_locked(struct mmd *m, int write, struct nsr_buf *why);
 /* mmd_dev_open_extra - a second handle on the device (AFTD reads). */
 int mmd_dev_open_extra(struct mmd *m, int read_only, struct nsr_dev **out,
 		       struct nsr_buf *why);

@@ -250,7 +250,7 @@ static int open_device(struct mmd *m, struct mmd_read *r, struct nsr_buf *why)
 		m->w = NULL;
 	}
 	r->dev = NULL;
-	if (mmd_dev_open_locked(m, why) != NSR_OK)
+	if (mmd_dev_open_locked(m, 0, why) != NSR_OK)
 		return NSR_ERR_IO;
 	r->dev = m->dev;
 	return NSR_OK;

@@ -156,7 +156,7 @@ static int writer_get_locked(struct mmd *m, const char *volid,
 			     "sessions", m->dev_name, m->readers);
 		return NSR_ERR_BUSY;
 	}
-	rc = mmd_dev_open_locked(m, why);
+	rc = mmd_dev_open_locked(m, 1, why);
 	if (rc != NSR_OK)
 		return rc;
 	memset(&o, 0, sizeof(o));

@@ -32,6 +32,15 @@ chmod 0444 "$W/wp.vtape"
 out=$("$BIN/nsrmm" -s $S -l -y -f wp WP2 2>&1 </dev/null); rc=$?
 check "relabeling a write-protected vtape fails" test $rc -ne 0
 check "saying it is write-protected" grep -q "write-protected" <<<"$out"
+# A write-protected cartridge still restores (a vaulted tape comes back
+# protected): the mover opens it for reading only.
+ssid=$("$BIN/mminfo" -s $S -a -q "volume=WP1" -r ssid 2>/dev/null |
+	awk '$1 ~ /^[0-9]+$/ {print $1; exit}')
+"$BIN/recover" -s $S -q -S "${ssid:-0}" -d "$W/r" >"$W/rec.out" 2>&1
+check "recover from the write-protected vtape works" cmp "$W/t/f" "$W/r$W/t/f"
+out=$("$BIN/save" -s $S -q -N "$W/t" "$W/t" 2>&1 </dev/null); rc=$?
+check "a save to the write-protected volume fails" test $rc -ne 0
+check "saying it is write-protected" grep -q "write-protected" <<<"$out"
 "$BIN/scanner" -t vtape "$W/wp.vtape" >"$W/scan.out" 2>&1
 check "the volume still holds WP1 and its save set" \
 	grep -q "WP1" "$W/scan.out"
