@@ -20,7 +20,7 @@ check "save to WP1" "$BIN/save" -s $S -q -N "$W/t" "$W/t"
 # The write-protect tab is looked at when a mover opens the device, as a
 # drive does when a cartridge is loaded: wait until wp's mover has gone.
 gone=0
-for i in $(seq 1 100); do
+for _ in $(seq 1 100); do
 	if grep -q "nsrmmd.1\[[0-9]*\]: info: idle for 1 s, exiting" "$ROOT/logs/daemon.log"; then
 		gone=1; break
 	fi
