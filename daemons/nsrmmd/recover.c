@@ -21,6 +21,7 @@
 #include "nsr/buf.h"
 #include "nsr/err.h"
 #include "nsr/log.h"
+#include "nsr/mmd_clnt.h"
 #include "nsr/xmalloc.h"
 
 #include "mmd.h"
@@ -205,21 +206,6 @@ void mmd_read_free(struct mmd *m, struct mmd_read *r)
 	free(r);
 }
 
-/* frag_from_xdr - one fragment from the (hostile) arguments. */
-static void frag_from_xdr(struct nsr_vol_frag *f, const mmd_frag *x)
-{
-	memset(f, 0, sizeof(*f));
-	memcpy(f->volid, x->volid, sizeof(f->volid));
-	f->ssid = x->ssid;
-	f->frag_seq = x->seq;
-	f->ss_offset = x->ss_offset;
-	f->file = x->file;
-	f->record = x->record;
-	f->offset = x->offset;
-	f->size = x->size;
-	f->complete = x->complete ? 1 : 0;
-}
-
 /* by_seq - qsort order of fragments. */
 static int by_seq(const void *a, const void *b)
 {
@@ -266,7 +252,7 @@ static size_t select_frags(struct mmd_read *r, const mmd_read_args *a,
 
 		if (memcmp(x->volid, volid, 16) != 0 || x->ssid != a->ssid)
 			continue;
-		frag_from_xdr(&r->frags[r->nfrags++], x);
+		nsr_mmd_frag_from_wire(&r->frags[r->nfrags++], x);
 	}
 	qsort(r->frags, r->nfrags, sizeof(*r->frags), by_seq);
 	return r->nfrags;

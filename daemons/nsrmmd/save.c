@@ -461,20 +461,6 @@ int mmd_h_ss_data(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	return NSR_RPC_NOREPLY;
 }
 
-/* frag_to_xdr - the XDR fragment. */
-static void frag_to_xdr(mmd_frag *out, const struct nsr_vol_frag *f)
-{
-	memcpy(out->volid, f->volid, sizeof(out->volid));
-	out->ssid = f->ssid;
-	out->seq = f->frag_seq;
-	out->ss_offset = f->ss_offset;
-	out->file = f->file;
-	out->record = f->record;
-	out->offset = f->offset;
-	out->size = f->size;
-	out->complete = f->complete ? TRUE : FALSE;
-}
-
 /* forward_end - the client's end, passed to the next volume's mover;
  * *frag gets the last fragment. */
 static int forward_end(struct mmd_save *s, const struct nsr_vol_sstail *t,
@@ -571,7 +557,7 @@ int mmd_h_ss_end(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 		r->st.msg = s->errmsg;
 		s->errmsg = NULL;
 	} else {
-		frag_to_xdr(&r->frag, &frag);
+		nsr_mmd_frag_to_wire(&r->frag, &frag);
 		mmd_status(&r->st, NSR_OK, "%s", "");
 		nsr_info("save set %u (%s:%s) done: %llu bytes on volume %s "
 			 "file %u record %llu", s->hdr.ssid, s->hdr.client,

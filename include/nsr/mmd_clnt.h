@@ -38,6 +38,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "nsr/rpc/nsrmmd.h"
 #include "nsr/vol.h"
 
 struct nsr_buf;
@@ -142,5 +143,12 @@ int nsr_mmd_read_open(struct nsr_mmd *m, uint32_t ssid,
  * has a gap there, which the restore resynchronises over. */
 int nsr_mmd_read_next(struct nsr_mmd *m, void *p, size_t cap, size_t *got,
 		      int *eof, struct nsr_buf *err);
+
+/* Fragments on the wire, for the mover and its clients alike: no strings,
+ * so nothing to check or free. */
+/* nsr_mmd_frag_to_wire - the XDR fragment from the public one. */
+void nsr_mmd_frag_to_wire(mmd_frag *out, const struct nsr_vol_frag *f);
+/* nsr_mmd_frag_from_wire - the public fragment from the XDR one. */
+void nsr_mmd_frag_from_wire(struct nsr_vol_frag *out, const mmd_frag *f);
 
 #endif /* NSR_MMD_CLNT_H */

@@ -392,8 +392,8 @@ int nsr_mmd_ss_write(struct nsr_mmd *m, const void *p, size_t len)
 	return NSR_OK;
 }
 
-/* frag_from_xdr - the public fragment from the XDR one. */
-static void frag_from_xdr(struct nsr_vol_frag *out, const mmd_frag *f)
+/* nsr_mmd_frag_from_wire - the public fragment from the XDR one. */
+void nsr_mmd_frag_from_wire(struct nsr_vol_frag *out, const mmd_frag *f)
 {
 	memset(out, 0, sizeof(*out));
 	memcpy(out->volid, f->volid, sizeof(out->volid));
@@ -407,8 +407,8 @@ static void frag_from_xdr(struct nsr_vol_frag *out, const mmd_frag *f)
 	out->complete = f->complete ? 1 : 0;
 }
 
-/* frag_to_xdr - the XDR fragment from the public one. */
-static void frag_to_xdr(mmd_frag *out, const struct nsr_vol_frag *f)
+/* nsr_mmd_frag_to_wire - the XDR fragment from the public one. */
+void nsr_mmd_frag_to_wire(mmd_frag *out, const struct nsr_vol_frag *f)
 {
 	memset(out, 0, sizeof(*out));
 	memcpy(out->volid, f->volid, sizeof(out->volid));
@@ -455,7 +455,7 @@ int nsr_mmd_ss_end(struct nsr_mmd *m, const struct nsr_vol_sstail *tail,
 		return rc;
 	rc = status_rc(&r.st, err);
 	if (rc == NSR_OK && frag)
-		frag_from_xdr(frag, &r.frag);
+		nsr_mmd_frag_from_wire(frag, &r.frag);
 	xdr_free(NSR_XDR(xdr_mmd_end_res), (char *)&r);
 	return rc;
 }
@@ -482,7 +482,7 @@ int nsr_mmd_read_open(struct nsr_mmd *m, uint32_t ssid,
 	if (!a.frags.frags_val)
 		return NSR_ERR_NOMEM;
 	for (size_t i = 0; i < n; i++)
-		frag_to_xdr(&a.frags.frags_val[i], &frags[i]);
+		nsr_mmd_frag_to_wire(&a.frags.frags_val[i], &frags[i]);
 	rc = call(m, MMD_READ_OPEN, NSR_XDR(xdr_mmd_read_args), &a,
 		  NSR_XDR(xdr_nsr_void_res), &r, err);
 	free(a.frags.frags_val);
