@@ -59,38 +59,39 @@ void mt_hdr(struct nsr_vol_sshdr *h, uint32_t ssid)
 	h->retention_time = h->savetime + 86400 * 365;
 }
 
+/* mt_open - create and open dir/name as a device of type t. */
+static struct nsr_dev *mt_open(enum nsr_dev_type t, const char *dir,
+			       const char *name, struct nsr_dev_opts *o)
+{
+	struct nsr_dev *dev = NULL;
+	char path[512];
+
+	o->create = 1;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_int_equal(nsr_dev_open(t, path, o, &dev, NULL), NSR_OK);
+	return dev;
+}
+
 /* mt_vtape - a vtape in dir. */
 struct nsr_dev *mt_vtape(const char *dir, const char *name, uint64_t cap,
 			 uint64_t ew)
 {
 	struct nsr_dev_opts o;
-	struct nsr_dev *dev = NULL;
-	char path[512];
 
 	memset(&o, 0, sizeof(o));
-	o.create = 1;
 	o.vtape_capacity = cap;
 	o.vtape_early_warning = ew;
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	assert_int_equal(nsr_dev_open(NSR_DEV_VTAPE, path, &o, &dev, NULL),
-			 NSR_OK);
-	return dev;
+	return mt_open(NSR_DEV_VTAPE, dir, name, &o);
 }
 
 /* mt_aftd - an adv_file device in dir. */
 struct nsr_dev *mt_aftd(const char *dir, const char *name, uint64_t quota)
 {
 	struct nsr_dev_opts o;
-	struct nsr_dev *dev = NULL;
-	char path[512];
 
 	memset(&o, 0, sizeof(o));
-	o.create = 1;
 	o.aftd_quota = quota;
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	assert_int_equal(nsr_dev_open(NSR_DEV_AFTD, path, &o, &dev, NULL),
-			 NSR_OK);
-	return dev;
+	return mt_open(NSR_DEV_AFTD, dir, name, &o);
 }
 
 /* mt_label - a new label on dev. */

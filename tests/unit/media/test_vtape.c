@@ -10,6 +10,7 @@
 #include "nsr/buf.h"
 #include "nsr/dev.h"
 #include "nsr/err.h"
+#include "media_test.h"
 #include "nsr_test.h"
 
 /* fill - a recognisable pattern for record (tag, n). */
@@ -19,23 +20,6 @@ static void fill(uint8_t *p, size_t len, unsigned tag)
 
 	for (i = 0; i < len; i++)
 		p[i] = (uint8_t)(tag * 31 + i * 7);
-}
-
-/* open_vt - a fresh vtape in dir. */
-static struct nsr_dev *open_vt(const char *dir, uint64_t cap, uint64_t ew)
-{
-	struct nsr_dev_opts o;
-	struct nsr_dev *dev = NULL;
-	char path[512];
-
-	memset(&o, 0, sizeof(o));
-	o.create = 1;
-	o.vtape_capacity = cap;
-	o.vtape_early_warning = ew;
-	snprintf(path, sizeof(path), "%s/tape.vt", dir);
-	assert_int_equal(nsr_dev_open(NSR_DEV_VTAPE, path, &o, &dev, NULL),
-			 NSR_OK);
-	return dev;
 }
 
 /* expect_rec - the next read is a record of len bytes with tag. */
@@ -65,7 +49,7 @@ static void test_records_filemarks(void **state)
 	static const size_t sizes[] = { 1, 513, 32768, 65536, 60000 };
 	static uint8_t buf[70000];
 	char *dir = nsr_test_tmpdir("vtape");
-	struct nsr_dev *dev = open_vt(dir, 0, 0);
+	struct nsr_dev *dev = mt_vtape(dir, "tape.vt", 0, 0);
 	struct nsr_dev_pos p;
 	size_t i, n;
 
@@ -140,7 +124,7 @@ static void test_records_filemarks(void **state)
 	assert_int_equal(nsr_dev_close(dev), NSR_OK);
 
 	/* Everything survives a reopen. */
-	dev = open_vt(dir, 0, 0);
+	dev = mt_vtape(dir, "tape.vt", 0, 0);
 	expect_rec(dev, 1, 0);
 	expect_rec(dev, 513, 1);
 	expect_rec(dev, 777, 20);
@@ -155,7 +139,7 @@ static void test_early_warning_eom(void **state)
 {
 	static uint8_t buf[10000];
 	char *dir = nsr_test_tmpdir("vtape-eom");
-	struct nsr_dev *dev = open_vt(dir, 100000, 30000);
+	struct nsr_dev *dev = mt_vtape(dir, "tape.vt", 100000, 30000);
 	struct nsr_dev_info info;
 	int i, rc, before_ew = -1, written = 0;
 
@@ -190,7 +174,7 @@ static void test_torn_tail(void **state)
 {
 	static uint8_t buf[4096];
 	char *dir = nsr_test_tmpdir("vtape-torn");
-	struct nsr_dev *dev = open_vt(dir, 0, 0);
+	struct nsr_dev *dev = mt_vtape(dir, "tape.vt", 0, 0);
 	char path[512];
 	FILE *fp;
 	size_t n;
@@ -205,13 +189,13 @@ static void test_torn_tail(void **state)
 	assert_non_null(fp);
 	fwrite("\0\0\0\1\0\0\x10\0garbage", 1, 15, fp);
 	fclose(fp);
-	dev = open_vt(dir, 0, 0);
+	dev = mt_vtape(dir, "tape.vt", 0, 0);
 	expect_rec(dev, sizeof(buf), 1);
 	assert_int_equal(nsr_dev_read(dev, buf, sizeof(buf), &n), NSR_ERR_EOD);
 	fill(buf, 100, 2);
 	assert_int_equal(nsr_dev_write(dev, buf, 100), NSR_OK);
 	assert_int_equal(nsr_dev_close(dev), NSR_OK);
-	dev = open_vt(dir, 0, 0);
+	dev = mt_vtape(dir, "tape.vt", 0, 0);
 	assert_int_equal(nsr_dev_fsr(dev, 1), NSR_OK);
 	expect_rec(dev, 100, 2);
 	assert_int_equal(nsr_dev_close(dev), NSR_OK);
@@ -231,7 +215,7 @@ static void test_write_protect(void **state)
 {
 	char *dir = nsr_test_tmpdir("vt-wp");
 	struct nsr_dev_opts o;
-	struct nsr_dev *dev = open_vt(dir, 0, 0);
+	struct nsr_dev *dev = mt_vtape(dir, "tape.vt", 0, 0);
 	struct nsr_buf why;
 	uint8_t buf[100];
 	char path[512];
