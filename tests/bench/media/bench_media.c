@@ -374,6 +374,12 @@ static void measure(size_t k, int rep, size_t turn, uint32_t bs,
 	runs[c][rep] = x;
 }
 
+/* picked - is sizes[k] one this run measures? */
+static int picked(size_t k)
+{
+	return only_bs == 0 || sizes[k] == only_bs;
+}
+
 /* main - the table. */
 int main(int argc, char **argv)
 {
@@ -431,7 +437,7 @@ int main(int argc, char **argv)
 		double t[N] = { 0 };
 		uint32_t bs = sizes[k];
 
-		if (only_bs != 0 && bs != only_bs)
+		if (!picked(k))
 			continue;
 		for (rep = 0; rep < reps; rep++) {
 			for (i = 0; i < 3; i++)
@@ -459,7 +465,7 @@ int main(int argc, char **argv)
 	       "dd read (vtape file) | vtape read | aftd read |\n");
 	printf("|---|---|---|---|---|---|---|\n");
 	for (k = 0; k < NSR_ARRAY_SIZE(sizes); k++)
-		if (only_bs == 0 || sizes[k] == only_bs)
+		if (picked(k))
 			printf("| %" PRIu32 " KB | %.2f | %.2f | %.2f | %.2f | "
 			       "%.2f | %.2f |\n", sizes[k] >> 10,
 			       cputab[k][DDW] * 1024 / mb,
@@ -472,7 +478,7 @@ int main(int argc, char **argv)
 	       "vtape read | aftd read |\n");
 	printf("|---|---|---|---|---|\n");
 	for (k = 0; k < NSR_ARRAY_SIZE(sizes); k++)
-		if (only_bs == 0 || sizes[k] == only_bs)
+		if (picked(k))
 			printf("| %" PRIu32 " KB | %.2f | %.2f | %.2f | %.2f "
 			       "|\n", sizes[k] >> 10, medtab[k][VTW],
 			       medtab[k][AFW], medtab[k][VTR], medtab[k][AFR]);
