@@ -2,7 +2,8 @@
 # 330-device-errors: devices that cannot be used say why in words an
 # administrator can act on, and nothing on them is lost: a write-protected
 # vtape (its file without write permission, the cartridge's tab), a
-# "tape" device that is not a tape drive, a tape node that does not exist.
+# "tape" device that is not a tape drive, a tape node that does not exist,
+# a segment size that is not a size.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 330-device-errors
 export NSR_MOVER_IDLE=1 # movers let go of their device when idle
@@ -13,6 +14,7 @@ nsr_start_datazone
 nsr_device wp vtape "$W/wp.vtape"
 nsr_device notape tape /dev/null
 nsr_device gone tape "$W/nst9"
+nsr_device badseg vtape "$W/badseg.vtape" "segment size: lots"
 
 check "label the vtape WP1" "$BIN/nsrmm" -s $S -q -l -y -f wp WP1
 mkdir -p "$W/t"; seq 1 3000 >"$W/t/f"
@@ -53,4 +55,8 @@ check "saying it is not a tape drive" grep -q "not a tape drive" <<<"$out"
 out=$("$BIN/nsrmm" -s $S -l -y -f gone G1 2>&1 </dev/null); rc=$?
 check "labeling on a missing tape node fails" test $rc -ne 0
 check "saying there is no such tape device" grep -q "no such tape device" <<<"$out"
+
+out=$("$BIN/nsrmm" -s $S -l -y -f badseg B1 2>&1 </dev/null); rc=$?
+check "labeling on a device whose segment size is not a size fails" test $rc -ne 0
+check "saying what is wrong with it" grep -q "segment size 'lots' is not a size" <<<"$out"
 nsr_done
