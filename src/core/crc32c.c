@@ -126,66 +126,12 @@ static void crc_init(void)
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-/* lanes - three interleaved lanes of lane bytes each, combined. */
-__attribute__((target("sse4.2"))) static uint64_t
-lanes(uint64_t c0, const uint8_t **pp, size_t *lenp, size_t lane,
-      uint32_t zeros[][256])
-{
-	const uint8_t *p = *pp;
-	size_t len = *lenp;
-
-	while (len >= 3 * lane) {
-		uint64_t c1 = 0, c2 = 0, v0, v1, v2;
-		const uint8_t *end = p + lane;
-
-		do {
-			memcpy(&v0, p, 8);
-			memcpy(&v1, p + lane, 8);
-			memcpy(&v2, p + 2 * lane, 8);
-			c0 = __builtin_ia32_crc32di(c0, v0);
-			c1 = __builtin_ia32_crc32di(c1, v1);
-			c2 = __builtin_ia32_crc32di(c2, v2);
-			p += 8;
-		} while (p < end);
-		c0 = shift(zeros, (uint32_t)c0) ^ c1;
-		c0 = shift(zeros, (uint32_t)c0) ^ c2;
-		p += 2 * lane;
-		len -= 3 * lane;
-	}
-	*pp = p;
-	*lenp = len;
-	return c0;
-}
-
-/* crc_hw - three-lane SSE4.2 CRC-32C. */
-__attribute__((target("sse4.2"))) static uint32_t
-crc_hw(uint32_t crc, const uint8_t *p, size_t len)
-{
-	uint64_t c = ~crc, v;
-
-	while (len && ((uintptr_t)p & 7)) {
-		c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
-		len--;
-	}
-	c = lanes(c, &p, &len, LONG_LANE, zeros_long);
-	c = lanes(c, &p, &len, SHORT_LANE, zeros_short);
-	while (len >= 8) {
-		memcpy(&v, p, 8);
-		c = __builtin_ia32_crc32di(c, v);
-		p += 8;
-		len -= 8;
-	}
-	while (len--)
-		c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
-	return ~(uint32_t)c;
-}
-#endif
-
-#if defined(__x86_64__) && defined(__GNUC__)
-/* lanes_copy - lanes() that also copies the bytes to dst. */
-__attribute__((target("sse4.2"))) static uint64_t
-lanes_copy(uint64_t c0, uint8_t **dp, const uint8_t **pp, size_t *lenp,
-	   size_t lane, uint32_t zeros[][256])
+/* lanes - three interleaved lanes of lane bytes each, combined; with
+ * copy the bytes also go to *dp.  Always inlined, and copy is a constant
+ * at every call, so the compiler makes a copying and a plain version. */
+static inline __attribute__((always_inline, target("sse4.2"))) uint64_t
+lanes(uint64_t c0, uint8_t **dp, const uint8_t **pp, size_t *lenp,
+      size_t lane, uint32_t zeros[][256], int copy)
 {
 	const uint8_t *p = *pp;
 	uint8_t *d = *dp;
@@ -202,16 +148,19 @@ lanes_copy(uint64_t c0, uint8_t **dp, const uint8_t **pp, size_t *lenp,
 			c0 = __builtin_ia32_crc32di(c0, v0);
 			c1 = __builtin_ia32_crc32di(c1, v1);
 			c2 = __builtin_ia32_crc32di(c2, v2);
-			memcpy(d, &v0, 8);
-			memcpy(d + lane, &v1, 8);
-			memcpy(d + 2 * lane, &v2, 8);
+			if (copy) {
+				memcpy(d, &v0, 8);
+				memcpy(d + lane, &v1, 8);
+				memcpy(d + 2 * lane, &v2, 8);
+				d += 8;
+			}
 			p += 8;
-			d += 8;
 		} while (p < end);
 		c0 = shift(zeros, (uint32_t)c0) ^ c1;
 		c0 = shift(zeros, (uint32_t)c0) ^ c2;
 		p += 2 * lane;
-		d += 2 * lane;
+		if (copy)
+			d += 2 * lane;
 		len -= 3 * lane;
 	}
 	*pp = p;
@@ -220,27 +169,53 @@ lanes_copy(uint64_t c0, uint8_t **dp, const uint8_t **pp, size_t *lenp,
 	return c0;
 }
 
-/* crc_copy_hw - three-lane CRC-32C while copying. */
-__attribute__((target("sse4.2"))) static uint32_t
-crc_copy_hw(uint32_t crc, uint8_t *d, const uint8_t *p, size_t len)
+/* crc_body - three-lane SSE4.2 CRC-32C, copying to d when copy (d is
+ * not touched otherwise). */
+static inline __attribute__((always_inline, target("sse4.2"))) uint32_t
+crc_body(uint32_t crc, uint8_t *d, const uint8_t *p, size_t len, int copy)
 {
 	uint64_t c = ~crc, v;
 
-	c = lanes_copy(c, &d, &p, &len, LONG_LANE, zeros_long);
-	c = lanes_copy(c, &d, &p, &len, SHORT_LANE, zeros_short);
+	while (len && ((uintptr_t)p & 7)) {
+		c = __builtin_ia32_crc32qi((uint32_t)c, *p);
+		if (copy)
+			*d++ = *p;
+		p++;
+		len--;
+	}
+	c = lanes(c, &d, &p, &len, LONG_LANE, zeros_long, copy);
+	c = lanes(c, &d, &p, &len, SHORT_LANE, zeros_short, copy);
 	while (len >= 8) {
 		memcpy(&v, p, 8);
 		c = __builtin_ia32_crc32di(c, v);
-		memcpy(d, &v, 8);
+		if (copy) {
+			memcpy(d, &v, 8);
+			d += 8;
+		}
 		p += 8;
-		d += 8;
 		len -= 8;
 	}
 	while (len--) {
 		c = __builtin_ia32_crc32qi((uint32_t)c, *p);
-		*d++ = *p++;
+		if (copy)
+			*d++ = *p;
+		p++;
 	}
 	return ~(uint32_t)c;
+}
+
+/* crc_hw - three-lane SSE4.2 CRC-32C. */
+__attribute__((target("sse4.2"))) static uint32_t
+crc_hw(uint32_t crc, const uint8_t *p, size_t len)
+{
+	return crc_body(crc, NULL, p, len, 0);
+}
+
+/* crc_copy_hw - three-lane CRC-32C while copying. */
+__attribute__((target("sse4.2"))) static uint32_t
+crc_copy_hw(uint32_t crc, uint8_t *d, const uint8_t *p, size_t len)
+{
+	return crc_body(crc, d, p, len, 1);
 }
 #endif
 
