@@ -114,6 +114,36 @@ static struct cfi_open_ss *find_open(struct nsr_cfi *c, uint64_t ssid)
 	return NULL;
 }
 
+/* cmp_u64 - qsort order of save set ids. */
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* check_unique - NSR_ERR_CORRUPT if two catalogue entries share an ssid
+ * (sorted copy of the ids: n log n, not a pair-wise scan at every open). */
+static int check_unique(const struct cfi_ss *ss, size_t n)
+{
+	uint64_t *id;
+	int rc = NSR_OK;
+
+	if (n < 2)
+		return NSR_OK;
+	id = malloc(n * sizeof(*id));
+	if (id == NULL)
+		return NSR_ERR_NOMEM;
+	for (size_t i = 0; i < n; i++)
+		id[i] = ss[i].ssid;
+	qsort(id, n, sizeof(*id), cmp_u64);
+	for (size_t i = 1; i < n && rc == NSR_OK; i++)
+		if (id[i] == id[i - 1])
+			rc = NSR_ERR_CORRUPT;
+	free(id);
+	return rc;
+}
+
 /* load_catalog - read the catalogue (absent = empty). */
 static int load_catalog(struct nsr_cfi *c)
 {
@@ -134,10 +164,7 @@ static int load_catalog(struct nsr_cfi *c)
 	if (rc)
 		goto out;
 	qsort(c->ss, c->nss, sizeof(*c->ss), cmp_ss);
-	for (size_t i = 1; i < c->nss; i++)
-		for (size_t j = 0; j < i; j++)
-			if (c->ss[i].ssid == c->ss[j].ssid)
-				rc = NSR_ERR_CORRUPT;
+	rc = check_unique(c->ss, c->nss);
 out:
 	nsr_buf_release(&b);
 	return rc;

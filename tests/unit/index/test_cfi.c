@@ -16,6 +16,7 @@
 #include "nsr/cfi.h"
 #include "nsr/err.h"
 #include "nsr/fileio.h"
+#include "cfi_int.h" /* cfi_cat_put: a catalogue no writer makes */
 #include "nsr_test.h"
 
 /* ent - an entry with the given path, size and mtime. */
@@ -429,6 +430,58 @@ static void test_decoders_truncated(void **state)
 }
 
 /* main - run the tests. */
+/* A catalogue naming one save set twice is refused at open. */
+static void test_duplicate_ssid_refused(void **state)
+{
+	char *root = nsr_test_tmpdir("cfi-dup");
+	struct nsr_cfi_entry e = ent("/a", NSR_ASM_REG, 1, 1);
+	struct nsr_cfi *c = NULL;
+	struct cfi_ss *ss = NULL, *three;
+	struct nsr_buf b;
+	size_t n = 0;
+	char path[600];
+
+	NSR_UNUSED(state);
+	assert_int_equal(nsr_cfi_open(&c, root, "dup", NSR_CFI_CREATE), NSR_OK);
+	for (uint64_t id = 7; id <= 9; id += 2) {
+		assert_int_equal(nsr_cfi_begin(c, id, (int64_t)id * 100, "/a"),
+				 NSR_OK);
+		assert_int_equal(nsr_cfi_add(c, id, &e, 1), NSR_OK);
+		assert_int_equal(nsr_cfi_commit(c, id), NSR_OK);
+	}
+	nsr_cfi_close(c);
+	/* Read the catalogue back and name save set 7 a second time, last,
+	 * so the two are not neighbours in any order. */
+	snprintf(path, sizeof(path), "%s/index/dup/catalog", root);
+	nsr_buf_init(&b, 0);
+	assert_int_equal(nsr_file_read(path, &b, 1 << 20), NSR_OK);
+	assert_int_equal(cfi_cat_get((const uint8_t *)b.data, b.len, &ss, &n),
+			 NSR_OK);
+	assert_int_equal(n, 2);
+	three = calloc(3, sizeof(*three));
+	assert_non_null(three);
+	memcpy(three, ss, 2 * sizeof(*ss));
+	three[2] = ss[0].ssid == 7 ? ss[0] : ss[1];
+	three[2].savetime = 900;
+	nsr_buf_reset(&b);
+	assert_int_equal(cfi_cat_put(&b, three, 3), NSR_OK);
+	assert_int_equal(nsr_file_replace(path, b.data, b.len, 0600), NSR_OK);
+	c = NULL;
+	assert_int_equal(nsr_cfi_open(&c, root, "dup", 0), NSR_ERR_CORRUPT);
+	assert_null(c);
+	/* The first two alone open again. */
+	nsr_buf_reset(&b);
+	assert_int_equal(cfi_cat_put(&b, three, 2), NSR_OK);
+	assert_int_equal(nsr_file_replace(path, b.data, b.len, 0600), NSR_OK);
+	assert_int_equal(nsr_cfi_open(&c, root, "dup", 0), NSR_OK);
+	nsr_cfi_close(c);
+	free(three);
+	cfi_ss_free(ss, n);
+	nsr_buf_release(&b);
+	nsr_test_rmrf(root);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -437,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_large_and_damage),
 		cmocka_unit_test(test_rebuild_from_stream),
 		cmocka_unit_test(test_decoders_truncated),
+		cmocka_unit_test(test_duplicate_ssid_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
