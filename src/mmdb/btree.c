@@ -923,21 +923,23 @@ int mmdb_bt_next(struct mmdb_bt_cur *cur)
 	return settle(cur);
 }
 
+/* cur_cell - the cell under the cursor; 0 if there is none. */
+static int cur_cell(const struct mmdb_bt_cur *cur, struct cell *c)
+{
+	return cur->valid &&
+	       cell_get(cur->st[cur->depth - 1].pg,
+			(unsigned)cur->st[cur->depth - 1].idx, c) == NSR_OK;
+}
+
 /* mmdb_bt_key - key under the cursor (validated when positioned). */
 void mmdb_bt_key(const struct mmdb_bt_cur *cur, const uint8_t **key,
 		 size_t *klen)
 {
 	struct cell c;
+	int ok = cur_cell(cur, &c);
 
-	if (!cur->valid || cell_get(cur->st[cur->depth - 1].pg,
-				    (unsigned)cur->st[cur->depth - 1].idx,
-				    &c) != NSR_OK) {
-		*key = NULL;
-		*klen = 0;
-		return;
-	}
-	*key = c.key;
-	*klen = c.klen;
+	*key = ok ? c.key : NULL;
+	*klen = ok ? c.klen : 0;
 }
 
 /* mmdb_bt_val - value under the cursor. */
@@ -945,16 +947,10 @@ void mmdb_bt_val(const struct mmdb_bt_cur *cur, const uint8_t **val,
 		 size_t *vlen)
 {
 	struct cell c;
+	int ok = cur_cell(cur, &c);
 
-	if (!cur->valid || cell_get(cur->st[cur->depth - 1].pg,
-				    (unsigned)cur->st[cur->depth - 1].idx,
-				    &c) != NSR_OK) {
-		*val = NULL;
-		*vlen = 0;
-		return;
-	}
-	*val = c.val;
-	*vlen = c.vlen;
+	*val = ok ? c.val : NULL;
+	*vlen = ok ? c.vlen : 0;
 }
 
 /* ---- checker --------------------------------------------------------- */
