@@ -57,8 +57,12 @@ int nsr_jobd_connect(const char *host, int port, struct nsr_jobd **out,
 		     struct nsr_buf *err);
 /* nsr_jobd_close - close the connection; NULL is allowed. */
 void nsr_jobd_close(struct nsr_jobd *j);
-/* nsr_jobd_rpc - the RPC client underneath (timeouts, peer name). */
-struct nsr_rpc_clnt *nsr_jobd_rpc(struct nsr_jobd *j);
+/* nsr_jobd_new - a long-lived handle for a daemon: connects on its
+ * first call and, whenever it has to (re)connect, keeps trying for up to
+ * wait_ms (nsrjobd may be restarting).  NSR_OK or NSR_ERR_NOMEM. */
+int nsr_jobd_new(const char *server, int wait_ms, struct nsr_jobd **out);
+/* nsr_jobd_set_timeout - reply timeout of later calls (ms). */
+void nsr_jobd_set_timeout(struct nsr_jobd *j, int reply_ms);
 
 /* nsr_jobd_create - record a new job; *id gets its id.  Text members may
  * be NULL; type must be set; state 0 means QUEUED. */
