@@ -137,8 +137,8 @@ static char *text_in(const char *s)
 	return (char *)(s ? s : "");
 }
 
-/* rec_from_job - point a job_rec at job's members (no copies). */
-static void rec_from_job(job_rec *r, const struct nsr_jobdb_job *job)
+/* nsr_jobd_rec_from_job - point a job_rec at job's members (no copies). */
+void nsr_jobd_rec_from_job(job_rec *r, const struct nsr_jobdb_job *job)
 {
 	r->id = job->id;
 	r->parent_id = job->parent_id;
@@ -169,7 +169,7 @@ int nsr_jobd_create(struct nsr_jobd *j, const struct nsr_jobdb_job *job,
 	int rc;
 
 	*id = 0;
-	rec_from_job(&rec, job);
+	nsr_jobd_rec_from_job(&rec, job);
 	memset(&res, 0, sizeof(res));
 	rc = call(j, JOB_CREATE, NSR_XDR(xdr_job_rec), &rec,
 		  NSR_XDR(xdr_job_create_res), &res, &res.st, err);
@@ -190,7 +190,7 @@ int nsr_jobd_update(struct nsr_jobd *j, int64_t id, unsigned fields,
 	memset(&a, 0, sizeof(a));
 	a.id = id;
 	a.fields = fields;
-	rec_from_job(&a.job, v);
+	nsr_jobd_rec_from_job(&a.job, v);
 	memset(&res, 0, sizeof(res));
 	rc = call(j, JOB_UPDATE, NSR_XDR(xdr_job_update_args), &a,
 		  NSR_XDR(xdr_nsr_void_res), &res, &res.st, err);
@@ -341,8 +341,8 @@ static const char *text_out(const char *s)
 	return s && *s ? s : NULL;
 }
 
-/* job_from_rec - point j->job at the members of r. */
-static void job_from_rec(struct nsr_jobdb_job *job, const job_rec *r)
+/* nsr_jobd_job_from_rec - point job's members at r's. */
+void nsr_jobd_job_from_rec(struct nsr_jobdb_job *job, const job_rec *r)
 {
 	memset(job, 0, sizeof(*job));
 	job->id = r->id;
@@ -406,7 +406,7 @@ int nsr_jobd_query_next(struct nsr_jobd *j, const struct nsr_jobdb_job **job,
 		}
 	}
 	j->row = &j->batch.rows.rows_val[j->pos++];
-	job_from_rec(&j->job, &j->row->job);
+	nsr_jobd_job_from_rec(&j->job, &j->row->job);
 	*job = &j->job;
 	return NSR_OK;
 }
