@@ -16,6 +16,7 @@
 #include "nsr/log.h"
 #include "nsr/mmd_clnt.h"
 #include "nsr/mmdb_clnt.h"
+#include "nsr/size.h"
 #include "nsr/vol.h"
 #include "nsr/xmalloc.h"
 #include "nsrd.h"
@@ -64,26 +65,6 @@ static void set_mounted(struct nsrd *n, const char *devname, const char *volume,
 		if (dev)
 			nsrd_res_set_attr(n, dev, attrs[i], vals[i]);
 	}
-}
-
-/* parse_size - "262144", "256K", "256KB", "1MB"; 0 for "handler default". */
-static uint32_t parse_size(const char *s)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!s || !*s)
-		return 0;
-	v = strtoull(s, &end, 10);
-	if (end == s)
-		return 0;
-	while (*end == ' ')
-		end++;
-	if (*end == 'k' || *end == 'K')
-		v <<= 10;
-	else if (*end == 'm' || *end == 'M')
-		v <<= 20;
-	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
 /* One field of a label template: a literal, or a range of numbers
@@ -276,10 +257,23 @@ int nsrd_label(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "pool '%s' does not exist", pool);
 		goto out;
 	}
-	bs = a->block_size ? a->block_size
-			   : parse_size(nsr_res_get(dev, "device block size"));
-	if (!bs)
-		bs = NSR_VOL_BLOCK_DEFAULT;
+	bs = a->block_size;
+	if (!bs) {
+		const char *dbs = nsr_res_get(dev, "device block size");
+		long long v = 0;
+
+		/* "handler default" (NetWorker's value) = the default. */
+		if (dbs && *dbs && strcasecmp(dbs, "handler default") != 0 &&
+		    (nsr_size_parse(dbs, &v) != NSR_OK || v <= 0 ||
+		     v > UINT32_MAX)) {
+			nsr_status_set(&r->st, NSR_ERR_INVAL, "device %s: "
+				       "device block size '%s' is not a size "
+				       "(e.g. 256 KB); fix it with nsradmin",
+				       devname, dbs);
+			goto out;
+		}
+		bs = v ? (uint32_t)v : NSR_VOL_BLOCK_DEFAULT;
+	}
 	if (nsr_vol_block_size_check(bs, 0, &err) != NSR_OK) {
 		nsr_status_set(&r->st, NSR_ERR_INVAL, "%s", err.data);
 		goto out;

@@ -25,6 +25,7 @@
 #include "nsr/mmd_clnt.h"
 #include "nsr/mmdb_clnt.h"
 #include "nsr/mmquery.h"
+#include "nsr/size.h"
 #include "nsr/snmd_clnt.h"
 #include "nsr/xmalloc.h"
 #include "nsrd.h"
@@ -284,7 +285,7 @@ int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
 		return NSR_ERR_INVAL;
 	}
 	/* Resources made before the attribute existed get its default. */
-	if (nsr_mmquery_parse_size(seg ? seg : NSRD_SEGMENT_DEFAULT, &segv) !=
+	if (nsr_size_parse(seg ? seg : NSRD_SEGMENT_DEFAULT, &segv) !=
 	    NSR_OK) {
 		nsr_buf_addf(err, "device %s: segment size '%s' is not a size "
 			     "(e.g. 4000 MB; 0 for no filemarks between "
@@ -399,7 +400,7 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 			    "server parallelism (%lld) reached; try again later", par);
 		goto out;
 	}
-	level = a->level[0] ? mmdb_level_parse(a->level) : MMDB_LEVEL_MANUAL;
+	level = a->level[0] ? nsr_level_parse(a->level) : NSR_LEVEL_MANUAL;
 	if (level < 0) {
 		nsr_status_set(&r->st, NSR_ERR_INVAL, "unknown level '%s' (use full, incr, 1-9)",
 			    a->level);
@@ -457,7 +458,7 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	snprintf(s->client, sizeof(s->client), "%s", a->client);
 	snprintf(s->device, sizeof(s->device), "%s", nsr_res_get(dev, "name"));
 	s->jobid = job_create(NSR_JOBDB_TYPE_SAVE, a->client, a->name,
-			      mmdb_level_name((unsigned)level), a->pid, a->command);
+			      nsr_level_name((unsigned)level), a->pid, a->command);
 	if (s->jobid) {
 		struct nsr_jobd *j = open_jobd();
 		struct nsr_jobdb_job v;

@@ -742,7 +742,7 @@ static int ss_valid(const struct mmdb_saveset *ss)
 	    strnlen(ss->name, sizeof(ss->name)) > MMDB_SSNAME_MAX ||
 	    strnlen(ss->pool, sizeof(ss->pool)) > MMDB_POOL_MAX ||
 	    strnlen(ss->group, sizeof(ss->group)) > MMDB_GROUP_MAX ||
-	    ss->level > MMDB_LEVEL_MAX || ss->ndependents > MMDB_PSS_MAX ||
+	    ss->level > NSR_LEVEL_MAX || ss->ndependents > MMDB_PSS_MAX ||
 	    (ss->flags & ~(uint32_t)MMDB_SS_ALLFLAGS))
 		return NSR_ERR_INVAL;
 	return NSR_OK;

@@ -69,14 +69,14 @@ static uint32_t frag_flags(const struct scan_ss *s)
 static int restore_ss(struct mmdb_clnt *c, const struct scan_ss *s,
 		      struct mmdb_saveset *ss)
 {
-	int level = mmdb_level_parse(s->hdr.level);
+	int level = nsr_level_parse(s->hdr.level);
 
 	memset(ss, 0, sizeof(*ss));
 	ss->ssid = s->hdr.ssid;
 	snprintf(ss->client, sizeof(ss->client), "%s", s->hdr.client);
 	snprintf(ss->name, sizeof(ss->name), "%s", s->hdr.name);
 	snprintf(ss->pool, sizeof(ss->pool), "%s", s->hdr.pool);
-	ss->level = (uint8_t)(level < 0 ? MMDB_LEVEL_MANUAL : level);
+	ss->level = (uint8_t)(level < 0 ? NSR_LEVEL_MANUAL : level);
 	ss->savetime = s->hdr.savetime;
 	ss->sscreate = s->hdr.savetime;
 	ss->ssbrowse = s->hdr.browse_time;
