@@ -10,8 +10,10 @@
 #   nsr_start DAEMON ARGS   start $BIN/DAEMON -b -R $ROOT ARGS
 #   nsr_start_datazone      nsrexecd -s (+ nsrsnmd) and nsrd (+ children)
 #   nsr_wait_registered N   wait until daemon N is registered (bounded)
+#   nsr_probe N [SECS]      one request to daemon N (nsrd, nsrmmdbd, nsrjobd,
+#                           nsrindexd): did it answer?
 #   nsr_wait_answers N...   wait until each daemon N answers an RPC (bounded);
-#                           use it after a daemon is (re)started by another
+#                           (use it after every restart)
 #   ok/fail/check           TAP-ish reporting; a failure exits non-zero
 #   expect_fail CMD...      CMD must exit non-zero
 set -u
