@@ -257,6 +257,13 @@ void nsr_vol_reader_frag(const struct nsr_vol_reader *r,
  * else the first damage code (the scan still covers the rest). */
 int nsr_vol_reader_scan(struct nsr_vol_reader *r,
 			const struct nsr_vol_scan_ops *ops, void *arg);
+/* nsr_vol_reader_damaged_blocks - how many damaged blocks the last
+ * nsr_vol_reader_scan met (each once, whatever it cost how many save
+ * sets) or the last nsr_vol_reader_read found to hold data of its save
+ * set (damaged blocks of other save sets multiplexed with it are not
+ * counted, nor reported to its ops->damage).  A read reports the damaged
+ * blocks of one stretch once, naming the first. */
+uint64_t nsr_vol_reader_damaged_blocks(const struct nsr_vol_reader *r);
 /* nsr_vol_reader_close - free (NULL is fine). */
 void nsr_vol_reader_close(struct nsr_vol_reader *r);
 /* nsr_vol_reader_errmsg - words on the last failure. */

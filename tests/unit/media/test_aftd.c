@@ -295,6 +295,101 @@ static void read_check(struct nsr_dev_file *f, uint64_t no, size_t bs,
 
 /* Session files read back block by block, in any order; the tail is
  * short and after it comes end of file. */
+/* flip_at - xor one byte of a file. */
+static void flip_at(const char *path, off_t off)
+{
+	int fd = open(path, O_RDWR);
+	uint8_t c;
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &c, 1, off), 1);
+	c ^= 0x5a;
+	assert_int_equal(pwrite(fd, &c, 1, off), 1);
+	close(fd);
+}
+
+/* read_damaged - read f back: the code, the damaged blocks counted and
+ * the damage reports of the read, then of a scan. */
+static void read_damaged(struct nsr_dev *dev, const struct nsr_vol_frag *f,
+			 int *rc, uint64_t *nread, int *reports,
+			 uint64_t *nscan)
+{
+	struct nsr_vol_reader *r = NULL;
+	struct mt_scan scan;
+	struct nsr_buf out;
+	uint64_t got;
+
+	nsr_buf_init(&out, 0);
+	assert_int_equal(nsr_vol_reader_open(dev, NULL, &r, NULL), NSR_OK);
+	memset(&scan, 0, sizeof(scan));
+	*rc = nsr_vol_reader_read(r, f, mt_collect, &out, &mt_scan_ops, &scan,
+				  &got);
+	*nread = nsr_vol_reader_damaged_blocks(r);
+	*reports = scan.damages;
+	assert_true(mt_scan_has(scan.damage_ssid, scan.damages, f->ssid));
+	assert_false(mt_scan_has(scan.damage_ssid, scan.damages, 0));
+	memset(&scan, 0, sizeof(scan));
+	assert_int_not_equal(nsr_vol_reader_scan(r, &mt_scan_ops, &scan),
+			     NSR_OK);
+	*nscan = nsr_vol_reader_damaged_blocks(r);
+	nsr_vol_reader_close(r);
+	nsr_buf_release(&out);
+}
+
+/* One damaged block is counted once, by a read and by a scan (the gap it
+ * leaves in the save set's chunks is its consequence, not a second
+ * block); two damaged blocks are two; a damaged last block (the end
+ * chunk) is one. */
+static void test_damage_count(void **state)
+{
+	char *dir = nsr_test_tmpdir("aftd-dmg");
+	struct nsr_dev *dev = mt_aftd(dir, "disk1", 0);
+	struct nsr_vol_label lab;
+	struct nsr_vol_writer *w;
+	struct nsr_vol_frag f;
+	char path[512];
+	uint64_t nread, nscan;
+	int rc, reports;
+
+	NSR_UNUSED(state);
+	mt_label(dev, "DMG", 32768, &lab);
+	w = mt_writer(dev);
+	mt_write_ss(w, 7, 400000, 10000, &f); /* 13 blocks */
+	assert_int_equal(nsr_vol_writer_close(w), NSR_OK);
+	snprintf(path, sizeof(path), "%s/disk1/ss.%010" PRIu32, dir, f.file);
+
+	flip_at(path, (off_t)f.offset + 5 * 32768 + 10000);
+	read_damaged(dev, &f, &rc, &nread, &reports, &nscan);
+	assert_true(rc == NSR_ERR_CHECKSUM || rc == NSR_ERR_CORRUPT);
+	assert_int_equal(nread, 1);
+	assert_int_equal(reports, 1);
+	assert_int_equal(nscan, 1);
+
+	flip_at(path, (off_t)f.offset + 8 * 32768 + 20000);
+	read_damaged(dev, &f, &rc, &nread, &reports, &nscan);
+	assert_int_equal(nread, 2);
+	assert_int_equal(reports, 2);
+	assert_int_equal(nscan, 2);
+
+	/* Damage from block 8 byte 20000 to block 9 byte 100 and beyond: one
+	 * stretch of lost data, one report naming the first, two counted. */
+	flip_at(path, (off_t)f.offset + 9 * 32768 + 100);
+	read_damaged(dev, &f, &rc, &nread, &reports, &nscan);
+	assert_int_equal(nread, 3);
+	assert_int_equal(reports, 2);
+	assert_int_equal(nscan, 3);
+
+	/* The last block, which holds the end chunk. */
+	flip_at(path, (off_t)f.offset + 12 * 32768 + 100);
+	read_damaged(dev, &f, &rc, &nread, &reports, &nscan);
+	assert_int_equal(nread, 4);
+	assert_int_equal(nscan, 4);
+
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
 static void test_read_blocks(void **state)
 {
 	char *dir = nsr_test_tmpdir("aftd-rd");
@@ -350,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_full_disk),
 		cmocka_unit_test(test_truncated_and_foreign),
 		cmocka_unit_test(test_read_blocks),
+		cmocka_unit_test(test_damage_count),
 		cmocka_unit_test(test_writeback_mark),
 	};
 
