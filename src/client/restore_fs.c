@@ -585,6 +585,17 @@ int rst_start_object(struct nsr_restore *r, const struct nsr_asm_file *f)
 			rst_error(r, f->path, NSR_ERR_SYSTEM, "create");
 			goto out;
 		}
+		r->cur.name = strdup(name);
+		if (r->cur.name == NULL) {
+			rc = NSR_ERR_NOMEM;
+			goto out;
+		}
+		r->cur.dfd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+		if (r->cur.dfd < 0) {
+			rst_error(r, f->path, NSR_ERR_SYSTEM, "create");
+			(void)unlinkat(dfd, name, 0);
+			goto out;
+		}
 		r->cur.write = 1;
 		r->cur.target = target;
 		target = NULL;
@@ -612,6 +623,59 @@ out:
 		keep_parent_times(dfd, &before);
 	free(target);
 	return rc;
+}
+
+/* damaged_name - a free name leaf.damaged (.damaged1, ...) in dfd. */
+static int damaged_name(int dfd, const char *leaf, char *out, size_t cap)
+{
+	struct stat st;
+
+	for (int i = 0; i < 1000; i++) {
+		int n = i == 0 ? snprintf(out, cap, "%s%s", leaf,
+					  NSR_RESTORE_DAMAGED_SUFFIX)
+			       : snprintf(out, cap, "%s%s%d", leaf,
+					  NSR_RESTORE_DAMAGED_SUFFIX, i);
+
+		if (n < 0 || (size_t)n >= cap || n > NAME_MAX) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		if (fstatat(dfd, out, &st, AT_SYMLINK_NOFOLLOW) != 0 &&
+		    errno == ENOENT)
+			return 0;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+/* rst_damaged - a damaged regular file leaves its name: removed, or
+ * renamed to name.damaged with keep_damaged. */
+void rst_damaged(struct nsr_restore *r, int rc, const char *step)
+{
+	char name[NAME_MAX + 16], what[PATH_MAX + 64];
+
+	r->st.damaged++;
+	r->cur.failed = 1; /* not counted as restored */
+	if (r->keep_damaged) {
+		if (damaged_name(r->cur.dfd, r->cur.name, name,
+				 sizeof(name)) != 0 ||
+		    renameat(r->cur.dfd, r->cur.name, r->cur.dfd, name) != 0) {
+			rst_error(r, r->cur.path, NSR_ERR_SYSTEM,
+				  "damaged, cannot rename it");
+			return;
+		}
+		snprintf(what, sizeof(what), "%s: damaged, kept as %s%s", step,
+			 r->cur.target, name + strlen(r->cur.name));
+		rst_error(r, r->cur.path, rc, what);
+		return;
+	}
+	if (unlinkat(r->cur.dfd, r->cur.name, 0) != 0) {
+		rst_error(r, r->cur.path, NSR_ERR_SYSTEM,
+			  "damaged, cannot remove it");
+		return;
+	}
+	snprintf(what, sizeof(what), "%s: damaged, not recovered", step);
+	rst_error(r, r->cur.path, rc, what);
 }
 
 /* rst_map_owner - with owner_by_name, the local ids of the saved user and

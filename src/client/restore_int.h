@@ -67,10 +67,12 @@ struct cur_file {
 	int dir;      /* a directory: attributes go to its pending entry */
 	int node;     /* symlink/fifo/device made: metadata at FILE_END */
 	int fd;
+	int dfd;      /* regular file: its directory (a dup), for
+		       * removing or renaming it when damaged */
 	struct nsr_asm_file meta; /* path points into .path */
 	char *path;
 	char *target;
-	char *name;   /* node: its name in the parent directory */
+	char *name;   /* node, regular file: its name in the directory */
 	struct xa_list xa;
 	uint64_t written;
 };
@@ -82,6 +84,7 @@ struct nsr_restore {
 	int conflict;
 	int no_owner;
 	int owner_by_name;
+	int keep_damaged;
 	int is_root;
 	struct nsr_restore_cb cb;
 	struct nsr_asm_dec *dec;
@@ -133,6 +136,10 @@ void rst_dirs_pop_to(struct nsr_restore *r, const char *path);
 /* rst_done_object - count a restored object, note hard-link sources. */
 int rst_done_object(struct nsr_restore *r, const struct nsr_asm_file *f,
 		    const char *target);
+/* rst_damaged - the current regular file's data is damaged (step names
+ * how it showed, rc the code): remove it, or with keep_damaged rename it
+ * to target.damaged, and report it once. */
+void rst_damaged(struct nsr_restore *r, int rc, const char *step);
 /* rst_start_root - the record of the restore base itself. */
 int rst_start_root(struct nsr_restore *r, const struct nsr_asm_file *f);
 /* rst_start_object - create the object of a selected file record. */
