@@ -24,6 +24,8 @@
 #include "nsr/err.h"
 #include "nsr/log.h"
 #include "nsr/mmd_clnt.h"
+#include "nsr/mmdb.h"
+#include "nsr/mmdb_clnt.h"
 #include "nsr/xmalloc.h"
 
 #include "mmd.h"
@@ -112,6 +114,30 @@ static void damage(void *arg, uint32_t ssid, int rc,
 	pthread_mutex_unlock(&r->mu);
 }
 
+/* mark_suspect - tell the media database that save set ssid holds
+ * damaged data (its suspect flag, until scanner reads it intact). */
+static void mark_suspect(struct mmd_read *r)
+{
+	struct mmdb_clnt *c = NULL;
+	struct nsr_buf err;
+
+	if (!r->m->server)
+		return;
+	nsr_buf_init(&err, 0);
+	if (mmdb_clnt_open(r->m->server, &c, &err) != NSR_OK)
+		nsr_error("cannot mark save set %u suspect: %s", r->ssid,
+			  err.data);
+	else if (mmdb_clnt_ss_flags(c, r->ssid, MMDB_SS_SUSPECT, 0) != NSR_OK)
+		nsr_error("cannot mark save set %u suspect: %s", r->ssid,
+			  mmdb_clnt_errmsg(c));
+	else
+		nsr_info("save set %u marked suspect in the media database "
+			 "(%llu damaged blocks)", r->ssid,
+			 (unsigned long long)r->ndamage);
+	mmdb_clnt_close(c);
+	nsr_buf_release(&err);
+}
+
 /* reader_main - the session thread: read each fragment in order. */
 static void *reader_main(void *arg)
 {
@@ -141,6 +167,8 @@ static void *reader_main(void *arg)
 		if (rc != NSR_OK)
 			break;
 	}
+	if (r->ndamage > 0 && !r->cancel)
+		mark_suspect(r);
 	pthread_mutex_lock(&r->mu);
 	if (r->ndamage > 1 && r->errmsg) {
 		char *all = nsr_xasprintf("%s (%llu damaged blocks in all)",

@@ -107,6 +107,11 @@ int mmdb_clnt_ss_update(struct mmdb_clnt *c, const struct mmdb_saveset *ss);
 /* mmdb_clnt_ss_get - save set by ssid into *out. */
 int mmdb_clnt_ss_get(struct mmdb_clnt *c, uint32_t ssid,
 		     struct mmdb_saveset *out);
+/* mmdb_clnt_ss_flags - OR set into the flags of save set ssid, then
+ * clear the bits of clear (MMDB_SS_*), atomically at the server.
+ * NSR_ERR_NOTFOUND if the save set is not in the database. */
+int mmdb_clnt_ss_flags(struct mmdb_clnt *c, uint32_t ssid, uint32_t set,
+		       uint32_t clear);
 /* mmdb_clnt_ss_delete - remove a save set with its fragments and clones. */
 int mmdb_clnt_ss_delete(struct mmdb_clnt *c, uint32_t ssid);
 /* mmdb_clnt_frag_add - record a fragment (its save set, clone and volume

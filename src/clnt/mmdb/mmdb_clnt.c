@@ -382,6 +382,19 @@ int mmdb_clnt_ss_delete(struct mmdb_clnt *c, uint32_t ssid)
 	return void_call(c, MM_SS_DELETE, NSR_XDR(xdr_u_int), &id);
 }
 
+/* mmdb_clnt_ss_flags - MM_SS_FLAGS. */
+int mmdb_clnt_ss_flags(struct mmdb_clnt *c, uint32_t ssid, uint32_t set,
+		       uint32_t clear)
+{
+	mm_ss_flags_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.ssid = ssid;
+	a.set = set;
+	a.clear = clear;
+	return void_call(c, MM_SS_FLAGS, NSR_XDR(xdr_mm_ss_flags_args), &a);
+}
+
 /* mmdb_clnt_frag_add - MM_FRAG_ADD. */
 int mmdb_clnt_frag_add(struct mmdb_clnt *c, const struct mmdb_fragment *f)
 {
