@@ -404,6 +404,7 @@ static void test_read_blocks(void **state)
 	mt_fill(1, 0, buf, sizeof(buf));
 	assert_int_equal(nsr_dev_file_create(dev, &no, &f), NSR_OK);
 	assert_int_equal(nsr_dev_file_append(f, buf, sizeof(buf)), NSR_OK);
+	assert_int_equal(nsr_dev_file_commit(f), NSR_OK);
 	assert_int_equal(nsr_dev_file_close(f), NSR_OK);
 	assert_int_equal(nsr_dev_file_open(dev, no, &f), NSR_OK);
 	for (k = 0; k <= 11; k++)
@@ -413,6 +414,89 @@ static void test_read_blocks(void **state)
 	read_check(f, 1, 2 * bs, fsize);
 	read_check(f, 5, 2 * bs, fsize);
 	assert_int_equal(nsr_dev_file_close(f), NSR_OK);
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
+/* count_files - directory entries of dir/sub whose names end in sfx. */
+static int count_files(const char *dir, const char *sub, const char *sfx)
+{
+	char cmd[1024], line[64];
+	FILE *p;
+	int n = 0;
+
+	snprintf(cmd, sizeof(cmd), "ls -1 '%s/%s' | grep -c '%s$'", dir, sub,
+		 sfx);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	if (fgets(line, sizeof(line), p) != NULL)
+		n = atoi(line);
+	pclose(p);
+	return n;
+}
+
+/* A session file has its final name only once its end is durable: one
+ * whose writer dies (closed without commit) is invisible to listings and
+ * readers, never has its number reused, and is removed by a sweep; an
+ * aborted session leaves nothing; an ended one is listed. */
+static void test_crash_safe_naming(void **state)
+{
+	char *dir = nsr_test_tmpdir("aftd-part");
+	struct nsr_dev *dev = mt_aftd(dir, "d", 0);
+	struct nsr_vol_label lab;
+	struct nsr_vol_writer *w;
+	struct nsr_vol_session *vs = NULL;
+	struct nsr_vol_sshdr h;
+	struct nsr_dev_file *f = NULL, *g = NULL;
+	struct nsr_vol_frag fr;
+	static uint8_t buf[100000];
+	uint32_t no = 0, no2 = 0, *nums = NULL, cnt = 0;
+	uint64_t bytes = 0;
+	size_t n = 0;
+
+	NSR_UNUSED(state);
+	mt_fill(1, 0, buf, sizeof(buf));
+	/* A writer that "dies": the file stays in progress. */
+	assert_int_equal(nsr_dev_file_create(dev, &no, &f), NSR_OK);
+	assert_int_equal(nsr_dev_file_append(f, buf, sizeof(buf)), NSR_OK);
+	assert_int_equal(nsr_dev_file_sync(f), NSR_OK);
+	assert_int_equal(nsr_dev_file_close(f), NSR_OK);
+	assert_int_equal(count_files(dir, "d", ".part"), 1);
+	assert_int_equal(nsr_dev_file_list(dev, &nums, &n), NSR_OK);
+	assert_int_equal(n, 0);
+	assert_int_equal(nsr_dev_file_open(dev, no, &f), NSR_ERR_NOTFOUND);
+	/* After a restart its number is not reused. */
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	dev = mt_aftd(dir, "d", 0);
+	assert_int_equal(nsr_dev_file_create(dev, &no2, &g), NSR_OK);
+	assert_true(no2 > no);
+	assert_int_equal(nsr_dev_file_discard(g), NSR_OK);
+	assert_int_equal(count_files(dir, "d", ".part"), 1);
+	/* The sweep removes it and says how much. */
+	assert_int_equal(nsr_dev_file_sweep(dev, &cnt, &bytes), NSR_OK);
+	assert_int_equal(cnt, 1);
+	assert_int_equal(bytes, sizeof(buf));
+	assert_int_equal(count_files(dir, "d", ".part"), 0);
+	assert_int_equal(nsr_dev_file_sweep(dev, &cnt, &bytes), NSR_OK);
+	assert_int_equal(cnt, 0);
+
+	/* Through the volume writer: abort leaves nothing, end a file. */
+	mt_label(dev, "PART", 32768, &lab);
+	w = mt_writer(dev);
+	mt_hdr(&h, 5);
+	assert_int_equal(nsr_vol_session_begin(w, &h, NULL, &vs), NSR_OK);
+	assert_int_equal(nsr_vol_session_write(vs, buf, sizeof(buf)), NSR_OK);
+	assert_int_equal(count_files(dir, "d", ".part"), 1);
+	nsr_vol_session_abort(vs);
+	assert_int_equal(count_files(dir, "d", ".part"), 0);
+	mt_write_ss(w, 6, 100000, 7000, &fr);
+	assert_int_equal(nsr_vol_writer_close(w), NSR_OK);
+	assert_int_equal(count_files(dir, "d", ".part"), 0);
+	assert_int_equal(nsr_dev_file_list(dev, &nums, &n), NSR_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(nums[0], fr.file);
+	free(nums);
 	assert_int_equal(nsr_dev_close(dev), NSR_OK);
 	nsr_test_rmrf(dir);
 	free(dir);
@@ -446,6 +530,7 @@ int main(void)
 		cmocka_unit_test(test_truncated_and_foreign),
 		cmocka_unit_test(test_read_blocks),
 		cmocka_unit_test(test_damage_count),
+		cmocka_unit_test(test_crash_safe_naming),
 		cmocka_unit_test(test_writeback_mark),
 	};
 
