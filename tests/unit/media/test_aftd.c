@@ -502,6 +502,60 @@ static void test_crash_safe_naming(void **state)
 	free(dir);
 }
 
+/* Removing save sets gives their session files back; an intent record
+ * left by a crash is finished by nsr_vol_remove_resume. */
+static void test_remove_ss(void **state)
+{
+	char *dir = nsr_test_tmpdir("aftd-rm");
+	struct nsr_dev *dev = mt_aftd(dir, "d", 0);
+	struct nsr_vol_label lab;
+	struct nsr_vol_writer *w;
+	struct nsr_vol_frag f1, f2, f3;
+	struct nsr_vol_removed rm;
+	uint32_t two = 2, *nums = NULL;
+	char path[1024];
+	size_t n = 0;
+	FILE *fp;
+
+	NSR_UNUSED(state);
+	mt_label(dev, "RM", 32768, &lab);
+	w = mt_writer(dev);
+	mt_write_ss(w, 1, 100000, 9000, &f1);
+	mt_write_ss(w, 2, 200000, 9000, &f2);
+	mt_write_ss(w, 3, 50000, 9000, &f3);
+	assert_int_equal(nsr_vol_writer_close(w), NSR_OK);
+	assert_int_equal(nsr_vol_remove_ss(dev, &two, 1, &rm, NULL), NSR_OK);
+	assert_int_equal(rm.files, 1);
+	assert_true(rm.bytes >= 200000);
+	assert_int_equal(nsr_dev_file_list(dev, &nums, &n), NSR_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(nums[0], f1.file);
+	assert_int_equal(nums[1], f3.file);
+	free(nums);
+	/* Again: nothing left to remove, no error. */
+	assert_int_equal(nsr_vol_remove_ss(dev, &two, 1, &rm, NULL), NSR_OK);
+	assert_int_equal(rm.files, 0);
+
+	/* A crash after the intent record for 3 was written. */
+	snprintf(path, sizeof(path), "%s/d/remove.intent", dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("3\n", fp);
+	fclose(fp);
+	assert_int_equal(nsr_vol_remove_resume(dev, &rm, NULL), NSR_OK);
+	assert_int_equal(rm.files, 1);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(nsr_dev_file_list(dev, &nums, &n), NSR_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(nums[0], f1.file);
+	free(nums);
+	assert_int_equal(nsr_vol_remove_resume(dev, &rm, NULL), NSR_OK);
+	assert_int_equal(rm.files, 0);
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
 static void test_writeback_mark(void **state)
 {
 	uint64_t mark = 0;
@@ -531,6 +585,7 @@ int main(void)
 		cmocka_unit_test(test_read_blocks),
 		cmocka_unit_test(test_damage_count),
 		cmocka_unit_test(test_crash_safe_naming),
+		cmocka_unit_test(test_remove_ss),
 		cmocka_unit_test(test_writeback_mark),
 	};
 
