@@ -155,6 +155,9 @@ static const struct nsr_rpc_proc mmd_procs[] = {
 	{MMD_READ_NEXT, "read_next", NSR_XDR(xdr_mmd_next_args),
 	 sizeof(mmd_next_args), NSR_XDR(xdr_mmd_next_res),
 	 sizeof(mmd_next_res), mmd_h_read_next, 0},
+	{MMD_SS_REMOVE, "ss_remove", NSR_XDR(xdr_mmd_remove_args),
+	 sizeof(mmd_remove_args), NSR_XDR(xdr_mmd_remove_res),
+	 sizeof(mmd_remove_res), mmd_h_ss_remove, 0},
 };
 
 static const struct nsr_rpc_prog mmd_progs[] = {
@@ -232,15 +235,19 @@ static void sweep_leftovers(struct mmd *m)
 	if (m->dev_type != NSR_DEV_AFTD)
 		return;
 	nsr_buf_init(&why, 0);
-	if (mmd_dev_open_extra(m, 0, &dev, &why) != NSR_OK)
+	if (mmd_dev_open_extra(m, 0, &dev, &why) != NSR_OK) {
 		nsr_warn("leftover session files not checked: %s", why.data);
-	else if (nsr_dev_file_sweep(dev, &n, &bytes) != NSR_OK)
+		goto out;
+	}
+	mmd_remove_resume(m, dev);
+	if (nsr_dev_file_sweep(dev, &n, &bytes) != NSR_OK)
 		nsr_error("device %s: cannot remove leftover session files: %s",
 			  m->dev_name, nsr_dev_errmsg(dev));
 	else if (n > 0)
 		nsr_info("device %s: removed %u session file(s) of sessions "
 			 "that never ended (%llu bytes)", m->dev_name, n,
 			 (unsigned long long)bytes);
+out:
 	nsr_dev_close(dev);
 	nsr_buf_release(&why);
 }

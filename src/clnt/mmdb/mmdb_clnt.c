@@ -283,6 +283,19 @@ int mmdb_clnt_vol_written(struct mmdb_clnt *c, const uint8_t volid[16],
 			 &a);
 }
 
+/* mmdb_clnt_vol_unwritten - MM_VOL_WRITTEN taking bytes off. */
+int mmdb_clnt_vol_unwritten(struct mmdb_clnt *c, const uint8_t volid[16],
+			    uint64_t sub_written)
+{
+	mm_vol_written_args a;
+
+	memset(&a, 0, sizeof(a));
+	memcpy(a.volid, volid, sizeof(a.volid));
+	a.sub_written = sub_written;
+	return void_call(c, MM_VOL_WRITTEN, NSR_XDR(xdr_mm_vol_written_args),
+			 &a);
+}
+
 /* mmdb_clnt_ss_create - MM_SS_CREATE. */
 int mmdb_clnt_ss_create(struct mmdb_clnt *c, struct mmdb_saveset *ss,
 			uint32_t *cloneid_out)
