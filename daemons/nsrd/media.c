@@ -478,8 +478,9 @@ out:
 
 /* free_ss_space - before a save set's record goes: have the mover of each
  * mounted AFTD volume holding its fragments remove their bytes, then take
- * them off the volume's written count.  Non-zero (st set) if a mover
- * could not; the record is then kept, so the delete can be retried. */
+ * them off the volume's written count (and its full flag).  Non-zero (st
+ * set) if a mover could not; the record is then kept, so the delete can
+ * be retried. */
 static int free_ss_space(struct nsrd *n, struct mmdb_clnt *mc, uint32_t ssid,
 			 nsr_status *st)
 {
@@ -489,7 +490,8 @@ static int free_ss_space(struct nsrd *n, struct mmdb_clnt *mc, uint32_t ssid,
 	size_t nf = 0;
 	int ret = 0;
 
-	if (mmdb_clnt_frag_list(mc, ssid, fr, NSR_ARRAY_SIZE(fr), &nf) != NSR_OK)
+	if (mmdb_clnt_frag_list(mc, ssid, fr, NSR_ARRAY_SIZE(fr), &nf) !=
+	    NSR_OK)
 		return 0; /* no fragments: no bytes */
 	nsr_buf_init(&err, 0);
 	for (size_t i = 0; i < nf && !ret; i++) {
@@ -503,7 +505,8 @@ static int free_ss_space(struct nsrd *n, struct mmdb_clnt *mc, uint32_t ssid,
 
 		for (size_t j = 0; j < i; j++)
 			seen |= memcmp(fr[j].volid, fr[i].volid, 16) == 0;
-		if (seen || mmdb_clnt_vol_get_by_id(mc, fr[i].volid, &vol) != NSR_OK ||
+		if (seen ||
+		    mmdb_clnt_vol_get_by_id(mc, fr[i].volid, &vol) != NSR_OK ||
 		    strcmp(vol.type, "adv_file") != 0)
 			continue;
 		for (size_t j = i; j < nf; j++)
@@ -517,25 +520,31 @@ static int free_ss_space(struct nsrd *n, struct mmdb_clnt *mc, uint32_t ssid,
 			dev = nsr_resdb_at(n->res, (size_t)k);
 		nsr_res_free(q);
 		if (!dev) {
-			nsr_warn("save set %u: volume %s is not mounted: its bytes stay "
-				 "on it until it is relabeled", ssid, vol.name);
+			nsr_warn("save set %u: volume %s is not mounted: its "
+				 "bytes stay on it until it is relabeled", ssid,
+				 vol.name);
 			continue;
 		}
 		m = connect_mover(n, dev, st);
 		nsr_buf_reset(&err);
-		if (!m || nsr_mmd_ss_remove(m, &ssid, 1, &files, &bytes, &err) != NSR_OK) {
+		if (!m || nsr_mmd_ss_remove(m, &ssid, 1, &files, &bytes,
+					    &err) != NSR_OK) {
 			if (m)
-				nsr_status_set(st, NSR_ERR_IO, "save set %u kept: cannot "
-					    "remove its data from volume %s: %s", ssid,
-					    vol.name, err.data);
+				nsr_status_set(st, NSR_ERR_IO, "save set %u "
+					       "kept: cannot remove its data "
+					       "from volume %s: %s", ssid,
+					       vol.name, err.data);
 			ret = -1;
-		} else if (mmdb_clnt_vol_unwritten(mc, vol.volid, sub) != NSR_OK) {
-			nsr_warn("volume %s: %u session file(s) of save set %u removed, "
-				 "but its written count not lowered: %s", vol.name, files,
-				 ssid, mmdb_clnt_errmsg(mc));
+		} else if (mmdb_clnt_vol_unwritten(mc, vol.volid, sub,
+						   files ? MMDB_VOL_FULL : 0)
+			   != NSR_OK) {
+			nsr_warn("volume %s: %u session file(s) of save set %u "
+				 "removed, but its written count not lowered: "
+				 "%s", vol.name, files, ssid,
+				 mmdb_clnt_errmsg(mc));
 		} else {
-			nsr_info("save set %u: %llu bytes freed on volume %s", ssid,
-				 (unsigned long long)bytes, vol.name);
+			nsr_info("save set %u: %llu bytes freed on volume %s",
+				 ssid, (unsigned long long)bytes, vol.name);
 		}
 		nsr_mmd_close(m);
 	}

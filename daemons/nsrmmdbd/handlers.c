@@ -258,6 +258,7 @@ static int vol_written_txn(const mm_vol_written_args *a,
 		goto out;
 	v->written += a->add_written;
 	v->written -= NSR_MIN(v->written, a->sub_written);
+	v->flags &= ~(a->clear_flags & MMDB_VOL_ALLFLAGS);
 	v->flags |= a->set_flags & MMDB_VOL_ALLFLAGS;
 	/* The append position only moves forward. */
 	if (a->next_file > v->next_file ||

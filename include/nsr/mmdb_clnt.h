@@ -88,10 +88,11 @@ int mmdb_clnt_vol_written(struct mmdb_clnt *c, const uint8_t volid[16],
 			  uint64_t add_written, uint32_t next_file,
 			  uint64_t next_record, uint32_t set_flags);
 /* mmdb_clnt_vol_unwritten - atomically take sub_written bytes off the
- * volume's written count (not below 0): the data of deleted save sets
- * was removed from it.  NSR_ERR_NOTFOUND if no volume has volid. */
+ * volume's written count (not below 0) and clear clear_flags (MMDB_VOL_*,
+ * e.g. full): the data of deleted save sets was removed from it.
+ * NSR_ERR_NOTFOUND if no volume has volid. */
 int mmdb_clnt_vol_unwritten(struct mmdb_clnt *c, const uint8_t volid[16],
-			    uint64_t sub_written);
+			    uint64_t sub_written, uint32_t clear_flags);
 
 /* ---- save sets and fragments ----------------------------------------- */
 

@@ -4,8 +4,9 @@
 #    file is left as an in-progress file (ss.N.part); the next mover to
 #    start removes it, and the volume's written figure is the sum of the
 #    live save sets' sizes;
-#  - nsrmm -d -S removes a save set's session file with its record and
-#    takes its bytes off the written figure.
+#  - nsrmm -d -S removes a save set's session file with its record,
+#    takes its bytes off the written figure and the volume is no longer
+#    full.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 413-aftd-space
 export NSR_MOVER_IDLE=120
@@ -85,6 +86,9 @@ g=$(size_of "$gone")
 w=$(written)
 check "written ($w) counts both save sets ($k + $g)" test "$w" = "$((${k:-0} + ${g:-0}))"
 check "two session files" test "$(finals)" -eq 2
+isfull() { "$BIN/mminfo" -s $S -q full -r volume 2>/dev/null | grep -qw SP01; }
+check "mark SP01 full (as a filled-up AFTD is)" "$BIN/nsrmm" -s $S -q -o full SP01
+check "SP01 is full" isfull
 before=$(du -b "$A" | tail -1 | cut -f1)
 check "nsrmm -d -S $gone" "$BIN/nsrmm" -s $S -q -d -y -S "${gone:-0}"
 check "its session file is gone" test "$(finals)" -eq 1
@@ -94,6 +98,7 @@ check "the AFTD holds at least 2 MB less ($before -> $after)" \
 w=$(written)
 check "written ($w) is back to the live save set's size ($k)" test "$w" = "$k"
 check "no intent record is left" test ! -e "$A/remove.intent"
+expect_fail "SP01 is no longer full" isfull
 check "the save set is gone from the media database" test -z "$(ssid_of "$W/gone")"
 "$BIN/recover" -s $S -q -S "$keep" -d "$W/r" >/dev/null 2>&1
 check "the live save set still recovers" cmp -s "$W/keep/k.bin" "$W/r$W/keep/k.bin"

@@ -56,7 +56,8 @@ static void usage(FILE *f)
 		"  -t time     browse time (nsr_getdate syntax; default: now)\n"
 		"  -i{n|y|r}   existing files: n skip (default), y overwrite, r rename\n"
 		"  -f          overwrite existing files (same as -iY)\n"
-		"  -k          keep a damaged file's bytes as name.damaged (default: remove)\n"
+		"  -k          keep a damaged file's bytes as name.damaged\n"
+		"              (default: remove it)\n"
 		"  -s server   OpenNSR server (default: this host); -q quiet; -v verbose\n");
 }
 

@@ -285,13 +285,14 @@ int mmdb_clnt_vol_written(struct mmdb_clnt *c, const uint8_t volid[16],
 
 /* mmdb_clnt_vol_unwritten - MM_VOL_WRITTEN taking bytes off. */
 int mmdb_clnt_vol_unwritten(struct mmdb_clnt *c, const uint8_t volid[16],
-			    uint64_t sub_written)
+			    uint64_t sub_written, uint32_t clear_flags)
 {
 	mm_vol_written_args a;
 
 	memset(&a, 0, sizeof(a));
 	memcpy(a.volid, volid, sizeof(a.volid));
 	a.sub_written = sub_written;
+	a.clear_flags = clear_flags;
 	return void_call(c, MM_VOL_WRITTEN, NSR_XDR(xdr_mm_vol_written_args),
 			 &a);
 }
