@@ -35,10 +35,14 @@
  * nsr_restore_finish.  Only NSR_ERR_NOMEM, trailing bytes after the end
  * and truncation stop it for good.
  *
- * Damaged files: a regular file whose data crossed damage (its checksum
- * does not match, or the stream was damaged or cut short inside it) is
- * never left under its own name.  It is removed, or with keep_damaged
- * renamed to name.damaged (name.damaged1, ... if that exists), and
+ * Damaged files: a regular file is written under a temporary name in its
+ * directory (NSR_RESTORE_TMP_PREFIX) and renamed to its own name only
+ * when it is whole and its checksum matches; with OVERWRITE that rename
+ * is what replaces an existing file.  So a file whose data crossed
+ * damage (its checksum does not match, or the stream was damaged or cut
+ * short inside it) never takes its own name nor replaces anything.  It
+ * is removed, or with keep_damaged renamed to name.damaged
+ * (name.damaged1, ... if that exists), and
  * reported once through error() (rc NSR_ERR_CHECKSUM or
  * NSR_ERR_TRUNCATED, what "checksum: damaged, not recovered" or
  * "incomplete: damaged, kept as TARGET.damaged"); stats.damaged counts
@@ -62,6 +66,10 @@ enum nsr_restore_conflict {
 
 /* What a kept damaged file's name gets appended (keep_damaged). */
 #define NSR_RESTORE_DAMAGED_SUFFIX ".damaged"
+/* A regular file is written as .nsr-restore.PID.N in its directory and
+ * renamed to its name once whole (replacing an existing file only then,
+ * with OVERWRITE); a restore that dies leaves such names behind. */
+#define NSR_RESTORE_TMP_PREFIX ".nsr-restore."
 
 struct nsr_restore_opts {
 	const char *dest;	    /* relocation directory; NULL = in place */

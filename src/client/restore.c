@@ -18,9 +18,11 @@
 
 #include "restore_int.h"
 
-/* cur_reset - forget the current file (closing its descriptor). */
+/* cur_reset - forget the current file (closing its descriptor; a file
+ * still under its temporary name was not restored: it goes). */
 static void cur_reset(struct nsr_restore *r)
 {
+	rst_drop_tmp(r);
 	if (r->cur.fd >= 0)
 		close(r->cur.fd);
 	if (r->cur.dfd >= 0)
@@ -28,6 +30,7 @@ static void cur_reset(struct nsr_restore *r)
 	free(r->cur.path);
 	free(r->cur.target);
 	free(r->cur.name);
+	free(r->cur.tmp);
 	rst_xa_release(&r->cur.xa);
 	memset(&r->cur, 0, sizeof(r->cur));
 	r->cur.fd = r->cur.dfd = -1;
@@ -152,6 +155,8 @@ static int on_file_end(void *ctx, const struct nsr_asm_file_end *fe)
 		rst_warn(r, r->cur.path, NSR_ERR_MISMATCH,
 			 "changed during save");
 	r->st.bytes += r->cur.written;
+	if (!r->cur.failed)
+		rst_place(r);
 	if (!r->cur.failed)
 		rc = rst_done_object(r, &r->cur.meta, r->cur.target);
 out:

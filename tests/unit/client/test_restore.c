@@ -650,6 +650,33 @@ static void test_corruption_reported_by_path(void **state)
 	assert_non_null(strstr(f->log.data, "checksum: damaged, kept as "));
 	assert_non_null(strstr(f->log.data, want));
 
+	/* Overwriting: a damaged file replaces nothing.  The file that is
+	 * there stays as it was, and no temporary name is left. */
+	assert_true(snprintf(dest, sizeof(dest), "%s/dest2o", f->tmp) > 0);
+	assert_true(snprintf(rsrc, sizeof(rsrc), "%s%s", dest, p(f, "small"))
+		    > 0);
+	assert_int_equal(nsr_mkdir_p(rsrc, 0755), NSR_OK);
+	assert_int_equal(rmdir(rsrc), 0);
+	put(rsrc, "keep-me", 7, 0600);
+	o.conflict = NSR_RESTORE_OVERWRITE;
+	nsr_buf_reset(&f->log);
+	assert_int_equal(restore(f, f->stream.data, f->stream.len, 4096, &o,
+				 &rs), NSR_OK);
+	o.conflict = NSR_RESTORE_SKIP;
+	assert_int_equal(rs.damaged, 1);
+	{
+		struct nsr_buf got;
+
+		nsr_buf_init(&got, 0);
+		assert_int_equal(nsr_file_read(rsrc, &got, 1 << 20), NSR_OK);
+		assert_string_equal(got.data, "keep-me");
+		nsr_buf_release(&got);
+	}
+	assert_true(snprintf(want, sizeof(want),
+			     "ls -a '%s' | grep -q '^\\.nsr-restore\\.'",
+			     jp(dest, f->src + 1)) > 0);
+	assert_int_not_equal(system(want), 0);
+
 	/* A damaged file record costs that file only: the restore skips to
 	 * the next intact record, reports the damage and ends with
 	 * NSR_ERR_CORRUPT; everything else comes back identical. */
