@@ -476,6 +476,46 @@ out:
 	return NSR_OK;
 }
 
+/* free_unrecorded - a save set without fragments (aborted, or its
+ * mover died before it recorded one) may still have a session file on an
+ * AFTD: ask the mover of every mounted AFTD to remove it.  Best effort. */
+static void free_unrecorded(struct nsrd *n, uint32_t ssid)
+{
+	struct nsr_res *q = nsr_res_new();
+	struct nsr_buf err;
+	nsr_status st;
+	long k = -1;
+
+	nsr_buf_init(&err, 0);
+	memset(&st, 0, sizeof(st));
+	nsr_res_set1(q, "type", "NSR device");
+	nsr_res_set1(q, "media type", "adv_file");
+	while ((k = nsr_resdb_find(n->res, q, (size_t)(k + 1))) >= 0) {
+		const struct nsr_res *dev = nsr_resdb_at(n->res, (size_t)k);
+		const char *vol = nsr_res_get(dev, "volume name");
+		struct nsr_mmd *m;
+		uint32_t files = 0;
+
+		if (!vol || !*vol)
+			continue;
+		m = connect_mover(n, dev, &st);
+		nsr_buf_reset(&err);
+		if (!m || nsr_mmd_ss_remove(m, &ssid, 1, &files, NULL, &err) !=
+			      NSR_OK)
+			nsr_warn("save set %u: cannot look for its data on "
+				 "volume %s: %s", ssid, vol,
+				 m ? err.data : st.msg ? st.msg : "");
+		else if (files > 0)
+			nsr_info("save set %u: %u unrecorded session file(s) "
+				 "removed from volume %s", ssid, files, vol);
+		nsr_mmd_close(m);
+		xdr_free(NSR_XDR(xdr_nsr_status), (char *)&st);
+		memset(&st, 0, sizeof(st));
+	}
+	nsr_res_free(q);
+	nsr_buf_release(&err);
+}
+
 /* free_ss_space - before a save set's record goes: have the mover of each
  * mounted AFTD volume holding its fragments remove their bytes, then take
  * them off the volume's written count (and its full flag).  Non-zero (st
@@ -491,8 +531,10 @@ static int free_ss_space(struct nsrd *n, struct mmdb_clnt *mc, uint32_t ssid,
 	int ret = 0;
 
 	if (mmdb_clnt_frag_list(mc, ssid, fr, NSR_ARRAY_SIZE(fr), &nf) !=
-	    NSR_OK)
-		return 0; /* no fragments: no bytes */
+	    NSR_OK || nf == 0) {
+		free_unrecorded(n, ssid);
+		return 0;
+	}
 	nsr_buf_init(&err, 0);
 	for (size_t i = 0; i < nf && !ret; i++) {
 		struct nsr_res *q;

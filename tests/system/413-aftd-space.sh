@@ -78,6 +78,13 @@ check "the mover said so in the log" \
 	grep -q "removed 1 session file(s) of sessions that never ended" "$ROOT/logs/daemon.log"
 w=$(written); k=$(size_of "$keep")
 check "written ($w) is the live save set's size ($k)" test -n "$w" -a "$w" = "$k"
+# The aborted save set has no fragment: deleting it asks the AFTD's mover
+# to look for an unrecorded file of it, and touches nothing else.
+big=$(ssid_of "$W/big")
+check "the aborted save set is in the media database" test -n "$big"
+check "nsrmm -d -S $big (aborted, no fragment)" "$BIN/nsrmm" -s $S -q -d -y -S "${big:-0}"
+check "the complete save set's file is untouched" test "$(finals)" -eq 1
+check "written is unchanged" test "$(written)" = "$k"
 
 # --- nsrmm -d -S frees the file and the figure ----------------------------
 check "save another tree" "$BIN/save" -s $S -q -b Space "$W/gone"
