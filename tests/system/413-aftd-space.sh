@@ -6,7 +6,9 @@
 #    live save sets' sizes;
 #  - nsrmm -d -S removes a save set's session file with its record,
 #    takes its bytes off the written figure and the volume is no longer
-#    full.
+#    full;
+#  - a removal whose mover died after its intent record is finished by
+#    the next mover to start.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 413-aftd-space
 export NSR_MOVER_IDLE=120
@@ -107,6 +109,24 @@ check "written ($w) is back to the live save set's size ($k)" test "$w" = "$k"
 check "no intent record is left" test ! -e "$A/remove.intent"
 expect_fail "SP01 is no longer full" isfull
 check "the save set is gone from the media database" test -z "$(ssid_of "$W/gone")"
+# --- a removal the mover did not finish is finished at its next start --
+# (as if it died after making its intent record durable)
+mkdir -p "$W/half"
+head -c 1000000 /dev/urandom >"$W/half/h.bin"
+check "save a third tree" "$BIN/save" -s $S -q -b Space "$W/half"
+half=$(ssid_of "$W/half")
+check "two session files again" test "$(finals)" -eq 2
+read -r port3 pid3 < <(mover)
+printf '%s\n' "${half:-0}" >"$A/remove.intent"
+[ -n "${pid3:-}" ] && kill -KILL "$pid3"
+read -r port4 pid4 < <(mover)
+check "a new mover starts (pid ${pid4:-none})" test -n "${pid4:-}" -a "${pid4:-}" != "${pid3:-}"
+check "it finished the removal" test "$(finals)" -eq 1 -a ! -e "$A/remove.intent"
+check "and said so" grep -q "finished an interrupted removal: 1 session file" "$ROOT/logs/daemon.log"
+check "nsrmm -d -S $half then completes the delete" "$BIN/nsrmm" -s $S -q -d -y -S "${half:-0}"
+w=$(written)
+check "written ($w) is the live save set's size ($k)" test "$w" = "$k"
+
 "$BIN/recover" -s $S -q -S "$keep" -d "$W/r" >/dev/null 2>&1
 check "the live save set still recovers" cmp -s "$W/keep/k.bin" "$W/r$W/keep/k.bin"
 nsr_done
