@@ -215,7 +215,7 @@ static int aftd_open(struct nsr_dev *dev, const struct nsr_dev_opts *o)
 {
 	struct aftd *a = NULL;
 	struct stat st;
-	uint32_t *nums = NULL;
+	uint32_t *nums = NULL, part;
 	size_t n = 0;
 	int rc;
 
@@ -240,8 +240,9 @@ static int aftd_open(struct nsr_dev *dev, const struct nsr_dev_opts *o)
 		return rc;
 	}
 	a->next = n ? nums[n - 1] + 1 : 1;
-	if (aftd_max_part(dev) >= a->next)
-		a->next = aftd_max_part(dev) + 1;
+	part = aftd_max_part(dev);
+	if (part >= a->next)
+		a->next = part + 1; /* invariant 2 */
 	a->quota = o->aftd_quota;
 	if (a->quota != 0)
 		rc = aftd_usage(dev, nums, n, &a->used);
