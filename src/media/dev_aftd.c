@@ -491,7 +491,7 @@ static int aftd_sweep(struct nsr_dev *dev, uint32_t *count, uint64_t *bytes)
 	DIR *d = opendir(dev->path);
 	struct dirent *de;
 	char path[PATH_MAX];
-	uint64_t sz;
+	uint64_t sz = 0;
 	int rc = NSR_OK;
 
 	if (d == NULL)

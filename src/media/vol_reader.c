@@ -122,11 +122,11 @@ static int claim_pending(struct nsr_vol_reader *r, const char *why)
 	if (r->pend == 0)
 		return 0;
 	if (r->pend > 1)
-		snprintf(msg, sizeof(msg), "%.250s; %.100s (%" PRIu64
+		snprintf(msg, sizeof(msg), "%.200s; %.100s (%" PRIu64
 			 " damaged blocks from here)", r->pend_msg, why,
 			 r->pend);
 	else
-		snprintf(msg, sizeof(msg), "%.250s; %.100s", r->pend_msg, why);
+		snprintf(msg, sizeof(msg), "%.200s; %.100s", r->pend_msg, why);
 	r->ndamaged += r->pend;
 	r->pend = 0;
 	report(r, r->want_ssid, r->pend_rc, &r->pend_loc, msg);
