@@ -148,7 +148,7 @@ struct mmdb_volume {
 #define MMDB_SS_CHECKPOINT 0x800 /* k */
 #define MMDB_SS_ABORTED 0x1000	 /* a (sumflags) */
 #define MMDB_SS_BROWSABLE 0x2000 /* b (sumflags) */
-#define MMDB_SS_SUSPECT 0x4000	 /* suspect: a read error was seen */
+#define MMDB_SS_SUSPECT 0x4000	 /* s: damage was read, or read errors */
 #define MMDB_SS_SCANNED 0x8000	 /* S: scanned in */
 #define MMDB_SS_ALLFLAGS 0xffff
 

@@ -157,6 +157,7 @@ void mmdb_ss_flags_str(uint32_t flags, char *buf, size_t len)
 		{ MMDB_SS_RAW, 'R' }, { MMDB_SS_SNAPSHOT, 'P' },
 		{ MMDB_SS_COVER, 'K' }, { MMDB_SS_INPROGRESS, 'I' },
 		{ MMDB_SS_FINISHED, 'F' }, { MMDB_SS_CHECKPOINT, 'k' },
+		{ MMDB_SS_SUSPECT, 's' },
 	};
 	size_t n = 0;
 

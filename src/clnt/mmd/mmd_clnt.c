@@ -147,6 +147,40 @@ int nsr_mmd_label(struct nsr_mmd *m, const char *volume, const char *pool,
 	return rc;
 }
 
+/* nsr_mmd_ss_remove - MMD_SS_REMOVE. */
+int nsr_mmd_ss_remove(struct nsr_mmd *m, const uint32_t *ssids, size_t n,
+		      uint32_t *files, uint64_t *bytes, struct nsr_buf *err)
+{
+	mmd_remove_args a;
+	mmd_remove_res r;
+	int rc;
+
+	if (files)
+		*files = 0;
+	if (bytes)
+		*bytes = 0;
+	if (n > MMD_REMOVE_MAX) {
+		why(err, "at most %d save sets can be removed in one call",
+		    MMD_REMOVE_MAX);
+		return NSR_ERR_LIMIT;
+	}
+	memset(&a, 0, sizeof(a));
+	memset(&r, 0, sizeof(r));
+	a.ssids.ssids_len = (u_int)n;
+	a.ssids.ssids_val = (u_int *)ssids;
+	rc = call(m, MMD_SS_REMOVE, NSR_XDR(xdr_mmd_remove_args), &a,
+		  NSR_XDR(xdr_mmd_remove_res), &r, err);
+	if (rc != NSR_OK)
+		return rc;
+	rc = status_rc(&r.st, err);
+	if (rc == NSR_OK && files)
+		*files = r.files;
+	if (rc == NSR_OK && bytes)
+		*bytes = r.bytes;
+	xdr_free(NSR_XDR(xdr_mmd_remove_res), (char *)&r);
+	return rc;
+}
+
 /* nsr_mmd_read_label - MMD_READ_LABEL. */
 int nsr_mmd_read_label(struct nsr_mmd *m, struct nsr_vol_label *out,
 		       int *has_data, struct nsr_buf *err)
