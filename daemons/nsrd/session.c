@@ -574,7 +574,8 @@ int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	struct mmdb_clnt *mc = NULL;
 	struct mmdb_saveset ss;
 	char ssidtxt[32];
-	int ok = a->status == 0;
+	int ok = a->status == 0 || a->status == SAVE_END_NOINDEX;
+	int browsable = a->status == 0;
 
 	NSR_UNUSED(call);
 	mc = nsrd_open_mmdb(&r->st);
@@ -590,7 +591,8 @@ int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	ss.totalsize = a->totalsize;
 	ss.nfiles = a->nfiles;
 	if (ok)
-		ss.flags |= MMDB_SS_FINISHED | MMDB_SS_VALID | MMDB_SS_BROWSABLE;
+		ss.flags |= MMDB_SS_FINISHED | MMDB_SS_VALID |
+			    (browsable ? MMDB_SS_BROWSABLE : 0);
 	else
 		ss.flags |= MMDB_SS_ABORTED | MMDB_SS_INCOMPLETE;
 	if (mmdb_clnt_ss_update(mc, &ss) != NSR_OK) {
@@ -600,7 +602,10 @@ int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	}
 	snprintf(ssidtxt, sizeof(ssidtxt), "%u", a->ssid);
 	job_finish(a->jobid, ok, a->totalsize, a->nfiles, ssidtxt,
-		   ok ? "save completed" : a->msg);
+		   !ok ? a->msg
+		   : browsable ? "save completed"
+			       : "save completed, but its file index entries "
+				 "were lost: recover it by save set id");
 	nsr_info("save set %u of %s:%s %s (%llu bytes, %llu files)%s%s", a->ssid,
 		 ss.client, ss.name, ok ? "completed" : "FAILED",
 		 (unsigned long long)a->totalsize, (unsigned long long)a->nfiles,

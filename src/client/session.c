@@ -32,6 +32,8 @@ struct save_run {
 	time_t renew_at;
 	struct nsr_mmd *mmd;
 	struct nsr_ixclnt *ix;
+	int index_lost;	/* nsrindexd went away: data goes on, browse won't */
+	char index_err[256];
 };
 
 /* renew_sec - seconds between renewals: a quarter of the lease when a
@@ -92,10 +94,19 @@ static int to_index(void *arg, const struct nsr_asm_file *f, uint64_t off)
 
 	if (s->o->file)
 		s->o->file(s->o->ctx, f);
-	if (!s->ix)
+	if (!s->ix || s->index_lost)
 		return NSR_OK;
 	nsr_cfi_entry_from_file(&e, f, off);
-	return nsr_ixclnt_add(s->ix, &e);
+	if (nsr_ixclnt_add(s->ix, &e) != NSR_OK) {
+		/* The index is bookkeeping for browsing: losing it must not
+		 * lose the backup.  The data goes on; finish() says so. */
+		s->index_lost = 1;
+		snprintf(s->index_err, sizeof(s->index_err), "%s",
+			 nsr_ixclnt_errmsg(s->ix));
+		warn(s, "the file index connection failed; the save goes on "
+			"without index entries");
+	}
+	return NSR_OK;
 }
 
 /* on_file_error - a per-file problem: to the caller; the save goes on. */
@@ -215,9 +226,11 @@ static int stream(struct save_run *s, char *const *paths, size_t npaths,
 	return rc;
 }
 
-/* finish - durable on the volume, then the index, then complete. */
+/* finish - durable on the volume, then the index, then complete.  An
+ * index that could not be committed after the data was durable leaves
+ * the save set complete but not browsable (*noindex). */
 static int finish(struct save_run *s, const struct nsr_saver_stats *st,
-		  struct nsr_buf *err)
+		  int *noindex, struct nsr_buf *err)
 {
 	struct nsr_vol_sstail tail = {
 		.bytes = st->stream_bytes,
@@ -229,10 +242,17 @@ static int finish(struct save_run *s, const struct nsr_saver_stats *st,
 	rc = nsr_mmd_ss_end(s->mmd, &tail, &frag, err);
 	if (rc != NSR_OK)
 		return rc;
-	rc = nsr_ixclnt_commit(s->ix);
-	if (rc != NSR_OK)
-		nsr_buf_addf(err, "index commit failed: %s",
-			     nsr_ixclnt_errmsg(s->ix));
+	rc = s->index_lost ? NSR_ERR_RPC : nsr_ixclnt_commit(s->ix);
+	if (rc != NSR_OK) {
+		nsr_buf_addf(err, "the data of save set %u is on its volume, "
+			     "but its file index entries were lost (%s): it "
+			     "can be recovered with recover -S %u, not "
+			     "browsed", s->ss->ssid,
+			     s->index_lost ? s->index_err
+					   : nsr_ixclnt_errmsg(s->ix),
+			     s->ss->ssid);
+		*noindex = 1;
+	}
 	return rc;
 }
 
@@ -288,11 +308,14 @@ int nsr_session_save(const struct nsr_session_save_opts *o,
 	if (rc == NSR_OK)
 		rc = stream(&s, paths, npaths, &r->st, err);
 	if (rc == NSR_OK)
-		rc = finish(&s, &r->st, err);
-	if (rc == NSR_OK) {
-		rc = save_end(&s, 0, r->st.stream_bytes, r->st.files, NULL,
-			      err);
-		r->told_server = rc == NSR_OK;
+		rc = finish(&s, &r->st, &r->no_index, err);
+	if (rc == NSR_OK || r->no_index) {
+		int end = save_end(&s, r->no_index ? SAVE_END_NOINDEX : 0,
+				   r->st.stream_bytes, r->st.files, NULL, err);
+
+		r->told_server = end == NSR_OK;
+		if (rc == NSR_OK)
+			rc = end;
 		goto out;
 	}
 	/* Failed after the save set was made: abort it with the reason. */
