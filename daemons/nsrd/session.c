@@ -25,6 +25,7 @@
 #include "nsr/mmd_clnt.h"
 #include "nsr/mmdb_clnt.h"
 #include "nsr/mmquery.h"
+#include "nsr/peer.h"
 #include "nsr/size.h"
 #include "nsr/snmd_clnt.h"
 #include "nsr/xmalloc.h"
@@ -184,7 +185,7 @@ static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
 {
 	const struct nsr_res *best = NULL;
 	struct nsr_res *q = nsr_res_new();
-	int best_load = INT32_MAX, seen_full = 0;
+	int best_load = INT32_MAX, seen_full = 0, dberr = 0, rc;
 
 	nsr_res_set1(q, "type", "NSR device");
 	for (long i = nsr_resdb_find(n->res, q, 0); i >= 0;
@@ -200,8 +201,15 @@ static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
 		if (!vname || !*vname || (en && strcasecmp(en, "Yes") != 0) ||
 		    (ro && strcasecmp(ro, "Yes") == 0))
 			continue;
-		if (mmdb_clnt_vol_get(mc, vname, &v) != NSR_OK ||
-		    strcmp(v.pool, pool) != 0)
+		rc = mmdb_clnt_vol_get(mc, vname, &v);
+		if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND) {
+			nsr_status_set(st, rc, "the media database is not "
+				       "available: %s", mmdb_clnt_errmsg(mc));
+			best = NULL;
+			dberr = 1;
+			break;
+		}
+		if (rc != NSR_OK || strcmp(v.pool, pool) != 0)
 			continue;
 		if (exclude && memcmp(v.volid, exclude, 16) == 0)
 			continue;
@@ -219,7 +227,7 @@ static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
 		}
 	}
 	nsr_res_free(q);
-	if (!best)
+	if (!best && !dberr)
 		nsr_status_set(st, NSR_ERR_NOTFOUND,
 			    "no writable volume of pool '%s' is mounted on an enabled "
 			    "device%s; label one with: nsrmm -l -b '%s' -f DEVICE",
@@ -827,6 +835,9 @@ void nsrd_settle_orphans(struct nsrd *n)
 
 	if (!n->mmdb)
 		return;
+	/* From the main loop: never wait for a restarting nsrmmdbd here
+	 * (the loop restarts it); an unsettled session waits a tick. */
+	mmdb_clnt_set_wait(n->mmdb, 0);
 	for (int i = 0; i < NSRD_MAX_SESSIONS; i++) {
 		struct nsrd_session *s = &n->sessions[i];
 		const char *why;
@@ -848,6 +859,7 @@ void nsrd_settle_orphans(struct nsrd *n)
 		}
 		s->used = 0;
 	}
+	mmdb_clnt_set_wait(n->mmdb, nsr_peer_wait_default());
 }
 
 /* nsrd_save_renew - SAVE_RENEW: renew a save's lease; a session this

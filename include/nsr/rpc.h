@@ -113,6 +113,9 @@ int nsr_rpc_server_accept(struct nsr_rpc_server *srv, int i);
  * procedures run under) from other threads, e.g. the daemon's timer tick. */
 void nsr_rpc_server_lock(struct nsr_rpc_server *srv);
 void nsr_rpc_server_unlock(struct nsr_rpc_server *srv);
+/* nsr_rpc_server_trylock - take it only if free (1), else 0: for a
+ * daemon's main loop, which must never wait on a handler. */
+int nsr_rpc_server_trylock(struct nsr_rpc_server *srv);
 /* nsr_rpc_server_free - stop accepting, close every connection, join. */
 void nsr_rpc_server_free(struct nsr_rpc_server *srv);
 

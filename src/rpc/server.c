@@ -136,6 +136,12 @@ void nsr_rpc_server_lock(struct nsr_rpc_server *s)
 	pthread_mutex_lock(&s->serial);
 }
 
+/* nsr_rpc_server_trylock - take it only if free: 1 taken, 0 busy. */
+int nsr_rpc_server_trylock(struct nsr_rpc_server *s)
+{
+	return pthread_mutex_trylock(&s->serial) == 0;
+}
+
 /* nsr_rpc_server_unlock - release it. */
 void nsr_rpc_server_unlock(struct nsr_rpc_server *s)
 {
