@@ -155,6 +155,9 @@ static const struct nsr_rpc_proc mmd_procs[] = {
 	{MMD_READ_NEXT, "read_next", NSR_XDR(xdr_mmd_next_args),
 	 sizeof(mmd_next_args), NSR_XDR(xdr_mmd_next_res),
 	 sizeof(mmd_next_res), mmd_h_read_next, 0},
+	{MMD_SS_SYNC, "ss_sync", NSR_XDR(xdr_mmd_sync_args),
+	 sizeof(mmd_sync_args), NSR_XDR(xdr_mmd_sync_res),
+	 sizeof(mmd_sync_res), mmd_h_ss_sync, 0},
 };
 
 static const struct nsr_rpc_prog mmd_progs[] = {

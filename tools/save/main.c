@@ -5,7 +5,9 @@
  *        [-w browse] [-y retention] path ...
  *
  * The save stream goes to the data mover nsrd chose (pipelined one-way
- * calls), the file index entries to nsrindexd in batches.  The save set is
+ * calls), the file index entries to nsrindexd in batches.  When the
+ * volume fills (tape, vtape), save asks nsrd for the next volume
+ * (NEXT_VOLUME) and the mover client library goes on at its mover.  The save set is
  * reported complete to nsrd only after the mover has made the data durable
  * and nsrindexd has committed the index; if anything fails, the save set is
  * marked aborted with the reason and save exits non-zero.
@@ -39,6 +41,7 @@
 
 struct save_ctx {
 	struct nsr_nsrd *nsrd;
+	const char *server;
 	const save_start_res *ss;
 	const char *client;
 	time_t renew_at; /* next lease renewal at nsrd */
@@ -47,6 +50,7 @@ struct save_ctx {
 	int verbose, quiet;
 	int failed;
 	char err[1024];
+	char mmd_err[1024]; /* why the stream to the mover failed */
 };
 
 /* usage - print --help text. */
@@ -106,12 +110,51 @@ static int renew(struct save_ctx *c)
 static int to_mover(void *arg, const void *p, size_t n)
 {
 	struct save_ctx *c = arg;
+	int rc;
 
 	if (!c->mmd)
 		return NSR_OK;
 	if (time(NULL) >= c->renew_at && renew(c) != NSR_OK)
 		return NSR_ERR_STATE;
-	return nsr_mmd_ss_write(c->mmd, p, n);
+	rc = nsr_mmd_ss_write(c->mmd, p, n);
+	if (rc != NSR_OK && !c->mmd_err[0])
+		snprintf(c->mmd_err, sizeof(c->mmd_err), "%s",
+			 nsr_mmd_errmsg(c->mmd));
+	return rc;
+}
+
+/* next_volume - the span function: a volume filled, NEXT_VOLUME at nsrd
+ * names the volume the save set continues on and its mover (host ""
+ * means the server's own). */
+static int next_volume(void *ctx, uint32_t ssid, const char *pool,
+		       const uint8_t full_volid[16], struct nsr_mmd_next *nx,
+		       struct nsr_buf *err)
+{
+	struct save_ctx *c = ctx;
+	next_vol_args a;
+	next_vol_res r;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	memset(&r, 0, sizeof(r));
+	a.ssid = ssid;
+	a.pool = (char *)pool;
+	memcpy(a.exclude, full_volid, sizeof(a.exclude));
+	rc = nsr_nsrd_next_volume(c->nsrd, &a, &r);
+	if (rc != NSR_OK) {
+		nsr_buf_addstr(err, nsr_nsrd_errmsg(c->nsrd));
+	} else {
+		snprintf(nx->host, sizeof(nx->host), "%s",
+			 r.mover_host[0] ? r.mover_host : c->server);
+		nx->port = r.mover_port;
+		memcpy(nx->volid, r.volid, sizeof(nx->volid));
+		snprintf(nx->volume, sizeof(nx->volume), "%s", r.volume);
+		if (c->verbose)
+			printf("save: save set %u continues on volume %s\n",
+			       ssid, r.volume);
+	}
+	xdr_free(NSR_XDR(xdr_next_vol_res), &r);
+	return rc;
 }
 
 /* to_index - one index entry per saved file. */
@@ -298,6 +341,7 @@ int main(int argc, char **argv)
 		if (nsr_nsrd_save_start(nsrd, &sa, &ss) != NSR_OK)
 			nsr_fatal("%s", nsr_nsrd_errmsg(nsrd));
 		c.nsrd = nsrd;
+		c.server = server;
 		c.ss = &ss;
 		c.client = client;
 		c.renew_at = time(NULL) + renew_sec();
@@ -310,6 +354,7 @@ int main(int argc, char **argv)
 		} else {
 			struct nsr_vol_sshdr hdr;
 
+			nsr_mmd_set_span_fn(c.mmd, next_volume, &c);
 			memset(&hdr, 0, sizeof(hdr));
 			hdr.ssid = ss.ssid;
 			memcpy(hdr.longid, ss.longid, 16);
@@ -362,6 +407,10 @@ int main(int argc, char **argv)
 			rc = nsr_saver_finish(sv);
 		if (sv)
 			nsr_saver_stats(sv, &st);
+		if (rc && c.mmd_err[0]) {
+			snprintf(c.err, sizeof(c.err), "%s", c.mmd_err);
+			goto fail;
+		}
 		if (rc) {
 			snprintf(c.err, sizeof(c.err), "save stream failed: %s",
 				 nsr_strerror(rc));
