@@ -9,8 +9,9 @@
  * after the client reported the data and the index durable; a failed save
  * leaves the save set aborted and the job failed, with the reason.
  * RECOVER_START finds the fragments of a save set and, for each, the mover
- * of the device its volume is mounted on.  NEXT_VOLUME tells a mover whose
- * volume filled up where the save set continues.
+ * of the device its volume is mounted on.  NEXT_VOLUME tells the client
+ * of a save whose volume filled up where the save set continues (the
+ * client then goes on at that volume's mover itself).
  */
 #include "nsr/compat.h"
 
@@ -499,9 +500,9 @@ out:
 	return NSR_OK;
 }
 
-/* nsrd_next_volume - NEXT_VOLUME: a mover's volume filled up during save
- * set a->ssid; choose the next writable volume of the pool (as SAVE_START
- * does, never the full one) and hand back its device's mover. */
+/* nsrd_next_volume - NEXT_VOLUME: the volume of save set a->ssid filled
+ * up (its client asks); choose the next writable volume of the pool (as
+ * SAVE_START does, never the full one) and hand back its device's mover. */
 int nsrd_next_volume(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;
@@ -550,8 +551,8 @@ int nsrd_next_volume(void *ctx, void *argp, void *resp, struct nsr_rpc_call *cal
 	memcpy(r->volid, vol.volid, 16);
 	free(r->device);
 	r->device = nsr_rpc_str(nsr_res_get(dev, "name"));
-	/* "" = the mover is on this server: the asking mover reaches it
-	 * under the server's name (or loopback, when local itself). */
+	/* "" = the mover is on this server: the asking client reaches it
+	 * under the server's name, as it reaches nsrd. */
 	free(r->mover_host);
 	r->mover_host = nsr_rpc_str(mhost);
 	r->mover_port = port;

@@ -113,8 +113,8 @@ void mmd_save_free(struct mmd *m, struct mmd_save *s)
 	if (s->eom && !s->settled && s->err == NSR_OK)
 		nsr_warn("save set %u (%s:%s): the client connection closed "
 			 "before it settled the session after volume %s filled;"
-			 " the part on that volume is not recorded", s->hdr.ssid,
-			 s->hdr.client, s->hdr.name, s->volname);
+			 " the part on that volume is not recorded",
+			 s->hdr.ssid, s->hdr.client, s->hdr.name, s->volname);
 	free(s->errmsg);
 	release_writer(m, s);
 	free(s);

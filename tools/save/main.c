@@ -7,10 +7,11 @@
  * The save stream goes to the data mover nsrd chose (pipelined one-way
  * calls), the file index entries to nsrindexd in batches.  When the
  * volume fills (tape, vtape), save asks nsrd for the next volume
- * (NEXT_VOLUME) and the mover client library goes on at its mover.  The save set is
- * reported complete to nsrd only after the mover has made the data durable
- * and nsrindexd has committed the index; if anything fails, the save set is
- * marked aborted with the reason and save exits non-zero.
+ * (NEXT_VOLUME) and the mover client library goes on at its mover.
+ * The save set is reported complete to nsrd only after the mover has made
+ * the data durable and nsrindexd has committed the index; if anything
+ * fails, the save set is marked aborted with the reason and save exits
+ * non-zero.
  */
 #include "nsr/compat.h"
 
