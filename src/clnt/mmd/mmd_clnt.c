@@ -451,8 +451,10 @@ static int recv_sync(struct nsr_mmd *m)
 	rc = nsr_rpc_call_recv(m->c, y->xid, NSR_XDR(xdr_mmd_sync_res), &r);
 	m->sync_head = (m->sync_head + 1) % NSR_MMD_SYNC_DEPTH_MAX;
 	m->nsync--;
-	if (rc != NSR_OK)
+	if (rc != NSR_OK) {
+		xdr_free(NSR_XDR(xdr_mmd_sync_res), (char *)&r);
 		return sfail(m, rc, "%s", nsr_rpc_last_error(m->c));
+	}
 	if (r.st.code == NSR_ERR_EOM && r.eom.spans) {
 		take_eom(m, &r.eom, r.st.msg);
 	} else if (r.st.code != NSR_OK) {
@@ -629,8 +631,8 @@ static int span(struct nsr_mmd *m)
 	if (m->spans >= SPANS_MAX)
 		nsr_buf_addf(&e, "it already spans %u volumes", m->spans + 1);
 	else if (!m->span_fn)
-		nsr_buf_addstr(&e, "no other volume was asked for (the client "
-			       "cannot span)");
+		nsr_buf_addstr(&e, "this client has no way to ask for "
+			       "another volume");
 	rc = e.len ? NSR_ERR_EOM
 		   : m->span_fn(m->span_ctx, m->hdr.ssid, m->hdr.pool,
 				m->full_volid, &nx, &e);
