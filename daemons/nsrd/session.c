@@ -9,8 +9,9 @@
  * after the client reported the data and the index durable; a failed save
  * leaves the save set aborted and the job failed, with the reason.
  * RECOVER_START finds the fragments of a save set and, for each, the mover
- * of the device its volume is mounted on.  NEXT_VOLUME tells a mover whose
- * volume filled up where the save set continues.
+ * of the device its volume is mounted on.  NEXT_VOLUME tells the client
+ * of a save whose volume filled up where the save set continues (the
+ * client then goes on at that volume's mover itself).
  */
 #include "nsr/compat.h"
 
@@ -378,6 +379,60 @@ static void job_finish(int64_t id, int ok, uint64_t bytes, uint64_t files,
 	nsr_buf_release(&err);
 }
 
+/* find_created - after a create whose reply was lost: the in-progress
+ * save set with ss's client, name and savetime, if the create did reach
+ * the media database.  1 found (ss and *cloneid filled), 0 not, -1 the
+ * media database cannot tell. */
+static int find_created(struct mmdb_clnt *mc, struct mmdb_saveset *ss,
+			uint32_t *cloneid)
+{
+	struct mmdb_ss_row rows[64];
+	size_t got = 0;
+	int done = 0, found = 0, rc;
+
+	rc = mmdb_clnt_query_open(mc, "inprogress", 0, time(NULL));
+	while (rc == NSR_OK && !done) {
+		rc = mmdb_clnt_query_next_rows(mc, rows, 64, &got, &done);
+		for (size_t i = 0; rc == NSR_OK && i < got && !found; i++) {
+			const struct mmdb_saveset *x = &rows[i].ss;
+
+			if (x->savetime == ss->savetime &&
+			    strcmp(x->client, ss->client) == 0 &&
+			    strcmp(x->name, ss->name) == 0) {
+				*ss = *x;
+				*cloneid = rows[i].clone.cloneid;
+				found = 1;
+			}
+		}
+	}
+	return rc != NSR_OK ? -1 : found;
+}
+
+/* create_saveset - MM_SS_CREATE, made safe to repeat: when the reply is
+ * lost (nsrmmdbd died or restarted) the create may or may not have been
+ * committed, so look for it before creating it again.  A save set is
+ * never left in progress without a session that owns it. */
+static int create_saveset(struct mmdb_clnt *mc, struct mmdb_saveset *ss,
+			  uint32_t *cloneid)
+{
+	int rc = mmdb_clnt_ss_create(mc, ss, cloneid);
+
+	for (int attempt = 0; attempt < 2 && rc != NSR_OK; attempt++) {
+		int found;
+
+		if (rc != NSR_ERR_RPC && rc != NSR_ERR_CONNECT &&
+		    rc != NSR_ERR_TIMEOUT)
+			return rc; /* nsrmmdbd answered: it did not create */
+		found = find_created(mc, ss, cloneid);
+		if (found < 0)
+			return rc;
+		if (found)
+			return NSR_OK;
+		rc = mmdb_clnt_ss_create(mc, ss, cloneid);
+	}
+	return rc;
+}
+
 /* nsrd_save_start - SAVE_START: admit a save and say where to stream. */
 int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
@@ -457,7 +512,7 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 				    ss.savetime);
 	if (ss.ssretent < ss.ssbrowse)
 		ss.ssretent = ss.ssbrowse;
-	if (mmdb_clnt_ss_create(mc, &ss, &cloneid) != NSR_OK) {
+	if (create_saveset(mc, &ss, &cloneid) != NSR_OK) {
 		nsr_status_set(&r->st, NSR_ERR_IO, "cannot create the save set in the media "
 			    "database: %s", mmdb_clnt_errmsg(mc));
 		goto out;
@@ -508,9 +563,9 @@ out:
 	return NSR_OK;
 }
 
-/* nsrd_next_volume - NEXT_VOLUME: a mover's volume filled up during save
- * set a->ssid; choose the next writable volume of the pool (as SAVE_START
- * does, never the full one) and hand back its device's mover. */
+/* nsrd_next_volume - NEXT_VOLUME: the volume of save set a->ssid filled
+ * up (its client asks); choose the next writable volume of the pool (as
+ * SAVE_START does, never the full one) and hand back its device's mover. */
 int nsrd_next_volume(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;
@@ -559,8 +614,8 @@ int nsrd_next_volume(void *ctx, void *argp, void *resp, struct nsr_rpc_call *cal
 	memcpy(r->volid, vol.volid, 16);
 	free(r->device);
 	r->device = nsr_rpc_str(nsr_res_get(dev, "name"));
-	/* "" = the mover is on this server: the asking mover reaches it
-	 * under the server's name (or loopback, when local itself). */
+	/* "" = the mover is on this server: the asking client reaches it
+	 * under the server's name, as it reaches nsrd. */
 	free(r->mover_host);
 	r->mover_host = nsr_rpc_str(mhost);
 	r->mover_port = port;

@@ -34,6 +34,12 @@
  *   nsr_rpc_send(c, proc, xargs, &args)         pipelined one-way call: no
  *                                              wait; flushed when the buffer
  *                                              fills or by the next call
+ *   nsr_rpc_call_send(c, proc, xargs, &args, &xid)  a call whose reply is
+ *   nsr_rpc_call_recv(c, xid, xres, &res)          read later: up to
+ *                                              NSR_RPC_PENDING_MAX calls
+ *                                              outstanding, their replies
+ *                                              read oldest first, one-way
+ *                                              calls flowing meanwhile
  *   xdr_free(xres, &res) ... nsr_rpc_close(c)
  * Errors: NSR_ERR_CONNECT (with "host:port: reason" in err), NSR_ERR_TIMEOUT,
  * NSR_ERR_RPC (transport/protocol; message in err).
@@ -54,6 +60,10 @@ struct nsr_buf;
 #define NSR_RPC_CLOSE 2	  /* handler return: close this connection */
 
 #define NSR_RPC_SERIAL 0x1 /* run under the server-wide mutex */
+
+/* Calls a client may have sent with nsr_rpc_call_send and not yet read
+ * the reply of. */
+#define NSR_RPC_PENDING_MAX 32
 
 /* Default locator ports (nsrexecd), overridable by env NSR_EXEC_PORT and
  * NSR_PORTMAP_PORT or options. */
@@ -142,9 +152,23 @@ int nsr_rpc_open(const char *host, uint32_t prog, uint32_t vers,
 /* nsr_rpc_set_timeout - reply timeout for nsr_rpc_call (default 300 s). */
 void nsr_rpc_set_timeout(struct nsr_rpc_clnt *c, int timeout_ms);
 /* nsr_rpc_call - send a call and wait for its reply (results decoded into
- * res, which the caller frees with xdr_free(xres, res)). */
+ * res, which the caller frees with xdr_free(xres, res)).  NSR_ERR_STATE
+ * while replies of nsr_rpc_call_send calls are unread. */
 int nsr_rpc_call(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
 		 void *args, xdrproc_t xres, void *res);
+/* nsr_rpc_call_send - send a call (flushed at once) without waiting for
+ * its reply; *xid names it for nsr_rpc_call_recv.  NSR_ERR_LIMIT when
+ * NSR_RPC_PENDING_MAX replies are unread.  The server answers the calls
+ * of a connection in order, so replies are read oldest first. */
+int nsr_rpc_call_send(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
+		      void *args, uint32_t *xid);
+/* nsr_rpc_call_recv - wait for the reply to call xid, which must be the
+ * oldest unread one (NSR_ERR_STATE otherwise), and decode it into res
+ * (freed by the caller with xdr_free).  Errors as nsr_rpc_call. */
+int nsr_rpc_call_recv(struct nsr_rpc_clnt *c, uint32_t xid, xdrproc_t xres,
+		      void *res);
+/* nsr_rpc_pending - how many sent calls still have their reply unread. */
+unsigned nsr_rpc_pending(const struct nsr_rpc_clnt *c);
 /* nsr_rpc_send - a one-way call to a procedure that never replies. */
 int nsr_rpc_send(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
 		 void *args);

@@ -34,6 +34,7 @@ struct save_run {
 	struct nsr_ixclnt *ix;
 	int index_lost;	/* nsrindexd went away: data goes on, browse won't */
 	char index_err[256];
+	char mmd_err[1024]; /* why the stream to the mover failed */
 };
 
 /* renew_sec - seconds between renewals: a quarter of the lease when a
@@ -78,12 +79,48 @@ static int renew(struct save_run *s)
 static int to_mover(void *arg, const void *p, size_t n)
 {
 	struct save_run *s = arg;
+	int rc;
 
 	if (!s->mmd)
 		return NSR_OK; /* dry run */
 	if (time(NULL) >= s->renew_at && renew(s) != NSR_OK)
 		return NSR_ERR_STATE;
-	return nsr_mmd_ss_write(s->mmd, p, n);
+	rc = nsr_mmd_ss_write(s->mmd, p, n);
+	if (rc != NSR_OK && !s->mmd_err[0])
+		snprintf(s->mmd_err, sizeof(s->mmd_err), "%s",
+			 nsr_mmd_errmsg(s->mmd));
+	return rc;
+}
+
+/* next_volume - the span function: a volume filled; NEXT_VOLUME at nsrd
+ * names the volume the save set continues on and its mover (host ""
+ * means the server's own). */
+static int next_volume(void *ctx, uint32_t ssid, const char *pool,
+		       const uint8_t full_volid[16], struct nsr_mmd_next *nx,
+		       struct nsr_buf *err)
+{
+	struct save_run *s = ctx;
+	next_vol_args a;
+	next_vol_res r;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	memset(&r, 0, sizeof(r));
+	a.ssid = ssid;
+	a.pool = (char *)pool;
+	memcpy(a.exclude, full_volid, sizeof(a.exclude));
+	rc = nsr_nsrd_next_volume(s->nsrd, &a, &r);
+	if (rc != NSR_OK) {
+		nsr_buf_addstr(err, nsr_nsrd_errmsg(s->nsrd));
+	} else {
+		snprintf(nx->host, sizeof(nx->host), "%s",
+			 r.mover_host[0] ? r.mover_host : s->o->server);
+		nx->port = r.mover_port;
+		memcpy(nx->volid, r.volid, sizeof(nx->volid));
+		snprintf(nx->volume, sizeof(nx->volume), "%s", r.volume);
+	}
+	xdr_free(NSR_XDR(xdr_next_vol_res), (char *)&r);
+	return rc;
 }
 
 /* to_index - one index entry per saved file. */
@@ -163,6 +200,7 @@ static int open_paths(struct save_run *s, struct nsr_buf *err)
 		nsr_buf_addstr(err, " (the data mover nsrd chose)");
 		return rc;
 	}
+	nsr_mmd_set_span_fn(s->mmd, next_volume, s);
 	memset(&hdr, 0, sizeof(hdr));
 	hdr.ssid = ss->ssid;
 	memcpy(hdr.longid, ss->longid, 16);
@@ -219,7 +257,8 @@ static int stream(struct save_run *s, char *const *paths, size_t npaths,
 	nsr_saver_free(sv);
 	if (rc != NSR_OK)
 		nsr_buf_addf(err, "save stream failed: %s",
-			     rc == NSR_ERR_STATE
+			     s->mmd_err[0] ? s->mmd_err
+			     : rc == NSR_ERR_STATE
 				     ? "the server settled the save set while "
 				       "this client could not reach it"
 				     : nsr_strerror(rc));
