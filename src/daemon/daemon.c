@@ -306,14 +306,18 @@ static void log_rpc_limits(struct nsr_daemon *d)
 		 l.grace_sec, l.idle_sec);
 }
 
-/* Transport events seen and not yet logged, and when each kind was last
- * logged: one line per kind per RPC_LOG_EVERY_MS at most. */
+/* Transport events seen and not yet logged.  A burst (4,000 silent
+ * connections timing out over a few seconds) becomes one line once it has
+ * been quiet for RPC_LOG_QUIET_MS; events that keep coming are logged
+ * every RPC_LOG_EVERY_MS. */
+#define RPC_LOG_QUIET_MS 1500
 #define RPC_LOG_EVERY_MS 10000
 enum { EV_SILENT, EV_IDLE, EV_STALLED, EV_EVICTED, EV_REFUSED,
        EV_PEER_EVICTED, EV_PEER_REFUSED, EV_THREADS, EV_THREAD_FAIL, EV_N };
 struct rpc_log {
 	long pending[EV_N];
-	long long last[EV_N];
+	long long first[EV_N]; /* when pending became non-zero */
+	long long last[EV_N];  /* the latest event */
 	char peer[48];
 };
 
@@ -376,27 +380,33 @@ static void rpc_log_events(struct nsr_daemon *d, struct rpc_log *lg)
 	struct nsr_rpc_limits l;
 	struct nsr_rpc_stats st;
 	long long now = now_ms();
+	long got[EV_N];
 
 	nsr_rpc_server_stats(d->srv, &st, 1);
 	nsr_rpc_server_limits(d->srv, &l);
-	lg->pending[EV_SILENT] += st.closed_silent;
-	lg->pending[EV_IDLE] += st.closed_idle;
-	lg->pending[EV_STALLED] += st.closed_stalled;
-	lg->pending[EV_EVICTED] += st.evicted;
-	lg->pending[EV_REFUSED] += st.refused;
-	lg->pending[EV_PEER_EVICTED] += st.peer_evicted;
-	lg->pending[EV_PEER_REFUSED] += st.peer_refused;
-	lg->pending[EV_THREADS] += st.thread_waits;
-	lg->pending[EV_THREAD_FAIL] += st.thread_fails;
+	got[EV_SILENT] = st.closed_silent;
+	got[EV_IDLE] = st.closed_idle;
+	got[EV_STALLED] = st.closed_stalled;
+	got[EV_EVICTED] = st.evicted;
+	got[EV_REFUSED] = st.refused;
+	got[EV_PEER_EVICTED] = st.peer_evicted;
+	got[EV_PEER_REFUSED] = st.peer_refused;
+	got[EV_THREADS] = st.thread_waits;
+	got[EV_THREAD_FAIL] = st.thread_fails;
 	if (st.peer_last[0])
 		snprintf(lg->peer, sizeof(lg->peer), "%s", st.peer_last);
 	for (int k = 0; k < EV_N; k++) {
-		if (!lg->pending[k] || (lg->last[k] &&
-					now - lg->last[k] < RPC_LOG_EVERY_MS))
+		if (got[k]) {
+			if (!lg->pending[k])
+				lg->first[k] = now;
+			lg->pending[k] += got[k];
+			lg->last[k] = now;
+		}
+		if (!lg->pending[k] || (now - lg->last[k] < RPC_LOG_QUIET_MS &&
+					now - lg->first[k] < RPC_LOG_EVERY_MS))
 			continue;
 		rpc_log_line(&l, k, lg->pending[k], lg->peer);
 		lg->pending[k] = 0;
-		lg->last[k] = now;
 	}
 }
 
