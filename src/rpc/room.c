@@ -25,6 +25,7 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -164,6 +165,7 @@ static void move_to(struct nsr_rpc_server *s, struct srv_conn *sc,
 	list_del(state_list(s, sc->state), sc);
 	sc->state = st;
 	list_add(state_list(s, st), sc);
+	atomic_store(&s->nready, s->ready.n);
 }
 
 /* peer_hash - bucket of an address string. */
@@ -216,6 +218,7 @@ static void peer_addr(const struct nsr_conn *c, char *buf, size_t len)
 static void detach(struct nsr_rpc_server *s, struct srv_conn *sc)
 {
 	list_del(state_list(s, sc->state), sc);
+	atomic_store(&s->nready, s->ready.n);
 	epoll_ctl(s->epfd, EPOLL_CTL_DEL, sc->conn.fd, NULL);
 	s->slots[sc->slot] = NULL;
 	s->slot_gen[sc->slot]++;
@@ -273,9 +276,14 @@ static void wake_worker(struct nsr_rpc_server *s)
 	pthread_attr_t attr;
 	pthread_t tid;
 
+	/* Workers on their way will take what is queued: one per connection,
+	 * not one per event, or a busy moment starts a thread storm. */
+	if (s->ready.n <= s->ncoming)
+		return;
 	if (w) {
 		s->idle_workers = w->next;
 		w->woken = 1;
+		s->ncoming++;
 		pthread_cond_signal(&w->cv);
 		return;
 	}
@@ -301,6 +309,7 @@ static void wake_worker(struct nsr_rpc_server *s)
 		s->ev.thread_fails++;
 	} else {
 		s->nthreads++;
+		s->ncoming++;
 	}
 	pthread_attr_destroy(&attr);
 }
@@ -342,8 +351,10 @@ static int idle_wait(struct nsr_rpc_server *s, struct srv_worker *w)
 	while (!w->woken && !s->stopping)
 		if (pthread_cond_timedwait(&w->cv, &s->mu, &ts) == ETIMEDOUT)
 			break;
-	if (w->woken)
+	if (w->woken) {
+		s->ncoming--;
 		return 0;
+	}
 	for (pp = &s->idle_workers; *pp && *pp != w; pp = &(*pp)->next)
 		;
 	if (*pp)
@@ -358,6 +369,7 @@ static void *worker_main(void *arg)
 	struct nsr_rpc_server *s = w->srv;
 
 	pthread_mutex_lock(&s->mu);
+	s->ncoming--; /* started by wake_worker */
 	for (;;) {
 		struct srv_conn *sc = s->ready.head, *reap = NULL;
 		enum srv_served how;
@@ -533,11 +545,17 @@ static struct srv_conn *make_room(struct nsr_rpc_server *s,
 	return NULL;
 }
 
-/* keepalive - let TCP find peers that vanished without a FIN. */
-static void keepalive(int fd)
+/* sock_options - timeouts in the middle of a request (the kernel's, so a
+ * read costs no poll), and keepalive so TCP finds peers that vanished
+ * without a FIN. */
+static void sock_options(int fd, int read_sec)
 {
 	int one = 1, idle = KEEPALIVE_IDLE_SEC, intvl = KEEPALIVE_INTVL_SEC;
 	int cnt = KEEPALIVE_CNT;
+	struct timeval tv = {.tv_sec = read_sec};
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 
 	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
 	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
@@ -636,7 +654,7 @@ int srv_room_admit(struct nsr_rpc_server *s, int fd)
 	}
 	sc->srv = s;
 	nsr_conn_init_fd(&sc->conn, fd);
-	keepalive(fd);
+	sock_options(fd, s->lim.read_sec);
 	pthread_mutex_lock(&s->mu);
 	rc = admit(s, sc, &reap);
 	pthread_mutex_unlock(&s->mu);

@@ -13,8 +13,11 @@
  * rather than keep the connection until an idle timeout because the bound
  * that matters is threads per *active* request: 4,000 idle peers must not
  * need 4,000 threads, and a long save session must not pin one between its
- * calls.  The price is one epoll re-arm and one thread wake-up per request
- * of a request/reply client (measured in the commit that made it).
+ * calls.  The price would be one epoll re-arm and two thread wake-ups per
+ * request of a request/reply client; a worker therefore lingers LINGER_MS
+ * for the next request when no other connection waits for a worker, which
+ * keeps round trips as fast as a thread per connection did
+ * (tests/bench/rpc/RESULTS.md).
  *
  * Invariants:
  *  1. requests on one connection are handled one at a time, in order, so a
@@ -55,6 +58,7 @@
 #include "server_int.h"
 
 #define ACCEPT_BATCH 64
+#define LINGER_MS 2 /* see nothing_pending */
 
 struct nsr_rpc_call {
 	struct srv_conn *sc;
@@ -294,10 +298,14 @@ void srv_worker_release(struct srv_worker *w)
 	w->have_x = 0;
 }
 
-/* nothing_pending - no byte of sc left in the XDR buffer or the socket. */
+/* nothing_pending - no byte of sc left in the XDR buffer or the socket,
+ * after a short linger when no other connection waits for a worker: a
+ * request/reply client's next call usually comes within it, and then
+ * wakes this thread directly instead of the room thread and a worker. */
 static int nothing_pending(struct srv_worker *w, struct srv_conn *sc)
 {
 	struct pollfd pfd = {.fd = sc->conn.fd, .events = POLLIN};
+	int linger = atomic_load(&sc->srv->nready) ? 0 : LINGER_MS;
 
 	/* xdrrec_eof skips what is left of the current record (unread
 	 * arguments of a refused call) and says whether the buffer is empty;
@@ -305,7 +313,7 @@ static int nothing_pending(struct srv_worker *w, struct srv_conn *sc)
 	w->x.x_op = XDR_DECODE;
 	if (!xdrrec_eof(&w->x))
 		return 0;
-	return poll(&pfd, 1, 0) == 0;
+	return poll(&pfd, 1, linger) == 0;
 }
 
 /*
@@ -316,12 +324,10 @@ static int nothing_pending(struct srv_worker *w, struct srv_conn *sc)
  */
 enum srv_served srv_serve(struct srv_worker *w, struct srv_conn *sc)
 {
-	struct nsr_rpc_server *s = sc->srv;
 	char cred[2 * MAX_AUTH_BYTES];
 	struct rpc_msg msg;
 
 	w->sc = sc;
-	sc->conn.timeout_ms = s->lim.read_sec * 1000;
 	if (!w->have_x) {
 		xdrrec_create(&w->x, NSR_RPC_BUFSZ, NSR_RPC_BUFSZ, w, wk_read,
 			      wk_write);

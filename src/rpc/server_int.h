@@ -8,6 +8,7 @@
 #define NSR_SERVER_INT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "nsr/rpc.h"
 #include "rpc_int.h"
@@ -72,8 +73,10 @@ struct nsr_rpc_server {
 	uint32_t *free_slots;
 	int nfree;
 	struct sc_list silent, idle, ready, busy;
+	atomic_int nready; /* ready.n, for reading without mu */
 	struct srv_worker *idle_workers;
 	int nthreads;
+	int ncoming; /* workers woken or started, not yet at the queue */
 	struct srv_peer **peers; /* hash buckets */
 	struct nsr_rpc_stats ev; /* event counters since the last reset */
 };
