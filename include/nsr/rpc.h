@@ -55,7 +55,9 @@
  *                        0 = no cap).  At the cap that address's own
  *                        silent or idle connection makes room, else the
  *                        new one is refused.  Loopback peers are exempt:
- *                        every local client and daemon shares 127.0.0.1.
+ *                        every local client and daemon shares 127.0.0.1
+ *                        (for tests, NSR_TEST_RPC_PEER_LOOPBACK=1 caps
+ *                        them too).
  *
  * Client calling sequence:
  *   nsr_rpc_open(host, prog, vers, &c, err)      locate via nsrexecd + connect

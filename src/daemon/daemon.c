@@ -300,7 +300,8 @@ static void log_rpc_limits(struct nsr_daemon *d)
 	nsr_info("connections: at most %s (%s descriptors), %s worker threads, "
 		 "%d per remote address, silent ones closed after %d s, idle "
 		 "ones after %d s", count_text(l.max_conns, c, sizeof(c)),
-		 count_text(rl.rlim_cur == RLIM_INFINITY ? -1 : (long)rl.rlim_cur,
+		 count_text(rl.rlim_cur == RLIM_INFINITY ? -1
+							  : (long)rl.rlim_cur,
 			    f, sizeof(f)),
 		 count_text(l.max_threads, t, sizeof(t)), l.max_per_peer,
 		 l.grace_sec, l.idle_sec);
@@ -334,8 +335,8 @@ static void rpc_log_line(const struct nsr_rpc_limits *l, int k, long n,
 			 "(NSR_RPC_GRACE_SEC)", c, l->grace_sec);
 		break;
 	case EV_IDLE:
-		nsr_info("closed %s connections idle for %d s (NSR_RPC_IDLE_SEC)",
-			 c, l->idle_sec);
+		nsr_info("closed %s connections idle for %d s "
+			 "(NSR_RPC_IDLE_SEC)", c, l->idle_sec);
 		break;
 	case EV_STALLED:
 		nsr_warn("dropped %s connections that stopped sending in the "
@@ -343,8 +344,9 @@ static void rpc_log_line(const struct nsr_rpc_limits *l, int k, long n,
 			 c, l->read_sec);
 		break;
 	case EV_EVICTED:
-		nsr_warn("connection limit %s reached: closed %s silent or idle "
-			 "connections to admit new ones (NSR_RPC_MAX_CONNS)",
+		nsr_warn("connection limit %s reached: closed %s silent or "
+			 "idle connections to admit new ones "
+			 "(NSR_RPC_MAX_CONNS)",
 			 count_text(l->max_conns, m, sizeof(m)), c);
 		break;
 	case EV_REFUSED:
@@ -410,12 +412,32 @@ static void rpc_log_events(struct nsr_daemon *d, struct rpc_log *lg)
 	}
 }
 
+/* accept_failed - the listeners rest ACCEPT_REST_MS; say why, at most
+ * every RPC_LOG_EVERY_MS. */
+#define ACCEPT_REST_MS 200
+static void accept_failed(long long *accept_after, long long *warned)
+{
+	long long now = now_ms();
+
+	*accept_after = now + ACCEPT_REST_MS;
+	if (*warned && now - *warned < RPC_LOG_EVERY_MS)
+		return;
+	*warned = now;
+	if (errno == EMFILE || errno == ENFILE)
+		nsr_warn("cannot accept connections: out of file descriptors "
+			 "with every connection busy; raise the limit (ulimit "
+			 "-n) or lower NSR_RPC_MAX_CONNS");
+	else
+		nsr_warn("cannot accept connections: %s", strerror(errno));
+}
+
 /* run_loop - step 7. */
 static void run_loop(struct nsr_daemon *d, const sigset_t *orig)
 {
 	struct pollfd pfd[8];
 	long long next_tick = now_ms() + d->ops->tick_ms;
 	long long next_stats = now_ms() + 1000;
+	long long accept_after = 0, warned = 0;
 	int n = nsr_rpc_server_nlisten(d->srv);
 	struct rpc_log lg;
 
@@ -426,10 +448,16 @@ static void run_loop(struct nsr_daemon *d, const sigset_t *orig)
 		long long left;
 		int pr;
 
+		/* After a failed accept (out of descriptors with every
+		 * connection busy) the listeners rest, or ppoll would spin. */
 		for (int i = 0; i < n; i++) {
 			pfd[i].fd = nsr_rpc_server_listen_fd(d->srv, i);
+			if (now_ms() < accept_after)
+				pfd[i].fd = -1;
 			pfd[i].events = POLLIN;
 		}
+		if (accept_after > now_ms() && accept_after < due)
+			due = accept_after;
 		pfd[n].fd = wake_pipe[0];
 		pfd[n].events = POLLIN;
 		if (d->ops->tick_ms && next_tick < due)
@@ -451,13 +479,9 @@ static void run_loop(struct nsr_daemon *d, const sigset_t *orig)
 				d->ops->reload(d);
 		}
 		for (int i = 0; pr > 0 && i < n; i++)
-			if (pfd[i].revents & POLLIN) {
-				/* Refusals are counted; rpc_log_events says so. */
-				if (nsr_rpc_server_accept(d->srv, i) ==
-				    NSR_ERR_SYSTEM && errno != EMFILE &&
-				    errno != ENFILE)
-					nsr_warn("accept: %s", strerror(errno));
-			}
+			if (pfd[i].revents & POLLIN &&
+			    nsr_rpc_server_accept(d->srv, i) == NSR_ERR_SYSTEM)
+				accept_failed(&accept_after, &warned);
 		if (now_ms() >= next_stats) {
 			rpc_log_events(d, &lg);
 			next_stats = now_ms() + 1000;

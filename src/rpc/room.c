@@ -103,7 +103,8 @@ static void read_limits(struct nsr_rpc_limits *l)
 	l->idle_sec = env_int("NSR_RPC_IDLE_SEC", DEF_IDLE_SEC, 0, 1 << 24);
 	l->read_sec = env_int("NSR_RPC_READ_SEC", DEF_READ_SEC, 1, 1 << 20);
 	/* Never promise more connections than we have descriptors for. */
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+	    rl.rlim_cur != RLIM_INFINITY) {
 		long room = (long)rl.rlim_cur > 2 * FD_RESERVE
 				    ? (long)rl.rlim_cur - FD_RESERVE
 				    : (long)rl.rlim_cur / 2;
@@ -415,13 +416,15 @@ static int hung_up(const struct srv_conn *sc, uint32_t events)
 
 /* sweep - mu held: close waiting connections past their time; returns
  * the milliseconds until the next one is due (at most ROOM_MAX_WAIT_MS). */
-static int sweep(struct nsr_rpc_server *s, long long now, struct srv_conn **reap)
+static int sweep(struct nsr_rpc_server *s, long long now,
+		 struct srv_conn **reap)
 {
 	long long grace = (long long)s->lim.grace_sec * 1000;
 	long long idle = (long long)s->lim.idle_sec * 1000;
 	long long next = now + ROOM_MAX_WAIT_MS;
 
-	while (grace && s->silent.head && s->silent.head->since_ms + grace <= now) {
+	while (grace && s->silent.head &&
+	       s->silent.head->since_ms + grace <= now) {
 		close_waiting(s, s->silent.head, reap);
 		s->ev.closed_silent++;
 	}
@@ -497,6 +500,7 @@ int srv_room_init(struct nsr_rpc_server *s)
 	int n;
 
 	read_limits(&s->lim);
+	s->cap_loopback = env_int("NSR_TEST_RPC_PEER_LOOPBACK", 0, 0, 1);
 	s->stack_size = WORKER_STACK;
 	s->epfd = s->evfd = -1;
 	n = s->lim.max_conns;
@@ -573,7 +577,8 @@ static int admit_peer(struct nsr_rpc_server *s, struct srv_conn *sc,
 	struct srv_conn *victim;
 
 	*pp = NULL;
-	if (sc->conn.peer_loopback || s->lim.max_per_peer == 0)
+	if ((sc->conn.peer_loopback && !s->cap_loopback) ||
+	    s->lim.max_per_peer == 0)
 		return NSR_OK;
 	peer_addr(&sc->conn, addr, sizeof(addr));
 	p = peer_find(s, addr);
@@ -662,6 +667,25 @@ int srv_room_admit(struct nsr_rpc_server *s, int fd)
 	if (rc != NSR_OK)
 		conn_finish(sc);
 	return rc;
+}
+
+/* srv_room_shed - close one waiting connection (the oldest silent, else
+ * the longest idle) to free a descriptor; NSR_ERR_LIMIT if none. */
+int srv_room_shed(struct nsr_rpc_server *s)
+{
+	struct srv_conn *victim, *reap = NULL;
+	int saved = errno;
+
+	pthread_mutex_lock(&s->mu);
+	victim = make_room(s, NULL);
+	if (victim) {
+		close_waiting(s, victim, &reap);
+		s->ev.evicted++;
+	}
+	pthread_mutex_unlock(&s->mu);
+	finish_all(reap);
+	errno = saved;
+	return victim ? NSR_OK : NSR_ERR_LIMIT;
 }
 
 /* srv_room_stop - close every waiting connection, end every thread. */

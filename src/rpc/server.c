@@ -58,7 +58,7 @@
 #include "server_int.h"
 
 #define ACCEPT_BATCH 64
-#define LINGER_MS 2 /* see nothing_pending */
+#define LINGER_MS 2 /* see pending */
 
 struct nsr_rpc_call {
 	struct srv_conn *sc;
@@ -119,7 +119,8 @@ int nsr_rpc_server_listen(struct nsr_rpc_server *s, const char *addr, int port,
 	if (fd < 0)
 		goto out;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, res->ai_addr, res->ai_addrlen) != 0 || listen(fd, SOMAXCONN) != 0)
+	if (bind(fd, res->ai_addr, res->ai_addrlen) != 0 ||
+	    listen(fd, SOMAXCONN) != 0)
 		goto out;
 	if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0)
 		goto out;
@@ -298,22 +299,28 @@ void srv_worker_release(struct srv_worker *w)
 	w->have_x = 0;
 }
 
-/* nothing_pending - no byte of sc left in the XDR buffer or the socket,
- * after a short linger when no other connection waits for a worker: a
- * request/reply client's next call usually comes within it, and then
- * wakes this thread directly instead of the room thread and a worker. */
-static int nothing_pending(struct srv_worker *w, struct srv_conn *sc)
+/* pending - after a request: 0 if no byte of sc is left in the XDR
+ * buffer or the socket (after a short linger when no other connection
+ * waits for a worker: a request/reply client's next call usually comes
+ * within it, and then wakes this thread directly instead of the room
+ * thread and a worker), 1 if more is there, -1 if the stream failed. */
+static int pending(struct srv_worker *w, struct srv_conn *sc)
 {
 	struct pollfd pfd = {.fd = sc->conn.fd, .events = POLLIN};
 	int linger = atomic_load(&sc->srv->nready) ? 0 : LINGER_MS;
 
 	/* xdrrec_eof skips what is left of the current record (unread
 	 * arguments of a refused call) and says whether the buffer is empty;
-	 * it reads only within the current record. */
+	 * it reads only within the current record.  It also says "empty"
+	 * when that read fails, which leaves the stream mid-record: the
+	 * connection must then close, never go back to the waiting room. */
+	sc->conn.err = NSR_OK;
 	w->x.x_op = XDR_DECODE;
 	if (!xdrrec_eof(&w->x))
-		return 0;
-	return poll(&pfd, 1, linger) == 0;
+		return 1;
+	if (sc->conn.err != NSR_OK)
+		return -1;
+	return poll(&pfd, 1, linger) != 0;
 }
 
 /*
@@ -326,6 +333,7 @@ enum srv_served srv_serve(struct srv_worker *w, struct srv_conn *sc)
 {
 	char cred[2 * MAX_AUTH_BYTES];
 	struct rpc_msg msg;
+	int rc;
 
 	w->sc = sc;
 	if (!w->have_x) {
@@ -344,7 +352,10 @@ enum srv_served srv_serve(struct srv_worker *w, struct srv_conn *sc)
 			break;
 		if (dispatch(sc, &w->x, &msg) != NSR_OK)
 			break;
-		if (nothing_pending(w, sc))
+		rc = pending(w, sc);
+		if (rc < 0)
+			break;
+		if (rc == 0)
 			return SRV_HANDBACK;
 	}
 	srv_worker_release(w);
@@ -364,6 +375,12 @@ int nsr_rpc_server_accept(struct nsr_rpc_server *s, int i)
 
 		if (fd < 0) {
 			if (errno == EINTR)
+				continue;
+			/* Out of descriptors: a waiting connection makes room,
+			 * as at the connection cap (the cap is meant to keep
+			 * this from happening). */
+			if ((errno == EMFILE || errno == ENFILE) &&
+			    srv_room_shed(s) == NSR_OK)
 				continue;
 			if (errno == EAGAIN || errno == EWOULDBLOCK ||
 			    errno == ECONNABORTED)

@@ -61,6 +61,7 @@ struct nsr_rpc_server {
 	pthread_mutex_t serial; /* SERIAL procedures */
 	struct nsr_rpc_limits lim;
 	size_t stack_size;
+	int cap_loopback; /* NSR_TEST_RPC_PEER_LOOPBACK: cap loopback too */
 
 	pthread_mutex_t mu; /* guards everything below */
 	pthread_cond_t cv;  /* nthreads reached 0 */
@@ -84,6 +85,7 @@ struct nsr_rpc_server {
 /* room.c */
 int srv_room_init(struct nsr_rpc_server *s);
 int srv_room_admit(struct nsr_rpc_server *s, int fd);
+int srv_room_shed(struct nsr_rpc_server *s);
 void srv_room_stop(struct nsr_rpc_server *s);
 void srv_room_release(struct nsr_rpc_server *s);
 

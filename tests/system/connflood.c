@@ -56,11 +56,13 @@ static int connect_batch(const struct sockaddr_in *a, struct pollfd *p, int n)
 		p[i].events = POLLOUT;
 		if (p[i].fd < 0)
 			continue;
-		if (connect(p[i].fd, (const struct sockaddr *)a, sizeof(*a)) == 0)
-			p[i].events = 0, up++;
-		else if (errno == EINPROGRESS)
+		if (connect(p[i].fd, (const struct sockaddr *)a,
+			    sizeof(*a)) == 0) {
+			p[i].events = 0;
+			up++;
+		} else if (errno == EINPROGRESS) {
 			pending++;
-		else {
+		} else {
 			close(p[i].fd);
 			p[i].fd = -1;
 		}
@@ -78,8 +80,8 @@ static int connect_batch(const struct sockaddr_in *a, struct pollfd *p, int n)
 				continue;
 			pending--;
 			p[i].events = 0;
-			if (getsockopt(p[i].fd, SOL_SOCKET, SO_ERROR, &err, &sl) ||
-			    err) {
+			if (getsockopt(p[i].fd, SOL_SOCKET, SO_ERROR, &err,
+				       &sl) || err) {
 				close(p[i].fd);
 				p[i].fd = -1;
 			} else {

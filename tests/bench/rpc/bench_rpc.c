@@ -149,7 +149,8 @@ static void proc_status(void)
 	char line[256];
 
 	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "Threads:", 8) || !strncmp(line, "VmRSS:", 6))
+		if (!strncmp(line, "Threads:", 8) ||
+		    !strncmp(line, "VmRSS:", 6))
 			printf("  %s", line);
 	if (f)
 		fclose(f);
@@ -169,8 +170,8 @@ static int *idle_conns(int n)
 		fd[i] = socket(AF_INET, SOCK_STREAM, 0);
 		if (fd[i] < 0 ||
 		    connect(fd[i], (struct sockaddr *)&a, sizeof(a)) != 0) {
-			fprintf(stderr, "bench_rpc: idle connection %d: %s\n", i,
-				strerror(errno));
+			fprintf(stderr, "bench_rpc: idle connection %d: %s\n",
+				i, strerror(errno));
 			exit(1);
 		}
 	}
@@ -206,7 +207,8 @@ int main(int argc, char **argv)
 
 	t = now_s();
 	for (int i = 0; i < ONEWAY_CALLS; i++) {
-		loc_reg_args a = {.prog = 1, .vers = 1, .port = i, .name = name};
+		loc_reg_args a = {.prog = 1, .vers = 1, .port = i,
+				  .name = name};
 
 		if (nsr_rpc_send(c, LOC_REGISTER, NSR_XDR(xdr_loc_reg_args),
 				 &a) != NSR_OK)

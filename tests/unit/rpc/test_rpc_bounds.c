@@ -3,9 +3,11 @@
  * grace time closes a connection that never sends, the idle time closes
  * one between requests (and the client's next connection works), more
  * callers than worker threads all get answers on their own long-lived
- * connections, and at the connection cap silent connections make room
- * for a working client.  Every bound is set through the environment, as
- * an administrator would, before the server is created.
+ * connections, at the connection cap and at the per-address cap silent
+ * connections make room for a working client, and a peer that stops in
+ * the middle of a request is dropped after the read timeout.  Every
+ * bound is set through the environment, as an administrator would,
+ * before the server is created.
  */
 #include "nsr/compat.h"
 
@@ -107,8 +109,8 @@ static void server_start(struct server *s, const char *const *env)
 	}
 	memset(s, 0, sizeof(*s));
 	assert_int_equal(nsr_rpc_server_new(progs, 1, &s->srv), NSR_OK);
-	assert_int_equal(nsr_rpc_server_listen(s->srv, "127.0.0.1", 0, &s->port),
-			 NSR_OK);
+	assert_int_equal(nsr_rpc_server_listen(s->srv, "127.0.0.1", 0,
+					       &s->port), NSR_OK);
 	pthread_create(&s->tid, NULL, accept_loop, s);
 }
 
@@ -321,6 +323,62 @@ static void test_cap_evicts_silent(void **state)
 	server_stop(&s);
 }
 
+static void test_stalled_request_dropped(void **state)
+{
+	static const char *const env[] = {"NSR_RPC_READ_SEC=1", NULL};
+	/* A record mark announcing 100 bytes, then 4 of them. */
+	static const unsigned char half[] = {0x80, 0, 0, 100, 0, 0, 0, 1};
+	struct nsr_rpc_stats st;
+	struct server s;
+	struct nsr_rpc_clnt *c;
+	int fd;
+
+	NSR_UNUSED(state);
+	server_start(&s, env);
+	fd = raw_connect(s.port);
+	assert_int_equal(write(fd, half, sizeof(half)), (ssize_t)sizeof(half));
+	/* The worker waits for the rest about a second, not for ever, and
+	 * others are served meanwhile. */
+	c = connect_to(s.port);
+	assert_int_equal(work_call(c, 5), NSR_OK);
+	assert_false(closed_by_server(fd, 300));
+	assert_true(closed_by_server(fd, 5000));
+	nsr_rpc_server_stats(s.srv, &st, 1);
+	assert_int_equal(st.closed_stalled, 1);
+	close(fd);
+	nsr_rpc_close(c);
+	server_stop(&s);
+}
+
+static void test_per_peer_cap(void **state)
+{
+	static const char *const env[] = {"NSR_RPC_MAX_PER_PEER=3",
+					  "NSR_TEST_RPC_PEER_LOOPBACK=1", NULL};
+	struct nsr_rpc_stats st;
+	struct server s;
+	struct nsr_rpc_clnt *c;
+	int fd[3];
+
+	NSR_UNUSED(state);
+	server_start(&s, env);
+	for (int i = 0; i < 3; i++)
+		fd[i] = raw_connect(s.port);
+	/* The address is at its cap with silent connections: its own oldest
+	 * one makes room for the working client. */
+	c = connect_to(s.port);
+	assert_int_equal(work_call(c, 9), NSR_OK);
+	assert_true(closed_by_server(fd[0], 2000));
+	assert_false(closed_by_server(fd[1], 0));
+	nsr_rpc_server_stats(s.srv, &st, 1);
+	assert_int_equal(st.peer_evicted, 1);
+	assert_string_equal(st.peer_last, "127.0.0.1");
+	assert_int_equal(st.conns, 3);
+	for (int i = 0; i < 3; i++)
+		close(fd[i]);
+	nsr_rpc_close(c);
+	server_stop(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -328,6 +386,8 @@ int main(void)
 		cmocka_unit_test(test_idle_closes_and_client_reconnects),
 		cmocka_unit_test(test_more_callers_than_threads),
 		cmocka_unit_test(test_cap_evicts_silent),
+		cmocka_unit_test(test_stalled_request_dropped),
+		cmocka_unit_test(test_per_peer_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
