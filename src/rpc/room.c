@@ -402,16 +402,16 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* hung_up - the peer closed or failed and sent nothing we must read. */
+/* hung_up - the peer closed or failed and left nothing to read: close it
+ * here, without a worker.  Calls sent just before a close are still read
+ * and served (a client may pipeline one-way calls and hang up). */
 static int hung_up(const struct srv_conn *sc, uint32_t events)
 {
 	int avail = 0;
 
-	if (events & (EPOLLHUP | EPOLLERR))
-		return 1;
-	if (!(events & EPOLLRDHUP))
+	if (!(events & (EPOLLHUP | EPOLLERR | EPOLLRDHUP)))
 		return 0;
-	return ioctl(sc->conn.fd, FIONREAD, &avail) == 0 && avail == 0;
+	return ioctl(sc->conn.fd, FIONREAD, &avail) != 0 || avail == 0;
 }
 
 /* sweep - mu held: close waiting connections past their time; returns

@@ -5,7 +5,8 @@
  * callers than worker threads all get answers on their own long-lived
  * connections, at the connection cap and at the per-address cap silent
  * connections make room for a working client, and a peer that stops in
- * the middle of a request is dropped after the read timeout.  Every
+ * the middle of a request is dropped after the read timeout, and a call
+ * sent just before a hang-up is still served.  Every
  * bound is set through the environment, as an administrator would,
  * before the server is created.
  */
@@ -25,7 +26,7 @@
 #include "nsr/xmalloc.h"
 #include "nsr_test.h"
 
-static atomic_int in_handler, max_in_handler, answered;
+static atomic_int in_handler, max_in_handler, answered, oneway_seen;
 
 /* h_work - LOC_GETPORT: 100 ms of "work"; records the concurrency. */
 static int h_work(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
@@ -60,9 +61,23 @@ static int h_quick(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	return NSR_OK;
 }
 
+/* h_oneway - LOC_REGISTER as a one-way call: count. */
+static int h_oneway(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
+{
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(args);
+	NSR_UNUSED(res);
+	NSR_UNUSED(call);
+	atomic_fetch_add(&oneway_seen, 1);
+	return NSR_RPC_NOREPLY;
+}
+
 static const struct nsr_rpc_proc procs[] = {
 	{LOC_GETPORT, "work", NSR_XDR(xdr_loc_key), sizeof(loc_key),
 	 NSR_XDR(xdr_loc_get_res), sizeof(loc_get_res), h_work, 0},
+	{LOC_REGISTER, "oneway", NSR_XDR(xdr_loc_reg_args),
+	 sizeof(loc_reg_args), NSR_XDR(xdr_nsr_void_res), sizeof(nsr_void_res),
+	 h_oneway, 0},
 	{LOC_UNREGISTER, "quick", NSR_XDR(xdr_loc_key), sizeof(loc_key),
 	 NSR_XDR(xdr_nsr_void_res), sizeof(nsr_void_res), h_quick, 0},
 };
@@ -379,6 +394,55 @@ static void test_per_peer_cap(void **state)
 	server_stop(&s);
 }
 
+/* oneway_record - one complete LOC_REGISTER call record into buf. */
+static size_t oneway_record(unsigned char *buf, size_t len)
+{
+	char name[] = "n";
+	loc_reg_args a = {.prog = 1, .vers = 1, .port = 1, .name = name};
+	struct rpc_msg m;
+	XDR x;
+	uint32_t mark;
+
+	memset(&m, 0, sizeof(m));
+	m.rm_xid = 1;
+	m.rm_direction = CALL;
+	m.rm_call.cb_rpcvers = 2;
+	m.rm_call.cb_prog = NSREXECD_PROG;
+	m.rm_call.cb_vers = NSREXECD_V1;
+	m.rm_call.cb_proc = LOC_REGISTER;
+	m.rm_call.cb_cred = _null_auth;
+	m.rm_call.cb_verf = _null_auth;
+	xdrmem_create(&x, (char *)buf + 4, (u_int)(len - 4), XDR_ENCODE);
+	assert_true(xdr_callmsg(&x, &m) && xdr_loc_reg_args(&x, &a));
+	mark = htonl(0x80000000u | xdr_getpos(&x));
+	memcpy(buf, &mark, 4);
+	len = 4 + xdr_getpos(&x);
+	xdr_destroy(&x);
+	return len;
+}
+
+static void test_call_then_hangup_served(void **state)
+{
+	static const char *const env[] = {NULL};
+	unsigned char rec[256];
+	size_t n = oneway_record(rec, sizeof(rec));
+	struct server s;
+	int fd, i;
+
+	NSR_UNUSED(state);
+	atomic_store(&oneway_seen, 0);
+	server_start(&s, env);
+	/* A one-way call and an immediate close: the call arrives with the
+	 * hang-up and must still be served, as a thread per connection did. */
+	fd = raw_connect(s.port);
+	assert_int_equal(write(fd, rec, n), (ssize_t)n);
+	close(fd);
+	for (i = 0; i < 100 && atomic_load(&oneway_seen) < 1; i++)
+		poll(NULL, 0, 20);
+	assert_int_equal(atomic_load(&oneway_seen), 1);
+	server_stop(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -388,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_cap_evicts_silent),
 		cmocka_unit_test(test_stalled_request_dropped),
 		cmocka_unit_test(test_per_peer_cap),
+		cmocka_unit_test(test_call_then_hangup_served),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
