@@ -4,11 +4,10 @@
  * one between requests (and the client's next connection works), more
  * callers than worker threads all get answers on their own long-lived
  * connections, at the connection cap and at the per-address cap silent
- * connections make room for a working client, and a peer that stops in
- * the middle of a request is dropped after the read timeout, and a call
- * sent just before a hang-up is still served.  Every
- * bound is set through the environment, as an administrator would,
- * before the server is created.
+ * connections make room for a working client, a peer that stops in the
+ * middle of a request is dropped after the read timeout, and a call sent
+ * just before a hang-up is still served.  Every bound is set through the
+ * environment, as an administrator would, before the server is created.
  */
 #include "nsr/compat.h"
 
