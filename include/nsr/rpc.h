@@ -38,8 +38,10 @@
  *                        limit less a reserve).  At the cap the connection
  *                        that waited longest without sending anything is
  *                        closed to admit the new one, else the one idle the
- *                        longest; only when every connection has a request
- *                        in progress is the new one refused;
+ *                        longest, sparing those a handler attached state
+ *                        to (sessions) if it can; only when every
+ *                        connection has a request in progress is the new
+ *                        one refused;
  *   NSR_RPC_MAX_THREADS  worker threads (1280); more ready connections
  *                        than that wait for a worker, they do not fail;
  *   NSR_RPC_GRACE_SEC    a connection that sends nothing for this long

@@ -535,18 +535,28 @@ nomem:
 }
 
 /* make_room - mu held: at a cap, pick the connection to close for a new
- * one: the oldest silent one (of peer p only, if p), else the one idle
- * longest.  NULL if every candidate has a request in progress. */
+ * one (of peer p only, if p): the oldest silent one, else the one idle
+ * longest that holds no per-connection state, else the one idle longest
+ * (a handler's state is a session: an open save stream, a query cursor).
+ * NULL if every candidate has a request in progress.  Linear, but only
+ * at a cap. */
 static struct srv_conn *make_room(struct nsr_rpc_server *s,
 				  const struct srv_peer *p)
 {
-	struct sc_list *lists[] = {&s->silent, &s->idle};
+	struct srv_conn *sc, *stateful = NULL;
 
-	for (size_t i = 0; i < NSR_ARRAY_SIZE(lists); i++)
-		for (struct srv_conn *sc = lists[i]->head; sc; sc = sc->next)
-			if (!p || sc->peer == p)
-				return sc;
-	return NULL;
+	for (sc = s->silent.head; sc; sc = sc->next)
+		if (!p || sc->peer == p)
+			return sc;
+	for (sc = s->idle.head; sc; sc = sc->next) {
+		if (p && sc->peer != p)
+			continue;
+		if (!sc->data)
+			return sc;
+		if (!stateful)
+			stateful = sc;
+	}
+	return stateful;
 }
 
 /* sock_options - timeouts in the middle of a request (the kernel's, so a

@@ -48,14 +48,16 @@ static int h_work(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	return NSR_OK;
 }
 
-/* h_quick - LOC_UNREGISTER: answers at once. */
-static int h_quick(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
+/* h_session - LOC_UNREGISTER: attach state to the connection. */
+static int h_session(void *ctx, void *args, void *res,
+		     struct nsr_rpc_call *call)
 {
 	nsr_void_res *r = res;
 
 	NSR_UNUSED(ctx);
 	NSR_UNUSED(args);
-	NSR_UNUSED(call);
+	if (!nsr_rpc_call_conn_data(call))
+		nsr_rpc_call_set_conn_data(call, nsr_xstrdup("session"), free);
 	r->st.msg = nsr_xstrdup("");
 	return NSR_OK;
 }
@@ -77,8 +79,8 @@ static const struct nsr_rpc_proc procs[] = {
 	{LOC_REGISTER, "oneway", NSR_XDR(xdr_loc_reg_args),
 	 sizeof(loc_reg_args), NSR_XDR(xdr_nsr_void_res), sizeof(nsr_void_res),
 	 h_oneway, 0},
-	{LOC_UNREGISTER, "quick", NSR_XDR(xdr_loc_key), sizeof(loc_key),
-	 NSR_XDR(xdr_nsr_void_res), sizeof(nsr_void_res), h_quick, 0},
+	{LOC_UNREGISTER, "session", NSR_XDR(xdr_loc_key), sizeof(loc_key),
+	 NSR_XDR(xdr_nsr_void_res), sizeof(nsr_void_res), h_session, 0},
 };
 
 static const struct nsr_rpc_prog progs[] = {
@@ -337,6 +339,52 @@ static void test_cap_evicts_silent(void **state)
 	server_stop(&s);
 }
 
+/* session_call - LOC_UNREGISTER: the connection becomes a session. */
+static int session_call(struct nsr_rpc_clnt *c)
+{
+	loc_key k = {.prog = 1, .vers = 1};
+	nsr_void_res r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	rc = nsr_rpc_call(c, LOC_UNREGISTER, NSR_XDR(xdr_loc_key), &k,
+			  NSR_XDR(xdr_nsr_void_res), &r);
+	xdr_free(NSR_XDR(xdr_nsr_void_res), &r);
+	return rc;
+}
+
+static void test_cap_spares_sessions(void **state)
+{
+	static const char *const env[] = {"NSR_RPC_MAX_CONNS=3", NULL};
+	struct nsr_rpc_clnt *sess, *plain1, *plain2, *c;
+	struct nsr_rpc_stats st;
+	struct server s;
+
+	NSR_UNUSED(state);
+	server_start(&s, env);
+	/* Idle longest: a session; then two plain connections. */
+	sess = connect_to(s.port);
+	assert_int_equal(session_call(sess), NSR_OK);
+	plain1 = connect_to(s.port);
+	assert_int_equal(work_call(plain1, 1), NSR_OK);
+	plain2 = connect_to(s.port);
+	assert_int_equal(work_call(plain2, 2), NSR_OK);
+	poll(NULL, 0, 50); /* past the workers' linger: all idle */
+	/* Full and nothing silent: the plain connection idle longest makes
+	 * room, not the session. */
+	c = connect_to(s.port);
+	assert_int_equal(work_call(c, 3), NSR_OK);
+	assert_int_equal(session_call(sess), NSR_OK);
+	assert_int_not_equal(work_call(plain1, 4), NSR_OK);
+	nsr_rpc_server_stats(s.srv, &st, 1);
+	assert_int_equal(st.evicted, 1);
+	nsr_rpc_close(sess);
+	nsr_rpc_close(plain1);
+	nsr_rpc_close(plain2);
+	nsr_rpc_close(c);
+	server_stop(&s);
+}
+
 static void test_stalled_request_dropped(void **state)
 {
 	static const char *const env[] = {"NSR_RPC_READ_SEC=1", NULL};
@@ -449,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_idle_closes_and_client_reconnects),
 		cmocka_unit_test(test_more_callers_than_threads),
 		cmocka_unit_test(test_cap_evicts_silent),
+		cmocka_unit_test(test_cap_spares_sessions),
 		cmocka_unit_test(test_stalled_request_dropped),
 		cmocka_unit_test(test_per_peer_cap),
 		cmocka_unit_test(test_call_then_hangup_served),
