@@ -34,8 +34,8 @@
  *     room thread ended and every connection is closed;
  *  5. every connection is on exactly one list, the one its state names
  *     (silent, idle, ready, busy), and counted in one slot; only
- *     connections in the waiting room (silent, idle) are ever closed by
- *     anyone but their worker;
+ *     connections in the waiting room (silent, idle; at shutdown also
+ *     ready) are ever closed by anyone but their worker;
  *  6. threads never exceed lim.max_threads and open connections never
  *     exceed lim.max_conns; a ready connection waits for a worker, it is
  *     never failed for want of one;
