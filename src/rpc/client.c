@@ -18,6 +18,9 @@
  */
 #include "nsr/compat.h"
 
+#include <poll.h>
+#include <sys/socket.h>
+
 #include "nsr/buf.h"
 #include "nsr/err.h"
 #include "nsr/rpc.h"
@@ -241,6 +244,23 @@ int nsr_rpc_call_recv(struct nsr_rpc_clnt *c, uint32_t xid, xdrproc_t xres,
 unsigned nsr_rpc_pending(const struct nsr_rpc_clnt *c)
 {
 	return c->npend;
+}
+
+/* nsr_rpc_closed - 1 if the server has closed this idle connection (an
+ * idle timeout or an eviction): nothing is pending and reading would
+ * return end of file at once.  Then a call can go on a new connection
+ * without the risk of doing it twice: nothing was sent. */
+int nsr_rpc_closed(struct nsr_rpc_clnt *c)
+{
+	struct pollfd p = {.fd = c->conn.fd, .events = POLLIN};
+	char b;
+
+	if (c->broken || c->conn.fd < 0)
+		return 1;
+	if (c->npend > 0 || poll(&p, 1, 0) <= 0)
+		return 0;
+	return recv(c->conn.fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0 ||
+	       (p.revents & (POLLERR | POLLHUP)) != 0;
 }
 
 /* nsr_rpc_peer - "host:port" of the peer. */

@@ -48,7 +48,13 @@ static int tcp_read(struct nsr_conn *c, void *p, int n)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0) {
-			c->err = r == 0 ? NSR_ERR_EOF : NSR_ERR_SYSTEM;
+			/* EAGAIN: SO_RCVTIMEO (server connections) expired. */
+			if (r == 0)
+				c->err = NSR_ERR_EOF;
+			else if (errno == EAGAIN || errno == EWOULDBLOCK)
+				c->err = NSR_ERR_TIMEOUT;
+			else
+				c->err = NSR_ERR_SYSTEM;
 			return -1;
 		}
 		return (int)r;
@@ -67,7 +73,11 @@ static int tcp_write(struct nsr_conn *c, const void *p, int n)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			c->err = NSR_ERR_SYSTEM;
+			/* EAGAIN: SO_SNDTIMEO (server connections). */
+			if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+				c->err = NSR_ERR_TIMEOUT;
+			else
+				c->err = NSR_ERR_SYSTEM;
 			return -1;
 		}
 		s += w;
