@@ -1,6 +1,7 @@
 /*
- * session.h - the client's session driver: one backup of a save set from
- * start to settled, as `save` (and the test clients) run it.
+ * session.h - the client's session drivers: one backup of a save set from
+ * start to settled, as `save` runs it, and the recover of save sets, as
+ * `recover` runs it.
  *
  * nsr_session_save() does, in order:
  *   1. SAVE_START at nsrd on the server (admission, the save set and its
@@ -63,5 +64,53 @@ struct nsr_session_save_result {
 int nsr_session_save(const struct nsr_session_save_opts *o,
 		     char *const *paths, size_t npaths,
 		     struct nsr_session_save_result *r, struct nsr_buf *err);
+
+/*
+ * Recover sessions:
+ *   1. nsr_session_recover_open(&opts, &sr, err)   connects to nsrd;
+ *   2. nsr_session_recover_ssid(sr, ssid, paths, n, &st) for a save set
+ *      (only the paths named, if any), or nsr_session_recover_path(sr,
+ *      path, browse, &st) for the newest version of a path as of browse
+ *      time in the client file index; each returns 0 if everything came
+ *      back intact, 1 otherwise (the messages say why);
+ *   3. nsr_session_recover_close(sr).
+ * A save set is read volume after volume from the mover nsrd names for
+ * each (on the storage node holding it) into one restored stream.  A
+ * damaged block is skipped: every intact file is recovered, the damaged
+ * and the lost ones are named.
+ */
+enum nsr_session_msg {
+	NSR_SESSION_NOTICE, /* progress for a terminal ("Recovering ...") */
+	NSR_SESSION_WARN,   /* restored, with a reservation */
+	NSR_SESSION_ERROR   /* something was not recovered, and why */
+};
+
+struct nsr_session_recover_opts {
+	const char *server;	/* nsrd's host (required) */
+	const char *client;	/* whose index, who recovers (required) */
+	const char *dest;	/* relocate under dest (NULL = in place) */
+	int conflict;		/* enum nsr_restore_conflict */
+	int keep_damaged;	/* keep a damaged file as name.damaged */
+	/* Optional callbacks (ctx is handed to each). */
+	void (*restored)(void *ctx, const struct nsr_asm_file *f,
+			 const char *target);
+	void (*message)(void *ctx, enum nsr_session_msg kind,
+			const char *text);
+	void *ctx;
+};
+
+struct nsr_session_recover;
+struct nsr_restore_stats;
+
+int nsr_session_recover_open(const struct nsr_session_recover_opts *o,
+			     struct nsr_session_recover **out,
+			     struct nsr_buf *err);
+int nsr_session_recover_ssid(struct nsr_session_recover *sr, uint32_t ssid,
+			     const char *const *paths, size_t npaths,
+			     struct nsr_restore_stats *st);
+int nsr_session_recover_path(struct nsr_session_recover *sr,
+			     const char *path, int64_t browse,
+			     struct nsr_restore_stats *st);
+void nsr_session_recover_close(struct nsr_session_recover *sr);
 
 #endif /* NSR_SESSION_H */

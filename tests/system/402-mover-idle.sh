@@ -27,13 +27,29 @@ check "the next request starts a fresh mover" test -n "$PID2" -a "$PID2" != "$PI
 check "which reads the same volume" grep -q "^IDLE01 " <("$T" readlabel $H "$P2")
 
 # A device the mover cannot open is no start-up failure (it fails per
-# request); a mover that is killed at once is.  Kill twice quickly.
+# request); a mover that is killed at once is.  One quick death (an
+# administrator's kill) holds the next start 1 s: a request waits that out
+# and gets a fresh mover.  A crash loop doubles the hold (1, 2, 4, 8 s);
+# past 5 s a request fails at once, naming the device and the wait.
 kill -KILL "$PID2"
 sleep 0.3
-out=$("$T" mover $H vtape "$ROOT/vt1" vt1 2>&1)
-check "a mover that died right after start is throttled" grep -q "next attempt in" <<<"$out"
-check "and the message names the device" grep -q "device vt1" <<<"$out"
-sleep 1.2
+t0=$(date +%s%N)
 read -r P3 PID3 < <("$T" mover $H vtape "$ROOT/vt1" vt1)
-check "after the hold a new mover starts" test -n "$PID3"
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+check "one quick death: the next request waits the hold out (${ms} ms)" \
+	test -n "$PID3" -a "$ms" -ge 400
+check "and the log says so" grep -q "device vt1: waiting .* ms for the restart hold" \
+	"$ROOT/logs/daemon.log"
+PID=$PID3
+for i in 1 2 3; do
+	kill -KILL "$PID"
+	sleep 0.3
+	out=$("$T" mover $H vtape "$ROOT/vt1" vt1 2>&1)
+	PID=$(awk '{print $2}' <<<"$out")
+done
+check "a crash loop is throttled: $out" grep -q "next attempt in" <<<"$out"
+check "and the message names the device" grep -q "device vt1" <<<"$out"
+sleep 8.2
+read -r P4 PID4 < <("$T" mover $H vtape "$ROOT/vt1" vt1)
+check "after the hold a new mover starts" test -n "$PID4"
 nsr_done
