@@ -12,7 +12,8 @@
  *
  * The link model, per direction of each connection:
  *   - every chunk read from the source is held until read time + D
- *     (-d, the one-way delay) and only then written to the destination;
+ *     (-d, the one-way delay in ms, fractions allowed) and only then
+ *     written to the destination;
  *   - bytes read count against a window W (-w) until D after they were
  *     written on (the time an acknowledgement would take to come back),
  *     so at most W bytes are "on the wire" per round trip 2D and
@@ -152,6 +153,20 @@ static int parse_num(const char *s, long long lo, long long hi, long long *out)
 	return 0;
 }
 
+/* parse_ms - milliseconds, fractions allowed (2.5), 0 to 10 s, in ns. */
+static int parse_ms(const char *s, int64_t *ns)
+{
+	char *end = NULL;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno != 0 || end == s || *end != '\0' || !(v >= 0 && v <= 10000))
+		return -1;
+	*ns = (int64_t)(v * 1e6 + 0.5);
+	return 0;
+}
+
 /* parse_addr_port - "A.B.C.D:PORT" into sa. */
 static int parse_addr_port(const char *s, struct sockaddr_in *sa)
 {
@@ -197,9 +212,8 @@ static int parse_opts(int argc, char **argv, struct dp_opts *o)
 			o->port = (int)v;
 			break;
 		case 'd':
-			if (parse_num(optarg, 0, 10000, &v) != 0)
+			if (parse_ms(optarg, &o->delay_ns) != 0)
 				goto bad;
-			o->delay_ns = v * 1000000;
 			break;
 		case 'l':
 			o->listen_addr = optarg;
@@ -704,9 +718,9 @@ int main(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	printf("delayproxy: listening on %s:%d, delay %lld ms each way, "
+	printf("delayproxy: listening on %s:%d, delay %.3f ms each way, "
 	       "window %zu bytes, mark 0x%x, for %d s\n", o.listen_addr, o.port,
-	       (long long)(o.delay_ns / 1000000), o.window, o.mark, o.seconds);
+	       (double)o.delay_ns / 1e6, o.window, o.mark, o.seconds);
 	fflush(stdout);
 	run_loop(lfd, &o);
 	while (dp_conns != NULL) {
