@@ -13,13 +13,17 @@
 # the configurations in an order rotated by one per round.  Prints one
 # line per save and a table: median MB/s and the ratio to the 0 ms row.
 #
-#   run-latency.sh [-q] [-s MB] [-r RUNS] [-R "RTTS"] [-w BYTES] -b BINDIR -p PROXY -d DIR
+#   run-latency.sh [-q] [-s MB] [-r RUNS] [-R "RTTS"] [-w BYTES] [-S BYTES]
+#                  -b BINDIR -p PROXY -d DIR
 #     -q        quick: 256 MB, 1 round
 #     -s MB     size of the file saved (default 2048)
 #     -r RUNS   rounds (default 3)
 #     -R RTTS   added round-trip times in ms (default "0 5 10 20 50")
 #     -w BYTES  the proxy's window (default: what TCP would have here,
 #               min(client tcp_wmem max, storage node tcp_rmem max / 2))
+#     -S BYTES  first set the client namespace's net.ipv4.tcp_wmem max to
+#               BYTES (and the storage node's tcp_rmem max to at least
+#               2 x BYTES): what a tuned client would have
 #     -b BINDIR the release build's bin directory
 #     -p PROXY  the delayproxy binary
 #     -d DIR    work directory (the file, the volume, the roots, the log)
@@ -29,14 +33,15 @@
 # process it starts is stopped by pid and both namespaces are deleted at
 # exit, also on failure.
 set -u
-SIZE=2048 RUNS=3 RTTS="0 5 10 20 50" WIN="" BIN="" PROXY="" DIR=""
-while getopts "qs:r:R:w:b:p:d:" o; do
+SIZE=2048 RUNS=3 RTTS="0 5 10 20 50" WIN="" BIN="" PROXY="" DIR="" TUNE=""
+while getopts "qs:r:R:w:S:b:p:d:" o; do
 	case $o in
 	q) SIZE=256 RUNS=1 ;;
 	s) SIZE=$OPTARG ;;
 	r) RUNS=$OPTARG ;;
 	R) RTTS=$OPTARG ;;
 	w) WIN=$OPTARG ;;
+	S) TUNE=$OPTARG ;;
 	b) BIN=$OPTARG ;;
 	p) PROXY=$OPTARG ;;
 	d) DIR=$OPTARG ;;
@@ -105,6 +110,12 @@ for ns in "$CLI" "$SN"; do
 	[ -f /etc/nsswitch.conf ] &&
 		sed 's/^hosts:.*/hosts: files/' /etc/nsswitch.conf >"/etc/netns/$ns/nsswitch.conf"
 done
+if [ -n "$TUNE" ]; then
+	ip netns exec "$CLI" sysctl -q -w "net.ipv4.tcp_wmem=4096 16384 $TUNE" || die "tcp_wmem"
+	r=$(ip netns exec "$SN" cat /proc/sys/net/ipv4/tcp_rmem | awk '{print $3}')
+	[ "$r" -lt $((2 * TUNE)) ] &&
+		{ ip netns exec "$SN" sysctl -q -w "net.ipv4.tcp_rmem=4096 131072 $((2 * TUNE))" || die "tcp_rmem"; }
+fi
 rmem() { ip netns exec "$1" cat /proc/sys/net/ipv4/tcp_rmem | awk '{print $3}'; }
 wmem() { ip netns exec "$1" cat /proc/sys/net/ipv4/tcp_wmem | awk '{print $3}'; }
 echo "# client tcp_rmem: $(ip netns exec "$CLI" cat /proc/sys/net/ipv4/tcp_rmem)  tcp_wmem: $(ip netns exec "$CLI" cat /proc/sys/net/ipv4/tcp_wmem)"
