@@ -15,7 +15,15 @@
 #include "nsr/buf.h"
 #include "nsr/err.h"
 #include "nsr/fileio.h"
+#include "nsr/host.h"
+#include "nsr/index_clnt.h"
+#include "nsr/jobd_clnt.h"
 #include "nsr/log.h"
+#include "nsr/mmdb_clnt.h"
+#include "nsr/peer.h"
+#include "nsr/rpc/nsrindex.h"
+#include "nsr/rpc/nsrjob.h"
+#include "nsr/rpc/nsrmmdb.h"
 #include "nsr/xmalloc.h"
 #include "nsrd.h"
 
@@ -41,6 +49,7 @@ static const struct nsr_rpc_proc nsrd_procs[] = {
 	PROC(VOL_DELETE, "vol_delete", vol_del_args, nsr_void_res, nsrd_vol_delete),
 	PROC(UNMOUNT, "unmount", label_args, nsr_void_res, nsrd_unmount),
 	PROC(NEXT_VOLUME, "next_volume", next_vol_args, next_vol_res, nsrd_next_volume),
+	PROC(SAVE_RENEW, "save_renew", save_renew_args, nsr_void_res, nsrd_save_renew),
 };
 
 static const struct nsr_rpc_prog nsrd_progs[] = {
@@ -82,8 +91,7 @@ static int nsrd_init(struct nsr_daemon *d)
 	int rc;
 
 	n->d = d;
-	if (gethostname(n->server_name, sizeof(n->server_name) - 1) != 0)
-		snprintf(n->server_name, sizeof(n->server_name), "localhost");
+	nsr_host_self(n->server_name, sizeof(n->server_name));
 	memset(&o, 0, sizeof(o));
 	o.hook = veto;
 	o.create = 1;
@@ -109,6 +117,51 @@ static int nsrd_init(struct nsr_daemon *d)
 	return rc ? -1 : 0;
 }
 
+/* wait_serving - wait (bounded) until prog answers on this host: it is
+ * registered with the locator only once it listens, so a connection
+ * means it serves. */
+static int wait_serving(uint32_t prog, uint32_t vers, int wait_ms)
+{
+	struct nsr_peer *p = NULL;
+	int rc = nsr_peer_new("localhost", 0, prog, vers, &p);
+
+	if (rc == NSR_OK) {
+		nsr_peer_set_wait(p, wait_ms);
+		rc = nsr_peer_connect(p);
+		if (rc != NSR_OK)
+			nsr_error("%s did not start serving: %s",
+				  nsr_rpc_prog_name(prog), nsr_peer_errmsg(p));
+	}
+	nsr_peer_free(p);
+	return rc;
+}
+
+/* nsrd_connect_databases - the long-lived handles of the databases, once
+ * each database daemon serves (so "nsrd -b" returns only when a label or
+ * save can be done at once). */
+static int nsrd_connect_databases(struct nsrd *n)
+{
+	static const uint32_t progs[][2] = {{NSRMMDBD_PROG, NSRMMDBD_V1},
+					    {NSRINDEXD_PROG, NSRINDEXD_V1},
+					    {NSRJOBD_PROG, NSRJOBD_V1}};
+	int wait = nsr_peer_wait_default();
+
+	for (size_t i = 0; i < NSR_ARRAY_SIZE(progs); i++)
+		if (wait_serving(progs[i][0], progs[i][1],
+				 wait > 60000 ? wait : 60000) != NSR_OK)
+			return -1;
+	/* Bookkeeping waits less than the media database and the index. */
+	if (mmdb_clnt_new("localhost", wait, &n->mmdb) != NSR_OK ||
+	    nsr_ixclnt_new("localhost", wait, &n->ix) != NSR_OK ||
+	    nsr_jobd_new("localhost", wait < 10000 ? wait : 10000,
+			 &n->jobd) != NSR_OK) {
+		nsr_error("out of memory");
+		return -1;
+	}
+	nsrd_reconcile(n);
+	return 0;
+}
+
 /* nsrd_started - spawn the server daemons under supervision. */
 static int nsrd_started(struct nsr_daemon *d)
 {
@@ -118,23 +171,31 @@ static int nsrd_started(struct nsr_daemon *d)
 	n->super = nsr_super_new();
 	for (size_t i = 0; i < NSR_ARRAY_SIZE(kids); i++) {
 		char *path = nsr_path_join(d->exe_dir, kids[i]);
-		char *argv[] = {path, (char *)"-R", d->root, NULL};
+		char *argv[4 + 2 * NSR_DAEMON_MAX_ADDRS] = {path, (char *)"-R",
+							     d->root};
+		int na = 3;
+
+		nsr_daemon_addr_argv(d, argv, &na);
+		argv[na] = NULL;
 
 		nsr_super_add(n->super, kids[i], argv);
 		free(path);
 	}
 	nsr_super_set_stderr(n->super, nsr_daemon_log_fd(d));
 	nsr_super_start_all(n->super);
-	return 0;
+	return nsrd_connect_databases(n);
 }
 
-/* nsrd_tick - the periodic tick: restart children whose back-off has passed. */
+/* nsrd_tick - the periodic tick: restart children whose back-off has
+ * passed (without the RPC mutex: a handler may hold it while it waits
+ * for exactly that child), then settle sessions whose owner is gone. */
 static void nsrd_tick(struct nsr_daemon *d)
 {
 	struct nsrd *n = d->ctx;
 
-	nsr_rpc_server_lock(d->srv);
 	nsr_super_tick(n->super);
+	nsr_rpc_server_lock(d->srv);
+	nsrd_settle_orphans(n);
 	nsr_rpc_server_unlock(d->srv);
 }
 
@@ -151,6 +212,12 @@ static void nsrd_stop(struct nsr_daemon *d)
 {
 	struct nsrd *n = d->ctx;
 
+	mmdb_clnt_close(n->mmdb);
+	nsr_ixclnt_close(n->ix);
+	nsr_jobd_close(n->jobd);
+	n->mmdb = NULL;
+	n->ix = NULL;
+	n->jobd = NULL;
 	if (n->super) {
 		nsr_super_stop_all(n->super, 15000);
 		nsr_super_free(n->super);

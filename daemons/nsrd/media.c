@@ -11,6 +11,7 @@
 
 #include "nsr/buf.h"
 #include "nsr/err.h"
+#include "nsr/host.h"
 #include "nsr/index_clnt.h"
 #include "nsr/log.h"
 #include "nsr/mmd_clnt.h"
@@ -206,11 +207,14 @@ static struct nsr_mmd *connect_mover(struct nsrd *n, const struct nsr_res *dev,
 {
 	struct nsr_mmd *m = NULL;
 	struct nsr_buf err;
+	char host[NSR_HOST_MAX + 1];
 	int port;
 
 	nsr_buf_init(&err, 0);
-	if (nsrd_device_mover(n, dev, &port, &err) != NSR_OK ||
-	    nsr_mmd_connect("127.0.0.1", port, &m, &err) != NSR_OK) {
+	if (nsrd_device_mover(n, dev, host, sizeof(host), &port, &err) !=
+		    NSR_OK ||
+	    nsr_mmd_connect(host[0] ? host : "localhost", port, &m, &err) !=
+		    NSR_OK) {
 		nsr_status_set(st, NSR_ERR_CONNECT, "cannot reach the data mover of device "
 			    "'%s': %s", nsr_res_get(dev, "name"), err.data);
 		m = NULL;
@@ -333,7 +337,6 @@ int nsrd_label(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 		 lab.pool, lab.block_size, devname);
 out:
 	nsr_mmd_close(m);
-	mmdb_clnt_close(mc);
 	nsr_buf_release(&err);
 	return NSR_OK;
 }
@@ -392,7 +395,6 @@ int nsrd_mount(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	nsr_info("mounted volume %s on device %s", lab.name, devname);
 out:
 	nsr_mmd_close(m);
-	mmdb_clnt_close(mc);
 	nsr_buf_release(&err);
 	return NSR_OK;
 }
@@ -471,7 +473,6 @@ int nsrd_vol_mode(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	nsr_info("volume %s marked %s", a->volume, a->mode);
 out:
-	mmdb_clnt_close(mc);
 	nsr_buf_release(&err);
 	return NSR_OK;
 }
@@ -484,7 +485,6 @@ int nsrd_vol_delete(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	nsr_void_res *r = resp;
 	struct mmdb_clnt *mc = NULL;
 	struct mmdb_saveset ss;
-	struct nsr_ixclnt *ix = NULL;
 	struct nsr_buf err;
 	int rc;
 
@@ -502,12 +502,12 @@ int nsrd_vol_delete(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 		rc = mmdb_clnt_ss_delete(mc, a->ssid);
 		/* The file index entries go with the save set. */
 		if (rc == NSR_OK) {
-			if (nsr_ixclnt_open("127.0.0.1", &ix, &err) != NSR_OK ||
-			    nsr_ixclnt_delete(ix, ss.client, a->ssid) != NSR_OK)
-				nsr_warn("save set %u deleted, but its index entries of "
-					 "client %s remain: %s", a->ssid, ss.client,
-					 ix ? nsr_ixclnt_errmsg(ix) : err.data);
-			nsr_ixclnt_close(ix);
+			if (nsr_ixclnt_delete(n->ix, ss.client, a->ssid) !=
+			    NSR_OK)
+				nsr_warn("save set %u deleted, but its index "
+					 "entries of client %s remain: %s",
+					 a->ssid, ss.client,
+					 nsr_ixclnt_errmsg(n->ix));
 		}
 	} else {
 		const struct nsr_res *dev = NULL;
@@ -534,7 +534,6 @@ int nsrd_vol_delete(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	else
 		nsr_status_set(&r->st, NSR_OK, "%s", "");
 out:
-	mmdb_clnt_close(mc);
 	nsr_buf_release(&err);
 	return NSR_OK;
 }

@@ -21,7 +21,16 @@
  * every 4000 MB on tape, as the tape white paper recommends. */
 #define NSRD_SEGMENT_DEFAULT "4000 MB"
 
-/* An admitted save or recover session. */
+/* Lease of a session: its client renews it (SAVE_RENEW) while it
+ * streams; env NSR_LEASE_SEC overrides (tests). */
+#define NSRD_LEASE_SEC 120
+/* A session whose client connection closed is settled this much later
+ * (its mover ends its part of the session first). */
+#define NSRD_ORPHAN_GRACE_SEC 3
+
+/* An admitted save or recover session.  Its owner is the client
+ * connection that started it (conn): when that connection closes, or the
+ * lease lapses, the tick settles the session (nsrd_settle_orphans). */
 struct nsrd_session {
 	int used;
 	int recover;	    /* 0 = save */
@@ -30,14 +39,27 @@ struct nsrd_session {
 	char client[256];
 	char device[256];
 	time_t started;
+	uint64_t conn;	    /* owning connection (0 = none: adopted) */
+	time_t lease_until; /* settle after this; 0 = owner gone */
 };
+
+struct mmdb_clnt;
+struct nsr_jobd;
+struct nsr_ixclnt;
 
 struct nsrd {
 	struct nsr_daemon *d;
 	struct nsr_resdb *res;
 	struct nsr_super *super;
 	char server_name[256];
+	/* Long-lived connections to the server's databases (peer.h): made
+	 * at start, reconnected by the client libraries, waited for while
+	 * a database daemon restarts.  Used under the RPC server mutex. */
+	struct mmdb_clnt *mmdb;
+	struct nsr_jobd *jobd;
+	struct nsr_ixclnt *ix;
 	struct nsrd_session sessions[NSRD_MAX_SESSIONS];
+	uint64_t next_conn; /* connection ids handed out */
 };
 
 extern struct nsrd g_nsrd;
@@ -62,6 +84,17 @@ int nsrd_save_start(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 int nsrd_save_end(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 int nsrd_recover_start(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 int nsrd_recover_end(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
+/* nsrd_save_renew - SAVE_RENEW: renew (or adopt) a save's lease. */
+int nsrd_save_renew(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
+/* nsrd_settle_orphans - settle sessions whose client went away or whose
+ * lease lapsed: the save set complete if the mover recorded all of it,
+ * else aborted with the reason; the job finished; the slot freed.  Runs
+ * from the tick under the RPC server mutex. */
+void nsrd_settle_orphans(struct nsrd *n);
+/* nsrd_reconcile - at start: every save set the media database holds in
+ * progress becomes a session without owner, adopted by its client's next
+ * SAVE_RENEW/SAVE_END, else settled when its lease lapses. */
+void nsrd_reconcile(struct nsrd *n);
 /* nsrd_next_volume - NEXT_VOLUME: a mover whose volume filled asks for the
  * next writable volume of the pool (spanning). */
 int nsrd_next_volume(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
@@ -72,13 +105,20 @@ int nsrd_mount(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 int nsrd_unmount(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 int nsrd_vol_mode(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 int nsrd_vol_delete(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
-/* nsrd_device_mover - ask the storage node for the device's mover port. */
+/* nsrd_device_mover - ask the device's storage node for its mover:
+ * host[hlen] gets the storage node's name ("" = this server, reached
+ * through loopback) and *port the mover's port. */
 struct nsr_buf;
-int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, int *port,
-		      struct nsr_buf *err);
+int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
+		      size_t hlen, int *port, struct nsr_buf *err);
+/* nsrd_device_host - the storage node of a device resource into
+ * host[hlen] ("" = the server itself); the device's path on that host is
+ * returned (NULL if the name is malformed). */
+const char *nsrd_device_host(const struct nsr_res *dev, char *host,
+			     size_t hlen);
 
-/* nsrd_open_mmdb - a connection to nsrmmdbd, or NULL with st saying why. */
-struct mmdb_clnt;
+/* nsrd_open_mmdb - the connection to nsrmmdbd (never NULL: failures show
+ * in the calls, which wait for a restarting nsrmmdbd). */
 struct mmdb_clnt *nsrd_open_mmdb(nsr_status *st);
 
 #endif /* NSRD_H */

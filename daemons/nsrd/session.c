@@ -19,6 +19,7 @@
 
 #include "nsr/buf.h"
 #include "nsr/err.h"
+#include "nsr/host.h"
 #include "nsr/jobd_clnt.h"
 #include "nsr/log.h"
 #include "nsr/mmd_clnt.h"
@@ -27,37 +28,18 @@
 #include "nsr/xmalloc.h"
 #include "nsrd.h"
 
-/* nsrd_open_mmdb - connection to nsrmmdbd or a status saying why not. */
+/* nsrd_open_mmdb - the long-lived connection to nsrmmdbd. */
 struct mmdb_clnt *nsrd_open_mmdb(nsr_status *st)
 {
-	struct mmdb_clnt *c = NULL;
-	struct nsr_buf err;
-
-	nsr_buf_init(&err, 0);
-	if (mmdb_clnt_open("127.0.0.1", &c, &err) != NSR_OK) {
-		nsr_status_set(st, NSR_ERR_CONNECT,
-			    "the media database (nsrmmdbd) is not reachable: %s",
-			    err.data);
-		c = NULL;
-	}
-	nsr_buf_release(&err);
-	return c;
+	NSR_UNUSED(st);
+	return g_nsrd.mmdb;
 }
 
-/* open_jobd - connection to nsrjobd; jobs are bookkeeping, so a missing
- * nsrjobd is logged but does not stop a backup. */
+/* open_jobd - the connection to nsrjobd; jobs are bookkeeping, so a
+ * missing nsrjobd is logged by the callers but does not stop a backup. */
 static struct nsr_jobd *open_jobd(void)
 {
-	struct nsr_jobd *j = NULL;
-	struct nsr_buf err;
-
-	nsr_buf_init(&err, 0);
-	if (nsr_jobd_open("127.0.0.1", &j, &err) != NSR_OK) {
-		nsr_warn("jobs database (nsrjobd) not reachable: %s", err.data);
-		j = NULL;
-	}
-	nsr_buf_release(&err);
-	return j;
+	return g_nsrd.jobd;
 }
 
 /* policy_time - from + the named time policy (NSR policy resource, or the
@@ -110,26 +92,84 @@ static int count_sessions(struct nsrd *n, const char *device)
 	return c;
 }
 
-/* new_session - a free slot or NULL. */
-static struct nsrd_session *new_session(struct nsrd *n)
+/* lease_sec - the session lease (NSR_LEASE_SEC for tests). */
+static time_t lease_sec(void)
+{
+	const char *e = getenv("NSR_LEASE_SEC");
+	long v = e && *e ? strtol(e, NULL, 10) : 0;
+
+	return v > 0 && v <= 86400 ? (time_t)v : NSRD_LEASE_SEC;
+}
+
+/* conn_closed - WARNING: runs on the connection's thread as it ends,
+ * outside the RPC mutex: take it, and mark the sessions this connection
+ * owned for settling at the next tick. */
+static void conn_closed(void *data)
+{
+	uint64_t id = *(uint64_t *)data;
+	struct nsrd *n = &g_nsrd;
+
+	free(data);
+	if (!n->d || !n->d->srv)
+		return;
+	nsr_rpc_server_lock(n->d->srv);
+	for (int i = 0; i < NSRD_MAX_SESSIONS; i++)
+		if (n->sessions[i].used && n->sessions[i].conn == id) {
+			/* A short grace: the mover ends its part first. */
+			time_t t = time(NULL) + NSRD_ORPHAN_GRACE_SEC;
+
+			if (n->sessions[i].lease_until > t)
+				n->sessions[i].lease_until = t;
+			n->sessions[i].conn = 0;
+		}
+	nsr_rpc_server_unlock(n->d->srv);
+}
+
+/* conn_id - the id of the calling connection, made on first use. */
+static uint64_t conn_id(struct nsrd *n, struct nsr_rpc_call *call)
+{
+	uint64_t *id;
+
+	if (!call)
+		return 0;
+	id = nsr_rpc_call_conn_data(call);
+	if (!id) {
+		id = nsr_xcalloc(1, sizeof(*id));
+		*id = ++n->next_conn;
+		nsr_rpc_call_set_conn_data(call, id, conn_closed);
+	}
+	return *id;
+}
+
+/* new_session - a free slot owned by the calling connection, or NULL. */
+static struct nsrd_session *new_session(struct nsrd *n,
+					struct nsr_rpc_call *call)
 {
 	for (int i = 0; i < NSRD_MAX_SESSIONS; i++)
 		if (!n->sessions[i].used) {
 			memset(&n->sessions[i], 0, sizeof(n->sessions[i]));
 			n->sessions[i].used = 1;
 			n->sessions[i].started = time(NULL);
+			n->sessions[i].conn = conn_id(n, call);
+			n->sessions[i].lease_until = time(NULL) + lease_sec();
 			return &n->sessions[i];
 		}
 	return NULL;
 }
 
-/* find_session - by job id (and ssid if nonzero). */
-static struct nsrd_session *find_session(struct nsrd *n, int64_t jobid, uint32_t ssid)
+/* find_session - a save session by ssid (an adopted one has no job id
+ * yet), else any session by job id. */
+static struct nsrd_session *find_session(struct nsrd *n, int64_t jobid,
+					 uint32_t ssid)
 {
-	for (int i = 0; i < NSRD_MAX_SESSIONS; i++)
-		if (n->sessions[i].used && n->sessions[i].jobid == jobid &&
-		    (!ssid || n->sessions[i].ssid == ssid))
-			return &n->sessions[i];
+	for (int i = 0; i < NSRD_MAX_SESSIONS; i++) {
+		struct nsrd_session *s = &n->sessions[i];
+
+		if (!s->used)
+			continue;
+		if (ssid ? !s->recover && s->ssid == ssid : s->jobid == jobid)
+			return s;
+	}
 	return NULL;
 }
 
@@ -186,21 +226,46 @@ static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
 	return best;
 }
 
-/* nsrd_device_mover - the data mover of a device from the storage node. */
-int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, int *port,
-		      struct nsr_buf *err)
+/* nsrd_device_host - the storage node of a device and its path there:
+ * NetWorker's "rd=HOST:PATH" (in the name or the device access
+ * information) names a device on another host. */
+const char *nsrd_device_host(const struct nsr_res *dev, char *host,
+			     size_t hlen)
+{
+	const char *name = nsr_res_get(dev, "name");
+	const char *dai = nsr_res_get(dev, "device access information");
+	const char *path = nsr_host_remote_device(name ? name : "", host, hlen);
+	char h2[NSR_HOST_MAX + 1];
+
+	if (path && dai && *dai) {
+		path = nsr_host_remote_device(dai, h2, sizeof(h2));
+		if (path && h2[0] && !host[0])
+			snprintf(host, hlen, "%s", h2);
+	}
+	return path && *path ? path : NULL;
+}
+
+/* nsrd_device_mover - the data mover of a device from its storage node
+ * (this server's own nsrsnmd through loopback for local devices). */
+int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
+		      size_t hlen, int *port, struct nsr_buf *err)
 {
 	struct nsr_mmd_device md;
 	const char *ts = nsr_res_get(dev, "target sessions");
 	const char *ms = nsr_res_get(dev, "max sessions");
-	const char *path = nsr_res_get(dev, "device access information");
 	const char *seg = nsr_res_get(dev, "segment size");
 	long long segv = 0;
 	pid_t pid;
 
-	NSR_UNUSED(n);
 	memset(&md, 0, sizeof(md));
 	md.name = nsr_res_get(dev, "name");
+	md.path = nsrd_device_host(dev, host, hlen);
+	if (!md.path) {
+		nsr_buf_addf(err, "device %s: the name or device access "
+			     "information is not a path or rd=HOST:PATH",
+			     md.name);
+		return NSR_ERR_INVAL;
+	}
 	/* Resources made before the attribute existed get its default. */
 	if (nsr_mmquery_parse_size(seg ? seg : NSRD_SEGMENT_DEFAULT, &segv) !=
 	    NSR_OK) {
@@ -211,11 +276,13 @@ int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, int *port,
 	}
 	md.segment_size = (uint64_t)segv;
 	md.media_type = nsr_res_get(dev, "media type");
-	md.path = path && *path ? path : md.name;
 	md.target_sessions = ts ? (unsigned)atoi(ts) : 0;
 	md.max_sessions = ms ? (unsigned)atoi(ms) : 0;
-	/* Devices are local to the server until remote storage nodes land. */
-	return nsr_mmd_snm_mover("127.0.0.1", &md, "127.0.0.1", port, &pid, err);
+	/* A remote mover reports to this server by name; a local one
+	 * through loopback. */
+	return nsr_mmd_snm_mover(host[0] ? host : "localhost", &md,
+				 host[0] ? n->server_name : "localhost", port,
+				 &pid, err);
 }
 
 /* job_create - the job record of a session (0 if nsrjobd is away). */
@@ -246,7 +313,6 @@ static int64_t job_create(enum nsr_jobdb_type type, const char *client,
 		id = 0;
 	}
 	nsr_buf_release(&err);
-	nsr_jobd_close(j);
 	return id;
 }
 
@@ -279,7 +345,6 @@ static void job_finish(int64_t id, int ok, uint64_t bytes, uint64_t files,
 	if (msg && *msg)
 		nsr_jobd_log(j, id, msg, NULL);
 	nsr_buf_release(&err);
-	nsr_jobd_close(j);
 }
 
 /* nsrd_save_start - SAVE_START: admit a save and say where to stream. */
@@ -292,15 +357,15 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	const struct nsr_res *client, *dev;
 	struct mmdb_volume vol;
 	struct mmdb_saveset ss;
-	struct nsrd_session *s;
+	struct nsrd_session *s = NULL;
 	struct nsr_buf err;
 	const char *pool;
 	char ssidtxt[32];
 	long long par = nsrd_server_attr_num(n, "parallelism", 32);
 	uint32_t cloneid = 0;
+	char mhost[NSR_HOST_MAX + 1] = "";
 	int port = 0, level;
 
-	NSR_UNUSED(call);
 	r->pool = nsr_rpc_str("");
 	r->volume = nsr_rpc_str("");
 	r->mover_host = nsr_rpc_str("");
@@ -327,12 +392,16 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 		goto out;
 	}
 	mc = nsrd_open_mmdb(&r->st);
-	if (!mc)
-		goto out;
 	dev = pick_device(n, mc, pool, NULL, &vol, &r->st);
 	if (!dev)
 		goto out;
-	if (nsrd_device_mover(n, dev, &port, &err) != NSR_OK) {
+	s = new_session(n, call);
+	if (!s) {
+		nsr_status_set(&r->st, NSR_ERR_LIMIT, "too many sessions");
+		goto out;
+	}
+	if (nsrd_device_mover(n, dev, mhost, sizeof(mhost), &port, &err) !=
+	    NSR_OK) {
 		nsr_status_set(&r->st, NSR_ERR_CONNECT,
 			    "cannot get the data mover of device '%s': %s",
 			    nsr_res_get(dev, "name"), err.data);
@@ -362,11 +431,6 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 			    "database: %s", mmdb_clnt_errmsg(mc));
 		goto out;
 	}
-	s = new_session(n);
-	if (!s) {
-		nsr_status_set(&r->st, NSR_ERR_LIMIT, "too many sessions");
-		goto out;
-	}
 	s->ssid = ss.ssid;
 	snprintf(s->client, sizeof(s->client), "%s", a->client);
 	snprintf(s->device, sizeof(s->device), "%s", nsr_res_get(dev, "name"));
@@ -383,7 +447,6 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 			nsr_jobd_update(j, s->jobid, NSR_JOBDB_F_SSIDS, &v, NULL);
 			nsr_jobd_logf(j, s->jobid, NULL, "saving %s:%s to volume %s on %s",
 				      a->client, a->name, vol.name, s->device);
-			nsr_jobd_close(j);
 		}
 	}
 
@@ -399,12 +462,17 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	free(r->volume);
 	r->volume = nsr_rpc_str(vol.name);
 	memcpy(r->volid, vol.volid, 16);
-	r->mover_port = port; /* mover_host "" = the host the client reached us on */
+	/* mover_host "" = the host the client reached us on */
+	free(r->mover_host);
+	r->mover_host = nsr_rpc_str(mhost);
+	r->mover_port = port;
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	nsr_info("save of %s:%s admitted: ssid %u, job %lld, volume %s on %s",
 		 a->client, a->name, ss.ssid, (long long)s->jobid, vol.name, s->device);
+	s = NULL; /* admitted: the session lives on */
 out:
-	mmdb_clnt_close(mc);
+	if (s)
+		s->used = 0; /* not admitted: no save set was created */
 	nsr_buf_release(&err);
 	return NSR_OK;
 }
@@ -421,6 +489,7 @@ int nsrd_next_volume(void *ctx, void *argp, void *resp, struct nsr_rpc_call *cal
 	const struct nsr_res *dev;
 	struct mmdb_volume vol;
 	struct nsr_buf err;
+	char mhost[NSR_HOST_MAX + 1] = "";
 	int port = 0;
 
 	NSR_UNUSED(call);
@@ -439,7 +508,8 @@ int nsrd_next_volume(void *ctx, void *argp, void *resp, struct nsr_rpc_call *cal
 			    a->ssid, a->pool);
 		goto out;
 	}
-	if (nsrd_device_mover(n, dev, &port, &err) != NSR_OK) {
+	if (nsrd_device_mover(n, dev, mhost, sizeof(mhost), &port, &err) !=
+	    NSR_OK) {
 		nsr_status_set(&r->st, NSR_ERR_CONNECT,
 			    "save set %u continues on volume %s, but the data mover of "
 			    "device '%s' is not available: %s", a->ssid, vol.name,
@@ -458,12 +528,15 @@ int nsrd_next_volume(void *ctx, void *argp, void *resp, struct nsr_rpc_call *cal
 	memcpy(r->volid, vol.volid, 16);
 	free(r->device);
 	r->device = nsr_rpc_str(nsr_res_get(dev, "name"));
+	/* "" = the mover is on this server: the asking mover reaches it
+	 * under the server's name (or loopback, when local itself). */
+	free(r->mover_host);
+	r->mover_host = nsr_rpc_str(mhost);
 	r->mover_port = port;
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	nsr_info("save set %u continues on volume %s in device %s", a->ssid,
 		 vol.name, nsr_res_get(dev, "name"));
 out:
-	mmdb_clnt_close(mc);
 	nsr_buf_release(&err);
 	return NSR_OK;
 }
@@ -513,7 +586,6 @@ int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 out:
 	if (s)
 		s->used = 0;
-	mmdb_clnt_close(mc);
 	return NSR_OK;
 }
 
@@ -547,6 +619,7 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 	struct nsrd_session *s;
 	struct nsr_buf err;
 	size_t nf = 0, k = 0;
+	char mhost[NSR_HOST_MAX + 1] = "", fhost[NSR_HOST_MAX + 1];
 	int port = 0, fport = 0;
 
 	NSR_UNUSED(call);
@@ -595,7 +668,8 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 				    vol.name, a->ssid, vol.name);
 			goto out;
 		}
-		if (nsrd_device_mover(n, fdev, &fport, &err) != NSR_OK) {
+		if (nsrd_device_mover(n, fdev, fhost, sizeof(fhost), &fport,
+				      &err) != NSR_OK) {
 			nsr_status_set(&r->st, NSR_ERR_CONNECT, "cannot get the data mover "
 				    "of device '%s' (volume %s of save set %u): %s",
 				    nsr_res_get(fdev, "name"), vol.name, a->ssid, err.data);
@@ -604,9 +678,11 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 		if (!dev || frags[i].seq == 0) {
 			dev = fdev;
 			port = fport;
+			snprintf(mhost, sizeof(mhost), "%s", fhost);
 		}
 		w = &r->frags.frags_val[k++];
 		w->mover_port = fport;
+		w->mover_host = nsr_rpc_str(fhost);
 		memcpy(w->volid, frags[i].volid, 16);
 		w->volume = nsr_rpc_str(vol.name);
 		w->ssid = frags[i].ssid;
@@ -619,7 +695,7 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 		w->complete = (frags[i].flags & (MMDB_FRAG_COMPLETE | MMDB_FRAG_TAIL)) != 0;
 		r->frags.frags_len = (u_int)k;
 	}
-	s = new_session(n);
+	s = new_session(n, call);
 	if (!s) {
 		nsr_status_set(&r->st, NSR_ERR_LIMIT, "too many sessions");
 		goto out;
@@ -637,12 +713,13 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 	r->ss_name = nsr_rpc_str(ss.name);
 	r->savetime = ss.savetime;
 	r->totalsize = ss.totalsize;
+	free(r->mover_host);
+	r->mover_host = nsr_rpc_str(mhost);
 	r->mover_port = port;
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	nsr_info("recover of save set %u (%s:%s) for %s: job %lld, device %s",
 		 a->ssid, ss.client, ss.name, a->client, (long long)s->jobid, s->device);
 out:
-	mmdb_clnt_close(mc);
 	nsr_buf_release(&err);
 	return NSR_OK;
 }
@@ -662,4 +739,161 @@ int nsrd_recover_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *cal
 		s->used = 0;
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	return NSR_OK;
+}
+
+/* settle_save - the fate of a save whose owner is gone: complete if the
+ * mover recorded all of it (a complete or tail fragment), else aborted
+ * with the reason.  0 = settled, -1 = the media database could not be
+ * asked: try again at a later tick. */
+static int settle_save(struct nsrd *n, struct nsrd_session *s,
+		       const char *why)
+{
+	struct mmdb_fragment frags[MMDB_FRAGS_MAX];
+	struct mmdb_saveset ss;
+	uint64_t bytes = 0;
+	size_t nf = 0;
+	int complete = 0, rc;
+	char msg[512];
+
+	rc = mmdb_clnt_ss_get(n->mmdb, s->ssid, &ss);
+	if (rc == NSR_ERR_NOTFOUND)
+		return 0;
+	if (rc != NSR_OK)
+		return -1;
+	if (!(ss.flags & MMDB_SS_INPROGRESS))
+		return 0; /* its SAVE_END came after all */
+	if (mmdb_clnt_frag_list(n->mmdb, s->ssid, frags, MMDB_FRAGS_MAX,
+				&nf) != NSR_OK)
+		return -1;
+	for (size_t i = 0; i < nf && i < MMDB_FRAGS_MAX; i++) {
+		bytes += frags[i].size;
+		if (frags[i].flags & (MMDB_FRAG_COMPLETE | MMDB_FRAG_TAIL))
+			complete = 1;
+	}
+	ss.flags &= ~(uint32_t)MMDB_SS_INPROGRESS;
+	ss.sscomp = time(NULL);
+	if (complete) {
+		ss.flags |= MMDB_SS_FINISHED | MMDB_SS_VALID;
+		ss.totalsize = bytes;
+		snprintf(msg, sizeof(msg), "%s after its data mover had made "
+			 "all of it durable (%llu bytes): settled as complete, "
+			 "but its file index entries may be missing (recover "
+			 "it with recover -S %u)", why,
+			 (unsigned long long)bytes, s->ssid);
+	} else {
+		ss.flags |= MMDB_SS_ABORTED | MMDB_SS_INCOMPLETE;
+		snprintf(msg, sizeof(msg), "%s before its data was durable: "
+			 "settled as aborted", why);
+	}
+	if (mmdb_clnt_ss_update(n->mmdb, &ss) != NSR_OK)
+		return -1;
+	job_finish(s->jobid, complete, bytes, 0, NULL, msg);
+	nsr_warn("save set %u of %s:%s: %s", s->ssid, ss.client, ss.name, msg);
+	return 0;
+}
+
+/* nsrd_settle_orphans - settle sessions whose lease lapsed. */
+void nsrd_settle_orphans(struct nsrd *n)
+{
+	time_t now = time(NULL);
+
+	if (!n->mmdb)
+		return;
+	for (int i = 0; i < NSRD_MAX_SESSIONS; i++) {
+		struct nsrd_session *s = &n->sessions[i];
+		const char *why;
+
+		if (!s->used || s->lease_until > now)
+			continue;
+		why = s->conn == 0 && s->lease_until + NSRD_ORPHAN_GRACE_SEC >
+						  now
+			      ? "the client went away"
+			      : "the client stopped renewing its lease";
+		if (s->recover) {
+			job_finish(s->jobid, 0, 0, 0, NULL,
+				   "the recover client went away");
+			nsr_warn("recover of save set %u for %s: the client "
+				 "went away; its slot is free again", s->ssid,
+				 s->client);
+		} else if (settle_save(n, s, why) != 0) {
+			continue; /* the media database is away: next tick */
+		}
+		s->used = 0;
+	}
+}
+
+/* nsrd_save_renew - SAVE_RENEW: renew a save's lease; a session this
+ * nsrd does not know (it restarted) is adopted while its save set is
+ * still in progress. */
+int nsrd_save_renew(void *ctx, void *argp, void *resp,
+		    struct nsr_rpc_call *call)
+{
+	struct nsrd *n = ctx;
+	save_renew_args *a = argp;
+	nsr_void_res *r = resp;
+	struct nsrd_session *s = find_session(n, a->jobid, a->ssid);
+	struct mmdb_saveset ss;
+
+	if (!s) {
+		if (mmdb_clnt_ss_get(n->mmdb, a->ssid, &ss) != NSR_OK ||
+		    !(ss.flags & MMDB_SS_INPROGRESS)) {
+			nsr_status_set(&r->st, NSR_ERR_STATE, "save set %u is "
+				       "no longer in progress on the server "
+				       "(settled while this client was "
+				       "away)", a->ssid);
+			return NSR_OK;
+		}
+		s = new_session(n, call);
+		if (!s) {
+			nsr_status_set(&r->st, NSR_ERR_LIMIT,
+				       "too many sessions");
+			return NSR_OK;
+		}
+		s->ssid = a->ssid;
+		snprintf(s->client, sizeof(s->client), "%s", a->client);
+		nsr_info("save set %u of %s adopted again after a restart",
+			 a->ssid, a->client);
+	}
+	s->jobid = a->jobid ? a->jobid : s->jobid;
+	s->conn = conn_id(n, call);
+	s->lease_until = time(NULL) + lease_sec();
+	nsr_status_set(&r->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}
+
+/* nsrd_reconcile - sessions for the save sets left in progress. */
+void nsrd_reconcile(struct nsrd *n)
+{
+	struct mmdb_ss_row rows[64];
+	size_t got = 0, adopted = 0;
+	int done = 0, rc;
+
+	rc = mmdb_clnt_query_open(n->mmdb, "inprogress", 0, time(NULL));
+	while (rc == NSR_OK && !done) {
+		rc = mmdb_clnt_query_next_rows(n->mmdb, rows, 64, &got,
+					       &done);
+		for (size_t i = 0; rc == NSR_OK && i < got; i++) {
+			struct nsrd_session *s = find_session(
+				n, 0, rows[i].ss.ssid);
+
+			if (s)
+				continue; /* one row per clone instance */
+			s = new_session(n, NULL);
+			if (!s)
+				break;
+			s->ssid = rows[i].ss.ssid;
+			snprintf(s->client, sizeof(s->client), "%s",
+				 rows[i].ss.client);
+			adopted++;
+		}
+	}
+	if (rc != NSR_OK)
+		nsr_error("cannot list the save sets left in progress: %s; "
+			  "they are settled when their clients end them",
+			  mmdb_clnt_errmsg(n->mmdb));
+	else if (adopted)
+		nsr_warn("%zu save set(s) were in progress when nsrd last "
+			 "stopped: each is settled within %ld s unless its "
+			 "client renews or ends it", adopted,
+			 (long)lease_sec());
 }

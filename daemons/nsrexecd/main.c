@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "nsr/buf.h"
 #include "nsr/daemon.h"
 #include "nsr/err.h"
 #include "nsr/fileio.h"
@@ -190,17 +191,21 @@ static int execd_option(struct nsr_daemon *d, int opt, const char *arg)
 /* execd_started - open the locator port, start nsrsnmd on storage nodes. */
 static int execd_started(struct nsr_daemon *d)
 {
+	struct nsr_buf err;
 	int bound;
 
 	if (!g_execd.locator_port)
 		g_execd.locator_port = nsr_rpc_locator_port();
+	nsr_buf_init(&err, 0);
 	if (g_execd.locator_port != d->bound_port &&
-	    nsr_rpc_server_listen(d->srv, d->listen_addr, g_execd.locator_port,
-				  &bound) != NSR_OK) {
+	    nsr_daemon_listen(d, g_execd.locator_port, &bound, &err) !=
+		    NSR_OK) {
 		nsr_error("cannot listen on locator port %d: %s",
-			  g_execd.locator_port, strerror(errno));
+			  g_execd.locator_port, err.data);
+		nsr_buf_release(&err);
 		return -1;
 	}
+	nsr_buf_release(&err);
 	nsr_info("locator on port %d", g_execd.locator_port);
 	/* Children find the locator through the environment. */
 	{
@@ -211,12 +216,17 @@ static int execd_started(struct nsr_daemon *d)
 	}
 	if (g_execd.storage_node) {
 		char *snmd = nsr_path_join(d->exe_dir, "nsrsnmd");
-		char *argv[] = {snmd, (char *)"-R", d->root, NULL};
+		char *argv[4 + 2 * NSR_DAEMON_MAX_ADDRS] = {snmd, (char *)"-R",
+							     d->root};
+		int n = 3;
+
+		nsr_daemon_addr_argv(d, argv, &n);
+		argv[n] = NULL;
 
 		g_execd.super = nsr_super_new();
 		nsr_super_add(g_execd.super, "nsrsnmd", argv);
 		nsr_super_set_stderr(g_execd.super, nsr_daemon_log_fd(d));
-	nsr_super_start_all(g_execd.super);
+		nsr_super_start_all(g_execd.super);
 		free(snmd);
 	}
 	return 0;

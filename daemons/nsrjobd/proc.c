@@ -36,35 +36,6 @@ struct qconn {
 	struct nsr_jobdb_cursor *cur;
 };
 
-/* text_in - a wire string as a job member ("" is unset). */
-static const char *text_in(const char *s)
-{
-	return s && *s ? s : NULL;
-}
-
-/* job_from_rec - point job's members at r's. */
-static void job_from_rec(struct nsr_jobdb_job *job, const job_rec *r)
-{
-	memset(job, 0, sizeof(*job));
-	job->parent_id = r->parent_id;
-	job->type = (enum nsr_jobdb_type)r->type;
-	job->client = text_in(r->client);
-	job->name = text_in(r->name);
-	job->level = text_in(r->level);
-	job->group = text_in(r->group);
-	job->action = text_in(r->action);
-	job->host = text_in(r->host);
-	job->pid = r->pid;
-	job->state = (enum nsr_jobdb_state)r->state;
-	job->status = text_in(r->status);
-	job->start_time = r->start_time;
-	job->end_time = r->end_time;
-	job->bytes = r->bytes;
-	job->files = r->files;
-	job->ssids = text_in(r->ssids);
-	job->command = text_in(r->command);
-}
-
 /* dup_text - a malloc'ed wire copy of a job member ("" for NULL), cut
  * to the protocol's bound (at a UTF-8 character boundary): a job written
  * by another tool with a longer value must not make the reply
@@ -84,30 +55,32 @@ static char *dup_text(const char *s, size_t max)
 	return nsr_xstrndup(s, n);
 }
 
-/* rec_from_job - a wire record with malloc'ed copies of job's strings. */
+/* rec_from_job - a wire record with malloc'ed copies of job's strings;
+ * returns its approximate encoded size. */
 static size_t rec_from_job(job_rec *r, const struct nsr_jobdb_job *job)
 {
-	r->id = job->id;
-	r->parent_id = job->parent_id;
-	r->type = (int)job->type;
-	r->client = dup_text(job->client, JOB_STR_MAX);
-	r->name = dup_text(job->name, JOB_STR_MAX);
-	r->level = dup_text(job->level, JOB_STR_MAX);
-	r->group = dup_text(job->group, JOB_STR_MAX);
-	r->action = dup_text(job->action, JOB_STR_MAX);
-	r->host = dup_text(job->host, JOB_STR_MAX);
-	r->pid = job->pid;
-	r->state = (int)job->state;
-	r->status = dup_text(job->status, JOB_STR_MAX);
-	r->start_time = job->start_time;
-	r->end_time = job->end_time;
-	r->bytes = job->bytes;
-	r->files = job->files;
-	r->ssids = dup_text(job->ssids, JOB_STR_MAX);
-	r->command = dup_text(job->command, JOB_CMD_MAX);
-	return 128 + strlen(r->client) + strlen(r->name) + strlen(r->level) +
-	       strlen(r->group) + strlen(r->action) + strlen(r->host) +
-	       strlen(r->status) + strlen(r->ssids) + strlen(r->command);
+	char **text[] = {&r->client, &r->name,	 &r->level,
+			 &r->group,  &r->action, &r->host,
+			 &r->status, &r->ssids,	 &r->command};
+	size_t len = 128;
+
+	nsr_jobd_rec_from_job(r, job);
+	for (size_t i = 0; i < NSR_ARRAY_SIZE(text); i++) {
+		const char *v = *text[i];
+
+		*text[i] = dup_text(*v ? v : NULL, text[i] == &r->command
+						       ? JOB_CMD_MAX
+						       : JOB_STR_MAX);
+		len += strlen(*text[i]);
+	}
+	return len;
+}
+
+/* job_from_rec - point job's members at r's; the id is the server's. */
+static void job_from_rec(struct nsr_jobdb_job *job, const job_rec *r)
+{
+	nsr_jobd_job_from_rec(job, r);
+	job->id = 0;
 }
 
 /* bad_job - the administrator's message for a refused create/update. */

@@ -21,6 +21,7 @@
 #include "nsr/jobdb.h"
 #include "nsr/log.h"
 #include "nsr/res.h"
+#include "nsr/nsrd_clnt.h"
 #include "nsr/rpc.h"
 #include "nsr/rpc/nsrd.h"
 
@@ -55,19 +56,17 @@ long long jobd_now_ms(void)
 static unsigned server_retention(void)
 {
 	res_query_args a = {.query = (char *)"type: NSR"};
-	struct nsr_rpc_clnt *c = NULL;
+	struct nsr_nsrd *c = NULL;
 	struct nsr_res_list list;
 	res_list_res r;
 	unsigned hours = 0;
 
-	if (nsr_rpc_open("127.0.0.1", NSRD_PROG, NSRD_V1, &c, NULL) != NSR_OK)
+	if (nsr_nsrd_open("localhost", &c, NULL) != NSR_OK)
 		return 0;
-	nsr_rpc_set_timeout(c, 5000);
+	nsr_nsrd_set_timeout(c, 5000);
 	memset(&r, 0, sizeof(r));
 	nsr_res_list_init(&list);
-	if (nsr_rpc_call(c, RES_QUERY, NSR_XDR(xdr_res_query_args), &a,
-			 NSR_XDR(xdr_res_list_res), &r) == NSR_OK &&
-	    r.st.code == 0 &&
+	if (nsr_nsrd_res_query(c, &a, &r) == NSR_OK &&
 	    nsr_res_parse(r.text, strlen(r.text), &list, NULL) == NSR_OK &&
 	    list.n > 0) {
 		const char *v = nsr_res_get(list.items[0], "jobsdb retention in hours");
@@ -78,7 +77,7 @@ static unsigned server_retention(void)
 	}
 	nsr_res_list_release(&list);
 	xdr_free(NSR_XDR(xdr_res_list_res), &r);
-	nsr_rpc_close(c);
+	nsr_nsrd_close(c);
 	return hours;
 }
 

@@ -29,6 +29,7 @@
 #include "nsr/log.h"
 #include "nsr/mmd_clnt.h"
 #include "nsr/mmdb.h"
+#include "nsr/nsrd_clnt.h"
 #include "nsr/rpc/nsrd.h"
 #include "nsr/xmalloc.h"
 
@@ -273,7 +274,7 @@ static void volume_full(struct mmd *m, struct mmd_save *s)
 static int ask_next_volume(struct mmd *m, struct mmd_save *s,
 			   next_vol_res *r, struct nsr_buf *why)
 {
-	struct nsr_rpc_clnt *c = NULL;
+	struct nsr_nsrd *c = NULL;
 	next_vol_args a;
 	int rc;
 
@@ -286,19 +287,14 @@ static int ask_next_volume(struct mmd *m, struct mmd_save *s,
 	a.ssid = s->hdr.ssid;
 	a.pool = s->hdr.pool;
 	memcpy(a.exclude, s->volid, sizeof(a.exclude));
-	rc = nsr_rpc_open(m->server, NSRD_PROG, NSRD_V1, &c, why);
+	rc = nsr_nsrd_open(m->server, &c, why);
 	if (rc != NSR_OK)
 		return rc;
-	nsr_rpc_set_timeout(c, 120000);
-	rc = nsr_rpc_call(c, NEXT_VOLUME, NSR_XDR(xdr_next_vol_args), &a,
-			  NSR_XDR(xdr_next_vol_res), r);
-	if (rc != NSR_OK) {
-		nsr_buf_addstr(why, nsr_rpc_last_error(c));
-	} else if (r->st.code != NSR_OK) {
-		rc = r->st.code < 0 ? r->st.code : NSR_ERR_PROTO;
-		nsr_buf_addstr(why, r->st.msg ? r->st.msg : "");
-	}
-	nsr_rpc_close(c);
+	nsr_nsrd_set_timeout(c, 120000);
+	rc = nsr_nsrd_next_volume(c, &a, r);
+	if (rc != NSR_OK)
+		nsr_buf_addstr(why, nsr_nsrd_errmsg(c));
+	nsr_nsrd_close(c);
 	return rc;
 }
 

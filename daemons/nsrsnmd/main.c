@@ -173,7 +173,7 @@ static int start_mover(struct snmd *x, struct snmd_slot *s, nsr_status *st)
 	memset(&sa, 0, sizeof(sa));
 	sa.exe = x->mmd_exe;
 	sa.root = x->d->root;
-	sa.listen_addr = x->d->listen_addr;
+	sa.d = x->d;
 	sa.idle_sec = x->idle_sec;
 	sa.slot = s;
 	nsr_buf_init(&why, 4096);

@@ -11,6 +11,7 @@
 #include <time.h>
 
 struct nsr_buf;
+struct nsr_daemon;
 
 /* One device and its mover (if running). */
 struct snmd_slot {
@@ -37,7 +38,7 @@ struct snmd_slot {
 struct snmd_spawn_args {
 	const char *exe;	 /* path of nsrmmd */
 	const char *root;
-	const char *listen_addr; /* NULL = default */
+	const struct nsr_daemon *d; /* its -a addresses go to the mover */
 	unsigned idle_sec;	 /* 0 = nsrmmd's default */
 	const struct snmd_slot *slot;
 };

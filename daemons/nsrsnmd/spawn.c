@@ -68,7 +68,7 @@ int snmd_spawn(const struct snmd_spawn_args *a, int timeout_ms, pid_t *pid,
 {
 	const struct snmd_slot *s = a->slot;
 	char fdstr[16], numstr[16], capstr[32], segstr[32], idlestr[16];
-	char *argv[32];
+	char *argv[32 + 2 * NSR_DAEMON_MAX_ADDRS];
 	int fds[2] = {-1, -1}, n = 0, rc;
 
 	*pid = 0;
@@ -115,10 +115,8 @@ int snmd_spawn(const struct snmd_spawn_args *a, int timeout_ms, pid_t *pid,
 		argv[n++] = (char *)"-i";
 		argv[n++] = idlestr;
 	}
-	if (a->listen_addr) {
-		argv[n++] = (char *)"-a";
-		argv[n++] = (char *)a->listen_addr;
-	}
+	if (a->d)
+		nsr_daemon_addr_argv(a->d, argv, &n);
 	argv[n] = NULL;
 	if (nsr_proc_spawn(argv, pid) != NSR_OK) {
 		nsr_buf_addf(why, "cannot start %s: %s", a->exe,

@@ -16,7 +16,7 @@
  *   3. make <root>/{logs,tmp,res,mm,index}, open <root>/logs/daemon.log,
  *      lock <root>/logs/<name>.pid (a second copy on one root is fatal);
  *   4. ops->init (open databases; may fail fatally with a reason);
- *   5. listen on addr:port, register every program with the local
+ *   5. listen on 127.0.0.1 and every -a address (one port), register every program with the local
  *      nsrexecd locator (not for nsrexecd itself);
  *   6. ops->started (spawn children); with -b, tell the waiting parent
  *      that we are ready (so "nsrd -b" returns only once nsrd serves);
@@ -34,7 +34,11 @@
 
 #include "nsr/rpc.h"
 
+struct nsr_buf;
 struct nsr_daemon;
+
+/* At most this many -a addresses. */
+#define NSR_DAEMON_MAX_ADDRS 6
 
 struct nsr_daemon_ops {
 	const char *name;	 /* "nsrd" */
@@ -64,7 +68,8 @@ struct nsr_daemon {
 	const struct nsr_daemon_ops *ops;
 	void *ctx;		/* the daemon's own state */
 	char *root;		/* server root (-R, NSR_ROOT, /nsr) */
-	char *listen_addr;	/* -a (default 127.0.0.1) */
+	char **addrs;		/* -a, repeatable; 127.0.0.1 is always served */
+	int naddrs;
 	int port;		/* -p (requested) */
 	int bound_port;		/* actual port */
 	int background;		/* -b */
@@ -84,6 +89,18 @@ char *nsr_daemon_path(const struct nsr_daemon *d, const char *rel);
 int nsr_daemon_log_fd(const struct nsr_daemon *d);
 /* nsr_daemon_request_stop - ask the loop to stop (thread-safe). */
 void nsr_daemon_request_stop(void);
+/* nsr_daemon_listen - listen on 127.0.0.1 and every -a address at port
+ * (0 = one free port for all of them); *bound gets the port.  NSR_OK or
+ * the first failure, with "address:port: reason" appended to err. */
+int nsr_daemon_listen(struct nsr_daemon *d, int port, int *bound,
+		      struct nsr_buf *err);
+/* nsr_daemon_addr_argv - append "-a ADDR" for every -a address to argv
+ * (which has room for 2 * d->naddrs more entries after *n), so children
+ * serve the same addresses; the strings are borrowed from d. */
+void nsr_daemon_addr_argv(const struct nsr_daemon *d, char **argv, int *n);
+/* nsr_daemon_addr_text - the listening addresses for a log line
+ * ("127.0.0.1, 198.18.0.1"), static storage. */
+const char *nsr_daemon_addr_text(const struct nsr_daemon *d);
 
 /*
  * Child processes (proc.c).  Calling sequence for a supervisor:

@@ -37,6 +37,7 @@ enum nsr_err {
 	NSR_ERR_CONNECT = -25,	  /* cannot connect to a peer */
 	NSR_ERR_MISMATCH = -26,	  /* identity/size mismatch (volume id, block size) */
 	NSR_ERR_AGAIN = -27,	  /* try again later */
+	NSR_ERR_NOHOST = -28,	  /* a host name does not resolve */
 };
 
 /* nsr_strerror - a static English string for an nsr_err code. */

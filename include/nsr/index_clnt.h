@@ -21,7 +21,15 @@
 struct nsr_buf;
 struct nsr_ixclnt;
 
-int nsr_ixclnt_open(const char *server, struct nsr_ixclnt **out, struct nsr_buf *err);
+/* nsr_ixclnt_open - locate nsrindexd on server and connect now; on
+ * failure err gets the reason naming the host. */
+int nsr_ixclnt_open(const char *server, struct nsr_ixclnt **out,
+		    struct nsr_buf *err);
+/* nsr_ixclnt_new - a long-lived handle (for daemons): connects on its
+ * first call, waiting up to wait_ms for a restarting nsrindexd; lookups
+ * and deletes are repeated once after a transport failure.  A save's
+ * begin/add/commit belong to one connection and are never repeated. */
+int nsr_ixclnt_new(const char *server, int wait_ms, struct nsr_ixclnt **out);
 void nsr_ixclnt_close(struct nsr_ixclnt *ix);
 const char *nsr_ixclnt_errmsg(const struct nsr_ixclnt *ix);
 

@@ -41,6 +41,7 @@
 #include <stdint.h>
 
 #include "nsr/jobdb.h"
+#include "nsr/rpc/nsrjob.h"
 
 struct nsr_buf;
 struct nsr_rpc_clnt;
@@ -57,8 +58,12 @@ int nsr_jobd_connect(const char *host, int port, struct nsr_jobd **out,
 		     struct nsr_buf *err);
 /* nsr_jobd_close - close the connection; NULL is allowed. */
 void nsr_jobd_close(struct nsr_jobd *j);
-/* nsr_jobd_rpc - the RPC client underneath (timeouts, peer name). */
-struct nsr_rpc_clnt *nsr_jobd_rpc(struct nsr_jobd *j);
+/* nsr_jobd_new - a long-lived handle for a daemon: connects on its
+ * first call and, whenever it has to (re)connect, keeps trying for up to
+ * wait_ms (nsrjobd may be restarting).  NSR_OK or NSR_ERR_NOMEM. */
+int nsr_jobd_new(const char *server, int wait_ms, struct nsr_jobd **out);
+/* nsr_jobd_set_timeout - reply timeout of later calls (ms). */
+void nsr_jobd_set_timeout(struct nsr_jobd *j, int reply_ms);
 
 /* nsr_jobd_create - record a new job; *id gets its id.  Text members may
  * be NULL; type must be set; state 0 means QUEUED. */
@@ -129,5 +134,12 @@ int nsr_jobd_log_encode(struct nsr_buf *out, int64_t seq, int64_t time,
 /* nsr_jobd_log_decode - call fn for each line of an encoded log;
  * NSR_ERR_CORRUPT if it is malformed, else fn's first non-zero return. */
 int nsr_jobd_log_decode(const char *log, nsr_jobdb_log_fn fn, void *arg);
+
+/* The job record on the wire, for both ends of the protocol (the one
+ * codec of nsrjob.x's job_rec).  Both borrow: no copies, nothing to free.
+ * nsr_jobd_rec_from_job - unset (NULL) members travel as "".
+ * nsr_jobd_job_from_rec - "" comes back as NULL. */
+void nsr_jobd_rec_from_job(job_rec *r, const struct nsr_jobdb_job *job);
+void nsr_jobd_job_from_rec(struct nsr_jobdb_job *job, const job_rec *r);
 
 #endif /* NSR_JOBD_CLNT_H */

@@ -56,6 +56,11 @@ int mmdb_clnt_open(const char *server, struct mmdb_clnt **out,
  * ask the locator), for tests and callers that know where nsrmmdbd is. */
 int mmdb_clnt_connect(const char *server, int port, struct mmdb_clnt **out,
 		      struct nsr_buf *err);
+/* mmdb_clnt_new - a long-lived handle for a daemon: it connects on its
+ * first call and, whenever it has to (re)connect, keeps trying for up to
+ * wait_ms (nsrmmdbd may be restarting); idempotent calls are repeated
+ * once after a transport failure.  NSR_OK or NSR_ERR_NOMEM. */
+int mmdb_clnt_new(const char *server, int wait_ms, struct mmdb_clnt **out);
 /* mmdb_clnt_close - close the connection and free; NULL is a no-op. */
 void mmdb_clnt_close(struct mmdb_clnt *c);
 /* mmdb_clnt_errmsg - text of the last failure on c ("" if none); valid

@@ -37,6 +37,7 @@ const char *nsr_strerror(int rc)
 	case NSR_ERR_CONNECT: return "cannot connect";
 	case NSR_ERR_MISMATCH: return "mismatch";
 	case NSR_ERR_AGAIN: return "try again";
+	case NSR_ERR_NOHOST: return "host name does not resolve";
 	}
 	return "unknown error";
 }

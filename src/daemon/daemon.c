@@ -61,6 +61,88 @@ char *nsr_daemon_path(const struct nsr_daemon *d, const char *rel)
 	return nsr_path_join(d->root, rel);
 }
 
+/* free_addrs - release the -a list. */
+static void free_addrs(struct nsr_daemon *d)
+{
+	for (int i = 0; i < d->naddrs; i++)
+		free(d->addrs[i]);
+	free(d->addrs);
+	d->addrs = NULL;
+	d->naddrs = 0;
+}
+
+/* is_wildcard - 1 for an any-address ("0.0.0.0", "::"), which already
+ * covers loopback: listening on 127.0.0.1 too would collide with it. */
+static int is_wildcard(const char *a)
+{
+	return strcmp(a, "0.0.0.0") == 0 || strcmp(a, "::") == 0 ||
+	       strcmp(a, "*") == 0;
+}
+
+/* nsr_daemon_listen - 127.0.0.1 and every -a address, on one port. */
+int nsr_daemon_listen(struct nsr_daemon *d, int port, int *bound,
+		      struct nsr_buf *err)
+{
+	int loopback = 1, rc;
+
+	for (int i = 0; i < d->naddrs; i++)
+		if (is_wildcard(d->addrs[i]) ||
+		    strcmp(d->addrs[i], "127.0.0.1") == 0)
+			loopback = 0;
+	*bound = port;
+	if (loopback) {
+		rc = nsr_rpc_server_listen(d->srv, "127.0.0.1", port, bound);
+		if (rc != NSR_OK) {
+			nsr_buf_addf(err, "127.0.0.1:%d: %s", port,
+				     strerror(errno));
+			return rc;
+		}
+	}
+	for (int i = 0; i < d->naddrs; i++) {
+		const char *a = strcmp(d->addrs[i], "*") == 0 ? "::"
+							       : d->addrs[i];
+		int p = *bound;
+
+		rc = nsr_rpc_server_listen(d->srv, a, p, bound);
+		if (rc != NSR_OK) {
+			nsr_buf_addf(err, "%s:%d: %s", a, p,
+				     rc == NSR_ERR_LIMIT ? "too many addresses"
+							 : strerror(errno));
+			return rc;
+		}
+	}
+	return NSR_OK;
+}
+
+/* nsr_daemon_addr_argv - "-a ADDR" for each -a address. */
+void nsr_daemon_addr_argv(const struct nsr_daemon *d, char **argv, int *n)
+{
+	for (int i = 0; i < d->naddrs; i++) {
+		argv[(*n)++] = (char *)"-a";
+		argv[(*n)++] = d->addrs[i];
+	}
+}
+
+/* nsr_daemon_addr_text - "127.0.0.1, a, b" for log lines. */
+const char *nsr_daemon_addr_text(const struct nsr_daemon *d)
+{
+	static char text[1024];
+	size_t len;
+	int loopback = 1;
+
+	for (int i = 0; i < d->naddrs; i++)
+		if (is_wildcard(d->addrs[i]) ||
+		    strcmp(d->addrs[i], "127.0.0.1") == 0)
+			loopback = 0;
+	snprintf(text, sizeof(text), "%s", loopback ? "127.0.0.1" : "");
+	for (int i = 0; i < d->naddrs; i++) {
+		len = strlen(text);
+		snprintf(text + len, sizeof(text) - len, "%s%s",
+			 len ? ", " : "", d->addrs[i]);
+	}
+	return text;
+}
+
 /* usage - print --help text. */
 static void usage(const struct nsr_daemon_ops *ops, FILE *f)
 {
@@ -69,7 +151,8 @@ static void usage(const struct nsr_daemon_ops *ops, FILE *f)
 		"%s\n"
 		"  -R root     server root directory (env NSR_ROOT, default %s)\n"
 		"  -p port     TCP port to serve on (default %s)\n"
-		"  -a address  address to listen on (default 127.0.0.1)\n"
+		"  -a address  also listen on address (repeatable; 127.0.0.1 "
+		"always)\n"
 		"  -b          run in the background once ready\n"
 		"  -d          debug logging, log to stderr too\n"
 		"  -t          check the configuration and exit\n"
@@ -109,8 +192,15 @@ static int parse_options(struct nsr_daemon *d, int argc, char **argv)
 			}
 			break;
 		case 'a':
-			free(d->listen_addr);
-			d->listen_addr = nsr_xstrdup(optarg);
+			if (d->naddrs >= NSR_DAEMON_MAX_ADDRS) {
+				fprintf(stderr, "%s: at most %d -a addresses\n",
+					ops->name, NSR_DAEMON_MAX_ADDRS);
+				return -1;
+			}
+			d->addrs = nsr_xrealloc(d->addrs,
+						(size_t)(d->naddrs + 1) *
+							sizeof(char *));
+			d->addrs[d->naddrs++] = nsr_xstrdup(optarg);
 			break;
 		case 'b':
 			d->background = 1;
@@ -259,7 +349,7 @@ static long long now_ms(void)
 /* run_loop - step 7. */
 static void run_loop(struct nsr_daemon *d, const sigset_t *orig)
 {
-	struct pollfd pfd[8];
+	struct pollfd pfd[20]; /* listeners (<= 16) + wake pipe */
 	long long next_tick = now_ms() + d->ops->tick_ms;
 	int n = nsr_rpc_server_nlisten(d->srv);
 
@@ -361,7 +451,7 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 	rc = parse_options(&d, argc, argv);
 	if (rc) {
 		free(d.root);
-		free(d.listen_addr);
+		free_addrs(&d);
 		free(d.exe_dir);
 		return rc > 0 ? 0 : 2;
 	}
@@ -371,7 +461,7 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 		rc = ops->check ? ops->check(&d) : 0;
 		printf("%s: configuration %s\n", ops->name, rc ? "has errors" : "ok");
 		free(d.root);
-		free(d.listen_addr);
+		free_addrs(&d);
 		free(d.exe_dir);
 		return rc ? 1 : 0;
 	}
@@ -406,17 +496,25 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 	/* 5. Serve and register. */
 	if (nsr_rpc_server_new(ops->progs, ops->nprogs, &d.srv) != NSR_OK)
 		nsr_fatal("out of memory");
-	if (nsr_rpc_server_listen(d.srv, d.listen_addr, d.port, &d.bound_port) != NSR_OK)
-		nsr_fatal("cannot listen on %s:%d: %s", d.listen_addr ? d.listen_addr : "127.0.0.1",
-			  d.port, strerror(errno));
+	{
+		struct nsr_buf err;
+
+		nsr_buf_init(&err, 0);
+		if (nsr_daemon_listen(&d, d.port, &d.bound_port, &err) !=
+		    NSR_OK)
+			nsr_fatal("cannot listen on %s (check -a and -p)",
+				  err.data);
+		nsr_buf_release(&err);
+	}
 	if (!ops->no_register)
 		register_all(&d);
 
 	/* 6. Started. */
-	nsr_info("started, version %s, root %s, listening on %s:%d%s",
-		 NSR_VERSION_STRING, d.root, d.listen_addr ? d.listen_addr : "127.0.0.1",
+	nsr_info("started, version %s, root %s, listening on %s port %d%s",
+		 NSR_VERSION_STRING, d.root, nsr_daemon_addr_text(&d),
 		 d.bound_port,
-		 d.listen_addr ? "" : " (loopback only until authentication lands)");
+		 d.naddrs ? " (no authentication yet: only trusted networks)"
+			  : " (loopback only until authentication lands)");
 	if (ops->started && ops->started(&d) != 0)
 		nsr_fatal("start-up failed; see the messages above");
 	if (ready_fd >= 0) {
@@ -458,7 +556,7 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 	nsr_info("stopped");
 	free(pidpath);
 	free(d.root);
-	free(d.listen_addr);
+	free_addrs(&d);
 	free(d.exe_dir);
 	return 0;
 }

@@ -178,9 +178,10 @@ int nsr_conn_connect(struct nsr_conn *c, const char *host, int port,
 	gai = getaddrinfo(host, portstr, &hints, &res);
 	if (gai != 0) {
 		if (err)
-			nsr_buf_addf(err, "cannot resolve host '%s': %s", host,
-				     gai_strerror(gai));
-		return NSR_ERR_CONNECT;
+			nsr_buf_addf(err, "host name '%s' does not resolve: %s "
+				     "(check the name, /etc/hosts or DNS)",
+				     host, gai_strerror(gai));
+		return gai == EAI_AGAIN ? NSR_ERR_CONNECT : NSR_ERR_NOHOST;
 	}
 	rc = NSR_ERR_CONNECT;
 	for (ai = res; ai; ai = ai->ai_next) {

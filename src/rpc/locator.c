@@ -27,7 +27,7 @@ static int loc_connect(const char *host, int timeout_ms, struct nsr_rpc_clnt **c
 	int rc = nsr_rpc_connect(host, nsr_rpc_locator_port(), NSREXECD_PROG,
 				 NSREXECD_V1, timeout_ms, c, err);
 
-	if (rc && err)
+	if ((rc == NSR_ERR_CONNECT || rc == NSR_ERR_TIMEOUT) && err)
 		nsr_buf_addstr(err, " (is nsrexecd running there?)");
 	return rc;
 }

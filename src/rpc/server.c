@@ -25,7 +25,7 @@
 #include "nsr/rpc.h"
 #include "rpc_int.h"
 
-#define MAX_LISTEN 4
+#define MAX_LISTEN 16 /* 2 ports x (loopback + 6 -a addresses) */
 #define MAX_CONNS 512
 
 struct srv_conn {

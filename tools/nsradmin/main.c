@@ -19,6 +19,7 @@
 #include "nsr/nsradmin.h"
 #include "nsr/res.h"
 #include "nsr/resdb.h"
+#include "nsr/nsrd_clnt.h"
 #include "nsr/rpc.h"
 #include "nsr/rpc/nsrd.h"
 #include "nsr/xmalloc.h"
@@ -37,40 +38,40 @@ static char *res_text(const struct nsr_res *r)
 	return nsr_buf_detach(&b, NULL);
 }
 
-/* rpc_fail - transport failure into why. */
-static int rpc_fail(struct nsr_rpc_clnt *c, struct nsr_buf *why)
+/* done - the outcome of one nsrd call into why (nsrd's message or the
+ * transport's, which names host and port). */
+static int done(struct nsr_nsrd *c, int rc, struct nsr_buf *why)
 {
-	nsr_buf_addstr(why, nsr_rpc_last_error(c));
-	return NSR_ERR_RPC;
+	if (rc)
+		nsr_buf_addstr(why, nsr_nsrd_errmsg(c));
+	return rc;
 }
 
 /* rpc_list - RES_QUERY backend: resources matching query. */
 static int rpc_list(void *ctx, const struct nsr_res *query,
 		    struct nsr_res_list *out, struct nsr_buf *why)
 {
-	struct nsr_rpc_clnt *c = ctx;
+	struct nsr_nsrd *c = ctx;
 	char *q = res_text(query);
 	res_query_args a = {.query = q};
 	res_list_res r;
 	int rc;
 
 	memset(&r, 0, sizeof(r));
-	rc = nsr_rpc_call(c, RES_QUERY, NSR_XDR(xdr_res_query_args), &a,
-			  NSR_XDR(xdr_res_list_res), &r);
+	rc = done(c, nsr_nsrd_res_query(c, &a, &r), why);
 	free(q);
-	if (rc)
-		return rpc_fail(c, why);
-	rc = r.st.code;
-	if (rc)
-		nsr_buf_addstr(why, r.st.msg);
-	else if ((rc = nsr_res_parse(r.text, strlen(r.text), out, NULL)) != NSR_OK)
-		nsr_buf_addstr(why, "the server sent resources that do not parse");
+	if (rc == NSR_OK) {
+		rc = nsr_res_parse(r.text, strlen(r.text), out, NULL);
+		if (rc != NSR_OK)
+			nsr_buf_addstr(why, "the server sent resources that "
+				       "do not parse");
+	}
 	xdr_free(NSR_XDR(xdr_res_list_res), &r);
 	return rc;
 }
 
 /* change - RES_CREATE or RES_UPDATE. */
-static int change(struct nsr_rpc_clnt *c, uint32_t proc, const char *id,
+static int change(struct nsr_nsrd *c, uint32_t proc, const char *id,
 		  const struct nsr_res *res, char **id_out, struct nsr_buf *why)
 {
 	char *text = res_text(res);
@@ -79,15 +80,10 @@ static int change(struct nsr_rpc_clnt *c, uint32_t proc, const char *id,
 	int rc;
 
 	memset(&r, 0, sizeof(r));
-	rc = nsr_rpc_call(c, proc, NSR_XDR(xdr_res_text_args), &a,
-			  NSR_XDR(xdr_res_change_res), &r);
+	rc = done(c, proc == RES_CREATE ? nsr_nsrd_res_create(c, &a, &r)
+					: nsr_nsrd_res_update(c, &a, &r), why);
 	free(text);
-	if (rc)
-		return rpc_fail(c, why);
-	rc = r.st.code;
-	if (rc)
-		nsr_buf_addstr(why, r.st.msg);
-	else if (id_out)
+	if (rc == NSR_OK && id_out)
 		*id_out = nsr_xstrdup(r.id);
 	xdr_free(NSR_XDR(xdr_res_change_res), &r);
 	return rc;
@@ -110,19 +106,13 @@ static int rpc_update(void *ctx, const char *id, const struct nsr_res *r,
 /* rpc_remove - RES_DELETE backend. */
 static int rpc_remove(void *ctx, const char *id, struct nsr_buf *why)
 {
-	struct nsr_rpc_clnt *c = ctx;
+	struct nsr_nsrd *c = ctx;
 	res_text_args a = {.text = (char *)"", .id = (char *)id, .append = FALSE};
 	nsr_void_res r;
 	int rc;
 
 	memset(&r, 0, sizeof(r));
-	rc = nsr_rpc_call(c, RES_DELETE, NSR_XDR(xdr_res_text_args), &a,
-			  NSR_XDR(xdr_nsr_void_res), &r);
-	if (rc)
-		return rpc_fail(c, why);
-	rc = r.st.code;
-	if (rc)
-		nsr_buf_addstr(why, r.st.msg);
+	rc = done(c, nsr_nsrd_res_delete(c, &a, &r), why);
 	xdr_free(NSR_XDR(xdr_nsr_void_res), &r);
 	return rc;
 }
@@ -181,7 +171,7 @@ int main(int argc, char **argv)
 	static const struct option lo[] = {{"help", no_argument, NULL, 'h'},
 					   {NULL, 0, NULL, 0}};
 	const char *server = NULL, *resdir = NULL, *input = NULL;
-	struct nsr_rpc_clnt *c = NULL;
+	struct nsr_nsrd *c = NULL;
 	struct nsr_resdb *db = NULL;
 	struct nsradmin *a = NULL;
 	struct nsradmin_opts o;
@@ -219,7 +209,7 @@ int main(int argc, char **argv)
 		if (gethostname(host, sizeof(host) - 1) != 0)
 			snprintf(host, sizeof(host), "localhost");
 		host[sizeof(host) - 1] = '\0';
-		if (nsr_rpc_open(server ? server : host, NSRD_PROG, NSRD_V1, &c, &err))
+		if (nsr_nsrd_open(server ? server : host, &c, &err))
 			nsr_fatal("cannot reach nsrd on %s: %s", server ? server : host,
 				  err.data);
 		o.ops = &rpc_ops;
@@ -270,7 +260,7 @@ int main(int argc, char **argv)
 	if (in != stdin)
 		fclose(in);
 	nsr_resdb_close(db);
-	nsr_rpc_close(c);
+	nsr_nsrd_close(c);
 	nsr_buf_release(&err);
 	nsr_buf_release(&q);
 	return failed;

@@ -20,6 +20,7 @@
 #include "nsr/err.h"
 #include "nsr/log.h"
 #include "nsr/res.h"
+#include "nsr/nsrd_clnt.h"
 #include "nsr/rpc.h"
 #include "nsr/rpc/nsrd.h"
 #include "nsr/xmalloc.h"
@@ -74,16 +75,16 @@ static uint32_t parse_bs(const char *s)
 	return v > UINT32_MAX ? 0 : (uint32_t)v;
 }
 
-/* call - one nsrd call; transport errors are fatal. */
-static void call(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xa, void *a,
-		 xdrproc_t xr, void *r)
+/* check - after one nsrd call: a transport failure (no status from
+ * nsrd) is fatal; nsrd's own answer is left to the caller. */
+static void check(struct nsr_nsrd *c, int rc, const nsr_status *st)
 {
-	if (nsr_rpc_call(c, proc, xa, a, xr, r) != NSR_OK)
-		nsr_fatal("%s", nsr_rpc_last_error(c));
+	if (rc != NSR_OK && st->code == 0)
+		nsr_fatal("%s", nsr_nsrd_errmsg(c));
 }
 
 /* show - devices and the volumes mounted on them. */
-static int show(struct nsr_rpc_clnt *c)
+static int show(struct nsr_nsrd *c)
 {
 	res_query_args q = {.query = (char *)"type: NSR device"};
 	res_list_res r;
@@ -91,7 +92,7 @@ static int show(struct nsr_rpc_clnt *c)
 	int rc;
 
 	memset(&r, 0, sizeof(r));
-	call(c, RES_QUERY, NSR_XDR(xdr_res_query_args), &q, NSR_XDR(xdr_res_list_res), &r);
+	check(c, nsr_nsrd_res_query(c, &q, &r), &r.st);
 	if (r.st.code)
 		nsr_fatal("%s", r.st.msg);
 	nsr_res_list_init(&list);
@@ -113,13 +114,13 @@ static int show(struct nsr_rpc_clnt *c)
 }
 
 /* do_label - -l, with the relabel question when the volume exists. */
-static int do_label(struct nsr_rpc_clnt *c, label_args *a, int quiet)
+static int do_label(struct nsr_nsrd *c, label_args *a, int quiet)
 {
 	label_res r;
 
 	for (;;) {
 		memset(&r, 0, sizeof(r));
-		call(c, LABEL, NSR_XDR(xdr_label_args), a, NSR_XDR(xdr_label_res), &r);
+		check(c, nsr_nsrd_label(c, a, &r), &r.st);
 		if (r.st.code == NSR_ERR_EXISTS && !a->force) {
 			fprintf(stderr, "nsrmm: %s\n", r.st.msg);
 			xdr_free(NSR_XDR(xdr_label_res), &r);
@@ -146,14 +147,13 @@ static int do_label(struct nsr_rpc_clnt *c, label_args *a, int quiet)
 	return 0;
 }
 
-/* void_call - a call with an nsr_void_res result; 0 or 1. */
-static int void_call(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xa, void *a)
+/* void_done - the end of a call with an nsr_void_res result; 0 or 1. */
+static int void_done(struct nsr_nsrd *c, int rc, nsr_void_res *rp)
 {
-	nsr_void_res r;
+	nsr_void_res r = *rp;
 	int bad;
 
-	memset(&r, 0, sizeof(r));
-	call(c, proc, xa, a, NSR_XDR(xdr_nsr_void_res), &r);
+	check(c, rc, &r.st);
 	bad = r.st.code != 0;
 	if (bad)
 		nsr_error("%s", r.st.msg);
@@ -169,7 +169,7 @@ int main(int argc, char **argv)
 	const char *server = NULL, *device = "", *pool = "", *mode = NULL;
 	int op = 0, yes = 0, quiet = 0, opt, failed = 0;
 	uint32_t bs = 0, ssid = 0;
-	struct nsr_rpc_clnt *c = NULL;
+	struct nsr_nsrd *c = NULL;
 	struct nsr_buf err;
 	char host[256];
 
@@ -226,8 +226,9 @@ int main(int argc, char **argv)
 	if (!server)
 		server = host;
 	nsr_buf_init(&err, 0);
-	if (nsr_rpc_open(server, NSRD_PROG, NSRD_V1, &c, &err) != NSR_OK)
-		nsr_fatal("cannot reach the OpenNSR server %s: %s", server, err.data);
+	if (nsr_nsrd_open(server, &c, &err) != NSR_OK)
+		nsr_fatal("cannot reach the OpenNSR server %s: %s", server,
+			  err.data);
 
 	switch (op) {
 	case 0:
@@ -241,12 +242,14 @@ int main(int argc, char **argv)
 		if (op == 'l') {
 			failed = do_label(c, &a, quiet);
 		} else if (op == 'u') {
-			failed = void_call(c, UNMOUNT, NSR_XDR(xdr_label_args), &a);
+			nsr_void_res r = {{0, NULL}};
+
+			failed = void_done(c, nsr_nsrd_unmount(c, &a, &r), &r);
 		} else {
 			label_res r;
 
 			memset(&r, 0, sizeof(r));
-			call(c, MOUNT, NSR_XDR(xdr_label_args), &a, NSR_XDR(xdr_label_res), &r);
+			check(c, nsr_nsrd_mount(c, &a, &r), &r.st);
 			failed = r.st.code != 0;
 			if (failed)
 				nsr_error("%s", r.st.msg);
@@ -264,8 +267,9 @@ int main(int argc, char **argv)
 		}
 		for (int i = optind; i < argc; i++) {
 			vol_mode_args a = {.volume = argv[i], .mode = (char *)mode};
+			nsr_void_res r = {{0, NULL}};
 
-			failed |= void_call(c, VOL_MODE, NSR_XDR(xdr_vol_mode_args), &a);
+			failed |= void_done(c, nsr_nsrd_vol_mode(c, &a, &r), &r);
 		}
 		break;
 	case 'd':
@@ -282,17 +286,19 @@ int main(int argc, char **argv)
 		}
 		if (ssid) {
 			vol_del_args a = {.volume = (char *)"", .ssid = ssid};
+			nsr_void_res r = {{0, NULL}};
 
-			failed = void_call(c, VOL_DELETE, NSR_XDR(xdr_vol_del_args), &a);
+			failed = void_done(c, nsr_nsrd_vol_delete(c, &a, &r), &r);
 		}
 		for (int i = optind; i < argc; i++) {
 			vol_del_args a = {.volume = argv[i], .ssid = 0};
+			nsr_void_res r = {{0, NULL}};
 
-			failed |= void_call(c, VOL_DELETE, NSR_XDR(xdr_vol_del_args), &a);
+			failed |= void_done(c, nsr_nsrd_vol_delete(c, &a, &r), &r);
 		}
 		break;
 	}
-	nsr_rpc_close(c);
+	nsr_nsrd_close(c);
 	nsr_buf_release(&err);
 	return failed;
 }

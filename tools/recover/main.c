@@ -28,6 +28,7 @@
 #include "nsr/log.h"
 #include "nsr/mmd_clnt.h"
 #include "nsr/restore.h"
+#include "nsr/nsrd_clnt.h"
 #include "nsr/rpc.h"
 #include "nsr/rpc/nsrd.h"
 #include "nsr/xmalloc.h"
@@ -113,10 +114,12 @@ static void on_skipped(void *ctx, const char *path, const char *target)
 	nsr_warn("%s exists, not overwritten (use -iY or -f to overwrite)", target);
 }
 
-/* A fragment and the port of the mover that reads its volume. */
+/* A fragment and the mover that reads its volume (host "" = the
+ * server). */
 struct rec_piece {
 	struct nsr_vol_frag f;
 	int port;
+	const char *host;
 };
 
 /* by_seq - qsort order of pieces: save-set order. */
@@ -128,8 +131,10 @@ static int by_seq(const void *a, const void *b)
 }
 
 /* frags_in_order - nsrd's fragments into frags[] in save-set order, with
- * each one's mover port in ports[] (both have frags_len entries). */
-static void frags_in_order(const rec_start_res *r, struct nsr_vol_frag *frags, int *ports)
+ * each one's mover port in ports[] and storage node in hosts[] (borrowed
+ * from r; all have frags_len entries). */
+static void frags_in_order(const rec_start_res *r, struct nsr_vol_frag *frags,
+			   int *ports, const char **hosts)
 {
 	size_t n = r->frags.frags_len;
 	struct rec_piece *p = nsr_xcalloc(n + 1, sizeof(*p));
@@ -147,11 +152,13 @@ static void frags_in_order(const rec_start_res *r, struct nsr_vol_frag *frags, i
 		p[i].f.size = w->size;
 		p[i].f.complete = w->complete;
 		p[i].port = w->mover_port ? w->mover_port : r->mover_port;
+		p[i].host = w->mover_port ? w->mover_host : r->mover_host;
 	}
 	qsort(p, n, sizeof(*p), by_seq);
 	for (size_t i = 0; i < n; i++) {
 		frags[i] = p[i].f;
 		ports[i] = p[i].port;
+		hosts[i] = p[i].host;
 	}
 	free(p);
 }
@@ -270,7 +277,7 @@ static const char *volume_name(const rec_start_res *r, const uint8_t *volid)
 }
 
 /* rec_end - close the job at nsrd. */
-static void rec_end(struct nsr_rpc_clnt *nsrd, int64_t jobid, int status,
+static void rec_end(struct nsr_nsrd *nsrd, int64_t jobid, int status,
 		    uint64_t bytes, uint64_t files, const char *msg)
 {
 	rec_end_args a = {.jobid = jobid, .status = status, .bytes = bytes,
@@ -278,20 +285,22 @@ static void rec_end(struct nsr_rpc_clnt *nsrd, int64_t jobid, int status,
 	nsr_void_res r;
 
 	memset(&r, 0, sizeof(r));
-	if (nsr_rpc_call(nsrd, RECOVER_END, NSR_XDR(xdr_rec_end_args), &a,
-			 NSR_XDR(xdr_nsr_void_res), &r) == NSR_OK)
-		xdr_free(NSR_XDR(xdr_nsr_void_res), &r);
+	if (nsr_nsrd_recover_end(nsrd, &a, &r) != NSR_OK)
+		nsr_warn("the job of this recover stays open: %s",
+			 nsr_nsrd_errmsg(nsrd));
+	xdr_free(NSR_XDR(xdr_nsr_void_res), &r);
 }
 
 /* recover_ssid - restore save set ssid (filtered by paths, if any).
  * Returns 0 if everything came back intact, 1 otherwise. */
-static int recover_ssid(struct nsr_rpc_clnt *nsrd, const struct rec_opts *o,
+static int recover_ssid(struct nsr_nsrd *nsrd, const struct rec_opts *o,
 			uint32_t ssid, const char *const *paths, size_t npaths)
 {
 	rec_start_args a;
 	rec_start_res r;
 	struct nsr_vol_frag *frags = NULL;
 	int *ports = NULL;
+	const char **hosts = NULL;
 	size_t nfrags = 0, damaged = 0;
 	struct nsr_restore *rs = NULL;
 	struct nsr_restore_opts ro;
@@ -316,20 +325,16 @@ static int recover_ssid(struct nsr_rpc_clnt *nsrd, const struct rec_opts *o,
 	a.client = (char *)o->client;
 	a.pid = getpid();
 	a.command = cmd;
-	rc = nsr_rpc_call(nsrd, RECOVER_START, NSR_XDR(xdr_rec_start_args), &a,
-			  NSR_XDR(xdr_rec_start_res), &r);
+	rc = nsr_nsrd_recover_start(nsrd, &a, &r);
 	if (rc) {
-		nsr_error("%s", nsr_rpc_last_error(nsrd));
-		return 1;
-	}
-	if (r.st.code) {
-		nsr_error("%s", r.st.msg);
+		nsr_error("%s", nsr_nsrd_errmsg(nsrd));
 		goto out;
 	}
 	nfrags = r.frags.frags_len;
 	frags = nsr_xcalloc(nfrags + 1, sizeof(*frags));
 	ports = nsr_xcalloc(nfrags + 1, sizeof(*ports));
-	frags_in_order(&r, frags, ports);
+	hosts = nsr_xcalloc(nfrags + 1, sizeof(*hosts));
+	frags_in_order(&r, frags, ports, hosts);
 	memset(&ro, 0, sizeof(ro));
 	memset(&cb, 0, sizeof(cb));
 	ro.dest = o->dest;
@@ -356,8 +361,8 @@ static int recover_ssid(struct nsr_rpc_clnt *nsrd, const struct rec_opts *o,
 		for (j = i + 1; j < nfrags && memcmp(frags[j].volid, frags[i].volid, 16) == 0;)
 			j++;
 		nsr_buf_reset(&err);
-		if (nsr_mmd_connect(r.mover_host[0] ? r.mover_host : o->server, ports[i],
-				    &m, &err) != NSR_OK ||
+		if (nsr_mmd_connect(hosts[i] && hosts[i][0] ? hosts[i] : o->server,
+				    ports[i], &m, &err) != NSR_OK ||
 		    nsr_mmd_read_open(m, ssid, frags + i, j - i, &err) != NSR_OK) {
 			snprintf(msg, sizeof(msg), "cannot read save set %u from volume "
 				 "%s: %s", ssid, volume_name(&r, frags[i].volid), err.data);
@@ -425,6 +430,7 @@ out:
 	free(buf);
 	free(frags);
 	free(ports);
+	free(hosts);
 	for (size_t i = 0; i < run.nseen; i++)
 		free(run.seen[i]);
 	free(run.seen);
@@ -468,7 +474,7 @@ int main(int argc, char **argv)
 	uint32_t ssids[64];
 	int nssid = 0, automatic = 0, opt, failed = 0;
 	char host[256];
-	struct nsr_rpc_clnt *nsrd = NULL;
+	struct nsr_nsrd *nsrd = NULL;
 	struct nsr_buf err;
 	time_t bt;
 
@@ -536,8 +542,9 @@ int main(int argc, char **argv)
 		o.server = host;
 	if (!o.client)
 		o.client = host;
-	if (nsr_rpc_open(o.server, NSRD_PROG, NSRD_V1, &nsrd, &err) != NSR_OK)
-		nsr_fatal("cannot reach the OpenNSR server %s: %s", o.server, err.data);
+	if (nsr_nsrd_open(o.server, &nsrd, &err) != NSR_OK)
+		nsr_fatal("cannot reach the OpenNSR server %s: %s", o.server,
+			  err.data);
 
 	if (nssid) {
 		const char **paths = NULL;
@@ -585,7 +592,7 @@ int main(int argc, char **argv)
 		strftime(when, sizeof(when), "%a %b %e %H:%M:%S %Y", localtime(&now));
 		printf("Recover completion time: %s\n", when);
 	}
-	nsr_rpc_close(nsrd);
+	nsr_nsrd_close(nsrd);
 	nsr_buf_release(&err);
 	return failed ? 1 : 0;
 }

@@ -26,12 +26,22 @@
 #include "nsr/log.h"
 #include "nsr/mmd_clnt.h"
 #include "nsr/mmreport.h"
+#include "nsr/nsrd_clnt.h"
+#include "nsr/peer.h"
 #include "nsr/rpc.h"
 #include "nsr/rpc/nsrd.h"
 #include "nsr/saver.h"
 #include "nsr/xmalloc.h"
 
+/* How often save renews its session lease at nsrd (nsrd settles a
+ * session whose lease of NSRD_LEASE_SEC, 120 s, lapses). */
+#define NSR_SAVE_RENEW_SEC 30
+
 struct save_ctx {
+	struct nsr_nsrd *nsrd;
+	const save_start_res *ss;
+	const char *client;
+	time_t renew_at; /* next lease renewal at nsrd */
 	struct nsr_mmd *mmd;
 	struct nsr_ixclnt *ix;
 	int verbose, quiet;
@@ -57,12 +67,51 @@ static void usage(FILE *f)
 		"  -h, --help    this help\n");
 }
 
+/* renew_sec - seconds between renewals: a quarter of the lease when a
+ * test shortens it (NSR_LEASE_SEC, as nsrd reads it), else 30. */
+static time_t renew_sec(void)
+{
+	const char *e = getenv("NSR_LEASE_SEC");
+	long v = e && *e ? strtol(e, NULL, 10) / 4 : 0;
+
+	return v > 0 && v < NSR_SAVE_RENEW_SEC ? (time_t)v : NSR_SAVE_RENEW_SEC;
+}
+
+/* renew - renew the session's lease at nsrd while streaming, so nsrd
+ * knows this client is alive (a lapsed lease gets the save set settled).
+ * A failed renewal is not fatal: the data path decides; only an answer
+ * that the save set was settled meanwhile stops the save. */
+static int renew(struct save_ctx *c)
+{
+	save_renew_args a;
+	nsr_void_res r;
+	int rc, stop;
+
+	c->renew_at = time(NULL) + renew_sec();
+	memset(&a, 0, sizeof(a));
+	memset(&r, 0, sizeof(r));
+	a.ssid = c->ss->ssid;
+	a.jobid = c->ss->jobid;
+	a.client = (char *)c->client;
+	rc = nsr_nsrd_save_renew(c->nsrd, &a, &r);
+	stop = rc == NSR_ERR_STATE;
+	if (rc)
+		nsr_warn("renewing the session lease: %s",
+			 nsr_nsrd_errmsg(c->nsrd));
+	xdr_free(NSR_XDR(xdr_nsr_void_res), &r);
+	return stop ? NSR_ERR_STATE : NSR_OK;
+}
+
 /* to_mover - the saver's sink: stream bytes to nsrmmd. */
 static int to_mover(void *arg, const void *p, size_t n)
 {
 	struct save_ctx *c = arg;
 
-	return c->mmd ? nsr_mmd_ss_write(c->mmd, p, n) : NSR_OK;
+	if (!c->mmd)
+		return NSR_OK;
+	if (time(NULL) >= c->renew_at && renew(c) != NSR_OK)
+		return NSR_ERR_STATE;
+	return nsr_mmd_ss_write(c->mmd, p, n);
 }
 
 /* to_index - one index entry per saved file. */
@@ -132,8 +181,8 @@ static void human(uint64_t v, char *out, size_t len)
 }
 
 /* save_end - report the outcome to nsrd (best effort on failure paths). */
-static int save_end(struct nsr_rpc_clnt *nsrd, const save_start_res *ss, int status,
-		    uint64_t size, uint64_t files, const char *msg)
+static int save_end(struct nsr_nsrd *nsrd, const save_start_res *ss,
+		    int status, uint64_t size, uint64_t files, const char *msg)
 {
 	save_end_args a;
 	nsr_void_res r;
@@ -147,14 +196,9 @@ static int save_end(struct nsr_rpc_clnt *nsrd, const save_start_res *ss, int sta
 	a.totalsize = size;
 	a.nfiles = files;
 	a.msg = (char *)(msg ? msg : "");
-	rc = nsr_rpc_call(nsrd, SAVE_END, NSR_XDR(xdr_save_end_args), &a,
-			  NSR_XDR(xdr_nsr_void_res), &r);
-	if (rc == NSR_OK && r.st.code) {
-		nsr_error("server: %s", r.st.msg);
-		rc = r.st.code;
-	} else if (rc) {
-		nsr_error("%s", nsr_rpc_last_error(nsrd));
-	}
+	rc = nsr_nsrd_save_end(nsrd, &a, &r);
+	if (rc)
+		nsr_error("%s", nsr_nsrd_errmsg(nsrd));
 	xdr_free(NSR_XDR(xdr_nsr_void_res), &r);
 	return rc;
 }
@@ -170,7 +214,7 @@ int main(int argc, char **argv)
 	int64_t browse = 0, retent = 0;
 	int opt, dry = 0, rc, exit_code = 1;
 	struct save_ctx c;
-	struct nsr_rpc_clnt *nsrd = NULL;
+	struct nsr_nsrd *nsrd = NULL;
 	struct nsr_saver *sv = NULL;
 	struct nsr_saver_stats st;
 	struct nsr_buf err;
@@ -235,8 +279,11 @@ int main(int argc, char **argv)
 
 	if (!dry) {
 		/* 1. Ask nsrd for a session. */
-		if (nsr_rpc_open(server, NSRD_PROG, NSRD_V1, &nsrd, &err) != NSR_OK)
-			nsr_fatal("cannot reach the OpenNSR server %s: %s", server, err.data);
+		if (nsr_nsrd_open(server, &nsrd, &err) != NSR_OK)
+			nsr_fatal("cannot reach the OpenNSR server %s: %s",
+				  server, err.data);
+		/* A restarting nsrd is waited for at the end of the save. */
+		nsr_nsrd_set_wait(nsrd, nsr_peer_wait_default());
 		memset(&sa, 0, sizeof(sa));
 		sa.client = (char *)client;
 		sa.name = (char *)name;
@@ -248,12 +295,12 @@ int main(int argc, char **argv)
 		sa.retention_time = retent;
 		sa.pid = getpid();
 		sa.command = cmd;
-		rc = nsr_rpc_call(nsrd, SAVE_START, NSR_XDR(xdr_save_start_args), &sa,
-				  NSR_XDR(xdr_save_start_res), &ss);
-		if (rc)
-			nsr_fatal("%s", nsr_rpc_last_error(nsrd));
-		if (ss.st.code)
-			nsr_fatal("%s", ss.st.msg);
+		if (nsr_nsrd_save_start(nsrd, &sa, &ss) != NSR_OK)
+			nsr_fatal("%s", nsr_nsrd_errmsg(nsrd));
+		c.nsrd = nsrd;
+		c.ss = &ss;
+		c.client = client;
+		c.renew_at = time(NULL) + renew_sec();
 
 		/* 2. Data mover and index. */
 		if (nsr_mmd_connect(ss.mover_host[0] ? ss.mover_host : server,
@@ -368,14 +415,21 @@ fail:
 	nsr_error("%s", c.err);
 	if (c.ix)
 		nsr_ixclnt_abort(c.ix);
-	if (nsrd && ss.ssid)
-		save_end(nsrd, &ss, NSR_ERR_IO, 0, 0, c.err);
-	nsr_error("save of %s failed; the save set was marked aborted", name);
+	if (nsrd && ss.ssid &&
+	    save_end(nsrd, &ss, NSR_ERR_IO, 0, 0, c.err) == NSR_OK)
+		nsr_error("save of %s failed; the save set was marked aborted",
+			  name);
+	else if (nsrd && ss.ssid)
+		nsr_error("save of %s failed; the server could not be told, so "
+			  "it settles save set %u itself (aborted unless the "
+			  "data reached the volume)", name, ss.ssid);
+	else
+		nsr_error("save of %s failed", name);
 out:
 	nsr_saver_free(sv);
 	nsr_mmd_close(c.mmd);
 	nsr_ixclnt_close(c.ix);
-	nsr_rpc_close(nsrd);
+	nsr_nsrd_close(nsrd);
 	xdr_free(NSR_XDR(xdr_save_start_res), &ss);
 	for (int i = 0; i < npaths; i++)
 		free(paths[i]);

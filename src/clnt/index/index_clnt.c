@@ -7,13 +7,14 @@
 #include "nsr/buf.h"
 #include "nsr/err.h"
 #include "nsr/index_clnt.h"
+#include "nsr/peer.h"
 #include "nsr/rpc.h"
 #include "nsr/xmalloc.h"
 
 #define BATCH 512
 
 struct nsr_ixclnt {
-	struct nsr_rpc_clnt *c;
+	struct nsr_peer *peer; /* nsrindexd on the server */
 	char *client;
 	uint64_t ssid;
 	ix_entry batch[BATCH];
@@ -21,19 +22,44 @@ struct nsr_ixclnt {
 	char err[1024];
 };
 
-/* nsr_ixclnt_open - locate nsrindexd on server and connect. */
-int nsr_ixclnt_open(const char *server, struct nsr_ixclnt **out, struct nsr_buf *err)
+/* make - a handle; connects now unless wait_ms >= 0 (then on first
+ * use, waiting up to wait_ms for a restarting nsrindexd). */
+static int make(const char *server, int wait_ms, struct nsr_ixclnt **out,
+		struct nsr_buf *err)
 {
-	struct nsr_ixclnt *ix = nsr_xcalloc(1, sizeof(*ix));
-	int rc = nsr_rpc_open(server, NSRINDEXD_PROG, NSRINDEXD_V1, &ix->c, err);
+	struct nsr_ixclnt *ix = calloc(1, sizeof(*ix));
+	int rc;
 
+	*out = NULL;
+	if (!ix)
+		return NSR_ERR_NOMEM;
+	rc = nsr_peer_new(server, 0, NSRINDEXD_PROG, NSRINDEXD_V1, &ix->peer);
+	if (rc == NSR_OK && wait_ms >= 0) {
+		nsr_peer_set_wait(ix->peer, wait_ms);
+	} else if (rc == NSR_OK) {
+		rc = nsr_peer_connect(ix->peer);
+		if (rc && err)
+			nsr_buf_addstr(err, nsr_peer_errmsg(ix->peer));
+	}
 	if (rc) {
-		free(ix);
-		*out = NULL;
+		nsr_ixclnt_close(ix);
 		return rc;
 	}
 	*out = ix;
 	return NSR_OK;
+}
+
+/* nsr_ixclnt_open - locate nsrindexd on server and connect. */
+int nsr_ixclnt_open(const char *server, struct nsr_ixclnt **out,
+		    struct nsr_buf *err)
+{
+	return make(server, -1, out, err);
+}
+
+/* nsr_ixclnt_new - a long-lived handle connecting on first use. */
+int nsr_ixclnt_new(const char *server, int wait_ms, struct nsr_ixclnt **out)
+{
+	return make(server, wait_ms > 0 ? wait_ms : 0, out, NULL);
 }
 
 /* clear_batch - free the copied strings of queued entries. */
@@ -50,7 +76,7 @@ void nsr_ixclnt_close(struct nsr_ixclnt *ix)
 	if (!ix)
 		return;
 	clear_batch(ix);
-	nsr_rpc_close(ix->c);
+	nsr_peer_free(ix->peer);
 	free(ix->client);
 	free(ix);
 }
@@ -68,9 +94,11 @@ static int void_call(struct nsr_ixclnt *ix, uint32_t proc, xdrproc_t xa, void *a
 	int rc;
 
 	memset(&r, 0, sizeof(r));
-	rc = nsr_rpc_call(ix->c, proc, xa, a, NSR_XDR(xdr_nsr_void_res), &r);
+	rc = nsr_peer_call(ix->peer, proc, xa, a, NSR_XDR(xdr_nsr_void_res), &r,
+			   proc == IX_DELETE ? NSR_PEER_RETRY : 0);
 	if (rc) {
-		snprintf(ix->err, sizeof(ix->err), "%s", nsr_rpc_last_error(ix->c));
+		snprintf(ix->err, sizeof(ix->err), "%s",
+			 nsr_peer_errmsg(ix->peer));
 		return rc;
 	}
 	rc = r.st.code;
@@ -202,10 +230,12 @@ static int lookup(struct nsr_ixclnt *ix, uint32_t proc, const char *client,
 		a.time = t;
 		a.skip = skip;
 		memset(&r, 0, sizeof(r));
-		rc = nsr_rpc_call(ix->c, proc, NSR_XDR(xdr_ix_lookup_args), &a,
-				  NSR_XDR(xdr_ix_lookup_res), &r);
+		rc = nsr_peer_call(ix->peer, proc, NSR_XDR(xdr_ix_lookup_args),
+				   &a, NSR_XDR(xdr_ix_lookup_res), &r,
+				   NSR_PEER_RETRY);
 		if (rc) {
-			snprintf(ix->err, sizeof(ix->err), "%s", nsr_rpc_last_error(ix->c));
+			snprintf(ix->err, sizeof(ix->err), "%s",
+				 nsr_peer_errmsg(ix->peer));
 			return rc;
 		}
 		rc = r.st.code;

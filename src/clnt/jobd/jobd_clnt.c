@@ -13,6 +13,7 @@
 #include "nsr/err.h"
 #include "nsr/jobd_clnt.h"
 #include "nsr/jobdb.h"
+#include "nsr/peer.h"
 #include "nsr/rpc.h"
 #include "nsr/rpc/nsrjob.h"
 
@@ -35,32 +36,49 @@ static int set_err(struct nsr_buf *err, int rc, const char *fmt, ...)
 	return rc;
 }
 
-/* call - one RPC; transport failures and a non-zero status become rc. */
+/* call - one RPC through the peer (JOB_UPDATE sets fields, so it may be
+ * repeated after a transport failure); transport failures and a non-zero
+ * status become rc. */
 static int call(struct nsr_jobd *j, uint32_t proc, xdrproc_t xargs,
 		void *args, xdrproc_t xres, void *res, const nsr_status *st,
 		struct nsr_buf *err)
 {
-	int rc = nsr_rpc_call(j->c, proc, xargs, args, xres, res);
+	int rc = nsr_peer_call(j->peer, proc, xargs, args, xres, res,
+			       proc == JOB_UPDATE ? NSR_PEER_RETRY : 0);
 
 	if (rc)
-		return set_err(err, rc, "nsrjobd at %s: %s", nsr_rpc_peer(j->c),
-			       nsr_rpc_last_error(j->c));
+		return set_err(err, rc, "%s", nsr_peer_errmsg(j->peer));
 	if (st->code)
 		return set_err(err, st->code < 0 ? st->code : NSR_ERR_PROTO,
 			       "%s", st->msg ? st->msg : "nsrjobd failed");
 	return NSR_OK;
 }
 
-/* wrap - a new handle around an open RPC client. */
-static int wrap(struct nsr_rpc_clnt *c, struct nsr_jobd **out)
+/* make - a handle for nsrjobd on host (port 0 = locate); connects now
+ * unless wait_ms < 0 (then on the first call, waiting -wait_ms - 1). */
+static int make(const char *host, int port, int wait_ms,
+		struct nsr_jobd **out, struct nsr_buf *err)
 {
-	struct nsr_jobd *j = calloc(1, sizeof(*j));
+	struct nsr_jobd *j;
+	int rc;
 
-	if (!j) {
-		nsr_rpc_close(c);
+	*out = NULL;
+	j = calloc(1, sizeof(*j));
+	if (!j)
 		return NSR_ERR_NOMEM;
+	rc = nsr_peer_new(host && *host ? host : "localhost", port,
+			  NSRJOBD_PROG, NSRJOBD_V1, &j->peer);
+	if (rc == NSR_OK && wait_ms < 0) {
+		nsr_peer_set_wait(j->peer, -wait_ms - 1);
+	} else if (rc == NSR_OK) {
+		rc = nsr_peer_connect(j->peer);
+		if (rc && err)
+			nsr_buf_addstr(err, nsr_peer_errmsg(j->peer));
 	}
-	j->c = c;
+	if (rc) {
+		nsr_jobd_close(j);
+		return rc;
+	}
 	*out = j;
 	return NSR_OK;
 }
@@ -69,30 +87,20 @@ static int wrap(struct nsr_rpc_clnt *c, struct nsr_jobd **out)
 int nsr_jobd_open(const char *server, struct nsr_jobd **out,
 		  struct nsr_buf *err)
 {
-	struct nsr_rpc_clnt *c = NULL;
-	int rc;
+	return make(server, 0, 0, out, err);
+}
 
-	*out = NULL;
-	rc = nsr_rpc_open(server ? server : "localhost", NSRJOBD_PROG,
-			  NSRJOBD_V1, &c, err);
-	if (rc)
-		return rc;
-	return wrap(c, out);
+/* nsr_jobd_new - a long-lived handle that connects on first use. */
+int nsr_jobd_new(const char *server, int wait_ms, struct nsr_jobd **out)
+{
+	return make(server, 0, -(wait_ms > 0 ? wait_ms : 0) - 1, out, NULL);
 }
 
 /* nsr_jobd_connect - connect to a known port. */
 int nsr_jobd_connect(const char *host, int port, struct nsr_jobd **out,
 		     struct nsr_buf *err)
 {
-	struct nsr_rpc_clnt *c = NULL;
-	int rc;
-
-	*out = NULL;
-	rc = nsr_rpc_connect(host, port, NSRJOBD_PROG, NSRJOBD_V1, 5000, &c,
-			     err);
-	if (rc)
-		return rc;
-	return wrap(c, out);
+	return make(host, port, 0, out, err);
 }
 
 /* drop_batch - free the decoded batch, if any. */
@@ -113,14 +121,14 @@ void nsr_jobd_close(struct nsr_jobd *j)
 		return;
 	drop_batch(j);
 	nsr_jobdb_query_free(j->q);
-	nsr_rpc_close(j->c);
+	nsr_peer_free(j->peer);
 	free(j);
 }
 
-/* nsr_jobd_rpc - the RPC client underneath. */
-struct nsr_rpc_clnt *nsr_jobd_rpc(struct nsr_jobd *j)
+/* nsr_jobd_set_timeout - reply timeout of later calls. */
+void nsr_jobd_set_timeout(struct nsr_jobd *j, int reply_ms)
 {
-	return j->c;
+	nsr_peer_set_timeout(j->peer, reply_ms);
 }
 
 /* text_in - a job's text member for the wire ("" for NULL). */
@@ -129,8 +137,8 @@ static char *text_in(const char *s)
 	return (char *)(s ? s : "");
 }
 
-/* rec_from_job - point a job_rec at job's members (no copies). */
-static void rec_from_job(job_rec *r, const struct nsr_jobdb_job *job)
+/* nsr_jobd_rec_from_job - point a job_rec at job's members (no copies). */
+void nsr_jobd_rec_from_job(job_rec *r, const struct nsr_jobdb_job *job)
 {
 	r->id = job->id;
 	r->parent_id = job->parent_id;
@@ -161,7 +169,7 @@ int nsr_jobd_create(struct nsr_jobd *j, const struct nsr_jobdb_job *job,
 	int rc;
 
 	*id = 0;
-	rec_from_job(&rec, job);
+	nsr_jobd_rec_from_job(&rec, job);
 	memset(&res, 0, sizeof(res));
 	rc = call(j, JOB_CREATE, NSR_XDR(xdr_job_rec), &rec,
 		  NSR_XDR(xdr_job_create_res), &res, &res.st, err);
@@ -182,7 +190,7 @@ int nsr_jobd_update(struct nsr_jobd *j, int64_t id, unsigned fields,
 	memset(&a, 0, sizeof(a));
 	a.id = id;
 	a.fields = fields;
-	rec_from_job(&a.job, v);
+	nsr_jobd_rec_from_job(&a.job, v);
 	memset(&res, 0, sizeof(res));
 	rc = call(j, JOB_UPDATE, NSR_XDR(xdr_job_update_args), &a,
 		  NSR_XDR(xdr_nsr_void_res), &res, &res.st, err);
@@ -333,8 +341,8 @@ static const char *text_out(const char *s)
 	return s && *s ? s : NULL;
 }
 
-/* job_from_rec - point j->job at the members of r. */
-static void job_from_rec(struct nsr_jobdb_job *job, const job_rec *r)
+/* nsr_jobd_job_from_rec - point job's members at r's. */
+void nsr_jobd_job_from_rec(struct nsr_jobdb_job *job, const job_rec *r)
 {
 	memset(job, 0, sizeof(*job));
 	job->id = r->id;
@@ -398,7 +406,7 @@ int nsr_jobd_query_next(struct nsr_jobd *j, const struct nsr_jobdb_job **job,
 		}
 	}
 	j->row = &j->batch.rows.rows_val[j->pos++];
-	job_from_rec(&j->job, &j->row->job);
+	nsr_jobd_job_from_rec(&j->job, &j->row->job);
 	*job = &j->job;
 	return NSR_OK;
 }

@@ -9,7 +9,7 @@
 #include "nsr/rpc/nsrjob.h"
 
 struct nsr_jobd {
-	struct nsr_rpc_clnt *c;
+	struct nsr_peer *peer;	/* nsrjobd on the server */
 	job_next_res batch;	/* the decoded batch (valid if have_batch) */
 	int have_batch;
 	u_int pos;		/* next row of batch to hand out */

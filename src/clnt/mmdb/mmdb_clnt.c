@@ -17,6 +17,7 @@
 #include "nsr/err.h"
 #include "nsr/mmdb.h"
 #include "nsr/mmdb_clnt.h"
+#include "nsr/peer.h"
 #include "nsr/rpc.h"
 #include "nsr/rpc/nsrmmdb.h"
 
@@ -25,10 +26,7 @@
 enum query_kind { QUERY_NONE, QUERY_ROWS, QUERY_VOLS };
 
 struct mmdb_clnt {
-	char *server;			/* host as given (never NULL) */
-	int port;			/* 0 = ask the host's locator */
-	struct nsr_rpc_clnt *rpc;	/* NULL after a transport failure */
-	int timeout_ms;			/* 0 = transport default */
+	struct nsr_peer *peer;		/* nsrmmdbd on the server */
 	enum query_kind query;		/* what the open cursor returns */
 	char err[MMDB_CLNT_ERR_MAX];
 };
@@ -46,35 +44,33 @@ static int set_err(struct mmdb_clnt *c, int rc, const char *fmt, ...)
 	return rc;
 }
 
-/* connect_rpc - (re)connect to nsrmmdbd; the reason goes into c->err. */
-static int connect_rpc(struct mmdb_clnt *c)
-{
-	struct nsr_buf err;
-	int rc;
-
-	nsr_buf_init(&err, MMDB_CLNT_ERR_MAX);
-	if (c->port > 0)
-		rc = nsr_rpc_connect(c->server, c->port, NSRMMDBD_PROG,
-				     NSRMMDBD_V1, 0, &c->rpc, &err);
-	else
-		rc = nsr_rpc_open(c->server, NSRMMDBD_PROG, NSRMMDBD_V1,
-				  &c->rpc, &err);
-	if (rc) {
-		set_err(c, rc, "cannot reach nsrmmdbd on %s: %s", c->server,
-			err.len ? err.data : nsr_strerror(rc));
-		c->rpc = NULL;
-	} else if (c->timeout_ms > 0) {
-		nsr_rpc_set_timeout(c->rpc, c->timeout_ms);
-	}
-	nsr_buf_release(&err);
-	return rc;
-}
-
 /* mmdb_clnt_open - locate nsrmmdbd on server and connect. */
 int mmdb_clnt_open(const char *server, struct mmdb_clnt **out,
 		   struct nsr_buf *err)
 {
 	return mmdb_clnt_connect(server, 0, out, err);
+}
+
+/* mmdb_clnt_new - a handle that connects on its first call, waiting
+ * up to wait_ms for a restarting nsrmmdbd. */
+int mmdb_clnt_new(const char *server, int wait_ms, struct mmdb_clnt **out)
+{
+	struct mmdb_clnt *c;
+	int rc;
+
+	*out = NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NSR_ERR_NOMEM;
+	rc = nsr_peer_new(server && *server ? server : "localhost", 0,
+			  NSRMMDBD_PROG, NSRMMDBD_V1, &c->peer);
+	if (rc) {
+		free(c);
+		return rc;
+	}
+	nsr_peer_set_wait(c->peer, wait_ms);
+	*out = c;
+	return NSR_OK;
 }
 
 /* mmdb_clnt_connect - connect to server:port (0 = locate). */
@@ -88,16 +84,14 @@ int mmdb_clnt_connect(const char *server, int port, struct mmdb_clnt **out,
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NSR_ERR_NOMEM;
-	c->server = strdup(server && *server ? server : "127.0.0.1");
-	if (!c->server) {
-		free(c);
-		return NSR_ERR_NOMEM;
-	}
-	c->port = port;
-	rc = connect_rpc(c);
+	rc = nsr_peer_new(server && *server ? server : "localhost", port,
+			  NSRMMDBD_PROG, NSRMMDBD_V1, &c->peer);
+	if (rc == NSR_OK)
+		rc = nsr_peer_connect(c->peer);
 	if (rc) {
 		if (err)
-			nsr_buf_addstr(err, c->err);
+			nsr_buf_addstr(err, c->peer ? nsr_peer_errmsg(c->peer)
+						    : nsr_strerror(rc));
 		mmdb_clnt_close(c);
 		return rc;
 	}
@@ -110,8 +104,7 @@ void mmdb_clnt_close(struct mmdb_clnt *c)
 {
 	if (!c)
 		return;
-	nsr_rpc_close(c->rpc);
-	free(c->server);
+	nsr_peer_free(c->peer);
 	free(c);
 }
 
@@ -124,16 +117,34 @@ const char *mmdb_clnt_errmsg(const struct mmdb_clnt *c)
 /* mmdb_clnt_set_timeout - reply timeout for later calls. */
 void mmdb_clnt_set_timeout(struct mmdb_clnt *c, int timeout_ms)
 {
-	c->timeout_ms = timeout_ms;
-	if (c->rpc)
-		nsr_rpc_set_timeout(c->rpc, timeout_ms);
+	nsr_peer_set_timeout(c->peer, timeout_ms);
+}
+
+/* retry_ok - procedures that may be repeated after a transport failure
+ * because doing them twice is doing them once (reads, whole-record
+ * writes).  Creating records, adding bytes and cursors are not. */
+static unsigned retry_ok(uint32_t proc)
+{
+	switch (proc) {
+	case MM_VOL_GET:
+	case MM_VOL_GET_BY_ID:
+	case MM_VOL_PUT:
+	case MM_SS_UPDATE:
+	case MM_SS_GET:
+	case MM_FRAG_ADD:	/* (ssid, cloneid, seq) is replaced */
+	case MM_FRAG_LIST:
+	case MM_CHECK:
+		return NSR_PEER_RETRY;
+	}
+	return 0;
 }
 
 /*
- * call - one RPC: reconnect if needed, call, and turn a transport failure
- * or the result's nsr_status into the return code and c->err.  st is the
- * status inside res (valid once the call succeeded).  The caller frees
- * res with xdr_free whatever the result.
+ * call - one RPC through the peer (which connects, waits for a
+ * restarting daemon and repeats idempotent calls), and turn a transport
+ * failure or the result's nsr_status into the return code and c->err.
+ * st is the status inside res (valid once the call succeeded).  The
+ * caller frees res with xdr_free whatever the result.
  */
 static int call(struct mmdb_clnt *c, uint32_t proc, xdrproc_t xargs,
 		void *args, xdrproc_t xres, void *res, const nsr_status *st)
@@ -141,19 +152,11 @@ static int call(struct mmdb_clnt *c, uint32_t proc, xdrproc_t xargs,
 	int rc;
 
 	c->err[0] = '\0';
-	if (!c->rpc) {
-		rc = connect_rpc(c);
-		if (rc)
-			return rc;
-	}
-	rc = nsr_rpc_call(c->rpc, proc, xargs, args, xres, res);
+	rc = nsr_peer_call(c->peer, proc, xargs, args, xres, res,
+			   retry_ok(proc));
 	if (rc) {
-		set_err(c, rc, "nsrmmdbd on %s: %s", c->server,
-			nsr_rpc_last_error(c->rpc));
-		nsr_rpc_close(c->rpc);
-		c->rpc = NULL;
 		c->query = QUERY_NONE;
-		return rc;
+		return set_err(c, rc, "%s", nsr_peer_errmsg(c->peer));
 	}
 	if (st->code) {
 		/* Codes are ours (negative); anything else is a protocol
@@ -183,7 +186,8 @@ static int void_call(struct mmdb_clnt *c, uint32_t proc, xdrproc_t xargs,
 static int bad_reply(struct mmdb_clnt *c, const char *what)
 {
 	return set_err(c, NSR_ERR_PROTO,
-		       "nsrmmdbd on %s sent a malformed %s", c->server, what);
+		       "nsrmmdbd on %s sent a malformed %s",
+		       nsr_peer_host(c->peer), what);
 }
 
 /* vol_res_call - a call answering one volume. */

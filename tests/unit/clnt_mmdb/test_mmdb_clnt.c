@@ -27,7 +27,7 @@ static int g_port;
 static int g_rows_total;	/* rows the fake query yields */
 static int g_rows_sent;
 static int g_overfill;		/* send more rows than asked for */
-static int g_drop_next;		/* close the connection on next SS_GET */
+static int g_drop_next;		/* close the connection on the next N SS_GETs */
 
 /* status - fill st. */
 static void status(nsr_status *st, int code, const char *msg)
@@ -67,8 +67,8 @@ static int ss_get(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 
 	NSR_UNUSED(ctx);
 	NSR_UNUSED(call);
-	if (g_drop_next) {
-		g_drop_next = 0;
+	if (g_drop_next > 0) {
+		g_drop_next--;
 		return NSR_RPC_CLOSE;
 	}
 	memset(&ss, 0, sizeof(ss));
@@ -226,10 +226,18 @@ static void test_reconnect(void **state)
 	int rc;
 
 	NSR_UNUSED(state);
+	/* A read is idempotent: one dropped connection is repeated on a new
+	 * one without the caller seeing it. */
 	g_drop_next = 1;
+	assert_int_equal(mmdb_clnt_ss_get(c, 1, &ss), NSR_OK);
+	assert_int_equal(ss.ssid, 1);
+	assert_int_equal(g_drop_next, 0);
+	/* It is repeated only once. */
+	g_drop_next = 2;
 	rc = mmdb_clnt_ss_get(c, 1, &ss);
 	assert_true(rc == NSR_ERR_RPC || rc == NSR_ERR_PROTO);
 	assert_non_null(strstr(mmdb_clnt_errmsg(c), "127.0.0.1"));
+	assert_non_null(strstr(mmdb_clnt_errmsg(c), "nsrmmdbd"));
 	/* The next call connects again by itself. */
 	assert_int_equal(mmdb_clnt_ss_get(c, 2, &ss), NSR_OK);
 	assert_int_equal(ss.ssid, 2);

@@ -1,0 +1,75 @@
+/*
+ * nsrd_clnt.h - the client library of nsrd (src/rpc/nsrd.x): the one way
+ * every tool and daemon calls the server's master daemon.
+ *
+ * Calling sequence:
+ *   1. nsr_nsrd_open(server, &d, err): locate nsrd through the server's
+ *      nsrexecd and connect (err names host, program and port on
+ *      failure);
+ *   2. any number of calls: nsr_nsrd_<proc>(d, &args, &res), one per
+ *      procedure of nsrd.x, with the rpcgen structs as the wire codec;
+ *      the caller frees res with nsr_nsrd_free_<type> (xdr_free) whatever
+ *      the result;
+ *   3. nsr_nsrd_close(d).
+ * Every call returns NSR_OK, the nsr_err code nsrd put in the result's
+ * status (its message in nsr_nsrd_errmsg), or a transport error
+ * (NSR_ERR_CONNECT, NSR_ERR_RPC, NSR_ERR_TIMEOUT, NSR_ERR_NOHOST) whose
+ * message names the host, program and port.  Reads and the lease renewal
+ * are repeated once on a new connection after a transport failure; the
+ * connection waits up to nsr_nsrd_set_wait() ms for a restarting nsrd.
+ * A handle is not thread-safe.
+ */
+#ifndef NSR_NSRD_CLNT_H
+#define NSR_NSRD_CLNT_H
+
+#include "nsr/rpc/nsrd.h"
+
+struct nsr_buf;
+struct nsr_nsrd;
+
+/* nsr_nsrd_open - connect to nsrd on server (NULL = this host). */
+int nsr_nsrd_open(const char *server, struct nsr_nsrd **out,
+		  struct nsr_buf *err);
+/* nsr_nsrd_new - a handle that connects on its first call (daemons). */
+int nsr_nsrd_new(const char *server, int wait_ms, struct nsr_nsrd **out);
+/* nsr_nsrd_set_wait - keep trying to (re)connect for up to wait_ms. */
+void nsr_nsrd_set_wait(struct nsr_nsrd *d, int wait_ms);
+/* nsr_nsrd_set_timeout - reply timeout of later calls (ms). */
+void nsr_nsrd_set_timeout(struct nsr_nsrd *d, int reply_ms);
+/* nsr_nsrd_errmsg - the last failure in words for an administrator. */
+const char *nsr_nsrd_errmsg(const struct nsr_nsrd *d);
+/* nsr_nsrd_host - the server as named. */
+const char *nsr_nsrd_host(const struct nsr_nsrd *d);
+/* nsr_nsrd_close - close and free (NULL is fine). */
+void nsr_nsrd_close(struct nsr_nsrd *d);
+
+/* Resources (nsradmin). */
+int nsr_nsrd_res_query(struct nsr_nsrd *d, res_query_args *a,
+		       res_list_res *r);
+int nsr_nsrd_res_create(struct nsr_nsrd *d, res_text_args *a,
+			res_change_res *r);
+int nsr_nsrd_res_update(struct nsr_nsrd *d, res_text_args *a,
+			res_change_res *r);
+int nsr_nsrd_res_delete(struct nsr_nsrd *d, res_text_args *a,
+			nsr_void_res *r);
+/* Sessions (save, recover, the movers). */
+int nsr_nsrd_save_start(struct nsr_nsrd *d, save_start_args *a,
+			save_start_res *r);
+int nsr_nsrd_save_end(struct nsr_nsrd *d, save_end_args *a, nsr_void_res *r);
+int nsr_nsrd_save_renew(struct nsr_nsrd *d, save_renew_args *a,
+			nsr_void_res *r);
+int nsr_nsrd_recover_start(struct nsr_nsrd *d, rec_start_args *a,
+			   rec_start_res *r);
+int nsr_nsrd_recover_end(struct nsr_nsrd *d, rec_end_args *a,
+			 nsr_void_res *r);
+int nsr_nsrd_next_volume(struct nsr_nsrd *d, next_vol_args *a,
+			 next_vol_res *r);
+/* Media (nsrmm). */
+int nsr_nsrd_label(struct nsr_nsrd *d, label_args *a, label_res *r);
+int nsr_nsrd_mount(struct nsr_nsrd *d, label_args *a, label_res *r);
+int nsr_nsrd_unmount(struct nsr_nsrd *d, label_args *a, nsr_void_res *r);
+int nsr_nsrd_vol_mode(struct nsr_nsrd *d, vol_mode_args *a, nsr_void_res *r);
+int nsr_nsrd_vol_delete(struct nsr_nsrd *d, vol_del_args *a,
+			nsr_void_res *r);
+
+#endif /* NSR_NSRD_CLNT_H */
