@@ -66,8 +66,10 @@ on srv "$BIN/mminfo" -s $S -q "client=cli" -r "volume,client,ssid,sumflags,name"
 check "mminfo on srv: the save set, client cli, on SN1.001, browsable" \
 	grep -Eq "^SN1\.001 +cli +[0-9]+ +cb +$T\$" "$W/mminfo.out"
 SSID=$(awk -v t="$T" '$1 == "SN1.001" && $NF == t {print $3; exit}' "$W/mminfo.out")
-check "the mover that wrote it ran on sn1" grep -q "nsrmmd\[" "$ROOT/sn1/logs/daemon.log"
-check "and none ran on srv" test -z "$(grep "nsrmmd\[" "$ROOT/srv/logs/daemon.log" 2>/dev/null)"
+check "the mover that wrote it ran on sn1" \
+	grep -q "nsrmmd[.0-9]*\[[0-9]*\]: info: save set [0-9]* (cli:$T, .*) started on volume SN1.001" \
+	"$ROOT/sn1/logs/daemon.log"
+check "and no mover ran on srv" test -z "$(grep "nsrmmd[.0-9]*\[" "$ROOT/srv/logs/daemon.log" 2>/dev/null)"
 check "the volume's files are in sn1's device directory" \
 	test "$(du -sb "$D1" | awk '{print $1}')" -gt 3000000
 
@@ -106,7 +108,9 @@ on srv "$BIN/mminfo" -s $S -q "client=cli,name=$T2" -r "volume,ssid,sumflags" \
 	>"$W/mminfo2.out" 2>&1
 check "mminfo: the Far save set is on SN2.001" grep -Eq "^SN2\.001 +[0-9]+ +cb" "$W/mminfo2.out"
 SSID2=$(awk '$1 == "SN2.001" {print $2; exit}' "$W/mminfo2.out")
-check "a mover ran on sn2" grep -q "nsrmmd\[" "$ROOT/sn2/logs/daemon.log"
+check "the mover that wrote it ran on sn2" \
+	grep -q "nsrmmd[.0-9]*\[[0-9]*\]: info: save set [0-9]* (cli:$T2, .*) started on volume SN2.001" \
+	"$ROOT/sn2/logs/daemon.log"
 check "the vtape file on sn2 holds the data" test "$(stat -c %s "$V2" 2>/dev/null || echo 0)" -gt 2000000
 if [ -n "$SSID2" ]; then
 	on cli "$BIN/recover" -s $S -c cli -S "$SSID2" -d "$W/r3" >"$W/rec3.out" 2>&1
