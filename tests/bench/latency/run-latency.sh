@@ -199,7 +199,7 @@ RES=$DIR/runs.txt
 : >"$RES"
 
 run_one() { # CONFIG ROUND
-	local c=$1 n=$2 t0 t1 rc mbs
+	local c=$1 n=$2 t0 t1 rc mbs cpu=""
 	if [ "$c" != base ]; then
 		ip netns exec "$CLI" "$PROXY" -p $PPORT -w "$WIN" -t 900 \
 			-d "$(awk -v r="$c" 'BEGIN {printf "%g", r / 2}')" \
@@ -215,6 +215,9 @@ run_one() { # CONFIG ROUND
 	t1=$(date +%s.%N)
 	if [ "$c" != base ]; then
 		rule -D
+		# the proxy's CPU time (user + system), from /proc
+		cpu=$(awk -v hz="$(getconf CLK_TCK)" '{printf ", proxy CPU %.2f s", ($14 + $15) / hz}' \
+			"/proc/$PROXY_PID/stat" 2>/dev/null)
 		kill -TERM "$PROXY_PID" 2>/dev/null
 		wait "$PROXY_PID" 2>/dev/null
 		PROXY_PID=""
@@ -224,7 +227,7 @@ run_one() { # CONFIG ROUND
 		return 1
 	fi
 	mbs=$(awk -v b="$BYTES" -v a="$t0" -v z="$t1" 'BEGIN {printf "%.1f", b / 1e6 / (z - a)}')
-	echo "round $n rtt $c: $mbs MB/s ($(awk -v a="$t0" -v z="$t1" 'BEGIN {printf "%.2f", z - a}') s)"
+	echo "round $n rtt $c: $mbs MB/s ($(awk -v a="$t0" -v z="$t1" 'BEGIN {printf "%.2f", z - a}') s$cpu)"
 	echo "$c $mbs" >>"$RES"
 	label || die "relabel"	# the volume is emptied for the next run
 }
