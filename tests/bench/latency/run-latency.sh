@@ -193,7 +193,7 @@ echo "# file: $BYTES bytes"
 # --- the runs --------------------------------------------------------------
 CONFIGS=(base)
 for r in $RTTS; do CONFIGS+=("$r"); done
-REDIRECT=(-t nat -A OUTPUT -p tcp -d $SN_ADDR -m mark ! --mark 0x4e -j REDIRECT --to-ports $PPORT)
+REDIRECT=(-t nat -A OUTPUT -p tcp -d "$SN_ADDR" -m mark ! --mark 0x4e -j REDIRECT --to-ports "$PPORT")
 rule() { ip netns exec "$CLI" iptables "${REDIRECT[@]/#-A/$1}"; }
 RES=$DIR/runs.txt
 : >"$RES"
