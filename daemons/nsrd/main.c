@@ -24,6 +24,7 @@
 #include "nsr/rpc/nsrindex.h"
 #include "nsr/rpc/nsrjob.h"
 #include "nsr/rpc/nsrmmdb.h"
+#include "nsr/snmd_clnt.h"
 #include "nsr/xmalloc.h"
 #include "nsrd.h"
 
@@ -218,6 +219,9 @@ static void nsrd_stop(struct nsr_daemon *d)
 	n->mmdb = NULL;
 	n->ix = NULL;
 	n->jobd = NULL;
+	for (int i = 0; i < n->nsnmd; i++)
+		nsr_snmd_close(n->snmd[i]);
+	n->nsnmd = 0;
 	if (n->super) {
 		nsr_super_stop_all(n->super, 15000);
 		nsr_super_free(n->super);

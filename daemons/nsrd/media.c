@@ -16,6 +16,7 @@
 #include "nsr/log.h"
 #include "nsr/mmd_clnt.h"
 #include "nsr/mmdb_clnt.h"
+#include "nsr/size.h"
 #include "nsr/vol.h"
 #include "nsr/xmalloc.h"
 #include "nsrd.h"
@@ -64,26 +65,6 @@ static void set_mounted(struct nsrd *n, const char *devname, const char *volume,
 		if (dev)
 			nsrd_res_set_attr(n, dev, attrs[i], vals[i]);
 	}
-}
-
-/* parse_size - "262144", "256K", "256KB", "1MB"; 0 for "handler default". */
-static uint32_t parse_size(const char *s)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!s || !*s)
-		return 0;
-	v = strtoull(s, &end, 10);
-	if (end == s)
-		return 0;
-	while (*end == ' ')
-		end++;
-	if (*end == 'k' || *end == 'K')
-		v <<= 10;
-	else if (*end == 'm' || *end == 'M')
-		v <<= 20;
-	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
 /* One field of a label template: a literal, or a range of numbers
@@ -276,10 +257,23 @@ int nsrd_label(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "pool '%s' does not exist", pool);
 		goto out;
 	}
-	bs = a->block_size ? a->block_size
-			   : parse_size(nsr_res_get(dev, "device block size"));
-	if (!bs)
-		bs = NSR_VOL_BLOCK_DEFAULT;
+	bs = a->block_size;
+	if (!bs) {
+		const char *dbs = nsr_res_get(dev, "device block size");
+		long long v = 0;
+
+		/* "handler default" (NetWorker's value) = the default. */
+		if (dbs && *dbs && strcasecmp(dbs, "handler default") != 0 &&
+		    (nsr_size_parse(dbs, &v) != NSR_OK || v <= 0 ||
+		     v > UINT32_MAX)) {
+			nsr_status_set(&r->st, NSR_ERR_INVAL, "device %s: "
+				       "device block size '%s' is not a size "
+				       "(e.g. 256 KB); fix it with nsradmin",
+				       devname, dbs);
+			goto out;
+		}
+		bs = v ? (uint32_t)v : NSR_VOL_BLOCK_DEFAULT;
+	}
 	if (nsr_vol_block_size_check(bs, 0, &err) != NSR_OK) {
 		nsr_status_set(&r->st, NSR_ERR_INVAL, "%s", err.data);
 		goto out;
@@ -477,6 +471,124 @@ out:
 	return NSR_OK;
 }
 
+/* free_unrecorded - a save set without fragments (aborted, or its
+ * mover died before it recorded one) may still have a session file on an
+ * AFTD: ask the mover of every mounted AFTD to remove it.  Best effort. */
+static void free_unrecorded(struct nsrd *n, uint32_t ssid)
+{
+	struct nsr_res *q = nsr_res_new();
+	struct nsr_buf err;
+	nsr_status st;
+	long k = -1;
+
+	nsr_buf_init(&err, 0);
+	memset(&st, 0, sizeof(st));
+	nsr_res_set1(q, "type", "NSR device");
+	nsr_res_set1(q, "media type", "adv_file");
+	while ((k = nsr_resdb_find(n->res, q, (size_t)(k + 1))) >= 0) {
+		const struct nsr_res *dev = nsr_resdb_at(n->res, (size_t)k);
+		const char *vol = nsr_res_get(dev, "volume name");
+		struct nsr_mmd *m;
+		uint32_t files = 0;
+
+		if (!vol || !*vol)
+			continue;
+		m = connect_mover(n, dev, &st);
+		nsr_buf_reset(&err);
+		if (!m || nsr_mmd_ss_remove(m, &ssid, 1, &files, NULL, &err) !=
+			      NSR_OK)
+			nsr_warn("save set %u: cannot look for its data on "
+				 "volume %s: %s", ssid, vol,
+				 m ? err.data : st.msg ? st.msg : "");
+		else if (files > 0)
+			nsr_info("save set %u: %u unrecorded session file(s) "
+				 "removed from volume %s", ssid, files, vol);
+		nsr_mmd_close(m);
+		xdr_free(NSR_XDR(xdr_nsr_status), (char *)&st);
+		memset(&st, 0, sizeof(st));
+	}
+	nsr_res_free(q);
+	nsr_buf_release(&err);
+}
+
+/* free_ss_space - before a save set's record goes: have the mover of each
+ * mounted AFTD volume holding its fragments remove their bytes, then take
+ * them off the volume's written count (and its full flag).  Non-zero (st
+ * set) if a mover could not; the record is then kept, so the delete can
+ * be retried. */
+static int free_ss_space(struct nsrd *n, struct mmdb_clnt *mc, uint32_t ssid,
+			 nsr_status *st)
+{
+	struct mmdb_fragment fr[MM_FRAGS_MAX];
+	struct mmdb_volume vol;
+	struct nsr_buf err;
+	size_t nf = 0;
+	int ret = 0;
+
+	if (mmdb_clnt_frag_list(mc, ssid, fr, NSR_ARRAY_SIZE(fr), &nf) !=
+	    NSR_OK || nf == 0) {
+		free_unrecorded(n, ssid);
+		return 0;
+	}
+	nsr_buf_init(&err, 0);
+	for (size_t i = 0; i < nf && !ret; i++) {
+		struct nsr_res *q;
+		const struct nsr_res *dev = NULL;
+		struct nsr_mmd *m;
+		uint64_t sub = 0, bytes = 0;
+		uint32_t files = 0;
+		long k;
+		int seen = 0;
+
+		for (size_t j = 0; j < i; j++)
+			seen |= memcmp(fr[j].volid, fr[i].volid, 16) == 0;
+		if (seen ||
+		    mmdb_clnt_vol_get_by_id(mc, fr[i].volid, &vol) != NSR_OK ||
+		    strcmp(vol.type, "adv_file") != 0)
+			continue;
+		for (size_t j = i; j < nf; j++)
+			if (memcmp(fr[j].volid, fr[i].volid, 16) == 0)
+				sub += fr[j].size;
+		q = nsr_res_new();
+		nsr_res_set1(q, "type", "NSR device");
+		nsr_res_set1(q, "volume name", vol.name);
+		k = nsr_resdb_find(n->res, q, 0);
+		if (k >= 0)
+			dev = nsr_resdb_at(n->res, (size_t)k);
+		nsr_res_free(q);
+		if (!dev) {
+			nsr_warn("save set %u: volume %s is not mounted: its "
+				 "bytes stay on it until it is relabeled", ssid,
+				 vol.name);
+			continue;
+		}
+		m = connect_mover(n, dev, st);
+		nsr_buf_reset(&err);
+		if (!m || nsr_mmd_ss_remove(m, &ssid, 1, &files, &bytes,
+					    &err) != NSR_OK) {
+			if (m)
+				nsr_status_set(st, NSR_ERR_IO, "save set %u "
+					       "kept: cannot remove its data "
+					       "from volume %s: %s", ssid,
+					       vol.name, err.data);
+			ret = -1;
+		} else if (mmdb_clnt_vol_unwritten(mc, vol.volid, sub,
+						   files ? MMDB_VOL_FULL : 0)
+			   != NSR_OK) {
+			nsr_warn("volume %s: %u session file(s) of save set %u "
+				 "removed, but its written count not lowered: "
+				 "%s", vol.name, files, ssid,
+				 mmdb_clnt_errmsg(mc));
+		} else {
+			nsr_info("save set %u: %llu bytes freed on volume %s",
+				 ssid, (unsigned long long)bytes, vol.name);
+		}
+		nsr_mmd_close(m);
+	}
+	nsr_buf_release(&err);
+	return ret;
+}
+
 /* nsrd_vol_delete - VOL_DELETE: remove a volume, or a save set and its index entries. */
 int nsrd_vol_delete(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
@@ -499,6 +611,8 @@ int nsrd_vol_delete(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 				    "database", a->ssid);
 			goto out;
 		}
+		if (free_ss_space(n, mc, a->ssid, &r->st) != 0)
+			goto out;
 		rc = mmdb_clnt_ss_delete(mc, a->ssid);
 		/* The file index entries go with the save set. */
 		if (rc == NSR_OK) {

@@ -46,6 +46,9 @@ struct nsrd_session {
 struct mmdb_clnt;
 struct nsr_jobd;
 struct nsr_ixclnt;
+struct nsr_snmd;
+
+#define NSRD_MAX_SNODES 64 /* storage nodes nsrd keeps connections to */
 
 struct nsrd {
 	struct nsr_daemon *d;
@@ -58,6 +61,9 @@ struct nsrd {
 	struct mmdb_clnt *mmdb;
 	struct nsr_jobd *jobd;
 	struct nsr_ixclnt *ix;
+	/* One connection per storage node's nsrsnmd, opened on first use. */
+	struct nsr_snmd *snmd[NSRD_MAX_SNODES];
+	int nsnmd;
 	struct nsrd_session sessions[NSRD_MAX_SESSIONS];
 	uint64_t next_conn; /* connection ids handed out */
 };

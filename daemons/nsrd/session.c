@@ -25,6 +25,8 @@
 #include "nsr/mmd_clnt.h"
 #include "nsr/mmdb_clnt.h"
 #include "nsr/mmquery.h"
+#include "nsr/size.h"
+#include "nsr/snmd_clnt.h"
 #include "nsr/xmalloc.h"
 #include "nsrd.h"
 
@@ -245,12 +247,28 @@ const char *nsrd_device_host(const struct nsr_res *dev, char *host,
 	return path && *path ? path : NULL;
 }
 
+/* snmd_for - the connection to nsrsnmd on host ("" = this server); NULL
+ * when the table is full. */
+static struct nsr_snmd *snmd_for(struct nsrd *n, const char *host)
+{
+	const char *h = host[0] ? host : "localhost";
+
+	for (int i = 0; i < n->nsnmd; i++)
+		if (strcmp(nsr_snmd_host(n->snmd[i]), h) == 0)
+			return n->snmd[i];
+	if (n->nsnmd >= NSRD_MAX_SNODES ||
+	    nsr_snmd_new(h, host[0] ? 0 : 5000, &n->snmd[n->nsnmd]) != NSR_OK)
+		return NULL;
+	return n->snmd[n->nsnmd++];
+}
+
 /* nsrd_device_mover - the data mover of a device from its storage node
  * (this server's own nsrsnmd through loopback for local devices). */
 int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
 		      size_t hlen, int *port, struct nsr_buf *err)
 {
-	struct nsr_mmd_device md;
+	struct nsr_snmd_device md;
+	struct nsr_snmd *sn;
 	const char *ts = nsr_res_get(dev, "target sessions");
 	const char *ms = nsr_res_get(dev, "max sessions");
 	const char *seg = nsr_res_get(dev, "segment size");
@@ -267,7 +285,7 @@ int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
 		return NSR_ERR_INVAL;
 	}
 	/* Resources made before the attribute existed get its default. */
-	if (nsr_mmquery_parse_size(seg ? seg : NSRD_SEGMENT_DEFAULT, &segv) !=
+	if (nsr_size_parse(seg ? seg : NSRD_SEGMENT_DEFAULT, &segv) !=
 	    NSR_OK) {
 		nsr_buf_addf(err, "device %s: segment size '%s' is not a size "
 			     "(e.g. 4000 MB; 0 for no filemarks between "
@@ -278,11 +296,16 @@ int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
 	md.media_type = nsr_res_get(dev, "media type");
 	md.target_sessions = ts ? (unsigned)atoi(ts) : 0;
 	md.max_sessions = ms ? (unsigned)atoi(ms) : 0;
+	sn = snmd_for(n, host);
+	if (!sn) {
+		nsr_buf_addf(err, "more than %d storage nodes",
+			     NSRD_MAX_SNODES);
+		return NSR_ERR_LIMIT;
+	}
 	/* A remote mover reports to this server by name; a local one
 	 * through loopback. */
-	return nsr_mmd_snm_mover(host[0] ? host : "localhost", &md,
-				 host[0] ? n->server_name : "localhost", port,
-				 &pid, err);
+	return nsr_snmd_mover(sn, &md, host[0] ? n->server_name : "localhost",
+			      port, &pid, err);
 }
 
 /* job_create - the job record of a session (0 if nsrjobd is away). */
@@ -377,7 +400,7 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 			    "server parallelism (%lld) reached; try again later", par);
 		goto out;
 	}
-	level = a->level[0] ? mmdb_level_parse(a->level) : MMDB_LEVEL_MANUAL;
+	level = a->level[0] ? nsr_level_parse(a->level) : NSR_LEVEL_MANUAL;
 	if (level < 0) {
 		nsr_status_set(&r->st, NSR_ERR_INVAL, "unknown level '%s' (use full, incr, 1-9)",
 			    a->level);
@@ -435,7 +458,7 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	snprintf(s->client, sizeof(s->client), "%s", a->client);
 	snprintf(s->device, sizeof(s->device), "%s", nsr_res_get(dev, "name"));
 	s->jobid = job_create(NSR_JOBDB_TYPE_SAVE, a->client, a->name,
-			      mmdb_level_name((unsigned)level), a->pid, a->command);
+			      nsr_level_name((unsigned)level), a->pid, a->command);
 	if (s->jobid) {
 		struct nsr_jobd *j = open_jobd();
 		struct nsr_jobdb_job v;

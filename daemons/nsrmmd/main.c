@@ -155,6 +155,9 @@ static const struct nsr_rpc_proc mmd_procs[] = {
 	{MMD_READ_NEXT, "read_next", NSR_XDR(xdr_mmd_next_args),
 	 sizeof(mmd_next_args), NSR_XDR(xdr_mmd_next_res),
 	 sizeof(mmd_next_res), mmd_h_read_next, 0},
+	{MMD_SS_REMOVE, "ss_remove", NSR_XDR(xdr_mmd_remove_args),
+	 sizeof(mmd_remove_args), NSR_XDR(xdr_mmd_remove_res),
+	 sizeof(mmd_remove_res), mmd_h_ss_remove, 0},
 };
 
 static const struct nsr_rpc_prog mmd_progs[] = {
@@ -220,6 +223,35 @@ static int mmd_check(struct nsr_daemon *d)
 	return 0;
 }
 
+/* sweep_leftovers - AFTD: remove the session files of sessions that
+ * never ended (a mover killed mid-save), before any session starts. */
+static void sweep_leftovers(struct mmd *m)
+{
+	struct nsr_dev *dev = NULL;
+	struct nsr_buf why;
+	uint32_t n = 0;
+	uint64_t bytes = 0;
+
+	if (m->dev_type != NSR_DEV_AFTD)
+		return;
+	nsr_buf_init(&why, 0);
+	if (mmd_dev_open_extra(m, 0, &dev, &why) != NSR_OK) {
+		nsr_warn("leftover session files not checked: %s", why.data);
+		goto out;
+	}
+	mmd_remove_resume(m, dev);
+	if (nsr_dev_file_sweep(dev, &n, &bytes) != NSR_OK)
+		nsr_error("device %s: cannot remove leftover session files: %s",
+			  m->dev_name, nsr_dev_errmsg(dev));
+	else if (n > 0)
+		nsr_info("device %s: removed %u session file(s) of sessions "
+			 "that never ended (%llu bytes)", m->dev_name, n,
+			 (unsigned long long)bytes);
+out:
+	nsr_dev_close(dev);
+	nsr_buf_release(&why);
+}
+
 /* mmd_init - check the configuration; the device opens on first use. */
 static int mmd_init(struct nsr_daemon *d)
 {
@@ -234,6 +266,7 @@ static int mmd_init(struct nsr_daemon *d)
 	if (m->capacity == 0 && e && *e)
 		m->capacity = strtoull(e, NULL, 10);
 	m->last_work = time(NULL);
+	sweep_leftovers(m);
 	return 0;
 }
 

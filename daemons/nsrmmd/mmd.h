@@ -89,6 +89,11 @@ int mmd_h_read_open(void *ctx, void *args, void *res,
 		  struct nsr_rpc_call *call);
 int mmd_h_read_next(void *ctx, void *args, void *res,
 		  struct nsr_rpc_call *call);
+int mmd_h_ss_remove(void *ctx, void *args, void *res,
+		    struct nsr_rpc_call *call);
+/* mmd_remove_resume - at start: finish a removal a crash interrupted
+ * (remove.c). */
+void mmd_remove_resume(struct mmd *m, struct nsr_dev *dev);
 
 /* Media database reports (report.c): plain calls to nsrmmdbd. */
 /* mmd_report_frag - MM_FRAG_ADD for a fragment just made durable. */

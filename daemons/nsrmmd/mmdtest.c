@@ -16,6 +16,7 @@
 #include "nsr/err.h"
 #include "nsr/index_clnt.h"
 #include "nsr/mmd_clnt.h"
+#include "nsr/snmd_clnt.h"
 #include "nsr/mmdb_clnt.h"
 #include "nsr/saver.h"
 
@@ -221,7 +222,8 @@ static int cmd_recover(struct nsr_mmd *m, int ac, char **av)
 /* cmd_mover - SNM_MOVER. */
 static int cmd_mover(char **av)
 {
-	struct nsr_mmd_device d;
+	struct nsr_snmd_device d;
+	struct nsr_snmd *h = NULL;
 	struct nsr_buf err;
 	int port, rc;
 	pid_t pid;
@@ -233,8 +235,11 @@ static int cmd_mover(char **av)
 	d.name = av[3];
 	if (av[4])
 		d.capacity = strtoull(av[4], NULL, 10);
-	rc = nsr_mmd_snm_mover(av[0], &d, av[4] ? av[5] : NULL, &port, &pid,
-			       &err);
+	rc = nsr_snmd_open(av[0], &h, &err);
+	if (rc == NSR_OK)
+		rc = nsr_snmd_mover(h, &d, av[4] ? av[5] : NULL, &port, &pid,
+				    &err);
+	nsr_snmd_close(h);
 	if (rc != NSR_OK)
 		return fail("mover", rc, &err);
 	printf("%d %ld\n", port, (long)pid);
@@ -245,13 +250,17 @@ static int cmd_mover(char **av)
 /* cmd_status - SNM_STATUS. */
 static int cmd_status(char **av)
 {
-	struct nsr_mmd_mover *v;
+	struct nsr_snmd_mover *v = NULL;
+	struct nsr_snmd *h = NULL;
 	struct nsr_buf err;
-	size_t n;
+	size_t n = 0;
 	int rc;
 
 	nsr_buf_init(&err, 0);
-	rc = nsr_mmd_snm_status(av[0], &v, &n, &err);
+	rc = nsr_snmd_open(av[0], &h, &err);
+	if (rc == NSR_OK)
+		rc = nsr_snmd_status(h, &v, &n, &err);
+	nsr_snmd_close(h);
 	if (rc != NSR_OK)
 		return fail("status", rc, &err);
 	for (size_t i = 0; i < n; i++)

@@ -11,10 +11,12 @@
  *  3. done is set once, after the last piece was queued; err/errmsg are
  *     final when done is set and are reported after the queued data.
  *
- * Damage: a damaged block is reported (the first one in errmsg, all of
- * them counted) and skipped; the rest of the save set is still delivered,
- * so the client's restore can resynchronise and recover what is intact.
- * The session then ends with that damage code instead of eof.
+ * Damage: a damaged block is reported (the first one in errmsg) and
+ * skipped; the rest of the save set is still delivered, so the client's
+ * restore can resynchronise and recover what is intact.  The volume
+ * reader counts the damaged blocks that held data of this save set, each
+ * once; the session ends with the first damage code instead of eof, and
+ * the save set is marked suspect in the media database.
  */
 #include "nsr/compat.h"
 
@@ -22,6 +24,8 @@
 #include "nsr/err.h"
 #include "nsr/log.h"
 #include "nsr/mmd_clnt.h"
+#include "nsr/mmdb.h"
+#include "nsr/mmdb_clnt.h"
 #include "nsr/xmalloc.h"
 
 #include "mmd.h"
@@ -51,7 +55,7 @@ struct mmd_read {
 	struct piece *head, *tail;
 	size_t q_bytes;
 	int done, cancel;
-	unsigned ndamage; /* damaged blocks seen (reader thread) */
+	uint64_t ndamage; /* damaged blocks of ours (reader thread) */
 	int err;
 	char *errmsg;
 };
@@ -99,7 +103,6 @@ static void damage(void *arg, uint32_t ssid, int rc,
 		  r->m->dev_name, loc ? loc->file : 0,
 		  (unsigned long long)(loc ? loc->record : 0), msg);
 	pthread_mutex_lock(&r->mu);
-	r->ndamage++;
 	if (r->err == NSR_OK) {
 		r->err = rc;
 		r->errmsg = nsr_xasprintf(
@@ -109,6 +112,30 @@ static void damage(void *arg, uint32_t ssid, int rc,
 			(unsigned long long)(loc ? loc->record : 0), msg);
 	}
 	pthread_mutex_unlock(&r->mu);
+}
+
+/* mark_suspect - tell the media database that save set ssid holds
+ * damaged data (its suspect flag, until scanner reads it intact). */
+static void mark_suspect(struct mmd_read *r)
+{
+	struct mmdb_clnt *c = NULL;
+	struct nsr_buf err;
+
+	if (!r->m->server)
+		return;
+	nsr_buf_init(&err, 0);
+	if (mmdb_clnt_open(r->m->server, &c, &err) != NSR_OK)
+		nsr_error("cannot mark save set %u suspect: %s", r->ssid,
+			  err.data);
+	else if (mmdb_clnt_ss_flags(c, r->ssid, MMDB_SS_SUSPECT, 0) != NSR_OK)
+		nsr_error("cannot mark save set %u suspect: %s", r->ssid,
+			  mmdb_clnt_errmsg(c));
+	else
+		nsr_info("save set %u marked suspect in the media database "
+			 "(%llu damaged blocks)", r->ssid,
+			 (unsigned long long)r->ndamage);
+	mmdb_clnt_close(c);
+	nsr_buf_release(&err);
 }
 
 /* reader_main - the session thread: read each fragment in order. */
@@ -126,6 +153,7 @@ static void *reader_main(void *arg)
 		f = &r->frags[i];
 		got = 0;
 		rc = nsr_vol_reader_read(r->rd, f, push, r, &ops, r, &got);
+		r->ndamage += nsr_vol_reader_damaged_blocks(r->rd);
 		if (rc == NSR_ERR_EOM)
 			rc = NSR_OK; /* continues on another volume */
 		if (rc != NSR_OK && r->ndamage > 0 && !r->cancel) {
@@ -139,10 +167,13 @@ static void *reader_main(void *arg)
 		if (rc != NSR_OK)
 			break;
 	}
+	if (r->ndamage > 0 && !r->cancel)
+		mark_suspect(r);
 	pthread_mutex_lock(&r->mu);
 	if (r->ndamage > 1 && r->errmsg) {
-		char *all = nsr_xasprintf("%s (%u damaged blocks in all)",
-					  r->errmsg, r->ndamage);
+		char *all = nsr_xasprintf("%s (%llu damaged blocks in all)",
+					  r->errmsg,
+					  (unsigned long long)r->ndamage);
 
 		free(r->errmsg);
 		r->errmsg = all;

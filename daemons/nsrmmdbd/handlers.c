@@ -257,6 +257,8 @@ static int vol_written_txn(const mm_vol_written_args *a,
 	if (rc)
 		goto out;
 	v->written += a->add_written;
+	v->written -= NSR_MIN(v->written, a->sub_written);
+	v->flags &= ~(a->clear_flags & MMDB_VOL_ALLFLAGS);
 	v->flags |= a->set_flags & MMDB_VOL_ALLFLAGS;
 	/* The append position only moves forward. */
 	if (a->next_file > v->next_file ||
@@ -395,6 +397,60 @@ static int ss_update(void *ctx, void *args, void *res,
 				ss.ssid);
 	else
 		nsr_status_set(&r->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}
+
+/* ss_flags_txn - the read-modify-write of MM_SS_FLAGS in one
+ * transaction (the engine has one writer at a time). */
+static int ss_flags_txn(const mm_ss_flags_args *a)
+{
+	struct mmdb_txn *txn = NULL;
+	struct mmdb_saveset ss;
+	int rc;
+
+	rc = mmdb_txn_begin(g_mmdbd.db, &txn);
+	if (rc)
+		goto out;
+	rc = mmdb_ss_get(g_mmdbd.db, a->ssid, &ss);
+	if (rc)
+		goto out;
+	ss.flags |= a->set & MMDB_SS_ALLFLAGS;
+	ss.flags &= ~(a->clear & MMDB_SS_ALLFLAGS);
+	rc = mmdb_ss_update(g_mmdbd.db, txn, &ss);
+	if (rc)
+		goto out;
+	rc = mmdb_txn_commit(txn);
+	txn = NULL;
+out:
+	mmdb_txn_abort(txn);
+	return rc;
+}
+
+/* ss_flags - MM_SS_FLAGS. */
+static int ss_flags(void *ctx, void *args, void *res,
+		    struct nsr_rpc_call *call)
+{
+	mm_ss_flags_args *a = args;
+	nsr_void_res *r = res;
+	int rc;
+
+	NSR_UNUSED(ctx);
+	if (begin(&r->st))
+		return NSR_OK;
+	rc = ss_flags_txn(a);
+	end();
+	if (rc == NSR_ERR_NOTFOUND)
+		nsr_status_set(&r->st, rc, "save set %u is not in the media "
+			     "database", a->ssid);
+	else if (rc)
+		mmdbd_db_status(&r->st, rc, "cannot change the flags of save "
+				"set %u", a->ssid);
+	else
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
+	if (rc == NSR_OK && (a->set | a->clear) & MMDB_SS_SUSPECT)
+		nsr_info("save set %u %s suspect (asked by %s)", a->ssid,
+			 a->set & MMDB_SS_SUSPECT ? "marked" : "no longer",
+			 nsr_rpc_call_peer(call));
 	return NSR_OK;
 }
 
@@ -591,6 +647,9 @@ static const struct nsr_rpc_proc mmdbd_procs[] = {
 	PROC(MM_SS_RESTORE, "ss_restore", xdr_mm_ss_restore_args,
 	     sizeof(mm_ss_restore_args), xdr_mm_ss_create_res,
 	     sizeof(mm_ss_create_res), ss_restore),
+	PROC(MM_SS_FLAGS, "ss_flags", xdr_mm_ss_flags_args,
+	     sizeof(mm_ss_flags_args), xdr_nsr_void_res,
+	     sizeof(nsr_void_res), ss_flags),
 };
 
 const struct nsr_rpc_prog mmdbd_progs[1] = {

@@ -190,5 +190,20 @@ int nsr_dev_file_close(struct nsr_dev_file *f);
 int nsr_dev_file_list(struct nsr_dev *dev, uint32_t **nums, size_t *n);
 /* nsr_dev_file_remove - delete session file fileno. */
 int nsr_dev_file_remove(struct nsr_dev *dev, uint32_t fileno);
+/*
+ * Crash-safe session files: nsr_dev_file_create makes the file under an
+ * in-progress name (ss.NNNNNNNNNN.part, invisible to nsr_dev_file_list
+ * and nsr_dev_file_open); once its data is durable (nsr_dev_file_sync)
+ * nsr_dev_file_commit renames it to its final name and syncs the
+ * directory.  nsr_dev_file_discard removes a file that will not be
+ * committed (an aborted session) and frees f.  nsr_dev_file_sweep
+ * removes every in-progress file left by sessions whose writer died:
+ * call it where no session can be writing (a mover starting); *count and
+ * *bytes get what was removed.  Sweeping a tape does nothing (NSR_OK).
+ */
+int nsr_dev_file_commit(struct nsr_dev_file *f);
+int nsr_dev_file_discard(struct nsr_dev_file *f);
+int nsr_dev_file_sweep(struct nsr_dev *dev, uint32_t *count,
+		       uint64_t *bytes);
 
 #endif /* NSR_DEV_H */

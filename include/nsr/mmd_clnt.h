@@ -1,14 +1,12 @@
 /*
- * mmd_clnt.h - client side of the storage node protocols: nsrsnmd (which
- * data mover serves a device) and nsrmmd (label a volume, write a save set,
- * read one back).  nsrd, save, recover, nsrmm and the tests use this
- * instead of calling the RPC procedures themselves.
+ * mmd_clnt.h - client side of nsrmmd, the data mover (label a volume,
+ * write a save set, read one back).  nsrd, save, recover and the tests use
+ * this instead of calling the RPC procedures themselves; which mover
+ * serves a device is nsrsnmd's answer (snmd_clnt.h).
  *
  * Calling sequence for a backup of one save set:
- *   1. nsr_mmd_open(snode, &dev, server, &m, err): asks nsrsnmd on the
- *      storage node for the mover of the device (nsrsnmd starts one if
- *      none runs) and connects to it; if the mover went away between the
- *      answer and the connect, asks once more;
+ *   1. nsr_mmd_connect(host, port, &m, err): the mover nsrd named (or
+ *      nsr_snmd_mover answered);
  *   2. nsr_mmd_ss_begin(m, &hdr, volid, &span, err): the volume nsrd chose;
  *   3. nsr_mmd_ss_write(m, p, n) as often as needed: data is cut into
  *      chunks and sent one-way (pipelined, no round trip per chunk);
@@ -44,48 +42,13 @@
 struct nsr_buf;
 struct nsr_mmd;
 
-/* A device as nsrsnmd needs to know it (strings are borrowed). */
-struct nsr_mmd_device {
-	const char *name;	  /* device resource name */
-	const char *media_type;	  /* "adv_file", "vtape", "tape" */
-	const char *path;	  /* directory, vtape file, /dev/nstN */
-	uint64_t capacity;	  /* vtape capacity in bytes, 0 = default */
-	uint64_t segment_size;	  /* tape/vtape: filemark every N bytes */
-	unsigned target_sessions; /* 0 = default */
-	unsigned max_sessions;	  /* 0 = default */
-};
-
-/* One running mover, as nsrsnmd lists it. */
-struct nsr_mmd_mover {
-	char device[256];
-	int port;
-	pid_t pid;
-};
-
 /* Default size of the one-way data calls made by nsr_mmd_ss_write. */
 #define NSR_MMD_CHUNK_DEFAULT (1u << 20)
-
-/* nsrsnmd. */
-/* nsr_mmd_snm_mover - ask nsrsnmd on host snode for the port of the mover
- * serving dev (started on demand, reporting fragments to the nsrmmdbd of
- * host server; server NULL or "" = report nowhere, for tests and
- * stand-alone use); *port and *pid (pid may be NULL) are set on NSR_OK. */
-int nsr_mmd_snm_mover(const char *snode, const struct nsr_mmd_device *dev,
-		      const char *server, int *port, pid_t *pid,
-		      struct nsr_buf *err);
-/* nsr_mmd_snm_status - the movers nsrsnmd on snode runs: *out is a
- * malloc'ed array of *n entries (caller frees; NULL when *n == 0). */
-int nsr_mmd_snm_status(const char *snode, struct nsr_mmd_mover **out,
-		       size_t *n, struct nsr_buf *err);
 
 /* Connections to one mover. */
 /* nsr_mmd_connect - connect to the mover at host:port. */
 int nsr_mmd_connect(const char *host, int port, struct nsr_mmd **out,
 		    struct nsr_buf *err);
-/* nsr_mmd_open - nsr_mmd_snm_mover + nsr_mmd_connect, asking nsrsnmd again
- * once if the mover cannot be reached (it may have just exited idle). */
-int nsr_mmd_open(const char *snode, const struct nsr_mmd_device *dev,
-		 const char *server, struct nsr_mmd **out, struct nsr_buf *err);
 /* nsr_mmd_set_chunk - size of the data calls (32 KiB .. 8 MiB). */
 void nsr_mmd_set_chunk(struct nsr_mmd *m, size_t chunk);
 /* nsr_mmd_peer - "host:port" of the mover. */
@@ -101,6 +64,12 @@ void nsr_mmd_close(struct nsr_mmd *m);
 int nsr_mmd_label(struct nsr_mmd *m, const char *volume, const char *pool,
 		  uint32_t block_size, int force, struct nsr_vol_label *out,
 		  struct nsr_buf *err);
+/* nsr_mmd_ss_remove - ask the mover of an AFTD to remove the session
+ * files of save sets ssids[0..n) (n <= MMD_REMOVE_MAX), crash-safely;
+ * *files and *bytes (either may be NULL) get what was removed.
+ * NSR_ERR_UNSUPPORTED from the mover of a tape. */
+int nsr_mmd_ss_remove(struct nsr_mmd *m, const uint32_t *ssids, size_t n,
+		      uint32_t *files, uint64_t *bytes, struct nsr_buf *err);
 /* nsr_mmd_read_label - read the label of the volume in the device;
  * *has_data (may be NULL) says whether it holds save sets.
  * NSR_ERR_NOTFOUND / NSR_ERR_EOD: the medium is not labeled. */

@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "nsr/buf.h"
+#include "nsr/level.h"
 
 struct mmdb;
 struct mmdb_txn;
@@ -130,14 +131,7 @@ struct mmdb_volume {
 	uint64_t next_record;			/*  ... record / disk offset */
 };
 
-/* Save set levels as stored; mmdb_level_name() spells them as mminfo does. */
-enum mmdb_level {
-	MMDB_LEVEL_FULL = 0,
-	/* 1 .. 9 are the numbered levels */
-	MMDB_LEVEL_INCR = 10,
-	MMDB_LEVEL_MANUAL = 11,
-	MMDB_LEVEL_MAX = 11
-};
+/* Save set levels (enum nsr_level) are the shared vocabulary of level.h. */
 
 /* Save set flags (ssflags letters in parentheses). */
 #define MMDB_SS_CONTINUED 0x001	 /* C */
@@ -154,7 +148,7 @@ enum mmdb_level {
 #define MMDB_SS_CHECKPOINT 0x800 /* k */
 #define MMDB_SS_ABORTED 0x1000	 /* a (sumflags) */
 #define MMDB_SS_BROWSABLE 0x2000 /* b (sumflags) */
-#define MMDB_SS_SUSPECT 0x4000	 /* suspect: a read error was seen */
+#define MMDB_SS_SUSPECT 0x4000	 /* s: damage was read, or read errors */
 #define MMDB_SS_SCANNED 0x8000	 /* S: scanned in */
 #define MMDB_SS_ALLFLAGS 0xffff
 
@@ -165,7 +159,7 @@ struct mmdb_saveset {
 	char name[MMDB_SSNAME_MAX + 1];
 	char pool[MMDB_POOL_MAX + 1];
 	char group[MMDB_GROUP_MAX + 1];
-	uint8_t level;			/* enum mmdb_level */
+	uint8_t level;			/* enum nsr_level (level.h) */
 	uint32_t flags;			/* MMDB_SS_* */
 	int64_t savetime;		/* client time of the backup */
 	int64_t sscreate;		/* server time of creation */
@@ -338,10 +332,6 @@ extern const struct mmdb_attr_info mmdb_attrs[MMDB_A_COUNT];
  * unknown. */
 const struct mmdb_attr_info *mmdb_attr_lookup(const char *name);
 
-/* mmdb_level_name - "full", "incr", "1".."9", "manual"; "?" if invalid. */
-const char *mmdb_level_name(unsigned level);
-/* mmdb_level_parse - inverse of mmdb_level_name; -1 if not a level. */
-int mmdb_level_parse(const char *s);
 /* mmdb_volume_family - "tape" or "disk" for a media type string. */
 const char *mmdb_volume_family(const char *type);
 /* mmdb_volume_pctused - written * 100 / capacity (0 if capacity unknown),

@@ -92,6 +92,12 @@ int mmdb_clnt_vol_delete(struct mmdb_clnt *c, const char *name);
 int mmdb_clnt_vol_written(struct mmdb_clnt *c, const uint8_t volid[16],
 			  uint64_t add_written, uint32_t next_file,
 			  uint64_t next_record, uint32_t set_flags);
+/* mmdb_clnt_vol_unwritten - atomically take sub_written bytes off the
+ * volume's written count (not below 0) and clear clear_flags (MMDB_VOL_*,
+ * e.g. full): the data of deleted save sets was removed from it.
+ * NSR_ERR_NOTFOUND if no volume has volid. */
+int mmdb_clnt_vol_unwritten(struct mmdb_clnt *c, const uint8_t volid[16],
+			    uint64_t sub_written, uint32_t clear_flags);
 
 /* ---- save sets and fragments ----------------------------------------- */
 
@@ -112,6 +118,11 @@ int mmdb_clnt_ss_update(struct mmdb_clnt *c, const struct mmdb_saveset *ss);
 /* mmdb_clnt_ss_get - save set by ssid into *out. */
 int mmdb_clnt_ss_get(struct mmdb_clnt *c, uint32_t ssid,
 		     struct mmdb_saveset *out);
+/* mmdb_clnt_ss_flags - OR set into the flags of save set ssid, then
+ * clear the bits of clear (MMDB_SS_*), atomically at the server.
+ * NSR_ERR_NOTFOUND if the save set is not in the database. */
+int mmdb_clnt_ss_flags(struct mmdb_clnt *c, uint32_t ssid, uint32_t set,
+		       uint32_t clear);
 /* mmdb_clnt_ss_delete - remove a save set with its fragments and clones. */
 int mmdb_clnt_ss_delete(struct mmdb_clnt *c, uint32_t ssid);
 /* mmdb_clnt_frag_add - record a fragment (its save set, clone and volume

@@ -74,9 +74,5 @@ const struct mmdb_query *nsr_mmquery_get(const struct nsr_mmquery *q);
  * can drive mmdb_vol_query for mminfo -m), else 0 (also 0 when empty). */
 int nsr_mmquery_volume_only(const struct nsr_mmquery *q);
 
-/* nsr_mmquery_parse_size - "10GB", "1.5 TB", "512" into bytes.  NSR_OK,
- * NSR_ERR_SYNTAX (not a size), NSR_ERR_TOOBIG (over 2^63).  Shared with
- * other tools that take sizes (nsrmm -c capacity). */
-int nsr_mmquery_parse_size(const char *text, long long *out);
 
 #endif /* NSR_MMQUERY_H */

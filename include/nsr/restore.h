@@ -28,14 +28,25 @@
  * Hard links are made to the restored first path; if that path was not
  * restored (filtered out, failed) the link is reported as an error.
  *
- * Every file's data checksum is verified; a mismatch is reported through
- * error() with the path (the data is still written, as received).  Per-file
- * problems never stop the restore.  Nor does damage to the stream itself:
- * the file being restored is reported incomplete, the damage is reported
- * with its stream offset, and the restore resumes at the next intact file
- * (nsr_asm_dec_resync), ending with NSR_ERR_CORRUPT from
+ * Every file's data checksum is verified.  Per-file problems never stop
+ * the restore.  Nor does damage to the stream itself: the damage is
+ * reported with its stream offset, and the restore resumes at the next
+ * intact file (nsr_asm_dec_resync), ending with NSR_ERR_CORRUPT from
  * nsr_restore_finish.  Only NSR_ERR_NOMEM, trailing bytes after the end
  * and truncation stop it for good.
+ *
+ * Damaged files: a regular file is written under a temporary name in its
+ * directory (NSR_RESTORE_TMP_PREFIX) and renamed to its own name only
+ * when it is whole and its checksum matches; with OVERWRITE that rename
+ * is what replaces an existing file.  So a file whose data crossed
+ * damage (its checksum does not match, or the stream was damaged or cut
+ * short inside it) never takes its own name nor replaces anything.  It
+ * is removed, or with keep_damaged renamed to name.damaged
+ * (name.damaged1, ... if that exists), and
+ * reported once through error() (rc NSR_ERR_CHECKSUM or
+ * NSR_ERR_TRUNCATED, what "checksum: damaged, not recovered" or
+ * "incomplete: damaged, kept as TARGET.damaged"); stats.damaged counts
+ * them, and they are not counted as restored.
  */
 #ifndef NSR_RESTORE_H
 #define NSR_RESTORE_H
@@ -53,6 +64,13 @@ enum nsr_restore_conflict {
 	NSR_RESTORE_RENAME = 2,	   /* restore as path.R (path.R1, ...) */
 };
 
+/* What a kept damaged file's name gets appended (keep_damaged). */
+#define NSR_RESTORE_DAMAGED_SUFFIX ".damaged"
+/* A regular file is written as .nsr-restore.PID.N in its directory and
+ * renamed to its name once whole (replacing an existing file only then,
+ * with OVERWRITE); a restore that dies leaves such names behind. */
+#define NSR_RESTORE_TMP_PREFIX ".nsr-restore."
+
 struct nsr_restore_opts {
 	const char *dest;	    /* relocation directory; NULL = in place */
 	const char *const *paths;   /* filter: these paths and below; */
@@ -62,6 +80,8 @@ struct nsr_restore_opts {
 	int owner_by_name;	    /* 1 = owner and group by the saved user
 				     *     and group names where they exist
 				     *     here, else by number */
+	int keep_damaged;	    /* 1 = keep a damaged file's bytes as
+				     *     name.damaged (default: remove) */
 };
 
 /*
@@ -89,6 +109,7 @@ struct nsr_restore_stats {
 	uint64_t filtered;  /* objects not matching the filter */
 	uint64_t errors;    /* per-file errors reported */
 	uint64_t ck_errors; /* of which checksum mismatches */
+	uint64_t damaged;   /* damaged files removed or kept as .damaged */
 	uint64_t warnings;  /* metadata not applied (e.g. owner as non-root) */
 };
 

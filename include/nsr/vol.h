@@ -257,9 +257,38 @@ void nsr_vol_reader_frag(const struct nsr_vol_reader *r,
  * else the first damage code (the scan still covers the rest). */
 int nsr_vol_reader_scan(struct nsr_vol_reader *r,
 			const struct nsr_vol_scan_ops *ops, void *arg);
+/* nsr_vol_reader_damaged_blocks - how many damaged blocks the last
+ * nsr_vol_reader_scan met (each once, whatever it cost how many save
+ * sets) or the last nsr_vol_reader_read found to hold data of its save
+ * set (damaged blocks of other save sets multiplexed with it are not
+ * counted, nor reported to its ops->damage).  A read reports the damaged
+ * blocks of one stretch once, naming the first. */
+uint64_t nsr_vol_reader_damaged_blocks(const struct nsr_vol_reader *r);
 /* nsr_vol_reader_close - free (NULL is fine). */
 void nsr_vol_reader_close(struct nsr_vol_reader *r);
 /* nsr_vol_reader_errmsg - words on the last failure. */
 const char *nsr_vol_reader_errmsg(const struct nsr_vol_reader *r);
+
+/* Giving an AFTD's space back (vol_remove.c). */
+#define NSR_VOL_REMOVE_MAX 1024 /* save sets in one removal */
+struct nsr_vol_removed {
+	uint32_t files; /* session files removed */
+	uint64_t bytes; /* their size on disk */
+};
+/* nsr_vol_remove_ss - remove the session files of save sets ssids[0..n)
+ * from the AFTD in dev (opened for writing; the ssid of each file is read
+ * from its begin chunk).  Crash-safe: an intent record is made durable
+ * first and removed last, and nsr_vol_remove_resume finishes what a crash
+ * interrupted.  Files of other save sets, and in-progress ones, are not
+ * touched; a save set with no file here is no error.  NSR_OK,
+ * NSR_ERR_UNSUPPORTED (tape), NSR_ERR_LIMIT (n over
+ * NSR_VOL_REMOVE_MAX), or a device error with why. */
+int nsr_vol_remove_ss(struct nsr_dev *dev, const uint32_t *ssids, size_t n,
+		      struct nsr_vol_removed *out, struct nsr_buf *why);
+/* nsr_vol_remove_resume - if dev holds the intent record of an
+ * interrupted removal, finish it (*out says what was removed now);
+ * NSR_OK when there was none.  Call before sessions start. */
+int nsr_vol_remove_resume(struct nsr_dev *dev, struct nsr_vol_removed *out,
+			  struct nsr_buf *why);
 
 #endif /* NSR_VOL_H */

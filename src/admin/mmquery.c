@@ -16,6 +16,7 @@
 #include "nsr/getdate.h"
 #include "nsr/mmdb.h"
 #include "nsr/mmquery.h"
+#include "nsr/size.h"
 
 struct nsr_mmquery {
 	struct mmdb_pred *preds;
@@ -121,59 +122,6 @@ static int set_err(struct nsr_mmquery_error *err, int rc, size_t off,
 	return rc;
 }
 
-/* nsr_mmquery_parse_size - a byte count with an optional 1024-based unit. */
-int nsr_mmquery_parse_size(const char *text, long long *out)
-{
-	static const char units[] = "BKMGTP";
-	const char *p = text;
-	unsigned long long whole = 0, frac = 0, fscale = 1;
-	int shift = 0;
-	const char *u;
-
-	while (isspace((unsigned char)*p))
-		p++;
-	if (!isdigit((unsigned char)*p))
-		return NSR_ERR_SYNTAX;
-	for (; isdigit((unsigned char)*p); p++) {
-		if (whole > (ULLONG_MAX - 9) / 10)
-			return NSR_ERR_TOOBIG;
-		whole = whole * 10 + (unsigned)(*p - '0');
-	}
-	if (*p == '.') {
-		p++;
-		if (!isdigit((unsigned char)*p))
-			return NSR_ERR_SYNTAX;
-		for (; isdigit((unsigned char)*p); p++) {
-			if (fscale < 1000000) {	/* six digits are plenty */
-				frac = frac * 10 + (unsigned)(*p - '0');
-				fscale *= 10;
-			}
-		}
-	}
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (*p) {
-		u = strchr(units, toupper((unsigned char)*p));
-		if (!u)
-			return NSR_ERR_SYNTAX;
-		shift = (int)(u - units) * 10;
-		p++;
-		if (shift && (*p == 'B' || *p == 'b'))
-			p++;
-		while (isspace((unsigned char)*p))
-			p++;
-		if (*p)
-			return NSR_ERR_SYNTAX;
-	}
-	if (shift && whole > (1ULL << (63 - shift)))
-		return NSR_ERR_TOOBIG;
-	whole <<= shift;
-	frac = (frac << shift) / fscale;
-	if (whole + frac < whole || whole + frac > (unsigned long long)LLONG_MAX)
-		return NSR_ERR_TOOBIG;
-	*out = (long long)(whole + frac);
-	return NSR_OK;
-}
 
 /* list_names - append every queryable attribute name to b. */
 static void list_names(struct nsr_buf *b)
@@ -301,13 +249,13 @@ static int typed_pred(struct nsr_mmquery *q, const struct mmdb_attr_info *a,
 		/* Levels are words to users: "Full" is full. */
 		for (char *c = v->text; *c; c++)
 			*c = (char)tolower((unsigned char)*c);
-		lvl = mmdb_level_parse(v->text);
+		lvl = nsr_level_parse(v->text);
 		if (lvl < 0)
 			return set_err(err, NSR_ERR_SYNTAX, v->off, v->len,
 				       "'%s' is not a level (full, incr, 1-9, "
 				       "manual)", v->text);
-		return add_str_pred(q, a->id, op, mmdb_level_name((unsigned)lvl),
-				    strlen(mmdb_level_name((unsigned)lvl)));
+		return add_str_pred(q, a->id, op, nsr_level_name((unsigned)lvl),
+				    strlen(nsr_level_name((unsigned)lvl)));
 	}
 	switch (a->type) {
 	case MMDB_T_TIME:
@@ -323,7 +271,7 @@ static int typed_pred(struct nsr_mmquery *q, const struct mmdb_attr_info *a,
 		p.num = (int64_t)t;
 		return add_pred(q, &p);
 	case MMDB_T_NUMBER:
-		rc = nsr_mmquery_parse_size(v->text, &n);
+		rc = nsr_size_parse(v->text, &n);
 		if (rc != NSR_OK)
 			return set_err(err, NSR_ERR_SYNTAX, v->off, v->len,
 				       "'%s' is not a number for '%s'",

@@ -206,7 +206,7 @@ static void row_cell(const struct col *col, const struct mmdb_ss_row *row,
 	case MMDB_A_CLIENT: set_str(c, s->client); break;
 	case MMDB_A_POOL: set_str(c, s->pool); break;
 	case MMDB_A_GROUP: set_str(c, s->group); break;
-	case MMDB_A_LEVEL: set_str(c, mmdb_level_name(s->level)); break;
+	case MMDB_A_LEVEL: set_str(c, nsr_level_name(s->level)); break;
 	case MMDB_A_SAVETIME: set_num(c, K_TIME, s->savetime); break;
 	case MMDB_A_NSAVETIME: set_num(c, K_NUM, s->savetime); break;
 	case MMDB_A_SSCREATE: set_num(c, K_TIME, s->sscreate); break;
@@ -807,7 +807,7 @@ static int super_row(struct nsr_mmreport *r, const struct mmdb_ss_row *row,
 					  "sflags=%s size=%llu files=%llu "
 					  "pool=%s group=%s\n",
 					  (long long)s->savetime, s->client,
-					  s->name, mmdb_level_name(s->level),
+					  s->name, nsr_level_name(s->level),
 					  fl, (unsigned long long)s->totalsize,
 					  (unsigned long long)s->nfiles,
 					  s->pool, s->group);

@@ -18,17 +18,22 @@
 
 #include "restore_int.h"
 
-/* cur_reset - forget the current file (closing its descriptor). */
+/* cur_reset - forget the current file (closing its descriptor; a file
+ * still under its temporary name was not restored: it goes). */
 static void cur_reset(struct nsr_restore *r)
 {
+	rst_drop_tmp(r);
 	if (r->cur.fd >= 0)
 		close(r->cur.fd);
+	if (r->cur.dfd >= 0)
+		close(r->cur.dfd);
 	free(r->cur.path);
 	free(r->cur.target);
 	free(r->cur.name);
+	free(r->cur.tmp);
 	rst_xa_release(&r->cur.xa);
 	memset(&r->cur, 0, sizeof(r->cur));
-	r->cur.fd = -1;
+	r->cur.fd = r->cur.dfd = -1;
 }
 
 /* on_header - pass the stream header on. */
@@ -116,7 +121,8 @@ static int on_hole(void *ctx, uint64_t len)
 	return 0;
 }
 
-/* on_file_end - finish a regular file: size, metadata, checksum. */
+/* on_file_end - finish a regular file: size, metadata, checksum (a
+ * mismatch makes it a damaged file: not left under its name). */
 static int on_file_end(void *ctx, const struct nsr_asm_file_end *fe)
 {
 	struct nsr_restore *r = ctx;
@@ -136,9 +142,11 @@ static int on_file_end(void *ctx, const struct nsr_asm_file_end *fe)
 		r->cur.failed = 1;
 	}
 	rst_meta_fd(r, r->cur.fd, &r->cur.meta, &r->cur.xa, r->cur.path);
-	if (!fe->ck_ok) {
+	if (!fe->ck_ok && !r->cur.failed) {
 		r->st.ck_errors++;
-		rst_error(r, r->cur.path, NSR_ERR_CHECKSUM, "checksum");
+		r->st.bytes += r->cur.written;
+		rst_damaged(r, NSR_ERR_CHECKSUM, "checksum");
+		goto out;
 	}
 	if (fe->status == NSR_ASM_FILE_READERR)
 		rst_warn(r, r->cur.path, NSR_ERR_IO,
@@ -147,6 +155,8 @@ static int on_file_end(void *ctx, const struct nsr_asm_file_end *fe)
 		rst_warn(r, r->cur.path, NSR_ERR_MISMATCH,
 			 "changed during save");
 	r->st.bytes += r->cur.written;
+	if (!r->cur.failed)
+		rst_place(r);
 	if (!r->cur.failed)
 		rc = rst_done_object(r, &r->cur.meta, r->cur.target);
 out:
@@ -164,7 +174,9 @@ static int on_damaged(void *ctx, uint64_t offset, int why)
 	snprintf(what, sizeof(what),
 		 "damaged stream at offset %" PRIu64 " (%s): skipped",
 		 offset, nsr_strerror(why));
-	if (r->cur.write || r->cur.node)
+	if (r->cur.write && !r->cur.failed)
+		rst_damaged(r, NSR_ERR_TRUNCATED, "incomplete");
+	else if (r->cur.write || r->cur.node)
 		rst_error(r, r->cur.path, NSR_ERR_TRUNCATED, "incomplete");
 	rst_error(r, r->cur.active ? r->cur.path : "", why, what);
 	cur_reset(r);
@@ -214,11 +226,12 @@ int nsr_restore_new(struct nsr_restore **out,
 	if (r == NULL)
 		return NSR_ERR_NOMEM;
 	r->base_fd = r->cwd_fd = r->parent_fd = -1;
-	r->cur.fd = -1;
+	r->cur.fd = r->cur.dfd = -1;
 	rst_map_init(&r->links);
 	r->conflict = o->conflict;
 	r->no_owner = o->no_owner;
 	r->owner_by_name = o->owner_by_name;
+	r->keep_damaged = o->keep_damaged;
 	r->is_root = geteuid() == 0;
 	if (cb)
 		r->cb = *cb;
@@ -319,7 +332,9 @@ int nsr_restore_finish(struct nsr_restore *r)
 
 	/* Whatever arrived is on disk: give its directories their metadata
 	 * even when the stream was cut short, and name the file it cut. */
-	if (rc != NSR_OK && (r->cur.write || r->cur.node))
+	if (rc != NSR_OK && r->cur.write && !r->cur.failed)
+		rst_damaged(r, NSR_ERR_TRUNCATED, "incomplete");
+	else if (rc != NSR_OK && (r->cur.write || r->cur.node))
 		rst_error(r, r->cur.path, NSR_ERR_TRUNCATED, "incomplete");
 	cur_reset(r);
 	rst_dirs_pop_to(r, NULL);

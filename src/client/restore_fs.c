@@ -379,7 +379,7 @@ static int dirs_push(struct nsr_restore *r, const struct nsr_asm_file *f,
 
 /* ---- creating objects ----------------------------------------------- */
 
-enum { CLAIM_CREATE, CLAIM_MERGE, CLAIM_SKIP, CLAIM_ERROR };
+enum { CLAIM_CREATE, CLAIM_MERGE, CLAIM_SKIP, CLAIM_ERROR, CLAIM_REPLACE };
 
 /* claim - apply the conflict policy at dfd/leaf; name gets the name to
  * create (leaf or leaf.R...). */
@@ -399,6 +399,9 @@ static int claim(struct nsr_restore *r, int dfd, const char *leaf,
 		return CLAIM_MERGE;
 	if (r->conflict == NSR_RESTORE_SKIP)
 		return CLAIM_SKIP;
+	if (r->conflict == NSR_RESTORE_OVERWRITE && f->type == NSR_ASM_REG &&
+	    !S_ISDIR(st.st_mode))
+		return CLAIM_REPLACE; /* once whole, by rename: see rst_place */
 	if (r->conflict == NSR_RESTORE_OVERWRITE) {
 		if (unlinkat(dfd, leaf, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0)
 		    != 0) {
@@ -536,6 +539,103 @@ static void keep_parent_times(int dfd, const struct stat *before)
 	futimens(dfd, t);
 }
 
+/* start_reg - a regular file is written under a temporary name in its
+ * directory (dfd) and only takes its name (name) once it is whole
+ * (rst_place), so a damaged or cut file never replaces anything and is
+ * never left under its own name.  NSR_OK (cur.write set, or the failure
+ * reported) or NSR_ERR_NOMEM. */
+static int start_reg(struct nsr_restore *r, int dfd, const char *name,
+		     const struct nsr_asm_file *f, int replace)
+{
+	char tmp[64];
+
+	r->cur.name = strdup(name);
+	if (r->cur.name == NULL)
+		return NSR_ERR_NOMEM;
+	for (int i = 0; i < 100 && r->cur.fd < 0; i++) {
+		snprintf(tmp, sizeof(tmp), NSR_RESTORE_TMP_PREFIX "%ld.%u",
+			 (long)getpid(), r->tmp_seq++);
+		r->cur.fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
+					     O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (r->cur.fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (r->cur.fd < 0) {
+		rst_error(r, f->path, NSR_ERR_SYSTEM, "create");
+		return NSR_OK;
+	}
+	r->cur.tmp = strdup(tmp);
+	r->cur.dfd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+	if (r->cur.tmp == NULL || r->cur.dfd < 0) {
+		int e = r->cur.dfd < 0 ? errno : ENOMEM;
+
+		(void)unlinkat(dfd, tmp, 0);
+		errno = e;
+		if (e == ENOMEM)
+			return NSR_ERR_NOMEM;
+		rst_error(r, f->path, NSR_ERR_SYSTEM, "create");
+		return NSR_OK;
+	}
+	r->cur.replace = replace;
+	r->cur.write = 1;
+	return NSR_OK;
+}
+
+/* parent_times_back - after a rename or removal in a directory that is
+ * not itself being restored, put its times back. */
+static void parent_times_back(struct nsr_restore *r)
+{
+	if (r->cur.keep_times && r->cur.dfd >= 0)
+		futimens(r->cur.dfd, r->cur.ptimes);
+}
+
+/* rst_drop_tmp - remove the temporary name of an unfinished file. */
+void rst_drop_tmp(struct nsr_restore *r)
+{
+	if (r->cur.tmp == NULL || r->cur.dfd < 0)
+		return;
+	(void)unlinkat(r->cur.dfd, r->cur.tmp, 0);
+	parent_times_back(r);
+	free(r->cur.tmp);
+	r->cur.tmp = NULL;
+}
+
+/* rst_place - a whole file takes its name. */
+void rst_place(struct nsr_restore *r)
+{
+	int rc;
+
+	if (r->cur.tmp == NULL)
+		return;
+	if (r->cur.replace) {
+		rc = renameat(r->cur.dfd, r->cur.tmp, r->cur.dfd, r->cur.name);
+	} else {
+		/* Not over something that appeared meanwhile. */
+		rc = renameat2(r->cur.dfd, r->cur.tmp, r->cur.dfd, r->cur.name,
+			       RENAME_NOREPLACE);
+		if (rc != 0 && (errno == EINVAL || errno == ENOSYS)) {
+			struct stat st;
+
+			rc = fstatat(r->cur.dfd, r->cur.name, &st,
+				     AT_SYMLINK_NOFOLLOW) == 0
+				     ? -1
+				     : renameat(r->cur.dfd, r->cur.tmp,
+						r->cur.dfd, r->cur.name);
+			if (rc != 0 && errno == 0)
+				errno = EEXIST;
+		}
+	}
+	if (rc != 0) {
+		rst_error(r, r->cur.path, NSR_ERR_SYSTEM, "rename into place");
+		r->cur.failed = 1;
+		rst_drop_tmp(r);
+		return;
+	}
+	free(r->cur.tmp);
+	r->cur.tmp = NULL;
+	parent_times_back(r);
+}
+
 /* rst_start_object - create the object of a selected file record. */
 int rst_start_object(struct nsr_restore *r, const struct nsr_asm_file *f)
 {
@@ -579,13 +679,14 @@ int rst_start_object(struct nsr_restore *r, const struct nsr_asm_file *f)
 		goto out;
 	}
 	if (f->type == NSR_ASM_REG) {
-		r->cur.fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL |
-					      O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (r->cur.fd < 0) {
-			rst_error(r, f->path, NSR_ERR_SYSTEM, "create");
+		rc = start_reg(r, dfd, name, f, how == CLAIM_REPLACE);
+		if (rc != NSR_OK || !r->cur.write)
 			goto out;
+		if (keep) {
+			r->cur.keep_times = 1;
+			r->cur.ptimes[0] = before.st_atim;
+			r->cur.ptimes[1] = before.st_mtim;
 		}
-		r->cur.write = 1;
 		r->cur.target = target;
 		target = NULL;
 		goto out;
@@ -612,6 +713,59 @@ out:
 		keep_parent_times(dfd, &before);
 	free(target);
 	return rc;
+}
+
+/* damaged_name - a free name leaf.damaged (.damaged1, ...) in dfd. */
+static int damaged_name(int dfd, const char *leaf, char *out, size_t cap)
+{
+	struct stat st;
+
+	for (int i = 0; i < 1000; i++) {
+		int n = i == 0 ? snprintf(out, cap, "%s%s", leaf,
+					  NSR_RESTORE_DAMAGED_SUFFIX)
+			       : snprintf(out, cap, "%s%s%d", leaf,
+					  NSR_RESTORE_DAMAGED_SUFFIX, i);
+
+		if (n < 0 || (size_t)n >= cap || n > NAME_MAX) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		if (fstatat(dfd, out, &st, AT_SYMLINK_NOFOLLOW) != 0 &&
+		    errno == ENOENT)
+			return 0;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+/* rst_damaged - a damaged regular file never takes its name: dropped,
+ * or with keep_damaged given the name name.damaged. */
+void rst_damaged(struct nsr_restore *r, int rc, const char *step)
+{
+	char name[NAME_MAX + 16], what[PATH_MAX + 64];
+
+	r->st.damaged++;
+	r->cur.failed = 1; /* not counted as restored */
+	if (!r->keep_damaged || r->cur.tmp == NULL) {
+		rst_drop_tmp(r);
+		snprintf(what, sizeof(what), "%s: damaged, not recovered", step);
+		rst_error(r, r->cur.path, rc, what);
+		return;
+	}
+	if (damaged_name(r->cur.dfd, r->cur.name, name, sizeof(name)) != 0 ||
+	    renameat2(r->cur.dfd, r->cur.tmp, r->cur.dfd, name,
+		      RENAME_NOREPLACE) != 0) {
+		rst_error(r, r->cur.path, NSR_ERR_SYSTEM,
+			  "damaged, cannot keep it");
+		rst_drop_tmp(r);
+		return;
+	}
+	free(r->cur.tmp);
+	r->cur.tmp = NULL;
+	parent_times_back(r);
+	snprintf(what, sizeof(what), "%s: damaged, kept as %s%s", step,
+		 r->cur.target, name + strlen(r->cur.name));
+	rst_error(r, r->cur.path, rc, what);
 }
 
 /* rst_map_owner - with owner_by_name, the local ids of the saved user and

@@ -67,10 +67,16 @@ struct cur_file {
 	int dir;      /* a directory: attributes go to its pending entry */
 	int node;     /* symlink/fifo/device made: metadata at FILE_END */
 	int fd;
+	int dfd;      /* regular file: its directory (a dup) */
+	int replace;  /* regular file: name exists and is replaced */
+	int keep_times; /* put the directory's times back (ptimes) */
+	struct timespec ptimes[2];
 	struct nsr_asm_file meta; /* path points into .path */
 	char *path;
 	char *target;
-	char *name;   /* node: its name in the parent directory */
+	char *name;   /* node, regular file: its name in the directory */
+	char *tmp;    /* regular file: the temporary name it is written
+		       * under until it is whole (NULL once placed) */
 	struct xa_list xa;
 	uint64_t written;
 };
@@ -82,7 +88,9 @@ struct nsr_restore {
 	int conflict;
 	int no_owner;
 	int owner_by_name;
+	int keep_damaged;
 	int is_root;
+	unsigned tmp_seq; /* for temporary names */
 	struct nsr_restore_cb cb;
 	struct nsr_asm_dec *dec;
 	int base_fd; /* dest, or "/" in place */
@@ -133,6 +141,16 @@ void rst_dirs_pop_to(struct nsr_restore *r, const char *path);
 /* rst_done_object - count a restored object, note hard-link sources. */
 int rst_done_object(struct nsr_restore *r, const struct nsr_asm_file *f,
 		    const char *target);
+/* rst_damaged - the current regular file's data is damaged (step names
+ * how it showed, rc the code): drop it, or with keep_damaged give it the
+ * name target.damaged, and report it once. */
+void rst_damaged(struct nsr_restore *r, int rc, const char *step);
+/* rst_place - the current regular file is whole: move it from its
+ * temporary name to its own (replacing what is there with OVERWRITE).
+ * On failure it is reported and dropped (cur.failed set). */
+void rst_place(struct nsr_restore *r);
+/* rst_drop_tmp - remove the current file's temporary name, if any. */
+void rst_drop_tmp(struct nsr_restore *r);
 /* rst_start_root - the record of the restore base itself. */
 int rst_start_root(struct nsr_restore *r, const struct nsr_asm_file *f);
 /* rst_start_object - create the object of a selected file record. */

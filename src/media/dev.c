@@ -286,6 +286,18 @@ int nsr_dev_file_remove(struct nsr_dev *dev, uint32_t fileno)
 	return DISPATCH(dev, file_remove, dev, fileno);
 }
 
+/* nsr_dev_file_sweep - remove the leftovers of unfinished sessions. */
+int nsr_dev_file_sweep(struct nsr_dev *dev, uint32_t *count, uint64_t *bytes)
+{
+	*count = 0;
+	*bytes = 0;
+	if (dev->read_only)
+		return dev_fail(dev, NSR_ERR_READONLY, "opened read-only");
+	if (dev->ops->file_sweep == NULL)
+		return NSR_OK; /* tape: nothing is left behind in files */
+	return dev->ops->file_sweep(dev, count, bytes);
+}
+
 /* dev_seq_label_put - rewind, write the label record and a filemark. */
 int dev_seq_label_put(struct nsr_dev *dev, const void *p, size_t len)
 {

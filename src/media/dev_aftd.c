@@ -5,6 +5,18 @@
  * sessions never share a file.  Appends that run out of space are cut
  * back to where they started: what was written before stays intact and
  * the device is marked full.
+ *
+ * Crash-safe naming: a session file is created as `ss.NNNNNNNNNN.part`
+ * and only renamed to its final name (nsr_dev_file_commit) once its
+ * fragment's end is durable; readers and listings see final names only.
+ * A `.part` file is therefore always the leftover of a session that never
+ * ended (aborted, or its writer died): nsr_dev_file_discard removes it at
+ * an abort, nsr_dev_file_sweep removes every one left by a crash.
+ * Invariants:
+ *  1. a final name is only ever given to a file whose data, up to its
+ *     end, was fdatasync'ed before the rename;
+ *  2. a number is never used twice: creation skips numbers that exist
+ *     under either name.
  */
 #include "nsr/compat.h"
 
@@ -22,6 +34,7 @@
 
 #define AFTD_LABEL "label"
 #define AFTD_PREFIX "ss."
+#define AFTD_PART ".part"
 
 struct aftd {
 	pthread_mutex_t lock; /* next, used and info.full */
@@ -60,6 +73,16 @@ static int aftd_file_path(struct nsr_dev *dev, uint32_t no, char *out,
 	return aftd_path(dev, name, out, size);
 }
 
+/* aftd_part_path - the in-progress path of session file no. */
+static int aftd_part_path(struct nsr_dev *dev, uint32_t no, char *out,
+			  size_t size)
+{
+	char name[40];
+
+	snprintf(name, sizeof(name), AFTD_PREFIX "%010" PRIu32 AFTD_PART, no);
+	return aftd_path(dev, name, out, size);
+}
+
 /* aftd_parse_name - "ss.NNNNNNNNNN" to its number; 0 if not one. */
 static uint32_t aftd_parse_name(const char *name)
 {
@@ -74,6 +97,38 @@ static uint32_t aftd_parse_name(const char *name)
 		v = v * 10 + (uint64_t)(name[i] - '0');
 	}
 	return v > UINT32_MAX ? 0 : (uint32_t)v;
+}
+
+/* aftd_parse_part - the number of an in-progress file name. */
+static uint32_t aftd_parse_part(const char *name)
+{
+	char base[14];
+	size_t n = strlen(name);
+
+	if (n != 13 + strlen(AFTD_PART) || strcmp(name + 13, AFTD_PART) != 0)
+		return 0;
+	memcpy(base, name, 13);
+	base[13] = '\0';
+	return aftd_parse_name(base);
+}
+
+/* aftd_max_part - the highest in-progress number in the directory (0 if
+ * none), so that a new session never reuses a leftover's number. */
+static uint32_t aftd_max_part(struct nsr_dev *dev)
+{
+	DIR *d = opendir(dev->path);
+	struct dirent *de;
+	uint32_t max = 0, no;
+
+	if (d == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		no = aftd_parse_part(de->d_name);
+		if (no > max)
+			max = no;
+	}
+	closedir(d);
+	return max;
 }
 
 /* aftd_list - session file numbers, ascending, malloc'ed. */
@@ -160,7 +215,7 @@ static int aftd_open(struct nsr_dev *dev, const struct nsr_dev_opts *o)
 {
 	struct aftd *a = NULL;
 	struct stat st;
-	uint32_t *nums = NULL;
+	uint32_t *nums = NULL, part;
 	size_t n = 0;
 	int rc;
 
@@ -185,6 +240,9 @@ static int aftd_open(struct nsr_dev *dev, const struct nsr_dev_opts *o)
 		return rc;
 	}
 	a->next = n ? nums[n - 1] + 1 : 1;
+	part = aftd_max_part(dev);
+	if (part >= a->next)
+		a->next = part + 1; /* invariant 2 */
 	a->quota = o->aftd_quota;
 	if (a->quota != 0)
 		rc = aftd_usage(dev, nums, n, &a->used);
@@ -263,7 +321,8 @@ static int aftd_file_create(struct nsr_dev *dev, uint32_t *fileno,
 {
 	struct aftd *a = dev->priv;
 	struct nsr_dev_file *f;
-	char path[PATH_MAX];
+	char path[PATH_MAX], final[PATH_MAX];
+	struct stat st;
 	int fd = -1, rc = NSR_OK;
 	uint32_t no = 0;
 
@@ -273,9 +332,13 @@ static int aftd_file_create(struct nsr_dev *dev, uint32_t *fileno,
 	pthread_mutex_lock(&a->lock);
 	while (fd < 0) {
 		no = a->next++;
-		rc = aftd_file_path(dev, no, path, sizeof(path));
+		rc = aftd_part_path(dev, no, path, sizeof(path));
+		if (rc == NSR_OK)
+			rc = aftd_file_path(dev, no, final, sizeof(final));
 		if (rc != NSR_OK)
 			break;
+		if (lstat(final, &st) == 0)
+			continue; /* invariant 2 */
 		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd < 0 && errno != EEXIST) {
 			rc = errno == ENOSPC || errno == EDQUOT
@@ -359,6 +422,100 @@ static int aftd_file_remove(struct nsr_dev *dev, uint32_t fileno)
 					  "no session file %" PRIu32, fileno)
 			       : dev_sys(dev, "unlink");
 	return NSR_OK;
+}
+
+/* nsr_dev_file_commit - give a durable session file its final name. */
+int nsr_dev_file_commit(struct nsr_dev_file *f)
+{
+	char part[PATH_MAX], final[PATH_MAX];
+	int rc;
+
+	rc = aftd_part_path(f->dev, f->no, part, sizeof(part));
+	if (rc == NSR_OK)
+		rc = aftd_file_path(f->dev, f->no, final, sizeof(final));
+	if (rc != NSR_OK)
+		return rc;
+	if (rename(part, final) != 0)
+		return dev_sys(f->dev, "rename session file");
+	if (nsr_fsync_dir(f->dev->path, 1) != NSR_OK)
+		return dev_sys(f->dev, "fsync directory");
+	f->dir_synced = 1;
+	return NSR_OK;
+}
+
+/* aftd_unlink_counted - unlink path, giving its bytes back to the quota;
+ * *bytes (may be NULL) gets its size. */
+static int aftd_unlink_counted(struct nsr_dev *dev, const char *path,
+			       uint64_t *bytes)
+{
+	struct aftd *a = dev->priv;
+	struct stat st;
+	uint64_t sz = 0;
+
+	if (stat(path, &st) == 0)
+		sz = (uint64_t)st.st_size;
+	if (unlink(path) != 0)
+		return errno == ENOENT ? NSR_ERR_NOTFOUND
+				       : dev_sys(dev, "unlink");
+	if (a->quota != 0) {
+		pthread_mutex_lock(&a->lock);
+		a->used -= NSR_MIN(a->used, sz);
+		pthread_mutex_unlock(&a->lock);
+	}
+	if (bytes != NULL)
+		*bytes = sz;
+	return NSR_OK;
+}
+
+/* nsr_dev_file_discard - remove an in-progress session file and free. */
+int nsr_dev_file_discard(struct nsr_dev_file *f)
+{
+	char part[PATH_MAX];
+	int rc;
+
+	if (f == NULL)
+		return NSR_OK;
+	rc = aftd_part_path(f->dev, f->no, part, sizeof(part));
+	if (rc == NSR_OK)
+		rc = aftd_unlink_counted(f->dev, part, NULL);
+	if (rc == NSR_ERR_NOTFOUND)
+		rc = NSR_OK; /* committed already, or gone */
+	nsr_dev_file_close(f);
+	return rc;
+}
+
+/* aftd_sweep - remove every in-progress file (leftovers of sessions that
+ * never ended); *count and *bytes say how many and how big. */
+static int aftd_sweep(struct nsr_dev *dev, uint32_t *count, uint64_t *bytes)
+{
+	DIR *d = opendir(dev->path);
+	struct dirent *de;
+	char path[PATH_MAX];
+	uint64_t sz = 0;
+	int rc = NSR_OK;
+
+	if (d == NULL)
+		return dev_sys(dev, "opendir");
+	while ((de = readdir(d)) != NULL) {
+		if (aftd_parse_part(de->d_name) == 0)
+			continue;
+		rc = aftd_path(dev, de->d_name, path, sizeof(path));
+		if (rc == NSR_OK)
+			rc = aftd_unlink_counted(dev, path, &sz);
+		if (rc == NSR_ERR_NOTFOUND)
+			rc = NSR_OK;
+		else if (rc != NSR_OK)
+			break;
+		else {
+			(*count)++;
+			*bytes += sz;
+		}
+	}
+	closedir(d);
+	if (rc == NSR_OK && *count > 0 &&
+	    nsr_fsync_dir(dev->path, 1) != NSR_OK)
+		rc = dev_sys(dev, "fsync directory");
+	return rc;
 }
 
 /* nsr_dev_file_append - append; on a full disk cut back and say EOM. */
@@ -457,4 +614,5 @@ const struct dev_ops dev_aftd_ops = {
 	.file_open = aftd_file_open,
 	.file_list = aftd_list,
 	.file_remove = aftd_file_remove,
+	.file_sweep = aftd_sweep,
 };

@@ -37,6 +37,8 @@ struct dev_ops {
 			 struct nsr_dev_file **out);
 	int (*file_list)(struct nsr_dev *dev, uint32_t **nums, size_t *n);
 	int (*file_remove)(struct nsr_dev *dev, uint32_t fileno);
+	int (*file_sweep)(struct nsr_dev *dev, uint32_t *count,
+			  uint64_t *bytes);
 };
 
 struct nsr_dev {

@@ -216,13 +216,16 @@ int nsr_vol_has_data(struct nsr_dev *dev, int *yes)
 /* remove_sessions - relabeling an AFTD empties it. */
 static int remove_sessions(struct nsr_dev *dev, struct nsr_buf *why)
 {
-	uint32_t *nums = NULL;
+	uint32_t *nums = NULL, left = 0;
+	uint64_t bytes = 0;
 	size_t n = 0, i;
 	int rc;
 
 	rc = nsr_dev_file_list(dev, &nums, &n);
 	for (i = 0; rc == NSR_OK && i < n; i++)
 		rc = nsr_dev_file_remove(dev, nums[i]);
+	if (rc == NSR_OK) /* and leftovers of unfinished sessions */
+		rc = nsr_dev_file_sweep(dev, &left, &bytes);
 	if (rc != NSR_OK)
 		vol_why(why, "%s: cannot empty the volume: %s",
 			nsr_dev_path(dev), nsr_dev_errmsg(dev));

@@ -5,12 +5,22 @@
  * chunk (scan mode, for `scanner`).
  *
  * Damage handling: a block whose header fails (checksum, magic, volume id,
- * out of place) is reported without a save set (ssid 0) and skipped; a
- * chunk that fails its checksum ends the walk of its block.  Which save
- * sets lost data shows later as a gap in their chunk numbers (invariant 3
- * of the writer), which is then reported with the ssid; a save set whose
- * end chunk never comes is reported as unfinished.  Reading goes on after
- * damage; the functions return the first damage code at the end.
+ * out of place) is skipped; a chunk that fails its checksum ends the walk
+ * of its block.  Which save sets lost data shows later as a gap in their
+ * chunk numbers (invariant 3 of the writer); a save set whose end chunk
+ * never comes is reported as unfinished.  Reading goes on after damage;
+ * the functions return the first damage code at the end.
+ *
+ * Counting (nsr_vol_reader_damaged_blocks): every damaged block counts
+ * once.  A scan reports it at once without a save set (ssid 0) and then
+ * names each save set it cost data through that save set's gap; a gap
+ * that follows damaged blocks is their consequence and is not counted
+ * again (only a gap with no damaged block before it counts, as one).  A
+ * positioned read holds damaged blocks back (pend) until it knows whether
+ * they held data of its save set: a gap in its chunks, or the end of the
+ * walk before its end chunk, makes them its damage (reported once, with
+ * the first block's place and the number of blocks); its next chunk in
+ * sequence shows they belonged to other save sets, and they are dropped.
  */
 #include "nsr/compat.h"
 
@@ -24,6 +34,7 @@ struct rstate {
 	uint32_t ssid;
 	uint32_t next_seq;
 	uint64_t bytes;
+	uint64_t bad_mark; /* nbad when its last chunk was seen */
 };
 
 struct nsr_vol_reader {
@@ -40,6 +51,13 @@ struct nsr_vol_reader {
 	void *arg;
 	int first_damage;
 	int last_bad; /* code of the last bad block, for gap reports */
+	uint64_t nbad;	   /* damaged blocks met by this walk */
+	uint64_t ndamaged; /* damaged blocks counted (see the top) */
+	/* read mode: damaged blocks not yet known to be ours */
+	uint64_t pend;
+	int pend_rc;
+	struct nsr_vol_loc pend_loc; /* the first of them */
+	char pend_msg[400];
 	/* scan mode: open save sets */
 	struct rstate *st;
 	size_t nst, ast;
@@ -53,19 +71,10 @@ struct nsr_vol_reader {
 	uint32_t next_seq;
 };
 
-/* damage - report damage and remember the first code. */
-static void damage(struct nsr_vol_reader *r, uint32_t ssid, int rc,
-		   const struct nsr_vol_loc *loc, const char *fmt, ...)
-	NSR_PRINTF(5, 6);
-static void damage(struct nsr_vol_reader *r, uint32_t ssid, int rc,
-		   const struct nsr_vol_loc *loc, const char *fmt, ...)
+/* report - say where damage is and remember the first code. */
+static void report(struct nsr_vol_reader *r, uint32_t ssid, int rc,
+		   const struct nsr_vol_loc *loc, const char *msg)
 {
-	char msg[400];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	snprintf(r->errmsg, sizeof(r->errmsg),
 		 "volume %s, file %" PRIu32 " block %" PRIu64 ": %s",
 		 r->lab.name, loc->file, loc->record, msg);
@@ -73,6 +82,77 @@ static void damage(struct nsr_vol_reader *r, uint32_t ssid, int rc,
 		r->first_damage = rc;
 	if (r->ops != NULL && r->ops->damage != NULL)
 		r->ops->damage(r->arg, ssid, rc, loc, r->errmsg);
+}
+
+/* bad_block - a damaged block, save set unknown: a scan reports and
+ * counts it now, a read holds it back (see the top). */
+static void bad_block(struct nsr_vol_reader *r, int rc,
+		      const struct nsr_vol_loc *loc, const char *fmt, ...)
+	NSR_PRINTF(4, 5);
+static void bad_block(struct nsr_vol_reader *r, int rc,
+		      const struct nsr_vol_loc *loc, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	r->last_bad = rc;
+	r->nbad++;
+	if (!r->reading) {
+		r->ndamaged++;
+		report(r, 0, rc, loc, msg);
+		return;
+	}
+	if (r->pend++ == 0) {
+		r->pend_rc = rc;
+		r->pend_loc = *loc;
+		snprintf(r->pend_msg, sizeof(r->pend_msg), "%s", msg);
+	}
+}
+
+/* claim_pending - read mode: the damaged blocks held back cost our save
+ * set data; report them once (why says how that showed) and count them.
+ * Returns 1 if there were any. */
+static int claim_pending(struct nsr_vol_reader *r, const char *why)
+{
+	char msg[400];
+
+	if (r->pend == 0)
+		return 0;
+	if (r->pend > 1)
+		snprintf(msg, sizeof(msg), "%.200s; %.100s (%" PRIu64
+			 " damaged blocks from here)", r->pend_msg, why,
+			 r->pend);
+	else
+		snprintf(msg, sizeof(msg), "%.200s; %.100s", r->pend_msg, why);
+	r->ndamaged += r->pend;
+	r->pend = 0;
+	report(r, r->want_ssid, r->pend_rc, &r->pend_loc, msg);
+	return 1;
+}
+
+/* ss_damage - damage known to hit save set ssid.  explained: damaged
+ * blocks already counted (or held back) account for it. */
+static void ss_damage(struct nsr_vol_reader *r, uint32_t ssid, int rc,
+		      int explained, const struct nsr_vol_loc *loc,
+		      const char *fmt, ...) NSR_PRINTF(6, 7);
+static void ss_damage(struct nsr_vol_reader *r, uint32_t ssid, int rc,
+		      int explained, const struct nsr_vol_loc *loc,
+		      const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (r->reading && claim_pending(r, msg))
+		return;
+	if (!explained)
+		r->ndamaged++;
+	report(r, ssid, rc, loc, msg);
 }
 
 /* nsr_vol_reader_open - read and verify the label. */
@@ -176,8 +256,8 @@ static int next_block(struct nsr_vol_reader *r, size_t *len,
 			return rc;
 		if (rc != NSR_ERR_TOOBIG)
 			goto fail;
-		damage(r, 0, NSR_ERR_CORRUPT, loc,
-		       "record longer than the block size %zu", bs);
+		bad_block(r, NSR_ERR_CORRUPT, loc,
+			  "record longer than the block size %zu", bs);
 		r->at.record++;
 		*loc = r->at;
 	}
@@ -243,16 +323,18 @@ static void finish_states(struct nsr_vol_reader *r)
 	r->nst = 0;
 }
 
-/* check_seq - a chunk number gap means chunks of ssid were lost. */
+/* check_seq - a chunk number gap means chunks of ssid were lost; it is
+ * explained by the damaged blocks met since ssid's last chunk (mark). */
 static void check_seq(struct nsr_vol_reader *r, uint32_t ssid,
-		      uint32_t want, uint32_t got,
+		      uint32_t want, uint32_t got, uint64_t mark,
 		      const struct nsr_vol_loc *loc)
 {
 	if (want == got)
 		return;
-	damage(r, ssid, r->last_bad ? r->last_bad : NSR_ERR_CORRUPT, loc,
-	       "save set %" PRIu32 " lost chunks %" PRIu32 "..%" PRIu32
-	       " (in a damaged block)", ssid, want, got - 1);
+	ss_damage(r, ssid, r->last_bad ? r->last_bad : NSR_ERR_CORRUPT,
+		  r->nbad > mark, loc, "save set %" PRIu32 " lost chunks %"
+		  PRIu32 "..%" PRIu32 " (in a damaged block)", ssid, want,
+		  got - 1);
 }
 
 /* too_many - a save set that cannot be followed: reported as damage,
@@ -262,9 +344,10 @@ static int too_many(struct nsr_vol_reader *r, uint32_t ssid,
 {
 	if (r->nst < MAX_OPEN_SS)
 		return NSR_ERR_NOMEM;
-	damage(r, ssid, NSR_ERR_LIMIT, loc,
-	       "save set %" PRIu32 " not followed: more than %d save sets "
-	       "open at once", ssid, MAX_OPEN_SS);
+	/* Not damage of a block: counted as none. */
+	ss_damage(r, ssid, NSR_ERR_LIMIT, 1, loc,
+		  "save set %" PRIu32 " not followed: more than %d save sets "
+		  "open at once", ssid, MAX_OPEN_SS);
 	return 0;
 }
 
@@ -284,9 +367,9 @@ static int scan_chunk(struct nsr_vol_reader *r,
 		if (media_fmt_sshdr_decode(payload, c->len, &h, &sp) !=
 			    NSR_OK ||
 		    h.ssid != c->ssid) {
-			damage(r, c->ssid, NSR_ERR_CORRUPT, loc,
-			       "bad save-set header of save set %" PRIu32,
-			       c->ssid);
+			ss_damage(r, c->ssid, NSR_ERR_CORRUPT, 0, loc,
+				  "bad save-set header of save set %" PRIu32,
+				  c->ssid);
 			return 0;
 		}
 		if (s != NULL) {
@@ -298,29 +381,33 @@ static int scan_chunk(struct nsr_vol_reader *r,
 		if (s == NULL)
 			return too_many(r, c->ssid, loc);
 		s->next_seq = c->seq + 1;
+		s->bad_mark = r->nbad;
 		if (c->seq != 0)
-			check_seq(r, c->ssid, 0, c->seq, loc);
+			check_seq(r, c->ssid, 0, c->seq, 0, loc);
 		return ops->begin ? ops->begin(r->arg, &h, &sp, loc) : 0;
 	}
 	if (s == NULL) {
-		damage(r, c->ssid, r->last_bad ? r->last_bad : NSR_ERR_CORRUPT,
-		       loc, "save set %" PRIu32 ": chunk %" PRIu32
-		       " without its begin chunk", c->ssid, c->seq);
+		ss_damage(r, c->ssid,
+			  r->last_bad ? r->last_bad : NSR_ERR_CORRUPT,
+			  r->last_bad != 0, loc, "save set %" PRIu32
+			  ": chunk %" PRIu32 " without its begin chunk",
+			  c->ssid, c->seq);
 		s = add_state(r, c->ssid);
 		if (s == NULL)
 			return too_many(r, c->ssid, loc);
 	} else {
-		check_seq(r, c->ssid, s->next_seq, c->seq, loc);
+		check_seq(r, c->ssid, s->next_seq, c->seq, s->bad_mark, loc);
 	}
 	s->next_seq = c->seq + 1;
+	s->bad_mark = r->nbad;
 	if (c->kind == MEDIA_FMT_DATA) {
 		s->bytes += c->len;
 		return ops->data ? ops->data(r->arg, c->ssid, payload, c->len)
 				 : 0;
 	}
 	if (media_fmt_sstail_decode(payload, c->len, &t) != NSR_OK) {
-		damage(r, c->ssid, NSR_ERR_CORRUPT, loc,
-		       "bad trailer of save set %" PRIu32, c->ssid);
+		ss_damage(r, c->ssid, NSR_ERR_CORRUPT, 0, loc,
+			  "bad trailer of save set %" PRIu32, c->ssid);
 		drop_state(r, s);
 		return 0;
 	}
@@ -358,7 +445,10 @@ static int read_chunk(struct nsr_vol_reader *r,
 	}
 	if (!r->began)
 		return 0;
-	check_seq(r, c->ssid, r->next_seq, c->seq, loc);
+	/* Damaged blocks held back are ours if chunks are missing, else
+	 * they held other save sets' data (check_seq claims them). */
+	check_seq(r, c->ssid, r->next_seq, c->seq, r->nbad, loc);
+	r->pend = 0;
 	r->next_seq = c->seq + 1;
 	if (c->kind == MEDIA_FMT_END) {
 		r->done = 1;
@@ -386,22 +476,19 @@ static int walk_block(struct nsr_vol_reader *r, size_t len,
 
 	rc = media_fmt_block_decode(r->blk, len, &b);
 	if (rc != NSR_OK) {
-		r->last_bad = rc;
-		damage(r, 0, rc, loc, "unreadable block (%zu bytes): %s", len,
-		       nsr_strerror(rc));
+		bad_block(r, rc, loc, "unreadable block (%zu bytes): %s", len,
+			  nsr_strerror(rc));
 		return 0;
 	}
 	if (memcmp(b.volid, r->lab.volid, 16) != 0) {
-		r->last_bad = NSR_ERR_MISMATCH;
-		damage(r, 0, NSR_ERR_MISMATCH, loc,
-		       "block belongs to another volume");
+		bad_block(r, NSR_ERR_MISMATCH, loc,
+			  "block belongs to another volume");
 		return 0;
 	}
 	if (b.file != loc->file || b.seq != loc->record) {
-		r->last_bad = NSR_ERR_CORRUPT;
-		damage(r, 0, NSR_ERR_CORRUPT, loc,
-		       "block out of place (it says file %" PRIu32
-		       " block %" PRIu64 ")", b.file, b.seq);
+		bad_block(r, NSR_ERR_CORRUPT, loc,
+			  "block out of place (it says file %" PRIu32
+			  " block %" PRIu64 ")", b.file, b.seq);
 		return 0;
 	}
 	off = MEDIA_FMT_BLOCK_HDR;
@@ -410,10 +497,9 @@ static int walk_block(struct nsr_vol_reader *r, size_t len,
 		rc = media_fmt_chunk_decode(r->blk + off, end - off, &c,
 					    &payload);
 		if (rc != NSR_OK) {
-			r->last_bad = rc;
-			damage(r, 0, rc, loc,
-			       "damaged chunk at byte %zu: %s (rest of the "
-			       "block skipped)", off, nsr_strerror(rc));
+			bad_block(r, rc, loc,
+				  "damaged chunk at byte %zu: %s (rest of the "
+				  "block skipped)", off, nsr_strerror(rc));
 			return 0;
 		}
 		rc = r->reading ? read_chunk(r, &c, payload, loc)
@@ -445,9 +531,12 @@ static int walk(struct nsr_vol_reader *r, int first_only_check)
 			return rc;
 		if (rc > 0)
 			return NSR_OK;
-		if (first_only_check && ++n == 1 && !r->began)
+		if (first_only_check && ++n == 1 && !r->began) {
+			/* The fragment's first block: its begin is lost. */
+			claim_pending(r, "the fragment's first block");
 			return r->first_damage ? r->first_damage
 					       : NSR_ERR_NOTFOUND;
+		}
 	}
 }
 
@@ -466,6 +555,7 @@ int nsr_vol_reader_scan(struct nsr_vol_reader *r,
 	r->reading = 0;
 	r->first_damage = 0;
 	r->last_bad = 0;
+	r->nbad = r->ndamaged = r->pend = 0;
 	r->nst = 0;
 	if (r->seq) {
 		rc = nsr_dev_seek(r->dev, &pos);
@@ -499,6 +589,13 @@ int nsr_vol_reader_scan(struct nsr_vol_reader *r,
 		snprintf(r->errmsg, sizeof(r->errmsg), "%s",
 			 nsr_dev_errmsg(r->dev));
 	return rc != NSR_OK ? rc : r->first_damage;
+}
+
+/* nsr_vol_reader_damaged_blocks - damaged blocks counted by the last
+ * scan (all) or read (those that held data of its save set). */
+uint64_t nsr_vol_reader_damaged_blocks(const struct nsr_vol_reader *r)
+{
+	return r->ndamaged;
 }
 
 /* nsr_vol_reader_frag - a fragment from what a scan reported. */
@@ -547,6 +644,7 @@ int nsr_vol_reader_read(struct nsr_vol_reader *r,
 	r->delivered = 0;
 	r->first_damage = 0;
 	r->last_bad = 0;
+	r->nbad = r->ndamaged = r->pend = 0;
 	r->at.file = frag->file;
 	r->at.record = frag->record;
 	if (r->seq) {
@@ -569,6 +667,9 @@ int nsr_vol_reader_read(struct nsr_vol_reader *r,
 			       : rc;
 	}
 	rc = walk(r, 1);
+	if (!r->done && (r->stop_rc == 0 || r->stop_rc == NSR_ERR_EOM))
+		claim_pending(r, "the end of the save set was not reached");
+	r->pend = 0;
 	nsr_dev_file_close(r->f);
 	r->f = NULL;
 	if (bytes != NULL)

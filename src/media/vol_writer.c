@@ -67,6 +67,7 @@ struct nsr_vol_session {
 	uint64_t pending;
 	int begin_done, end_pending, end_done;
 	int eom;
+	int committed; /* adv_file: the file has its final name */
 	struct nsr_buf carry;
 	struct nsr_dev_file *f; /* adv_file */
 	struct vblk own;	/* adv_file */
@@ -422,7 +423,12 @@ static void session_free(struct nsr_vol_session *s)
 			break;
 		}
 	}
-	nsr_dev_file_close(s->f);
+	/* AFTD: a file whose end was not made durable goes (invariant 1
+	 * of dev_aftd.c). */
+	if (s->committed)
+		nsr_dev_file_close(s->f);
+	else
+		nsr_dev_file_discard(s->f);
 	free(s->own.p);
 	nsr_buf_release(&s->carry);
 	free(s);
@@ -486,7 +492,7 @@ int nsr_vol_session_begin(struct nsr_vol_writer *w,
 	}
 	pthread_mutex_unlock(&w->lock);
 	if (rc != NSR_OK && rc != NSR_ERR_EOM) {
-		nsr_dev_file_close(s->f);
+		nsr_dev_file_discard(s->f);
 		free(s->own.p);
 		nsr_buf_release(&s->carry);
 		free(s);
@@ -577,6 +583,22 @@ static int make_durable(struct nsr_vol_session *s)
 	return rc;
 }
 
+/* commit_file - AFTD: the session file's end is durable; final name. */
+static int commit_file(struct nsr_vol_session *s)
+{
+	int rc;
+
+	if (s->w->seq || s->f == NULL)
+		return NSR_OK;
+	rc = nsr_dev_file_commit(s->f);
+	if (rc != NSR_OK)
+		w_fail(s->w, rc, "volume %s: %s", s->w->lab.name,
+		       nsr_dev_errmsg(s->w->dev));
+	else
+		s->committed = 1;
+	return rc;
+}
+
 /* nsr_vol_session_end - end chunk, flush, sync, free. */
 int nsr_vol_session_end(struct nsr_vol_session *s,
 			const struct nsr_vol_sstail *tail,
@@ -597,6 +619,8 @@ int nsr_vol_session_end(struct nsr_vol_session *s,
 		rc = flush_block(w, blk_of(s), w->seq ? NULL : s);
 	if (rc == NSR_OK)
 		rc = make_durable(s);
+	if (rc == NSR_OK)
+		rc = commit_file(s);
 	session_unlock(s);
 	if (rc == NSR_ERR_EOM)
 		return rc;
@@ -617,6 +641,8 @@ int nsr_vol_session_eom(struct nsr_vol_session *s, struct nsr_vol_frag *frag,
 
 	session_lock(s);
 	rc = make_durable(s);
+	if (rc == NSR_OK && s->on_vol > 0)
+		rc = commit_file(s); /* else nothing is recorded: it goes */
 	session_unlock(s);
 	if (frag != NULL)
 		fill_frag(s, frag);

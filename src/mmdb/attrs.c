@@ -119,25 +119,6 @@ const struct mmdb_attr_info *mmdb_attr_lookup(const char *name)
 	return NULL;
 }
 
-static const char *const level_names[] = {
-	"full", "1", "2", "3", "4", "5", "6", "7", "8", "9", "incr", "manual"
-};
-
-/* mmdb_level_name - mminfo spelling of a level. */
-const char *mmdb_level_name(unsigned level)
-{
-	return level < NSR_ARRAY_SIZE(level_names) ? level_names[level] : "?";
-}
-
-/* mmdb_level_parse - level from its name; -1 if unknown. */
-int mmdb_level_parse(const char *s)
-{
-	for (size_t i = 0; i < NSR_ARRAY_SIZE(level_names); i++)
-		if (strcmp(level_names[i], s) == 0)
-			return (int)i;
-	return -1;
-}
-
 /* mmdb_volume_family - "disk" for disk-like media types, else "tape". */
 const char *mmdb_volume_family(const char *type)
 {
@@ -176,6 +157,7 @@ void mmdb_ss_flags_str(uint32_t flags, char *buf, size_t len)
 		{ MMDB_SS_RAW, 'R' }, { MMDB_SS_SNAPSHOT, 'P' },
 		{ MMDB_SS_COVER, 'K' }, { MMDB_SS_INPROGRESS, 'I' },
 		{ MMDB_SS_FINISHED, 'F' }, { MMDB_SS_CHECKPOINT, 'k' },
+		{ MMDB_SS_SUSPECT, 's' },
 	};
 	size_t n = 0;
 

@@ -340,7 +340,7 @@ int mmdb_ssrec_decode(const uint8_t *p, size_t len, uint32_t ssid,
 	s->ndeps = get_u32v(&r);
 	if (r.err)
 		return r.err;
-	if (s->ndeps > MMDB_PSS_MAX || s->level > MMDB_LEVEL_MAX ||
+	if (s->ndeps > MMDB_PSS_MAX || s->level > NSR_LEVEL_MAX ||
 	    (s->flags & ~(uint32_t)MMDB_SS_ALLFLAGS))
 		return NSR_ERR_CORRUPT;
 	for (uint32_t i = 0; i < s->ndeps; i++)

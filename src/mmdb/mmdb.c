@@ -742,7 +742,7 @@ static int ss_valid(const struct mmdb_saveset *ss)
 	    strnlen(ss->name, sizeof(ss->name)) > MMDB_SSNAME_MAX ||
 	    strnlen(ss->pool, sizeof(ss->pool)) > MMDB_POOL_MAX ||
 	    strnlen(ss->group, sizeof(ss->group)) > MMDB_GROUP_MAX ||
-	    ss->level > MMDB_LEVEL_MAX || ss->ndependents > MMDB_PSS_MAX ||
+	    ss->level > NSR_LEVEL_MAX || ss->ndependents > MMDB_PSS_MAX ||
 	    (ss->flags & ~(uint32_t)MMDB_SS_ALLFLAGS))
 		return NSR_ERR_INVAL;
 	return NSR_OK;
@@ -1190,9 +1190,10 @@ int mmdb_frag_by_volume(struct mmdb *db, const uint8_t volid[16],
 	rc = read_view(db, &v);
 	if (rc == NSR_OK)
 		rc = mmdb_volno_by_id(db, v, volid, &volno);
-	fv_key(k, volno, 0);
-	if (rc == NSR_OK)
+	if (rc == NSR_OK) {
+		fv_key(k, volno, 0);
 		rc = mmdb_bt_seek(&cur, v, db->roots[T_FRAG_VOL], k, 8);
+	}
 	while (rc == NSR_OK && cur.valid) {
 		const uint8_t *key;
 		size_t kl;

@@ -282,7 +282,7 @@ static int pred_match(const struct mmdb_pred *p, const struct mmdb_ss_row *r,
 		return p->op == MMDB_OP_NE ? !all : all;
 	}
 	if (p->attr == MMDB_A_LEVEL) {
-		int64_t want = p->str ? mmdb_level_parse(p->str) : p->num;
+		int64_t want = p->str ? nsr_level_parse(p->str) : p->num;
 
 		if (want < 0)
 			return p->op == MMDB_OP_NE;

@@ -26,6 +26,7 @@ for d in nsrmmdbd nsrjobd nsrindexd; do
 	new=$(wait_new_pid $d "$old")
 	check "$d killed with SIGKILL is restarted" test -n "$new"
 	check "the death of $d is logged" grep -q "$d (pid $old) died: signal 9" "$LOG"
+	nsr_wait_answers $d
 done
 
 old=$(cat "$ROOT/logs/nsrsnmd.pid")

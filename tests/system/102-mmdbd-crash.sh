@@ -28,6 +28,7 @@ check "records were acknowledged before the kill ($acked)" test "$acked" -ge 300
 # nsrexecd's locator forgets the dead daemon; start it again.
 rm -f "$ROOT/logs/nsrmmdbd.pid"
 nsr_start nsrmmdbd
+nsr_wait_answers nsrmmdbd
 out=$("$T" verify "$ROOT/acks" 2>&1)
 check "every acknowledged save set and fragment survived: $out" \
 	grep -q "^verified $acked acknowledged save sets, 0 missing" <<<"$out"
@@ -44,6 +45,7 @@ for round in 2 3; do
 	wait $storm
 	rm -f "$ROOT/logs/nsrmmdbd.pid"
 	nsr_start nsrmmdbd
+	nsr_wait_answers nsrmmdbd
 	out=$("$T" verify "$ROOT/acks$round" 2>&1)
 	check "round $round: no acknowledged record lost: $out" \
 		grep -q "acknowledged save sets, 0 missing" <<<"$out"

@@ -102,6 +102,7 @@ check "job_row.log codec: round trips, garbage rejected ($out)" grep -q "^codec 
 kill -KILL "$JOBD_PID"
 for i in $(seq 1 50); do kill -0 "$JOBD_PID" 2>/dev/null || break; sleep 0.1; done
 nsr_start nsrjobd
+nsr_wait_answers nsrjobd
 out=$(printf 'show job id; job state; completion status; job log\nprint job id: 2\n' | "$BIN/jobquery")
 check "job 2 (active when nsrjobd died) is now FAILED" grep -q "job state: FAILED;" <<<"$out"
 check "with the reason as its status" grep -q "completion status: interrupted: server restarted;" <<<"$out"

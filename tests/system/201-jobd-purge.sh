@@ -88,6 +88,7 @@ check "database intact after SIGKILL" db_ok
 # Restart without the periodic purge; purge on demand.
 nsr_start nsrjobd -r 1
 JOBD_PID=${PIDS[-1]}
+nsr_wait_answers nsrjobd
 out=$("$T" purge)
 check "the next purge completes: $out" grep -q "^jobs $(( left - 11 )) logs $(( left - 11 )) batches [1-9]" <<<"$out"
 check "11 jobs left" test "$("$T" count-db "$DB")" = 11

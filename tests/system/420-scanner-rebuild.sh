@@ -37,7 +37,7 @@ kill -TERM "$nsrd_pid"
 for i in $(seq 1 300); do kill -0 "$nsrd_pid" 2>/dev/null || break; sleep 0.1; done
 rm -rf "$ROOT/mm"
 nsr_start nsrd
-nsr_wait_registered nsrmmdbd
+nsr_wait_answers nsrd nsrmmdbd nsrjobd nsrindexd
 out=$("$BIN/mminfo" -s $S -a 2>&1)
 check "after the loss mminfo finds nothing" grep -q "no matches found" <<<"$out"
 

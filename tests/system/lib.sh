@@ -10,6 +10,10 @@
 #   nsr_start DAEMON ARGS   start $BIN/DAEMON -b -R $ROOT ARGS
 #   nsr_start_datazone      nsrexecd -s (+ nsrsnmd) and nsrd (+ children)
 #   nsr_wait_registered N   wait until daemon N is registered (bounded)
+#   nsr_probe N [SECS]      one request to daemon N (nsrd, nsrmmdbd, nsrjobd,
+#                           nsrindexd): did it answer?
+#   nsr_wait_answers N...   wait until each daemon N answers an RPC (bounded);
+#                           (use it after every restart)
 #   ok/fail/check           TAP-ish reporting; a failure exits non-zero
 #   expect_fail CMD...      CMD must exit non-zero
 set -u
@@ -19,7 +23,7 @@ FAILED=0
 
 ok()   { echo "ok - $*"; }
 fail() { echo "not ok - $*"; FAILED=1; }
-die()  { echo "FATAL: $*"; exit 1; }
+die()  { echo "FATAL: $*"; FAILED=1; exit 1; }
 
 # check DESC CMD... - run CMD, report ok/not ok.
 check() {
@@ -79,6 +83,7 @@ nsr_start_datazone() {
 	nsr_wait_registered nsrjobd
 	nsr_wait_registered nsrindexd
 	nsr_wait_registered nsrsnmd
+	nsr_wait_answers nsrd nsrmmdbd nsrjobd nsrindexd
 }
 
 # nsr_device NAME TYPE PATH [ATTRS] - create an NSR device resource on
@@ -92,16 +97,68 @@ nsr_device() {
 		fail "create device $1 ($2 $3)"
 }
 
-# nsr_wait_registered NAME - wait (<= 20 s) for NAME's pid file and lock.
+# nsr_wait_registered NAME - wait (<= 20 s) until the NAME whose pid is in
+# its pid file runs and has logged "started" (it registers before that).
+# Only that pid's line counts: the log also holds the lines of any NAME
+# that ran on this root before a restart.
 nsr_wait_registered() {
-	local i=0
+	local i=0 p
 	while [ $i -lt 200 ]; do
-		if [ -s "$ROOT/logs/$1.pid" ] && grep -q "\]: info: started" <(grep "$1\[" "$ROOT/logs/daemon.log" 2>/dev/null); then
+		p=$(cat "$ROOT/logs/$1.pid" 2>/dev/null)
+		if [ -n "$p" ] && kill -0 "$p" 2>/dev/null &&
+		   grep -qF "$1[$p]: info: started" "$ROOT/logs/daemon.log" 2>/dev/null; then
 			return 0
 		fi
 		sleep 0.1; i=$((i + 1))
 	done
 	die "$1 did not start within 20 s"
+}
+
+# nsr_probe NAME [SECS] - one request to daemon NAME of this datazone, at
+# 127.0.0.1 ($S means other things in some tests), given at most SECS
+# (default 5) seconds.  Succeeds when NAME answered, whatever the answer
+# says (an empty database answers too); fails while NAME is not
+# registered, is registered at a port nobody serves, or does not reply.
+nsr_probe() {
+	local s=127.0.0.1 t=${2:-5} out
+	case $1 in
+	nsrd)
+		printf 'print type: NSR\n' |
+			timeout "$t" "$BIN/nsradmin" -s "$s" -i - >/dev/null 2>&1 ;;
+	nsrmmdbd)
+		out=$(timeout "$t" "$BIN/mminfo" -s "$s" -a 2>&1) && return 0
+		grep -q "no matches found" <<<"$out" ;;
+	nsrjobd)
+		out=$(printf 'print job id: 0\n' |
+			timeout "$t" "$BIN/jobquery" -s "$s" 2>&1) && return 0
+		grep -q "No jobs found" <<<"$out" ;;
+	nsrindexd)
+		# Only nsrindexd says this; the client name cannot be a host's.
+		out=$(timeout "$t" "$BIN/recover" -s "$s" -c nsr-probe.invalid \
+			-a /nsr-probe -d "$ROOT/probe" 2>&1)
+		grep -q "no file index for client" <<<"$out" ;;
+	*)
+		die "nsr_probe: no request known for $1" ;;
+	esac
+}
+
+# nsr_wait_answers NAME... - wait until every daemon NAME answers a request
+# (nsr_probe), 20 s at most in all.  A started or registered daemon is not
+# enough after a restart by another daemon (nsrd restarting its children,
+# nsrd itself restarted): a client run at once can find the old
+# registration or none.  Correct whether or not "-b" waits for children.
+nsr_wait_answers() {
+	local d left end=$((SECONDS + 20))
+	for d in "$@"; do
+		while :; do
+			left=$((end - SECONDS))
+			[ $left -gt 0 ] ||
+				die "$d does not answer within 20 s (see $ROOT/logs/daemon.log)"
+			[ $left -le 5 ] || left=5
+			nsr_probe "$d" $left && break
+			sleep 0.1
+		done
+	done
 }
 
 # nsr_cleanup - stop every daemon we started (their children stop with them).

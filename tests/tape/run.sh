@@ -1,15 +1,16 @@
 #!/bin/sh
 # run.sh - run the media library's tape tests against the real Linux st
-# driver in the tapelab guest.  NOT part of ctest: it needs the lab
-# (/work/shared/tapelab, built once with build-guest.sh as root).
-# Without the lab it says so and exits 77 (skipped).
+# driver in the tapelab guest.  NOT part of ctest: it needs the lab's
+# guest (tests/tape/lab, built once with lab/build-guest.sh as root).
+# Without the guest it says so and exits 77 (skipped).
 #
 #   tests/tape/run.sh [run-guest.sh options...]
-#   TAPELAB=/path/to/tapelab  (default /work/shared/tapelab)
+#   TAPELAB=DIR      another copy of the lab (default: lab/ next to this script)
+#   TAPELAB_DIR=DIR  where the guest was built (default /var/tmp/tapelab)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
-lab=${TAPELAB:-/work/shared/tapelab}
+lab=${TAPELAB:-$here/lab}
 labdir=${TAPELAB_DIR:-/var/tmp/tapelab}
 
 if [ ! -x "$lab/run-guest.sh" ] || [ ! -f "$labdir/rootfs.img" ]; then

@@ -125,8 +125,8 @@ static int populate(void)
 		snprintf(ss.name, sizeof(ss.name), "%s", names[i % 5]);
 		snprintf(ss.pool, sizeof(ss.pool), "%s", vols[vi].pool);
 		snprintf(ss.group, sizeof(ss.group), "nightly");
-		ss.level = i % 7 == 0 ? MMDB_LEVEL_FULL
-			 : i % 7 == 3 ? 1 : MMDB_LEVEL_INCR;
+		ss.level = i % 7 == 0 ? NSR_LEVEL_FULL
+			 : i % 7 == 3 ? 1 : NSR_LEVEL_INCR;
 		ss.savetime = BASE_TIME + i * 3600;
 		ss.sscreate = ss.savetime + 1;
 		ss.sscomp = ss.savetime + 600;
@@ -187,7 +187,7 @@ static int recent(void)
 		snprintf(ss.client, sizeof(ss.client), "web01.example.com");
 		snprintf(ss.name, sizeof(ss.name), i ? "/older" : "/recent");
 		snprintf(ss.pool, sizeof(ss.pool), "Default");
-		ss.level = MMDB_LEVEL_FULL;
+		ss.level = NSR_LEVEL_FULL;
 		ss.sscomp = now - (i ? 2 * 86400 : 3600);
 		ss.savetime = ss.sscomp - 600;
 		ss.sscreate = ss.savetime;
@@ -237,7 +237,7 @@ static void *storm_thread(void *arg)
 		snprintf(ss.client, sizeof(ss.client), "storm%d", s->id);
 		snprintf(ss.name, sizeof(ss.name), "/data/%d", i);
 		snprintf(ss.pool, sizeof(ss.pool), "Default");
-		ss.level = MMDB_LEVEL_INCR;
+		ss.level = NSR_LEVEL_INCR;
 		ss.savetime = BASE_TIME + s->id * 100000 + i;
 		ss.flags = MMDB_SS_VALID | MMDB_SS_FINISHED;
 		ss.totalsize = 4096;

@@ -23,6 +23,7 @@
 #include "nsr/nsrd_clnt.h"
 #include "nsr/rpc.h"
 #include "nsr/rpc/nsrd.h"
+#include "nsr/size.h"
 #include "nsr/xmalloc.h"
 
 /* usage - print --help text. */
@@ -58,21 +59,15 @@ static int confirm(const char *question)
 	return line[0] == 'y' || line[0] == 'Y';
 }
 
-/* parse_bs - "256K", "1M", "262144" -> bytes; 0 on garbage. */
+/* parse_bs - the -z block size in the one size grammar (size.h); 0 if
+ * it is not a size or does not fit (nsrd checks the range). */
 static uint32_t parse_bs(const char *s)
 {
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
+	long long v;
 
-	if (end == s)
+	if (nsr_size_parse(s, &v) != NSR_OK || v <= 0 || v > UINT32_MAX)
 		return 0;
-	if ((*end == 'k' || *end == 'K') && (end[1] == '\0' || end[1] == 'B' || end[1] == 'b'))
-		v <<= 10;
-	else if ((*end == 'm' || *end == 'M') && (end[1] == '\0' || end[1] == 'B' || end[1] == 'b'))
-		v <<= 20;
-	else if (*end)
-		return 0;
-	return v > UINT32_MAX ? 0 : (uint32_t)v;
+	return (uint32_t)v;
 }
 
 /* check - after one nsrd call: a transport failure (no status from

@@ -1,8 +1,8 @@
 /*
  * recover - restore files saved with save.
  *
- *   recover [-fq] [-s server] [-c client] [-d dir] [-t time] [-iN|Y|R] -a path ...
- *   recover [-fq] [-s server] [-d dir] [-iN|Y|R] -S ssid [-S ssid ...] [path ...]
+ *   recover [-fkq] [-s server] [-c client] [-d dir] [-t time] [-iN|Y|R] -a path ...
+ *   recover [-fkq] [-s server] [-d dir] [-iN|Y|R] -S ssid [-S ssid ...] [path ...]
  *
  * With -a, the client file index (nsrindexd) tells which save set holds the
  * newest version of each path as of the browse time; with -S the save set is
@@ -11,7 +11,8 @@
  * read in order, volume after volume, into one stream that is checked and
  * recreated with its metadata, under -d dir if given.  A damaged block is
  * named and skipped: every intact file is still recovered, the damaged ones
- * are named, and the exit status is 1.  The interactive browser (recover>
+ * are named (and removed, or with -k kept as name.damaged), and the exit
+ * status is 1.  The interactive browser (recover>
  * prompt) is not written yet.
  */
 #include "nsr/compat.h"
@@ -37,7 +38,7 @@
 
 struct rec_opts {
 	const char *server, *client, *dest;
-	int conflict, quiet, verbose;
+	int conflict, quiet, verbose, keep_damaged;
 	int64_t browse;
 };
 
@@ -45,9 +46,9 @@ struct rec_opts {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: recover [-fqv] [-s server] [-c client] [-d dir] [-t time] "
+		"usage: recover [-fkqv] [-s server] [-c client] [-d dir] [-t time] "
 		"[-i{nNyYrR}] -a path ...\n"
-		"       recover [-fqv] [-s server] [-d dir] [-i{nNyYrR}] -S ssid "
+		"       recover [-fkqv] [-s server] [-d dir] [-i{nNyYrR}] -S ssid "
 		"[-S ssid ...] [path ...]\n"
 		"  -a          recover the named paths (newest version as of -t)\n"
 		"  -S ssid     recover save set ssid (optionally only the paths named)\n"
@@ -56,6 +57,8 @@ static void usage(FILE *f)
 		"  -t time     browse time (nsr_getdate syntax; default: now)\n"
 		"  -i{n|y|r}   existing files: n skip (default), y overwrite, r rename\n"
 		"  -f          overwrite existing files (same as -iY)\n"
+		"  -k          keep a damaged file's bytes as name.damaged\n"
+		"              (default: remove it)\n"
 		"  -s server   OpenNSR server (default: this host); -q quiet; -v verbose\n");
 }
 
@@ -341,6 +344,7 @@ static int recover_ssid(struct nsr_nsrd *nsrd, const struct rec_opts *o,
 	ro.paths = paths;
 	ro.npaths = npaths;
 	ro.conflict = o->conflict;
+	ro.keep_damaged = o->keep_damaged;
 	cb.restored = on_restored;
 	cb.skipped = on_skipped;
 	cb.error = on_error;
@@ -482,7 +486,7 @@ int main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	nsr_buf_init(&err, 0);
 	o.conflict = NSR_RESTORE_SKIP;
-	while ((opt = getopt_long(argc, argv, "s:c:d:t:i:S:afqvh", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "s:c:d:t:i:S:afkqvh", lo, NULL)) != -1) {
 		switch (opt) {
 		case 's': o.server = optarg; break;
 		case 'c': o.client = optarg; break;
@@ -503,6 +507,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'f': o.conflict = NSR_RESTORE_OVERWRITE; break;
+		case 'k': o.keep_damaged = 1; break;
 		case 'S': {
 			char *end;
 			unsigned long v = strtoul(optarg, &end, 10);

@@ -228,8 +228,8 @@ int main(int argc, char **argv)
 	printf("scanner: %zu save sets on volume %s%s", shown,
 	       res.label.name, res.damage_reports ? "" : "\n");
 	if (res.damage_reports)
-		printf(", %zu damaged (%u damaged blocks)\n", damaged,
-		       res.damage_reports);
+		printf(", %zu damaged (%llu damaged blocks)\n", damaged,
+		       (unsigned long long)res.damaged_blocks);
 	ret = rc == NSR_OK ? 0 : 1;
 	if (o.rebuild && rebuild_mmdb(o.server, o.type, &res) != 0)
 		ret = 1;

@@ -5,6 +5,12 @@
  * save-set header and, if on this volume, the trailer: MM_SS_RESTORE);
  * then each selected fragment goes in if it is missing.  So a media
  * database lost entirely comes back from the volumes alone.
+ *
+ * The suspect flag follows what the scan saw: a save set with damaged
+ * data on this volume is marked suspect; one read whole from this volume
+ * (begin to end) without damage, and not saved with read errors, is
+ * cleared.  A save set that spans volumes is never cleared here (this
+ * scan saw only part of it).
  */
 #include "nsr/compat.h"
 
@@ -69,14 +75,14 @@ static uint32_t frag_flags(const struct scan_ss *s)
 static int restore_ss(struct mmdb_clnt *c, const struct scan_ss *s,
 		      struct mmdb_saveset *ss)
 {
-	int level = mmdb_level_parse(s->hdr.level);
+	int level = nsr_level_parse(s->hdr.level);
 
 	memset(ss, 0, sizeof(*ss));
 	ss->ssid = s->hdr.ssid;
 	snprintf(ss->client, sizeof(ss->client), "%s", s->hdr.client);
 	snprintf(ss->name, sizeof(ss->name), "%s", s->hdr.name);
 	snprintf(ss->pool, sizeof(ss->pool), "%s", s->hdr.pool);
-	ss->level = (uint8_t)(level < 0 ? MMDB_LEVEL_MANUAL : level);
+	ss->level = (uint8_t)(level < 0 ? NSR_LEVEL_MANUAL : level);
 	ss->savetime = s->hdr.savetime;
 	ss->sscreate = s->hdr.savetime;
 	ss->ssbrowse = s->hdr.browse_time;
@@ -121,6 +127,33 @@ static void complete_ss(struct mmdb_clnt *c, const struct scan_ss *s,
 			s->hdr.ssid, mmdb_clnt_errmsg(c));
 }
 
+/* update_suspect - set or clear the suspect flag as the scan found it. */
+static void update_suspect(struct mmdb_clnt *c, const struct scan_ss *s,
+			   const struct mmdb_saveset *ss)
+{
+	int whole = !s->damaged && !s->unfinished && s->has_begin &&
+		    s->span.frag_seq == 0 && s->has_end &&
+		    s->tail.status == NSR_VOL_SS_OK;
+	int was = (ss->flags & MMDB_SS_SUSPECT) != 0;
+	int rc;
+
+	if (s->damaged && !was)
+		rc = mmdb_clnt_ss_flags(c, s->hdr.ssid, MMDB_SS_SUSPECT, 0);
+	else if (whole && was)
+		rc = mmdb_clnt_ss_flags(c, s->hdr.ssid, 0, MMDB_SS_SUSPECT);
+	else
+		return;
+	if (rc != NSR_OK)
+		fprintf(stderr, "scanner: cannot %s save set %u suspect: %s\n",
+			was ? "clear" : "mark", s->hdr.ssid,
+			mmdb_clnt_errmsg(c));
+	else
+		printf("scanner: save set %u (%s:%s) %s\n", s->hdr.ssid,
+		       s->hdr.client, s->hdr.name,
+		       was ? "read without damage: no longer suspect"
+			   : "is damaged: marked suspect");
+}
+
 /* add_frag - one fragment of a save set (re-created if it is lost). */
 static int add_frag(struct mmdb_clnt *c, const struct scan_result *res,
 		    const struct scan_ss *s)
@@ -138,6 +171,8 @@ static int add_frag(struct mmdb_clnt *c, const struct scan_result *res,
 	} else if (rc == NSR_OK) {
 		complete_ss(c, s, &ss);
 	}
+	if (rc == NSR_OK)
+		update_suspect(c, s, &ss);
 	if (rc == NSR_OK)
 		rc = mmdb_clnt_frag_list(c, s->hdr.ssid, have,
 					 NSR_ARRAY_SIZE(have), &n);

@@ -254,6 +254,7 @@ int scan_volume(struct nsr_dev *dev, struct scan_result *res,
 	ops.unfinished = on_unfinished;
 	ops.damage = on_damage;
 	rc = nsr_vol_reader_scan(r, &ops, &c);
+	res->damaged_blocks = nsr_vol_reader_damaged_blocks(r);
 	free_decs(&c);
 	if (rc != NSR_OK && res->damage_reports == 0)
 		nsr_buf_addf(why, "%s", nsr_vol_reader_errmsg(r));

@@ -28,6 +28,7 @@ struct scan_result {
 	struct scan_ss *ss;
 	size_t n, cap;
 	unsigned damage_reports; /* damage seen (also not tied to a save set) */
+	uint64_t damaged_blocks; /* each damaged block once */
 };
 
 /* scan_volume - open dev's volume and scan it all into res (caller frees

@@ -1,7 +1,7 @@
 /*
- * mmd_clnt.c - client calls for nsrsnmd (SNM_MOVER, SNM_STATUS) and nsrmmd
- * (label, save sessions, recover sessions).  It owns the conversion between
- * the media library's structs (struct nsr_vol_*) and the XDR types, the
+ * mmd_clnt.c - client calls for nsrmmd, the data mover (label, save
+ * sessions, recover sessions; nsrsnmd has its own library, snmd_clnt).
+ * It owns the conversion between the media library's structs (struct nsr_vol_*) and the XDR types, the
  * chunking of save-set data into pipelined one-way calls, and the wording
  * of transport errors.  Library code: no logging, no exit.
  */
@@ -14,7 +14,6 @@
 #include "nsr/mmd_clnt.h"
 #include "nsr/rpc.h"
 #include "nsr/rpc/nsrmmd.h"
-#include "nsr/rpc/nsrsnm.h"
 
 struct nsr_mmd {
 	struct nsr_rpc_clnt *c;
@@ -60,106 +59,6 @@ static int call(struct nsr_mmd *m, uint32_t proc, xdrproc_t xa, void *a,
 	return rc;
 }
 
-/* fill_snm_device - snm_device from the public struct (strings borrowed). */
-static void fill_snm_device(snm_device *d, const struct nsr_mmd_device *dev)
-{
-	d->name = (char *)(dev->name ? dev->name : "");
-	d->media_type = (char *)(dev->media_type ? dev->media_type : "");
-	d->path = (char *)(dev->path ? dev->path : "");
-	d->capacity = dev->capacity;
-	d->segment_size = dev->segment_size;
-	d->target_sessions = dev->target_sessions;
-	d->max_sessions = dev->max_sessions;
-}
-
-/* nsr_mmd_snm_mover - SNM_MOVER on the storage node. */
-int nsr_mmd_snm_mover(const char *snode, const struct nsr_mmd_device *dev,
-		      const char *server, int *port, pid_t *pid,
-		      struct nsr_buf *err)
-{
-	struct nsr_rpc_clnt *c = NULL;
-	snm_mover_args a;
-	snm_mover_res r;
-	int rc;
-
-	*port = 0;
-	if (pid)
-		*pid = 0;
-	memset(&a, 0, sizeof(a));
-	memset(&r, 0, sizeof(r));
-	fill_snm_device(&a.dev, dev);
-	a.server = (char *)(server ? server : "");
-	rc = nsr_rpc_open(snode, NSRSNMD_PROG, NSRSNMD_V1, &c, err);
-	if (rc != NSR_OK)
-		return rc;
-	rc = nsr_rpc_call(c, SNM_MOVER, NSR_XDR(xdr_snm_mover_args), &a,
-			  NSR_XDR(xdr_snm_mover_res), &r);
-	if (rc != NSR_OK) {
-		why(err, "%s", nsr_rpc_last_error(c));
-		goto out;
-	}
-	rc = status_rc(&r.st, err);
-	if (rc == NSR_OK && (r.port <= 0 || r.port > 65535)) {
-		why(err, "nsrsnmd on %s answered a bad port %d for device %s",
-		    snode, r.port, a.dev.name);
-		rc = NSR_ERR_PROTO;
-	}
-	if (rc == NSR_OK) {
-		*port = r.port;
-		if (pid)
-			*pid = r.pid;
-	}
-	xdr_free(NSR_XDR(xdr_snm_mover_res), (char *)&r);
-out:
-	nsr_rpc_close(c);
-	return rc;
-}
-
-/* nsr_mmd_snm_status - SNM_STATUS on the storage node. */
-int nsr_mmd_snm_status(const char *snode, struct nsr_mmd_mover **out,
-		       size_t *n, struct nsr_buf *err)
-{
-	struct nsr_rpc_clnt *c = NULL;
-	snm_status_res r;
-	struct nsr_mmd_mover *v = NULL;
-	int rc;
-
-	*out = NULL;
-	*n = 0;
-	memset(&r, 0, sizeof(r));
-	rc = nsr_rpc_open(snode, NSRSNMD_PROG, NSRSNMD_V1, &c, err);
-	if (rc != NSR_OK)
-		return rc;
-	rc = nsr_rpc_call(c, SNM_STATUS, NSR_XDR(xdr_void), NULL,
-			  NSR_XDR(xdr_snm_status_res), &r);
-	if (rc != NSR_OK) {
-		why(err, "%s", nsr_rpc_last_error(c));
-		goto out;
-	}
-	rc = status_rc(&r.st, err);
-	if (rc == NSR_OK && r.movers.movers_len > 0) {
-		v = calloc(r.movers.movers_len, sizeof(*v));
-		if (!v) {
-			rc = NSR_ERR_NOMEM;
-		} else {
-			for (u_int i = 0; i < r.movers.movers_len; i++) {
-				snm_mover_info *mi = &r.movers.movers_val[i];
-
-				snprintf(v[i].device, sizeof(v[i].device),
-					 "%s", mi->device);
-				v[i].port = mi->port;
-				v[i].pid = mi->pid;
-			}
-			*out = v;
-			*n = r.movers.movers_len;
-		}
-	}
-	xdr_free(NSR_XDR(xdr_snm_status_res), (char *)&r);
-out:
-	nsr_rpc_close(c);
-	return rc;
-}
-
 /* nsr_mmd_connect - connect to one mover. */
 int nsr_mmd_connect(const char *host, int port, struct nsr_mmd **out,
 		    struct nsr_buf *err)
@@ -180,31 +79,6 @@ int nsr_mmd_connect(const char *host, int port, struct nsr_mmd **out,
 	}
 	*out = m;
 	return NSR_OK;
-}
-
-/* nsr_mmd_open - locate the device's mover through nsrsnmd and connect. */
-int nsr_mmd_open(const char *snode, const struct nsr_mmd_device *dev,
-		 const char *server, struct nsr_mmd **out, struct nsr_buf *err)
-{
-	int port, rc = NSR_OK;
-
-	*out = NULL;
-	for (int attempt = 0; attempt < 2; attempt++) {
-		struct nsr_buf tmp;
-
-		rc = nsr_mmd_snm_mover(snode, dev, server, &port, NULL, err);
-		if (rc != NSR_OK)
-			return rc;
-		/* Only the last attempt's connect failure is worth telling. */
-		nsr_buf_init(&tmp, 0);
-		rc = nsr_mmd_connect(snode, port, out, &tmp);
-		if (rc == NSR_OK || attempt == 1)
-			why(err, "%s", tmp.data);
-		nsr_buf_release(&tmp);
-		if (rc != NSR_ERR_CONNECT)
-			break;
-	}
-	return rc;
 }
 
 /* nsr_mmd_set_chunk - size of one data call. */
@@ -270,6 +144,40 @@ int nsr_mmd_label(struct nsr_mmd *m, const char *volume, const char *pool,
 	if (rc == NSR_OK && out)
 		label_from_xdr(out, &r.label);
 	xdr_free(NSR_XDR(xdr_mmd_label_res), (char *)&r);
+	return rc;
+}
+
+/* nsr_mmd_ss_remove - MMD_SS_REMOVE. */
+int nsr_mmd_ss_remove(struct nsr_mmd *m, const uint32_t *ssids, size_t n,
+		      uint32_t *files, uint64_t *bytes, struct nsr_buf *err)
+{
+	mmd_remove_args a;
+	mmd_remove_res r;
+	int rc;
+
+	if (files)
+		*files = 0;
+	if (bytes)
+		*bytes = 0;
+	if (n > MMD_REMOVE_MAX) {
+		why(err, "at most %d save sets can be removed in one call",
+		    MMD_REMOVE_MAX);
+		return NSR_ERR_LIMIT;
+	}
+	memset(&a, 0, sizeof(a));
+	memset(&r, 0, sizeof(r));
+	a.ssids.ssids_len = (u_int)n;
+	a.ssids.ssids_val = (u_int *)ssids;
+	rc = call(m, MMD_SS_REMOVE, NSR_XDR(xdr_mmd_remove_args), &a,
+		  NSR_XDR(xdr_mmd_remove_res), &r, err);
+	if (rc != NSR_OK)
+		return rc;
+	rc = status_rc(&r.st, err);
+	if (rc == NSR_OK && files)
+		*files = r.files;
+	if (rc == NSR_OK && bytes)
+		*bytes = r.bytes;
+	xdr_free(NSR_XDR(xdr_mmd_remove_res), (char *)&r);
 	return rc;
 }
 

@@ -287,6 +287,20 @@ int mmdb_clnt_vol_written(struct mmdb_clnt *c, const uint8_t volid[16],
 			 &a);
 }
 
+/* mmdb_clnt_vol_unwritten - MM_VOL_WRITTEN taking bytes off. */
+int mmdb_clnt_vol_unwritten(struct mmdb_clnt *c, const uint8_t volid[16],
+			    uint64_t sub_written, uint32_t clear_flags)
+{
+	mm_vol_written_args a;
+
+	memset(&a, 0, sizeof(a));
+	memcpy(a.volid, volid, sizeof(a.volid));
+	a.sub_written = sub_written;
+	a.clear_flags = clear_flags;
+	return void_call(c, MM_VOL_WRITTEN, NSR_XDR(xdr_mm_vol_written_args),
+			 &a);
+}
+
 /* mmdb_clnt_ss_create - MM_SS_CREATE. */
 int mmdb_clnt_ss_create(struct mmdb_clnt *c, struct mmdb_saveset *ss,
 			uint32_t *cloneid_out)
@@ -384,6 +398,19 @@ int mmdb_clnt_ss_delete(struct mmdb_clnt *c, uint32_t ssid)
 	u_int id = ssid;
 
 	return void_call(c, MM_SS_DELETE, NSR_XDR(xdr_u_int), &id);
+}
+
+/* mmdb_clnt_ss_flags - MM_SS_FLAGS. */
+int mmdb_clnt_ss_flags(struct mmdb_clnt *c, uint32_t ssid, uint32_t set,
+		       uint32_t clear)
+{
+	mm_ss_flags_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.ssid = ssid;
+	a.set = set;
+	a.clear = clear;
+	return void_call(c, MM_SS_FLAGS, NSR_XDR(xdr_mm_ss_flags_args), &a);
 }
 
 /* mmdb_clnt_frag_add - MM_FRAG_ADD. */

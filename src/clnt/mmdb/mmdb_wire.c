@@ -134,7 +134,7 @@ int mmdb_clnt_ss_from_wire(const mm_saveset *w, struct mmdb_saveset *ss)
 	    copy_str(ss->pool, MMDB_POOL_MAX, w->pool) ||
 	    copy_str(ss->group, MMDB_GROUP_MAX, w->group))
 		return NSR_ERR_INVAL;
-	if (w->level > MMDB_LEVEL_MAX ||
+	if (w->level > NSR_LEVEL_MAX ||
 	    w->dependents.dependents_len > MMDB_PSS_MAX ||
 	    (w->dependents.dependents_len && !w->dependents.dependents_val))
 		return NSR_ERR_INVAL;

@@ -194,28 +194,9 @@ static void test_sizes_and_limits(void **state)
 {
 	struct nsr_mmquery_error err;
 	struct nsr_mmquery *q = NULL;
-	long long n;
 	struct nsr_buf big;
 
 	NSR_UNUSED(state);
-	assert_int_equal(nsr_mmquery_parse_size("512", &n), NSR_OK);
-	assert_int_equal(n, 512);
-	assert_int_equal(nsr_mmquery_parse_size("7k", &n), NSR_OK);
-	assert_int_equal(n, 7168);
-	assert_int_equal(nsr_mmquery_parse_size("2 MB", &n), NSR_OK);
-	assert_int_equal(n, 2 << 20);
-	assert_int_equal(nsr_mmquery_parse_size("0.5GB", &n), NSR_OK);
-	assert_int_equal(n, 1 << 29);
-	assert_int_equal(nsr_mmquery_parse_size("3B", &n), NSR_OK);
-	assert_int_equal(n, 3);
-	assert_int_equal(nsr_mmquery_parse_size("1.", &n), NSR_ERR_SYNTAX);
-	assert_int_equal(nsr_mmquery_parse_size("GB", &n), NSR_ERR_SYNTAX);
-	assert_int_equal(nsr_mmquery_parse_size("5 GBx", &n), NSR_ERR_SYNTAX);
-	assert_int_equal(nsr_mmquery_parse_size("9000000 PB", &n),
-			 NSR_ERR_TOOBIG);
-	assert_int_equal(nsr_mmquery_parse_size("99999999999999999999", &n),
-			 NSR_ERR_TOOBIG);
-
 	/* Too many constraints in one query. */
 	nsr_buf_init(&big, 0);
 	for (int i = 0; i <= NSR_MMQUERY_MAX_PREDS; i++)

@@ -53,13 +53,13 @@ static void make_rows(struct mmdb_ss_row rows[2])
 	}
 	rows[0].ss.ssid = 4129018274u;
 	snprintf(rows[0].ss.name, sizeof(rows[0].ss.name), "/var");
-	rows[0].ss.level = MMDB_LEVEL_FULL;
+	rows[0].ss.level = NSR_LEVEL_FULL;
 	rows[0].ss.totalsize = 12 * GB;
 	rows[0].sumsize = 12 * GB;
 	rows[0].ss.nfiles = 5120;
 	rows[1].ss.ssid = 4112241059u;
 	snprintf(rows[1].ss.name, sizeof(rows[1].ss.name), "/etc");
-	rows[1].ss.level = MMDB_LEVEL_INCR;
+	rows[1].ss.level = NSR_LEVEL_INCR;
 	rows[1].ss.totalsize = 104 * MB;
 	rows[1].sumsize = 104 * MB;
 	rows[1].ss.nfiles = 77;

@@ -34,14 +34,18 @@ static int mem_list(void *ctx, const struct nsr_res *q,
 	return NSR_OK;
 }
 
+/* Every id mem_create hands out: a counter, then this suffix. */
+#define MEM_ID_SUFFIX ".0.0.0.0.0.0.0.0.0.0.0"
+
 /* mem_create - store a copy with defaults and an id. */
 static int mem_create(void *ctx, const struct nsr_res *r, char **id,
 		      struct nsr_buf *why)
 {
 	struct mem *m = ctx;
 	struct nsr_res *c = nsr_res_dup(r);
-	char buf[32];
-	int rc = nsr_res_fill_defaults(c, nsr_res_schema_std());
+	/* Room for any int, the suffix and its NUL. */
+	char buf[sizeof("-2147483648") - 1 + sizeof(MEM_ID_SUFFIX)];
+	int n, rc = nsr_res_fill_defaults(c, nsr_res_schema_std());
 
 	if (rc == NSR_OK)
 		rc = nsr_res_check(c, nsr_res_schema_std(), why);
@@ -49,7 +53,8 @@ static int mem_create(void *ctx, const struct nsr_res *r, char **id,
 		nsr_res_free(c);
 		return rc;
 	}
-	snprintf(buf, sizeof(buf), "%d.0.0.0.0.0.0.0.0.0.0.0", ++m->next);
+	n = snprintf(buf, sizeof(buf), "%d" MEM_ID_SUFFIX, ++m->next);
+	assert_true(n > 0 && (size_t)n < sizeof(buf));
 	assert_int_equal(nsr_res_set1(c, NSR_RES_ID_ATTR, buf), NSR_OK);
 	assert_int_equal(nsr_res_list_take(&m->l, c), NSR_OK);
 	*id = strdup(buf);

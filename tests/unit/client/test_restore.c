@@ -618,12 +618,64 @@ static void test_corruption_reported_by_path(void **state)
 	o.dest = dest;
 	assert_int_equal(restore(f, f->stream.data, f->stream.len, 4096, &o,
 				 &rs), NSR_OK);
+	/* small is not left under its name, nor are its two other names
+	 * (their inode was not restored) */
 	assert_int_equal(rs.ck_errors, 1);
-	assert_int_equal(rs.errors, 1);
-	assert_true(snprintf(want, sizeof(want), "%s checksum %d/0\n",
+	assert_int_equal(rs.damaged, 1);
+	assert_int_equal(rs.errors, 3);
+	assert_true(snprintf(want, sizeof(want),
+			     "%s checksum: damaged, not recovered %d/0\n",
 			     p(f, "small"), NSR_ERR_CHECKSUM) > 0);
-	assert_string_equal(f->log.data, want);
-	assert_int_equal(rs.files, f->nobjects);
+	assert_true(strncmp(f->log.data, want, strlen(want)) == 0);
+	assert_int_equal(rs.files, f->nobjects - 3);
+	assert_true(snprintf(rsrc, sizeof(rsrc), "%s%s", dest, p(f, "small"))
+		    > 0);
+	assert_int_equal(access(rsrc, F_OK), -1);
+	assert_true(snprintf(want, sizeof(want), "%s.damaged", rsrc) > 0);
+	assert_int_equal(access(want, F_OK), -1);
+
+	/* With keep_damaged its bytes are kept, under small.damaged. */
+	nsr_buf_reset(&f->log);
+	assert_true(snprintf(dest, sizeof(dest), "%s/dest2k", f->tmp) > 0);
+	o.keep_damaged = 1;
+	assert_int_equal(restore(f, f->stream.data, f->stream.len, 4096, &o,
+				 &rs), NSR_OK);
+	o.keep_damaged = 0;
+	assert_int_equal(rs.damaged, 1);
+	assert_true(snprintf(rsrc, sizeof(rsrc), "%s%s", dest, p(f, "small"))
+		    > 0);
+	assert_int_equal(access(rsrc, F_OK), -1);
+	assert_true(snprintf(want, sizeof(want), "%s.damaged", rsrc) > 0);
+	assert_int_equal(access(want, F_OK), 0);
+	assert_non_null(strstr(f->log.data, "checksum: damaged, kept as "));
+	assert_non_null(strstr(f->log.data, want));
+
+	/* Overwriting: a damaged file replaces nothing.  The file that is
+	 * there stays as it was, and no temporary name is left. */
+	assert_true(snprintf(dest, sizeof(dest), "%s/dest2o", f->tmp) > 0);
+	assert_true(snprintf(rsrc, sizeof(rsrc), "%s%s", dest, p(f, "small"))
+		    > 0);
+	assert_int_equal(nsr_mkdir_p(rsrc, 0755), NSR_OK);
+	assert_int_equal(rmdir(rsrc), 0);
+	put(rsrc, "keep-me", 7, 0600);
+	o.conflict = NSR_RESTORE_OVERWRITE;
+	nsr_buf_reset(&f->log);
+	assert_int_equal(restore(f, f->stream.data, f->stream.len, 4096, &o,
+				 &rs), NSR_OK);
+	o.conflict = NSR_RESTORE_SKIP;
+	assert_int_equal(rs.damaged, 1);
+	{
+		struct nsr_buf got;
+
+		nsr_buf_init(&got, 0);
+		assert_int_equal(nsr_file_read(rsrc, &got, 1 << 20), NSR_OK);
+		assert_string_equal(got.data, "keep-me");
+		nsr_buf_release(&got);
+	}
+	assert_true(snprintf(want, sizeof(want),
+			     "ls -a '%s' | grep -q '^\\.nsr-restore\\.'",
+			     jp(dest, f->src + 1)) > 0);
+	assert_int_not_equal(system(want), 0);
 
 	/* A damaged file record costs that file only: the restore skips to
 	 * the next intact record, reports the damage and ends with
@@ -656,9 +708,13 @@ static void test_corruption_reported_by_path(void **state)
 	assert_int_equal(restore(f, f->stream.data,
 				 (size_t)(hit - f->stream.data) + 5, 7, &o, &rs),
 			 NSR_ERR_TRUNCATED);
-	assert_true(snprintf(want, sizeof(want), "%s incomplete %d/0\n",
+	assert_true(snprintf(want, sizeof(want),
+			     "%s incomplete: damaged, not recovered %d/0\n",
 			     p(f, "small"), NSR_ERR_TRUNCATED) > 0);
 	assert_string_equal(f->log.data, want);
+	assert_true(snprintf(rsrc, sizeof(rsrc), "%s%s", dest, p(f, "small"))
+		    > 0);
+	assert_int_equal(access(rsrc, F_OK), -1);
 }
 
 /* test_filter - filters select paths and their subtrees; a hard link whose

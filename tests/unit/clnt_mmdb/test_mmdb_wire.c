@@ -50,7 +50,7 @@ static void fill_ss(struct mmdb_saveset *ss)
 	snprintf(ss->name, sizeof(ss->name), "/var");
 	snprintf(ss->pool, sizeof(ss->pool), "Default");
 	snprintf(ss->group, sizeof(ss->group), "nightly");
-	ss->level = MMDB_LEVEL_INCR;
+	ss->level = NSR_LEVEL_INCR;
 	ss->flags = MMDB_SS_VALID | MMDB_SS_FINISHED | MMDB_SS_BROWSABLE;
 	ss->savetime = 1717398001;
 	ss->sscreate = 1717398002;
@@ -218,9 +218,9 @@ static void test_hostile(void **state)
 	ws.name = longname;
 	assert_int_equal(mmdb_clnt_ss_from_wire(&ws, &ss), NSR_ERR_INVAL);
 	ws.name = (char *)"/ok";
-	ws.level = MMDB_LEVEL_MAX + 1;
+	ws.level = NSR_LEVEL_MAX + 1;
 	assert_int_equal(mmdb_clnt_ss_from_wire(&ws, &ss), NSR_ERR_INVAL);
-	ws.level = MMDB_LEVEL_FULL;
+	ws.level = NSR_LEVEL_FULL;
 	ws.dependents.dependents_len = MMDB_PSS_MAX + 1;
 	ws.dependents.dependents_val = deps;
 	assert_int_equal(mmdb_clnt_ss_from_wire(&ws, &ss), NSR_ERR_INVAL);

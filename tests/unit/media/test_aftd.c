@@ -295,6 +295,101 @@ static void read_check(struct nsr_dev_file *f, uint64_t no, size_t bs,
 
 /* Session files read back block by block, in any order; the tail is
  * short and after it comes end of file. */
+/* flip_at - xor one byte of a file. */
+static void flip_at(const char *path, off_t off)
+{
+	int fd = open(path, O_RDWR);
+	uint8_t c;
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &c, 1, off), 1);
+	c ^= 0x5a;
+	assert_int_equal(pwrite(fd, &c, 1, off), 1);
+	close(fd);
+}
+
+/* read_damaged - read f back: the code, the damaged blocks counted and
+ * the damage reports of the read, then of a scan. */
+static void read_damaged(struct nsr_dev *dev, const struct nsr_vol_frag *f,
+			 int *rc, uint64_t *nread, int *reports,
+			 uint64_t *nscan)
+{
+	struct nsr_vol_reader *r = NULL;
+	struct mt_scan scan;
+	struct nsr_buf out;
+	uint64_t got;
+
+	nsr_buf_init(&out, 0);
+	assert_int_equal(nsr_vol_reader_open(dev, NULL, &r, NULL), NSR_OK);
+	memset(&scan, 0, sizeof(scan));
+	*rc = nsr_vol_reader_read(r, f, mt_collect, &out, &mt_scan_ops, &scan,
+				  &got);
+	*nread = nsr_vol_reader_damaged_blocks(r);
+	*reports = scan.damages;
+	assert_true(mt_scan_has(scan.damage_ssid, scan.damages, f->ssid));
+	assert_false(mt_scan_has(scan.damage_ssid, scan.damages, 0));
+	memset(&scan, 0, sizeof(scan));
+	assert_int_not_equal(nsr_vol_reader_scan(r, &mt_scan_ops, &scan),
+			     NSR_OK);
+	*nscan = nsr_vol_reader_damaged_blocks(r);
+	nsr_vol_reader_close(r);
+	nsr_buf_release(&out);
+}
+
+/* One damaged block is counted once, by a read and by a scan (the gap it
+ * leaves in the save set's chunks is its consequence, not a second
+ * block); two damaged blocks are two; a damaged last block (the end
+ * chunk) is one. */
+static void test_damage_count(void **state)
+{
+	char *dir = nsr_test_tmpdir("aftd-dmg");
+	struct nsr_dev *dev = mt_aftd(dir, "disk1", 0);
+	struct nsr_vol_label lab;
+	struct nsr_vol_writer *w;
+	struct nsr_vol_frag f;
+	char path[512];
+	uint64_t nread, nscan;
+	int rc, reports;
+
+	NSR_UNUSED(state);
+	mt_label(dev, "DMG", 32768, &lab);
+	w = mt_writer(dev);
+	mt_write_ss(w, 7, 400000, 10000, &f); /* 13 blocks */
+	assert_int_equal(nsr_vol_writer_close(w), NSR_OK);
+	snprintf(path, sizeof(path), "%s/disk1/ss.%010" PRIu32, dir, f.file);
+
+	flip_at(path, (off_t)f.offset + 5 * 32768 + 10000);
+	read_damaged(dev, &f, &rc, &nread, &reports, &nscan);
+	assert_true(rc == NSR_ERR_CHECKSUM || rc == NSR_ERR_CORRUPT);
+	assert_int_equal(nread, 1);
+	assert_int_equal(reports, 1);
+	assert_int_equal(nscan, 1);
+
+	flip_at(path, (off_t)f.offset + 8 * 32768 + 20000);
+	read_damaged(dev, &f, &rc, &nread, &reports, &nscan);
+	assert_int_equal(nread, 2);
+	assert_int_equal(reports, 2);
+	assert_int_equal(nscan, 2);
+
+	/* Damage from block 8 byte 20000 to block 9 byte 100 and beyond: one
+	 * stretch of lost data, one report naming the first, two counted. */
+	flip_at(path, (off_t)f.offset + 9 * 32768 + 100);
+	read_damaged(dev, &f, &rc, &nread, &reports, &nscan);
+	assert_int_equal(nread, 3);
+	assert_int_equal(reports, 2);
+	assert_int_equal(nscan, 3);
+
+	/* The last block, which holds the end chunk. */
+	flip_at(path, (off_t)f.offset + 12 * 32768 + 100);
+	read_damaged(dev, &f, &rc, &nread, &reports, &nscan);
+	assert_int_equal(nread, 4);
+	assert_int_equal(nscan, 4);
+
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
 static void test_read_blocks(void **state)
 {
 	char *dir = nsr_test_tmpdir("aftd-rd");
@@ -309,6 +404,7 @@ static void test_read_blocks(void **state)
 	mt_fill(1, 0, buf, sizeof(buf));
 	assert_int_equal(nsr_dev_file_create(dev, &no, &f), NSR_OK);
 	assert_int_equal(nsr_dev_file_append(f, buf, sizeof(buf)), NSR_OK);
+	assert_int_equal(nsr_dev_file_commit(f), NSR_OK);
 	assert_int_equal(nsr_dev_file_close(f), NSR_OK);
 	assert_int_equal(nsr_dev_file_open(dev, no, &f), NSR_OK);
 	for (k = 0; k <= 11; k++)
@@ -318,6 +414,143 @@ static void test_read_blocks(void **state)
 	read_check(f, 1, 2 * bs, fsize);
 	read_check(f, 5, 2 * bs, fsize);
 	assert_int_equal(nsr_dev_file_close(f), NSR_OK);
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
+/* count_files - directory entries of dir/sub whose names end in sfx. */
+static int count_files(const char *dir, const char *sub, const char *sfx)
+{
+	char cmd[1024], line[64];
+	FILE *p;
+	int n = 0;
+
+	snprintf(cmd, sizeof(cmd), "ls -1 '%s/%s' | grep -c '%s$'", dir, sub,
+		 sfx);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	if (fgets(line, sizeof(line), p) != NULL)
+		n = atoi(line);
+	pclose(p);
+	return n;
+}
+
+/* A session file has its final name only once its end is durable: one
+ * whose writer dies (closed without commit) is invisible to listings and
+ * readers, never has its number reused, and is removed by a sweep; an
+ * aborted session leaves nothing; an ended one is listed. */
+static void test_crash_safe_naming(void **state)
+{
+	char *dir = nsr_test_tmpdir("aftd-part");
+	struct nsr_dev *dev = mt_aftd(dir, "d", 0);
+	struct nsr_vol_label lab;
+	struct nsr_vol_writer *w;
+	struct nsr_vol_session *vs = NULL;
+	struct nsr_vol_sshdr h;
+	struct nsr_dev_file *f = NULL, *g = NULL;
+	struct nsr_vol_frag fr;
+	static uint8_t buf[100000];
+	uint32_t no = 0, no2 = 0, *nums = NULL, cnt = 0;
+	uint64_t bytes = 0;
+	size_t n = 0;
+
+	NSR_UNUSED(state);
+	mt_fill(1, 0, buf, sizeof(buf));
+	/* A writer that "dies": the file stays in progress. */
+	assert_int_equal(nsr_dev_file_create(dev, &no, &f), NSR_OK);
+	assert_int_equal(nsr_dev_file_append(f, buf, sizeof(buf)), NSR_OK);
+	assert_int_equal(nsr_dev_file_sync(f), NSR_OK);
+	assert_int_equal(nsr_dev_file_close(f), NSR_OK);
+	assert_int_equal(count_files(dir, "d", ".part"), 1);
+	assert_int_equal(nsr_dev_file_list(dev, &nums, &n), NSR_OK);
+	assert_int_equal(n, 0);
+	assert_int_equal(nsr_dev_file_open(dev, no, &f), NSR_ERR_NOTFOUND);
+	/* After a restart its number is not reused. */
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	dev = mt_aftd(dir, "d", 0);
+	assert_int_equal(nsr_dev_file_create(dev, &no2, &g), NSR_OK);
+	assert_true(no2 > no);
+	assert_int_equal(nsr_dev_file_discard(g), NSR_OK);
+	assert_int_equal(count_files(dir, "d", ".part"), 1);
+	/* The sweep removes it and says how much. */
+	assert_int_equal(nsr_dev_file_sweep(dev, &cnt, &bytes), NSR_OK);
+	assert_int_equal(cnt, 1);
+	assert_int_equal(bytes, sizeof(buf));
+	assert_int_equal(count_files(dir, "d", ".part"), 0);
+	assert_int_equal(nsr_dev_file_sweep(dev, &cnt, &bytes), NSR_OK);
+	assert_int_equal(cnt, 0);
+
+	/* Through the volume writer: abort leaves nothing, end a file. */
+	mt_label(dev, "PART", 32768, &lab);
+	w = mt_writer(dev);
+	mt_hdr(&h, 5);
+	assert_int_equal(nsr_vol_session_begin(w, &h, NULL, &vs), NSR_OK);
+	assert_int_equal(nsr_vol_session_write(vs, buf, sizeof(buf)), NSR_OK);
+	assert_int_equal(count_files(dir, "d", ".part"), 1);
+	nsr_vol_session_abort(vs);
+	assert_int_equal(count_files(dir, "d", ".part"), 0);
+	mt_write_ss(w, 6, 100000, 7000, &fr);
+	assert_int_equal(nsr_vol_writer_close(w), NSR_OK);
+	assert_int_equal(count_files(dir, "d", ".part"), 0);
+	assert_int_equal(nsr_dev_file_list(dev, &nums, &n), NSR_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(nums[0], fr.file);
+	free(nums);
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
+/* Removing save sets gives their session files back; an intent record
+ * left by a crash is finished by nsr_vol_remove_resume. */
+static void test_remove_ss(void **state)
+{
+	char *dir = nsr_test_tmpdir("aftd-rm");
+	struct nsr_dev *dev = mt_aftd(dir, "d", 0);
+	struct nsr_vol_label lab;
+	struct nsr_vol_writer *w;
+	struct nsr_vol_frag f1, f2, f3;
+	struct nsr_vol_removed rm;
+	uint32_t two = 2, *nums = NULL;
+	char path[1024];
+	size_t n = 0;
+	FILE *fp;
+
+	NSR_UNUSED(state);
+	mt_label(dev, "RM", 32768, &lab);
+	w = mt_writer(dev);
+	mt_write_ss(w, 1, 100000, 9000, &f1);
+	mt_write_ss(w, 2, 200000, 9000, &f2);
+	mt_write_ss(w, 3, 50000, 9000, &f3);
+	assert_int_equal(nsr_vol_writer_close(w), NSR_OK);
+	assert_int_equal(nsr_vol_remove_ss(dev, &two, 1, &rm, NULL), NSR_OK);
+	assert_int_equal(rm.files, 1);
+	assert_true(rm.bytes >= 200000);
+	assert_int_equal(nsr_dev_file_list(dev, &nums, &n), NSR_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(nums[0], f1.file);
+	assert_int_equal(nums[1], f3.file);
+	free(nums);
+	/* Again: nothing left to remove, no error. */
+	assert_int_equal(nsr_vol_remove_ss(dev, &two, 1, &rm, NULL), NSR_OK);
+	assert_int_equal(rm.files, 0);
+
+	/* A crash after the intent record for 3 was written. */
+	snprintf(path, sizeof(path), "%s/d/remove.intent", dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("3\n", fp);
+	fclose(fp);
+	assert_int_equal(nsr_vol_remove_resume(dev, &rm, NULL), NSR_OK);
+	assert_int_equal(rm.files, 1);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(nsr_dev_file_list(dev, &nums, &n), NSR_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(nums[0], f1.file);
+	free(nums);
+	assert_int_equal(nsr_vol_remove_resume(dev, &rm, NULL), NSR_OK);
+	assert_int_equal(rm.files, 0);
 	assert_int_equal(nsr_dev_close(dev), NSR_OK);
 	nsr_test_rmrf(dir);
 	free(dir);
@@ -350,6 +583,9 @@ int main(void)
 		cmocka_unit_test(test_full_disk),
 		cmocka_unit_test(test_truncated_and_foreign),
 		cmocka_unit_test(test_read_blocks),
+		cmocka_unit_test(test_damage_count),
+		cmocka_unit_test(test_crash_safe_naming),
+		cmocka_unit_test(test_remove_ss),
 		cmocka_unit_test(test_writeback_mark),
 	};
 

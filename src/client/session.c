@@ -1,0 +1,309 @@
+/*
+ * session.c - the client's session driver (session.h): one save set from
+ * SAVE_START to SAVE_END, over the nsrd, nsrmmd and nsrindexd client
+ * libraries.  It owns the order that makes a save crash-consistent:
+ * durable on the volume, then the index committed, then complete at nsrd;
+ * and the lease renewals that tell nsrd this client is alive.
+ */
+#include "nsr/compat.h"
+
+#include <time.h>
+#include <unistd.h>
+
+#include "nsr/buf.h"
+#include "nsr/cfi.h"
+#include "nsr/err.h"
+#include "nsr/index_clnt.h"
+#include "nsr/mmd_clnt.h"
+#include "nsr/nsrd_clnt.h"
+#include "nsr/peer.h"
+#include "nsr/rpc.h"
+#include "nsr/saver.h"
+#include "nsr/session.h"
+
+/* How often a save renews its session lease at nsrd (nsrd settles a
+ * session whose lease, 120 s by default, lapses). */
+#define SESSION_RENEW_SEC 30
+
+struct save_run {
+	const struct nsr_session_save_opts *o;
+	struct nsr_nsrd *nsrd;
+	const save_start_res *ss;
+	time_t renew_at;
+	struct nsr_mmd *mmd;
+	struct nsr_ixclnt *ix;
+};
+
+/* renew_sec - seconds between renewals: a quarter of the lease when a
+ * test shortens it (NSR_LEASE_SEC, as nsrd reads it), else 30. */
+static time_t renew_sec(void)
+{
+	const char *e = getenv("NSR_LEASE_SEC");
+	long v = e && *e ? strtol(e, NULL, 10) / 4 : 0;
+
+	return v > 0 && v < SESSION_RENEW_SEC ? (time_t)v : SESSION_RENEW_SEC;
+}
+
+/* warn - a non-fatal problem, through the caller's callback. */
+static void warn(const struct save_run *s, const char *msg)
+{
+	if (s->o->warn)
+		s->o->warn(s->o->ctx, msg);
+}
+
+/* renew - renew the lease; only nsrd's answer that the save set was
+ * settled meanwhile stops the save (the data path decides otherwise). */
+static int renew(struct save_run *s)
+{
+	save_renew_args a;
+	nsr_void_res r;
+	int rc;
+
+	s->renew_at = time(NULL) + renew_sec();
+	memset(&a, 0, sizeof(a));
+	memset(&r, 0, sizeof(r));
+	a.ssid = s->ss->ssid;
+	a.jobid = s->ss->jobid;
+	a.client = (char *)s->o->client;
+	rc = nsr_nsrd_save_renew(s->nsrd, &a, &r);
+	if (rc != NSR_OK)
+		warn(s, nsr_nsrd_errmsg(s->nsrd));
+	xdr_free(NSR_XDR(xdr_nsr_void_res), (char *)&r);
+	return rc == NSR_ERR_STATE ? rc : NSR_OK;
+}
+
+/* to_mover - the saver's sink: stream bytes to nsrmmd. */
+static int to_mover(void *arg, const void *p, size_t n)
+{
+	struct save_run *s = arg;
+
+	if (!s->mmd)
+		return NSR_OK; /* dry run */
+	if (time(NULL) >= s->renew_at && renew(s) != NSR_OK)
+		return NSR_ERR_STATE;
+	return nsr_mmd_ss_write(s->mmd, p, n);
+}
+
+/* to_index - one index entry per saved file. */
+static int to_index(void *arg, const struct nsr_asm_file *f, uint64_t off)
+{
+	struct save_run *s = arg;
+	struct nsr_cfi_entry e;
+
+	if (s->o->file)
+		s->o->file(s->o->ctx, f);
+	if (!s->ix)
+		return NSR_OK;
+	nsr_cfi_entry_from_file(&e, f, off);
+	return nsr_ixclnt_add(s->ix, &e);
+}
+
+/* on_file_error - a per-file problem: to the caller; the save goes on. */
+static void on_file_error(void *arg, const char *path, int err,
+			  const char *what)
+{
+	struct save_run *s = arg;
+
+	if (s->o->file_error)
+		s->o->file_error(s->o->ctx, path, err, what);
+}
+
+/* start - SAVE_START at nsrd. */
+static int start(struct save_run *s, save_start_res *ss, struct nsr_buf *err)
+{
+	const struct nsr_session_save_opts *o = s->o;
+	save_start_args a;
+	int rc;
+
+	rc = nsr_nsrd_open(o->server, &s->nsrd, err);
+	if (rc != NSR_OK)
+		return rc;
+	/* A restarting nsrd is waited for at the end of the save. */
+	nsr_nsrd_set_wait(s->nsrd, nsr_peer_wait_default());
+	memset(&a, 0, sizeof(a));
+	a.client = (char *)o->client;
+	a.name = (char *)o->name;
+	a.level = (char *)(o->level ? o->level : "");
+	a.pool = (char *)(o->pool ? o->pool : "");
+	a.group = (char *)"";
+	a.savetime = time(NULL);
+	a.browse_time = o->browse_time;
+	a.retention_time = o->retention_time;
+	a.pid = getpid();
+	a.command = (char *)(o->command ? o->command : "");
+	rc = nsr_nsrd_save_start(s->nsrd, &a, ss);
+	if (rc != NSR_OK)
+		nsr_buf_addstr(err, nsr_nsrd_errmsg(s->nsrd));
+	s->renew_at = time(NULL) + renew_sec();
+	return rc;
+}
+
+/* open_paths - the mover's fragment and the index session. */
+static int open_paths(struct save_run *s, struct nsr_buf *err)
+{
+	const struct nsr_session_save_opts *o = s->o;
+	const save_start_res *ss = s->ss;
+	struct nsr_vol_sshdr hdr;
+	int rc;
+
+	rc = nsr_mmd_connect(ss->mover_host[0] ? ss->mover_host : o->server,
+			     ss->mover_port, &s->mmd, err);
+	if (rc != NSR_OK) {
+		nsr_buf_addstr(err, " (the data mover nsrd chose)");
+		return rc;
+	}
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.ssid = ss->ssid;
+	memcpy(hdr.longid, ss->longid, 16);
+	snprintf(hdr.client, sizeof(hdr.client), "%s", o->client);
+	snprintf(hdr.name, sizeof(hdr.name), "%s", o->name);
+	snprintf(hdr.level, sizeof(hdr.level), "%s",
+		 o->level && o->level[0] ? o->level : "manual");
+	snprintf(hdr.pool, sizeof(hdr.pool), "%s", ss->pool);
+	hdr.savetime = ss->savetime;
+	hdr.browse_time = ss->browse_time;
+	hdr.retention_time = ss->retention_time;
+	rc = nsr_mmd_ss_begin(s->mmd, &hdr, (const uint8_t *)ss->volid, NULL,
+			      err);
+	if (rc != NSR_OK)
+		return rc;
+	rc = nsr_ixclnt_open(o->server, &s->ix, err);
+	if (rc != NSR_OK)
+		return rc;
+	rc = nsr_ixclnt_begin(s->ix, o->client, ss->ssid, ss->savetime,
+			      o->name);
+	if (rc != NSR_OK)
+		nsr_buf_addstr(err, nsr_ixclnt_errmsg(s->ix));
+	return rc;
+}
+
+/* stream - walk the paths through a saver into the mover. */
+static int stream(struct save_run *s, char *const *paths, size_t npaths,
+		  struct nsr_saver_stats *st, struct nsr_buf *err)
+{
+	struct nsr_saver_opts so;
+	struct nsr_saver_cb cb;
+	struct nsr_saver *sv = NULL;
+	int rc;
+
+	memset(&so, 0, sizeof(so));
+	memset(&cb, 0, sizeof(cb));
+	so.client = s->o->client;
+	so.name = s->o->name;
+	so.savetime = s->ss ? s->ss->savetime : time(NULL);
+	so.ssid = s->ss ? s->ss->ssid : 0;
+	cb.write = to_mover;
+	cb.write_ctx = s;
+	cb.index = to_index;
+	cb.index_ctx = s;
+	cb.error = on_file_error;
+	cb.error_ctx = s;
+	rc = nsr_saver_new(&sv, &so, &cb);
+	for (size_t i = 0; rc == NSR_OK && i < npaths; i++)
+		rc = nsr_saver_add_path(sv, paths[i]);
+	if (rc == NSR_OK)
+		rc = nsr_saver_finish(sv);
+	if (sv)
+		nsr_saver_stats(sv, st);
+	nsr_saver_free(sv);
+	if (rc != NSR_OK)
+		nsr_buf_addf(err, "save stream failed: %s",
+			     rc == NSR_ERR_STATE
+				     ? "the server settled the save set while "
+				       "this client could not reach it"
+				     : nsr_strerror(rc));
+	return rc;
+}
+
+/* finish - durable on the volume, then the index, then complete. */
+static int finish(struct save_run *s, const struct nsr_saver_stats *st,
+		  struct nsr_buf *err)
+{
+	struct nsr_vol_sstail tail = {
+		.bytes = st->stream_bytes,
+		.files = st->files,
+		.status = st->errors ? NSR_VOL_SS_SUSPECT : NSR_VOL_SS_OK};
+	struct nsr_vol_frag frag;
+	int rc;
+
+	rc = nsr_mmd_ss_end(s->mmd, &tail, &frag, err);
+	if (rc != NSR_OK)
+		return rc;
+	rc = nsr_ixclnt_commit(s->ix);
+	if (rc != NSR_OK)
+		nsr_buf_addf(err, "index commit failed: %s",
+			     nsr_ixclnt_errmsg(s->ix));
+	return rc;
+}
+
+/* save_end - report the outcome to nsrd. */
+static int save_end(struct save_run *s, int status, uint64_t size,
+		    uint64_t files, const char *msg, struct nsr_buf *err)
+{
+	save_end_args a;
+	nsr_void_res r;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	memset(&r, 0, sizeof(r));
+	a.ssid = s->ss->ssid;
+	a.jobid = s->ss->jobid;
+	a.status = status;
+	a.totalsize = size;
+	a.nfiles = files;
+	a.msg = (char *)(msg ? msg : "");
+	rc = nsr_nsrd_save_end(s->nsrd, &a, &r);
+	if (rc != NSR_OK && err)
+		nsr_buf_addstr(err, nsr_nsrd_errmsg(s->nsrd));
+	xdr_free(NSR_XDR(xdr_nsr_void_res), (char *)&r);
+	return rc;
+}
+
+/* nsr_session_save - one save set, start to settled. */
+int nsr_session_save(const struct nsr_session_save_opts *o,
+		     char *const *paths, size_t npaths,
+		     struct nsr_session_save_result *r, struct nsr_buf *err)
+{
+	struct save_run s;
+	save_start_res ss;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	memset(&s, 0, sizeof(s));
+	memset(&ss, 0, sizeof(ss));
+	s.o = o;
+	if (!o->server || !o->client || !o->name || npaths == 0)
+		return NSR_ERR_INVAL;
+	if (o->dry_run)
+		return stream(&s, paths, npaths, &r->st, err);
+
+	rc = start(&s, &ss, err);
+	if (rc != NSR_OK)
+		goto out;
+	s.ss = &ss;
+	r->ssid = ss.ssid;
+	r->savetime = ss.savetime;
+	snprintf(r->pool, sizeof(r->pool), "%s", ss.pool);
+	rc = open_paths(&s, err);
+	if (rc == NSR_OK)
+		rc = stream(&s, paths, npaths, &r->st, err);
+	if (rc == NSR_OK)
+		rc = finish(&s, &r->st, err);
+	if (rc == NSR_OK) {
+		rc = save_end(&s, 0, r->st.stream_bytes, r->st.files, NULL,
+			      err);
+		r->told_server = rc == NSR_OK;
+		goto out;
+	}
+	/* Failed after the save set was made: abort it with the reason. */
+	if (s.ix)
+		nsr_ixclnt_abort(s.ix);
+	r->told_server = save_end(&s, NSR_ERR_IO, 0, 0, err->data, NULL) ==
+			 NSR_OK;
+out:
+	nsr_mmd_close(s.mmd);
+	nsr_ixclnt_close(s.ix);
+	nsr_nsrd_close(s.nsrd);
+	xdr_free(NSR_XDR(xdr_save_start_res), (char *)&ss);
+	return rc;
+}

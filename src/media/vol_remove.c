@@ -1,0 +1,217 @@
+/*
+ * vol_remove.c - give an AFTD's space back: remove the session files of
+ * save sets the media database lets go of (deleted, aborted, recycled).
+ *
+ * Which file holds which save set is read from the volume itself: the
+ * first chunk of a session file is its fragment's begin chunk, which
+ * carries the ssid.  A removal is crash-safe through an intent record,
+ * DIR/remove.intent (one ssid per line, written with temp + fsync +
+ * rename before any file goes, removed after the directory is synced):
+ * a mover that dies halfway finds the record at its next start
+ * (nsr_vol_remove_resume) and finishes the removal.  Removing a file
+ * that is already gone is not an error, so finishing twice is harmless.
+ */
+#include "nsr/compat.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nsr/buf.h"
+#include "nsr/dev.h"
+#include "nsr/err.h"
+#include "nsr/fileio.h"
+#include "nsr/media_fmt.h"
+#include "nsr/vol.h"
+
+#include "vol_int.h"
+
+#define INTENT "remove.intent"
+#define INTENT_MAX (NSR_VOL_REMOVE_MAX * 12 + 16)
+
+/* intent_path - DIR/remove.intent into out. */
+static int intent_path(struct nsr_dev *dev, char *out, size_t cap)
+{
+	int n = snprintf(out, cap, "%s/%s", nsr_dev_path(dev), INTENT);
+
+	return n < 0 || (size_t)n >= cap ? NSR_ERR_TOOBIG : NSR_OK;
+}
+
+/* first_ssid - the ssid of session file no's begin chunk (0: unknown,
+ * its first block is unreadable). */
+static uint32_t first_ssid(struct nsr_dev *dev, uint32_t no, uint8_t *blk,
+			   uint32_t bs)
+{
+	struct nsr_dev_file *f = NULL;
+	struct media_fmt_block b;
+	struct media_fmt_chunk c;
+	const uint8_t *payload;
+	size_t got = 0;
+	uint32_t ssid = 0;
+
+	if (nsr_dev_file_open(dev, no, &f) != NSR_OK)
+		return 0;
+	if (nsr_dev_file_pread(f, blk, bs, 0, &got) == NSR_OK && got == bs &&
+	    media_fmt_block_decode(blk, got, &b) == NSR_OK && b.used > 0 &&
+	    media_fmt_chunk_decode(blk + MEDIA_FMT_BLOCK_HDR, b.used, &c,
+				   &payload) == NSR_OK &&
+	    c.kind == MEDIA_FMT_BEGIN)
+		ssid = c.ssid;
+	nsr_dev_file_close(f);
+	return ssid;
+}
+
+/* listed - is ssid in v[0..n)? */
+static int listed(const uint32_t *v, size_t n, uint32_t ssid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == ssid)
+			return 1;
+	return 0;
+}
+
+/* file_bytes - the size of session file no (0 if unknown). */
+static uint64_t file_bytes(struct nsr_dev *dev, uint32_t no)
+{
+	struct nsr_dev_file *f = NULL;
+	uint64_t n = 0;
+
+	if (nsr_dev_file_open(dev, no, &f) == NSR_OK)
+		n = nsr_dev_file_size(f);
+	nsr_dev_file_close(f);
+	return n;
+}
+
+/* remove_listed - the removal itself, under a written intent record. */
+static int remove_listed(struct nsr_dev *dev, const uint32_t *ssids,
+			 size_t n, struct nsr_vol_removed *out,
+			 struct nsr_buf *why)
+{
+	struct nsr_vol_label lab;
+	uint32_t *nums = NULL;
+	uint8_t *blk = NULL;
+	size_t nf = 0;
+	char path[PATH_MAX];
+	int rc;
+
+	rc = vol_read_label(dev, &lab, why);
+	if (rc != NSR_OK)
+		return rc;
+	rc = intent_path(dev, path, sizeof(path));
+	if (rc == NSR_OK)
+		rc = nsr_dev_file_list(dev, &nums, &nf);
+	blk = malloc(lab.block_size);
+	if (rc == NSR_OK && blk == NULL)
+		rc = NSR_ERR_NOMEM;
+	for (size_t i = 0; rc == NSR_OK && i < nf; i++) {
+		uint32_t ssid = first_ssid(dev, nums[i], blk, lab.block_size);
+		uint64_t sz;
+
+		if (ssid == 0 || !listed(ssids, n, ssid))
+			continue;
+		sz = file_bytes(dev, nums[i]);
+		rc = nsr_dev_file_remove(dev, nums[i]);
+		if (rc == NSR_ERR_NOTFOUND) {
+			rc = NSR_OK;
+			continue;
+		}
+		if (rc != NSR_OK)
+			break;
+		out->files++;
+		out->bytes += sz;
+	}
+	if (rc == NSR_OK && nsr_fsync_dir(nsr_dev_path(dev), 1) != NSR_OK)
+		rc = NSR_ERR_SYSTEM;
+	/* Done and durable: the intent record goes. */
+	if (rc == NSR_OK && unlink(path) != 0 && errno != ENOENT)
+		rc = NSR_ERR_SYSTEM;
+	if (rc == NSR_OK)
+		(void)nsr_fsync_dir(nsr_dev_path(dev), 1);
+	if (rc != NSR_OK)
+		vol_why(why, "%s: cannot remove the session files of %zu save "
+			"set(s): %s", nsr_dev_path(dev), n,
+			rc == NSR_ERR_SYSTEM ? strerror(errno)
+					     : nsr_dev_errmsg(dev));
+	free(blk);
+	free(nums);
+	return rc;
+}
+
+/* nsr_vol_remove_ss - remove the session files of ssids, crash-safely. */
+int nsr_vol_remove_ss(struct nsr_dev *dev, const uint32_t *ssids, size_t n,
+		      struct nsr_vol_removed *out, struct nsr_buf *why)
+{
+	struct nsr_dev_info info;
+	struct nsr_buf rec;
+	char path[PATH_MAX];
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	nsr_dev_get_info(dev, &info);
+	if (info.sequential) {
+		vol_why(why, "%s: a tape's space comes back when it is "
+			"relabeled, not save set by save set",
+			nsr_dev_path(dev));
+		return NSR_ERR_UNSUPPORTED;
+	}
+	if (n > NSR_VOL_REMOVE_MAX)
+		return NSR_ERR_LIMIT;
+	if (n == 0)
+		return NSR_OK;
+	rc = intent_path(dev, path, sizeof(path));
+	if (rc != NSR_OK)
+		return rc;
+	nsr_buf_init(&rec, 0);
+	for (size_t i = 0; rc == NSR_OK && i < n; i++)
+		rc = nsr_buf_addf(&rec, "%" PRIu32 "\n", ssids[i]);
+	if (rc == NSR_OK)
+		rc = nsr_file_replace(path, rec.data, rec.len, 0644);
+	nsr_buf_release(&rec);
+	if (rc != NSR_OK) {
+		vol_why(why, "%s: cannot write the intent record: %s",
+			path, rc == NSR_ERR_SYSTEM ? strerror(errno)
+						   : nsr_strerror(rc));
+		return rc;
+	}
+	return remove_listed(dev, ssids, n, out, why);
+}
+
+/* nsr_vol_remove_resume - finish a removal a crash interrupted. */
+int nsr_vol_remove_resume(struct nsr_dev *dev, struct nsr_vol_removed *out,
+			  struct nsr_buf *why)
+{
+	struct nsr_buf rec;
+	uint32_t *v = NULL;
+	size_t n = 0;
+	char path[PATH_MAX], *p, *end;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = intent_path(dev, path, sizeof(path));
+	if (rc != NSR_OK)
+		return rc;
+	nsr_buf_init(&rec, 0);
+	rc = nsr_file_read(path, &rec, INTENT_MAX);
+	if (rc == NSR_ERR_NOTFOUND) {
+		nsr_buf_release(&rec);
+		return NSR_OK;
+	}
+	if (rc == NSR_OK) {
+		v = calloc(NSR_VOL_REMOVE_MAX, sizeof(*v));
+		rc = v ? NSR_OK : NSR_ERR_NOMEM;
+	}
+	/* A line that is not a number ends the list: the record is
+	 * written whole (rename) or not at all. */
+	for (p = rec.data; rc == NSR_OK && *p && n < NSR_VOL_REMOVE_MAX;
+	     p = end + 1) {
+		unsigned long x = strtoul(p, &end, 10);
+
+		if (end == p || *end != '\n' || x == 0 || x > UINT32_MAX)
+			break;
+		v[n++] = (uint32_t)x;
+	}
+	if (rc == NSR_OK)
+		rc = remove_listed(dev, v, n, out, why);
+	free(v);
+	nsr_buf_release(&rec);
+	return rc;
+}

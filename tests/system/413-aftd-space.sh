@@ -1,0 +1,132 @@
+#!/bin/bash
+# 413-aftd-space: an AFTD gets its space back.
+#  - the mover is killed (-9) in the middle of a large save: its session
+#    file is left as an in-progress file (ss.N.part); the next mover to
+#    start removes it, and the volume's written figure is the sum of the
+#    live save sets' sizes;
+#  - nsrmm -d -S removes a save set's session file with its record,
+#    takes its bytes off the written figure and the volume is no longer
+#    full;
+#  - a removal whose mover died after its intent record is finished by
+#    the next mover to start.
+. "$(dirname "$0")/lib.sh"
+nsr_setup 413-aftd-space
+export NSR_MOVER_IDLE=120
+S=127.0.0.1
+W=$ROOT/work
+A=$W/aftd
+mkdir -p "$A"
+nsr_start_datazone
+
+# mover - the port and pid of the AFTD's mover (started if needed),
+# retrying while nsrsnmd throttles a restart.
+mover() {
+	local out i
+	for i in $(seq 1 50); do
+		if out=$("$BIN/mmdtest" mover $S adv_file "$A" disk1 0 $S 2>"$W/mover.err"); then
+			echo "$out"; return 0
+		fi
+		grep -q "next attempt" "$W/mover.err" || break
+		sleep 0.2
+	done
+	cat "$W/mover.err" >&2
+	return 1
+}
+# written / size_of SSID - the figures as plain numbers (JSON export).
+written() { "$BIN/mminfo" -s $S -xj -r written SP01 2>/dev/null | grep -o '"written": *[0-9]*' | grep -o '[0-9]*$'; }
+size_of() { "$BIN/mminfo" -s $S -a -q "ssid=$1" -xj -r totalsize 2>/dev/null | grep -o '"totalsize": *[0-9]*' | grep -o '[0-9]*$'; }
+ssid_of() { "$BIN/mminfo" -s $S -a -q "name=$1" -r ssid 2>/dev/null | awk '$1 ~ /^[0-9]+$/ {print $1; exit}'; }
+parts() { find "$A" -name 'ss.*.part' | wc -l; }
+finals() { find "$A" -name 'ss.*' ! -name '*.part' | wc -l; }
+
+echo 'create type: NSR pool; name: Space' | "$BIN/nsradmin" -s $S -i - >/dev/null
+nsr_device disk1 adv_file "$A"
+check "label SP01" "$BIN/nsrmm" -s $S -q -l -y -b Space -f disk1 SP01
+
+mkdir -p "$W/keep" "$W/big" "$W/gone"
+head -c 300000 /dev/urandom >"$W/keep/k.bin"
+head -c 150000000 /dev/urandom >"$W/big/b.bin"
+head -c 2000000 /dev/urandom >"$W/gone/g.bin"
+check "save a small tree" "$BIN/save" -s $S -q -b Space "$W/keep"
+keep=$(ssid_of "$W/keep")
+check "it is in the media database" test -n "$keep"
+check "one session file, nothing in progress" test "$(finals)" -eq 1 -a "$(parts)" -eq 0
+
+# --- kill -9 of the mover in the middle of a large save -----------------
+read -r port pid < <(mover)
+check "the AFTD has a mover (pid ${pid:-none})" test -n "${pid:-}"
+"$BIN/save" -s $S -q -b Space "$W/big" >"$W/big.out" 2>&1 &
+spid=$!
+grown=0
+for i in $(seq 1 600); do
+	f=$(find "$A" -name 'ss.*.part' -size +20M | head -1)
+	if [ -n "$f" ]; then grown=1; break; fi
+	kill -0 $spid 2>/dev/null || break
+	sleep 0.05
+done
+check "the large save is under way in an in-progress file" test $grown -eq 1
+[ -n "${pid:-}" ] && kill -KILL "$pid"
+wait $spid
+check "the save fails" test $? -ne 0
+check "the killed mover left its session file in progress" test "$(parts)" -eq 1
+left=$(du -b "$A" | tail -1 | cut -f1)
+echo "# after the kill: $left bytes in the AFTD"
+
+read -r port2 pid2 < <(mover)
+check "a new mover starts (pid ${pid2:-none})" test -n "${pid2:-}" -a "${pid2:-}" != "${pid:-}"
+check "no orphan is left on the AFTD" test "$(parts)" -eq 0
+check "the complete save set's file is still there" test "$(finals)" -eq 1
+check "the mover said so in the log" \
+	grep -q "removed 1 session file(s) of sessions that never ended" "$ROOT/logs/daemon.log"
+w=$(written); k=$(size_of "$keep")
+check "written ($w) is the live save set's size ($k)" test -n "$w" -a "$w" = "$k"
+# The aborted save set has no fragment: deleting it asks the AFTD's mover
+# to look for an unrecorded file of it, and touches nothing else.
+big=$(ssid_of "$W/big")
+check "the aborted save set is in the media database" test -n "$big"
+check "nsrmm -d -S $big (aborted, no fragment)" "$BIN/nsrmm" -s $S -q -d -y -S "${big:-0}"
+check "the complete save set's file is untouched" test "$(finals)" -eq 1
+check "written is unchanged" test "$(written)" = "$k"
+
+# --- nsrmm -d -S frees the file and the figure ----------------------------
+check "save another tree" "$BIN/save" -s $S -q -b Space "$W/gone"
+gone=$(ssid_of "$W/gone")
+g=$(size_of "$gone")
+w=$(written)
+check "written ($w) counts both save sets ($k + $g)" test "$w" = "$((${k:-0} + ${g:-0}))"
+check "two session files" test "$(finals)" -eq 2
+isfull() { "$BIN/mminfo" -s $S -q full -r volume 2>/dev/null | grep -qw SP01; }
+check "mark SP01 full (as a filled-up AFTD is)" "$BIN/nsrmm" -s $S -q -o full SP01
+check "SP01 is full" isfull
+before=$(du -b "$A" | tail -1 | cut -f1)
+check "nsrmm -d -S $gone" "$BIN/nsrmm" -s $S -q -d -y -S "${gone:-0}"
+check "its session file is gone" test "$(finals)" -eq 1
+after=$(du -b "$A" | tail -1 | cut -f1)
+check "the AFTD holds at least 2 MB less ($before -> $after)" \
+	test $((before - after)) -ge 2000000
+w=$(written)
+check "written ($w) is back to the live save set's size ($k)" test "$w" = "$k"
+check "no intent record is left" test ! -e "$A/remove.intent"
+expect_fail "SP01 is no longer full" isfull
+check "the save set is gone from the media database" test -z "$(ssid_of "$W/gone")"
+# --- a removal the mover did not finish is finished at its next start --
+# (as if it died after making its intent record durable)
+mkdir -p "$W/half"
+head -c 1000000 /dev/urandom >"$W/half/h.bin"
+check "save a third tree" "$BIN/save" -s $S -q -b Space "$W/half"
+half=$(ssid_of "$W/half")
+check "two session files again" test "$(finals)" -eq 2
+read -r port3 pid3 < <(mover)
+printf '%s\n' "${half:-0}" >"$A/remove.intent"
+[ -n "${pid3:-}" ] && kill -KILL "$pid3"
+read -r port4 pid4 < <(mover)
+check "a new mover starts (pid ${pid4:-none})" test -n "${pid4:-}" -a "${pid4:-}" != "${pid3:-}"
+check "it finished the removal" test "$(finals)" -eq 1 -a ! -e "$A/remove.intent"
+check "and said so" grep -q "finished an interrupted removal: 1 session file" "$ROOT/logs/daemon.log"
+check "nsrmm -d -S $half then completes the delete" "$BIN/nsrmm" -s $S -q -d -y -S "${half:-0}"
+w=$(written)
+check "written ($w) is the live save set's size ($k)" test "$w" = "$k"
+
+"$BIN/recover" -s $S -q -S "$keep" -d "$W/r" >/dev/null 2>&1
+check "the live save set still recovers" cmp -s "$W/keep/k.bin" "$W/r$W/keep/k.bin"
+nsr_done
