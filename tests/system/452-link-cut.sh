@@ -74,8 +74,10 @@ settled() {
 		awk '$2 ~ /^[chmt]a/ {found = 1} END {exit !found}'
 }
 while ! settled "$B" && [ $(( $(date +%s) - ${CUT:-0} )) -lt 60 ]; do sleep 1; done
-check "the server settles it as aborted when its lease lapses ($(( $(date +%s) - ${CUT:-0} )) s after the cut)" \
+check "the server has settled it as aborted (lease lapsed; checked $(( $(date +%s) - ${CUT:-0} )) s after the cut)" \
 	settled "$B"
+grep -h "settled as aborted" "$ROOT/srv/logs/daemon.log" | sed 's/^/# /'
+grep -h "aborted" "$ROOT/sn1/logs/daemon.log" | sed 's/^/# /'
 nsr_link_up cli
 check "the link is back: cli reaches srv" nsr_host_reach cli srv
 on srv "$BIN/mminfo" -s $S -q "name=$B" -r "ssid,sumflags,name" 2>&1 | sed 's/^/# mminfo: /'
