@@ -436,12 +436,15 @@ static void dir_credit(struct dp_dir *d, int64_t now)
 	}
 }
 
-/* dir_next - the earliest time this direction has work, or INT64_MAX. */
-static int64_t dir_next(const struct dp_dir *d)
+/* dir_next - the earliest time after now this direction has work, or
+ * INT64_MAX.  A chunk already due is still queued only because its
+ * destination would block: EPOLLOUT wakes us for it, not a timeout
+ * (which would spin while the receiver is slow). */
+static int64_t dir_next(const struct dp_dir *d, int64_t now)
 {
 	int64_t t = INT64_MAX;
 
-	if (d->head != NULL)
+	if (d->head != NULL && d->head->due > now)
 		t = d->head->due;
 	if (d->chead != NULL && d->chead->release < t)
 		t = d->chead->release;
@@ -632,7 +635,7 @@ static int64_t conns_sweep(const struct dp_opts *o)
 			conn_pump(c, o, now);
 			c->next = INT64_MAX;
 			for (int i = 0; i < 2; i++)
-				c->next = NSR_MIN(c->next, dir_next(&c->dir[i]));
+				c->next = NSR_MIN(c->next, dir_next(&c->dir[i], now));
 		}
 		if (c->dead) {
 			dp_total_bytes[0] += c->dir[0].bytes;
