@@ -25,12 +25,20 @@
  *   - end of stream (FIN) travels with the same delay (shutdown after D);
  *     a reset or error closes both sides at once (with RST).
  *
- * One thread, one epoll loop, a timeout to the earliest due chunk
- * (epoll_pwait2, nanoseconds).  It stops by itself after -t seconds
+ * The held bytes wait in pipes, moved in and out with splice(2), so the
+ * proxy does not copy them (it shares the CPUs with the programs it
+ * measures).  A pipe holds at most pipe-max-size (1 MiB by default)
+ * without CAP_SYS_RESOURCE, so each direction has a ring of pipes, made
+ * as they are needed, that together hold 4 x W (the kernel may put
+ * part-filled pages in a pipe); each chunk remembers its pipe, and each
+ * pipe is filled and drained in the order of the chunks.  -C copies
+ * through memory with read/write instead.  One thread,
+ * one epoll loop, a timeout to the earliest due chunk (epoll_pwait2,
+ * nanoseconds).  It stops by itself after -t seconds
  * (default 3600), or on SIGTERM/SIGINT.
  *
  *   delayproxy -p PORT -d DELAY_MS [-l ADDR] [-w WINDOW_BYTES]
- *              [-c ADDR:PORT] [-m MARK] [-t SECONDS] [-v]
+ *              [-c ADDR:PORT] [-m MARK] [-t SECONDS] [-C] [-v]
  *
  * Prints "delayproxy: listening on ADDR:PORT" once ready, and at exit a
  * line with the connections and bytes forwarded.  Exit 0 at the time
@@ -43,21 +51,26 @@
 #include <linux/netfilter_ipv4.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #define DP_READ_MAX (256 * 1024) /* largest chunk read at once */
 #define DP_MAX_CONNS 1024
+#define DP_PIPE_BYTES (1 << 20)	/* pipe-max-size's default */
+#define DP_MAX_PIPES 256		/* per direction: 4 x W up to 64 MiB */
 
 /* A chunk of one direction: data due at "due", or an end-of-stream mark. */
 struct dp_chunk {
 	struct dp_chunk *next;
 	int64_t due;		/* ns, CLOCK_MONOTONIC */
 	size_t len, off;	/* len 0: end of stream */
-	unsigned char data[];
+	unsigned pipe;		/* splice mode: the pipe holding the bytes */
+	unsigned char data[];	/* copy mode only */
 };
 
 /* Bytes written on, counting against the window until "release". */
@@ -75,6 +88,10 @@ struct dp_dir {
 	size_t held;		/* read, not yet released: <= window */
 	bool eof_read;		/* src said end of stream */
 	bool eof_sent;		/* shutdown(dst, SHUT_WR) done */
+	bool pipe_full;		/* src has data no pipe can take */
+	int (*pipes)[2];	/* splice mode: npipes pipes, -1 until made;
+				 * NULL: copy mode */
+	unsigned npipes, in;	/* ring size, the pipe being filled */
 	uint64_t bytes;
 };
 
@@ -107,6 +124,7 @@ struct dp_opts {
 	struct sockaddr_in fixed;	/* -c, sin_port 0 if not given */
 	int mark;
 	int seconds;
+	bool copy;		/* -C: read/write instead of splice */
 	bool verbose;
 };
 
@@ -136,7 +154,8 @@ static int64_t now_ns(void)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: delayproxy -p PORT -d DELAY_MS [-l ADDR] "
-		   "[-w WINDOW_BYTES] [-c ADDR:PORT] [-m MARK] [-t SECONDS] [-v]\n");
+		   "[-w WINDOW_BYTES] [-c ADDR:PORT] [-m MARK] [-t SECONDS] "
+		   "[-C] [-v]\n");
 }
 
 /* parse_num - a whole number in [lo, hi] (any base strtoll takes). */
@@ -204,7 +223,7 @@ static int parse_opts(int argc, char **argv, struct dp_opts *o)
 	o->window = 4u << 20;
 	o->mark = 0x4e;
 	o->seconds = 3600;
-	while ((c = getopt(argc, argv, "p:d:l:w:c:m:t:vh")) != -1) {
+	while ((c = getopt(argc, argv, "p:d:l:w:c:m:t:Cvh")) != -1) {
 		switch (c) {
 		case 'p':
 			if (parse_num(optarg, 1, 65535, &v) != 0)
@@ -236,6 +255,9 @@ static int parse_opts(int argc, char **argv, struct dp_opts *o)
 			if (parse_num(optarg, 1, 86400, &v) != 0)
 				goto bad;
 			o->seconds = (int)v;
+			break;
+		case 'C':
+			o->copy = true;
 			break;
 		case 'v':
 			o->verbose = true;
@@ -313,6 +335,49 @@ static void dir_release(struct dp_dir *d)
 	}
 	d->tail = NULL;
 	d->ctail = NULL;
+	for (unsigned p = 0; d->pipes != NULL && p < d->npipes; p++)
+		for (int i = 0; i < 2; i++)
+			if (d->pipes[p][i] >= 0)
+				close(d->pipes[p][i]);
+	free(d->pipes);
+	d->pipes = NULL;
+}
+
+/* dir_splice_in - splice up to room bytes from d->src into the ring,
+ * moving on to the next pipe while one is full; the bytes moved (0: end
+ * of stream), or -1 with errno (EAGAIN: nothing to read, or every pipe
+ * full, then d->pipe_full). */
+static ssize_t dir_splice_in(struct dp_dir *d, size_t room, unsigned *pipe)
+{
+	for (unsigned tries = 0; tries < d->npipes; tries++) {
+		int *p = d->pipes[d->in], avail = 0;
+		ssize_t n;
+
+		if (p[0] < 0) {
+			if (pipe2(p, O_NONBLOCK | O_CLOEXEC) != 0) {
+				p[0] = p[1] = -1;
+				return -1;
+			}
+			fcntl(p[0], F_SETPIPE_SZ, DP_PIPE_BYTES);
+		}
+		n = splice(d->src, NULL, p[1], NULL, room,
+			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n >= 0) {
+			*pipe = d->in;
+			return n;
+		}
+		if (errno != EAGAIN)
+			return -1;
+		/* The socket is empty, or this pipe is full. */
+		if (ioctl(d->src, FIONREAD, &avail) != 0 || avail == 0) {
+			errno = EAGAIN;
+			return -1;
+		}
+		d->in = (d->in + 1) % d->npipes;
+	}
+	d->pipe_full = true;
+	errno = EAGAIN;
+	return -1;
 }
 
 /* conn_kill - close both sides at once, with RST (a failed link). */
@@ -342,12 +407,17 @@ static int dir_read(struct dp_dir *d, const struct dp_opts *o, int64_t now)
 {
 	while (!d->eof_read && d->held < o->window) {
 		size_t room = NSR_MIN(o->window - d->held, (size_t)DP_READ_MAX);
-		struct dp_chunk *c = malloc(sizeof(*c) + room);
+		bool spliced = d->pipes != NULL;
+		struct dp_chunk *c = malloc(sizeof(*c) + (spliced ? 0 : room));
+		unsigned pipe = 0;
 		ssize_t n;
 
 		if (c == NULL)
 			return -1;
-		n = read(d->src, c->data, room);
+		if (spliced)
+			n = dir_splice_in(d, room, &pipe);
+		else
+			n = read(d->src, c->data, room);
 		if (n < 0) {
 			int e = errno;
 
@@ -362,6 +432,7 @@ static int dir_read(struct dp_dir *d, const struct dp_opts *o, int64_t now)
 		c->due = now + o->delay_ns;
 		c->len = (size_t)n;
 		c->off = 0;
+		c->pipe = pipe;
 		if (n == 0)
 			d->eof_read = true;
 		else
@@ -371,7 +442,7 @@ static int dir_read(struct dp_dir *d, const struct dp_opts *o, int64_t now)
 		else
 			d->head = c;
 		d->tail = c;
-		if ((size_t)n < room)
+		if (!spliced && (size_t)n < room)
 			return 0;	/* drained for now */
 	}
 	return 0;
@@ -388,8 +459,14 @@ static int dir_write(struct dp_dir *d, const struct dp_opts *o, int64_t now)
 			shutdown(d->dst, SHUT_WR);
 			d->eof_sent = true;
 		} else {
-			ssize_t n = write(d->dst, c->data + c->off, c->len - c->off);
+			ssize_t n;
 
+			if (d->pipes != NULL)
+				n = splice(d->pipes[c->pipe][0], NULL, d->dst, NULL,
+					   c->len - c->off,
+					   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			else
+				n = write(d->dst, c->data + c->off, c->len - c->off);
 			if (n < 0) {
 				if (errno == EAGAIN || errno == EWOULDBLOCK)
 					return 0;
@@ -399,6 +476,7 @@ static int dir_write(struct dp_dir *d, const struct dp_opts *o, int64_t now)
 			}
 			c->off += (size_t)n;
 			d->bytes += (uint64_t)n;
+			d->pipe_full = false;
 			if (c->off < c->len)
 				continue;
 			struct dp_credit *k = malloc(sizeof(*k));
@@ -483,7 +561,7 @@ static void conn_pump(struct dp_conn *c, const struct dp_opts *o, int64_t now)
 		struct dp_dir *d = &c->dir[i];
 		int s = i, t = 1 - i;	/* fd index of src and dst */
 
-		if (!d->eof_read && d->held < o->window)
+		if (!d->eof_read && d->held < o->window && !d->pipe_full)
 			want[s] |= EPOLLIN;
 		if (d->head != NULL && d->head->due <= now)
 			want[t] |= EPOLLOUT;
@@ -491,6 +569,25 @@ static void conn_pump(struct dp_conn *c, const struct dp_opts *o, int64_t now)
 	for (int i = 0; i < 2; i++)
 		if (!c->gone[i])
 			ep_set(c->fd[i], &c->mask[i], want[i], &c->end[i]);
+}
+
+/* dir_pipes - splice mode for d: a ring of pipes (made when first
+ * filled) for 4 x W; NULL (copy mode) with -C or without memory. */
+static void dir_pipes(struct dp_dir *d, const struct dp_opts *o)
+{
+	size_t n = (4 * o->window + DP_PIPE_BYTES - 1) / DP_PIPE_BYTES;
+
+	d->pipes = NULL;
+	if (o->copy)
+		return;
+	n = NSR_MIN(NSR_MAX(n, (size_t)2), (size_t)DP_MAX_PIPES);
+	d->pipes = malloc(n * sizeof(*d->pipes));
+	if (d->pipes == NULL)
+		return;
+	for (size_t p = 0; p < n; p++)
+		d->pipes[p][0] = d->pipes[p][1] = -1;
+	d->npipes = (unsigned)n;
+	d->in = 0;
 }
 
 /* conn_open - accept one connection and start its upstream connect. */
@@ -548,6 +645,8 @@ static void conn_open(int lfd, const struct dp_opts *o)
 	c->dir[0].dst = ufd;
 	c->dir[1].src = ufd;
 	c->dir[1].dst = cfd;
+	for (int i = 0; i < 2; i++)
+		dir_pipes(&c->dir[i], o);
 	memset(&ev, 0, sizeof(ev));
 	ev.data.ptr = &c->end[0];
 	ev.events = 0;
@@ -573,7 +672,11 @@ static void conn_open(int lfd, const struct dp_opts *o)
 	}
 	return;
 fail:
-	free(c);
+	if (c != NULL) {
+		dir_release(&c->dir[0]);
+		dir_release(&c->dir[1]);
+		free(c);
+	}
 	if (ufd >= 0)
 		close(ufd);
 	close(cfd);
