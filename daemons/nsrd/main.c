@@ -195,9 +195,12 @@ static void nsrd_tick(struct nsr_daemon *d)
 	struct nsrd *n = d->ctx;
 
 	nsr_super_tick(n->super);
-	nsr_rpc_server_lock(d->srv);
-	nsrd_settle_orphans(n);
-	nsr_rpc_server_unlock(d->srv);
+	/* A handler may hold the mutex for a while (waiting for a database
+	 * to come back): settling can wait for a later tick, the loop not. */
+	if (nsr_rpc_server_trylock(d->srv)) {
+		nsrd_settle_orphans(n);
+		nsr_rpc_server_unlock(d->srv);
+	}
 }
 
 /* nsrd_child_exit - SIGCHLD: hand a dead child to the supervisor. */

@@ -101,8 +101,8 @@ void nsrd_settle_orphans(struct nsrd *n);
  * progress becomes a session without owner, adopted by its client's next
  * SAVE_RENEW/SAVE_END, else settled when its lease lapses. */
 void nsrd_reconcile(struct nsrd *n);
-/* nsrd_next_volume - NEXT_VOLUME: a mover whose volume filled asks for the
- * next writable volume of the pool (spanning). */
+/* nsrd_next_volume - NEXT_VOLUME: the client of a save whose volume filled
+ * asks for the next writable volume of the pool (spanning). */
 int nsrd_next_volume(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 
 /* media.c */

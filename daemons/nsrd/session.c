@@ -9,8 +9,9 @@
  * after the client reported the data and the index durable; a failed save
  * leaves the save set aborted and the job failed, with the reason.
  * RECOVER_START finds the fragments of a save set and, for each, the mover
- * of the device its volume is mounted on.  NEXT_VOLUME tells a mover whose
- * volume filled up where the save set continues.
+ * of the device its volume is mounted on.  NEXT_VOLUME tells the client
+ * of a save whose volume filled up where the save set continues (the
+ * client then goes on at that volume's mover itself).
  */
 #include "nsr/compat.h"
 
@@ -25,6 +26,7 @@
 #include "nsr/mmd_clnt.h"
 #include "nsr/mmdb_clnt.h"
 #include "nsr/mmquery.h"
+#include "nsr/peer.h"
 #include "nsr/size.h"
 #include "nsr/snmd_clnt.h"
 #include "nsr/xmalloc.h"
@@ -184,7 +186,7 @@ static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
 {
 	const struct nsr_res *best = NULL;
 	struct nsr_res *q = nsr_res_new();
-	int best_load = INT32_MAX, seen_full = 0;
+	int best_load = INT32_MAX, seen_full = 0, dberr = 0, rc;
 
 	nsr_res_set1(q, "type", "NSR device");
 	for (long i = nsr_resdb_find(n->res, q, 0); i >= 0;
@@ -200,8 +202,15 @@ static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
 		if (!vname || !*vname || (en && strcasecmp(en, "Yes") != 0) ||
 		    (ro && strcasecmp(ro, "Yes") == 0))
 			continue;
-		if (mmdb_clnt_vol_get(mc, vname, &v) != NSR_OK ||
-		    strcmp(v.pool, pool) != 0)
+		rc = mmdb_clnt_vol_get(mc, vname, &v);
+		if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND) {
+			nsr_status_set(st, rc, "the media database is not "
+				       "available: %s", mmdb_clnt_errmsg(mc));
+			best = NULL;
+			dberr = 1;
+			break;
+		}
+		if (rc != NSR_OK || strcmp(v.pool, pool) != 0)
 			continue;
 		if (exclude && memcmp(v.volid, exclude, 16) == 0)
 			continue;
@@ -219,7 +228,7 @@ static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
 		}
 	}
 	nsr_res_free(q);
-	if (!best)
+	if (!best && !dberr)
 		nsr_status_set(st, NSR_ERR_NOTFOUND,
 			    "no writable volume of pool '%s' is mounted on an enabled "
 			    "device%s; label one with: nsrmm -l -b '%s' -f DEVICE",
@@ -370,6 +379,60 @@ static void job_finish(int64_t id, int ok, uint64_t bytes, uint64_t files,
 	nsr_buf_release(&err);
 }
 
+/* find_created - after a create whose reply was lost: the in-progress
+ * save set with ss's client, name and savetime, if the create did reach
+ * the media database.  1 found (ss and *cloneid filled), 0 not, -1 the
+ * media database cannot tell. */
+static int find_created(struct mmdb_clnt *mc, struct mmdb_saveset *ss,
+			uint32_t *cloneid)
+{
+	struct mmdb_ss_row rows[64];
+	size_t got = 0;
+	int done = 0, found = 0, rc;
+
+	rc = mmdb_clnt_query_open(mc, "inprogress", 0, time(NULL));
+	while (rc == NSR_OK && !done) {
+		rc = mmdb_clnt_query_next_rows(mc, rows, 64, &got, &done);
+		for (size_t i = 0; rc == NSR_OK && i < got && !found; i++) {
+			const struct mmdb_saveset *x = &rows[i].ss;
+
+			if (x->savetime == ss->savetime &&
+			    strcmp(x->client, ss->client) == 0 &&
+			    strcmp(x->name, ss->name) == 0) {
+				*ss = *x;
+				*cloneid = rows[i].clone.cloneid;
+				found = 1;
+			}
+		}
+	}
+	return rc != NSR_OK ? -1 : found;
+}
+
+/* create_saveset - MM_SS_CREATE, made safe to repeat: when the reply is
+ * lost (nsrmmdbd died or restarted) the create may or may not have been
+ * committed, so look for it before creating it again.  A save set is
+ * never left in progress without a session that owns it. */
+static int create_saveset(struct mmdb_clnt *mc, struct mmdb_saveset *ss,
+			  uint32_t *cloneid)
+{
+	int rc = mmdb_clnt_ss_create(mc, ss, cloneid);
+
+	for (int attempt = 0; attempt < 2 && rc != NSR_OK; attempt++) {
+		int found;
+
+		if (rc != NSR_ERR_RPC && rc != NSR_ERR_CONNECT &&
+		    rc != NSR_ERR_TIMEOUT)
+			return rc; /* nsrmmdbd answered: it did not create */
+		found = find_created(mc, ss, cloneid);
+		if (found < 0)
+			return rc;
+		if (found)
+			return NSR_OK;
+		rc = mmdb_clnt_ss_create(mc, ss, cloneid);
+	}
+	return rc;
+}
+
 /* nsrd_save_start - SAVE_START: admit a save and say where to stream. */
 int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
@@ -449,7 +512,7 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 				    ss.savetime);
 	if (ss.ssretent < ss.ssbrowse)
 		ss.ssretent = ss.ssbrowse;
-	if (mmdb_clnt_ss_create(mc, &ss, &cloneid) != NSR_OK) {
+	if (create_saveset(mc, &ss, &cloneid) != NSR_OK) {
 		nsr_status_set(&r->st, NSR_ERR_IO, "cannot create the save set in the media "
 			    "database: %s", mmdb_clnt_errmsg(mc));
 		goto out;
@@ -500,9 +563,9 @@ out:
 	return NSR_OK;
 }
 
-/* nsrd_next_volume - NEXT_VOLUME: a mover's volume filled up during save
- * set a->ssid; choose the next writable volume of the pool (as SAVE_START
- * does, never the full one) and hand back its device's mover. */
+/* nsrd_next_volume - NEXT_VOLUME: the volume of save set a->ssid filled
+ * up (its client asks); choose the next writable volume of the pool (as
+ * SAVE_START does, never the full one) and hand back its device's mover. */
 int nsrd_next_volume(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;
@@ -551,8 +614,8 @@ int nsrd_next_volume(void *ctx, void *argp, void *resp, struct nsr_rpc_call *cal
 	memcpy(r->volid, vol.volid, 16);
 	free(r->device);
 	r->device = nsr_rpc_str(nsr_res_get(dev, "name"));
-	/* "" = the mover is on this server: the asking mover reaches it
-	 * under the server's name (or loopback, when local itself). */
+	/* "" = the mover is on this server: the asking client reaches it
+	 * under the server's name, as it reaches nsrd. */
 	free(r->mover_host);
 	r->mover_host = nsr_rpc_str(mhost);
 	r->mover_port = port;
@@ -574,7 +637,8 @@ int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	struct mmdb_clnt *mc = NULL;
 	struct mmdb_saveset ss;
 	char ssidtxt[32];
-	int ok = a->status == 0;
+	int ok = a->status == 0 || a->status == SAVE_END_NOINDEX;
+	int browsable = a->status == 0;
 
 	NSR_UNUSED(call);
 	mc = nsrd_open_mmdb(&r->st);
@@ -590,7 +654,8 @@ int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	ss.totalsize = a->totalsize;
 	ss.nfiles = a->nfiles;
 	if (ok)
-		ss.flags |= MMDB_SS_FINISHED | MMDB_SS_VALID | MMDB_SS_BROWSABLE;
+		ss.flags |= MMDB_SS_FINISHED | MMDB_SS_VALID |
+			    (browsable ? MMDB_SS_BROWSABLE : 0);
 	else
 		ss.flags |= MMDB_SS_ABORTED | MMDB_SS_INCOMPLETE;
 	if (mmdb_clnt_ss_update(mc, &ss) != NSR_OK) {
@@ -600,7 +665,10 @@ int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	}
 	snprintf(ssidtxt, sizeof(ssidtxt), "%u", a->ssid);
 	job_finish(a->jobid, ok, a->totalsize, a->nfiles, ssidtxt,
-		   ok ? "save completed" : a->msg);
+		   !ok ? a->msg
+		   : browsable ? "save completed"
+			       : "save completed, but its file index entries "
+				 "were lost: recover it by save set id");
 	nsr_info("save set %u of %s:%s %s (%llu bytes, %llu files)%s%s", a->ssid,
 		 ss.client, ss.name, ok ? "completed" : "FAILED",
 		 (unsigned long long)a->totalsize, (unsigned long long)a->nfiles,
@@ -822,6 +890,9 @@ void nsrd_settle_orphans(struct nsrd *n)
 
 	if (!n->mmdb)
 		return;
+	/* From the main loop: never wait for a restarting nsrmmdbd here
+	 * (the loop restarts it); an unsettled session waits a tick. */
+	mmdb_clnt_set_wait(n->mmdb, 0);
 	for (int i = 0; i < NSRD_MAX_SESSIONS; i++) {
 		struct nsrd_session *s = &n->sessions[i];
 		const char *why;
@@ -843,6 +914,7 @@ void nsrd_settle_orphans(struct nsrd *n)
 		}
 		s->used = 0;
 	}
+	mmdb_clnt_set_wait(n->mmdb, nsr_peer_wait_default());
 }
 
 /* nsrd_save_renew - SAVE_RENEW: renew a save's lease; a session this

@@ -158,6 +158,9 @@ static const struct nsr_rpc_proc mmd_procs[] = {
 	{MMD_SS_REMOVE, "ss_remove", NSR_XDR(xdr_mmd_remove_args),
 	 sizeof(mmd_remove_args), NSR_XDR(xdr_mmd_remove_res),
 	 sizeof(mmd_remove_res), mmd_h_ss_remove, 0},
+	{MMD_SS_SYNC, "ss_sync", NSR_XDR(xdr_mmd_sync_args),
+	 sizeof(mmd_sync_args), NSR_XDR(xdr_mmd_sync_res),
+	 sizeof(mmd_sync_res), mmd_h_ss_sync, 0},
 };
 
 static const struct nsr_rpc_prog mmd_progs[] = {

@@ -1,26 +1,41 @@
 /*
  * save.c - save sessions: MMD_SS_BEGIN opens (or shares) the volume writer
  * of the device and starts a session bound to the connection; MMD_SS_DATA
- * is one-way and only remembers the session's first error; MMD_SS_END
- * makes the fragment durable, reports it to the media database, and
- * answers with the fragment or that first error.
+ * is one-way and only remembers the session's first error; MMD_SS_SYNC
+ * answers how much of the session is placed on the volume (the client's
+ * acknowledgement window); MMD_SS_END makes the fragment durable, reports
+ * it to the media database, and answers with the fragment or that first
+ * error.
  *
- * Spanning: when a tape or vtape volume fills up, the part on it is
- * recorded as a fragment, the volume is marked full, and nsrd names the
- * next writable volume of the pool (NEXT_VOLUME).  This mover then acts as
- * a client of that volume's mover: it begins the next fragment there,
- * sends the bytes that did not fit, forwards every later data call and, at
- * the end, the client's MMD_SS_END; the reply carries the last fragment.
- * A full AFTD fails the session (the disk is full, not the medium).
+ * Spanning: when a tape or vtape volume fills up, the part of the session
+ * on it is made durable, the volume is marked full, and the session stops
+ * here: its later data calls are dropped and its next MMD_SS_SYNC or
+ * MMD_SS_END is answered NSR_ERR_EOM with the resume offset (the first
+ * byte not on the volume), the next fragment number and the full volume.
+ * The client, which kept every byte after the last placed offset, settles
+ * the session with MMD_SS_END (the part on the full volume is recorded
+ * then, unless the client aborts because the save set cannot go on), asks
+ * nsrd for the next volume and continues at that volume's mover itself.
+ * This mover never talks to another mover.  A full AFTD fails the session
+ * (the disk is full, not the medium).
  *
  * Invariants:
  *  1. a fragment is reported to nsrmmdbd only after nsr_vol_session_end
- *     returned NSR_OK (the data is durable);
- *  2. m->sessions counts the open struct mmd_save of all connections; the
- *     writer is closed when it drops to zero;
+ *     or nsr_vol_session_eom returned NSR_OK (the data is durable);
+ *  2. m->sessions counts the struct mmd_save that hold the writer
+ *     (s->held); the writer is closed when it drops to zero; a session
+ *     lets go of it at the end of medium;
  *  3. after the first error of a session, its data calls are dropped;
- *  4. a session has either a volume session (vs) or, after spanning, a
- *     connection to the next mover (next), never both.
+ *  4. after an end of medium (s->eom) a session has no volume session and
+ *     holds no writer; its data calls are dropped and every reply-bearing
+ *     call answers NSR_ERR_EOM with the same resume offset;
+ *  5. the placed offset answered by MMD_SS_SYNC never exceeds the resume
+ *     offset of a later end of medium (the writer's bytes on the volume
+ *     only grow, and the fragment on a full volume holds all of them);
+ *  6. the part on a full volume is recorded only when the client settles
+ *     the session with MMD_SS_END after it was told of the end of medium,
+ *     and not if it aborts: a save set that cannot go on leaves no
+ *     fragment, as on a full AFTD.
  */
 #include "nsr/compat.h"
 
@@ -29,8 +44,7 @@
 #include "nsr/log.h"
 #include "nsr/mmd_clnt.h"
 #include "nsr/mmdb.h"
-#include "nsr/nsrd_clnt.h"
-#include "nsr/rpc/nsrd.h"
+#include "nsr/rpc_status.h"
 #include "nsr/xmalloc.h"
 
 #include "mmd.h"
@@ -42,10 +56,14 @@ struct mmd_save {
 	uint8_t volid[16];
 	char volname[NSR_VOL_NAME_MAX + 1];
 	struct nsr_vol_span span; /* this fragment's place in the save set */
-	struct nsr_mmd *next;	  /* after spanning: the next volume's mover */
-	char nextvol[NSR_VOL_NAME_MAX + 1];
 	uint64_t next_seq; /* expected data call number */
 	uint64_t bytes;	   /* data bytes received */
+	int held;	   /* counted in m->sessions (invariant 2) */
+	int eom;	   /* the volume filled: the session stops here */
+	int eom_told;	   /* a reply said so to the client */
+	int settled;	   /* the client settled it (MMD_SS_END after eom) */
+	struct nsr_vol_frag eom_frag; /* the part on the full volume */
+	uint64_t dropped;  /* data bytes dropped after the end of medium */
 	int err;	   /* first error, NSR_OK if none */
 	char *errmsg;
 };
@@ -63,8 +81,11 @@ static void save_fail(struct mmd_save *s, int rc, char *msg)
 }
 
 /* release_writer - one session fewer; close the writer after the last. */
-static void release_writer(struct mmd *m)
+static void release_writer(struct mmd *m, struct mmd_save *s)
 {
+	if (!s->held)
+		return;
+	s->held = 0;
 	pthread_mutex_lock(&m->mu);
 	if (m->sessions > 0)
 		m->sessions--;
@@ -89,10 +110,14 @@ void mmd_save_free(struct mmd *m, struct mmd_save *s)
 			 s->hdr.client, s->hdr.name);
 		nsr_vol_session_abort(s->vs);
 	}
-	nsr_mmd_close(s->next); /* aborts a forwarded session left open */
+	if (s->eom && !s->settled && s->err == NSR_OK)
+		nsr_warn("save set %u (%s:%s): the client connection closed "
+			 "before it settled the session after volume %s filled;"
+			 " the part on that volume is not recorded",
+			 s->hdr.ssid, s->hdr.client, s->hdr.name, s->volname);
 	free(s->errmsg);
+	release_writer(m, s);
 	free(s);
-	release_writer(m);
 }
 
 /* copy_str - bounded copy of a hostile string; -1 if too long. */
@@ -211,6 +236,7 @@ int mmd_h_ss_begin(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 		memcpy(s->volid, l->volid, 16);
 		snprintf(s->volname, sizeof(s->volname), "%s", l->name);
 		m->sessions++;
+		s->held = 1;
 	} else if (m->w && m->sessions == 0) {
 		if (!why.len)
 			nsr_buf_addstr(&why, nsr_vol_writer_errmsg(m->w));
@@ -236,17 +262,17 @@ out:
 	return NSR_OK;
 }
 
-/* volume_full - end of medium: mark the volume full, fail the session. */
+/* volume_full - end of medium on an AFTD: mark the volume full, fail the
+ * session. */
 static void volume_full(struct mmd *m, struct mmd_save *s)
 {
 	struct nsr_vol_frag frag;
-	struct nsr_buf carry, why;
+	struct nsr_buf why;
 	int rc;
 
-	nsr_buf_init(&carry, 0);
 	nsr_buf_init(&why, 4096);
 	memset(&frag, 0, sizeof(frag));
-	rc = nsr_vol_session_eom(s->vs, &frag, &carry);
+	rc = nsr_vol_session_eom(s->vs, &frag, NULL);
 	s->vs = NULL;
 	if (rc != NSR_OK)
 		nsr_warn("save set %u: end of medium bookkeeping failed: %s",
@@ -266,56 +292,23 @@ static void volume_full(struct mmd *m, struct mmd_save *s)
 				s->hdr.ssid, s->hdr.client, s->hdr.name,
 				(unsigned long long)frag.size,
 				(unsigned long long)s->bytes, s->hdr.pool));
-	nsr_buf_release(&carry);
 	nsr_buf_release(&why);
+	release_writer(m, s);
 }
 
-/* ask_next_volume - NEXT_VOLUME at nsrd: where save set s continues. */
-static int ask_next_volume(struct mmd *m, struct mmd_save *s,
-			   next_vol_res *r, struct nsr_buf *why)
+/* volume_filled - end of medium on tape/vtape: make the part on the
+ * volume durable, mark the volume full, let go of the writer and stop the
+ * session here (invariant 4); the client continues it elsewhere. */
+static void volume_filled(struct mmd *m, struct mmd_save *s)
 {
-	struct nsr_nsrd *c = NULL;
-	next_vol_args a;
+	struct nsr_buf why;
 	int rc;
 
-	if (!m->server) {
-		nsr_buf_addstr(why, "this mover reports to no server, so it "
-			       "cannot ask for another volume");
-		return NSR_ERR_NOTFOUND;
-	}
-	memset(&a, 0, sizeof(a));
-	a.ssid = s->hdr.ssid;
-	a.pool = s->hdr.pool;
-	memcpy(a.exclude, s->volid, sizeof(a.exclude));
-	rc = nsr_nsrd_open(m->server, &c, why);
-	if (rc != NSR_OK)
-		return rc;
-	nsr_nsrd_set_timeout(c, 120000);
-	rc = nsr_nsrd_next_volume(c, &a, r);
-	if (rc != NSR_OK)
-		nsr_buf_addstr(why, nsr_nsrd_errmsg(c));
-	nsr_nsrd_close(c);
-	return rc;
-}
-
-/* span_on - end of medium on tape/vtape: mark the volume full, ask nsrd
- * for the next one, record the part on this volume, and continue the save
- * set through the mover of the next volume (the carry first).  NSR_OK, or
- * the session has failed. */
-static int span_on(struct mmd *m, struct mmd_save *s)
-{
-	struct nsr_vol_frag frag;
-	struct nsr_buf carry, why;
-	next_vol_res nv;
-	const char *host;
-	int rc;
-
-	nsr_buf_init(&carry, 0);
 	nsr_buf_init(&why, 4096);
-	memset(&frag, 0, sizeof(frag));
-	memset(&nv, 0, sizeof(nv));
-	rc = nsr_vol_session_eom(s->vs, &frag, &carry);
+	memset(&s->eom_frag, 0, sizeof(s->eom_frag));
+	rc = nsr_vol_session_eom(s->vs, &s->eom_frag, NULL);
 	s->vs = NULL;
+	release_writer(m, s);
 	if (rc != NSR_OK) {
 		save_fail(s, rc,
 			  nsr_xasprintf("save set %u: volume %s in device %s "
@@ -325,76 +318,45 @@ static int span_on(struct mmd *m, struct mmd_save *s)
 					nsr_strerror(rc)));
 		goto out;
 	}
-	if (mmd_report_written(m, s->volid, frag.size, 0, 0, MMDB_VOL_FULL,
-			       &why) != NSR_OK)
+	if (mmd_report_written(m, s->volid, s->eom_frag.size, 0, 0,
+			       MMDB_VOL_FULL, &why) != NSR_OK)
 		nsr_warn("cannot mark volume %s full in the media database: %s",
 			 s->volname, why.data);
-	nsr_buf_reset(&why);
-	rc = ask_next_volume(m, s, &nv, &why);
-	if (rc != NSR_OK) {
-		/* Like a full AFTD: the failed save set gets no fragment. */
-		save_fail(s, rc,
-			  nsr_xasprintf("volume %s in device %s is full and "
-					"save set %u (%s:%s) cannot continue "
-					"on another volume: %s", s->volname,
-					m->dev_name, s->hdr.ssid,
-					s->hdr.client, s->hdr.name, why.data));
-		goto out;
-	}
-	nsr_buf_reset(&why);
-	if (frag.size > 0) {
-		rc = mmd_report_frag(m, &frag, s->cloneid, &why);
-		if (rc != NSR_OK) {
-			save_fail(s, rc,
-				  nsr_xasprintf("save set %u: the media "
-						"database on %s did not record "
-						"its part on the full volume "
-						"%s: %s", s->hdr.ssid,
-						m->server, s->volname,
-						why.data));
-			goto out;
-		}
-		s->span.frag_seq++;
-		s->span.ss_offset += frag.size;
-	}
-	snprintf(s->nextvol, sizeof(s->nextvol), "%s", nv.volume);
-	host = nv.mover_host[0] ? nv.mover_host : m->server;
-	rc = nsr_mmd_connect(host, nv.mover_port, &s->next, &why);
-	if (rc == NSR_OK)
-		rc = nsr_mmd_ss_begin(s->next, &s->hdr,
-				      (const uint8_t *)nv.volid, &s->span,
-				      &why);
-	if (rc == NSR_OK && carry.len > 0)
-		rc = nsr_mmd_ss_write(s->next, carry.data, carry.len);
-	if (rc != NSR_OK) {
-		save_fail(s, rc,
-			  nsr_xasprintf("save set %u cannot continue on "
-					"volume %s in device %s: %s",
-					s->hdr.ssid, nv.volume, nv.device,
-					why.len ? why.data : nsr_strerror(rc)));
-		goto out;
-	}
+	s->eom = 1;
 	nsr_info("volume %s in device %s is full: save set %u (%s:%s) has "
-		 "%llu bytes on it and continues on volume %s in device %s "
-		 "(fragment %u at offset %llu)", s->volname, m->dev_name,
-		 s->hdr.ssid, s->hdr.client, s->hdr.name,
-		 (unsigned long long)frag.size, nv.volume, nv.device,
-		 s->span.frag_seq, (unsigned long long)s->span.ss_offset);
+		 "%llu bytes on it; the client goes on from offset %llu on "
+		 "another volume", s->volname, m->dev_name, s->hdr.ssid,
+		 s->hdr.client, s->hdr.name,
+		 (unsigned long long)s->eom_frag.size,
+		 (unsigned long long)(s->span.ss_offset + s->eom_frag.size));
 out:
-	xdr_free(NSR_XDR(xdr_next_vol_res), (char *)&nv);
-	nsr_buf_release(&carry);
 	nsr_buf_release(&why);
+}
+
+/* end_of_medium - NSR_ERR_EOM in a session: stop here or fail (AFTD). */
+static int end_of_medium(struct mmd *m, struct mmd_save *s)
+{
+	if (m->dev_type == NSR_DEV_AFTD)
+		volume_full(m, s);
+	else
+		volume_filled(m, s);
 	return s->err;
 }
 
-/* end_of_medium - NSR_ERR_EOM in a session: span or fail (AFTD). */
-static int end_of_medium(struct mmd *m, struct mmd_save *s)
+/* eom_answer - NSR_ERR_EOM and where the save set resumes (invariant 4). */
+static void eom_answer(struct mmd *m, struct mmd_save *s, nsr_status *st,
+		       mmd_eom *e)
 {
-	if (m->dev_type == NSR_DEV_AFTD) {
-		volume_full(m, s);
-		return s->err;
-	}
-	return span_on(m, s);
+	const struct nsr_vol_frag *f = &s->eom_frag;
+
+	e->spans = TRUE;
+	e->resume = s->span.ss_offset + f->size;
+	e->frag_seq = f->size > 0 ? s->span.frag_seq + 1 : s->span.frag_seq;
+	memcpy(e->full_volid, s->volid, sizeof(e->full_volid));
+	nsr_status_set(st, NSR_ERR_EOM, "volume %s in device %s is full at "
+		       "byte %llu of save set %u", s->volname, m->dev_name,
+		       (unsigned long long)e->resume, s->hdr.ssid);
+	s->eom_told = 1;
 }
 
 /* mmd_h_ss_data - MMD_SS_DATA (one-way: never replies). */
@@ -417,6 +379,10 @@ int mmd_h_ss_data(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	}
 	if (s->err != NSR_OK)
 		return NSR_RPC_NOREPLY;
+	if (s->eom) {
+		s->dropped += a->data.data_len;
+		return NSR_RPC_NOREPLY;
+	}
 	if (a->seq != s->next_seq) {
 		save_fail(s, NSR_ERR_PROTO,
 			  nsr_xasprintf("save set %u: data call %llu arrived "
@@ -428,19 +394,6 @@ int mmd_h_ss_data(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	}
 	s->next_seq++;
 	s->bytes += a->data.data_len;
-	if (s->next) {
-		rc = nsr_mmd_ss_write(s->next, a->data.data_val,
-				      a->data.data_len);
-		if (rc != NSR_OK)
-			save_fail(s, rc,
-				  nsr_xasprintf("save set %u: passing data on "
-						"to the mover of volume %s "
-						"(%s) failed: %s", s->hdr.ssid,
-						s->nextvol,
-						nsr_mmd_peer(s->next),
-						nsr_strerror(rc)));
-		return NSR_RPC_NOREPLY;
-	}
 	rc = nsr_vol_session_write(s->vs, a->data.data_val, a->data.data_len);
 	if (rc == NSR_ERR_EOM) {
 		end_of_medium(m, s);
@@ -457,28 +410,45 @@ int mmd_h_ss_data(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	return NSR_RPC_NOREPLY;
 }
 
-/* forward_end - the client's end, passed to the next volume's mover;
- * *frag gets the last fragment. */
-static int forward_end(struct mmd_save *s, const struct nsr_vol_sstail *t,
-		       struct nsr_vol_frag *frag)
+/* mmd_h_ss_sync - MMD_SS_SYNC: how far the session is placed. */
+int mmd_h_ss_sync(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 {
-	struct nsr_buf why;
-	int rc;
+	struct mmd *m = ctx;
+	mmd_sync_args *a = args;
+	mmd_sync_res *r = res;
+	struct mmd_conn *c = mmd_conn_get(call, m);
+	struct mmd_save *s = c->save;
+	uint64_t on_vol = 0;
 
-	nsr_buf_init(&why, 4096);
-	rc = nsr_mmd_ss_end(s->next, t, frag, &why);
-	if (rc != NSR_OK)
-		save_fail(s, rc,
-			  nsr_xasprintf("save set %u (continued on volume "
-					"%s): %s", s->hdr.ssid, s->nextvol,
-					why.len ? why.data
-						: nsr_strerror(rc)));
-	nsr_buf_release(&why);
-	return rc;
+	if (!s) {
+		mmd_status(&r->st, NSR_ERR_STATE,
+			   "no save session is open on this connection");
+		return NSR_OK;
+	}
+	if (s->err == NSR_OK && !s->eom && a->seq != s->next_seq)
+		save_fail(s, NSR_ERR_PROTO,
+			  nsr_xasprintf("save set %u: %llu data calls were "
+					"sent before a sync, %llu arrived",
+					s->hdr.ssid,
+					(unsigned long long)a->seq,
+					(unsigned long long)s->next_seq));
+	if (s->err != NSR_OK) {
+		nsr_status_set(&r->st, s->err, "%s", s->errmsg);
+		return NSR_OK;
+	}
+	if (s->eom) {
+		eom_answer(m, s, &r->st, &r->eom);
+		return NSR_OK;
+	}
+	/* Invariant 5: bytes in blocks written stay in the fragment. */
+	nsr_vol_session_bytes(s->vs, &on_vol, NULL);
+	r->placed = s->span.ss_offset + on_vol;
+	nsr_status_set(&r->st, NSR_OK, "%s", "");
+	return NSR_OK;
 }
 
-/* finish - end the volume session and record the fragment (or pass the
- * end on to the mover of the next volume). */
+/* finish - end the volume session and record the fragment (an end of
+ * medium on tape/vtape stops the session instead: s->eom). */
 static int finish(struct mmd *m, struct mmd_save *s, const mmd_end_args *a,
 		  struct nsr_vol_frag *frag)
 {
@@ -489,14 +459,9 @@ static int finish(struct mmd *m, struct mmd_save *s, const mmd_end_args *a,
 	t.bytes = a->bytes;
 	t.files = a->files;
 	t.status = a->status;
-	if (s->next)
-		return forward_end(s, &t, frag);
 	rc = nsr_vol_session_end(s->vs, &t, frag);
-	if (rc == NSR_ERR_EOM) {
-		if (end_of_medium(m, s) != NSR_OK)
-			return s->err;
-		return forward_end(s, &t, frag);
-	}
+	if (rc == NSR_ERR_EOM)
+		return end_of_medium(m, s);
 	s->vs = NULL;
 	if (rc != NSR_OK) {
 		save_fail(s, rc,
@@ -524,6 +489,39 @@ static int finish(struct mmd *m, struct mmd_save *s, const mmd_end_args *a,
 	return rc;
 }
 
+/* settle - MMD_SS_END after the client was told of the end of medium:
+ * record the part on the full volume unless it aborts (invariant 6). */
+static void settle(struct mmd *m, struct mmd_save *s, const mmd_end_args *a)
+{
+	struct nsr_buf why;
+
+	if (a->status == NSR_VOL_SS_ABORTED) {
+		nsr_warn("save set %u (%s:%s) cannot go on after volume %s "
+			 "filled; its part on that volume is not recorded",
+			 s->hdr.ssid, s->hdr.client, s->hdr.name, s->volname);
+		return;
+	}
+	if (s->eom_frag.size == 0)
+		return; /* not even its begin chunk reached the volume */
+	nsr_buf_init(&why, 4096);
+	if (mmd_report_frag(m, &s->eom_frag, s->cloneid, &why) != NSR_OK)
+		save_fail(s, NSR_ERR_IO,
+			  nsr_xasprintf("save set %u: the media database on "
+					"%s did not record its part on the "
+					"full volume %s: %s", s->hdr.ssid,
+					m->server, s->volname, why.data));
+	else
+		nsr_info("save set %u (%s:%s): %llu bytes on the full volume "
+			 "%s recorded (fragment %u); received %llu bytes, "
+			 "dropped %llu after the end of medium, passed none on",
+			 s->hdr.ssid, s->hdr.client, s->hdr.name,
+			 (unsigned long long)s->eom_frag.size, s->volname,
+			 s->eom_frag.frag_seq,
+			 (unsigned long long)(s->bytes + s->dropped),
+			 (unsigned long long)s->dropped);
+	nsr_buf_release(&why);
+}
+
 /* mmd_h_ss_end - MMD_SS_END. */
 int mmd_h_ss_end(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 {
@@ -539,10 +537,26 @@ int mmd_h_ss_end(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 			   "no save session is open on this connection");
 		return NSR_OK;
 	}
-	c->save = NULL;
 	memset(&frag, 0, sizeof(frag));
-	if (s->err == NSR_OK)
+	if (s->err == NSR_OK && s->eom && s->eom_told) {
+		s->settled = 1;
+		settle(m, s, a);
+		if (s->err == NSR_OK)
+			nsr_mmd_frag_to_wire(&r->frag, &s->eom_frag);
+	} else if (s->err == NSR_OK && !s->eom) {
 		finish(m, s, a, &frag);
+	}
+	if (s->err == NSR_OK && s->eom) {
+		/* Told now, or settled: NSR_ERR_EOM and the resume offset;
+		 * the session stays open until the client settles it. */
+		eom_answer(m, s, &r->st, &r->eom);
+		if (!s->settled)
+			return NSR_OK;
+		c->save = NULL;
+		mmd_save_free(m, s);
+		return NSR_OK;
+	}
+	c->save = NULL;
 	if (s->vs) {
 		/* Failed earlier: leave no end chunk (reads as incomplete). */
 		nsr_vol_session_abort(s->vs);
@@ -556,10 +570,11 @@ int mmd_h_ss_end(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 		nsr_mmd_frag_to_wire(&r->frag, &frag);
 		mmd_status(&r->st, NSR_OK, "%s", "");
 		nsr_info("save set %u (%s:%s) done: %llu bytes on volume %s "
-			 "file %u record %llu", s->hdr.ssid, s->hdr.client,
-			 s->hdr.name, (unsigned long long)frag.size,
-			 s->next ? s->nextvol : s->volname, frag.file,
-			 (unsigned long long)frag.record);
+			 "file %u record %llu; received %llu bytes",
+			 s->hdr.ssid, s->hdr.client, s->hdr.name,
+			 (unsigned long long)frag.size, s->volname, frag.file,
+			 (unsigned long long)frag.record,
+			 (unsigned long long)s->bytes);
 	}
 	mmd_save_free(m, s);
 	return NSR_OK;

@@ -10,10 +10,25 @@
  *   2. nsr_mmd_ss_begin(m, &hdr, volid, &span, err): the volume nsrd chose;
  *   3. nsr_mmd_ss_write(m, p, n) as often as needed: data is cut into
  *      chunks and sent one-way (pipelined, no round trip per chunk);
+ *      an acknowledgement (MMD_SS_SYNC) goes out every sync_every bytes
+ *      and up to sync_depth of them are outstanding at once, so the
+ *      data keeps flowing over a long link;
  *   4. nsr_mmd_ss_end(m, &tail, &frag, err): waits until the mover has
  *      made the data durable and reported the fragment to nsrmmdbd; the
  *      reply carries the first error of the session, if any;
  *   5. more save sets on the same connection, or nsr_mmd_close(m).
+ * Spanning: install a span function first (nsr_mmd_set_span_fn).  When a
+ * tape or vtape volume fills, its mover keeps the part on it, says from
+ * which save-set offset the save set resumes, and the library calls the
+ * span function (typically NEXT_VOLUME at nsrd, nsrd_clnt.h) for the next
+ * volume and its mover, connects there, begins the next fragment and
+ * sends again the bytes from the resume offset on, which it kept: the
+ * replay buffer holds the bytes sent but not yet placed on the volume by
+ * the mover, at most NSR_MMD_REPLAY_MAX (29 MiB with the defaults), plus
+ * the chunk being filled.  This repeats for every volume that fills.
+ * Without a span function a full volume fails the session (NSR_ERR_EOM),
+ * as a full AFTD always does.  After spanning, the struct nsr_mmd talks
+ * to the last volume's mover.
  * A recover: nsr_mmd_read_open(m, ssid, frags, n, err), then
  * nsr_mmd_read_next(m, ...) until *eof.  A mover reads only the fragments
  * on its own volume: for a save set on several volumes, read each run of
@@ -44,15 +59,49 @@ struct nsr_mmd;
 
 /* Default size of the one-way data calls made by nsr_mmd_ss_write. */
 #define NSR_MMD_CHUNK_DEFAULT (1u << 20)
+/* Acknowledgement window: a sync every EVERY bytes, DEPTH outstanding. */
+#define NSR_MMD_SYNC_EVERY_DEFAULT (4u << 20)
+#define NSR_MMD_SYNC_DEPTH_DEFAULT 4u
+#define NSR_MMD_SYNC_DEPTH_MAX 16u
+/* Most bytes kept for a replay: the window, the data between two syncs,
+ * and a mover's lag (one block of the volume at most). */
+#define NSR_MMD_REPLAY_MAX(every, depth, chunk) \
+	((depth) * ((every) + (chunk)) + NSR_VOL_BLOCK_MAX + (chunk))
+
+/* The next volume of a save set whose volume filled, and its mover. */
+struct nsr_mmd_next {
+	char host[256];		/* the mover's host */
+	int port;		/* and port */
+	uint8_t volid[16];	/* the volume to go on with */
+	char volume[NSR_VOL_NAME_MAX + 1]; /* its name, for messages */
+};
+/* nsr_mmd_span_fn - fill *next for save set ssid of pool, whose volume
+ * full_volid filled; NSR_OK, or an nsr_err code with words in err (the
+ * save fails then, and the part on the full volume is not recorded). */
+typedef int (*nsr_mmd_span_fn)(void *ctx, uint32_t ssid, const char *pool,
+			       const uint8_t full_volid[16],
+			       struct nsr_mmd_next *next, struct nsr_buf *err);
 
 /* Connections to one mover. */
 /* nsr_mmd_connect - connect to the mover at host:port. */
 int nsr_mmd_connect(const char *host, int port, struct nsr_mmd **out,
 		    struct nsr_buf *err);
-/* nsr_mmd_set_chunk - size of the data calls (32 KiB .. 8 MiB). */
+/* nsr_mmd_set_chunk - size of the data calls (32 KiB .. 8 MiB); not
+ * while a save session is open. */
 void nsr_mmd_set_chunk(struct nsr_mmd *m, size_t chunk);
-/* nsr_mmd_peer - "host:port" of the mover. */
+/* nsr_mmd_set_window - a sync every `every` bytes (32 KiB .. 64 MiB),
+ * up to depth (1 .. NSR_MMD_SYNC_DEPTH_MAX) outstanding.  The test knob
+ * NSR_TEST_MMD_WINDOW="EVERY,DEPTH[,CHUNK]" sets both at connect. */
+void nsr_mmd_set_window(struct nsr_mmd *m, size_t every, unsigned depth);
+/* nsr_mmd_set_span_fn - the function asked for the next volume when a
+ * volume fills during a save session (NULL: fail instead). */
+void nsr_mmd_set_span_fn(struct nsr_mmd *m, nsr_mmd_span_fn fn, void *ctx);
+/* nsr_mmd_peer - "host:port" of the mover (the last one after spanning). */
 const char *nsr_mmd_peer(const struct nsr_mmd *m);
+/* nsr_mmd_errmsg - words on the failure nsr_mmd_ss_write returned. */
+const char *nsr_mmd_errmsg(const struct nsr_mmd *m);
+/* nsr_mmd_spans - how many volumes the save session went on to. */
+unsigned nsr_mmd_spans(const struct nsr_mmd *m);
 /* nsr_mmd_close - close the connection (an open session is aborted by the
  * mover: no end chunk, nothing reported) and free (NULL is fine). */
 void nsr_mmd_close(struct nsr_mmd *m);
@@ -87,14 +136,17 @@ int nsr_mmd_ss_begin(struct nsr_mmd *m, const struct nsr_vol_sshdr *hdr,
 		     const uint8_t volid[16], const struct nsr_vol_span *sp,
 		     struct nsr_buf *err);
 /* nsr_mmd_ss_write - queue save-set data (any size).  Returns a transport
- * error only; the mover's errors come back from nsr_mmd_ss_end. */
+ * error, a mover's error that came with an acknowledgement, or a failure
+ * to span (words in nsr_mmd_errmsg); the session is failed then and
+ * nsr_mmd_ss_end returns the same. */
 int nsr_mmd_ss_write(struct nsr_mmd *m, const void *p, size_t len);
 /* nsr_mmd_ss_end - send the rest, end the session with the totals in
  * tail, wait for the mover: NSR_OK once the fragment (*frag, may be NULL)
  * is durable and recorded in the media database, or the session's first
  * error.  If the save set filled a tape/vtape volume and went on to
- * other volumes (the movers do that themselves), *frag is the last
- * fragment; the earlier ones are in the media database. */
+ * other volumes (through the span function), *frag is the last
+ * fragment; the earlier ones are in the media database.  The session is
+ * over whatever the result. */
 int nsr_mmd_ss_end(struct nsr_mmd *m, const struct nsr_vol_sstail *tail,
 		   struct nsr_vol_frag *frag, struct nsr_buf *err);
 

@@ -61,6 +61,8 @@ int mmdb_clnt_connect(const char *server, int port, struct mmdb_clnt **out,
  * wait_ms (nsrmmdbd may be restarting); idempotent calls are repeated
  * once after a transport failure.  NSR_OK or NSR_ERR_NOMEM. */
 int mmdb_clnt_new(const char *server, int wait_ms, struct mmdb_clnt **out);
+/* mmdb_clnt_set_wait - change how long (re)connecting may wait. */
+void mmdb_clnt_set_wait(struct mmdb_clnt *c, int wait_ms);
 /* mmdb_clnt_close - close the connection and free; NULL is a no-op. */
 void mmdb_clnt_close(struct mmdb_clnt *c);
 /* mmdb_clnt_errmsg - text of the last failure on c ("" if none); valid

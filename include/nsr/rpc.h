@@ -16,9 +16,13 @@
  *   2. nsr_rpc_server_new(progs, n, &srv);
  *   3. nsr_rpc_server_listen(srv, addr, port, &bound) (port 0 = ephemeral);
  *   4. in the daemon's poll loop, when nsr_rpc_server_listen_fd(srv) is
- *      readable, call nsr_rpc_server_accept(srv): each connection is served
- *      by its own thread, one request at a time, in order;
- *   5. nsr_rpc_server_free(srv) at shutdown: closes listeners, shuts down
+ *      readable, call nsr_rpc_server_accept(srv): the connection waits in
+ *      the server's waiting room (one epoll set, no thread) until bytes
+ *      arrive; then a worker thread from a bounded pool serves its requests
+ *      one at a time, in order, and hands it back when it falls silent;
+ *   5. now and then (the skeleton: every second) nsr_rpc_server_stats() to
+ *      learn which bounds were hit, and log them;
+ *   6. nsr_rpc_server_free(srv) at shutdown: closes listeners, shuts down
  *      every connection and joins the threads.
  * Handlers return NSR_OK to send the result, NSR_RPC_NOREPLY for one-way
  * (batched) procedures, NSR_RPC_CLOSE to drop the connection, or a negative
@@ -27,6 +31,36 @@
  * flagged NSR_RPC_SERIAL run under one server-wide mutex, so simple daemons
  * need no locking of their own.
  *
+ * Bounds, read once by nsr_rpc_server_new from the environment (defaults
+ * sized for 1,024 concurrent sessions, several connections each, plus
+ * headroom):
+ *   NSR_RPC_MAX_CONNS    open connections (8192, and at most the descriptor
+ *                        limit less a reserve).  At the cap the connection
+ *                        that waited longest without sending anything is
+ *                        closed to admit the new one, else the one idle the
+ *                        longest, sparing those a handler attached state
+ *                        to (sessions) if it can; only when every
+ *                        connection has a request in progress is the new
+ *                        one refused;
+ *   NSR_RPC_MAX_THREADS  worker threads (1280); more ready connections
+ *                        than that wait for a worker, they do not fail;
+ *   NSR_RPC_GRACE_SEC    a connection that sends nothing for this long
+ *                        after it was accepted is closed (30; 0 = never);
+ *   NSR_RPC_IDLE_SEC     a connection with no request in progress for this
+ *                        long is closed (86400; 0 = never).  Long because
+ *                        save keeps its nsrd connection idle for a whole
+ *                        backup; dead peers are found sooner by TCP
+ *                        keepalive (probes after 10 minutes);
+ *   NSR_RPC_READ_SEC     a peer that stops sending in the middle of a
+ *                        request for this long is dropped (120);
+ *   NSR_RPC_MAX_PER_PEER connections from one non-loopback address (1024;
+ *                        0 = no cap).  At the cap that address's own
+ *                        silent or idle connection makes room, else the
+ *                        new one is refused.  Loopback peers are exempt:
+ *                        every local client and daemon shares 127.0.0.1
+ *                        (for tests, NSR_TEST_RPC_PEER_LOOPBACK=1 caps
+ *                        them too).
+ *
  * Client calling sequence:
  *   nsr_rpc_open(host, prog, vers, &c, err)      locate via nsrexecd + connect
  *   (or nsr_rpc_connect(host, port, prog, vers, timeout_ms, &c, err))
@@ -34,6 +68,12 @@
  *   nsr_rpc_send(c, proc, xargs, &args)         pipelined one-way call: no
  *                                              wait; flushed when the buffer
  *                                              fills or by the next call
+ *   nsr_rpc_call_send(c, proc, xargs, &args, &xid)  a call whose reply is
+ *   nsr_rpc_call_recv(c, xid, xres, &res)          read later: up to
+ *                                              NSR_RPC_PENDING_MAX calls
+ *                                              outstanding, their replies
+ *                                              read oldest first, one-way
+ *                                              calls flowing meanwhile
  *   xdr_free(xres, &res) ... nsr_rpc_close(c)
  * Errors: NSR_ERR_CONNECT (with "host:port: reason" in err), NSR_ERR_TIMEOUT,
  * NSR_ERR_RPC (transport/protocol; message in err).
@@ -54,6 +94,10 @@ struct nsr_buf;
 #define NSR_RPC_CLOSE 2	  /* handler return: close this connection */
 
 #define NSR_RPC_SERIAL 0x1 /* run under the server-wide mutex */
+
+/* Calls a client may have sent with nsr_rpc_call_send and not yet read
+ * the reply of. */
+#define NSR_RPC_PENDING_MAX 32
 
 /* Default locator ports (nsrexecd), overridable by env NSR_EXEC_PORT and
  * NSR_PORTMAP_PORT or options. */
@@ -105,14 +149,54 @@ int nsr_rpc_server_listen(struct nsr_rpc_server *srv, const char *addr, int port
 /* nsr_rpc_server_nlisten / listen_fd - the listening descriptors to poll. */
 int nsr_rpc_server_nlisten(const struct nsr_rpc_server *srv);
 int nsr_rpc_server_listen_fd(const struct nsr_rpc_server *srv, int i);
-/* nsr_rpc_server_accept - accept one connection on listener i and start its
- * thread.  Returns NSR_OK, NSR_ERR_LIMIT (too many connections: closed), or
+/* nsr_rpc_server_accept - accept the connections pending on listener i
+ * (at most 64 per call) into the waiting room.  Returns NSR_OK,
+ * NSR_ERR_LIMIT (one was refused at a cap: see the stats), or
  * NSR_ERR_SYSTEM. */
 int nsr_rpc_server_accept(struct nsr_rpc_server *srv, int i);
+
+/* The bounds in force (after the environment and the descriptor limit). */
+struct nsr_rpc_limits {
+	int max_conns;
+	int max_threads;
+	int max_per_peer; /* 0 = none */
+	int grace_sec;	  /* 0 = never */
+	int idle_sec;	  /* 0 = never */
+	int read_sec;
+};
+/* nsr_rpc_server_limits - copy the bounds in force into *lim. */
+void nsr_rpc_server_limits(const struct nsr_rpc_server *srv,
+			   struct nsr_rpc_limits *lim);
+
+/* What the transport holds now, and what it did since the last reset. */
+struct nsr_rpc_stats {
+	long conns;	     /* open connections */
+	long waiting;	     /* in the waiting room */
+	long queued;	     /* bytes arrived, waiting for a worker */
+	long busy;	     /* being served */
+	long threads;	     /* worker threads */
+	long closed_silent;  /* sent nothing within the grace time */
+	long closed_idle;    /* no request within the idle time */
+	long closed_stalled; /* stopped sending in the middle of a request */
+	long evicted;	     /* closed at the connection cap for a new one */
+	long refused;	     /* refused at the cap: every connection busy */
+	long peer_evicted;   /* closed at the per-address cap for a new one */
+	long peer_refused;   /* refused at the per-address cap */
+	long thread_waits;   /* a request waited: every worker busy */
+	long thread_fails;   /* a worker thread could not be created */
+	char peer_last[48];  /* address last hit by the per-address cap */
+};
+/* nsr_rpc_server_stats - fill *st; with reset, zero the event counters
+ * (closed_silent to thread_fails) afterwards. */
+void nsr_rpc_server_stats(struct nsr_rpc_server *srv, struct nsr_rpc_stats *st,
+			  int reset);
 /* nsr_rpc_server_lock/unlock - take the server-wide mutex (the one SERIAL
  * procedures run under) from other threads, e.g. the daemon's timer tick. */
 void nsr_rpc_server_lock(struct nsr_rpc_server *srv);
 void nsr_rpc_server_unlock(struct nsr_rpc_server *srv);
+/* nsr_rpc_server_trylock - take it only if free (1), else 0: for a
+ * daemon's main loop, which must never wait on a handler. */
+int nsr_rpc_server_trylock(struct nsr_rpc_server *srv);
 /* nsr_rpc_server_free - stop accepting, close every connection, join. */
 void nsr_rpc_server_free(struct nsr_rpc_server *srv);
 
@@ -139,12 +223,30 @@ int nsr_rpc_open(const char *host, uint32_t prog, uint32_t vers,
 /* nsr_rpc_set_timeout - reply timeout for nsr_rpc_call (default 300 s). */
 void nsr_rpc_set_timeout(struct nsr_rpc_clnt *c, int timeout_ms);
 /* nsr_rpc_call - send a call and wait for its reply (results decoded into
- * res, which the caller frees with xdr_free(xres, res)). */
+ * res, which the caller frees with xdr_free(xres, res)).  NSR_ERR_STATE
+ * while replies of nsr_rpc_call_send calls are unread. */
 int nsr_rpc_call(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
 		 void *args, xdrproc_t xres, void *res);
+/* nsr_rpc_call_send - send a call (flushed at once) without waiting for
+ * its reply; *xid names it for nsr_rpc_call_recv.  NSR_ERR_LIMIT when
+ * NSR_RPC_PENDING_MAX replies are unread.  The server answers the calls
+ * of a connection in order, so replies are read oldest first. */
+int nsr_rpc_call_send(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
+		      void *args, uint32_t *xid);
+/* nsr_rpc_call_recv - wait for the reply to call xid, which must be the
+ * oldest unread one (NSR_ERR_STATE otherwise), and decode it into res
+ * (freed by the caller with xdr_free).  Errors as nsr_rpc_call. */
+int nsr_rpc_call_recv(struct nsr_rpc_clnt *c, uint32_t xid, xdrproc_t xres,
+		      void *res);
+/* nsr_rpc_pending - how many sent calls still have their reply unread. */
+unsigned nsr_rpc_pending(const struct nsr_rpc_clnt *c);
 /* nsr_rpc_send - a one-way call to a procedure that never replies. */
 int nsr_rpc_send(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
 		 void *args);
+/* nsr_rpc_closed - 1 if the peer has closed this idle connection (no
+ * reply outstanding, end of file waiting): a caller may reconnect and
+ * send its call there without risk of doing it twice. */
+int nsr_rpc_closed(struct nsr_rpc_clnt *c);
 /* nsr_rpc_peer - "host:port" this client talks to. */
 const char *nsr_rpc_peer(const struct nsr_rpc_clnt *c);
 /* nsr_rpc_last_error - text of the last failure on this client. */

@@ -51,7 +51,10 @@ struct nsr_session_save_result {
 	int64_t savetime;
 	char pool[65];
 	struct nsr_saver_stats st;   /* files, bytes, per-file errors */
-	int told_server;	     /* on failure: nsrd marked it aborted */
+	int told_server;	     /* on failure: nsrd marked it aborted
+				      * (or complete, with no_index) */
+	int no_index;		     /* failed only in the index: the save
+				      * set is complete, not browsable */
 };
 
 /* nsr_session_save - back up paths (absolute) as one save set.  NSR_OK

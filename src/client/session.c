@@ -32,6 +32,9 @@ struct save_run {
 	time_t renew_at;
 	struct nsr_mmd *mmd;
 	struct nsr_ixclnt *ix;
+	int index_lost;	/* nsrindexd went away: data goes on, browse won't */
+	char index_err[256];
+	char mmd_err[1024]; /* why the stream to the mover failed */
 };
 
 /* renew_sec - seconds between renewals: a quarter of the lease when a
@@ -76,12 +79,48 @@ static int renew(struct save_run *s)
 static int to_mover(void *arg, const void *p, size_t n)
 {
 	struct save_run *s = arg;
+	int rc;
 
 	if (!s->mmd)
 		return NSR_OK; /* dry run */
 	if (time(NULL) >= s->renew_at && renew(s) != NSR_OK)
 		return NSR_ERR_STATE;
-	return nsr_mmd_ss_write(s->mmd, p, n);
+	rc = nsr_mmd_ss_write(s->mmd, p, n);
+	if (rc != NSR_OK && !s->mmd_err[0])
+		snprintf(s->mmd_err, sizeof(s->mmd_err), "%s",
+			 nsr_mmd_errmsg(s->mmd));
+	return rc;
+}
+
+/* next_volume - the span function: a volume filled; NEXT_VOLUME at nsrd
+ * names the volume the save set continues on and its mover (host ""
+ * means the server's own). */
+static int next_volume(void *ctx, uint32_t ssid, const char *pool,
+		       const uint8_t full_volid[16], struct nsr_mmd_next *nx,
+		       struct nsr_buf *err)
+{
+	struct save_run *s = ctx;
+	next_vol_args a;
+	next_vol_res r;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	memset(&r, 0, sizeof(r));
+	a.ssid = ssid;
+	a.pool = (char *)pool;
+	memcpy(a.exclude, full_volid, sizeof(a.exclude));
+	rc = nsr_nsrd_next_volume(s->nsrd, &a, &r);
+	if (rc != NSR_OK) {
+		nsr_buf_addstr(err, nsr_nsrd_errmsg(s->nsrd));
+	} else {
+		snprintf(nx->host, sizeof(nx->host), "%s",
+			 r.mover_host[0] ? r.mover_host : s->o->server);
+		nx->port = r.mover_port;
+		memcpy(nx->volid, r.volid, sizeof(nx->volid));
+		snprintf(nx->volume, sizeof(nx->volume), "%s", r.volume);
+	}
+	xdr_free(NSR_XDR(xdr_next_vol_res), (char *)&r);
+	return rc;
 }
 
 /* to_index - one index entry per saved file. */
@@ -92,10 +131,19 @@ static int to_index(void *arg, const struct nsr_asm_file *f, uint64_t off)
 
 	if (s->o->file)
 		s->o->file(s->o->ctx, f);
-	if (!s->ix)
+	if (!s->ix || s->index_lost)
 		return NSR_OK;
 	nsr_cfi_entry_from_file(&e, f, off);
-	return nsr_ixclnt_add(s->ix, &e);
+	if (nsr_ixclnt_add(s->ix, &e) != NSR_OK) {
+		/* The index is bookkeeping for browsing: losing it must not
+		 * lose the backup.  The data goes on; finish() says so. */
+		s->index_lost = 1;
+		snprintf(s->index_err, sizeof(s->index_err), "%s",
+			 nsr_ixclnt_errmsg(s->ix));
+		warn(s, "the file index connection failed; the save goes on "
+			"without index entries");
+	}
+	return NSR_OK;
 }
 
 /* on_file_error - a per-file problem: to the caller; the save goes on. */
@@ -152,6 +200,7 @@ static int open_paths(struct save_run *s, struct nsr_buf *err)
 		nsr_buf_addstr(err, " (the data mover nsrd chose)");
 		return rc;
 	}
+	nsr_mmd_set_span_fn(s->mmd, next_volume, s);
 	memset(&hdr, 0, sizeof(hdr));
 	hdr.ssid = ss->ssid;
 	memcpy(hdr.longid, ss->longid, 16);
@@ -208,16 +257,19 @@ static int stream(struct save_run *s, char *const *paths, size_t npaths,
 	nsr_saver_free(sv);
 	if (rc != NSR_OK)
 		nsr_buf_addf(err, "save stream failed: %s",
-			     rc == NSR_ERR_STATE
+			     s->mmd_err[0] ? s->mmd_err
+			     : rc == NSR_ERR_STATE
 				     ? "the server settled the save set while "
 				       "this client could not reach it"
 				     : nsr_strerror(rc));
 	return rc;
 }
 
-/* finish - durable on the volume, then the index, then complete. */
+/* finish - durable on the volume, then the index, then complete.  An
+ * index that could not be committed after the data was durable leaves
+ * the save set complete but not browsable (*noindex). */
 static int finish(struct save_run *s, const struct nsr_saver_stats *st,
-		  struct nsr_buf *err)
+		  int *noindex, struct nsr_buf *err)
 {
 	struct nsr_vol_sstail tail = {
 		.bytes = st->stream_bytes,
@@ -229,10 +281,17 @@ static int finish(struct save_run *s, const struct nsr_saver_stats *st,
 	rc = nsr_mmd_ss_end(s->mmd, &tail, &frag, err);
 	if (rc != NSR_OK)
 		return rc;
-	rc = nsr_ixclnt_commit(s->ix);
-	if (rc != NSR_OK)
-		nsr_buf_addf(err, "index commit failed: %s",
-			     nsr_ixclnt_errmsg(s->ix));
+	rc = s->index_lost ? NSR_ERR_RPC : nsr_ixclnt_commit(s->ix);
+	if (rc != NSR_OK) {
+		nsr_buf_addf(err, "the data of save set %u is on its volume, "
+			     "but its file index entries were lost (%s): it "
+			     "can be recovered with recover -S %u, not "
+			     "browsed", s->ss->ssid,
+			     s->index_lost ? s->index_err
+					   : nsr_ixclnt_errmsg(s->ix),
+			     s->ss->ssid);
+		*noindex = 1;
+	}
 	return rc;
 }
 
@@ -288,11 +347,14 @@ int nsr_session_save(const struct nsr_session_save_opts *o,
 	if (rc == NSR_OK)
 		rc = stream(&s, paths, npaths, &r->st, err);
 	if (rc == NSR_OK)
-		rc = finish(&s, &r->st, err);
-	if (rc == NSR_OK) {
-		rc = save_end(&s, 0, r->st.stream_bytes, r->st.files, NULL,
-			      err);
-		r->told_server = rc == NSR_OK;
+		rc = finish(&s, &r->st, &r->no_index, err);
+	if (rc == NSR_OK || r->no_index) {
+		int end = save_end(&s, r->no_index ? SAVE_END_NOINDEX : 0,
+				   r->st.stream_bytes, r->st.files, NULL, err);
+
+		r->told_server = end == NSR_OK;
+		if (rc == NSR_OK)
+			rc = end;
 		goto out;
 	}
 	/* Failed after the save set was made: abort it with the reason. */

@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -346,32 +347,214 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* raise_nofile - RLIMIT_NOFILE soft up to hard: the transport sizes its
+ * connection cap from it (nsr_rpc_server_new), so call this first. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+			errno = 0; /* keep the soft limit; the cap follows it */
+	}
+}
+
+/* count_text - "3,978": n with thousands separators, into buf. */
+static const char *count_text(long n, char *buf, size_t len)
+{
+	char digits[32];
+	size_t nd, o = 0;
+
+	snprintf(digits, sizeof(digits), "%ld", n < 0 ? 0 : n);
+	nd = strlen(digits);
+	for (size_t i = 0; i < nd && o + 2 < len; i++) {
+		if (i > 0 && (nd - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* log_rpc_limits - say which transport bounds are in force. */
+static void log_rpc_limits(struct nsr_daemon *d)
+{
+	struct nsr_rpc_limits l;
+	struct rlimit rl;
+	char c[32], t[32], f[32];
+
+	nsr_rpc_server_limits(d->srv, &l);
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		rl.rlim_cur = 0;
+	nsr_info("connections: at most %s (%s descriptors), %s worker threads, "
+		 "%d per remote address, silent ones closed after %d s, idle "
+		 "ones after %d s", count_text(l.max_conns, c, sizeof(c)),
+		 count_text(rl.rlim_cur == RLIM_INFINITY ? -1
+							  : (long)rl.rlim_cur,
+			    f, sizeof(f)),
+		 count_text(l.max_threads, t, sizeof(t)), l.max_per_peer,
+		 l.grace_sec, l.idle_sec);
+}
+
+/* Transport events seen and not yet logged.  A burst (4,000 silent
+ * connections timing out over a few seconds) becomes one line once it has
+ * been quiet for RPC_LOG_QUIET_MS; events that keep coming are logged
+ * every RPC_LOG_EVERY_MS. */
+#define RPC_LOG_QUIET_MS 1500
+#define RPC_LOG_EVERY_MS 10000
+enum { EV_SILENT, EV_IDLE, EV_STALLED, EV_EVICTED, EV_REFUSED,
+       EV_PEER_EVICTED, EV_PEER_REFUSED, EV_THREADS, EV_THREAD_FAIL, EV_N };
+struct rpc_log {
+	long pending[EV_N];
+	long long first[EV_N]; /* when pending became non-zero */
+	long long last[EV_N];  /* the latest event */
+	char peer[48];
+};
+
+/* rpc_log_line - one line for event kind k with n occurrences. */
+static void rpc_log_line(const struct nsr_rpc_limits *l, int k, long n,
+			 const char *peer)
+{
+	char c[32], m[32];
+
+	count_text(n, c, sizeof(c));
+	switch (k) {
+	case EV_SILENT:
+		nsr_info("closed %s connections that sent nothing within %d s "
+			 "(NSR_RPC_GRACE_SEC)", c, l->grace_sec);
+		break;
+	case EV_IDLE:
+		nsr_info("closed %s connections idle for %d s "
+			 "(NSR_RPC_IDLE_SEC)", c, l->idle_sec);
+		break;
+	case EV_STALLED:
+		nsr_warn("dropped %s connections that stopped sending in the "
+			 "middle of a request for %d s (NSR_RPC_READ_SEC)",
+			 c, l->read_sec);
+		break;
+	case EV_EVICTED:
+		nsr_warn("connection limit %s reached: closed %s silent or "
+			 "idle connections to admit new ones "
+			 "(NSR_RPC_MAX_CONNS)",
+			 count_text(l->max_conns, m, sizeof(m)), c);
+		break;
+	case EV_REFUSED:
+		nsr_warn("connection limit %s reached with every connection "
+			 "busy: refused %s new connections (NSR_RPC_MAX_CONNS)",
+			 count_text(l->max_conns, m, sizeof(m)), c);
+		break;
+	case EV_PEER_EVICTED:
+		nsr_warn("per-address limit %s reached by %s: closed %s of its "
+			 "silent or idle connections (NSR_RPC_MAX_PER_PEER)",
+			 count_text(l->max_per_peer, m, sizeof(m)), peer, c);
+		break;
+	case EV_PEER_REFUSED:
+		nsr_warn("per-address limit %s reached by %s: refused %s new "
+			 "connections (NSR_RPC_MAX_PER_PEER)",
+			 count_text(l->max_per_peer, m, sizeof(m)), peer, c);
+		break;
+	case EV_THREADS:
+		nsr_warn("all %s worker threads busy: %s requests waited for "
+			 "one (NSR_RPC_MAX_THREADS)",
+			 count_text(l->max_threads, m, sizeof(m)), c);
+		break;
+	default:
+		nsr_warn("could not start a worker thread %s times; requests "
+			 "wait for a running one", c);
+		break;
+	}
+}
+
+/* rpc_log_events - collect the transport's events, log the due ones. */
+static void rpc_log_events(struct nsr_daemon *d, struct rpc_log *lg)
+{
+	struct nsr_rpc_limits l;
+	struct nsr_rpc_stats st;
+	long long now = now_ms();
+	long got[EV_N];
+
+	nsr_rpc_server_stats(d->srv, &st, 1);
+	nsr_rpc_server_limits(d->srv, &l);
+	got[EV_SILENT] = st.closed_silent;
+	got[EV_IDLE] = st.closed_idle;
+	got[EV_STALLED] = st.closed_stalled;
+	got[EV_EVICTED] = st.evicted;
+	got[EV_REFUSED] = st.refused;
+	got[EV_PEER_EVICTED] = st.peer_evicted;
+	got[EV_PEER_REFUSED] = st.peer_refused;
+	got[EV_THREADS] = st.thread_waits;
+	got[EV_THREAD_FAIL] = st.thread_fails;
+	if (st.peer_last[0])
+		snprintf(lg->peer, sizeof(lg->peer), "%s", st.peer_last);
+	for (int k = 0; k < EV_N; k++) {
+		if (got[k]) {
+			if (!lg->pending[k])
+				lg->first[k] = now;
+			lg->pending[k] += got[k];
+			lg->last[k] = now;
+		}
+		if (!lg->pending[k] || (now - lg->last[k] < RPC_LOG_QUIET_MS &&
+					now - lg->first[k] < RPC_LOG_EVERY_MS))
+			continue;
+		rpc_log_line(&l, k, lg->pending[k], lg->peer);
+		lg->pending[k] = 0;
+	}
+}
+
+/* accept_failed - the listeners rest ACCEPT_REST_MS; say why, at most
+ * every RPC_LOG_EVERY_MS. */
+#define ACCEPT_REST_MS 200
+static void accept_failed(long long *accept_after, long long *warned)
+{
+	long long now = now_ms();
+
+	*accept_after = now + ACCEPT_REST_MS;
+	if (*warned && now - *warned < RPC_LOG_EVERY_MS)
+		return;
+	*warned = now;
+	if (errno == EMFILE || errno == ENFILE)
+		nsr_warn("cannot accept connections: out of file descriptors "
+			 "with every connection busy; raise the limit (ulimit "
+			 "-n) or lower NSR_RPC_MAX_CONNS");
+	else
+		nsr_warn("cannot accept connections: %s", strerror(errno));
+}
+
 /* run_loop - step 7. */
 static void run_loop(struct nsr_daemon *d, const sigset_t *orig)
 {
 	struct pollfd pfd[20]; /* listeners (<= 16) + wake pipe */
 	long long next_tick = now_ms() + d->ops->tick_ms;
+	long long next_stats = now_ms() + 1000;
+	long long accept_after = 0, warned = 0;
 	int n = nsr_rpc_server_nlisten(d->srv);
+	struct rpc_log lg;
 
+	memset(&lg, 0, sizeof(lg));
 	while (!got_term) {
-		struct timespec ts, *tsp = NULL;
+		struct timespec ts, *tsp = &ts;
+		long long due = next_stats;
+		long long left;
 		int pr;
 
+		/* After a failed accept (out of descriptors with every
+		 * connection busy) the listeners rest, or ppoll would spin. */
 		for (int i = 0; i < n; i++) {
 			pfd[i].fd = nsr_rpc_server_listen_fd(d->srv, i);
+			if (now_ms() < accept_after)
+				pfd[i].fd = -1;
 			pfd[i].events = POLLIN;
 		}
+		if (accept_after > now_ms() && accept_after < due)
+			due = accept_after;
 		pfd[n].fd = wake_pipe[0];
 		pfd[n].events = POLLIN;
-		if (d->ops->tick_ms) {
-			long long left = next_tick - now_ms();
-
-			if (left < 0)
-				left = 0;
-			ts.tv_sec = left / 1000;
-			ts.tv_nsec = (left % 1000) * 1000000;
-			tsp = &ts;
-		}
+		if (d->ops->tick_ms && next_tick < due)
+			due = next_tick;
+		left = NSR_MAX(due - now_ms(), 0);
+		ts.tv_sec = left / 1000;
+		ts.tv_nsec = (left % 1000) * 1000000;
 		pr = ppoll(pfd, (nfds_t)n + 1, tsp, orig);
 		if (pr < 0 && errno != EINTR)
 			nsr_fatal("ppoll: %s", strerror(errno));
@@ -386,12 +569,13 @@ static void run_loop(struct nsr_daemon *d, const sigset_t *orig)
 				d->ops->reload(d);
 		}
 		for (int i = 0; pr > 0 && i < n; i++)
-			if (pfd[i].revents & POLLIN) {
-				int rc = nsr_rpc_server_accept(d->srv, i);
-
-				if (rc == NSR_ERR_LIMIT)
-					nsr_warn("connection refused: too many connections");
-			}
+			if (pfd[i].revents & POLLIN &&
+			    nsr_rpc_server_accept(d->srv, i) == NSR_ERR_SYSTEM)
+				accept_failed(&accept_after, &warned);
+		if (now_ms() >= next_stats) {
+			rpc_log_events(d, &lg);
+			next_stats = now_ms() + 1000;
+		}
 		if (d->ops->tick_ms && now_ms() >= next_tick) {
 			d->ops->tick(d);
 			next_tick = now_ms() + d->ops->tick_ms;
@@ -494,8 +678,9 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 		nsr_fatal("initialisation failed; see the messages above");
 
 	/* 5. Serve and register. */
+	raise_nofile();
 	if (nsr_rpc_server_new(ops->progs, ops->nprogs, &d.srv) != NSR_OK)
-		nsr_fatal("out of memory");
+		nsr_fatal("cannot start the RPC server: %s", strerror(errno));
 	{
 		struct nsr_buf err;
 
@@ -515,6 +700,7 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 		 d.bound_port,
 		 d.naddrs ? " (no authentication yet: only trusted networks)"
 			  : " (loopback only until authentication lands)");
+	log_rpc_limits(&d);
 	if (ops->started && ops->started(&d) != 0)
 		nsr_fatal("start-up failed; see the messages above");
 	if (ready_fd >= 0) {

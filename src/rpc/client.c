@@ -8,8 +8,18 @@
  * long round trip costs nothing per chunk (see the project's RPC notes).
  * Failures of one-way calls are reported by the server in the result of
  * the next ordinary call of the same session.
+ *
+ * nsr_rpc_call_send()/nsr_rpc_call_recv() split a call in two, so a client
+ * can keep a few reply-bearing calls outstanding while its one-way calls
+ * go on (an acknowledgement window).  The server answers the calls of one
+ * connection in order and one-way calls have no reply, so replies arrive
+ * in the order of the calls: the client remembers the outstanding xids in
+ * a small ring (NSR_RPC_PENDING_MAX) and reads the oldest first.
  */
 #include "nsr/compat.h"
+
+#include <poll.h>
+#include <sys/socket.h>
 
 #include "nsr/buf.h"
 #include "nsr/err.h"
@@ -26,6 +36,11 @@ struct nsr_rpc_clnt {
 	int reply_ms;
 	int broken; /* transport failed: every later call fails */
 	char err[512];
+	/* Calls sent by nsr_rpc_call_send whose reply is not read yet. */
+	struct {
+		uint32_t xid, proc;
+	} pend[NSR_RPC_PENDING_MAX];
+	unsigned npend, pend_head; /* count, index of the oldest */
 };
 
 /* connect_timeout - connect timeout in ms: env NSR_CONNECT_TIMEOUT_MS or 5 s. */
@@ -113,16 +128,12 @@ int nsr_rpc_send(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs, void *a
 	return encode_call(c, proc, xargs, args, FALSE);
 }
 
-/* nsr_rpc_call - call and wait for the matching reply. */
-int nsr_rpc_call(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
-		 void *args, xdrproc_t xres, void *res)
+/* recv_reply - read the reply to call xid (procedure proc). */
+static int recv_reply(struct nsr_rpc_clnt *c, uint32_t xid, uint32_t proc,
+		      xdrproc_t xres, void *res)
 {
 	struct rpc_msg r;
-	int rc;
 
-	rc = encode_call(c, proc, xargs, args, TRUE);
-	if (rc)
-		return rc;
 	c->conn.timeout_ms = c->reply_ms;
 	memset(&r, 0, sizeof(r));
 	r.acpted_rply.ar_verf = _null_auth;
@@ -132,7 +143,7 @@ int nsr_rpc_call(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
 	if (!xdrrec_skiprecord(&c->x) || !xdr_replymsg(&c->x, &r))
 		return fail(c, NSR_ERR_RPC, "no valid reply from");
 	c->conn.timeout_ms = 0;
-	if (r.rm_xid != c->xid)
+	if (r.rm_xid != xid)
 		return fail(c, NSR_ERR_PROTO, "out-of-order reply from");
 	if (r.rm_reply.rp_stat != MSG_ACCEPTED) {
 		snprintf(c->err, sizeof(c->err), "%s rejected the call",
@@ -167,6 +178,89 @@ int nsr_rpc_call(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
 		break;
 	}
 	return NSR_ERR_RPC;
+}
+
+/* nsr_rpc_call - call and wait for the matching reply. */
+int nsr_rpc_call(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
+		 void *args, xdrproc_t xres, void *res)
+{
+	int rc;
+
+	if (c->npend > 0) {
+		snprintf(c->err, sizeof(c->err), "%u replies from %s are "
+			 "still to be read", c->npend, c->conn.peer);
+		return NSR_ERR_STATE;
+	}
+	rc = encode_call(c, proc, xargs, args, TRUE);
+	if (rc)
+		return rc;
+	return recv_reply(c, c->xid, proc, xres, res);
+}
+
+/* nsr_rpc_call_send - send a call now; its reply is read later. */
+int nsr_rpc_call_send(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
+		      void *args, uint32_t *xid)
+{
+	unsigned i;
+	int rc;
+
+	*xid = 0;
+	if (c->npend == NSR_RPC_PENDING_MAX) {
+		snprintf(c->err, sizeof(c->err), "%u calls to %s are already "
+			 "waiting for their replies", c->npend, c->conn.peer);
+		return NSR_ERR_LIMIT;
+	}
+	rc = encode_call(c, proc, xargs, args, TRUE);
+	if (rc)
+		return rc;
+	i = (c->pend_head + c->npend) % NSR_RPC_PENDING_MAX;
+	c->pend[i].xid = c->xid;
+	c->pend[i].proc = proc;
+	c->npend++;
+	*xid = c->xid;
+	return NSR_OK;
+}
+
+/* nsr_rpc_call_recv - read the reply to the oldest outstanding call. */
+int nsr_rpc_call_recv(struct nsr_rpc_clnt *c, uint32_t xid, xdrproc_t xres,
+		      void *res)
+{
+	uint32_t proc;
+
+	if (c->npend == 0 || c->pend[c->pend_head].xid != xid) {
+		snprintf(c->err, sizeof(c->err), "call 0x%x to %s is not the "
+			 "oldest one waiting for its reply", xid, c->conn.peer);
+		return NSR_ERR_STATE;
+	}
+	proc = c->pend[c->pend_head].proc;
+	c->pend_head = (c->pend_head + 1) % NSR_RPC_PENDING_MAX;
+	c->npend--;
+	if (c->broken)
+		return NSR_ERR_RPC;
+	return recv_reply(c, xid, proc, xres, res);
+}
+
+/* nsr_rpc_pending - calls sent with nsr_rpc_call_send, reply unread. */
+unsigned nsr_rpc_pending(const struct nsr_rpc_clnt *c)
+{
+	return c->npend;
+}
+
+/* nsr_rpc_closed - 1 if the server has closed this idle connection (an
+ * idle timeout or an eviction): nothing is pending and reading would
+ * return end of file at once.  Then a call can go on a new connection
+ * without the risk of doing it twice: nothing was sent. */
+int nsr_rpc_closed(struct nsr_rpc_clnt *c)
+{
+	struct pollfd p = {.fd = c->conn.fd, .events = POLLIN};
+	char b;
+
+	if (c->broken || c->conn.fd < 0)
+		return 1;
+	if (c->npend > 0 || poll(&p, 1, 0) <= 0)
+		return 0;
+	return recv(c->conn.fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0 ||
+	       (p.revents & (POLLERR | POLLHUP)) != 0;
 }
 
 /* nsr_rpc_peer - "host:port" of the peer. */

@@ -4,7 +4,9 @@
  * Plain TCP today.  TLS (RFC 9289) and authentication plug in here by
  * providing another struct nsr_conn_ops: nothing above this file reads or
  * writes a socket.  Reads honour a per-connection timeout so a silent peer
- * cannot hold a thread forever.
+ * cannot hold a thread forever, and every socket has TCP_USER_TIMEOUT and
+ * keepalives, so a cut link or a vanished host ends a connection within
+ * NSR_TCP_TIMEOUT_MS (2 minutes by default) on both sides.
  */
 #include "nsr/compat.h"
 
@@ -46,7 +48,13 @@ static int tcp_read(struct nsr_conn *c, void *p, int n)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0) {
-			c->err = r == 0 ? NSR_ERR_EOF : NSR_ERR_SYSTEM;
+			/* EAGAIN: SO_RCVTIMEO (server connections) expired. */
+			if (r == 0)
+				c->err = NSR_ERR_EOF;
+			else if (errno == EAGAIN || errno == EWOULDBLOCK)
+				c->err = NSR_ERR_TIMEOUT;
+			else
+				c->err = NSR_ERR_SYSTEM;
 			return -1;
 		}
 		return (int)r;
@@ -65,7 +73,11 @@ static int tcp_write(struct nsr_conn *c, const void *p, int n)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			c->err = NSR_ERR_SYSTEM;
+			/* EAGAIN: SO_SNDTIMEO (server connections). */
+			if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+				c->err = NSR_ERR_TIMEOUT;
+			else
+				c->err = NSR_ERR_SYSTEM;
 			return -1;
 		}
 		s += w;
@@ -86,6 +98,34 @@ static const struct nsr_conn_ops tcp_ops = {
 	.read = tcp_read, .write = tcp_write, .close = tcp_close,
 };
 
+/* tcp_timeout_ms - how long unacknowledged data or a silent peer may
+ * last before the kernel drops the connection: env NSR_TCP_TIMEOUT_MS,
+ * else 2 minutes (a cut link then fails a session in bounded time
+ * instead of after the kernel's 15 minutes of retransmissions). */
+static int tcp_timeout_ms(void)
+{
+	const char *e = getenv("NSR_TCP_TIMEOUT_MS");
+	long v = e && *e ? strtol(e, NULL, 10) : 0;
+
+	return v >= 1000 && v <= 3600000 ? (int)v : 120000;
+}
+
+/* tcp_liveness - TCP_USER_TIMEOUT for data in flight and keepalives for
+ * idle connections, both bounded by tcp_timeout_ms. */
+static void tcp_liveness(int fd)
+{
+	int one = 1, ms = tcp_timeout_ms();
+	int idle = ms / 2000 > 0 ? ms / 2000 : 1, intvl = idle / 4 + 1;
+	int cnt = 4;
+	unsigned user = (unsigned)ms;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user, sizeof(user));
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+}
+
 /* nsr_conn_init_fd - wrap a connected TCP socket. */
 void nsr_conn_init_fd(struct nsr_conn *c, int fd)
 {
@@ -99,6 +139,7 @@ void nsr_conn_init_fd(struct nsr_conn *c, int fd)
 	c->ops = &tcp_ops;
 	c->fd = fd;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	tcp_liveness(fd);
 	if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0) {
 		if (ss.ss_family == AF_INET) {
 			struct sockaddr_in *a = (struct sockaddr_in *)&ss;

@@ -122,6 +122,11 @@ int nsr_peer_connect(struct nsr_peer *p)
 	struct nsr_buf why;
 	int rc, tries = 0;
 
+	/* A connection the server closed while idle (NSR_RPC_IDLE_SEC, an
+	 * eviction at its connection cap) is replaced silently: nothing of
+	 * the next call has been sent on it. */
+	if (p->c && nsr_rpc_closed(p->c))
+		nsr_peer_drop(p);
 	if (p->c)
 		return NSR_OK;
 	nsr_buf_init(&why, PEER_ERR_MAX);

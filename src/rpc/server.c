@@ -1,21 +1,52 @@
 /*
- * server.c - ONC RPC server half of the transport: listeners, one thread
- * per connection, dispatch by (program, version, procedure) tables.
+ * server.c - ONC RPC server half of the transport: listeners, dispatch by
+ * (program, version, procedure) tables, and serving one connection on a
+ * worker thread.  room.c owns where connections wait and which thread
+ * serves them.
+ *
+ * A connection costs a thread only while it has a request in progress.
+ * Accepted connections wait in the waiting room (one epoll set); when bytes
+ * arrive a worker from a bounded pool takes the connection, serves records
+ * for as long as they keep coming (pipelined one-way calls keep their
+ * worker), and hands the connection back to the waiting room as soon as no
+ * byte is left, neither in its XDR buffer nor in the socket.  We hand back
+ * rather than keep the connection until an idle timeout because the bound
+ * that matters is threads per *active* request: 4,000 idle peers must not
+ * need 4,000 threads, and a long save session must not pin one between its
+ * calls.  The price would be one epoll re-arm and two thread wake-ups per
+ * request of a request/reply client; a worker therefore lingers LINGER_MS
+ * for the next request when no other connection waits for a worker, which
+ * keeps round trips as fast as a thread per connection did
+ * (tests/bench/rpc/RESULTS.md).
  *
  * Invariants:
  *  1. requests on one connection are handled one at a time, in order, so a
- *     client's pipelined one-way calls are seen in the order sent;
+ *     client's pipelined one-way calls are seen in the order sent: a
+ *     connection is served by at most one worker at a time (state SC_BUSY),
+ *     and it is handed back only at a record boundary with nothing
+ *     buffered, so no byte of it is ever left in a worker's XDR stream;
  *  2. a procedure never replies unless its handler returned NSR_OK or an
  *     error; NSR_RPC_NOREPLY procedures never write to the socket, so a
  *     pipelining client can never deadlock on unread replies;
  *  3. arguments are decoded with the rpcgen routines, whose bounds are
  *     checked before allocation; anything undecodable gets GARBAGE_ARGS;
- *  4. nsr_rpc_server_free returns only after every connection thread ended.
+ *  4. nsr_rpc_server_free returns only after every worker and the waiting
+ *     room thread ended and every connection is closed;
+ *  5. every connection is on exactly one list, the one its state names
+ *     (silent, idle, ready, busy), and counted in one slot; only
+ *     connections in the waiting room (silent, idle; at shutdown also
+ *     ready) are ever closed by anyone but their worker;
+ *  6. threads never exceed lim.max_threads and open connections never
+ *     exceed lim.max_conns; a ready connection waits for a worker, it is
+ *     never failed for want of one;
+ *  7. a connection's destructor and close run without srv->mu held.
  */
 #include "nsr/compat.h"
 
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -24,30 +55,10 @@
 #include "nsr/err.h"
 #include "nsr/rpc.h"
 #include "rpc_int.h"
+#include "server_int.h"
 
-#define MAX_LISTEN 16 /* 2 ports x (loopback + 6 -a addresses) */
-#define MAX_CONNS 512
-
-struct srv_conn {
-	struct nsr_rpc_server *srv;
-	struct nsr_conn conn;
-	void *data;
-	void (*destroy)(void *);
-	struct srv_conn *next, *prev;
-};
-
-struct nsr_rpc_server {
-	const struct nsr_rpc_prog *progs;
-	size_t nprogs;
-	int lfd[MAX_LISTEN];
-	int nlisten;
-	pthread_mutex_t serial; /* SERIAL procedures */
-	pthread_mutex_t mu;	/* guards conns, nconns, stopping */
-	pthread_cond_t cv;
-	struct srv_conn *conns;
-	int nconns;
-	int stopping;
-};
+#define ACCEPT_BATCH 64
+#define LINGER_MS 2 /* see pending */
 
 struct nsr_rpc_call {
 	struct srv_conn *sc;
@@ -58,6 +69,7 @@ int nsr_rpc_server_new(const struct nsr_rpc_prog *progs, size_t nprogs,
 		       struct nsr_rpc_server **out)
 {
 	struct nsr_rpc_server *s;
+	int rc;
 
 	*out = NULL;
 	s = calloc(1, sizeof(*s));
@@ -68,6 +80,14 @@ int nsr_rpc_server_new(const struct nsr_rpc_prog *progs, size_t nprogs,
 	pthread_mutex_init(&s->serial, NULL);
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
+	rc = srv_room_init(s);
+	if (rc != NSR_OK) {
+		pthread_mutex_destroy(&s->serial);
+		pthread_mutex_destroy(&s->mu);
+		pthread_cond_destroy(&s->cv);
+		free(s);
+		return rc;
+	}
 	*out = s;
 	return NSR_OK;
 }
@@ -93,11 +113,14 @@ int nsr_rpc_server_listen(struct nsr_rpc_server *s, const char *addr, int port,
 		errno = EADDRNOTAVAIL;
 		return NSR_ERR_SYSTEM;
 	}
-	fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* Non-blocking: nsr_rpc_server_accept takes a batch until EAGAIN. */
+	fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		    0);
 	if (fd < 0)
 		goto out;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, res->ai_addr, res->ai_addrlen) != 0 || listen(fd, 128) != 0)
+	if (bind(fd, res->ai_addr, res->ai_addrlen) != 0 ||
+	    listen(fd, SOMAXCONN) != 0)
 		goto out;
 	if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0)
 		goto out;
@@ -134,6 +157,12 @@ int nsr_rpc_server_listen_fd(const struct nsr_rpc_server *s, int i)
 void nsr_rpc_server_lock(struct nsr_rpc_server *s)
 {
 	pthread_mutex_lock(&s->serial);
+}
+
+/* nsr_rpc_server_trylock - take it only if free: 1 taken, 0 busy. */
+int nsr_rpc_server_trylock(struct nsr_rpc_server *s)
+{
+	return pthread_mutex_trylock(&s->serial) == 0;
 }
 
 /* nsr_rpc_server_unlock - release it. */
@@ -252,94 +281,123 @@ static int dispatch(struct srv_conn *sc, XDR *x, struct rpc_msg *msg)
 	return rc;
 }
 
-/* conn_main - thread body: read records until EOF, error or shutdown. */
-static void *conn_main(void *arg)
+/* wk_read - xdrrec read callback: the worker's current connection. */
+static int wk_read(void *h, void *p, int n)
 {
-	struct srv_conn *sc = arg;
-	struct nsr_rpc_server *s = sc->srv;
+	struct srv_worker *w = h;
+
+	return nsr_conn_xdr_read(&w->sc->conn, p, n);
+}
+
+/* wk_write - xdrrec write callback (see wk_read). */
+static int wk_write(void *h, void *p, int n)
+{
+	struct srv_worker *w = h;
+
+	return nsr_conn_xdr_write(&w->sc->conn, p, n);
+}
+
+/* srv_worker_release - free the worker's XDR stream (NULL-safe state). */
+void srv_worker_release(struct srv_worker *w)
+{
+	if (w->have_x)
+		xdr_destroy(&w->x);
+	w->have_x = 0;
+}
+
+/* pending - after a request: 0 if no byte of sc is left in the XDR
+ * buffer or the socket (after a short linger when no other connection
+ * waits for a worker: a request/reply client's next call usually comes
+ * within it, and then wakes this thread directly instead of the room
+ * thread and a worker), 1 if more is there, -1 if the stream failed. */
+static int pending(struct srv_worker *w, struct srv_conn *sc)
+{
+	struct pollfd pfd = {.fd = sc->conn.fd, .events = POLLIN};
+	int linger = atomic_load(&sc->srv->nready) ? 0 : LINGER_MS;
+
+	/* xdrrec_eof skips what is left of the current record (unread
+	 * arguments of a refused call) and says whether the buffer is empty;
+	 * it reads only within the current record.  It also says "empty"
+	 * when that read fails, which leaves the stream mid-record: the
+	 * connection must then close, never go back to the waiting room. */
+	sc->conn.err = NSR_OK;
+	w->x.x_op = XDR_DECODE;
+	if (!xdrrec_eof(&w->x))
+		return 1;
+	if (sc->conn.err != NSR_OK)
+		return -1;
+	return poll(&pfd, 1, linger) != 0;
+}
+
+/*
+ * srv_serve - worker: serve sc's records until none is pending.
+ * SRV_HANDBACK: at a record boundary, nothing buffered (invariant 1);
+ * SRV_CLOSE: EOF, error, timeout, or the handler asked; the worker's XDR
+ * stream is then released, since it may hold half a record.
+ */
+enum srv_served srv_serve(struct srv_worker *w, struct srv_conn *sc)
+{
 	char cred[2 * MAX_AUTH_BYTES];
 	struct rpc_msg msg;
-	XDR x;
+	int rc;
 
-	xdrrec_create(&x, NSR_RPC_BUFSZ, NSR_RPC_BUFSZ, &sc->conn,
-		      nsr_conn_xdr_read, nsr_conn_xdr_write);
+	w->sc = sc;
+	if (!w->have_x) {
+		xdrrec_create(&w->x, NSR_RPC_BUFSZ, NSR_RPC_BUFSZ, w, wk_read,
+			      wk_write);
+		w->have_x = 1;
+	}
 	for (;;) {
-		x.x_op = XDR_DECODE;
-		if (!xdrrec_skiprecord(&x))
+		w->x.x_op = XDR_DECODE;
+		if (!xdrrec_skiprecord(&w->x))
 			break;
 		memset(&msg, 0, sizeof(msg));
 		msg.rm_call.cb_cred.oa_base = cred;
 		msg.rm_call.cb_verf.oa_base = cred + MAX_AUTH_BYTES;
-		if (!xdr_callmsg(&x, &msg) || msg.rm_direction != CALL)
+		if (!xdr_callmsg(&w->x, &msg) || msg.rm_direction != CALL)
 			break;
-		if (dispatch(sc, &x, &msg) != NSR_OK)
+		if (dispatch(sc, &w->x, &msg) != NSR_OK)
 			break;
+		rc = pending(w, sc);
+		if (rc < 0)
+			break;
+		if (rc == 0)
+			return SRV_HANDBACK;
 	}
-	xdr_destroy(&x);
-	if (sc->destroy)
-		sc->destroy(sc->data);
-	pthread_mutex_lock(&s->mu);
-	if (sc->prev)
-		sc->prev->next = sc->next;
-	else
-		s->conns = sc->next;
-	if (sc->next)
-		sc->next->prev = sc->prev;
-	s->nconns--;
-	nsr_conn_close(&sc->conn);
-	pthread_cond_broadcast(&s->cv);
-	pthread_mutex_unlock(&s->mu);
-	free(sc);
-	return NULL;
+	srv_worker_release(w);
+	return SRV_CLOSE;
 }
 
-/* nsr_rpc_server_accept - accept one connection and start its thread. */
+/* nsr_rpc_server_accept - accept pending connections into the room. */
 int nsr_rpc_server_accept(struct nsr_rpc_server *s, int i)
 {
-	struct srv_conn *sc;
-	pthread_attr_t attr;
-	pthread_t tid;
-	int fd;
+	int rc = NSR_OK;
 
-	fd = accept4(s->lfd[i], NULL, NULL, SOCK_CLOEXEC);
-	if (fd < 0)
-		return NSR_ERR_SYSTEM;
-	pthread_mutex_lock(&s->mu);
-	if (s->stopping || s->nconns >= MAX_CONNS) {
-		pthread_mutex_unlock(&s->mu);
-		close(fd);
-		return NSR_ERR_LIMIT;
+	if (i < 0 || i >= s->nlisten)
+		return NSR_ERR_INVAL;
+	for (int n = 0; n < ACCEPT_BATCH; n++) {
+		int fd = accept4(s->lfd[i], NULL, NULL, SOCK_CLOEXEC);
+		int r;
+
+		if (fd < 0) {
+			if (errno == EINTR)
+				continue;
+			/* Out of descriptors: a waiting connection makes room,
+			 * as at the connection cap (the cap is meant to keep
+			 * this from happening). */
+			if ((errno == EMFILE || errno == ENFILE) &&
+			    srv_room_shed(s) == NSR_OK)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK ||
+			    errno == ECONNABORTED)
+				break;
+			return n > 0 ? rc : NSR_ERR_SYSTEM;
+		}
+		r = srv_room_admit(s, fd);
+		if (r != NSR_OK)
+			rc = r;
 	}
-	sc = calloc(1, sizeof(*sc));
-	if (!sc) {
-		pthread_mutex_unlock(&s->mu);
-		close(fd);
-		return NSR_ERR_NOMEM;
-	}
-	sc->srv = s;
-	nsr_conn_init_fd(&sc->conn, fd);
-	sc->next = s->conns;
-	if (s->conns)
-		s->conns->prev = sc;
-	s->conns = sc;
-	s->nconns++;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, 1024 * 1024);
-	if (pthread_create(&tid, &attr, conn_main, sc) != 0) {
-		s->conns = sc->next;
-		if (sc->next)
-			sc->next->prev = NULL;
-		s->nconns--;
-		pthread_mutex_unlock(&s->mu);
-		pthread_attr_destroy(&attr);
-		close(fd);
-		free(sc);
-		return NSR_ERR_SYSTEM;
-	}
-	pthread_attr_destroy(&attr);
-	pthread_mutex_unlock(&s->mu);
-	return NSR_OK;
+	return rc;
 }
 
 /* nsr_rpc_server_free - close listeners, end every connection, free. */
@@ -349,17 +407,19 @@ void nsr_rpc_server_free(struct nsr_rpc_server *s)
 		return;
 	for (int i = 0; i < s->nlisten; i++)
 		close(s->lfd[i]);
-	pthread_mutex_lock(&s->mu);
-	s->stopping = 1;
-	for (struct srv_conn *sc = s->conns; sc; sc = sc->next)
-		shutdown(sc->conn.fd, SHUT_RDWR);
-	while (s->nconns > 0)
-		pthread_cond_wait(&s->cv, &s->mu);
-	pthread_mutex_unlock(&s->mu);
+	srv_room_stop(s);
+	srv_room_release(s);
 	pthread_mutex_destroy(&s->serial);
 	pthread_mutex_destroy(&s->mu);
 	pthread_cond_destroy(&s->cv);
 	free(s);
+}
+
+/* nsr_rpc_server_limits - the bounds in force. */
+void nsr_rpc_server_limits(const struct nsr_rpc_server *s,
+			   struct nsr_rpc_limits *lim)
+{
+	*lim = s->lim;
 }
 
 /* nsr_rpc_call_peer - "address:port" of the caller. */

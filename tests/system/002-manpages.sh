@@ -14,7 +14,7 @@ for page in "$MAN"/man[158]/*.[158]; do
 done
 
 # The system pages our pages refer to; any other .Xr must be one of ours.
-SYSTEM_PAGES="fdatasync.2 flock.2 lstat.2 sqlite3.1 st.4 sync_file_range.2"
+SYSTEM_PAGES="epoll.7 fdatasync.2 flock.2 lstat.2 sqlite3.1 st.4 sync_file_range.2"
 
 # xrefs PAGE - "name section" of every Xr on PAGE's macro lines.
 xrefs() {

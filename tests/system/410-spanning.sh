@@ -6,6 +6,8 @@
 # by save set id and by path (through the index) gives the tree back.
 # Another save set spans three volumes (head, middle, tail) and comes
 # back.  Two sessions multiplexed on one vtape both span.  Then, with no writable volume left, a save fails naming the pool.
+# No mover relays: the client itself goes on at the next volume's mover,
+# so a full volume's session has ended before the next volume's begins.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 410-spanning
 S=127.0.0.1
@@ -21,6 +23,15 @@ head -c 2000000 /dev/urandom >"$T/two.bin"
 seq 1 20000 >"$T/d/numbers"
 
 admin() { "$BIN/nsradmin" -s $S -i - >/dev/null; }
+# events SSID - what the movers logged of a save set, in order: S started
+# on a volume, R its part on a full volume recorded and that session over
+# (the mover passed nothing on), D done.  No relay reads (SR)...SD.
+events() {
+	grep "nsrmmd.*save set $1 (" "$ROOT/logs/daemon.log" | sed -n \
+		-e 's/.* started on volume .*/S/p' \
+		-e 's/.* on the full volume .* passed none on$/R/p' \
+		-e 's/.*) done: .*/D/p' | tr -d '\n'
+}
 echo 'create type: NSR pool; name: Span' | admin
 for i in 1 2; do
 	nsr_device tape$i vtape "$W/tape$i.vtape"
@@ -43,6 +54,8 @@ headvol=$(awk -v s="$ssid" '$1 == s && $3 ~ /^h/ {print $2}' <<<"$rows")
 full=$("$BIN/mminfo" -s $S -a -q "volume=${headvol:-none},full" -r volume 2>&1)
 echo "$full" | sed 's/^/# mminfo full: /'
 check "the head's volume ${headvol:-none} is marked full" grep -Eq "^ *${headvol:-none} *$" <<<"$full"
+ev=$(events "${ssid:-0}")
+check "no relay: the full volume's session ended before the next began ($ev)" test "$ev" = SRSD
 
 "$BIN/recover" -s $S -q -S "${ssid:-0}" -d "$W/r1" >"$W/r1.out" 2>&1
 check "recover -S of the spanning save set exits 0" test $? -eq 0
@@ -55,7 +68,7 @@ check "recover -a: two.bin intact" cmp -s "$T/two.bin" "$W/r2$T/two.bin"
 check "recover -a: one.bin intact" cmp -s "$T/d/one.bin" "$W/r2$T/d/one.bin"
 [ "$FAILED" = 0 ] || sed 's/^/# recover: /' "$W/r1.out" "$W/r2.out"
 
-# Three volumes: the second mover forwards to a third (head, middle, tail).
+# Three volumes: the client goes on twice (head, middle, tail).
 echo 'create type: NSR pool; name: Span3' | admin
 for i in 3 4 5; do
 	nsr_device tape$i vtape "$W/tape$i.vtape"
@@ -75,6 +88,8 @@ check "with a head, a middle and a tail" \
 "$BIN/recover" -s $S -q -S "${ssid3:-0}" -d "$W/r3" >"$W/r3.out" 2>&1
 check "recover -S over three volumes exits 0" test $? -eq 0
 check "and gives the tree back" "$BIN/nsrtreecmp" "$T3" "$W/r3$T3"
+ev=$(events "${ssid3:-0}")
+check "no relay over three volumes either ($ev)" test "$ev" = SRSRSD
 [ "$FAILED" = 0 ] || sed 's/^/# recover: /' "$W/r3.out"
 
 # Two sessions multiplexed on one vtape, driven straight at its mover:
@@ -116,6 +131,12 @@ for j in 1 2; do
 	check "its head on SPAN06 and tail on SPAN07 read back identical" \
 		cmp -s "$W/mux$j" "$W/mo$j"
 done
+for j in 1 2; do
+	ev=$(events "${M[$j]:-0}")
+	check "multiplexed session $j went on at SPAN07's mover itself ($ev)" test "$ev" = SRSD
+done
+check "no mover continued a save set at another mover" \
+	test "$(grep -c 'nsrmmd.*continues on volume' "$ROOT/logs/daemon.log")" -eq 0
 
 # No writable volume left in the pool: the save fails naming the pool.
 head -c 4000000 /dev/urandom >"$W/big2"

@@ -200,6 +200,9 @@ int main(int argc, char **argv)
 		if (!res.ssid)
 			nsr_error("save of %s failed; nothing was saved",
 				  so.name);
+		else if (res.no_index)
+			nsr_error("save set %u of %s is complete but cannot "
+				  "be browsed", res.ssid, so.name);
 		else if (res.told_server)
 			nsr_error("save of %s failed; save set %u was marked "
 				  "aborted", so.name, res.ssid);

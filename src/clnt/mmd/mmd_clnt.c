@@ -1,9 +1,33 @@
 /*
  * mmd_clnt.c - client calls for nsrmmd, the data mover (label, save
  * sessions, recover sessions; nsrsnmd has its own library, snmd_clnt).
- * It owns the conversion between the media library's structs (struct nsr_vol_*) and the XDR types, the
- * chunking of save-set data into pipelined one-way calls, and the wording
- * of transport errors.  Library code: no logging, no exit.
+ * It owns the conversion between the media library's structs (struct
+ * nsr_vol_*) and the XDR types, the chunking of save-set data into
+ * pipelined one-way calls, the acknowledgement window and replay buffer
+ * of a save session, spanning to the next volume, and the wording of
+ * transport errors.  Library code: no logging, no exit.
+ *
+ * A save session's data: ss_write copies into chunk-sized segments; a
+ * full segment goes out as one one-way MMD_SS_DATA and joins the replay
+ * queue (head..tail, in save-set order).  Every sync_every bytes an
+ * MMD_SS_SYNC is sent with nsr_rpc_call_send; at most sync_depth are
+ * outstanding, and the oldest reply is read before one more is sent, so
+ * data keeps flowing while acknowledgements travel.  A reply's placed
+ * offset frees the segments before it.  A reply of NSR_ERR_EOM (the
+ * volume filled) starts span(): settle the session at the full volume's
+ * mover, ask the caller's span function for the next volume, begin the
+ * next fragment at its mover and send the queue again from the resume
+ * offset.
+ *
+ * Invariants (save session):
+ *  1. the replay queue holds every byte in [acked, sent), in order, and
+ *     fill holds the bytes from sent on that are not sent yet;
+ *  2. acked only grows, never past sent; bytes before acked are placed on
+ *     a volume (or recorded on a full one) and are never sent again;
+ *  3. sent - acked <= NSR_MMD_REPLAY_MAX(every, depth, chunk) after each
+ *     reply is read; a mover that lags more is a protocol error;
+ *  4. while syncs are outstanding no blocking call goes out on the
+ *     connection (replies come in call order).
  */
 #include "nsr/compat.h"
 
@@ -15,13 +39,51 @@
 #include "nsr/rpc.h"
 #include "nsr/rpc/nsrmmd.h"
 
+/* At most this many volumes follow the first in one save session. */
+#define SPANS_MAX (MMD_FRAGS_MAX - 1)
+/* Spare segments kept for reuse. */
+#define SPARES_MAX 8
+
+struct seg {
+	struct seg *next;
+	uint64_t off; /* save-set offset of data[0] */
+	size_t len;
+	char data[];  /* chunk_cap bytes */
+};
+
+struct mmd_sync {
+	uint32_t xid;
+	uint64_t off; /* sent when the sync went out */
+};
+
 struct nsr_mmd {
 	struct nsr_rpc_clnt *c;
-	char *chunk;	  /* pending save-set data */
-	size_t chunk_len; /* bytes pending */
 	size_t chunk_cap; /* size of one data call */
-	uint64_t seq;	  /* next data call number */
+	size_t sync_every;
+	unsigned sync_depth;
+	nsr_mmd_span_fn span_fn;
+	void *span_ctx;
+	/* The save session. */
 	int in_session;
+	struct nsr_vol_sshdr hdr; /* for the next fragment's begin */
+	uint64_t seq;		  /* next data call number at this mover */
+	uint64_t sent;		  /* save-set offset after the last sent byte */
+	uint64_t acked;		  /* placed: everything before is on a volume */
+	uint64_t sync_at;	  /* sent when the last sync went out */
+	struct seg *fill;	  /* not sent yet */
+	struct seg *head, *tail;  /* the replay queue */
+	struct seg *spare;
+	unsigned nspare;
+	struct mmd_sync sync[NSR_MMD_SYNC_DEPTH_MAX];
+	unsigned nsync, sync_head;
+	int eom; /* the mover said its volume is full: span */
+	uint64_t resume;
+	uint32_t frag_seq;
+	uint8_t full_volid[16];
+	char eom_msg[512];
+	unsigned spans;
+	int err; /* sticky failure of the session */
+	char errmsg[1024];
 };
 
 /* why - append printf-formatted text to err (NULL is fine). */
@@ -59,6 +121,20 @@ static int call(struct nsr_mmd *m, uint32_t proc, xdrproc_t xa, void *a,
 	return rc;
 }
 
+/* window_from_env - test knob NSR_TEST_MMD_WINDOW="EVERY,DEPTH[,CHUNK]". */
+static void window_from_env(struct nsr_mmd *m)
+{
+	const char *e = getenv("NSR_TEST_MMD_WINDOW");
+	unsigned long long every = 0, chunk = 0;
+	unsigned depth = 0;
+
+	if (!e || sscanf(e, "%llu,%u,%llu", &every, &depth, &chunk) < 2)
+		return;
+	nsr_mmd_set_window(m, (size_t)every, depth);
+	if (chunk)
+		nsr_mmd_set_chunk(m, (size_t)chunk);
+}
+
 /* nsr_mmd_connect - connect to one mover. */
 int nsr_mmd_connect(const char *host, int port, struct nsr_mmd **out,
 		    struct nsr_buf *err)
@@ -71,25 +147,64 @@ int nsr_mmd_connect(const char *host, int port, struct nsr_mmd **out,
 	if (!m)
 		return NSR_ERR_NOMEM;
 	m->chunk_cap = NSR_MMD_CHUNK_DEFAULT;
+	m->sync_every = NSR_MMD_SYNC_EVERY_DEFAULT;
+	m->sync_depth = NSR_MMD_SYNC_DEPTH_DEFAULT;
 	rc = nsr_rpc_connect(host, port, NSRMMD_PROG, NSRMMD_V1, 0, &m->c,
 			     err);
 	if (rc != NSR_OK) {
 		free(m);
 		return rc;
 	}
+	window_from_env(m);
 	*out = m;
 	return NSR_OK;
+}
+
+/* segs_free - free a list of segments. */
+static void segs_free(struct seg *g)
+{
+	while (g) {
+		struct seg *n = g->next;
+
+		free(g);
+		g = n;
+	}
+}
+
+/* session_drop - free everything a save session holds. */
+static void session_drop(struct nsr_mmd *m)
+{
+	segs_free(m->head);
+	segs_free(m->fill);
+	m->head = m->tail = m->fill = NULL;
+	m->in_session = 0;
 }
 
 /* nsr_mmd_set_chunk - size of one data call. */
 void nsr_mmd_set_chunk(struct nsr_mmd *m, size_t chunk)
 {
-	if (m->chunk_len > 0)
-		return; /* not while data is pending */
+	if (m->in_session)
+		return; /* not while a session holds segments */
 	m->chunk_cap = NSR_MAX(NSR_MIN(chunk, (size_t)MMD_CHUNK_MAX),
 			       (size_t)32768);
-	free(m->chunk);
-	m->chunk = NULL;
+	segs_free(m->spare);
+	m->spare = NULL;
+	m->nspare = 0;
+}
+
+/* nsr_mmd_set_window - acknowledgement window of save sessions. */
+void nsr_mmd_set_window(struct nsr_mmd *m, size_t every, unsigned depth)
+{
+	m->sync_every = NSR_MAX(NSR_MIN(every, (size_t)MMD_CHUNK_MAX * 8),
+				(size_t)32768);
+	m->sync_depth = NSR_MAX(NSR_MIN(depth, NSR_MMD_SYNC_DEPTH_MAX), 1u);
+}
+
+/* nsr_mmd_set_span_fn - who names the next volume at end of medium. */
+void nsr_mmd_set_span_fn(struct nsr_mmd *m, nsr_mmd_span_fn fn, void *ctx)
+{
+	m->span_fn = fn;
+	m->span_ctx = ctx;
 }
 
 /* nsr_mmd_peer - the mover's address. */
@@ -98,13 +213,26 @@ const char *nsr_mmd_peer(const struct nsr_mmd *m)
 	return nsr_rpc_peer(m->c);
 }
 
+/* nsr_mmd_errmsg - words on the save session's failure. */
+const char *nsr_mmd_errmsg(const struct nsr_mmd *m)
+{
+	return m->errmsg[0] ? m->errmsg : nsr_rpc_last_error(m->c);
+}
+
+/* nsr_mmd_spans - volumes the session went on to after its first. */
+unsigned nsr_mmd_spans(const struct nsr_mmd *m)
+{
+	return m->spans;
+}
+
 /* nsr_mmd_close - close and free. */
 void nsr_mmd_close(struct nsr_mmd *m)
 {
 	if (!m)
 		return;
 	nsr_rpc_close(m->c);
-	free(m->chunk);
+	session_drop(m);
+	segs_free(m->spare);
 	free(m);
 }
 
@@ -206,24 +334,16 @@ int nsr_mmd_read_label(struct nsr_mmd *m, struct nsr_vol_label *out,
 	return rc;
 }
 
-/* nsr_mmd_ss_begin - MMD_SS_BEGIN. */
-int nsr_mmd_ss_begin(struct nsr_mmd *m, const struct nsr_vol_sshdr *hdr,
-		     const uint8_t volid[16], const struct nsr_vol_span *sp,
-		     struct nsr_buf *err)
+/* begin_call - MMD_SS_BEGIN of a fragment of m->hdr on volid. */
+static int begin_call(struct nsr_mmd *m, const uint8_t volid[16],
+		      uint32_t frag_seq, uint64_t ss_offset,
+		      struct nsr_buf *err)
 {
+	const struct nsr_vol_sshdr *hdr = &m->hdr;
 	mmd_begin_args a;
 	nsr_void_res r;
 	int rc;
 
-	if (m->in_session) {
-		why(err, "a save session is already open on this connection");
-		return NSR_ERR_BUSY;
-	}
-	if (!m->chunk) {
-		m->chunk = malloc(m->chunk_cap);
-		if (!m->chunk)
-			return NSR_ERR_NOMEM;
-	}
 	memset(&a, 0, sizeof(a));
 	memset(&r, 0, sizeof(r));
 	a.ssid = hdr->ssid;
@@ -236,24 +356,203 @@ int nsr_mmd_ss_begin(struct nsr_mmd *m, const struct nsr_vol_sshdr *hdr,
 	a.browse_time = hdr->browse_time;
 	a.retention_time = hdr->retention_time;
 	memcpy(a.volid, volid, sizeof(a.volid));
-	a.frag_seq = sp ? sp->frag_seq : 0;
-	a.ss_offset = sp ? sp->ss_offset : 0;
+	a.frag_seq = frag_seq;
+	a.ss_offset = ss_offset;
 	rc = call(m, MMD_SS_BEGIN, NSR_XDR(xdr_mmd_begin_args), &a,
 		  NSR_XDR(xdr_nsr_void_res), &r, err);
 	if (rc != NSR_OK)
 		return rc;
 	rc = status_rc(&r.st, err);
 	xdr_free(NSR_XDR(xdr_nsr_void_res), (char *)&r);
-	if (rc == NSR_OK) {
-		m->in_session = 1;
-		m->seq = 0;
-		m->chunk_len = 0;
-	}
 	return rc;
 }
 
-/* send_chunk - one one-way MMD_SS_DATA with the pending bytes. */
-static int send_chunk(struct nsr_mmd *m, const void *p, size_t len)
+/* nsr_mmd_ss_begin - MMD_SS_BEGIN of the session's first fragment. */
+int nsr_mmd_ss_begin(struct nsr_mmd *m, const struct nsr_vol_sshdr *hdr,
+		     const uint8_t volid[16], const struct nsr_vol_span *sp,
+		     struct nsr_buf *err)
+{
+	int rc;
+
+	if (m->in_session) {
+		why(err, "a save session is already open on this connection");
+		return NSR_ERR_BUSY;
+	}
+	session_drop(m);
+	m->hdr = *hdr;
+	rc = begin_call(m, volid, sp ? sp->frag_seq : 0,
+			sp ? sp->ss_offset : 0, err);
+	if (rc != NSR_OK)
+		return rc;
+	m->in_session = 1;
+	m->seq = 0;
+	m->sent = m->acked = m->sync_at = sp ? sp->ss_offset : 0;
+	m->nsync = m->sync_head = 0;
+	m->eom = 0;
+	m->spans = 0;
+	m->err = NSR_OK;
+	m->errmsg[0] = '\0';
+	return NSR_OK;
+}
+
+/* sfail - make rc the session's sticky failure, with words. */
+static int sfail(struct nsr_mmd *m, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int sfail(struct nsr_mmd *m, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (m->err != NSR_OK)
+		return m->err;
+	va_start(ap, fmt);
+	vsnprintf(m->errmsg, sizeof(m->errmsg), fmt, ap);
+	va_end(ap);
+	m->err = rc;
+	return rc;
+}
+
+/* seg_new - a segment for data from save-set offset off. */
+static struct seg *seg_new(struct nsr_mmd *m, uint64_t off)
+{
+	struct seg *g = m->spare;
+
+	if (g) {
+		m->spare = g->next;
+		m->nspare--;
+	} else {
+		g = malloc(sizeof(*g) + m->chunk_cap);
+		if (!g)
+			return NULL;
+	}
+	g->next = NULL;
+	g->off = off;
+	g->len = 0;
+	return g;
+}
+
+/* seg_put - give a segment back (kept for reuse, bounded). */
+static void seg_put(struct nsr_mmd *m, struct seg *g)
+{
+	if (m->nspare >= SPARES_MAX) {
+		free(g);
+		return;
+	}
+	g->next = m->spare;
+	m->spare = g;
+	m->nspare++;
+}
+
+/* trim - free the queued segments wholly before offset off. */
+static void trim(struct nsr_mmd *m, uint64_t off)
+{
+	while (m->head && m->head->off + m->head->len <= off) {
+		struct seg *g = m->head;
+
+		m->head = g->next;
+		if (!m->head)
+			m->tail = NULL;
+		seg_put(m, g);
+	}
+}
+
+/* replay_max - invariant 3's bound for this connection's settings. */
+static uint64_t replay_max(const struct nsr_mmd *m)
+{
+	return NSR_MMD_REPLAY_MAX((uint64_t)m->sync_every, m->sync_depth,
+				  (uint64_t)m->chunk_cap);
+}
+
+/* take_eom - remember where the save set resumes (first report wins). */
+static void take_eom(struct nsr_mmd *m, const mmd_eom *e, const char *msg)
+{
+	if (m->eom)
+		return;
+	m->eom = 1;
+	m->resume = e->resume;
+	m->frag_seq = e->frag_seq;
+	memcpy(m->full_volid, e->full_volid, sizeof(m->full_volid));
+	snprintf(m->eom_msg, sizeof(m->eom_msg), "%s", msg ? msg : "");
+}
+
+/* recv_sync - read the oldest outstanding sync reply. */
+static int recv_sync(struct nsr_mmd *m)
+{
+	struct mmd_sync *y = &m->sync[m->sync_head];
+	mmd_sync_res r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	rc = nsr_rpc_call_recv(m->c, y->xid, NSR_XDR(xdr_mmd_sync_res), &r);
+	m->sync_head = (m->sync_head + 1) % NSR_MMD_SYNC_DEPTH_MAX;
+	m->nsync--;
+	if (rc != NSR_OK) {
+		xdr_free(NSR_XDR(xdr_mmd_sync_res), (char *)&r);
+		return sfail(m, rc, "%s", nsr_rpc_last_error(m->c));
+	}
+	if (r.st.code == NSR_ERR_EOM && r.eom.spans) {
+		take_eom(m, &r.eom, r.st.msg);
+	} else if (r.st.code != NSR_OK) {
+		rc = sfail(m, r.st.code < 0 ? r.st.code : NSR_ERR_PROTO, "%s",
+			   r.st.msg && *r.st.msg ? r.st.msg
+						 : nsr_strerror(r.st.code));
+	} else if (!m->eom && r.placed > y->off) {
+		rc = sfail(m, NSR_ERR_PROTO, "mover %s says %llu bytes of save "
+			   "set %u are placed, only %llu were sent",
+			   nsr_rpc_peer(m->c), (unsigned long long)r.placed,
+			   m->hdr.ssid, (unsigned long long)y->off);
+	} else if (!m->eom) {
+		if (r.placed > m->acked)
+			m->acked = r.placed;
+		trim(m, m->acked);
+		if (m->sent - m->acked > replay_max(m))
+			rc = sfail(m, NSR_ERR_PROTO, "mover %s has placed save "
+				   "set %u only up to %llu of %llu bytes sent",
+				   nsr_rpc_peer(m->c), m->hdr.ssid,
+				   (unsigned long long)m->acked,
+				   (unsigned long long)m->sent);
+	}
+	xdr_free(NSR_XDR(xdr_mmd_sync_res), (char *)&r);
+	return rc;
+}
+
+/* drain - read every outstanding sync reply. */
+static int drain(struct nsr_mmd *m)
+{
+	int rc = NSR_OK;
+
+	while (m->nsync > 0 && rc == NSR_OK)
+		rc = recv_sync(m);
+	return rc;
+}
+
+/* send_sync - one more MMD_SS_SYNC, the oldest reply read first if the
+ * window is full.  After an end of medium, none is sent. */
+static int send_sync(struct nsr_mmd *m)
+{
+	mmd_sync_args a;
+	unsigned i;
+	int rc;
+
+	if (m->nsync >= m->sync_depth) {
+		rc = recv_sync(m);
+		if (rc != NSR_OK || m->eom)
+			return rc;
+	}
+	a.seq = m->seq;
+	i = (m->sync_head + m->nsync) % NSR_MMD_SYNC_DEPTH_MAX;
+	rc = nsr_rpc_call_send(m->c, MMD_SS_SYNC, NSR_XDR(xdr_mmd_sync_args),
+			       &a, &m->sync[i].xid);
+	if (rc != NSR_OK)
+		return sfail(m, rc, "%s", nsr_rpc_last_error(m->c));
+	m->sync[i].off = m->sent;
+	m->nsync++;
+	m->sync_at = m->sent;
+	return NSR_OK;
+}
+
+/* send_data - one one-way MMD_SS_DATA of len bytes at offset sent, and a
+ * sync when sync_every bytes went out since the last. */
+static int send_data(struct nsr_mmd *m, const void *p, size_t len)
 {
 	mmd_data_args a;
 	int rc;
@@ -262,12 +561,180 @@ static int send_chunk(struct nsr_mmd *m, const void *p, size_t len)
 	a.data.data_len = (u_int)len;
 	a.data.data_val = (char *)p;
 	rc = nsr_rpc_send(m->c, MMD_SS_DATA, NSR_XDR(xdr_mmd_data_args), &a);
-	if (rc == NSR_OK)
-		m->seq++;
+	if (rc != NSR_OK)
+		return sfail(m, rc, "%s", nsr_rpc_last_error(m->c));
+	m->seq++;
+	m->sent += len;
+	if (m->sent - m->sync_at >= m->sync_every)
+		return send_sync(m);
+	return NSR_OK;
+}
+
+/* settle_old - MMD_SS_END at the mover of the full volume: record the
+ * part on it (or not: aborted). */
+static int settle_old(struct nsr_mmd *m, int aborted, struct nsr_buf *err)
+{
+	mmd_end_args a;
+	mmd_end_res r;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	memset(&r, 0, sizeof(r));
+	a.status = aborted ? NSR_VOL_SS_ABORTED : NSR_VOL_SS_OK;
+	rc = call(m, MMD_SS_END, NSR_XDR(xdr_mmd_end_args), &a,
+		  NSR_XDR(xdr_mmd_end_res), &r, err);
+	if (rc != NSR_OK)
+		return rc;
+	if (r.st.code == NSR_ERR_EOM && r.eom.spans) {
+		if (r.eom.resume != m->resume) {
+			why(err, "mover %s moved the resume offset of save set "
+			    "%u from %llu to %llu", nsr_rpc_peer(m->c),
+			    m->hdr.ssid, (unsigned long long)m->resume,
+			    (unsigned long long)r.eom.resume);
+			rc = NSR_ERR_PROTO;
+		}
+	} else {
+		rc = status_rc(&r.st, err);
+		if (rc == NSR_OK) {
+			why(err, "mover %s did not settle save set %u",
+			    nsr_rpc_peer(m->c), m->hdr.ssid);
+			rc = NSR_ERR_PROTO;
+		}
+	}
+	xdr_free(NSR_XDR(xdr_mmd_end_res), (char *)&r);
 	return rc;
 }
 
-/* nsr_mmd_ss_write - collect data into chunks and send full ones. */
+/* move_on - the next volume's mover: connect, begin the next fragment
+ * at the resume offset. */
+static int move_on(struct nsr_mmd *m, const struct nsr_mmd_next *nx,
+		   struct nsr_buf *err)
+{
+	struct nsr_rpc_clnt *c = NULL;
+	int rc;
+
+	rc = nsr_rpc_connect(nx->host, nx->port, NSRMMD_PROG, NSRMMD_V1, 0,
+			     &c, err);
+	if (rc != NSR_OK)
+		return rc;
+	nsr_rpc_close(m->c);
+	m->c = c;
+	return begin_call(m, nx->volid, m->frag_seq, m->resume, err);
+}
+
+/* replay - send the queue again from the resume offset (invariant 1). */
+static int replay(struct nsr_mmd *m)
+{
+	struct seg *g, *next;
+	int rc = NSR_OK;
+
+	m->seq = 0;
+	m->acked = m->sent = m->sync_at = m->resume;
+	trim(m, m->resume);
+	for (g = m->head; g && rc == NSR_OK && !m->eom; g = next) {
+		size_t skip = g->off < m->resume ? m->resume - g->off : 0;
+
+		next = g->next; /* g may be freed by an acknowledgement */
+		rc = send_data(m, g->data + skip, g->len - skip);
+	}
+	return rc;
+}
+
+/* span - the mover's volume is full: settle there, get the next volume
+ * from the span function, go on at its mover from the resume offset. */
+static int span(struct nsr_mmd *m)
+{
+	struct nsr_mmd_next nx;
+	struct nsr_buf e;
+	int rc;
+
+	nsr_buf_init(&e, 0);
+	rc = drain(m);
+	if (rc != NSR_OK)
+		goto out;
+	if (m->resume < m->acked || m->resume > m->sent) {
+		rc = sfail(m, NSR_ERR_PROTO, "mover %s: save set %u resumes at "
+			   "%llu, outside the %llu..%llu bytes not yet placed",
+			   nsr_rpc_peer(m->c), m->hdr.ssid,
+			   (unsigned long long)m->resume,
+			   (unsigned long long)m->acked,
+			   (unsigned long long)m->sent);
+		goto out;
+	}
+	memset(&nx, 0, sizeof(nx));
+	if (m->spans >= SPANS_MAX)
+		nsr_buf_addf(&e, "it already spans %u volumes", m->spans + 1);
+	else if (!m->span_fn)
+		nsr_buf_addstr(&e, "this client has no way to ask for "
+			       "another volume");
+	rc = e.len ? NSR_ERR_EOM
+		   : m->span_fn(m->span_ctx, m->hdr.ssid, m->hdr.pool,
+				m->full_volid, &nx, &e);
+	if (rc != NSR_OK) {
+		struct nsr_buf ignore;
+
+		nsr_buf_init(&ignore, 0);
+		settle_old(m, 1, &ignore);
+		nsr_buf_release(&ignore);
+		rc = sfail(m, rc, "%s, and it cannot continue on another "
+			   "volume: %s", m->eom_msg,
+			   e.len ? e.data : nsr_strerror(rc));
+		goto out;
+	}
+	rc = settle_old(m, 0, &e);
+	if (rc == NSR_OK)
+		rc = move_on(m, &nx, &e);
+	if (rc != NSR_OK) {
+		rc = sfail(m, rc, "save set %u cannot continue on volume %s "
+			   "(mover %s:%d): %s", m->hdr.ssid, nx.volume, nx.host,
+			   nx.port, e.len ? e.data : nsr_strerror(rc));
+		goto out;
+	}
+	m->eom = 0;
+	m->spans++;
+	rc = replay(m);
+out:
+	nsr_buf_release(&e);
+	return rc;
+}
+
+/* go_on - span as often as the movers report a full volume. */
+static int go_on(struct nsr_mmd *m)
+{
+	int rc = m->err;
+
+	for (unsigned i = 0; rc == NSR_OK && m->eom && i <= SPANS_MAX; i++)
+		rc = span(m);
+	if (rc == NSR_OK && m->eom)
+		rc = sfail(m, NSR_ERR_LIMIT, "save set %u: too many volumes",
+			   m->hdr.ssid);
+	return rc;
+}
+
+/* flush_fill - send the filled segment and queue it for a replay. */
+static int flush_fill(struct nsr_mmd *m)
+{
+	struct seg *g = m->fill;
+	int rc;
+
+	if (!g || g->len == 0)
+		return NSR_OK;
+	rc = go_on(m);
+	if (rc != NSR_OK)
+		return rc;
+	m->fill = NULL;
+	if (m->tail)
+		m->tail->next = g;
+	else
+		m->head = g;
+	m->tail = g;
+	rc = send_data(m, g->data, g->len);
+	if (rc == NSR_OK)
+		rc = go_on(m);
+	return rc;
+}
+
+/* nsr_mmd_ss_write - collect data into segments and send full ones. */
 int nsr_mmd_ss_write(struct nsr_mmd *m, const void *p, size_t len)
 {
 	const char *q = p;
@@ -275,26 +742,26 @@ int nsr_mmd_ss_write(struct nsr_mmd *m, const void *p, size_t len)
 
 	if (!m->in_session)
 		return NSR_ERR_STATE;
-	/* Large writes with nothing pending go out without a copy. */
-	while (m->chunk_len == 0 && len >= m->chunk_cap) {
-		rc = send_chunk(m, q, m->chunk_cap);
-		if (rc != NSR_OK)
-			return rc;
-		q += m->chunk_cap;
-		len -= m->chunk_cap;
-	}
+	if (m->err != NSR_OK)
+		return m->err;
 	while (len > 0) {
-		size_t n = NSR_MIN(len, m->chunk_cap - m->chunk_len);
+		size_t n;
 
-		memcpy(m->chunk + m->chunk_len, q, n);
-		m->chunk_len += n;
+		if (!m->fill) {
+			m->fill = seg_new(m, m->sent);
+			if (!m->fill)
+				return sfail(m, NSR_ERR_NOMEM, "out of memory "
+					     "for the replay buffer");
+		}
+		n = NSR_MIN(len, m->chunk_cap - m->fill->len);
+		memcpy(m->fill->data + m->fill->len, q, n);
+		m->fill->len += n;
 		q += n;
 		len -= n;
-		if (m->chunk_len == m->chunk_cap) {
-			rc = send_chunk(m, m->chunk, m->chunk_len);
+		if (m->fill->len == m->chunk_cap) {
+			rc = flush_fill(m);
 			if (rc != NSR_OK)
 				return rc;
-			m->chunk_len = 0;
 		}
 	}
 	return NSR_OK;
@@ -330,29 +797,15 @@ void nsr_mmd_frag_to_wire(mmd_frag *out, const struct nsr_vol_frag *f)
 	out->complete = f->complete ? TRUE : FALSE;
 }
 
-/* nsr_mmd_ss_end - flush the last chunk, MMD_SS_END. */
-int nsr_mmd_ss_end(struct nsr_mmd *m, const struct nsr_vol_sstail *tail,
-		   struct nsr_vol_frag *frag, struct nsr_buf *err)
+/* end_call - MMD_SS_END with the totals; *eom set if the volume filled
+ * (the reply's NSR_ERR_EOM is taken then, not returned). */
+static int end_call(struct nsr_mmd *m, const struct nsr_vol_sstail *tail,
+		    struct nsr_vol_frag *frag, struct nsr_buf *err)
 {
 	mmd_end_args a;
 	mmd_end_res r;
 	int rc;
 
-	if (frag)
-		memset(frag, 0, sizeof(*frag));
-	if (!m->in_session) {
-		why(err, "no save session is open on this connection");
-		return NSR_ERR_STATE;
-	}
-	m->in_session = 0;
-	if (m->chunk_len > 0) {
-		rc = send_chunk(m, m->chunk, m->chunk_len);
-		m->chunk_len = 0;
-		if (rc != NSR_OK) {
-			why(err, "%s", nsr_rpc_last_error(m->c));
-			return rc;
-		}
-	}
 	memset(&r, 0, sizeof(r));
 	a.bytes = tail->bytes;
 	a.files = tail->files;
@@ -361,10 +814,49 @@ int nsr_mmd_ss_end(struct nsr_mmd *m, const struct nsr_vol_sstail *tail,
 		  NSR_XDR(xdr_mmd_end_res), &r, err);
 	if (rc != NSR_OK)
 		return rc;
-	rc = status_rc(&r.st, err);
-	if (rc == NSR_OK && frag)
+	if (r.st.code == NSR_ERR_EOM && r.eom.spans)
+		take_eom(m, &r.eom, r.st.msg);
+	else
+		rc = status_rc(&r.st, err);
+	if (rc == NSR_OK && !m->eom && frag)
 		nsr_mmd_frag_from_wire(frag, &r.frag);
 	xdr_free(NSR_XDR(xdr_mmd_end_res), (char *)&r);
+	return rc;
+}
+
+/* nsr_mmd_ss_end - send the rest, MMD_SS_END; span and repeat while the
+ * movers report a full volume. */
+int nsr_mmd_ss_end(struct nsr_mmd *m, const struct nsr_vol_sstail *tail,
+		   struct nsr_vol_frag *frag, struct nsr_buf *err)
+{
+	int rc;
+
+	if (frag)
+		memset(frag, 0, sizeof(*frag));
+	if (!m->in_session) {
+		why(err, "no save session is open on this connection");
+		return NSR_ERR_STATE;
+	}
+	rc = m->err != NSR_OK ? m->err : flush_fill(m);
+	for (unsigned i = 0; rc == NSR_OK && i <= SPANS_MAX + 1; i++) {
+		/* Invariant 4: no END while syncs are outstanding. */
+		rc = drain(m);
+		if (rc == NSR_OK && m->eom) {
+			rc = go_on(m);
+			continue;
+		}
+		if (rc == NSR_OK)
+			rc = end_call(m, tail, frag, err);
+		if (rc != NSR_OK || !m->eom)
+			break;
+		rc = go_on(m);
+	}
+	if (rc == NSR_OK && m->eom)
+		rc = sfail(m, NSR_ERR_LIMIT, "save set %u: too many volumes",
+			   m->hdr.ssid);
+	if (rc != NSR_OK && m->err != NSR_OK)
+		why(err, "%s", m->errmsg);
+	session_drop(m);
 	return rc;
 }
 

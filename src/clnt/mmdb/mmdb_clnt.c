@@ -73,6 +73,12 @@ int mmdb_clnt_new(const char *server, int wait_ms, struct mmdb_clnt **out)
 	return NSR_OK;
 }
 
+/* mmdb_clnt_set_wait - how long (re)connecting may wait. */
+void mmdb_clnt_set_wait(struct mmdb_clnt *c, int wait_ms)
+{
+	nsr_peer_set_wait(c->peer, wait_ms);
+}
+
 /* mmdb_clnt_connect - connect to server:port (0 = locate). */
 int mmdb_clnt_connect(const char *server, int port, struct mmdb_clnt **out,
 		      struct nsr_buf *err)

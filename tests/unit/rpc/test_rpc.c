@@ -1,6 +1,8 @@
 /*
  * test_rpc.c - the RPC transport over loopback: calls and replies,
- * pipelined one-way calls arriving in order before the next call, the
+ * pipelined one-way calls arriving in order before the next call, calls
+ * whose replies are read later (a window of outstanding calls while
+ * one-way calls flow), the
  * standard RPC errors (unknown program, version, procedure, undecodable
  * arguments), reply timeouts, a refused connection naming host and port,
  * per-connection data freed at close, and an orderly server shutdown.
@@ -183,6 +185,69 @@ static void test_pipelined_oneway_then_call(void **state)
 	assert_int_equal(g.conn_data_freed, 1);
 }
 
+/* test_call_window - calls sent with nsr_rpc_call_send between one-way
+ * calls; each reply, read oldest first, counts the one-way calls before
+ * its call; reading out of turn and a plain call meanwhile are refused. */
+static void test_call_window(void **state)
+{
+	struct server s;
+	struct nsr_rpc_clnt *c;
+	loc_get_res r;
+	loc_key k = {.prog = 7, .vers = 1};
+	char name[] = "n";
+	uint32_t xid[40];
+	unsigned n = 0, next = 0;
+
+	NSR_UNUSED(state);
+	memset(&g, 0, sizeof(g));
+	g.in_order = 1;
+	server_start(&s);
+	c = connect_to(s.port, NSREXECD_PROG, NSREXECD_V1);
+	for (int i = 1; i <= 400; i++) {
+		loc_reg_args a = {.prog = 1, .vers = 1, .port = i, .pid = 0, .name = name};
+
+		assert_int_equal(nsr_rpc_send(c, LOC_REGISTER, NSR_XDR(xdr_loc_reg_args), &a),
+				 NSR_OK);
+		if (i % 10 != 0)
+			continue;
+		if (nsr_rpc_pending(c) == 4) {
+			/* Window of 4: the oldest reply before one more call. */
+			memset(&r, 0, sizeof(r));
+			assert_int_equal(nsr_rpc_call_recv(c, xid[next], NSR_XDR(xdr_loc_get_res),
+							   &r), NSR_OK);
+			assert_int_equal(r.port, (int)(next + 1) * 10);
+			xdr_free(NSR_XDR(xdr_loc_get_res), &r);
+			next++;
+		}
+		assert_int_equal(nsr_rpc_call_send(c, LOC_GETPORT, NSR_XDR(xdr_loc_key), &k,
+						   &xid[n]), NSR_OK);
+		n++;
+	}
+	assert_int_equal(nsr_rpc_pending(c), 4);
+	/* Out of turn, and a blocking call while replies are unread. */
+	assert_int_equal(nsr_rpc_call_recv(c, xid[next + 1], NSR_XDR(xdr_loc_get_res), &r),
+			 NSR_ERR_STATE);
+	assert_int_equal(nsr_rpc_call(c, LOC_GETPORT, NSR_XDR(xdr_loc_key), &k,
+				      NSR_XDR(xdr_loc_get_res), &r), NSR_ERR_STATE);
+	while (next < n) {
+		memset(&r, 0, sizeof(r));
+		assert_int_equal(nsr_rpc_call_recv(c, xid[next], NSR_XDR(xdr_loc_get_res), &r),
+				 NSR_OK);
+		assert_int_equal(r.port, (int)(next + 1) * 10);
+		xdr_free(NSR_XDR(xdr_loc_get_res), &r);
+		next++;
+	}
+	assert_int_equal(nsr_rpc_pending(c), 0);
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(nsr_rpc_call(c, LOC_GETPORT, NSR_XDR(xdr_loc_key), &k,
+				      NSR_XDR(xdr_loc_get_res), &r), NSR_OK);
+	assert_int_equal(r.port, 400);
+	assert_true(g.in_order);
+	xdr_free(NSR_XDR(xdr_loc_get_res), &r);
+	nsr_rpc_close(c);
+	server_stop(&s);
+}
+
 static void test_rpc_errors(void **state)
 {
 	struct server s;
@@ -272,6 +337,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pipelined_oneway_then_call),
+		cmocka_unit_test(test_call_window),
 		cmocka_unit_test(test_rpc_errors),
 		cmocka_unit_test(test_connect_refused),
 	};

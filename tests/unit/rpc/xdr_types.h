@@ -47,6 +47,7 @@ static const struct xdr_type xdr_types[] = {
 	/* New types go at the end: fuzz seeds name types by index. */
 	XT(mm_ss_restore_args), XT(next_vol_args), XT(next_vol_res),
 	XT(mm_ss_flags_args), XT(mmd_remove_args), XT(mmd_remove_res),
+	XT(mmd_eom), XT(mmd_sync_args), XT(mmd_sync_res),
 };
 
 #endif

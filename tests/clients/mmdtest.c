@@ -3,6 +3,9 @@
  * system tests (tests/system/4xx-*.sh): ask nsrsnmd for a mover, label,
  * save stdin as a save set, recover a save set to stdout.  Not installed.
  *
+ * save and savetree span like save(1): at the end of a tape volume they
+ * ask nsrd on HOST for the next volume (NEXT_VOLUME).
+ *
  * A fragment is passed around as one word:
  *   volid(32 hex):ssid:seq:ss_offset:file:record:offset:size:complete
  */
@@ -16,6 +19,8 @@
 #include "nsr/err.h"
 #include "nsr/index_clnt.h"
 #include "nsr/mmd_clnt.h"
+#include "nsr/nsrd_clnt.h"
+#include "nsr/rpc.h"
 #include "nsr/snmd_clnt.h"
 #include "nsr/mmdb_clnt.h"
 #include "nsr/saver.h"
@@ -80,6 +85,39 @@ static int frag_parse(const char *s, struct nsr_vol_frag *f)
 	return 0;
 }
 
+/* next_volume - span function: NEXT_VOLUME at nsrd on the host ctx. */
+static int next_volume(void *ctx, uint32_t ssid, const char *pool,
+		       const uint8_t full_volid[16], struct nsr_mmd_next *nx,
+		       struct nsr_buf *err)
+{
+	const char *server = ctx;
+	struct nsr_nsrd *d = NULL;
+	next_vol_args a;
+	next_vol_res r;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	memset(&r, 0, sizeof(r));
+	a.ssid = ssid;
+	a.pool = (char *)pool;
+	memcpy(a.exclude, full_volid, sizeof(a.exclude));
+	rc = nsr_nsrd_open(server, &d, err);
+	if (rc == NSR_OK)
+		rc = nsr_nsrd_next_volume(d, &a, &r);
+	if (rc == NSR_OK) {
+		snprintf(nx->host, sizeof(nx->host), "%s",
+			 r.mover_host[0] ? r.mover_host : server);
+		nx->port = r.mover_port;
+		memcpy(nx->volid, r.volid, sizeof(nx->volid));
+		snprintf(nx->volume, sizeof(nx->volume), "%s", r.volume);
+	} else if (d) {
+		nsr_buf_addstr(err, nsr_nsrd_errmsg(d));
+	}
+	xdr_free(NSR_XDR(xdr_next_vol_res), (char *)&r);
+	nsr_nsrd_close(d);
+	return rc;
+}
+
 /* cmd_save - stdin as save set ssid. */
 static int cmd_save(struct nsr_mmd *m, char **av)
 {
@@ -106,8 +144,10 @@ static int cmd_save(struct nsr_mmd *m, char **av)
 		return fail("begin", rc, &err);
 	while ((n = read(0, buf, sizeof(buf))) > 0) {
 		rc = nsr_mmd_ss_write(m, buf, (size_t)n);
-		if (rc != NSR_OK)
+		if (rc != NSR_OK) {
+			nsr_buf_addstr(&err, nsr_mmd_errmsg(m));
 			return fail("write", rc, &err);
+		}
 		tail.bytes += (uint64_t)n;
 	}
 	tail.files = 1;
@@ -421,6 +461,7 @@ int main(int argc, char **argv)
 	rc = nsr_mmd_connect(argv[2], atoi(argv[3]), &m, &err);
 	if (rc != NSR_OK)
 		return fail("connect", rc, &err);
+	nsr_mmd_set_span_fn(m, next_volume, argv[2]);
 	if (strcmp(argv[1], "label") == 0 && argc >= 7) {
 		rc = nsr_mmd_label(m, argv[4], argv[5],
 				   (uint32_t)strtoul(argv[6], NULL, 10),
