@@ -14,6 +14,7 @@
  */
 #include "nsr/compat.h"
 
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -35,6 +36,8 @@
 
 #define MAX_SLOTS 256
 #define READY_TIMEOUT_MS 10000
+/* A request waits out a restart hold of at most this long. */
+#define HOLD_WAIT_MS 5000
 
 struct snmd {
 	pthread_mutex_t tab_mu, spawn_mu;
@@ -211,7 +214,7 @@ static int snm_mover(void *ctx, void *args, void *res,
 	const char *bad = check_args(a);
 	const struct snmd_slot *owner;
 	struct snmd_slot *s;
-	unsigned wait;
+	unsigned wait, waited = 0;
 	long long now;
 
 	NSR_UNUSED(call);
@@ -220,6 +223,7 @@ static int snm_mover(void *ctx, void *args, void *res,
 			   device, a->dev.media_type, a->dev.path, bad);
 		return NSR_OK;
 	}
+again:
 	pthread_mutex_lock(&x->spawn_mu);
 	pthread_mutex_lock(&x->tab_mu);
 	owner = path_owner(x, a->dev.path, device);
@@ -261,6 +265,19 @@ static int snm_mover(void *ctx, void *args, void *res,
 		goto out;
 	}
 	now = snmd_policy_now();
+	if (!snmd_policy_may_start(s, now, &wait) && wait <= HOLD_WAIT_MS &&
+	    waited + wait <= HOLD_WAIT_MS) {
+		/* A short hold (a mover killed once): the session waits it
+		 * out instead of failing; a crash loop's longer holds fail
+		 * the request with the reason. */
+		pthread_mutex_unlock(&x->tab_mu);
+		pthread_mutex_unlock(&x->spawn_mu);
+		waited += wait;
+		nsr_info("device %s: waiting %u ms for the restart hold of its "
+			 "mover", device, wait);
+		poll(NULL, 0, (int)wait + 10);
+		goto again;
+	}
 	if (!snmd_policy_may_start(s, now, &wait)) {
 		pthread_mutex_unlock(&x->tab_mu);
 		set_status(&r->st, NSR_ERR_AGAIN, "the data mover of device "

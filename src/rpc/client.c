@@ -91,10 +91,16 @@ static int fail(struct nsr_rpc_clnt *c, int rc, const char *what)
 	c->broken = 1;
 	if (c->conn.err == NSR_ERR_TIMEOUT)
 		rc = NSR_ERR_TIMEOUT;
-	snprintf(c->err, sizeof(c->err), "%s %s: %s", what, c->conn.peer,
+	/* The words name the program, the host and port, and the system's
+	 * reason ("Connection timed out" when a cut link ran out
+	 * TCP_USER_TIMEOUT). */
+	snprintf(c->err, sizeof(c->err), "%s %s at %s: %s", what,
+		 nsr_rpc_prog_name(c->prog), c->conn.peer,
 		 c->conn.err == NSR_ERR_TIMEOUT ? "no reply (timed out)"
-		 : c->conn.err == NSR_ERR_EOF   ? "connection closed by peer"
-						: nsr_strerror(rc));
+		 : c->conn.err == NSR_ERR_EOF	? "connection closed by peer"
+		 : c->conn.err == NSR_ERR_SYSTEM && c->conn.sys_errno
+			 ? strerror(c->conn.sys_errno)
+			 : nsr_strerror(rc));
 	return rc;
 }
 

@@ -41,6 +41,7 @@ static int tcp_read(struct nsr_conn *c, void *p, int n)
 				continue;
 			if (pr < 0) {
 				c->err = NSR_ERR_SYSTEM;
+				c->sys_errno = errno;
 				return -1;
 			}
 		}
@@ -55,6 +56,7 @@ static int tcp_read(struct nsr_conn *c, void *p, int n)
 				c->err = NSR_ERR_TIMEOUT;
 			else
 				c->err = NSR_ERR_SYSTEM;
+			c->sys_errno = r < 0 ? errno : 0;
 			return -1;
 		}
 		return (int)r;
@@ -78,6 +80,7 @@ static int tcp_write(struct nsr_conn *c, const void *p, int n)
 				c->err = NSR_ERR_TIMEOUT;
 			else
 				c->err = NSR_ERR_SYSTEM;
+			c->sys_errno = w < 0 ? errno : 0;
 			return -1;
 		}
 		s += w;

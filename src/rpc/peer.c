@@ -157,8 +157,8 @@ int nsr_peer_connect(struct nsr_peer *p)
 /* nsr_peer_fail - a failure on the open connection: say so, close it. */
 int nsr_peer_fail(struct nsr_peer *p, int rc)
 {
-	snprintf(p->err, sizeof(p->err), "%s on host %s (port %d): %s",
-		 nsr_rpc_prog_name(p->prog), p->host, p->port,
+	/* The transport's words name the program, host and port. */
+	snprintf(p->err, sizeof(p->err), "%s",
 		 p->c ? nsr_rpc_last_error(p->c) : nsr_strerror(rc));
 	nsr_peer_drop(p);
 	return rc;

@@ -16,6 +16,7 @@ struct nsr_conn {
 	int fd;
 	int timeout_ms;	   /* read timeout; 0 = wait forever */
 	int err;	   /* last transport error (nsr_err) */
+	int sys_errno;	   /* its errno, when err is NSR_ERR_SYSTEM */
 	int peer_loopback; /* peer address is 127/8 or ::1 */
 	char peer[80];	   /* "address:port" */
 };

@@ -143,17 +143,19 @@ nsr_probe() {
 }
 
 # nsr_wait_answers NAME... - wait until every daemon NAME answers a request
-# (nsr_probe), 20 s at most in all.  A started or registered daemon is not
+# (nsr_probe), 20 s at most in all (NSR_WAIT_ANSWERS_SEC: more, where a
+# test kills daemons so often that their supervisor's back-off grows).  A started or registered daemon is not
 # enough after a restart by another daemon (nsrd restarting its children,
 # nsrd itself restarted): a client run at once can find the old
 # registration or none.  Correct whether or not "-b" waits for children.
 nsr_wait_answers() {
-	local d left end=$((SECONDS + 20))
+	local d left limit=${NSR_WAIT_ANSWERS_SEC:-20} end
+	end=$((SECONDS + limit))
 	for d in "$@"; do
 		while :; do
 			left=$((end - SECONDS))
 			[ $left -gt 0 ] ||
-				die "$d does not answer within 20 s (see $ROOT/logs/daemon.log)"
+				die "$d does not answer within $limit s (see $ROOT/logs/daemon.log)"
 			[ $left -le 5 ] || left=5
 			nsr_probe "$d" $left && break
 			sleep 0.1

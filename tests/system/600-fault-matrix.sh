@@ -1,0 +1,135 @@
+#!/bin/bash
+# 600-fault-matrix: SIGKILL of a process at a random point of a save, round
+# after round, and the invariants a backup administrator relies on checked
+# after each round:
+#   - every save that reported "completed" is complete in the media
+#     database (never lost), and at the end recovers identical;
+#   - nothing is left in progress (the owner settled every session);
+#   - the parallelism slots are free (the next save is admitted at once
+#     with server parallelism 1);
+#   - no in-progress AFTD session file (.part) outlives its session;
+#   - the media database passes its integrity check.
+# The victim is chosen among save (the client), nsrd, nsrmmdbd, nsrindexd,
+# nsrjobd and the data mover.  The seed is printed; replay a run with
+#   NSR_FAULT_SEED=<seed> NSR_FAULT_ROUNDS=<n> ctest -R 600 -V
+# (the default is 12 rounds, about a minute; soak runs raise the count).
+. "$(dirname "$0")/lib.sh"
+nsr_setup 600-fault-matrix
+S=127.0.0.1
+W=$ROOT/work
+SEED=${NSR_FAULT_SEED:-$(( $(date +%s) % 32768 ))}
+ROUNDS=${NSR_FAULT_ROUNDS:-12}
+RANDOM=$SEED
+echo "# seed $SEED, $ROUNDS rounds (replay: NSR_FAULT_SEED=$SEED NSR_FAULT_ROUNDS=$ROUNDS)"
+# A short lease so settling an orphaned session takes seconds (save then
+# renews every lease/4 s).
+export NSR_LEASE_SEC=8
+# A daemon killed again within 10 s of its restart is restarted after a
+# growing back-off (its supervisor sees a crash loop): wait for it.
+export NSR_WAIT_ANSWERS_SEC=90
+mkdir -p "$W/aftd1" "$W/out"
+nsr_start_datazone
+nsr_device aftd1 adv_file "$W/aftd1"
+check "label" "$BIN/nsrmm" -s $S -q -l -y -b Default -f aftd1 Disk.001
+printf '. type: NSR\nupdate parallelism: 1\n' |
+	"$BIN/nsradmin" -s $S -i - >/dev/null 2>&1
+
+VICTIMS=(save nsrd nsrmmdbd nsrindexd nsrjobd nsrmmd)
+acked=()
+
+# in_progress - ssids the media database holds in progress.
+in_progress() {
+	"$BIN/mminfo" -s $S -a -q inprogress -r ssid 2>/dev/null |
+		awk '$1 ~ /^[0-9]+$/ {print $1}'
+}
+
+# mover_pid - pid of the running data mover (nsrsnmd's child), or "".
+mover_pid() {
+	"$BIN/mmdtest" status 127.0.0.1 2>/dev/null | awk '{print $3; exit}'
+}
+
+# kill_victim NAME - SIGKILL it; bring back what an administrator would.
+kill_victim() {
+	local v=$1 p
+	case $v in
+	save) kill -KILL "$spid" 2>/dev/null ;;
+	nsrmmd)
+		p=$(mover_pid)
+		[ -n "$p" ] && kill -KILL "$p" 2>/dev/null ;;
+	nsrd)
+		p=$(cat "$ROOT/logs/nsrd.pid")
+		kill -KILL "$p"
+		for i in $(seq 1 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+		for d in nsrmmdbd nsrindexd nsrjobd; do
+			p=$(cat "$ROOT/logs/$d.pid" 2>/dev/null)
+			for i in $(seq 1 100); do
+				kill -0 "$p" 2>/dev/null || break; sleep 0.1
+			done
+		done
+		nsr_start nsrd ;;
+	*)
+		kill -KILL "$(cat "$ROOT/logs/$v.pid")" 2>/dev/null ;;
+	esac
+}
+
+for r in $(seq 1 "$ROUNDS"); do
+	v=${VICTIMS[$((RANDOM % ${#VICTIMS[@]}))]}
+	mb=$((20 + RANDOM % 300))
+	ms=$((RANDOM % 1500))
+	T=$W/r$r
+	mkdir -p "$T/sub"
+	head -c $((mb * 1000000)) /dev/zero | tr '\0' "$(printf "\\$(printf %o $((97 + r % 26)))")" >"$T/big"
+	for i in 1 2 3; do head -c $((RANDOM * 7)) /dev/urandom >"$T/sub/f$i"; done
+	echo "# round $r: save of $mb MB, kill $v after $ms ms"
+	"$BIN/save" -s $S -q "$T" >"$W/save$r.out" 2>&1 &
+	spid=$!
+	sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"
+	kill_victim "$v"
+	for i in $(seq 1 1200); do kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
+	if kill -0 "$spid" 2>/dev/null; then
+		fail "round $r: save ended within 120 s"
+		kill -KILL "$spid"
+	fi
+	wait "$spid"; rc=$?
+	nsr_wait_answers nsrd nsrmmdbd nsrjobd nsrindexd
+	if [ $rc -eq 0 ]; then
+		acked+=("$r")
+		flags=$("$BIN/mminfo" -s $S -a -q "name=$T" -r sumflags 2>/dev/null |
+			tail -n 1 | tr -d ' ')
+		check "round $r: the acknowledged save set is complete ($flags)" \
+			test "$flags" = cb
+	else
+		sed 's/^/#   save: /' "$W/save$r.out" | tail -n 2
+	fi
+	# Settled: nothing stays in progress (lease 8 s, bounded wait).
+	left=""
+	for i in $(seq 1 300); do
+		left=$(in_progress)
+		[ -z "$left" ] && break
+		sleep 0.1
+	done
+	check "round $r: nothing left in progress${left:+ (still: $left)}" \
+		test -z "$left"
+	# The slot is free: with parallelism 1 a save is admitted at once.
+	check "round $r: the next save is admitted and completes" \
+		"$BIN/save" -s $S -q "$T/sub/f1"
+	parts=$(find "$W/aftd1" -name '*.part' 2>/dev/null)
+	check "round $r: no in-progress session file is left${parts:+ ($parts)}" \
+		test -z "$parts"
+	check "round $r: the media database is consistent" \
+		"$BIN/mmdb_testclnt" -s $S check
+done
+
+# Every acknowledged save set comes back, byte for byte.
+for r in "${acked[@]}"; do
+	rm -rf "$W/out"
+	mkdir -p "$W/out"
+	if "$BIN/recover" -s $S -q -d "$W/out" -a "$W/r$r" >/dev/null 2>&1 &&
+	   "$BIN/nsrtreecmp" "$W/r$r" "$W/out$W/r$r" >/dev/null 2>&1; then
+		ok "round $r: the acknowledged save recovers identical"
+	else
+		fail "round $r: the acknowledged save recovers identical"
+	fi
+done
+echo "# ${#acked[@]} of $ROUNDS saves were acknowledged; seed $SEED"
+nsr_done
