@@ -26,6 +26,12 @@ for i in $(seq 1 200); do
 	sleep 0.05
 done
 check "the save set is in progress" test -n "$ssid"
+# Streaming: its mover has started it (not still inside SAVE_START).
+for i in $(seq 1 100); do
+	grep -q "save set $ssid (.*) started on volume" "$ROOT/logs/daemon.log" && break
+	sleep 0.05
+done
+sleep 0.3
 
 nsrd_pid=$(cat "$ROOT/logs/nsrd.pid")
 kill -KILL "$nsrd_pid"
