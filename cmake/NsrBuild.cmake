@@ -20,6 +20,25 @@ if(NSR_SANITIZE)
   add_link_options(-fsanitize=address,undefined -fno-sanitize-recover=all)
 endif()
 
+# NSR_FUZZ: the whole build tree is a fuzz build.  Every library (and the
+# rpcgen XDR code) is compiled with libFuzzer's coverage instrumentation
+# plus ASan and UBSan, so a fuzz target sees the code it drives, not only
+# its own file.  The fuzz_<name>_lf binaries add libFuzzer's main at link
+# time (tests/CMakeLists.txt); everything else links with fuzzer-no-link,
+# which only needs the sanitizer runtimes.  Needs clang.
+if(NSR_FUZZ)
+  if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR
+      "NSR_FUZZ=ON needs clang (libFuzzer), but the C compiler is "
+      "${CMAKE_C_COMPILER_ID} ${CMAKE_C_COMPILER}.  Configure a fresh build "
+      "directory with clang: CC=clang cmake -S . -B build-fuzz -DNSR_FUZZ=ON")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined
+                      -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=fuzzer-no-link,address,undefined
+                   -fno-sanitize-recover=all)
+endif()
+
 # Our own sources: warnings and the force-included portability header.
 function(nsr_own_flags target)
   target_compile_options(${target} PRIVATE ${NSR_WARN_FLAGS}
