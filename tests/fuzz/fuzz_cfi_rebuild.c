@@ -131,7 +131,10 @@ static void decode_alone(const uint8_t *p, size_t n, int resync,
 	if (nsr_asm_dec_new(&d, &ops, s) != NSR_OK)
 		abort();
 	nsr_asm_dec_resync(d, resync);
-	(void)nsr_asm_dec_feed(d, p, n);
+	/* finish too: after damage, resync queues what follows and may hand
+	 * out the rest of the files only there */
+	if (nsr_asm_dec_feed(d, p, n) == NSR_OK)
+		(void)nsr_asm_dec_finish(d);
 	nsr_asm_dec_free(d);
 }
 
