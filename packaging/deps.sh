@@ -9,7 +9,9 @@ if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 PKGS="build-essential cmake pkg-config libtirpc-dev rpcsvc-proto libsqlite3-dev
       libssl-dev zlib1g-dev uuid-dev"
 if [ "${1:-}" = "--test" ]; then
-	PKGS="$PKGS libcmocka-dev mandoc"
+	# clang + its runtimes (libFuzzer, sanitizers: only a Recommends of
+	# clang, so named) for the fuzz block of run-tests.sh
+	PKGS="$PKGS libcmocka-dev mandoc clang libclang-rt-14-dev"
 fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -q
