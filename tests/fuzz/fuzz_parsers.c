@@ -51,10 +51,13 @@ static void check_readsize(const char *s)
 	for (; *p >= '0' && *p <= '9'; p++)
 		v = add_digit(v, *p - '0');
 	ok = p > s;
-	if (*p == 'k' || *p == 'K')
-		v *= 1024, p++;
-	else if (*p == 'm' || *p == 'M')
-		v *= 1024 * 1024, p++;
+	if (*p == 'k' || *p == 'K') {
+		v *= 1024;
+		p++;
+	} else if (*p == 'm' || *p == 'M') {
+		v *= 1024 * 1024;
+		p++;
+	}
 	ok = ok && *p == '\0' && v >= 1 && v <= ((u128)1 << 40);
 	if (ok != (rc == NSR_OK) || (ok && (u128)got != v) ||
 	    (!ok && (rc != NSR_ERR_INVAL || got != 0)))
