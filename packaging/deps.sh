@@ -23,7 +23,9 @@ libssl-dev       OpenSSL's libcrypto
 zlib1g-dev       zlib
 uuid-dev         libuuid"
 TEST="libcmocka-dev    the unit tests (cmocka)
-mandoc           the man page lint in the system tests"
+mandoc           the man page lint in the system tests
+clang            libFuzzer builds of the fuzz targets (run-tests.sh)
+libclang-rt-14-dev  libFuzzer and clang's sanitizer runtimes (a Recommends of clang)"
 
 echo "deps.sh: for the build:"
 echo "$BUILD" | sed 's/^/  /'

@@ -53,7 +53,7 @@ static uint64_t mono_ns(void *ctx)
 int nsr_readsize_parse(const char *s, size_t *out)
 {
 	char *end = NULL;
-	unsigned long long v;
+	unsigned long long v, unit = 1;
 
 	*out = 0;
 	if (s == NULL || *s < '0' || *s > '9')
@@ -63,15 +63,16 @@ int nsr_readsize_parse(const char *s, size_t *out)
 	if (errno != 0)
 		return NSR_ERR_INVAL;
 	if (*end == 'k' || *end == 'K') {
-		v *= 1024;
+		unit = 1024;
 		end++;
 	} else if (*end == 'm' || *end == 'M') {
-		v *= 1024 * 1024;
+		unit = 1024 * 1024;
 		end++;
 	}
-	if (*end != '\0' || v == 0 || v > (1ull << 40))
+	/* bound before multiplying: a huge count of K must not wrap */
+	if (*end != '\0' || v == 0 || v > (1ull << 40) / unit)
 		return NSR_ERR_INVAL;
-	*out = (size_t)v;
+	*out = (size_t)(v * unit);
 	return NSR_OK;
 }
 

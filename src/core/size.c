@@ -56,7 +56,13 @@ int nsr_size_parse(const char *text, long long *out)
 	if (shift && whole > (1ULL << (63 - shift)))
 		return NSR_ERR_TOOBIG;
 	whole <<= shift;
-	frac = (frac << shift) / fscale;
+	/* frac * 2^shift / fscale in two steps: frac < 2^20, so frac << 50
+	 * would wrap ("0.123456 PB") */
+	if (shift > 40)
+		frac = ((frac << 40) / fscale << (shift - 40)) +
+		       (((frac << 40) % fscale) << (shift - 40)) / fscale;
+	else
+		frac = (frac << shift) / fscale;
 	if (whole + frac < whole || whole + frac > (unsigned long long)LLONG_MAX)
 		return NSR_ERR_TOOBIG;
 	*out = (long long)(whole + frac);

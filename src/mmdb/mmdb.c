@@ -1181,7 +1181,7 @@ int mmdb_frag_by_volume(struct mmdb *db, const uint8_t volid[16],
 	struct ssrec *r = malloc(sizeof(*r));
 	struct mmdb_view *v = NULL;
 	struct mmdb_bt_cur cur;
-	uint32_t volno;
+	uint32_t volno = 0;
 	uint8_t k[8];
 	int rc = NSR_ERR_NOMEM;
 

@@ -52,12 +52,12 @@ static int on_begin(void *arg, const struct nsr_vol_sshdr *h,
 static int on_data(void *arg, uint32_t ssid, const void *p, size_t len)
 {
 	const uint8_t *q = p;
-	volatile uint8_t x = 0;
+	static volatile uint8_t x;
 
 	NSR_UNUSED(arg);
 	NSR_UNUSED(ssid);
 	if (len > 0)
-		x ^= q[0] ^ q[len - 1];
+		x = (uint8_t)(x ^ q[0] ^ q[len - 1]);
 	return 0;
 }
 

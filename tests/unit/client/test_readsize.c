@@ -148,6 +148,15 @@ static void test_forced(void **state)
 	assert_int_equal(nsr_readsize_parse("-5", &v), NSR_ERR_INVAL);
 	assert_int_equal(nsr_readsize_parse("0", &v), NSR_ERR_INVAL);
 	assert_int_equal(nsr_readsize_parse("4KB", &v), NSR_ERR_INVAL);
+	/* a count of K or M whose product wraps 64 bits (found by fuzzing) */
+	assert_int_equal(nsr_readsize_parse("14735777980934040722k", &v),
+			 NSR_ERR_INVAL);
+	assert_int_equal(nsr_readsize_parse("18014398509481985K", &v),
+			 NSR_ERR_INVAL);
+	assert_int_equal(nsr_readsize_parse("17592186044416M", &v),
+			 NSR_ERR_INVAL);
+	assert_int_equal(nsr_readsize_parse("1048576M", &v), NSR_OK);
+	assert_int_equal(v, (size_t)1 << 40);
 }
 
 /* main - run the tests. */

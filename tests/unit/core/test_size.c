@@ -23,6 +23,11 @@ static void test_sizes(void **state)
 	assert_int_equal(n, 1 << 29);
 	assert_int_equal(nsr_size_parse("3B", &n), NSR_OK);
 	assert_int_equal(n, 3);
+	/* five or six decimals of a PB: frac << 50 must not wrap (fuzzing) */
+	assert_int_equal(nsr_size_parse("0.123456 PB", &n), NSR_OK);
+	assert_int_equal(n, 138999098899162LL);
+	assert_int_equal(nsr_size_parse("1.999999P", &n), NSR_OK);
+	assert_int_equal(n, (1LL << 50) + 1125898780942717LL);
 	assert_int_equal(nsr_size_parse("1.", &n), NSR_ERR_SYNTAX);
 	assert_int_equal(nsr_size_parse("GB", &n), NSR_ERR_SYNTAX);
 	assert_int_equal(nsr_size_parse("5 GBx", &n), NSR_ERR_SYNTAX);

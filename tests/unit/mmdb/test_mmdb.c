@@ -840,7 +840,7 @@ static int crash_run(uint64_t n)
 		struct mmdb_saveset s;
 		struct mmdb_volume v;
 		struct mmdb_fragment f;
-		uint32_t cid;
+		uint32_t cid = 0;
 
 		rc = mmdb_txn_begin(db, &t);
 		if (rc != NSR_OK)

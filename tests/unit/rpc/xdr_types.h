@@ -50,4 +50,87 @@ static const struct xdr_type xdr_types[] = {
 	XT(mmd_eom), XT(mmd_sync_args), XT(mmd_sync_res),
 };
 
+/*
+ * Every procedure of every program: the argument and result types the
+ * server and client halves decode (tests/fuzz/fuzz_rpc_record.c walks it).
+ * Add a line here when a .x file gains a procedure.
+ */
+struct xdr_proc {
+	const char *name;
+	uint32_t prog, vers, proc;
+	xdrproc_t args;
+	size_t argsize;
+	xdrproc_t res;
+	size_t ressize;
+};
+
+/* "void" in a procedure's signature: xdr_void and a 1-byte stand-in. */
+typedef char xt_void;
+#define xdr_xt_void xdr_void
+
+#define XP(prog, vers, p, a, r)                                               \
+	{#p, prog, vers, p, NSR_XDR(xdr_##a), sizeof(a), NSR_XDR(xdr_##r),   \
+	 sizeof(r)}
+
+static const struct xdr_proc xdr_procs[] = {
+	XP(NSRD_PROG, NSRD_V1, RES_QUERY, res_query_args, res_list_res),
+	XP(NSRD_PROG, NSRD_V1, RES_CREATE, res_text_args, res_change_res),
+	XP(NSRD_PROG, NSRD_V1, RES_UPDATE, res_text_args, res_change_res),
+	XP(NSRD_PROG, NSRD_V1, RES_DELETE, res_text_args, nsr_void_res),
+	XP(NSRD_PROG, NSRD_V1, SAVE_START, save_start_args, save_start_res),
+	XP(NSRD_PROG, NSRD_V1, SAVE_END, save_end_args, nsr_void_res),
+	XP(NSRD_PROG, NSRD_V1, RECOVER_START, rec_start_args, rec_start_res),
+	XP(NSRD_PROG, NSRD_V1, RECOVER_END, rec_end_args, nsr_void_res),
+	XP(NSRD_PROG, NSRD_V1, LABEL, label_args, label_res),
+	XP(NSRD_PROG, NSRD_V1, MOUNT, label_args, label_res),
+	XP(NSRD_PROG, NSRD_V1, VOL_MODE, vol_mode_args, nsr_void_res),
+	XP(NSRD_PROG, NSRD_V1, VOL_DELETE, vol_del_args, nsr_void_res),
+	XP(NSRD_PROG, NSRD_V1, UNMOUNT, label_args, nsr_void_res),
+	XP(NSRD_PROG, NSRD_V1, NEXT_VOLUME, next_vol_args, next_vol_res),
+	XP(NSREXECD_PROG, NSREXECD_V1, LOC_GETPORT, loc_key, loc_get_res),
+	XP(NSREXECD_PROG, NSREXECD_V1, LOC_REGISTER, loc_reg_args, nsr_void_res),
+	XP(NSREXECD_PROG, NSREXECD_V1, LOC_UNREGISTER, loc_key, nsr_void_res),
+	XP(NSREXECD_PROG, NSREXECD_V1, LOC_DUMP, xt_void, loc_dump_res),
+	XP(NSRINDEXD_PROG, NSRINDEXD_V1, IX_BEGIN, ix_begin_args, nsr_void_res),
+	XP(NSRINDEXD_PROG, NSRINDEXD_V1, IX_ADD, ix_add_args, nsr_void_res),
+	XP(NSRINDEXD_PROG, NSRINDEXD_V1, IX_COMMIT, ix_ss_args, nsr_void_res),
+	XP(NSRINDEXD_PROG, NSRINDEXD_V1, IX_ABORT, ix_ss_args, nsr_void_res),
+	XP(NSRINDEXD_PROG, NSRINDEXD_V1, IX_DELETE, ix_ss_args, nsr_void_res),
+	XP(NSRINDEXD_PROG, NSRINDEXD_V1, IX_LIST, ix_lookup_args, ix_lookup_res),
+	XP(NSRINDEXD_PROG, NSRINDEXD_V1, IX_FIND, ix_lookup_args, ix_lookup_res),
+	XP(NSRJOBD_PROG, NSRJOBD_V1, JOB_CREATE, job_rec, job_create_res),
+	XP(NSRJOBD_PROG, NSRJOBD_V1, JOB_UPDATE, job_update_args, nsr_void_res),
+	XP(NSRJOBD_PROG, NSRJOBD_V1, JOB_LOG, job_log_args, nsr_void_res),
+	XP(NSRJOBD_PROG, NSRJOBD_V1, JOB_QUERY_OPEN, job_query_args, nsr_void_res),
+	XP(NSRJOBD_PROG, NSRJOBD_V1, JOB_QUERY_NEXT, job_next_args, job_next_res),
+	XP(NSRJOBD_PROG, NSRJOBD_V1, JOB_PURGE, job_purge_args, job_purge_res),
+	XP(NSRMMD_PROG, NSRMMD_V1, MMD_LABEL, mmd_label_args, mmd_label_res),
+	XP(NSRMMD_PROG, NSRMMD_V1, MMD_READ_LABEL, xt_void, mmd_label_res),
+	XP(NSRMMD_PROG, NSRMMD_V1, MMD_SS_BEGIN, mmd_begin_args, nsr_void_res),
+	XP(NSRMMD_PROG, NSRMMD_V1, MMD_SS_DATA, mmd_data_args, xt_void),
+	XP(NSRMMD_PROG, NSRMMD_V1, MMD_SS_END, mmd_end_args, mmd_end_res),
+	XP(NSRMMD_PROG, NSRMMD_V1, MMD_READ_OPEN, mmd_read_args, nsr_void_res),
+	XP(NSRMMD_PROG, NSRMMD_V1, MMD_READ_NEXT, mmd_next_args, mmd_next_res),
+	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_VOL_GET, mm_name_args, mm_vol_res),
+	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_VOL_GET_BY_ID, mm_volid, mm_vol_res),
+	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_VOL_PUT, mm_volume, nsr_void_res),
+	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_VOL_DELETE, mm_name_args, nsr_void_res),
+	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_VOL_WRITTEN, mm_vol_written_args,
+	   nsr_void_res),
+	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_SS_CREATE, mm_saveset, mm_ss_create_res),
+	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_SS_UPDATE, mm_saveset, nsr_void_res),
+	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_SS_GET, u_int, mm_ss_res),
+	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_SS_DELETE, u_int, nsr_void_res),
+	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_FRAG_ADD, mm_fragment, nsr_void_res),
+	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_FRAG_LIST, u_int, mm_frag_list_res),
+	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_QUERY_OPEN, mm_query_args, nsr_void_res),
+	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_QUERY_NEXT, mm_next_args, mm_next_res),
+	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_CHECK, xt_void, mm_check_res),
+	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_SS_RESTORE, mm_ss_restore_args,
+	   mm_ss_create_res),
+	XP(NSRSNMD_PROG, NSRSNMD_V1, SNM_MOVER, snm_mover_args, snm_mover_res),
+	XP(NSRSNMD_PROG, NSRSNMD_V1, SNM_STATUS, xt_void, snm_status_res),
+	/* New procedures go at the end: fuzz seeds name them by index. */
+};
+
 #endif
