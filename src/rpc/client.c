@@ -139,6 +139,7 @@ static int recv_reply(struct nsr_rpc_clnt *c, uint32_t xid, uint32_t proc,
 		      xdrproc_t xres, void *res)
 {
 	struct rpc_msg r;
+	int ok;
 
 	c->conn.timeout_ms = c->reply_ms;
 	memset(&r, 0, sizeof(r));
@@ -146,7 +147,13 @@ static int recv_reply(struct nsr_rpc_clnt *c, uint32_t xid, uint32_t proc,
 	r.acpted_rply.ar_results.where = res;
 	r.acpted_rply.ar_results.proc = xres;
 	c->x.x_op = XDR_DECODE;
-	if (!xdrrec_skiprecord(&c->x) || !xdr_replymsg(&c->x, &r))
+	ok = xdrrec_skiprecord(&c->x) && xdr_replymsg(&c->x, &r);
+	/* A non-empty verifier is allocated by the decoder (we ask for
+	 * none); it overlays other fields in a denied reply. */
+	if (r.rm_reply.rp_stat == MSG_ACCEPTED &&
+	    r.acpted_rply.ar_verf.oa_base != _null_auth.oa_base)
+		free(r.acpted_rply.ar_verf.oa_base);
+	if (!ok)
 		return fail(c, NSR_ERR_RPC, "no valid reply from");
 	c->conn.timeout_ms = 0;
 	if (r.rm_xid != xid)

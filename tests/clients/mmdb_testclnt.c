@@ -462,7 +462,7 @@ static int hold(const char *text, int secs)
 {
 	struct mmdb_clnt *c = connect_or_die();
 	struct mmdb_ss_row rows[7];
-	size_t n;
+	size_t n = 0;
 	int done = 0, rc;
 
 	rc = mmdb_clnt_query_open(c, text, 0, 0);
