@@ -65,6 +65,16 @@ int nsr_session_save(const struct nsr_session_save_opts *o,
 		     char *const *paths, size_t npaths,
 		     struct nsr_session_save_result *r, struct nsr_buf *err);
 
+/* nsr_session_next_volume - the answer a span function (mmd_clnt.h)
+ * gives when a volume fills: NEXT_VOLUME at nsrd d for save set ssid of
+ * pool, never the full volume; a mover host "" from nsrd is server. */
+struct nsr_nsrd;
+struct nsr_mmd_next;
+int nsr_session_next_volume(struct nsr_nsrd *d, const char *server,
+			    uint32_t ssid, const char *pool,
+			    const uint8_t full_volid[16],
+			    struct nsr_mmd_next *nx, struct nsr_buf *err);
+
 /*
  * Recover sessions:
  *   1. nsr_session_recover_open(&opts, &sr, err)   connects to nsrd;

@@ -92,14 +92,13 @@ static int to_mover(void *arg, const void *p, size_t n)
 	return rc;
 }
 
-/* next_volume - the span function: a volume filled; NEXT_VOLUME at nsrd
- * names the volume the save set continues on and its mover (host ""
- * means the server's own). */
-static int next_volume(void *ctx, uint32_t ssid, const char *pool,
-		       const uint8_t full_volid[16], struct nsr_mmd_next *nx,
-		       struct nsr_buf *err)
+/* nsr_session_next_volume - NEXT_VOLUME at nsrd, as a span function's
+ * answer (host "" from nsrd means the server's own). */
+int nsr_session_next_volume(struct nsr_nsrd *d, const char *server,
+			    uint32_t ssid, const char *pool,
+			    const uint8_t full_volid[16],
+			    struct nsr_mmd_next *nx, struct nsr_buf *err)
 {
-	struct save_run *s = ctx;
 	next_vol_args a;
 	next_vol_res r;
 	int rc;
@@ -109,18 +108,29 @@ static int next_volume(void *ctx, uint32_t ssid, const char *pool,
 	a.ssid = ssid;
 	a.pool = (char *)pool;
 	memcpy(a.exclude, full_volid, sizeof(a.exclude));
-	rc = nsr_nsrd_next_volume(s->nsrd, &a, &r);
+	rc = nsr_nsrd_next_volume(d, &a, &r);
 	if (rc != NSR_OK) {
-		nsr_buf_addstr(err, nsr_nsrd_errmsg(s->nsrd));
+		nsr_buf_addstr(err, nsr_nsrd_errmsg(d));
 	} else {
 		snprintf(nx->host, sizeof(nx->host), "%s",
-			 r.mover_host[0] ? r.mover_host : s->o->server);
+			 r.mover_host[0] ? r.mover_host : server);
 		nx->port = r.mover_port;
 		memcpy(nx->volid, r.volid, sizeof(nx->volid));
 		snprintf(nx->volume, sizeof(nx->volume), "%s", r.volume);
 	}
 	xdr_free(NSR_XDR(xdr_next_vol_res), (char *)&r);
 	return rc;
+}
+
+/* next_volume - the save's span function. */
+static int next_volume(void *ctx, uint32_t ssid, const char *pool,
+		       const uint8_t full_volid[16], struct nsr_mmd_next *nx,
+		       struct nsr_buf *err)
+{
+	struct save_run *s = ctx;
+
+	return nsr_session_next_volume(s->nsrd, s->o->server, ssid, pool,
+				       full_volid, nx, err);
 }
 
 /* to_index - one index entry per saved file. */

@@ -21,6 +21,7 @@
 #include "nsr/mmd_clnt.h"
 #include "nsr/nsrd_clnt.h"
 #include "nsr/rpc.h"
+#include "nsr/session.h"
 #include "nsr/snmd_clnt.h"
 #include "nsr/mmdb_clnt.h"
 #include "nsr/saver.h"
@@ -85,35 +86,20 @@ static int frag_parse(const char *s, struct nsr_vol_frag *f)
 	return 0;
 }
 
-/* next_volume - span function: NEXT_VOLUME at nsrd on the host ctx. */
+/* next_volume - span function: NEXT_VOLUME at nsrd on the host ctx,
+ * as save asks it (nsr_session_next_volume). */
 static int next_volume(void *ctx, uint32_t ssid, const char *pool,
 		       const uint8_t full_volid[16], struct nsr_mmd_next *nx,
 		       struct nsr_buf *err)
 {
 	const char *server = ctx;
 	struct nsr_nsrd *d = NULL;
-	next_vol_args a;
-	next_vol_res r;
 	int rc;
 
-	memset(&a, 0, sizeof(a));
-	memset(&r, 0, sizeof(r));
-	a.ssid = ssid;
-	a.pool = (char *)pool;
-	memcpy(a.exclude, full_volid, sizeof(a.exclude));
 	rc = nsr_nsrd_open(server, &d, err);
 	if (rc == NSR_OK)
-		rc = nsr_nsrd_next_volume(d, &a, &r);
-	if (rc == NSR_OK) {
-		snprintf(nx->host, sizeof(nx->host), "%s",
-			 r.mover_host[0] ? r.mover_host : server);
-		nx->port = r.mover_port;
-		memcpy(nx->volid, r.volid, sizeof(nx->volid));
-		snprintf(nx->volume, sizeof(nx->volume), "%s", r.volume);
-	} else if (d) {
-		nsr_buf_addstr(err, nsr_nsrd_errmsg(d));
-	}
-	xdr_free(NSR_XDR(xdr_next_vol_res), (char *)&r);
+		rc = nsr_session_next_volume(d, server, ssid, pool, full_volid,
+					     nx, err);
 	nsr_nsrd_close(d);
 	return rc;
 }
