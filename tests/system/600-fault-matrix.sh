@@ -4,13 +4,17 @@
 # after each round:
 #   - every save that reported "completed" is complete in the media
 #     database (never lost), and at the end recovers identical;
-#   - nothing is left in progress (the owner settled every session);
+#   - nothing is left in progress (the owner settled every session) and
+#     every job is finished;
 #   - the parallelism slots are free (the next save is admitted at once
 #     with server parallelism 1);
 #   - no in-progress AFTD session file (.part) outlives its session;
 #   - the media database passes its integrity check.
-# The victim is chosen among save (the client), nsrd, nsrmmdbd, nsrindexd,
-# nsrjobd and the data mover.  The seed is printed; replay a run with
+# Two rounds in three back up (the victim: save, nsrd, nsrmmdbd,
+# nsrindexd, nsrjobd or the data mover); the others recover a save set
+# acknowledged earlier (the victim: recover, nsrd or the data mover), and
+# then: no job is left active, the slot is free, and the next recover of
+# that save set is identical.  The seed is printed; replay a run with
 #   NSR_FAULT_SEED=<seed> NSR_FAULT_ROUNDS=<n> ctest -R 600 -V
 # (the default is 12 rounds, about a minute; soak runs raise the count).
 . "$(dirname "$0")/lib.sh"
@@ -34,7 +38,31 @@ check "label" "$BIN/nsrmm" -s $S -q -l -y -b Default -f aftd1 Disk.001
 printf '. type: NSR\nupdate parallelism: 1\n' |
 	"$BIN/nsradmin" -s $S -i - >/dev/null 2>&1
 
+# active_jobs - how many jobs nsrjobd has in state ACTIVE.
+active_jobs() {
+	printf 'print job state: active\n' | "$BIN/jobquery" -s $S 2>/dev/null |
+		grep -c "job id:"
+}
+
+# The detector of active jobs detects one: a job is active while a save
+# streams.
+mkdir -p "$W/warm"
+head -c 300000000 /dev/zero | tr '\0' w >"$W/warm/big"
+"$BIN/save" -s $S -q "$W/warm" >/dev/null 2>&1 &
+spid=$!
+seen=0
+for i in $(seq 1 200); do
+	[ "$(active_jobs)" -gt 0 ] && { seen=1; break; }
+	kill -0 "$spid" 2>/dev/null || break
+	sleep 0.05
+done
+wait "$spid"
+check "jobquery shows the active job of a running save" test "$seen" = 1
+check "and none once it ended" test "$(active_jobs)" = 0
+rm -rf "$W/warm"
+
 VICTIMS=(save nsrd nsrmmdbd nsrindexd nsrjobd nsrmmd)
+RVICTIMS=(recover nsrd nsrmmd)
 acked=()
 
 # in_progress - ssids the media database holds in progress.
@@ -52,7 +80,7 @@ mover_pid() {
 kill_victim() {
 	local v=$1 p
 	case $v in
-	save) kill -KILL "$spid" 2>/dev/null ;;
+	save|recover) kill -KILL "$spid" 2>/dev/null ;;
 	nsrmmd)
 		p=$(mover_pid)
 		[ -n "$p" ] && kill -KILL "$p" 2>/dev/null ;;
@@ -72,7 +100,53 @@ kill_victim() {
 	esac
 }
 
+# recover_round R - recover an acknowledged save set, kill a victim.
+recover_round() {
+	local r=$1 a v ms ssid rc left
+	a=${acked[$((RANDOM % ${#acked[@]}))]}
+	v=${RVICTIMS[$((RANDOM % ${#RVICTIMS[@]}))]}
+	ms=$((RANDOM % 1500))
+	ssid=$("$BIN/mminfo" -s $S -a -q "name=$W/r$a" -r ssid 2>/dev/null |
+		awk '$1 ~ /^[0-9]+$/ {print $1; exit}')
+	echo "# round $r: recover of round $a's save set $ssid, kill $v after $ms ms"
+	rm -rf "$W/out"
+	mkdir -p "$W/out"
+	"$BIN/recover" -s $S -q -f -d "$W/out" -S "$ssid" >"$W/rec$r.out" 2>&1 &
+	spid=$!
+	sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"
+	kill_victim "$v"
+	for i in $(seq 1 1200); do kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$spid" 2>/dev/null
+	wait "$spid"; rc=$?
+	nsr_wait_answers nsrd nsrmmdbd nsrjobd nsrindexd
+	# The recover session is settled: its job is no longer active.
+	left=""
+	for i in $(seq 1 100); do
+		left=$(active_jobs)
+		[ "$left" = 0 ] && break
+		sleep 0.1
+	done
+	check "round $r: no job is left active (recover exit $rc; $left active)" \
+		test "$left" = 0
+	mkdir -p "$W/probe$r"
+	echo "$r" >"$W/probe$r/f"
+	check "round $r: the slot is free: a save is admitted and completes" \
+		"$BIN/save" -s $S -q "$W/probe$r"
+	rm -rf "$W/out"
+	mkdir -p "$W/out"
+	if "$BIN/recover" -s $S -q -f -d "$W/out" -S "$ssid" >/dev/null 2>&1 &&
+	   "$BIN/nsrtreecmp" "$W/r$a" "$W/out$W/r$a" >/dev/null 2>&1; then
+		ok "round $r: the next recover of save set $ssid is identical"
+	else
+		fail "round $r: the next recover of save set $ssid is identical"
+	fi
+}
+
 for r in $(seq 1 "$ROUNDS"); do
+	if [ ${#acked[@]} -gt 0 ] && [ $((RANDOM % 3)) = 0 ]; then
+		recover_round "$r"
+		continue
+	fi
 	v=${VICTIMS[$((RANDOM % ${#VICTIMS[@]}))]}
 	mb=$((20 + RANDOM % 300))
 	ms=$((RANDOM % 1500))
@@ -110,9 +184,18 @@ for r in $(seq 1 "$ROUNDS"); do
 	done
 	check "round $r: nothing left in progress${left:+ (still: $left)}" \
 		test -z "$left"
+	jobs=0
+	for i in $(seq 1 100); do
+		jobs=$(active_jobs)
+		[ "$jobs" = 0 ] && break
+		sleep 0.1
+	done
+	check "round $r: every job is finished ($jobs active)" test "$jobs" = 0
 	# The slot is free: with parallelism 1 a save is admitted at once.
+	mkdir -p "$W/probe$r"
+	echo "$r" >"$W/probe$r/f"
 	check "round $r: the next save is admitted and completes" \
-		"$BIN/save" -s $S -q "$T/sub/f1"
+		"$BIN/save" -s $S -q "$W/probe$r"
 	parts=$(find "$W/aftd1" -name '*.part' 2>/dev/null)
 	check "round $r: no in-progress session file is left${parts:+ ($parts)}" \
 		test -z "$parts"
