@@ -92,7 +92,7 @@ check "and shows the usage" grep -q "^usage: jobquery \[-s server\] \[-i file\] 
 check "a bad option exits 2" test $? = 2
 out=$(NSR_PORTMAP_PORT=$(free_port) "$BIN/jobquery" </dev/null 2>&1)
 check "no nsrjobd: exit 1" test $? = 1
-check "and the message says which server" grep -q "cannot reach nsrjobd on localhost" <<<"$out"
+check "and the message says which server" grep -q "cannot reach nsrjobd on host localhost" <<<"$out"
 
 # --- The log codec of job_row (hostile input from the network). ---------
 out=$("$T" codec 2>&1)

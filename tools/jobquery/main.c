@@ -253,8 +253,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (nsr_jobd_open(server, &s.j, &err) != NSR_OK) {
-		fprintf(stderr, "jobquery: cannot reach nsrjobd on %s: %s\n",
-			server ? server : "localhost", err.data);
+		/* The client library's words name nsrjobd and the host. */
+		fprintf(stderr, "jobquery: %s\n", err.data);
 		goto out;
 	}
 	run(&s, in);
