@@ -345,6 +345,21 @@ static int vt_cut(struct nsr_dev *dev, struct vtape *vt)
 	return NSR_OK;
 }
 
+/* bad_spot - test knob NSR_TEST_VTAPE_EIO_AT=N: a damaged spot N bytes
+ * into every vtape, so a record written across it fails with EIO, as a
+ * drive reports a medium error (fault-injection tests).  from/to are
+ * tape positions without the header. */
+static int bad_spot(uint64_t from, uint64_t to)
+{
+	const char *e = getenv("NSR_TEST_VTAPE_EIO_AT");
+	unsigned long long at;
+
+	if (!e || !*e)
+		return 0;
+	at = strtoull(e, NULL, 10);
+	return at > 0 && from <= at && at < to;
+}
+
 /* vt_put - write one entry at pos (data may be NULL for a filemark). */
 static int vt_put(struct nsr_dev *dev, uint32_t kind, const void *p,
 		  uint32_t len)
@@ -360,6 +375,12 @@ static int vt_put(struct nsr_dev *dev, uint32_t kind, const void *p,
 	if (rc != NSR_OK)
 		return rc;
 	used = vt->end - VT_HDR + 2 * VT_ENT + len;
+	if (kind == VT_REC && bad_spot(vt->end - VT_HDR, used)) {
+		errno = EIO;
+		return dev_fail(dev, NSR_ERR_IO, "medium error at byte %" PRIu64
+				" of the tape (NSR_TEST_VTAPE_EIO_AT)",
+				vt->end - VT_HDR);
+	}
 	if (kind == VT_REC && vt->capacity != 0 && used > vt->capacity)
 		return dev_fail(dev, NSR_ERR_EOM,
 				"end of medium (capacity %" PRIu64 " bytes)",

@@ -10,11 +10,13 @@
 #     with server parallelism 1);
 #   - no in-progress AFTD session file (.part) outlives its session;
 #   - the media database passes its integrity check.
-# Two rounds in three back up (the victim: save, nsrd, nsrmmdbd,
+# Most rounds back up (the victim: save, nsrd, nsrmmdbd,
 # nsrindexd, nsrjobd or the data mover); the others recover a save set
 # acknowledged earlier (the victim: recover, nsrd or the data mover), and
 # then: no job is left active, the slot is free, and the next recover of
-# that save set is identical.  The seed is printed; replay a run with
+# that save set is identical.  Some rounds save into a failing medium: a
+# vtape with a bad spot (EIO, NSR_TEST_VTAPE_EIO_AT) or a full AFTD
+# (ENOSPC, a 30 MB tmpfs when run as root).  The seed is printed; replay a run with
 #   NSR_FAULT_SEED=<seed> NSR_FAULT_ROUNDS=<n> ctest -R 600 -V
 # (the default is 12 rounds, about a minute; soak runs raise the count).
 . "$(dirname "$0")/lib.sh"
@@ -32,9 +34,27 @@ export NSR_LEASE_SEC=8
 # growing back-off (its supervisor sees a crash loop): wait for it.
 export NSR_WAIT_ANSWERS_SEC=90
 mkdir -p "$W/aftd1" "$W/out"
+# Media faults: the vtape of pool Tapes has a bad spot 20 MB in (EIO on
+# the write that reaches it); the AFTD of pool Small is a 30 MB file
+# system (ENOSPC), where the test can mount one (root).
+export NSR_TEST_VTAPE_EIO_AT=20000000
+SMALL=""
+mkdir -p "$W/small"
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=30m tmpfs "$W/small" 2>/dev/null; then
+	SMALL=$W/small
+	trap 'umount -l "$W/small" 2>/dev/null; nsr_cleanup' EXIT
+fi
 nsr_start_datazone
 nsr_device aftd1 adv_file "$W/aftd1"
 check "label" "$BIN/nsrmm" -s $S -q -l -y -b Default -f aftd1 Disk.001
+printf 'create type: NSR pool; name: Tapes\ncreate type: NSR pool; name: Small\n' |
+	"$BIN/nsradmin" -s $S -i - >/dev/null 2>&1
+nsr_device vt1 vtape "$W/vt1.vtape"
+if [ -n "$SMALL" ]; then
+	nsr_device small adv_file "$SMALL"
+else
+	echo "# no small file system (not root): no ENOSPC rounds"
+fi
 printf '. type: NSR\nupdate parallelism: 1\n' |
 	"$BIN/nsradmin" -s $S -i - >/dev/null 2>&1
 
@@ -42,6 +62,23 @@ printf '. type: NSR\nupdate parallelism: 1\n' |
 active_jobs() {
 	printf 'print job state: active\n' | "$BIN/jobquery" -s $S 2>/dev/null |
 		grep -c "job id:"
+}
+
+# probe_save R - a small save that must be admitted and complete: the
+# slot is free.  A device whose mover was killed again and again is held
+# by nsrsnmd's crash-loop throttle (see nsrsnmd(8)); while it says so,
+# try again (bounded: 40 s).
+probe_save() {
+	local out i
+	mkdir -p "$W/probe$1"
+	echo "$1" >"$W/probe$1/f"
+	for i in $(seq 1 20); do
+		out=$("$BIN/save" -s $S -q "$W/probe$1" 2>&1) && return 0
+		grep -q "keeps failing right after its start" <<<"$out" || break
+		sleep 2
+	done
+	echo "$out" | sed 's/^/#   probe: /'
+	return 1
 }
 
 # The detector of active jobs detects one: a job is active while a save
@@ -128,10 +165,8 @@ recover_round() {
 	done
 	check "round $r: no job is left active (recover exit $rc; $left active)" \
 		test "$left" = 0
-	mkdir -p "$W/probe$r"
-	echo "$r" >"$W/probe$r/f"
 	check "round $r: the slot is free: a save is admitted and completes" \
-		"$BIN/save" -s $S -q "$W/probe$r"
+		probe_save "$r"
 	rm -rf "$W/out"
 	mkdir -p "$W/out"
 	if "$BIN/recover" -s $S -q -f -d "$W/out" -S "$ssid" >/dev/null 2>&1 &&
@@ -142,9 +177,53 @@ recover_round() {
 	fi
 }
 
+# media_round R - a save into a medium that fails under it: the vtape's
+# bad spot (EIO) or the small AFTD's end (ENOSPC).  The save fails with
+# the device's reason, its save set is not complete, the volume is
+# relabeled for the next such round, and the usual invariants follow.
+media_round() {
+	local r=$1 kind pool dev vol out rc flags
+	if [ -n "$SMALL" ] && [ $((RANDOM % 2)) = 0 ]; then
+		kind=ENOSPC pool=Small dev=small vol=Small.001
+	else
+		kind=EIO pool=Tapes dev=vt1 vol=Tape.001
+	fi
+	echo "# round $r: save of 40 MB into $dev ($kind)"
+	check "round $r: label $vol" "$BIN/nsrmm" -s $S -q -l -y -b $pool \
+		-f $dev -z 256K $vol
+	mkdir -p "$W/m$r"
+	head -c 40000000 /dev/urandom >"$W/m$r/data"
+	out=$("$BIN/save" -s $S -q -b $pool "$W/m$r" 2>&1); rc=$?
+	check "round $r: the save fails ($kind, exit $rc)" test $rc -ne 0
+	check "round $r: saying why: $(tail -n 2 <<<"$out" | head -n 1)" \
+		grep -qiE "medium error|full|no space" <<<"$out"
+	flags=$("$BIN/mminfo" -s $S -a -q "name=$W/m$r" -r sumflags 2>/dev/null |
+		tail -n 1 | tr -d ' ')
+	check "round $r: its save set is aborted ('$flags')" \
+		grep -q a <<<"$flags"
+	rm -f "$W/m$r/data"
+}
+
 for r in $(seq 1 "$ROUNDS"); do
 	if [ ${#acked[@]} -gt 0 ] && [ $((RANDOM % 3)) = 0 ]; then
 		recover_round "$r"
+		continue
+	fi
+	if [ $((RANDOM % 5)) = 0 ]; then
+		media_round "$r"
+		# The common invariants of a round.
+		left=$(in_progress)
+		for i in $(seq 1 300); do
+			[ -z "$left" ] && break
+			sleep 0.1
+			left=$(in_progress)
+		done
+		check "round $r: nothing left in progress${left:+ (still: $left)}" \
+			test -z "$left"
+		check "round $r: every job is finished" test "$(active_jobs)" = 0
+		parts=$(find "$W/aftd1" "$W/small" -name '*.part' 2>/dev/null)
+		check "round $r: no in-progress session file is left${parts:+ ($parts)}" \
+			test -z "$parts"
 		continue
 	fi
 	v=${VICTIMS[$((RANDOM % ${#VICTIMS[@]}))]}
@@ -192,10 +271,8 @@ for r in $(seq 1 "$ROUNDS"); do
 	done
 	check "round $r: every job is finished ($jobs active)" test "$jobs" = 0
 	# The slot is free: with parallelism 1 a save is admitted at once.
-	mkdir -p "$W/probe$r"
-	echo "$r" >"$W/probe$r/f"
 	check "round $r: the next save is admitted and completes" \
-		"$BIN/save" -s $S -q "$W/probe$r"
+		probe_save "$r"
 	parts=$(find "$W/aftd1" -name '*.part' 2>/dev/null)
 	check "round $r: no in-progress session file is left${parts:+ ($parts)}" \
 		test -z "$parts"
