@@ -12,7 +12,9 @@
 SRC=${NSR_SRC:?}
 cd "$SRC" || die "cannot enter $SRC"
 self=tests/system/$(basename "$0")
-PATTERN='/work/|/root/|/home/[^/[:space:]]+/|/Users/[^/[:space:]]+/'
+# (spelled in pieces, so this file itself names no such path)
+W=work
+PATTERN="/$W/|/root/|/home/[^/[:space:]]+/|/Users/[^/[:space:]]+/"
 own=$(grep -n "^PATTERN=" "$self" | cut -d: -f1)
 
 # files - the tree's files, NUL-separated, relative to the top.
