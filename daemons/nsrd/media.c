@@ -278,9 +278,7 @@ int nsrd_label(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 		nsr_status_set(&r->st, NSR_ERR_INVAL, "%s", err.data);
 		goto out;
 	}
-	mc = nsrd_open_mmdb(&r->st);
-	if (!mc)
-		goto out;
+	mc = n->mmdb;
 	if (a->volume[0])
 		snprintf(name, sizeof(name), "%s", a->volume);
 	else if (next_volume_name(n, mc, pool, name, sizeof(name)) != NSR_OK) {
@@ -370,9 +368,7 @@ int nsrd_mount(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 			    "not %s", devname, lab.name, a->volume);
 		goto out;
 	}
-	mc = nsrd_open_mmdb(&r->st);
-	if (!mc)
-		goto out;
+	mc = n->mmdb;
 	if (mmdb_clnt_vol_get(mc, lab.name, &vol) != NSR_OK ||
 	    memcmp(vol.volid, lab.volid, 16) != 0) {
 		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "volume %s on device '%s' is not "
@@ -435,7 +431,6 @@ int nsrd_vol_mode(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	struct nsr_buf err;
 	size_t i;
 
-	NSR_UNUSED(ctx);
 	NSR_UNUSED(call);
 	nsr_buf_init(&err, 0);
 	for (i = 0; i < NSR_ARRAY_SIZE(modes); i++)
@@ -447,9 +442,7 @@ int nsrd_vol_mode(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 			    "notmanual)", a->mode);
 		goto out;
 	}
-	mc = nsrd_open_mmdb(&r->st);
-	if (!mc)
-		goto out;
+	mc = ((struct nsrd *)ctx)->mmdb;
 	if (mmdb_clnt_vol_get(mc, a->volume, &vol) != NSR_OK) {
 		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "no volume %s in the media database",
 			    a->volume);
@@ -602,9 +595,7 @@ int nsrd_vol_delete(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 
 	NSR_UNUSED(call);
 	nsr_buf_init(&err, 0);
-	mc = nsrd_open_mmdb(&r->st);
-	if (!mc)
-		goto out;
+	mc = n->mmdb;
 	if (a->ssid) {
 		if (mmdb_clnt_ss_get(mc, a->ssid, &ss) != NSR_OK) {
 			nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "no save set %u in the media "

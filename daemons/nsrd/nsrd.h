@@ -123,8 +123,5 @@ int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
 const char *nsrd_device_host(const struct nsr_res *dev, char *host,
 			     size_t hlen);
 
-/* nsrd_open_mmdb - the connection to nsrmmdbd (never NULL: failures show
- * in the calls, which wait for a restarting nsrmmdbd). */
-struct mmdb_clnt *nsrd_open_mmdb(nsr_status *st);
 
 #endif /* NSRD_H */

@@ -32,13 +32,6 @@
 #include "nsr/xmalloc.h"
 #include "nsrd.h"
 
-/* nsrd_open_mmdb - the long-lived connection to nsrmmdbd. */
-struct mmdb_clnt *nsrd_open_mmdb(nsr_status *st)
-{
-	NSR_UNUSED(st);
-	return g_nsrd.mmdb;
-}
-
 /* open_jobd - the connection to nsrjobd; jobs are bookkeeping, so a
  * missing nsrjobd is logged by the callers but does not stop a backup. */
 static struct nsr_jobd *open_jobd(void)
@@ -477,7 +470,7 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "pool '%s' does not exist", pool);
 		goto out;
 	}
-	mc = nsrd_open_mmdb(&r->st);
+	mc = n->mmdb;
 	dev = pick_device(n, mc, pool, NULL, &vol, &r->st);
 	if (!dev)
 		goto out;
@@ -583,9 +576,7 @@ int nsrd_next_volume(void *ctx, void *argp, void *resp, struct nsr_rpc_call *cal
 	r->device = nsr_rpc_str("");
 	r->mover_host = nsr_rpc_str("");
 	nsr_buf_init(&err, 0);
-	mc = nsrd_open_mmdb(&r->st);
-	if (!mc)
-		goto out;
+	mc = n->mmdb;
 	dev = pick_device(n, mc, a->pool, (const uint8_t *)a->exclude, &vol, &r->st);
 	if (!dev) {
 		nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
@@ -641,9 +632,7 @@ int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	int browsable = a->status == 0;
 
 	NSR_UNUSED(call);
-	mc = nsrd_open_mmdb(&r->st);
-	if (!mc)
-		goto out;
+	mc = n->mmdb;
 	if (mmdb_clnt_ss_get(mc, a->ssid, &ss) != NSR_OK) {
 		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "save set %u is not in the media "
 			    "database: %s", a->ssid, mmdb_clnt_errmsg(mc));
@@ -718,9 +707,7 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 	r->ss_name = nsr_rpc_str("");
 	r->mover_host = nsr_rpc_str("");
 	nsr_buf_init(&err, 0);
-	mc = nsrd_open_mmdb(&r->st);
-	if (!mc)
-		goto out;
+	mc = n->mmdb;
 	if (mmdb_clnt_ss_get(mc, a->ssid, &ss) != NSR_OK) {
 		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "save set %u is not in the media "
 			    "database", a->ssid);
