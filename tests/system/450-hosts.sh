@@ -18,7 +18,6 @@ S=srv
 W=$ROOT/work
 mkdir -p "$W"
 START=$(date +%s)
-on() { local h=$1; shift; nsr_host_exec "$h" timeout 60 "$@"; }
 
 # --- the network ---------------------------------------------------------
 for a in srv sn1 sn2 cli; do

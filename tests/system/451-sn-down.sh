@@ -16,31 +16,16 @@ S=srv
 W=$ROOT/work
 mkdir -p "$W"
 START=$(date +%s)
-on() { local h=$1; shift; nsr_host_exec "$h" timeout 60 "$@"; }
 BIG_MB=${NSR_TEST_BIG_MB:-384}
 
 nsr_host_start_server srv
 nsr_host_start_storage sn1
 nsr_host_start_client cli
-D1=$ROOT/sn1/aftd1
-mkdir -p "$D1"
-nsr_host_device srv "rd=sn1:$D1" adv_file "$D1"
-check "label SN1.001 on sn1's device" \
-	on srv "$BIN/nsrmm" -s $S -q -l -y -b Default -f "rd=sn1:$D1" SN1.001
+nsr_host_sn1_aftd
 
-# A large file: one random 4 MiB piece repeated (quick to make, and not
-# something a save stream could shrink).
 B=$ROOT/cli/big
-mkdir -p "$B"
-head -c 4194304 /dev/urandom >"$W/piece"
-for (( i = 0; i < BIG_MB / 4; i++ )); do cat "$W/piece"; done >"$B/large.bin"
+nsr_big_file "$B/large.bin" "$BIG_MB"
 
-# shown_complete NAME - mminfo on srv shows a save set of NAME complete
-# (status letter b or r in its summary flags).
-shown_complete() {
-	on srv "$BIN/mminfo" -s $S -q "name=$1" -r "ssid,sumflags" 2>/dev/null |
-		awk '$2 ~ /^[chmt][br]/ {found = 1} END {exit !found}'
-}
 
 # --- kill sn1 mid-save --------------------------------------------------
 on cli "$BIN/save" -s $S -c cli "$B" >"$W/save1.out" 2>&1 &
@@ -69,7 +54,7 @@ else
 	wait $SAVE
 	fail "save ended before sn1 was killed (exit $?): raise NSR_TEST_BIG_MB"
 fi
-expect_fail "mminfo on srv does not show the save set complete" shown_complete "$B"
+expect_fail "mminfo on srv does not show the save set complete" nsr_shown_complete "$B"
 on srv "$BIN/mminfo" -s $S -q "name=$B" -r "ssid,sumflags,name" 2>&1 | sed 's/^/# mminfo: /'
 
 # --- sn1 back: the next save works -------------------------------------
@@ -80,7 +65,7 @@ head -c 1000000 /dev/urandom >"$T/d/r.bin"
 seq 1 10000 >"$T/numbers"
 on cli "$BIN/save" -s $S -c cli "$T" >"$W/save2.out" 2>&1
 check "after sn1 restarts, the next save exits 0" test $? -eq 0
-check "and is shown complete" shown_complete "$T"
+check "and is shown complete" nsr_shown_complete "$T"
 SSID=$(on srv "$BIN/mminfo" -s $S -q "name=$T" -r ssid 2>/dev/null |
 	awk '$1 ~ /^[0-9]+$/ {print $1; exit}')
 on cli "$BIN/recover" -s $S -c cli -S "${SSID:-0}" -d "$W/r" >"$W/rec.out" 2>&1

@@ -20,7 +20,6 @@ S=srv
 W=$ROOT/work
 mkdir -p "$W"
 START=$(date +%s)
-on() { local h=$1; shift; nsr_host_exec "$h" timeout 60 "$@"; }
 BIG_MB=${NSR_TEST_BIG_MB:-384}
 
 export NSR_TCP_TIMEOUT_MS=10000 NSR_PEER_WAIT_MS=10000
@@ -29,22 +28,11 @@ nsr_host_start_server srv
 unset NSR_LEASE_SEC
 nsr_host_start_storage sn1
 nsr_host_start_client cli
-D1=$ROOT/sn1/aftd1
-mkdir -p "$D1"
-nsr_host_device srv "rd=sn1:$D1" adv_file "$D1"
-check "label SN1.001 on sn1's device" \
-	on srv "$BIN/nsrmm" -s $S -q -l -y -b Default -f "rd=sn1:$D1" SN1.001
+nsr_host_sn1_aftd
 
 B=$ROOT/cli/big
-mkdir -p "$B"
-head -c 4194304 /dev/urandom >"$W/piece"
-for (( i = 0; i < BIG_MB / 4; i++ )); do cat "$W/piece"; done >"$B/large.bin"
+nsr_big_file "$B/large.bin" "$BIG_MB"
 
-# shown_complete NAME - mminfo on srv shows a save set of NAME complete.
-shown_complete() {
-	on srv "$BIN/mminfo" -s $S -q "name=$1" -r "ssid,sumflags" 2>/dev/null |
-		awk '$2 ~ /^[chmt][br]/ {found = 1} END {exit !found}'
-}
 
 # --- cut cli's link mid-save -------------------------------------------
 # save gets 75 s here (not 60) so that "fails within 60 s" is measured,
@@ -73,7 +61,7 @@ else
 	wait $SAVE
 	fail "save ended before the link was cut (exit $?): raise NSR_TEST_BIG_MB"
 fi
-expect_fail "mminfo on srv does not show the cut save set complete" shown_complete "$B"
+expect_fail "mminfo on srv does not show the cut save set complete" nsr_shown_complete "$B"
 # settled: aborted (status letter a), waiting at most until 60 s after the cut
 settled() {
 	on srv "$BIN/mminfo" -s $S -q "name=$1" -r "ssid,sumflags" 2>/dev/null |
@@ -95,7 +83,7 @@ head -c 1000000 /dev/urandom >"$T/d/r.bin"
 seq 1 10000 >"$T/numbers"
 on cli "$BIN/save" -s $S -c cli "$T" >"$W/save2.out" 2>&1
 check "after the link is back, the next save exits 0" test $? -eq 0
-check "and is shown complete" shown_complete "$T"
+check "and is shown complete" nsr_shown_complete "$T"
 SSID=$(on srv "$BIN/mminfo" -s $S -q "name=$T" -r ssid 2>/dev/null |
 	awk '$1 ~ /^[0-9]+$/ {print $1; exit}')
 on cli "$BIN/recover" -s $S -c cli -S "${SSID:-0}" -d "$W/r" >"$W/rec.out" 2>&1

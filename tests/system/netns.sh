@@ -229,6 +229,38 @@ nsr_host_device() {
 		fail "create device $2 ($3 $4)"
 }
 
+# on HOST CMD... - CMD inside HOST, bounded to 60 s.
+on() { local h=$1; shift; nsr_host_exec "$h" timeout 60 "$@"; }
+
+# nsr_host_sn1_aftd - the usual storage node set-up of the 45x tests: an
+# AFTD rd=sn1:$ROOT/sn1/aftd1 created on server $S and labeled SN1.001;
+# sets D1 to its path.
+nsr_host_sn1_aftd() {
+	D1=$ROOT/sn1/aftd1
+	mkdir -p "$D1"
+	nsr_host_device "$S" "rd=sn1:$D1" adv_file "$D1"
+	check "label SN1.001 on sn1's device" \
+		on "$S" "$BIN/nsrmm" -s "$S" -q -l -y -b Default \
+		-f "rd=sn1:$D1" SN1.001
+}
+
+# nsr_big_file PATH MB - a file of MB megabytes: one random 4 MiB piece
+# repeated (quick to make, and not something a save stream could shrink).
+nsr_big_file() {
+	local piece=$1.piece i
+	mkdir -p "$(dirname "$1")"
+	head -c 4194304 /dev/urandom >"$piece"
+	for (( i = 0; i < $2 / 4; i++ )); do cat "$piece"; done >"$1"
+	rm -f "$piece"
+}
+
+# nsr_shown_complete NAME - mminfo on the server $S shows a save set of
+# NAME complete (status letter b or r in its summary flags).
+nsr_shown_complete() {
+	on "$S" "$BIN/mminfo" -s "$S" -q "name=$1" -r "ssid,sumflags" 2>/dev/null |
+		awk '$2 ~ /^[chmt][br]/ {found = 1} END {exit !found}'
+}
+
 # nsr_host_start_server HOST - the server's daemons (with a local
 # storage node manager for devices on the server host).
 nsr_host_start_server() {
