@@ -50,7 +50,8 @@
  *                        long is closed (86400; 0 = never).  Long because
  *                        save keeps its nsrd connection idle for a whole
  *                        backup; dead peers are found sooner by TCP
- *                        keepalive (probes after 10 minutes);
+ *                        keepalive and TCP_USER_TIMEOUT, set on every
+ *                        socket (NSR_TCP_TIMEOUT_MS, 2 minutes);
  *   NSR_RPC_READ_SEC     a peer that stops sending in the middle of a
  *                        request for this long is dropped (120);
  *   NSR_RPC_MAX_PER_PEER connections from one non-loopback address (1024;

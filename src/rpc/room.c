@@ -46,9 +46,6 @@
 #define ROOM_MAX_WAIT_MS 1000
 #define WAKE_EVENT UINT64_MAX
 #define PEER_BUCKETS 1024
-#define KEEPALIVE_IDLE_SEC 600
-#define KEEPALIVE_INTVL_SEC 60
-#define KEEPALIVE_CNT 5
 
 /* Worker stacks.  Data chunks live in heap buffers; the largest frame is
  * nsr_file_read's 64 KiB buffer (nsrmmd reading an AFTD file).  Measured
@@ -563,21 +560,15 @@ static struct srv_conn *make_room(struct nsr_rpc_server *s,
 }
 
 /* sock_options - timeouts in the middle of a request (the kernel's, so a
- * read costs no poll), and keepalive so TCP finds peers that vanished
- * without a FIN. */
+ * read costs no poll).  Keepalive and TCP_USER_TIMEOUT, which find peers
+ * that vanished without a FIN, are set for every socket by
+ * nsr_conn_init_fd (NSR_TCP_TIMEOUT_MS). */
 static void sock_options(int fd, int read_sec)
 {
-	int one = 1, idle = KEEPALIVE_IDLE_SEC, intvl = KEEPALIVE_INTVL_SEC;
-	int cnt = KEEPALIVE_CNT;
 	struct timeval tv = {.tv_sec = read_sec};
 
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-
-	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
 }
 
 /* admit_peer - mu held: the per-address cap.  NSR_OK and *pp (the count
