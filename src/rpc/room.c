@@ -18,7 +18,6 @@
 #include "nsr/compat.h"
 
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
