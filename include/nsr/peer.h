@@ -16,7 +16,8 @@
  *   3. nsr_peer_call(p, proc, xargs, &a, xres, &r, flags) as often as
  *      needed (the caller frees r with xdr_free whatever the result);
  *      NSR_PEER_RETRY marks an idempotent procedure: after a transport
- *      failure it is repeated once on a new connection (within the wait);
+ *      failure it is repeated on a new connection, once at once and then
+ *      with back-off while the wait lasts;
  *   4. nsr_peer_free(p).
  * A one-way data stream uses nsr_peer_clnt(p) after nsr_peer_connect(p).
  *

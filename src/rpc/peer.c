@@ -5,8 +5,9 @@
  *  1. p->c is either NULL or a connection on which no call has failed;
  *     after a transport failure it is closed at once, so a broken stream
  *     is never reused;
- *  2. a call is repeated only when the caller flagged it idempotent, only
- *     once, and only on a new connection;
+ *  2. a call is repeated only when the caller flagged it idempotent,
+ *     only on a new connection, and only within the peer's wait (once
+ *     when there is none);
  *  3. connecting never takes longer than the wait plus one connect and
  *     locate timeout; a host name that does not resolve ends it at once.
  */
@@ -164,11 +165,15 @@ int nsr_peer_fail(struct nsr_peer *p, int rc)
 	return rc;
 }
 
-/* nsr_peer_call - one call, connecting first; idempotent calls are
- * repeated once on a new connection after a transport failure. */
+/* nsr_peer_call - one call, connecting first.  An idempotent call is
+ * repeated on a new connection after a transport failure: once at once,
+ * then with back-off for as long as the peer's wait lasts (a daemon that
+ * is being killed may still accept a connection or two before its
+ * successor registers). */
 int nsr_peer_call(struct nsr_peer *p, uint32_t proc, xdrproc_t xargs,
 		  void *args, xdrproc_t xres, void *res, unsigned flags)
 {
+	long long end = now_ms() + p->wait_ms, delay = BACKOFF_FIRST_MS;
 	int rc;
 
 	p->err[0] = '\0';
@@ -180,12 +185,17 @@ int nsr_peer_call(struct nsr_peer *p, uint32_t proc, xdrproc_t xargs,
 		if (rc == NSR_OK)
 			return NSR_OK;
 		nsr_peer_fail(p, rc);
-		if (!(flags & NSR_PEER_RETRY) || attempt > 0 ||
-		    rc == NSR_ERR_TIMEOUT)
+		if (!(flags & NSR_PEER_RETRY) || rc == NSR_ERR_TIMEOUT ||
+		    (attempt > 0 && now_ms() + delay > end))
 			return rc;
 		/* A partly decoded reply: free it (pointers go back to
 		 * NULL) so the next decode allocates afresh. */
 		xdr_free(xres, res);
+		if (attempt > 0) {
+			sleep_ms(delay);
+			delay = delay * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS
+							   : delay * 2;
+		}
 	}
 }
 
