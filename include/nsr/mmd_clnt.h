@@ -24,7 +24,8 @@
  * volume and its mover, connects there, begins the next fragment and
  * sends again the bytes from the resume offset on, which it kept: the
  * replay buffer holds the bytes sent but not yet placed on the volume by
- * the mover, at most NSR_MMD_REPLAY_MAX (29 MiB with the defaults), plus
+ * the mover, at most NSR_MMD_REPLAY_MAX (29 MiB with the default window,
+ * 49 MiB once it has grown to NSR_MMD_SYNC_DEPTH_AUTO), plus
  * the chunk being filled.  This repeats for every volume that fills.
  * Without a span function a full volume fails the session (NSR_ERR_EOM),
  * as a full AFTD always does.  After spanning, the struct nsr_mmd talks
@@ -63,6 +64,9 @@ struct nsr_mmd;
 #define NSR_MMD_SYNC_EVERY_DEFAULT (4u << 20)
 #define NSR_MMD_SYNC_DEPTH_DEFAULT 4u
 #define NSR_MMD_SYNC_DEPTH_MAX 16u
+/* The depth grows up to this while the link is idle behind a full window
+ * (32 MB outstanding with the default every: 640 MB/s at 50 ms). */
+#define NSR_MMD_SYNC_DEPTH_AUTO 8u
 /* Most bytes kept for a replay: the window, the data between two syncs,
  * and a mover's lag (one block of the volume at most). */
 #define NSR_MMD_REPLAY_MAX(every, depth, chunk) \
@@ -89,10 +93,18 @@ int nsr_mmd_connect(const char *host, int port, struct nsr_mmd **out,
 /* nsr_mmd_set_chunk - size of the data calls (32 KiB .. 8 MiB); not
  * while a save session is open. */
 void nsr_mmd_set_chunk(struct nsr_mmd *m, size_t chunk);
-/* nsr_mmd_set_window - a sync every `every` bytes (32 KiB .. 64 MiB),
- * up to depth (1 .. NSR_MMD_SYNC_DEPTH_MAX) outstanding.  The test knob
- * NSR_TEST_MMD_WINDOW="EVERY,DEPTH[,CHUNK]" sets both at connect. */
-void nsr_mmd_set_window(struct nsr_mmd *m, size_t every, unsigned depth);
+/* nsr_mmd_set_window - the acknowledgement window: a sync every `every`
+ * bytes (32 KiB .. 64 MiB), depth (1 .. NSR_MMD_SYNC_DEPTH_MAX) of them
+ * outstanding, growing one at a time up to cap (<= depth: fixed) while
+ * the window is full and TCP has sent every byte (a long link: the
+ * window, not the network, held data back).  At connect: every
+ * NSR_MMD_SYNC_EVERY_DEFAULT, depth NSR_MMD_SYNC_DEPTH_DEFAULT, cap
+ * NSR_MMD_SYNC_DEPTH_AUTO; the test knob
+ * NSR_TEST_MMD_WINDOW="EVERY,DEPTH[,CHUNK]" sets a fixed one instead. */
+void nsr_mmd_set_window(struct nsr_mmd *m, size_t every, unsigned depth,
+			unsigned cap);
+/* nsr_mmd_window_depth - syncs the window holds now. */
+unsigned nsr_mmd_window_depth(const struct nsr_mmd *m);
 /* nsr_mmd_set_span_fn - the function asked for the next volume when a
  * volume fills during a save session (NULL: fail instead). */
 void nsr_mmd_set_span_fn(struct nsr_mmd *m, nsr_mmd_span_fn fn, void *ctx);

@@ -248,6 +248,9 @@ int nsr_rpc_send(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
  * reply outstanding, end of file waiting): a caller may reconnect and
  * send its call there without risk of doing it twice. */
 int nsr_rpc_closed(struct nsr_rpc_clnt *c);
+/* nsr_rpc_unsent - bytes this client wrote that its TCP has not sent yet
+ * (-1: unknown); see nsr_mmd_set_window for the use. */
+long nsr_rpc_unsent(const struct nsr_rpc_clnt *c);
 /* nsr_rpc_peer - "host:port" this client talks to. */
 const char *nsr_rpc_peer(const struct nsr_rpc_clnt *c);
 /* nsr_rpc_last_error - text of the last failure on this client. */

@@ -18,7 +18,9 @@
  */
 #include "nsr/compat.h"
 
+#include <linux/sockios.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include "nsr/buf.h"
@@ -274,6 +276,19 @@ int nsr_rpc_closed(struct nsr_rpc_clnt *c)
 		return 0;
 	return recv(c->conn.fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0 ||
 	       (p.revents & (POLLERR | POLLHUP)) != 0;
+}
+
+/* nsr_rpc_unsent - bytes written to the connection that its TCP has not
+ * sent yet (SIOCOUTQNSD), or -1 if it cannot tell.  Zero while a caller
+ * waits for a reply means the network could carry more than it was
+ * given: the caller's own window, not TCP's, is holding data back. */
+long nsr_rpc_unsent(const struct nsr_rpc_clnt *c)
+{
+	int n = 0;
+
+	if (c->broken || c->conn.fd < 0 || ioctl(c->conn.fd, SIOCOUTQNSD, &n))
+		return -1;
+	return n;
 }
 
 /* nsr_rpc_peer - "host:port" of the peer. */

@@ -19,6 +19,14 @@
  * next fragment at its mover and send the queue again from the resume
  * offset.
  *
+ * The window adapts to the link: when it is full (the oldest reply must
+ * be read before another sync may go) and TCP has sent every byte it was
+ * given (nsr_rpc_unsent() == 0), the network could carry more than the
+ * window lets out, so the depth grows by one instead of waiting, up to
+ * depth_cap.  A slow mover or a full TCP window leaves bytes unsent and
+ * the depth as it is.  The depth never shrinks within a connection: the
+ * link it measured stays the same.
+ *
  * Invariants (save session):
  *  1. the replay queue holds every byte in [acked, sent), in order, and
  *     fill holds the bytes from sent on that are not sent yet;
@@ -61,6 +69,7 @@ struct nsr_mmd {
 	size_t chunk_cap; /* size of one data call */
 	size_t sync_every;
 	unsigned sync_depth;
+	unsigned depth_cap; /* sync_depth grows up to this (== it: fixed) */
 	nsr_mmd_span_fn span_fn;
 	void *span_ctx;
 	/* The save session. */
@@ -121,7 +130,8 @@ static int call(struct nsr_mmd *m, uint32_t proc, xdrproc_t xa, void *a,
 	return rc;
 }
 
-/* window_from_env - test knob NSR_TEST_MMD_WINDOW="EVERY,DEPTH[,CHUNK]". */
+/* window_from_env - test knob NSR_TEST_MMD_WINDOW="EVERY,DEPTH[,CHUNK]"
+ * (a fixed window). */
 static void window_from_env(struct nsr_mmd *m)
 {
 	const char *e = getenv("NSR_TEST_MMD_WINDOW");
@@ -130,7 +140,7 @@ static void window_from_env(struct nsr_mmd *m)
 
 	if (!e || sscanf(e, "%llu,%u,%llu", &every, &depth, &chunk) < 2)
 		return;
-	nsr_mmd_set_window(m, (size_t)every, depth);
+	nsr_mmd_set_window(m, (size_t)every, depth, depth);
 	if (chunk)
 		nsr_mmd_set_chunk(m, (size_t)chunk);
 }
@@ -149,6 +159,7 @@ int nsr_mmd_connect(const char *host, int port, struct nsr_mmd **out,
 	m->chunk_cap = NSR_MMD_CHUNK_DEFAULT;
 	m->sync_every = NSR_MMD_SYNC_EVERY_DEFAULT;
 	m->sync_depth = NSR_MMD_SYNC_DEPTH_DEFAULT;
+	m->depth_cap = NSR_MMD_SYNC_DEPTH_AUTO;
 	rc = nsr_rpc_connect(host, port, NSRMMD_PROG, NSRMMD_V1, 0, &m->c,
 			     err);
 	if (rc != NSR_OK) {
@@ -193,11 +204,20 @@ void nsr_mmd_set_chunk(struct nsr_mmd *m, size_t chunk)
 }
 
 /* nsr_mmd_set_window - acknowledgement window of save sessions. */
-void nsr_mmd_set_window(struct nsr_mmd *m, size_t every, unsigned depth)
+void nsr_mmd_set_window(struct nsr_mmd *m, size_t every, unsigned depth,
+			unsigned cap)
 {
 	m->sync_every = NSR_MAX(NSR_MIN(every, (size_t)MMD_CHUNK_MAX * 8),
 				(size_t)32768);
 	m->sync_depth = NSR_MAX(NSR_MIN(depth, NSR_MMD_SYNC_DEPTH_MAX), 1u);
+	m->depth_cap = NSR_MAX(NSR_MIN(cap, NSR_MMD_SYNC_DEPTH_MAX),
+			       m->sync_depth);
+}
+
+/* nsr_mmd_window_depth - syncs the window holds now (it may have grown). */
+unsigned nsr_mmd_window_depth(const struct nsr_mmd *m)
+{
+	return m->sync_depth;
 }
 
 /* nsr_mmd_set_span_fn - who names the next volume at end of medium. */
@@ -525,15 +545,26 @@ static int drain(struct nsr_mmd *m)
 	return rc;
 }
 
+/* window_grows - the window is full: grow it by one sync if the link is
+ * idle (TCP sent everything) and the cap allows. */
+static int window_grows(struct nsr_mmd *m)
+{
+	if (m->sync_depth >= m->depth_cap || nsr_rpc_unsent(m->c) != 0)
+		return 0;
+	m->sync_depth++;
+	return 1;
+}
+
 /* send_sync - one more MMD_SS_SYNC, the oldest reply read first if the
- * window is full.  After an end of medium, none is sent. */
+ * window is full and does not grow.  After an end of medium, none is
+ * sent. */
 static int send_sync(struct nsr_mmd *m)
 {
 	mmd_sync_args a;
 	unsigned i;
 	int rc;
 
-	if (m->nsync >= m->sync_depth) {
+	if (m->nsync >= m->sync_depth && !window_grows(m)) {
 		rc = recv_sync(m);
 		if (rc != NSR_OK || m->eom)
 			return rc;

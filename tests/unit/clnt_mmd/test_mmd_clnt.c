@@ -43,6 +43,9 @@ static struct {
 	unsigned spans_asked;	/* span function calls */
 	int bad_begin;		/* a begin at the wrong offset/sequence */
 	int ended;		/* MMD_SS_END completed the save set */
+	int sync_delay_ms;	/* each sync answered this late (a long link) */
+	unsigned wcap;		/* run(): the window may grow to this */
+	unsigned depth_after;	/* run(): the window's depth at the end */
 } w;
 
 /* One session at the fake mover (its connection's data). */
@@ -126,6 +129,8 @@ static int f_sync(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 
 	NSR_UNUSED(ctx);
 	NSR_UNUSED(args);
+	if (w.sync_delay_ms)
+		poll(NULL, 0, w.sync_delay_ms);
 	pthread_mutex_lock(&mu);
 	w.syncs++;
 	r->placed = s ? s->start + s->recv / BLK * BLK : 0;
@@ -316,7 +321,7 @@ static int run(const uint64_t *caps, size_t ncaps, size_t total, size_t piece,
 	assert_int_equal(nsr_mmd_connect("127.0.0.1", g_srv.port, &m, err),
 			 NSR_OK);
 	nsr_mmd_set_chunk(m, chunk);
-	nsr_mmd_set_window(m, every, depth);
+	nsr_mmd_set_window(m, every, depth, w.wcap);
 	if (with_fn)
 		nsr_mmd_set_span_fn(m, span_next, span_ctx);
 	rc = nsr_mmd_ss_begin(m, &hdr, volid, NULL, err);
@@ -328,6 +333,7 @@ static int run(const uint64_t *caps, size_t ncaps, size_t total, size_t piece,
 		rc = nsr_mmd_ss_end(m, &tail, frag, err);
 	else
 		nsr_mmd_ss_end(m, &tail, frag, err);
+	w.depth_after = nsr_mmd_window_depth(m);
 	nsr_mmd_close(m);
 	if (rc == NSR_OK)
 		assert_memory_equal(w.got, buf, total);
@@ -436,6 +442,29 @@ static void test_lying_mover(void **state)
 	nsr_buf_release(&err);
 }
 
+/* test_window_grows - syncs answered late while the link is idle: the
+ * window grows to its cap; a fixed window (cap == depth) stays. */
+static void test_window_grows(void **state)
+{
+	const uint64_t caps[] = {TOTAL_MAX};
+	struct nsr_vol_frag f;
+	struct nsr_buf err;
+
+	NSR_UNUSED(state);
+	w.sync_delay_ms = 20;
+	for (unsigned cap = 1; cap <= 6; cap += 5) {
+		nsr_buf_init(&err, 0);
+		w.wcap = cap;
+		assert_int_equal(run(caps, 1, TOTAL_MAX, 65536, 32768, 1, 32768,
+				     NULL, 1, &f, &err), NSR_OK);
+		assert_int_equal(f.size, TOTAL_MAX);
+		assert_int_equal(w.depth_after, cap);
+		nsr_buf_release(&err);
+	}
+	w.sync_delay_ms = 0;
+	w.wcap = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -443,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_span_offsets),
 		cmocka_unit_test(test_span_refused),
 		cmocka_unit_test(test_lying_mover),
+		cmocka_unit_test(test_window_grows),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
