@@ -88,7 +88,7 @@ static int nsrd_init(struct nsr_daemon *d)
 	struct nsr_resdb_opts o;
 	struct nsr_res_error perr;
 	struct nsr_buf why;
-	char *dir = nsr_daemon_path(d, "res/nsrdb");
+	char *dir = nsr_xcheck(nsr_daemon_path(d, "res/nsrdb"));
 	int rc;
 
 	n->d = d;
@@ -169,9 +169,9 @@ static int nsrd_started(struct nsr_daemon *d)
 	struct nsrd *n = d->ctx;
 	static const char *const kids[] = {"nsrmmdbd", "nsrindexd", "nsrjobd"};
 
-	n->super = nsr_super_new();
+	n->super = nsr_xcheck(nsr_super_new());
 	for (size_t i = 0; i < NSR_ARRAY_SIZE(kids); i++) {
-		char *path = nsr_path_join(d->exe_dir, kids[i]);
+		char *path = nsr_xcheck(nsr_path_join(d->exe_dir, kids[i]));
 		char *argv[4 + 2 * NSR_DAEMON_MAX_ADDRS] = {path, (char *)"-R",
 							     d->root};
 		int na = 3;
@@ -179,7 +179,8 @@ static int nsrd_started(struct nsr_daemon *d)
 		nsr_daemon_addr_argv(d, argv, &na);
 		argv[na] = NULL;
 
-		nsr_super_add(n->super, kids[i], argv);
+		if (nsr_super_add(n->super, kids[i], argv) != NSR_OK)
+			nsr_xdie(0);
 		free(path);
 	}
 	nsr_super_set_stderr(n->super, nsr_daemon_log_fd(d));
@@ -238,7 +239,7 @@ static int nsrd_check(struct nsr_daemon *d)
 	struct nsr_res_error perr;
 	struct nsr_resdb *db = NULL;
 	struct nsr_buf why;
-	char *dir = nsr_daemon_path(d, "res/nsrdb");
+	char *dir = nsr_xcheck(nsr_daemon_path(d, "res/nsrdb"));
 	int rc;
 
 	struct nsr_resdb_opts o;

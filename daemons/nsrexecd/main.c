@@ -215,7 +215,7 @@ static int execd_started(struct nsr_daemon *d)
 		setenv("NSR_PORTMAP_PORT", port, 1);
 	}
 	if (g_execd.storage_node) {
-		char *snmd = nsr_path_join(d->exe_dir, "nsrsnmd");
+		char *snmd = nsr_xcheck(nsr_path_join(d->exe_dir, "nsrsnmd"));
 		char *argv[4 + 2 * NSR_DAEMON_MAX_ADDRS] = {snmd, (char *)"-R",
 							     d->root};
 		int n = 3;
@@ -223,8 +223,9 @@ static int execd_started(struct nsr_daemon *d)
 		nsr_daemon_addr_argv(d, argv, &n);
 		argv[n] = NULL;
 
-		g_execd.super = nsr_super_new();
-		nsr_super_add(g_execd.super, "nsrsnmd", argv);
+		g_execd.super = nsr_xcheck(nsr_super_new());
+		if (nsr_super_add(g_execd.super, "nsrsnmd", argv) != NSR_OK)
+			nsr_xdie(0);
 		nsr_super_set_stderr(g_execd.super, nsr_daemon_log_fd(d));
 		nsr_super_start_all(g_execd.super);
 		free(snmd);

@@ -194,6 +194,7 @@ static int ix_delete(void *ctx, void *argp, void *resp, struct nsr_rpc_call *cal
 struct collect {
 	ix_lookup_res *r;
 	unsigned skip, seen;
+	int err; /* an entry could not be converted */
 };
 
 /* collect_one - add one browse result to the reply page (skip, then fill). */
@@ -209,8 +210,11 @@ static int collect_one(void *arg, const struct nsr_cfi_saveset *ss,
 		c->r->more = TRUE;
 		return 1;
 	}
-	w = &c->r->entries.entries_val[c->r->entries.entries_len++];
-	nsr_ix_entry_to_wire(e, w);
+	w = &c->r->entries.entries_val[c->r->entries.entries_len];
+	c->err = nsr_ix_entry_to_wire(e, w);
+	if (c->err != NSR_OK)
+		return 1;
+	c->r->entries.entries_len++;
 	w->ssid = ss->ssid;
 	w->savetime = ss->savetime;
 	return 0;
@@ -229,6 +233,8 @@ static int lookup(struct indexd *x, ix_lookup_args *a, ix_lookup_res *r, int fin
 		return NSR_OK;
 	rc = find ? nsr_cfi_find(c, a->path, t, collect_one, &col)
 		  : nsr_cfi_list_dir(c, a->path, t, collect_one, &col);
+	if (rc >= 0 && col.err != NSR_OK)
+		rc = col.err;
 	if (rc < 0)
 		nsr_status_set(&r->st, rc, "cannot browse the index of '%s': %s", a->client,
 			   nsr_strerror(rc));

@@ -78,7 +78,7 @@ static int test_interval(void)
 /* jobd_check - -t: options, and the jobs db if it exists. */
 static int jobd_check(struct nsr_daemon *d)
 {
-	char *path = nsr_daemon_path(d, "res/jobsdb");
+	char *path = nsr_xcheck(nsr_daemon_path(d, "res/jobsdb"));
 	struct nsr_jobdb *db = NULL;
 	struct stat sb;
 	int rc = 0;
@@ -109,7 +109,7 @@ static int jobd_init(struct nsr_daemon *d)
 
 	if (test_interval())
 		return -1;
-	g_jobd.dbpath = nsr_daemon_path(d, "res/jobsdb");
+	g_jobd.dbpath = nsr_xcheck(nsr_daemon_path(d, "res/jobsdb"));
 	{
 		struct nsr_jobdb_options opt;
 

@@ -46,7 +46,7 @@ static int mmdbd_check(struct nsr_daemon *d)
 	struct mmdb_opts opts;
 	struct mmdb *db = NULL;
 	struct nsr_buf rep;
-	char *dir = nsr_daemon_path(d, "mm");
+	char *dir = nsr_xcheck(nsr_daemon_path(d, "mm"));
 	int rc;
 
 	nsr_buf_init(&rep, 0);
@@ -78,7 +78,7 @@ static int mmdbd_init(struct nsr_daemon *d)
 	struct mmdb_stats st;
 	int rc;
 
-	g_mmdbd.dir = nsr_daemon_path(d, "mm");
+	g_mmdbd.dir = nsr_xcheck(nsr_daemon_path(d, "mm"));
 	rc = mmdb_open(g_mmdbd.dir, NULL, &g_mmdbd.db);
 	if (rc)
 		return open_failed(g_mmdbd.dir, rc);

@@ -364,7 +364,7 @@ static int snmd_init(struct nsr_daemon *d)
 	const char *e = getenv("NSR_MOVER_IDLE");
 
 	x->d = d;
-	x->mmd_exe = nsr_path_join(d->exe_dir, "nsrmmd");
+	x->mmd_exe = nsr_xcheck(nsr_path_join(d->exe_dir, "nsrmmd"));
 	if (!x->idle_sec && e && atoi(e) > 0)
 		x->idle_sec = (unsigned)atoi(e);
 	if (access(x->mmd_exe, X_OK) != 0) {

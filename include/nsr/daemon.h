@@ -82,7 +82,7 @@ struct nsr_daemon {
 /* nsr_daemon_main - run the daemon; returns the process exit status. */
 int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 		    void *ctx);
-/* nsr_daemon_path - malloc'ed <root>/<rel>. */
+/* nsr_daemon_path - malloc'ed <root>/<rel> (NULL without memory). */
 char *nsr_daemon_path(const struct nsr_daemon *d, const char *rel);
 /* nsr_daemon_log_fd - a descriptor open on <root>/logs/daemon.log for
  * children's stderr (owned by the skeleton; -1 before init). */
@@ -114,8 +114,10 @@ const char *nsr_daemon_addr_text(const struct nsr_daemon *d);
  */
 struct nsr_super;
 
+/* nsr_super_new - an empty supervisor (NULL without memory). */
 struct nsr_super *nsr_super_new(void);
-void nsr_super_add(struct nsr_super *s, const char *name, char *const argv[]);
+/* nsr_super_add - remember a child (argv copied); NSR_ERR_NOMEM. */
+int nsr_super_add(struct nsr_super *s, const char *name, char *const argv[]);
 /* nsr_super_set_stderr - give children fd as stderr (stdin/stdout become
  * /dev/null); nsr_daemon_log_fd() is the usual choice. */
 void nsr_super_set_stderr(struct nsr_super *s, int fd);

@@ -33,7 +33,8 @@ int nsr_file_replace(const char *path, const void *data, size_t len, mode_t mode
 int nsr_fsync_dir(const char *path, int is_dir);
 /* nsr_mkdir_p - create dir and its parents (mode for new ones). */
 int nsr_mkdir_p(const char *dir, mode_t mode);
-/* nsr_path_join - malloc'ed "a/b" (xmalloc semantics: never NULL). */
+/* nsr_path_join - malloc'ed "a/b", NULL without memory (programs may
+ * wrap it in nsr_xcheck from xmalloc.h). */
 char *nsr_path_join(const char *a, const char *b);
 
 #endif /* NSR_FILEIO_H */

@@ -52,8 +52,9 @@ int nsr_ixclnt_list(struct nsr_ixclnt *ix, const char *client, const char *dir,
 		    int64_t t, nsr_cfi_visit_fn fn, void *arg);
 
 /* Wire conversions (shared with nsrindexd).  to_wire copies the path
- * (xdr_free frees it); from_wire borrows w's path. */
-void nsr_ix_entry_to_wire(const struct nsr_cfi_entry *e, ix_entry *w);
+ * (xdr_free frees it; NSR_ERR_NOMEM without memory); from_wire borrows
+ * w's path. */
+int nsr_ix_entry_to_wire(const struct nsr_cfi_entry *e, ix_entry *w);
 void nsr_ix_entry_from_wire(const ix_entry *w, struct nsr_cfi_entry *e);
 
 #endif /* NSR_INDEX_CLNT_H */

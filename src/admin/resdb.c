@@ -107,6 +107,11 @@ static int load_one(struct nsr_resdb *db, const char *name,
 
 	nsr_res_list_init(&got);
 	nsr_buf_init(&text, 0);
+	if (!path) {
+		set_err(err, name, nsr_strerror(NSR_ERR_NOMEM));
+		rc = NSR_ERR_NOMEM;
+		goto out;
+	}
 	if (!id_valid(name)) {
 		set_err(err, path, "file name is not a resource id");
 		rc = NSR_ERR_CORRUPT;
@@ -179,7 +184,7 @@ static int load_all(struct nsr_resdb *db, struct nsr_res_error *err)
 			char *path = nsr_path_join(db->dir, de->d_name);
 
 			/* An unfinished write; only the owner may tidy up. */
-			if (!db->readonly)
+			if (!db->readonly && path)
 				unlink(path);
 			free(path);
 			continue;
@@ -201,6 +206,8 @@ static int lock_dir(struct nsr_resdb *db, struct nsr_res_error *err)
 	char *path = nsr_path_join(db->dir, ".lock");
 	int rc = NSR_OK;
 
+	if (!path)
+		return NSR_ERR_NOMEM;
 	db->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (db->lockfd < 0) {
 		rc = errno == ENOENT ? NSR_ERR_NOTFOUND : NSR_ERR_SYSTEM;
@@ -435,7 +442,7 @@ static int write_res(const struct nsr_resdb *db, const struct nsr_res *r,
 	memset(&po, 0, sizeof(po));
 	po.hidden = 1;
 	nsr_buf_init(&text, 0);
-	rc = nsr_res_print(r, &po, &text);
+	rc = path ? nsr_res_print(r, &po, &text) : NSR_ERR_NOMEM;
 	if (rc == NSR_OK)
 		rc = nsr_file_replace(path, text.data, text.len, 0600);
 	if (rc != NSR_OK && rc != NSR_ERR_NOMEM && why)
@@ -594,6 +601,8 @@ int nsr_resdb_delete(struct nsr_resdb *db, const char *id,
 	if (rc != NSR_OK)
 		return rc;
 	path = nsr_path_join(db->dir, id);
+	if (!path)
+		return NSR_ERR_NOMEM;
 	if (unlink(path) != 0 && errno != ENOENT) {
 		if (why)
 			nsr_buf_addf(why, "cannot remove %s: %s", path,

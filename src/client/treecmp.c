@@ -199,7 +199,10 @@ static void cmp_dirs(struct cmp *c, const char *a, const char *b,
 		} else {
 			pa = nsr_path_join(a, nm);
 			pb = nsr_path_join(b, nm);
-			cmp_tree(c, pa, pb, r, 0);
+			if (pa && pb)
+				cmp_tree(c, pa, pb, r, 0);
+			else
+				differ(c, r, "not compared: out of memory");
 			i++;
 			j++;
 		}

@@ -11,7 +11,6 @@
 #include "nsr/buf.h"
 #include "nsr/err.h"
 #include "nsr/fileio.h"
-#include "nsr/xmalloc.h"
 
 /* sys_err - map errno of a failed write to our code. */
 static int sys_err(void)
@@ -139,10 +138,13 @@ int nsr_file_read(const char *path, struct nsr_buf *out, size_t max)
 /* nsr_fsync_dir - make a rename/create in a directory durable. */
 int nsr_fsync_dir(const char *path, int is_dir)
 {
-	char *copy = nsr_xstrdup(path);
-	const char *dir = is_dir ? copy : dirname(copy);
+	char *copy = strdup(path);
+	const char *dir;
 	int fd, rc = NSR_OK;
 
+	if (!copy)
+		return NSR_ERR_NOMEM;
+	dir = is_dir ? copy : dirname(copy);
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || fsync(fd) != 0)
 		rc = NSR_ERR_SYSTEM;
@@ -155,9 +157,11 @@ int nsr_fsync_dir(const char *path, int is_dir)
 /* nsr_file_replace - durable temp+fsync+rename+fsync-dir replacement. */
 int nsr_file_replace(const char *path, const void *data, size_t len, mode_t mode)
 {
-	char *tmp = nsr_xasprintf("%s.tmp.%ld", path, (long)getpid());
+	char *tmp = NULL;
 	int fd, rc, saved;
 
+	if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
+		return NSR_ERR_NOMEM;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
 	if (fd < 0) {
 		free(tmp);
@@ -185,9 +189,11 @@ int nsr_file_replace(const char *path, const void *data, size_t len, mode_t mode
 /* nsr_mkdir_p - create a directory and any missing parents. */
 int nsr_mkdir_p(const char *dir, mode_t mode)
 {
-	char *p = nsr_xstrdup(dir), *s;
+	char *p = strdup(dir), *s;
 	int rc = NSR_OK;
 
+	if (!p)
+		return NSR_ERR_NOMEM;
 	for (s = p + 1; ; s++) {
 		if (*s == '/' || *s == '\0') {
 			char c = *s;
@@ -206,12 +212,13 @@ int nsr_mkdir_p(const char *dir, mode_t mode)
 	return rc;
 }
 
-/* nsr_path_join - "a/b" without a doubled slash. */
+/* nsr_path_join - "a/b" without a doubled slash; NULL without memory. */
 char *nsr_path_join(const char *a, const char *b)
 {
 	size_t la = strlen(a);
+	char *p = NULL;
 
-	if (la && a[la - 1] == '/')
-		return nsr_xasprintf("%s%s", a, b);
-	return nsr_xasprintf("%s/%s", a, b);
+	if (asprintf(&p, la && a[la - 1] == '/' ? "%s%s" : "%s/%s", a, b) < 0)
+		return NULL;
+	return p;
 }

@@ -3,6 +3,10 @@
  * sequence).  Signal handlers only set flags; the loop blocks the signals
  * and unblocks them only inside ppoll(), as sshd does, so a signal cannot
  * slip in between the check and the sleep.
+ *
+ * The skeleton is every daemon's main(): a failure during start-up (steps
+ * 1-6, out of memory included) ends the process with nsr_fatal and a
+ * message that says what to do; after start-up nothing here exits.
  */
 #include "nsr/compat.h"
 
@@ -23,7 +27,6 @@
 #include "nsr/err.h"
 #include "nsr/fileio.h"
 #include "nsr/log.h"
-#include "nsr/xmalloc.h"
 
 static volatile sig_atomic_t got_term, got_hup, got_chld;
 static int wake_pipe[2] = {-1, -1};
@@ -56,10 +59,20 @@ int nsr_daemon_log_fd(const struct nsr_daemon *d)
 	return d->log_fd;
 }
 
-/* nsr_daemon_path - malloc'ed <root>/<rel>. */
+/* nsr_daemon_path - malloc'ed <root>/<rel>; NULL without memory. */
 char *nsr_daemon_path(const struct nsr_daemon *d, const char *rel)
 {
 	return nsr_path_join(d->root, rel);
+}
+
+/* start_path - <root>/<rel> during start-up, where no memory is fatal. */
+static char *start_path(const struct nsr_daemon *d, const char *rel)
+{
+	char *p = nsr_daemon_path(d, rel);
+
+	if (!p)
+		nsr_fatal("out of memory at start-up");
+	return p;
 }
 
 /* free_addrs - release the -a list. */
@@ -174,7 +187,7 @@ static int parse_options(struct nsr_daemon *d, int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	const struct nsr_daemon_ops *ops = d->ops;
-	char optstr[128];
+	char optstr[128], **addrs;
 	int c;
 
 	snprintf(optstr, sizeof(optstr), "R:p:a:bdthV%s",
@@ -183,7 +196,9 @@ static int parse_options(struct nsr_daemon *d, int argc, char **argv)
 		switch (c) {
 		case 'R':
 			free(d->root);
-			d->root = nsr_xstrdup(optarg);
+			d->root = strdup(optarg);
+			if (!d->root)
+				goto nomem;
 			break;
 		case 'p':
 			d->port = atoi(optarg);
@@ -198,10 +213,15 @@ static int parse_options(struct nsr_daemon *d, int argc, char **argv)
 					ops->name, NSR_DAEMON_MAX_ADDRS);
 				return -1;
 			}
-			d->addrs = nsr_xrealloc(d->addrs,
-						(size_t)(d->naddrs + 1) *
-							sizeof(char *));
-			d->addrs[d->naddrs++] = nsr_xstrdup(optarg);
+			addrs = realloc(d->addrs, (size_t)(d->naddrs + 1) *
+						  sizeof(char *));
+			if (!addrs)
+				goto nomem;
+			d->addrs = addrs;
+			d->addrs[d->naddrs] = strdup(optarg);
+			if (!d->addrs[d->naddrs])
+				goto nomem;
+			d->naddrs++;
 			break;
 		case 'b':
 			d->background = 1;
@@ -230,17 +250,20 @@ static int parse_options(struct nsr_daemon *d, int argc, char **argv)
 		return -1;
 	}
 	return 0;
+nomem:
+	fprintf(stderr, "%s: out of memory\n", ops->name);
+	return -1;
 }
 
 /* lock_pidfile - step 3: one daemon of a kind per root. */
 static int lock_pidfile(struct nsr_daemon *d, char **path_out)
 {
-	char *rel = nsr_xasprintf("logs/%s.pid", d->ops->name);
-	char *path = nsr_daemon_path(d, rel);
+	char rel[64], *path;
 	char buf[32], old[32] = "";
 	int fd, n;
 
-	free(rel);
+	snprintf(rel, sizeof(rel), "logs/%s.pid", d->ops->name);
+	path = start_path(d, rel);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		nsr_fatal("cannot open pid file %s: %s", path, strerror(errno));
@@ -594,7 +617,7 @@ static char *exe_directory(const char *argv0)
 		n = (ssize_t)strlen(buf);
 	}
 	buf[n] = '\0';
-	return nsr_xstrdup(dirname(buf));
+	return strdup(dirname(buf)); /* NULL without memory */
 }
 
 /* make_root - step 3: the standard directories under the root. */
@@ -603,7 +626,7 @@ static void make_root(struct nsr_daemon *d)
 	static const char *const dirs[] = {"", "logs", "tmp", "res", "mm", "index"};
 
 	for (size_t i = 0; i < NSR_ARRAY_SIZE(dirs); i++) {
-		char *p = nsr_daemon_path(d, dirs[i]);
+		char *p = start_path(d, dirs[i]);
 
 		if (nsr_mkdir_p(p, 0755) != NSR_OK)
 			nsr_fatal("cannot create %s: %s (check -R or NSR_ROOT)", p,
@@ -625,9 +648,15 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 	memset(&d, 0, sizeof(d));
 	d.ops = ops;
 	d.ctx = ctx;
-	d.root = nsr_xstrdup(env_root && *env_root ? env_root : NSR_DEFAULT_ROOT);
+	d.root = strdup(env_root && *env_root ? env_root : NSR_DEFAULT_ROOT);
 	d.port = ops->default_port;
 	d.exe_dir = exe_directory(argv[0]);
+	if (!d.root || !d.exe_dir) {
+		fprintf(stderr, "%s: out of memory\n", ops->name);
+		free(d.root);
+		free(d.exe_dir);
+		return 1;
+	}
 	d.log_fd = -1;
 	nsr_log_init(ops->name, NSR_LOG_STDERR);
 
@@ -654,7 +683,7 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 	make_root(&d);
 	if (d.background > 0)
 		go_background(&ready_fd);
-	logpath = nsr_daemon_path(&d, "logs/daemon.log");
+	logpath = start_path(&d, "logs/daemon.log");
 	if (nsr_log_open_file(logpath) != 0)
 		nsr_fatal("cannot open log %s: %s", logpath, strerror(errno));
 	d.log_fd = open(logpath, O_WRONLY | O_APPEND | O_CLOEXEC);
@@ -705,7 +734,7 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 		nsr_fatal("start-up failed; see the messages above");
 	if (ready_fd >= 0) {
 		int nul = open("/dev/null", O_RDWR);
-		char *lp = nsr_daemon_path(&d, "logs/daemon.log");
+		char *lp = start_path(&d, "logs/daemon.log");
 		int logfd = open(lp, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
 
 		/* From here on the log file is the only sink; anything written

@@ -16,7 +16,6 @@
 #include "nsr/daemon.h"
 #include "nsr/err.h"
 #include "nsr/log.h"
-#include "nsr/xmalloc.h"
 
 #define QUICK_DEATH_SEC 10
 #define MAX_BACKOFF_SEC 60
@@ -119,12 +118,13 @@ int nsr_proc_stop(pid_t pid, int grace_ms)
 	return status;
 }
 
-/* nsr_super_new - an empty supervisor. */
+/* nsr_super_new - an empty supervisor (NULL without memory). */
 struct nsr_super *nsr_super_new(void)
 {
-	struct nsr_super *s = nsr_xcalloc(1, sizeof(struct nsr_super));
+	struct nsr_super *s = calloc(1, sizeof(struct nsr_super));
 
-	s->errfd = -1;
+	if (s)
+		s->errfd = -1;
 	return s;
 }
 
@@ -134,22 +134,42 @@ void nsr_super_set_stderr(struct nsr_super *s, int fd)
 	s->errfd = fd;
 }
 
-/* nsr_super_add - remember a child to run (argv is copied). */
-void nsr_super_add(struct nsr_super *s, const char *name, char *const argv[])
+/* free_argv - free a NULL-terminated copy of an argument vector. */
+static void free_argv(char **argv)
 {
-	struct child *c;
+	for (char **a = argv; a && *a; a++)
+		free(*a);
+	free(argv);
+}
+
+/* nsr_super_add - remember a child to run (argv is copied); the table is
+ * unchanged on failure. */
+int nsr_super_add(struct nsr_super *s, const char *name, char *const argv[])
+{
+	struct child *kids, *c;
 	size_t n = 0;
 
-	s->kids = nsr_xrealloc(s->kids, (s->n + 1) * sizeof(*s->kids));
-	c = &s->kids[s->n++];
-	memset(c, 0, sizeof(*c));
-	c->name = nsr_xstrdup(name);
 	while (argv[n])
 		n++;
-	c->argv = nsr_xcalloc(n + 1, sizeof(char *));
-	for (size_t i = 0; i < n; i++)
-		c->argv[i] = nsr_xstrdup(argv[i]);
+	kids = realloc(s->kids, (s->n + 1) * sizeof(*s->kids));
+	if (!kids)
+		return NSR_ERR_NOMEM;
+	s->kids = kids;
+	c = &s->kids[s->n];
+	memset(c, 0, sizeof(*c));
+	c->name = strdup(name);
+	c->argv = calloc(n + 1, sizeof(char *));
+	for (size_t i = 0; c->argv && i < n; i++)
+		if (!(c->argv[i] = strdup(argv[i])))
+			break;
+	if (!c->name || !c->argv || (n && !c->argv[n - 1])) {
+		free(c->name);
+		free_argv(c->argv);
+		return NSR_ERR_NOMEM;
+	}
 	c->backoff = 1;
+	s->n++;
+	return NSR_OK;
 }
 
 /* start_one - spawn one child now. */
@@ -243,9 +263,7 @@ void nsr_super_free(struct nsr_super *s)
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->n; i++) {
-		for (char **a = s->kids[i].argv; *a; a++)
-			free(*a);
-		free(s->kids[i].argv);
+		free_argv(s->kids[i].argv);
 		free(s->kids[i].name);
 	}
 	free(s->kids);

@@ -5,7 +5,6 @@
 
 #include "nsr/rpc.h"
 #include "nsr/rpc_status.h"
-#include "nsr/xmalloc.h"
 
 /* nsr_status_vset - va_list form of nsr_status_set. */
 void nsr_status_vset(nsr_status *st, int code, const char *fmt, va_list ap)
@@ -15,7 +14,8 @@ void nsr_status_vset(nsr_status *st, int code, const char *fmt, va_list ap)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	free(st->msg);
 	st->code = code;
-	st->msg = nsr_xstrdup(msg);
+	st->msg = strdup(msg); /* NULL without memory: the reply fails to
+				* encode and the caller sees an RPC error */
 }
 
 /* nsr_status_set - code and a formatted message, cut to NSR_MSG_MAX. */
@@ -34,8 +34,9 @@ void nsr_status_ok(nsr_status *st)
 	nsr_status_set(st, 0, "%s", "");
 }
 
-/* nsr_rpc_str - malloc'ed copy for a result field ("" for NULL). */
+/* nsr_rpc_str - malloc'ed copy for a result field ("" for NULL); NULL
+ * without memory (the reply then fails to encode: an RPC error). */
 char *nsr_rpc_str(const char *s)
 {
-	return nsr_xstrdup(s ? s : "");
+	return strdup(s ? s : "");
 }

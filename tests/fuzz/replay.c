@@ -11,6 +11,7 @@
 
 #include "nsr/buf.h"
 #include "nsr/fileio.h"
+#include "nsr/xmalloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -106,7 +107,7 @@ int main(int argc, char **argv)
 
 		if (de->d_name[0] == '.')
 			continue;
-		path = nsr_path_join(argv[1], de->d_name);
+		path = nsr_xcheck(nsr_path_join(argv[1], de->d_name));
 		nsr_buf_init(&b, 16u << 20);
 		if (nsr_file_read(path, &b, 16u << 20) != 0) {
 			fprintf(stderr, "cannot read %s\n", path);

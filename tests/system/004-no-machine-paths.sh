@@ -17,21 +17,8 @@ W=work
 PATTERN="/$W/|/root/|/home/[^/[:space:]]+/|/Users/[^/[:space:]]+/"
 own=$(grep -n "^PATTERN=" "$self" | cut -d: -f1)
 
-# files - the tree's files, NUL-separated, relative to the top.
-files() {
-	if command -v git >/dev/null &&
-	   [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then
-		git ls-files -z
-	else
-		find . \( -name .git -o -path './build*' -o -path ./datazone \
-			-o -path ./bench-results \) -prune -o -type f \
-			! -name '*.o' ! -name '*.swp' ! -name compile_commands.json \
-			-print0 | sed -z 's|^\./||'
-	fi
-}
-
-n=$(files | tr -cd '\0' | wc -c)
-hits=$(files | xargs -0 grep -nIHE "$PATTERN" -- 2>/dev/null |
+n=$(nsr_tree_files | tr -cd '\0' | wc -c)
+hits=$(nsr_tree_files | xargs -0 grep -nIHE "$PATTERN" -- 2>/dev/null |
 	grep -v "^$self:$own:" | cut -c1-160)
 
 check "found the tree's files ($n)" test "$n" -gt 100

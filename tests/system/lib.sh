@@ -184,6 +184,21 @@ nsr_cleanup() {
 }
 
 # nsr_done - end of a test: exit status says whether anything failed.
+# nsr_tree_files - the source tree's files, NUL-separated, relative to
+# the top (run from there): what git tracks, or, outside a git checkout,
+# every file but build output.
+nsr_tree_files() {
+	if command -v git >/dev/null &&
+	   [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then
+		git ls-files -z
+	else
+		find . \( -name .git -o -path './build*' -o -path ./datazone \
+			-o -path ./bench-results \) -prune -o -type f \
+			! -name '*.o' ! -name '*.swp' ! -name compile_commands.json \
+			-print0 | sed -z 's|^\./||'
+	fi
+}
+
 nsr_done() {
 	if [ "$FAILED" = 0 ]; then echo "# all checks passed"; exit 0; fi
 	echo "# some checks FAILED"; exit 1

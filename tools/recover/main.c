@@ -87,7 +87,7 @@ static char *absolute(const char *path)
 
 	if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
 		return nsr_xstrdup(path);
-	return nsr_path_join(cwd, path);
+	return nsr_xcheck(nsr_path_join(cwd, path));
 }
 
 /* main - parse options, do the work, exit status. */

@@ -88,7 +88,7 @@ static char *absolute(const char *path)
 		p = nsr_xstrdup(path);
 	else if (getcwd(cwd, sizeof(cwd)))
 		p = strcmp(path, ".") == 0 ? nsr_xstrdup(cwd)
-					   : nsr_path_join(cwd, path);
+					   : nsr_xcheck(nsr_path_join(cwd, path));
 	else
 		p = nsr_xstrdup(path);
 	n = strlen(p);

@@ -9,7 +9,6 @@
 #include "nsr/index_clnt.h"
 #include "nsr/peer.h"
 #include "nsr/rpc.h"
-#include "nsr/xmalloc.h"
 
 #define BATCH 512
 
@@ -115,7 +114,9 @@ int nsr_ixclnt_begin(struct nsr_ixclnt *ix, const char *client, uint64_t ssid,
 	ix_begin_args a;
 
 	free(ix->client);
-	ix->client = nsr_xstrdup(client);
+	ix->client = strdup(client);
+	if (!ix->client)
+		return NSR_ERR_NOMEM;
 	ix->ssid = ssid;
 	a.client = ix->client;
 	a.ssid = ssid;
@@ -141,11 +142,14 @@ static int flush(struct nsr_ixclnt *ix)
 	return rc;
 }
 
-/* nsr_ix_entry_to_wire - index entry into its wire form (path copied). */
-void nsr_ix_entry_to_wire(const struct nsr_cfi_entry *e, ix_entry *w)
+/* nsr_ix_entry_to_wire - index entry into its wire form (path copied);
+ * NSR_ERR_NOMEM (and *w zeroed) without memory. */
+int nsr_ix_entry_to_wire(const struct nsr_cfi_entry *e, ix_entry *w)
 {
 	memset(w, 0, sizeof(*w));
-	w->path = nsr_xstrdup(e->path);
+	w->path = strdup(e->path);
+	if (!w->path)
+		return NSR_ERR_NOMEM;
 	w->type = e->type;
 	w->mode = e->mode;
 	w->uid = e->uid;
@@ -154,6 +158,7 @@ void nsr_ix_entry_to_wire(const struct nsr_cfi_entry *e, ix_entry *w)
 	w->mtime = e->mtime;
 	w->mtime_nsec = e->mtime_nsec;
 	w->offset = e->offset;
+	return NSR_OK;
 }
 
 /* nsr_ix_entry_from_wire - wire form into an index entry (path borrowed). */
@@ -174,7 +179,10 @@ void nsr_ix_entry_from_wire(const ix_entry *w, struct nsr_cfi_entry *e)
 /* nsr_ixclnt_add - queue one entry; send the batch when full. */
 int nsr_ixclnt_add(struct nsr_ixclnt *ix, const struct nsr_cfi_entry *e)
 {
-	nsr_ix_entry_to_wire(e, &ix->batch[ix->n]);
+	int rc = nsr_ix_entry_to_wire(e, &ix->batch[ix->n]);
+
+	if (rc != NSR_OK)
+		return rc;
 	ix->n++;
 	return ix->n == BATCH ? flush(ix) : NSR_OK;
 }

@@ -29,6 +29,7 @@
 #include "nsr/fileio.h"
 #include "nsr/jobd_clnt.h"
 #include "nsr/jobdb.h"
+#include "nsr/xmalloc.h"
 
 #define MAX_SAMPLES (1 << 20)
 
@@ -143,7 +144,7 @@ static int copy_file(const char *src, const char *dst)
 static pid_t spawn(const char *bin, const char *name, const char *root,
 		   const char *logpath)
 {
-	char *exe = nsr_path_join(bin, name);
+	char *exe = nsr_xcheck(nsr_path_join(bin, name));
 	pid_t pid = fork();
 
 	if (pid < 0)
@@ -409,10 +410,10 @@ int main(int argc, char **argv)
 	if (n <= 0 || per_day <= 0)
 		die("bad N or PER_DAY");
 	days = (n + per_day - 1) / per_day;
-	root = nsr_path_join(work, "root");
-	res = nsr_path_join(root, "res");
-	db = nsr_path_join(res, "jobsdb");
-	logpath = nsr_path_join(work, "daemons.log");
+	root = nsr_xcheck(nsr_path_join(work, "root"));
+	res = nsr_xcheck(nsr_path_join(root, "res"));
+	db = nsr_xcheck(nsr_path_join(res, "jobsdb"));
+	logpath = nsr_xcheck(nsr_path_join(work, "daemons.log"));
 	if (nsr_mkdir_p(res, 0755) != NSR_OK)
 		die("cannot create %s", res);
 	if (access(db, F_OK) == 0)

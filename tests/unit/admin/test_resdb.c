@@ -12,6 +12,7 @@
 #include "nsr/fileio.h"
 #include "nsr/res.h"
 #include "nsr/resdb.h"
+#include "nsr/xmalloc.h"
 #include "nsr_test.h"
 
 /* parse_one - attribute list text to a resource. */
@@ -67,7 +68,7 @@ static struct nsr_resdb *open_db(const char *dir)
 static void test_create_reload(void **state)
 {
 	char *tmp = nsr_test_tmpdir("resdb");
-	char *dir = nsr_path_join(tmp, "nsrdb");
+	char *dir = nsr_xcheck(nsr_path_join(tmp, "nsrdb"));
 	struct nsr_resdb *db;
 	struct nsr_buf why;
 	char *id1 = NULL, *id2 = NULL;
@@ -299,7 +300,7 @@ static void expect_load_error(const char *name, const char *content,
 			      const char *what, unsigned line)
 {
 	char *tmp = nsr_test_tmpdir("resdb");
-	char *path = nsr_path_join(tmp, name);
+	char *path = nsr_xcheck(nsr_path_join(tmp, name));
 	struct nsr_resdb *db = NULL;
 	struct nsr_res_error err;
 
@@ -338,7 +339,7 @@ static void test_strict_load(void **state)
 static void test_crash_leftovers(void **state)
 {
 	char *tmp = nsr_test_tmpdir("resdb");
-	char *junk = nsr_path_join(tmp, "5.0.1.2.3.4.0.0.0.0.0.0.tmp.4242");
+	char *junk = nsr_xcheck(nsr_path_join(tmp, "5.0.1.2.3.4.0.0.0.0.0.0.tmp.4242"));
 	struct nsr_resdb *db;
 	char *id = NULL;
 
@@ -358,7 +359,7 @@ static void test_crash_leftovers(void **state)
 	nsr_resdb_close(db);
 	/* Anything else unexpected still stops the open. */
 	free(junk);
-	junk = nsr_path_join(tmp, "5.0.1.2.3.4.0.0.0.0.0.0.tmp.x");
+	junk = nsr_xcheck(nsr_path_join(tmp, "5.0.1.2.3.4.0.0.0.0.0.0.tmp.x"));
 	assert_int_equal(nsr_file_replace(junk, "x", 1, 0600), NSR_OK);
 	db = NULL;
 	assert_int_equal(nsr_resdb_open(tmp, NULL, &db, NULL), NSR_ERR_CORRUPT);
@@ -372,7 +373,7 @@ static void test_crash_leftovers(void **state)
 static void test_lock_and_readonly(void **state)
 {
 	char *tmp = nsr_test_tmpdir("resdb");
-	char *junk = nsr_path_join(tmp, "9.0.0.0.0.0.0.0.0.0.0.0.tmp.77");
+	char *junk = nsr_xcheck(nsr_path_join(tmp, "9.0.0.0.0.0.0.0.0.0.0.0.tmp.77"));
 	struct nsr_resdb_opts ro;
 	struct nsr_res_error err;
 	struct nsr_resdb *db, *other = NULL;

@@ -9,6 +9,7 @@
 #include "nsr/buf.h"
 #include "nsr/err.h"
 #include "nsr/fileio.h"
+#include "nsr/xmalloc.h"
 #include "nsr_test.h"
 
 static void test_replace_and_read(void **state)
@@ -20,7 +21,7 @@ static void test_replace_and_read(void **state)
 	int n = 0;
 
 	NSR_UNUSED(state);
-	path = nsr_path_join(dir, "res");
+	path = nsr_xcheck(nsr_path_join(dir, "res"));
 	nsr_buf_init(&b, 0);
 	assert_int_equal(nsr_file_read(path, &b, 0), NSR_ERR_NOTFOUND);
 	assert_int_equal(nsr_file_replace(path, "one\n", 4, 0600), NSR_OK);
@@ -36,12 +37,12 @@ static void test_replace_and_read(void **state)
 			n++;
 	closedir(d);
 	assert_int_equal(n, 1);
-	deep = nsr_path_join(dir, "a/b/c");
+	deep = nsr_xcheck(nsr_path_join(dir, "a/b/c"));
 	assert_int_equal(nsr_mkdir_p(deep, 0755), NSR_OK);
 	assert_int_equal(nsr_mkdir_p(deep, 0755), NSR_OK);
 	/* Replacing into a missing directory fails and says so. */
 	free(path);
-	path = nsr_path_join(dir, "missing/res");
+	path = nsr_xcheck(nsr_path_join(dir, "missing/res"));
 	assert_int_equal(nsr_file_replace(path, "x", 1, 0600), NSR_ERR_SYSTEM);
 	nsr_buf_release(&b);
 	nsr_test_rmrf(dir);
