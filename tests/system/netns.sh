@@ -4,7 +4,11 @@
 # each one a network namespace of its own, joined by a veth pair to one
 # bridge in a hub namespace, so that a host's link can be cut in the hub.
 # Addresses are 198.18.0.10, .11, ... (198.18.0.0/15 is reserved for
-# network tests, RFC 2544); nothing is routed anywhere else.  Every host
+# network tests, RFC 2544), or with NSR_NET_FAMILY=6 set before
+# nsr_net_setup 2001:2::10, ::11, ... only (2001:2::/48, the IPv6 range
+# for the same use, RFC 5180): then the hosts have no IPv4 address but
+# loopback and their names resolve to IPv6 only.  Nothing is routed
+# anywhere else.  Every host
 # gets /etc/netns/<ns>/hosts naming every test host (and an nsswitch.conf
 # that resolves host names from that file only), which `ip netns exec`
 # mounts over /etc/hosts.  Namespace names carry the shell's pid
@@ -130,7 +134,11 @@ nsr_net_setup() {
 	for h in "$@"; do
 		i=$((i + 1))
 		NSR_NET_HOSTS+=("$h")
-		NSR_NET_ADDR[$h]=198.18.0.$((9 + i))
+		if [ "${NSR_NET_FAMILY:-4}" = 6 ]; then
+			NSR_NET_ADDR[$h]=2001:2::$((9 + i))
+		else
+			NSR_NET_ADDR[$h]=198.18.0.$((9 + i))
+		fi
 	done
 	i=0
 	for h in "$@"; do
@@ -146,8 +154,15 @@ nsr_net_setup() {
 		ip -n "$NSR_NET_HUB" link set "$port" master br0 || die "bridge $port"
 		ip -n "$NSR_NET_HUB" link set "$port" up || die "link $port up"
 		ip -n "$ns" link set lo up || die "lo up in $ns"
-		ip -n "$ns" addr add "${NSR_NET_ADDR[$h]}/24" dev eth0 ||
-			die "address on $h"
+		if [ "${NSR_NET_FAMILY:-4}" = 6 ]; then
+			# nodad: the address is usable at once (no duplicate
+			# address detection on a link we made)
+			ip -n "$ns" addr add "${NSR_NET_ADDR[$h]}/64" dev eth0 \
+				nodad || die "address on $h"
+		else
+			ip -n "$ns" addr add "${NSR_NET_ADDR[$h]}/24" dev eth0 ||
+				die "address on $h"
+		fi
 		ip -n "$ns" link set eth0 up || die "eth0 up in $ns"
 	done
 	for h in "$@"; do
