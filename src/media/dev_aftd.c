@@ -9,20 +9,28 @@
  * Crash-safe naming: a session file is created as `ss.NNNNNNNNNN.part`
  * and only renamed to its final name (nsr_dev_file_commit) once its
  * fragment's end is durable; readers and listings see final names only.
- * A `.part` file is therefore always the leftover of a session that never
- * ended (aborted, or its writer died): nsr_dev_file_discard removes it at
- * an abort, nsr_dev_file_sweep removes every one left by a crash.
+ * A `.part` file is the file of a session still being written, or the
+ * leftover of one that never ended (aborted, or its writer died):
+ * nsr_dev_file_discard removes it at an abort, nsr_dev_file_sweep every
+ * one left by a crash.  Several movers (processes) may write one AFTD at
+ * once (dynamic nsrmmd), so a writer holds an exclusive flock(2) on its
+ * `.part` file from creation to close, and the sweep removes only the
+ * ones it can lock: their writer is gone (the kernel drops the lock of a
+ * dead process).
  * Invariants:
  *  1. a final name is only ever given to a file whose data, up to its
  *     end, was fdatasync'ed before the rename;
  *  2. a number is never used twice: creation skips numbers that exist
- *     under either name.
+ *     under either name;
+ *  3. a `.part` file is removed by a sweep only while the sweep holds its
+ *     lock, and written by its creator only while the creator holds it.
  */
 #include "nsr/compat.h"
 
 #include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -315,7 +323,19 @@ static int aftd_label_get(struct nsr_dev *dev, void *p, size_t cap,
 	return rc;
 }
 
-/* aftd_file_create - the next session file, created exclusively. */
+/* part_locked - take the writer's lock of a new in-progress file; 0 if
+ * a sweep holds it or has already removed the file (invariant 3). */
+static int part_locked(int fd)
+{
+	struct stat st;
+
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+		return 0;
+	return fstat(fd, &st) == 0 && st.st_nlink > 0;
+}
+
+/* aftd_file_create - the next session file, created exclusively and
+ * locked while it is written. */
 static int aftd_file_create(struct nsr_dev *dev, uint32_t *fileno,
 			    struct nsr_dev_file **out)
 {
@@ -340,6 +360,13 @@ static int aftd_file_create(struct nsr_dev *dev, uint32_t *fileno,
 		if (lstat(final, &st) == 0)
 			continue; /* invariant 2 */
 		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd >= 0 && !part_locked(fd)) {
+			/* A sweep of another mover took it between our
+			 * create and our lock (and removed it): next one. */
+			close(fd);
+			fd = -1;
+			continue;
+		}
 		if (fd < 0 && errno != EEXIST) {
 			rc = errno == ENOSPC || errno == EDQUOT
 				     ? dev_fail(dev, NSR_ERR_EOM,
@@ -484,15 +511,16 @@ int nsr_dev_file_discard(struct nsr_dev_file *f)
 	return rc;
 }
 
-/* aftd_sweep - remove every in-progress file (leftovers of sessions that
- * never ended); *count and *bytes say how many and how big. */
+/* aftd_sweep - remove every in-progress file no live writer holds
+ * (leftovers of sessions that never ended); *count and *bytes say how
+ * many and how big. */
 static int aftd_sweep(struct nsr_dev *dev, uint32_t *count, uint64_t *bytes)
 {
 	DIR *d = opendir(dev->path);
 	struct dirent *de;
 	char path[PATH_MAX];
 	uint64_t sz = 0;
-	int rc = NSR_OK;
+	int rc = NSR_OK, fd;
 
 	if (d == NULL)
 		return dev_sys(dev, "opendir");
@@ -500,8 +528,17 @@ static int aftd_sweep(struct nsr_dev *dev, uint32_t *count, uint64_t *bytes)
 		if (aftd_parse_part(de->d_name) == 0)
 			continue;
 		rc = aftd_path(dev, de->d_name, path, sizeof(path));
-		if (rc == NSR_OK)
-			rc = aftd_unlink_counted(dev, path, &sz);
+		if (rc != NSR_OK)
+			break;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0) {
+			/* gone, or a live writer's (another mover's) */
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		rc = aftd_unlink_counted(dev, path, &sz);
+		close(fd);
 		if (rc == NSR_ERR_NOTFOUND)
 			rc = NSR_OK;
 		else if (rc != NSR_OK)

@@ -502,6 +502,49 @@ static void test_crash_safe_naming(void **state)
 	free(dir);
 }
 
+/* test_sweep_spares_live_writers - two movers on one AFTD (two device
+ * handles): a sweep by one leaves the other's file in progress alone
+ * while it is written, and removes it once its writer is gone. */
+static void test_sweep_spares_live_writers(void **state)
+{
+	char *dir = nsr_test_tmpdir("aftd-live");
+	struct nsr_dev *a = mt_aftd(dir, "d", 0), *b;
+	struct nsr_dev_file *f = NULL, *g = NULL;
+	static uint8_t buf[50000];
+	uint32_t no = 0, no2 = 0, cnt = 0;
+	uint64_t bytes = 0;
+
+	NSR_UNUSED(state);
+	mt_fill(2, 0, buf, sizeof(buf));
+	b = mt_aftd(dir, "d", 0);
+	assert_int_equal(nsr_dev_file_create(a, &no, &f), NSR_OK);
+	assert_int_equal(nsr_dev_file_append(f, buf, sizeof(buf)), NSR_OK);
+	/* b starts (its sweep) while a writes: nothing is removed. */
+	assert_int_equal(nsr_dev_file_sweep(b, &cnt, &bytes), NSR_OK);
+	assert_int_equal(cnt, 0);
+	assert_int_equal(count_files(dir, "d", ".part"), 1);
+	/* b's own session gets another number. */
+	assert_int_equal(nsr_dev_file_create(b, &no2, &g), NSR_OK);
+	assert_true(no2 != no);
+	assert_int_equal(count_files(dir, "d", ".part"), 2);
+	assert_int_equal(nsr_dev_file_append(f, buf, sizeof(buf)), NSR_OK);
+	assert_int_equal(nsr_dev_file_sync(f), NSR_OK);
+	assert_int_equal(nsr_dev_file_commit(f), NSR_OK);
+	assert_int_equal(nsr_dev_file_close(f), NSR_OK);
+	/* b's writer "dies": a's sweep now removes that file only. */
+	assert_int_equal(nsr_dev_file_close(g), NSR_OK);
+	assert_int_equal(nsr_dev_file_sweep(a, &cnt, &bytes), NSR_OK);
+	assert_int_equal(cnt, 1);
+	assert_int_equal(count_files(dir, "d", ".part"), 0);
+	assert_int_equal(nsr_dev_file_open(b, no, &f), NSR_OK);
+	assert_int_equal(nsr_dev_file_size(f), 2 * sizeof(buf));
+	assert_int_equal(nsr_dev_file_close(f), NSR_OK);
+	assert_int_equal(nsr_dev_close(a), NSR_OK);
+	assert_int_equal(nsr_dev_close(b), NSR_OK);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
 /* Removing save sets gives their session files back; an intent record
  * left by a crash is finished by nsr_vol_remove_resume. */
 static void test_remove_ss(void **state)
@@ -585,6 +628,7 @@ int main(void)
 		cmocka_unit_test(test_read_blocks),
 		cmocka_unit_test(test_damage_count),
 		cmocka_unit_test(test_crash_safe_naming),
+		cmocka_unit_test(test_sweep_spares_live_writers),
 		cmocka_unit_test(test_remove_ss),
 		cmocka_unit_test(test_writeback_mark),
 	};
