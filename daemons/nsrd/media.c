@@ -192,7 +192,7 @@ static struct nsr_mmd *connect_mover(struct nsrd *n, const struct nsr_res *dev,
 	int port;
 
 	nsr_buf_init(&err, 0);
-	if (nsrd_device_mover(n, dev, host, sizeof(host), &port, &err) !=
+	if (nsrd_device_mover(n, dev, host, sizeof(host), &port, NULL, &err) !=
 		    NSR_OK ||
 	    nsr_mmd_connect(host[0] ? host : "localhost", port, &m, &err) !=
 		    NSR_OK) {

@@ -38,6 +38,7 @@ struct nsrd_session {
 	uint32_t ssid;
 	char client[256];
 	char device[256];
+	pid_t mover_pid;    /* the device's mover it was given (0: none) */
 	time_t started;
 	uint64_t conn;	    /* owning connection (0 = none: adopted) */
 	time_t lease_until; /* settle after this; 0 = owner gone */
@@ -111,12 +112,15 @@ int nsrd_mount(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 int nsrd_unmount(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 int nsrd_vol_mode(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 int nsrd_vol_delete(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
-/* nsrd_device_mover - ask the device's storage node for its mover:
+/* nsrd_device_mover - ask the device's storage node for a mover for one
+ * more session (the least loaded, or a new one under dynamic nsrmmd):
  * host[hlen] gets the storage node's name ("" = this server, reached
- * through loopback) and *port the mover's port. */
+ * through loopback), *port the mover's port and *pid (may be NULL) its
+ * process id, which the session records so the next request counts it. */
 struct nsr_buf;
 int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
-		      size_t hlen, int *port, struct nsr_buf *err);
+		      size_t hlen, int *port, pid_t *pid,
+		      struct nsr_buf *err);
 /* nsrd_device_host - the storage node of a device resource into
  * host[hlen] ("" = the server itself); the device's path on that host is
  * returned (NULL if the name is malformed). */

@@ -174,6 +174,43 @@ static void finish_change(struct nsrd *n, const char *id, res_change_res *r)
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 }
 
+/* attr_same - 1 if attribute name has the same value in a and b. */
+static int attr_same(const struct nsr_res *a, const struct nsr_res *b,
+		     const char *name)
+{
+	const char *x = nsr_res_get(a, name), *y = nsr_res_get(b, name);
+
+	return (!x && !y) || (x && y && strcmp(x, y) == 0);
+}
+
+/* derive_device - NetWorker's rule for a device: when a change sets its
+ * target or max sessions and leaves its max nsrmmd count as it was, the
+ * count becomes max sessions / target sessions + 4 (res: the resource
+ * after the change; old: before it, NULL for a new one). */
+static void derive_device(struct nsr_res *res, const struct nsr_res *old)
+{
+	const char *type = nsr_res_type(res);
+	const char *ts, *ms;
+	long t, m;
+	char v[32];
+
+	if (!type || strcasecmp(type, "NSR device") != 0)
+		return;
+	if (old ? !attr_same(res, old, "max nsrmmd count") ||
+		      (attr_same(res, old, "target sessions") &&
+		       attr_same(res, old, "max sessions"))
+		: nsr_res_get(res, "max nsrmmd count") != NULL ||
+		      (!nsr_res_get(res, "target sessions") &&
+		       !nsr_res_get(res, "max sessions")))
+		return;
+	ts = nsr_res_get(res, "target sessions");
+	ms = nsr_res_get(res, "max sessions");
+	t = ts && atol(ts) > 0 ? atol(ts) : 4;
+	m = ms && atol(ms) > 0 ? atol(ms) : 32;
+	snprintf(v, sizeof(v), "%ld", m / t + 4);
+	nsr_res_set1(res, "max nsrmmd count", v);
+}
+
 /* nsrd_res_create - RES_CREATE: validate and store a new resource. */
 int nsrd_res_create(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
@@ -198,6 +235,7 @@ int nsrd_res_create(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 		nsr_res_free(res);
 		return NSR_OK;
 	}
+	derive_device(res, NULL);
 	nsr_buf_init(&why, 0);
 	rc = nsr_resdb_create(n->res, res, &id, &why);
 	if (rc) {
@@ -248,6 +286,8 @@ int nsrd_res_update(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	merged = nsr_res_dup(old);
 	nsr_buf_init(&why, 0);
 	rc = nsr_res_merge(merged, chg, a->append);
+	if (rc == NSR_OK)
+		derive_device(merged, old);
 	if (rc == NSR_OK)
 		rc = nsr_resdb_update(n->res, a->id, merged, &why);
 	if (rc) {

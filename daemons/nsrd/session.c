@@ -264,13 +264,60 @@ static struct nsr_snmd *snmd_for(struct nsrd *n, const char *host)
 	return n->snmd[n->nsnmd++];
 }
 
-/* nsrd_device_mover - the data mover of a device from its storage node
+/* device_max_movers - how many movers the device may have: its "max
+ * nsrmmd count" (empty: max sessions / target sessions + 4) while its
+ * storage node's "dynamic nsrmmds" is not No; 1 otherwise. */
+static unsigned device_max_movers(struct nsrd *n, const struct nsr_res *dev,
+				  const char *host, unsigned ts, unsigned ms)
+{
+	const struct nsr_res *sn;
+	const char *dyn, *mc;
+
+	sn = nsrd_res_find1(n, "NSR storage node",
+			    host[0] ? host : n->server_name);
+	dyn = sn ? nsr_res_get(sn, "dynamic nsrmmds") : NULL;
+	if (dyn && strcasecmp(dyn, "No") == 0)
+		return 1;
+	mc = nsr_res_get(dev, "max nsrmmd count");
+	if (mc && *mc && atoi(mc) > 0)
+		return (unsigned)atoi(mc);
+	return (ms ? ms : 32) / (ts ? ts : 4) + 4;
+}
+
+/* device_load - the sessions each mover of the device serves now. */
+static size_t device_load(struct nsrd *n, const char *device,
+			  struct nsr_snmd_load *load, size_t max)
+{
+	size_t nl = 0, j;
+
+	for (int i = 0; i < NSRD_MAX_SESSIONS; i++) {
+		const struct nsrd_session *s = &n->sessions[i];
+
+		if (!s->used || s->mover_pid <= 0 ||
+		    strcmp(s->device, device) != 0)
+			continue;
+		for (j = 0; j < nl && load[j].pid != s->mover_pid; j++)
+			;
+		if (j == nl) {
+			if (nl == max)
+				continue;
+			load[nl].pid = s->mover_pid;
+			load[nl++].sessions = 0;
+		}
+		load[j].sessions++;
+	}
+	return nl;
+}
+
+/* nsrd_device_mover - a data mover of a device from its storage node
  * (this server's own nsrsnmd through loopback for local devices). */
 int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
-		      size_t hlen, int *port, struct nsr_buf *err)
+		      size_t hlen, int *port, pid_t *pidp, struct nsr_buf *err)
 {
+	struct nsr_snmd_load load[64];
 	struct nsr_snmd_device md;
 	struct nsr_snmd *sn;
+	int rc;
 	const char *ts = nsr_res_get(dev, "target sessions");
 	const char *ms = nsr_res_get(dev, "max sessions");
 	const char *seg = nsr_res_get(dev, "segment size");
@@ -298,6 +345,10 @@ int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
 	md.media_type = nsr_res_get(dev, "media type");
 	md.target_sessions = ts ? (unsigned)atoi(ts) : 0;
 	md.max_sessions = ms ? (unsigned)atoi(ms) : 0;
+	md.max_movers = device_max_movers(n, dev, host, md.target_sessions,
+					  md.max_sessions);
+	md.load = load;
+	md.nload = device_load(n, md.name, load, NSR_ARRAY_SIZE(load));
 	sn = snmd_for(n, host);
 	if (!sn) {
 		nsr_buf_addf(err, "more than %d storage nodes",
@@ -306,8 +357,11 @@ int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
 	}
 	/* A remote mover reports to this server by name; a local one
 	 * through loopback. */
-	return nsr_snmd_mover(sn, &md, host[0] ? n->server_name : "localhost",
-			      port, &pid, err);
+	rc = nsr_snmd_mover(sn, &md, host[0] ? n->server_name : "localhost",
+			    port, &pid, err);
+	if (pidp)
+		*pidp = rc == NSR_OK ? pid : 0;
+	return rc;
 }
 
 /* job_create - the job record of a session (0 if nsrjobd is away). */
@@ -479,8 +533,8 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 		nsr_status_set(&r->st, NSR_ERR_LIMIT, "too many sessions");
 		goto out;
 	}
-	if (nsrd_device_mover(n, dev, mhost, sizeof(mhost), &port, &err) !=
-	    NSR_OK) {
+	if (nsrd_device_mover(n, dev, mhost, sizeof(mhost), &port,
+			      &s->mover_pid, &err) != NSR_OK) {
 		nsr_status_set(&r->st, NSR_ERR_CONNECT,
 			    "cannot get the data mover of device '%s': %s",
 			    nsr_res_get(dev, "name"), err.data);
@@ -570,6 +624,7 @@ int nsrd_next_volume(void *ctx, void *argp, void *resp, struct nsr_rpc_call *cal
 	struct nsr_buf err;
 	char mhost[NSR_HOST_MAX + 1] = "";
 	int port = 0;
+	pid_t mpid = 0;
 
 	NSR_UNUSED(call);
 	r->volume = nsr_rpc_str("");
@@ -585,8 +640,8 @@ int nsrd_next_volume(void *ctx, void *argp, void *resp, struct nsr_rpc_call *cal
 			    a->ssid, a->pool);
 		goto out;
 	}
-	if (nsrd_device_mover(n, dev, mhost, sizeof(mhost), &port, &err) !=
-	    NSR_OK) {
+	if (nsrd_device_mover(n, dev, mhost, sizeof(mhost), &port, &mpid,
+			      &err) != NSR_OK) {
 		nsr_status_set(&r->st, NSR_ERR_CONNECT,
 			    "save set %u continues on volume %s, but the data mover of "
 			    "device '%s' is not available: %s", a->ssid, vol.name,
@@ -596,9 +651,11 @@ int nsrd_next_volume(void *ctx, void *argp, void *resp, struct nsr_rpc_call *cal
 	for (int i = 0; i < NSRD_MAX_SESSIONS; i++) {
 		struct nsrd_session *s = &n->sessions[i];
 
-		if (s->used && !s->recover && s->ssid == a->ssid)
+		if (s->used && !s->recover && s->ssid == a->ssid) {
 			snprintf(s->device, sizeof(s->device), "%s",
 				 nsr_res_get(dev, "name"));
+			s->mover_pid = mpid;
+		}
 	}
 	free(r->volume);
 	r->volume = nsr_rpc_str(vol.name);
@@ -701,6 +758,7 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 	size_t nf = 0, k = 0;
 	char mhost[NSR_HOST_MAX + 1] = "", fhost[NSR_HOST_MAX + 1];
 	int port = 0, fport = 0;
+	pid_t fpid = 0, rpid = 0;
 
 	NSR_UNUSED(call);
 	r->ss_client = nsr_rpc_str("");
@@ -747,7 +805,7 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 			goto out;
 		}
 		if (nsrd_device_mover(n, fdev, fhost, sizeof(fhost), &fport,
-				      &err) != NSR_OK) {
+				      &fpid, &err) != NSR_OK) {
 			nsr_status_set(&r->st, NSR_ERR_CONNECT, "cannot get the data mover "
 				    "of device '%s' (volume %s of save set %u): %s",
 				    nsr_res_get(fdev, "name"), vol.name, a->ssid, err.data);
@@ -756,6 +814,7 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 		if (!dev || frags[i].seq == 0) {
 			dev = fdev;
 			port = fport;
+			rpid = fpid;
 			snprintf(mhost, sizeof(mhost), "%s", fhost);
 		}
 		w = &r->frags.frags_val[k++];
@@ -779,6 +838,7 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 		goto out;
 	}
 	s->recover = 1;
+	s->mover_pid = rpid;
 	s->ssid = a->ssid;
 	snprintf(s->client, sizeof(s->client), "%s", a->client);
 	snprintf(s->device, sizeof(s->device), "%s", nsr_res_get(dev, "name"));

@@ -1,16 +1,20 @@
 /*
  * nsrsnmd - the storage node manager.  nsrexecd -s runs it on a storage
- * node; nsrd (and tests) ask it, with SNM_MOVER, for the data mover of a
- * device.  It keeps one slot per device: a running nsrmmd is handed out
- * again, a missing or dead one is started on demand (spawn.c) unless the
- * device is throttled because its movers keep dying right after start
- * (policy.c).  Children are reaped through the skeleton's child_exit and
- * stopped on SIGTERM.  SNM_STATUS lists the running movers.
+ * node; nsrd (and tests) ask it, with SNM_MOVER, for a data mover of a
+ * device for one more session.  It keeps one slot per device with up to
+ * SNMD_MOVERS_MAX movers: a running nsrmmd is handed out again (the least
+ * loaded by the session counts nsrd sends), another is started while all
+ * serve target sessions or more and the device may have more (dynamic
+ * nsrmmd, policy.c), and a first one is started on demand (spawn.c)
+ * unless the device is throttled because its movers keep dying right
+ * after start.  Children are reaped through the skeleton's child_exit;
+ * idle movers exit by themselves (-i); all are stopped on SIGTERM.
+ * SNM_STATUS lists the running movers.
  *
  * Locking: tab_mu guards the slot table; spawn_mu serialises starts, so
- * one device never gets two movers and a pipe's write end is inherited
- * by one child only.  The readiness wait holds spawn_mu, not tab_mu, so
- * the main loop's child_exit never waits on it.
+ * a device never gets more movers than asked and a pipe's write end is
+ * inherited by one child only.  The readiness wait holds spawn_mu, not
+ * tab_mu, so the main loop's child_exit never waits on it.
  */
 #include "nsr/compat.h"
 
@@ -92,6 +96,7 @@ static void slot_set(struct snmd_slot *s, const snm_mover_args *a,
 	s->segment_size = a->dev.segment_size;
 	s->target_sessions = a->dev.target_sessions;
 	s->max_sessions = a->dev.max_sessions;
+	s->max_movers = a->dev.max_movers;
 }
 
 /* next_num - the lowest mover number no running mover uses. */
@@ -101,7 +106,9 @@ static int next_num(struct snmd *x)
 		int used = 0;
 
 		for (int i = 0; i < x->nslots && !used; i++)
-			used = x->slots[i]->pid && x->slots[i]->num == n;
+			for (int k = 0; k < SNMD_MOVERS_MAX && !used; k++)
+				used = x->slots[i]->mv[k].pid &&
+				       x->slots[i]->mv[k].num == n;
 		if (!used)
 			return n;
 	}
@@ -125,30 +132,57 @@ static int zombie(pid_t pid)
 	return p && p[1] == ' ' && p[2] == 'Z';
 }
 
-/* alive - 1 if the slot's mover is running (not dead, not a zombie the
- * main loop has yet to reap). */
-static int alive(const struct snmd_slot *s)
+/* alive - 1 if the mover is running (not dead, not a zombie the main
+ * loop has yet to reap). */
+static int alive(const struct snmd_mover *v)
 {
-	if (s->pid <= 0 || s->port <= 0)
+	if (v->pid <= 0 || v->port <= 0)
 		return 0;
-	if (kill(s->pid, 0) != 0 && errno == ESRCH)
+	if (kill(v->pid, 0) != 0 && errno == ESRCH)
 		return 0;
-	return !zombie(s->pid);
+	return !zombie(v->pid);
 }
 
-/* path_owner - a running mover of another device on the same path, or
- * NULL (holds tab_mu): two movers on one medium would destroy it. */
+/* slot_running - how many movers of s run; running[i] says which. */
+static unsigned slot_running(const struct snmd_slot *s, int *running)
+{
+	unsigned n = 0;
+
+	for (int i = 0; i < SNMD_MOVERS_MAX; i++) {
+		running[i] = alive(&s->mv[i]);
+		n += (unsigned)running[i];
+	}
+	return n;
+}
+
+/* path_owner - a slot of another device on the same path with a running
+ * mover, or NULL (holds tab_mu): two devices on one medium would destroy
+ * it. */
 static const struct snmd_slot *path_owner(struct snmd *x, const char *path,
-					  const char *device)
+					  const char *device, pid_t *pid)
 {
 	for (int i = 0; i < x->nslots; i++) {
 		const struct snmd_slot *s = x->slots[i];
 
-		if (s->path && strcmp(s->path, path) == 0 &&
-		    strcmp(s->device, device) != 0 && alive(s))
-			return s;
+		if (!s->path || strcmp(s->path, path) != 0 ||
+		    strcmp(s->device, device) == 0)
+			continue;
+		for (int k = 0; k < SNMD_MOVERS_MAX; k++)
+			if (alive(&s->mv[k])) {
+				*pid = s->mv[k].pid;
+				return s;
+			}
 	}
 	return NULL;
+}
+
+/* load_of - the sessions nsrd counts on the mover pid (0 if unnamed). */
+static unsigned load_of(const snm_mover_args *a, pid_t pid)
+{
+	for (u_int i = 0; i < a->load.load_len; i++)
+		if (a->load.load_val[i].pid == pid)
+			return a->load.load_val[i].sessions;
+	return 0;
 }
 
 /* check_args - validate a hostile SNM_MOVER request; NULL or a message. */
@@ -165,13 +199,17 @@ static const char *check_args(const snm_mover_args *a)
 	return NULL;
 }
 
-/* start_mover - start the slot's mover (holds spawn_mu, not tab_mu). */
-static int start_mover(struct snmd *x, struct snmd_slot *s, nsr_status *st)
+/* start_mover - start mover k of the slot, whose entry is reserved (pid
+ * -1) (holds spawn_mu, not tab_mu). */
+static int start_mover(struct snmd *x, struct snmd_slot *s, int k,
+		       nsr_status *st)
 {
+	struct snmd_mover *v = &s->mv[k];
 	struct snmd_spawn_args sa;
 	struct nsr_buf why;
 	pid_t pid;
-	int port, rc;
+	int port, rc, running[SNMD_MOVERS_MAX];
+	unsigned n;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.exe = x->mmd_exe;
@@ -179,19 +217,21 @@ static int start_mover(struct snmd *x, struct snmd_slot *s, nsr_status *st)
 	sa.d = x->d;
 	sa.idle_sec = x->idle_sec;
 	sa.slot = s;
+	sa.num = v->num;
 	nsr_buf_init(&why, 4096);
 	rc = snmd_spawn(&sa, READY_TIMEOUT_MS, &pid, &port, &why);
 	pthread_mutex_lock(&x->tab_mu);
 	if (rc == NSR_OK) {
-		s->pid = pid;
-		s->port = port;
+		v->pid = pid;
+		v->port = port;
+		n = slot_running(s, running);
 		nsr_info("started nsrmmd #%d (pid %ld) for device %s (%s %s) "
-			 "on port %d (policy allows %u movers for it; one "
-			 "serves all its sessions)", s->num, (long)pid,
-			 s->device, s->media_type, s->path, port,
-			 snmd_policy_mover_limit(s));
+			 "on port %d: %u of at most %u movers of the device",
+			 v->num, (long)pid, s->device, s->media_type, s->path,
+			 port, n, snmd_policy_mover_limit(s));
 	} else {
-		snmd_policy_exited(s, -1, snmd_policy_now());
+		snmd_policy_exited(s, v->started_ms, -1, snmd_policy_now());
+		memset(v, 0, sizeof(*v));
 		snprintf(s->last_exit, sizeof(s->last_exit), "not ready");
 		set_status(st, rc == NSR_ERR_TIMEOUT ? rc : NSR_ERR_AGAIN,
 			   "no data mover for device %s: %s", s->device,
@@ -202,8 +242,25 @@ static int start_mover(struct snmd *x, struct snmd_slot *s, nsr_status *st)
 	return rc;
 }
 
-/* snm_mover - SNM_MOVER: the port of the device's mover, started on
- * demand. */
+/* hand_out - answer with mover k of s (holds tab_mu). */
+static void hand_out(const struct snmd_slot *s, int k, snm_mover_res *r)
+{
+	r->port = s->mv[k].port;
+	r->pid = s->mv[k].pid;
+	set_status(&r->st, NSR_OK, "%s", "");
+}
+
+/* free_entry - an unused mover entry of s, or -1 (holds tab_mu). */
+static int free_entry(const struct snmd_slot *s)
+{
+	for (int k = 0; k < SNMD_MOVERS_MAX; k++)
+		if (s->mv[k].pid == 0)
+			return k;
+	return -1;
+}
+
+/* snm_mover - SNM_MOVER: the port of a mover of the device for one more
+ * session, started on demand. */
 static int snm_mover(void *ctx, void *args, void *res,
 		     struct nsr_rpc_call *call)
 {
@@ -214,7 +271,9 @@ static int snm_mover(void *ctx, void *args, void *res,
 	const char *bad = check_args(a);
 	const struct snmd_slot *owner;
 	struct snmd_slot *s;
-	unsigned wait, waited = 0;
+	int running[SNMD_MOVERS_MAX], k;
+	unsigned sessions[SNMD_MOVERS_MAX], wait, waited = 0;
+	pid_t opid = 0;
 	long long now;
 
 	NSR_UNUSED(call);
@@ -226,12 +285,12 @@ static int snm_mover(void *ctx, void *args, void *res,
 again:
 	pthread_mutex_lock(&x->spawn_mu);
 	pthread_mutex_lock(&x->tab_mu);
-	owner = path_owner(x, a->dev.path, device);
+	owner = path_owner(x, a->dev.path, device, &opid);
 	if (owner) {
 		set_status(&r->st, NSR_ERR_BUSY, "device %s: %s is already "
 			   "served by the mover of device %s (pid %ld); one "
-			   "medium cannot have two movers", device,
-			   a->dev.path, owner->device, (long)owner->pid);
+			   "medium cannot have two devices", device,
+			   a->dev.path, owner->device, (long)opid);
 		pthread_mutex_unlock(&x->tab_mu);
 		goto out;
 	}
@@ -244,11 +303,17 @@ again:
 		goto out;
 	}
 	if (!s) {
-		s = nsr_xcalloc(1, sizeof(*s));
+		s = calloc(1, sizeof(*s));
+		if (!s) {
+			pthread_mutex_unlock(&x->tab_mu);
+			set_status(&r->st, NSR_ERR_NOMEM, "out of memory");
+			goto out;
+		}
 		x->slots[x->nslots++] = s;
 	}
-	if (alive(s) && (strcmp(s->path, a->dev.path) != 0 ||
-			 strcmp(s->media_type, a->dev.media_type) != 0)) {
+	if (slot_running(s, running) > 0 &&
+	    (strcmp(s->path, a->dev.path) != 0 ||
+	     strcmp(s->media_type, a->dev.media_type) != 0)) {
 		pthread_mutex_unlock(&x->tab_mu);
 		set_status(&r->st, NSR_ERR_BUSY, "device %s is served by a "
 			   "mover for %s %s, not %s %s; stop using the old "
@@ -257,11 +322,17 @@ again:
 			   a->dev.path);
 		goto out;
 	}
-	if (alive(s)) {
-		r->port = s->port;
-		r->pid = s->pid;
+	if (s->media_type) { /* the policy's input, as nsrd says now */
+		s->target_sessions = a->dev.target_sessions;
+		s->max_sessions = a->dev.max_sessions;
+		s->max_movers = a->dev.max_movers;
+	}
+	for (k = 0; k < SNMD_MOVERS_MAX; k++)
+		sessions[k] = running[k] ? load_of(a, s->mv[k].pid) : 0;
+	k = s->media_type ? snmd_policy_choose(s, running, sessions) : -1;
+	if (k >= 0) {
+		hand_out(s, k, r);
 		pthread_mutex_unlock(&x->tab_mu);
-		set_status(&r->st, NSR_OK, "%s", "");
 		goto out;
 	}
 	now = snmd_policy_now();
@@ -287,16 +358,25 @@ again:
 			   wait % 1000 / 100);
 		goto out;
 	}
+	k = free_entry(s);
+	if (k < 0) {
+		pthread_mutex_unlock(&x->tab_mu);
+		set_status(&r->st, NSR_ERR_AGAIN, "device %s: its %d movers "
+			   "have not all been reaped yet; try again",
+			   device, SNMD_MOVERS_MAX);
+		goto out;
+	}
 	slot_set(s, a, device);
-	s->pid = 0;
-	s->port = 0;
-	s->num = next_num(x);
+	s->mv[k].num = next_num(x);
+	s->mv[k].pid = -1; /* reserved while it starts */
+	s->mv[k].port = 0;
+	s->mv[k].started_ms = now;
 	s->started_ms = now;
 	pthread_mutex_unlock(&x->tab_mu);
-	if (start_mover(x, s, &r->st) == NSR_OK) {
-		r->port = s->port;
-		r->pid = s->pid;
-		set_status(&r->st, NSR_OK, "%s", "");
+	if (start_mover(x, s, k, &r->st) == NSR_OK) {
+		pthread_mutex_lock(&x->tab_mu);
+		hand_out(s, k, r);
+		pthread_mutex_unlock(&x->tab_mu);
 	}
 out:
 	pthread_mutex_unlock(&x->spawn_mu);
@@ -314,17 +394,19 @@ static int snm_status(void *ctx, void *args, void *res,
 	NSR_UNUSED(args);
 	NSR_UNUSED(call);
 	pthread_mutex_lock(&x->tab_mu);
-	r->movers.movers_val = nsr_xcalloc((size_t)x->nslots + 1,
-					   sizeof(snm_mover_info));
+	r->movers.movers_val = nsr_xcalloc(256, sizeof(snm_mover_info));
 	for (int i = 0; i < x->nslots; i++) {
 		struct snmd_slot *s = x->slots[i];
 
-		if (!alive(s))
-			continue;
-		r->movers.movers_val[n].device = nsr_xstrdup(s->device);
-		r->movers.movers_val[n].port = s->port;
-		r->movers.movers_val[n].pid = s->pid;
-		n++;
+		for (int k = 0; k < SNMD_MOVERS_MAX && n < 256; k++) {
+			if (!alive(&s->mv[k]))
+				continue;
+			r->movers.movers_val[n].device =
+				nsr_xstrdup(s->device);
+			r->movers.movers_val[n].port = s->mv[k].port;
+			r->movers.movers_val[n].pid = s->mv[k].pid;
+			n++;
+		}
 	}
 	r->movers.movers_len = n;
 	pthread_mutex_unlock(&x->tab_mu);
@@ -375,37 +457,47 @@ static int snmd_init(struct nsr_daemon *d)
 	return 0;
 }
 
-/* snmd_child_exit - a mover ended: free its slot, update the throttle. */
+/* snmd_child_exit - a mover ended: free its entry, update the throttle. */
 static void snmd_child_exit(struct nsr_daemon *d, pid_t pid, int status)
 {
 	struct snmd *x = d->ctx;
+	int normal = WIFEXITED(status) && WEXITSTATUS(status) == 0;
 	char how[64];
 
 	nsr_exit_status_text(status, how, sizeof(how));
 	pthread_mutex_lock(&x->tab_mu);
 	for (int i = 0; i < x->nslots; i++) {
 		struct snmd_slot *s = x->slots[i];
-		int normal = WIFEXITED(status) && WEXITSTATUS(status) == 0;
 
-		if (s->pid != pid)
-			continue;
-		s->pid = 0;
-		s->port = 0;
-		snprintf(s->last_exit, sizeof(s->last_exit), "%s", how);
-		if (normal)
-			nsr_info("nsrmmd #%d (pid %ld) for device %s exited",
-				 s->num, (long)pid, s->device);
-		else
-			nsr_warn("nsrmmd #%d (pid %ld) for device %s ended: "
-				 "%s; a new one starts when the device is "
-				 "needed", s->num, (long)pid, s->device, how);
-		if (snmd_policy_exited(s, status, snmd_policy_now()))
-			nsr_warn("device %s: its mover failed %u times "
-				 "right after start; holding new starts for "
-				 "%lld ms", s->device, s->quick_fails,
-				 s->hold_until - snmd_policy_now());
-		break;
+		for (int k = 0; k < SNMD_MOVERS_MAX; k++) {
+			struct snmd_mover *v = &s->mv[k];
+			long long started = v->started_ms;
+			int num = v->num;
+
+			if (v->pid != pid)
+				continue;
+			memset(v, 0, sizeof(*v));
+			snprintf(s->last_exit, sizeof(s->last_exit), "%s",
+				 how);
+			if (normal)
+				nsr_info("nsrmmd #%d (pid %ld) for device %s "
+					 "exited", num, (long)pid, s->device);
+			else
+				nsr_warn("nsrmmd #%d (pid %ld) for device %s "
+					 "ended: %s; a new one starts when the "
+					 "device is needed", num, (long)pid,
+					 s->device, how);
+			if (snmd_policy_exited(s, started, status,
+					       snmd_policy_now()))
+				nsr_warn("device %s: its mover failed %u "
+					 "times right after start; holding "
+					 "new starts for %lld ms", s->device,
+					 s->quick_fails,
+					 s->hold_until - snmd_policy_now());
+			goto out;
+		}
 	}
+out:
 	pthread_mutex_unlock(&x->tab_mu);
 }
 
@@ -418,15 +510,20 @@ static void snmd_stop(struct nsr_daemon *d)
 	pthread_mutex_lock(&x->tab_mu);
 	/* Tell them all first, so they stop in parallel. */
 	for (int i = 0; i < x->nslots; i++)
-		if (x->slots[i]->pid > 0)
-			kill(x->slots[i]->pid, SIGTERM);
+		for (int k = 0; k < SNMD_MOVERS_MAX; k++)
+			if (x->slots[i]->mv[k].pid > 0)
+				kill(x->slots[i]->mv[k].pid, SIGTERM);
 	for (int i = 0; i < x->nslots; i++) {
 		struct snmd_slot *s = x->slots[i];
 
-		if (s->pid > 0) {
+		for (int k = 0; k < SNMD_MOVERS_MAX; k++) {
+			struct snmd_mover *v = &s->mv[k];
+
+			if (v->pid <= 0)
+				continue;
 			nsr_info("stopping nsrmmd #%d (pid %ld) for device %s",
-				 s->num, (long)s->pid, s->device);
-			nsr_proc_stop(s->pid, 10000);
+				 v->num, (long)v->pid, s->device);
+			nsr_proc_stop(v->pid, 10000);
 		}
 		free(s->device);
 		free(s->media_type);

@@ -13,7 +13,18 @@
 struct nsr_buf;
 struct nsr_daemon;
 
-/* One device and its mover (if running). */
+/* Movers one device may have at most (dynamic nsrmmd). */
+#define SNMD_MOVERS_MAX 32
+
+/* One running (or starting) mover of a device. */
+struct snmd_mover {
+	pid_t pid;	  /* 0 = free entry */
+	int port;	  /* 0 while starting */
+	int num;	  /* mover number (nsrmmd -n), unique on the host */
+	long long started_ms; /* monotonic */
+};
+
+/* One device and its movers. */
 struct snmd_slot {
 	char *device;	  /* device resource name (the key) */
 	char *media_type; /* adv_file, vtape, tape */
@@ -22,11 +33,10 @@ struct snmd_slot {
 	uint64_t capacity;
 	uint64_t segment_size; /* nsrmmd -G */
 	unsigned target_sessions, max_sessions;
+	unsigned max_movers;	/* as nsrd asked last (dynamic nsrmmd) */
 
-	pid_t pid;	  /* 0 = no mover */
-	int port;
-	int num;	  /* mover number (nsrmmd -n) */
-	long long started_ms; /* monotonic */
+	struct snmd_mover mv[SNMD_MOVERS_MAX];
+	long long started_ms;	/* monotonic: the last start */
 
 	/* Throttle state (policy.c). */
 	unsigned quick_fails; /* abnormal exits soon after start, in a row */
@@ -41,6 +51,7 @@ struct snmd_spawn_args {
 	const struct nsr_daemon *d; /* its -a addresses go to the mover */
 	unsigned idle_sec;	 /* 0 = nsrmmd's default */
 	const struct snmd_slot *slot;
+	int num;		 /* the new mover's number */
 };
 
 /* spawn.c */
@@ -53,19 +64,26 @@ int snmd_spawn(const struct snmd_spawn_args *a, int timeout_ms, pid_t *pid,
 
 /* policy.c */
 /* snmd_policy_mover_limit - how many movers a device may have: tape and
- * vtape 1; adv_file max_sessions / target_sessions + 4.  Today every
- * device gets one mover, which runs all of its sessions; the limit is
- * logged when a mover starts and will cap extra movers for disk devices. */
+ * vtape 1 (one drive, one writer); adv_file what nsrd asked (its "max
+ * nsrmmd count" with dynamic nsrmmd on, else 1), at most
+ * SNMD_MOVERS_MAX. */
 unsigned snmd_policy_mover_limit(const struct snmd_slot *s);
+/* snmd_policy_choose - the mover of s to hand one more session: the
+ * index in s->mv of the least loaded running one (sessions[i] each, as
+ * nsrd counts them), or -1 to start another: none runs, or all serve
+ * target sessions or more and fewer than the limit run. */
+int snmd_policy_choose(const struct snmd_slot *s, const int *running,
+		       const unsigned *sessions);
 /* snmd_policy_now - the monotonic clock in ms the policy works with. */
 long long snmd_policy_now(void);
 /* snmd_policy_may_start - 1 if a mover may be started at now (ms), else
  * 0 with the milliseconds to wait in *wait_ms. */
 int snmd_policy_may_start(const struct snmd_slot *s, long long now,
 			  unsigned *wait_ms);
-/* snmd_policy_exited - a mover of s ended with wait status (or, with
- * status -1, died before it was ready): update the throttle.  Returns 1
- * if the device is now throttled. */
-int snmd_policy_exited(struct snmd_slot *s, int status, long long now);
+/* snmd_policy_exited - a mover of s started at started_ms ended with wait
+ * status (or, with status -1, died before it was ready): update the
+ * throttle.  Returns 1 if the device is now throttled. */
+int snmd_policy_exited(struct snmd_slot *s, long long started_ms, int status,
+		       long long now);
 
 #endif /* NSRSNMD_SNMD_H */

@@ -80,7 +80,7 @@ int snmd_spawn(const struct snmd_spawn_args *a, int timeout_ms, pid_t *pid,
 		goto out;
 	}
 	snprintf(fdstr, sizeof(fdstr), "%d", fds[1]);
-	snprintf(numstr, sizeof(numstr), "%d", s->num);
+	snprintf(numstr, sizeof(numstr), "%d", a->num);
 	argv[n++] = (char *)a->exe;
 	argv[n++] = (char *)"-R";
 	argv[n++] = (char *)a->root;

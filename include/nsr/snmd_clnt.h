@@ -8,9 +8,10 @@
  *   1. nsr_snmd_open(snode, &h, err) (connect now) or
  *      nsr_snmd_new(snode, wait_ms, &h) (connect on first use, waiting up
  *      to wait_ms for a restarting nsrsnmd);
- *   2. nsr_snmd_mover(h, &dev, server, &port, &pid, err) as often as
- *      needed (asking twice is asking once: the running mover is handed
- *      out again), nsr_snmd_status(h, &movers, &n, err);
+ *   2. nsr_snmd_mover(h, &dev, server, &port, &pid, err) for each new
+ *      session (with the same load, asking twice is asking once: the
+ *      same running mover is handed out), nsr_snmd_status(h, &movers,
+ *      &n, err);
  *   3. nsr_snmd_close(h).
  * Errors: NSR_OK or a negative nsr_err code; err (may be NULL) gets the
  * reason, naming the storage node.  Not thread-safe: one handle per
@@ -26,7 +27,13 @@
 struct nsr_buf;
 struct nsr_snmd;
 
-/* A device as nsrsnmd needs to know it (strings are borrowed). */
+/* Sessions one running mover serves now (the caller's count). */
+struct nsr_snmd_load {
+	pid_t pid;
+	unsigned sessions;
+};
+
+/* A device as nsrsnmd needs to know it (strings and load are borrowed). */
 struct nsr_snmd_device {
 	const char *name;	  /* device resource name */
 	const char *media_type;	  /* "adv_file", "vtape", "tape" */
@@ -35,6 +42,10 @@ struct nsr_snmd_device {
 	uint64_t segment_size;	  /* tape/vtape: filemark every N bytes */
 	unsigned target_sessions; /* 0 = default */
 	unsigned max_sessions;	  /* 0 = default */
+	unsigned max_movers;	  /* dynamic nsrmmd: movers it may have (AFTD;
+				   * 0 or 1 = one mover for every session) */
+	const struct nsr_snmd_load *load; /* its movers' sessions now */
+	size_t nload;
 };
 
 /* One running mover, as nsrsnmd lists it. */
@@ -51,9 +62,11 @@ int nsr_snmd_open(const char *snode, struct nsr_snmd **out,
 int nsr_snmd_new(const char *snode, int wait_ms, struct nsr_snmd **out);
 /* nsr_snmd_host - the storage node as named. */
 const char *nsr_snmd_host(const struct nsr_snmd *h);
-/* nsr_snmd_mover - the port (and pid, may be NULL) of the mover serving
- * dev, started on demand, reporting fragments to the nsrmmdbd of host
- * server (NULL or "" = report nowhere: tests, stand-alone use). */
+/* nsr_snmd_mover - the port (and pid, may be NULL) of a mover of dev for
+ * one more session: the least loaded by dev->load, or a new one while
+ * all are at target sessions and fewer than dev->max_movers run; started
+ * on demand, reporting fragments to the nsrmmdbd of host server (NULL or
+ * "" = report nowhere: tests, stand-alone use). */
 int nsr_snmd_mover(struct nsr_snmd *h, const struct nsr_snmd_device *dev,
 		   const char *server, int *port, pid_t *pid,
 		   struct nsr_buf *err);

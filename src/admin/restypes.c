@@ -93,7 +93,7 @@ static const struct nsr_res_attrdef device_attrs[] = {
 	C("read only", "No", YESNO),
 	N("target sessions", "4", 1, 1024),
 	N("max sessions", "32", 1, 1024),
-	N("max nsrmmd count", "4", 1, 1024),
+	N("max nsrmmd count", "12", 1, 1024), /* MS/TS + 4 */
 	{ "device block size", "handler default", ONE | HID, NULL, 0, 0 },
 	S("segment size", "4000 MB"),
 	C("auto media management", "No", YESNO),

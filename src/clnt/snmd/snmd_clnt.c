@@ -111,9 +111,27 @@ int nsr_snmd_mover(struct nsr_snmd *h, const struct nsr_snmd_device *dev,
 	a.dev.segment_size = dev->segment_size;
 	a.dev.target_sessions = dev->target_sessions;
 	a.dev.max_sessions = dev->max_sessions;
+	a.dev.max_movers = dev->max_movers;
 	a.server = (char *)(server ? server : "");
+	if (dev->nload > SNM_LOAD_MAX) {
+		if (err)
+			nsr_buf_addf(err, "device %s: more than %d movers",
+				     a.dev.name, SNM_LOAD_MAX);
+		return NSR_ERR_LIMIT;
+	}
+	if (dev->nload) {
+		a.load.load_val = calloc(dev->nload, sizeof(snm_load));
+		if (!a.load.load_val)
+			return NSR_ERR_NOMEM;
+		a.load.load_len = (u_int)dev->nload;
+		for (size_t i = 0; i < dev->nload; i++) {
+			a.load.load_val[i].pid = (int)dev->load[i].pid;
+			a.load.load_val[i].sessions = dev->load[i].sessions;
+		}
+	}
 	rc = nsr_peer_call(h->peer, SNM_MOVER, NSR_XDR(xdr_snm_mover_args), &a,
 			   NSR_XDR(xdr_snm_mover_res), &r, NSR_PEER_RETRY);
+	free(a.load.load_val);
 	rc = done(h, rc, &r.st, err);
 	if (rc == NSR_OK && (r.port <= 0 || r.port > 65535)) {
 		if (err)

@@ -1,0 +1,94 @@
+#!/bin/bash
+# 415-dynamic-movers: dynamic nsrmmd on an AFTD.  A device with target
+# sessions 1, max sessions 8 and max nsrmmd count 4 takes 8 saves at
+# once: the storage node starts another mover whenever every running one
+# serves its target, never more than 4 (sampled throughout from the
+# process table), every save set is complete and recovers identical;
+# idle movers exit by themselves.  Then the count rule: changing target
+# or max sessions sets max nsrmmd count to MS/TS + 4, and with the
+# storage node's "dynamic nsrmmds: No" one mover serves every session.
+. "$(dirname "$0")/lib.sh"
+nsr_setup 415-dynamic-movers
+S=127.0.0.1
+W=$ROOT/work
+N=8
+mkdir -p "$W/aftd1" "$W/out"
+export NSR_MOVER_IDLE=3
+nsr_start_datazone
+nsr_device aftd1 adv_file "$W/aftd1" \
+	"target sessions: 1; max sessions: 8; max nsrmmd count: 4"
+check "label" "$BIN/nsrmm" -s $S -q -l -y -b Default -f aftd1 Disk.001
+for i in $(seq 1 $N); do
+	mkdir -p "$W/t$i"
+	head -c $((6000000 + i * 100000)) /dev/urandom >"$W/t$i/data"
+done
+
+# movers - nsrmmd processes of aftd1 now.
+movers() {
+	local c
+	c=$(pgrep -fc -- "nsrmmd .*-D $W/aftd1( |\$)" 2>/dev/null)
+	echo "${c:-0}"
+}
+
+# The samples run until the saves are done (bounded: 60 s).
+( for _ in $(seq 1 600); do movers; sleep 0.1; done ) >"$W/samples" &
+SAMPLER=$!
+for i in $(seq 1 $N); do
+	"$BIN/save" -s $S -q "$W/t$i" >"$W/save$i.out" 2>&1 &
+	pids[$i]=$!
+done
+ok=0
+for i in $(seq 1 $N); do
+	wait "${pids[$i]}" && ok=$((ok + 1))
+done
+kill "$SAMPLER" 2>/dev/null; wait "$SAMPLER" 2>/dev/null
+max=$(sort -n "$W/samples" | tail -1)
+check "all $N saves completed ($ok did)" test "$ok" -eq $N
+check "more than one mover served the device (at most $max at once)" \
+	test "${max:-0}" -ge 2
+check "never more than max nsrmmd count (4) movers ($max)" \
+	test "${max:-9}" -le 4
+check "nsrsnmd logged the movers it started, none beyond 4 of 4" \
+	grep -q "for device aftd1 (adv_file .*) on port [0-9]*: [2-4] of at most 4 movers" \
+	"$ROOT/logs/daemon.log"
+check "and never a fifth" \
+	test -z "$(grep -E ": ([5-9]|[1-9][0-9]) of at most 4 movers" \
+		"$ROOT/logs/daemon.log")"
+n=$("$BIN/mminfo" -s $S -a -r "ssid,sumflags" 2>/dev/null |
+	awk '$2 == "cb"' | wc -l)
+check "mminfo shows $N complete, browsable save sets ($n)" test "$n" -eq $N
+left=$(ls "$W/aftd1" | grep -c '\.part$')
+check "no file in progress is left on the AFTD" test "$left" -eq 0
+bad=0
+for i in $(seq 1 $N); do
+	"$BIN/recover" -s $S -q -d "$W/out" -a "$W/t$i" >/dev/null 2>&1 &&
+		cmp -s "$W/t$i/data" "$W/out$W/t$i/data" || bad=$((bad + 1))
+done
+check "every save set recovers identical ($bad differ)" test "$bad" -eq 0
+
+# Idle movers exit (NSR_MOVER_IDLE=3 s): none is left within 20 s.
+for _ in $(seq 1 200); do [ "$(movers)" -eq 0 ] && break; sleep 0.1; done
+check "idle movers went away" test "$(movers)" -eq 0
+
+# The count rule and the switch.
+printf '. type: NSR device; name: aftd1\nupdate target sessions: 2; max sessions: 16\nprint\n' |
+	"$BIN/nsradmin" -s $S -i - >"$W/dev.out" 2>&1
+check "max nsrmmd count follows MS/TS + 4 (16/2 + 4 = 12)" \
+	grep -Eq "max nsrmmd count: *12;" "$W/dev.out"
+printf 'create type: NSR storage node; name: %s; dynamic nsrmmds: No\n' \
+	"$(hostname)" | "$BIN/nsradmin" -s $S -i - >"$W/sn.out" 2>&1
+check "storage node resource with dynamic nsrmmds: No" test $? -eq 0
+printf '. type: NSR device; name: aftd1\nupdate target sessions: 1\n' |
+	"$BIN/nsradmin" -s $S -i - >/dev/null 2>&1
+before=$(grep -c "started nsrmmd .* for device aftd1" "$ROOT/logs/daemon.log")
+for i in 1 2 3 4; do
+	"$BIN/save" -s $S -q -N "again$i" "$W/t$i" >"$W/again$i.out" 2>&1 &
+	pids[$i]=$!
+done
+ok=0
+for i in 1 2 3 4; do wait "${pids[$i]}" && ok=$((ok + 1)); done
+after=$(grep -c "started nsrmmd .* for device aftd1" "$ROOT/logs/daemon.log")
+check "4 saves with dynamic nsrmmds off complete ($ok)" test "$ok" -eq 4
+check "and one mover served them ($((after - before)) started)" \
+	test $((after - before)) -eq 1
+nsr_done
