@@ -3,8 +3,10 @@
 # ./datazone, and show a backup and restore end to end:
 #   install build packages (apt-get), build (Release), start nsrexecd (with
 #   the storage node manager) and nsrd (which starts nsrmmdbd, nsrindexd and
-#   nsrjobd), create an AFTD device, label a volume, save a sample tree,
-#   show mminfo, recover the tree elsewhere and compare it with nsrtreecmp.
+#   nsrjobd), create an AFTD device, label a volume (a second run mounts
+#   the volume the first labeled instead: its backups are kept), save a
+#   sample tree, show mminfo, recover the tree elsewhere and compare it
+#   with nsrtreecmp.
 # The datazone keeps running; the last lines say how to stop it.
 # Environment: NSR_PORTMAP_PORT / NSR_EXEC_PORT (default 7938 / 7937).
 set -eu
@@ -64,7 +66,14 @@ then
 create type: NSR device; name: aftd1; media type: adv_file; device access information: $DZ/aftd1
 RES
 fi
-nsrmm -s $HOST -l -y -b Default -f aftd1 -z 256K
+if [ -f "$DZ/aftd1/label" ]; then
+	# An earlier run's volume holds its backups: never relabel it.
+	say "the volume on aftd1 holds earlier backups: mounting it again" \
+		"(to start afresh: ./packaging/datazone-stop.sh $DZ && rm -rf $DZ)"
+	nsrmm -s $HOST -m -f aftd1
+else
+	nsrmm -s $HOST -l -y -b Default -f aftd1 -z 256K
+fi
 
 say "making a sample tree with every kind of file"
 SAMPLE=$DZ/sample

@@ -200,6 +200,7 @@ static void nsrd_tick(struct nsr_daemon *d)
 	 * to come back): settling can wait for a later tick, the loop not. */
 	if (nsr_rpc_server_trylock(d->srv)) {
 		nsrd_settle_orphans(n);
+		nsrd_wait_lapse(n);
 		nsr_rpc_server_unlock(d->srv);
 	}
 }

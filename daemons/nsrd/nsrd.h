@@ -44,6 +44,29 @@ struct nsrd_session {
 	time_t lease_until; /* settle after this; 0 = owner gone */
 };
 
+/* A session that waits to start (admit.c). */
+enum nsrd_wait_kind {
+	NSRD_WAIT_SLOT = 1,   /* server parallelism reached: queued */
+	NSRD_WAIT_VOLUME = 2, /* no writable volume of its pool: a mount
+			       * request */
+};
+
+#define NSRD_MAX_WAITS 4096
+/* A ticket nobody asked for within this long lapses (its client left). */
+#define NSRD_WAIT_LAPSE_SEC 30
+/* How long a save waits for a volume unless the server says otherwise
+ * (NSR resource "save mount timeout", minutes). */
+#define NSRD_MOUNT_TIMEOUT_MIN 30
+
+struct nsrd_wait {
+	uint64_t ticket;	/* 0 = free entry */
+	int kind;		/* enum nsrd_wait_kind */
+	char client[256];
+	char name[256];		/* the save set */
+	char pool[64];
+	time_t first, last;	/* queued, last asked */
+};
+
 struct mmdb_clnt;
 struct nsr_jobd;
 struct nsr_ixclnt;
@@ -67,6 +90,8 @@ struct nsrd {
 	int nsnmd;
 	struct nsrd_session sessions[NSRD_MAX_SESSIONS];
 	uint64_t next_conn; /* connection ids handed out */
+	struct nsrd_wait waits[NSRD_MAX_WAITS];
+	uint64_t next_ticket; /* tickets handed out */
 };
 
 extern struct nsrd g_nsrd;
@@ -85,6 +110,24 @@ int nsrd_res_set_attr(struct nsrd *n, const struct nsr_res *r, const char *attr,
 		      const char *value);
 /* nsrd_server_attr_num - numeric attribute of the NSR resource. */
 long long nsrd_server_attr_num(struct nsrd *n, const char *attr, long long dflt);
+
+/* admit.c */
+/* nsrd_wait_find - the live wait of ticket, or NULL (never or lapsed). */
+struct nsrd_wait *nsrd_wait_find(struct nsrd *n, uint64_t ticket);
+/* nsrd_wait_join - w again (its kind may change), or a new wait with a
+ * new ticket; NULL when NSRD_MAX_WAITS wait already.  Either way it was
+ * asked for now. */
+struct nsrd_wait *nsrd_wait_join(struct nsrd *n, struct nsrd_wait *w,
+				 int kind, const char *client,
+				 const char *name, const char *pool);
+/* nsrd_wait_end - the wait is over (how: "satisfied", "failed", ...). */
+void nsrd_wait_end(struct nsrd *n, struct nsrd_wait *w, const char *how);
+/* nsrd_wait_ahead - queued sessions older than ticket (0: all). */
+int nsrd_wait_ahead(const struct nsrd *n, uint64_t ticket);
+/* nsrd_wait_lapse - drop the waits nobody asked for lately (tick). */
+void nsrd_wait_lapse(struct nsrd *n);
+/* nsrd_mount_timeout - seconds a save waits for a volume. */
+time_t nsrd_mount_timeout(struct nsrd *n);
 
 /* session.c */
 int nsrd_save_start(void *ctx, void *args, void *res, struct nsr_rpc_call *call);

@@ -480,6 +480,45 @@ static int create_saveset(struct mmdb_clnt *mc, struct mmdb_saveset *ss,
 	return rc;
 }
 
+/* wait_answer - SAVE_START's "not yet": NSR_ERR_WAIT with the ticket of
+ * the session's wait (joined or made now) and a message saying why. */
+static void wait_answer(struct nsrd *n, save_start_res *r,
+			struct nsrd_wait *w, int kind,
+			const save_start_args *a, const char *pool,
+			const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+static void wait_answer(struct nsrd *n, save_start_res *r,
+			struct nsrd_wait *w, int kind,
+			const save_start_args *a, const char *pool,
+			const char *fmt, ...)
+{
+	char why[NSR_MSG_MAX / 2];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	w = nsrd_wait_join(n, w, kind, a->client, a->name, pool);
+	if (!w) {
+		nsr_status_set(&r->st, NSR_ERR_LIMIT, "%s, and %d sessions "
+			       "already wait; try again later", why,
+			       NSRD_MAX_WAITS);
+		return;
+	}
+	r->ticket = w->ticket;
+	r->retry_ms = 1000;
+	r->wait_kind = kind == NSRD_WAIT_VOLUME ? SAVE_WAIT_MOUNT
+						: SAVE_WAIT_QUEUED;
+	if (kind == NSRD_WAIT_VOLUME)
+		nsr_status_set(&r->st, NSR_ERR_WAIT, "%s (mount request %llu; "
+			       "the save waits up to %lld s)", why,
+			       (unsigned long long)w->ticket,
+			       (long long)nsrd_mount_timeout(n));
+	else
+		nsr_status_set(&r->st, NSR_ERR_WAIT, "%s (queued: ticket %llu)",
+			       why, (unsigned long long)w->ticket);
+}
+
 /* nsrd_save_start - SAVE_START: admit a save and say where to stream. */
 int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
@@ -498,18 +537,13 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	uint32_t cloneid = 0;
 	char mhost[NSR_HOST_MAX + 1] = "";
 	int port = 0, level;
+	struct nsrd_wait *w = NULL;
 
 	r->pool = nsr_rpc_str("");
 	r->volume = nsr_rpc_str("");
 	r->mover_host = nsr_rpc_str("");
 	nsr_buf_init(&err, 0);
 
-	/* Admission: server parallelism. */
-	if (count_sessions(n, NULL) >= par) {
-		nsr_status_set(&r->st, NSR_ERR_BUSY,
-			    "server parallelism (%lld) reached; try again later", par);
-		goto out;
-	}
 	level = a->level[0] ? nsr_level_parse(a->level) : NSR_LEVEL_MANUAL;
 	if (level < 0) {
 		nsr_status_set(&r->st, NSR_ERR_INVAL, "unknown level '%s' (use full, incr, 1-9)",
@@ -524,8 +558,39 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "pool '%s' does not exist", pool);
 		goto out;
 	}
+	/* Admission: server parallelism, queued first come first served. */
+	w = nsrd_wait_find(n, a->ticket);
+	if (count_sessions(n, NULL) + nsrd_wait_ahead(n, w ? w->ticket : 0) >=
+	    par) {
+		wait_answer(n, r, w, NSRD_WAIT_SLOT, a, pool,
+			    "server parallelism (%lld) reached: %d sessions "
+			    "run, %d wait before this one", par,
+			    count_sessions(n, NULL),
+			    nsrd_wait_ahead(n, w ? w->ticket : 0));
+		w = NULL; /* still waiting */
+		goto out;
+	}
 	mc = n->mmdb;
 	dev = pick_device(n, mc, pool, NULL, &vol, &r->st);
+	if (!dev && r->st.code == NSR_ERR_NOTFOUND) {
+		/* A mount request: wait for a volume, up to the timeout. */
+		if (w && w->kind == NSRD_WAIT_VOLUME &&
+		    time(NULL) - w->first >= nsrd_mount_timeout(n)) {
+			nsr_status_set(&r->st, NSR_ERR_TIMEOUT,
+				    "no writable volume of pool '%s' was mounted "
+				    "within %lld s: label one (nsrmm -l -b '%s' -f "
+				    "DEVICE) or mount one (nsrmm -m VOLUME), then "
+				    "run the save again", pool,
+				    (long long)nsrd_mount_timeout(n), pool);
+			nsrd_wait_end(n, w, "timed out");
+			w = NULL;
+			goto out;
+		}
+		wait_answer(n, r, w, NSRD_WAIT_VOLUME, a, pool, "%s",
+			    r->st.msg);
+		w = NULL;
+		goto out;
+	}
 	if (!dev)
 		goto out;
 	s = new_session(n, call);
@@ -606,6 +671,9 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 out:
 	if (s)
 		s->used = 0; /* not admitted: no save set was created */
+	if (w) /* it waited: over now */
+		nsrd_wait_end(n, w, r->st.code == NSR_OK ? "satisfied"
+							  : "failed");
 	nsr_buf_release(&err);
 	return NSR_OK;
 }

@@ -38,6 +38,7 @@ enum nsr_err {
 	NSR_ERR_MISMATCH = -26,	  /* identity/size mismatch (volume id, block size) */
 	NSR_ERR_AGAIN = -27,	  /* try again later */
 	NSR_ERR_NOHOST = -28,	  /* a host name does not resolve */
+	NSR_ERR_WAIT = -29,	  /* not yet: ask again with the ticket given */
 };
 
 /* nsr_strerror - a static English string for an nsr_err code. */

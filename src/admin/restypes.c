@@ -37,6 +37,7 @@ static const struct nsr_res_attrdef server_attrs[] = {
 	N("jobsdb retention in hours", "72", 1, 1000000),
 	N("jobsdb maximum size", "0", 0, INT64_MAX),
 	N("job inactivity timeout", "0", 0, 1000000),
+	N("save mount timeout", "30", 1, 100000), /* minutes */
 	T("administrator"),
 	C("accept new sessions", "Yes", YESNO),
 	C("accept new recover sessions", "Yes", YESNO),

@@ -7,6 +7,7 @@
  */
 #include "nsr/compat.h"
 
+#include <poll.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,6 +36,7 @@ struct save_run {
 	int index_lost;	/* nsrindexd went away: data goes on, browse won't */
 	char index_err[256];
 	char mmd_err[1024]; /* why the stream to the mover failed */
+	unsigned wait_kind; /* what SAVE_START last waited for */
 };
 
 /* renew_sec - seconds between renewals: a quarter of the lease when a
@@ -166,6 +168,31 @@ static void on_file_error(void *arg, const char *path, int err,
 		s->o->file_error(s->o->ctx, path, err, what);
 }
 
+/* wait_turn - nsrd said "not yet" (queued, or a mount request): tell
+ * the caller when the reason changes, wait the time nsrd asked, and keep
+ * the ticket for the next SAVE_START. */
+static int wait_turn(struct save_run *s, save_start_args *a,
+		     save_start_res *ss)
+{
+	unsigned ms = NSR_MIN(NSR_MAX(ss->retry_ms, 100u), 10000u);
+
+	if (ss->ticket == 0)
+		return NSR_ERR_PROTO;
+	if (a->ticket == 0 || ss->wait_kind != s->wait_kind) {
+		char line[1200];
+
+		snprintf(line, sizeof(line), "waiting: %s",
+			 nsr_nsrd_errmsg(s->nsrd));
+		warn(s, line);
+	}
+	s->wait_kind = ss->wait_kind;
+	a->ticket = ss->ticket;
+	xdr_free(NSR_XDR(xdr_save_start_res), (char *)ss);
+	memset(ss, 0, sizeof(*ss));
+	poll(NULL, 0, (int)ms);
+	return NSR_OK;
+}
+
 /* start - SAVE_START at nsrd. */
 static int start(struct save_run *s, save_start_res *ss, struct nsr_buf *err)
 {
@@ -189,7 +216,14 @@ static int start(struct save_run *s, save_start_res *ss, struct nsr_buf *err)
 	a.retention_time = o->retention_time;
 	a.pid = getpid();
 	a.command = (char *)(o->command ? o->command : "");
-	rc = nsr_nsrd_save_start(s->nsrd, &a, ss);
+	for (;;) {
+		rc = nsr_nsrd_save_start(s->nsrd, &a, ss);
+		if (rc != NSR_ERR_WAIT)
+			break;
+		rc = wait_turn(s, &a, ss);
+		if (rc != NSR_OK)
+			break;
+	}
 	if (rc != NSR_OK)
 		nsr_buf_addstr(err, nsr_nsrd_errmsg(s->nsrd));
 	s->renew_at = time(NULL) + renew_sec();

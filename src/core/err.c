@@ -38,6 +38,7 @@ const char *nsr_strerror(int rc)
 	case NSR_ERR_MISMATCH: return "mismatch";
 	case NSR_ERR_AGAIN: return "try again";
 	case NSR_ERR_NOHOST: return "host name does not resolve";
+	case NSR_ERR_WAIT: return "waiting: ask again later";
 	}
 	return "unknown error";
 }

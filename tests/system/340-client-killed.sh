@@ -52,9 +52,12 @@ check "nsrd says why" grep -q "save set $inprog .*the client went away" \
 jq=$("$BIN/jobquery" -s $S <<<"print type: save" 2>&1)
 check "its job is finished as failed" grep -qi "failed" <<<"$jq"
 
-# The slot is free: with parallelism 1 the next save is admitted.
-check "the next save is admitted and completes" \
-	"$BIN/save" -s $S -q "$W/small"
+# The slot is free: with parallelism 1 the next save is admitted at once
+# (a leaked slot would queue it: bounded by timeout, and it says so).
+timeout 60 "$BIN/save" -s $S -q "$W/small" >"$W/save2.out" 2>&1
+check "the next save is admitted and completes" test $? -eq 0
+check "without waiting for a slot" \
+	test -z "$(grep "server parallelism" "$W/save2.out")"
 check "and it is complete" test "$("$BIN/mminfo" -s $S -a -q \
 	'name='"$W/small" -r sumflags 2>/dev/null | tail -n 1 | tr -d ' ')" = "cb"
 nsr_done

@@ -73,7 +73,10 @@ probe_save() {
 	mkdir -p "$W/probe$1"
 	echo "$1" >"$W/probe$1/f"
 	for i in $(seq 1 20); do
-		out=$("$BIN/save" -s $S -q "$W/probe$1" 2>&1) && return 0
+		# A leaked slot would queue the probe: 60 s at most, and
+		# it must not have waited for a slot at all.
+		out=$(timeout 60 "$BIN/save" -s $S -q "$W/probe$1" 2>&1) &&
+			! grep -q "server parallelism" <<<"$out" && return 0
 		grep -q "keeps failing right after its start" <<<"$out" || break
 		sleep 2
 	done

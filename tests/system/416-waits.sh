@@ -1,0 +1,92 @@
+#!/bin/bash
+# 416-waits: a save that cannot start yet waits instead of failing.
+#  - No writable volume: the save waits and says why (a mount request,
+#    also in daemon.log); labeling a volume lets it go on and it
+#    completes; the log says the request was satisfied.
+#  - A pool whose volume never comes: the save fails after the mount
+#    timeout (NSR_MOUNT_TIMEOUT_SEC=8 here) with a message that says what
+#    to do, and nothing is left in progress.
+#  - Server parallelism 1: saves queue and start in the order they came
+#    (first come, first served), each after the one before ended.
+. "$(dirname "$0")/lib.sh"
+nsr_setup 416-waits
+S=127.0.0.1
+W=$ROOT/work
+mkdir -p "$W/aftd1" "$W/t1" "$W/out"
+export NSR_MOUNT_TIMEOUT_SEC=8
+nsr_start_datazone
+nsr_device aftd1 adv_file "$W/aftd1"
+head -c 2000000 /dev/urandom >"$W/t1/data"
+
+# --- a mount request, satisfied by a label --------------------------------
+"$BIN/save" -s $S -q "$W/t1" >"$W/save1.out" 2>&1 &
+spid=$!
+for _ in $(seq 1 100); do
+	grep -q "waiting:" "$W/save1.out" && break
+	sleep 0.05
+done
+check "the save says it waits for a writable volume" \
+	grep -q "waiting: no writable volume of pool 'Default'.*mount request" \
+	"$W/save1.out"
+check "daemon.log has the mount request" \
+	grep -q "mount request [0-9]*: the save of .*waits for a writable volume of pool Default" \
+	"$ROOT/logs/daemon.log"
+check "label a volume meanwhile" \
+	"$BIN/nsrmm" -s $S -q -l -y -b Default -f aftd1 Disk.001
+wait $spid
+check "the waiting save completes" test $? -eq 0
+check "the request was satisfied" \
+	grep -q "mount request [0-9]* (.*) satisfied after" "$ROOT/logs/daemon.log"
+check "and the save set recovers" \
+	"$BIN/recover" -s $S -q -d "$W/out" -a "$W/t1"
+check "identical" cmp -s "$W/t1/data" "$W/out$W/t1/data"
+
+# --- a mount request that times out ---------------------------------------
+printf 'create type: NSR pool; name: Nowhere\n' |
+	"$BIN/nsradmin" -s $S -i - >/dev/null 2>&1
+start=$(date +%s)
+"$BIN/save" -s $S -q -b Nowhere "$W/t1" >"$W/save2.out" 2>&1
+rc=$?
+took=$(( $(date +%s) - start ))
+check "a save to a pool with no volume fails" test $rc -ne 0
+check "after the mount timeout (8 s; it took $took s)" \
+	test "$took" -ge 7 -a "$took" -le 30
+check "saying what to do" grep -q "no writable volume of pool 'Nowhere' was mounted within 8 s: label one" \
+	"$W/save2.out"
+check "the log says it timed out" \
+	grep -q "mount request [0-9]* (.*pool Nowhere) timed out" "$ROOT/logs/daemon.log"
+left=$("$BIN/mminfo" -s $S -a -q inprogress -r ssid 2>/dev/null | awk '$1 ~ /^[0-9]+$/')
+check "nothing is left in progress" test -z "$left"
+
+# --- server parallelism 1: a queue, in order ------------------------------
+printf '. type: NSR\nupdate parallelism: 1\n' |
+	"$BIN/nsradmin" -s $S -i - >/dev/null 2>&1
+mkdir -p "$W/big" "$W/q2" "$W/q3"
+head -c 300000000 /dev/zero | tr '\0' b >"$W/big/file"
+echo two >"$W/q2/f"; echo three >"$W/q3/f"
+"$BIN/save" -s $S -q "$W/big" >"$W/big.out" 2>&1 &
+p1=$!
+for _ in $(seq 1 100); do
+	grep -q "save of .*:$W/big admitted" "$ROOT/logs/daemon.log" && break
+	sleep 0.05
+done
+"$BIN/save" -s $S -q "$W/q2" >"$W/q2.out" 2>&1 &
+p2=$!
+for _ in $(seq 1 100); do
+	grep -q "waiting:" "$W/q2.out" && break
+	sleep 0.05
+done
+"$BIN/save" -s $S -q "$W/q3" >"$W/q3.out" 2>&1 &
+p3=$!
+wait $p1; r1=$?
+wait $p2; r2=$?
+wait $p3; r3=$?
+check "three saves under parallelism 1 all complete ($r1 $r2 $r3)" \
+	test "$r1$r2$r3" = 000
+check "the second one was queued" \
+	grep -q "waiting: server parallelism (1) reached.*queued: ticket" "$W/q2.out"
+order=$(grep -o "save of [^ ]*:$W/\(big\|q2\|q3\) admitted" "$ROOT/logs/daemon.log" |
+	sed 's/.*\/\([a-z0-9]*\) admitted/\1/' | tr '\n' ' ')
+check "admitted in the order they came (big q2 q3: $order)" \
+	test "$order" = "big q2 q3 "
+nsr_done
