@@ -52,4 +52,8 @@ char *nsr_buf_detach(struct nsr_buf *b, size_t *len_out);
 /* nsr_buf_avail - bytes that can be written at data+len without growing. */
 size_t nsr_buf_avail(const struct nsr_buf *b);
 
+/* nsr_buf_add_json_str - append s as a JSON string literal ("null" for
+ * NULL); control characters escaped, invalid UTF-8 as U+FFFD. */
+int nsr_buf_add_json_str(struct nsr_buf *b, const char *s);
+
 #endif /* NSR_BUF_H */

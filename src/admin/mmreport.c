@@ -361,26 +361,6 @@ static int add_csv(char sep, const char *s, struct nsr_buf *out)
 	return rc;
 }
 
-/* add_json_str - a JSON string literal. */
-static int add_json_str(const char *s, struct nsr_buf *out)
-{
-	int rc = nsr_buf_addch(out, '"');
-
-	for (; *s && rc == NSR_OK; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			rc = nsr_buf_addf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			rc = nsr_buf_addf(out, "\\u%04x", ch);
-		else
-			rc = nsr_buf_addch(out, (char)ch);
-	}
-	if (rc == NSR_OK)
-		rc = nsr_buf_addch(out, '"');
-	return rc;
-}
-
 /* col_key - the JSON key of a column. */
 static const char *col_key(const struct col *col)
 {
@@ -396,7 +376,7 @@ static const char *col_key(const struct col *col)
 static int add_json_cell(const struct col *col, const struct cell *c,
 			 struct nsr_buf *out)
 {
-	int rc = add_json_str(col_key(col), out);
+	int rc = nsr_buf_add_json_str(out, col_key(col));
 
 	if (rc == NSR_OK)
 		rc = nsr_buf_addch(out, ':');
@@ -404,7 +384,7 @@ static int add_json_cell(const struct col *col, const struct cell *c,
 		return rc;
 	switch (c->kind) {
 	case K_STR:
-		return add_json_str(c->str, out);
+		return nsr_buf_add_json_str(out, c->str);
 	case K_BOOL:
 		return nsr_buf_addstr(out, c->num ? "true" : "false");
 	case K_PCT:

@@ -175,3 +175,66 @@ size_t nsr_buf_avail(const struct nsr_buf *b)
 {
 	return b->cap ? b->cap - b->len - 1 : 0;
 }
+
+/* utf8_len - length of a valid UTF-8 sequence at s, or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n, i;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 ||
+						  cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* nsr_buf_add_json_str - a JSON string literal of s (NULL: null);
+ * invalid UTF-8 becomes U+FFFD. */
+int nsr_buf_add_json_str(struct nsr_buf *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	int rc;
+
+	if (!s)
+		return nsr_buf_addstr(out, "null");
+	rc = nsr_buf_addch(out, '"');
+	while (!rc && *p) {
+		size_t n = utf8_len(p);
+
+		if (n == 0) {
+			rc = nsr_buf_addstr(out, "\\ufffd");
+			p++;
+		} else if (*p == '"' || *p == '\\') {
+			rc = nsr_buf_addf(out, "\\%c", *p);
+			p++;
+		} else if (*p == '\n') {
+			rc = nsr_buf_addstr(out, "\\n");
+			p++;
+		} else if (*p < 0x20 || *p == 0x7f) {
+			rc = nsr_buf_addf(out, "\\u%04x", *p);
+			p++;
+		} else {
+			rc = nsr_buf_add(out, p, n);
+			p += n;
+		}
+	}
+	if (!rc)
+		rc = nsr_buf_addch(out, '"');
+	return rc;
+}

@@ -300,68 +300,6 @@ static int print_nsradmin_attr(const struct print_job *p,
 
 /* --- JSON lines --------------------------------------------------------- */
 
-/* utf8_len - length of a valid UTF-8 sequence at s, or 0. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n, i;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 ||
-						  cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
-/* json_str - a JSON string; invalid UTF-8 becomes U+FFFD. */
-static int json_str(struct nsr_buf *out, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	int rc;
-
-	if (!s)
-		return nsr_buf_addstr(out, "null");
-	rc = nsr_buf_addch(out, '"');
-	while (!rc && *p) {
-		size_t n = utf8_len(p);
-
-		if (n == 0) {
-			rc = nsr_buf_addstr(out, "\\ufffd");
-			p++;
-		} else if (*p == '"' || *p == '\\') {
-			rc = nsr_buf_addf(out, "\\%c", *p);
-			p++;
-		} else if (*p == '\n') {
-			rc = nsr_buf_addstr(out, "\\n");
-			p++;
-		} else if (*p < 0x20 || *p == 0x7f) {
-			rc = nsr_buf_addf(out, "\\u%04x", *p);
-			p++;
-		} else {
-			rc = nsr_buf_add(out, p, n);
-			p += n;
-		}
-	}
-	if (!rc)
-		rc = nsr_buf_addch(out, '"');
-	return rc;
-}
-
 /* log_json - one log line as a JSON object in an array. */
 static int log_json(void *arg, int64_t seq, int64_t time, const char *line)
 {
@@ -373,7 +311,7 @@ static int log_json(void *arg, int64_t seq, int64_t time, const char *line)
 
 	lp->first = 0;
 	if (!rc)
-		rc = json_str(lp->out, line);
+		rc = nsr_buf_add_json_str(lp->out, line);
 	if (!rc)
 		rc = nsr_buf_addch(lp->out, '}');
 	return rc;
@@ -400,7 +338,7 @@ static int print_json_attr(const struct print_job *p, enum jobq_attr_id a,
 			rc = nsr_buf_addch(out, ']');
 		return rc;
 	}
-	return json_str(out, text_value(p->job, a));
+	return nsr_buf_add_json_str(out, text_value(p->job, a));
 }
 
 /* nsr_jobdb_print - append job in format fmt, limited to q's show list. */

@@ -117,6 +117,27 @@ static void test_strerror(void **state)
 	assert_string_equal(nsr_strerror(-999), "unknown error");
 }
 
+/* test_json_str - quotes, control characters, UTF-8 kept, invalid
+ * UTF-8 replaced, NULL as null. */
+static void test_json_str(void **state)
+{
+	struct nsr_buf b;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&b, 0);
+	assert_int_equal(nsr_buf_add_json_str(&b, "a\"b\\c\n\x01\x7f"),
+			 NSR_OK);
+	assert_string_equal(b.data, "\"a\\\"b\\\\c\\n\\u0001\\u007f\"");
+	nsr_buf_reset(&b);
+	assert_int_equal(nsr_buf_add_json_str(&b, "caf\xc3\xa9 \xff\xc3"),
+			 NSR_OK);
+	assert_string_equal(b.data, "\"caf\xc3\xa9 \\ufffd\\ufffd\"");
+	nsr_buf_reset(&b);
+	assert_int_equal(nsr_buf_add_json_str(&b, NULL), NSR_OK);
+	assert_string_equal(b.data, "null");
+	nsr_buf_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -125,6 +146,7 @@ int main(void)
 		cmocka_unit_test(test_detach),
 		cmocka_unit_test(test_rd_cursor),
 		cmocka_unit_test(test_strerror),
+		cmocka_unit_test(test_json_str),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
