@@ -51,6 +51,8 @@ static const struct nsr_rpc_proc nsrd_procs[] = {
 	PROC(UNMOUNT, "unmount", label_args, nsr_void_res, nsrd_unmount),
 	PROC(NEXT_VOLUME, "next_volume", next_vol_args, next_vol_res, nsrd_next_volume),
 	PROC(SAVE_RENEW, "save_renew", save_renew_args, nsr_void_res, nsrd_save_renew),
+	{STATUS, "status", NSR_XDR(xdr_void), 0, NSR_XDR(xdr_status_res),
+	 sizeof(status_res), nsrd_status, NSR_RPC_SERIAL},
 };
 
 static const struct nsr_rpc_prog nsrd_progs[] = {

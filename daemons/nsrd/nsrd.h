@@ -155,6 +155,16 @@ int nsrd_mount(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 int nsrd_unmount(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 int nsrd_vol_mode(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 int nsrd_vol_delete(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
+/* nsrd_snmd_for - the connection to nsrsnmd on host ("" = this server);
+ * NULL when NSRD_MAX_SNODES are known already. */
+struct nsr_snmd *nsrd_snmd_for(struct nsrd *n, const char *host);
+/* nsrd_device_max_movers - movers the device may have (dynamic nsrmmd:
+ * its max nsrmmd count unless its storage node says dynamic nsrmmds:
+ * No); host is its storage node ("" = this server). */
+unsigned nsrd_device_max_movers(struct nsrd *n, const struct nsr_res *dev,
+				const char *host, unsigned ts, unsigned ms);
+/* nsrd_status - STATUS: what nsrwatch shows (status.c). */
+int nsrd_status(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 /* nsrd_device_mover - ask the device's storage node for a mover for one
  * more session (the least loaded, or a new one under dynamic nsrmmd):
  * host[hlen] gets the storage node's name ("" = this server, reached

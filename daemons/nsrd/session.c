@@ -249,9 +249,9 @@ const char *nsrd_device_host(const struct nsr_res *dev, char *host,
 	return path && *path ? path : NULL;
 }
 
-/* snmd_for - the connection to nsrsnmd on host ("" = this server); NULL
+/* nsrd_snmd_for - the connection to nsrsnmd on host ("" = this server); NULL
  * when the table is full. */
-static struct nsr_snmd *snmd_for(struct nsrd *n, const char *host)
+struct nsr_snmd *nsrd_snmd_for(struct nsrd *n, const char *host)
 {
 	const char *h = host[0] ? host : "localhost";
 
@@ -264,11 +264,11 @@ static struct nsr_snmd *snmd_for(struct nsrd *n, const char *host)
 	return n->snmd[n->nsnmd++];
 }
 
-/* device_max_movers - how many movers the device may have: its "max
+/* nsrd_device_max_movers - how many movers the device may have: its "max
  * nsrmmd count" (empty: max sessions / target sessions + 4) while its
  * storage node's "dynamic nsrmmds" is not No; 1 otherwise. */
-static unsigned device_max_movers(struct nsrd *n, const struct nsr_res *dev,
-				  const char *host, unsigned ts, unsigned ms)
+unsigned nsrd_device_max_movers(struct nsrd *n, const struct nsr_res *dev,
+				const char *host, unsigned ts, unsigned ms)
 {
 	const struct nsr_res *sn;
 	const char *dyn, *mc;
@@ -345,11 +345,12 @@ int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
 	md.media_type = nsr_res_get(dev, "media type");
 	md.target_sessions = ts ? (unsigned)atoi(ts) : 0;
 	md.max_sessions = ms ? (unsigned)atoi(ms) : 0;
-	md.max_movers = device_max_movers(n, dev, host, md.target_sessions,
-					  md.max_sessions);
+	md.max_movers = nsrd_device_max_movers(n, dev, host,
+					       md.target_sessions,
+					       md.max_sessions);
 	md.load = load;
 	md.nload = device_load(n, md.name, load, NSR_ARRAY_SIZE(load));
-	sn = snmd_for(n, host);
+	sn = nsrd_snmd_for(n, host);
 	if (!sn) {
 		nsr_buf_addf(err, "more than %d storage nodes",
 			     NSRD_MAX_SNODES);

@@ -52,6 +52,9 @@ int nsr_nsrd_res_update(struct nsr_nsrd *d, res_text_args *a,
 			res_change_res *r);
 int nsr_nsrd_res_delete(struct nsr_nsrd *d, res_text_args *a,
 			nsr_void_res *r);
+/* nsr_nsrd_status - devices, movers, sessions and waits (nsrwatch). */
+int nsr_nsrd_status(struct nsr_nsrd *d, status_res *r);
+
 /* Sessions (save, recover, the movers). */
 int nsr_nsrd_save_start(struct nsr_nsrd *d, save_start_args *a,
 			save_start_res *r);

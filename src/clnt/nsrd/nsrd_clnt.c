@@ -158,6 +158,15 @@ int nsr_nsrd_save_end(struct nsr_nsrd *d, save_end_args *a, nsr_void_res *r)
 	return CALL(SAVE_END, save_end_args, nsr_void_res, NSR_PEER_RETRY);
 }
 
+/* nsr_nsrd_status - STATUS (nsrwatch). */
+int nsr_nsrd_status(struct nsr_nsrd *d, status_res *r)
+{
+	void *a = NULL;
+
+	return call(d, STATUS, NSR_XDR(xdr_void), a, NSR_XDR(xdr_status_res),
+		    r, &r->st, NSR_PEER_RETRY);
+}
+
 /* nsr_nsrd_save_renew - SAVE_RENEW. */
 int nsr_nsrd_save_renew(struct nsr_nsrd *d, save_renew_args *a,
 			nsr_void_res *r)

@@ -48,6 +48,8 @@ static const struct xdr_type xdr_types[] = {
 	XT(mm_ss_restore_args), XT(next_vol_args), XT(next_vol_res),
 	XT(mm_ss_flags_args), XT(mmd_remove_args), XT(mmd_remove_res),
 	XT(mmd_eom), XT(mmd_sync_args), XT(mmd_sync_res), XT(save_renew_args),
+	XT(snm_load), XT(st_device), XT(st_mover), XT(st_session), XT(st_wait),
+	XT(status_res),
 };
 
 /*
@@ -132,6 +134,7 @@ static const struct xdr_proc xdr_procs[] = {
 	XP(NSRSNMD_PROG, NSRSNMD_V1, SNM_STATUS, xt_void, snm_status_res),
 	/* New procedures go at the end: fuzz seeds name them by index. */
 	XP(NSRD_PROG, NSRD_V1, SAVE_RENEW, save_renew_args, nsr_void_res),
+	XP(NSRD_PROG, NSRD_V1, STATUS, xt_void, status_res),
 	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_SS_FLAGS, mm_ss_flags_args,
 	   nsr_void_res),
 	XP(NSRMMD_PROG, NSRMMD_V1, MMD_SS_REMOVE, mmd_remove_args,
