@@ -198,8 +198,6 @@ static const char *ent_name(const struct nsr_walk_ent *e)
 {
 	const char *slash = strrchr(e->path, '/');
 
-	if (e->name != NULL)
-		return e->name;
 	return slash != NULL && slash[1] != '\0' ? slash + 1 : e->path;
 }
 
