@@ -9,7 +9,7 @@
 # path over the 65,535-byte bound are each named, with the reason and a
 # long path shortened in the middle; the summary counts them and save
 # exits 3.  A save of the clean part alone exits 0, and -q prints no
-# summary.
+# summary; scanner -i rebuilds the index of the long paths.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 350-long-paths
 S=127.0.0.1
@@ -98,6 +98,16 @@ FILE=$T/long/$(cd "$T/long" && find . -name data | sed 's|^\./||')
 check "recover -a of one file by its 5,000-byte path exits 0" test $? -eq 0
 check "that file comes back" \
 	test "$(cd "$W/r3$T/long" && find . -name data -execdir cat {} \;)" = "long path data"
+
+# --- scanner -i rebuilds the index from the volume, long paths too ----------------
+out=$("$BIN/scanner" -i -S "$SSID" -s $S "$W/aftd1" 2>&1)
+rc=$?
+check "scanner -i of the save set exits 0 (exit $rc)" test $rc -eq 0
+check "and rebuilds every entry" \
+	grep -q "save set $SSID (.*): [0-9]* index entries rebuilt" <<<"$out"
+"$BIN/recover" -s $S -a -d "$W/r4" "$FILE" >"$W/rec4.out" 2>&1
+check "recover -a by the long path through the rebuilt index" \
+	test "$(cd "$W/r4$T/long" && find . -name data -execdir cat {} \;)" = "long path data"
 
 # --- a clean save exits 0; -q: no summary ----------------------------------------
 "$BIN/save" -s $S "$T/long" >"$W/save2.out" 2>"$W/save2.err"

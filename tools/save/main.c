@@ -228,6 +228,18 @@ static void summary(const struct save_ui *ui, const char *name,
 	nsr_buf_release(&why);
 }
 
+/* exit_status - what the session's outcome means for a script. */
+static int exit_status(int rc, const struct nsr_session_save_result *res)
+{
+	if (rc != NSR_OK && res->ssid && res->no_index)
+		return SAVE_EXIT_NO_INDEX;
+	if (rc != NSR_OK)
+		return SAVE_EXIT_FAILED;
+	if (res->st.errors || res->st.changed)
+		return SAVE_EXIT_SKIPPED;
+	return SAVE_EXIT_OK;
+}
+
 /* main - parse options, run the session, report, exit status. */
 int main(int argc, char **argv)
 {
@@ -305,19 +317,15 @@ int main(int argc, char **argv)
 
 	nsr_buf_init(&err, 0);
 	rc = nsr_session_save(&so, paths, (size_t)npaths, &res, &err);
-	status = rc != NSR_OK		       ? SAVE_EXIT_FAILED
-		 : res.st.errors || res.st.changed ? SAVE_EXIT_SKIPPED
-						   : SAVE_EXIT_OK;
+	status = exit_status(rc, &res);
 	if (rc != NSR_OK) {
 		nsr_error("%s", err.len ? err.data : nsr_strerror(rc));
 		if (!res.ssid)
 			nsr_error("save of %s failed; nothing was saved",
 				  so.name);
-		else if (res.no_index) {
+		else if (res.no_index)
 			nsr_error("save set %u of %s is complete but cannot "
 				  "be browsed", res.ssid, so.name);
-			status = SAVE_EXIT_NO_INDEX;
-		}
 		else if (res.told_server)
 			nsr_error("save of %s failed; save set %u was marked "
 				  "aborted", so.name, res.ssid);
