@@ -225,16 +225,21 @@ static int open_dir_chain(struct nsr_restore *r, int base, const char *rel,
 
 /* parent_fd - an fd of the directory that holds saved path p (cached by
  * the path prefix up to and including the last '/'); *leaf gets the last
- * component.  -1 with errno on failure. */
+ * component.  Below the cached directory (a tree being descended) only
+ * the new components are opened, so a deep tree costs one open per
+ * level.  -1 with errno on failure. */
 static int parent_fd(struct nsr_restore *r, const char *p, const char **leaf)
 {
 	const char *slash = strrchr(p, '/');
 	size_t klen = slash ? (size_t)(slash - p) + 1 : 0;
+	size_t clen = r->parent_rel != NULL ? strlen(r->parent_rel) : 0;
 	int base = (r->dest != NULL || p[0] == '/') ? r->base_fd : r->cwd_fd;
+	const char *rel;
 	char *key;
+	int fd;
 
 	*leaf = slash ? slash + 1 : p;
-	if (r->parent_rel != NULL && strlen(r->parent_rel) == klen &&
+	if (r->parent_rel != NULL && clen == klen &&
 	    strncmp(r->parent_rel, p, klen) == 0)
 		return r->parent_fd;
 	key = strndup(p, klen);
@@ -242,12 +247,19 @@ static int parent_fd(struct nsr_restore *r, const char *p, const char **leaf)
 		errno = ENOMEM;
 		return -1;
 	}
-	rst_forget_parent(r);
-	r->parent_fd = open_dir_chain(r, base, rst_rel_of(key), 1);
-	if (r->parent_fd < 0) {
+	rel = rst_rel_of(key);
+	if (r->parent_rel != NULL && clen > 0 && clen < klen &&
+	    strncmp(r->parent_rel, p, clen) == 0) {
+		base = r->parent_fd; /* p is below the cached directory */
+		rel = key + clen;
+	}
+	fd = open_dir_chain(r, base, rel, 1);
+	if (fd < 0) {
 		free(key);
 		return -1;
 	}
+	rst_forget_parent(r);
+	r->parent_fd = fd;
 	r->parent_rel = key;
 	return r->parent_fd;
 }
