@@ -85,6 +85,8 @@ rc=$?
 check "recover -S exits 0 (exit $rc)" test $rc -eq 0
 check "recover -S restores the long tree identical" \
 	test "$(tree_sum "$T/long")" = "$(tree_sum "$W/r1$T/long")"
+check "nsrtreecmp agrees (xattrs, nanoseconds, hard links)" \
+	"$BIN/nsrtreecmp" "$T/long" "$W/r1$T/long"
 check "recover warns about the file that changed" \
 	grep -q "$T/growing: changed during save" "$W/rec1.out"
 check "the file that changed comes back as it was read" \

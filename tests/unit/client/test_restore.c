@@ -1038,6 +1038,28 @@ static void tree_text(const char *root, struct nsr_buf *out)
 	nsr_walk_free(w);
 }
 
+/* overwrite_data - the same number of other bytes in every file named
+ * "data" under root, reached by the walker. */
+static void overwrite_data(const char *root)
+{
+	const char *paths[1] = { root };
+	const struct nsr_walk_ent *e;
+	struct nsr_walk *w = NULL;
+
+	assert_int_equal(nsr_walk_new(&w, paths, 1, NULL), NSR_OK);
+	while (nsr_walk_next(w, &e) == NSR_OK) {
+		int fd;
+
+		if (e->type != NSR_ASM_REG || strcmp(e->name, "data") != 0)
+			continue;
+		fd = openat(e->dirfd, e->name, O_WRONLY);
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, "LONG", 4), 4);
+		close(fd);
+	}
+	nsr_walk_free(w);
+}
+
 /* test_long_paths - a tree with paths over 5,000 bytes and 1,100 levels
  * deep saves without a problem and restores identical, relocated, with
  * every file type, its attributes and nanosecond times. */
@@ -1079,6 +1101,12 @@ static void test_long_paths(void **state)
 	assert_true(snprintf(rsrc, sizeof(rsrc), "%s%s", dest, src) > 0);
 	tree_text(rsrc, &b);
 	assert_string_equal(a.data, b.data);
+	/* nsr_treecmp agrees, and finds a change 5,000 bytes down */
+	assert_int_equal(compare(src, rsrc, 0, &b), 0);
+	overwrite_data(rsrc);
+	assert_int_equal(compare(src, rsrc, NSR_TREECMP_NO_MTIME, &b), 2);
+	assert_non_null(strstr(b.data, "/data: content differs\n"));
+	assert_non_null(strstr(b.data, "/hard: content differs\n"));
 	assert_non_null(strstr(a.data, "/data file 640 14 1600000001.987654321"
 				       "  [long path data]"));
 	assert_non_null(strstr(a.data, "/S/T/bottom file 640 7 "));
