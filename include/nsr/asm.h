@@ -4,7 +4,12 @@
  * A save stream is what `save` produces and `recover` and `scanner` read
  * back: a sequence of framed records (full layout in nsr_savestream(5)):
  *
- *	HEADER  (FILE XATTR* (DATA | HOLE)* FILE_END)*  END
+ *	HEADER  (LONGSTR* FILE XATTR* (DATA | HOLE)* FILE_END)*  END
+ *
+ * A path (or hard-link source) longer than NSR_ASM_PATH_MAX travels in
+ * LONGSTR records of at most NSR_ASM_LONGSTR_PIECE bytes each, just before
+ * its FILE record (version 2); the encoder and the decoder do this
+ * themselves, so callers see whole paths of up to NSR_ASM_LONGPATH_MAX.
  *
  * Every record starts with a 12-byte frame (type, flags, length, CRC-32C)
  * and is bounded (NSR_ASM_MAX_DATA for data, NSR_ASM_MAX_XATTR_REC for
@@ -27,12 +32,15 @@
 #include <stdint.h>
 #include <time.h>
 
-#define NSR_ASM_VERSION 1
+#define NSR_ASM_VERSION 2	/* written; 1 (no LONGSTR) is still read */
+#define NSR_ASM_VERSION_MIN 1
 #define NSR_ASM_MAGIC 0x4E534153u /* "NSAS" */
 #define NSR_ASM_FRAME_LEN 12
 #define NSR_ASM_MAX_DATA (1u << 20)    /* payload bound of a DATA record */
 #define NSR_ASM_MAX_META (16u * 1024u) /* payload bound of other records */
-#define NSR_ASM_PATH_MAX 4095	       /* bytes in a path or link target */
+#define NSR_ASM_PATH_MAX 4095	       /* a path held in the FILE record */
+#define NSR_ASM_LONGPATH_MAX 65535     /* a path in LONGSTR records */
+#define NSR_ASM_LONGSTR_PIECE 8192     /* path bytes per LONGSTR record */
 #define NSR_ASM_NAME_MAX 255	       /* user, group, client, ss name */
 #define NSR_ASM_CK_MAX 32	       /* largest file checksum (SHA-256) */
 #define NSR_ASM_XATTR_NAME_MAX 255     /* as XATTR_NAME_MAX */
@@ -40,7 +48,10 @@
 #define NSR_ASM_MAX_XATTR_REC (NSR_ASM_XATTR_VALUE_MAX + 1024)
 #define NSR_ASM_MAX_XATTRS 1024	       /* XATTR records per file */
 
-/* Record types (the first byte of a frame). */
+/* Record types (the first byte of a frame).  A new type gets the next
+ * number here, its bound in asm_max_len (cksum.c), its place in the
+ * grammar in type_allowed (dec.c), a decoder in asm_dec_on_meta and a
+ * section in nsr_savestream(5). */
 enum nsr_asm_rec {
 	NSR_ASM_REC_HEADER = 1,
 	NSR_ASM_REC_FILE = 2,
@@ -49,6 +60,13 @@ enum nsr_asm_rec {
 	NSR_ASM_REC_FILE_END = 5,
 	NSR_ASM_REC_END = 6,
 	NSR_ASM_REC_XATTR = 7,
+	NSR_ASM_REC_LONGSTR = 8, /* version 2: a piece of a long path */
+};
+
+/* Which string of the next FILE record a LONGSTR record carries. */
+enum nsr_asm_longstr {
+	NSR_ASM_LONG_PATH = 1,
+	NSR_ASM_LONG_LINK = 2,
 };
 
 /* File types recorded in a FILE record (sockets are never saved). */
@@ -87,7 +105,8 @@ struct nsr_asm_header {
 
 /*
  * A file record: the stat summary of one saved object.  path is the path as
- * saved (absolute when the save was given an absolute path).  link is the
+ * saved (absolute when the save was given an absolute path), at most
+ * NSR_ASM_LONGPATH_MAX bytes.  link is the
  * symlink target (SYMLINK) or the earlier path (HARDLINK), else "" or NULL
  * when encoding.  user/group may be "" when the id has no name.
  */
@@ -142,7 +161,9 @@ int nsr_asm_enc_header(struct nsr_asm_enc *e, const struct nsr_asm_header *h);
 /* nsr_asm_enc_file - start a file; *offset (may be NULL) gets the stream
  * offset of its FILE record.  For REG, DATA/HOLE for f->size bytes and a
  * FILE_END must follow; for other types call nsr_asm_enc_file_end at once.
- * NSR_ERR_TOOBIG for over-long strings, NSR_ERR_STATE out of order. */
+ * A path or link over NSR_ASM_PATH_MAX bytes is written as LONGSTR records
+ * first (*offset is then that of the first of them).  NSR_ERR_TOOBIG for
+ * strings over their bound, NSR_ERR_STATE out of order. */
 int nsr_asm_enc_file(struct nsr_asm_enc *e, const struct nsr_asm_file *f,
 		     uint64_t *offset);
 /* nsr_asm_enc_xattr - one extended attribute of the current file; only
@@ -197,7 +218,9 @@ int nsr_asm_dec_new(struct nsr_asm_dec **out,
 		    const struct nsr_asm_dec_ops *ops, void *ctx);
 /* nsr_asm_dec_free - free (NULL is fine). */
 void nsr_asm_dec_free(struct nsr_asm_dec *d);
-/* nsr_asm_dec_feed - consume n bytes.  NSR_OK, NSR_ERR_CORRUPT (bad
+/* nsr_asm_dec_feed - consume n bytes.  The file() callback gets the
+ * whole path however long, and as offset that of the file's first record
+ * (its first LONGSTR if it has any).  NSR_OK, NSR_ERR_CORRUPT (bad
  * structure), NSR_ERR_CHECKSUM (frame CRC), NSR_ERR_TOOBIG (record over its
  * bound), NSR_ERR_UNSUPPORTED (version), NSR_ERR_NOMEM, or a callback's
  * value.  Bytes after END are NSR_ERR_CORRUPT. */

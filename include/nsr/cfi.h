@@ -33,7 +33,8 @@
 
 struct nsr_asm_file;
 
-#define NSR_CFI_MAX_RECORD 8192 /* bound of one encoded entry */
+/* bound of one encoded entry: 46 bytes and a path of up to 65535 */
+#define NSR_CFI_MAX_RECORD (46 + 65535)
 #define NSR_CFI_CLIENT_MAX 255
 
 /* One index entry: a file of a save set. */

@@ -36,5 +36,10 @@ int nsr_mkdir_p(const char *dir, mode_t mode);
 /* nsr_path_join - malloc'ed "a/b", NULL without memory (programs may
  * wrap it in nsr_xcheck from xmalloc.h). */
 char *nsr_path_join(const char *a, const char *b);
+/* nsr_at_path - a short path naming (dirfd, name) however long the
+ * directory's own path is, for calls without an *at form (the l*xattr
+ * family): "/proc/self/fd/N/name", or name when dirfd is AT_FDCWD.
+ * Written to out (cap bytes); NULL when it does not fit. */
+const char *nsr_at_path(char *out, size_t cap, int dirfd, const char *name);
 
 #endif /* NSR_FILEIO_H */

@@ -8,17 +8,28 @@
  *   fatal  - the environment or configuration prevents running: exit(1);
  *   panic  - our own bug: log file:line and abort() for a core.
  * Each line is "YYYY-MM-DD HH:MM:SS name[pid]: severity: text" and goes to
- * the log file (if opened) and/or stderr, written with one write() so lines
- * from threads and processes do not interleave.
+ * the log file (if opened) and/or stderr, written with one writev() so
+ * lines from threads and processes do not interleave.  Nothing is cut
+ * silently: a message over NSR_LOG_TEXT_MAX bytes is shortened in the
+ * middle with "...[N bytes]...", saying how much was left out.
  */
 #ifndef NSR_LOG_H
 #define NSR_LOG_H
+
+#include <stddef.h>
 
 enum nsr_log_level { NSR_LOG_DEBUG, NSR_LOG_INFO, NSR_LOG_WARN, NSR_LOG_ERROR,
 		     NSR_LOG_FATAL, NSR_LOG_PANIC };
 
 #define NSR_LOG_STDERR 0x1 /* also write to stderr */
 #define NSR_LOG_BARE 0x2   /* stderr lines are "name: text" (for tools) */
+#define NSR_LOG_TEXT_MAX (64u * 1024u) /* a message longer is shortened */
+#define NSR_LOG_PATH_SHOW 1024 /* a path in a message: shorten past this */
+
+/* nsr_log_shorten - s into out (cap bytes), or when s is longer than max
+ * bytes (or than out can hold with a marker) its head and tail around
+ * "...[N bytes]..." (N = bytes left out).  Returns the length written. */
+size_t nsr_log_shorten(char *out, size_t cap, const char *s, size_t max);
 
 /* nsr_log_init - set the program name and stderr flags (no file yet). */
 void nsr_log_init(const char *progname, int flags);

@@ -21,6 +21,20 @@
  * data of at least 4 KB, so sparse files stay sparse after restore.  Extended attributes (which include POSIX ACLs and
  * file capabilities) are saved unless no_xattrs is set; one that cannot be
  * read is reported through error() and the file is saved without it.
+ *
+ * Objects are opened relative to their directory (walk.h), so paths
+ * longer than PATH_MAX are saved, up to NSR_ASM_LONGPATH_MAX bytes; a
+ * longer one is reported (ENAMETOOLONG, "path") and left out.  A regular
+ * file whose size or modification time changed while it was read is
+ * saved as it was read, marked changed in the stream, reported through
+ * error() with err 0 and what "changed during save", and counted in
+ * stats.changed.
+ *
+ * Test knobs (environment, read by nsr_saver_new): NSR_TEST_SAVE_EACCES=
+ * NAME makes opening a regular file named NAME fail with EACCES (an
+ * unreadable file, even for root); NSR_TEST_SAVE_TOUCH=NAME appends a byte
+ * to a regular file named NAME right after it was read (a file that
+ * changes while it is saved).
  */
 #ifndef NSR_SAVER_H
 #define NSR_SAVER_H
@@ -63,6 +77,7 @@ struct nsr_saver_stats {
 	uint64_t files;	       /* objects saved (FILE records) */
 	uint64_t bytes;	       /* file data bytes */
 	uint64_t errors;       /* per-file problems reported */
+	uint64_t changed;      /* files that changed while they were read */
 	uint64_t stream_bytes; /* bytes given to the sink */
 	size_t last_read_size; /* read size in use at the end */
 };

@@ -7,6 +7,9 @@
  * changes it), nor are directory sizes, link counts outside the trees,
  * or the ctime.
  *
+ * Objects are reached relative to their directory's descriptor, so trees
+ * of any depth with paths longer than PATH_MAX compare like others.
+ *
  * Used by tools/nsrtreecmp and by tests to prove a restore is identical.
  */
 #ifndef NSR_TREECMP_H

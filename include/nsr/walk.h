@@ -13,7 +13,10 @@
  * checked against the lstat that found them), and entries below a root are
  * examined relative to their directory's descriptor, so renaming a parent
  * to a symlink during the walk cannot lead it, or a saver that opens
- * (dirfd, name), outside the tree.  When descriptors run out (EMFILE), a
+ * (dirfd, name), outside the tree.  At most a few dozen directories are
+ * held open whatever the depth (an outer one is reopened as ".." of its
+ * child, checked, on the way back), so trees of any depth and paths
+ * longer than PATH_MAX are walked.  When descriptors run out (EMFILE), a
  * level falls back to paths.
  *
  * Problems with one object (lstat or opendir fails, readlink fails) are

@@ -53,6 +53,13 @@ uint32_t asm_max_len(int type);
 /* The hunt window holds a whole FILE record wherever it starts. */
 #define HUNT_CAP (2 * (NSR_ASM_FRAME_LEN + NSR_ASM_MAX_META))
 
+/* A long path or link being collected from LONGSTR records. */
+struct asm_long {
+	char *s;	/* total + 1 bytes once started */
+	uint32_t total; /* 0 = none since the last FILE */
+	uint32_t got;
+};
+
 enum dec_state {
 	DEC_HEADER,  /* expecting HEADER */
 	DEC_BETWEEN, /* expecting FILE or END */
@@ -78,6 +85,10 @@ struct nsr_asm_dec {
 	int file_data;	 /* DATA or HOLE seen: no more XATTR */
 	/* the current header/file, decoded strings NUL-terminated */
 	int ck_alg;
+	int version;	     /* from the header, 0 if lost */
+	struct asm_long lng[2]; /* [NSR_ASM_LONG_PATH - 1], [..._LINK - 1] */
+	uint64_t long_start; /* offset of the first LONGSTR of the file */
+	int path_long;	     /* the current file's path is lng[0].s */
 	char client[NSR_ASM_NAME_MAX + 1];
 	char name[NSR_ASM_PATH_MAX + 1];
 	char path[NSR_ASM_PATH_MAX + 1];

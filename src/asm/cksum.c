@@ -147,6 +147,7 @@ uint32_t asm_max_len(int type)
 	case NSR_ASM_REC_HOLE:
 	case NSR_ASM_REC_FILE_END:
 	case NSR_ASM_REC_END:
+	case NSR_ASM_REC_LONGSTR:
 		return NSR_ASM_MAX_META;
 	default:
 		return 0;

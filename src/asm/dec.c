@@ -5,8 +5,10 @@
  * passes DATA payload straight through to the data callback.  It enforces
  * the record grammar
  *
- *	HEADER (FILE XATTR* (DATA|HOLE)* FILE_END)* END
+ *	HEADER (LONGSTR* FILE XATTR* (DATA|HOLE)* FILE_END)* END
  *
+ * (LONGSTR only in version 2 streams; it carries a path too long for the
+ * FILE record, which then holds an empty string in its place)
  * every bound and CRC, and that each file's data adds up to its size, so
  * the callbacks only ever see well-formed events.  Errors are sticky,
  * unless resynchronisation is on (dec_resync.c).
@@ -45,6 +47,8 @@ void nsr_asm_dec_free(struct nsr_asm_dec *d)
 	if (d == NULL)
 		return;
 	asm_ck_release(&d->ck);
+	free(d->lng[0].s);
+	free(d->lng[1].s);
 	free(d->win);
 	nsr_buf_release(&d->q);
 	free(d);
@@ -113,7 +117,7 @@ static int on_header(struct nsr_asm_dec *d, struct nsr_rd *r)
 	h.savetime = (int64_t)nsr_rd_u64(r);
 	if (nsr_rd_error(r) || magic != NSR_ASM_MAGIC)
 		return NSR_ERR_CORRUPT;
-	if (version != NSR_ASM_VERSION)
+	if (version < NSR_ASM_VERSION_MIN || version > NSR_ASM_VERSION)
 		return NSR_ERR_UNSUPPORTED;
 	if (asm_ck_len(h.ck_alg) == 0)
 		return NSR_ERR_CORRUPT;
@@ -123,6 +127,7 @@ static int on_header(struct nsr_asm_dec *d, struct nsr_rd *r)
 	if (rc)
 		return rc;
 	d->ck_alg = h.ck_alg;
+	d->version = version;
 	h.version = version;
 	h.client = d->client;
 	h.name = d->name;
@@ -132,6 +137,59 @@ static int on_header(struct nsr_asm_dec *d, struct nsr_rd *r)
 		if (rc)
 			return asm_dec_cb_rc(d, rc);
 	}
+	return NSR_OK;
+}
+
+/* long_or - the string of a FILE record: the long one collected before
+ * it, or short (the record's own).  NULL when they clash: both given, or
+ * the long one incomplete. */
+static const char *long_or(const struct asm_long *l, const char *short_s)
+{
+	if (l->total == 0)
+		return short_s;
+	if (l->got != l->total || short_s[0] != '\0')
+		return NULL;
+	return l->s;
+}
+
+/* on_longstr - decode LONGSTR: u8 field, 3 reserved bytes, u32 total
+ * length, u32 offset of this piece, the piece.  Pieces come in order;
+ * only strings too long for the FILE record travel this way. */
+static int on_longstr(struct nsr_asm_dec *d, struct nsr_rd *r)
+{
+	int field = nsr_rd_u8(r);
+	int rsv1 = nsr_rd_u8(r), rsv2 = nsr_rd_u16(r);
+	uint32_t total = nsr_rd_u32(r), off = nsr_rd_u32(r);
+	size_t n = r->left;
+	struct asm_long *l;
+	const uint8_t *p;
+
+	if (nsr_rd_error(r) || d->version == 1 || rsv1 != 0 || rsv2 != 0 ||
+	    (field != NSR_ASM_LONG_PATH && field != NSR_ASM_LONG_LINK) ||
+	    total <= NSR_ASM_PATH_MAX || total > NSR_ASM_LONGPATH_MAX ||
+	    n == 0 || n > NSR_ASM_LONGSTR_PIECE || n > total ||
+	    off > total - n)
+		return NSR_ERR_CORRUPT;
+	l = &d->lng[field - 1];
+	if (off == 0 && l->total == 0) {
+		char *s = realloc(l->s, (size_t)total + 1);
+
+		if (s == NULL)
+			return NSR_ERR_NOMEM;
+		l->s = s;
+		l->total = total;
+		l->got = 0;
+		if (d->lng[2 - field].total == 0)
+			d->long_start = d->rec_offset;
+	} else if (l->total != total || off != l->got) {
+		return NSR_ERR_CORRUPT;
+	}
+	p = nsr_rd_take(r, n);
+	if (p == NULL || memchr(p, '\0', n) != NULL)
+		return NSR_ERR_CORRUPT;
+	memcpy(l->s + off, p, n);
+	l->got += (uint32_t)n;
+	l->s[l->got] = '\0';
 	return NSR_OK;
 }
 
@@ -166,17 +224,24 @@ static int on_file(struct nsr_asm_dec *d, struct nsr_rd *r)
 		rc = get_str(r, d->group, NSR_ASM_NAME_MAX);
 	if (rc || nsr_rd_error(r))
 		return NSR_ERR_CORRUPT;
+	f.path = long_or(&d->lng[0], d->path);
+	f.link = long_or(&d->lng[1], d->link);
+	if (f.path == NULL || f.link == NULL)
+		return NSR_ERR_CORRUPT;
 
 	/* The same rules the encoder enforces. */
 	needs_link = f.type == NSR_ASM_SYMLINK || f.type == NSR_ASM_HARDLINK;
-	has_link = d->link[0] != '\0';
+	has_link = f.link[0] != '\0';
 	if (f.type < NSR_ASM_REG || f.type > NSR_ASM_BLK || f.mode > 07777 ||
-	    d->path[0] == '\0' || needs_link != has_link ||
+	    f.path[0] == '\0' || needs_link != has_link ||
 	    (f.type != NSR_ASM_REG && f.size != 0))
 		return NSR_ERR_CORRUPT;
+	d->path_long = f.path != d->path;
+	if (d->lng[0].total == 0 && d->lng[1].total == 0)
+		d->long_start = d->rec_offset;
+	d->lng[0].total = d->lng[0].got = 0;
+	d->lng[1].total = d->lng[1].got = 0;
 
-	f.path = d->path;
-	f.link = d->link;
 	f.user = d->user;
 	f.group = d->group;
 	rc = asm_ck_init(&d->ck, d->ck_alg);
@@ -188,7 +253,7 @@ static int on_file(struct nsr_asm_dec *d, struct nsr_rd *r)
 	d->file_data = 0;
 	d->state = DEC_IN_FILE;
 	if (d->ops.file) {
-		rc = d->ops.file(d->ctx, &f, d->rec_offset);
+		rc = d->ops.file(d->ctx, &f, d->long_start);
 		if (rc)
 			return asm_dec_cb_rc(d, rc);
 	}
@@ -294,6 +359,7 @@ static int on_file_end(struct nsr_asm_dec *d, struct nsr_rd *r)
 			return asm_dec_cb_rc(d, rc);
 	}
 	d->path[0] = '\0';
+	d->path_long = 0;
 	return NSR_OK;
 }
 
@@ -306,7 +372,7 @@ static int on_end(struct nsr_asm_dec *d, struct nsr_rd *r)
 	t.files = nsr_rd_u64(r);
 	t.bytes = nsr_rd_u64(r);
 	t.errors = nsr_rd_u64(r);
-	if (nsr_rd_error(r))
+	if (nsr_rd_error(r) || d->lng[0].total != 0 || d->lng[1].total != 0)
 		return NSR_ERR_CORRUPT;
 	/* after damage some files were skipped: the totals cannot agree */
 	if (!d->damaged && (t.files != d->tot.files ||
@@ -351,6 +417,9 @@ int asm_dec_on_meta(struct nsr_asm_dec *d)
 	case NSR_ASM_REC_FILE_END:
 		rc = on_file_end(d, &r);
 		break;
+	case NSR_ASM_REC_LONGSTR:
+		rc = on_longstr(d, &r);
+		break;
 	default:
 		rc = on_end(d, &r);
 		break;
@@ -367,7 +436,8 @@ static int type_allowed(const struct nsr_asm_dec *d, int type)
 	case DEC_HEADER:
 		return type == NSR_ASM_REC_HEADER;
 	case DEC_BETWEEN:
-		return type == NSR_ASM_REC_FILE || type == NSR_ASM_REC_END;
+		return type == NSR_ASM_REC_FILE || type == NSR_ASM_REC_END ||
+		       type == NSR_ASM_REC_LONGSTR;
 	case DEC_IN_FILE:
 		return type == NSR_ASM_REC_DATA || type == NSR_ASM_REC_HOLE ||
 		       type == NSR_ASM_REC_FILE_END ||
@@ -559,5 +629,5 @@ uint64_t nsr_asm_dec_offset(const struct nsr_asm_dec *d)
 /* nsr_asm_dec_path - path of the file being decoded, for messages. */
 const char *nsr_asm_dec_path(const struct nsr_asm_dec *d)
 {
-	return d->path;
+	return d->path_long ? d->lng[0].s : d->path;
 }

@@ -3,7 +3,9 @@
  * damage (nsr_asm_dec_resync).  The bytes after the start of a damaged
  * record (its frame and payload, which a damaged length may have made
  * swallow intact records) and the input that follows go into a window
- * that is scanned byte by byte for an intact FILE or END record: right
+ * that is scanned byte by byte for an intact FILE, LONGSTR (a long path's
+ * first piece resumes; a later one fails and the hunt goes on) or END
+ * record: right
  * type, zero reserved bytes, a length within bounds and a matching
  * CRC-32C.  Decoding resumes there; what followed it in the window is
  * queued and decoded before new input.
@@ -65,19 +67,23 @@ int asm_dec_start_hunt(struct nsr_asm_dec *d, int why, size_t frame_bytes)
 	d->in_payload = 0;
 	d->frame_fill = 0;
 	d->path[0] = '\0';
+	d->path_long = 0;
+	d->lng[0].total = d->lng[0].got = 0;
+	d->lng[1].total = d->lng[1].got = 0;
 	d->hunting = 1;
 	return NSR_OK;
 }
 
-/* candidate - is there an intact FILE or END record at p (n bytes
- * available)?  1 yes, 0 no, -1 cannot tell yet (more bytes needed). */
+/* candidate - is there an intact FILE, LONGSTR or END record at p (n
+ * bytes available)?  1 yes, 0 no, -1 cannot tell yet (more bytes needed). */
 static int candidate(const uint8_t *p, size_t n)
 {
 	uint32_t len, crc;
 
 	if (n < NSR_ASM_FRAME_LEN)
 		return -1;
-	if ((p[0] != NSR_ASM_REC_FILE && p[0] != NSR_ASM_REC_END) ||
+	if ((p[0] != NSR_ASM_REC_FILE && p[0] != NSR_ASM_REC_END &&
+	     p[0] != NSR_ASM_REC_LONGSTR) ||
 	    p[1] != 0 || p[2] != 0 || p[3] != 0)
 		return 0;
 	len = nsr_get_u32(p + 4);

@@ -213,7 +213,43 @@ static int file_valid(const struct nsr_asm_file *f)
 	return NSR_OK;
 }
 
-/* nsr_asm_enc_file - write a FILE record and start its checksum. */
+/* str_fits - a FILE string: in the record, or in LONGSTR records. */
+static int str_fits(const char *s, size_t max)
+{
+	return s == NULL || strlen(s) <= max;
+}
+
+/* put_longstr - a string over NSR_ASM_PATH_MAX as LONGSTR records. */
+static int put_longstr(struct nsr_asm_enc *e, int field, const char *s)
+{
+	size_t total = strlen(s);
+	int rc = NSR_OK;
+
+	for (size_t off = 0; off < total && rc == NSR_OK;) {
+		size_t n = NSR_MIN(total - off, (size_t)NSR_ASM_LONGSTR_PIECE);
+
+		rec_start(e);
+		put_u8(&e->rec, (uint8_t)field);
+		put_u8(&e->rec, 0);
+		put_u16(&e->rec, 0);
+		put_u32(&e->rec, (uint32_t)total);
+		put_u32(&e->rec, (uint32_t)off);
+		nsr_buf_add(&e->rec, s + off, n);
+		rc = rec_emit(e, NSR_ASM_REC_LONGSTR);
+		off += n;
+	}
+	return rc;
+}
+
+/* short_or_empty - what the FILE record holds of a string: itself, or
+ * "" when LONGSTR records carry it. */
+static const char *short_or_empty(const char *s)
+{
+	return s != NULL && strlen(s) > NSR_ASM_PATH_MAX ? "" : s;
+}
+
+/* nsr_asm_enc_file - write a FILE record (after the LONGSTR records of a
+ * long path or link) and start its checksum. */
 int nsr_asm_enc_file(struct nsr_asm_enc *e, const struct nsr_asm_file *f,
 		     uint64_t *offset)
 {
@@ -222,6 +258,18 @@ int nsr_asm_enc_file(struct nsr_asm_enc *e, const struct nsr_asm_file *f,
 
 	if (rc == NSR_OK)
 		rc = file_valid(f);
+	if (rc)
+		return rc;
+	/* Every bound before the first byte: nothing half-written. */
+	if (!str_fits(f->path, NSR_ASM_LONGPATH_MAX) ||
+	    !str_fits(f->link, NSR_ASM_LONGPATH_MAX) ||
+	    !str_fits(f->user, NSR_ASM_NAME_MAX) ||
+	    !str_fits(f->group, NSR_ASM_NAME_MAX))
+		return NSR_ERR_TOOBIG;
+	if (!str_fits(f->path, NSR_ASM_PATH_MAX))
+		rc = put_longstr(e, NSR_ASM_LONG_PATH, f->path);
+	if (rc == NSR_OK && !str_fits(f->link, NSR_ASM_PATH_MAX))
+		rc = put_longstr(e, NSR_ASM_LONG_LINK, f->link);
 	if (rc)
 		return rc;
 	rec_start(e);
@@ -237,9 +285,10 @@ int nsr_asm_enc_file(struct nsr_asm_enc *e, const struct nsr_asm_file *f,
 	put_time(&e->rec, &f->atime);
 	put_time(&e->rec, &f->mtime);
 	put_time(&e->rec, &f->ctime);
-	rc = put_str(&e->rec, f->path, NSR_ASM_PATH_MAX);
+	rc = put_str(&e->rec, short_or_empty(f->path), NSR_ASM_PATH_MAX);
 	if (rc == NSR_OK)
-		rc = put_str(&e->rec, f->link, NSR_ASM_PATH_MAX);
+		rc = put_str(&e->rec, short_or_empty(f->link),
+			     NSR_ASM_PATH_MAX);
 	if (rc == NSR_OK)
 		rc = put_str(&e->rec, f->user, NSR_ASM_NAME_MAX);
 	if (rc == NSR_OK)

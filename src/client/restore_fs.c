@@ -5,7 +5,9 @@
  * relocating, so a stream that first restores "a -> /etc" and then
  * "a/passwd" cannot escape the destination), how each object type is
  * created, and how metadata and extended attributes are applied,
- * directories after their contents.  restore.c drives it from the
+ * directories after their contents.  Everything is reached through
+ * directory descriptors, one component at a time, so paths longer than
+ * PATH_MAX restore like any other.  restore.c drives it from the
  * decoder's events.
  */
 #include "nsr/compat.h"
@@ -19,7 +21,9 @@
 #include <unistd.h>
 
 #include "nsr/asm.h"
+#include "nsr/buf.h"
 #include "nsr/err.h"
+#include "nsr/fileio.h"
 #include "nsr/restore.h"
 
 #include "restore_int.h"
@@ -170,8 +174,10 @@ void rst_forget_parent(struct nsr_restore *r)
 }
 
 /* open_dir_chain - open directory rel (components below base), creating
- * missing ones (0755); returns an fd or -1 with errno. */
-static int open_dir_chain(struct nsr_restore *r, int base, const char *rel)
+ * missing ones (0755) when create is set; returns an fd or -1 with
+ * errno. */
+static int open_dir_chain(struct nsr_restore *r, int base, const char *rel,
+			  int create)
 {
 	int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
 	int fd = dup(base);
@@ -193,7 +199,7 @@ static int open_dir_chain(struct nsr_restore *r, int base, const char *rel)
 		memcpy(comp, c, n);
 		comp[n] = '\0';
 		next = openat(fd, comp, flags);
-		if (next < 0 && errno == ENOENT) {
+		if (next < 0 && errno == ENOENT && create) {
 			if (mkdirat(fd, comp, 0755) != 0 && errno != EEXIST) {
 				int saved = errno;
 
@@ -219,16 +225,21 @@ static int open_dir_chain(struct nsr_restore *r, int base, const char *rel)
 
 /* parent_fd - an fd of the directory that holds saved path p (cached by
  * the path prefix up to and including the last '/'); *leaf gets the last
- * component.  -1 with errno on failure. */
+ * component.  Below the cached directory (a tree being descended) only
+ * the new components are opened, so a deep tree costs one open per
+ * level.  -1 with errno on failure. */
 static int parent_fd(struct nsr_restore *r, const char *p, const char **leaf)
 {
 	const char *slash = strrchr(p, '/');
 	size_t klen = slash ? (size_t)(slash - p) + 1 : 0;
+	size_t clen = r->parent_rel != NULL ? strlen(r->parent_rel) : 0;
 	int base = (r->dest != NULL || p[0] == '/') ? r->base_fd : r->cwd_fd;
+	const char *rel;
 	char *key;
+	int fd;
 
 	*leaf = slash ? slash + 1 : p;
-	if (r->parent_rel != NULL && strlen(r->parent_rel) == klen &&
+	if (r->parent_rel != NULL && clen == klen &&
 	    strncmp(r->parent_rel, p, klen) == 0)
 		return r->parent_fd;
 	key = strndup(p, klen);
@@ -236,14 +247,52 @@ static int parent_fd(struct nsr_restore *r, const char *p, const char **leaf)
 		errno = ENOMEM;
 		return -1;
 	}
-	rst_forget_parent(r);
-	r->parent_fd = open_dir_chain(r, base, rst_rel_of(key));
-	if (r->parent_fd < 0) {
+	rel = rst_rel_of(key);
+	if (r->parent_rel != NULL && clen > 0 && clen < klen &&
+	    strncmp(r->parent_rel, p, clen) == 0) {
+		base = r->parent_fd; /* p is below the cached directory */
+		rel = key + clen;
+	}
+	fd = open_dir_chain(r, base, rel, 1);
+	if (fd < 0) {
 		free(key);
 		return -1;
 	}
+	rst_forget_parent(r);
+	r->parent_fd = fd;
 	r->parent_rel = key;
 	return r->parent_fd;
+}
+
+/* target_parent - a new descriptor of the directory holding target (a
+ * path this restore made: under dest, or a saved path in place), reached
+ * component by component from the base, creating nothing; *leaf gets
+ * target's last component ("." for the base itself).  -1 with errno. */
+static int target_parent(struct nsr_restore *r, const char *target,
+			 const char **leaf)
+{
+	size_t dl = r->dest != NULL ? strlen(r->dest) : 0;
+	int base = r->base_fd;
+	const char *rel = target, *slash;
+	char *key;
+	int fd;
+
+	if (r->dest != NULL && strncmp(target, r->dest, dl) == 0 &&
+	    (target[dl] == '/' || target[dl] == '\0'))
+		rel = target + dl;
+	else if (r->dest == NULL && target[0] != '/')
+		base = r->cwd_fd;
+	rel = rst_rel_of(rel);
+	slash = strrchr(rel, '/');
+	*leaf = slash != NULL ? slash + 1 : (*rel != '\0' ? rel : ".");
+	key = strndup(rel, slash != NULL ? (size_t)(slash - rel) : 0);
+	if (key == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	fd = open_dir_chain(r, base, key, 0);
+	free(key);
+	return fd;
 }
 
 /* ---- metadata ------------------------------------------------------- */
@@ -300,14 +349,17 @@ void rst_meta_at(struct nsr_restore *r, int dfd, const char *name,
 		    const struct nsr_asm_file *f, const struct xa_list *xa,
 		    const char *target, const char *path)
 {
+	char at[64 + NAME_MAX];
+	const char *xpath = nsr_at_path(at, sizeof(at), dfd, name);
 	struct timespec t[2];
 
 	if (!r->no_owner &&
 	    fchownat(dfd, name, f->uid, f->gid, AT_SYMLINK_NOFOLLOW) != 0)
 		owner_failed(r, path);
+	/* no lsetxattrat: the object through /proc (any length) */
 	for (size_t i = 0; i < xa->n; i++)
-		if (lsetxattr(target, xa->v[i].name, xa->v[i].val,
-			      xa->v[i].len, 0) != 0)
+		if (lsetxattr(xpath != NULL ? xpath : target, xa->v[i].name,
+			      xa->v[i].val, xa->v[i].len, 0) != 0)
 			xa_failed(r, path);
 	if (f->type != NSR_ASM_SYMLINK && fchmodat(dfd, name, f->mode, 0) != 0)
 		rst_error(r, path, NSR_ERR_SYSTEM, "chmod");
@@ -316,11 +368,29 @@ void rst_meta_at(struct nsr_restore *r, int dfd, const char *name,
 		rst_error(r, path, NSR_ERR_SYSTEM, "utimens");
 }
 
+/* open_target_dir - open a directory this restore made or merged. */
+static int open_target_dir(struct nsr_restore *r, const char *target)
+{
+	int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	const char *leaf;
+	int pfd, fd, saved;
+
+	if (strlen(target) < PATH_MAX)
+		return open(target, flags);
+	pfd = target_parent(r, target, &leaf);
+	if (pfd < 0)
+		return -1;
+	fd = openat(pfd, leaf, flags);
+	saved = errno;
+	close(pfd);
+	errno = saved;
+	return fd;
+}
+
 /* dir_apply - apply a pending directory's metadata and free it. */
 static void dir_apply(struct nsr_restore *r, struct pending_dir *d)
 {
-	int fd = open(d->target, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-				     O_CLOEXEC);
+	int fd = open_target_dir(r, d->target);
 
 	if (fd < 0) {
 		rst_error(r, d->path, NSR_ERR_SYSTEM, "open dir");
@@ -426,6 +496,26 @@ static int claim(struct nsr_restore *r, int dfd, const char *leaf,
 	return CLAIM_ERROR;
 }
 
+/* link_to - a hard link at dfd/name to src, a target already restored
+ * (by its directory when src is too long for a path). */
+static int link_to(struct nsr_restore *r, const char *src, int dfd,
+		   const char *name)
+{
+	const char *leaf;
+	int pfd, rc, saved;
+
+	if (strlen(src) < PATH_MAX)
+		return linkat(AT_FDCWD, src, dfd, name, 0);
+	pfd = target_parent(r, src, &leaf);
+	if (pfd < 0)
+		return -1;
+	rc = linkat(pfd, leaf, dfd, name, 0);
+	saved = errno;
+	close(pfd);
+	errno = saved;
+	return rc;
+}
+
 /* create_node - make a non-regular, non-directory object. */
 static int create_node(struct nsr_restore *r, int dfd, const char *name,
 		       const struct nsr_asm_file *f, const char **what)
@@ -444,7 +534,7 @@ static int create_node(struct nsr_restore *r, int dfd, const char *name,
 			*what = "hardlink target not restored";
 			return -1;
 		}
-		return linkat(AT_FDCWD, src, dfd, name, 0);
+		return link_to(r, src, dfd, name);
 	case NSR_ASM_FIFO:
 		*what = "mkfifo";
 		return mkfifoat(dfd, name, 0600);
@@ -742,14 +832,17 @@ static int damaged_name(int dfd, const char *leaf, char *out, size_t cap)
  * or with keep_damaged given the name name.damaged. */
 void rst_damaged(struct nsr_restore *r, int rc, const char *step)
 {
-	char name[NAME_MAX + 16], what[PATH_MAX + 64];
+	char name[NAME_MAX + 16];
+	struct nsr_buf what;
 
 	r->st.damaged++;
 	r->cur.failed = 1; /* not counted as restored */
+	nsr_buf_init(&what, 0);
 	if (!r->keep_damaged || r->cur.tmp == NULL) {
 		rst_drop_tmp(r);
-		snprintf(what, sizeof(what), "%s: damaged, not recovered", step);
-		rst_error(r, r->cur.path, rc, what);
+		nsr_buf_addf(&what, "%s: damaged, not recovered", step);
+		rst_error(r, r->cur.path, rc, what.data);
+		nsr_buf_release(&what);
 		return;
 	}
 	if (damaged_name(r->cur.dfd, r->cur.name, name, sizeof(name)) != 0 ||
@@ -763,9 +856,10 @@ void rst_damaged(struct nsr_restore *r, int rc, const char *step)
 	free(r->cur.tmp);
 	r->cur.tmp = NULL;
 	parent_times_back(r);
-	snprintf(what, sizeof(what), "%s: damaged, kept as %s%s", step,
-		 r->cur.target, name + strlen(r->cur.name));
-	rst_error(r, r->cur.path, rc, what);
+	nsr_buf_addf(&what, "%s: damaged, kept as %s%s", step,
+		     r->cur.target, name + strlen(r->cur.name));
+	rst_error(r, r->cur.path, rc, what.data);
+	nsr_buf_release(&what);
 }
 
 /* rst_map_owner - with owner_by_name, the local ids of the saved user and

@@ -3,7 +3,9 @@
  * (asm encoder) and reports one index entry per saved object.  It owns the
  * file reads (adaptive size, zero runs sent as holes), the user and group
  * name lookups, the per-file error policy (report, count, go on) and the
- * save counters.
+ * save counters.  Objects are opened and examined relative to the
+ * directory descriptor the walker holds, so a path of any length (up to
+ * NSR_ASM_LONGPATH_MAX, the stream's bound) is saved.
  */
 #include "nsr/compat.h"
 
@@ -44,6 +46,8 @@ struct nsr_saver {
 	char *xbuf; /* one attribute value, NSR_ASM_XATTR_VALUE_MAX bytes */
 	int header_done;
 	int err; /* sticky */
+	/* test knobs (saver.h): names whose open fails, or that change */
+	const char *test_eacces, *test_touch;
 	struct nsr_saver_stats st;
 	struct idname user, group;
 };
@@ -74,6 +78,8 @@ int nsr_saver_new(struct nsr_saver **out, const struct nsr_saver_opts *o,
 	s->ssid = o->ssid;
 	s->cross_mounts = o->cross_mounts;
 	s->no_xattrs = o->no_xattrs;
+	s->test_eacces = getenv("NSR_TEST_SAVE_EACCES");
+	s->test_touch = getenv("NSR_TEST_SAVE_TOUCH");
 	rc = nsr_asm_enc_new(&s->enc, ck, cb->write, cb->write_ctx);
 	if (rc)
 		goto fail;
@@ -185,6 +191,34 @@ static void file_from_stat(struct nsr_saver *s, const struct nsr_walk_ent *e,
 	f->ctime = st->st_ctim;
 	f->user = id_name(&s->user, st->st_uid, 0);
 	f->group = id_name(&s->group, st->st_gid, 1);
+}
+
+/* ent_name - the last component of a walked object's path. */
+static const char *ent_name(const struct nsr_walk_ent *e)
+{
+	const char *slash = strrchr(e->path, '/');
+
+	return slash != NULL && slash[1] != '\0' ? slash + 1 : e->path;
+}
+
+/* knob_is - does test knob value v name this object? */
+static int knob_is(const char *v, const struct nsr_walk_ent *e)
+{
+	return v != NULL && v[0] != '\0' && strcmp(v, ent_name(e)) == 0;
+}
+
+/* test_touch - NSR_TEST_SAVE_TOUCH: append a byte to the file just read,
+ * as a writer would while it is being saved. */
+static void test_touch(const struct nsr_walk_ent *e)
+{
+	int dirfd = e->name != NULL ? e->dirfd : AT_FDCWD;
+	int fd = openat(dirfd, e->name != NULL ? e->name : e->path,
+			O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd >= 0) {
+		(void)nsr_write_full(fd, "+", 1);
+		close(fd);
+	}
 }
 
 /* open_file - open a walked regular file for reading (relative to its
@@ -380,8 +414,10 @@ static int list_xattrs(int fd, const char *path, char **names, ssize_t *len)
 }
 
 /* save_xattrs - XATTR records for the object just started (fd, or path
- * when fd < 0).  Attributes that cannot be read are reported. */
-static int save_xattrs(struct nsr_saver *s, int fd, const char *path)
+ * when fd < 0; problems are reported against shown).  Attributes that
+ * cannot be read are reported. */
+static int save_xattrs(struct nsr_saver *s, int fd, const char *path,
+		       const char *shown)
 {
 	char *value, *names = NULL;
 	ssize_t len = 0;
@@ -395,7 +431,7 @@ static int save_xattrs(struct nsr_saver *s, int fd, const char *path)
 		return NSR_ERR_NOMEM;
 	value = s->xbuf;
 	if (list_xattrs(fd, path, &names, &len) != 0) {
-		report(s, path, errno, "listxattr");
+		report(s, shown, errno, "listxattr");
 		return NSR_OK;
 	}
 	for (ssize_t at = 0; at < len && rc == NSR_OK;) {
@@ -408,12 +444,12 @@ static int save_xattrs(struct nsr_saver *s, int fd, const char *path)
 		at += (ssize_t)strlen(name) + 1;
 		if (n < 0) {
 			if (errno != ENODATA) /* ENODATA: removed meanwhile */
-				report(s, path, errno, "getxattr");
+				report(s, shown, errno, "getxattr");
 			continue;
 		}
 		rc = nsr_asm_enc_xattr(s->enc, name, value, (size_t)n);
 		if (rc == NSR_ERR_TOOBIG || rc == NSR_ERR_INVAL) {
-			report(s, path, E2BIG, "xattr");
+			report(s, shown, E2BIG, "xattr");
 			rc = NSR_OK;
 		}
 	}
@@ -431,7 +467,12 @@ static int save_regular(struct nsr_saver *s, const struct nsr_walk_ent *e)
 	uint64_t off = 0;
 	int fd, rc, status = NSR_ASM_FILE_OK;
 
-	fd = open_file(e);
+	if (knob_is(s->test_eacces, e)) {
+		fd = -1;
+		errno = EACCES;
+	} else {
+		fd = open_file(e);
+	}
 	if (fd < 0) {
 		report(s, e->path, errno, "open");
 		return NSR_OK;
@@ -456,17 +497,21 @@ static int save_regular(struct nsr_saver *s, const struct nsr_walk_ent *e)
 	if (rc == NSR_OK && s->cb.index)
 		rc = s->cb.index(s->cb.index_ctx, &f, off);
 	if (rc == NSR_OK)
-		rc = save_xattrs(s, fd, e->path);
+		rc = save_xattrs(s, fd, e->path, e->path);
 	if (rc == NSR_OK)
 		rc = send_data(s, fd, e->path, f.size,
 			       (uint64_t)st.st_blocks * 512 < f.size, &status);
+	if (rc == NSR_OK && knob_is(s->test_touch, e))
+		test_touch(e);
 	if (rc == NSR_OK && status == NSR_ASM_FILE_OK &&
 	    (fstat(fd, &after) != 0 || after.st_size != st.st_size ||
 	     after.st_mtim.tv_sec != st.st_mtim.tv_sec ||
 	     after.st_mtim.tv_nsec != st.st_mtim.tv_nsec))
 		status = NSR_ASM_FILE_CHANGED;
-	if (rc == NSR_OK && status == NSR_ASM_FILE_CHANGED)
+	if (rc == NSR_OK && status == NSR_ASM_FILE_CHANGED) {
+		s->st.changed++;
 		report(s, e->path, 0, "changed during save");
+	}
 	close(fd);
 	if (rc == NSR_OK)
 		rc = nsr_asm_enc_file_end(s->enc, status);
@@ -481,9 +526,15 @@ static int save_regular(struct nsr_saver *s, const struct nsr_walk_ent *e)
 static int save_other(struct nsr_saver *s, const struct nsr_walk_ent *e)
 {
 	struct nsr_asm_file f;
+	char at[64 + NAME_MAX];
+	const char *xpath = e->path;
 	uint64_t off = 0;
 	int rc;
 
+	/* the attribute calls by a short path: (dirfd, name) through /proc */
+	if (e->name != NULL && e->dirfd != AT_FDCWD &&
+	    nsr_at_path(at, sizeof(at), e->dirfd, e->name) != NULL)
+		xpath = at;
 	file_from_stat(s, e, &e->st, &f);
 	rc = nsr_asm_enc_file(s->enc, &f, &off);
 	if (rc == NSR_ERR_TOOBIG || rc == NSR_ERR_INVAL) {
@@ -493,7 +544,7 @@ static int save_other(struct nsr_saver *s, const struct nsr_walk_ent *e)
 	if (rc == NSR_OK && s->cb.index)
 		rc = s->cb.index(s->cb.index_ctx, &f, off);
 	if (rc == NSR_OK && e->type != NSR_ASM_HARDLINK)
-		rc = save_xattrs(s, -1, e->path);
+		rc = save_xattrs(s, -1, xpath, e->path);
 	if (rc == NSR_OK)
 		rc = nsr_asm_enc_file_end(s->enc, NSR_ASM_FILE_OK);
 	if (rc)

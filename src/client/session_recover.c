@@ -15,6 +15,7 @@
 #include "nsr/buf.h"
 #include "nsr/err.h"
 #include "nsr/index_clnt.h"
+#include "nsr/log.h"
 #include "nsr/mmd_clnt.h"
 #include "nsr/nsrd_clnt.h"
 #include "nsr/restore.h"
@@ -41,21 +42,31 @@ struct rec_run {
 	uint64_t lost;
 };
 
-/* say - one message to the caller (printf-style). */
+/* say - one message to the caller (printf-style, never cut). */
 static void say(struct rec_run *run, enum nsr_session_msg kind,
 		const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void say(struct rec_run *run, enum nsr_session_msg kind,
 		const char *fmt, ...)
 {
-	char text[2048];
+	struct nsr_buf text;
 	va_list ap;
 
 	if (!run->o->message)
 		return;
+	nsr_buf_init(&text, 0);
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
+	if (nsr_buf_vaddf(&text, fmt, ap) != NSR_OK)
+		run->oom = 1;
 	va_end(ap);
-	run->o->message(run->o->ctx, kind, text);
+	run->o->message(run->o->ctx, kind, text.data);
+	nsr_buf_release(&text);
+}
+
+/* shown - path for a message: a long one shortened in the middle. */
+static const char *shown(const char *path, char *out, size_t cap)
+{
+	nsr_log_shorten(out, cap, path, NSR_LOG_PATH_SHOW);
+	return out;
 }
 
 /* seen_add - remember that the restore reported on path. */
@@ -86,8 +97,11 @@ static void seen_add(struct rec_run *run, const char *path)
 static void on_error(void *ctx, const char *path, int rc, int sys_errno,
 		     const char *what)
 {
+	char sp[NSR_LOG_PATH_SHOW + 64];
+
 	seen_add(ctx, path);
-	say(ctx, NSR_SESSION_ERROR, "%s: %s: %s", path, what,
+	say(ctx, NSR_SESSION_ERROR, "%s: %s: %s", shown(path, sp, sizeof(sp)),
+	    what,
 	    rc == NSR_ERR_SYSTEM ? strerror(sys_errno) : nsr_strerror(rc));
 }
 
@@ -95,8 +109,11 @@ static void on_error(void *ctx, const char *path, int rc, int sys_errno,
 static void on_warn(void *ctx, const char *path, int rc, int sys_errno,
 		    const char *what)
 {
+	char sp[NSR_LOG_PATH_SHOW + 64];
+
 	seen_add(ctx, path);
-	say(ctx, NSR_SESSION_WARN, "%s: %s: %s", path, what,
+	say(ctx, NSR_SESSION_WARN, "%s: %s: %s", shown(path, sp, sizeof(sp)),
+	    what,
 	    rc == NSR_ERR_SYSTEM ? strerror(sys_errno) : nsr_strerror(rc));
 }
 
@@ -114,9 +131,11 @@ static void on_restored(void *ctx, const struct nsr_asm_file *f,
 /* on_skipped - an existing file kept. */
 static void on_skipped(void *ctx, const char *path, const char *target)
 {
+	char sp[NSR_LOG_PATH_SHOW + 64];
+
 	seen_add(ctx, path);
 	say(ctx, NSR_SESSION_WARN, "%s exists, not overwritten (use -iY or -f "
-	    "to overwrite)", target);
+	    "to overwrite)", shown(target, sp, sizeof(sp)));
 }
 
 /* A fragment and the mover that reads its volume (host "" = the

@@ -6,6 +6,13 @@
  * entered, so the order never depends on readdir) and the index of the
  * next name.  A hash of (dev, ino) -> first path finds hard links among
  * non-directories with a link count above one.
+ *
+ * Only the innermost levels keep their directory open (WALK_OPEN_LEVELS):
+ * an outer level gives its descriptor up and, when the walk comes back
+ * to it, reopens it as ".." of the level it leaves, checked against the
+ * (dev, ino) it had.  So a tree of any depth is walked with a bounded
+ * number of descriptors, and no path is ever handed to the kernel whole
+ * (paths longer than PATH_MAX work).
  */
 #include "nsr/compat.h"
 
@@ -18,10 +25,14 @@
 #include "nsr/err.h"
 #include "nsr/walk.h"
 
+#define WALK_OPEN_LEVELS 32 /* directory descriptors kept open at most */
+
 struct level {
 	char *path;
-	int fd; /* the directory, or -1 (out of descriptors: use paths) */
+	int fd; /* the directory, or -1 (given up: reopened on the way back,
+		 * or out of descriptors: use paths) */
 	dev_t dev;
+	ino_t ino;
 	char **names;
 	size_t n, next;
 };
@@ -238,6 +249,41 @@ static int open_level_fd(struct nsr_walk *w, int dirfd, const char *name,
 	return fd;
 }
 
+/* keep_few_open - past WALK_OPEN_LEVELS open levels, the outermost
+ * gives its descriptor up (the two innermost, in use, never do). */
+static void keep_few_open(struct nsr_walk *w)
+{
+	size_t open_n = 0;
+
+	for (size_t i = 0; i < w->depth; i++)
+		open_n += w->stack[i].fd >= 0;
+	for (size_t i = 0; open_n > WALK_OPEN_LEVELS && i + 2 < w->depth;
+	     i++) {
+		if (w->stack[i].fd < 0)
+			continue;
+		close(w->stack[i].fd);
+		w->stack[i].fd = -1;
+		open_n--;
+	}
+}
+
+/* reopen_parent - the directory of level up as ".." of fd, if it still
+ * is the one the walk entered; -1 otherwise. */
+static int reopen_parent(int fd, const struct level *up)
+{
+	int pfd = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+
+	if (pfd < 0)
+		return -1;
+	if (fstat(pfd, &st) != 0 || st.st_dev != up->dev ||
+	    st.st_ino != up->ino) {
+		close(pfd);
+		return -1;
+	}
+	return pfd;
+}
+
 /* push_level - enter directory path (reached as dirfd/name); on a system
  * error the failure is queued as an "opendir" error entry. */
 static int push_level(struct nsr_walk *w, const char *path, int dirfd,
@@ -294,7 +340,9 @@ sys_fail:
 		return NSR_ERR_NOMEM;
 	}
 	l.dev = st->st_dev;
+	l.ino = st->st_ino;
 	w->stack[w->depth++] = l;
+	keep_few_open(w);
 	return NSR_OK;
 }
 
@@ -511,8 +559,17 @@ int nsr_walk_next(struct nsr_walk *w, const struct nsr_walk_ent **ent)
 		}
 		top = &w->stack[w->depth - 1];
 		if (top->next == top->n) {
+			int up = -1;
+
+			/* back to a level that gave its descriptor up */
+			if (w->depth >= 2 && w->stack[w->depth - 2].fd < 0 &&
+			    top->fd >= 0)
+				up = reopen_parent(top->fd,
+						   &w->stack[w->depth - 2]);
 			level_release(top);
 			w->depth--;
+			if (up >= 0)
+				w->stack[w->depth - 1].fd = up;
 			continue;
 		}
 		name = top->names[top->next++];

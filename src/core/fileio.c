@@ -212,6 +212,18 @@ int nsr_mkdir_p(const char *dir, mode_t mode)
 	return rc;
 }
 
+/* nsr_at_path - (dirfd, name) as a path through /proc/self/fd. */
+const char *nsr_at_path(char *out, size_t cap, int dirfd, const char *name)
+{
+	int n;
+
+	if (dirfd == AT_FDCWD)
+		n = snprintf(out, cap, "%s", name);
+	else
+		n = snprintf(out, cap, "/proc/self/fd/%d/%s", dirfd, name);
+	return n < 0 || (size_t)n >= cap ? NULL : out;
+}
+
 /* nsr_path_join - "a/b" without a doubled slash; NULL without memory. */
 char *nsr_path_join(const char *a, const char *b)
 {

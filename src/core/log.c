@@ -1,9 +1,13 @@
 /*
  * log.c - line-oriented logging to a file and/or stderr (see log.h).
+ * A message is formatted on the stack when it fits, else on the heap, so
+ * nothing is cut; one longer than NSR_LOG_TEXT_MAX is shortened in the
+ * middle with a marker that says how much was left out.
  */
 #include "nsr/compat.h"
 
 #include <fcntl.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -54,56 +58,147 @@ const char *nsr_log_progname(void)
 	return log_name;
 }
 
-/* log_write_all - best-effort full write; logging must not fail loudly. */
-static void log_write_all(int fd, const char *p, size_t n)
+/* log_writev_all - best-effort full write of a line in pieces, with one
+ * writev() when it can (so lines do not interleave); logging must not
+ * fail loudly. */
+static void log_writev_all(int fd, struct iovec *v, int n)
 {
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
+	for (int tries = 0; n > 0 && tries < 64; tries++) {
+		ssize_t w = writev(fd, v, n);
 
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
 			return;
-		p += w;
-		n -= (size_t)w;
+		while (n > 0 && (size_t)w >= v->iov_len) {
+			w -= (ssize_t)v->iov_len;
+			v++;
+			n--;
+		}
+		if (n > 0) {
+			v->iov_base = (char *)v->iov_base + w;
+			v->iov_len -= (size_t)w;
+		}
 	}
+}
+
+/* nsr_log_shorten - s, or if it is longer than max bytes (or than out
+ * can hold) its head and tail around a marker saying how much was left
+ * out; cuts only on character boundaries of a UTF-8 string. */
+size_t nsr_log_shorten(char *out, size_t cap, const char *s, size_t max)
+{
+	size_t n = strlen(s), head, tail;
+	char mark[48];
+	int m;
+
+	if (cap <= 2 * sizeof(mark)) { /* no room for a marker */
+		snprintf(out, cap, "%s", s);
+		return strlen(out);
+	}
+	if (max > cap - sizeof(mark))
+		max = cap - sizeof(mark);
+	if (n <= max) {
+		memcpy(out, s, n + 1);
+		return n;
+	}
+	head = max / 2;
+	tail = max - head;
+	/* not inside a UTF-8 sequence */
+	while (head > 0 && ((unsigned char)s[head] & 0xC0) == 0x80)
+		head--;
+	while (tail > 0 && ((unsigned char)s[n - tail] & 0xC0) == 0x80)
+		tail--;
+	m = snprintf(mark, sizeof(mark), "...[%zu bytes]...",
+		     n - head - tail);
+	memcpy(out, s, head);
+	memcpy(out + head, mark, (size_t)m);
+	memcpy(out + head + (size_t)m, s + n - tail, tail);
+	out[head + (size_t)m + tail] = '\0';
+	return head + (size_t)m + tail;
+}
+
+/* log_format - fmt into buf (cap bytes) when it fits, else into a heap
+ * copy (*heap, to free), shortened in the middle past NSR_LOG_TEXT_MAX.
+ * Returns the text. */
+static const char *log_format(char *buf, size_t cap, char **heap,
+			      const char *fmt, va_list ap)
+{
+	va_list again;
+	char *full, *cut;
+	int n;
+
+	*heap = NULL;
+	va_copy(again, ap);
+	n = vsnprintf(buf, cap, fmt, ap);
+	if (n < 0 || (size_t)n < cap) {
+		va_end(again);
+		return n < 0 ? fmt : buf;
+	}
+	full = malloc((size_t)n + 1);
+	if (full == NULL) {
+		va_end(again);
+		/* say so rather than cut silently */
+		snprintf(buf + cap - 40, 40, "...[%d bytes lost: no memory]",
+			 n - (int)(cap - 40));
+		return buf;
+	}
+	vsnprintf(full, (size_t)n + 1, fmt, again);
+	va_end(again);
+	if ((size_t)n <= NSR_LOG_TEXT_MAX) {
+		*heap = full;
+		return full;
+	}
+	cut = malloc(NSR_LOG_TEXT_MAX + 65);
+	if (cut != NULL)
+		nsr_log_shorten(cut, NSR_LOG_TEXT_MAX + 65, full,
+				NSR_LOG_TEXT_MAX);
+	free(full);
+	*heap = cut;
+	return cut != NULL ? cut : fmt;
+}
+
+/* log_line - write "prefix" + text + newline to fd in one go. */
+static void log_line(int fd, const char *prefix, const char *text)
+{
+	struct iovec v[3];
+
+	v[0].iov_base = (char *)prefix;
+	v[0].iov_len = strlen(prefix);
+	v[1].iov_base = (char *)text;
+	v[1].iov_len = strlen(text);
+	v[2].iov_base = (char *)"\n";
+	v[2].iov_len = 1;
+	log_writev_all(fd, v, 3);
 }
 
 /* nsr_vlog - format one line and write it to the configured sinks. */
 void nsr_vlog(enum nsr_log_level lvl, const char *fmt, va_list ap)
 {
-	char line[4096], stamp[32], text[3800];
+	char pre[160], stamp[32], small[1024], *heap = NULL;
+	const char *text;
 	struct tm tm;
 	time_t now;
-	int saved = errno, n;
+	int saved = errno;
 
 	if (lvl < log_min)
 		return;
-	vsnprintf(text, sizeof(text), fmt, ap);
+	text = log_format(small, sizeof(small), &heap, fmt, ap);
 	now = time(NULL);
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm);
-	if (log_fd >= 0) {
-		n = snprintf(line, sizeof(line), "%s %s[%ld]: %s: %s\n", stamp,
-			     log_name, (long)getpid(), log_words[lvl], text);
-		if (n > 0)
-			log_write_all(log_fd, line,
-				      NSR_MIN((size_t)n, sizeof(line) - 1));
-	}
+	snprintf(pre, sizeof(pre), "%s %s[%ld]: %s: ", stamp, log_name,
+		 (long)getpid(), log_words[lvl]);
+	if (log_fd >= 0)
+		log_line(log_fd, pre, text);
 	if (log_flags & NSR_LOG_STDERR) {
-		if (log_flags & NSR_LOG_BARE)
-			n = lvl == NSR_LOG_INFO
-				    ? snprintf(line, sizeof(line), "%s: %s\n",
-					       log_name, text)
-				    : snprintf(line, sizeof(line), "%s: %s: %s\n",
-					       log_name, log_words[lvl], text);
-		else
-			n = snprintf(line, sizeof(line), "%s %s[%ld]: %s: %s\n",
-				     stamp, log_name, (long)getpid(),
-				     log_words[lvl], text);
-		if (n > 0)
-			log_write_all(2, line, NSR_MIN((size_t)n, sizeof(line) - 1));
+		if ((log_flags & NSR_LOG_BARE) && lvl == NSR_LOG_INFO)
+			snprintf(pre, sizeof(pre), "%s: ", log_name);
+		else if (log_flags & NSR_LOG_BARE)
+			snprintf(pre, sizeof(pre), "%s: %s: ", log_name,
+				 log_words[lvl]);
+		log_line(2, pre, text);
 	}
+	free(heap);
 	errno = saved;
 }
 
@@ -142,12 +237,14 @@ void nsr_fatal(const char *fmt, ...)
 /* nsr_panic_at - log file:line and abort(). */
 void nsr_panic_at(const char *file, int line, const char *fmt, ...)
 {
-	char text[2048];
+	char small[1024], *heap = NULL;
+	const char *text;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
+	text = log_format(small, sizeof(small), &heap, fmt, ap);
 	va_end(ap);
 	nsr_log(NSR_LOG_PANIC, "%s:%d: %s", file, line, text);
+	free(heap);
 	abort();
 }

@@ -308,7 +308,7 @@ int nsr_cfi_begin(struct nsr_cfi *c, uint64_t ssid, int64_t savetime,
 		return NSR_ERR_READONLY;
 	if (c->err)
 		return c->err;
-	if (name == NULL || strlen(name) > CFI_PATH_MAX)
+	if (name == NULL || strlen(name) > CFI_NAME_MAX)
 		return NSR_ERR_INVAL;
 	if (find_ss(c, ssid) >= 0 || find_open(c, ssid) != NULL)
 		return NSR_ERR_EXISTS;

@@ -25,7 +25,7 @@
  *	24     8    mtime seconds (signed)
  *	32     4    mtime nanoseconds (< 1e9)
  *	36     8    stream offset of the file record
- *	44     2    path length P (1..4095)
+ *	44     2    path length P (1..65535, NSR_ASM_LONGPATH_MAX)
  *	46     P    path bytes (no NUL)
  *
  * Catalogue file "catalog":
@@ -52,7 +52,8 @@
 #define CFI_VERSION 1
 #define CFI_HDR_LEN 28
 #define CFI_FIXED_LEN 46
-#define CFI_PATH_MAX 4095
+#define CFI_PATH_MAX 65535 /* as NSR_ASM_LONGPATH_MAX: any saved path */
+#define CFI_NAME_MAX 4095  /* a save set name in the catalogue */
 #define CFI_MAX_SAVESETS 1000000u
 
 /* A save set in the catalogue (owned strings). */

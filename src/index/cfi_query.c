@@ -24,34 +24,38 @@ static int decode_records(const uint8_t *p, size_t n,
 			  const struct nsr_cfi_saveset *ss,
 			  nsr_cfi_visit_fn visit, void *ctx, size_t *used)
 {
-	char path[CFI_PATH_MAX + 1];
+	char *path = malloc(CFI_PATH_MAX + 1); /* not on a worker's stack */
 	struct nsr_cfi_entry e;
 	size_t at = 0;
-	int rc;
+	int rc = NSR_OK;
 
 	*used = 0;
-	while (n - at >= 4) {
+	if (path == NULL)
+		return NSR_ERR_NOMEM;
+	while (n - at >= 4 && rc == NSR_OK) {
 		uint32_t len = nsr_get_u32(p + at);
 
-		if (len < CFI_FIXED_LEN || len > NSR_CFI_MAX_RECORD)
-			return NSR_ERR_CORRUPT;
+		if (len < CFI_FIXED_LEN || len > NSR_CFI_MAX_RECORD) {
+			rc = NSR_ERR_CORRUPT;
+			break;
+		}
 		if (n - at < (size_t)len + 8)
 			break;
 		if (nsr_get_u32(p + at + 4 + len) !=
-		    nsr_crc32c(0, p + at + 4, len))
-			return NSR_ERR_CHECKSUM;
+		    nsr_crc32c(0, p + at + 4, len)) {
+			rc = NSR_ERR_CHECKSUM;
+			break;
+		}
 		rc = cfi_rec_get(p + at + 4, len, &e, path);
 		if (rc)
-			return rc;
+			break;
 		at += (size_t)len + 8;
 		*used = at;
-		if (visit) {
+		if (visit)
 			rc = visit(ctx, ss, &e);
-			if (rc)
-				return rc;
-		}
 	}
-	return NSR_OK;
+	free(path);
+	return rc;
 }
 
 /* nsr_cfi_decode_file - decode a record file image from memory. */

@@ -117,7 +117,7 @@ int cfi_cat_put(struct nsr_buf *out, const struct cfi_ss *ss, size_t n)
 	for (size_t i = 0; i < n && rc == NSR_OK; i++) {
 		size_t nl = strlen(ss[i].name);
 
-		if (nl > CFI_PATH_MAX)
+		if (nl > CFI_NAME_MAX)
 			return NSR_ERR_TOOBIG;
 		nsr_put_u64(t, ss[i].ssid);
 		nsr_put_u64(t + 8, (uint64_t)ss[i].savetime);
@@ -182,7 +182,7 @@ int cfi_cat_get(const uint8_t *p, size_t n, struct cfi_ss **out,
 		ss[i].length = nsr_rd_u64(&r);
 		nl = nsr_rd_u16(&r);
 		name = nsr_rd_take(&r, nl);
-		if (name == NULL || nl > CFI_PATH_MAX ||
+		if (name == NULL || nl > CFI_NAME_MAX ||
 		    memchr(name, '\0', nl) != NULL ||
 		    ss[i].length < CFI_HDR_LEN)
 			goto fail;

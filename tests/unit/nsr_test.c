@@ -3,7 +3,9 @@
  */
 #include "nsr/compat.h"
 
-#include <ftw.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "nsr/fileio.h"
@@ -27,16 +29,101 @@ char *nsr_test_tmpdir(const char *tag)
 	return tmpl;
 }
 
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
+/* empty_or_descend - in directory fd, remove every non-directory until
+ * a directory turns up: its malloc'ed name, or NULL when fd is empty. */
+static char *empty_or_descend(int fd)
 {
-	NSR_UNUSED(st);
-	NSR_UNUSED(flag);
-	NSR_UNUSED(f);
-	return remove(p);
+	int dfd = dup(fd);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	struct dirent *de;
+	char *sub = NULL;
+	struct stat st;
+
+	if (d == NULL) {
+		if (dfd >= 0)
+			close(dfd);
+		return NULL;
+	}
+	while (sub == NULL && (de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(st.st_mode))
+			sub = nsr_xstrdup(de->d_name);
+		else
+			unlinkat(fd, de->d_name, 0);
+	}
+	closedir(d);
+	return sub;
 }
 
-/* nsr_test_rmrf - remove a tree (depth first, no symlink following). */
+/* nsr_test_rmrf - remove a tree (no symlink following) of any depth and
+ * path length, holding one descriptor: down into the first directory
+ * found, back up through "..", by the names kept on the way down. */
 void nsr_test_rmrf(const char *path)
 {
-	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	char **names = NULL;
+	size_t depth = 0;
+
+	if (fd < 0) {
+		unlink(path);
+		return;
+	}
+	for (long step = 0; step < 100000000L; step++) {
+		char *sub = empty_or_descend(fd);
+		int next;
+
+		if (sub != NULL) {
+			fchmodat(fd, sub, 0700, 0);
+			next = openat(fd, sub, O_RDONLY | O_DIRECTORY |
+						       O_NOFOLLOW | O_CLOEXEC);
+			if (next < 0) {
+				free(sub);
+				break;
+			}
+			names = nsr_xrealloc(names, (depth + 1) * sizeof(*names));
+			names[depth++] = sub;
+		} else if (depth == 0) {
+			break;
+		} else {
+			next = openat(fd, "..", O_RDONLY | O_DIRECTORY |
+							O_CLOEXEC);
+			if (next < 0)
+				break;
+			depth--;
+			unlinkat(next, names[depth], AT_REMOVEDIR);
+			free(names[depth]);
+		}
+		close(fd);
+		fd = next;
+	}
+	close(fd);
+	while (depth > 0)
+		free(names[--depth]);
+	free(names);
+	rmdir(path);
+}
+
+/* nsr_test_mkchain - a chain of n nested directories below fd. */
+int nsr_test_mkchain(int fd, int n, char first, size_t len)
+{
+	char name[256];
+
+	if (len >= sizeof(name))
+		abort();
+	for (int i = 0; i < n; i++) {
+		int next;
+
+		memset(name, first + i % 20, len);
+		name[len] = '\0';
+		if (mkdirat(fd, name, 0755) != 0)
+			abort();
+		next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (next < 0)
+			abort();
+		close(fd);
+		fd = next;
+	}
+	return fd;
 }

@@ -2,7 +2,8 @@
  * nsr_test.h - helpers shared by the cmocka unit tests.
  *
  * nsr_test_tmpdir() makes a fresh private directory under $NSR_TEST_TMPDIR
- * (or /tmp) and returns its malloc'ed path; nsr_test_rmrf() removes a tree.
+ * (or /tmp) and returns its malloc'ed path; nsr_test_rmrf() removes a tree
+ * of any depth; nsr_test_mkchain() makes a deep one.
  */
 #ifndef NSR_TEST_H
 #define NSR_TEST_H
@@ -16,5 +17,9 @@
 
 char *nsr_test_tmpdir(const char *tag);
 void nsr_test_rmrf(const char *path);
+/* nsr_test_mkchain - n nested directories below fd, the i-th named by len
+ * copies of letter first + i % 20; returns the deepest one's descriptor
+ * (fd is closed). */
+int nsr_test_mkchain(int fd, int n, char first, size_t len);
 
 #endif

@@ -8,7 +8,10 @@
  * calls), the file index entries to nsrindexd in batches.  The save set is
  * reported complete to nsrd only after the mover has made the data durable
  * and nsrindexd has committed the index; if anything fails, the save set is
- * marked aborted with the reason and save exits non-zero.
+ * marked aborted with the reason and save exits non-zero.  Every file that
+ * could not be saved whole is named with the reason, and the summary at
+ * the end counts them by reason; the exit status says which case it was
+ * (save(1), EXIT STATUS).
  */
 #include "nsr/compat.h"
 
@@ -27,8 +30,27 @@
 #include "nsr/session.h"
 #include "nsr/xmalloc.h"
 
+/* Exit status (save(1)). */
+enum {
+	SAVE_EXIT_OK = 0,	/* everything saved, browsable */
+	SAVE_EXIT_FAILED = 1,	/* no complete save set */
+	SAVE_EXIT_USAGE = 2,
+	SAVE_EXIT_SKIPPED = 3,	/* complete, but files not saved whole */
+	SAVE_EXIT_NO_INDEX = 4, /* complete, not browsable */
+};
+
+#define SAVE_REASONS 16 /* distinct reasons counted; the rest as "other" */
+
+/* Files not saved whole, counted by reason for the summary. */
+struct save_reason {
+	int err;
+	uint64_t n;
+};
+
 struct save_ui {
 	int verbose;
+	struct save_reason reasons[SAVE_REASONS + 1]; /* last: other */
+	int nreasons;
 };
 
 /* usage - print --help text. */
@@ -58,16 +80,60 @@ static void on_file(void *ctx, const struct nsr_asm_file *f)
 		printf("%s\n", f->path);
 }
 
-/* on_file_error - a per-file problem: reported, the save goes on. */
+/* count_reason - one more file not saved whole for reason err. */
+static void count_reason(struct save_ui *ui, int err)
+{
+	int i;
+
+	for (i = 0; i < ui->nreasons; i++)
+		if (ui->reasons[i].err == err)
+			break;
+	if (i == ui->nreasons && ui->nreasons < SAVE_REASONS)
+		ui->reasons[ui->nreasons++].err = err;
+	if (i == SAVE_REASONS)
+		ui->reasons[SAVE_REASONS].err = 0; /* other */
+	ui->reasons[i].n++;
+}
+
+/* reason_text - the system's words for an error (errno or nsr_err). */
+static const char *reason_text(int err)
+{
+	if (err == 0)
+		return "other reasons";
+	return err > 0 ? strerror(err) : nsr_strerror(err);
+}
+
+/* consequence - what a failed step means for the file. */
+static const char *consequence(const char *what)
+{
+	static const char *const lost[] = { "open", "fstat", "lstat", "path",
+					    "readlink", "walk" };
+
+	for (size_t i = 0; i < sizeof(lost) / sizeof(lost[0]); i++)
+		if (strcmp(what, lost[i]) == 0)
+			return "not saved";
+	if (strcmp(what, "opendir") == 0)
+		return "contents not saved";
+	if (strcmp(what, "read") == 0 || strcmp(what, "lseek") == 0)
+		return "saved incomplete";
+	return "saved without it";
+}
+
+/* on_file_error - a per-file problem: the file named (a long path
+ * shortened in the middle) with the reason; the save goes on. */
 static void on_file_error(void *ctx, const char *path, int err,
 			  const char *what)
 {
-	NSR_UNUSED(ctx);
-	if (err == 0)
-		nsr_warn("%s: %s", path, what);
-	else
-		nsr_warn("%s: %s: %s", path, what,
-			 err > 0 ? strerror(err) : nsr_strerror(err));
+	char shown[NSR_LOG_PATH_SHOW + 64];
+
+	nsr_log_shorten(shown, sizeof(shown), path, NSR_LOG_PATH_SHOW);
+	if (err == 0) {
+		nsr_warn("%s: %s", shown, what);
+		return;
+	}
+	count_reason(ctx, err);
+	nsr_warn("%s: %s: %s: %s", shown, consequence(what), what,
+		 reason_text(err));
 }
 
 /* on_warn - a problem the save survives (a lease renewal that failed). */
@@ -119,20 +185,76 @@ static void human(uint64_t v, char *out, size_t len)
 	nsr_buf_release(&b);
 }
 
+/* elapsed - seconds since t0 (monotonic), at least a millisecond. */
+static double elapsed(const struct timespec *t0)
+{
+	struct timespec t;
+	double s;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	s = (double)(t.tv_sec - t0->tv_sec) +
+	    (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+	return s > 0.001 ? s : 0.001;
+}
+
+/* summary - what was saved, how fast, and what was not, unless -q. */
+static void summary(const struct save_ui *ui, const char *name,
+		    const char *level, const struct nsr_saver_stats *st,
+		    double secs)
+{
+	char size[32], rate[32];
+	long s = (long)secs;
+	struct nsr_buf why;
+
+	human(st->stream_bytes, size, sizeof(size));
+	human((uint64_t)((double)st->stream_bytes / secs), rate, sizeof(rate));
+	printf("save: %s  %s %02ld:%02ld:%02ld  %llu files  %s/s  level %s\n",
+	       name, size, s / 3600, (s / 60) % 60, s % 60,
+	       (unsigned long long)st->files, rate,
+	       level[0] ? level : "manual");
+	nsr_buf_init(&why, 0);
+	for (int i = 0; i <= SAVE_REASONS; i++)
+		if (ui->reasons[i].n > 0)
+			nsr_buf_addf(&why, "%s%llu %s", why.len ? ", " : "",
+				     (unsigned long long)ui->reasons[i].n,
+				     reason_text(ui->reasons[i].err));
+	if (st->errors)
+		printf("save: %llu file(s) not saved whole: %s\n",
+		       (unsigned long long)st->errors, why.data);
+	if (st->changed)
+		printf("save: %llu file(s) changed while being saved (saved "
+		       "as read, marked changed)\n",
+		       (unsigned long long)st->changed);
+	nsr_buf_release(&why);
+}
+
+/* exit_status - what the session's outcome means for a script. */
+static int exit_status(int rc, const struct nsr_session_save_result *res)
+{
+	if (rc != NSR_OK && res->ssid && res->no_index)
+		return SAVE_EXIT_NO_INDEX;
+	if (rc != NSR_OK)
+		return SAVE_EXIT_FAILED;
+	if (res->st.errors || res->st.changed)
+		return SAVE_EXIT_SKIPPED;
+	return SAVE_EXIT_OK;
+}
+
 /* main - parse options, run the session, report, exit status. */
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {{"help", no_argument, NULL, 'h'},
 					   {NULL, 0, NULL, 0}};
 	char host[256], cmd[4096] = "", sizebuf[32];
+	struct timespec t0;
 	struct nsr_session_save_opts so;
 	struct nsr_session_save_result res;
 	struct save_ui ui = {0};
 	struct nsr_buf err;
 	char **paths;
-	int opt, quiet = 0, rc, npaths;
-	time_t t0 = time(NULL);
+	int opt, quiet = 0, rc, npaths, status;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	nsr_log_init("save", NSR_LOG_STDERR | NSR_LOG_BARE);
 	memset(&so, 0, sizeof(so));
 	so.level = "";
@@ -154,13 +276,13 @@ int main(int argc, char **argv)
 		case 'v': ui.verbose = 1; break;
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default: usage(stderr); return SAVE_EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "save: name at least one path to save\n");
 		usage(stderr);
-		return 2;
+		return SAVE_EXIT_USAGE;
 	}
 	nsr_host_self(host, sizeof(host));
 	if (!so.server)
@@ -195,6 +317,7 @@ int main(int argc, char **argv)
 
 	nsr_buf_init(&err, 0);
 	rc = nsr_session_save(&so, paths, (size_t)npaths, &res, &err);
+	status = exit_status(rc, &res);
 	if (rc != NSR_OK) {
 		nsr_error("%s", err.len ? err.data : nsr_strerror(rc));
 		if (!res.ssid)
@@ -216,22 +339,18 @@ int main(int argc, char **argv)
 		printf("save: %s  %s  %llu files (nothing saved: -n)\n",
 		       so.name, sizebuf, (unsigned long long)res.st.files);
 	} else {
-		long secs = (long)(time(NULL) - t0);
-
-		if (!quiet) {
-			human(res.st.stream_bytes, sizebuf, sizeof(sizebuf));
-			printf("save: %s  %s %02ld:%02ld:%02ld  %llu files\n",
-			       so.name, sizebuf, secs / 3600, (secs / 60) % 60,
-			       secs % 60, (unsigned long long)res.st.files);
-		}
-		if (res.st.errors)
-			nsr_warn("%llu file(s) could not be saved (see above)",
-				 (unsigned long long)res.st.errors);
+		if (!quiet)
+			summary(&ui, so.name, so.level, &res.st, elapsed(&t0));
+		else if (res.st.errors || res.st.changed)
+			nsr_warn("%llu file(s) not saved whole, %llu changed "
+				 "while being saved (see above)",
+				 (unsigned long long)res.st.errors,
+				 (unsigned long long)res.st.changed);
 		printf("completed savetime=%lld\n", (long long)res.savetime);
 	}
 	for (int i = 0; i < npaths; i++)
 		free(paths[i]);
 	free(paths);
 	nsr_buf_release(&err);
-	return rc != NSR_OK || res.st.errors ? 1 : 0;
+	return status;
 }

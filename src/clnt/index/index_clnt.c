@@ -1,6 +1,7 @@
 /*
  * index_clnt.c - client calls of the nsrindexd protocol, with entry
- * batching so a save costs one round trip per 512 files, not per file.
+ * batching so a save costs one round trip per 512 files, not per file
+ * (or per 1 MB of paths, when long paths make the entries large).
  */
 #include "nsr/compat.h"
 
@@ -11,6 +12,7 @@
 #include "nsr/rpc.h"
 
 #define BATCH 512
+#define BATCH_BYTES (1u << 20) /* paths queued before a batch is sent */
 
 struct nsr_ixclnt {
 	struct nsr_peer *peer; /* nsrindexd on the server */
@@ -18,6 +20,7 @@ struct nsr_ixclnt {
 	uint64_t ssid;
 	ix_entry batch[BATCH];
 	unsigned n;
+	size_t bytes; /* path bytes queued */
 	char err[1024];
 };
 
@@ -67,6 +70,7 @@ static void clear_batch(struct nsr_ixclnt *ix)
 	for (unsigned i = 0; i < ix->n; i++)
 		free(ix->batch[i].path);
 	ix->n = 0;
+	ix->bytes = 0;
 }
 
 /* nsr_ixclnt_close - drop queued entries, close, free. */
@@ -183,8 +187,10 @@ int nsr_ixclnt_add(struct nsr_ixclnt *ix, const struct nsr_cfi_entry *e)
 
 	if (rc != NSR_OK)
 		return rc;
+	ix->bytes += strlen(e->path);
 	ix->n++;
-	return ix->n == BATCH ? flush(ix) : NSR_OK;
+	return ix->n == BATCH || ix->bytes >= BATCH_BYTES ? flush(ix)
+							  : NSR_OK;
 }
 
 /* nsr_ixclnt_commit - send the rest, then IX_COMMIT. */

@@ -460,7 +460,7 @@ static void test_encoder_misuse(void **state)
 	struct nsr_asm_enc *e = NULL;
 	struct nsr_asm_header h = { 0, 0, 1, 2, "c", "n" };
 	struct nsr_asm_file f;
-	char longpath[NSR_ASM_PATH_MAX + 2];
+	static char longpath[NSR_ASM_LONGPATH_MAX + 2];
 	static const char bigval[NSR_ASM_XATTR_VALUE_MAX + 1];
 
 	NSR_UNUSED(state);
@@ -587,6 +587,167 @@ static void test_sink_error_sticky(void **state)
 }
 
 /* main - run the tests. */
+/* long_name - a path of n bytes: "/" and 200-byte components. */
+static char *long_name(size_t n, char fill)
+{
+	char *p = malloc(n + 1);
+
+	assert_non_null(p);
+	for (size_t i = 0; i < n; i++)
+		p[i] = i % 201 == 0 ? '/' : fill;
+	p[n] = '\0';
+	if (p[n - 1] == '/')
+		p[n - 1] = fill;
+	return p;
+}
+
+/* build_long - a stream with a 9,000-byte path (two LONGSTR pieces), a
+ * hard link whose path and source are both long, and a short file. */
+static void build_long(struct nsr_buf *out, const char *lp, const char *lq,
+		       uint64_t *offs)
+{
+	struct nsr_asm_enc *e = NULL;
+	struct nsr_asm_header h = { 0, 0, 7, 1700000100, "c", "/" };
+	struct nsr_asm_file f;
+
+	assert_int_equal(nsr_asm_enc_new(&e, NSR_ASM_CK_CRC32C, mem_sink, out),
+			 NSR_OK);
+	assert_int_equal(nsr_asm_enc_header(e, &h), NSR_OK);
+	file_init(&f, lp, NSR_ASM_REG, 3);
+	f.nlink = 2;
+	assert_int_equal(nsr_asm_enc_file(e, &f, &offs[0]), NSR_OK);
+	assert_int_equal(nsr_asm_enc_data(e, "xyz", 3), NSR_OK);
+	assert_int_equal(nsr_asm_enc_file_end(e, NSR_ASM_FILE_OK), NSR_OK);
+	file_init(&f, lq, NSR_ASM_HARDLINK, 0);
+	f.link = lp;
+	assert_int_equal(nsr_asm_enc_file(e, &f, &offs[1]), NSR_OK);
+	assert_int_equal(nsr_asm_enc_file_end(e, NSR_ASM_FILE_OK), NSR_OK);
+	file_init(&f, "/short", NSR_ASM_REG, 0);
+	assert_int_equal(nsr_asm_enc_file(e, &f, &offs[2]), NSR_OK);
+	assert_int_equal(nsr_asm_enc_file_end(e, NSR_ASM_FILE_OK), NSR_OK);
+	assert_int_equal(nsr_asm_enc_end(e), NSR_OK);
+	nsr_asm_enc_free(e);
+}
+
+/* test_long_paths - paths over NSR_ASM_PATH_MAX round-trip whole, in
+ * pieces of any size, with the offset of their first record. */
+static void test_long_paths(void **state)
+{
+	char *lp = long_name(9000, 'a'), *lq = long_name(5001, 'b');
+	struct nsr_buf s, want;
+	struct evlog a, b;
+	uint64_t offs[3];
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&s, 0);
+	nsr_buf_init(&want, 0);
+	build_long(&s, lp, lq, offs);
+	assert_int_equal(decode(s.data, s.len, 0, &a), NSR_OK);
+	nsr_buf_addf(&want, "F %s 1 640 1000 100 2 3 0 ", lp);
+	assert_non_null(strstr(a.text.data, want.data));
+	nsr_buf_reset(&want);
+	nsr_buf_addf(&want, "F %s 4 640 1000 100 1 0 0 1700000000.123456789 "
+		     "1700000001.999999999 %s alice users @%" PRIu64 "\n",
+		     lq, lp, offs[1]);
+	assert_non_null(strstr(a.text.data, want.data));
+	nsr_buf_reset(&want);
+	nsr_buf_addf(&want, "F /short 1 640 1000 100 1 0 0 1700000000.123456789"
+		     " 1700000001.999999999  alice users @%" PRIu64 "\n",
+		     offs[2]);
+	assert_non_null(strstr(a.text.data, want.data));
+	/* the offset of a long file is its first LONGSTR record's */
+	assert_int_equal(((uint8_t *)s.data)[offs[0]], NSR_ASM_REC_LONGSTR);
+	assert_int_equal(((uint8_t *)s.data)[offs[1]], NSR_ASM_REC_LONGSTR);
+	for (size_t step = 1; step < 20000; step = step * 3 + 1) {
+		assert_int_equal(decode(s.data, s.len, step, &b), NSR_OK);
+		assert_string_equal(a.text.data, b.text.data);
+		nsr_buf_release(&b.text);
+	}
+	/* the longest path there may be, and one byte more */
+	free(lp);
+	lp = long_name(NSR_ASM_LONGPATH_MAX, 'c');
+	nsr_buf_reset(&s);
+	build_long(&s, lp, lq, offs);
+	assert_int_equal(decode(s.data, s.len, 0, &b), NSR_OK);
+	nsr_buf_release(&b.text);
+	nsr_buf_release(&a.text);
+	nsr_buf_release(&want);
+	nsr_buf_release(&s);
+	free(lp);
+	free(lq);
+}
+
+/* refix_crc - recompute the CRC of the metadata record at off. */
+static void refix_crc(uint8_t *p, size_t off)
+{
+	uint32_t len = nsr_get_u32(p + off + 4);
+	uint32_t crc = nsr_crc32c(0, p + off, 8);
+
+	crc = nsr_crc32c(crc, p + off + NSR_ASM_FRAME_LEN, len);
+	nsr_put_u32(p + off + 8, crc);
+}
+
+/* test_long_paths_hostile - LONGSTR records that break a rule are
+ * refused, even with a right CRC; flipped bits are caught, and with
+ * resync cost at most the file they hit. */
+static void test_long_paths_hostile(void **state)
+{
+	char *lp = long_name(5000, 'a'), *lq = long_name(4200, 'b');
+	struct nsr_buf s;
+	struct evlog l;
+	uint64_t offs[3];
+	uint8_t *p;
+	/* payload field offsets: 0 field, 1-3 reserved, 4 total, 8 offset */
+	static const struct {
+		size_t at;
+		uint8_t val;
+	} bad[] = {
+		{ 0, 0 }, { 0, 3 }, { 1, 1 }, { 3, 1 },
+		{ 4 + 2, 0x0f },	/* total 3,976: short enough */
+		{ 4 + 0, 1 },		/* total over the bound */
+		{ 8 + 3, 1 },		/* first piece not at 0 */
+	};
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&s, 0);
+	build_long(&s, lp, lq, offs);
+	p = (uint8_t *)s.data;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		size_t at = offs[0] + NSR_ASM_FRAME_LEN + bad[i].at;
+		uint8_t old = p[at];
+
+		p[at] = bad[i].val;
+		refix_crc(p, offs[0]);
+		assert_int_equal(decode(s.data, s.len, 0, &l),
+				 NSR_ERR_CORRUPT);
+		nsr_buf_release(&l.text);
+		p[at] = old;
+		refix_crc(p, offs[0]);
+	}
+	/* a version 1 stream has no LONGSTR records */
+	p[NSR_ASM_FRAME_LEN + 5] = 1;
+	refix_crc(p, 0);
+	assert_int_equal(decode(s.data, s.len, 0, &l), NSR_ERR_CORRUPT);
+	nsr_buf_release(&l.text);
+	p[NSR_ASM_FRAME_LEN + 5] = 2;
+	refix_crc(p, 0);
+	/* every flipped bit is caught; with resync only its file is lost */
+	for (size_t i = 0; i < s.len; i += 7) {
+		s.data[i] ^= 0x04;
+		if (decode(s.data, s.len, 0, &l) == NSR_OK && l.bad_ck == 0)
+			fail_msg("flip at %zu undetected", i);
+		nsr_buf_release(&l.text);
+		decode_rs(s.data, s.len, i % 2 ? 0 : 97, &l, 1);
+		if (count_lines(l.text.data, "E ") < 2)
+			fail_msg("flip at %zu lost more than one file", i);
+		nsr_buf_release(&l.text);
+		s.data[i] ^= 0x04;
+	}
+	nsr_buf_release(&s);
+	free(lp);
+	free(lq);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -600,6 +761,8 @@ int main(void)
 		cmocka_unit_test(test_encoder_misuse),
 		cmocka_unit_test(test_sink_error_sticky),
 		cmocka_unit_test(test_hole_checksum),
+		cmocka_unit_test(test_long_paths),
+		cmocka_unit_test(test_long_paths_hostile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -941,6 +941,181 @@ static void test_hostile_paths(void **state)
 	assert_int_equal(lstat(jp(f->tmp, "pwned2"), &st), -1);
 }
 
+/* ---- long paths and deep trees -------------------------------------- */
+
+/* putat - a file at fd/name with text. */
+static void putat(int fd, const char *name, const char *text)
+{
+	int o = openat(fd, name, O_WRONLY | O_CREAT | O_EXCL, 0640);
+
+	assert_true(o >= 0);
+	assert_int_equal(write(o, text, strlen(text)), (ssize_t)strlen(text));
+	close(o);
+}
+
+/* build_long - under dir: a chain of 26 directories of 200-byte names
+ * (paths over 5,200 bytes) holding a file with an attribute and odd
+ * times, a hard link to it, a symlink and a FIFO; and a chain of 1,100
+ * one-byte names (deeper than the descriptor limit) with a file. */
+static void build_long(const char *dir, int xattrs)
+{
+	struct timespec t[2] = { { 1600000000, 123456789 },
+				 { 1600000001, 987654321 } };
+	char at[512];
+	int fd;
+
+	assert_int_equal(mkdir(dir, 0755), 0);
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	fd = nsr_test_mkchain(fd, 26, 'a', 200);
+	putat(fd, "data", "long path data");
+	assert_int_equal(utimensat(fd, "data", t, 0), 0);
+	assert_int_equal(linkat(fd, "data", fd, "hard", 0), 0);
+	assert_int_equal(symlinkat("data", fd, "sym"), 0);
+	assert_int_equal(mkfifoat(fd, "fifo", 0600), 0);
+	if (xattrs) {
+		assert_non_null(nsr_at_path(at, sizeof(at), fd, "data"));
+		assert_int_equal(setxattr(at, "user.long", "v", 1, 0), 0);
+		assert_int_equal(fsetxattr(fd, "user.dir", "dv", 2, 0), 0);
+	}
+	close(fd);
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	fd = nsr_test_mkchain(fd, 1100, 'A', 1);
+	putat(fd, "bottom", "deepest");
+	close(fd);
+}
+
+/* tree_text - every object under root, by the walker (no path is used
+ * whole): relative path, type, mode, size, mtime, link, content and
+ * user.* attribute of each, one line each. */
+static void tree_text(const char *root, struct nsr_buf *out)
+{
+	const char *paths[1] = { root };
+	const struct nsr_walk_ent *e;
+	struct nsr_walk *w = NULL;
+	size_t rl = strlen(root);
+	char buf[256], at[512];
+
+	nsr_buf_reset(out);
+	assert_int_equal(nsr_walk_new(&w, paths, 1, NULL), NSR_OK);
+	while (nsr_walk_next(w, &e) == NSR_OK) {
+		const char *link = e->link ? e->link : "";
+		ssize_t n = 0;
+
+		assert_int_equal(e->err, 0);
+		if (strncmp(link, root, rl) == 0)
+			link += rl;
+		nsr_buf_addf(out, "%s %s %o %lld %lld.%09ld %s", e->path + rl,
+			     nsr_asm_ftype_name(e->type),
+			     (unsigned)e->st.st_mode & 07777,
+			     (long long)e->st.st_size,
+			     (long long)e->st.st_mtim.tv_sec,
+			     e->st.st_mtim.tv_nsec, link);
+		if (e->type == NSR_ASM_REG) {
+			int fd = openat(e->dirfd, e->name, O_RDONLY);
+
+			assert_true(fd >= 0);
+			n = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+			assert_true(n >= 0);
+			buf[n] = '\0';
+			nsr_buf_addf(out, " [%s]", buf);
+		}
+		if (e->type != NSR_ASM_SYMLINK && e->type != NSR_ASM_HARDLINK) {
+			assert_non_null(nsr_at_path(at, sizeof(at), e->dirfd,
+						    e->name));
+			n = lgetxattr(at, e->type == NSR_ASM_DIR ? "user.dir"
+								 : "user.long",
+				      buf, sizeof(buf) - 1);
+			if (n > 0) {
+				buf[n] = '\0';
+				nsr_buf_addf(out, " x=%s", buf);
+			}
+		}
+		nsr_buf_addch(out, '\n');
+	}
+	nsr_walk_free(w);
+}
+
+/* overwrite_data - the same number of other bytes in every file named
+ * "data" under root, reached by the walker. */
+static void overwrite_data(const char *root)
+{
+	const char *paths[1] = { root };
+	const struct nsr_walk_ent *e;
+	struct nsr_walk *w = NULL;
+
+	assert_int_equal(nsr_walk_new(&w, paths, 1, NULL), NSR_OK);
+	while (nsr_walk_next(w, &e) == NSR_OK) {
+		int fd;
+
+		if (e->type != NSR_ASM_REG || strcmp(e->name, "data") != 0)
+			continue;
+		fd = openat(e->dirfd, e->name, O_WRONLY);
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, "LONG", 4), 4);
+		close(fd);
+	}
+	nsr_walk_free(w);
+}
+
+/* test_long_paths - a tree with paths over 5,000 bytes and 1,100 levels
+ * deep saves without a problem and restores identical, relocated, with
+ * every file type, its attributes and nanosecond times. */
+static void test_long_paths(void **state)
+{
+	struct fixture *f = *state;
+	struct nsr_saver_stats ss;
+	struct nsr_restore_stats rs;
+	struct nsr_restore_opts o = { 0 };
+	struct nsr_buf a, b;
+	char src[PATH_MAX], dest[PATH_MAX], rsrc[2 * PATH_MAX];
+	const char *paths[1] = { src };
+	size_t longest = 0;
+
+	nsr_buf_init(&a, 0);
+	nsr_buf_init(&b, 0);
+	assert_true(snprintf(src, sizeof(src), "%s/lp", f->tmp) > 0);
+	build_long(src, f->xattrs);
+	save(f, paths, 1, NSR_ASM_CK_CRC32C, &ss);
+	assert_string_equal(f->log.data, "");
+	assert_int_equal(ss.errors, 0);
+	assert_int_equal(ss.files, 1 + 26 + 4 + 1100 + 1);
+	for (const char *c = f->index.data; *c;) {
+		const char *nl = strchr(c, '\n');
+
+		longest = NSR_MAX(longest, (size_t)(nl - c));
+		c = nl + 1;
+	}
+	assert_true(longest > 5200);
+
+	assert_true(snprintf(dest, sizeof(dest), "%s/dest", f->tmp) > 0);
+	o.dest = dest;
+	assert_int_equal(restore(f, f->stream.data, f->stream.len, 4099, &o,
+				 &rs), NSR_OK);
+	assert_string_equal(f->log.data, "");
+	assert_int_equal(rs.errors, 0);
+	assert_int_equal(rs.files, ss.files);
+	tree_text(src, &a);
+	assert_true(snprintf(rsrc, sizeof(rsrc), "%s%s", dest, src) > 0);
+	tree_text(rsrc, &b);
+	assert_string_equal(a.data, b.data);
+	/* nsr_treecmp agrees, and finds a change 5,000 bytes down */
+	assert_int_equal(compare(src, rsrc, 0, &b), 0);
+	overwrite_data(rsrc);
+	assert_int_equal(compare(src, rsrc, NSR_TREECMP_NO_MTIME, &b), 2);
+	assert_non_null(strstr(b.data, "/data: content differs\n"));
+	assert_non_null(strstr(b.data, "/hard: content differs\n"));
+	assert_non_null(strstr(a.data, "/data file 640 14 1600000001.987654321"
+				       "  [long path data]"));
+	assert_non_null(strstr(a.data, "/S/T/bottom file 640 7 "));
+	if (f->xattrs)
+		assert_non_null(strstr(a.data, "[long path data] x=v\n"));
+	nsr_buf_release(&a);
+	nsr_buf_release(&b);
+}
+
 /* main - run the tests. */
 int main(void)
 {
@@ -963,6 +1138,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_conflicts, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_save_errors, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_long_paths, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_paths, setup,
 						teardown),

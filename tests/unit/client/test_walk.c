@@ -278,6 +278,64 @@ static void test_out_of_descriptors(void **state)
 	free(root);
 }
 
+/* test_long_and_deep - paths over 6,000 bytes, 230 levels deep, with
+ * 40 descriptors: walked whole, every object reachable by (dirfd,
+ * name), though no path fits in PATH_MAX. */
+static void test_long_and_deep(void **state)
+{
+	char *root = nsr_test_tmpdir("walk"), buf[16];
+	const struct nsr_walk_ent *e;
+	struct nsr_walk *w = NULL;
+	struct rlimit old, low;
+	const char *paths[1];
+	size_t dirs = 0, longest = 0;
+	int fd, rc, found = 0;
+
+	NSR_UNUSED(state);
+	fd = open(root, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	fd = nsr_test_mkchain(fd, 30, 'a', 200);
+	/* visited after the deep chain below: its level is reopened */
+	rc = openat(fd, "~tail", O_WRONLY | O_CREAT, 0644);
+	assert_true(rc >= 0);
+	assert_int_equal(write(rc, "deep", 4), 4);
+	close(rc);
+	fd = nsr_test_mkchain(fd, 200, 'a', 1);
+	assert_int_equal(mkfifoat(fd, "p", 0600), 0);
+	rc = openat(fd, "bottom", O_WRONLY | O_CREAT, 0644);
+	assert_true(rc >= 0);
+	assert_int_equal(write(rc, "deep", 4), 4);
+	close(rc);
+	close(fd);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = 40;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	paths[0] = root;
+	assert_int_equal(nsr_walk_new(&w, paths, 1, NULL), NSR_OK);
+	while ((rc = nsr_walk_next(w, &e)) == NSR_OK) {
+		assert_int_equal(e->err, 0);
+		dirs += e->type == NSR_ASM_DIR;
+		longest = NSR_MAX(longest, strlen(e->path));
+		if (e->type == NSR_ASM_REG) {
+			fd = openat(e->dirfd, e->name, O_RDONLY);
+			assert_true(fd >= 0);
+			assert_int_equal(read(fd, buf, sizeof(buf)), 4);
+			close(fd);
+			assert_memory_equal(buf, "deep", 4);
+			found++;
+		}
+	}
+	nsr_walk_free(w);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	assert_int_equal(rc, NSR_ERR_EOF);
+	assert_int_equal(dirs, 1 + 30 + 200);
+	assert_int_equal(found, 2);
+	assert_true(longest > 6400);
+	nsr_test_rmrf(root);
+	free(root);
+}
+
 /* main - run the tests. */
 int main(void)
 {
@@ -287,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_mount_points),
 		cmocka_unit_test(test_swap_parent_for_symlink),
 		cmocka_unit_test(test_out_of_descriptors),
+		cmocka_unit_test(test_long_and_deep),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,148 @@
+/*
+ * test_log.c - logging: messages of any length reach the log whole, a
+ * message past NSR_LOG_TEXT_MAX and a long path in a message are
+ * shortened in the middle with a marker, never cut off.
+ */
+#include "nsr/compat.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "nsr/fileio.h"
+#include "nsr/log.h"
+#include "nsr_test.h"
+
+/* pattern - n bytes of "0123456789..." with a NUL after them. */
+static char *pattern(size_t n)
+{
+	char *p = malloc(n + 1);
+
+	assert_non_null(p);
+	for (size_t i = 0; i < n; i++)
+		p[i] = (char)('0' + i % 10);
+	p[n] = '\0';
+	return p;
+}
+
+/* test_shorten - short strings stay, long ones keep head and tail and
+ * say how much was left out. */
+static void test_shorten(void **state)
+{
+	char out[256], *s = pattern(1000);
+	size_t n;
+
+	NSR_UNUSED(state);
+	assert_int_equal(nsr_log_shorten(out, sizeof(out), "/etc/passwd", 100),
+			 11);
+	assert_string_equal(out, "/etc/passwd");
+	n = nsr_log_shorten(out, sizeof(out), s, 100);
+	assert_int_equal(n, strlen(out));
+	assert_string_equal(out, "01234567890123456789012345678901234567890123"
+				 "456789...[900 bytes]..."
+				 "01234567890123456789012345678901234567890123"
+				 "456789");
+	/* out smaller than max: shortened to fit, never cut off */
+	n = nsr_log_shorten(out, 100, s, 1000);
+	assert_true(n < 100);
+	assert_non_null(strstr(out, "...["));
+	assert_int_equal(out[n - 1], '9');
+	/* exactly max bytes: unchanged */
+	s[100] = '\0';
+	assert_int_equal(nsr_log_shorten(out, sizeof(out), s, 100), 100);
+	assert_string_equal(out, s);
+	free(s);
+}
+
+/* test_shorten_utf8 - a cut never splits a UTF-8 character. */
+static void test_shorten_utf8(void **state)
+{
+	struct nsr_buf b;
+	char out[256];
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&b, 0);
+	for (int i = 0; i < 200; i++)
+		nsr_buf_addstr(&b, "\xc3\xa9"); /* e acute */
+	nsr_log_shorten(out, sizeof(out), b.data, 101);
+	/* both halves are whole characters */
+	assert_non_null(strstr(out, "\xc3\xa9...["));
+	assert_non_null(strstr(out, "]...\xc3\xa9"));
+	nsr_buf_release(&b);
+}
+
+/* read_log - the whole log file. */
+static void read_log(const char *path, struct nsr_buf *b)
+{
+	int fd = open(path, O_RDONLY);
+	char tmp[65536];
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	nsr_buf_reset(b);
+	while ((n = read(fd, tmp, sizeof(tmp))) > 0)
+		nsr_buf_add(b, tmp, (size_t)n);
+	close(fd);
+}
+
+/* count_nl - newlines in s. */
+static size_t count_nl(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* test_long_messages - 10,000 bytes reach the log whole on one line;
+ * 200,000 bytes are shortened in the middle, with the marker. */
+static void test_long_messages(void **state)
+{
+	char *dir = nsr_test_tmpdir("log"), *path = NULL;
+	char *mid = pattern(10000), *big = pattern(200000);
+	struct nsr_buf b;
+	const char *at;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&b, 0);
+	assert_true(asprintf(&path, "%s/log", dir) > 0);
+	nsr_log_init("test_log", 0);
+	assert_int_equal(nsr_log_open_file(path), 0);
+	nsr_warn("%s: cannot open: %s", mid, "Permission denied");
+	read_log(path, &b);
+	assert_int_equal(count_nl(b.data), 1);
+	at = strstr(b.data, "warn: 0123");
+	assert_non_null(at);
+	assert_non_null(strstr(at, mid));
+	assert_non_null(strstr(at, "9: cannot open: Permission denied\n"));
+
+	nsr_error("%s end", big);
+	read_log(path, &b);
+	assert_int_equal(count_nl(b.data), 2);
+	at = strstr(b.data, "error: 0123");
+	assert_non_null(at);
+	assert_non_null(strstr(at, "...[134468 bytes]..."));
+	assert_non_null(strstr(at, "9 end\n"));
+	assert_true(strlen(at) < NSR_LOG_TEXT_MAX + 100);
+
+	nsr_buf_release(&b);
+	nsr_test_rmrf(dir);
+	free(dir);
+	free(path);
+	free(mid);
+	free(big);
+}
+
+/* main - run the tests. */
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shorten),
+		cmocka_unit_test(test_shorten_utf8),
+		cmocka_unit_test(test_long_messages),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
