@@ -59,15 +59,58 @@ static const struct nsr_rpc_prog nsrd_progs[] = {
 	{NSRD_PROG, NSRD_V1, nsrd_procs, NSR_ARRAY_SIZE(nsrd_procs), &g_nsrd},
 };
 
+/* veto_device - a device's path is absolute; a device in use (a volume
+ * mounted, sessions on it) is not deleted. */
+static int veto_device(enum nsr_resdb_op op, const struct nsr_res *old,
+		       const struct nsr_res *new_res, struct nsr_buf *why)
+{
+	const struct nsr_res *r = op == NSR_RESDB_DELETE ? old : new_res;
+	const char *name = r ? nsr_res_get(r, "name") : NULL;
+	const char *vol, *path;
+	char host[NSR_HOST_MAX + 1] = "";
+	int busy = 0;
+
+	if (!r || !name)
+		return NSR_OK;
+	if (op != NSR_RESDB_DELETE) {
+		path = nsrd_device_host(r, host, sizeof(host));
+		if (path && path[0] != '/') {
+			nsr_buf_addf(why, "device %s: the path '%s' is not "
+				     "absolute; give the whole path (as "
+				     "/backup/aftd1 or rd=HOST:/backup/aftd1)",
+				     name, path);
+			return NSR_ERR_INVAL;
+		}
+		return NSR_OK;
+	}
+	vol = nsr_res_get(old, "volume name");
+	if (vol && *vol) {
+		nsr_buf_addf(why, "device %s has volume %s mounted; unmount it "
+			     "first (nsrmm -u -f %s)", name, vol, name);
+		return NSR_ERR_BUSY;
+	}
+	for (int i = 0; i < NSRD_MAX_SESSIONS; i++)
+		busy += g_nsrd.sessions[i].used &&
+			strcmp(g_nsrd.sessions[i].device, name) == 0;
+	if (busy) {
+		nsr_buf_addf(why, "device %s serves %d session(s) now; delete "
+			     "it when they have ended", name, busy);
+		return NSR_ERR_BUSY;
+	}
+	return NSR_OK;
+}
+
 /* veto - rules the schema cannot express. */
 static int veto(void *arg, enum nsr_resdb_op op, const struct nsr_res *old,
 		const struct nsr_res *new_res, struct nsr_buf *why)
 {
-	const char *type = old ? nsr_res_type(old) : NULL;
+	const char *type = old ? nsr_res_type(old)
+			       : new_res ? nsr_res_type(new_res) : NULL;
 	const char *name = old ? nsr_res_get(old, "name") : NULL;
 
 	NSR_UNUSED(arg);
-	NSR_UNUSED(new_res);
+	if (type && strcasecmp(type, "NSR device") == 0)
+		return veto_device(op, old, new_res, why);
 	if (op != NSR_RESDB_DELETE || !type)
 		return NSR_OK;
 	if (strcasecmp(type, "NSR") == 0) {

@@ -68,7 +68,10 @@ int mmd_dev_open_extra(struct mmd *m, int read_only, struct nsr_dev **out,
 
 	memset(&o, 0, sizeof(o));
 	o.read_only = read_only;
-	o.create = !read_only && m->dev_type != NSR_DEV_TAPE;
+	/* A vtape's file is made at its first label; an AFTD's directory
+	 * is the administrator's to make (a typo must not become a new,
+	 * silently filling directory), a tape drive the kernel's. */
+	o.create = !read_only && m->dev_type == NSR_DEV_VTAPE;
 	o.vtape_capacity = m->capacity;
 	nsr_buf_init(&msg, 0);
 	rc = nsr_dev_open(m->dev_type, m->dev_path, &o, out, &msg);

@@ -231,7 +231,11 @@ static int aftd_open(struct nsr_dev *dev, const struct nsr_dev_opts *o)
 		if (errno != ENOENT || !o->create || dev->read_only)
 			return errno == ENOENT
 				       ? dev_fail(dev, NSR_ERR_NOTFOUND,
-						  "no such directory")
+						  "no such directory; create "
+						  "it on the storage node "
+						  "(mkdir -p %s) or correct "
+						  "the device's path",
+						  dev->path)
 				       : dev_sys(dev, "stat");
 		rc = nsr_mkdir_p(dev->path, 0755);
 		if (rc != NSR_OK)

@@ -3,7 +3,10 @@
 # administrator can act on, and nothing on them is lost: a write-protected
 # vtape (its file without write permission, the cartridge's tab), a
 # "tape" device that is not a tape drive, a tape node that does not exist,
-# a segment size that is not a size.
+# a segment size that is not a size; an AFTD whose directory does not exist
+# (refused with the advice to create it, not created), a relative device
+# path (refused), a device with a volume mounted (not deleted until it is
+# unmounted).
 . "$(dirname "$0")/lib.sh"
 nsr_setup 330-device-errors
 export NSR_MOVER_IDLE=1 # movers let go of their device when idle
@@ -59,4 +62,29 @@ check "saying there is no such tape device" grep -q "no such tape device" <<<"$o
 out=$("$BIN/nsrmm" -s $S -l -y -f badseg B1 2>&1 </dev/null); rc=$?
 check "labeling on a device whose segment size is not a size fails" test $rc -ne 0
 check "saying what is wrong with it" grep -q "segment size 'lots' is not a size" <<<"$out"
+
+nsr_device typo adv_file "$W/no/such/dir"
+out=$("$BIN/nsrmm" -s $S -l -y -f typo T1 2>&1 </dev/null); rc=$?
+check "labeling an AFTD whose directory does not exist fails" test $rc -ne 0
+check "saying to create it" grep -q "no such directory; create it .*mkdir -p $W/no/such/dir" <<<"$out"
+check "and the directory was not made" test ! -e "$W/no"
+
+out=$(printf 'create type: NSR device; name: rel; media type: adv_file; device access information: backup/aftd\n' |
+	"$BIN/nsradmin" -s $S -i - 2>&1); rc=$?
+check "a relative device path is refused" test $rc -ne 0
+check "saying so" grep -q "the path 'backup/aftd' is not absolute" <<<"$out"
+
+mkdir -p "$W/busy"
+nsr_device busy adv_file "$W/busy"
+check "label a volume on device busy" "$BIN/nsrmm" -s $S -q -l -y -f busy BUSY1
+out=$(printf 'delete type: NSR device; name: busy\n' |
+	"$BIN/nsradmin" -s $S -i - 2>&1)
+check "a device with a volume mounted is not deleted" \
+	grep -q "device busy has volume BUSY1 mounted; unmount it first (nsrmm -u -f busy)" <<<"$out"
+check "unmount it" "$BIN/nsrmm" -s $S -q -u -f busy
+out=$(printf 'delete type: NSR device; name: busy\n' |
+	"$BIN/nsradmin" -s $S -i - 2>&1)
+left=$(printf 'print type: NSR device; name: busy\n' |
+	"$BIN/nsradmin" -s $S -i - 2>/dev/null | grep -c "name: busy;")
+check "then it is deleted" test "$left" -eq 0
 nsr_done
