@@ -170,6 +170,41 @@ static struct nsrd_session *find_session(struct nsrd *n, int64_t jobid,
 	return NULL;
 }
 
+static const struct nsr_res *device_with_volume(struct nsrd *n,
+						const char *volume);
+
+/* unmounted_volume - a volume of pool that could take data but is not
+ * mounted on any device (name into out), or 0: the advice to mount it
+ * rather than label another. */
+static int unmounted_volume(struct nsrd *n, struct mmdb_clnt *mc,
+			    const char *pool, char *out, size_t len)
+{
+	struct mmdb_volume v[32];
+	char q[160];
+	size_t got = 0;
+	int done = 0, found = 0;
+
+	if (strpbrk(pool, ",=\"'\\") ||
+	    snprintf(q, sizeof(q), "pool=%s", pool) >= (int)sizeof(q) ||
+	    mmdb_clnt_query_open(mc, q, 1, 0) != NSR_OK)
+		return 0;
+	while (!done && !found &&
+	       mmdb_clnt_query_next_vols(mc, v, NSR_ARRAY_SIZE(v), &got,
+					 &done) == NSR_OK) {
+		for (size_t i = 0; i < got && !found; i++)
+			if (!(v[i].flags & (MMDB_VOL_FULL |
+					    MMDB_VOL_READONLY)) &&
+			    !device_with_volume(n, v[i].name)) {
+				snprintf(out, len, "%s", v[i].name);
+				found = 1;
+			}
+		if (got == 0)
+			break;
+	}
+	/* the cursor ends with the connection's next query */
+	return found;
+}
+
 /* pick_device - the enabled device with a writable volume of pool mounted
  * and the fewest sessions below its max sessions, never the volume exclude
  * (NULL = none).  On failure st says why; the caller may replace it. */
@@ -180,6 +215,7 @@ static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
 	const struct nsr_res *best = NULL;
 	struct nsr_res *q = nsr_res_new();
 	int best_load = INT32_MAX, seen_full = 0, dberr = 0, rc;
+	char spare[NSR_VOL_NAME_MAX + 1];
 
 	nsr_res_set1(q, "type", "NSR device");
 	for (long i = nsr_resdb_find(n->res, q, 0); i >= 0;
@@ -221,7 +257,14 @@ static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
 		}
 	}
 	nsr_res_free(q);
-	if (!best && !dberr)
+	if (!best && !dberr && unmounted_volume(n, mc, pool, spare,
+						sizeof(spare)))
+		nsr_status_set(st, NSR_ERR_NOTFOUND,
+			    "no writable volume of pool '%s' is mounted on an "
+			    "enabled device; volume %s of that pool can take "
+			    "data: mount it with: nsrmm -m %s -f DEVICE", pool,
+			    spare, spare);
+	else if (!best && !dberr)
 		nsr_status_set(st, NSR_ERR_NOTFOUND,
 			    "no writable volume of pool '%s' is mounted on an enabled "
 			    "device%s; label one with: nsrmm -l -b '%s' -f DEVICE",

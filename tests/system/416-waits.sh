@@ -2,7 +2,9 @@
 # 416-waits: a save that cannot start yet waits instead of failing.
 #  - No writable volume: the save waits and says why (a mount request,
 #    also in daemon.log); labeling a volume lets it go on and it
-#    completes; the log says the request was satisfied.
+#    completes; the log says the request was satisfied.  With the volume
+#    unmounted, the advice is to mount it, and mounting it lets the next
+#    save go on.
 #  - A pool whose volume never comes: the save fails after the mount
 #    timeout (NSR_MOUNT_TIMEOUT_SEC=8 here) with a message that says what
 #    to do, and nothing is left in progress.
@@ -40,6 +42,21 @@ check "the request was satisfied" \
 check "and the save set recovers" \
 	"$BIN/recover" -s $S -q -d "$W/out" -a "$W/t1"
 check "identical" cmp -s "$W/t1/data" "$W/out$W/t1/data"
+
+# --- an appendable volume merely unmounted: the advice is to mount it ----
+check "unmount Disk.001" "$BIN/nsrmm" -s $S -q -u -f aftd1
+"$BIN/save" -s $S -q -N again "$W/t1" >"$W/save3.out" 2>&1 &
+spid=$!
+for _ in $(seq 1 100); do
+	grep -q "waiting:" "$W/save3.out" && break
+	sleep 0.05
+done
+check "the save waits, saying to mount Disk.001 (not to label)" \
+	grep -q "volume Disk.001 of that pool can take data: mount it with: nsrmm -m Disk.001" \
+	"$W/save3.out"
+check "mount it" "$BIN/nsrmm" -s $S -q -m -f aftd1 Disk.001
+wait $spid
+check "and the save completes" test $? -eq 0
 
 # --- a mount request that times out ---------------------------------------
 printf 'create type: NSR pool; name: Nowhere\n' |
