@@ -4,10 +4,12 @@
  *
  * States:
  *   EXPLORE  the size doubles (or halves, dir = -1) after each window while
- *            the rate beats the best rate seen by more than 5%.  The first
- *            time growing does not help, the other direction is tried once
- *            from the best size; when that does not help either, the best
- *            size is taken and the state becomes SETTLED.
+ *            the rate beats the best rate seen by more than 5% (halving:
+ *            while it stays within 5% of it, so that a device which does
+ *            not care ends small).  The first time growing does not help,
+ *            the other direction is tried once from the best size; when
+ *            that does not help either, the best size is taken and the
+ *            state becomes SETTLED.
  *   SETTLED  the size holds while the rate stays within -20%/+25% of the
  *            rate measured when it settled; outside that band (the device
  *            or the data changed) exploration starts again from here.
@@ -142,13 +144,19 @@ static size_t step(size_t size, int dir)
 	return NSR_MAX(size / 2, NSR_READSIZE_MIN);
 }
 
-/* explore - one window's verdict while exploring. */
+/* explore - one window's verdict while exploring.  Growing must pay (5%
+ * faster); going down, as fast (within 5% of the best rate seen) is as
+ * good: smaller reads hold less memory, so a device that does not care
+ * ends at the smallest size. */
 static void explore(struct nsr_readsize *r, double rate)
 {
+	int better = r->ref_rate == 0 || rate > r->ref_rate * 1.05;
+	int as_good = r->dir < 0 && rate >= r->ref_rate * 0.95;
 	size_t next;
 
-	if (r->ref_rate == 0 || rate > r->ref_rate * 1.05) {
-		r->ref_rate = rate;
+	if (better || as_good) {
+		if (rate > r->ref_rate)
+			r->ref_rate = rate;
 		r->best_size = r->size;
 		next = step(r->size, r->dir);
 		if (next != r->size) {

@@ -97,6 +97,27 @@ static void test_bounds(void **state)
 	nsr_readsize_free(r);
 }
 
+/* test_flat_stays_small - large reads do not help (no per-call cost, the
+ * same bandwidth at every size): the size ends at 64 KB; a modest
+ * per-call cost (0.1 ms at 1 GB/s) grows it until doubling pays less
+ * than 5% (1 MB); slow-per-call storage (5 ms, as a remote file system)
+ * takes 8 MB (test_bounds). */
+static void test_flat_stays_small(void **state)
+{
+	struct fakedev d = { 0, 0, 1.0, 0 };
+	struct nsr_readsize *r = NULL;
+
+	NSR_UNUSED(state);
+	assert_int_equal(nsr_readsize_new(&r, 0, fake_clock, &d), NSR_OK);
+	assert_int_equal(run(r, &d, 200), NSR_READSIZE_MIN);
+	nsr_readsize_free(r);
+
+	d.overhead_ns = 100000;
+	assert_int_equal(nsr_readsize_new(&r, 0, fake_clock, &d), NSR_OK);
+	assert_int_equal(run(r, &d, 200), 1024 * 1024);
+	nsr_readsize_free(r);
+}
+
 /* test_readapts - a change of device moves the size again. */
 static void test_readapts(void **state)
 {
@@ -165,6 +186,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_finds_peak, setup),
 		cmocka_unit_test_setup(test_bounds, setup),
+		cmocka_unit_test_setup(test_flat_stays_small, setup),
 		cmocka_unit_test_setup(test_readapts, setup),
 		cmocka_unit_test_setup(test_forced, setup),
 	};
