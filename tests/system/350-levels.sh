@@ -156,6 +156,13 @@ check "mminfo -r level: full incr 1 incr" test \
 "$BIN/mminfo" -s $S -a >"$W/default.out" 2>&1
 check "the default report shows level 1" grep -q " 1 *$T\$" "$W/default.out"
 
+# --- scanner reads the level save sets from the volume alone -------------
+"$BIN/scanner" "$W/aftd1" >"$W/scanner.out" 2>&1
+check "scanner reads the volume without damage" test $? -eq 0
+check "and lists the levels: f i 1 i" test \
+	"$(awk -v t="$T" '$2 == t {printf "%s ", $5}' "$W/scanner.out")" = \
+	"f i 1 i "
+
 # --- a full is a full; a level 2 after it builds on it -------------------
 lvl_save full f2
 dump "$SSID" f2
