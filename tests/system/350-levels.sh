@@ -165,12 +165,39 @@ check "and lists the levels: f i 1 i" test \
 
 # --- a full is a full; a level 2 after it builds on it -------------------
 lvl_save full f2
+F2=$SSID
 dump "$SSID" f2
 check "a full holds everything again" grep -q "file /c/deeper/f" "$W/f2.objs"
 expect_lists f2
 printf 'late\n' >"$T/a/late"
 lvl_save 2 l2
+L2=$SSID
 dump "$SSID" l2
 expect_objs l2 "file /a/late"
+
+# --- what never serves: manual, suspect and aborted save sets -------------
+printf 'm\n' >"$T/a/m1"
+sleep 1.1
+check "a manual save" "$BIN/save" -s $S -q "$T"
+printf 'after manual\n' >"$T/a/m2"
+lvl_save incr i3
+check "an incr builds on the level 2, not on the manual save" \
+	grep -q "(save set $L2)" "$W/i3.out"
+dump "$SSID" i3
+expect_objs i3 "file /a/m1" "file /a/m2"
+for f in $P $F2; do
+	"$BIN/mmdtest" mmdb-ssflags $S "$f" 4000 0 ||
+		fail "mark save set $f suspect"
+done
+lvl_save incr i4
+check "with every full suspect an incr is promoted" \
+	grep -q "level incr promoted to full" "$W/i4.err"
+check "and recorded as full" \
+	test "$("$BIN/mminfo" -s $S -a -q "ssid=$SSID" -r level | tail -1 |
+		tr -d ' ')" = full
+"$BIN/mmdtest" mmdb-ssflags $S "$SSID" 1000 0 || fail "mark $SSID aborted"
+lvl_save 3 l3
+check "with the new full aborted a level 3 is promoted too" \
+	grep -q "level 3 promoted to full" "$W/l3.err"
 
 nsr_done
