@@ -104,6 +104,10 @@ lvl_save incr i1
 I1=$SSID
 check "save names what it built on" grep -q "level incr: what changed since" \
 	"$W/i1.out"
+printf 'print type: save job\n' | "$BIN/jobquery" -s $S >"$W/jobs1.out" 2>&1
+check "and so does the job log" \
+	grep -q "level incr: what changed since .* save set $P (level full)" \
+	"$W/jobs1.out"
 dump "$I1" i1
 expect_objs i1 "file /a/mod1" "file /a/new1" "file /b/ren2" "file /d/newf"
 expect_lists i1 "list : a b c d" "list /a: keep1 mod1 new1" \
