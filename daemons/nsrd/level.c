@@ -22,10 +22,10 @@
 /* Flags that keep a save set (or its clone instance) from serving: not
  * complete, or its data cannot be trusted to be read back (suspect: a
  * read found damage), or about to go (recyclable). */
-#define SS_UNUSABLE                                                       \
-	(MMDB_SS_ABORTED | MMDB_SS_INCOMPLETE | MMDB_SS_INPROGRESS |      \
+#define SS_UNUSABLE                                                            \
+	(MMDB_SS_ABORTED | MMDB_SS_INCOMPLETE | MMDB_SS_INPROGRESS |           \
 	 MMDB_SS_SUSPECT | MMDB_SS_RECYCLABLE)
-#define CLONE_UNUSABLE                                                    \
+#define CLONE_UNUSABLE                                                         \
 	(MMDB_CLONE_INCOMPLETE | MMDB_CLONE_ABORTED | MMDB_CLONE_SUSPECT)
 
 /* usable - may this row's save set serve as a reference?  One intact
@@ -39,8 +39,8 @@ static int usable(const struct mmdb_ss_row *r)
 
 /* earlier - the save sets of client:name from the media database into a
  * malloc'ed *out (one entry per row). */
-static int earlier(struct mmdb_clnt *mc, const char *client,
-		   const char *name, struct nsr_level_prev **out, size_t *n)
+static int earlier(struct mmdb_clnt *mc, const char *client, const char *name,
+		   struct nsr_level_prev **out, size_t *n)
 {
 	struct mmdb_ss_row rows[64];
 	struct nsr_buf q;
@@ -95,7 +95,8 @@ int nsrd_level_decide(struct nsrd *n, const char *client, const char *name,
 		return rc;
 	if (d->promoted) {
 		/* Bounded for the reply (level_msg<2048>, nsrd.x). */
-		nsr_buf_addf(msg, "no complete full backup of %.256s:%.1024s "
+		nsr_buf_addf(msg,
+			     "no complete full backup of %.256s:%.1024s "
 			     "to build on (aborted, suspect and manual save "
 			     "sets do not count): level %s promoted to full",
 			     client, name, nsr_level_name(requested));
@@ -107,7 +108,8 @@ int nsrd_level_decide(struct nsrd *n, const char *client, const char *name,
 
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S",
 			 localtime_r(&t, &tm));
-		nsr_buf_addf(log, "level %s: what changed since %s, the save "
+		nsr_buf_addf(log,
+			     "level %s: what changed since %s, the save "
 			     "time of save set %u (level %s)",
 			     nsr_level_name(d->level), when, d->ref_ssid,
 			     nsr_level_name(d->ref_level));

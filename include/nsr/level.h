@@ -50,12 +50,12 @@ struct nsr_level_prev {
 };
 
 struct nsr_level_decision {
-	unsigned level;	  /* the effective level */
-	int promoted;	  /* an incr or 1-9 became full: no usable full */
-	long ref;	  /* index of the reference in prev, -1 = none */
+	unsigned level; /* the effective level */
+	int promoted;	/* an incr or 1-9 became full: no usable full */
+	long ref;	/* index of the reference in prev, -1 = none */
 	uint32_t ref_ssid;
 	unsigned ref_level;
-	int64_t since;	  /* the reference's save time; 0 = save all */
+	int64_t since; /* the reference's save time; 0 = save all */
 };
 
 /*

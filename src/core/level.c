@@ -7,8 +7,7 @@
 #include "nsr/level.h"
 
 static const char *const level_names[] = {
-	"full", "1", "2", "3", "4", "5", "6", "7", "8", "9", "incr", "manual"
-};
+	"full", "1", "2", "3", "4", "5", "6", "7", "8", "9", "incr", "manual"};
 
 /* nsr_level_name - mminfo spelling of a level. */
 const char *nsr_level_name(unsigned level)
@@ -34,8 +33,7 @@ static int serves(const struct nsr_level_prev *p, unsigned want)
 }
 
 /* newest - index of the newest save set in prev serving want, or -1. */
-static long newest(const struct nsr_level_prev *prev, size_t n,
-		   unsigned want)
+static long newest(const struct nsr_level_prev *prev, size_t n, unsigned want)
 {
 	long best = -1;
 

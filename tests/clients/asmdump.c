@@ -47,7 +47,8 @@ static int on_dirent(void *ctx, const char *name, uint32_t index,
 int main(void)
 {
 	static const struct nsr_asm_dec_ops ops = {
-		.file = on_file, .dirent = on_dirent,
+		.file = on_file,
+		.dirent = on_dirent,
 	};
 	struct nsr_asm_dec *dec = NULL;
 	struct dump d;

@@ -38,7 +38,8 @@ static int on_file(void *ctx, const struct nsr_asm_file *f, uint64_t off)
 }
 
 static const struct nsr_asm_dec_ops ops = {
-	.file = on_file, .dirent = on_dirent,
+	.file = on_file,
+	.dirent = on_dirent,
 };
 
 /* decode - feed s in pieces of step bytes; the first error or finish. */
@@ -50,7 +51,8 @@ static int decode(const struct nsr_buf *s, size_t step, struct nsr_buf *log)
 	nsr_buf_reset(log);
 	assert_int_equal(nsr_asm_dec_new(&d, &ops, log), NSR_OK);
 	for (size_t i = 0; i < s->len && rc == NSR_OK; i += step)
-		rc = nsr_asm_dec_feed(d, s->data + i, NSR_MIN(step, s->len - i));
+		rc = nsr_asm_dec_feed(d, s->data + i,
+				      NSR_MIN(step, s->len - i));
 	if (rc == NSR_OK)
 		rc = nsr_asm_dec_finish(d);
 	nsr_asm_dec_free(d);
@@ -224,43 +226,65 @@ static void test_encoder_misuse(void **state)
 	nsr_buf_release(&s);
 }
 
-/* raw - append a DIRENTS record (total, first, names) with a good CRC;
- * type overrides the record type when non-zero. */
-static void raw(struct nsr_buf *s, int type, uint32_t total, uint32_t first,
-		const char *const *names, size_t n)
+/* One hand-made DIRENTS record: the total, the index of its first name
+ * and its names (NULL-terminated). */
+struct rec {
+	uint32_t total, first;
+	const char *names[3];
+};
+
+/* Records following a directory's FILE record; xattr: an XATTR record
+ * comes after them. */
+struct seq {
+	struct rec r[2];
+	size_t n;
+	int xattr;
+};
+
+/* frame_add - append a record of type with payload p[0..n) and a good
+ * CRC. */
+static void frame_add(struct nsr_buf *s, int type, const void *p, size_t n)
 {
-	struct nsr_buf p;
-	uint8_t fr[12], t[4];
+	uint8_t fr[12];
 	uint32_t crc;
 
+	memset(fr, 0, sizeof(fr));
+	fr[0] = (uint8_t)type;
+	nsr_put_u32(fr + 4, (uint32_t)n);
+	crc = nsr_crc32c(nsr_crc32c(0, fr, 8), p, n);
+	nsr_put_u32(fr + 8, crc);
+	nsr_buf_add(s, fr, sizeof(fr));
+	nsr_buf_add(s, p, n);
+}
+
+/* raw - append the DIRENTS record r. */
+static void raw(struct nsr_buf *s, const struct rec *r)
+{
+	struct nsr_buf p;
+	uint8_t t[4];
+
 	nsr_buf_init(&p, 0);
-	nsr_put_u32(t, total);
+	nsr_put_u32(t, r->total);
 	nsr_buf_add(&p, t, 4);
-	nsr_put_u32(t, first);
+	nsr_put_u32(t, r->first);
 	nsr_buf_add(&p, t, 4);
-	for (size_t i = 0; i < n; i++) {
-		size_t l = strlen(names[i]);
+	for (size_t i = 0; r->names[i] != NULL; i++) {
+		size_t l = strlen(r->names[i]);
 
 		t[0] = (uint8_t)(l >> 8);
 		t[1] = (uint8_t)l;
 		nsr_buf_add(&p, t, 2);
-		nsr_buf_add(&p, names[i], l);
+		nsr_buf_add(&p, r->names[i], l);
 	}
-	memset(fr, 0, sizeof(fr));
-	fr[0] = (uint8_t)(type ? type : NSR_ASM_REC_DIRENTS);
-	nsr_put_u32(fr + 4, (uint32_t)p.len);
-	crc = nsr_crc32c(0, fr, 8);
-	crc = nsr_crc32c(crc, p.data, p.len);
-	nsr_put_u32(fr + 8, crc);
-	nsr_buf_add(s, fr, sizeof(fr));
-	nsr_buf_add(s, p.data, p.len);
+	frame_add(s, NSR_ASM_REC_DIRENTS, p.data, p.len);
 	nsr_buf_release(&p);
 }
 
-/* crafted - decode header, FILE of type, the records recs() appends,
- * FILE_END and END; the decoder's verdict. */
-static int crafted(int type, void (*recs)(struct nsr_buf *))
+/* crafted - decode header, FILE of type, the records of q, FILE_END and
+ * END; the decoder's verdict. */
+static int crafted(int type, const struct seq *q)
 {
+	static const uint8_t x[] = {0, 1, 'u', 0, 0, 0, 1, 'v'};
 	struct nsr_buf s, log;
 	struct nsr_asm_enc *e;
 	int rc;
@@ -269,7 +293,10 @@ static int crafted(int type, void (*recs)(struct nsr_buf *))
 	nsr_buf_init(&log, 0);
 	e = start(&s);
 	assert_int_equal(file(e, "/d", type), NSR_OK);
-	recs(&s);
+	for (size_t i = 0; i < q->n; i++)
+		raw(&s, &q->r[i]);
+	if (q->xattr)
+		frame_add(&s, NSR_ASM_REC_XATTR, x, sizeof(x));
 	assert_int_equal(nsr_asm_enc_file_end(e, NSR_ASM_FILE_OK), NSR_OK);
 	assert_int_equal(nsr_asm_enc_end(e), NSR_OK);
 	nsr_asm_enc_free(e);
@@ -279,73 +306,44 @@ static int crafted(int type, void (*recs)(struct nsr_buf *))
 	return rc;
 }
 
-static const char *const ab[] = {"a", "b"};
-static const char *const ba[] = {"b", "a"};
-static const char *const aa[] = {"a", "a"};
-static const char *const c1[] = {"c"};
-static const char *const bad[] = {"x/y"};
-static const char *const dots[] = {".."};
-
-/* The hand-made record sequences, good and bad. */
-static void good_two(struct nsr_buf *s) { raw(s, 0, 3, 0, ab, 2);
-					  raw(s, 0, 3, 2, c1, 1); }
-static void good_empty(struct nsr_buf *s) { raw(s, 0, 0, 0, NULL, 0); }
-static void bad_first(struct nsr_buf *s) { raw(s, 0, 2, 1, ab, 2); }
-static void bad_gap(struct nsr_buf *s) { raw(s, 0, 4, 0, ab, 2);
-					 raw(s, 0, 4, 3, c1, 1); }
-static void bad_total(struct nsr_buf *s) { raw(s, 0, 3, 0, ab, 2);
-					   raw(s, 0, 4, 2, c1, 1); }
-static void bad_short(struct nsr_buf *s) { raw(s, 0, 3, 0, ab, 2); }
-static void bad_over(struct nsr_buf *s) { raw(s, 0, 1, 0, ab, 2); }
-static void bad_order(struct nsr_buf *s) { raw(s, 0, 2, 0, ba, 2); }
-static void bad_order2(struct nsr_buf *s) { raw(s, 0, 3, 0, ab, 2);
-					    raw(s, 0, 3, 2, ab + 1, 1); }
-static void bad_dup(struct nsr_buf *s) { raw(s, 0, 2, 0, aa, 2); }
-static void bad_slash(struct nsr_buf *s) { raw(s, 0, 1, 0, bad, 1); }
-static void bad_dots(struct nsr_buf *s) { raw(s, 0, 1, 0, dots, 1); }
-static void bad_nonames(struct nsr_buf *s) { raw(s, 0, 2, 0, NULL, 0); }
-static void bad_empty2(struct nsr_buf *s) { raw(s, 0, 0, 0, NULL, 0);
-					    raw(s, 0, 0, 0, NULL, 0); }
-static void bad_empty_names(struct nsr_buf *s) { raw(s, 0, 0, 0, ab, 1); }
-static void bad_xattr_after(struct nsr_buf *s)
-{
-	static const uint8_t x[] = {0, 1, 'u', 0, 0, 0, 1, 'v'};
-	uint8_t fr[12];
-	uint32_t crc;
-
-	raw(s, 0, 1, 0, c1, 1);
-	memset(fr, 0, sizeof(fr));
-	fr[0] = NSR_ASM_REC_XATTR;
-	nsr_put_u32(fr + 4, sizeof(x));
-	crc = nsr_crc32c(nsr_crc32c(0, fr, 8), x, sizeof(x));
-	nsr_put_u32(fr + 8, crc);
-	nsr_buf_add(s, fr, sizeof(fr));
-	nsr_buf_add(s, x, sizeof(x));
-}
-
 /* test_decoder_refuses - order, count, names and placement checked. */
 static void test_decoder_refuses(void **state)
 {
-	static void (*const refused[])(struct nsr_buf *) = {
-		bad_first, bad_gap, bad_total, bad_short, bad_over,
-		bad_order, bad_order2, bad_dup, bad_slash, bad_dots,
-		bad_nonames, bad_empty2, bad_empty_names, bad_xattr_after,
+	static const struct seq two = {
+		{{3, 0, {"a", "b"}}, {3, 2, {"c"}}}, 2, 0};
+	static const struct seq empty = {{{0, 0, {NULL}}}, 1, 0};
+	static const struct seq refused[] = {
+		{{{2, 1, {"a", "b"}}}, 1, 0},		     /* first at 1 */
+		{{{4, 0, {"a", "b"}}, {4, 3, {"c"}}}, 2, 0}, /* a gap */
+		{{{3, 0, {"a", "b"}}, {4, 2, {"c"}}}, 2, 0}, /* total moved */
+		{{{3, 0, {"a", "b"}}}, 1, 0},		     /* short */
+		{{{1, 0, {"a", "b"}}}, 1, 0},		     /* over */
+		{{{2, 0, {"b", "a"}}}, 1, 0},		     /* unsorted */
+		{{{3, 0, {"a", "b"}}, {3, 2, {"b"}}}, 2, 0}, /* across */
+		{{{2, 0, {"a", "a"}}}, 1, 0},		     /* repeated */
+		{{{1, 0, {"x/y"}}}, 1, 0},		     /* a slash */
+		{{{1, 0, {".."}}}, 1, 0},		     /* dot-dot */
+		{{{2, 0, {NULL}}}, 1, 0},		     /* no names */
+		{{{0, 0, {NULL}}, {0, 0, {NULL}}}, 2, 0},    /* empty twice */
+		{{{0, 0, {"a"}}}, 1, 0}, /* empty with one */
+		{{{1, 0, {"c"}}}, 1, 1}, /* XATTR after */
 	};
 
 	NSR_UNUSED(state);
-	assert_int_equal(crafted(NSR_ASM_DIR, good_two), NSR_OK);
-	assert_int_equal(crafted(NSR_ASM_DIR, good_empty), NSR_OK);
+	assert_int_equal(crafted(NSR_ASM_DIR, &two), NSR_OK);
+	assert_int_equal(crafted(NSR_ASM_DIR, &empty), NSR_OK);
 	/* Only a directory has a list. */
-	assert_int_equal(crafted(NSR_ASM_REG, good_two), NSR_ERR_CORRUPT);
-	assert_int_equal(crafted(NSR_ASM_FIFO, good_empty), NSR_ERR_CORRUPT);
+	assert_int_equal(crafted(NSR_ASM_REG, &two), NSR_ERR_CORRUPT);
+	assert_int_equal(crafted(NSR_ASM_FIFO, &empty), NSR_ERR_CORRUPT);
 	for (size_t i = 0; i < NSR_ARRAY_SIZE(refused); i++)
-		assert_int_equal(crafted(NSR_ASM_DIR, refused[i]),
+		assert_int_equal(crafted(NSR_ASM_DIR, &refused[i]),
 				 NSR_ERR_CORRUPT);
 }
 
 /* test_bit_flips - every flipped bit of a listed stream is refused. */
 static void test_bit_flips(void **state)
 {
+	static const char *const ab[] = {"a", "b"};
 	struct nsr_buf s, log;
 
 	NSR_UNUSED(state);

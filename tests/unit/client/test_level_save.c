@@ -67,7 +67,8 @@ static void save(const char *root, struct timespec since, struct seen *out,
 		 uint64_t *unchanged)
 {
 	static const struct nsr_asm_dec_ops ops = {
-		.file = on_file, .dirent = on_dirent,
+		.file = on_file,
+		.dirent = on_dirent,
 	};
 	struct nsr_saver_opts o = {.client = "c", .name = root};
 	struct nsr_saver_cb cb = {0};
@@ -140,8 +141,8 @@ static void test_level_save(void **state)
 	pause_ms(50);
 	mk(at(root, "t"), "modify", "changed");
 	assert_int_equal(chmod(at(root, "t/chmod"), 0600), 0);
-	assert_int_equal(rename(at(root, "t/rename-me"),
-				at(root, "t/sub/renamed")), 0);
+	assert_int_equal(
+		rename(at(root, "t/rename-me"), at(root, "t/sub/renamed")), 0);
 	assert_int_equal(unlink(at(root, "t/delete-me")), 0);
 	mk(at(root, "t"), "moved-in", "old times");
 	assert_int_equal(utimensat(AT_FDCWD, at(root, "t/moved-in"), old, 0),

@@ -67,9 +67,9 @@ static void test_full_manual(void **state)
 static void test_promoted(void **state)
 {
 	const struct nsr_level_prev only_unusable[] = {
-		{F, 100, 1, 0},	/* aborted, suspect, ... */
-		{M, 150, 2, 1},	/* manual never serves */
-		{I, 200, 3, 1},	/* an incr alone is no chain */
+		{F, 100, 1, 0}, /* aborted, suspect, ... */
+		{M, 150, 2, 1}, /* manual never serves */
+		{I, 200, 3, 1}, /* an incr alone is no chain */
 		{3, 250, 4, 1},
 	};
 	struct nsr_level_decision d;
@@ -87,12 +87,12 @@ static void test_promoted(void **state)
 static void test_incr(void **state)
 {
 	const struct nsr_level_prev p[] = {
-		{I, 400, 14, 1},
-		{F, 100, 11, 1},
-		{5, 300, 13, 1},
-		{M, 500, 15, 1},	/* newer, but manual */
-		{I, 600, 16, 0},	/* newer, but not usable */
-		{1, 200, 12, 1},
+		{I, 400, 14, 1}, /* the newest that serves */
+		{F, 100, 11, 1}, /* the chain's full */
+		{5, 300, 13, 1}, /* a level 5 before it */
+		{M, 500, 15, 1}, /* newer, but manual */
+		{I, 600, 16, 0}, /* newer, but not usable */
+		{1, 200, 12, 1}, /* a level 1 before it */
 	};
 	struct nsr_level_decision d;
 
@@ -134,7 +134,9 @@ static void test_numbered(void **state)
 	/* A newer full ends the old chain. */
 	{
 		const struct nsr_level_prev q[] = {
-			{F, 100, 1, 1}, {1, 200, 2, 1}, {F, 300, 3, 1},
+			{F, 100, 1, 1},
+			{1, 200, 2, 1},
+			{F, 300, 3, 1},
 		};
 
 		d = decide(2, q, 3);
