@@ -579,15 +579,6 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 		goto out;
 	}
 	mc = n->mmdb;
-	/* What a level save builds on (level.c). */
-	if (nsrd_level_decide(n, a->client, a->name, (unsigned)level, &ld,
-			      &lmsg, &llog) != NSR_OK) {
-		nsr_status_set(&r->st, NSR_ERR_IO, "cannot read the earlier "
-			       "save sets of %s:%s from the media database: "
-			       "%s", a->client, a->name, mmdb_clnt_errmsg(mc));
-		goto out;
-	}
-	level = (int)ld.level;
 	dev = pick_device(n, mc, pool, NULL, &vol, &r->st);
 	if (!dev && r->st.code == NSR_ERR_NOTFOUND) {
 		/* A mount request: wait for a volume, up to the timeout. */
@@ -610,6 +601,15 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	}
 	if (!dev)
 		goto out;
+	/* What a level save builds on (level.c), once it may start. */
+	if (nsrd_level_decide(n, a->client, a->name, (unsigned)level, &ld,
+			      &lmsg, &llog) != NSR_OK) {
+		nsr_status_set(&r->st, NSR_ERR_IO, "cannot read the earlier "
+			       "save sets of %s:%s from the media database: "
+			       "%s", a->client, a->name, mmdb_clnt_errmsg(mc));
+		goto out;
+	}
+	level = (int)ld.level;
 	s = new_session(n, call);
 	if (!s) {
 		nsr_status_set(&r->st, NSR_ERR_LIMIT, "too many sessions");
