@@ -360,6 +360,31 @@ static void test_bit_flips(void **state)
 	nsr_buf_release(&log);
 }
 
+/* test_older_versions - a version 1 or 2 stream has no DIRENTS. */
+static void test_older_versions(void **state)
+{
+	static const char *const ab[] = {"a", "b"};
+	struct nsr_buf s, log;
+	uint8_t *p;
+	uint32_t len;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&s, 0);
+	nsr_buf_init(&log, 0);
+	listed(&s, ab, 2);
+	p = (uint8_t *)s.data;
+	len = nsr_get_u32(p + 4);
+	assert_int_equal(decode(&s, 5, &log), NSR_OK);
+	for (uint8_t v = 1; v <= 2; v++) {
+		p[NSR_ASM_FRAME_LEN + 5] = v; /* HEADER: version at 4 */
+		nsr_put_u32(p + 8, nsr_crc32c(nsr_crc32c(0, p, 8),
+					      p + NSR_ASM_FRAME_LEN, len));
+		assert_int_equal(decode(&s, 5, &log), NSR_ERR_CORRUPT);
+	}
+	nsr_buf_release(&s);
+	nsr_buf_release(&log);
+}
+
 /* main - run the tests. */
 int main(void)
 {
@@ -369,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_encoder_misuse),
 		cmocka_unit_test(test_decoder_refuses),
 		cmocka_unit_test(test_bit_flips),
+		cmocka_unit_test(test_older_versions),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

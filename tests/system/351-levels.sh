@@ -1,5 +1,5 @@
 #!/bin/bash
-# 350-levels: backup levels with NetWorker's meaning.  An incr with no
+# 351-levels: backup levels with NetWorker's meaning.  An incr with no
 # full before it is promoted to full and says so; then full -> incr ->
 # level 1 -> incr with additions, changes, renames (of files and of a
 # directory), deletions, a chmod and a file moved in with an old
@@ -9,7 +9,7 @@
 # mminfo and the job log the real levels, and a recover of any single
 # save set into an empty directory what that save set holds.
 . "$(dirname "$0")/lib.sh"
-nsr_setup 350-levels
+nsr_setup 351-levels
 S=127.0.0.1
 W=$ROOT/work
 T=$W/tree
