@@ -38,7 +38,7 @@ static int usage(void)
 		"       mmdtest mmdb-volget SERVER NAME\n"
 		"       mmdtest mmdb-ss SERVER CLIENT NAME SAVETIME\n"
 		"       mmdtest mmdb-frags SERVER SSID\n"
-		"       mmdtest mmdb-ssflags SERVER SSID SET CLEAR (hex MMDB_SS_*)\n"
+		"       mmdtest mmdb-ssflags SERVER SSID SET CLEAR (hex)\n"
 		"       mmdtest mmdb-fragwords SERVER SSID (as recover takes them)\n"
 		"       mmdtest label HOST PORT VOLUME POOL BLOCKSIZE [force]\n"
 		"       mmdtest readlabel HOST PORT\n"

@@ -358,8 +358,9 @@ int main(int argc, char **argv)
 		       so.name, sizebuf, (unsigned long long)res.st.files);
 	} else {
 		if (!quiet) {
-			summary(&ui, so.name, res.level[0] ? res.level : so.level,
-				&res.st, elapsed(&t0));
+			summary(&ui, so.name,
+				res.level[0] ? res.level : so.level, &res.st,
+				elapsed(&t0));
 			print_level(&res);
 		} else if (res.st.errors || res.st.changed) {
 			nsr_warn("%llu file(s) not saved whole, %llu changed "
