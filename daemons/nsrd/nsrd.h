@@ -147,6 +147,15 @@ void nsrd_settle_orphans(struct nsrd *n);
 void nsrd_reconcile(struct nsrd *n);
 /* nsrd_next_volume - NEXT_VOLUME: the client of a save whose volume filled
  * asks for the next writable volume of the pool (spanning). */
+/* nsrd_level_decide - level.c: the effective level of a save of
+ * client:name asked at requested, with the reference from the media
+ * database (level.h); msg gets a notice for the client when the level
+ * changed, log a line for the job log.  NSR_OK or the media database's
+ * error. */
+struct nsr_level_decision;
+int nsrd_level_decide(struct nsrd *n, const char *client, const char *name,
+		      unsigned requested, struct nsr_level_decision *d,
+		      struct nsr_buf *msg, struct nsr_buf *log);
 int nsrd_next_volume(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 
 /* media.c */

@@ -1,8 +1,9 @@
 /*
  * session.c - admission of save and recover sessions.
  *
- * SAVE_START: admit under server parallelism, pick a writable volume of the
- * pool mounted on an enabled device (fewest sessions first), create the job
+ * SAVE_START: admit under server parallelism, decide the level (level.c),
+ * pick a writable volume of the pool mounted on an enabled device (fewest
+ * sessions first), create the job
  * (nsrjobd) and the save set (nsrmmdbd, flagged in progress), get the
  * device's data mover from the storage node (nsrsnmd), and tell the client
  * where to stream.  SAVE_END marks the save set complete and browsable only
@@ -22,6 +23,7 @@
 #include "nsr/err.h"
 #include "nsr/host.h"
 #include "nsr/jobd_clnt.h"
+#include "nsr/level.h"
 #include "nsr/log.h"
 #include "nsr/mmd_clnt.h"
 #include "nsr/mmdb_clnt.h"
@@ -574,7 +576,8 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	struct mmdb_volume vol;
 	struct mmdb_saveset ss;
 	struct nsrd_session *s = NULL;
-	struct nsr_buf err;
+	struct nsr_level_decision ld;
+	struct nsr_buf err, lmsg, llog;
 	const char *pool;
 	char ssidtxt[32];
 	long long par = nsrd_server_attr_num(n, "parallelism", 32);
@@ -586,7 +589,11 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	r->pool = nsr_rpc_str("");
 	r->volume = nsr_rpc_str("");
 	r->mover_host = nsr_rpc_str("");
+	r->level = nsr_rpc_str("");
+	r->level_msg = nsr_rpc_str("");
 	nsr_buf_init(&err, 0);
+	nsr_buf_init(&lmsg, 0);
+	nsr_buf_init(&llog, 0);
 
 	level = a->level[0] ? nsr_level_parse(a->level) : NSR_LEVEL_MANUAL;
 	if (level < 0) {
@@ -637,6 +644,15 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	}
 	if (!dev)
 		goto out;
+	/* What a level save builds on (level.c), once it may start. */
+	if (nsrd_level_decide(n, a->client, a->name, (unsigned)level, &ld,
+			      &lmsg, &llog) != NSR_OK) {
+		nsr_status_set(&r->st, NSR_ERR_IO, "cannot read the earlier "
+			       "save sets of %s:%s from the media database: "
+			       "%s", a->client, a->name, mmdb_clnt_errmsg(mc));
+		goto out;
+	}
+	level = (int)ld.level;
 	s = new_session(n, call);
 	if (!s) {
 		nsr_status_set(&r->st, NSR_ERR_LIMIT, "too many sessions");
@@ -689,6 +705,9 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 			nsr_jobd_update(j, s->jobid, NSR_JOBDB_F_SSIDS, &v, NULL);
 			nsr_jobd_logf(j, s->jobid, NULL, "saving %s:%s to volume %s on %s",
 				      a->client, a->name, vol.name, s->device);
+			if (llog.len)
+				nsr_jobd_logf(j, s->jobid, NULL, "%s",
+					      llog.data);
 		}
 	}
 
@@ -708,6 +727,14 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	free(r->mover_host);
 	r->mover_host = nsr_rpc_str(mhost);
 	r->mover_port = port;
+	free(r->level);
+	r->level = nsr_rpc_str(nsr_level_name((unsigned)level));
+	r->since = ld.since;
+	r->since_ssid = ld.ref_ssid;
+	free(r->level_msg);
+	r->level_msg = nsr_rpc_str(lmsg.data);
+	if (lmsg.len)
+		nsr_info("save set %u: %s", ss.ssid, lmsg.data);
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	nsr_info("save of %s:%s admitted: ssid %u, job %lld, volume %s on %s",
 		 a->client, a->name, ss.ssid, (long long)s->jobid, vol.name, s->device);
@@ -719,6 +746,8 @@ out:
 		nsrd_wait_end(n, w, r->st.code == NSR_OK ? "satisfied"
 							  : "failed");
 	nsr_buf_release(&err);
+	nsr_buf_release(&lmsg);
+	nsr_buf_release(&llog);
 	return NSR_OK;
 }
 

@@ -4,7 +4,7 @@
  * A save stream is what `save` produces and `recover` and `scanner` read
  * back: a sequence of framed records (full layout in nsr_savestream(5)):
  *
- *	HEADER  (LONGSTR* FILE XATTR* (DATA | HOLE)* FILE_END)*  END
+ *	HEADER  (LONGSTR* FILE XATTR* DIRENTS* (DATA | HOLE)* FILE_END)*  END
  *
  * A path (or hard-link source) longer than NSR_ASM_PATH_MAX travels in
  * LONGSTR records of at most NSR_ASM_LONGSTR_PIECE bytes each, just before
@@ -32,7 +32,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#define NSR_ASM_VERSION 2	/* written; 1 (no LONGSTR) is still read */
+#define NSR_ASM_VERSION 3	/* written; 1 and 2 are still read */
 #define NSR_ASM_VERSION_MIN 1
 #define NSR_ASM_MAGIC 0x4E534153u /* "NSAS" */
 #define NSR_ASM_FRAME_LEN 12
@@ -61,6 +61,7 @@ enum nsr_asm_rec {
 	NSR_ASM_REC_END = 6,
 	NSR_ASM_REC_XATTR = 7,
 	NSR_ASM_REC_LONGSTR = 8, /* version 2: a piece of a long path */
+	NSR_ASM_REC_DIRENTS = 9, /* version 3: a directory's entry names */
 };
 
 /* Which string of the next FILE record a LONGSTR record carries. */
@@ -172,6 +173,15 @@ int nsr_asm_enc_file(struct nsr_asm_enc *e, const struct nsr_asm_file *f,
  * (empty name), NSR_ERR_STATE. */
 int nsr_asm_enc_xattr(struct nsr_asm_enc *e, const char *name,
 		      const void *value, size_t len);
+/* nsr_asm_enc_dirents - the complete list of the entry names of the
+ * current file, a directory: names[0..n) sorted bytewise, each unique,
+ * 1 to 255 bytes, without '/', not "." or ".." (walk.h gives them so).
+ * At most once per directory, after its XATTRs (none may follow), split
+ * into as many DIRENTS records as needed; n = 0 says it is empty.
+ * NSR_ERR_INVAL (a bad or unsorted name), NSR_ERR_TOOBIG, NSR_ERR_STATE
+ * (not a directory, or listed already). */
+int nsr_asm_enc_dirents(struct nsr_asm_enc *e, const char *const *names,
+			size_t n);
 /* nsr_asm_enc_data - append file data (split into records as needed). */
 int nsr_asm_enc_data(struct nsr_asm_enc *e, const void *p, size_t n);
 /* nsr_asm_enc_hole - append len zero bytes as a HOLE record. */
@@ -209,6 +219,14 @@ struct nsr_asm_dec_ops {
 	 * file_end follows for it); decoding resumes at the next intact
 	 * FILE or END record. */
 	int (*damaged)(void *ctx, uint64_t offset, int why);
+	/* The entry list of the current file, a directory (recorded by
+	 * level saves, so that deletions and renames are known): one call
+	 * per name, in order, index 0 .. total-1 (the decoder checks the
+	 * order, the count and each name); an empty list is one call with
+	 * name NULL and index = total = 0.  A directory without DIRENTS
+	 * records has no list (a full save, or one not entered). */
+	int (*dirent)(void *ctx, const char *name, uint32_t index,
+		      uint32_t total);
 };
 
 struct nsr_asm_dec;

@@ -67,6 +67,13 @@ int nsr_mmquery_add_name(struct nsr_mmquery *q, const char *name);
 /* nsr_mmquery_add_volume - a volname operand: volume = name. */
 int nsr_mmquery_add_volume(struct nsr_mmquery *q, const char *volume);
 
+/* nsr_mmquery_quote - append value to out as a quoted queryspec value
+ * ('...', inner quotes doubled), so that any text (commas, blanks,
+ * quotes) compares verbatim: "name=" then the quoted value.  NSR_OK or
+ * NSR_ERR_NOMEM. */
+struct nsr_buf;
+int nsr_mmquery_quote(const char *value, struct nsr_buf *out);
+
 /* nsr_mmquery_get - the compiled query for mmdb_ss_query/mmdb_vol_query.
  * Valid until the next add or free. */
 const struct mmdb_query *nsr_mmquery_get(const struct nsr_mmquery *q);

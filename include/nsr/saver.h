@@ -35,6 +35,12 @@
  * unreadable file, even for root); NSR_TEST_SAVE_TOUCH=NAME appends a byte
  * to a regular file named NAME right after it was read (a file that
  * changes while it is saved).
+ *
+ * A level save (since set: incremental or level 1-9, level.h) stores
+ * only the objects changed at or after since (nsr_level_changed: their
+ * modification or status change time), but every directory, with the
+ * complete list of its entry names (DIRENTS, nsr_savestream(5)), so
+ * that deletions and renames are known.
  */
 #ifndef NSR_SAVER_H
 #define NSR_SAVER_H
@@ -42,6 +48,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "nsr/asm.h"
 #include "nsr/readsize.h"
@@ -58,6 +65,9 @@ struct nsr_saver_opts {
 	nsr_readsize_clock_fn clock; /* NULL = monotonic (tests fake it) */
 	void *clock_ctx;
 	bool no_xattrs; /* do not save extended attributes (incl. ACLs) */
+	/* Level saves: the save time of the backup this one builds on
+	 * (client clock); zero = save everything (full, manual). */
+	struct timespec since;
 };
 
 struct nsr_saver_cb {
@@ -80,6 +90,7 @@ struct nsr_saver_stats {
 	uint64_t changed;      /* files that changed while they were read */
 	uint64_t stream_bytes; /* bytes given to the sink */
 	size_t last_read_size; /* read size in use at the end */
+	uint64_t unchanged;    /* level save: objects left out, unchanged */
 };
 
 struct nsr_saver;

@@ -4,11 +4,13 @@
  * `recover` runs it.
  *
  * nsr_session_save() does, in order:
- *   1. SAVE_START at nsrd on the server (admission, the save set and its
- *      job, the volume and the data mover chosen);
+ *   1. SAVE_START at nsrd on the server (admission, the level decided,
+ *      the save set and its job, the volume and the data mover chosen);
  *   2. connects to that mover (on the storage node nsrd names) and to
  *      nsrindexd, and begins the fragment and the index session;
- *   3. walks the paths and streams them (saver.h), renewing the session's
+ *   3. walks the paths and streams them (saver.h; for an incr or level
+ *      1-9 only what changed since the save time nsrd gave, and every
+ *      directory with its entry list), renewing the session's
  *      lease at nsrd while it streams, sending index entries in batches;
  *   4. ends the mover session (the data is durable and recorded), commits
  *      the index, and only then reports the save set complete (SAVE_END).
@@ -33,7 +35,8 @@ struct nsr_session_save_opts {
 	const char *server;	/* nsrd's host (required) */
 	const char *client;	/* client name (required) */
 	const char *name;	/* save set name (required) */
-	const char *level;	/* "" = manual */
+	const char *level;	/* "" = manual; nsrd may promote it to full
+				 * (the warn callback says so) */
 	const char *pool;	/* "" = chosen by the server */
 	const char *command;	/* for the job record */
 	int64_t browse_time;	/* 0 = the client's policy */
@@ -52,6 +55,9 @@ struct nsr_session_save_result {
 	int64_t savetime;
 	char pool[65];
 	struct nsr_saver_stats st;   /* files, bytes, per-file errors */
+	char level[16];		     /* the level nsrd decided */
+	int64_t since;		     /* level save: changes since, else 0 */
+	uint32_t since_ssid;	     /* the save set it builds on, or 0 */
 	int told_server;	     /* on failure: nsrd marked it aborted
 				      * (or complete, with no_index) */
 	int no_index;		     /* failed only in the index: the save

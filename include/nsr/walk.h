@@ -52,6 +52,14 @@ struct nsr_walk_ent {
 	 * Entries built by hand may leave name NULL: users then use path. */
 	int dirfd;
 	const char *name;
+	/* A directory the walk entered is listed: names[0..nnames) are all
+	 * the names it held when it was read (sorted bytewise, without "."
+	 * and "..", sockets included), valid until the next call.  Every
+	 * other entry, and a directory not entered (another file system,
+	 * or unreadable), is not.  Level saves record the list. */
+	bool listed;
+	const char *const *names;
+	size_t nnames;
 };
 
 struct nsr_walk;

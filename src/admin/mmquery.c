@@ -501,3 +501,14 @@ int nsr_mmquery_volume_only(const struct nsr_mmquery *q)
 			return 0;
 	return 1;
 }
+
+/* nsr_mmquery_quote - value as a quoted queryspec value. */
+int nsr_mmquery_quote(const char *value, struct nsr_buf *out)
+{
+	int rc = nsr_buf_addch(out, '\'');
+
+	for (const char *c = value; rc == NSR_OK && *c; c++)
+		rc = *c == '\'' ? nsr_buf_addstr(out, "''")
+				: nsr_buf_addch(out, *c);
+	return rc == NSR_OK ? nsr_buf_addch(out, '\'') : rc;
+}

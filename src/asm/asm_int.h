@@ -44,6 +44,9 @@ void asm_ck_release(struct asm_ck *ck);
 void asm_frame_put(uint8_t *fr, int type, uint32_t len);
 /* asm_max_len - payload bound of a record type, 0 if unknown type. */
 uint32_t asm_max_len(int type);
+/* asm_dirent_ok - may name[0..len) be a directory entry name (1 to 255
+ * bytes, no NUL or '/', not "." or "..")? */
+int asm_dirent_ok(const char *name, size_t len);
 
 
 /* ---- the decoder, shared by dec.c and dec_resync.c ---------------- */
@@ -109,6 +112,12 @@ struct nsr_asm_dec {
 	size_t win_len, win_pos;
 	struct nsr_buf q;    /* bytes to decode before new input */
 	size_t q_pos;
+	/* the entry list of the current directory (DIRENTS) */
+	int file_type;	     /* of the current file */
+	int dir_listed;	     /* a DIRENTS record was seen */
+	uint32_t dir_total, dir_next;
+	char dname[NSR_ASM_NAME_MAX + 1]; /* the name being decoded */
+	char dprev[NSR_ASM_NAME_MAX + 1]; /* the one before it */
 };
 
 /* asm_dec_fail - make rc the decoder's sticky error and return it. */

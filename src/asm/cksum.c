@@ -148,10 +148,21 @@ uint32_t asm_max_len(int type)
 	case NSR_ASM_REC_FILE_END:
 	case NSR_ASM_REC_END:
 	case NSR_ASM_REC_LONGSTR:
+	case NSR_ASM_REC_DIRENTS:
 		return NSR_ASM_MAX_META;
 	default:
 		return 0;
 	}
+}
+
+/* asm_dirent_ok - is this a valid directory entry name? */
+int asm_dirent_ok(const char *name, size_t len)
+{
+	if (len == 0 || len > NSR_ASM_NAME_MAX ||
+	    memchr(name, '\0', len) != NULL || memchr(name, '/', len) != NULL)
+		return 0;
+	return !(len == 1 && name[0] == '.') &&
+	       !(len == 2 && name[0] == '.' && name[1] == '.');
 }
 
 /* nsr_asm_ftype_name - printable name of a file type. */

@@ -5,10 +5,11 @@
  * passes DATA payload straight through to the data callback.  It enforces
  * the record grammar
  *
- *	HEADER (LONGSTR* FILE XATTR* (DATA|HOLE)* FILE_END)* END
+ *	HEADER (LONGSTR* FILE XATTR* DIRENTS* (DATA|HOLE)* FILE_END)* END
  *
- * (LONGSTR only in version 2 streams; it carries a path too long for the
- * FILE record, which then holds an empty string in its place)
+ * (LONGSTR from version 2 on, DIRENTS from version 3 on; LONGSTR carries
+ * a path too long for the FILE record, which then holds an empty string
+ * in its place)
  * every bound and CRC, and that each file's data adds up to its size, so
  * the callbacks only ever see well-formed events.  Errors are sticky,
  * unless resynchronisation is on (dec_resync.c).
@@ -251,6 +252,8 @@ static int on_file(struct nsr_asm_dec *d, struct nsr_rd *r)
 	d->file_done = 0;
 	d->file_xattrs = 0;
 	d->file_data = 0;
+	d->file_type = f.type;
+	d->dir_listed = 0;
 	d->state = DEC_IN_FILE;
 	if (d->ops.file) {
 		rc = d->ops.file(d->ctx, &f, d->long_start);
@@ -268,7 +271,8 @@ static int on_xattr(struct nsr_asm_dec *d, struct nsr_rd *r)
 	uint32_t vlen;
 	int rc;
 
-	if (d->file_data || d->file_xattrs >= NSR_ASM_MAX_XATTRS)
+	if (d->file_data || d->dir_listed ||
+	    d->file_xattrs >= NSR_ASM_MAX_XATTRS)
 		return NSR_ERR_CORRUPT;
 	rc = get_str(r, d->xname, NSR_ASM_XATTR_NAME_MAX);
 	if (rc || d->xname[0] == '\0')
@@ -284,6 +288,79 @@ static int on_xattr(struct nsr_asm_dec *d, struct nsr_rd *r)
 		rc = d->ops.xattr(d->ctx, d->xname, value, vlen);
 		if (rc)
 			return asm_dec_cb_rc(d, rc);
+	}
+	return NSR_OK;
+}
+
+/* dirents_begin - the frame of a DIRENTS record: the first starts the
+ * list at index 0, each next one goes on where the last stopped. */
+static int dirents_begin(struct nsr_asm_dec *d, uint32_t total,
+			 uint32_t first)
+{
+	/* Version 0: the header was lost (resync), the stream may be new. */
+	if (d->file_type != NSR_ASM_DIR || (d->version && d->version < 3))
+		return NSR_ERR_CORRUPT;
+	if (!d->dir_listed) {
+		if (first != 0)
+			return NSR_ERR_CORRUPT;
+		d->dir_listed = 1;
+		d->dir_total = total;
+		d->dir_next = 0;
+		return NSR_OK;
+	}
+	/* An empty list is one record; a continuation carries names. */
+	if (total != d->dir_total || first != d->dir_next || total == 0)
+		return NSR_ERR_CORRUPT;
+	return NSR_OK;
+}
+
+/* dirent_next - the next name of a DIRENTS record into d->dname. */
+static int dirent_next(struct nsr_asm_dec *d, struct nsr_rd *r)
+{
+	uint16_t n = nsr_rd_u16(r);
+	const uint8_t *p = nsr_rd_take(r, n);
+
+	if (p == NULL || d->dir_next >= d->dir_total ||
+	    !asm_dirent_ok((const char *)p, n))
+		return NSR_ERR_CORRUPT;
+	memcpy(d->dname, p, n);
+	d->dname[n] = '\0';
+	if (d->dir_next > 0 && strcmp(d->dprev, d->dname) >= 0)
+		return NSR_ERR_CORRUPT; /* unsorted or repeated */
+	return NSR_OK;
+}
+
+/* on_dirents - decode DIRENTS: u32 total, u32 first index, names. */
+static int on_dirents(struct nsr_asm_dec *d, struct nsr_rd *r)
+{
+	uint32_t total = nsr_rd_u32(r), first = nsr_rd_u32(r);
+	int rc;
+
+	if (nsr_rd_error(r))
+		return NSR_ERR_CORRUPT;
+	rc = dirents_begin(d, total, first);
+	if (rc)
+		return rc;
+	if (total == 0) {
+		if (r->left != 0)
+			return NSR_ERR_CORRUPT;
+		rc = d->ops.dirent ? d->ops.dirent(d->ctx, NULL, 0, 0) : 0;
+		return rc ? asm_dec_cb_rc(d, rc) : NSR_OK;
+	}
+	if (r->left == 0)
+		return NSR_ERR_CORRUPT;
+	while (r->left > 0) {
+		rc = dirent_next(d, r);
+		if (rc)
+			return rc;
+		if (d->ops.dirent) {
+			rc = d->ops.dirent(d->ctx, d->dname, d->dir_next,
+					   total);
+			if (rc)
+				return asm_dec_cb_rc(d, rc);
+		}
+		memcpy(d->dprev, d->dname, sizeof(d->dprev));
+		d->dir_next++;
 	}
 	return NSR_OK;
 }
@@ -332,7 +409,8 @@ static int on_file_end(struct nsr_asm_dec *d, struct nsr_rd *r)
 	if (nsr_rd_error(r) || fe.status > NSR_ASM_FILE_CHANGED ||
 	    (fe.ck_alg != -1 && (fe.ck_alg != d->ck_alg ||
 				 fe.ck_len != asm_ck_len(d->ck_alg))) ||
-	    fe.bytes != d->file_size || d->file_done != d->file_size)
+	    fe.bytes != d->file_size || d->file_done != d->file_size ||
+	    (d->dir_listed && d->dir_next != d->dir_total))
 		return NSR_ERR_CORRUPT;
 	if (fe.ck_len > NSR_ASM_CK_MAX)
 		return NSR_ERR_CORRUPT;
@@ -414,6 +492,9 @@ int asm_dec_on_meta(struct nsr_asm_dec *d)
 	case NSR_ASM_REC_XATTR:
 		rc = on_xattr(d, &r);
 		break;
+	case NSR_ASM_REC_DIRENTS:
+		rc = on_dirents(d, &r);
+		break;
 	case NSR_ASM_REC_FILE_END:
 		rc = on_file_end(d, &r);
 		break;
@@ -441,7 +522,8 @@ static int type_allowed(const struct nsr_asm_dec *d, int type)
 	case DEC_IN_FILE:
 		return type == NSR_ASM_REC_DATA || type == NSR_ASM_REC_HOLE ||
 		       type == NSR_ASM_REC_FILE_END ||
-		       type == NSR_ASM_REC_XATTR;
+		       type == NSR_ASM_REC_XATTR ||
+		       type == NSR_ASM_REC_DIRENTS;
 	default:
 		return 0;
 	}

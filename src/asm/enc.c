@@ -28,6 +28,8 @@ struct nsr_asm_enc {
 	int file_xattrs; /* XATTR records of the current file */
 	int file_data;	 /* data or a hole was written: no more XATTR */
 	struct nsr_asm_trailer tot;
+	int file_type;	 /* of the current file */
+	int file_listed; /* its DIRENTS were written: no more XATTR */
 };
 
 /* sink_write - pass bytes to the sink, tracking the offset. */
@@ -304,6 +306,8 @@ int nsr_asm_enc_file(struct nsr_asm_enc *e, const struct nsr_asm_file *f,
 	e->file_done = 0;
 	e->file_xattrs = 0;
 	e->file_data = 0;
+	e->file_type = f->type;
+	e->file_listed = 0;
 	if (offset)
 		*offset = start;
 	return NSR_OK;
@@ -317,7 +321,7 @@ int nsr_asm_enc_xattr(struct nsr_asm_enc *e, const char *name,
 
 	if (rc)
 		return rc;
-	if (e->file_data)
+	if (e->file_data || e->file_listed)
 		return NSR_ERR_STATE;
 	if (name == NULL || name[0] == '\0')
 		return NSR_ERR_INVAL;
@@ -333,6 +337,47 @@ int nsr_asm_enc_xattr(struct nsr_asm_enc *e, const char *name,
 	rc = rec_emit(e, NSR_ASM_REC_XATTR);
 	if (rc == NSR_OK)
 		e->file_xattrs++;
+	return rc;
+}
+
+/* dirents_check - names sorted, unique and each a valid entry name. */
+static int dirents_check(const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (names[i] == NULL ||
+		    !asm_dirent_ok(names[i], strlen(names[i])))
+			return NSR_ERR_INVAL;
+		if (i > 0 && strcmp(names[i - 1], names[i]) >= 0)
+			return NSR_ERR_INVAL;
+	}
+	return n > UINT32_MAX ? NSR_ERR_TOOBIG : NSR_OK;
+}
+
+/* nsr_asm_enc_dirents - a directory's entry list as DIRENTS records:
+ * u32 total, u32 index of the record's first name, then names. */
+int nsr_asm_enc_dirents(struct nsr_asm_enc *e, const char *const *names,
+			size_t n)
+{
+	size_t i = 0;
+	int rc = enc_check(e, ENC_IN_FILE);
+
+	if (rc)
+		return rc;
+	if (e->file_type != NSR_ASM_DIR || e->file_listed)
+		return NSR_ERR_STATE;
+	rc = dirents_check(names, n);
+	if (rc)
+		return rc;
+	e->file_listed = 1;
+	do {
+		rec_start(e);
+		put_u32(&e->rec, (uint32_t)n);
+		put_u32(&e->rec, (uint32_t)i);
+		while (i < n && e->rec.len + 2 + strlen(names[i]) <=
+					NSR_ASM_FRAME_LEN + NSR_ASM_MAX_META)
+			put_str(&e->rec, names[i++], NSR_ASM_NAME_MAX);
+		rc = rec_emit(e, NSR_ASM_REC_DIRENTS);
+	} while (rc == NSR_OK && i < n);
 	return rc;
 }
 

@@ -212,7 +212,7 @@ int nsr_restore_new(struct nsr_restore **out,
 {
 	static const struct nsr_asm_dec_ops ops = {
 		on_header, on_file, on_data, on_hole, on_file_end, on_end,
-		on_xattr, on_damaged,
+		on_xattr, on_damaged, NULL,
 	};
 	struct nsr_restore *r;
 	int rc = NSR_ERR_NOMEM;

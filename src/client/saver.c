@@ -20,6 +20,7 @@
 #include "nsr/asm.h"
 #include "nsr/err.h"
 #include "nsr/fileio.h"
+#include "nsr/level.h"
 #include "nsr/readsize.h"
 #include "nsr/saver.h"
 #include "nsr/walk.h"
@@ -39,6 +40,7 @@ struct nsr_saver {
 	uint64_t ssid;
 	bool cross_mounts;
 	bool no_xattrs;
+	struct timespec since; /* level save: zero = save everything */
 	struct nsr_asm_enc *enc;
 	struct nsr_readsize *rs;
 	uint8_t *buf;
@@ -80,6 +82,7 @@ int nsr_saver_new(struct nsr_saver **out, const struct nsr_saver_opts *o,
 	s->no_xattrs = o->no_xattrs;
 	s->test_eacces = getenv("NSR_TEST_SAVE_EACCES");
 	s->test_touch = getenv("NSR_TEST_SAVE_TOUCH");
+	s->since = o->since;
 	rc = nsr_asm_enc_new(&s->enc, ck, cb->write, cb->write_ctx);
 	if (rc)
 		goto fail;
@@ -522,6 +525,37 @@ static int save_regular(struct nsr_saver *s, const struct nsr_walk_ent *e)
 	return NSR_OK;
 }
 
+/* level_save - is this an incremental or level 1-9 save? */
+static bool level_save(const struct nsr_saver *s)
+{
+	return s->since.tv_sec != 0 || s->since.tv_nsec != 0;
+}
+
+/* save_dirents - a level save records every directory's entry list (a
+ * list the walker did not give, as of an entry built by hand, is bad
+ * input: reported, and the directory goes without one). */
+static int save_dirents(struct nsr_saver *s, const struct nsr_walk_ent *e)
+{
+	int rc;
+
+	if (!level_save(s) || e->type != NSR_ASM_DIR || !e->listed)
+		return NSR_OK;
+	rc = nsr_asm_enc_dirents(s->enc, e->names, e->nnames);
+	if (rc == NSR_ERR_INVAL || rc == NSR_ERR_TOOBIG) {
+		report(s, e->path, EINVAL, "entry list");
+		rc = NSR_OK;
+	}
+	return rc;
+}
+
+/* unchanged - a level save leaves out what did not change since its
+ * reference; directories are always recorded. */
+static bool unchanged(const struct nsr_saver *s, const struct nsr_walk_ent *e)
+{
+	return level_save(s) && e->type != NSR_ASM_DIR &&
+	       !nsr_level_changed(&e->st.st_mtim, &e->st.st_ctim, &s->since);
+}
+
 /* save_other - FILE record + FILE_END for a non-regular object. */
 static int save_other(struct nsr_saver *s, const struct nsr_walk_ent *e)
 {
@@ -546,6 +580,8 @@ static int save_other(struct nsr_saver *s, const struct nsr_walk_ent *e)
 	if (rc == NSR_OK && e->type != NSR_ASM_HARDLINK)
 		rc = save_xattrs(s, -1, xpath, e->path);
 	if (rc == NSR_OK)
+		rc = save_dirents(s, e);
+	if (rc == NSR_OK)
 		rc = nsr_asm_enc_file_end(s->enc, NSR_ASM_FILE_OK);
 	if (rc)
 		return rc < 0 ? rc : NSR_ERR_INVAL;
@@ -565,6 +601,10 @@ int nsr_saver_add_entry(struct nsr_saver *s, const struct nsr_walk_ent *e)
 		return rc;
 	if (e->err != 0) {
 		report(s, e->path, e->err, e->what ? e->what : "walk");
+		return NSR_OK;
+	}
+	if (unchanged(s, e)) {
+		s->st.unchanged++;
 		return NSR_OK;
 	}
 	if (e->type == NSR_ASM_REG)

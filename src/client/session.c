@@ -251,7 +251,8 @@ static int open_paths(struct save_run *s, struct nsr_buf *err)
 	snprintf(hdr.client, sizeof(hdr.client), "%s", o->client);
 	snprintf(hdr.name, sizeof(hdr.name), "%s", o->name);
 	snprintf(hdr.level, sizeof(hdr.level), "%s",
-		 o->level && o->level[0] ? o->level : "manual");
+		 ss->level[0] ? ss->level
+		 : o->level && o->level[0] ? o->level : "manual");
 	snprintf(hdr.pool, sizeof(hdr.pool), "%s", ss->pool);
 	hdr.savetime = ss->savetime;
 	hdr.browse_time = ss->browse_time;
@@ -285,6 +286,7 @@ static int stream(struct save_run *s, char *const *paths, size_t npaths,
 	so.name = s->o->name;
 	so.savetime = s->ss ? s->ss->savetime : time(NULL);
 	so.ssid = s->ss ? s->ss->ssid : 0;
+	so.since.tv_sec = s->ss ? (time_t)s->ss->since : 0;
 	cb.write = to_mover;
 	cb.write_ctx = s;
 	cb.index = to_index;
@@ -387,6 +389,11 @@ int nsr_session_save(const struct nsr_session_save_opts *o,
 	r->ssid = ss.ssid;
 	r->savetime = ss.savetime;
 	snprintf(r->pool, sizeof(r->pool), "%s", ss.pool);
+	snprintf(r->level, sizeof(r->level), "%s", ss.level);
+	r->since = ss.since;
+	r->since_ssid = ss.since_ssid;
+	if (ss.level_msg[0])
+		warn(&s, ss.level_msg);
 	rc = open_paths(&s, err);
 	if (rc == NSR_OK)
 		rc = stream(&s, paths, npaths, &r->st, err);

@@ -343,6 +343,10 @@ sys_fail:
 	l.ino = st->st_ino;
 	w->stack[w->depth++] = l;
 	keep_few_open(w);
+	/* The entry being returned is this directory: it has its list. */
+	w->ent.listed = true;
+	w->ent.names = (const char *const *)l.names;
+	w->ent.nnames = l.n;
 	return NSR_OK;
 }
 

@@ -75,7 +75,7 @@ int nsr_cfi_rebuild_new(struct nsr_cfi_rebuild **out, struct nsr_cfi *c,
 			uint64_t ssid)
 {
 	static const struct nsr_asm_dec_ops ops = {
-		on_header, on_file, NULL, NULL, NULL, NULL, NULL, NULL,
+		on_header, on_file, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 	};
 	struct nsr_cfi_rebuild *rb;
 	int rc;

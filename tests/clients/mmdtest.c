@@ -38,6 +38,7 @@ static int usage(void)
 		"       mmdtest mmdb-volget SERVER NAME\n"
 		"       mmdtest mmdb-ss SERVER CLIENT NAME SAVETIME\n"
 		"       mmdtest mmdb-frags SERVER SSID\n"
+		"       mmdtest mmdb-ssflags SERVER SSID SET CLEAR (hex)\n"
 		"       mmdtest mmdb-fragwords SERVER SSID (as recover takes them)\n"
 		"       mmdtest label HOST PORT VOLUME POOL BLOCKSIZE [force]\n"
 		"       mmdtest readlabel HOST PORT\n"
@@ -377,6 +378,10 @@ static int cmd_mmdb(const char *cmd, int ac, char **av)
 		rc = mmdb_clnt_ss_create(c, &ss, NULL);
 		if (rc == NSR_OK)
 			printf("%u\n", ss.ssid);
+	} else if (strcmp(cmd, "mmdb-ssflags") == 0 && ac == 4) {
+		rc = mmdb_clnt_ss_flags(c, (uint32_t)strtoul(av[1], NULL, 10),
+					(uint32_t)strtoul(av[2], NULL, 16),
+					(uint32_t)strtoul(av[3], NULL, 16));
 	} else if (strcmp(cmd, "mmdb-frags") == 0 && ac == 2) {
 		struct mmdb_fragment f[16];
 		size_t n = 0;

@@ -44,6 +44,21 @@ static int touch_xattr(void *ctx, const char *name, const void *v, size_t n)
 	return 0;
 }
 
+/* touch_dirent - read a directory entry name (NULL: an empty list). */
+static int touch_dirent(void *ctx, const char *name, uint32_t index,
+			uint32_t total)
+{
+	size_t *sum = ctx;
+
+	if (name == NULL && (index != 0 || total != 0))
+		abort(); /* the decoder promised an empty list */
+	if (name != NULL && (index >= total || strchr(name, '/') ||
+			     strlen(name) > NSR_ASM_NAME_MAX))
+		abort(); /* a name the decoder should have refused */
+	*sum += (name ? strlen(name) : 0) + index + total;
+	return 0;
+}
+
 /* touch_header - read the header strings. */
 static int touch_header(void *ctx, const struct nsr_asm_header *h)
 {
@@ -58,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct nsr_asm_dec_ops ops = {
 		touch_header, touch_file, touch_data, NULL, NULL, NULL,
-		touch_xattr, NULL,
+		touch_xattr, NULL, touch_dirent,
 	};
 	struct nsr_asm_dec *d = NULL;
 	size_t sum = 0, step;

@@ -127,3 +127,25 @@ int nsr_test_mkchain(int fd, int n, char first, size_t len)
 	}
 	return fd;
 }
+
+/* nsr_test_path - "dir/name" in a rotating static buffer. */
+const char *nsr_test_path(const char *dir, const char *name)
+{
+	static char p[4][PATH_MAX];
+	static int k;
+
+	k = (k + 1) % 4;
+	snprintf(p[k], sizeof(p[k]), "%s/%s", dir, name);
+	return p[k];
+}
+
+/* nsr_test_mkfile - create dir/name holding text. */
+void nsr_test_mkfile(const char *dir, const char *name, const char *text)
+{
+	int fd = open(nsr_test_path(dir, name),
+		      O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}

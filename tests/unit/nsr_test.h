@@ -4,6 +4,9 @@
  * nsr_test_tmpdir() makes a fresh private directory under $NSR_TEST_TMPDIR
  * (or /tmp) and returns its malloc'ed path; nsr_test_rmrf() removes a tree
  * of any depth; nsr_test_mkchain() makes a deep one.
+ * nsr_test_path(dir, name) is "dir/name" in one of 4 rotating static
+ * buffers; nsr_test_mkfile(dir, name, text) creates it (0644) holding
+ * text, failing the test if it cannot.
  */
 #ifndef NSR_TEST_H
 #define NSR_TEST_H
@@ -21,5 +24,7 @@ void nsr_test_rmrf(const char *path);
  * copies of letter first + i % 20; returns the deepest one's descriptor
  * (fd is closed). */
 int nsr_test_mkchain(int fd, int n, char first, size_t len);
+const char *nsr_test_path(const char *dir, const char *name);
+void nsr_test_mkfile(const char *dir, const char *name, const char *text);
 
 #endif

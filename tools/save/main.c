@@ -63,7 +63,9 @@ static void usage(FILE *f)
 		"  -s server     OpenNSR server (default: this host)\n"
 		"  -c client     client name for the index (default: this host)\n"
 		"  -N name       save set name (default: the first path)\n"
-		"  -l level      full, incr, 1-9 (default: manual, an ad hoc save)\n"
+		"  -l level      full, incr, 1-9: incr and 1-9 save what "
+		"changed since\n"
+		"                an earlier backup (default: manual, all)\n"
 		"  -b pool       destination pool (default: the client's, or Default)\n"
 		"  -w time       browse time; -y time: retention time (nsr_getdate)\n"
 		"  -n            walk and report what would be saved, save nothing\n"
@@ -240,6 +242,22 @@ static int exit_status(int rc, const struct nsr_session_save_result *res)
 	return SAVE_EXIT_OK;
 }
 
+/* print_level - what a level save built on, for the summary. */
+static void print_level(const struct nsr_session_save_result *res)
+{
+	time_t t = (time_t)res->since;
+	char when[32];
+	struct tm tm;
+
+	if (!res->since)
+		return;
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S",
+		 localtime_r(&t, &tm));
+	printf("save: level %s: what changed since %s (save set %u); "
+	       "%llu unchanged files left out\n", res->level, when,
+	       res->since_ssid, (unsigned long long)res->st.unchanged);
+}
+
 /* main - parse options, run the session, report, exit status. */
 int main(int argc, char **argv)
 {
@@ -339,13 +357,17 @@ int main(int argc, char **argv)
 		printf("save: %s  %s  %llu files (nothing saved: -n)\n",
 		       so.name, sizebuf, (unsigned long long)res.st.files);
 	} else {
-		if (!quiet)
-			summary(&ui, so.name, so.level, &res.st, elapsed(&t0));
-		else if (res.st.errors || res.st.changed)
+		if (!quiet) {
+			summary(&ui, so.name,
+				res.level[0] ? res.level : so.level, &res.st,
+				elapsed(&t0));
+			print_level(&res);
+		} else if (res.st.errors || res.st.changed) {
 			nsr_warn("%llu file(s) not saved whole, %llu changed "
 				 "while being saved (see above)",
 				 (unsigned long long)res.st.errors,
 				 (unsigned long long)res.st.changed);
+		}
 		printf("completed savetime=%lld\n", (long long)res.savetime);
 	}
 	for (int i = 0; i < npaths; i++)

@@ -210,6 +210,32 @@ static void test_sizes_and_limits(void **state)
 	nsr_buf_release(&big);
 }
 
+/* test_quote - any text quoted by nsr_mmquery_quote compares verbatim. */
+static void test_quote(void **state)
+{
+	static const char *const values[] = {
+		"/home", "a,b", "it's", "''", " padded ", "\"x\"", "",
+	};
+
+	NSR_UNUSED(state);
+	for (size_t i = 0; i < NSR_ARRAY_SIZE(values); i++) {
+		struct nsr_buf spec;
+		struct nsr_mmquery *q;
+		const struct mmdb_query *c;
+
+		nsr_buf_init(&spec, 0);
+		nsr_buf_addstr(&spec, "client=c,name=");
+		assert_int_equal(nsr_mmquery_quote(values[i], &spec), NSR_OK);
+		q = compile(spec.data);
+		c = nsr_mmquery_get(q);
+		assert_int_equal(c->npreds, 2);
+		assert_string_equal(c->preds[1].str, values[i]);
+		nsr_mmquery_free(q);
+		nsr_buf_release(&spec);
+	}
+}
+
+/* main - run the tests. */
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_shorthands),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_sizes_and_limits),
+		cmocka_unit_test(test_quote),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

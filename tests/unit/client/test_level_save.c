@@ -1,0 +1,193 @@
+/*
+ * test_level_save.c - a level save (saver.h with since set): only what
+ * changed at or after since is stored (modified, chmod'ed, renamed,
+ * moved in with an old modification time), every directory is recorded
+ * with exactly the names it holds (the walker's list, walk.h), and a
+ * full save stores everything and no list.
+ */
+#include "nsr/compat.h"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nsr/asm.h"
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "nsr/saver.h"
+#include "nsr_test.h"
+
+/* What a decoded stream held, as text: "F rel" per object, "L rel: a b"
+ * per directory list (paths relative to the tree). */
+struct seen {
+	struct nsr_buf text;
+	size_t root_len;
+};
+
+/* mem_sink - collect the stream. */
+static int mem_sink(void *ctx, const void *p, size_t n)
+{
+	return nsr_buf_add(ctx, p, n);
+}
+
+/* on_file - "F rel". */
+static int on_file(void *ctx, const struct nsr_asm_file *f, uint64_t off)
+{
+	struct seen *s = ctx;
+
+	NSR_UNUSED(off);
+	return nsr_buf_addf(&s->text, "F %s\n", f->path + s->root_len);
+}
+
+/* on_dirent - " name" after "L:" for the first name of a list. */
+static int on_dirent(void *ctx, const char *name, uint32_t index,
+		     uint32_t total)
+{
+	struct seen *s = ctx;
+
+	if (index == 0)
+		nsr_buf_addstr(&s->text, "L:");
+	if (name)
+		nsr_buf_addf(&s->text, " %s", name);
+	if (name == NULL || index + 1 == total)
+		nsr_buf_addstr(&s->text, "\n");
+	return 0;
+}
+
+/* Short names: the tree is built in many small steps. */
+#define mk nsr_test_mkfile
+#define at nsr_test_path
+
+/* save - save root at since (zero = full) and decode what was stored;
+ * *unchanged gets the saver's count of objects left out. */
+static void save(const char *root, struct timespec since, struct seen *out,
+		 uint64_t *unchanged)
+{
+	static const struct nsr_asm_dec_ops ops = {
+		.file = on_file,
+		.dirent = on_dirent,
+	};
+	struct nsr_saver_opts o = {.client = "c", .name = root};
+	struct nsr_saver_cb cb = {0};
+	struct nsr_saver_stats st;
+	struct nsr_saver *sv = NULL;
+	struct nsr_asm_dec *d = NULL;
+	struct nsr_buf stream;
+
+	nsr_buf_init(&stream, 0);
+	nsr_buf_reset(&out->text);
+	out->root_len = strlen(root);
+	o.since = since;
+	cb.write = mem_sink;
+	cb.write_ctx = &stream;
+	assert_int_equal(nsr_saver_new(&sv, &o, &cb), NSR_OK);
+	assert_int_equal(nsr_saver_add_path(sv, root), NSR_OK);
+	assert_int_equal(nsr_saver_finish(sv), NSR_OK);
+	nsr_saver_stats(sv, &st);
+	*unchanged = st.unchanged;
+	nsr_saver_free(sv);
+	assert_int_equal(nsr_asm_dec_new(&d, &ops, out), NSR_OK);
+	assert_int_equal(nsr_asm_dec_feed(d, stream.data, stream.len), NSR_OK);
+	assert_int_equal(nsr_asm_dec_finish(d), NSR_OK);
+	nsr_asm_dec_free(d);
+	nsr_buf_release(&stream);
+}
+
+/* pause_ms - let file times move on past the coarse kernel clock. */
+static void pause_ms(long ms)
+{
+	struct timespec t = {0, ms * 1000000L};
+
+	nanosleep(&t, NULL);
+}
+
+/* test_level_save - what an incremental stores, and what a full does. */
+static void test_level_save(void **state)
+{
+	char *root = nsr_test_tmpdir("levelsave");
+	struct timespec since, old[2] = {{1000000000, 0}, {1000000000, 0}};
+	struct sockaddr_un sa;
+	struct seen s;
+	uint64_t unchanged = 0;
+	int sock;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&s.text, 0);
+	/* The tree as the reference backup saw it. */
+	assert_int_equal(mkdir(at(root, "t"), 0755), 0);
+	assert_int_equal(mkdir(at(root, "t/sub"), 0755), 0);
+	assert_int_equal(mkdir(at(root, "t/quiet"), 0755), 0);
+	mk(at(root, "t"), "keep", "k");
+	mk(at(root, "t"), "modify", "m");
+	mk(at(root, "t"), "chmod", "c");
+	mk(at(root, "t"), "rename-me", "r");
+	mk(at(root, "t"), "delete-me", "d");
+	mk(at(root, "t/sub"), "inner", "i");
+	mk(at(root, "t/quiet"), "still", "s");
+	assert_int_equal(link(at(root, "t/keep"), at(root, "t/keep-link")), 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", at(root, "t/sock"));
+	sock = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_true(sock >= 0);
+	assert_int_equal(bind(sock, (struct sockaddr *)&sa, sizeof(sa)), 0);
+
+	/* The reference begins; then the changes. */
+	pause_ms(50);
+	assert_int_equal(clock_gettime(CLOCK_REALTIME, &since), 0);
+	pause_ms(50);
+	mk(at(root, "t"), "modify", "changed");
+	assert_int_equal(chmod(at(root, "t/chmod"), 0600), 0);
+	assert_int_equal(
+		rename(at(root, "t/rename-me"), at(root, "t/sub/renamed")), 0);
+	assert_int_equal(unlink(at(root, "t/delete-me")), 0);
+	mk(at(root, "t"), "moved-in", "old times");
+	assert_int_equal(utimensat(AT_FDCWD, at(root, "t/moved-in"), old, 0),
+			 0);
+
+	save(at(root, "t"), since, &s, &unchanged);
+	assert_string_equal(s.text.data,
+			    "F \nL: chmod keep keep-link modify moved-in quiet "
+			    "sock sub\n"
+			    "F /chmod\n"
+			    "F /modify\n"
+			    "F /moved-in\n"
+			    "F /quiet\nL: still\n"
+			    "F /sub\nL: inner renamed\n"
+			    "F /sub/renamed\n");
+	/* keep, keep-link, quiet/still, sub/inner */
+	assert_int_equal(unchanged, 4);
+
+	/* A full: everything, no list. */
+	since.tv_sec = 0;
+	since.tv_nsec = 0;
+	save(at(root, "t"), since, &s, &unchanged);
+	assert_null(strstr(s.text.data, "L:"));
+	assert_non_null(strstr(s.text.data, "F /keep\nF /keep-link\n"));
+	assert_non_null(strstr(s.text.data, "F /quiet/still\n"));
+	assert_int_equal(unchanged, 0);
+
+	/* An empty directory is listed as empty. */
+	assert_int_equal(mkdir(at(root, "e"), 0755), 0);
+	since.tv_sec = 1;
+	save(at(root, "e"), since, &s, &unchanged);
+	assert_string_equal(s.text.data, "F \nL:\n");
+
+	close(sock);
+	nsr_buf_release(&s.text);
+	nsr_test_rmrf(root);
+	free(root);
+}
+
+/* main - run the tests. */
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_level_save),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
