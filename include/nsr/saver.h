@@ -106,6 +106,12 @@ int nsr_saver_add_path(struct nsr_saver *s, const char *path);
 /* nsr_saver_add_entry - save one walked object (error entries are
  * reported and counted). */
 int nsr_saver_add_entry(struct nsr_saver *s, const struct nsr_walk_ent *ent);
+/* nsr_saver_add_generated - NetWorker's bigasm test directive: save size
+ * bytes generated in memory (incompressible, every megabyte different)
+ * as the regular file path, reading nothing from disk, to measure the
+ * path client -> network -> mover -> device alone. */
+int nsr_saver_add_generated(struct nsr_saver *s, const char *path,
+			    uint64_t size);
 /* nsr_saver_finish - write the END record.  NSR_OK or the sticky error. */
 int nsr_saver_finish(struct nsr_saver *s);
 /* nsr_saver_stats - counters so far. */

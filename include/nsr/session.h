@@ -42,6 +42,9 @@ struct nsr_session_save_opts {
 	int64_t browse_time;	/* 0 = the client's policy */
 	int64_t retention_time; /* 0 = the client's policy */
 	int dry_run;		/* walk only; contact nobody */
+	uint64_t bigasm;	/* > 0: each path names a file of this many
+				 * bytes generated in memory (nothing is
+				 * read: bigasm), not a path to walk */
 	/* Optional callbacks (ctx is handed to each). */
 	void (*file)(void *ctx, const struct nsr_asm_file *f);
 	void (*file_error)(void *ctx, const char *path, int err,

@@ -295,7 +295,10 @@ static int stream(struct save_run *s, char *const *paths, size_t npaths,
 	cb.error_ctx = s;
 	rc = nsr_saver_new(&sv, &so, &cb);
 	for (size_t i = 0; rc == NSR_OK && i < npaths; i++)
-		rc = nsr_saver_add_path(sv, paths[i]);
+		rc = s->o->bigasm
+			     ? nsr_saver_add_generated(sv, paths[i],
+						       s->o->bigasm)
+			     : nsr_saver_add_path(sv, paths[i]);
 	if (rc == NSR_OK)
 		rc = nsr_saver_finish(sv);
 	if (sv)

@@ -28,6 +28,7 @@
 #include "nsr/log.h"
 #include "nsr/mmreport.h"
 #include "nsr/session.h"
+#include "nsr/size.h"
 #include "nsr/xmalloc.h"
 
 /* Exit status (save(1)). */
@@ -59,7 +60,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: save [-qvn] [-s server] [-c client] [-N name] [-l level] "
 		"[-b pool]\n"
-		"            [-w browse-time] [-y retention-time] path ...\n"
+		"            [-w browse-time] [-y retention-time] [-B size] "
+		"path ...\n"
 		"  -s server     OpenNSR server (default: this host)\n"
 		"  -c client     client name for the index (default: this host)\n"
 		"  -N name       save set name (default: the first path)\n"
@@ -68,7 +70,13 @@ static void usage(FILE *f)
 		"                an earlier backup (default: manual, all)\n"
 		"  -b pool       destination pool (default: the client's, or Default)\n"
 		"  -w time       browse time; -y time: retention time (nsr_getdate)\n"
-		"  -n            walk and report what would be saved, save nothing\n"
+		"  -n            read test: walk and read everything as a save "
+		"would,\n"
+		"                report the rate, save nothing (uasm-style)\n"
+		"  -B size       bigasm test: save a file of size bytes made in "
+		"memory\n"
+		"                under each path given (default /bigasm), read "
+		"nothing\n"
 		"  -v            list each file; -q quiet\n"
 		"  -h, --help    this help\n");
 }
@@ -261,9 +269,13 @@ static void print_level(const struct nsr_session_save_result *res)
 /* main - parse options, run the session, report, exit status. */
 int main(int argc, char **argv)
 {
-	static const struct option lo[] = {{"help", no_argument, NULL, 'h'},
-					   {NULL, 0, NULL, 0}};
+	static const struct option lo[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"bigasm", required_argument, NULL, 'B'},
+		{NULL, 0, NULL, 0}};
+	static char *bigasm_path[] = {(char *)"/bigasm"};
 	char host[256], cmd[4096] = "", sizebuf[32];
+	long long big = 0;
 	struct timespec t0;
 	struct nsr_session_save_opts so;
 	struct nsr_session_save_result res;
@@ -277,7 +289,7 @@ int main(int argc, char **argv)
 	memset(&so, 0, sizeof(so));
 	so.level = "";
 	so.pool = "";
-	while ((opt = getopt_long(argc, argv, "s:c:N:l:b:w:y:e:nvqh", lo,
+	while ((opt = getopt_long(argc, argv, "s:c:N:l:b:w:y:e:B:nvqh", lo,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 's': so.server = optarg; break;
@@ -291,16 +303,35 @@ int main(int argc, char **argv)
 			so.retention_time = parse_time("retention", optarg);
 			break;
 		case 'n': so.dry_run = 1; break;
+		case 'B':
+			if (nsr_size_parse(optarg, &big) != NSR_OK || big <= 0) {
+				fprintf(stderr, "save: -B wants a size, e.g. "
+					"10 GB or 512M, not '%s'\n", optarg);
+				return SAVE_EXIT_USAGE;
+			}
+			so.bigasm = (uint64_t)big;
+			break;
 		case 'v': ui.verbose = 1; break;
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return SAVE_EXIT_USAGE;
 		}
 	}
-	if (optind >= argc) {
+	if (optind >= argc && !so.bigasm) {
 		fprintf(stderr, "save: name at least one path to save\n");
 		usage(stderr);
 		return SAVE_EXIT_USAGE;
+	}
+	for (int i = 0; i < argc; i++) {
+		size_t l = strlen(cmd);
+
+		snprintf(cmd + l, sizeof(cmd) - l, "%s%s", i ? " " : "",
+			 argv[i]);
+	}
+	if (optind >= argc) { /* bigasm: the generated file's name */
+		argv = bigasm_path;
+		argc = 1;
+		optind = 0;
 	}
 	nsr_host_self(host, sizeof(host));
 	if (!so.server)
@@ -315,18 +346,12 @@ int main(int argc, char **argv)
 		struct stat sb;
 
 		paths[i] = absolute(argv[optind + i]);
-		if (lstat(paths[i], &sb) != 0)
+		if (!so.bigasm && lstat(paths[i], &sb) != 0)
 			nsr_fatal("%s: %s; nothing was saved", argv[optind + i],
 				  strerror(errno));
 	}
 	if (!so.name)
 		so.name = paths[0];
-	for (int i = 0; i < argc; i++) {
-		size_t l = strlen(cmd);
-
-		snprintf(cmd + l, sizeof(cmd) - l, "%s%s", i ? " " : "",
-			 argv[i]);
-	}
 	so.command = cmd;
 	so.file = on_file;
 	so.file_error = on_file_error;
@@ -353,9 +378,16 @@ int main(int argc, char **argv)
 				  "(complete only if all of it reached the "
 				  "volume)", so.name, res.ssid);
 	} else if (so.dry_run) {
+		double secs = elapsed(&t0);
+		char rate[32];
+
 		human(res.st.bytes, sizebuf, sizeof(sizebuf));
-		printf("save: %s  %s  %llu files (nothing saved: -n)\n",
-		       so.name, sizebuf, (unsigned long long)res.st.files);
+		human((uint64_t)((double)res.st.bytes / secs), rate,
+		      sizeof(rate));
+		printf("save: %s  %s  %llu files  %.2f s  %s/s  read size %zu "
+		       "KB at the end (read test: nothing saved, -n)\n",
+		       so.name, sizebuf, (unsigned long long)res.st.files,
+		       secs, rate, res.st.last_read_size / 1024);
 	} else {
 		if (!quiet) {
 			summary(&ui, so.name,
