@@ -56,7 +56,8 @@ static void drop(struct execd *x, int i)
 }
 
 /* loc_getport - LOC_GETPORT: which port serves prog/vers here. */
-static int loc_getport(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+static int loc_getport(void *ctx, void *argp, void *resp,
+		       struct nsr_rpc_call *call)
 {
 	struct execd *x = ctx;
 	loc_key *k = argp;
@@ -85,7 +86,8 @@ static int loc_getport(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 }
 
 /* loc_register - LOC_REGISTER: only local daemons may register. */
-static int loc_register(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+static int loc_register(void *ctx, void *argp, void *resp,
+			struct nsr_rpc_call *call)
 {
 	struct execd *x = ctx;
 	loc_reg_args *a = argp;
@@ -95,7 +97,8 @@ static int loc_register(void *ctx, void *argp, void *resp, struct nsr_rpc_call *
 	if (!nsr_rpc_call_peer_is_local(call)) {
 		nsr_warn("refused registration of program 0x%x from %s",
 			 a->prog, nsr_rpc_call_peer(call));
-		nsr_status_set(&r->st, NSR_ERR_PERM, "%s", "registration is accepted only from this host");
+		nsr_status_set(&r->st, NSR_ERR_PERM, "%s",
+			       "registration is accepted only from this host");
 		return NSR_OK;
 	}
 	if (a->port <= 0 || a->port > 65535) {
@@ -105,7 +108,8 @@ static int loc_register(void *ctx, void *argp, void *resp, struct nsr_rpc_call *
 	i = find(x, a->prog, a->vers);
 	if (i < 0) {
 		if (x->n >= MAX_ENTRIES) {
-			nsr_status_set(&r->st, NSR_ERR_LIMIT, "%s", "locator table full");
+			nsr_status_set(&r->st, NSR_ERR_LIMIT, "%s",
+				       "locator table full");
 			return NSR_OK;
 		}
 		i = x->n++;
@@ -123,7 +127,8 @@ static int loc_register(void *ctx, void *argp, void *resp, struct nsr_rpc_call *
 }
 
 /* loc_unregister - LOC_UNREGISTER. */
-static int loc_unregister(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+static int loc_unregister(void *ctx, void *argp, void *resp,
+			  struct nsr_rpc_call *call)
 {
 	struct execd *x = ctx;
 	loc_key *k = argp;
@@ -131,7 +136,8 @@ static int loc_unregister(void *ctx, void *argp, void *resp, struct nsr_rpc_call
 	int i = find(x, k->prog, k->vers);
 
 	if (!nsr_rpc_call_peer_is_local(call)) {
-		nsr_status_set(&r->st, NSR_ERR_PERM, "%s", "only local daemons may unregister");
+		nsr_status_set(&r->st, NSR_ERR_PERM, "%s",
+			       "only local daemons may unregister");
 		return NSR_OK;
 	}
 	if (i >= 0)
@@ -141,7 +147,8 @@ static int loc_unregister(void *ctx, void *argp, void *resp, struct nsr_rpc_call
 }
 
 /* loc_dump - LOC_DUMP: the whole table (for rpcinfo-like listing). */
-static int loc_dump(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+static int loc_dump(void *ctx, void *argp, void *resp,
+		    struct nsr_rpc_call *call)
 {
 	struct execd *x = ctx;
 	loc_dump_res *r = resp;
@@ -150,7 +157,8 @@ static int loc_dump(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	NSR_UNUSED(call);
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	r->entries.entries_len = (u_int)x->n;
-	r->entries.entries_val = nsr_xcalloc((size_t)x->n + 1, sizeof(loc_entry));
+	r->entries.entries_val =
+		nsr_xcalloc((size_t)x->n + 1, sizeof(loc_entry));
 	for (int i = 0; i < x->n; i++) {
 		r->entries.entries_val[i] = x->tab[i].e;
 		r->entries.entries_val[i].name = nsr_xstrdup(x->tab[i].name);
@@ -160,17 +168,21 @@ static int loc_dump(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 
 static const struct nsr_rpc_proc execd_procs[] = {
 	{LOC_GETPORT, "getport", NSR_XDR(xdr_loc_key), sizeof(loc_key),
-	 NSR_XDR(xdr_loc_get_res), sizeof(loc_get_res), loc_getport, NSR_RPC_SERIAL},
-	{LOC_REGISTER, "register", NSR_XDR(xdr_loc_reg_args), sizeof(loc_reg_args),
-	 NSR_XDR(xdr_nsr_void_res), sizeof(nsr_void_res), loc_register, NSR_RPC_SERIAL},
+	 NSR_XDR(xdr_loc_get_res), sizeof(loc_get_res), loc_getport,
+	 NSR_RPC_SERIAL},
+	{LOC_REGISTER, "register", NSR_XDR(xdr_loc_reg_args),
+	 sizeof(loc_reg_args), NSR_XDR(xdr_nsr_void_res), sizeof(nsr_void_res),
+	 loc_register, NSR_RPC_SERIAL},
 	{LOC_UNREGISTER, "unregister", NSR_XDR(xdr_loc_key), sizeof(loc_key),
-	 NSR_XDR(xdr_nsr_void_res), sizeof(nsr_void_res), loc_unregister, NSR_RPC_SERIAL},
+	 NSR_XDR(xdr_nsr_void_res), sizeof(nsr_void_res), loc_unregister,
+	 NSR_RPC_SERIAL},
 	{LOC_DUMP, "dump", NSR_XDR(xdr_void), 0, NSR_XDR(xdr_loc_dump_res),
 	 sizeof(loc_dump_res), loc_dump, NSR_RPC_SERIAL},
 };
 
 static const struct nsr_rpc_prog execd_progs[] = {
-	{NSREXECD_PROG, NSREXECD_V1, execd_procs, NSR_ARRAY_SIZE(execd_procs), &g_execd},
+	{NSREXECD_PROG, NSREXECD_V1, execd_procs, NSR_ARRAY_SIZE(execd_procs),
+	 &g_execd},
 };
 
 /* execd_option - -l locator port, -s storage node. */
@@ -179,7 +191,9 @@ static int execd_option(struct nsr_daemon *d, int opt, const char *arg)
 	NSR_UNUSED(d);
 	if (opt == 'l') {
 		g_execd.locator_port = atoi(arg);
-		return g_execd.locator_port > 0 && g_execd.locator_port < 65536 ? 0 : -1;
+		return g_execd.locator_port > 0 && g_execd.locator_port < 65536
+			       ? 0
+			       : -1;
 	}
 	if (opt == 's') {
 		g_execd.storage_node = 1;
@@ -264,10 +278,13 @@ static void execd_stop(struct nsr_daemon *d)
 
 static const struct nsr_daemon_ops execd_ops = {
 	.name = "nsrexecd",
-	.summary = "OpenNSR host agent: locator for RPC programs, storage node supervisor",
+	.summary = "OpenNSR host agent: locator for RPC programs, storage node "
+		   "supervisor",
 	.extra_opts = "l:s",
-	.extra_usage = "  -l port     locator port (env NSR_PORTMAP_PORT, default 7938)\n"
-		       "  -s          storage node: run and supervise nsrsnmd\n",
+	.extra_usage =
+		"  -l port     locator port (env NSR_PORTMAP_PORT, default "
+		"7938)\n"
+		"  -s          storage node: run and supervise nsrsnmd\n",
 	.default_port = NSR_EXEC_PORT_DEFAULT,
 	.no_register = 1,
 	.tick_ms = 1000,

@@ -39,7 +39,8 @@ static void drop_index(struct indexd *x, int i)
 {
 	nsr_cfi_close(x->open[i].cfi);
 	free(x->open[i].client);
-	memmove(&x->open[i], &x->open[i + 1], sizeof(x->open[0]) * (size_t)(x->nopen - i - 1));
+	memmove(&x->open[i], &x->open[i + 1],
+		sizeof(x->open[0]) * (size_t)(x->nopen - i - 1));
 	x->nopen--;
 }
 
@@ -51,9 +52,10 @@ static void forget_failed(struct indexd *x, const char *client, int rc)
 		return;
 	for (int i = 0; i < x->nopen; i++)
 		if (strcmp(x->open[i].client, client) == 0) {
-			nsr_warn("closing the index of client '%s' after an error (%s); "
-				 "it is reopened on the next request", client,
-				 nsr_strerror(rc));
+			nsr_warn("closing the index of client '%s' after an "
+				 "error (%s); "
+				 "it is reopened on the next request",
+				 client, nsr_strerror(rc));
 			drop_index(x, i);
 			return;
 		}
@@ -78,9 +80,11 @@ static int get_index(struct indexd *x, const char *client, int create,
 		for (i = 0; i < x->nopen && nsr_cfi_busy(x->open[i].cfi); i++)
 			;
 		if (i == x->nopen) {
-			nsr_status_set(st, NSR_ERR_LIMIT, "%d client indexes are being "
-				       "written at once; try again when a save ends",
-				       x->max_open);
+			nsr_status_set(
+				st, NSR_ERR_LIMIT,
+				"%d client indexes are being "
+				"written at once; try again when a save ends",
+				x->max_open);
 			return NSR_ERR_LIMIT;
 		}
 		nsr_info("closing the index of client '%s' to open the one of "
@@ -91,10 +95,15 @@ static int get_index(struct indexd *x, const char *client, int create,
 	rc = nsr_cfi_open(out, x->root, client, create ? NSR_CFI_CREATE : 0);
 	if (rc) {
 		if (rc == NSR_ERR_NOTFOUND)
-			nsr_status_set(st, rc, "no file index for client '%s' on this server", client);
+			nsr_status_set(
+				st, rc,
+				"no file index for client '%s' on this server",
+				client);
 		else
-			nsr_status_set(st, rc, "cannot open the file index of client '%s': %s",
-				   client, nsr_strerror(rc));
+			nsr_status_set(
+				st, rc,
+				"cannot open the file index of client '%s': %s",
+				client, nsr_strerror(rc));
 		return rc;
 	}
 	x->open[x->nopen].client = nsr_xstrdup(client);
@@ -104,7 +113,8 @@ static int get_index(struct indexd *x, const char *client, int create,
 }
 
 /* ix_begin - IX_BEGIN: start the index of a save set. */
-static int ix_begin(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+static int ix_begin(void *ctx, void *argp, void *resp,
+		    struct nsr_rpc_call *call)
 {
 	ix_begin_args *a = argp;
 	nsr_void_res *r = resp;
@@ -117,8 +127,11 @@ static int ix_begin(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	rc = nsr_cfi_begin(c, a->ssid, a->savetime, a->name);
 	forget_failed(ctx, a->client, rc);
 	if (rc)
-		nsr_status_set(&r->st, rc, "cannot start index of save set %llu of '%s': %s",
-			   (unsigned long long)a->ssid, a->client, nsr_strerror(rc));
+		nsr_status_set(
+			&r->st, rc,
+			"cannot start index of save set %llu of '%s': %s",
+			(unsigned long long)a->ssid, a->client,
+			nsr_strerror(rc));
 	else
 		nsr_status_set(&r->st, NSR_OK, "%s", "");
 	return NSR_OK;
@@ -143,8 +156,9 @@ static int ix_add(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	free(e);
 	forget_failed(ctx, a->client, rc);
 	if (rc)
-		nsr_status_set(&r->st, rc, "cannot add index entries of save set %llu: %s",
-			   (unsigned long long)a->ssid, nsr_strerror(rc));
+		nsr_status_set(&r->st, rc,
+			       "cannot add index entries of save set %llu: %s",
+			       (unsigned long long)a->ssid, nsr_strerror(rc));
 	else
 		nsr_status_set(&r->st, NSR_OK, "%s", "");
 	return NSR_OK;
@@ -162,29 +176,35 @@ static int ss_op(struct indexd *x, ix_ss_args *a, nsr_void_res *r,
 	rc = op(c, a->ssid);
 	forget_failed(x, a->client, rc);
 	if (rc)
-		nsr_status_set(&r->st, rc, "cannot %s the index of save set %llu of '%s': %s",
-			   what, (unsigned long long)a->ssid, a->client, nsr_strerror(rc));
+		nsr_status_set(
+			&r->st, rc,
+			"cannot %s the index of save set %llu of '%s': %s",
+			what, (unsigned long long)a->ssid, a->client,
+			nsr_strerror(rc));
 	else
 		nsr_status_set(&r->st, NSR_OK, "%s", "");
 	return NSR_OK;
 }
 
 /* ix_commit - IX_COMMIT: make a save set's entries durable and visible. */
-static int ix_commit(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+static int ix_commit(void *ctx, void *argp, void *resp,
+		     struct nsr_rpc_call *call)
 {
 	NSR_UNUSED(call);
 	return ss_op(ctx, argp, resp, nsr_cfi_commit, "commit");
 }
 
 /* ix_abort - IX_ABORT: drop an uncommitted save set's entries. */
-static int ix_abort(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+static int ix_abort(void *ctx, void *argp, void *resp,
+		    struct nsr_rpc_call *call)
 {
 	NSR_UNUSED(call);
 	return ss_op(ctx, argp, resp, nsr_cfi_abort, "abort");
 }
 
 /* ix_delete - IX_DELETE: drop a committed save set's entries. */
-static int ix_delete(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+static int ix_delete(void *ctx, void *argp, void *resp,
+		     struct nsr_rpc_call *call)
 {
 	NSR_UNUSED(call);
 	return ss_op(ctx, argp, resp, nsr_cfi_delete, "delete");
@@ -221,7 +241,8 @@ static int collect_one(void *arg, const struct nsr_cfi_saveset *ss,
 }
 
 /* lookup - shared body of IX_LIST and IX_FIND. */
-static int lookup(struct indexd *x, ix_lookup_args *a, ix_lookup_res *r, int find)
+static int lookup(struct indexd *x, ix_lookup_args *a, ix_lookup_res *r,
+		  int find)
 {
 	struct collect col = {.r = r, .skip = a->skip};
 	struct nsr_cfi *c;
@@ -236,8 +257,9 @@ static int lookup(struct indexd *x, ix_lookup_args *a, ix_lookup_res *r, int fin
 	if (rc >= 0 && col.err != NSR_OK)
 		rc = col.err;
 	if (rc < 0)
-		nsr_status_set(&r->st, rc, "cannot browse the index of '%s': %s", a->client,
-			   nsr_strerror(rc));
+		nsr_status_set(&r->st, rc,
+			       "cannot browse the index of '%s': %s", a->client,
+			       nsr_strerror(rc));
 	else
 		nsr_status_set(&r->st, NSR_OK, "%s", "");
 	return NSR_OK;
@@ -271,7 +293,8 @@ static const struct nsr_rpc_proc ix_procs[] = {
 };
 
 static const struct nsr_rpc_prog ix_progs[] = {
-	{NSRINDEXD_PROG, NSRINDEXD_V1, ix_procs, NSR_ARRAY_SIZE(ix_procs), &g_ix},
+	{NSRINDEXD_PROG, NSRINDEXD_V1, ix_procs, NSR_ARRAY_SIZE(ix_procs),
+	 &g_ix},
 };
 
 /* ix_init - remember the root (indexes open on first use). */

@@ -114,7 +114,8 @@ static int jobd_init(struct nsr_daemon *d)
 		struct nsr_jobdb_options opt;
 
 		memset(&opt, 0, sizeof(opt));
-		opt.background_checkpoint = 1; /* the purge worker checkpoints */
+		opt.background_checkpoint =
+			1; /* the purge worker checkpoints */
 		rc = nsr_jobdb_open(g_jobd.dbpath, &opt, &g_jobd.db);
 	}
 	if (rc)
@@ -177,7 +178,8 @@ static const struct nsr_daemon_ops jobd_ops = {
 	.summary = "OpenNSR jobs database daemon",
 	.extra_opts = "P:r:",
 	.extra_usage =
-		"  -P seconds  purge interval (env NSR_TEST_JOBS_PURGE_INTERVAL,"
+		"  -P seconds  purge interval (env "
+		"NSR_TEST_JOBS_PURGE_INTERVAL,"
 		" default 3600)\n"
 		"  -r hours    keep finished jobs this long (default 72)\n",
 	.tick_ms = 1000,

@@ -149,9 +149,10 @@ static int job_update(void *ctx, void *argp, void *resp,
 	if (!jd->db)
 		return no_db(&res->st);
 	if (a->fields & ~(unsigned)NSR_JOBDB_F_ALL) {
-		nsr_status_set(&res->st, NSR_ERR_INVAL, "cannot update job %" PRId64
-			   ": unknown field bits 0x%x", a->id,
-			   a->fields & ~(unsigned)NSR_JOBDB_F_ALL);
+		nsr_status_set(&res->st, NSR_ERR_INVAL,
+			       "cannot update job %" PRId64
+			       ": unknown field bits 0x%x",
+			       a->id, a->fields & ~(unsigned)NSR_JOBDB_F_ALL);
 		return NSR_OK;
 	}
 	job_from_rec(&job, &a->job);
@@ -181,11 +182,15 @@ static int job_log(void *ctx, void *argp, void *resp,
 				  a->time ? a->time : (int64_t)time(NULL),
 				  a->text);
 	if (rc == NSR_ERR_NOTFOUND)
-		nsr_status_set(&res->st, rc, "cannot log to job %" PRId64 ": no "
-			   "such job (it was purged or never created)", a->id);
+		nsr_status_set(&res->st, rc,
+			       "cannot log to job %" PRId64 ": no "
+			       "such job (it was purged or never created)",
+			       a->id);
 	else if (rc)
-		nsr_status_set(&res->st, rc, "cannot log to job %" PRId64 " in %s: "
-			   "%s", a->id, jd->dbpath, nsr_strerror(rc));
+		nsr_status_set(&res->st, rc,
+			       "cannot log to job %" PRId64 " in %s: "
+			       "%s",
+			       a->id, jd->dbpath, nsr_strerror(rc));
 	else
 		nsr_status_set(&res->st, NSR_OK, "%s", "");
 	return NSR_OK;
@@ -278,9 +283,10 @@ static int job_query_open(void *ctx, void *argp, void *resp,
 		opt.background_checkpoint = 1;
 		rc = nsr_jobdb_open(jd->dbpath, &opt, &qc->db);
 		if (rc) {
-			nsr_status_set(&res->st, rc, "cannot open the jobs database "
-				   "%s for reading: %s", jd->dbpath,
-				   nsr_strerror(rc));
+			nsr_status_set(&res->st, rc,
+				       "cannot open the jobs database "
+				       "%s for reading: %s",
+				       jd->dbpath, nsr_strerror(rc));
 			qconn_end(qc);
 			return NSR_OK;
 		}
@@ -361,8 +367,9 @@ static int job_query_next(void *ctx, void *argp, void *resp,
 	int rc = NSR_OK;
 
 	if (!qc || !qc->cur) {
-		nsr_status_set(&res->st, NSR_ERR_STATE, "no query is open on this "
-			   "connection: send JOB_QUERY_OPEN first");
+		nsr_status_set(&res->st, NSR_ERR_STATE,
+			       "no query is open on this "
+			       "connection: send JOB_QUERY_OPEN first");
 		res->done = TRUE;
 		return NSR_OK;
 	}
@@ -392,8 +399,10 @@ static int job_query_next(void *ctx, void *argp, void *resp,
 		rc = NSR_OK;
 	}
 	if (rc) {
-		nsr_status_set(&res->st, rc, "reading the jobs database %s failed: "
-			   "%s", jd->dbpath, nsr_strerror(rc));
+		nsr_status_set(&res->st, rc,
+			       "reading the jobs database %s failed: "
+			       "%s",
+			       jd->dbpath, nsr_strerror(rc));
 		res->done = TRUE;
 		qconn_end(qc);
 		return NSR_OK;
@@ -414,9 +423,10 @@ static int job_purge(void *ctx, void *argp, void *resp,
 
 	NSR_UNUSED(call);
 	if (a->retention_hours > JOBD_RETENTION_MAX) {
-		nsr_status_set(&res->st, NSR_ERR_INVAL, "retention of %u hours is "
-			   "out of range (0-%d)", a->retention_hours,
-			   JOBD_RETENTION_MAX);
+		nsr_status_set(&res->st, NSR_ERR_INVAL,
+			       "retention of %u hours is "
+			       "out of range (0-%d)",
+			       a->retention_hours, JOBD_RETENTION_MAX);
 		return NSR_OK;
 	}
 	rc = jobd_purge_run(jd, a->retention_hours, &st);
@@ -424,9 +434,10 @@ static int job_purge(void *ctx, void *argp, void *resp,
 	res->logs = st.logs;
 	res->batches = st.batches;
 	if (rc)
-		nsr_status_set(&res->st, rc, "purge of the jobs database %s failed "
-			   "after %" PRIu64 " jobs: %s", jd->dbpath, st.jobs,
-			   nsr_strerror(rc));
+		nsr_status_set(&res->st, rc,
+			       "purge of the jobs database %s failed "
+			       "after %" PRIu64 " jobs: %s",
+			       jd->dbpath, st.jobs, nsr_strerror(rc));
 	else
 		nsr_status_set(&res->st, NSR_OK, "%s", "");
 	return NSR_OK;

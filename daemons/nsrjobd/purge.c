@@ -69,7 +69,8 @@ static unsigned server_retention(void)
 	if (nsr_nsrd_res_query(c, &a, &r) == NSR_OK &&
 	    nsr_res_parse(r.text, strlen(r.text), &list, NULL) == NSR_OK &&
 	    list.n > 0) {
-		const char *v = nsr_res_get(list.items[0], "jobsdb retention in hours");
+		const char *v =
+			nsr_res_get(list.items[0], "jobsdb retention in hours");
 		long h = v ? atol(v) : 0;
 
 		if (h > 0 && h <= JOBD_RETENTION_MAX)

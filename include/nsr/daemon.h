@@ -16,8 +16,9 @@
  *   3. make <root>/{logs,tmp,res,mm,index}, open <root>/logs/daemon.log,
  *      lock <root>/logs/<name>.pid (a second copy on one root is fatal);
  *   4. ops->init (open databases; may fail fatally with a reason);
- *   5. listen on 127.0.0.1 and every -a address (one port), register every program with the local
- *      nsrexecd locator (not for nsrexecd itself);
+ *   5. listen on 127.0.0.1 and every -a address (one port), register
+ *      every program with the local nsrexecd locator (not for nsrexecd
+ *      itself);
  *   6. ops->started (spawn children); with -b, tell the waiting parent
  *      that we are ready (so "nsrd -b" returns only once nsrd serves);
  *   7. loop: ppoll on the listeners with signals unblocked only inside
@@ -43,7 +44,8 @@ struct nsr_daemon;
 struct nsr_daemon_ops {
 	const char *name;	 /* "nsrd" */
 	const char *summary;	 /* one line for --help */
-	const char *extra_opts;	 /* getopt letters of daemon options, e.g. "s:" */
+	const char
+		*extra_opts; /* getopt letters of daemon options, e.g. "s:" */
 	const char *extra_usage; /* their --help lines */
 	int default_port;	 /* 0 = ephemeral */
 	int no_register;	 /* nsrexecd: it is the locator */

@@ -27,7 +27,8 @@ int nsr_pread_full(int fd, void *p, size_t n, off_t off, size_t *got);
 int nsr_file_read(const char *path, struct nsr_buf *out, size_t max);
 /* nsr_file_replace - durably replace path with data (temp+fsync+rename+
  * fsync dir).  mode is used for a new file. */
-int nsr_file_replace(const char *path, const void *data, size_t len, mode_t mode);
+int nsr_file_replace(const char *path, const void *data, size_t len,
+		     mode_t mode);
 /* nsr_fsync_dir - fsync the directory that contains path (or path itself if
  * it is a directory when is_dir). */
 int nsr_fsync_dir(const char *path, int is_dir);

@@ -4,7 +4,8 @@
  * Severity words have fixed meanings (as Postfix's msg_*):
  *   info   - something worth knowing happened;
  *   warn   - something is off, work continues;
- *   error  - this request failed (nsr_error returns -1 for "return nsr_error()");
+ *   error  - this request failed (nsr_error returns -1, for
+ *            "return nsr_error(...)");
  *   fatal  - the environment or configuration prevents running: exit(1);
  *   panic  - our own bug: log file:line and abort() for a core.
  * Each line is "YYYY-MM-DD HH:MM:SS name[pid]: severity: text" and goes to
@@ -51,7 +52,8 @@ void nsr_vlog(enum nsr_log_level lvl, const char *fmt, va_list ap);
 /* nsr_error - log at error level and return -1. */
 int nsr_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* nsr_fatal - log at fatal level and exit(1). */
-void nsr_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void nsr_fatal(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
 /* nsr_panic - log "panic: file:line: text" and abort(). */
 #define nsr_panic(...) nsr_panic_at(__FILE__, __LINE__, __VA_ARGS__)
 void nsr_panic_at(const char *file, int line, const char *fmt, ...)

@@ -114,14 +114,14 @@ struct mmdb_volume {
 	char name[MMDB_VOLNAME_MAX + 1];	/* unique, non-empty */
 	uint8_t volid[16];			/* UUID, unique, not all-zero */
 	char pool[MMDB_POOL_MAX + 1];
-	char type[MMDB_MEDIATYPE_MAX + 1];	/* "adv_file", "vtape", "LTO..." */
+	char type[MMDB_MEDIATYPE_MAX + 1]; /* "adv_file", "vtape", "LTO..." */
 	char location[MMDB_LOCATION_MAX + 1];
-	char device[MMDB_DEVICE_MAX + 1];	/* mounted on; "" = not mounted */
-	uint32_t block_size;			/* bytes, chosen at label time */
+	char device[MMDB_DEVICE_MAX + 1]; /* mounted on; "" = not mounted */
+	uint32_t block_size;		  /* bytes, chosen at label time */
 	uint32_t flags;				/* MMDB_VOL_* */
 	uint64_t written;			/* bytes written */
 	uint64_t read;				/* bytes read */
-	uint64_t capacity;			/* estimated bytes; 0 = unknown */
+	uint64_t capacity; /* estimated bytes; 0 = unknown */
 	int64_t olabel;				/* original label time */
 	int64_t labeled;			/* last label time */
 	int64_t volretent;			/* volume expiry */
@@ -453,7 +453,7 @@ int mmdb_snapshot(struct mmdb *db, mmdb_write_fn fn, void *arg,
 struct mmdb_stats {
 	uint64_t commit_seq;	/* last durable commit */
 	uint64_t commits;	/* since open */
-	uint64_t fsyncs;	/* WAL fsyncs since open (group commit < commits) */
+	uint64_t fsyncs; /* WAL fsyncs since open (group commit < commits) */
 	uint64_t checkpoints;
 	uint64_t pages;		/* pages in the file */
 	uint64_t free_pages;

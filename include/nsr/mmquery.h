@@ -44,7 +44,7 @@ struct nsr_mmquery;
 struct nsr_mmquery_error {
 	size_t offset;		/* where the problem starts in the text */
 	size_t len;		/* how many bytes are wrong (0 = at end) */
-	char msg[2048];		/* e.g. "unknown attribute 'sise' (known: ...)" */
+	char msg[2048]; /* e.g. "unknown attribute 'sise' (known: ...)" */
 };
 
 /* nsr_mmquery_new - an empty query (matches everything).  NSR_OK or

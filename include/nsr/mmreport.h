@@ -7,8 +7,9 @@
  * each optionally followed by a column width in parentheses:
  * "volume(12),client,name,ssid,totalsize".  A header line with each
  * column's title comes first; without a width a column is as wide as the
- * attribute's default width or its title, whichever is more.  Values longer than their column are cut,
- * except in the last column when no width was given for it.  Time
+ * attribute's default width or its title, whichever is more.  Values
+ * longer than their column are cut, except in the last column when no
+ * width was given for it.  Time
  * columns show MM/DD/YY, or MM/DD/YY HH:MM:SS AM/PM when the column is at
  * least 22 wide ("savetime(22)"); 0 prints as "undef".  Sizes (totalsize,
  * sumsize, written, read, capacity) are scaled to B, KB, MB, GB, TB or PB,

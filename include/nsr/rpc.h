@@ -108,7 +108,7 @@ struct nsr_buf;
 /* Connection: a byte stream with replaceable ops (plain TCP now). */
 struct nsr_conn;
 struct nsr_conn_ops {
-	int (*read)(struct nsr_conn *c, void *p, int n);	/* >0, 0 EOF, <0 */
+	int (*read)(struct nsr_conn *c, void *p, int n); /* >0, 0 EOF, <0 */
 	int (*write)(struct nsr_conn *c, const void *p, int n); /* n or <0 */
 	void (*close)(struct nsr_conn *c);
 };
@@ -139,14 +139,15 @@ struct nsr_rpc_prog {
 
 struct nsr_rpc_server;
 
-/* nsr_rpc_server_new - server for these programs (the array must outlive it). */
+/* nsr_rpc_server_new - server for these programs (the array must outlive
+ * it). */
 int nsr_rpc_server_new(const struct nsr_rpc_prog *progs, size_t nprogs,
 		       struct nsr_rpc_server **out);
 /* nsr_rpc_server_listen - bind+listen on addr:port (addr NULL = 127.0.0.1;
  * port 0 = ephemeral).  *bound gets the port.  Can be called more than once
  * (several addresses); nsr_rpc_server_listen_fd(srv, i) gives each fd. */
-int nsr_rpc_server_listen(struct nsr_rpc_server *srv, const char *addr, int port,
-			  int *bound);
+int nsr_rpc_server_listen(struct nsr_rpc_server *srv, const char *addr,
+			  int port, int *bound);
 /* nsr_rpc_server_nlisten / listen_fd - the listening descriptors to poll. */
 int nsr_rpc_server_nlisten(const struct nsr_rpc_server *srv);
 int nsr_rpc_server_listen_fd(const struct nsr_rpc_server *srv, int i);
@@ -217,7 +218,8 @@ struct nsr_rpc_clnt;
 
 /* nsr_rpc_connect - connect to host:port within timeout_ms. */
 int nsr_rpc_connect(const char *host, int port, uint32_t prog, uint32_t vers,
-		    int timeout_ms, struct nsr_rpc_clnt **out, struct nsr_buf *err);
+		    int timeout_ms, struct nsr_rpc_clnt **out,
+		    struct nsr_buf *err);
 /* nsr_rpc_open - ask host's locator (nsrexecd) for prog's port, connect. */
 int nsr_rpc_open(const char *host, uint32_t prog, uint32_t vers,
 		 struct nsr_rpc_clnt **out, struct nsr_buf *err);
@@ -266,7 +268,8 @@ const char *nsr_rpc_prog_name(uint32_t prog);
 int nsr_rpc_locator_port(void);
 /* nsr_rpc_register - tell the local locator that prog/vers is served on port
  * by pid; NSR_OK or an error (err gets the reason). */
-int nsr_rpc_register(uint32_t prog, uint32_t vers, int port, struct nsr_buf *err);
+int nsr_rpc_register(uint32_t prog, uint32_t vers, int port,
+		     struct nsr_buf *err);
 /* nsr_rpc_unregister - forget prog/vers at the local locator. */
 int nsr_rpc_unregister(uint32_t prog, uint32_t vers);
 /* nsr_rpc_locate - ask host's locator for prog/vers: *port or an error. */

@@ -18,8 +18,9 @@
  * File data is read with the adaptive size of readsize.h.  Holes the file
  * system reports (SEEK_DATA, for files with fewer blocks than bytes) are
  * sent as HOLE records without being read, and so are runs of all-zero
- * data of at least 4 KB, so sparse files stay sparse after restore.  Extended attributes (which include POSIX ACLs and
- * file capabilities) are saved unless no_xattrs is set; one that cannot be
+ * data of at least 4 KB, so sparse files stay sparse after restore.
+ * Extended attributes (which include POSIX ACLs and file capabilities)
+ * are saved unless no_xattrs is set; one that cannot be
  * read is reported through error() and the file is saved without it.
  *
  * Objects are opened relative to their directory (walk.h), so paths

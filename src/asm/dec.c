@@ -643,7 +643,8 @@ int nsr_asm_dec_feed(struct nsr_asm_dec *d, const void *p, size_t n)
 	}
 	for (;;) {
 		int from_q = d->q_pos < d->q.len;
-		const uint8_t *in = from_q ? (uint8_t *)d->q.data + d->q_pos : c;
+		const uint8_t *in =
+			from_q ? (uint8_t *)d->q.data + d->q_pos : c;
 		size_t avail = from_q ? d->q.len - d->q_pos : n, used;
 
 		if (avail == 0)
@@ -666,8 +667,8 @@ int nsr_asm_dec_feed(struct nsr_asm_dec *d, const void *p, size_t n)
 		if (d->hunting) {
 			rc = asm_dec_hunt(d);
 			if (!d->hunting && n > 0) {
-				/* resumed: the window's tail is queued; the rest
-				 * of the input follows it */
+				/* resumed: the window's tail is queued;
+				 * the rest of the input follows it */
 				int arc = nsr_buf_add(&d->q, c, n);
 
 				n = 0;

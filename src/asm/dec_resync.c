@@ -208,7 +208,8 @@ int asm_dec_drain(struct nsr_asm_dec *d)
 		if (d->hunting) {
 			rc = asm_dec_hunt(d);
 			if (rc && asm_dec_recoverable(d, rc))
-				rc = asm_dec_start_hunt(d, rc, NSR_ASM_FRAME_LEN);
+				rc = asm_dec_start_hunt(d, rc,
+							NSR_ASM_FRAME_LEN);
 			if (rc)
 				return asm_dec_fail(d, rc);
 			if (d->hunting && d->q_pos >= d->q.len)

@@ -218,7 +218,8 @@ int nsr_restore_new(struct nsr_restore **out,
 	int rc = NSR_ERR_NOMEM;
 
 	*out = NULL;
-	if (o->conflict < NSR_RESTORE_SKIP || o->conflict > NSR_RESTORE_RENAME ||
+	if (o->conflict < NSR_RESTORE_SKIP ||
+	    o->conflict > NSR_RESTORE_RENAME ||
 	    (o->npaths > 0 && o->paths == NULL) ||
 	    (o->dest != NULL && o->dest[0] == '\0'))
 		return NSR_ERR_INVAL;

@@ -475,7 +475,8 @@ static int claim(struct nsr_restore *r, int dfd, const char *leaf,
 	if (r->conflict == NSR_RESTORE_OVERWRITE) {
 		if (unlinkat(dfd, leaf, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0)
 		    != 0) {
-			rst_error(r, f->path, NSR_ERR_SYSTEM, "remove existing");
+			rst_error(r, f->path, NSR_ERR_SYSTEM,
+				  "remove existing");
 			return CLAIM_ERROR;
 		}
 		return CLAIM_CREATE;

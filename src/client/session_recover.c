@@ -151,7 +151,8 @@ static int by_seq(const void *a, const void *b)
 {
 	const struct rec_piece *x = a, *y = b;
 
-	return x->f.frag_seq < y->f.frag_seq ? -1 : x->f.frag_seq > y->f.frag_seq;
+	return x->f.frag_seq < y->f.frag_seq ? -1
+					     : x->f.frag_seq > y->f.frag_seq;
 }
 
 /* frags_in_order - nsrd's fragments into frags[] in save-set order, with
@@ -211,7 +212,8 @@ static int in_filter(const char *path, const char *const *paths, size_t npaths)
 		size_t n = strlen(paths[i]);
 
 		if (strncmp(path, paths[i], n) == 0 &&
-		    (path[n] == '\0' || path[n] == '/' || (n == 1 && paths[i][0] == '/')))
+		    (path[n] == '\0' || path[n] == '/' ||
+		     (n == 1 && paths[i][0] == '/')))
 			return 1;
 	}
 	return 0;
@@ -295,7 +297,8 @@ static void name_lost(struct rec_run *run,
 	while (done < w.ndirs) {
 		char *dir = w.dirs[done++];
 
-		if (nsr_ixclnt_list(w.ix, client, dir, savetime, lost_visit, &w) < 0)
+		if (nsr_ixclnt_list(w.ix, client, dir, savetime, lost_visit,
+				    &w) < 0)
 			say(run, NSR_SESSION_WARN, "%s: %s", dir,
 			    nsr_ixclnt_errmsg(w.ix));
 	}
@@ -326,8 +329,10 @@ static void rec_end(struct rec_run *run, struct nsr_nsrd *nsrd,
 
 	memset(&r, 0, sizeof(r));
 	if (nsr_nsrd_recover_end(nsrd, &a, &r) != NSR_OK)
-		say(run, NSR_SESSION_WARN, "the job of this recover stays open: "
-		    "%s", nsr_nsrd_errmsg(nsrd));
+		say(run, NSR_SESSION_WARN,
+		    "the job of this recover stays open: "
+		    "%s",
+		    nsr_nsrd_errmsg(nsrd));
 	xdr_free(NSR_XDR(xdr_nsr_void_res), &r);
 }
 
@@ -408,14 +413,20 @@ int nsr_session_recover_ssid(struct nsr_session_recover *sr, uint32_t ssid,
 	    o->dest ? o->dest : "its original place");
 	/* One volume at a time: the run of fragments on it, from its mover. */
 	for (size_t i = 0, j; i < nfrags && !msg[0]; i = j) {
-		for (j = i + 1; j < nfrags && memcmp(frags[j].volid, frags[i].volid, 16) == 0;)
+		for (j = i + 1; j < nfrags && memcmp(frags[j].volid,
+						     frags[i].volid, 16) == 0;)
 			j++;
 		nsr_buf_reset(&err);
-		if (nsr_mmd_connect(hosts[i] && hosts[i][0] ? hosts[i] : o->server,
+		if (nsr_mmd_connect(hosts[i] && hosts[i][0] ? hosts[i]
+							    : o->server,
 				    ports[i], &m, &err) != NSR_OK ||
-		    nsr_mmd_read_open(m, ssid, frags + i, j - i, &err) != NSR_OK) {
-			snprintf(msg, sizeof(msg), "cannot read save set %u from volume "
-				 "%s: %s", ssid, volume_name(&r, frags[i].volid), err.data);
+		    nsr_mmd_read_open(m, ssid, frags + i, j - i, &err) !=
+			    NSR_OK) {
+			snprintf(msg, sizeof(msg),
+				 "cannot read save set %u from volume "
+				 "%s: %s",
+				 ssid, volume_name(&r, frags[i].volid),
+				 err.data);
 			say(&run, NSR_SESSION_ERROR, "%s", msg);
 			break;
 		}
@@ -424,9 +435,11 @@ int nsr_session_recover_ssid(struct nsr_session_recover *sr, uint32_t ssid,
 			size_t got = 0;
 
 			nsr_buf_reset(&err);
-			rc = nsr_mmd_read_next(m, buf, READ_CHUNK, &got, &eof, &err);
+			rc = nsr_mmd_read_next(m, buf, READ_CHUNK, &got, &eof,
+					       &err);
 			if (rc && is_damage(rc)) {
-				/* Named by the mover; what follows was delivered. */
+				/* Named by the mover; what follows was
+				 * delivered. */
 				say(&run, NSR_SESSION_ERROR, "%s",
 				    err.len ? err.data : nsr_strerror(rc));
 				damaged++;
@@ -434,13 +447,16 @@ int nsr_session_recover_ssid(struct nsr_session_recover *sr, uint32_t ssid,
 				break;
 			}
 			if (rc) {
-				snprintf(msg, sizeof(msg), "reading save set %u failed: %s",
-					 ssid, err.len ? err.data : nsr_strerror(rc));
+				snprintf(msg, sizeof(msg),
+					 "reading save set %u failed: %s", ssid,
+					 err.len ? err.data : nsr_strerror(rc));
 				say(&run, NSR_SESSION_ERROR, "%s", msg);
 				break;
 			}
-			if (got && (rc = nsr_restore_feed(rs, buf, got)) != NSR_OK) {
-				snprintf(msg, sizeof(msg), "save set %u: bad save stream: %s",
+			if (got &&
+			    (rc = nsr_restore_feed(rs, buf, got)) != NSR_OK) {
+				snprintf(msg, sizeof(msg),
+					 "save set %u: bad save stream: %s",
 					 ssid, nsr_strerror(rc));
 				say(&run, NSR_SESSION_ERROR, "%s", msg);
 				break;
@@ -453,20 +469,27 @@ int nsr_session_recover_ssid(struct nsr_session_recover *sr, uint32_t ssid,
 		rc = nsr_restore_finish(rs);
 		if (rc == NSR_ERR_CORRUPT || (rc == NSR_OK && damaged)) {
 			name_lost(&run, o, r.ss_client, r.savetime,
-				  npaths == 1 ? paths[0] : r.ss_name, paths, npaths);
-			snprintf(msg, sizeof(msg), "save set %u is damaged: every intact "
-				 "file was recovered, the damaged ones are named above", ssid);
+				  npaths == 1 ? paths[0] : r.ss_name, paths,
+				  npaths);
+			snprintf(msg, sizeof(msg),
+				 "save set %u is damaged: every intact "
+				 "file was recovered, the damaged ones are "
+				 "named above",
+				 ssid);
 		}
 		else if (rc)
-			snprintf(msg, sizeof(msg), "save set %u: stream incomplete: %s", ssid,
+			snprintf(msg, sizeof(msg),
+				 "save set %u: stream incomplete: %s", ssid,
 				 nsr_strerror(rc));
 		if (rc)
 			say(&run, NSR_SESSION_ERROR, "%s", msg);
 	}
 	nsr_restore_stats(rs, &st);
 	if (!msg[0] && st.errors) {
-		snprintf(msg, sizeof(msg), "%llu file(s) of save set %u could not be "
-			 "recovered intact", (unsigned long long)st.errors, ssid);
+		snprintf(msg, sizeof(msg),
+			 "%llu file(s) of save set %u could not be "
+			 "recovered intact",
+			 (unsigned long long)st.errors, ssid);
 		say(&run, NSR_SESSION_ERROR, "%s", msg);
 	}
 	if (!msg[0] && run.oom) {
@@ -568,8 +591,9 @@ int nsr_session_recover_path(struct nsr_session_recover *sr,
 		return 1;
 	}
 	if (!pk.ssid) {
-		say(&run, NSR_SESSION_ERROR, "%s: not in the index of client %s%s",
-		    path, o->client, browse ? " as of the browse time" : "");
+		say(&run, NSR_SESSION_ERROR,
+		    "%s: not in the index of client %s%s", path, o->client,
+		    browse ? " as of the browse time" : "");
 		return 1;
 	}
 	return nsr_session_recover_ssid(sr, (uint32_t)pk.ssid, one, 1, out);

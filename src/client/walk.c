@@ -166,7 +166,8 @@ static int read_names(int fd, const char *path, char ***names, size_t *count)
 		de = readdir(d);
 		if (de == NULL)
 			break;
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
 			continue;
 		if (n == cap) {
 			size_t ncap = cap ? cap * 2 : 16;

@@ -155,7 +155,8 @@ int nsr_fsync_dir(const char *path, int is_dir)
 }
 
 /* nsr_file_replace - durable temp+fsync+rename+fsync-dir replacement. */
-int nsr_file_replace(const char *path, const void *data, size_t len, mode_t mode)
+int nsr_file_replace(const char *path, const void *data, size_t len,
+		     mode_t mode)
 {
 	char *tmp = NULL;
 	int fd, rc, saved;

@@ -40,7 +40,7 @@ struct gd {
 	int hour, min, sec;		/* have_time */
 	int day_off;			/* have_day: today 0, yesterday -1 */
 	int wday, wday_mode;		/* wday_mode: 0 none, 1 this-or-next, */
-					/* 2 last, 3 next                      */
+	/* 2 last, 3 next                      */
 	long long epoch;
 	long long rel_year, rel_mon, rel_day, rel_sec;
 	long long unago_year, unago_mon, unago_day, unago_sec;
@@ -110,7 +110,8 @@ static int tokenize(struct gd *g, const char *s)
 				if (n == GD_MAX_WORD)
 					return fail_off(g, t->off, i - t->off,
 							"unknown word");
-				t->word[n++] = (char)tolower((unsigned char)s[i]);
+				t->word[n++] =
+					(char)tolower((unsigned char)s[i]);
 				i++;
 			}
 			/* Allow abbreviations with a dot: "Feb.", "a.m." */
@@ -180,7 +181,7 @@ static int wday_of(const struct gd *g, int k)
 
 struct unit {
 	const char *name;
-	char kind;		/* 's' seconds, 'd' days, 'm' months, 'y' years */
+	char kind; /* 's' seconds, 'd' days, 'm' months, 'y' years */
 	int mult;
 };
 
@@ -214,7 +215,8 @@ static int is_punct(const struct gd *g, int k, char c)
 /* is_word - token k is the word w. */
 static int is_word(const struct gd *g, int k, const char *w)
 {
-	return k < g->n && g->t[k].kind == T_WORD && strcmp(g->t[k].word, w) == 0;
+	return k < g->n && g->t[k].kind == T_WORD &&
+	       strcmp(g->t[k].word, w) == 0;
 }
 
 /* is_num - token k is a number. */
@@ -316,7 +318,8 @@ static int parse_time(struct gd *g)
 	ap = ampm(g, g->i);
 	if (ap >= 0) {
 		if (h < 1 || h > 12)
-			return fail(g, at, "hour out of range for am/pm (1-12)");
+			return fail(g, at,
+				    "hour out of range for am/pm (1-12)");
 		h = h % 12 + ap;
 		g->i++;
 	}
@@ -376,7 +379,8 @@ static int parse_number(struct gd *g)
 		rc = set_date(g, at, t->num, g->t[at + 2].num,
 			      g->t[at + 4].num);
 		g->i = at + 5;
-		if (rc == NSR_OK && is_word(g, g->i, "t") && is_num(g, g->i + 1)) {
+		if (rc == NSR_OK && is_word(g, g->i, "t") &&
+		    is_num(g, g->i + 1)) {
 			g->i++;
 			rc = parse_time(g);
 		}
@@ -532,7 +536,8 @@ static int parse_word(struct gd *g)
 		long long y = g->year;
 
 		if (!is_num(g, at + 1))
-			return fail(g, at + 1, "expected a day after the month");
+			return fail(g, at + 1,
+				    "expected a day after the month");
 		g->i = at + 2;
 		if (year_follows(g, g->i)) {
 			y = full_year(&g->t[g->i]);

@@ -27,7 +27,8 @@ void nsr_log_init(const char *progname, int flags)
 	const char *slash = strrchr(progname, '/');
 	const char *dbg = getenv("NSR_DEBUG");
 
-	snprintf(log_name, sizeof(log_name), "%s", slash ? slash + 1 : progname);
+	snprintf(log_name, sizeof(log_name), "%s",
+		 slash ? slash + 1 : progname);
 	log_flags = flags;
 	if (dbg && *dbg && strcmp(dbg, "0") != 0)
 		log_min = NSR_LOG_DEBUG;

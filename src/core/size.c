@@ -63,7 +63,8 @@ int nsr_size_parse(const char *text, long long *out)
 		       (((frac << 40) % fscale) << (shift - 40)) / fscale;
 	else
 		frac = (frac << shift) / fscale;
-	if (whole + frac < whole || whole + frac > (unsigned long long)LLONG_MAX)
+	if (whole + frac < whole ||
+	    whole + frac > (unsigned long long)LLONG_MAX)
 		return NSR_ERR_TOOBIG;
 	*out = (long long)(whole + frac);
 	return NSR_OK;

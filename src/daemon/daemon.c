@@ -163,7 +163,8 @@ static void usage(const struct nsr_daemon_ops *ops, FILE *f)
 	fprintf(f,
 		"usage: %s [-bdt] [-R root] [-p port] [-a address]%s%s\n"
 		"%s\n"
-		"  -R root     server root directory (env NSR_ROOT, default %s)\n"
+		"  -R root     server root directory (env NSR_ROOT, default "
+		"%s)\n"
 		"  -p port     TCP port to serve on (default %s)\n"
 		"  -a address  also listen on address (repeatable; 127.0.0.1 "
 		"always)\n"
@@ -171,9 +172,11 @@ static void usage(const struct nsr_daemon_ops *ops, FILE *f)
 		"  -d          debug logging, log to stderr too\n"
 		"  -t          check the configuration and exit\n"
 		"%s"
-		"  -h, --help  show this help;  -V, --version  show the version\n",
-		ops->name, ops->extra_opts && *ops->extra_opts ? " [options]" : "",
-		"", ops->summary, NSR_DEFAULT_ROOT,
+		"  -h, --help  show this help;  -V, --version  show the "
+		"version\n",
+		ops->name,
+		ops->extra_opts && *ops->extra_opts ? " [options]" : "", "",
+		ops->summary, NSR_DEFAULT_ROOT,
 		ops->default_port ? "fixed, see the man page" : "any free port",
 		ops->extra_usage ? ops->extra_usage : "");
 }
@@ -203,7 +206,8 @@ static int parse_options(struct nsr_daemon *d, int argc, char **argv)
 		case 'p':
 			d->port = atoi(optarg);
 			if (d->port < 0 || d->port > 65535) {
-				fprintf(stderr, "%s: bad port '%s'\n", ops->name, optarg);
+				fprintf(stderr, "%s: bad port '%s'\n",
+					ops->name, optarg);
 				return -1;
 			}
 			break;
@@ -236,17 +240,20 @@ static int parse_options(struct nsr_daemon *d, int argc, char **argv)
 			usage(ops, stdout);
 			return 1;
 		case 'V':
-			printf("%s (OpenNSR) %s\n", ops->name, NSR_VERSION_STRING);
+			printf("%s (OpenNSR) %s\n", ops->name,
+			       NSR_VERSION_STRING);
 			return 1;
 		default:
-			if (c != '?' && ops->option && ops->option(d, c, optarg) == 0)
+			if (c != '?' && ops->option &&
+			    ops->option(d, c, optarg) == 0)
 				break;
 			usage(ops, stderr);
 			return -1;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", ops->name, argv[optind]);
+		fprintf(stderr, "%s: unexpected argument '%s'\n", ops->name,
+			argv[optind]);
 		return -1;
 	}
 	return 0;
@@ -277,7 +284,8 @@ static int lock_pidfile(struct nsr_daemon *d, char **path_out)
 	}
 	n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
 	if (ftruncate(fd, 0) != 0 || pwrite(fd, buf, (size_t)n, 0) != n)
-		nsr_fatal("cannot write pid file %s: %s", path, strerror(errno));
+		nsr_fatal("cannot write pid file %s: %s", path,
+			  strerror(errno));
 	*path_out = path;
 	return fd;
 }
@@ -339,12 +347,14 @@ static void register_all(struct nsr_daemon *d)
 		/* nsrexecd may still be starting: try for ten seconds. */
 		for (int tries = 0; tries < 50 && rc; tries++) {
 			nsr_buf_reset(&err);
-			rc = nsr_rpc_register(p[i].prog, p[i].vers, d->bound_port, &err);
+			rc = nsr_rpc_register(p[i].prog, p[i].vers,
+					      d->bound_port, &err);
 			if (rc)
 				nanosleep(&ts, NULL);
 		}
 		if (rc)
-			nsr_fatal("cannot register with nsrexecd on 127.0.0.1:%d: %s",
+			nsr_fatal("cannot register with nsrexecd on "
+				  "127.0.0.1:%d: %s",
 				  nsr_rpc_locator_port(), err.data);
 		nsr_buf_release(&err);
 	}
@@ -623,14 +633,15 @@ static char *exe_directory(const char *argv0)
 /* make_root - step 3: the standard directories under the root. */
 static void make_root(struct nsr_daemon *d)
 {
-	static const char *const dirs[] = {"", "logs", "tmp", "res", "mm", "index"};
+	static const char *const dirs[] = {"",	  "logs", "tmp",
+					   "res", "mm",	  "index"};
 
 	for (size_t i = 0; i < NSR_ARRAY_SIZE(dirs); i++) {
 		char *p = start_path(d, dirs[i]);
 
 		if (nsr_mkdir_p(p, 0755) != NSR_OK)
-			nsr_fatal("cannot create %s: %s (check -R or NSR_ROOT)", p,
-				  strerror(errno));
+			nsr_fatal("cannot create %s: %s (check -R or NSR_ROOT)",
+				  p, strerror(errno));
 		free(p);
 	}
 }
@@ -672,7 +683,8 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 		nsr_log_set_level(NSR_LOG_DEBUG);
 	if (d.background < 0) {
 		rc = ops->check ? ops->check(&d) : 0;
-		printf("%s: configuration %s\n", ops->name, rc ? "has errors" : "ok");
+		printf("%s: configuration %s\n", ops->name,
+		       rc ? "has errors" : "ok");
 		free(d.root);
 		free_addrs(&d);
 		free(d.exe_dir);
@@ -735,7 +747,8 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 	if (ready_fd >= 0) {
 		int nul = open("/dev/null", O_RDWR);
 		char *lp = start_path(&d, "logs/daemon.log");
-		int logfd = open(lp, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+		int logfd = open(lp, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+				 0640);
 
 		/* From here on the log file is the only sink; anything written
 		 * to stderr (a sanitizer report, a crash message) lands there
@@ -751,7 +764,8 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 		free(lp);
 		nsr_log_init(ops->name, 0);
 		if (write(ready_fd, "R", 1) != 1)
-			nsr_warn("cannot signal readiness: %s", strerror(errno));
+			nsr_warn("cannot signal readiness: %s",
+				 strerror(errno));
 		close(ready_fd);
 	}
 
@@ -760,7 +774,8 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 	nsr_info("stopping on request");
 	if (!ops->no_register)
 		for (size_t i = 0; i < ops->nprogs; i++)
-			nsr_rpc_unregister(ops->progs[i].prog, ops->progs[i].vers);
+			nsr_rpc_unregister(ops->progs[i].prog,
+					   ops->progs[i].vers);
 	if (ops->stop)
 		ops->stop(&d);
 	nsr_rpc_server_free(d.srv);

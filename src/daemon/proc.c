@@ -178,7 +178,8 @@ static void start_one(const struct nsr_super *s, struct child *c)
 	c->restart_at = 0;
 	/* Supervised children die with their supervisor, so an abnormal
 	 * end of nsrd never leaves orphans holding the root's pid locks. */
-	if (nsr_proc_spawn_flags(c->argv, NSR_SPAWN_PDEATHSIG, s->errfd, &c->pid) != NSR_OK) {
+	if (nsr_proc_spawn_flags(c->argv, NSR_SPAWN_PDEATHSIG, s->errfd,
+				 &c->pid) != NSR_OK) {
 		nsr_error("cannot start %s (%s): %s; retrying in %u s", c->name,
 			  c->argv[0], strerror(errno), c->backoff);
 		c->pid = 0;
@@ -216,7 +217,8 @@ int nsr_super_exited(struct nsr_super *s, pid_t pid, int status)
 			c->backoff = 1;
 		c->restart_at = time(NULL) + c->backoff;
 		nsr_warn("%s (pid %ld) died: %s; restarting in %u s", c->name,
-			 (long)pid, nsr_exit_status_text(status, why, sizeof(why)),
+			 (long)pid,
+			 nsr_exit_status_text(status, why, sizeof(why)),
 			 c->backoff);
 		return 1;
 	}

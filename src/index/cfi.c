@@ -544,7 +544,8 @@ static int child_of(const char *p, const char *d)
 	size_t n = strlen(d);
 
 	if (strcmp(d, "/") == 0)
-		return p[0] == '/' && p[1] != '\0' && strchr(p + 1, '/') == NULL;
+		return p[0] == '/' && p[1] != '\0' &&
+		       strchr(p + 1, '/') == NULL;
 	return strncmp(p, d, n) == 0 && p[n] == '/' && p[n + 1] != '\0' &&
 	       strchr(p + n + 1, '/') == NULL;
 }
@@ -635,7 +636,8 @@ int nsr_cfi_list_dir(struct nsr_cfi *c, const char *dir, int64_t t,
 	if (rc == NSR_OK && l.n > 1)
 		qsort(l.hits, l.n, sizeof(*l.hits), cmp_hit);
 	for (size_t i = 0; i < l.n && rc == NSR_OK; i++) {
-		if (i > 0 && strcmp(l.hits[i].e.path, l.hits[i - 1].e.path) == 0)
+		if (i > 0 &&
+		    strcmp(l.hits[i].e.path, l.hits[i - 1].e.path) == 0)
 			continue;
 		ss_view(&c->ss[l.hits[i].ssi], &v);
 		rc = visit(ctx, &v, &l.hits[i].e);

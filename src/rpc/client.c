@@ -45,7 +45,8 @@ struct nsr_rpc_clnt {
 	unsigned npend, pend_head; /* count, index of the oldest */
 };
 
-/* connect_timeout - connect timeout in ms: env NSR_CONNECT_TIMEOUT_MS or 5 s. */
+/* connect_timeout - connect timeout in ms: env NSR_CONNECT_TIMEOUT_MS or
+ * 5 s. */
 static int connect_timeout(void)
 {
 	const char *e = getenv("NSR_CONNECT_TIMEOUT_MS");
@@ -56,7 +57,8 @@ static int connect_timeout(void)
 
 /* nsr_rpc_connect - connect to host:port and set up the record stream. */
 int nsr_rpc_connect(const char *host, int port, uint32_t prog, uint32_t vers,
-		    int timeout_ms, struct nsr_rpc_clnt **out, struct nsr_buf *err)
+		    int timeout_ms, struct nsr_rpc_clnt **out,
+		    struct nsr_buf *err)
 {
 	struct nsr_rpc_clnt *c;
 	int rc;
@@ -66,7 +68,8 @@ int nsr_rpc_connect(const char *host, int port, uint32_t prog, uint32_t vers,
 	if (!c)
 		return NSR_ERR_NOMEM;
 	rc = nsr_conn_connect(&c->conn, host, port,
-			      timeout_ms > 0 ? timeout_ms : connect_timeout(), err);
+			      timeout_ms > 0 ? timeout_ms : connect_timeout(),
+			      err);
 	if (rc) {
 		free(c);
 		return rc;
@@ -131,7 +134,8 @@ static int encode_call(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
 }
 
 /* nsr_rpc_send - one-way call: buffered, no reply expected. */
-int nsr_rpc_send(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs, void *args)
+int nsr_rpc_send(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
+		 void *args)
 {
 	return encode_call(c, proc, xargs, args, FALSE);
 }
@@ -170,12 +174,14 @@ static int recv_reply(struct nsr_rpc_clnt *c, uint32_t xid, uint32_t proc,
 		return NSR_OK;
 	case PROG_UNAVAIL:
 		snprintf(c->err, sizeof(c->err),
-			 "%s does not serve program 0x%x", c->conn.peer, c->prog);
+			 "%s does not serve program 0x%x", c->conn.peer,
+			 c->prog);
 		break;
 	case PROG_MISMATCH:
 		snprintf(c->err, sizeof(c->err),
 			 "%s serves program 0x%x versions %u-%u, not %u",
-			 c->conn.peer, c->prog, (unsigned)r.acpted_rply.ar_vers.low,
+			 c->conn.peer, c->prog,
+			 (unsigned)r.acpted_rply.ar_vers.low,
 			 (unsigned)r.acpted_rply.ar_vers.high, c->vers);
 		break;
 	case PROC_UNAVAIL:
@@ -189,7 +195,8 @@ static int recv_reply(struct nsr_rpc_clnt *c, uint32_t xid, uint32_t proc,
 		break;
 	default:
 		snprintf(c->err, sizeof(c->err),
-			 "%s failed procedure %u (system error)", c->conn.peer, proc);
+			 "%s failed procedure %u (system error)", c->conn.peer,
+			 proc);
 		break;
 	}
 	return NSR_ERR_RPC;

@@ -155,10 +155,13 @@ void nsr_conn_init_fd(struct nsr_conn *c, int fd)
 			inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
 			port = ntohs(a->sin6_port);
 		}
-		c->peer_loopback = (ss.ss_family == AF_INET &&
-				    (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) == 127) ||
-				   (ss.ss_family == AF_INET6 &&
-				    IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr));
+		c->peer_loopback =
+			(ss.ss_family == AF_INET &&
+			 (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >>
+			  24) == 127) ||
+			(ss.ss_family == AF_INET6 &&
+			 IN6_IS_ADDR_LOOPBACK(
+				 &((struct sockaddr_in6 *)&ss)->sin6_addr));
 	}
 	snprintf(c->peer, sizeof(c->peer), "%s:%d", host, port);
 }
@@ -170,7 +173,8 @@ static int connect_one(const struct addrinfo *ai, int timeout_ms, int *fd_out)
 	socklen_t sl = sizeof(soerr);
 	struct pollfd pfd;
 
-	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
+		    ai->ai_protocol);
 	if (fd < 0)
 		return NSR_ERR_SYSTEM;
 	flags = fcntl(fd, F_GETFL);
@@ -237,8 +241,10 @@ int nsr_conn_connect(struct nsr_conn *c, const char *host, int port,
 	freeaddrinfo(res);
 	if (rc != NSR_OK) {
 		if (err)
-			nsr_buf_addf(err, "cannot connect to %s:%d: %s", host, port,
-				     rc == NSR_ERR_TIMEOUT ? "timed out" : strerror(saved));
+			nsr_buf_addf(err, "cannot connect to %s:%d: %s", host,
+				     port,
+				     rc == NSR_ERR_TIMEOUT ? "timed out"
+							   : strerror(saved));
 		return rc;
 	}
 	nsr_conn_init_fd(c, fd);

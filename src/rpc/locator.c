@@ -21,8 +21,8 @@ int nsr_rpc_locator_port(void)
 }
 
 /* loc_connect - connect to host's locator (timeout_ms 0 = default). */
-static int loc_connect(const char *host, int timeout_ms, struct nsr_rpc_clnt **c,
-		       struct nsr_buf *err)
+static int loc_connect(const char *host, int timeout_ms,
+		       struct nsr_rpc_clnt **c, struct nsr_buf *err)
 {
 	int rc = nsr_rpc_connect(host, nsr_rpc_locator_port(), NSREXECD_PROG,
 				 NSREXECD_V1, timeout_ms, c, err);
@@ -79,8 +79,8 @@ int nsr_rpc_open(const char *host, uint32_t prog, uint32_t vers,
 
 /* loc_simple - one call with an nsr_void_res result to the local locator,
  * within timeout_ms for the connect and for the reply. */
-static int loc_simple(uint32_t proc, xdrproc_t xargs, void *args, int timeout_ms,
-		      struct nsr_buf *err)
+static int loc_simple(uint32_t proc, xdrproc_t xargs, void *args,
+		      int timeout_ms, struct nsr_buf *err)
 {
 	struct nsr_rpc_clnt *c = NULL;
 	nsr_void_res res;
@@ -91,7 +91,8 @@ static int loc_simple(uint32_t proc, xdrproc_t xargs, void *args, int timeout_ms
 		return rc;
 	nsr_rpc_set_timeout(c, timeout_ms);
 	memset(&res, 0, sizeof(res));
-	rc = nsr_rpc_call(c, proc, xargs, args, NSR_XDR(xdr_nsr_void_res), &res);
+	rc = nsr_rpc_call(c, proc, xargs, args, NSR_XDR(xdr_nsr_void_res),
+			  &res);
 	if (rc && err)
 		nsr_buf_addstr(err, nsr_rpc_last_error(c));
 	if (!rc && res.st.code) {
@@ -105,7 +106,8 @@ static int loc_simple(uint32_t proc, xdrproc_t xargs, void *args, int timeout_ms
 }
 
 /* nsr_rpc_register - register prog/vers on port with the local locator. */
-int nsr_rpc_register(uint32_t prog, uint32_t vers, int port, struct nsr_buf *err)
+int nsr_rpc_register(uint32_t prog, uint32_t vers, int port,
+		     struct nsr_buf *err)
 {
 	char name[NSR_SHORT_MAX];
 	loc_reg_args a;
@@ -116,7 +118,8 @@ int nsr_rpc_register(uint32_t prog, uint32_t vers, int port, struct nsr_buf *err
 	a.port = port;
 	a.pid = (int)getpid();
 	a.name = name;
-	return loc_simple(LOC_REGISTER, NSR_XDR(xdr_loc_reg_args), &a, 10000, err);
+	return loc_simple(LOC_REGISTER, NSR_XDR(xdr_loc_reg_args), &a, 10000,
+			  err);
 }
 
 /* nsr_rpc_unregister - forget prog/vers at the local locator.  Best effort

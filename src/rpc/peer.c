@@ -135,8 +135,8 @@ int nsr_peer_connect(struct nsr_peer *p)
 		nsr_buf_reset(&why);
 		rc = connect_once(p, &why);
 		tries++;
-		if (rc == NSR_OK || rc == NSR_ERR_NOHOST || rc == NSR_ERR_NOMEM ||
-		    now_ms() + delay > end)
+		if (rc == NSR_OK || rc == NSR_ERR_NOHOST ||
+		    rc == NSR_ERR_NOMEM || now_ms() + delay > end)
 			break;
 		sleep_ms(delay);
 		delay = delay * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : delay * 2;
@@ -147,8 +147,10 @@ int nsr_peer_connect(struct nsr_peer *p)
 		if (tries > 1)
 			snprintf(tried, sizeof(tried), " (tried %d times in "
 				 "%d s)", tries, (p->wait_ms + 999) / 1000);
-		snprintf(p->err, sizeof(p->err), "cannot reach %s on host %s%s: "
-			 "%s", nsr_rpc_prog_name(p->prog), p->host, tried,
+		snprintf(p->err, sizeof(p->err),
+			 "cannot reach %s on host %s%s: "
+			 "%s",
+			 nsr_rpc_prog_name(p->prog), p->host, tried,
 			 why.len ? why.data : nsr_strerror(rc));
 	}
 	nsr_buf_release(&why);

@@ -109,7 +109,8 @@ int nsr_rpc_server_listen(struct nsr_rpc_server *s, const char *addr, int port,
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
 	snprintf(portstr, sizeof(portstr), "%d", port);
-	if (getaddrinfo(addr ? addr : "127.0.0.1", portstr, &hints, &res) != 0) {
+	if (getaddrinfo(addr ? addr : "127.0.0.1", portstr, &hints, &res) !=
+	    0) {
 		errno = EADDRNOTAVAIL;
 		return NSR_ERR_SYSTEM;
 	}
@@ -197,11 +198,10 @@ static int send_reply(XDR *x, uint32_t xid, enum accept_stat st, xdrproc_t xres,
 }
 
 /* find_proc - look up the handler; sets *st to the RPC status if none. */
-static const struct nsr_rpc_proc *find_proc(const struct nsr_rpc_server *s,
-					    const struct call_body *cb,
-					    const struct nsr_rpc_prog **prog_out,
-					    enum accept_stat *st, uint32_t *low,
-					    uint32_t *high)
+static const struct nsr_rpc_proc *find_proc(
+	const struct nsr_rpc_server *s, const struct call_body *cb,
+	const struct nsr_rpc_prog **prog_out, enum accept_stat *st,
+	uint32_t *low, uint32_t *high)
 {
 	int prog_seen = 0;
 
@@ -245,7 +245,8 @@ static int dispatch(struct srv_conn *sc, XDR *x, struct rpc_msg *msg)
 	p = find_proc(s, &msg->rm_call, &prog, &st, &low, &high);
 	if (!p) {
 		if (msg->rm_call.cb_proc == 0 && st == PROC_UNAVAIL) /* NULL */
-			return send_reply(x, xid, SUCCESS, NSR_XDR(xdr_void), NULL, 0, 0);
+			return send_reply(x, xid, SUCCESS, NSR_XDR(xdr_void),
+					  NULL, 0, 0);
 		return send_reply(x, xid, st, NULL, NULL, low, high);
 	}
 	args = calloc(1, p->argsize ? p->argsize : 1);
@@ -440,7 +441,8 @@ void *nsr_rpc_call_conn_data(const struct nsr_rpc_call *call)
 	return call->sc->data;
 }
 
-/* nsr_rpc_call_set_conn_data - attach state to the connection (freed at close). */
+/* nsr_rpc_call_set_conn_data - attach state to the connection (freed at
+ * close). */
 void nsr_rpc_call_set_conn_data(struct nsr_rpc_call *call, void *data,
 				void (*destroy)(void *data))
 {

@@ -207,7 +207,8 @@ static int cmd_rpc(int argc, char **argv)
 	} else if (strcmp(argv[1], "purge") == 0 && argc <= 3) {
 		struct nsr_jobdb_purge_stats st;
 
-		rc = nsr_jobd_purge(j, argc == 3 ? (unsigned)num(argv[2], 0) : 0,
+		rc = nsr_jobd_purge(j,
+				    argc == 3 ? (unsigned)num(argv[2], 0) : 0,
 				    &st, &err);
 		if (!rc)
 			printf("jobs %" PRIu64 " logs %" PRIu64 " batches %"
@@ -381,7 +382,8 @@ static int cmd_codec(void)
 			m[at] = (char)(m[at] ^ (1 << bit));
 			rc = decode(m, &c);
 			if (rc != NSR_OK && rc != NSR_ERR_CORRUPT)
-				die("flip %zu/%d: %s", at, bit, nsr_strerror(rc));
+				die("flip %zu/%d: %s", at, bit,
+				    nsr_strerror(rc));
 			corrupt += rc != NSR_OK;
 			cases++;
 			free(m);
@@ -395,7 +397,8 @@ static int cmd_codec(void)
 			/* A cut inside a line loses its newline: corrupt. */
 			if (rc != (at == 0 || enc.data[at - 1] == '\n'
 					   ? NSR_OK : NSR_ERR_CORRUPT))
-				die("truncation at %zu: %s", at, nsr_strerror(rc));
+				die("truncation at %zu: %s", at,
+				    nsr_strerror(rc));
 			cases++;
 			free(m);
 		}

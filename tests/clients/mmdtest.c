@@ -30,7 +30,8 @@
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: mmdtest mover SNODE TYPE PATH NAME [CAPACITY [SERVER]]\n"
+		"usage: mmdtest mover SNODE TYPE PATH NAME [CAPACITY "
+		"[SERVER]]\n"
 		"       mmdtest status SNODE\n"
 		"       mmdtest ixfind SERVER CLIENT PATH\n"
 		"       mmdtest mmdb-vol SERVER NAME VOLID POOL TYPE\n"
@@ -39,10 +40,12 @@ static int usage(void)
 		"       mmdtest mmdb-ss SERVER CLIENT NAME SAVETIME\n"
 		"       mmdtest mmdb-frags SERVER SSID\n"
 		"       mmdtest mmdb-ssflags SERVER SSID SET CLEAR (hex)\n"
-		"       mmdtest mmdb-fragwords SERVER SSID (as recover takes them)\n"
+		"       mmdtest mmdb-fragwords SERVER SSID (as recover takes "
+		"them)\n"
 		"       mmdtest label HOST PORT VOLUME POOL BLOCKSIZE [force]\n"
 		"       mmdtest readlabel HOST PORT\n"
-		"       mmdtest save HOST PORT SSID CLIENT NAME [SAVETIME] < data\n"
+		"       mmdtest save HOST PORT SSID CLIENT NAME [SAVETIME] < "
+		"data\n"
 		"       mmdtest savetree HOST PORT SSID CLIENT PATH\n"
 		"       mmdtest recover HOST PORT SSID FRAG... > data\n");
 	return 2;
@@ -390,7 +393,8 @@ static int cmd_mmdb(const char *cmd, int ac, char **av)
 					 f, NSR_ARRAY_SIZE(f), &n);
 		for (size_t i = 0; rc == NSR_OK && i < n; i++)
 			printf("%u %u %u %llu %llu %llu 0x%x\n", f[i].ssid,
-			       f[i].cloneid, f[i].seq, (unsigned long long)f[i].size,
+			       f[i].cloneid, f[i].seq,
+			       (unsigned long long)f[i].size,
 			       (unsigned long long)f[i].file,
 			       (unsigned long long)f[i].offset, f[i].flags);
 	} else if (strcmp(cmd, "mmdb-fragwords") == 0 && ac == 2) {
@@ -460,7 +464,8 @@ int main(int argc, char **argv)
 				   &lab, &err);
 		ret = rc ? fail("label", rc, &err) : 0;
 		if (!rc)
-			printf("%s %s %u\n", lab.name, lab.pool, lab.block_size);
+			printf("%s %s %u\n", lab.name, lab.pool,
+			       lab.block_size);
 	} else if (strcmp(argv[1], "readlabel") == 0) {
 		rc = nsr_mmd_read_label(m, &lab, &has_data, &err);
 		ret = rc ? fail("read label", rc, &err) : 0;

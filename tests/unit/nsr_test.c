@@ -45,7 +45,8 @@ static char *empty_or_descend(int fd)
 		return NULL;
 	}
 	while (sub == NULL && (de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
 			continue;
 		if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    S_ISDIR(st.st_mode))
@@ -82,7 +83,8 @@ void nsr_test_rmrf(const char *path)
 				free(sub);
 				break;
 			}
-			names = nsr_xrealloc(names, (depth + 1) * sizeof(*names));
+			names = nsr_xrealloc(names,
+					     (depth + 1) * sizeof(*names));
 			names[depth++] = sub;
 		} else if (depth == 0) {
 			break;

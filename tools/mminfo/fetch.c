@@ -115,8 +115,10 @@ static int emit_vol(void *cb, void *arg, const void *e)
 	return ((const struct vol_cb *)cb)->fn(arg, e);
 }
 
-static const struct kind row_kind = {sizeof(struct mmdb_ss_row), row_cmp, emit_row};
-static const struct kind vol_kind = {sizeof(struct mmdb_volume), vol_cmp, emit_vol};
+static const struct kind row_kind = {sizeof(struct mmdb_ss_row), row_cmp,
+				     emit_row};
+static const struct kind vol_kind = {sizeof(struct mmdb_volume), vol_cmp,
+				     emit_vol};
 
 /* keep - append one element (copied) to k. */
 static int keep(struct kept *k, const void *elem)
@@ -140,8 +142,8 @@ static int idx_cmp(const void *pa, const void *pb, void *arg)
 {
 	const struct kept *k = arg;
 	size_t ia = *(const size_t *)pa, ib = *(const size_t *)pb;
-	int d = k->k->cmp(k->items + ia * k->k->size, k->items + ib * k->k->size,
-			  k->order);
+	int d = k->k->cmp(k->items + ia * k->k->size,
+			  k->items + ib * k->k->size, k->order);
 
 	if (strchr(k->order, 'R'))
 		d = -d;
@@ -194,15 +196,18 @@ static int fetch(struct mmdb_clnt *c, const char *query, int64_t now,
 	rc = mmdb_clnt_query_open(c, query, volumes && !of_rows, now);
 	while (!rc && !done) {
 		rc = volumes && !of_rows
-			     ? mmdb_clnt_query_next_vols(c, batch, BATCH, &n, &done)
-			     : mmdb_clnt_query_next_rows(c, batch, BATCH, &n, &done);
+			     ? mmdb_clnt_query_next_vols(c, batch, BATCH, &n,
+							 &done)
+			     : mmdb_clnt_query_next_rows(c, batch, BATCH, &n,
+							 &done);
 		for (size_t i = 0; !rc && i < n; i++) {
 			const void *e = (const char *)batch + i * kd->size;
 
 			if (of_rows) {
 				const struct mmdb_ss_row *row = e;
 
-				if (row->has_volume && !has_volume(&k, row->vol.name))
+				if (row->has_volume &&
+				    !has_volume(&k, row->vol.name))
 					rc = keep(&k, &row->vol);
 				continue;
 			}

@@ -75,7 +75,8 @@ static int change(struct nsr_nsrd *c, uint32_t proc, const char *id,
 		  const struct nsr_res *res, char **id_out, struct nsr_buf *why)
 {
 	char *text = res_text(res);
-	res_text_args a = {.text = text, .id = (char *)(id ? id : ""), .append = FALSE};
+	res_text_args a = {
+		.text = text, .id = (char *)(id ? id : ""), .append = FALSE};
 	res_change_res r;
 	int rc;
 
@@ -107,7 +108,8 @@ static int rpc_update(void *ctx, const char *id, const struct nsr_res *r,
 static int rpc_remove(void *ctx, const char *id, struct nsr_buf *why)
 {
 	struct nsr_nsrd *c = ctx;
-	res_text_args a = {.text = (char *)"", .id = (char *)id, .append = FALSE};
+	res_text_args a = {
+		.text = (char *)"", .id = (char *)id, .append = FALSE};
 	nsr_void_res r;
 	int rc;
 
@@ -130,7 +132,8 @@ static const struct nsradmin_ops rpc_ops = {
 };
 
 /* out_write - interpreter output to stdout or stderr. */
-static void out_write(void *arg, enum nsradmin_stream s, const char *text, size_t len)
+static void out_write(void *arg, enum nsradmin_stream s, const char *text,
+		      size_t len)
 {
 	NSR_UNUSED(arg);
 	fwrite(text, 1, len, s == NSRADMIN_ERR ? stderr : stdout);
@@ -154,15 +157,17 @@ static int ask(void *arg, const char *prompt)
 /* usage - print --help text. */
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: nsradmin [-s server] [-i file] [query]\n"
-		"       nsradmin -d resdir [-i file] [query]\n"
-		"  -s server  talk to nsrd on server (default: this host)\n"
-		"  -d resdir  edit a resource directory directly (nsrd must be stopped)\n"
-		"  -i file    read commands from file ('-' = standard input), no prompt\n"
-		"  query      initial query, e.g. 'type: NSR client'\n"
-		"Commands: . print show create update append delete types option unset "
-		"help quit\n");
+	fprintf(f, "usage: nsradmin [-s server] [-i file] [query]\n"
+		   "       nsradmin -d resdir [-i file] [query]\n"
+		   "  -s server  talk to nsrd on server (default: this host)\n"
+		   "  -d resdir  edit a resource directory directly (nsrd must "
+		   "be stopped)\n"
+		   "  -i file    read commands from file ('-' = standard "
+		   "input), no prompt\n"
+		   "  query      initial query, e.g. 'type: NSR client'\n"
+		   "Commands: . print show create update append delete types "
+		   "option unset "
+		   "help quit\n");
 }
 
 /* main - parse options, do the work, exit status. */
@@ -210,8 +215,8 @@ int main(int argc, char **argv)
 			snprintf(host, sizeof(host), "localhost");
 		host[sizeof(host) - 1] = '\0';
 		if (nsr_nsrd_open(server ? server : host, &c, &err))
-			nsr_fatal("cannot reach nsrd on %s: %s", server ? server : host,
-				  err.data);
+			nsr_fatal("cannot reach nsrd on %s: %s",
+				  server ? server : host, err.data);
 		o.ops = &rpc_ops;
 		o.ctx = c;
 	}
@@ -252,7 +257,8 @@ int main(int argc, char **argv)
 			failed = 1;
 	}
 	if (nsradmin_pending(a)) {
-		fprintf(stderr, "nsradmin: input ended inside a continued command\n");
+		fprintf(stderr,
+			"nsradmin: input ended inside a continued command\n");
 		failed = 1;
 	}
 	free(line);

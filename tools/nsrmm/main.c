@@ -2,7 +2,8 @@
  * nsrmm - media management: label, mount, unmount, volume modes, delete.
  *
  *   nsrmm [-s server]                             show devices and volumes
- *   nsrmm -l [-s server] [-f device] [-b pool] [-z blocksize] [-y] [-m] [volume]
+ *   nsrmm -l [-s server] [-f device] [-b pool] [-z blocksize] [-y] [-m]
+ *            [volume]
  *   nsrmm -m [-s server] [-f device] [volume]
  *   nsrmm -u [-s server] [-f device]
  *   nsrmm -o mode [-s server] volume ...
@@ -31,14 +32,18 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: nsrmm [-s server]\n"
-		"       nsrmm -l [-s server] [-f device] [-b pool] [-z blocksize] [-y] [volume]\n"
+		"       nsrmm -l [-s server] [-f device] [-b pool] [-z "
+		"blocksize] [-y] [volume]\n"
 		"       nsrmm -m [-s server] [-f device] [volume]\n"
 		"       nsrmm -u [-s server] [-f device]\n"
 		"       nsrmm -o mode [-s server] volume ...\n"
 		"       nsrmm -d [-s server] [-y] { -S ssid | volume ... }\n"
-		"  -l  label a volume; -b pool (default Default); -z block size\n"
-		"      (32K..8M in steps of 32K; default: the device's, else 256K)\n"
-		"  -m  mount; -u unmount; -f device (needed when several exist)\n"
+		"  -l  label a volume; -b pool (default Default); -z block "
+		"size\n"
+		"      (32K..8M in steps of 32K; default: the device's, else "
+		"256K)\n"
+		"  -m  mount; -u unmount; -f device (needed when several "
+		"exist)\n"
 		"  -o  mode: full|notfull|readonly|notreadonly|recyclable|\n"
 		"      notrecyclable|manual|notmanual\n"
 		"  -d  delete volumes or a save set from the media database\n"
@@ -93,14 +98,16 @@ static int show(struct nsr_nsrd *c)
 	nsr_res_list_init(&list);
 	rc = nsr_res_parse(r.text, strlen(r.text), &list, NULL);
 	if (rc)
-		nsr_fatal("the server sent unreadable resources: %s", nsr_strerror(rc));
+		nsr_fatal("the server sent unreadable resources: %s",
+			  nsr_strerror(rc));
 	if (!list.n)
 		printf("no devices are configured\n");
 	for (size_t i = 0; i < list.n; i++) {
 		const char *vol = nsr_res_get(list.items[i], "volume name");
 		const char *type = nsr_res_get(list.items[i], "media type");
 
-		printf("%s %s %s\n", type ? type : "?", nsr_res_get(list.items[i], "name"),
+		printf("%s %s %s\n", type ? type : "?",
+		       nsr_res_get(list.items[i], "name"),
 		       vol && *vol ? vol : "(no volume mounted)");
 	}
 	nsr_res_list_release(&list);
@@ -133,8 +140,10 @@ static int do_label(struct nsr_nsrd *c, label_args *a, int quiet)
 	}
 	if (!quiet) {
 		if (!a->volume[0])
-			printf("Using volume name `%s' for pool `%s'\n", r.volume, r.pool);
-		printf("labeled %s volume %s (pool %s, block size %u KB) on %s, write enabled\n",
+			printf("Using volume name `%s' for pool `%s'\n",
+			       r.volume, r.pool);
+		printf("labeled %s volume %s (pool %s, block size %u KB) on "
+		       "%s, write enabled\n",
 		       r.media_type, r.volume, r.pool, r.block_size / 1024,
 		       r.device[0] ? r.device : a->device);
 	}
@@ -169,11 +178,13 @@ int main(int argc, char **argv)
 	char host[256];
 
 	nsr_log_init("nsrmm", NSR_LOG_STDERR | NSR_LOG_BARE);
-	while ((opt = getopt_long(argc, argv, "lmuo:dS:s:f:b:z:yqvCh", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "lmuo:dS:s:f:b:z:yqvCh", lo,
+				  NULL)) != -1) {
 		switch (opt) {
 		case 'l': case 'm': case 'u': case 'd':
 			if (op && !(op == 'l' && opt == 'm')) {
-				fprintf(stderr, "nsrmm: choose one of -l, -m, -u, -o, -d\n");
+				fprintf(stderr, "nsrmm: choose one of -l, -m, "
+						"-u, -o, -d\n");
 				return 2;
 			}
 			if (op != 'l')
@@ -181,7 +192,8 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 			if (op) {
-				fprintf(stderr, "nsrmm: choose one of -l, -m, -u, -o, -d\n");
+				fprintf(stderr, "nsrmm: choose one of -l, -m, "
+						"-u, -o, -d\n");
 				return 2;
 			}
 			op = 'o';
@@ -191,8 +203,10 @@ int main(int argc, char **argv)
 			char *end;
 			unsigned long v = strtoul(optarg, &end, 10);
 
-			if (end == optarg || (*end && *end != '/') || !v || v > UINT32_MAX) {
-				fprintf(stderr, "nsrmm: bad save set id '%s'\n", optarg);
+			if (end == optarg || (*end && *end != '/') || !v ||
+			    v > UINT32_MAX) {
+				fprintf(stderr, "nsrmm: bad save set id '%s'\n",
+					optarg);
 				return 2;
 			}
 			ssid = (uint32_t)v;
@@ -204,7 +218,10 @@ int main(int argc, char **argv)
 		case 'z':
 			bs = parse_bs(optarg);
 			if (!bs) {
-				fprintf(stderr, "nsrmm: bad block size '%s' (e.g. 256K, 1M)\n", optarg);
+				fprintf(stderr,
+					"nsrmm: bad block size '%s' (e.g. "
+					"256K, 1M)\n",
+					optarg);
 				return 2;
 			}
 			break;
@@ -230,9 +247,12 @@ int main(int argc, char **argv)
 		failed = show(c);
 		break;
 	case 'l': case 'm': case 'u': {
-		label_args a = {.device = (char *)device, .pool = (char *)pool,
-				.volume = (char *)(optind < argc ? argv[optind] : ""),
-				.block_size = bs, .force = yes};
+		label_args a = {
+			.device = (char *)device,
+			.pool = (char *)pool,
+			.volume = (char *)(optind < argc ? argv[optind] : ""),
+			.block_size = bs,
+			.force = yes};
 
 		if (op == 'l') {
 			failed = do_label(c, &a, quiet);
@@ -249,8 +269,8 @@ int main(int argc, char **argv)
 			if (failed)
 				nsr_error("%s", r.st.msg);
 			else if (!quiet)
-				printf("%s volume %s mounted on %s\n", r.media_type, r.volume,
-				       r.device);
+				printf("%s volume %s mounted on %s\n",
+				       r.media_type, r.volume, r.device);
 			xdr_free(NSR_XDR(xdr_label_res), &r);
 		}
 		break;
@@ -261,21 +281,27 @@ int main(int argc, char **argv)
 			failed = 2;
 		}
 		for (int i = optind; i < argc; i++) {
-			vol_mode_args a = {.volume = argv[i], .mode = (char *)mode};
+			vol_mode_args a = {.volume = argv[i],
+					   .mode = (char *)mode};
 			nsr_void_res r = {{0, NULL}};
 
-			failed |= void_done(c, nsr_nsrd_vol_mode(c, &a, &r), &r);
+			failed |=
+				void_done(c, nsr_nsrd_vol_mode(c, &a, &r), &r);
 		}
 		break;
 	case 'd':
 		if (!ssid && optind >= argc) {
-			fprintf(stderr, "nsrmm: -d needs -S ssid or a volume name\n");
+			fprintf(stderr,
+				"nsrmm: -d needs -S ssid or a volume name\n");
 			failed = 2;
 			break;
 		}
-		if (!yes && !confirm(ssid ? "Delete this save set from the media database?"
-					  : "Delete these volumes from the media database?")) {
-			fprintf(stderr, "nsrmm: not deleted (confirm, or use -y)\n");
+		if (!yes && !confirm(ssid ? "Delete this save set from the "
+					    "media database?"
+					  : "Delete these volumes from the "
+					    "media database?")) {
+			fprintf(stderr,
+				"nsrmm: not deleted (confirm, or use -y)\n");
 			failed = 1;
 			break;
 		}
@@ -283,13 +309,15 @@ int main(int argc, char **argv)
 			vol_del_args a = {.volume = (char *)"", .ssid = ssid};
 			nsr_void_res r = {{0, NULL}};
 
-			failed = void_done(c, nsr_nsrd_vol_delete(c, &a, &r), &r);
+			failed = void_done(c, nsr_nsrd_vol_delete(c, &a, &r),
+					   &r);
 		}
 		for (int i = optind; i < argc; i++) {
 			vol_del_args a = {.volume = argv[i], .ssid = 0};
 			nsr_void_res r = {{0, NULL}};
 
-			failed |= void_done(c, nsr_nsrd_vol_delete(c, &a, &r), &r);
+			failed |= void_done(c, nsr_nsrd_vol_delete(c, &a, &r),
+					    &r);
 		}
 		break;
 	}

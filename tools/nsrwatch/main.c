@@ -35,12 +35,13 @@ static void on_signal(int sig)
 /* usage - print --help text. */
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: nsrwatch [-s server] [-p seconds] [-n count] [-x json]\n"
-		"  -s server   the NetWorker-style server (default: this host)\n"
-		"  -p seconds  redraw interval on a terminal (default 2)\n"
-		"  -n count    show this many screens, then exit\n"
-		"  -x json     one JSON object per screen, for scripts\n");
+	fprintf(f, "usage: nsrwatch [-s server] [-p seconds] [-n count] [-x "
+		   "json]\n"
+		   "  -s server   the NetWorker-style server (default: this "
+		   "host)\n"
+		   "  -p seconds  redraw interval on a terminal (default 2)\n"
+		   "  -n count    show this many screens, then exit\n"
+		   "  -x json     one JSON object per screen, for scripts\n");
 }
 
 /* screen - one STATUS, rendered to stdout; 0, or 1 on failure. */

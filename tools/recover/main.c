@@ -1,8 +1,10 @@
 /*
  * recover - restore files saved with save.
  *
- *   recover [-fkq] [-s server] [-c client] [-d dir] [-t time] [-iN|Y|R] -a path ...
- *   recover [-fkq] [-s server] [-d dir] [-iN|Y|R] -S ssid [-S ssid ...] [path ...]
+ *   recover [-fkq] [-s server] [-c client] [-d dir] [-t time] [-iN|Y|R]
+ *           -a path ...
+ *   recover [-fkq] [-s server] [-d dir] [-iN|Y|R] -S ssid [-S ssid ...]
+ *           [path ...]
  *
  * With -a, the client file index (nsrindexd) tells which save set holds the
  * newest version of each path as of the browse time; with -S the save set is
@@ -39,20 +41,26 @@ struct rec_ui {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: recover [-fkqv] [-s server] [-c client] [-d dir] [-t time] "
+		"usage: recover [-fkqv] [-s server] [-c client] [-d dir] [-t "
+		"time] "
 		"[-i{nNyYrR}] -a path ...\n"
-		"       recover [-fkqv] [-s server] [-d dir] [-i{nNyYrR}] -S ssid "
+		"       recover [-fkqv] [-s server] [-d dir] [-i{nNyYrR}] -S "
+		"ssid "
 		"[-S ssid ...] [path ...]\n"
-		"  -a          recover the named paths (newest version as of -t)\n"
-		"  -S ssid     recover save set ssid (optionally only the paths named)\n"
+		"  -a          recover the named paths (newest version as of "
+		"-t)\n"
+		"  -S ssid     recover save set ssid (optionally only the "
+		"paths named)\n"
 		"  -d dir      relocate: /a/b is restored as dir/a/b\n"
 		"  -c client   whose index to browse (default: this host)\n"
 		"  -t time     browse time (nsr_getdate syntax; default: now)\n"
-		"  -i{n|y|r}   existing files: n skip (default), y overwrite, r rename\n"
+		"  -i{n|y|r}   existing files: n skip (default), y overwrite, "
+		"r rename\n"
 		"  -f          overwrite existing files (same as -iY)\n"
 		"  -k          keep a damaged file's bytes as name.damaged\n"
 		"              (default: remove it)\n"
-		"  -s server   OpenNSR server (default: this host); -q quiet; -v verbose\n");
+		"  -s server   OpenNSR server (default: this host); -q quiet; "
+		"-v verbose\n");
 }
 
 /* on_restored - -v lists each restored object. */
@@ -109,23 +117,35 @@ int main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	nsr_buf_init(&err, 0);
 	o.conflict = NSR_RESTORE_SKIP;
-	while ((opt = getopt_long(argc, argv, "s:c:d:t:i:S:afkqvh", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "s:c:d:t:i:S:afkqvh", lo,
+				  NULL)) != -1) {
 		switch (opt) {
 		case 's': o.server = optarg; break;
 		case 'c': o.client = optarg; break;
 		case 'd': o.dest = optarg; break;
 		case 't':
 			if (nsr_getdate(optarg, time(NULL), &bt) != NSR_OK)
-				nsr_fatal("cannot understand browse time '%s'", optarg);
+				nsr_fatal("cannot understand browse time '%s'",
+					  optarg);
 			browse = bt;
 			break;
 		case 'i':
 			switch (optarg[0]) {
-			case 'n': case 'N': o.conflict = NSR_RESTORE_SKIP; break;
-			case 'y': case 'Y': o.conflict = NSR_RESTORE_OVERWRITE; break;
-			case 'r': case 'R': o.conflict = NSR_RESTORE_RENAME; break;
+			case 'n':
+			case 'N':
+				o.conflict = NSR_RESTORE_SKIP;
+				break;
+			case 'y':
+			case 'Y':
+				o.conflict = NSR_RESTORE_OVERWRITE;
+				break;
+			case 'r':
+			case 'R':
+				o.conflict = NSR_RESTORE_RENAME;
+				break;
 			default:
-				fprintf(stderr, "recover: -i takes n, y or r\n");
+				fprintf(stderr,
+					"recover: -i takes n, y or r\n");
 				return 2;
 			}
 			break;
@@ -135,12 +155,16 @@ int main(int argc, char **argv)
 			char *end;
 			unsigned long v = strtoul(optarg, &end, 10);
 
-			if (end == optarg || (*end && *end != '/') || v == 0 || v > UINT32_MAX) {
-				fprintf(stderr, "recover: bad save set id '%s'\n", optarg);
+			if (end == optarg || (*end && *end != '/') || v == 0 ||
+			    v > UINT32_MAX) {
+				fprintf(stderr,
+					"recover: bad save set id '%s'\n",
+					optarg);
 				return 2;
 			}
 			if (nssid == (int)NSR_ARRAY_SIZE(ssids)) {
-				fprintf(stderr, "recover: too many -S options\n");
+				fprintf(stderr,
+					"recover: too many -S options\n");
 				return 2;
 			}
 			ssids[nssid++] = (uint32_t)v;
@@ -154,7 +178,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!automatic && !nssid) {
-		fprintf(stderr, "recover: the interactive browser is not available yet; "
+		fprintf(stderr, "recover: the interactive browser is not "
+				"available yet; "
 				"use -a path ... or -S ssid\n");
 		usage(stderr);
 		return 2;
@@ -203,7 +228,8 @@ int main(int argc, char **argv)
 		time_t now = time(NULL);
 		char when[64];
 
-		strftime(when, sizeof(when), "%a %b %e %H:%M:%S %Y", localtime(&now));
+		strftime(when, sizeof(when), "%a %b %e %H:%M:%S %Y",
+			 localtime(&now));
 		printf("Recover completion time: %s\n", when);
 	}
 	nsr_session_recover_close(sr);

@@ -58,22 +58,27 @@ struct save_ui {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: save [-qvn] [-s server] [-c client] [-N name] [-l level] "
+		"usage: save [-qvn] [-s server] [-c client] [-N name] [-l "
+		"level] "
 		"[-b pool]\n"
 		"            [-w browse-time] [-y retention-time] [-B size] "
 		"path ...\n"
 		"  -s server     OpenNSR server (default: this host)\n"
-		"  -c client     client name for the index (default: this host)\n"
+		"  -c client     client name for the index (default: this "
+		"host)\n"
 		"  -N name       save set name (default: the first path)\n"
 		"  -l level      full, incr, 1-9: incr and 1-9 save what "
 		"changed since\n"
 		"                an earlier backup (default: manual, all)\n"
-		"  -b pool       destination pool (default: the client's, or Default)\n"
-		"  -w time       browse time; -y time: retention time (nsr_getdate)\n"
+		"  -b pool       destination pool (default: the client's, or "
+		"Default)\n"
+		"  -w time       browse time; -y time: retention time "
+		"(nsr_getdate)\n"
 		"  -n            read test: walk and read everything as a save "
 		"would,\n"
 		"                report the rate, save nothing (uasm-style)\n"
-		"  -B size       bigasm test: save a file of size bytes made in "
+		"  -B size       bigasm test: save a file of size bytes made "
+		"in "
 		"memory\n"
 		"                under each path given (default /bigasm), read "
 		"nothing\n"
@@ -163,8 +168,9 @@ static char *absolute(const char *path)
 	if (path[0] == '/')
 		p = nsr_xstrdup(path);
 	else if (getcwd(cwd, sizeof(cwd)))
-		p = strcmp(path, ".") == 0 ? nsr_xstrdup(cwd)
-					   : nsr_xcheck(nsr_path_join(cwd, path));
+		p = strcmp(path, ".") == 0
+			    ? nsr_xstrdup(cwd)
+			    : nsr_xcheck(nsr_path_join(cwd, path));
 	else
 		p = nsr_xstrdup(path);
 	n = strlen(p);
@@ -179,8 +185,10 @@ static int64_t parse_time(const char *what, const char *text)
 	time_t t;
 
 	if (nsr_getdate(text, time(NULL), &t) != NSR_OK)
-		nsr_fatal("cannot understand %s time '%s' (try e.g. \"1 year\", "
-			  "\"12/31/27\", \"+2 weeks\")", what, text);
+		nsr_fatal(
+			"cannot understand %s time '%s' (try e.g. \"1 year\", "
+			"\"12/31/27\", \"+2 weeks\")",
+			what, text);
 	return (int64_t)t;
 }
 
@@ -304,7 +312,8 @@ int main(int argc, char **argv)
 			break;
 		case 'n': so.dry_run = 1; break;
 		case 'B':
-			if (nsr_size_parse(optarg, &big) != NSR_OK || big <= 0) {
+			if (nsr_size_parse(optarg, &big) != NSR_OK ||
+			    big <= 0) {
 				fprintf(stderr, "save: -B wants a size, e.g. "
 					"10 GB or 512M, not '%s'\n", optarg);
 				return SAVE_EXIT_USAGE;

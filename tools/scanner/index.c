@@ -5,7 +5,8 @@
  * nsrindexd (IX_DELETE of what the index had, IX_BEGIN, batched IX_ADD,
  * IX_COMMIT).  A stream that does not decode to its end is aborted, so the
  * index never holds half a save set (but the old entries are gone then:
- * they described a save set whose data does not decode).  Save sets that span volumes are reported and left out.
+ * they described a save set whose data does not decode).  Save sets that
+ * span volumes are reported and left out.
  */
 #include "nsr/compat.h"
 
@@ -64,8 +65,10 @@ static int index_one(struct nsr_ixclnt *ix, struct nsr_vol_reader *r,
 	/* Replace what the index has of this save set. */
 	rc = nsr_ixclnt_delete(ix, s->hdr.client, s->hdr.ssid);
 	if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND) {
-		fprintf(stderr, "scanner: save set %u: cannot replace its index "
-			"entries: %s\n", s->hdr.ssid, nsr_ixclnt_errmsg(ix));
+		fprintf(stderr,
+			"scanner: save set %u: cannot replace its index "
+			"entries: %s\n",
+			s->hdr.ssid, nsr_ixclnt_errmsg(ix));
 		nsr_asm_dec_free(c.dec);
 		return -1;
 	}

@@ -89,7 +89,8 @@ static int restore_ss(struct mmdb_clnt *c, const struct scan_ss *s,
 	ss->ssretent = s->hdr.retention_time;
 	ss->flags = MMDB_SS_SCANNED;
 	if (s->has_end && s->tail.status != NSR_VOL_SS_ABORTED) {
-		ss->flags |= MMDB_SS_FINISHED | MMDB_SS_VALID | MMDB_SS_BROWSABLE;
+		ss->flags |=
+			MMDB_SS_FINISHED | MMDB_SS_VALID | MMDB_SS_BROWSABLE;
 		if (s->tail.status == NSR_VOL_SS_SUSPECT)
 			ss->flags |= MMDB_SS_SUSPECT;
 		ss->totalsize = s->tail.bytes;
@@ -100,12 +101,15 @@ static int restore_ss(struct mmdb_clnt *c, const struct scan_ss *s,
 					: MMDB_SS_INCOMPLETE;
 	}
 	if (mmdb_clnt_ss_restore(c, ss, 0) != NSR_OK) {
-		fprintf(stderr, "scanner: cannot re-create save set %u (%s:%s): "
-			"%s\n", s->hdr.ssid, s->hdr.client, s->hdr.name,
+		fprintf(stderr,
+			"scanner: cannot re-create save set %u (%s:%s): "
+			"%s\n",
+			s->hdr.ssid, s->hdr.client, s->hdr.name,
 			mmdb_clnt_errmsg(c));
 		return -1;
 	}
-	printf("scanner: save set %u (%s:%s) re-created in the media database\n",
+	printf("scanner: save set %u (%s:%s) re-created in the media "
+	       "database\n",
 	       s->hdr.ssid, s->hdr.client, s->hdr.name);
 	return 0;
 }
@@ -116,7 +120,8 @@ static void complete_ss(struct mmdb_clnt *c, const struct scan_ss *s,
 			struct mmdb_saveset *ss)
 {
 	if (!s->has_end || !(ss->flags & MMDB_SS_SCANNED) ||
-	    (ss->flags & MMDB_SS_FINISHED) || s->tail.status == NSR_VOL_SS_ABORTED)
+	    (ss->flags & MMDB_SS_FINISHED) ||
+	    s->tail.status == NSR_VOL_SS_ABORTED)
 		return;
 	ss->flags &= ~(uint32_t)MMDB_SS_INCOMPLETE;
 	ss->flags |= MMDB_SS_FINISHED | MMDB_SS_VALID | MMDB_SS_BROWSABLE;

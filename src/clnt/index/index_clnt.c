@@ -91,7 +91,8 @@ const char *nsr_ixclnt_errmsg(const struct nsr_ixclnt *ix)
 }
 
 /* void_call - one call returning nsr_void_res; errors into ix->err. */
-static int void_call(struct nsr_ixclnt *ix, uint32_t proc, xdrproc_t xa, void *a)
+static int void_call(struct nsr_ixclnt *ix, uint32_t proc, xdrproc_t xa,
+		     void *a)
 {
 	nsr_void_res r;
 	int rc;
@@ -257,8 +258,10 @@ static int lookup(struct nsr_ixclnt *ix, uint32_t proc, const char *client,
 			snprintf(ix->err, sizeof(ix->err), "%s", r.st.msg);
 		for (u_int i = 0; !rc && i < r.entries.entries_len; i++) {
 			const ix_entry *w = &r.entries.entries_val[i];
-			struct nsr_cfi_saveset ss = {.ssid = w->ssid, .savetime = w->savetime,
-						     .entries = 0, .name = ""};
+			struct nsr_cfi_saveset ss = {.ssid = w->ssid,
+						     .savetime = w->savetime,
+						     .entries = 0,
+						     .name = ""};
 			struct nsr_cfi_entry e;
 
 			nsr_ix_entry_from_wire(w, &e);

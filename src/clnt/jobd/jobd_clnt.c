@@ -324,7 +324,8 @@ int nsr_jobd_query_open(struct nsr_jobd *j, const struct nsr_jobdb_query *q,
 			     nsr_strerror(rc));
 		goto out;
 	}
-	rc = nsr_jobd_query_open_text(j, text.data, nsr_jobdb_query_shows_log(q), err);
+	rc = nsr_jobd_query_open_text(j, text.data,
+				      nsr_jobdb_query_shows_log(q), err);
 	if (rc)
 		goto out;
 	rc = copy_query(j, text.data);

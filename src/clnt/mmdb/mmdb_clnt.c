@@ -513,10 +513,12 @@ static int next_batch(struct mmdb_clnt *c, int kind, void *out, size_t max,
 		goto out;
 	}
 	for (u_int i = 0; i < len; i++) {
-		int bad = rows ? mmdb_clnt_row_from_wire(&res.rows.rows_val[i],
-							 (struct mmdb_ss_row *)out + i)
-			       : mmdb_clnt_vol_from_wire(&res.vols.vols_val[i],
-							 (struct mmdb_volume *)out + i);
+		int bad = rows ? mmdb_clnt_row_from_wire(
+					 &res.rows.rows_val[i],
+					 (struct mmdb_ss_row *)out + i)
+			       : mmdb_clnt_vol_from_wire(
+					 &res.vols.vols_val[i],
+					 (struct mmdb_volume *)out + i);
 
 		if (bad) {
 			rc = bad_reply(c, rows ? "save set row" : "volume");

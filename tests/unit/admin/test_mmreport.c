@@ -106,9 +106,12 @@ static void test_default_and_verbose(void **state)
 {
 	NSR_UNUSED(state);
 	expect(NSR_MMREPORT_DEFAULT, NULL, NULL,
-	       "volume         client            date         size level  name\n"
-	       "DD01.001       web01.example.com 06/03/24    12 GB full   /var\n"
-	       "DD01.001       web01.example.com 06/03/24   104 MB incr   /etc\n");
+	       "volume         client            date         size level  "
+	       "name\n"
+	       "DD01.001       web01.example.com 06/03/24    12 GB full   "
+	       "/var\n"
+	       "DD01.001       web01.example.com 06/03/24   104 MB incr   "
+	       "/etc\n");
 	expect(NSR_MMREPORT_VERBOSE, NULL, NULL,
 	       "volume         type        client            date     time"
 	       "         size       ssid fl  lvl    name\n"
@@ -126,7 +129,8 @@ static void test_boot_and_frags(void **state)
 	expect(NSR_MMREPORT_BOOT, NULL, NULL,
 	       "date     time     level        ssid   file   record volume\n"
 	       "06/03/24 22:00:03 full   4129018274      3        0 DD01.001\n"
-	       "06/03/24 22:01:03 incr   4112241059      4        0 DD01.001\n");
+	       "06/03/24 22:01:03 incr   4112241059      4        0 "
+	       "DD01.001\n");
 	got = render(NSR_MMREPORT_FRAGS, NULL, NULL);
 	assert_non_null(strstr(got, "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf /var\n"));
 	assert_non_null(strstr(got, " 1717452003 cb  full        3        0 "));

@@ -62,8 +62,9 @@ static void test_parse_values(void **state)
 	struct nsr_res *r;
 
 	NSR_UNUSED(state);
-	r = parse_one("comment: ; start time: 3:33; x: \"a\\\"b\\\\c\\n\", \"\";"
-		      " flag; device access information: host:/aftd1");
+	r = parse_one(
+		"comment: ; start time: 3:33; x: \"a\\\"b\\\\c\\n\", \"\";"
+		" flag; device access information: host:/aftd1");
 	assert_int_equal(nsr_res_nattrs(r), 5);
 	assert_int_equal(nsr_res_attr_nvalues(r, 0), 0);
 	assert_null(nsr_res_get(r, "comment"));
@@ -128,8 +129,8 @@ static void test_parse_errors(void **state)
 	snprintf(err.msg, sizeof(err.msg), "expected a value");
 	nsr_buf_init(&b, 0);
 	assert_int_equal(nsr_res_error_format(&err, &b), NSR_OK);
-	assert_string_equal(b.data,
-			    "res/7.0.1.2.3.4.0.0.0.0.0.0:3:5: expected a value");
+	assert_string_equal(
+		b.data, "res/7.0.1.2.3.4.0.0.0.0.0.0:3:5: expected a value");
 	nsr_buf_release(&b);
 }
 

@@ -339,7 +339,8 @@ static void test_strict_load(void **state)
 static void test_crash_leftovers(void **state)
 {
 	char *tmp = nsr_test_tmpdir("resdb");
-	char *junk = nsr_xcheck(nsr_path_join(tmp, "5.0.1.2.3.4.0.0.0.0.0.0.tmp.4242"));
+	char *junk = nsr_xcheck(
+		nsr_path_join(tmp, "5.0.1.2.3.4.0.0.0.0.0.0.tmp.4242"));
 	struct nsr_resdb *db;
 	char *id = NULL;
 
@@ -373,7 +374,8 @@ static void test_crash_leftovers(void **state)
 static void test_lock_and_readonly(void **state)
 {
 	char *tmp = nsr_test_tmpdir("resdb");
-	char *junk = nsr_xcheck(nsr_path_join(tmp, "9.0.0.0.0.0.0.0.0.0.0.0.tmp.77"));
+	char *junk = nsr_xcheck(
+		nsr_path_join(tmp, "9.0.0.0.0.0.0.0.0.0.0.0.tmp.77"));
 	struct nsr_resdb_opts ro;
 	struct nsr_res_error err;
 	struct nsr_resdb *db, *other = NULL;

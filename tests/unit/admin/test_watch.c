@@ -79,7 +79,8 @@ static void test_text(void **state)
 	sample(&st, &d, m, &s, w);
 	nsr_buf_init(&b, 0);
 	assert_int_equal(nsr_watch_text(&st, &b), NSR_OK);
-	assert_non_null(strstr(b.data, "server srv (parallelism 8): 1 sessions, "
+	assert_non_null(strstr(b.data,
+			       "server srv (parallelism 8): 1 sessions, "
 			       "1 queued, 1 mount requests"));
 	assert_non_null(strstr(b.data, "aftd1"));
 	assert_non_null(strstr(b.data, "Disk.001"));
@@ -125,16 +126,18 @@ static void test_json(void **state)
 			       "\"enabled\":true,\"read_only\":false,"
 			       "\"sessions\":3,\"target_sessions\":1,"
 			       "\"max_sessions\":8,\"max_movers\":4}]"));
-	assert_non_null(strstr(b.data, "\"movers\":[{\"host\":\"srv\",\"device\""
+	assert_non_null(strstr(b.data,
+			       "\"movers\":[{\"host\":\"srv\",\"device\""
 			       ":\"aftd1\",\"pid\":4242,\"port\":40000,"
 			       "\"sessions\":2},{"));
 	assert_non_null(strstr(b.data, "\"sessions\":[{\"type\":\"save\","
 			       "\"client\":\"cli\",\"device\":\"aftd1\","
 			       "\"ssid\":77,\"mover_pid\":4242,\"jobid\":0,"
 			       "\"seconds\":10}]"));
-	assert_non_null(strstr(b.data, "{\"kind\":\"mount request\",\"ticket\":6,"
-			       "\"client\":\"cli\",\"name\":\"/a \\\"quoted\\\" "
-			       "name\",\"pool\":\"Far\",\"seconds\":60}"));
+	assert_non_null(strstr(
+		b.data, "{\"kind\":\"mount request\",\"ticket\":6,"
+			"\"client\":\"cli\",\"name\":\"/a \\\"quoted\\\" "
+			"name\",\"pool\":\"Far\",\"seconds\":60}"));
 	assert_non_null(strstr(b.data, ",\"notes\":\"\"}\n"));
 	assert_int_equal(b.data[b.len - 1], '\n');
 	nsr_buf_release(&b);

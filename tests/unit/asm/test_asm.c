@@ -254,7 +254,8 @@ static void test_round_trip(void **state)
 	assert_int_equal(decode(s.data, s.len, 0, &a), NSR_OK);
 	assert_int_equal(a.bad_ck, 0);
 	assert_int_equal(a.data_bytes, big + 8192 + 10 + 3);
-	assert_non_null(strstr(a.text.data, "H client1 /home 42 1700000100 1\n"));
+	assert_non_null(
+		strstr(a.text.data, "H client1 /home 42 1700000100 1\n"));
 	assert_non_null(strstr(a.text.data,
 			       "F /home/link 3 640 1000 100 1 0 0 "
 			       "1700000000.123456789 1700000001.999999999 "
@@ -348,7 +349,8 @@ static void test_resync_every_bit_flip(void **state)
 			s.data[i] ^= (char)(1 << bit);
 			rc = decode_rs(s.data, s.len, i % 2 ? 0 : 97, &l, 1);
 			if (rc == NSR_OK && l.bad_ck == 0)
-				fail_msg("flip at %zu bit %d undetected", i, bit);
+				fail_msg("flip at %zu bit %d undetected", i,
+					 bit);
 			if (count_lines(l.text.data, "E ") < ends - 1)
 				fail_msg("flip at %zu bit %d lost %d files", i,
 					 bit, ends - count_lines(l.text.data,

@@ -163,7 +163,8 @@ static void build_tree(struct fixture *f)
 	if (s >= 0 && strlen(p(f, "sock")) < sizeof(sa.sun_path)) {
 		assert_true(snprintf(sa.sun_path, sizeof(sa.sun_path), "%s",
 				     p(f, "sock")) > 0);
-		assert_int_equal(bind(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
+		assert_int_equal(bind(s, (struct sockaddr *)&sa, sizeof(sa)),
+				 0);
 	}
 	if (s >= 0)
 		close(s);
@@ -370,8 +371,9 @@ static void test_round_trip_relocated(void **state)
 	if (f->xattrs) {
 		assert_int_equal(removexattr(jp(rsrc, "exec"), "user.big"), 0);
 		assert_int_equal(compare(f->src, rsrc, 0, &diff), 2);
-		assert_non_null(strstr(diff.data, "exec: xattr user.big only in "
-						  "first tree\n"));
+		assert_non_null(strstr(diff.data,
+				       "exec: xattr user.big only in "
+				       "first tree\n"));
 		assert_int_equal(compare(f->src, rsrc, NSR_TREECMP_NO_XATTR,
 					 &diff), 1);
 	}
@@ -402,7 +404,8 @@ static void test_one_byte_feeding(void **state)
 			 NSR_OK);
 	assert_int_equal(rs.files, 5);
 	assert_int_equal(rs.errors, 0);
-	assert_true(snprintf(rsub, sizeof(rsub), "%s%s", dest, p(f, "sub")) > 0);
+	assert_true(snprintf(rsub, sizeof(rsub), "%s%s", dest, p(f, "sub")) >
+		    0);
 	nsr_buf_init(&diff, 0);
 	assert_int_equal(compare(p(f, "sub"), rsub, 0, &diff), 0);
 	nsr_buf_release(&diff);
@@ -706,7 +709,8 @@ static void test_corruption_reported_by_path(void **state)
 	assert_non_null(hit);
 	assert_true(snprintf(dest, sizeof(dest), "%s/dest3b", f->tmp) > 0);
 	assert_int_equal(restore(f, f->stream.data,
-				 (size_t)(hit - f->stream.data) + 5, 7, &o, &rs),
+				 (size_t)(hit - f->stream.data) + 5, 7, &o,
+				 &rs),
 			 NSR_ERR_TRUNCATED);
 	assert_true(snprintf(want, sizeof(want),
 			     "%s incomplete: damaged, not recovered %d/0\n",
@@ -880,7 +884,8 @@ static void test_save_errors(void **state)
 	assert_int_equal(st.errors, 3);
 	assert_int_equal(st.files, 1);
 	assert_non_null(strstr(f->log.data, "/vanished open 2\n"));
-	assert_true(snprintf(dest, sizeof(dest), "/fifo open %d\n", ESTALE) > 0);
+	assert_true(snprintf(dest, sizeof(dest), "/fifo open %d\n", ESTALE) >
+		    0);
 	assert_non_null(strstr(f->log.data, dest));
 	assert_non_null(strstr(f->log.data, "/missing lstat 2\n"));
 	assert_true(snprintf(dest, sizeof(dest), "%s/dest6", f->tmp) > 0);
@@ -904,7 +909,8 @@ static void test_hostile_paths(void **state)
 	struct stat st;
 
 	nsr_buf_reset(&f->stream);
-	assert_true(snprintf(outside, sizeof(outside), "%s/outside", f->tmp) > 0);
+	assert_true(snprintf(outside, sizeof(outside), "%s/outside", f->tmp) >
+		    0);
 	assert_int_equal(mkdir(outside, 0755), 0);
 	assert_int_equal(nsr_asm_enc_new(&e, NSR_ASM_CK_CRC32C, sink, f),
 			 NSR_OK);
@@ -1126,13 +1132,14 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_small_reads_relative_dest,
 						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_no_xattrs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_xattrs, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_owner_by_name, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_huge_sparse, setup,
 						teardown),
-		cmocka_unit_test_setup_teardown(test_corruption_reported_by_path,
-						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_corruption_reported_by_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_in_place, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conflicts, setup,

@@ -93,7 +93,8 @@ static void test_order_and_types(void **state)
 	sa.sun_family = AF_UNIX;
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", at(root, "t/sock"));
 	if (strlen(at(root, "t/sock")) < sizeof(sa.sun_path))
-		assert_int_equal(bind(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
+		assert_int_equal(bind(s, (struct sockaddr *)&sa, sizeof(sa)),
+				 0);
 	close(s);
 
 	nsr_buf_init(&out, 0);

@@ -326,7 +326,8 @@ static int run(const uint64_t *caps, size_t ncaps, size_t total, size_t piece,
 		nsr_mmd_set_span_fn(m, span_next, span_ctx);
 	rc = nsr_mmd_ss_begin(m, &hdr, volid, NULL, err);
 	for (size_t off = 0; rc == NSR_OK && off < total; off += piece)
-		rc = nsr_mmd_ss_write(m, buf + off, NSR_MIN(piece, total - off));
+		rc = nsr_mmd_ss_write(m, buf + off,
+				      NSR_MIN(piece, total - off));
 	if (rc != NSR_OK)
 		nsr_buf_addstr(err, nsr_mmd_errmsg(m));
 	if (rc == NSR_OK)

@@ -113,7 +113,8 @@ static void test_strerror(void **state)
 {
 	NSR_UNUSED(state);
 	assert_string_equal(nsr_strerror(NSR_OK), "success");
-	assert_string_equal(nsr_strerror(NSR_ERR_CHECKSUM), "checksum mismatch");
+	assert_string_equal(nsr_strerror(NSR_ERR_CHECKSUM),
+			    "checksum mismatch");
 	assert_string_equal(nsr_strerror(-999), "unknown error");
 }
 

@@ -30,7 +30,8 @@ static void test_incremental_and_unaligned(void **state)
 	for (size_t off = 0; off < 9; off++) {
 		whole = nsr_crc32c(0, buf + off, sizeof(buf) - off);
 		part = nsr_crc32c(0, buf + off, 1000);
-		part = nsr_crc32c(part, buf + off + 1000, sizeof(buf) - off - 1000);
+		part = nsr_crc32c(part, buf + off + 1000,
+				  sizeof(buf) - off - 1000);
 		assert_int_equal(whole, part);
 	}
 }
@@ -55,7 +56,8 @@ static void test_copy_and_long_lanes(void **state)
 		for (size_t i = 0; i < n; i++) {
 			soft ^= src[off + i];
 			for (int k = 0; k < 8; k++)
-				soft = (soft & 1) ? (soft >> 1) ^ 0x82F63B78u : soft >> 1;
+				soft = (soft & 1) ? (soft >> 1) ^ 0x82F63B78u
+						  : soft >> 1;
 		}
 		assert_int_equal(a, ~soft);
 	}

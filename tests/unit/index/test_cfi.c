@@ -314,7 +314,8 @@ static void test_rebuild_from_stream(void **state)
 		f.mode = 0600;
 		f.size = (uint64_t)(i % 7);
 		assert_int_equal(nsr_asm_enc_file(e, &f, NULL), NSR_OK);
-		assert_int_equal(nsr_asm_enc_data(e, "abcdefg", f.size), NSR_OK);
+		assert_int_equal(nsr_asm_enc_data(e, "abcdefg", f.size),
+				 NSR_OK);
 		assert_int_equal(nsr_asm_enc_file_end(e, 0), NSR_OK);
 	}
 	assert_int_equal(nsr_asm_enc_end(e), NSR_OK);
@@ -408,8 +409,9 @@ static void test_decoders_truncated(void **state)
 	assert_int_equal(n, 2);
 	for (size_t i = 0; i < cat.len; i++)
 		if (nsr_cfi_decode_catalog(cat.data, i, NULL, NULL) == NSR_OK)
-			fail_msg("truncated catalogue of %zu/%zu bytes accepted",
-				 i, cat.len);
+			fail_msg(
+				"truncated catalogue of %zu/%zu bytes accepted",
+				i, cat.len);
 	/* a damaged catalogue is refused at open */
 	cat.data[13] ^= 1;
 	assert_true(asprintf(&f, "%s/index/c4/catalog", root) > 0);

@@ -343,7 +343,8 @@ static void test_check_finds_broken_invariants(void **state)
 		jt_open(t, NULL);
 		a = jt_add(t->db, NSR_JOBDB_TYPE_SAVEGRP, "c", "g", 3, 1, 9, 0);
 		b = jt_add(t->db, NSR_JOBDB_TYPE_SAVE, "c", "/", 3, 2, 8, a);
-		assert_int_equal(nsr_jobdb_log_append(t->db, a, 1, "x"), NSR_OK);
+		assert_int_equal(nsr_jobdb_log_append(t->db, a, 1, "x"),
+				 NSR_OK);
 		assert_int_equal(b, 2);
 		assert_int_equal(nsr_jobdb_check(t->db), NSR_OK);
 		raw_exec(t->path, breakage[i]);

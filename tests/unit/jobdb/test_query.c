@@ -41,7 +41,8 @@ static void test_valid_lines(void **state)
 		const char *canon;
 	} cases[] = {
 		{"", NSR_JOBDB_CMD_NONE, ".\nshow\n"},
-		{"   # a comment; with: colons", NSR_JOBDB_CMD_NONE, ".\nshow\n"},
+		{"   # a comment; with: colons", NSR_JOBDB_CMD_NONE,
+		 ".\nshow\n"},
 		{". type: save job; job state: completed; client: web01",
 		 NSR_JOBDB_CMD_QUERY,
 		 ". type: save job; job state: COMPLETED; client: \"web01\"\n"
@@ -61,9 +62,11 @@ static void test_valid_lines(void **state)
 		 ". name: \"x; y, \\\"z\\\\\"\nshow\n"},
 		{". completion status:", NSR_JOBDB_CMD_QUERY,
 		 ". completion status: \nshow\n"},
-		{". name: a[1]*", NSR_JOBDB_CMD_QUERY, ". name: =a[1]*\nshow\n"},
+		{". name: a[1]*", NSR_JOBDB_CMD_QUERY,
+		 ". name: =a[1]*\nshow\n"},
 		{".", NSR_JOBDB_CMD_QUERY, ".\nshow\n"},
-		{"show job id; name; Job State;name; job log", NSR_JOBDB_CMD_SHOW,
+		{"show job id; name; Job State;name; job log",
+		 NSR_JOBDB_CMD_SHOW,
 		 ".\nshow job id; name; job state; job log\n"},
 		{"SHOW", NSR_JOBDB_CMD_SHOW, ".\nshow\n"},
 		{"print\r\n", NSR_JOBDB_CMD_PRINT, ".\nshow\n"},

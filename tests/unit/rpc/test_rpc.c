@@ -46,7 +46,8 @@ static int h_oneway(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	NSR_UNUSED(ctx);
 	NSR_UNUSED(res);
 	if (!nsr_rpc_call_conn_data(call))
-		nsr_rpc_call_set_conn_data(call, nsr_xstrdup("x"), free_conn_data);
+		nsr_rpc_call_set_conn_data(call, nsr_xstrdup("x"),
+					   free_conn_data);
 	if (a->port != g.last_port + 1)
 		g.in_order = 0;
 	g.last_port = a->port;
@@ -93,9 +94,11 @@ static int h_fail(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 
 static const struct nsr_rpc_proc procs[] = {
 	{LOC_GETPORT, "count", NSR_XDR(xdr_loc_key), sizeof(loc_key),
-	 NSR_XDR(xdr_loc_get_res), sizeof(loc_get_res), h_count, NSR_RPC_SERIAL},
-	{LOC_REGISTER, "oneway", NSR_XDR(xdr_loc_reg_args), sizeof(loc_reg_args),
-	 NSR_XDR(xdr_nsr_void_res), sizeof(nsr_void_res), h_oneway, 0},
+	 NSR_XDR(xdr_loc_get_res), sizeof(loc_get_res), h_count,
+	 NSR_RPC_SERIAL},
+	{LOC_REGISTER, "oneway", NSR_XDR(xdr_loc_reg_args),
+	 sizeof(loc_reg_args), NSR_XDR(xdr_nsr_void_res), sizeof(nsr_void_res),
+	 h_oneway, 0},
 	{LOC_UNREGISTER, "slow", NSR_XDR(xdr_loc_key), sizeof(loc_key),
 	 NSR_XDR(xdr_nsr_void_res), sizeof(nsr_void_res), h_slow, 0},
 	{LOC_DUMP, "fail", NSR_XDR(xdr_void), 0, NSR_XDR(xdr_loc_dump_res),
@@ -117,7 +120,8 @@ struct server {
 static void *accept_loop(void *arg)
 {
 	struct server *s = arg;
-	struct pollfd p = {.fd = nsr_rpc_server_listen_fd(s->srv, 0), .events = POLLIN};
+	struct pollfd p = {.fd = nsr_rpc_server_listen_fd(s->srv, 0),
+			   .events = POLLIN};
 
 	while (!s->stop)
 		if (poll(&p, 1, 50) > 0)
@@ -128,8 +132,12 @@ static void *accept_loop(void *arg)
 static void server_start(struct server *s)
 {
 	memset(s, 0, sizeof(*s));
-	assert_int_equal(nsr_rpc_server_new(progs, NSR_ARRAY_SIZE(progs), &s->srv), NSR_OK);
-	assert_int_equal(nsr_rpc_server_listen(s->srv, "127.0.0.1", 0, &s->port), NSR_OK);
+	assert_int_equal(
+		nsr_rpc_server_new(progs, NSR_ARRAY_SIZE(progs), &s->srv),
+		NSR_OK);
+	assert_int_equal(
+		nsr_rpc_server_listen(s->srv, "127.0.0.1", 0, &s->port),
+		NSR_OK);
 	assert_true(s->port > 0);
 	pthread_create(&s->tid, NULL, accept_loop, s);
 }
@@ -147,8 +155,9 @@ static struct nsr_rpc_clnt *connect_to(int port, uint32_t prog, uint32_t vers)
 	struct nsr_buf err;
 
 	nsr_buf_init(&err, 0);
-	assert_int_equal(nsr_rpc_connect("127.0.0.1", port, prog, vers, 2000, &c, &err),
-			 NSR_OK);
+	assert_int_equal(
+		nsr_rpc_connect("127.0.0.1", port, prog, vers, 2000, &c, &err),
+		NSR_OK);
 	nsr_buf_release(&err);
 	return c;
 }
@@ -167,9 +176,14 @@ static void test_pipelined_oneway_then_call(void **state)
 	server_start(&s);
 	c = connect_to(s.port, NSREXECD_PROG, NSREXECD_V1);
 	for (int i = 1; i <= 5000; i++) {
-		loc_reg_args a = {.prog = 1, .vers = 1, .port = i, .pid = 0, .name = name};
+		loc_reg_args a = {.prog = 1,
+				  .vers = 1,
+				  .port = i,
+				  .pid = 0,
+				  .name = name};
 
-		assert_int_equal(nsr_rpc_send(c, LOC_REGISTER, NSR_XDR(xdr_loc_reg_args), &a),
+		assert_int_equal(nsr_rpc_send(c, LOC_REGISTER,
+					      NSR_XDR(xdr_loc_reg_args), &a),
 				 NSR_OK);
 	}
 	memset(&r, 0, sizeof(r));
@@ -204,34 +218,48 @@ static void test_call_window(void **state)
 	server_start(&s);
 	c = connect_to(s.port, NSREXECD_PROG, NSREXECD_V1);
 	for (int i = 1; i <= 400; i++) {
-		loc_reg_args a = {.prog = 1, .vers = 1, .port = i, .pid = 0, .name = name};
+		loc_reg_args a = {.prog = 1,
+				  .vers = 1,
+				  .port = i,
+				  .pid = 0,
+				  .name = name};
 
-		assert_int_equal(nsr_rpc_send(c, LOC_REGISTER, NSR_XDR(xdr_loc_reg_args), &a),
+		assert_int_equal(nsr_rpc_send(c, LOC_REGISTER,
+					      NSR_XDR(xdr_loc_reg_args), &a),
 				 NSR_OK);
 		if (i % 10 != 0)
 			continue;
 		if (nsr_rpc_pending(c) == 4) {
-			/* Window of 4: the oldest reply before one more call. */
+			/* Window of 4: the oldest reply before one
+			 * more call. */
 			memset(&r, 0, sizeof(r));
-			assert_int_equal(nsr_rpc_call_recv(c, xid[next], NSR_XDR(xdr_loc_get_res),
-							   &r), NSR_OK);
+			assert_int_equal(
+				nsr_rpc_call_recv(c, xid[next],
+						  NSR_XDR(xdr_loc_get_res), &r),
+				NSR_OK);
 			assert_int_equal(r.port, (int)(next + 1) * 10);
 			xdr_free(NSR_XDR(xdr_loc_get_res), &r);
 			next++;
 		}
-		assert_int_equal(nsr_rpc_call_send(c, LOC_GETPORT, NSR_XDR(xdr_loc_key), &k,
-						   &xid[n]), NSR_OK);
+		assert_int_equal(nsr_rpc_call_send(c, LOC_GETPORT,
+						   NSR_XDR(xdr_loc_key), &k,
+						   &xid[n]),
+				 NSR_OK);
 		n++;
 	}
 	assert_int_equal(nsr_rpc_pending(c), 4);
 	/* Out of turn, and a blocking call while replies are unread. */
-	assert_int_equal(nsr_rpc_call_recv(c, xid[next + 1], NSR_XDR(xdr_loc_get_res), &r),
+	assert_int_equal(nsr_rpc_call_recv(c, xid[next + 1],
+					   NSR_XDR(xdr_loc_get_res), &r),
 			 NSR_ERR_STATE);
 	assert_int_equal(nsr_rpc_call(c, LOC_GETPORT, NSR_XDR(xdr_loc_key), &k,
-				      NSR_XDR(xdr_loc_get_res), &r), NSR_ERR_STATE);
+				      NSR_XDR(xdr_loc_get_res), &r),
+			 NSR_ERR_STATE);
 	while (next < n) {
 		memset(&r, 0, sizeof(r));
-		assert_int_equal(nsr_rpc_call_recv(c, xid[next], NSR_XDR(xdr_loc_get_res), &r),
+		assert_int_equal(nsr_rpc_call_recv(c, xid[next],
+						   NSR_XDR(xdr_loc_get_res),
+						   &r),
 				 NSR_OK);
 		assert_int_equal(r.port, (int)(next + 1) * 10);
 		xdr_free(NSR_XDR(xdr_loc_get_res), &r);
@@ -263,7 +291,8 @@ static void test_rpc_errors(void **state)
 	c = connect_to(s.port, NSREXECD_PROG, NSREXECD_V1);
 	memset(&r, 0, sizeof(r));
 	assert_int_equal(nsr_rpc_call(c, 99, NSR_XDR(xdr_loc_key), &k,
-				      NSR_XDR(xdr_loc_get_res), &r), NSR_ERR_RPC);
+				      NSR_XDR(xdr_loc_get_res), &r),
+			 NSR_ERR_RPC);
 	assert_non_null(strstr(nsr_rpc_last_error(c), "procedure 99"));
 	/* The connection is still usable after an RPC-level error. */
 	memset(&r, 0, sizeof(r));
@@ -273,23 +302,27 @@ static void test_rpc_errors(void **state)
 	/* Undecodable arguments: a loc_key where loc_reg_args is expected. */
 	memset(&r, 0, sizeof(r));
 	assert_int_equal(nsr_rpc_call(c, LOC_REGISTER, NSR_XDR(xdr_loc_key), &k,
-				      NSR_XDR(xdr_nsr_void_res), &r), NSR_ERR_RPC);
+				      NSR_XDR(xdr_nsr_void_res), &r),
+			 NSR_ERR_RPC);
 	assert_non_null(strstr(nsr_rpc_last_error(c), "decode"));
 	/* A failing handler. */
 	memset(&d, 0, sizeof(d));
 	assert_int_equal(nsr_rpc_call(c, LOC_DUMP, NSR_XDR(xdr_void), NULL,
-				      NSR_XDR(xdr_loc_dump_res), &d), NSR_ERR_RPC);
+				      NSR_XDR(xdr_loc_dump_res), &d),
+			 NSR_ERR_RPC);
 	nsr_rpc_close(c);
 
 	/* Wrong version, wrong program. */
 	c = connect_to(s.port, NSREXECD_PROG, 9);
 	assert_int_equal(nsr_rpc_call(c, LOC_GETPORT, NSR_XDR(xdr_loc_key), &k,
-				      NSR_XDR(xdr_loc_get_res), &r), NSR_ERR_RPC);
+				      NSR_XDR(xdr_loc_get_res), &r),
+			 NSR_ERR_RPC);
 	assert_non_null(strstr(nsr_rpc_last_error(c), "versions 1-1"));
 	nsr_rpc_close(c);
 	c = connect_to(s.port, 0x20390999, 1);
 	assert_int_equal(nsr_rpc_call(c, LOC_GETPORT, NSR_XDR(xdr_loc_key), &k,
-				      NSR_XDR(xdr_loc_get_res), &r), NSR_ERR_RPC);
+				      NSR_XDR(xdr_loc_get_res), &r),
+			 NSR_ERR_RPC);
 	assert_non_null(strstr(nsr_rpc_last_error(c), "does not serve"));
 	nsr_rpc_close(c);
 
@@ -300,12 +333,16 @@ static void test_rpc_errors(void **state)
 		nsr_void_res v;
 
 		memset(&v, 0, sizeof(v));
-		assert_int_equal(nsr_rpc_call(c, LOC_UNREGISTER, NSR_XDR(xdr_loc_key), &k,
-					      NSR_XDR(xdr_nsr_void_res), &v), NSR_ERR_TIMEOUT);
+		assert_int_equal(nsr_rpc_call(c, LOC_UNREGISTER,
+					      NSR_XDR(xdr_loc_key), &k,
+					      NSR_XDR(xdr_nsr_void_res), &v),
+				 NSR_ERR_TIMEOUT);
 		assert_non_null(strstr(nsr_rpc_last_error(c), "timed out"));
 		/* A timed-out client is broken: later calls fail at once. */
-		assert_int_equal(nsr_rpc_call(c, LOC_GETPORT, NSR_XDR(xdr_loc_key), &k,
-					      NSR_XDR(xdr_loc_get_res), &r), NSR_ERR_RPC);
+		assert_int_equal(nsr_rpc_call(c, LOC_GETPORT,
+					      NSR_XDR(xdr_loc_key), &k,
+					      NSR_XDR(xdr_loc_get_res), &r),
+				 NSR_ERR_RPC);
 	}
 	nsr_rpc_close(c);
 	server_stop(&s);
@@ -322,11 +359,13 @@ static void test_connect_refused(void **state)
 	NSR_UNUSED(state);
 	/* A port that was just free: bind, learn it, close. */
 	assert_int_equal(nsr_rpc_server_new(progs, 1, &srv), NSR_OK);
-	assert_int_equal(nsr_rpc_server_listen(srv, "127.0.0.1", 0, &port), NSR_OK);
+	assert_int_equal(nsr_rpc_server_listen(srv, "127.0.0.1", 0, &port),
+			 NSR_OK);
 	nsr_rpc_server_free(srv);
 	nsr_buf_init(&err, 0);
-	assert_int_equal(nsr_rpc_connect("127.0.0.1", port, NSREXECD_PROG, 1, 2000, &c,
-					 &err), NSR_ERR_CONNECT);
+	assert_int_equal(nsr_rpc_connect("127.0.0.1", port, NSREXECD_PROG, 1,
+					 2000, &c, &err),
+			 NSR_ERR_CONNECT);
 	assert_null(c);
 	snprintf(want, sizeof(want), "127.0.0.1:%d", port);
 	assert_non_null(strstr(err.data, want));

@@ -132,7 +132,8 @@ static void test_round_trips(void **state)
 		assert_int_equal(n % 4, 0);
 		w = decode(t, b1, n, &used);
 		if (!w)
-			fail_msg("%s: decode of a valid encoding failed", t->name);
+			fail_msg("%s: decode of a valid encoding failed",
+				 t->name);
 		assert_int_equal(used, n);
 		n2 = encode(t, w, b2);
 		assert_int_equal(n2, n);
@@ -143,7 +144,8 @@ static void test_round_trips(void **state)
 			void *tr = decode(t, b1, len, NULL);
 
 			if (tr)
-				fail_msg("%s: decoded from %u of %u bytes", t->name, len, n);
+				fail_msg("%s: decoded from %u of %u bytes",
+					 t->name, len, n);
 		}
 		/* Bit flips: no crash, no leak. */
 		for (u_int bit = 0; bit < n * 8; bit += 7) {
