@@ -197,7 +197,10 @@ static int unmounted_volume(struct nsrd *n, struct mmdb_clnt *mc,
 			if (!(v[i].flags & (MMDB_VOL_FULL |
 					    MMDB_VOL_READONLY)) &&
 			    !device_with_volume(n, v[i].name)) {
-				snprintf(out, len, "%s", v[i].name);
+				size_t l = strnlen(v[i].name, len - 1);
+
+				memcpy(out, v[i].name, l);
+				out[l] = '\0';
 				found = 1;
 			}
 		if (got == 0)
