@@ -5,7 +5,8 @@
  * start yet: server parallelism is reached (it is queued, first come
  * first served, and never times out for that alone), or no writable
  * volume of its pool is mounted (a mount request, which times out after
- * the server's "save mount timeout").  The client asks again with its
+ * the server's "save mount timeout"); a recover waits the same way for
+ * a volume of its save set to be mounted.  The client asks again with its
  * ticket after the retry time it was given; each ask keeps the ticket
  * alive, and a ticket nobody asked for within NSRD_WAIT_LAPSE_SEC lapses
  * (its client gave up or died), so no wait outlives its client.  All of
@@ -25,12 +26,19 @@
 
 #include "nsrd.h"
 
+/* is_mount - a mount request (a save's or a recover's)? */
+static int is_mount(int kind)
+{
+	return kind == NSRD_WAIT_VOLUME || kind == NSRD_WAIT_READ;
+}
+
 /* wait_log_end - invariant 3's closing line of a mount request. */
 static void wait_log_end(const struct nsrd_wait *w, const char *how)
 {
-	if (w->kind == NSRD_WAIT_VOLUME)
-		nsr_info("mount request %llu (%s:%s, pool %s) %s after %lld s",
+	if (is_mount(w->kind))
+		nsr_info("mount request %llu (%s:%s, %s %s) %s after %lld s",
 			 (unsigned long long)w->ticket, w->client, w->name,
+			 w->kind == NSRD_WAIT_READ ? "volume" : "pool",
 			 w->pool, how, (long long)(time(NULL) - w->first));
 }
 
@@ -64,18 +72,22 @@ struct nsrd_wait *nsrd_wait_join(struct nsrd *n, struct nsrd_wait *w,
 	if (!w)
 		return NULL;
 	snprintf(w->pool, sizeof(w->pool), "%s", pool ? pool : "");
-	if (kind == NSRD_WAIT_VOLUME && w->kind != NSRD_WAIT_VOLUME) {
-		/* A mount request begins (the time waited for a slot does
-		 * not count against the mount timeout). */
-		w->first = now;
+	if (kind != w->kind && is_mount(w->kind))
+		wait_log_end(w, "satisfied");
+	if (kind != w->kind && is_mount(kind))
+		w->first = now; /* a queue's wait does not count against
+				 * the mount timeout */
+	if (kind == NSRD_WAIT_VOLUME && w->kind != NSRD_WAIT_VOLUME)
 		nsr_info("mount request %llu: the save of %s:%s waits for a "
 			 "writable volume of pool %s; label one (nsrmm -l -b "
 			 "'%s' -f DEVICE) or mount one (nsrmm -m VOLUME -f "
 			 "DEVICE)", (unsigned long long)w->ticket, client,
 			 name, w->pool, w->pool);
-	}
-	if (kind != NSRD_WAIT_VOLUME && w->kind == NSRD_WAIT_VOLUME)
-		wait_log_end(w, "satisfied");
+	if (kind == NSRD_WAIT_READ && w->kind != NSRD_WAIT_READ)
+		nsr_info("mount request %llu: the recover of %s for %s waits "
+			 "for volume %s; mount it (nsrmm -m %s -f DEVICE)",
+			 (unsigned long long)w->ticket, name, client, w->pool,
+			 w->pool);
 	w->kind = kind;
 	w->last = now;
 	return w;

@@ -49,6 +49,8 @@ enum nsrd_wait_kind {
 	NSRD_WAIT_SLOT = 1,   /* server parallelism reached: queued */
 	NSRD_WAIT_VOLUME = 2, /* no writable volume of its pool: a mount
 			       * request */
+	NSRD_WAIT_READ = 3,   /* a recover's volume is not mounted: a
+			       * mount request */
 };
 
 #define NSRD_MAX_WAITS 4096
@@ -63,7 +65,7 @@ struct nsrd_wait {
 	int kind;		/* enum nsrd_wait_kind */
 	char client[256];
 	char name[256];		/* the save set */
-	char pool[64];
+	char pool[64];		/* its pool (VOLUME) or the volume (READ) */
 	time_t first, last;	/* queued, last asked */
 };
 

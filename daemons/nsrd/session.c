@@ -886,6 +886,46 @@ static const struct nsr_res *device_with_volume(struct nsrd *n, const char *volu
 	return dev;
 }
 
+/* rec_wait - RECOVER_START's "not yet": volume (of save set a->ssid) is
+ * not mounted, a mount request, up to the mount timeout; *w is the wait
+ * (NULL afterwards: it stays, or it ended). */
+static void rec_wait(struct nsrd *n, const rec_start_args *a,
+		     rec_start_res *r, struct nsrd_wait **w,
+		     const char *volume)
+{
+	char what[32];
+
+	if (*w && (*w)->kind == NSRD_WAIT_READ &&
+	    time(NULL) - (*w)->first >= nsrd_mount_timeout(n)) {
+		nsr_status_set(&r->st, NSR_ERR_TIMEOUT,
+			       "volume %s (holding save set %u) was not mounted "
+			       "within %lld s: mount it (nsrmm -m %s -f DEVICE), "
+			       "then run the recover again", volume, a->ssid,
+			       (long long)nsrd_mount_timeout(n), volume);
+		nsrd_wait_end(n, *w, "timed out");
+		*w = NULL;
+		return;
+	}
+	snprintf(what, sizeof(what), "save set %u", a->ssid);
+	*w = nsrd_wait_join(n, *w, NSRD_WAIT_READ, a->client, what, volume);
+	if (!*w) {
+		nsr_status_set(&r->st, NSR_ERR_LIMIT, "volume %s (holding save "
+			       "set %u) is not mounted, and %d sessions already "
+			       "wait; mount it with: nsrmm -m %s -f DEVICE",
+			       volume, a->ssid, NSRD_MAX_WAITS, volume);
+		return;
+	}
+	r->ticket = (*w)->ticket;
+	r->retry_ms = 1000;
+	nsr_status_set(&r->st, NSR_ERR_WAIT, "volume %s (holding save set %u) "
+		       "is not mounted; mount it with: nsrmm -m %s -f DEVICE "
+		       "(mount request %llu; the recover waits up to %lld s)",
+		       volume, a->ssid, volume,
+		       (unsigned long long)(*w)->ticket,
+		       (long long)nsrd_mount_timeout(n));
+	*w = NULL; /* it goes on waiting */
+}
+
 /* nsrd_recover_start - RECOVER_START: fragments of a save set and its volume's mover. */
 int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
@@ -903,6 +943,7 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 	char mhost[NSR_HOST_MAX + 1] = "", fhost[NSR_HOST_MAX + 1];
 	int port = 0, fport = 0;
 	pid_t fpid = 0, rpid = 0;
+	struct nsrd_wait *wt = nsrd_wait_find(n, a->ticket);
 
 	NSR_UNUSED(call);
 	r->ss_client = nsr_rpc_str("");
@@ -942,10 +983,7 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 		}
 		fdev = device_with_volume(n, vol.name);
 		if (!fdev) {
-			nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
-				    "volume %s (holding save set %u) is not mounted; "
-				    "mount it with: nsrmm -m %s -f DEVICE",
-				    vol.name, a->ssid, vol.name);
+			rec_wait(n, a, r, &wt, vol.name);
 			goto out;
 		}
 		if (nsrd_device_mover(n, fdev, fhost, sizeof(fhost), &fport,
@@ -1002,6 +1040,9 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 	nsr_info("recover of save set %u (%s:%s) for %s: job %lld, device %s",
 		 a->ssid, ss.client, ss.name, a->client, (long long)s->jobid, s->device);
 out:
+	if (wt) /* it waited: over now */
+		nsrd_wait_end(n, wt, r->st.code == NSR_OK ? "satisfied"
+							  : "failed");
 	nsr_buf_release(&err);
 	return NSR_OK;
 }

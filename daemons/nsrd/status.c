@@ -147,6 +147,7 @@ static void add_sessions(struct nsrd *n, status_res *r)
 		o = &r->waits.waits_val[r->waits.waits_len++];
 		o->ticket = w->ticket;
 		o->kind = w->kind == NSRD_WAIT_VOLUME ? SAVE_WAIT_MOUNT
+			  : w->kind == NSRD_WAIT_READ ? SAVE_WAIT_READ
 						      : SAVE_WAIT_QUEUED;
 		o->client = str(w->client);
 		o->name = str(w->name);

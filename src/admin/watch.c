@@ -100,7 +100,7 @@ static int text_pending(const status_res *st, struct nsr_buf *o)
 {
 	int rc = nsr_buf_addstr(o, "\nPending\n");
 
-	for (unsigned kind = SAVE_WAIT_MOUNT; rc == NSR_OK && kind >= 1;
+	for (unsigned kind = SAVE_WAIT_READ; rc == NSR_OK && kind >= 1;
 	     kind--)
 		for (u_int i = 0; rc == NSR_OK && i < st->waits.waits_len;
 		     i++) {
@@ -108,7 +108,14 @@ static int text_pending(const status_res *st, struct nsr_buf *o)
 
 			if (w->kind != kind)
 				continue;
-			rc = kind == SAVE_WAIT_MOUNT
+			rc = kind == SAVE_WAIT_READ
+				     ? nsr_buf_addf(o, "  mount request %llu: "
+						    "recover of %s for %s "
+						    "needs volume %s (%llds)\n",
+						    (unsigned long long)w->ticket,
+						    w->name, w->client, w->pool,
+						    age(st, w->since))
+				     : kind == SAVE_WAIT_MOUNT
 				     ? nsr_buf_addf(o, "  mount request %llu: "
 						    "save of %s:%s waits for a "
 						    "writable volume of pool "
@@ -141,7 +148,8 @@ int nsr_watch_text(const status_res *st, struct nsr_buf *out)
 			  "queued, %u mount requests    %s\n", st->server,
 			  st->parallelism, st->sessions.sessions_len,
 			  count_waits(st, SAVE_WAIT_QUEUED),
-			  count_waits(st, SAVE_WAIT_MOUNT), when);
+			  count_waits(st, SAVE_WAIT_MOUNT) +
+				  count_waits(st, SAVE_WAIT_READ), when);
 	if (rc == NSR_OK)
 		rc = text_devices(st, out);
 	if (rc == NSR_OK)
@@ -215,7 +223,8 @@ static int json_lists(const status_res *st, struct nsr_buf *o)
 
 		rc = nsr_buf_addf(o, "%s{\"kind\":\"%s\",\"ticket\":%llu",
 				  i ? "," : "", w->kind == SAVE_WAIT_MOUNT
-				  ? "mount request" : "queued",
+				  ? "mount request" : w->kind == SAVE_WAIT_READ
+				  ? "recover mount request" : "queued",
 				  (unsigned long long)w->ticket);
 		rc = rc ? rc : kv(o, 0, "client", w->client);
 		rc = rc ? rc : kv(o, 0, "name", w->name);

@@ -9,6 +9,8 @@
  */
 #include "nsr/compat.h"
 
+#include <poll.h>
+
 #include <stdarg.h>
 #include <unistd.h>
 
@@ -336,6 +338,28 @@ static void rec_end(struct rec_run *run, struct nsr_nsrd *nsrd,
 	xdr_free(NSR_XDR(xdr_nsr_void_res), &r);
 }
 
+/* start - RECOVER_START; while nsrd says a volume must be mounted first
+ * (a mount request), say so once and ask again with the ticket. */
+static int start(struct rec_run *run, struct nsr_nsrd *nsrd,
+		 rec_start_args *a, rec_start_res *r)
+{
+	int rc;
+
+	for (;;) {
+		rc = nsr_nsrd_recover_start(nsrd, a, r);
+		if (rc != NSR_ERR_WAIT || r->ticket == 0)
+			return rc;
+		if (a->ticket == 0)
+			say(run, NSR_SESSION_WARN, "waiting: %s",
+			    nsr_nsrd_errmsg(nsrd));
+		a->ticket = r->ticket;
+		poll(NULL, 0, (int)NSR_MIN(NSR_MAX(r->retry_ms, 100u),
+					   10000u));
+		xdr_free(NSR_XDR(xdr_rec_start_res), (char *)r);
+		memset(r, 0, sizeof(*r));
+	}
+}
+
 /* nsr_session_recover_ssid - restore save set ssid (filtered by paths,
  * if any).  0 if everything came back intact, 1 otherwise. */
 int nsr_session_recover_ssid(struct nsr_session_recover *sr, uint32_t ssid,
@@ -373,7 +397,7 @@ int nsr_session_recover_ssid(struct nsr_session_recover *sr, uint32_t ssid,
 	a.client = (char *)o->client;
 	a.pid = getpid();
 	a.command = cmd;
-	rc = nsr_nsrd_recover_start(nsrd, &a, &r);
+	rc = start(&run, nsrd, &a, &r);
 	if (rc) {
 		say(&run, NSR_SESSION_ERROR, "%s", nsr_nsrd_errmsg(nsrd));
 		goto out;

@@ -4,7 +4,8 @@
 #    also in daemon.log); labeling a volume lets it go on and it
 #    completes; the log says the request was satisfied.  With the volume
 #    unmounted, the advice is to mount it, and mounting it lets the next
-#    save go on.
+#    save go on; a recover of a save set on it waits the same way (and
+#    nsrwatch shows the request) until it is mounted.
 #  - A pool whose volume never comes: the save fails after the mount
 #    timeout (NSR_MOUNT_TIMEOUT_SEC=8 here) with a message that says what
 #    to do, and nothing is left in progress.
@@ -57,6 +58,31 @@ check "the save waits, saying to mount Disk.001 (not to label)" \
 check "mount it" "$BIN/nsrmm" -s $S -q -m -f aftd1 Disk.001
 wait $spid
 check "and the save completes" test $? -eq 0
+
+# --- a recover whose volume is not mounted waits for it --------------------
+SSID1=$("$BIN/mminfo" -s $S -q "name=$W/t1" -r ssid 2>/dev/null |
+	awk '$1 ~ /^[0-9]+$/ {print $1; exit}')
+check "unmount Disk.001 again" "$BIN/nsrmm" -s $S -q -u -f aftd1
+"$BIN/recover" -s $S -S "$SSID1" -d "$W/out4" >"$W/rec4.out" 2>&1 &
+rpid=$!
+for _ in $(seq 1 100); do
+	grep -q "waiting:" "$W/rec4.out" && break
+	sleep 0.05
+done
+check "the recover waits, saying to mount Disk.001" \
+	grep -q "waiting: volume Disk.001 (holding save set $SSID1) is not mounted; mount it with: nsrmm -m Disk.001" \
+	"$W/rec4.out"
+check "daemon.log has the recover's mount request" \
+	grep -q "mount request [0-9]*: the recover of save set $SSID1 for .* waits for volume Disk.001" \
+	"$ROOT/logs/daemon.log"
+"$BIN/nsrwatch" -s $S >"$W/watch.txt" 2>&1
+check "nsrwatch shows it" \
+	grep -q "mount request [0-9]*: recover of save set $SSID1 for .* needs volume Disk.001" \
+	"$W/watch.txt"
+check "mount Disk.001" "$BIN/nsrmm" -s $S -q -m -f aftd1 Disk.001
+wait $rpid
+check "the recover completes" test $? -eq 0
+check "identical" cmp -s "$W/t1/data" "$W/out4$W/t1/data"
 
 # --- a mount request that times out ---------------------------------------
 printf 'create type: NSR pool; name: Nowhere\n' |
