@@ -50,6 +50,8 @@ struct nsr_session_save_opts {
 	void (*file_error)(void *ctx, const char *path, int err,
 			   const char *what);
 	void (*warn)(void *ctx, const char *msg);
+	/* stream bytes produced so far, every few megabytes */
+	void (*progress)(void *ctx, uint64_t stream_bytes);
 	void *ctx;
 };
 

@@ -25,6 +25,8 @@
 /* How often a save renews its session lease at nsrd (nsrd settles a
  * session whose lease, 120 s by default, lapses). */
 #define SESSION_RENEW_SEC 30
+/* The progress callback hears of every this many stream bytes. */
+#define PROGRESS_EVERY (4u << 20)
 
 struct save_run {
 	const struct nsr_session_save_opts *o;
@@ -37,6 +39,7 @@ struct save_run {
 	char index_err[256];
 	char mmd_err[1024]; /* why the stream to the mover failed */
 	unsigned wait_kind; /* what SAVE_START last waited for */
+	uint64_t streamed, progress_at; /* stream bytes; next progress */
 };
 
 /* renew_sec - seconds between renewals: a quarter of the lease when a
@@ -83,6 +86,11 @@ static int to_mover(void *arg, const void *p, size_t n)
 	struct save_run *s = arg;
 	int rc;
 
+	s->streamed += n;
+	if (s->o->progress && s->streamed >= s->progress_at) {
+		s->o->progress(s->o->ctx, s->streamed);
+		s->progress_at = s->streamed + PROGRESS_EVERY;
+	}
 	if (!s->mmd)
 		return NSR_OK; /* dry run */
 	if (time(NULL) >= s->renew_at && renew(s) != NSR_OK)

@@ -6,7 +6,8 @@
 #    begins with its number, two paths give two files, a bad size is a
 #    usage error (exit 2).
 #  - the read test (save -n, uasm-style): every file read as a save would,
-#    nothing recorded, the rate reported.
+#    nothing recorded, the rate reported;
+#  - live progress on a terminal only.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 352-test-directives
 S=127.0.0.1
@@ -41,6 +42,23 @@ check "two files of 1 MiB" test "$(stat -c %s "$W/out2/big/a" "$W/out2/big/b" |
 	tr '\n' ' ')" = "1048576 1048576 "
 "$BIN/save" -s $S -B lots >/dev/null 2>&1
 check "save -B lots is a usage error" test $? -eq 2
+
+# On a terminal (a pseudo-terminal made by script(1)) save shows its
+# progress in place; into a file it shows none.
+if command -v script >/dev/null; then
+	script -qec "$BIN/save -s $S -B 300M -N progress /p" /dev/null \
+		>"$W/tty.out" 2>&1
+	check "on a terminal: a progress line (files, size, rate)" \
+		grep -Eq "save: 1 files  [0-9]+ [KMG]B  [0-9]+ [KMG]B/s  [0-9]+ s" \
+		"$W/tty.out"
+	check "then the summary" grep -q "save: progress .* level manual" \
+		"$W/tty.out"
+else
+	echo "# script(1) missing: no pseudo-terminal for the progress check"
+fi
+"$BIN/save" -s $S -B 50M -N noprogress /p >"$W/notty.out" 2>&1
+check "not on a terminal: no progress line" \
+	test -z "$(grep "files .*/s .* s  *\$" "$W/notty.out")"
 
 head -c 3000000 /dev/urandom >"$W/tree/d/r"
 seq 1 100000 >"$W/tree/n"

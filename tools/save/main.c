@@ -50,6 +50,10 @@ struct save_reason {
 
 struct save_ui {
 	int verbose;
+	int live;		/* stderr is a terminal: show progress */
+	int shown;		/* a progress line is on the screen */
+	uint64_t files, bytes;	/* files started, stream bytes (progress) */
+	struct timespec t0, last;
 	struct save_reason reasons[SAVE_REASONS + 1]; /* last: other */
 	int nreasons;
 };
@@ -86,13 +90,64 @@ static void usage(FILE *f)
 		"  -h, --help    this help\n");
 }
 
-/* on_file - -v lists each saved file. */
+/* since - seconds from a to b. */
+static double since(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) +
+	       (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* progress - on a terminal, the files started and the bytes streamed so
+ * far and the rate, redrawn in place at most twice a second; done: erase
+ * it (before any other line). */
+static void progress(struct save_ui *ui, int done)
+{
+	struct timespec now;
+	struct nsr_buf b;
+	double secs;
+
+	if (done) {
+		if (ui->shown)
+			fprintf(stderr, "\r%-78s\r", "");
+		ui->shown = 0;
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if ((ui->shown && since(&ui->last, &now) < 0.5) ||
+	    (ui->files == 0 && ui->bytes == 0))
+		return;
+	ui->last = now;
+	secs = NSR_MAX(since(&ui->t0, &now), 0.001);
+	nsr_buf_init(&b, 0);
+	nsr_mmreport_size(ui->bytes, 1, &b);
+	nsr_buf_addstr(&b, "  ");
+	nsr_mmreport_size((uint64_t)((double)ui->bytes / secs), 1, &b);
+	fprintf(stderr, "\rsave: %llu files  %s/s  %.0f s   ",
+		(unsigned long long)ui->files, b.data, secs);
+	nsr_buf_release(&b);
+	ui->shown = 1;
+}
+
+/* on_file - -v lists each saved file; on a terminal, progress. */
 static void on_file(void *ctx, const struct nsr_asm_file *f)
 {
-	const struct save_ui *ui = ctx;
+	struct save_ui *ui = ctx;
 
 	if (ui->verbose)
 		printf("%s\n", f->path);
+	ui->files++;
+	if (ui->live)
+		progress(ui, 0);
+}
+
+/* on_progress - the stream has grown: the progress line. */
+static void on_progress(void *ctx, uint64_t stream_bytes)
+{
+	struct save_ui *ui = ctx;
+
+	ui->bytes = stream_bytes;
+	if (ui->live)
+		progress(ui, 0);
 }
 
 /* count_reason - one more file not saved whole for reason err. */
@@ -141,6 +196,7 @@ static void on_file_error(void *ctx, const char *path, int err,
 {
 	char shown[NSR_LOG_PATH_SHOW + 64];
 
+	progress(ctx, 1);
 	nsr_log_shorten(shown, sizeof(shown), path, NSR_LOG_PATH_SHOW);
 	if (err == 0) {
 		nsr_warn("%s: %s", shown, what);
@@ -154,7 +210,7 @@ static void on_file_error(void *ctx, const char *path, int err,
 /* on_warn - a problem the save survives (a lease renewal that failed). */
 static void on_warn(void *ctx, const char *msg)
 {
-	NSR_UNUSED(ctx);
+	progress(ctx, 1);
 	nsr_warn("%s", msg);
 }
 
@@ -365,10 +421,14 @@ int main(int argc, char **argv)
 	so.file = on_file;
 	so.file_error = on_file_error;
 	so.warn = on_warn;
+	so.progress = on_progress;
 	so.ctx = &ui;
+	ui.live = !quiet && !ui.verbose && isatty(2);
+	clock_gettime(CLOCK_MONOTONIC, &ui.t0);
 
 	nsr_buf_init(&err, 0);
 	rc = nsr_session_save(&so, paths, (size_t)npaths, &res, &err);
+	progress(&ui, 1);
 	status = exit_status(rc, &res);
 	if (rc != NSR_OK) {
 		nsr_error("%s", err.len ? err.data : nsr_strerror(rc));
