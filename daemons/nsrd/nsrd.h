@@ -51,6 +51,8 @@ enum nsrd_wait_kind {
 			       * request */
 	NSRD_WAIT_READ = 3,   /* a recover's volume is not mounted: a
 			       * mount request */
+	NSRD_WAIT_DEVICE = 4, /* every device of its pool with a writable
+			       * volume is at max sessions: queued */
 };
 
 #define NSRD_MAX_WAITS 4096

@@ -219,7 +219,7 @@ static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
 {
 	const struct nsr_res *best = NULL;
 	struct nsr_res *q = nsr_res_new();
-	int best_load = INT32_MAX, seen_full = 0, dberr = 0, rc;
+	int best_load = INT32_MAX, seen_full = 0, seen_busy = 0, dberr = 0, rc;
 	char spare[NSR_VOL_NAME_MAX + 1];
 
 	nsr_res_set1(q, "type", "NSR device");
@@ -253,8 +253,10 @@ static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
 			continue;
 		}
 		load = count_sessions(n, nsr_res_get(dev, "name"));
-		if (ms && load >= atoi(ms))
+		if (ms && load >= atoi(ms)) {
+			seen_busy = 1;
 			continue;
+		}
 		if (load < best_load) {
 			best = dev;
 			best_load = load;
@@ -262,8 +264,12 @@ static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
 		}
 	}
 	nsr_res_free(q);
-	if (!best && !dberr && unmounted_volume(n, mc, pool, spare,
-						sizeof(spare)))
+	if (!best && !dberr && seen_busy)
+		nsr_status_set(st, NSR_ERR_BUSY,
+			       "every device with a writable volume of pool "
+			       "'%s' serves its max sessions", pool);
+	else if (!best && !dberr && unmounted_volume(n, mc, pool, spare,
+						     sizeof(spare)))
 		nsr_status_set(st, NSR_ERR_NOTFOUND,
 			    "no writable volume of pool '%s' is mounted on an "
 			    "enabled device; volume %s of that pool can take "
@@ -558,6 +564,12 @@ static void wait_answer(struct nsrd *n, save_start_res *r,
 	r->retry_ms = 1000;
 	r->wait_kind = kind == NSRD_WAIT_VOLUME ? SAVE_WAIT_MOUNT
 						: SAVE_WAIT_QUEUED;
+	if (kind == NSRD_WAIT_DEVICE) {
+		nsr_status_set(&r->st, NSR_ERR_WAIT, "%s (queued for a "
+			       "device: ticket %llu)", why,
+			       (unsigned long long)w->ticket);
+		return;
+	}
 	if (kind == NSRD_WAIT_VOLUME)
 		nsr_status_set(&r->st, NSR_ERR_WAIT, "%s (mount request %llu; "
 			       "the save waits up to %lld s)", why,
@@ -641,6 +653,13 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 			goto out;
 		}
 		wait_answer(n, r, w, NSRD_WAIT_VOLUME, a, pool, "%s",
+			    r->st.msg);
+		w = NULL;
+		goto out;
+	}
+	if (!dev && r->st.code == NSR_ERR_BUSY) {
+		/* The pool's devices are at max sessions: queued. */
+		wait_answer(n, r, w, NSRD_WAIT_DEVICE, a, pool, "%s",
 			    r->st.msg);
 		w = NULL;
 		goto out;

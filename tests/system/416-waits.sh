@@ -9,6 +9,8 @@
 #  - A pool whose volume never comes: the save fails after the mount
 #    timeout (NSR_MOUNT_TIMEOUT_SEC=8 here) with a message that says what
 #    to do, and nothing is left in progress.
+#  - A device at its max sessions: the next save to its pool queues for
+#    it and goes on when the session ends.
 #  - Server parallelism 1: saves queue and start in the order they came
 #    (first come, first served), each after the one before ended.
 . "$(dirname "$0")/lib.sh"
@@ -100,6 +102,29 @@ check "the log says it timed out" \
 	grep -q "mount request [0-9]* (.*pool Nowhere) timed out" "$ROOT/logs/daemon.log"
 left=$("$BIN/mminfo" -s $S -a -q inprogress -r ssid 2>/dev/null | awk '$1 ~ /^[0-9]+$/')
 check "nothing is left in progress" test -z "$left"
+
+# --- a device at its max sessions: the next save queues for it ------------
+mkdir -p "$W/one" "$W/b1" "$W/b2"
+printf 'create type: NSR pool; name: Single\n' |
+	"$BIN/nsradmin" -s $S -i - >/dev/null 2>&1
+nsr_device one adv_file "$W/one" "max sessions: 1; target sessions: 1"
+check "label Single.001" "$BIN/nsrmm" -s $S -q -l -y -b Single -f one Single.001
+head -c 200000000 /dev/zero | tr '\0' o >"$W/b1/f"
+echo two >"$W/b2/f"
+"$BIN/save" -s $S -q -b Single "$W/b1" >"$W/b1.out" 2>&1 &
+p1=$!
+for _ in $(seq 1 100); do
+	grep -q "save of .*:$W/b1 admitted" "$ROOT/logs/daemon.log" && break
+	sleep 0.05
+done
+"$BIN/save" -s $S -q -b Single "$W/b2" >"$W/b2.out" 2>&1
+r2=$?
+wait $p1; r1=$?
+check "both saves to the one-session device complete ($r1 $r2)" \
+	test "$r1$r2" = 00
+check "the second queued for the device, saying why" \
+	grep -q "waiting: every device with a writable volume of pool 'Single' serves its max sessions (queued for a device" \
+	"$W/b2.out"
 
 # --- server parallelism 1: a queue, in order ------------------------------
 printf '. type: NSR\nupdate parallelism: 1\n' |
