@@ -199,6 +199,7 @@ static void nsrd_tick(struct nsr_daemon *d)
 	 * to come back): settling can wait for a later tick, the loop not. */
 	if (nsr_rpc_server_trylock(d->srv)) {
 		nsrd_settle_orphans(n);
+		nsrd_intents_resume(n);
 		nsr_rpc_server_unlock(d->srv);
 	}
 }

@@ -111,6 +111,22 @@ int nsrd_mount(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 int nsrd_unmount(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 int nsrd_vol_mode(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 int nsrd_vol_delete(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
+/* nsrd_label_finish, nsrd_delete_finish - settle a label or finish a
+ * save set delete that a failure cut short, from its intent line: 0 =
+ * settled, -1 = a peer does not answer yet (try again later). */
+int nsrd_label_finish(struct nsrd *n, const char *line);
+int nsrd_delete_finish(struct nsrd *n, const char *line);
+
+/* intent.c */
+/* nsrd_intent_add - durably list line under kind ("label", "delete")
+ * before the operation it names starts; NSR_OK or an error (logged). */
+int nsrd_intent_add(struct nsrd *n, const char *kind, const char *line);
+/* nsrd_intent_drop - the operation of line is over: take it off. */
+void nsrd_intent_drop(struct nsrd *n, const char *kind, const char *line);
+/* nsrd_intents_resume - from the tick: settle what failures left listed
+ * (every few seconds while anything is; never waits for a peer). */
+void nsrd_intents_resume(struct nsrd *n);
+
 /* nsrd_device_mover - ask the device's storage node for its mover:
  * host[hlen] gets the storage node's name ("" = this server, reached
  * through loopback) and *port the mover's port. */

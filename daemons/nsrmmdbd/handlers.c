@@ -277,6 +277,67 @@ out:
 	return rc;
 }
 
+/* ss_delete_txn - delete save set ssid and, in the same transaction,
+ * take its fragments' bytes off the written figure of each AFTD volume
+ * holding them (clearing full): an AFTD's space comes back with the
+ * record (nsrd has the mover remove the files first), so a delete that
+ * is repeated after a crash never lowers a figure twice.  The stripe
+ * locks are taken in index order, so they cannot deadlock with
+ * MM_VOL_WRITTEN, which takes one. */
+static int ss_delete_txn(uint32_t ssid)
+{
+	struct mmdb_fragment fr[MMDB_FRAGS_MAX];
+	int held[WRITTEN_LOCKS] = {0};
+	struct mmdb_txn *txn = NULL;
+	size_t nf = 0;
+	int rc;
+
+	rc = mmdb_frag_list(g_mmdbd.db, ssid, fr, MMDB_FRAGS_MAX, &nf);
+	if (rc != NSR_OK)
+		return rc;
+	nf = NSR_MIN(nf, (size_t)MMDB_FRAGS_MAX);
+	for (size_t i = 0; i < nf; i++)
+		held[written_lock(fr[i].volid) - written_locks] = 1;
+	for (int i = 0; i < WRITTEN_LOCKS; i++)
+		if (held[i])
+			pthread_mutex_lock(&written_locks[i]);
+	rc = mmdb_txn_begin(g_mmdbd.db, &txn);
+	for (size_t i = 0; rc == NSR_OK && i < nf; i++) {
+		struct mmdb_volume v;
+		uint64_t sub = 0;
+		int seen = 0;
+
+		for (size_t j = 0; j < i; j++)
+			seen |= memcmp(fr[j].volid, fr[i].volid, 16) == 0;
+		if (seen)
+			continue;
+		rc = mmdb_vol_get_by_id(g_mmdbd.db, fr[i].volid, &v);
+		if (rc == NSR_ERR_NOTFOUND) {
+			rc = NSR_OK;
+			continue;
+		}
+		if (rc != NSR_OK || strcmp(v.type, "adv_file") != 0)
+			continue;
+		for (size_t j = i; j < nf; j++)
+			if (memcmp(fr[j].volid, fr[i].volid, 16) == 0)
+				sub += fr[j].size;
+		v.written -= NSR_MIN(v.written, sub);
+		v.flags &= ~(uint32_t)MMDB_VOL_FULL;
+		rc = mmdb_vol_put(g_mmdbd.db, txn, &v);
+	}
+	if (rc == NSR_OK)
+		rc = mmdb_ss_delete(g_mmdbd.db, txn, ssid);
+	if (rc == NSR_OK) {
+		rc = mmdb_txn_commit(txn);
+		txn = NULL;
+	}
+	mmdb_txn_abort(txn);
+	for (int i = WRITTEN_LOCKS; i-- > 0;)
+		if (held[i])
+			pthread_mutex_unlock(&written_locks[i]);
+	return rc;
+}
+
 /* vol_written - MM_VOL_WRITTEN. */
 static int vol_written(void *ctx, void *args, void *res,
 		       struct nsr_rpc_call *call)
@@ -493,7 +554,7 @@ static int ss_delete(void *ctx, void *args, void *res,
 	NSR_UNUSED(ctx);
 	if (begin(&r->st))
 		return NSR_OK;
-	rc = mmdb_ss_delete(g_mmdbd.db, NULL, ssid);
+	rc = ss_delete_txn(ssid);
 	end();
 	if (rc == NSR_ERR_NOTFOUND)
 		nsr_status_set(&r->st, rc, "save set %u is not in the media "

@@ -16,6 +16,7 @@
 #                           (use it after every restart)
 #   ok/fail/check           TAP-ish reporting; a failure exits non-zero
 #   expect_fail CMD...      CMD must exit non-zero
+#   recovers_identical SRC  recover SRC into $W/out and compare
 set -u
 BIN=${NSR_BIN:?NSR_BIN must point at the build bin directory}
 PIDS=()
@@ -161,6 +162,19 @@ nsr_wait_answers() {
 			sleep 0.1
 		done
 	done
+}
+
+# recovers_identical SRC [RECOVER ARGS] - recover SRC into $W/out (by
+# path, or with the arguments given, e.g. -S ssid) from server $S and
+# compare the tree with SRC.
+recovers_identical() {
+	local src=$1
+	shift
+	[ $# -gt 0 ] || set -- -a "$src"
+	rm -rf "$W/out"
+	mkdir -p "$W/out"
+	"$BIN/recover" -s "${S:-127.0.0.1}" -q -f -d "$W/out" "$@" >/dev/null 2>&1 &&
+		"$BIN/nsrtreecmp" "$src" "$W/out$src" >/dev/null 2>&1
 }
 
 # nsr_cleanup - stop every daemon we started (their children stop with them).
