@@ -413,14 +413,18 @@ static int create_saveset(struct mmdb_clnt *mc, struct mmdb_saveset *ss,
 	for (int attempt = 0; attempt < 2 && rc != NSR_OK; attempt++) {
 		int found;
 
-		if (rc != NSR_ERR_RPC && rc != NSR_ERR_CONNECT &&
-		    rc != NSR_ERR_TIMEOUT)
+		if (mmdb_clnt_answered(mc))
 			return rc; /* nsrmmdbd answered: it did not create */
 		found = find_created(mc, ss, cloneid);
 		if (found < 0)
 			return rc;
-		if (found)
+		if (found) {
+			nsr_info("save set %u of %s:%s: its create was "
+				 "committed before the media database's reply "
+				 "was lost; not created twice", ss->ssid,
+				 ss->client, ss->name);
 			return NSR_OK;
+		}
 		rc = mmdb_clnt_ss_create(mc, ss, cloneid);
 	}
 	return rc;

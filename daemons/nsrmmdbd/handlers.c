@@ -9,8 +9,11 @@
  */
 #include "nsr/compat.h"
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <unistd.h>
 
 #include "nsr/buf.h"
 #include "nsr/err.h"
@@ -367,6 +370,26 @@ static int vol_written(void *ctx, void *args, void *res,
 	return NSR_OK;
 }
 
+/* test_die_after_create - the test knob NSR_TEST_MMDBD_DIE_AFTER_CREATE=
+ * FILE: the first time a create is committed and FILE does not exist,
+ * make FILE and die before replying (SIGKILL), so the caller loses the
+ * reply of a create that happened. */
+static void test_die_after_create(uint32_t ssid)
+{
+	const char *e = getenv("NSR_TEST_MMDBD_DIE_AFTER_CREATE");
+	int fd;
+
+	if (!e || !*e)
+		return;
+	fd = open(e, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd < 0)
+		return;
+	close(fd);
+	nsr_warn("test knob: dying after creating save set %u, before the "
+		 "reply", ssid);
+	raise(SIGKILL);
+}
+
 /* ss_create - MM_SS_CREATE. */
 static int ss_create(void *ctx, void *args, void *res,
 		     struct nsr_rpc_call *call)
@@ -392,6 +415,7 @@ static int ss_create(void *ctx, void *args, void *res,
 				ss.client, ss.name);
 		return NSR_OK;
 	}
+	test_die_after_create(ss.ssid);
 	r->ssid = ss.ssid;
 	r->cloneid = cloneid;
 	memcpy(r->longid, ss.longid, sizeof(r->longid));

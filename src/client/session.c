@@ -268,6 +268,18 @@ static void test_stall(struct save_run *s)
 	sleep((unsigned)sec);
 }
 
+/* test_exit - the test knob NSR_TEST_SAVE_EXIT_BEFORE_END: once the data
+ * is durable and the index committed, exit without telling nsrd, as a
+ * client killed at that point (nsrd settles the save set from what the
+ * mover recorded). */
+static void test_exit(int rc)
+{
+	const char *e = getenv("NSR_TEST_SAVE_EXIT_BEFORE_END");
+
+	if (rc == NSR_OK && e && *e)
+		_exit(9);
+}
+
 /* to_index - one index entry per saved file. */
 static int to_index(void *arg, const struct nsr_asm_file *f, uint64_t off)
 {
@@ -500,6 +512,7 @@ int nsr_session_save(const struct nsr_session_save_opts *o,
 		rc = stream(&s, paths, npaths, &r->st, err);
 	if (rc == NSR_OK)
 		rc = finish(&s, &r->st, &r->no_index, err);
+	test_exit(rc);
 	if (rc == NSR_OK || r->no_index) {
 		int end = save_end(&s, r->no_index ? SAVE_END_NOINDEX : 0,
 				   r->st.stream_bytes, r->st.files, NULL, err);

@@ -13,10 +13,8 @@ W=$ROOT/work
 # A 4 s lease (save renews every second); the stall is three leases.
 export NSR_LEASE_SEC=4
 STALL=12
-mkdir -p "$W/aftd" "$W/src/sub" "$W/out"
-nsr_start_datazone
-nsr_device aftd1 adv_file "$W/aftd"
-check "label" "$BIN/nsrmm" -s $S -q -l -y -b Default -f aftd1 Disk.001
+mkdir -p "$W/src/sub" "$W/out"
+nsr_start_aftd_datazone
 
 head -c 3000000 /dev/urandom >"$W/src/a"
 head -c 2000000 /dev/urandom >"$W/src/sub/b"

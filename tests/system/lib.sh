@@ -9,6 +9,7 @@
 #                           NSR_PORTMAP_PORT/NSR_EXEC_PORT; sets $BIN
 #   nsr_start DAEMON ARGS   start $BIN/DAEMON -b -R $ROOT ARGS
 #   nsr_start_datazone      nsrexecd -s (+ nsrsnmd) and nsrd (+ children)
+#   nsr_start_aftd_datazone the same with Disk.001 labeled in AFTD aftd1
 #   nsr_wait_registered N   wait until daemon N is registered (bounded)
 #   nsr_probe N [SECS]      one request to daemon N (nsrd, nsrmmdbd, nsrjobd,
 #                           nsrindexd): did it answer?
@@ -85,6 +86,16 @@ nsr_start_datazone() {
 	nsr_wait_registered nsrindexd
 	nsr_wait_registered nsrsnmd
 	nsr_wait_answers nsrd nsrmmdbd nsrjobd nsrindexd
+}
+
+# nsr_start_aftd_datazone - the datazone with device aftd1, an AFTD in
+# $W/aftd1, holding volume Disk.001 of pool Default.
+nsr_start_aftd_datazone() {
+	mkdir -p "$W/aftd1"
+	nsr_start_datazone
+	nsr_device aftd1 adv_file "$W/aftd1"
+	check "label Disk.001" "$BIN/nsrmm" -s "${S:-127.0.0.1}" -q -l -y \
+		-b Default -f aftd1 Disk.001
 }
 
 # nsr_device NAME TYPE PATH [ATTRS] - create an NSR device resource on
