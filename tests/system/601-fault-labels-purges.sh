@@ -2,7 +2,7 @@
 # 601-fault-labels-purges: SIGKILL at a random point of the operations
 # that take data away, round after round:
 #   - relabel of an AFTD that holds save sets (nsrmm -l -y; victim: nsrmm,
-#     nsrd, nsrmmdbd or the mover doing it);
+#     nsrd, nsrmmdbd or the mover doing it), or a label of a new AFTD;
 #   - delete of a save set and its bytes (nsrmm -d -S; same victims);
 #   - a purge of the jobs database (an explicit purge and the periodic
 #     one every second; victim: the purging client, nsrd or nsrjobd).
@@ -11,7 +11,8 @@
 # round, within a bounded wait:
 #   - no label or delete is left half done (nsrd's and the mover's intent
 #     records are gone): the volume was relabeled completely or not at
-#     all, and one volume has its name;
+#     all, and one volume has its name; a new volume is usable (mounts:
+#     its medium and its record agree) or cleanly absent;
 #   - the AFTD's bytes (its session files) equal the volume's written
 #     figure in mminfo, which equals the sizes of the save sets on it;
 #   - nothing is in progress, every job is finished, the jobs database
@@ -114,15 +115,37 @@ jobs_of() {
 	"$BIN/jobd_testclnt" query "print client: $1" 2>/dev/null | grep -c .
 }
 
+# fresh_label_clean R - the new volume of round R is usable (in the media
+# database, and its medium mounts against that record) or cleanly absent
+# (neither in the media database nor claimed by its device).
+fresh_label_clean() {
+	local out
+	if "$BIN/mminfo" -s $S -m 2>/dev/null | grep -qw "Lab.N$1"; then
+		"$BIN/nsrmm" -s $S -q -m -f "new$1" >/dev/null 2>&1
+		return
+	fi
+	out=$(printf 'option dynamic\nprint type: NSR device; name: new%s\n' "$1" |
+		"$BIN/nsradmin" -s $S -i - 2>/dev/null)
+	! grep -q "volume name: Lab.N$1;" <<<"$out"
+}
+
 VICTIMS=(nsrmm nsrd nsrmmdbd nsrmmd)
 PVICTIMS=(jobpurge nsrd nsrjobd)
 "$BIN/jobd_testclnt" create "type=save job" client=recent state=completed \
 	start=-120 end=-60 >/dev/null || fail "create a recent job"
 
 for r in $(seq 1 "$ROUNDS"); do
-	kind=$((RANDOM % 3))
+	kind=$((RANDOM % 4))
 	ms=$((RANDOM % 600))
-	if [ $kind = 2 ]; then
+	FAULT_DEVICE=lab
+	if [ $kind = 3 ]; then
+		v=${VICTIMS[$((RANDOM % ${#VICTIMS[@]}))]}
+		FAULT_DEVICE=new$r
+		mkdir -p "$W/new$r"
+		nsr_device "new$r" adv_file "$W/new$r"
+		echo "# round $r: label of a new volume Lab.N$r, kill $v after $ms ms"
+		"$BIN/nsrmm" -s $S -q -l -y -b Lab -f "new$r" "Lab.N$r" >"$W/op$r.out" 2>&1 &
+	elif [ $kind = 2 ]; then
 		v=${PVICTIMS[$((RANDOM % ${#PVICTIMS[@]}))]}
 		echo "# round $r: purge of 30 expired jobs, kill $v after $ms ms"
 		old_jobs "$r" 30
@@ -150,7 +173,14 @@ for r in $(seq 1 "$ROUNDS"); do
 	nsr_wait_answers nsrd nsrmmdbd nsrjobd nsrindexd
 
 	check "round $r: nothing is left half done (exit $rc)" wait_until 60 settled
-	if [ $kind = 2 ]; then
+	if [ $kind = 3 ]; then
+		check "round $r: no intent record is left on the new AFTD" \
+			wait_until 30 test ! -e "$W/new$r/label.intent"
+		check "round $r: Lab.N$r is usable or cleanly absent" \
+			fresh_label_clean "$r"
+		[ $rc = 0 ] && check "round $r: the reported label is in the media database" \
+			grep -qw "Lab.N$r" <<<"$("$BIN/mminfo" -s $S -m 2>/dev/null)"
+	elif [ $kind = 2 ]; then
 		check "round $r: the jobs database is intact" \
 			quiet "$BIN/jobd_testclnt" check-db "$ROOT/res/jobsdb"
 		check "round $r: the expired jobs are purged" \

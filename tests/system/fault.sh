@@ -7,9 +7,11 @@
 #   fault_sleep_ms MS          sleep MS milliseconds
 #   active_jobs                how many jobs nsrjobd has in state ACTIVE
 #   in_progress                ssids the media database holds in progress
-#   mover_pid                  pid of the running data mover, or ""
-#   kill_victim NAME           SIGKILL it (a tool: $spid) and bring back
-#                              what an administrator would (nsrd)
+#   mover_pid [DEVICE]         pid of the running data mover (of DEVICE),
+#                              or ""
+#   kill_victim NAME           SIGKILL it (a tool: $spid; nsrmmd: the
+#                              mover of $FAULT_DEVICE, else any) and bring
+#                              back what an administrator would (nsrd)
 #   probe_save R               a small save that must be admitted and
 #                              complete (the slot is free)
 #   wait_until SECS CMD...     poll CMD every 0.1 s, SECS at most
@@ -39,9 +41,11 @@ in_progress() {
 		awk '$1 ~ /^[0-9]+$/ {print $1}'
 }
 
-# mover_pid - pid of the running data mover (nsrsnmd's child), or "".
+# mover_pid [DEVICE] - pid of the running data mover (nsrsnmd's child)
+# of DEVICE (default: any), or "".
 mover_pid() {
-	"$BIN/mmdtest" status 127.0.0.1 2>/dev/null | awk '{print $3; exit}'
+	"$BIN/mmdtest" status 127.0.0.1 2>/dev/null |
+		awk -v d="${1:-}" 'd == "" || $1 == d {print $3; exit}'
 }
 
 # kill_victim NAME - SIGKILL it; bring back what an administrator would.
@@ -50,7 +54,7 @@ kill_victim() {
 	case $v in
 	save|recover|nsrmm|jobpurge) kill -KILL "$spid" 2>/dev/null ;;
 	nsrmmd)
-		p=$(mover_pid)
+		p=$(mover_pid "${FAULT_DEVICE:-}")
 		[ -n "$p" ] && kill -KILL "$p" 2>/dev/null ;;
 	nsrd)
 		p=$(cat "$ROOT/logs/nsrd.pid")
