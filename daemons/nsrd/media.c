@@ -320,7 +320,7 @@ int nsrd_label_finish(struct nsrd *n, const char *line)
 	long long t0;
 	int got;
 
-	if (sscanf(line, "%lld\t%255[^\t]\t%64s", &t0, dev, vol) != 3)
+	if (sscanf(line, "%lld\t%255[^\t]\t%64[^\t\n]", &t0, dev, vol) != 3)
 		return 0;
 	got = label_settle(n, dev, vol, (time_t)t0, &lab);
 	if (got > 0)
