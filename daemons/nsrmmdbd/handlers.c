@@ -341,6 +341,22 @@ static int ss_delete_txn(uint32_t ssid)
 	return rc;
 }
 
+/* test_once - a test knob naming a file: 1 (and the file made) the first
+ * time it is set and the file does not exist yet, else 0. */
+static int test_once(const char *knob)
+{
+	const char *e = getenv(knob);
+	int fd;
+
+	if (!e || !*e)
+		return 0;
+	fd = open(e, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
 /* vol_written - MM_VOL_WRITTEN. */
 static int vol_written(void *ctx, void *args, void *res,
 		       struct nsr_rpc_call *call)
@@ -356,7 +372,9 @@ static int vol_written(void *ctx, void *args, void *res,
 	if (begin(&r->st))
 		return NSR_OK;
 	memset(&v, 0, sizeof(v));
-	rc = vol_written_txn(a, &v);
+	/* Test knob: refuse one update (nsrmmdbd(8)). */
+	rc = test_once("NSR_TEST_MMDBD_FAIL_WRITTEN") ? NSR_ERR_IO
+						     : vol_written_txn(a, &v);
 	end();
 	hexid((const uint8_t *)a->volid, hex);
 	if (rc == NSR_ERR_NOTFOUND)
@@ -370,21 +388,13 @@ static int vol_written(void *ctx, void *args, void *res,
 	return NSR_OK;
 }
 
-/* test_die_after_create - the test knob NSR_TEST_MMDBD_DIE_AFTER_CREATE=
- * FILE: the first time a create is committed and FILE does not exist,
- * make FILE and die before replying (SIGKILL), so the caller loses the
- * reply of a create that happened. */
+/* test_die_after_create - the test knob NSR_TEST_MMDBD_DIE_AFTER_CREATE:
+ * once, die (SIGKILL) after a create is committed, before the reply, so
+ * the caller loses the reply of a create that happened. */
 static void test_die_after_create(uint32_t ssid)
 {
-	const char *e = getenv("NSR_TEST_MMDBD_DIE_AFTER_CREATE");
-	int fd;
-
-	if (!e || !*e)
+	if (!test_once("NSR_TEST_MMDBD_DIE_AFTER_CREATE"))
 		return;
-	fd = open(e, O_WRONLY | O_CREAT | O_EXCL, 0644);
-	if (fd < 0)
-		return;
-	close(fd);
 	nsr_warn("test knob: dying after creating save set %u, before the "
 		 "reply", ssid);
 	raise(SIGKILL);
