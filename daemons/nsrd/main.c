@@ -246,6 +246,7 @@ static void nsrd_tick(struct nsr_daemon *d)
 	if (nsr_rpc_server_trylock(d->srv)) {
 		nsrd_settle_orphans(n);
 		nsrd_wait_lapse(n);
+		nsrd_intents_resume(n);
 		nsr_rpc_server_unlock(d->srv);
 	}
 }

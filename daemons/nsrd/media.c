@@ -229,7 +229,114 @@ static void init_label_res(label_res *r)
 	r->media_type = nsr_rpc_str("");
 }
 
-/* nsrd_label - LABEL: label the volume in a device (nsrmm -l). */
+/* record_label - the medium in device devname holds lab: give the media
+ * database its record (replacing an older volume of that name) and show
+ * it mounted on the device.  Repeatable: a record with lab's volume id
+ * is kept.  NSR_OK or the media database's error. */
+static int record_label(struct nsrd *n, const char *devname,
+			const struct nsr_vol_label *lab)
+{
+	struct mmdb_clnt *mc = n->mmdb;
+	struct mmdb_volume old, vol;
+	int rc, had_old;
+
+	rc = mmdb_clnt_vol_get(mc, lab->name, &old);
+	if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND)
+		return rc;
+	had_old = rc == NSR_OK;
+	if (had_old && memcmp(old.volid, lab->volid, 16) == 0)
+		goto mounted;
+	if (had_old) {
+		rc = mmdb_clnt_vol_delete(mc, lab->name);
+		if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND)
+			return rc;
+	}
+	memset(&vol, 0, sizeof(vol));
+	snprintf(vol.name, sizeof(vol.name), "%s", lab->name);
+	memcpy(vol.volid, lab->volid, 16);
+	snprintf(vol.pool, sizeof(vol.pool), "%s", lab->pool);
+	snprintf(vol.type, sizeof(vol.type), "%s", lab->media_type);
+	snprintf(vol.device, sizeof(vol.device), "%s", devname);
+	vol.block_size = lab->block_size;
+	vol.olabel = had_old ? old.olabel : lab->created;
+	vol.labeled = lab->created;
+	vol.recycled = had_old ? old.recycled + 1 : 0;
+	vol.mounts = 1;
+	rc = mmdb_clnt_vol_put(mc, &vol);
+	if (rc != NSR_OK)
+		return rc;
+mounted:
+	set_mounted(n, devname, lab->name, lab->pool);
+	return NSR_OK;
+}
+
+/* label_settle - after a label of volume in device devname begun at t0
+ * whose outcome nsrd did not see (the mover or nsrd died, or the reply
+ * was lost): the medium says.  1 = labeled and now recorded (*lab), 0 =
+ * the label did not happen, -1 = cannot tell yet (mover or media
+ * database away).  A mover that died halfway finishes the relabel when
+ * it starts again (nsr_vol_label_resume), before it answers. */
+static int label_settle(struct nsrd *n, const char *devname,
+			const char *volume, time_t t0,
+			struct nsr_vol_label *lab)
+{
+	const struct nsr_res *dev = nsrd_res_find1(n, "NSR device", devname);
+	struct nsr_mmd *m;
+	struct nsr_buf err;
+	nsr_status st;
+	int rc, ret = -1;
+
+	if (!dev)
+		return 0; /* the device is gone: nothing to finish */
+	memset(&st, 0, sizeof(st));
+	nsr_buf_init(&err, 0);
+	m = connect_mover(n, dev, &st);
+	rc = m ? nsr_mmd_read_label(m, lab, NULL, &err) : NSR_ERR_CONNECT;
+	nsr_mmd_close(m);
+	if (rc == NSR_ERR_EOD || rc == NSR_ERR_NOTFOUND ||
+	    (rc == NSR_OK && (strcmp(lab->name, volume) != 0 ||
+			      lab->created + 2 < t0)))
+		ret = 0; /* unlabeled, or another (older) label */
+	else if (rc == NSR_OK)
+		ret = record_label(n, devname, lab) == NSR_OK ? 1 : -1;
+	xdr_free(NSR_XDR(xdr_nsr_status), (char *)&st);
+	nsr_buf_release(&err);
+	return ret;
+}
+
+/* label_line - the intent line of a label: "t0 TAB device TAB volume". */
+static void label_line(char *out, size_t len, time_t t0, const char *dev,
+		       const char *volume)
+{
+	snprintf(out, len, "%lld\t%s\t%s", (long long)t0, dev, volume);
+}
+
+/* nsrd_label_finish - from the tick: settle a label a crash left open
+ * (line as label_line made it).  0 = settled, -1 = try again later. */
+int nsrd_label_finish(struct nsrd *n, const char *line)
+{
+	struct nsr_vol_label lab;
+	char dev[256], vol[MMDB_VOLNAME_MAX + 1];
+	long long t0;
+	int got;
+
+	if (sscanf(line, "%lld\t%255[^\t]\t%64[^\t\n]", &t0, dev, vol) != 3)
+		return 0;
+	got = label_settle(n, dev, vol, (time_t)t0, &lab);
+	if (got > 0)
+		nsr_info("labeled volume %s (pool %s) on device %s: the "
+			 "label was made before a failure and is now "
+			 "recorded", lab.name, lab.pool, dev);
+	else if (got == 0)
+		nsr_info("volume %s on device %s: the label cut short by a "
+			 "failure did not happen", vol, dev);
+	return got < 0 ? -1 : 0;
+}
+
+/* nsrd_label - LABEL: label the volume in a device (nsrmm -l).  The
+ * label goes under an intent record, so a failure of nsrd, the mover or
+ * the media database between the medium and the record is settled by
+ * the tick (nsrd_label_finish): labeled completely or not at all. */
 int nsrd_label(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;
@@ -238,13 +345,14 @@ int nsrd_label(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	const struct nsr_res *dev;
 	struct mmdb_clnt *mc = NULL;
 	struct nsr_mmd *m = NULL;
-	struct mmdb_volume old, vol;
+	struct mmdb_volume old;
 	struct nsr_vol_label lab;
 	struct nsr_buf err;
 	const char *pool = a->pool[0] ? a->pool : "Default";
-	char name[MMDB_VOLNAME_MAX + 1], devname[256];
+	char name[MMDB_VOLNAME_MAX + 1], devname[256], line[512];
+	time_t t0;
 	uint32_t bs;
-	int had_old;
+	int rc, got;
 
 	NSR_UNUSED(call);
 	init_label_res(r);
@@ -286,43 +394,55 @@ int nsrd_label(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 			       "label template of pool '%s'", pool);
 		goto out;
 	}
-	had_old = mmdb_clnt_vol_get(mc, name, &old) == NSR_OK;
-	if (had_old && !a->force) {
+	if (mmdb_clnt_vol_get(mc, name, &old) == NSR_OK && !a->force) {
 		nsr_status_set(&r->st, NSR_ERR_EXISTS, "volume %s is already in the media "
 			    "database (%llu bytes written); relabeling makes its save sets "
 			    "unrecoverable: use -y to relabel it anyway", name,
 			    (unsigned long long)old.written);
 		goto out;
 	}
+	t0 = time(NULL);
+	label_line(line, sizeof(line), t0, devname, name);
+	if (nsrd_intent_add(n, "label", line) != NSR_OK) {
+		nsr_status_set(&r->st, NSR_ERR_IO, "cannot label device '%s': "
+			       "nsrd cannot write its intent record (see "
+			       "the log)", devname);
+		goto out;
+	}
 	m = connect_mover(n, dev, &r->st);
-	if (!m)
-		goto out;
-	if (nsr_mmd_label(m, name, pool, bs, a->force, &lab, &err) != NSR_OK) {
-		nsr_status_set(&r->st, NSR_ERR_IO, "cannot label device '%s': %s",
-			    nsr_res_get(dev, "name"), err.data);
+	if (!m) {
+		nsrd_intent_drop(n, "label", line);
 		goto out;
 	}
-	/* The medium is labeled: now the media database and the device. */
-	if (had_old && mmdb_clnt_vol_delete(mc, name) != NSR_OK)
-		nsr_warn("could not remove the old record of volume %s: %s", name,
-			 mmdb_clnt_errmsg(mc));
-	memset(&vol, 0, sizeof(vol));
-	snprintf(vol.name, sizeof(vol.name), "%s", lab.name);
-	memcpy(vol.volid, lab.volid, 16);
-	snprintf(vol.pool, sizeof(vol.pool), "%s", lab.pool);
-	snprintf(vol.type, sizeof(vol.type), "%s", lab.media_type);
-	snprintf(vol.device, sizeof(vol.device), "%s", devname);
-	vol.block_size = lab.block_size;
-	vol.olabel = had_old ? old.olabel : lab.created;
-	vol.labeled = lab.created;
-	vol.recycled = had_old ? old.recycled + 1 : 0;
-	vol.mounts = 1;
-	if (mmdb_clnt_vol_put(mc, &vol) != NSR_OK) {
-		nsr_status_set(&r->st, NSR_ERR_IO, "volume %s was labeled but the media "
-			    "database refused it: %s", name, mmdb_clnt_errmsg(mc));
+	rc = nsr_mmd_label(m, name, pool, bs, a->force, &lab, &err);
+	nsr_mmd_close(m);
+	m = NULL;
+	if (rc != NSR_OK) {
+		/* The label may be made with its reply lost: ask the medium. */
+		got = label_settle(n, devname, name, t0, &lab);
+		if (got == 0) {
+			nsrd_intent_drop(n, "label", line);
+			nsr_status_set(&r->st, NSR_ERR_IO, "cannot label device "
+				       "'%s': %s", devname, err.data);
+			goto out;
+		}
+		if (got < 0) {
+			nsr_status_set(&r->st, NSR_ERR_IO, "labeling volume %s "
+				       "on device '%s' was cut short (%s); nsrd "
+				       "finishes it, or finds it did not "
+				       "happen, once the data mover and the "
+				       "media database answer again (see "
+				       "mminfo -m)", name, devname, err.data);
+			goto out;
+		}
+	} else if (record_label(n, devname, &lab) != NSR_OK) {
+		nsr_status_set(&r->st, NSR_ERR_IO, "volume %s was labeled but "
+			       "the media database did not record it: %s; nsrd "
+			       "records it once the media database answers "
+			       "again", name, mmdb_clnt_errmsg(mc));
 		goto out;
 	}
-	set_mounted(n, devname, lab.name, lab.pool);
+	nsrd_intent_drop(n, "label", line);
 	fill_label_res(r, &lab, devname);
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	nsr_info("labeled volume %s (pool %s, block size %u) on device %s", lab.name,
@@ -505,10 +625,10 @@ static void free_unrecorded(struct nsrd *n, uint32_t ssid)
 }
 
 /* free_ss_space - before a save set's record goes: have the mover of each
- * mounted AFTD volume holding its fragments remove their bytes, then take
- * them off the volume's written count (and its full flag).  Non-zero (st
- * set) if a mover could not; the record is then kept, so the delete can
- * be retried. */
+ * mounted AFTD volume holding its fragments remove their bytes (the
+ * media database takes them off the volume's written figure with the
+ * record, MM_SS_DELETE).  Non-zero (st set) if a mover could not; the
+ * record is then kept, so the delete can be finished later. */
 static int free_ss_space(struct nsrd *n, struct mmdb_clnt *mc, uint32_t ssid,
 			 nsr_status *st)
 {
@@ -528,7 +648,7 @@ static int free_ss_space(struct nsrd *n, struct mmdb_clnt *mc, uint32_t ssid,
 		struct nsr_res *q;
 		const struct nsr_res *dev = NULL;
 		struct nsr_mmd *m;
-		uint64_t sub = 0, bytes = 0;
+		uint64_t bytes = 0;
 		uint32_t files = 0;
 		long k;
 		int seen = 0;
@@ -539,9 +659,6 @@ static int free_ss_space(struct nsrd *n, struct mmdb_clnt *mc, uint32_t ssid,
 		    mmdb_clnt_vol_get_by_id(mc, fr[i].volid, &vol) != NSR_OK ||
 		    strcmp(vol.type, "adv_file") != 0)
 			continue;
-		for (size_t j = i; j < nf; j++)
-			if (memcmp(fr[j].volid, fr[i].volid, 16) == 0)
-				sub += fr[j].size;
 		q = nsr_res_new();
 		nsr_res_set1(q, "type", "NSR device");
 		nsr_res_set1(q, "volume name", vol.name);
@@ -560,19 +677,12 @@ static int free_ss_space(struct nsrd *n, struct mmdb_clnt *mc, uint32_t ssid,
 		if (!m || nsr_mmd_ss_remove(m, &ssid, 1, &files, &bytes,
 					    &err) != NSR_OK) {
 			if (m)
-				nsr_status_set(st, NSR_ERR_IO, "save set %u "
-					       "kept: cannot remove its data "
-					       "from volume %s: %s", ssid,
+				nsr_status_set(st, NSR_ERR_IO, "cannot remove "
+					       "the data of save set %u from "
+					       "volume %s: %s", ssid,
 					       vol.name, err.data);
 			ret = -1;
-		} else if (mmdb_clnt_vol_unwritten(mc, vol.volid, sub,
-						   files ? MMDB_VOL_FULL : 0)
-			   != NSR_OK) {
-			nsr_warn("volume %s: %u session file(s) of save set %u "
-				 "removed, but its written count not lowered: "
-				 "%s", vol.name, files, ssid,
-				 mmdb_clnt_errmsg(mc));
-		} else {
+		} else if (files > 0) {
 			nsr_info("save set %u: %llu bytes freed on volume %s",
 				 ssid, (unsigned long long)bytes, vol.name);
 		}
@@ -582,7 +692,72 @@ static int free_ss_space(struct nsrd *n, struct mmdb_clnt *mc, uint32_t ssid,
 	return ret;
 }
 
-/* nsrd_vol_delete - VOL_DELETE: remove a volume, or a save set and its index entries. */
+/* delete_ss - a save set's bytes, record and index entries, in that
+ * order, each step repeatable: 0 = done, 1 = gone but its index entries
+ * remain (nsrindexd away), -1 = not done yet (st says why). */
+static int delete_ss(struct nsrd *n, uint32_t ssid, const char *client,
+		     nsr_status *st)
+{
+	struct mmdb_clnt *mc = n->mmdb;
+	struct mmdb_saveset ss;
+	int rc = mmdb_clnt_ss_get(mc, ssid, &ss);
+
+	if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND) {
+		nsr_status_set(st, rc, "save set %u: the media database is "
+			       "not available: %s", ssid,
+			       mmdb_clnt_errmsg(mc));
+		return -1;
+	}
+	if (rc == NSR_OK) {
+		if (free_ss_space(n, mc, ssid, st) != 0)
+			return -1;
+		rc = mmdb_clnt_ss_delete(mc, ssid);
+		if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND) {
+			nsr_status_set(st, rc, "cannot delete save set %u: %s",
+				       ssid, mmdb_clnt_errmsg(mc));
+			return -1;
+		}
+	}
+	/* The file index entries go with the save set. */
+	if (nsr_ixclnt_delete(n->ix, client, ssid) != NSR_OK) {
+		nsr_warn("save set %u deleted, but its index entries of "
+			 "client %s remain until nsrindexd answers: %s", ssid,
+			 client, nsr_ixclnt_errmsg(n->ix));
+		return 1;
+	}
+	return 0;
+}
+
+/* delete_line - the intent line of a delete: "ssid TAB client". */
+static void delete_line(char *out, size_t len, uint32_t ssid,
+			const char *client)
+{
+	snprintf(out, len, "%u\t%s", ssid, client);
+}
+
+/* nsrd_delete_finish - from the tick: finish a save set delete a crash
+ * or an absent peer cut short.  0 = done, -1 = try again later. */
+int nsrd_delete_finish(struct nsrd *n, const char *line)
+{
+	char client[256];
+	unsigned ssid;
+	nsr_status st;
+	int rc;
+
+	if (sscanf(line, "%u\t%255[^\n]", &ssid, client) != 2)
+		return 0;
+	memset(&st, 0, sizeof(st));
+	rc = delete_ss(n, ssid, client, &st);
+	xdr_free(NSR_XDR(xdr_nsr_status), (char *)&st);
+	if (rc == 0)
+		nsr_info("save set %u: the delete cut short by a failure is "
+			 "finished", ssid);
+	return rc == 0 ? 0 : -1;
+}
+
+/* nsrd_vol_delete - VOL_DELETE: remove a volume, or a save set with its
+ * bytes on AFTDs and its index entries (under an intent record, so a
+ * delete that dies halfway is finished by the tick). */
 int nsrd_vol_delete(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;
@@ -590,30 +765,37 @@ int nsrd_vol_delete(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	nsr_void_res *r = resp;
 	struct mmdb_clnt *mc = NULL;
 	struct mmdb_saveset ss;
-	struct nsr_buf err;
+	char line[512];
 	int rc;
 
 	NSR_UNUSED(call);
-	nsr_buf_init(&err, 0);
 	mc = n->mmdb;
 	if (a->ssid) {
 		if (mmdb_clnt_ss_get(mc, a->ssid, &ss) != NSR_OK) {
 			nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "no save set %u in the media "
 				    "database", a->ssid);
-			goto out;
+			return NSR_OK;
 		}
-		if (free_ss_space(n, mc, a->ssid, &r->st) != 0)
-			goto out;
-		rc = mmdb_clnt_ss_delete(mc, a->ssid);
-		/* The file index entries go with the save set. */
-		if (rc == NSR_OK) {
-			if (nsr_ixclnt_delete(n->ix, ss.client, a->ssid) !=
-			    NSR_OK)
-				nsr_warn("save set %u deleted, but its index "
-					 "entries of client %s remain: %s",
-					 a->ssid, ss.client,
-					 nsr_ixclnt_errmsg(n->ix));
+		delete_line(line, sizeof(line), a->ssid, ss.client);
+		if (nsrd_intent_add(n, "delete", line) != NSR_OK) {
+			nsr_status_set(&r->st, NSR_ERR_IO, "save set %u kept: "
+				       "nsrd cannot write its intent record "
+				       "(see the log)", a->ssid);
+			return NSR_OK;
 		}
+		rc = delete_ss(n, a->ssid, ss.client, &r->st);
+		if (rc < 0) {
+			/* Its bytes may be half gone: finish, don't undo. */
+			nsr_status_set(&r->st, r->st.code, "%s; nsrd finishes "
+				       "the delete once the data mover and "
+				       "the media database answer again",
+				       r->st.msg);
+			return NSR_OK;
+		}
+		if (rc == 0)
+			nsrd_intent_drop(n, "delete", line);
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
+		return NSR_OK;
 	} else {
 		const struct nsr_res *dev = NULL;
 		struct nsr_res *q = nsr_res_new();
@@ -634,11 +816,9 @@ int nsrd_vol_delete(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 		nsr_res_free(q);
 	}
 	if (rc)
-		nsr_status_set(&r->st, rc, "cannot delete %s: %s", a->ssid ? "save set" : "volume",
-			    mmdb_clnt_errmsg(mc));
+		nsr_status_set(&r->st, rc, "cannot delete volume %s: %s",
+			       a->volume, mmdb_clnt_errmsg(mc));
 	else
 		nsr_status_set(&r->st, NSR_OK, "%s", "");
-out:
-	nsr_buf_release(&err);
 	return NSR_OK;
 }

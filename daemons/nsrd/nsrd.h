@@ -178,6 +178,22 @@ unsigned nsrd_device_max_movers(struct nsrd *n, const struct nsr_res *dev,
 				const char *host, unsigned ts, unsigned ms);
 /* nsrd_status - STATUS: what nsrwatch shows (status.c). */
 int nsrd_status(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
+/* nsrd_label_finish, nsrd_delete_finish - settle a label or finish a
+ * save set delete that a failure cut short, from its intent line: 0 =
+ * settled, -1 = a peer does not answer yet (try again later). */
+int nsrd_label_finish(struct nsrd *n, const char *line);
+int nsrd_delete_finish(struct nsrd *n, const char *line);
+
+/* intent.c */
+/* nsrd_intent_add - durably list line under kind ("label", "delete")
+ * before the operation it names starts; NSR_OK or an error (logged). */
+int nsrd_intent_add(struct nsrd *n, const char *kind, const char *line);
+/* nsrd_intent_drop - the operation of line is over: take it off. */
+void nsrd_intent_drop(struct nsrd *n, const char *kind, const char *line);
+/* nsrd_intents_resume - from the tick: settle what failures left listed
+ * (every few seconds while anything is; never waits for a peer). */
+void nsrd_intents_resume(struct nsrd *n);
+
 /* nsrd_device_mover - ask the device's storage node for a mover for one
  * more session (the least loaded, or a new one under dynamic nsrmmd):
  * host[hlen] gets the storage node's name ("" = this server, reached

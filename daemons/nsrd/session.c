@@ -522,14 +522,18 @@ static int create_saveset(struct mmdb_clnt *mc, struct mmdb_saveset *ss,
 	for (int attempt = 0; attempt < 2 && rc != NSR_OK; attempt++) {
 		int found;
 
-		if (rc != NSR_ERR_RPC && rc != NSR_ERR_CONNECT &&
-		    rc != NSR_ERR_TIMEOUT)
+		if (mmdb_clnt_answered(mc))
 			return rc; /* nsrmmdbd answered: it did not create */
 		found = find_created(mc, ss, cloneid);
 		if (found < 0)
 			return rc;
-		if (found)
+		if (found) {
+			nsr_info("save set %u of %s:%s: its create was "
+				 "committed before the media database's reply "
+				 "was lost; not created twice", ss->ssid,
+				 ss->client, ss->name);
 			return NSR_OK;
+		}
 		rc = mmdb_clnt_ss_create(mc, ss, cloneid);
 	}
 	return rc;
@@ -838,6 +842,30 @@ out:
 	return NSR_OK;
 }
 
+/* ended_again - SAVE_END of a save set no longer in progress: a repeated
+ * end, or one that comes after the session was settled (the client could
+ * not renew its lease).  1 = record it as the client says (complete
+ * stays complete, and becomes browsable if the index is there); 0 = the
+ * answer is in st: a failed end changes nothing, and a save set settled
+ * as aborted is never reported complete to a client that did not see it
+ * so. */
+static int ended_again(const save_end_args *a, const struct mmdb_saveset *ss,
+		       nsr_status *st)
+{
+	int ok = a->status == 0 || a->status == SAVE_END_NOINDEX;
+
+	if (ok && !(ss->flags & MMDB_SS_ABORTED))
+		return 1;
+	if (!ok)
+		nsr_status_set(st, NSR_OK, "%s", "");
+	else
+		nsr_status_set(st, NSR_ERR_STATE, "save set %u was settled as "
+			       "aborted while this client did not renew its "
+			       "lease (see the server's log): it is not "
+			       "complete, save it again", a->ssid);
+	return 0;
+}
+
 /* nsrd_save_end - SAVE_END: mark the save set complete (or aborted) and close the job. */
 int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
@@ -858,6 +886,8 @@ int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 			    "database: %s", a->ssid, mmdb_clnt_errmsg(mc));
 		goto out;
 	}
+	if (!(ss.flags & MMDB_SS_INPROGRESS) && !ended_again(a, &ss, &r->st))
+		goto out;
 	ss.flags &= ~(uint32_t)MMDB_SS_INPROGRESS;
 	ss.sscomp = time(NULL);
 	ss.totalsize = a->totalsize;

@@ -94,6 +94,22 @@ out:
 	return NSR_OK;
 }
 
+/* mmd_label_resume - finish an interrupted relabel (before serving). */
+void mmd_label_resume(struct mmd *m, struct nsr_dev *dev)
+{
+	struct nsr_buf why;
+	int finished = 0;
+
+	nsr_buf_init(&why, 0);
+	if (nsr_vol_label_resume(dev, &finished, &why) != NSR_OK)
+		nsr_error("device %s: cannot finish an interrupted relabel: "
+			  "%s", m->dev_name, why.data);
+	else if (finished)
+		nsr_info("device %s: finished an interrupted relabel",
+			 m->dev_name);
+	nsr_buf_release(&why);
+}
+
 /* mmd_h_read_label - MMD_READ_LABEL. */
 int mmd_h_read_label(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 {

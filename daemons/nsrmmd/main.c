@@ -245,6 +245,7 @@ static void sweep_leftovers(struct mmd *m)
 		nsr_warn("leftover session files not checked: %s", why.data);
 		goto out;
 	}
+	mmd_label_resume(m, dev);
 	mmd_remove_resume(m, dev);
 	if (nsr_dev_file_sweep(dev, &n, &bytes) != NSR_OK)
 		nsr_error("device %s: cannot remove leftover session files: %s",

@@ -92,6 +92,9 @@ int mmd_h_read_next(void *ctx, void *args, void *res,
 		  struct nsr_rpc_call *call);
 int mmd_h_ss_remove(void *ctx, void *args, void *res,
 		    struct nsr_rpc_call *call);
+/* mmd_label_resume - at start: finish a relabel a crash interrupted
+ * (label.c). */
+void mmd_label_resume(struct mmd *m, struct nsr_dev *dev);
 /* mmd_remove_resume - at start: finish a removal a crash interrupted
  * (remove.c). */
 void mmd_remove_resume(struct mmd *m, struct nsr_dev *dev);

@@ -473,18 +473,28 @@ static int finish(struct mmd *m, struct mmd_save *s, const mmd_end_args *a,
 	}
 	nsr_buf_init(&why, 4096);
 	rc = mmd_report_frag(m, frag, s->cloneid, &why);
-	if (rc == NSR_OK)
-		rc = mmd_report_written(m, frag->volid, frag->size,
-					frag->file + (m->dev_type ==
-						      NSR_DEV_AFTD),
-					frag->record, 0, &why);
-	if (rc != NSR_OK)
+	if (rc != NSR_OK) {
 		save_fail(s, rc,
 			  nsr_xasprintf("save set %u is on volume %s but the "
 					"media database on %s did not record "
 					"it: %s; run scanner -m on the volume "
 					"to add it", s->hdr.ssid, s->volname,
 					m->server, why.data));
+		goto out;
+	}
+	/* The fragment is recorded: the save set is safe whatever
+	 * becomes of the volume's figures, so a failure here only warns. */
+	if (mmd_report_written(m, frag->volid, frag->size,
+			       frag->file + (m->dev_type == NSR_DEV_AFTD),
+			       frag->record, 0, &why) != NSR_OK)
+		nsr_warn("save set %u is on volume %s and recorded, but the "
+			 "media database on %s did not add its %llu bytes to "
+			 "the volume's written figure: %s; the save set is "
+			 "safe and recoverable, only the volume's written "
+			 "figure (mminfo -m) is low by that much", s->hdr.ssid,
+			 s->volname, m->server,
+			 (unsigned long long)frag->size, why.data);
+out:
 	nsr_buf_release(&why);
 	return rc;
 }

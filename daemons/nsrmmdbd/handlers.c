@@ -9,8 +9,11 @@
  */
 #include "nsr/compat.h"
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <unistd.h>
 
 #include "nsr/buf.h"
 #include "nsr/err.h"
@@ -277,6 +280,83 @@ out:
 	return rc;
 }
 
+/* ss_delete_txn - delete save set ssid and, in the same transaction,
+ * take its fragments' bytes off the written figure of each AFTD volume
+ * holding them (clearing full): an AFTD's space comes back with the
+ * record (nsrd has the mover remove the files first), so a delete that
+ * is repeated after a crash never lowers a figure twice.  The stripe
+ * locks are taken in index order, so they cannot deadlock with
+ * MM_VOL_WRITTEN, which takes one. */
+static int ss_delete_txn(uint32_t ssid)
+{
+	struct mmdb_fragment fr[MMDB_FRAGS_MAX];
+	int held[WRITTEN_LOCKS] = {0};
+	struct mmdb_txn *txn = NULL;
+	size_t nf = 0;
+	int rc;
+
+	rc = mmdb_frag_list(g_mmdbd.db, ssid, fr, MMDB_FRAGS_MAX, &nf);
+	if (rc != NSR_OK)
+		return rc;
+	nf = NSR_MIN(nf, (size_t)MMDB_FRAGS_MAX);
+	for (size_t i = 0; i < nf; i++)
+		held[written_lock(fr[i].volid) - written_locks] = 1;
+	for (int i = 0; i < WRITTEN_LOCKS; i++)
+		if (held[i])
+			pthread_mutex_lock(&written_locks[i]);
+	rc = mmdb_txn_begin(g_mmdbd.db, &txn);
+	for (size_t i = 0; rc == NSR_OK && i < nf; i++) {
+		struct mmdb_volume v;
+		uint64_t sub = 0;
+		int seen = 0;
+
+		for (size_t j = 0; j < i; j++)
+			seen |= memcmp(fr[j].volid, fr[i].volid, 16) == 0;
+		if (seen)
+			continue;
+		rc = mmdb_vol_get_by_id(g_mmdbd.db, fr[i].volid, &v);
+		if (rc == NSR_ERR_NOTFOUND) {
+			rc = NSR_OK;
+			continue;
+		}
+		if (rc != NSR_OK || strcmp(v.type, "adv_file") != 0)
+			continue;
+		for (size_t j = i; j < nf; j++)
+			if (memcmp(fr[j].volid, fr[i].volid, 16) == 0)
+				sub += fr[j].size;
+		v.written -= NSR_MIN(v.written, sub);
+		v.flags &= ~(uint32_t)MMDB_VOL_FULL;
+		rc = mmdb_vol_put(g_mmdbd.db, txn, &v);
+	}
+	if (rc == NSR_OK)
+		rc = mmdb_ss_delete(g_mmdbd.db, txn, ssid);
+	if (rc == NSR_OK) {
+		rc = mmdb_txn_commit(txn);
+		txn = NULL;
+	}
+	mmdb_txn_abort(txn);
+	for (int i = WRITTEN_LOCKS; i-- > 0;)
+		if (held[i])
+			pthread_mutex_unlock(&written_locks[i]);
+	return rc;
+}
+
+/* test_once - a test knob naming a file: 1 (and the file made) the first
+ * time it is set and the file does not exist yet, else 0. */
+static int test_once(const char *knob)
+{
+	const char *e = getenv(knob);
+	int fd;
+
+	if (!e || !*e)
+		return 0;
+	fd = open(e, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
 /* vol_written - MM_VOL_WRITTEN. */
 static int vol_written(void *ctx, void *args, void *res,
 		       struct nsr_rpc_call *call)
@@ -292,7 +372,9 @@ static int vol_written(void *ctx, void *args, void *res,
 	if (begin(&r->st))
 		return NSR_OK;
 	memset(&v, 0, sizeof(v));
-	rc = vol_written_txn(a, &v);
+	/* Test knob: refuse one update (nsrmmdbd(8)). */
+	rc = test_once("NSR_TEST_MMDBD_FAIL_WRITTEN") ? NSR_ERR_IO
+						     : vol_written_txn(a, &v);
 	end();
 	hexid((const uint8_t *)a->volid, hex);
 	if (rc == NSR_ERR_NOTFOUND)
@@ -304,6 +386,18 @@ static int vol_written(void *ctx, void *args, void *res,
 	else
 		nsr_status_set(&r->st, NSR_OK, "%s", "");
 	return NSR_OK;
+}
+
+/* test_die_after_create - the test knob NSR_TEST_MMDBD_DIE_AFTER_CREATE:
+ * once, die (SIGKILL) after a create is committed, before the reply, so
+ * the caller loses the reply of a create that happened. */
+static void test_die_after_create(uint32_t ssid)
+{
+	if (!test_once("NSR_TEST_MMDBD_DIE_AFTER_CREATE"))
+		return;
+	nsr_warn("test knob: dying after creating save set %u, before the "
+		 "reply", ssid);
+	raise(SIGKILL);
 }
 
 /* ss_create - MM_SS_CREATE. */
@@ -331,6 +425,7 @@ static int ss_create(void *ctx, void *args, void *res,
 				ss.client, ss.name);
 		return NSR_OK;
 	}
+	test_die_after_create(ss.ssid);
 	r->ssid = ss.ssid;
 	r->cloneid = cloneid;
 	memcpy(r->longid, ss.longid, sizeof(r->longid));
@@ -493,7 +588,7 @@ static int ss_delete(void *ctx, void *args, void *res,
 	NSR_UNUSED(ctx);
 	if (begin(&r->st))
 		return NSR_OK;
-	rc = mmdb_ss_delete(g_mmdbd.db, NULL, ssid);
+	rc = ss_delete_txn(ssid);
 	end();
 	if (rc == NSR_ERR_NOTFOUND)
 		nsr_status_set(&r->st, rc, "save set %u is not in the media "

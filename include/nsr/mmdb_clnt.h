@@ -68,6 +68,11 @@ void mmdb_clnt_close(struct mmdb_clnt *c);
 /* mmdb_clnt_errmsg - text of the last failure on c ("" if none); valid
  * until the next call on c. */
 const char *mmdb_clnt_errmsg(const struct mmdb_clnt *c);
+/* mmdb_clnt_answered - 1 if the last call on c got nsrmmdbd's reply
+ * (its failure is the daemon's answer), 0 if no reply came (not sent,
+ * connection lost, timeout): a change it asked for may or may not have
+ * been made. */
+int mmdb_clnt_answered(const struct mmdb_clnt *c);
 /* mmdb_clnt_set_timeout - reply timeout of each call (default 300 s). */
 void mmdb_clnt_set_timeout(struct mmdb_clnt *c, int timeout_ms);
 

@@ -124,9 +124,16 @@ int nsr_vol_block_size_check(uint32_t bs, uint32_t dev_max,
 			     struct nsr_buf *why);
 /* nsr_vol_label_write - label the medium in dev.  If the medium already
  * holds a label and data, NSR_ERR_EXISTS unless force (the caller has
- * checked retention).  Relabeling starts an empty volume. */
+ * checked retention).  Relabeling starts an empty volume; on an AFTD
+ * crash-safely (an intent record, see nsr_vol_label_resume). */
 int nsr_vol_label_write(struct nsr_dev *dev, const struct nsr_vol_label *lab,
 			int force, struct nsr_buf *why);
+/* nsr_vol_label_resume - AFTD: if dev holds the intent record of a
+ * relabel a crash cut short (nsr_vol_label_write writes it first), finish
+ * the relabel (*finished = 1); NSR_OK with *finished = 0 when there was
+ * none.  Call before sessions start. */
+int nsr_vol_label_resume(struct nsr_dev *dev, int *finished,
+			 struct nsr_buf *why);
 /* nsr_vol_label_read - read and verify the label (checksum, version,
  * block size).  NSR_ERR_EOD/NSR_ERR_NOTFOUND: unlabeled;
  * NSR_ERR_CORRUPT/NSR_ERR_CHECKSUM: unreadable; why names the device. */

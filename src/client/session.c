@@ -4,10 +4,16 @@
  * libraries.  It owns the order that makes a save crash-consistent:
  * durable on the volume, then the index committed, then complete at nsrd;
  * and the lease renewals that tell nsrd this client is alive.
+ *
+ * Renewals come from a thread of their own with a connection of its own
+ * (struct renewer), so a save that writes nothing for a long time (a walk
+ * over unchanged files, a slow source) keeps its lease; the stream's
+ * thread only reads what the renewer found (settled, a warning).
  */
 #include "nsr/compat.h"
 
 #include <poll.h>
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,14 +34,27 @@
 /* The progress callback hears of every this many stream bytes. */
 #define PROGRESS_EVERY (4u << 20)
 
+/* The lease renewer: a thread renewing every renew_sec() over its own
+ * connection to nsrd until stopped.  mu guards everything below it. */
+struct renewer {
+	pthread_t thread;
+	int running;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int stop;
+	int settled;	/* nsrd settled the save set: stop the save */
+	char warn[512]; /* a failed renewal, for the stream's thread */
+};
+
 struct save_run {
 	const struct nsr_session_save_opts *o;
 	struct nsr_nsrd *nsrd;
 	const save_start_res *ss;
-	time_t renew_at;
+	struct renewer rn;
 	struct nsr_mmd *mmd;
 	struct nsr_ixclnt *ix;
 	int index_lost;	/* nsrindexd went away: data goes on, browse won't */
+	int stalled;	/* the test stall happened */
 	char index_err[256];
 	char mmd_err[1024]; /* why the stream to the mover failed */
 	unsigned wait_kind; /* what SAVE_START last waited for */
@@ -52,32 +71,134 @@ static time_t renew_sec(void)
 	return v > 0 && v < SESSION_RENEW_SEC ? (time_t)v : SESSION_RENEW_SEC;
 }
 
-/* warn - a non-fatal problem, through the caller's callback. */
-static void warn(const struct save_run *s, const char *msg)
+/* warn_cb - a non-fatal problem, through the caller's callback. */
+static void warn_cb(const struct save_run *s, const char *msg)
 {
 	if (s->o->warn)
 		s->o->warn(s->o->ctx, msg);
 }
 
-/* renew - renew the lease; only nsrd's answer that the save set was
- * settled meanwhile stops the save (the data path decides otherwise). */
-static int renew(struct save_run *s)
+/* renew - one SAVE_RENEW over d: NSR_ERR_STATE when nsrd answers that
+ * the save set was settled meanwhile, else NSR_OK (a failure is put in
+ * warn; the data path decides whether the save goes on). */
+static int renew(struct nsr_nsrd *d, const save_start_res *ss,
+		 const char *client, char *warn, size_t wlen)
 {
 	save_renew_args a;
 	nsr_void_res r;
 	int rc;
 
-	s->renew_at = time(NULL) + renew_sec();
 	memset(&a, 0, sizeof(a));
 	memset(&r, 0, sizeof(r));
-	a.ssid = s->ss->ssid;
-	a.jobid = s->ss->jobid;
-	a.client = (char *)s->o->client;
-	rc = nsr_nsrd_save_renew(s->nsrd, &a, &r);
+	a.ssid = ss->ssid;
+	a.jobid = ss->jobid;
+	a.client = (char *)client;
+	rc = d ? nsr_nsrd_save_renew(d, &a, &r) : NSR_ERR_CONNECT;
 	if (rc != NSR_OK)
-		warn(s, nsr_nsrd_errmsg(s->nsrd));
+		snprintf(warn, wlen, "cannot renew the lease of save set %u "
+			 "at nsrd: %s", ss->ssid,
+			 d ? nsr_nsrd_errmsg(d) : "no connection");
 	xdr_free(NSR_XDR(xdr_nsr_void_res), (char *)&r);
 	return rc == NSR_ERR_STATE ? rc : NSR_OK;
+}
+
+/* renew_main - the renewer thread: renew every renew_sec() until told
+ * to stop (the wait for a restarting nsrd is bounded by the period, so
+ * stopping never waits long). */
+static void *renew_main(void *arg)
+{
+	struct save_run *s = arg;
+	struct renewer *rn = &s->rn;
+	struct nsr_nsrd *d = NULL;
+	struct nsr_buf err;
+	struct timespec until;
+	char warn[sizeof(rn->warn)];
+	int rc;
+
+	nsr_buf_init(&err, 0);
+	pthread_mutex_lock(&rn->mu);
+	while (!rn->stop) {
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += renew_sec();
+		while (!rn->stop &&
+		       pthread_cond_timedwait(&rn->cv, &rn->mu, &until) !=
+			       ETIMEDOUT)
+			;
+		if (rn->stop)
+			break;
+		pthread_mutex_unlock(&rn->mu);
+		warn[0] = '\0';
+		if (!d && nsr_nsrd_open(s->o->server, &d, &err) == NSR_OK)
+			nsr_nsrd_set_wait(d, (int)renew_sec() * 500);
+		rc = renew(d, s->ss, s->o->client, warn, sizeof(warn));
+		nsr_buf_reset(&err);
+		pthread_mutex_lock(&rn->mu);
+		if (rc == NSR_ERR_STATE)
+			rn->settled = 1;
+		if (warn[0])
+			snprintf(rn->warn, sizeof(rn->warn), "%s", warn);
+	}
+	pthread_mutex_unlock(&rn->mu);
+	nsr_nsrd_close(d);
+	nsr_buf_release(&err);
+	return NULL;
+}
+
+/* renewer_start - start renewing the lease of s->ss. */
+static int renewer_start(struct save_run *s, struct nsr_buf *err)
+{
+	struct renewer *rn = &s->rn;
+	int e;
+
+	pthread_mutex_init(&rn->mu, NULL);
+	pthread_cond_init(&rn->cv, NULL);
+	e = pthread_create(&rn->thread, NULL, renew_main, s);
+	if (e != 0) {
+		nsr_buf_addf(err, "cannot start the lease renewer: %s",
+			     strerror(e));
+		pthread_cond_destroy(&rn->cv);
+		pthread_mutex_destroy(&rn->mu);
+		return NSR_ERR_SYSTEM;
+	}
+	rn->running = 1;
+	return NSR_OK;
+}
+
+/* renewer_stop - stop the renewer and wait for it (no-op if none). */
+static void renewer_stop(struct save_run *s)
+{
+	struct renewer *rn = &s->rn;
+
+	if (!rn->running)
+		return;
+	pthread_mutex_lock(&rn->mu);
+	rn->stop = 1;
+	pthread_cond_signal(&rn->cv);
+	pthread_mutex_unlock(&rn->mu);
+	pthread_join(rn->thread, NULL);
+	pthread_cond_destroy(&rn->cv);
+	pthread_mutex_destroy(&rn->mu);
+	rn->running = 0;
+}
+
+/* renewed - what the renewer found: a warning goes to the caller (from
+ * this thread), and NSR_ERR_STATE once nsrd settled the save set. */
+static int renewed(struct save_run *s)
+{
+	struct renewer *rn = &s->rn;
+	char warn[sizeof(rn->warn)];
+	int settled;
+
+	if (!rn->running)
+		return NSR_OK;
+	pthread_mutex_lock(&rn->mu);
+	settled = rn->settled;
+	snprintf(warn, sizeof(warn), "%s", rn->warn);
+	rn->warn[0] = '\0';
+	pthread_mutex_unlock(&rn->mu);
+	if (warn[0])
+		warn_cb(s, warn);
+	return settled ? NSR_ERR_STATE : NSR_OK;
 }
 
 /* to_mover - the saver's sink: stream bytes to nsrmmd. */
@@ -93,7 +214,7 @@ static int to_mover(void *arg, const void *p, size_t n)
 	}
 	if (!s->mmd)
 		return NSR_OK; /* dry run */
-	if (time(NULL) >= s->renew_at && renew(s) != NSR_OK)
+	if (renewed(s) != NSR_OK)
 		return NSR_ERR_STATE;
 	rc = nsr_mmd_ss_write(s->mmd, p, n);
 	if (rc != NSR_OK && !s->mmd_err[0])
@@ -143,11 +264,39 @@ static int next_volume(void *ctx, uint32_t ssid, const char *pool,
 				       full_volid, nx, err);
 }
 
+/* test_stall - the test knob NSR_TEST_SAVE_STALL_SEC (<= 600): once,
+ * after the first file, write nothing for that long, as a walk over
+ * unchanged files or a slow source does. */
+static void test_stall(struct save_run *s)
+{
+	const char *e = getenv("NSR_TEST_SAVE_STALL_SEC");
+	long sec = e && *e ? strtol(e, NULL, 10) : 0;
+
+	if (s->stalled || sec <= 0 || sec > 600)
+		return;
+	s->stalled = 1;
+	sleep((unsigned)sec);
+}
+
+/* test_exit - the test knob NSR_TEST_SAVE_EXIT_BEFORE_END: once the data
+ * is durable and the index committed, exit without telling nsrd, as a
+ * client killed at that point (nsrd settles the save set from what the
+ * mover recorded). */
+static void test_exit(int rc)
+{
+	const char *e = getenv("NSR_TEST_SAVE_EXIT_BEFORE_END");
+
+	if (rc == NSR_OK && e && *e)
+		_exit(9);
+}
+
 /* to_index - one index entry per saved file. */
 static int to_index(void *arg, const struct nsr_asm_file *f, uint64_t off)
 {
 	struct save_run *s = arg;
 	struct nsr_cfi_entry e;
+
+	test_stall(s);
 
 	if (s->o->file)
 		s->o->file(s->o->ctx, f);
@@ -160,7 +309,7 @@ static int to_index(void *arg, const struct nsr_asm_file *f, uint64_t off)
 		s->index_lost = 1;
 		snprintf(s->index_err, sizeof(s->index_err), "%s",
 			 nsr_ixclnt_errmsg(s->ix));
-		warn(s, "the file index connection failed; the save goes on "
+		warn_cb(s, "the file index connection failed; the save goes on "
 			"without index entries");
 	}
 	return NSR_OK;
@@ -191,7 +340,7 @@ static int wait_turn(struct save_run *s, save_start_args *a,
 
 		snprintf(line, sizeof(line), "waiting: %s",
 			 nsr_nsrd_errmsg(s->nsrd));
-		warn(s, line);
+		warn_cb(s, line);
 	}
 	s->wait_kind = ss->wait_kind;
 	a->ticket = ss->ticket;
@@ -234,7 +383,6 @@ static int start(struct save_run *s, save_start_res *ss, struct nsr_buf *err)
 	}
 	if (rc != NSR_OK)
 		nsr_buf_addstr(err, nsr_nsrd_errmsg(s->nsrd));
-	s->renew_at = time(NULL) + renew_sec();
 	return rc;
 }
 
@@ -397,6 +545,12 @@ int nsr_session_save(const struct nsr_session_save_opts *o,
 	if (rc != NSR_OK)
 		goto out;
 	s.ss = &ss;
+	rc = renewer_start(&s, err);
+	if (rc != NSR_OK) {
+		r->told_server = save_end(&s, NSR_ERR_SYSTEM, 0, 0, err->data,
+					  NULL) == NSR_OK;
+		goto out;
+	}
 	r->ssid = ss.ssid;
 	r->savetime = ss.savetime;
 	snprintf(r->pool, sizeof(r->pool), "%s", ss.pool);
@@ -404,17 +558,19 @@ int nsr_session_save(const struct nsr_session_save_opts *o,
 	r->since = ss.since;
 	r->since_ssid = ss.since_ssid;
 	if (ss.level_msg[0])
-		warn(&s, ss.level_msg);
+		warn_cb(&s, ss.level_msg);
 	rc = open_paths(&s, err);
 	if (rc == NSR_OK)
 		rc = stream(&s, paths, npaths, &r->st, err);
 	if (rc == NSR_OK)
 		rc = finish(&s, &r->st, &r->no_index, err);
+	test_exit(rc);
 	if (rc == NSR_OK || r->no_index) {
 		int end = save_end(&s, r->no_index ? SAVE_END_NOINDEX : 0,
 				   r->st.stream_bytes, r->st.files, NULL, err);
 
-		r->told_server = end == NSR_OK;
+		/* NSR_ERR_STATE: nsrd had settled it (aborted) already. */
+		r->told_server = end == NSR_OK || end == NSR_ERR_STATE;
 		if (rc == NSR_OK)
 			rc = end;
 		goto out;
@@ -425,6 +581,7 @@ int nsr_session_save(const struct nsr_session_save_opts *o,
 	r->told_server = save_end(&s, NSR_ERR_IO, 0, 0, err->data, NULL) ==
 			 NSR_OK;
 out:
+	renewer_stop(&s);
 	nsr_mmd_close(s.mmd);
 	nsr_ixclnt_close(s.ix);
 	nsr_nsrd_close(s.nsrd);

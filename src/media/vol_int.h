@@ -8,6 +8,19 @@
 #include "nsr/dev.h"
 #include "nsr/vol.h"
 
+/* vol_intent_path - DIR/name (an intent record of the AFTD in dev) into
+ * out: NSR_OK or NSR_ERR_TOOBIG. */
+int vol_intent_path(struct nsr_dev *dev, const char *name, char *out,
+		    size_t cap);
+/* vol_intent_read - the intent record DIR/name (its path into path) into
+ * rec, at most max bytes: NSR_OK with rec->len 0 when there is none, or
+ * an error. */
+int vol_intent_read(struct nsr_dev *dev, const char *name, char *path,
+		    size_t cap, struct nsr_buf *rec, size_t max);
+/* vol_test_pause - after each session file a removal or relabel takes
+ * off an AFTD: sleep NSR_TEST_REMOVE_PAUSE_MS (tests only: fault tests
+ * kill the mover halfway). */
+void vol_test_pause(void);
 /* vol_why - append a formatted explanation to why (may be NULL). */
 void vol_why(struct nsr_buf *why, const char *fmt, ...) NSR_PRINTF(2, 3);
 /* vol_volid_str - the volume id as 32 hex digits into out[33]. */

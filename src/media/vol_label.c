@@ -3,19 +3,30 @@
  * write a label (refusing to overwrite a volume that holds data unless
  * forced), read and verify a label.  Messages for administrators name the
  * device, the volume and the sizes; they go to the caller's buffer.
+ *
+ * Relabeling an AFTD empties it, which is more than one step, so it goes
+ * through an intent record: DIR/label.intent holds the new label record
+ * (temp + fsync + rename) before the first session file goes, and is
+ * removed after the new label is durable.  A relabel a crash cut short is
+ * finished by nsr_vol_label_resume: once the intent is durable the
+ * relabel happens completely; before, not at all.
  */
 #include "nsr/compat.h"
 
 #include <stdarg.h>
 #include <time.h>
+#include <unistd.h>
 #include <uuid/uuid.h>
 
 #include "nsr/buf.h"
 #include "nsr/bytes.h"
 #include "nsr/err.h"
+#include "nsr/fileio.h"
 #include "nsr/media_fmt.h"
 
 #include "vol_int.h"
+
+#define LABEL_INTENT "label.intent"
 
 /* vol_why - append an explanation if the caller wants one. */
 void vol_why(struct nsr_buf *why, const char *fmt, ...)
@@ -222,8 +233,12 @@ static int remove_sessions(struct nsr_dev *dev, struct nsr_buf *why)
 	int rc;
 
 	rc = nsr_dev_file_list(dev, &nums, &n);
-	for (i = 0; rc == NSR_OK && i < n; i++)
+	for (i = 0; rc == NSR_OK && i < n; i++) {
 		rc = nsr_dev_file_remove(dev, nums[i]);
+		if (rc == NSR_ERR_NOTFOUND)
+			rc = NSR_OK;
+		vol_test_pause();
+	}
 	if (rc == NSR_OK) /* and leftovers of unfinished sessions */
 		rc = nsr_dev_file_sweep(dev, &left, &bytes);
 	if (rc != NSR_OK)
@@ -231,6 +246,54 @@ static int remove_sessions(struct nsr_dev *dev, struct nsr_buf *why)
 			nsr_dev_path(dev), nsr_dev_errmsg(dev));
 	free(nums);
 	return rc;
+}
+
+/* put_label - write the label record rec. */
+static int put_label(struct nsr_dev *dev, const uint8_t *rec,
+		     struct nsr_buf *why)
+{
+	int rc = nsr_dev_label_put(dev, rec, NSR_VOL_LABEL_SIZE);
+
+	if (rc != NSR_OK)
+		vol_why(why, "%s: cannot write the label: %s",
+			nsr_dev_path(dev), nsr_dev_errmsg(dev));
+	return rc;
+}
+
+/* finish_relabel - the steps after the intent record at path: empty the
+ * volume, write the new label, drop the intent.  Repeatable. */
+static int finish_relabel(struct nsr_dev *dev, const uint8_t *rec,
+			  const char *path, struct nsr_buf *why)
+{
+	int rc = remove_sessions(dev, why);
+
+	if (rc == NSR_OK)
+		rc = put_label(dev, rec, why);
+	if (rc == NSR_OK && unlink(path) != 0 && errno != ENOENT) {
+		vol_why(why, "%s: %s", path, strerror(errno));
+		rc = NSR_ERR_SYSTEM;
+	}
+	if (rc == NSR_OK)
+		(void)nsr_fsync_dir(nsr_dev_path(dev), 1);
+	return rc;
+}
+
+/* relabel_aftd - relabel an AFTD under its intent record. */
+static int relabel_aftd(struct nsr_dev *dev, const uint8_t *rec,
+			struct nsr_buf *why)
+{
+	char path[PATH_MAX];
+	int rc = vol_intent_path(dev, LABEL_INTENT, path, sizeof(path));
+
+	if (rc == NSR_OK)
+		rc = nsr_file_replace(path, rec, NSR_VOL_LABEL_SIZE, 0644);
+	if (rc != NSR_OK) {
+		vol_why(why, "%s: cannot write the intent record of the "
+			"relabel: %s", path, rc == NSR_ERR_SYSTEM
+			? strerror(errno) : nsr_strerror(rc));
+		return rc;
+	}
+	return finish_relabel(dev, rec, path, why);
 }
 
 /* nsr_vol_label_write - label (or, with force, relabel) the medium. */
@@ -261,19 +324,47 @@ int nsr_vol_label_write(struct nsr_dev *dev, const struct nsr_vol_label *lab,
 			return NSR_ERR_EXISTS;
 		}
 	}
-	if (!info.sequential) {
-		rc = remove_sessions(dev, why);
-		if (rc != NSR_OK)
-			return rc;
-	}
 	rec = malloc(NSR_VOL_LABEL_SIZE);
 	if (rec == NULL)
 		return NSR_ERR_NOMEM;
 	media_fmt_label_encode(lab, rec);
-	rc = nsr_dev_label_put(dev, rec, NSR_VOL_LABEL_SIZE);
-	if (rc != NSR_OK)
-		vol_why(why, "%s: cannot write the label of %s: %s",
-			nsr_dev_path(dev), lab->name, nsr_dev_errmsg(dev));
+	if (info.sequential)
+		rc = put_label(dev, rec, why);
+	else
+		rc = relabel_aftd(dev, rec, why);
 	free(rec);
+	return rc;
+}
+
+/* nsr_vol_label_resume - finish a relabel a crash cut short. */
+int nsr_vol_label_resume(struct nsr_dev *dev, int *finished,
+			 struct nsr_buf *why)
+{
+	struct nsr_vol_label lab;
+	struct nsr_buf rec;
+	char path[PATH_MAX];
+	int rc;
+
+	*finished = 0;
+	nsr_buf_init(&rec, 0);
+	rc = vol_intent_read(dev, LABEL_INTENT, path, sizeof(path), &rec,
+			     NSR_VOL_LABEL_SIZE);
+	if (rc != NSR_OK || rec.len == 0) {
+		nsr_buf_release(&rec);
+		return rc;
+	}
+	/* Written whole (rename) or not at all; anything else is not
+	 * ours to finish. */
+	if (rc == NSR_OK &&
+	    media_fmt_label_decode((const uint8_t *)rec.data, rec.len,
+				   &lab) != NSR_OK) {
+		vol_why(why, "%s: the intent record of a relabel is not a "
+			"label; remove it by hand", path);
+		rc = NSR_ERR_CORRUPT;
+	}
+	if (rc == NSR_OK)
+		rc = finish_relabel(dev, (const uint8_t *)rec.data, path, why);
+	*finished = rc == NSR_OK;
+	nsr_buf_release(&rec);
 	return rc;
 }

@@ -14,6 +14,7 @@
 #include "nsr/compat.h"
 
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nsr/buf.h"
@@ -28,12 +29,28 @@
 #define INTENT "remove.intent"
 #define INTENT_MAX (NSR_VOL_REMOVE_MAX * 12 + 16)
 
-/* intent_path - DIR/remove.intent into out. */
-static int intent_path(struct nsr_dev *dev, char *out, size_t cap)
+/* vol_intent_path - DIR/name into out. */
+int vol_intent_path(struct nsr_dev *dev, const char *name, char *out,
+		    size_t cap)
 {
-	int n = snprintf(out, cap, "%s/%s", nsr_dev_path(dev), INTENT);
+	int n = snprintf(out, cap, "%s/%s", nsr_dev_path(dev), name);
 
 	return n < 0 || (size_t)n >= cap ? NSR_ERR_TOOBIG : NSR_OK;
+}
+
+/* vol_intent_read - read DIR/name, if there is one. */
+int vol_intent_read(struct nsr_dev *dev, const char *name, char *path,
+		    size_t cap, struct nsr_buf *rec, size_t max)
+{
+	int rc = vol_intent_path(dev, name, path, cap);
+
+	if (rc == NSR_OK)
+		rc = nsr_file_read(path, rec, max);
+	if (rc == NSR_ERR_NOTFOUND) {
+		nsr_buf_reset(rec);
+		rc = NSR_OK;
+	}
+	return rc;
 }
 
 /* first_ssid - the ssid of session file no's begin chunk (0: unknown,
@@ -81,6 +98,20 @@ static uint64_t file_bytes(struct nsr_dev *dev, uint32_t no)
 	return n;
 }
 
+/* vol_test_pause - the test knob NSR_TEST_REMOVE_PAUSE_MS (<= 10 s). */
+void vol_test_pause(void)
+{
+	const char *e = getenv("NSR_TEST_REMOVE_PAUSE_MS");
+	long ms = e && *e ? strtol(e, NULL, 10) : 0;
+	struct timespec ts;
+
+	if (ms <= 0 || ms > 10000)
+		return;
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000L;
+	nanosleep(&ts, NULL);
+}
+
 /* remove_listed - the removal itself, under a written intent record. */
 static int remove_listed(struct nsr_dev *dev, const uint32_t *ssids,
 			 size_t n, struct nsr_vol_removed *out,
@@ -96,7 +127,7 @@ static int remove_listed(struct nsr_dev *dev, const uint32_t *ssids,
 	rc = vol_read_label(dev, &lab, why);
 	if (rc != NSR_OK)
 		return rc;
-	rc = intent_path(dev, path, sizeof(path));
+	rc = vol_intent_path(dev, INTENT, path, sizeof(path));
 	if (rc == NSR_OK)
 		rc = nsr_dev_file_list(dev, &nums, &nf);
 	blk = malloc(lab.block_size);
@@ -118,6 +149,7 @@ static int remove_listed(struct nsr_dev *dev, const uint32_t *ssids,
 			break;
 		out->files++;
 		out->bytes += sz;
+		vol_test_pause();
 	}
 	if (rc == NSR_OK && nsr_fsync_dir(nsr_dev_path(dev), 1) != NSR_OK)
 		rc = NSR_ERR_SYSTEM;
@@ -157,7 +189,7 @@ int nsr_vol_remove_ss(struct nsr_dev *dev, const uint32_t *ssids, size_t n,
 		return NSR_ERR_LIMIT;
 	if (n == 0)
 		return NSR_OK;
-	rc = intent_path(dev, path, sizeof(path));
+	rc = vol_intent_path(dev, INTENT, path, sizeof(path));
 	if (rc != NSR_OK)
 		return rc;
 	nsr_buf_init(&rec, 0);
@@ -186,14 +218,12 @@ int nsr_vol_remove_resume(struct nsr_dev *dev, struct nsr_vol_removed *out,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = intent_path(dev, path, sizeof(path));
-	if (rc != NSR_OK)
-		return rc;
 	nsr_buf_init(&rec, 0);
-	rc = nsr_file_read(path, &rec, INTENT_MAX);
-	if (rc == NSR_ERR_NOTFOUND) {
+	rc = vol_intent_read(dev, INTENT, path, sizeof(path), &rec,
+			     INTENT_MAX);
+	if (rc != NSR_OK || rec.len == 0) {
 		nsr_buf_release(&rec);
-		return NSR_OK;
+		return rc;
 	}
 	if (rc == NSR_OK) {
 		v = calloc(NSR_VOL_REMOVE_MAX, sizeof(*v));

@@ -144,6 +144,11 @@ int nsr_peer_connect(struct nsr_peer *p)
 	if (rc != NSR_OK) {
 		char tried[64] = "";
 
+		/* "Not registered" at the locator means the daemon cannot
+		 * be reached: never let a caller read it as an answer of
+		 * the daemon (a volume or save set not found). */
+		if (rc == NSR_ERR_NOTFOUND)
+			rc = NSR_ERR_CONNECT;
 		if (tries > 1)
 			snprintf(tried, sizeof(tried), " (tried %d times in "
 				 "%d s)", tries, (p->wait_ms + 999) / 1000);

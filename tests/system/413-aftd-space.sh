@@ -8,7 +8,9 @@
 #    takes its bytes off the written figure and the volume is no longer
 #    full;
 #  - a removal whose mover died after its intent record is finished by
-#    the next mover to start.
+#    the next mover to start;
+#  - a save set delete that nsrd left in its intent record is finished by
+#    nsrd, and a listed label that did not happen is dropped.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 413-aftd-space
 export NSR_MOVER_IDLE=120
@@ -126,6 +128,36 @@ check "and said so" grep -q "finished an interrupted removal: 1 session file" "$
 check "nsrmm -d -S $half then completes the delete" "$BIN/nsrmm" -s $S -q -d -y -S "${half:-0}"
 w=$(written)
 check "written ($w) is the live save set's size ($k)" test "$w" = "$k"
+
+# --- a delete that nsrd left listed (it died after its intent record) is
+# finished by nsrd itself; a listed label that did not happen is dropped --
+mkdir -p "$W/cut"
+head -c 500000 /dev/urandom >"$W/cut/c.bin"
+check "save a fourth tree" "$BIN/save" -s $S -q -b Space "$W/cut"
+cut=$(ssid_of "$W/cut")
+client=$("$BIN/mminfo" -s $S -a -q "ssid=${cut:-0}" -xj -r client 2>/dev/null |
+	grep -o '"client": *"[^"]*"' | sed 's/.*: *"//; s/"$//')
+check "two session files again" test "$(finals)" -eq 2
+printf '%s\t%s\n' "${cut:-0}" "$client" >"$ROOT/res/delete.intent"
+for i in $(seq 1 200); do
+	[ -z "$(ssid_of "$W/cut")" ] && [ ! -s "$ROOT/res/delete.intent" ] && break
+	sleep 0.1
+done
+check "nsrd finished the listed delete of save set $cut" test -z "$(ssid_of "$W/cut")"
+check "and took it off its intent record" test ! -s "$ROOT/res/delete.intent"
+check "its session file is gone" test "$(finals)" -eq 1
+check "written is the live save set's size" test "$(written)" = "$k"
+check "nsrd said so" grep -q "save set $cut: the delete cut short by a failure is finished" "$ROOT/logs/daemon.log"
+printf '%s\tdisk1\tSP99\n' "$(date +%s)" >"$ROOT/res/label.intent"
+for i in $(seq 1 200); do
+	[ -s "$ROOT/res/label.intent" ] || break
+	sleep 0.1
+done
+check "nsrd settled the listed label" test ! -s "$ROOT/res/label.intent"
+check "which did not happen" grep -q "volume SP99 on device disk1: the label cut short by a failure did not happen" "$ROOT/logs/daemon.log"
+expect_fail "SP99 is not in the media database" \
+	grep -qw SP99 <<<"$("$BIN/mminfo" -s $S -m 2>/dev/null)"
+check "SP01 keeps its save set" test "$(finals)" -eq 1
 
 "$BIN/recover" -s $S -q -S "$keep" -d "$W/r" >/dev/null 2>&1
 check "the live save set still recovers" cmp -s "$W/keep/k.bin" "$W/r$W/keep/k.bin"

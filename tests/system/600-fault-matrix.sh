@@ -20,13 +20,11 @@
 #   NSR_FAULT_SEED=<seed> NSR_FAULT_ROUNDS=<n> ctest -R 600 -V
 # (the default is 12 rounds, about a minute; soak runs raise the count).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/fault.sh"
 nsr_setup 600-fault-matrix
 S=127.0.0.1
 W=$ROOT/work
-SEED=${NSR_FAULT_SEED:-$(( $(date +%s) % 32768 ))}
-ROUNDS=${NSR_FAULT_ROUNDS:-12}
-RANDOM=$SEED
-echo "# seed $SEED, $ROUNDS rounds (replay: NSR_FAULT_SEED=$SEED NSR_FAULT_ROUNDS=$ROUNDS)"
+fault_seed 12
 # A short lease so settling an orphaned session takes seconds (save then
 # renews every lease/4 s).
 export NSR_LEASE_SEC=8
@@ -58,32 +56,6 @@ fi
 printf '. type: NSR\nupdate parallelism: 1\n' |
 	"$BIN/nsradmin" -s $S -i - >/dev/null 2>&1
 
-# active_jobs - how many jobs nsrjobd has in state ACTIVE.
-active_jobs() {
-	printf 'print job state: active\n' | "$BIN/jobquery" -s $S 2>/dev/null |
-		grep -c "job id:"
-}
-
-# probe_save R - a small save that must be admitted and complete: the
-# slot is free.  A device whose mover was killed again and again is held
-# by nsrsnmd's crash-loop throttle (see nsrsnmd(8)); while it says so,
-# try again (bounded: 40 s).
-probe_save() {
-	local out i
-	mkdir -p "$W/probe$1"
-	echo "$1" >"$W/probe$1/f"
-	for i in $(seq 1 20); do
-		# A leaked slot would queue the probe: 60 s at most, and
-		# it must not have waited for a slot at all.
-		out=$(timeout 60 "$BIN/save" -s $S -q "$W/probe$1" 2>&1) &&
-			! grep -q "server parallelism" <<<"$out" && return 0
-		grep -q "keeps failing right after its start" <<<"$out" || break
-		sleep 2
-	done
-	echo "$out" | sed 's/^/#   probe: /'
-	return 1
-}
-
 # The detector of active jobs detects one: a job is active while a save
 # streams.
 mkdir -p "$W/warm"
@@ -105,41 +77,6 @@ VICTIMS=(save nsrd nsrmmdbd nsrindexd nsrjobd nsrmmd)
 RVICTIMS=(recover nsrd nsrmmd)
 acked=()
 
-# in_progress - ssids the media database holds in progress.
-in_progress() {
-	"$BIN/mminfo" -s $S -a -q inprogress -r ssid 2>/dev/null |
-		awk '$1 ~ /^[0-9]+$/ {print $1}'
-}
-
-# mover_pid - pid of the running data mover (nsrsnmd's child), or "".
-mover_pid() {
-	"$BIN/mmdtest" status 127.0.0.1 2>/dev/null | awk '{print $3; exit}'
-}
-
-# kill_victim NAME - SIGKILL it; bring back what an administrator would.
-kill_victim() {
-	local v=$1 p
-	case $v in
-	save|recover) kill -KILL "$spid" 2>/dev/null ;;
-	nsrmmd)
-		p=$(mover_pid)
-		[ -n "$p" ] && kill -KILL "$p" 2>/dev/null ;;
-	nsrd)
-		p=$(cat "$ROOT/logs/nsrd.pid")
-		kill -KILL "$p"
-		for i in $(seq 1 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-		for d in nsrmmdbd nsrindexd nsrjobd; do
-			p=$(cat "$ROOT/logs/$d.pid" 2>/dev/null)
-			for i in $(seq 1 100); do
-				kill -0 "$p" 2>/dev/null || break; sleep 0.1
-			done
-		done
-		nsr_start nsrd ;;
-	*)
-		kill -KILL "$(cat "$ROOT/logs/$v.pid")" 2>/dev/null ;;
-	esac
-}
-
 # recover_round R - recover an acknowledged save set, kill a victim.
 recover_round() {
 	local r=$1 a v ms ssid rc left
@@ -153,7 +90,7 @@ recover_round() {
 	mkdir -p "$W/out"
 	"$BIN/recover" -s $S -q -f -d "$W/out" -S "$ssid" >"$W/rec$r.out" 2>&1 &
 	spid=$!
-	sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"
+	fault_sleep_ms "$ms"
 	kill_victim "$v"
 	for i in $(seq 1 1200); do kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
 	kill -KILL "$spid" 2>/dev/null
@@ -170,14 +107,8 @@ recover_round() {
 		test "$left" = 0
 	check "round $r: the slot is free: a save is admitted and completes" \
 		probe_save "$r"
-	rm -rf "$W/out"
-	mkdir -p "$W/out"
-	if "$BIN/recover" -s $S -q -f -d "$W/out" -S "$ssid" >/dev/null 2>&1 &&
-	   "$BIN/nsrtreecmp" "$W/r$a" "$W/out$W/r$a" >/dev/null 2>&1; then
-		ok "round $r: the next recover of save set $ssid is identical"
-	else
-		fail "round $r: the next recover of save set $ssid is identical"
-	fi
+	check "round $r: the next recover of save set $ssid is identical" \
+		recovers_identical "$W/r$a" -S "$ssid"
 }
 
 # media_round R - a save into a medium that fails under it: the vtape's
@@ -239,7 +170,7 @@ for r in $(seq 1 "$ROUNDS"); do
 	echo "# round $r: save of $mb MB, kill $v after $ms ms"
 	"$BIN/save" -s $S -q "$T" >"$W/save$r.out" 2>&1 &
 	spid=$!
-	sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"
+	fault_sleep_ms "$ms"
 	kill_victim "$v"
 	for i in $(seq 1 1200); do kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
 	if kill -0 "$spid" 2>/dev/null; then
@@ -285,14 +216,8 @@ done
 
 # Every acknowledged save set comes back, byte for byte.
 for r in "${acked[@]}"; do
-	rm -rf "$W/out"
-	mkdir -p "$W/out"
-	if "$BIN/recover" -s $S -q -d "$W/out" -a "$W/r$r" >/dev/null 2>&1 &&
-	   "$BIN/nsrtreecmp" "$W/r$r" "$W/out$W/r$r" >/dev/null 2>&1; then
-		ok "round $r: the acknowledged save recovers identical"
-	else
-		fail "round $r: the acknowledged save recovers identical"
-	fi
+	check "round $r: the acknowledged save recovers identical" \
+		recovers_identical "$W/r$r"
 done
 echo "# ${#acked[@]} of $ROUNDS saves were acknowledged; seed $SEED"
 nsr_done

@@ -9,6 +9,7 @@
 #                           NSR_PORTMAP_PORT/NSR_EXEC_PORT; sets $BIN
 #   nsr_start DAEMON ARGS   start $BIN/DAEMON -b -R $ROOT ARGS
 #   nsr_start_datazone      nsrexecd -s (+ nsrsnmd) and nsrd (+ children)
+#   nsr_start_aftd_datazone the same with Disk.001 labeled in AFTD aftd1
 #   nsr_wait_registered N   wait until daemon N is registered (bounded)
 #   nsr_probe N [SECS]      one request to daemon N (nsrd, nsrmmdbd, nsrjobd,
 #                           nsrindexd): did it answer?
@@ -16,6 +17,7 @@
 #                           (use it after every restart)
 #   ok/fail/check           TAP-ish reporting; a failure exits non-zero
 #   expect_fail CMD...      CMD must exit non-zero
+#   recovers_identical SRC  recover SRC into $W/out and compare
 set -u
 BIN=${NSR_BIN:?NSR_BIN must point at the build bin directory}
 PIDS=()
@@ -84,6 +86,16 @@ nsr_start_datazone() {
 	nsr_wait_registered nsrindexd
 	nsr_wait_registered nsrsnmd
 	nsr_wait_answers nsrd nsrmmdbd nsrjobd nsrindexd
+}
+
+# nsr_start_aftd_datazone - the datazone with device aftd1, an AFTD in
+# $W/aftd1, holding volume Disk.001 of pool Default.
+nsr_start_aftd_datazone() {
+	mkdir -p "$W/aftd1"
+	nsr_start_datazone
+	nsr_device aftd1 adv_file "$W/aftd1"
+	check "label Disk.001" "$BIN/nsrmm" -s "${S:-127.0.0.1}" -q -l -y \
+		-b Default -f aftd1 Disk.001
 }
 
 # nsr_device NAME TYPE PATH [ATTRS] - create an NSR device resource on
@@ -161,6 +173,19 @@ nsr_wait_answers() {
 			sleep 0.1
 		done
 	done
+}
+
+# recovers_identical SRC [RECOVER ARGS] - recover SRC into $W/out (by
+# path, or with the arguments given, e.g. -S ssid) from server $S and
+# compare the tree with SRC.
+recovers_identical() {
+	local src=$1
+	shift
+	[ $# -gt 0 ] || set -- -a "$src"
+	rm -rf "$W/out"
+	mkdir -p "$W/out"
+	"$BIN/recover" -s "${S:-127.0.0.1}" -q -f -d "$W/out" "$@" >/dev/null 2>&1 &&
+		"$BIN/nsrtreecmp" "$src" "$W/out$src" >/dev/null 2>&1
 }
 
 # nsr_cleanup - stop every daemon we started (their children stop with them).

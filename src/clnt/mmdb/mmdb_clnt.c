@@ -28,6 +28,7 @@ enum query_kind { QUERY_NONE, QUERY_ROWS, QUERY_VOLS };
 struct mmdb_clnt {
 	struct nsr_peer *peer;		/* nsrmmdbd on the server */
 	enum query_kind query;		/* what the open cursor returns */
+	int answered;			/* the last call got a reply */
 	char err[MMDB_CLNT_ERR_MAX];
 };
 
@@ -114,6 +115,12 @@ void mmdb_clnt_close(struct mmdb_clnt *c)
 	free(c);
 }
 
+/* mmdb_clnt_answered - did the last call get nsrmmdbd's reply? */
+int mmdb_clnt_answered(const struct mmdb_clnt *c)
+{
+	return c->answered;
+}
+
 /* mmdb_clnt_errmsg - the last failure text. */
 const char *mmdb_clnt_errmsg(const struct mmdb_clnt *c)
 {
@@ -160,6 +167,7 @@ static int call(struct mmdb_clnt *c, uint32_t proc, xdrproc_t xargs,
 	c->err[0] = '\0';
 	rc = nsr_peer_call(c->peer, proc, xargs, args, xres, res,
 			   retry_ok(proc));
+	c->answered = rc == NSR_OK;
 	if (rc) {
 		c->query = QUERY_NONE;
 		return set_err(c, rc, "%s", nsr_peer_errmsg(c->peer));

@@ -14,6 +14,7 @@
 
 #include "nsr/buf.h"
 #include "nsr/err.h"
+#include "nsr/media_fmt.h"
 #include "dev_int.h"
 #include "media_test.h"
 #include "nsr_test.h"
@@ -599,6 +600,75 @@ static void test_remove_ss(void **state)
 	free(dir);
 }
 
+/* A relabel is finished by nsr_vol_label_resume once its intent record
+ * is durable, whatever a crash left of the old volume; a relabel that
+ * ends leaves no intent record. */
+static void test_relabel_resume(void **state)
+{
+	char *dir = nsr_test_tmpdir("aftd-relabel");
+	struct nsr_dev *dev = mt_aftd(dir, "d", 0);
+	struct nsr_vol_label lab, nlab, got;
+	struct nsr_vol_writer *w;
+	struct nsr_vol_frag f1, f2;
+	uint8_t *rec = malloc(NSR_VOL_LABEL_SIZE);
+	uint32_t *nums = NULL;
+	char path[1024];
+	size_t n = 0;
+	int finished = -1;
+	FILE *fp;
+
+	NSR_UNUSED(state);
+	assert_non_null(rec);
+	mt_label(dev, "OLD", 32768, &lab);
+	w = mt_writer(dev);
+	mt_write_ss(w, 1, 100000, 9000, &f1);
+	mt_write_ss(w, 2, 100000, 9000, &f2);
+	assert_int_equal(nsr_vol_writer_close(w), NSR_OK);
+	/* No intent record: nothing to do. */
+	assert_int_equal(nsr_vol_label_resume(dev, &finished, NULL), NSR_OK);
+	assert_int_equal(finished, 0);
+
+	/* A crash after the intent record and the first removal. */
+	assert_int_equal(nsr_vol_label_init(&nlab, "OLD", "Default", 32768,
+					    "adv_file", NULL), NSR_OK);
+	media_fmt_label_encode(&nlab, rec);
+	snprintf(path, sizeof(path), "%s/d/label.intent", dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(rec, 1, NSR_VOL_LABEL_SIZE, fp),
+			 NSR_VOL_LABEL_SIZE);
+	fclose(fp);
+	assert_int_equal(nsr_dev_file_remove(dev, f1.file), NSR_OK);
+	assert_int_equal(nsr_vol_label_resume(dev, &finished, NULL), NSR_OK);
+	assert_int_equal(finished, 1);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(nsr_dev_file_list(dev, &nums, &n), NSR_OK);
+	assert_int_equal(n, 0);
+	free(nums);
+	assert_int_equal(nsr_vol_label_read(dev, &got, NULL), NSR_OK);
+	assert_memory_equal(got.volid, nlab.volid, 16);
+	assert_int_equal(nsr_vol_label_resume(dev, &finished, NULL), NSR_OK);
+	assert_int_equal(finished, 0);
+
+	/* A relabel that is not cut short leaves no intent record. */
+	w = mt_writer(dev);
+	mt_write_ss(w, 3, 50000, 9000, &f1);
+	assert_int_equal(nsr_vol_writer_close(w), NSR_OK);
+	assert_int_equal(nsr_vol_label_init(&lab, "NEW", "Default", 32768,
+					    "adv_file", NULL), NSR_OK);
+	assert_int_equal(nsr_vol_label_write(dev, &lab, 0, NULL),
+			 NSR_ERR_EXISTS);
+	assert_int_equal(nsr_vol_label_write(dev, &lab, 1, NULL), NSR_OK);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(nsr_dev_file_list(dev, &nums, &n), NSR_OK);
+	assert_int_equal(n, 0);
+	free(nums);
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	free(rec);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
 static void test_writeback_mark(void **state)
 {
 	uint64_t mark = 0;
@@ -630,6 +700,7 @@ int main(void)
 		cmocka_unit_test(test_crash_safe_naming),
 		cmocka_unit_test(test_sweep_spares_live_writers),
 		cmocka_unit_test(test_remove_ss),
+		cmocka_unit_test(test_relabel_resume),
 		cmocka_unit_test(test_writeback_mark),
 	};
 

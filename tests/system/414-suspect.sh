@@ -1,5 +1,5 @@
 #!/bin/bash
-# 412-suspect: a save set on an AFTD (32 KB blocks) gets 64 bytes flipped
+# 414-suspect: a save set on an AFTD (32 KB blocks) gets 64 bytes flipped
 # inside one block of a large file's data.
 #  - recover exits 1, names the damaged file, and does not leave it under
 #    its name (nor as .damaged); every other file comes back intact;
@@ -10,7 +10,7 @@
 #  - scanner -m on the repaired volume reads it without damage and clears
 #    the flag.
 . "$(dirname "$0")/lib.sh"
-nsr_setup 412-suspect
+nsr_setup 414-suspect
 S=127.0.0.1
 W=$ROOT/work
 mkdir -p "$W/aftd"
