@@ -147,6 +147,7 @@ static unsigned retry_ok(uint32_t proc)
 	case MM_FRAG_ADD:	/* (ssid, cloneid, seq) is replaced */
 	case MM_FRAG_LIST:
 	case MM_CHECK:
+	case MM_QUERY_OPEN:	/* replaces the connection's cursor */
 		return NSR_PEER_RETRY;
 	}
 	return 0;
