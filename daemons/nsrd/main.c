@@ -33,24 +33,32 @@ struct nsrd g_nsrd;
 #define PROC(num, name, targ, tres, fn) \
 	NSR_RPC_PROC(num, name, targ, tres, fn, NSR_RPC_SERIAL)
 
-
 static const struct nsr_rpc_proc nsrd_procs[] = {
-	PROC(RES_QUERY, "res_query", res_query_args, res_list_res, nsrd_res_query),
-	PROC(RES_CREATE, "res_create", res_text_args, res_change_res, nsrd_res_create),
-	PROC(RES_UPDATE, "res_update", res_text_args, res_change_res, nsrd_res_update),
-	PROC(RES_DELETE, "res_delete", res_text_args, nsr_void_res, nsrd_res_delete),
-	PROC(SAVE_START, "save_start", save_start_args, save_start_res, nsrd_save_start),
+	PROC(RES_QUERY, "res_query", res_query_args, res_list_res,
+	     nsrd_res_query),
+	PROC(RES_CREATE, "res_create", res_text_args, res_change_res,
+	     nsrd_res_create),
+	PROC(RES_UPDATE, "res_update", res_text_args, res_change_res,
+	     nsrd_res_update),
+	PROC(RES_DELETE, "res_delete", res_text_args, nsr_void_res,
+	     nsrd_res_delete),
+	PROC(SAVE_START, "save_start", save_start_args, save_start_res,
+	     nsrd_save_start),
 	PROC(SAVE_END, "save_end", save_end_args, nsr_void_res, nsrd_save_end),
 	PROC(RECOVER_START, "recover_start", rec_start_args, rec_start_res,
 	     nsrd_recover_start),
-	PROC(RECOVER_END, "recover_end", rec_end_args, nsr_void_res, nsrd_recover_end),
+	PROC(RECOVER_END, "recover_end", rec_end_args, nsr_void_res,
+	     nsrd_recover_end),
 	PROC(LABEL, "label", label_args, label_res, nsrd_label),
 	PROC(MOUNT, "mount", label_args, label_res, nsrd_mount),
 	PROC(VOL_MODE, "vol_mode", vol_mode_args, nsr_void_res, nsrd_vol_mode),
-	PROC(VOL_DELETE, "vol_delete", vol_del_args, nsr_void_res, nsrd_vol_delete),
+	PROC(VOL_DELETE, "vol_delete", vol_del_args, nsr_void_res,
+	     nsrd_vol_delete),
 	PROC(UNMOUNT, "unmount", label_args, nsr_void_res, nsrd_unmount),
-	PROC(NEXT_VOLUME, "next_volume", next_vol_args, next_vol_res, nsrd_next_volume),
-	PROC(SAVE_RENEW, "save_renew", save_renew_args, nsr_void_res, nsrd_save_renew),
+	PROC(NEXT_VOLUME, "next_volume", next_vol_args, next_vol_res,
+	     nsrd_next_volume),
+	PROC(SAVE_RENEW, "save_renew", save_renew_args, nsr_void_res,
+	     nsrd_save_renew),
 	{STATUS, "status", NSR_XDR(xdr_void), 0, NSR_XDR(xdr_status_res),
 	 sizeof(status_res), nsrd_status, NSR_RPC_SERIAL},
 };
@@ -114,13 +122,18 @@ static int veto(void *arg, enum nsr_resdb_op op, const struct nsr_res *old,
 	if (op != NSR_RESDB_DELETE || !type)
 		return NSR_OK;
 	if (strcasecmp(type, "NSR") == 0) {
-		nsr_buf_addstr(why, "the server resource (type: NSR) cannot be deleted");
+		nsr_buf_addstr(
+			why,
+			"the server resource (type: NSR) cannot be deleted");
 		return NSR_ERR_PERM;
 	}
 	if (name && strcmp(name, "Default") == 0 &&
-	    (strcasecmp(type, "NSR pool") == 0 || strcasecmp(type, "NSR group") == 0 ||
+	    (strcasecmp(type, "NSR pool") == 0 ||
+	     strcasecmp(type, "NSR group") == 0 ||
 	     strcasecmp(type, "NSR schedule") == 0)) {
-		nsr_buf_addf(why, "the preconfigured %s 'Default' cannot be deleted", type);
+		nsr_buf_addf(why,
+			     "the preconfigured %s 'Default' cannot be deleted",
+			     type);
 		return NSR_ERR_PERM;
 	}
 	return NSR_OK;
@@ -146,9 +159,10 @@ static int nsrd_init(struct nsr_daemon *d)
 	nsr_buf_init(&why, 0);
 	if (rc) {
 		nsr_res_error_format(&perr, &why);
-		nsr_error("cannot load the resource database %s: %s; fix or move the "
-			  "file named, then start nsrd again", dir,
-			  why.len ? why.data : nsr_strerror(rc));
+		nsr_error("cannot load the resource database %s: %s; fix or "
+			  "move the "
+			  "file named, then start nsrd again",
+			  dir, why.len ? why.data : nsr_strerror(rc));
 		free(dir);
 		nsr_buf_release(&why);
 		return -1;
@@ -157,7 +171,8 @@ static int nsrd_init(struct nsr_daemon *d)
 	if (rc)
 		nsr_error("cannot create the preconfigured resources: %s",
 			  why.len ? why.data : nsr_strerror(rc));
-	nsr_info("resource database %s: %zu resources", dir, nsr_resdb_count(n->res));
+	nsr_info("resource database %s: %zu resources", dir,
+		 nsr_resdb_count(n->res));
 	nsr_buf_release(&why);
 	free(dir);
 	return rc ? -1 : 0;
@@ -308,7 +323,8 @@ static int nsrd_check(struct nsr_daemon *d)
 
 static const struct nsr_daemon_ops nsrd_ops = {
 	.name = "nsrd",
-	.summary = "OpenNSR server master daemon: resources, sessions, media operations",
+	.summary = "OpenNSR server master daemon: resources, sessions, media "
+		   "operations",
 	.tick_ms = 500,
 	.progs = nsrd_progs,
 	.nprogs = NSR_ARRAY_SIZE(nsrd_progs),

@@ -35,14 +35,18 @@ static const struct nsr_res *find_device(struct nsrd *n, const char *name,
 	i = nsr_resdb_find(n->res, q, 0);
 	j = i >= 0 ? nsr_resdb_find(n->res, q, (size_t)i + 1) : -1;
 	if (i < 0)
-		nsr_status_set(st, NSR_ERR_NOTFOUND, name && *name
-			    ? "no device '%s' is configured (create an NSR device "
-			      "resource with nsradmin)"
-			    : "%sno device is configured (create an NSR device resource "
-			      "with nsradmin)", name ? name : "");
+		nsr_status_set(st, NSR_ERR_NOTFOUND,
+			       name && *name ? "no device '%s' is configured "
+					       "(create an NSR device "
+					       "resource with nsradmin)"
+					     : "%sno device is configured "
+					       "(create an NSR device resource "
+					       "with nsradmin)",
+			       name ? name : "");
 	else if (j >= 0 && !(name && *name))
-		nsr_status_set(st, NSR_ERR_INVAL, "several devices are configured: "
-			    "name one with -f");
+		nsr_status_set(st, NSR_ERR_INVAL,
+			       "several devices are configured: "
+			       "name one with -f");
 	else
 		dev = nsr_resdb_at(n->res, (size_t)i);
 	nsr_res_free(q);
@@ -60,7 +64,8 @@ static void set_mounted(struct nsrd *n, const char *devname, const char *volume,
 	const char *vals[] = {volume, pool};
 
 	for (size_t i = 0; i < NSR_ARRAY_SIZE(attrs); i++) {
-		const struct nsr_res *dev = nsrd_res_find1(n, "NSR device", devname);
+		const struct nsr_res *dev =
+			nsrd_res_find1(n, "NSR device", devname);
 
 		if (dev)
 			nsrd_res_set_attr(n, dev, attrs[i], vals[i]);
@@ -86,8 +91,9 @@ static void parse_field(const char *v, struct tfield *f)
 	f->lit = v;
 	if (!dash || dash == v || !dash[1])
 		return;
-	if (dash - v == 1 && strlen(dash + 1) == 1 && isalpha((unsigned char)v[0]) &&
-	    isalpha((unsigned char)dash[1]) && v[0] <= dash[1]) {
+	if (dash - v == 1 && strlen(dash + 1) == 1 &&
+	    isalpha((unsigned char)v[0]) && isalpha((unsigned char)dash[1]) &&
+	    v[0] <= dash[1]) {
 		f->lit = NULL;
 		f->letters = 1;
 		f->lo = v[0];
@@ -114,7 +120,8 @@ static int template_name(const struct tfield *f, size_t n, const char *sep,
 
 	/* The digits of idx in the mixed radix of the ranges. */
 	for (size_t i = n; i-- > 0;) {
-		unsigned long span = f[i].lit ? 1 : (unsigned long)(f[i].hi - f[i].lo + 1);
+		unsigned long span =
+			f[i].lit ? 1 : (unsigned long)(f[i].hi - f[i].lo + 1);
 
 		digit[i] = idx % span;
 		idx /= span;
@@ -126,13 +133,16 @@ static int template_name(const struct tfield *f, size_t n, const char *sep,
 		const char *s = i ? sep : "";
 
 		if (f[i].lit)
-			used += (size_t)snprintf(out + used, len - used, "%s%s", s, f[i].lit);
+			used += (size_t)snprintf(out + used, len - used, "%s%s",
+						 s, f[i].lit);
 		else if (f[i].letters)
-			used += (size_t)snprintf(out + used, len - used, "%s%c", s,
-						 (char)(f[i].lo + (long)digit[i]));
+			used += (size_t)snprintf(
+				out + used, len - used, "%s%c", s,
+				(char)(f[i].lo + (long)digit[i]));
 		else
-			used += (size_t)snprintf(out + used, len - used, "%s%0*ld", s,
-						 f[i].width, f[i].lo + (long)digit[i]);
+			used += (size_t)snprintf(out + used, len - used,
+						 "%s%0*ld", s, f[i].width,
+						 f[i].lo + (long)digit[i]);
 	}
 	return used < len;
 }
@@ -141,20 +151,23 @@ static int template_name(const struct tfield *f, size_t n, const char *sep,
  * pool's label template (NSR label: fields, separator) that the media
  * database does not hold, recorded as the template's "next"; without a
  * template, "<pool>.NNN". */
-static int next_volume_name(struct nsrd *n, struct mmdb_clnt *mc, const char *pool,
-			    char *out, size_t len)
+static int next_volume_name(struct nsrd *n, struct mmdb_clnt *mc,
+			    const char *pool, char *out, size_t len)
 {
 	const struct nsr_res *p = nsrd_res_find1(n, "NSR pool", pool);
 	const char *tname = p ? nsr_res_get(p, "label template") : NULL;
-	const struct nsr_res *t = tname && *tname ? nsrd_res_find1(n, "NSR label", tname) : NULL;
+	const struct nsr_res *t =
+		tname && *tname ? nsrd_res_find1(n, "NSR label", tname) : NULL;
 	struct tfield f[32];
 	struct mmdb_volume v;
 	size_t nf = 0;
 	long fi;
 
 	if (t && (fi = nsr_res_find(t, "fields")) >= 0)
-		for (size_t i = 0; i < nsr_res_attr_nvalues(t, (size_t)fi) && nf < 32; i++)
-			parse_field(nsr_res_attr_value(t, (size_t)fi, i), &f[nf++]);
+		for (size_t i = 0;
+		     i < nsr_res_attr_nvalues(t, (size_t)fi) && nf < 32; i++)
+			parse_field(nsr_res_attr_value(t, (size_t)fi, i),
+				    &f[nf++]);
 	if (!nf) {
 		f[0].lit = pool;
 		f[1].lit = NULL;
@@ -166,7 +179,9 @@ static int next_volume_name(struct nsrd *n, struct mmdb_clnt *mc, const char *po
 		t = NULL;
 	}
 	for (unsigned long idx = 0; idx < 100000; idx++) {
-		const char *sep = t && nsr_res_get(t, "separator") ? nsr_res_get(t, "separator") : ".";
+		const char *sep = t && nsr_res_get(t, "separator")
+					  ? nsr_res_get(t, "separator")
+					  : ".";
 
 		if (!template_name(f, nf, sep, idx, out, len))
 			break;
@@ -174,7 +189,8 @@ static int next_volume_name(struct nsrd *n, struct mmdb_clnt *mc, const char *po
 			char nxt[MMDB_VOLNAME_MAX + 1];
 
 			/* Record what comes next, as NetWorker shows it. */
-			if (t && template_name(f, nf, sep, idx + 1, nxt, sizeof(nxt)))
+			if (t && template_name(f, nf, sep, idx + 1, nxt,
+					       sizeof(nxt)))
 				nsrd_res_set_attr(n, t, "next", nxt);
 			return NSR_OK;
 		}
@@ -196,8 +212,10 @@ static struct nsr_mmd *connect_mover(struct nsrd *n, const struct nsr_res *dev,
 		    NSR_OK ||
 	    nsr_mmd_connect(host[0] ? host : "localhost", port, &m, &err) !=
 		    NSR_OK) {
-		nsr_status_set(st, NSR_ERR_CONNECT, "cannot reach the data mover of device "
-			    "'%s': %s", nsr_res_get(dev, "name"), err.data);
+		nsr_status_set(st, NSR_ERR_CONNECT,
+			       "cannot reach the data mover of device "
+			       "'%s': %s",
+			       nsr_res_get(dev, "name"), err.data);
 		m = NULL;
 	}
 	nsr_buf_release(&err);
@@ -362,7 +380,8 @@ int nsrd_label(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 		goto out;
 	snprintf(devname, sizeof(devname), "%s", nsr_res_get(dev, "name"));
 	if (!nsrd_res_find1(n, "NSR pool", pool)) {
-		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "pool '%s' does not exist", pool);
+		nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
+			       "pool '%s' does not exist", pool);
 		goto out;
 	}
 	bs = a->block_size;
@@ -390,15 +409,19 @@ int nsrd_label(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	if (a->volume[0])
 		snprintf(name, sizeof(name), "%s", a->volume);
 	else if (next_volume_name(n, mc, pool, name, sizeof(name)) != NSR_OK) {
-		nsr_status_set(&r->st, NSR_ERR_LIMIT, "no free volume name left in the "
-			       "label template of pool '%s'", pool);
+		nsr_status_set(&r->st, NSR_ERR_LIMIT,
+			       "no free volume name left in the "
+			       "label template of pool '%s'",
+			       pool);
 		goto out;
 	}
 	if (mmdb_clnt_vol_get(mc, name, &old) == NSR_OK && !a->force) {
-		nsr_status_set(&r->st, NSR_ERR_EXISTS, "volume %s is already in the media "
-			    "database (%llu bytes written); relabeling makes its save sets "
-			    "unrecoverable: use -y to relabel it anyway", name,
-			    (unsigned long long)old.written);
+		nsr_status_set(&r->st, NSR_ERR_EXISTS,
+			       "volume %s is already in the media "
+			       "database (%llu bytes written); relabeling "
+			       "makes its save sets "
+			       "unrecoverable: use -y to relabel it anyway",
+			       name, (unsigned long long)old.written);
 		goto out;
 	}
 	t0 = time(NULL);
@@ -422,17 +445,22 @@ int nsrd_label(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 		got = label_settle(n, devname, name, t0, &lab);
 		if (got == 0) {
 			nsrd_intent_drop(n, "label", line);
-			nsr_status_set(&r->st, NSR_ERR_IO, "cannot label device "
-				       "'%s': %s", devname, err.data);
+			nsr_status_set(&r->st, NSR_ERR_IO,
+				       "cannot label device "
+				       "'%s': %s",
+				       devname, err.data);
 			goto out;
 		}
 		if (got < 0) {
-			nsr_status_set(&r->st, NSR_ERR_IO, "labeling volume %s "
-				       "on device '%s' was cut short (%s); nsrd "
-				       "finishes it, or finds it did not "
-				       "happen, once the data mover and the "
-				       "media database answer again (see "
-				       "mminfo -m)", name, devname, err.data);
+			nsr_status_set(
+				&r->st, NSR_ERR_IO,
+				"labeling volume %s "
+				"on device '%s' was cut short (%s); nsrd "
+				"finishes it, or finds it did not "
+				"happen, once the data mover and the "
+				"media database answer again (see "
+				"mminfo -m)",
+				name, devname, err.data);
 			goto out;
 		}
 	} else if (record_label(n, devname, &lab) != NSR_OK) {
@@ -445,15 +473,16 @@ int nsrd_label(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	nsrd_intent_drop(n, "label", line);
 	fill_label_res(r, &lab, devname);
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
-	nsr_info("labeled volume %s (pool %s, block size %u) on device %s", lab.name,
-		 lab.pool, lab.block_size, devname);
+	nsr_info("labeled volume %s (pool %s, block size %u) on device %s",
+		 lab.name, lab.pool, lab.block_size, devname);
 out:
 	nsr_mmd_close(m);
 	nsr_buf_release(&err);
 	return NSR_OK;
 }
 
-/* nsrd_mount - MOUNT: read the label of a device's volume and record it mounted. */
+/* nsrd_mount - MOUNT: read the label of a device's volume and record it
+ * mounted. */
 int nsrd_mount(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;
@@ -479,21 +508,27 @@ int nsrd_mount(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	if (!m)
 		goto out;
 	if (nsr_mmd_read_label(m, &lab, &has_data, &err) != NSR_OK) {
-		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "cannot mount device '%s': %s",
-			    devname, err.data);
+		nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
+			       "cannot mount device '%s': %s", devname,
+			       err.data);
 		goto out;
 	}
 	if (a->volume[0] && strcmp(a->volume, lab.name) != 0) {
-		nsr_status_set(&r->st, NSR_ERR_MISMATCH, "device '%s' holds volume %s, "
-			    "not %s", devname, lab.name, a->volume);
+		nsr_status_set(&r->st, NSR_ERR_MISMATCH,
+			       "device '%s' holds volume %s, "
+			       "not %s",
+			       devname, lab.name, a->volume);
 		goto out;
 	}
 	mc = n->mmdb;
 	if (mmdb_clnt_vol_get(mc, lab.name, &vol) != NSR_OK ||
 	    memcmp(vol.volid, lab.volid, 16) != 0) {
-		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "volume %s on device '%s' is not "
-			    "in the media database (or was relabeled elsewhere); add it "
-			    "with: scanner -m %s", lab.name, devname, devname);
+		nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
+			       "volume %s on device '%s' is not "
+			       "in the media database (or was relabeled "
+			       "elsewhere); add it "
+			       "with: scanner -m %s",
+			       lab.name, devname, devname);
 		goto out;
 	}
 	snprintf(vol.device, sizeof(vol.device), "%s", devname);
@@ -534,11 +569,14 @@ static const struct {
 	uint32_t flag;
 	int set;
 } modes[] = {
-	{"full", MMDB_VOL_FULL, 1}, {"notfull", MMDB_VOL_FULL, 0},
-	{"readonly", MMDB_VOL_READONLY, 1}, {"notreadonly", MMDB_VOL_READONLY, 0},
+	{"full", MMDB_VOL_FULL, 1},
+	{"notfull", MMDB_VOL_FULL, 0},
+	{"readonly", MMDB_VOL_READONLY, 1},
+	{"notreadonly", MMDB_VOL_READONLY, 0},
 	{"recyclable", MMDB_VOL_RECYCLABLE, 1},
 	{"notrecyclable", MMDB_VOL_RECYCLABLE, 0},
-	{"manual", MMDB_VOL_MANUAL, 1}, {"notmanual", MMDB_VOL_MANUAL, 0},
+	{"manual", MMDB_VOL_MANUAL, 1},
+	{"notmanual", MMDB_VOL_MANUAL, 0},
 };
 
 /* nsrd_vol_mode - VOL_MODE: set or clear a volume flag (nsrmm -o). */
@@ -557,15 +595,18 @@ int nsrd_vol_mode(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 		if (strcmp(modes[i].name, a->mode) == 0)
 			break;
 	if (i == NSR_ARRAY_SIZE(modes)) {
-		nsr_status_set(&r->st, NSR_ERR_INVAL, "unknown mode '%s' (use full, notfull, "
-			    "readonly, notreadonly, recyclable, notrecyclable, manual, "
-			    "notmanual)", a->mode);
+		nsr_status_set(&r->st, NSR_ERR_INVAL,
+			       "unknown mode '%s' (use full, notfull, "
+			       "readonly, notreadonly, recyclable, "
+			       "notrecyclable, manual, "
+			       "notmanual)",
+			       a->mode);
 		goto out;
 	}
 	mc = ((struct nsrd *)ctx)->mmdb;
 	if (mmdb_clnt_vol_get(mc, a->volume, &vol) != NSR_OK) {
-		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "no volume %s in the media database",
-			    a->volume);
+		nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
+			       "no volume %s in the media database", a->volume);
 		goto out;
 	}
 	if (modes[i].set)
@@ -573,8 +614,9 @@ int nsrd_vol_mode(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	else
 		vol.flags &= ~modes[i].flag;
 	if (mmdb_clnt_vol_put(mc, &vol) != NSR_OK) {
-		nsr_status_set(&r->st, NSR_ERR_IO, "cannot change volume %s: %s", a->volume,
-			    mmdb_clnt_errmsg(mc));
+		nsr_status_set(&r->st, NSR_ERR_IO,
+			       "cannot change volume %s: %s", a->volume,
+			       mmdb_clnt_errmsg(mc));
 		goto out;
 	}
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
@@ -758,7 +800,8 @@ int nsrd_delete_finish(struct nsrd *n, const char *line)
 /* nsrd_vol_delete - VOL_DELETE: remove a volume, or a save set with its
  * bytes on AFTDs and its index entries (under an intent record, so a
  * delete that dies halfway is finished by the tick). */
-int nsrd_vol_delete(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+int nsrd_vol_delete(void *ctx, void *argp, void *resp,
+		    struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;
 	vol_del_args *a = argp;
@@ -772,8 +815,10 @@ int nsrd_vol_delete(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	mc = n->mmdb;
 	if (a->ssid) {
 		if (mmdb_clnt_ss_get(mc, a->ssid, &ss) != NSR_OK) {
-			nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "no save set %u in the media "
-				    "database", a->ssid);
+			nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
+				       "no save set %u in the media "
+				       "database",
+				       a->ssid);
 			return NSR_OK;
 		}
 		delete_line(line, sizeof(line), a->ssid, ss.client);
@@ -810,7 +855,8 @@ int nsrd_vol_delete(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 		if (rc == NSR_OK && dev) {
 			char devname[256];
 
-			snprintf(devname, sizeof(devname), "%s", nsr_res_get(dev, "name"));
+			snprintf(devname, sizeof(devname), "%s",
+				 nsr_res_get(dev, "name"));
 			set_mounted(n, devname, NULL, NULL);
 		}
 		nsr_res_free(q);

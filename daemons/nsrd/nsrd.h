@@ -102,9 +102,12 @@ extern struct nsrd g_nsrd;
 
 /* res_rpc.c */
 int nsrd_res_query(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
-int nsrd_res_create(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
-int nsrd_res_update(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
-int nsrd_res_delete(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
+int nsrd_res_create(void *ctx, void *args, void *res,
+		    struct nsr_rpc_call *call);
+int nsrd_res_update(void *ctx, void *args, void *res,
+		    struct nsr_rpc_call *call);
+int nsrd_res_delete(void *ctx, void *args, void *res,
+		    struct nsr_rpc_call *call);
 /* nsrd_res_find1 - the first resource of type with this name, or NULL. */
 const struct nsr_res *nsrd_res_find1(struct nsrd *n, const char *type,
 				     const char *name);
@@ -113,7 +116,8 @@ const struct nsr_res *nsrd_res_find1(struct nsrd *n, const char *type,
 int nsrd_res_set_attr(struct nsrd *n, const struct nsr_res *r, const char *attr,
 		      const char *value);
 /* nsrd_server_attr_num - numeric attribute of the NSR resource. */
-long long nsrd_server_attr_num(struct nsrd *n, const char *attr, long long dflt);
+long long nsrd_server_attr_num(struct nsrd *n, const char *attr,
+			       long long dflt);
 
 /* admit.c */
 /* nsrd_wait_find - the live wait of ticket, or NULL (never or lapsed). */
@@ -134,12 +138,16 @@ void nsrd_wait_lapse(struct nsrd *n);
 time_t nsrd_mount_timeout(struct nsrd *n);
 
 /* session.c */
-int nsrd_save_start(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
+int nsrd_save_start(void *ctx, void *args, void *res,
+		    struct nsr_rpc_call *call);
 int nsrd_save_end(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
-int nsrd_recover_start(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
-int nsrd_recover_end(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
+int nsrd_recover_start(void *ctx, void *args, void *res,
+		       struct nsr_rpc_call *call);
+int nsrd_recover_end(void *ctx, void *args, void *res,
+		     struct nsr_rpc_call *call);
 /* nsrd_save_renew - SAVE_RENEW: renew (or adopt) a save's lease. */
-int nsrd_save_renew(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
+int nsrd_save_renew(void *ctx, void *args, void *res,
+		    struct nsr_rpc_call *call);
 /* nsrd_settle_orphans - settle sessions whose client went away or whose
  * lease lapsed: the save set complete if the mover recorded all of it,
  * else aborted with the reason; the job finished; the slot freed.  Runs
@@ -160,14 +168,16 @@ struct nsr_level_decision;
 int nsrd_level_decide(struct nsrd *n, const char *client, const char *name,
 		      unsigned requested, struct nsr_level_decision *d,
 		      struct nsr_buf *msg, struct nsr_buf *log);
-int nsrd_next_volume(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
+int nsrd_next_volume(void *ctx, void *args, void *res,
+		     struct nsr_rpc_call *call);
 
 /* media.c */
 int nsrd_label(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 int nsrd_mount(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 int nsrd_unmount(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 int nsrd_vol_mode(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
-int nsrd_vol_delete(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
+int nsrd_vol_delete(void *ctx, void *args, void *res,
+		    struct nsr_rpc_call *call);
 /* nsrd_snmd_for - the connection to nsrsnmd on host ("" = this server);
  * NULL when NSRD_MAX_SNODES are known already. */
 struct nsr_snmd *nsrd_snmd_for(struct nsrd *n, const char *host);

@@ -85,7 +85,8 @@ long long nsrd_server_attr_num(struct nsrd *n, const char *attr, long long dflt)
 }
 
 /* print_all - every resource matching q as text (with ids). */
-static void print_all(struct nsrd *n, const struct nsr_res *q, struct nsr_buf *out)
+static void print_all(struct nsrd *n, const struct nsr_res *q,
+		      struct nsr_buf *out)
 {
 	struct nsr_res_print_opts po;
 
@@ -121,7 +122,8 @@ int nsrd_res_query(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 }
 
 /* same_values - attribute i of r has exactly the values old has for it. */
-static int same_values(const struct nsr_res *r, size_t i, const struct nsr_res *old)
+static int same_values(const struct nsr_res *r, size_t i,
+		       const struct nsr_res *old)
 {
 	long j = old ? nsr_res_find(old, nsr_res_attr_name(r, i)) : -1;
 	size_t n = nsr_res_attr_nvalues(r, i);
@@ -150,7 +152,8 @@ static const char *touches_readonly(struct nsrd *n, const struct nsr_res *r,
 		const struct nsr_res_attrdef *ad =
 			nsr_res_schema_attr(t, nsr_res_attr_name(r, i));
 
-		if (ad && (ad->flags & NSR_RES_READONLY) && !same_values(r, i, old))
+		if (ad && (ad->flags & NSR_RES_READONLY) &&
+		    !same_values(r, i, old))
 			return ad->name;
 	}
 	return NULL;
@@ -212,7 +215,8 @@ static void derive_device(struct nsr_res *res, const struct nsr_res *old)
 }
 
 /* nsrd_res_create - RES_CREATE: validate and store a new resource. */
-int nsrd_res_create(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+int nsrd_res_create(void *ctx, void *argp, void *resp,
+		    struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;
 	res_text_args *a = argp;
@@ -228,7 +232,8 @@ int nsrd_res_create(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	res = parse_attrs(a->text, &r->st);
 	if (!res)
 		return NSR_OK;
-	ro = touches_readonly(n, res, nsr_res_type(res) ? nsr_res_type(res) : "", NULL);
+	ro = touches_readonly(n, res,
+			      nsr_res_type(res) ? nsr_res_type(res) : "", NULL);
 	if (ro) {
 		nsr_status_set(&r->st, NSR_ERR_READONLY,
 			    "attribute '%s' is set by the server only", ro);
@@ -239,14 +244,16 @@ int nsrd_res_create(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	nsr_buf_init(&why, 0);
 	rc = nsr_resdb_create(n->res, res, &id, &why);
 	if (rc) {
-		nsr_status_set(&r->st, rc, "%s", why.len ? why.data : nsr_strerror(rc));
+		nsr_status_set(&r->st, rc, "%s",
+			       why.len ? why.data : nsr_strerror(rc));
 	} else {
 		free(r->id);
 		free(r->text);
 		finish_change(n, id, r);
 		nsr_info("created resource %s (%s: %s) for %s", id,
 			 nsr_res_type(res) ? nsr_res_type(res) : "?",
-			 nsr_res_get(res, "name") ? nsr_res_get(res, "name") : "",
+			 nsr_res_get(res, "name") ? nsr_res_get(res, "name")
+						  : "",
 			 nsr_rpc_call_peer(call));
 	}
 	free(id);
@@ -256,7 +263,8 @@ int nsrd_res_create(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 }
 
 /* nsrd_res_update - RES_UPDATE: merge attributes into a resource. */
-int nsrd_res_update(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+int nsrd_res_update(void *ctx, void *argp, void *resp,
+		    struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;
 	res_text_args *a = argp;
@@ -270,7 +278,8 @@ int nsrd_res_update(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	r->id = nsr_rpc_str(a->id);
 	r->text = nsr_rpc_str("");
 	if (!old) {
-		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "no resource with id %s", a->id);
+		nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
+			       "no resource with id %s", a->id);
 		return NSR_OK;
 	}
 	chg = parse_attrs(a->text, &r->st);
@@ -291,12 +300,14 @@ int nsrd_res_update(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	if (rc == NSR_OK)
 		rc = nsr_resdb_update(n->res, a->id, merged, &why);
 	if (rc) {
-		nsr_status_set(&r->st, rc, "%s", why.len ? why.data : nsr_strerror(rc));
+		nsr_status_set(&r->st, rc, "%s",
+			       why.len ? why.data : nsr_strerror(rc));
 	} else {
 		free(r->id);
 		free(r->text);
 		finish_change(n, a->id, r);
-		nsr_info("updated resource %s for %s", a->id, nsr_rpc_call_peer(call));
+		nsr_info("updated resource %s for %s", a->id,
+			 nsr_rpc_call_peer(call));
 	}
 	nsr_buf_release(&why);
 	nsr_res_free(chg);
@@ -304,8 +315,10 @@ int nsrd_res_update(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	return NSR_OK;
 }
 
-/* nsrd_res_delete - RES_DELETE: remove a resource (the veto hook may refuse). */
-int nsrd_res_delete(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+/* nsrd_res_delete - RES_DELETE: remove a resource (the veto hook may
+ * refuse). */
+int nsrd_res_delete(void *ctx, void *argp, void *resp,
+		    struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;
 	res_text_args *a = argp;
@@ -316,10 +329,12 @@ int nsrd_res_delete(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	nsr_buf_init(&why, 0);
 	rc = nsr_resdb_delete(n->res, a->id, &why);
 	if (rc)
-		nsr_status_set(&r->st, rc, "%s", why.len ? why.data : nsr_strerror(rc));
+		nsr_status_set(&r->st, rc, "%s",
+			       why.len ? why.data : nsr_strerror(rc));
 	else {
 		nsr_status_set(&r->st, NSR_OK, "%s", "");
-		nsr_info("deleted resource %s for %s", a->id, nsr_rpc_call_peer(call));
+		nsr_info("deleted resource %s for %s", a->id,
+			 nsr_rpc_call_peer(call));
 	}
 	nsr_buf_release(&why);
 	return NSR_OK;

@@ -214,8 +214,10 @@ static int unmounted_volume(struct nsrd *n, struct mmdb_clnt *mc,
  * and the fewest sessions below its max sessions, never the volume exclude
  * (NULL = none).  On failure st says why; the caller may replace it. */
 static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
-					 const char *pool, const uint8_t *exclude,
-					 struct mmdb_volume *vol, nsr_status *st)
+					 const char *pool,
+					 const uint8_t *exclude,
+					 struct mmdb_volume *vol,
+					 nsr_status *st)
 {
 	const struct nsr_res *best = NULL;
 	struct nsr_res *q = nsr_res_new();
@@ -276,11 +278,15 @@ static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
 			    "data: mount it with: nsrmm -m %s -f DEVICE", pool,
 			    spare, spare);
 	else if (!best && !dberr)
-		nsr_status_set(st, NSR_ERR_NOTFOUND,
-			    "no writable volume of pool '%s' is mounted on an enabled "
-			    "device%s; label one with: nsrmm -l -b '%s' -f DEVICE",
-			    pool, seen_full ? " (the mounted ones are full or read-only)" : "",
-			    pool);
+		nsr_status_set(
+			st, NSR_ERR_NOTFOUND,
+			"no writable volume of pool '%s' is mounted on an "
+			"enabled "
+			"device%s; label one with: nsrmm -l -b '%s' -f DEVICE",
+			pool,
+			seen_full ? " (the mounted ones are full or read-only)"
+				  : "",
+			pool);
 	return best;
 }
 
@@ -443,7 +449,8 @@ static int64_t job_create(enum nsr_jobdb_type type, const char *client,
 	job.command = command;
 	nsr_buf_init(&err, 0);
 	if (nsr_jobd_create(j, &job, &id, &err) != NSR_OK) {
-		nsr_warn("cannot record the job of %s:%s: %s", client, name, err.data);
+		nsr_warn("cannot record the job of %s:%s: %s", client, name,
+			 err.data);
 		id = 0;
 	}
 	nsr_buf_release(&err);
@@ -471,9 +478,11 @@ static void job_finish(int64_t id, int ok, uint64_t bytes, uint64_t files,
 	v.files = (int64_t)files;
 	v.ssids = ssids;
 	nsr_buf_init(&err, 0);
-	if (nsr_jobd_update(j, id, NSR_JOBDB_F_STATE | NSR_JOBDB_F_STATUS |
-				   NSR_JOBDB_F_END | NSR_JOBDB_F_BYTES |
-				   NSR_JOBDB_F_FILES | (ssids ? NSR_JOBDB_F_SSIDS : 0),
+	if (nsr_jobd_update(j, id,
+			    NSR_JOBDB_F_STATE | NSR_JOBDB_F_STATUS |
+				    NSR_JOBDB_F_END | NSR_JOBDB_F_BYTES |
+				    NSR_JOBDB_F_FILES |
+				    (ssids ? NSR_JOBDB_F_SSIDS : 0),
 			    &v, &err) != NSR_OK)
 		nsr_warn("cannot update job %lld: %s", (long long)id, err.data);
 	if (msg && *msg)
@@ -585,7 +594,8 @@ static void wait_answer(struct nsrd *n, save_start_res *r,
 }
 
 /* nsrd_save_start - SAVE_START: admit a save and say where to stream. */
-int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+int nsrd_save_start(void *ctx, void *argp, void *resp,
+		    struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;
 	save_start_args *a = argp;
@@ -616,16 +626,20 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 
 	level = a->level[0] ? nsr_level_parse(a->level) : NSR_LEVEL_MANUAL;
 	if (level < 0) {
-		nsr_status_set(&r->st, NSR_ERR_INVAL, "unknown level '%s' (use full, incr, 1-9)",
-			    a->level);
+		nsr_status_set(&r->st, NSR_ERR_INVAL,
+			       "unknown level '%s' (use full, incr, 1-9)",
+			       a->level);
 		goto out;
 	}
 	client = nsrd_res_find1(n, "NSR client", a->client);
 	pool = a->pool[0] ? a->pool
-	       : client && nsr_res_get(client, "pool") && *nsr_res_get(client, "pool")
-		       ? nsr_res_get(client, "pool") : "Default";
+	       : client && nsr_res_get(client, "pool") &&
+			       *nsr_res_get(client, "pool")
+		       ? nsr_res_get(client, "pool")
+		       : "Default";
 	if (!nsrd_res_find1(n, "NSR pool", pool)) {
-		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "pool '%s' does not exist", pool);
+		nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
+			       "pool '%s' does not exist", pool);
 		goto out;
 	}
 	/* Admission: server parallelism, queued first come first served. */
@@ -646,12 +660,13 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 		/* A mount request: wait for a volume, up to the timeout. */
 		if (w && w->kind == NSRD_WAIT_VOLUME &&
 		    time(NULL) - w->first >= nsrd_mount_timeout(n)) {
-			nsr_status_set(&r->st, NSR_ERR_TIMEOUT,
-				    "no writable volume of pool '%s' was mounted "
-				    "within %lld s: label one (nsrmm -l -b '%s' -f "
-				    "DEVICE) or mount one (nsrmm -m VOLUME), then "
-				    "run the save again", pool,
-				    (long long)nsrd_mount_timeout(n), pool);
+			nsr_status_set(
+				&r->st, NSR_ERR_TIMEOUT,
+				"no writable volume of pool '%s' was mounted "
+				"within %lld s: label one (nsrmm -l -b '%s' -f "
+				"DEVICE) or mount one (nsrmm -m VOLUME), then "
+				"run the save again",
+				pool, (long long)nsrd_mount_timeout(n), pool);
 			nsrd_wait_end(n, w, "timed out");
 			w = NULL;
 			goto out;
@@ -702,24 +717,37 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 	ss.flags = MMDB_SS_INPROGRESS;
 	ss.savetime = a->savetime ? a->savetime : time(NULL);
 	ss.sscreate = time(NULL);
-	ss.ssbrowse = a->browse_time ? a->browse_time
-		      : policy_time(n, client ? nsr_res_get(client, "browse policy") : "Month",
-				    ss.savetime);
-	ss.ssretent = a->retention_time ? a->retention_time
-		      : policy_time(n, client ? nsr_res_get(client, "retention policy") : "Year",
-				    ss.savetime);
+	ss.ssbrowse =
+		a->browse_time
+			? a->browse_time
+			: policy_time(
+				  n,
+				  client ? nsr_res_get(client, "browse policy")
+					 : "Month",
+				  ss.savetime);
+	ss.ssretent =
+		a->retention_time
+			? a->retention_time
+			: policy_time(n,
+				      client ? nsr_res_get(client,
+							   "retention policy")
+					     : "Year",
+				      ss.savetime);
 	if (ss.ssretent < ss.ssbrowse)
 		ss.ssretent = ss.ssbrowse;
 	if (create_saveset(mc, &ss, &cloneid) != NSR_OK) {
-		nsr_status_set(&r->st, NSR_ERR_IO, "cannot create the save set in the media "
-			    "database: %s", mmdb_clnt_errmsg(mc));
+		nsr_status_set(&r->st, NSR_ERR_IO,
+			       "cannot create the save set in the media "
+			       "database: %s",
+			       mmdb_clnt_errmsg(mc));
 		goto out;
 	}
 	s->ssid = ss.ssid;
 	snprintf(s->client, sizeof(s->client), "%s", a->client);
 	snprintf(s->device, sizeof(s->device), "%s", nsr_res_get(dev, "name"));
-	s->jobid = job_create(NSR_JOBDB_TYPE_SAVE, a->client, a->name,
-			      nsr_level_name((unsigned)level), a->pid, a->command);
+	s->jobid =
+		job_create(NSR_JOBDB_TYPE_SAVE, a->client, a->name,
+			   nsr_level_name((unsigned)level), a->pid, a->command);
 	if (s->jobid) {
 		struct nsr_jobd *j = open_jobd();
 		struct nsr_jobdb_job v;
@@ -728,8 +756,10 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 		memset(&v, 0, sizeof(v));
 		v.ssids = ssidtxt;
 		if (j) {
-			nsr_jobd_update(j, s->jobid, NSR_JOBDB_F_SSIDS, &v, NULL);
-			nsr_jobd_logf(j, s->jobid, NULL, "saving %s:%s to volume %s on %s",
+			nsr_jobd_update(j, s->jobid, NSR_JOBDB_F_SSIDS, &v,
+					NULL);
+			nsr_jobd_logf(j, s->jobid, NULL,
+				      "saving %s:%s to volume %s on %s",
 				      a->client, a->name, vol.name, s->device);
 			if (llog.len)
 				nsr_jobd_logf(j, s->jobid, NULL, "%s",
@@ -763,7 +793,8 @@ int nsrd_save_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call
 		nsr_info("save set %u: %s", ss.ssid, lmsg.data);
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	nsr_info("save of %s:%s admitted: ssid %u, job %lld, volume %s on %s",
-		 a->client, a->name, ss.ssid, (long long)s->jobid, vol.name, s->device);
+		 a->client, a->name, ss.ssid, (long long)s->jobid, vol.name,
+		 s->device);
 	s = NULL; /* admitted: the session lives on */
 out:
 	if (s)
@@ -780,7 +811,8 @@ out:
 /* nsrd_next_volume - NEXT_VOLUME: the volume of save set a->ssid filled
  * up (its client asks); choose the next writable volume of the pool (as
  * SAVE_START does, never the full one) and hand back its device's mover. */
-int nsrd_next_volume(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+int nsrd_next_volume(void *ctx, void *argp, void *resp,
+		     struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;
 	next_vol_args *a = argp;
@@ -799,20 +831,24 @@ int nsrd_next_volume(void *ctx, void *argp, void *resp, struct nsr_rpc_call *cal
 	r->mover_host = nsr_rpc_str("");
 	nsr_buf_init(&err, 0);
 	mc = n->mmdb;
-	dev = pick_device(n, mc, a->pool, (const uint8_t *)a->exclude, &vol, &r->st);
+	dev = pick_device(n, mc, a->pool, (const uint8_t *)a->exclude, &vol,
+			  &r->st);
 	if (!dev) {
-		nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
-			    "no writable volume of pool '%s' left for save set %u: "
-			    "label one with: nsrmm -l -b '%s' -f DEVICE", a->pool,
-			    a->ssid, a->pool);
+		nsr_status_set(
+			&r->st, NSR_ERR_NOTFOUND,
+			"no writable volume of pool '%s' left for save set %u: "
+			"label one with: nsrmm -l -b '%s' -f DEVICE",
+			a->pool, a->ssid, a->pool);
 		goto out;
 	}
 	if (nsrd_device_mover(n, dev, mhost, sizeof(mhost), &port, &mpid,
 			      &err) != NSR_OK) {
 		nsr_status_set(&r->st, NSR_ERR_CONNECT,
-			    "save set %u continues on volume %s, but the data mover of "
-			    "device '%s' is not available: %s", a->ssid, vol.name,
-			    nsr_res_get(dev, "name"), err.data);
+			       "save set %u continues on volume %s, but the "
+			       "data mover of "
+			       "device '%s' is not available: %s",
+			       a->ssid, vol.name, nsr_res_get(dev, "name"),
+			       err.data);
 		goto out;
 	}
 	for (int i = 0; i < NSRD_MAX_SESSIONS; i++) {
@@ -866,7 +902,8 @@ static int ended_again(const save_end_args *a, const struct mmdb_saveset *ss,
 	return 0;
 }
 
-/* nsrd_save_end - SAVE_END: mark the save set complete (or aborted) and close the job. */
+/* nsrd_save_end - SAVE_END: mark the save set complete (or aborted) and
+ * close the job. */
 int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;
@@ -882,8 +919,10 @@ int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	NSR_UNUSED(call);
 	mc = n->mmdb;
 	if (mmdb_clnt_ss_get(mc, a->ssid, &ss) != NSR_OK) {
-		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "save set %u is not in the media "
-			    "database: %s", a->ssid, mmdb_clnt_errmsg(mc));
+		nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
+			       "save set %u is not in the media "
+			       "database: %s",
+			       a->ssid, mmdb_clnt_errmsg(mc));
 		goto out;
 	}
 	if (!(ss.flags & MMDB_SS_INPROGRESS) && !ended_again(a, &ss, &r->st))
@@ -898,8 +937,9 @@ int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	else
 		ss.flags |= MMDB_SS_ABORTED | MMDB_SS_INCOMPLETE;
 	if (mmdb_clnt_ss_update(mc, &ss) != NSR_OK) {
-		nsr_status_set(&r->st, NSR_ERR_IO, "cannot complete save set %u: %s",
-			    a->ssid, mmdb_clnt_errmsg(mc));
+		nsr_status_set(&r->st, NSR_ERR_IO,
+			       "cannot complete save set %u: %s", a->ssid,
+			       mmdb_clnt_errmsg(mc));
 		goto out;
 	}
 	snprintf(ssidtxt, sizeof(ssidtxt), "%u", a->ssid);
@@ -908,10 +948,11 @@ int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 		   : browsable ? "save completed"
 			       : "save completed, but its file index entries "
 				 "were lost: recover it by save set id");
-	nsr_info("save set %u of %s:%s %s (%llu bytes, %llu files)%s%s", a->ssid,
-		 ss.client, ss.name, ok ? "completed" : "FAILED",
-		 (unsigned long long)a->totalsize, (unsigned long long)a->nfiles,
-		 ok ? "" : ": ", ok ? "" : a->msg);
+	nsr_info("save set %u of %s:%s %s (%llu bytes, %llu files)%s%s",
+		 a->ssid, ss.client, ss.name, ok ? "completed" : "FAILED",
+		 (unsigned long long)a->totalsize,
+		 (unsigned long long)a->nfiles, ok ? "" : ": ",
+		 ok ? "" : a->msg);
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 out:
 	if (s)
@@ -920,7 +961,8 @@ out:
 }
 
 /* device_with_volume - the enabled device that has volume mounted. */
-static const struct nsr_res *device_with_volume(struct nsrd *n, const char *volume)
+static const struct nsr_res *device_with_volume(struct nsrd *n,
+						const char *volume)
 {
 	struct nsr_res *q = nsr_res_new();
 	const struct nsr_res *dev = NULL;
@@ -946,11 +988,13 @@ static void rec_wait(struct nsrd *n, const rec_start_args *a,
 
 	if (*w && (*w)->kind == NSRD_WAIT_READ &&
 	    time(NULL) - (*w)->first >= nsrd_mount_timeout(n)) {
-		nsr_status_set(&r->st, NSR_ERR_TIMEOUT,
-			       "volume %s (holding save set %u) was not mounted "
-			       "within %lld s: mount it (nsrmm -m %s -f DEVICE), "
-			       "then run the recover again", volume, a->ssid,
-			       (long long)nsrd_mount_timeout(n), volume);
+		nsr_status_set(
+			&r->st, NSR_ERR_TIMEOUT,
+			"volume %s (holding save set %u) was not mounted "
+			"within %lld s: mount it (nsrmm -m %s -f DEVICE), "
+			"then run the recover again",
+			volume, a->ssid, (long long)nsrd_mount_timeout(n),
+			volume);
 		nsrd_wait_end(n, *w, "timed out");
 		*w = NULL;
 		return;
@@ -958,10 +1002,12 @@ static void rec_wait(struct nsrd *n, const rec_start_args *a,
 	snprintf(what, sizeof(what), "save set %u", a->ssid);
 	*w = nsrd_wait_join(n, *w, NSRD_WAIT_READ, a->client, what, volume);
 	if (!*w) {
-		nsr_status_set(&r->st, NSR_ERR_LIMIT, "volume %s (holding save "
-			       "set %u) is not mounted, and %d sessions already "
-			       "wait; mount it with: nsrmm -m %s -f DEVICE",
-			       volume, a->ssid, NSRD_MAX_WAITS, volume);
+		nsr_status_set(
+			&r->st, NSR_ERR_LIMIT,
+			"volume %s (holding save "
+			"set %u) is not mounted, and %d sessions already "
+			"wait; mount it with: nsrmm -m %s -f DEVICE",
+			volume, a->ssid, NSRD_MAX_WAITS, volume);
 		return;
 	}
 	r->ticket = (*w)->ticket;
@@ -975,8 +1021,10 @@ static void rec_wait(struct nsrd *n, const rec_start_args *a,
 	*w = NULL; /* it goes on waiting */
 }
 
-/* nsrd_recover_start - RECOVER_START: fragments of a save set and its volume's mover. */
-int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+/* nsrd_recover_start - RECOVER_START: fragments of a save set and its
+ * volume's mover. */
+int nsrd_recover_start(void *ctx, void *argp, void *resp,
+		       struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;
 	rec_start_args *a = argp;
@@ -1001,21 +1049,29 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 	nsr_buf_init(&err, 0);
 	mc = n->mmdb;
 	if (mmdb_clnt_ss_get(mc, a->ssid, &ss) != NSR_OK) {
-		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "save set %u is not in the media "
-			    "database", a->ssid);
+		nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
+			       "save set %u is not in the media "
+			       "database",
+			       a->ssid);
 		goto out;
 	}
 	if (!(ss.flags & MMDB_SS_FINISHED)) {
-		nsr_status_set(&r->st, NSR_ERR_STATE, "save set %u (%s:%s) is %s; only "
-			    "complete save sets can be recovered", a->ssid, ss.client,
-			    ss.name, (ss.flags & MMDB_SS_INPROGRESS) ? "still in progress"
-								   : "incomplete (aborted)");
+		nsr_status_set(&r->st, NSR_ERR_STATE,
+			       "save set %u (%s:%s) is %s; only "
+			       "complete save sets can be recovered",
+			       a->ssid, ss.client, ss.name,
+			       (ss.flags & MMDB_SS_INPROGRESS)
+				       ? "still in progress"
+				       : "incomplete (aborted)");
 		goto out;
 	}
-	if (mmdb_clnt_frag_list(mc, a->ssid, frags, MMDB_FRAGS_MAX, &nf) != NSR_OK ||
+	if (mmdb_clnt_frag_list(mc, a->ssid, frags, MMDB_FRAGS_MAX, &nf) !=
+		    NSR_OK ||
 	    nf == 0) {
-		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "save set %u has no fragments on "
-			    "any volume", a->ssid);
+		nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
+			       "save set %u has no fragments on "
+			       "any volume",
+			       a->ssid);
 		goto out;
 	}
 	nf = NSR_MIN(nf, (size_t)MMDB_FRAGS_MAX);
@@ -1025,9 +1081,12 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 
 		if (frags[i].cloneid != frags[0].cloneid)
 			continue; /* one clone instance is enough */
-		if (mmdb_clnt_vol_get_by_id(mc, frags[i].volid, &vol) != NSR_OK) {
-			nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "a volume of save set %u is "
-				    "missing from the media database", a->ssid);
+		if (mmdb_clnt_vol_get_by_id(mc, frags[i].volid, &vol) !=
+		    NSR_OK) {
+			nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
+				       "a volume of save set %u is "
+				       "missing from the media database",
+				       a->ssid);
 			goto out;
 		}
 		fdev = device_with_volume(n, vol.name);
@@ -1037,9 +1096,12 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 		}
 		if (nsrd_device_mover(n, fdev, fhost, sizeof(fhost), &fport,
 				      &fpid, &err) != NSR_OK) {
-			nsr_status_set(&r->st, NSR_ERR_CONNECT, "cannot get the data mover "
-				    "of device '%s' (volume %s of save set %u): %s",
-				    nsr_res_get(fdev, "name"), vol.name, a->ssid, err.data);
+			nsr_status_set(
+				&r->st, NSR_ERR_CONNECT,
+				"cannot get the data mover "
+				"of device '%s' (volume %s of save set %u): %s",
+				nsr_res_get(fdev, "name"), vol.name, a->ssid,
+				err.data);
 			goto out;
 		}
 		if (!dev || frags[i].seq == 0) {
@@ -1060,7 +1122,8 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 		w->record = frags[i].record;
 		w->offset = frags[i].offset;
 		w->size = frags[i].size;
-		w->complete = (frags[i].flags & (MMDB_FRAG_COMPLETE | MMDB_FRAG_TAIL)) != 0;
+		w->complete = (frags[i].flags &
+			       (MMDB_FRAG_COMPLETE | MMDB_FRAG_TAIL)) != 0;
 		r->frags.frags_len = (u_int)k;
 	}
 	s = new_session(n, call);
@@ -1087,7 +1150,8 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp, struct nsr_rpc_call *c
 	r->mover_port = port;
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	nsr_info("recover of save set %u (%s:%s) for %s: job %lld, device %s",
-		 a->ssid, ss.client, ss.name, a->client, (long long)s->jobid, s->device);
+		 a->ssid, ss.client, ss.name, a->client, (long long)s->jobid,
+		 s->device);
 out:
 	if (wt) /* it waited: over now */
 		nsrd_wait_end(n, wt, r->st.code == NSR_OK ? "satisfied"
@@ -1097,7 +1161,8 @@ out:
 }
 
 /* nsrd_recover_end - RECOVER_END: close the recover job. */
-int nsrd_recover_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+int nsrd_recover_end(void *ctx, void *argp, void *resp,
+		     struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;
 	rec_end_args *a = argp;

@@ -98,7 +98,8 @@ static void add_devices(struct nsrd *n, status_res *r, struct nsr_buf *notes)
 	     i >= 0 && r->devices.devices_len < STATUS_DEVICES_MAX;
 	     i = nsr_resdb_find(n->res, q, (size_t)i + 1)) {
 		const struct nsr_res *dev = nsr_resdb_at(n->res, (size_t)i);
-		st_device *d = &r->devices.devices_val[r->devices.devices_len++];
+		st_device *d =
+			&r->devices.devices_val[r->devices.devices_len++];
 		const char *ts = nsr_res_get(dev, "target sessions");
 		const char *ms = nsr_res_get(dev, "max sessions");
 

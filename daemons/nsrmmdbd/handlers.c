@@ -168,9 +168,10 @@ static int vol_put(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 
 	NSR_UNUSED(ctx);
 	if (mmdb_clnt_vol_from_wire(args, &v) != NSR_OK) {
-		nsr_status_set(&r->st, NSR_ERR_INVAL, "volume record from %s has "
-			     "a field longer than the media database allows",
-			     nsr_rpc_call_peer(call));
+		nsr_status_set(&r->st, NSR_ERR_INVAL,
+			       "volume record from %s has "
+			       "a field longer than the media database allows",
+			       nsr_rpc_call_peer(call));
 		return NSR_OK;
 	}
 	if (begin(&r->st))
@@ -454,8 +455,9 @@ static int ss_restore(void *ctx, void *args, void *res,
 	rc = mmdb_ss_restore(g_mmdbd.db, NULL, &ss, a->cloneid);
 	end();
 	if (rc) {
-		mmdbd_db_status(&r->st, rc, "cannot restore save set %u (%s:%s)",
-				ss.ssid, ss.client, ss.name);
+		mmdbd_db_status(&r->st, rc,
+				"cannot restore save set %u (%s:%s)", ss.ssid,
+				ss.client, ss.name);
 		return NSR_OK;
 	}
 	r->ssid = ss.ssid;

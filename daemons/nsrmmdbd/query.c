@@ -242,10 +242,12 @@ static int next_vols(struct mmdbd_query *q, u_int max, mm_next_res *r)
 static void no_query(const struct mmdbd_query *q, nsr_status *st)
 {
 	if (q && q->expired)
-		nsr_status_set(st, NSR_ERR_STATE, "the query was ended after %d "
-			     "s without a request (an open query holds back "
-			     "the media database's log cleanup): open it "
-			     "again", idle_limit());
+		nsr_status_set(st, NSR_ERR_STATE,
+			       "the query was ended after %d "
+			       "s without a request (an open query holds back "
+			       "the media database's log cleanup): open it "
+			       "again",
+			       idle_limit());
 	else
 		nsr_status_set(st, NSR_ERR_STATE, "no query is open on this "
 			     "connection (open one first; a restarted "

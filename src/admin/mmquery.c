@@ -153,7 +153,8 @@ static int scan_value(const char *s, size_t *pos, struct val *v,
 
 		for (;;) {
 			if (s[i] == '\0') {
-				rc = set_err(err, NSR_ERR_SYNTAX, v->off, i - v->off,
+				rc = set_err(err, NSR_ERR_SYNTAX, v->off,
+					     i - v->off,
 					     "unterminated quoted value");
 				goto out;
 			}
@@ -183,7 +184,8 @@ static int scan_value(const char *s, size_t *pos, struct val *v,
 		while (s[i] != ',' && s[i] != '\0')
 			i++;
 		end = i;
-		while (end > v->off && (s[end - 1] == ' ' || s[end - 1] == '\t'))
+		while (end > v->off &&
+		       (s[end - 1] == ' ' || s[end - 1] == '\t'))
 			end--;
 		v->len = end - v->off;
 		rc = nsr_buf_add(&b, s + v->off, v->len);
@@ -354,7 +356,8 @@ static int parse_one(struct nsr_mmquery *scratch, const char *s, size_t *pos,
 		nsr_buf_init(&b, 0);
 		list_names(&b);
 		rc = set_err(err, NSR_ERR_SYNTAX, nstart, nend - nstart,
-			     "unknown attribute '%s' (known: %s)", name, b.data);
+			     "unknown attribute '%s' (known: %s)", name,
+			     b.data);
 		nsr_buf_release(&b);
 		return rc;
 	}
@@ -362,8 +365,9 @@ static int parse_one(struct nsr_mmquery *scratch, const char *s, size_t *pos,
 		struct mmdb_pred p;
 
 		if (s[i] != ',' && s[i] != '\0')
-			return set_err(err, NSR_ERR_SYNTAX, i, 1,
-				       "expected a comparator (= != < <= > >=)");
+			return set_err(
+				err, NSR_ERR_SYNTAX, i, 1,
+				"expected a comparator (= != < <= > >=)");
 		if (a->type != MMDB_T_FLAG)
 			return set_err(err, NSR_ERR_SYNTAX, nstart,
 				       nend - nstart, "'%s' needs a comparator "

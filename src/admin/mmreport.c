@@ -116,7 +116,9 @@ static void vol_cell(int attr, const struct mmdb_volume *v, struct cell *c)
 	case MMDB_A_RECYCLED: set_num(c, K_NUM, v->recycled); break;
 	case MMDB_A_VOLBLOCKSIZE: set_num(c, K_NUM, v->block_size); break;
 	case MMDB_A_NEXTFILE: set_num(c, K_NUM, v->next_file); break;
-	case MMDB_A_NEXTREC: set_num(c, K_NUM, (long long)v->next_record); break;
+	case MMDB_A_NEXTREC:
+		set_num(c, K_NUM, (long long)v->next_record);
+		break;
 	case MMDB_A_STATE: {
 		int e = !!(v->flags & MMDB_VOL_RECYCLABLE);
 		int m = !!(v->flags & MMDB_VOL_MANUAL);
@@ -124,7 +126,9 @@ static void vol_cell(int attr, const struct mmdb_volume *v, struct cell *c)
 		set_str(c, e && m ? "X" : e ? "E" : m ? "M" : "");
 		break;
 	}
-	case MMDB_A_FULL: set_num(c, K_BOOL, !!(v->flags & MMDB_VOL_FULL)); break;
+	case MMDB_A_FULL:
+		set_num(c, K_BOOL, !!(v->flags & MMDB_VOL_FULL));
+		break;
 	case MMDB_A_RECYCLABLE:
 		set_num(c, K_BOOL, !!(v->flags & MMDB_VOL_RECYCLABLE));
 		break;
@@ -216,7 +220,9 @@ static void row_cell(const struct col *col, const struct mmdb_ss_row *row,
 	case MMDB_A_ANCHOR: set_num(c, K_TIME, s->anchor_time); break;
 	case MMDB_A_CLRETENT: set_num(c, K_TIME, row->clone.clretent); break;
 	case MMDB_A_CLTIME: set_num(c, K_TIME, row->clone.clone_time); break;
-	case MMDB_A_TOTALSIZE: set_num(c, K_SIZE, (long long)s->totalsize); break;
+	case MMDB_A_TOTALSIZE:
+		set_num(c, K_SIZE, (long long)s->totalsize);
+		break;
 	case MMDB_A_SUMSIZE: set_num(c, K_SIZE, (long long)row->sumsize); break;
 	case MMDB_A_NFILES: set_num(c, K_NUM, (long long)s->nfiles); break;
 	case MMDB_A_PSSID: set_num(c, K_NUM, s->pssid); break;
@@ -602,7 +608,8 @@ static int parse_spec(struct nsr_mmreport *r, const char *s,
 		while (end > start && (s[end - 1] == ' ' || s[end - 1] == '\t'))
 			end--;
 		if (end == start)
-			return qerr(err, start, 0, "expected an attribute name");
+			return qerr(err, start, 0,
+				    "expected an attribute name");
 		if (end - start >= sizeof(name))
 			return unknown_attr(err, start, s + start, end - start);
 		memcpy(name, s + start, end - start);
@@ -811,13 +818,15 @@ static int super_row(struct nsr_mmreport *r, const struct mmdb_ss_row *row,
 			rc = nsr_buf_addch(out, '\n');
 		r->have_last = 1;
 		r->last_ssid = s->ssid;
-		r->last_cloneid = row->clone.cloneid + 1; /* force a clone line */
+		r->last_cloneid =
+			row->clone.cloneid + 1; /* force a clone line */
 	}
 	if (rc == NSR_OK && r->last_cloneid != row->clone.cloneid) {
 		struct cell c;
 
 		letters(&c, row->clone.flags, "iaso");
-		rc = nsr_buf_addf(out, "\tclone #%u:", (unsigned)row->clone.cloneid);
+		rc = nsr_buf_addf(out,
+				  "\tclone #%u:", (unsigned)row->clone.cloneid);
 		if (rc == NSR_OK)
 			rc = super_time(out, " time", row->clone.clone_time);
 		if (rc == NSR_OK)

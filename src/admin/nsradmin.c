@@ -161,7 +161,8 @@ static void print_none(struct nsradmin *a, const struct nsr_res *q)
 	nsr_buf_init(&b, 0);
 	if (nsr_res_print(q, NULL, &b) == NSR_OK) {
 		say(a, NSRADMIN_ERR, "No resources found for query:\n");
-		a->o.write(a->o.arg, NSRADMIN_ERR, b.data, b.len ? b.len - 1 : 0);
+		a->o.write(a->o.arg, NSRADMIN_ERR, b.data,
+			   b.len ? b.len - 1 : 0);
 	}
 	nsr_buf_release(&b);
 }
@@ -491,7 +492,8 @@ static int cmd_options(struct nsradmin *a, const char *args, int on)
 			flag = option_flag(a, p, len);
 		}
 		if (!flag) {
-			say(a, NSRADMIN_ERR, "%s: unknown or unsupported option "
+			say(a, NSRADMIN_ERR,
+			    "%s: unknown or unsupported option "
 			    "'%.*s' (Dynamic, Hidden, Resource ID)\n",
 			    on ? "option" : "unset", (int)len, p);
 			return NSR_ERR_INVAL;
@@ -597,7 +599,8 @@ int nsradmin_exec(struct nsradmin *a, const char *cmd)
 		wlen = 0;
 		while (isalpha((unsigned char)p[wlen]))
 			wlen++;
-		if (wlen == 0 || (p[wlen] && !isspace((unsigned char)p[wlen]))) {
+		if (wlen == 0 ||
+		    (p[wlen] && !isspace((unsigned char)p[wlen]))) {
 			wlen += strcspn(p + wlen, " \t");
 			say(a, NSRADMIN_ERR, "unknown command '%.*s' (type "
 			    "'help' for a list)\n", (int)wlen, p);

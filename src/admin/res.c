@@ -181,7 +181,8 @@ int nsr_res_name_eq(const char *a, const char *b)
 		if (ba || bb) {
 			a = skip_blanks(a);
 			b = skip_blanks(b);
-			/* Trailing blanks do not count; inner runs must pair. */
+			/* Trailing blanks do not count; inner runs
+			 * must pair. */
 			if (*a == '\0' || *b == '\0')
 				return *a == *b;
 			if (!ba || !bb)

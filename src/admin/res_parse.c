@@ -101,7 +101,8 @@ static int parse_quoted(struct rp *p, struct nsr_buf *val)
 			return fail(p, NSR_ERR_SYNTAX, line, col,
 				    "unterminated quoted value");
 		if (c == '\0')
-			return fail_here(p, NSR_ERR_SYNTAX, "NUL byte in value");
+			return fail_here(p, NSR_ERR_SYNTAX,
+					 "NUL byte in value");
 		advance(p);
 		if (c == '"')
 			return NSR_OK;
@@ -117,9 +118,10 @@ static int parse_quoted(struct rp *p, struct nsr_buf *val)
 			else if (e == 'r')
 				c = '\r';
 			else
-				return fail_here(p, NSR_ERR_SYNTAX,
-						 "unknown escape in quoted value "
-						 "(use \\\" \\\\ \\n \\t \\r)");
+				return fail_here(
+					p, NSR_ERR_SYNTAX,
+					"unknown escape in quoted value "
+					"(use \\\" \\\\ \\n \\t \\r)");
 			advance(p);
 		}
 		rc = nsr_buf_addch(val, c);
@@ -142,7 +144,8 @@ static int parse_plain(struct rp *p, struct nsr_buf *val)
 		    (c == '\n'))
 			break;
 		if (c == '\0')
-			return fail_here(p, NSR_ERR_SYNTAX, "NUL byte in value");
+			return fail_here(p, NSR_ERR_SYNTAX,
+					 "NUL byte in value");
 		rc = nsr_buf_addch(val, c);
 		if (rc == NSR_ERR_TOOBIG)
 			return fail(p, rc, line, col, "value too long");
@@ -238,14 +241,16 @@ static int parse_attr(struct rp *p, struct nsr_res *r, int *cont)
 
 	for (;;) {
 		c = peek(p);
-		if (c == RP_EOF || c == ':' || c == ';' || c == '\n' || c == '#')
+		if (c == RP_EOF || c == ':' || c == ';' || c == '\n' ||
+		    c == '#')
 			break;
 		if (c == ',' || c == '"' || c == '\0')
-			return fail_here(p, NSR_ERR_SYNTAX,
-					 c == ',' ? "unexpected ',' in attribute "
-						    "name (expected ':')"
-						  : "unexpected character in "
-						    "attribute name");
+			return fail_here(
+				p, NSR_ERR_SYNTAX,
+				c == ',' ? "unexpected ',' in attribute "
+					   "name (expected ':')"
+					 : "unexpected character in "
+					   "attribute name");
 		advance(p);
 	}
 	end = p->pos;
@@ -264,7 +269,8 @@ static int parse_attr(struct rp *p, struct nsr_res *r, int *cont)
 			    "attribute given twice in one resource");
 	ai = res_add_attr(r, name, end - start);
 	if (ai == NSR_ERR_TOOBIG)
-		return fail(p, NSR_ERR_TOOBIG, line, col, "too many attributes");
+		return fail(p, NSR_ERR_TOOBIG, line, col,
+			    "too many attributes");
 	if (ai < 0)
 		return (int)ai;
 	*cont = 0;
@@ -313,9 +319,10 @@ static int parse_resource(struct rp *p, struct nsr_res **got)
 			continue;
 		}
 		if (closed) {
-			rc = fail_here(p, NSR_ERR_SYNTAX,
-				       "expected a blank line between resources "
-				       "(or ';' at the end of the previous line)");
+			rc = fail_here(
+				p, NSR_ERR_SYNTAX,
+				"expected a blank line between resources "
+				"(or ';' at the end of the previous line)");
 			goto out;
 		}
 		content = 1;

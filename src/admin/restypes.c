@@ -361,7 +361,8 @@ static int check_order(const struct nsr_res *r, const char *type,
 			continue;
 		lo = nsr_res_get(r, ordered[i].low);
 		hi = nsr_res_get(r, ordered[i].high);
-		if (!lo || !hi || strtoll(lo, NULL, 10) <= strtoll(hi, NULL, 10))
+		if (!lo || !hi ||
+		    strtoll(lo, NULL, 10) <= strtoll(hi, NULL, 10))
 			continue;
 		if (why)
 			nsr_buf_addf(why, "%s: '%s' (%s) may not exceed '%s' "

@@ -45,12 +45,13 @@ static int text_devices(const status_res *st, struct nsr_buf *o)
 				     d->name) == 0;
 		snprintf(lim, sizeof(lim), "%u/%u", d->target_sessions,
 			 d->max_sessions);
-		rc = nsr_buf_addf(o, "  %-24s %-9s %-16s %8u %11s %3u of %u%s\n",
-				  d->name, d->media_type,
-				  *d->volume ? d->volume : "(none)",
-				  d->sessions, lim, mv, d->max_movers,
-				  !d->enabled ? " disabled"
-				  : d->read_only ? " read-only" : "");
+		rc = nsr_buf_addf(
+			o, "  %-24s %-9s %-16s %8u %11s %3u of %u%s\n", d->name,
+			d->media_type, *d->volume ? d->volume : "(none)",
+			d->sessions, lim, mv, d->max_movers,
+			!d->enabled    ? " disabled"
+			: d->read_only ? " read-only"
+				       : "");
 	}
 	if (rc == NSR_OK && st->devices.devices_len == 0)
 		rc = nsr_buf_addstr(o, "  (no devices are configured)\n");
@@ -78,9 +79,9 @@ static int text_movers(const status_res *st, struct nsr_buf *o)
 /* text_sessions - one line per session. */
 static int text_sessions(const status_res *st, struct nsr_buf *o)
 {
-	int rc = nsr_buf_addf(o, "\nSessions\n  %-8s %-20s %10s %-24s %8s %8s\n",
-			      "type", "client", "ssid", "device", "mover",
-			      "running");
+	int rc = nsr_buf_addf(
+		o, "\nSessions\n  %-8s %-20s %10s %-24s %8s %8s\n", "type",
+		"client", "ssid", "device", "mover", "running");
 
 	for (u_int i = 0; rc == NSR_OK && i < st->sessions.sessions_len; i++) {
 		const st_session *s = &st->sessions.sessions_val[i];
@@ -109,25 +110,31 @@ static int text_pending(const status_res *st, struct nsr_buf *o)
 			if (w->kind != kind)
 				continue;
 			rc = kind == SAVE_WAIT_READ
-				     ? nsr_buf_addf(o, "  mount request %llu: "
-						    "recover of %s for %s "
-						    "needs volume %s (%llds)\n",
-						    (unsigned long long)w->ticket,
-						    w->name, w->client, w->pool,
-						    age(st, w->since))
-				     : kind == SAVE_WAIT_MOUNT
-				     ? nsr_buf_addf(o, "  mount request %llu: "
-						    "save of %s:%s waits for a "
-						    "writable volume of pool "
-						    "%s (%llds)\n",
-						    (unsigned long long)w->ticket,
-						    w->client, w->name, w->pool,
-						    age(st, w->since))
-				     : nsr_buf_addf(o, "  queued %llu: save of "
-						    "%s:%s (%llds)\n",
-						    (unsigned long long)w->ticket,
-						    w->client, w->name,
-						    age(st, w->since));
+				     ? nsr_buf_addf(
+					       o,
+					       "  mount request %llu: "
+					       "recover of %s for %s "
+					       "needs volume %s (%llds)\n",
+					       (unsigned long long)w->ticket,
+					       w->name, w->client, w->pool,
+					       age(st, w->since))
+			     : kind == SAVE_WAIT_MOUNT
+				     ? nsr_buf_addf(
+					       o,
+					       "  mount request %llu: "
+					       "save of %s:%s waits for a "
+					       "writable volume of pool "
+					       "%s (%llds)\n",
+					       (unsigned long long)w->ticket,
+					       w->client, w->name, w->pool,
+					       age(st, w->since))
+				     : nsr_buf_addf(
+					       o,
+					       "  queued %llu: save of "
+					       "%s:%s (%llds)\n",
+					       (unsigned long long)w->ticket,
+					       w->client, w->name,
+					       age(st, w->since));
 		}
 	if (rc == NSR_OK && st->waits.waits_len == 0)
 		rc = nsr_buf_addstr(o, "  (nothing waits)\n");
@@ -197,7 +204,8 @@ static int json_lists(const status_res *st, struct nsr_buf *o)
 		const st_mover *m = &st->movers.movers_val[i];
 
 		rc = nsr_buf_addstr(o, i ? ",{" : "{");
-		rc = rc ? rc : kv(o, 1, "host", *m->host ? m->host : st->server);
+		rc = rc ? rc
+			: kv(o, 1, "host", *m->host ? m->host : st->server);
 		rc = rc ? rc : kv(o, 0, "device", m->device);
 		rc = rc ? rc : nsr_buf_addf(o, ",\"pid\":%d,\"port\":%d,"
 					    "\"sessions\":%u}", m->pid, m->port,

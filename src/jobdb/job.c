@@ -125,7 +125,9 @@ static void bind_field(sqlite3_stmt *st, int idx, unsigned bit,
 		       const struct nsr_jobdb_job *v)
 {
 	switch (bit) {
-	case NSR_JOBDB_F_PARENT: sqlite3_bind_int64(st, idx, v->parent_id); break;
+	case NSR_JOBDB_F_PARENT:
+		sqlite3_bind_int64(st, idx, v->parent_id);
+		break;
 	case NSR_JOBDB_F_TYPE: sqlite3_bind_int(st, idx, v->type); break;
 	case NSR_JOBDB_F_CLIENT: jobdb_bind_text(st, idx, v->client); break;
 	case NSR_JOBDB_F_NAME: jobdb_bind_text(st, idx, v->name); break;
@@ -136,7 +138,9 @@ static void bind_field(sqlite3_stmt *st, int idx, unsigned bit,
 	case NSR_JOBDB_F_PID: sqlite3_bind_int64(st, idx, v->pid); break;
 	case NSR_JOBDB_F_STATE: sqlite3_bind_int(st, idx, v->state); break;
 	case NSR_JOBDB_F_STATUS: jobdb_bind_text(st, idx, v->status); break;
-	case NSR_JOBDB_F_START: sqlite3_bind_int64(st, idx, v->start_time); break;
+	case NSR_JOBDB_F_START:
+		sqlite3_bind_int64(st, idx, v->start_time);
+		break;
 	case NSR_JOBDB_F_END: sqlite3_bind_int64(st, idx, v->end_time); break;
 	case NSR_JOBDB_F_BYTES: sqlite3_bind_int64(st, idx, v->bytes); break;
 	case NSR_JOBDB_F_FILES: sqlite3_bind_int64(st, idx, v->files); break;

@@ -131,8 +131,8 @@ static unsigned env_unsigned(const char *name)
 /* prepare - compile one of the handle's long-lived statements. */
 static int prepare(struct nsr_jobdb *db, const char *sql, sqlite3_stmt **st)
 {
-	return jobdb_rc(sqlite3_prepare_v3(db->db, sql, -1,
-					   SQLITE_PREPARE_PERSISTENT, st, NULL));
+	return jobdb_rc(sqlite3_prepare_v3(
+		db->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL));
 }
 
 /* prepare_all - compile the statements job.c uses on every call. */
@@ -147,7 +147,8 @@ static int prepare_all(struct nsr_jobdb *db)
 		     " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 		     &db->st_insert);
 	if (!rc)
-		rc = prepare(db, "SELECT " JOBDB_COLUMNS " FROM jobs WHERE id=?",
+		rc = prepare(db,
+			     "SELECT " JOBDB_COLUMNS " FROM jobs WHERE id=?",
 			     &db->st_get);
 	if (!rc)
 		rc = prepare(db,
@@ -165,9 +166,9 @@ static int prepare_all(struct nsr_jobdb *db)
 			     " WHERE job_id=? ORDER BY seq",
 			     &db->st_log_read);
 	if (!rc)
-		rc = prepare(db,
-			     "SELECT seq FROM sqlite_sequence WHERE name='jobs'",
-			     &db->st_top_id);
+		rc = prepare(
+			db, "SELECT seq FROM sqlite_sequence WHERE name='jobs'",
+			&db->st_top_id);
 	if (!rc)
 		rc = prepare(db,
 			     "UPDATE jobs SET end_time=?1 WHERE id=?2"
@@ -215,8 +216,9 @@ static int setup(struct nsr_jobdb *db, unsigned cache_kib)
 	 * checkpoint themselves keep it; background_checkpoint handles leave
 	 * the WAL to the purge handle. */
 	if (!rc)
-		rc = jobdb_exec(db, db->bg_ckpt ? "PRAGMA journal_size_limit=-1"
-					     : "PRAGMA journal_size_limit=16777216");
+		rc = jobdb_exec(
+			db, db->bg_ckpt ? "PRAGMA journal_size_limit=-1"
+					: "PRAGMA journal_size_limit=16777216");
 	if (!rc)
 		rc = jobdb_exec(db, "PRAGMA mmap_size=0");
 	if (!rc)
@@ -355,15 +357,16 @@ int nsr_jobdb_check(struct nsr_jobdb *db)
 		rc = NSR_ERR_CORRUPT;
 		goto out;
 	}
-	rc = single_int(db,
-			"SELECT (SELECT count(*) FROM job_log l WHERE NOT EXISTS"
-			" (SELECT 1 FROM jobs j WHERE j.id=l.job_id))"
-			" + (SELECT count(*) FROM jobs WHERE"
-			"  finished != (state >= 3) OR (finished AND end_time <= 0)"
-			"  OR (parent_id != 0 AND parent_id >= id)"
-			"  OR nlog != (SELECT count(*) FROM job_log"
-			"   WHERE job_id=id))",
-			&bad);
+	rc = single_int(
+		db,
+		"SELECT (SELECT count(*) FROM job_log l WHERE NOT EXISTS"
+		" (SELECT 1 FROM jobs j WHERE j.id=l.job_id))"
+		" + (SELECT count(*) FROM jobs WHERE"
+		"  finished != (state >= 3) OR (finished AND end_time <= 0)"
+		"  OR (parent_id != 0 AND parent_id >= id)"
+		"  OR nlog != (SELECT count(*) FROM job_log"
+		"   WHERE job_id=id))",
+		&bad);
 	if (!rc && bad)
 		rc = NSR_ERR_CORRUPT;
 out:

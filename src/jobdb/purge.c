@@ -309,7 +309,8 @@ static int purge_batches(struct nsr_jobdb *db, struct purge_stmts *s,
 		/* Candidates left from the last batch are checked again by
 		 * collect_unit, so refetch only when they are used up. */
 		if (i == n) {
-			rc = fetch_candidates(s, cutoff, end, id, cand, max, &n);
+			rc = fetch_candidates(s, cutoff, end, id, cand, max,
+					      &n);
 			i = 0;
 			last = n < max;
 		}
@@ -398,8 +399,8 @@ static int purge_vacuum(struct nsr_jobdb *db, struct nsr_jobdb_purge_stats *st)
 			jobdb_yield(); /* let other writers in */
 	}
 	if (!rc)
-		sqlite3_wal_checkpoint_v2(db->db, NULL, SQLITE_CHECKPOINT_PASSIVE,
-					  NULL, NULL);
+		sqlite3_wal_checkpoint_v2(
+			db->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 	return rc;
 }
 

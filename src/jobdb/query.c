@@ -228,8 +228,8 @@ static int parse_bare(struct lexer *lx, struct nsr_buf *out)
 			return rc;
 		lx->pos++;
 	}
-	while (out->len &&
-	       (out->data[out->len - 1] == ' ' || out->data[out->len - 1] == '\t'))
+	while (out->len && (out->data[out->len - 1] == ' ' ||
+			    out->data[out->len - 1] == '\t'))
 		nsr_buf_setlen(out, out->len - 1);
 	return NSR_OK;
 }
@@ -260,7 +260,8 @@ static int glob_escape(const char *s, char **out)
 
 	nsr_buf_init(&b, 0);
 	for (; !rc && *s; s++)
-		rc = *s == '[' ? nsr_buf_addstr(&b, "[[]") : nsr_buf_addch(&b, *s);
+		rc = *s == '[' ? nsr_buf_addstr(&b, "[[]")
+			       : nsr_buf_addch(&b, *s);
 	if (rc) {
 		nsr_buf_release(&b);
 		return rc;
@@ -643,11 +644,12 @@ static int describe_value(const struct jobq_term *t,
 	case JOBQ_INT:
 		return nsr_buf_addf(out, "%" PRId64, v->num);
 	case JOBQ_TYPE:
-		return nsr_buf_addstr(out, nsr_jobdb_type_name(
-						   (enum nsr_jobdb_type)v->num));
+		return nsr_buf_addstr(
+			out, nsr_jobdb_type_name((enum nsr_jobdb_type)v->num));
 	case JOBQ_STATE:
-		return nsr_buf_addstr(out, nsr_jobdb_state_name(
-						   (enum nsr_jobdb_state)v->num));
+		return nsr_buf_addstr(
+			out,
+			nsr_jobdb_state_name((enum nsr_jobdb_state)v->num));
 	default:
 		return describe_text(v, out);
 	}
