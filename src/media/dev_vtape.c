@@ -503,6 +503,33 @@ static int vt_read(struct nsr_dev *dev, void *p, size_t cap, size_t *got)
 	return NSR_OK;
 }
 
+/* vt_peek - the head of the record at pos; pos does not move. */
+static int vt_peek(struct nsr_dev *dev, void *p, size_t cap, size_t *got,
+		   size_t *reclen)
+{
+	struct vtape *vt = vt_of(dev);
+	const struct vt_ent *e;
+	size_t want;
+	ssize_t n;
+	int rc;
+
+	rc = vt_have(dev, vt, vt->pos);
+	if (rc <= 0)
+		return rc < 0 ? rc : NSR_ERR_EOD;
+	e = &vt->ent[vt->pos];
+	if (e->kind == VT_FM)
+		return NSR_ERR_EOF;
+	want = NSR_MIN(cap, (size_t)e->len);
+	n = pread(vt->fd, p, want, (off_t)(e->off + VT_ENT));
+	if (n < 0)
+		return dev_sys(dev, "read");
+	if ((size_t)n != want)
+		return dev_fail(dev, NSR_ERR_IO, "short read");
+	*got = want;
+	*reclen = e->len;
+	return NSR_OK;
+}
+
 /* vt_rewind - to the beginning of the tape. */
 static int vt_rewind(struct nsr_dev *dev)
 {
@@ -646,6 +673,7 @@ const struct dev_ops dev_vtape_ops = {
 	.label_get = dev_seq_label_get,
 	.write = vt_write,
 	.read = vt_read,
+	.peek = vt_peek,
 	.weof = vt_weof,
 	.rewind = vt_rewind,
 	.fsf = vt_fsf,
