@@ -509,10 +509,15 @@ static int vt_peek(struct nsr_dev *dev, void *p, size_t cap, size_t *got,
 {
 	struct vtape *vt = vt_of(dev);
 	const struct vt_ent *e;
+	const char *knob = getenv("NSR_TEST_VTAPE_NO_PEEK");
 	size_t want;
 	ssize_t n;
 	int rc;
 
+	/* Test knob: behave as a drive, which must read to see. */
+	if (knob != NULL && *knob != '\0')
+		return dev_fail(dev, NSR_ERR_UNSUPPORTED,
+				"peek refused (NSR_TEST_VTAPE_NO_PEEK)");
 	rc = vt_have(dev, vt, vt->pos);
 	if (rc <= 0)
 		return rc < 0 ? rc : NSR_ERR_EOD;

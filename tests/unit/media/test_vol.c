@@ -250,7 +250,7 @@ static void test_multiplex_read_third(void **state)
 	/* Blocks of save set 3: 650001 bytes in 32 KB blocks, less the
 	 * block and chunk headers and a sliver left at a block's end. */
 	const uint64_t own = 650001 / (32768 - 64 - 2 * 24 - 256) + 1;
-	struct nsr_vol_rstats v1, v2;
+	struct nsr_vol_rstats v1, v2, tape;
 
 	NSR_UNUSED(state);
 	/* A version 1 volume (blocks name no save set) is still read, by
@@ -266,6 +266,14 @@ static void test_multiplex_read_third(void **state)
 	assert_int_equal(v2.blocks_skipped, 0);
 	assert_true(v2.blocks_passed > own);
 	assert_int_equal(v2.blocks_read + v2.blocks_passed, v1.blocks_read);
+	/* A device that must read a record to see it (tape): the other
+	 * save sets' blocks are read, but their chunks are not looked at. */
+	setenv("NSR_TEST_VTAPE_NO_PEEK", "1", 1);
+	mux_case(2, &tape);
+	unsetenv("NSR_TEST_VTAPE_NO_PEEK");
+	assert_int_equal(tape.blocks_passed, 0);
+	assert_int_equal(tape.blocks_read, v1.blocks_read);
+	assert_int_equal(tape.blocks_skipped, v2.blocks_passed);
 }
 
 static void test_block_sizes(void **state)
