@@ -87,9 +87,10 @@ exec 7>&-
 check "save set 106 written around it" wait $around
 "$T" recover $H "$VP" 106 $(cat "$ROOT/vfrag6") >"$ROOT/vout6"
 check "save set 106 reads back identical" cmp -s "$ROOT/data3" "$ROOT/vout6"
-check "reading it passed save set 107's blocks unread" grep -Eq \
-	"save set 106 from volume VT001: [0-9]+ blocks read \(0 of them other save sets'\), ([2-9][0-9]) blocks of other save sets passed unread" \
-	"$ROOT/logs/daemon.log"
+# 107 has 22 blocks of 64 KB; they lie between 106's.
+passed="blocks read (0 of them other save sets'), 2[0-9] blocks of other"
+check "reading it passed save set 107's blocks unread" grep -q \
+	"save set 106 from volume VT001: [0-9]* $passed" "$ROOT/logs/daemon.log"
 "$T" recover $H "$VP" 107 $(cat "$ROOT/vfrag7") >"$ROOT/vout7"
 check "save set 107 reads back identical" cmp -s "$ROOT/data2" "$ROOT/vout7"
 
