@@ -67,6 +67,7 @@ struct vtape {
 	uint64_t wb;	/* write-back started below this offset */
 	int complete;	/* the index reaches end of data */
 	int torn;	/* the file has bytes after end (from a torn write) */
+	int random;	/* readahead off: a reader picks records by header */
 };
 
 /* vt_of - the vtape state of dev. */
@@ -503,6 +504,18 @@ static int vt_read(struct nsr_dev *dev, void *p, size_t cap, size_t *got)
 	return NSR_OK;
 }
 
+/* vt_pattern - tell the kernel how the file is read: readahead off once
+ * a reader looks at records' heads to space over some (readahead would
+ * bring those in anyway), on again at the next positioning. */
+static void vt_pattern(struct vtape *vt, int random)
+{
+	if (vt->random == random)
+		return;
+	(void)posix_fadvise(vt->fd, 0, 0,
+			    random ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL);
+	vt->random = random;
+}
+
 /* vt_peek - the head of the record at pos; pos does not move. */
 static int vt_peek(struct nsr_dev *dev, void *p, size_t cap, size_t *got,
 		   size_t *reclen)
@@ -524,6 +537,7 @@ static int vt_peek(struct nsr_dev *dev, void *p, size_t cap, size_t *got,
 	e = &vt->ent[vt->pos];
 	if (e->kind == VT_FM)
 		return NSR_ERR_EOF;
+	vt_pattern(vt, 1);
 	want = NSR_MIN(cap, (size_t)e->len);
 	n = pread(vt->fd, p, want, (off_t)(e->off + VT_ENT));
 	if (n < 0)
@@ -538,6 +552,7 @@ static int vt_peek(struct nsr_dev *dev, void *p, size_t cap, size_t *got,
 /* vt_rewind - to the beginning of the tape. */
 static int vt_rewind(struct nsr_dev *dev)
 {
+	vt_pattern(vt_of(dev), 0);
 	vt_of(dev)->pos = 0;
 	dev->info.early_warning = 0;
 	return NSR_OK;
@@ -638,6 +653,7 @@ static int vt_seek(struct nsr_dev *dev, const struct nsr_dev_pos *pos)
 	size_t start = 0;
 	int rc;
 
+	vt_pattern(vt, 0);
 	while (pos->file > vt->nfm) {
 		rc = vt_more(dev, vt);
 		if (rc < 0)

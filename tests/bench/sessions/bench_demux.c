@@ -15,13 +15,16 @@
  * (the vtape then reads like a drive, which must read a record to see
  * its header: the reader reads every block but looks into ours only),
  * RUNS times, in turns; the page cache is warm (no syncs), so the figures
- * are the reader's CPU cost.  Each figure is the best run; CPU is user +
+ * are the reader's CPU cost; with -c every read starts cold (the file's
+ * pages dropped with posix_fadvise(DONTNEED) first), so they include what
+ * the disk must deliver.  Each figure is the best run; CPU is user +
  * system seconds per GiB delivered.
  *
- *   bench_demux [-d DIR] [-s MB] [-r RUNS] [-b KB]
+ *   bench_demux [-c] [-d DIR] [-s MB] [-r RUNS] [-b KB]
  */
 #include "nsr/compat.h"
 
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -136,6 +139,20 @@ static int sink(void *arg, const void *p, size_t len)
 	return 0;
 }
 
+static int cold; /* -c: drop the file's pages before each read */
+
+/* drop_cache - make the next read of path come from the disk. */
+static void drop_cache(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return;
+	(void)fdatasync(fd);
+	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	close(fd);
+}
+
 struct result {
 	double wall, cpu; /* best */
 	struct nsr_vol_rstats st;
@@ -146,11 +163,17 @@ static void read_one(const char *dir, const char *name,
 		     const struct nsr_vol_frag *f, uint64_t want,
 		     struct result *res)
 {
-	struct nsr_dev *dev = open_vtape(dir, name, 1);
+	struct nsr_dev *dev;
 	struct nsr_vol_reader *r = NULL;
 	uint64_t got = 0, n = 0;
 	double t0, c0, t, c;
+	char path[1024];
 	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (cold)
+		drop_cache(path);
+	dev = open_vtape(dir, name, 1);
 
 	stamp(&t0, &c0);
 	rc = nsr_vol_reader_open(dev, NULL, &r, NULL);
@@ -195,15 +218,16 @@ int main(int argc, char **argv)
 	char path[1024];
 	int c, mb = 256, runs = 5, i, k;
 
-	while ((c = getopt(argc, argv, "d:s:r:b:")) != -1) {
+	while ((c = getopt(argc, argv, "cd:s:r:b:")) != -1) {
 		switch (c) {
+		case 'c': cold = 1; break;
 		case 'd': dir = optarg; break;
 		case 's': mb = atoi(optarg); break;
 		case 'r': runs = atoi(optarg); break;
 		case 'b': bs = (uint32_t)atoi(optarg) << 10; break;
 		default:
-			fprintf(stderr, "usage: bench_demux [-d DIR] [-s MB] "
-				"[-r RUNS] [-b KB]\n");
+			fprintf(stderr, "usage: bench_demux [-c] [-d DIR] "
+				"[-s MB] [-r RUNS] [-b KB]\n");
 			return 2;
 		}
 	}
@@ -232,7 +256,8 @@ int main(int argc, char **argv)
 		unsetenv("NSR_TEST_VTAPE_NO_PEEK");
 	}
 	printf("# %d MB per save set, %u KB blocks, best of %d; %s\n", mb,
-	       bs >> 10, runs, "warm page cache");
+	       bs >> 10, runs,
+	       cold ? "cold reads (pages dropped)" : "warm page cache");
 	printf("| read of one save set | MB/s | x alone | CPU s/GiB | "
 	       "x alone (CPU) | blocks read | of them skipped | passed "
 	       "unread |\n|---|---|---|---|---|---|---|---|\n");
