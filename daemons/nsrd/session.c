@@ -195,10 +195,7 @@ static int unmounted_volume(struct nsrd *n, struct mmdb_clnt *mc,
 			if (!(v[i].flags & (MMDB_VOL_FULL |
 					    MMDB_VOL_READONLY)) &&
 			    !device_with_volume(n, v[i].name)) {
-				size_t k = strnlen(v[i].name, len - 1);
-
-				memcpy(out, v[i].name, k);
-				out[k] = '\0';
+				snprintf(out, len, "%s", v[i].name);
 				found = 1;
 			}
 		if (got == 0)
