@@ -56,6 +56,7 @@ struct mmd_read {
 	size_t q_bytes;
 	int done, cancel;
 	uint64_t ndamage; /* damaged blocks of ours (reader thread) */
+	struct nsr_vol_rstats cost; /* blocks read and passed, all frags */
 	int err;
 	char *errmsg;
 };
@@ -138,6 +139,17 @@ static void mark_suspect(struct mmd_read *r)
 	nsr_buf_release(&err);
 }
 
+/* add_cost - count what reading one fragment cost. */
+static void add_cost(struct mmd_read *r)
+{
+	struct nsr_vol_rstats st;
+
+	nsr_vol_reader_stats(r->rd, &st);
+	r->cost.blocks_read += st.blocks_read;
+	r->cost.blocks_skipped += st.blocks_skipped;
+	r->cost.blocks_passed += st.blocks_passed;
+}
+
 /* reader_main - the session thread: read each fragment in order. */
 static void *reader_main(void *arg)
 {
@@ -154,6 +166,7 @@ static void *reader_main(void *arg)
 		got = 0;
 		rc = nsr_vol_reader_read(r->rd, f, push, r, &ops, r, &got);
 		r->ndamage += nsr_vol_reader_damaged_blocks(r->rd);
+		add_cost(r);
 		if (rc == NSR_ERR_EOM)
 			rc = NSR_OK; /* continues on another volume */
 		if (rc != NSR_OK && r->ndamage > 0 && !r->cancel) {
@@ -169,6 +182,12 @@ static void *reader_main(void *arg)
 	}
 	if (r->ndamage > 0 && !r->cancel)
 		mark_suspect(r);
+	nsr_info("save set %u from volume %s: %llu blocks read (%llu of "
+		 "them other save sets'), %llu blocks of other save sets "
+		 "passed unread", r->ssid, r->volname,
+		 (unsigned long long)r->cost.blocks_read,
+		 (unsigned long long)r->cost.blocks_skipped,
+		 (unsigned long long)r->cost.blocks_passed);
 	pthread_mutex_lock(&r->mu);
 	if (r->ndamage > 1 && r->errmsg) {
 		char *all = nsr_xasprintf("%s (%llu damaged blocks in all)",

@@ -143,6 +143,15 @@ int nsr_dev_bsf(struct nsr_dev *dev, unsigned n);
 /* nsr_dev_fsr - forward over n records; NSR_ERR_EOF if a filemark stops
  * it (positioned after the filemark), NSR_ERR_EOD at end of data. */
 int nsr_dev_fsr(struct nsr_dev *dev, unsigned n);
+/* nsr_dev_peek - look at the record at the current position without
+ * reading it or moving: its first min(cap, length) bytes into p (*got)
+ * and its whole length (*reclen), so a reader can decide from a header
+ * whether to read the record or space over it (nsr_dev_fsr).  NSR_OK;
+ * NSR_ERR_EOF when a filemark is next, NSR_ERR_EOD at end of data (the
+ * position is unchanged in both cases); NSR_ERR_UNSUPPORTED where only
+ * reading the record shows it (tape). */
+int nsr_dev_peek(struct nsr_dev *dev, void *p, size_t cap, size_t *got,
+		 size_t *reclen);
 /* nsr_dev_bsr - backward over n records; NSR_ERR_EOF if a filemark stops
  * it (the filemark is crossed: positioned before it, at the end of the
  * earlier file, as SCSI SPACE does), NSR_ERR_EOD at the beginning of the

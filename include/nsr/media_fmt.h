@@ -22,7 +22,13 @@
 
 #include "nsr/vol.h"
 
-#define MEDIA_FMT_VERSION 1u
+/* Format versions: 1 (blocks may hold chunks of several sessions) and 2
+ * (the label is version 2 and every block names the one save set whose
+ * chunks it holds, so a reader can pass over other sessions' blocks by
+ * their header).  New labels get MEDIA_FMT_VERSION; a volume keeps the
+ * version of its label, and its blocks are written in that version. */
+#define MEDIA_FMT_VERSION 2u
+#define MEDIA_FMT_VERSION_MIN 1u
 #define MEDIA_FMT_LABEL_MAGIC "NSRLABEL" /* 8 bytes */
 #define MEDIA_FMT_BLOCK_MAGIC 0x4e535242u /* "NSRB" */
 #define MEDIA_FMT_BLOCK_HDR 64u
@@ -37,13 +43,18 @@ enum media_fmt_kind {
 	MEDIA_FMT_END = 3    /* payload: save-set trailer */
 };
 
+/* Block flags (version 2). */
+#define MEDIA_FMT_BLK_ONE_SS 0x1u /* every chunk is of save set `ssid` */
+
 struct media_fmt_block {
+	uint16_t version;    /* 1 or 2; 0 encodes MEDIA_FMT_VERSION */
 	uint8_t volid[16];
 	uint32_t file;	     /* tape file / AFTD session file number */
 	uint32_t block_size; /* the whole block, == the label's */
 	uint64_t seq;	     /* block number within that file */
 	uint32_t used;	     /* chunk bytes after the header */
-	uint32_t flags;	     /* 0; reserved */
+	uint32_t flags;	     /* MEDIA_FMT_BLK_*; 0 in version 1 */
+	uint32_t ssid;	     /* with MEDIA_FMT_BLK_ONE_SS, else 0 */
 };
 
 struct media_fmt_chunk {
@@ -62,13 +73,19 @@ void media_fmt_label_encode(const struct nsr_vol_label *lab, uint8_t *out);
 int media_fmt_label_decode(const uint8_t *p, size_t len,
 			   struct nsr_vol_label *out);
 
-/* media_fmt_block_encode - write the block header (with its checksum). */
+/* media_fmt_block_encode - write the block header (with its checksum);
+ * a version 1 header carries neither flags nor ssid. */
 void media_fmt_block_encode(const struct media_fmt_block *b, uint8_t *out);
-/* media_fmt_block_decode - check a block of len bytes: magic, checksum,
- * block_size == len, used fits.  NSR_OK, NSR_ERR_TRUNCATED,
- * NSR_ERR_CORRUPT, NSR_ERR_CHECKSUM. */
+/* media_fmt_block_decode - check a block of len bytes: magic, version,
+ * checksum, block_size == len, used fits, flags known.  NSR_OK,
+ * NSR_ERR_TRUNCATED, NSR_ERR_CORRUPT, NSR_ERR_CHECKSUM. */
 int media_fmt_block_decode(const uint8_t *p, size_t len,
 			   struct media_fmt_block *out);
+/* media_fmt_block_head_decode - the same checks on a block header alone:
+ * p holds at least MEDIA_FMT_BLOCK_HDR bytes of a record that is reclen
+ * bytes long (a reader that looked at the header only). */
+int media_fmt_block_head_decode(const uint8_t *p, size_t reclen,
+				struct media_fmt_block *out);
 
 /* media_fmt_chunk_encode - write a chunk header at out whose payload is
  * already at out + MEDIA_FMT_CHUNK_HDR (c->len bytes). */

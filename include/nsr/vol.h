@@ -1,6 +1,6 @@
 /*
  * vol.h - volumes: labeling, the volume writer (save-set sessions,
- * multiplexed into blocks on tape, one file per session on AFTD, spanning
+ * multiplexed block by block on tape, one file per session on AFTD, spanning
  * at end of medium) and the volume reader (positioned read of one save set,
  * and a scan mode for `scanner`).  The on-volume format is in
  * nsr_volume(5) and include/nsr/media_fmt.h.
@@ -241,7 +241,9 @@ int nsr_vol_reader_open(struct nsr_dev *dev, const uint8_t *expect_volid,
 const struct nsr_vol_label *nsr_vol_reader_label(
 	const struct nsr_vol_reader *r);
 /* nsr_vol_reader_read - position to frag (file/record on tape, file and
- * offset on AFTD) and deliver that fragment's data, demultiplexed, to fn.
+ * offset on AFTD) and deliver that fragment's data, demultiplexed, to fn;
+ * blocks of other save sets are passed over unread where the format and
+ * the device allow (nsr_vol_reader_stats says how many).
  * *bytes (may be NULL) gets the count delivered.  NSR_OK: the end chunk
  * was reached; NSR_ERR_EOM: the volume ends before it (continue with the
  * next fragment); NSR_ERR_CHECKSUM/_CORRUPT: data of this save set was
@@ -271,6 +273,17 @@ int nsr_vol_reader_scan(struct nsr_vol_reader *r,
  * counted, nor reported to its ops->damage).  A read reports the damaged
  * blocks of one stretch once, naming the first. */
 uint64_t nsr_vol_reader_damaged_blocks(const struct nsr_vol_reader *r);
+/* What the last scan or read cost, in blocks of the label's size. */
+struct nsr_vol_rstats {
+	uint64_t blocks_read;	 /* transferred from the device */
+	uint64_t blocks_skipped; /* of those: another save set's, chunks
+				    not looked at (format version 2) */
+	uint64_t blocks_passed;	 /* another save set's, spaced over by
+				    their header without reading (vtape) */
+};
+/* nsr_vol_reader_stats - *out = the counts of the last scan or read. */
+void nsr_vol_reader_stats(const struct nsr_vol_reader *r,
+			  struct nsr_vol_rstats *out);
 /* nsr_vol_reader_close - free (NULL is fine). */
 void nsr_vol_reader_close(struct nsr_vol_reader *r);
 /* nsr_vol_reader_errmsg - words on the last failure. */

@@ -221,6 +221,15 @@ int nsr_dev_fsr(struct nsr_dev *dev, unsigned n)
 	return DISPATCH(dev, fsr, dev, n);
 }
 
+/* nsr_dev_peek - the head of the next record, without moving. */
+int nsr_dev_peek(struct nsr_dev *dev, void *p, size_t cap, size_t *got,
+		 size_t *reclen)
+{
+	*got = 0;
+	*reclen = 0;
+	return DISPATCH(dev, peek, dev, p, cap, got, reclen);
+}
+
 /* nsr_dev_bsr - backward over records. */
 int nsr_dev_bsr(struct nsr_dev *dev, unsigned n)
 {

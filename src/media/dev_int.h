@@ -20,6 +20,8 @@ struct dev_ops {
 	/* sequential */
 	int (*write)(struct nsr_dev *dev, const void *p, size_t len);
 	int (*read)(struct nsr_dev *dev, void *p, size_t cap, size_t *got);
+	int (*peek)(struct nsr_dev *dev, void *p, size_t cap, size_t *got,
+		    size_t *reclen);
 	int (*weof)(struct nsr_dev *dev, unsigned n);
 	int (*rewind)(struct nsr_dev *dev);
 	int (*fsf)(struct nsr_dev *dev, unsigned n);

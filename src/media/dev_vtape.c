@@ -67,6 +67,7 @@ struct vtape {
 	uint64_t wb;	/* write-back started below this offset */
 	int complete;	/* the index reaches end of data */
 	int torn;	/* the file has bytes after end (from a torn write) */
+	int random;	/* readahead off: a reader picks records by header */
 };
 
 /* vt_of - the vtape state of dev. */
@@ -503,9 +504,55 @@ static int vt_read(struct nsr_dev *dev, void *p, size_t cap, size_t *got)
 	return NSR_OK;
 }
 
+/* vt_pattern - tell the kernel how the file is read: readahead off once
+ * a reader looks at records' heads to space over some (readahead would
+ * bring those in anyway), on again at the next positioning. */
+static void vt_pattern(struct vtape *vt, int random)
+{
+	if (vt->random == random)
+		return;
+	(void)posix_fadvise(vt->fd, 0, 0,
+			    random ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL);
+	vt->random = random;
+}
+
+/* vt_peek - the head of the record at pos; pos does not move. */
+static int vt_peek(struct nsr_dev *dev, void *p, size_t cap, size_t *got,
+		   size_t *reclen)
+{
+	struct vtape *vt = vt_of(dev);
+	const struct vt_ent *e;
+	const char *knob = getenv("NSR_TEST_VTAPE_NO_PEEK");
+	size_t want;
+	ssize_t n;
+	int rc;
+
+	/* Test knob: behave as a drive, which must read to see. */
+	if (knob != NULL && *knob != '\0')
+		return dev_fail(dev, NSR_ERR_UNSUPPORTED,
+				"peek refused (NSR_TEST_VTAPE_NO_PEEK)");
+	rc = vt_have(dev, vt, vt->pos);
+	if (rc <= 0)
+		return rc < 0 ? rc : NSR_ERR_EOD;
+	e = &vt->ent[vt->pos];
+	if (e->kind == VT_FM)
+		return NSR_ERR_EOF;
+	vt_pattern(vt, 1);
+	want = NSR_MIN(cap, (size_t)e->len);
+	n = pread(vt->fd, p, want, (off_t)(e->off + VT_ENT));
+	if (n < 0)
+		return dev_sys(dev, "read");
+	if ((size_t)n != want)
+		return dev_fail(dev, NSR_ERR_IO, "short read");
+	*got = want;
+	*reclen = e->len;
+	return NSR_OK;
+}
+
 /* vt_rewind - to the beginning of the tape. */
 static int vt_rewind(struct nsr_dev *dev)
 {
+	vt_pattern(vt_of(dev), 0);
 	vt_of(dev)->pos = 0;
 	dev->info.early_warning = 0;
 	return NSR_OK;
@@ -606,6 +653,7 @@ static int vt_seek(struct nsr_dev *dev, const struct nsr_dev_pos *pos)
 	size_t start = 0;
 	int rc;
 
+	vt_pattern(vt, 0);
 	while (pos->file > vt->nfm) {
 		rc = vt_more(dev, vt);
 		if (rc < 0)
@@ -646,6 +694,7 @@ const struct dev_ops dev_vtape_ops = {
 	.label_get = dev_seq_label_get,
 	.write = vt_write,
 	.read = vt_read,
+	.peek = vt_peek,
 	.weof = vt_weof,
 	.rewind = vt_rewind,
 	.fsf = vt_fsf,

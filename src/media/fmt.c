@@ -51,7 +51,10 @@ void media_fmt_label_encode(const struct nsr_vol_label *lab, uint8_t *out)
 {
 	memset(out, 0, NSR_VOL_LABEL_SIZE);
 	memcpy(out + LAB_MAGIC, MEDIA_FMT_LABEL_MAGIC, 8);
-	nsr_put_u32(out + LAB_VERSION, MEDIA_FMT_VERSION);
+	nsr_put_u32(out + LAB_VERSION, lab->version >= MEDIA_FMT_VERSION_MIN &&
+					       lab->version <= MEDIA_FMT_VERSION
+				       ? lab->version
+				       : MEDIA_FMT_VERSION);
 	nsr_put_u32(out + LAB_SIZE, NSR_VOL_LABEL_SIZE);
 	memcpy(out + LAB_VOLID, lab->volid, 16);
 	nsr_put_u32(out + LAB_BSIZE, lab->block_size);
@@ -67,7 +70,7 @@ void media_fmt_label_encode(const struct nsr_vol_label *lab, uint8_t *out)
 int media_fmt_label_decode(const uint8_t *p, size_t len,
 			   struct nsr_vol_label *out)
 {
-	uint32_t bs;
+	uint32_t bs, ver;
 	int rc = NSR_OK;
 
 	memset(out, 0, sizeof(*out));
@@ -75,7 +78,8 @@ int media_fmt_label_decode(const uint8_t *p, size_t len,
 		return NSR_ERR_TRUNCATED;
 	if (memcmp(p + LAB_MAGIC, MEDIA_FMT_LABEL_MAGIC, 8) != 0)
 		return NSR_ERR_NOTFOUND;
-	if (nsr_get_u32(p + LAB_VERSION) != MEDIA_FMT_VERSION)
+	ver = nsr_get_u32(p + LAB_VERSION);
+	if (ver < MEDIA_FMT_VERSION_MIN || ver > MEDIA_FMT_VERSION)
 		return NSR_ERR_UNSUPPORTED;
 	if (nsr_get_u32(p + LAB_SIZE) != NSR_VOL_LABEL_SIZE)
 		return NSR_ERR_CORRUPT;
@@ -84,7 +88,7 @@ int media_fmt_label_decode(const uint8_t *p, size_t len,
 	if (nsr_get_u32(p + LAB_CRC) != nsr_crc32c(0, p, LAB_CRC))
 		return NSR_ERR_CHECKSUM;
 
-	out->version = MEDIA_FMT_VERSION;
+	out->version = ver;
 	memcpy(out->volid, p + LAB_VOLID, 16);
 	bs = nsr_get_u32(p + LAB_BSIZE);
 	if (bs < NSR_VOL_BLOCK_MIN || bs > NSR_VOL_BLOCK_MAX ||
@@ -109,44 +113,69 @@ int media_fmt_label_decode(const uint8_t *p, size_t len,
 /* media_fmt_block_encode - the block header with its checksum. */
 void media_fmt_block_encode(const struct media_fmt_block *b, uint8_t *out)
 {
+	uint16_t ver = b->version ? b->version : MEDIA_FMT_VERSION;
+
 	memset(out, 0, MEDIA_FMT_BLOCK_HDR);
 	nsr_put_u32(out, MEDIA_FMT_BLOCK_MAGIC);
-	nsr_put_u16(out + 4, MEDIA_FMT_VERSION);
+	nsr_put_u16(out + 4, ver);
 	nsr_put_u16(out + 6, MEDIA_FMT_BLOCK_HDR);
 	memcpy(out + 8, b->volid, 16);
 	nsr_put_u32(out + 24, b->file);
 	nsr_put_u32(out + 28, b->block_size);
 	nsr_put_u64(out + 32, b->seq);
 	nsr_put_u32(out + 40, b->used);
-	nsr_put_u32(out + 44, b->flags);
+	if (ver >= 2) {
+		nsr_put_u32(out + 44, b->flags);
+		nsr_put_u32(out + 48, b->ssid);
+	}
 	nsr_put_u32(out + 60, nsr_crc32c(0, out, 60));
+}
+
+/* media_fmt_block_head_decode - check a block header; reclen is the
+ * length of the record it heads. */
+int media_fmt_block_head_decode(const uint8_t *p, size_t reclen,
+				struct media_fmt_block *out)
+{
+	uint16_t ver;
+
+	memset(out, 0, sizeof(*out));
+	if (reclen < MEDIA_FMT_BLOCK_HDR)
+		return NSR_ERR_TRUNCATED;
+	ver = nsr_get_u16(p + 4);
+	if (nsr_get_u32(p) != MEDIA_FMT_BLOCK_MAGIC ||
+	    ver < MEDIA_FMT_VERSION_MIN || ver > MEDIA_FMT_VERSION ||
+	    nsr_get_u16(p + 6) != MEDIA_FMT_BLOCK_HDR)
+		return NSR_ERR_CORRUPT;
+	if (nsr_get_u32(p + 60) != nsr_crc32c(0, p, 60))
+		return NSR_ERR_CHECKSUM;
+	out->version = ver;
+	memcpy(out->volid, p + 8, 16);
+	out->file = nsr_get_u32(p + 24);
+	out->block_size = nsr_get_u32(p + 28);
+	out->seq = nsr_get_u64(p + 32);
+	out->used = nsr_get_u32(p + 40);
+	if (ver >= 2) {
+		/* Version 1 left these zero but never read them. */
+		out->flags = nsr_get_u32(p + 44);
+		out->ssid = nsr_get_u32(p + 48);
+		if ((out->flags & ~MEDIA_FMT_BLK_ONE_SS) != 0 ||
+		    ((out->flags & MEDIA_FMT_BLK_ONE_SS) != 0) !=
+			    (out->ssid != 0))
+			return NSR_ERR_CORRUPT;
+	}
+	if (out->block_size != reclen)
+		return reclen < out->block_size ? NSR_ERR_TRUNCATED
+						: NSR_ERR_CORRUPT;
+	if (out->used > reclen - MEDIA_FMT_BLOCK_HDR)
+		return NSR_ERR_CORRUPT;
+	return NSR_OK;
 }
 
 /* media_fmt_block_decode - check a whole block's header. */
 int media_fmt_block_decode(const uint8_t *p, size_t len,
 			   struct media_fmt_block *out)
 {
-	memset(out, 0, sizeof(*out));
-	if (len < MEDIA_FMT_BLOCK_HDR)
-		return NSR_ERR_TRUNCATED;
-	if (nsr_get_u32(p) != MEDIA_FMT_BLOCK_MAGIC ||
-	    nsr_get_u16(p + 4) != MEDIA_FMT_VERSION ||
-	    nsr_get_u16(p + 6) != MEDIA_FMT_BLOCK_HDR)
-		return NSR_ERR_CORRUPT;
-	if (nsr_get_u32(p + 60) != nsr_crc32c(0, p, 60))
-		return NSR_ERR_CHECKSUM;
-	memcpy(out->volid, p + 8, 16);
-	out->file = nsr_get_u32(p + 24);
-	out->block_size = nsr_get_u32(p + 28);
-	out->seq = nsr_get_u64(p + 32);
-	out->used = nsr_get_u32(p + 40);
-	out->flags = nsr_get_u32(p + 44);
-	if (out->block_size != len)
-		return len < out->block_size ? NSR_ERR_TRUNCATED
-					     : NSR_ERR_CORRUPT;
-	if (out->used > len - MEDIA_FMT_BLOCK_HDR)
-		return NSR_ERR_CORRUPT;
-	return NSR_OK;
+	return media_fmt_block_head_decode(p, len, out);
 }
 
 /* chunk_crc - checksum of a chunk: header bytes 0..19, then payload. */

@@ -4,6 +4,16 @@
  * data (demultiplexed by ssid) or over the whole volume reporting every
  * chunk (scan mode, for `scanner`).
  *
+ * Reading one save set reads only what it must: from the fragment's first
+ * block to its end chunk, and in between a block whose header names
+ * another save set (format version 2: one session per block) is passed
+ * without looking at its chunks; where the device shows a record's head
+ * without reading it (vtape), such a block is not even read, the reader
+ * spaces over it (nsr_dev_peek, nsr_dev_fsr).  The header's checksum
+ * covers the save set id, so trusting it is safe; damage inside another
+ * save set's block is that save set's business.  Version 1 volumes may
+ * mix sessions in a block and are read chunk by chunk.
+ *
  * Damage handling: a block whose header fails (checksum, magic, volume id,
  * out of place) is skipped; a chunk that fails its checksum ends the walk
  * of its block.  Which save sets lost data shows later as a gap in their
@@ -41,7 +51,9 @@ struct nsr_vol_reader {
 	struct nsr_dev *dev;
 	struct nsr_vol_label lab;
 	int seq;
+	int can_peek; /* the device shows a record's head (vtape) */
 	uint8_t *blk;
+	struct nsr_vol_rstats stats; /* of the last read or scan */
 	char errmsg[512];
 	/* where the next block comes from */
 	struct nsr_vol_loc at;
@@ -190,6 +202,7 @@ int nsr_vol_reader_open(struct nsr_dev *dev, const uint8_t *expect_volid,
 	}
 	nsr_dev_get_info(dev, &info);
 	r->seq = info.sequential;
+	r->can_peek = r->seq;
 	*out = r;
 	return NSR_OK;
 }
@@ -239,12 +252,14 @@ static int next_block(struct nsr_vol_reader *r, size_t *len,
 		if (*len == 0)
 			return NSR_ERR_EOF;
 		r->at.record++;
+		r->stats.blocks_read++;
 		return NSR_OK;
 	}
 	for (;;) {
 		rc = nsr_dev_read(r->dev, r->blk, bs, len);
 		if (rc == NSR_OK) {
 			r->at.record++;
+			r->stats.blocks_read++;
 			return NSR_OK;
 		}
 		if (rc == NSR_ERR_EOF) {
@@ -265,6 +280,47 @@ fail:
 	snprintf(r->errmsg, sizeof(r->errmsg), "volume %s: %s", r->lab.name,
 		 nsr_dev_errmsg(r->dev));
 	return rc;
+}
+
+/* other_ss - the block header b (verified, in place) says every chunk of
+ * the block is of a save set other than the one being read. */
+static int other_ss(const struct nsr_vol_reader *r,
+		    const struct media_fmt_block *b)
+{
+	return r->reading && (b->flags & MEDIA_FMT_BLK_ONE_SS) != 0 &&
+	       b->ssid != r->want_ssid;
+}
+
+/* pass_other - read mode: if the next record is, by its header alone, a
+ * block of another save set, space over it without reading it.  1 if
+ * passed, 0 if it is to be read (ours, damaged, a filemark, or a device
+ * that cannot show a record's head), or a negative error. */
+static int pass_other(struct nsr_vol_reader *r)
+{
+	uint8_t h[MEDIA_FMT_BLOCK_HDR];
+	struct media_fmt_block b;
+	size_t got = 0, len = 0;
+	int rc;
+
+	if (!r->reading || !r->began || !r->can_peek)
+		return 0;
+	rc = nsr_dev_peek(r->dev, h, sizeof(h), &got, &len);
+	if (rc == NSR_ERR_UNSUPPORTED)
+		r->can_peek = 0;
+	if (rc != NSR_OK || got < sizeof(h) || len != r->lab.block_size ||
+	    media_fmt_block_head_decode(h, len, &b) != NSR_OK ||
+	    memcmp(b.volid, r->lab.volid, 16) != 0 || b.file != r->at.file ||
+	    b.seq != r->at.record || !other_ss(r, &b))
+		return 0;
+	rc = nsr_dev_fsr(r->dev, 1);
+	if (rc != NSR_OK) {
+		snprintf(r->errmsg, sizeof(r->errmsg), "volume %s: %s",
+			 r->lab.name, nsr_dev_errmsg(r->dev));
+		return rc;
+	}
+	r->at.record++;
+	r->stats.blocks_passed++;
+	return 1;
 }
 
 /* find_state - scan-mode state of ssid, or NULL. */
@@ -491,6 +547,11 @@ static int walk_block(struct nsr_vol_reader *r, size_t len,
 			  " block %" PRIu64 ")", b.file, b.seq);
 		return 0;
 	}
+	if (other_ss(r, &b)) {
+		/* Read (the device cannot space by header): not ours. */
+		r->stats.blocks_skipped++;
+		return 0;
+	}
 	off = MEDIA_FMT_BLOCK_HDR;
 	end = MEDIA_FMT_BLOCK_HDR + b.used;
 	while (off < end) {
@@ -519,6 +580,11 @@ static int walk(struct nsr_vol_reader *r, int first_only_check)
 	int rc, n = 0;
 
 	for (;;) {
+		rc = pass_other(r);
+		if (rc < 0)
+			return rc;
+		if (rc > 0)
+			continue;
 		rc = next_block(r, &len, &loc);
 		if (rc == NSR_ERR_EOF && r->seq)
 			continue; /* a segment filemark */
@@ -557,6 +623,7 @@ int nsr_vol_reader_scan(struct nsr_vol_reader *r,
 	r->last_bad = 0;
 	r->nbad = r->ndamaged = r->pend = 0;
 	r->nst = 0;
+	memset(&r->stats, 0, sizeof(r->stats));
 	if (r->seq) {
 		rc = nsr_dev_seek(r->dev, &pos);
 		if (rc == NSR_ERR_EOD || rc == NSR_ERR_EOF)
@@ -596,6 +663,13 @@ int nsr_vol_reader_scan(struct nsr_vol_reader *r,
 uint64_t nsr_vol_reader_damaged_blocks(const struct nsr_vol_reader *r)
 {
 	return r->ndamaged;
+}
+
+/* nsr_vol_reader_stats - what the last scan or read cost. */
+void nsr_vol_reader_stats(const struct nsr_vol_reader *r,
+			  struct nsr_vol_rstats *out)
+{
+	*out = r->stats;
 }
 
 /* nsr_vol_reader_frag - a fragment from what a scan reported. */
@@ -645,6 +719,7 @@ int nsr_vol_reader_read(struct nsr_vol_reader *r,
 	r->first_damage = 0;
 	r->last_bad = 0;
 	r->nbad = r->ndamaged = r->pend = 0;
+	memset(&r->stats, 0, sizeof(r->stats));
 	r->at.file = frag->file;
 	r->at.record = frag->record;
 	if (r->seq) {

@@ -1,10 +1,13 @@
 /*
  * vol_writer.c - the volume writer: save-set sessions framed as chunks in
- * blocks of the label's block size.  On tape (and vtape) all sessions of a
- * writer share one block buffer, so their chunks interleave (multiplexing)
- * and one record holds several sessions; on adv_file each session writes
- * its own session file with its own block buffer, so sessions run in
- * parallel threads without sharing anything but the writer's counters.
+ * blocks of the label's block size.  Every session fills a block buffer
+ * of its own.  On tape (and vtape) the sessions of a writer take turns on
+ * the one medium, so their blocks interleave (multiplexing by block): each
+ * record holds one session's chunks and, from format version 2 on, names
+ * its save set in the block header, so a reader of one save set passes
+ * over the other sessions' records by their header alone.  On adv_file
+ * each session writes its own session file, so sessions run in parallel
+ * threads without sharing anything but the writer's counters.
  *
  * Invariants:
  *  1. a session's data is counted in `pending` while it sits in a block
@@ -17,10 +20,14 @@
  *     on_vol + carry == all bytes the caller gave;
  *  3. a chunk never crosses a block boundary; chunk numbers of a session
  *     run 0 (begin), 1, 2, ... without gaps, so a reader sees lost chunks;
- *  4. tape: w->mux.file/seq is where the buffered block will land; the
- *     writer alone moves the tape while it is open.
- * Locking: w->lock guards the session list, the full flag and (tape) the
- * shared block; adv_file sessions take it only to register and finish.
+ *  4. tape: w->tfile/w->tseq is where the next block will land; the
+ *     writer alone moves the tape while it is open, and a session's
+ *     begin chunk is in the first block it writes (s->file/s->record are
+ *     set when that block goes out);
+ *  5. every block holds the chunks of one session only.
+ * Locking: w->lock guards the session list, the full flag and (tape) every
+ * session's block and the tape position; adv_file sessions take it only
+ * to register and finish.
  */
 #include "nsr/compat.h"
 
@@ -49,7 +56,8 @@ struct nsr_vol_writer {
 	struct nsr_vol_session *sessions;
 	int full;   /* end of medium reached */
 	int broken; /* sticky error code, 0 if none */
-	struct vblk mux; /* tape: the shared block */
+	uint32_t tfile; /* tape: where the next block lands */
+	uint64_t tseq;
 	uint64_t seg_bytes;
 	int wrote; /* tape: a block went out since open */
 	char errmsg[512];
@@ -70,7 +78,7 @@ struct nsr_vol_session {
 	int committed; /* adv_file: the file has its final name */
 	struct nsr_buf carry;
 	struct nsr_dev_file *f; /* adv_file */
-	struct vblk own;	/* adv_file */
+	struct vblk own;	/* the session's block */
 };
 
 /* w_fail - remember a message for nsr_vol_writer_errmsg, return rc. */
@@ -92,12 +100,6 @@ static int w_fail(struct nsr_vol_writer *w, int rc, const char *fmt, ...)
 static int get_broken(struct nsr_vol_writer *w)
 {
 	return __atomic_load_n(&w->broken, __ATOMIC_ACQUIRE);
-}
-
-/* blk_of - the block buffer a session's chunks go to. */
-static struct vblk *blk_of(struct nsr_vol_session *s)
-{
-	return s->w->seq ? &s->w->mux : &s->own;
 }
 
 /* blk_room - payload bytes a new chunk can still carry in b. */
@@ -130,14 +132,13 @@ static void settle(struct nsr_vol_session *s)
 		s->end_done = 1;
 }
 
-/* lose_block - the block in b did not get onto the medium: give every
- * session its data chunks back as carry (invariant 2). */
-static int lose_block(struct nsr_vol_writer *w, struct vblk *b,
-		      struct nsr_vol_session *only)
+/* lose_block - s's block did not get onto the medium: give s its data
+ * chunks back as carry and end its writing here (invariant 2). */
+static int lose_block(struct nsr_vol_session *s)
 {
 	struct media_fmt_chunk c;
 	const uint8_t *payload;
-	struct nsr_vol_session *s;
+	struct vblk *b = &s->own;
 	size_t off = MEDIA_FMT_BLOCK_HDR;
 	size_t end = MEDIA_FMT_BLOCK_HDR + b->used;
 	int rc = NSR_OK;
@@ -146,26 +147,32 @@ static int lose_block(struct nsr_vol_writer *w, struct vblk *b,
 		if (media_fmt_chunk_decode(b->p + off, end - off, &c,
 					   &payload) != NSR_OK)
 			break; /* cannot happen: we framed it */
-		s = only ? only : find_session(w, c.ssid);
-		if (s != NULL && c.kind == MEDIA_FMT_DATA &&
+		if (c.kind == MEDIA_FMT_DATA &&
 		    nsr_buf_add(&s->carry, payload, c.len) != NSR_OK)
 			rc = NSR_ERR_NOMEM;
 		off += MEDIA_FMT_CHUNK_HDR + c.len;
 	}
-	if (only != NULL) {
-		/* adv_file: only this session's own block; the session
-		 * list belongs to other threads. */
-		only->pending = 0;
-		only->end_pending = 0;
-		only->eom = 1;
-	} else {
-		for (s = w->sessions; s != NULL; s = s->next) {
-			s->pending = 0;
-			s->end_pending = 0;
-			s->eom = 1;
-		}
-	}
+	s->pending = 0;
+	s->end_pending = 0;
+	s->eom = 1;
 	b->used = 0;
+	return rc;
+}
+
+/* lose_blocks - the medium is full: s's block and, on tape, every other
+ * session's buffered block go back to their sessions (on adv_file the
+ * other sessions belong to other threads and find out at their next
+ * block). */
+static int lose_blocks(struct nsr_vol_writer *w, struct nsr_vol_session *s)
+{
+	struct nsr_vol_session *t;
+	int rc = lose_block(s);
+
+	if (!w->seq)
+		return rc;
+	for (t = w->sessions; t != NULL; t = t->next)
+		if (t != s && lose_block(t) != NSR_OK)
+			rc = NSR_ERR_NOMEM;
 	return rc;
 }
 
@@ -190,19 +197,18 @@ static int after_tape_block(struct nsr_vol_writer *w)
 	}
 	if (rc != NSR_OK)
 		return w_fail(w, rc, "%s", nsr_dev_errmsg(w->dev));
-	w->mux.file++;
-	w->mux.seq = 0;
+	w->tfile++;
+	w->tseq = 0;
 	w->seg_bytes = 0;
 	return NSR_OK;
 }
 
-/* flush_block - write b (padded) to the medium.  s is the adv_file
- * session owning b, NULL for the tape's shared block. */
-static int flush_block(struct nsr_vol_writer *w, struct vblk *b,
-		       struct nsr_vol_session *s)
+/* flush_block - write s's block (padded) to the medium: the session's
+ * own file on adv_file, the next record on tape. */
+static int flush_block(struct nsr_vol_writer *w, struct nsr_vol_session *s)
 {
+	struct vblk *b = &s->own;
 	struct media_fmt_block h;
-	struct nsr_vol_session *t;
 	size_t end = MEDIA_FMT_BLOCK_HDR + b->used;
 	int rc;
 
@@ -211,18 +217,27 @@ static int flush_block(struct nsr_vol_writer *w, struct vblk *b,
 	if (get_broken(w))
 		return get_broken(w);
 	if (__atomic_load_n(&w->full, __ATOMIC_ACQUIRE)) {
-		rc = lose_block(w, b, s);
+		rc = lose_blocks(w, s);
 		return rc != NSR_OK ? rc : NSR_ERR_EOM;
 	}
+	if (w->seq) {
+		b->file = w->tfile;
+		b->seq = w->tseq;
+	}
 	memset(&h, 0, sizeof(h));
+	h.version = (uint16_t)w->lab.version;
 	memcpy(h.volid, w->lab.volid, 16);
 	h.file = b->file;
 	h.block_size = w->lab.block_size;
 	h.seq = b->seq;
 	h.used = b->used;
+	if (w->lab.version >= 2) {
+		h.flags = MEDIA_FMT_BLK_ONE_SS;
+		h.ssid = s->ssid;
+	}
 	media_fmt_block_encode(&h, b->p);
 	memset(b->p + end, 0, w->lab.block_size - end);
-	if (s == NULL)
+	if (w->seq)
 		rc = nsr_dev_write(w->dev, b->p, w->lab.block_size);
 	else
 		rc = nsr_dev_file_append(s->f, b->p, w->lab.block_size);
@@ -230,7 +245,7 @@ static int flush_block(struct nsr_vol_writer *w, struct vblk *b,
 		__atomic_store_n(&w->full, 1, __ATOMIC_RELEASE);
 		w_fail(w, rc, "volume %s is full: %s", w->lab.name,
 		       nsr_dev_errmsg(w->dev));
-		rc = lose_block(w, b, s);
+		rc = lose_blocks(w, s);
 		return rc != NSR_OK ? rc : NSR_ERR_EOM;
 	}
 	if (rc != NSR_OK) {
@@ -238,16 +253,19 @@ static int flush_block(struct nsr_vol_writer *w, struct vblk *b,
 		return w_fail(w, rc, "volume %s: %s", w->lab.name,
 			      nsr_dev_errmsg(w->dev));
 	}
-	if (s != NULL) {
-		settle(s);
-	} else {
-		for (t = w->sessions; t != NULL; t = t->next)
-			settle(t);
-		w->wrote = 1;
+	if (!s->begin_done) {
+		/* Invariant 4: the begin chunk is in the first block. */
+		s->file = b->file;
+		s->record = b->seq;
 	}
+	settle(s);
 	b->used = 0;
 	b->seq++;
-	return s == NULL ? after_tape_block(w) : NSR_OK;
+	if (!w->seq)
+		return NSR_OK;
+	w->wrote = 1;
+	w->tseq++;
+	return after_tape_block(w);
 }
 
 /* put_chunk - frame payload as one chunk in the session's block, making
@@ -256,7 +274,7 @@ static int put_chunk(struct nsr_vol_session *s, uint8_t kind,
 		     const void *payload, size_t *n)
 {
 	struct nsr_vol_writer *w = s->w;
-	struct vblk *b = blk_of(s);
+	struct vblk *b = &s->own;
 	struct media_fmt_chunk c;
 	size_t room = blk_room(w, b);
 	uint8_t *at;
@@ -264,7 +282,7 @@ static int put_chunk(struct nsr_vol_session *s, uint8_t kind,
 
 	/* Begin and end go whole; data is split but never into slivers. */
 	if (room < *n && (kind != MEDIA_FMT_DATA || room < 256)) {
-		rc = flush_block(w, b, w->seq ? NULL : s);
+		rc = flush_block(w, s);
 		if (rc != NSR_OK)
 			return rc;
 		room = blk_room(w, b);
@@ -278,14 +296,10 @@ static int put_chunk(struct nsr_vol_session *s, uint8_t kind,
 	c.len = (uint32_t)*n;
 	media_fmt_chunk_put(&c, at, payload);
 	b->used += (uint32_t)(MEDIA_FMT_CHUNK_HDR + *n);
-	if (kind == MEDIA_FMT_BEGIN) {
-		s->file = b->file;
-		s->record = b->seq;
-	} else if (kind == MEDIA_FMT_DATA) {
+	if (kind == MEDIA_FMT_DATA)
 		s->pending += *n;
-	} else {
+	else if (kind == MEDIA_FMT_END)
 		s->end_pending = 1;
-	}
 	return NSR_OK;
 }
 
@@ -321,11 +335,6 @@ int nsr_vol_writer_open(struct nsr_dev *dev, const struct nsr_vol_wopts *o,
 	nsr_dev_get_info(dev, &info);
 	w->seq = info.sequential;
 	if (w->seq) {
-		w->mux.p = malloc(w->lab.block_size);
-		if (w->mux.p == NULL) {
-			rc = NSR_ERR_NOMEM;
-			goto out;
-		}
 		rc = nsr_dev_eod(dev);
 		if (rc == NSR_OK)
 			rc = nsr_dev_tell(dev, &pos);
@@ -340,8 +349,8 @@ int nsr_vol_writer_open(struct nsr_dev *dev, const struct nsr_vol_wopts *o,
 				    w->lab.name);
 			goto out;
 		}
-		w->mux.file = pos.file;
-		w->mux.seq = pos.record;
+		w->tfile = pos.file;
+		w->tseq = pos.record;
 	}
 	*out = w;
 	w = NULL;
@@ -349,7 +358,6 @@ out:
 	if (w != NULL) {
 		if (rc != NSR_OK && w->errmsg[0] != '\0')
 			vol_why(why, "%s", w->errmsg);
-		free(w->mux.p);
 		pthread_mutex_destroy(&w->lock);
 		pthread_mutex_destroy(&w->errlock);
 		free(w);
@@ -370,42 +378,39 @@ const char *nsr_vol_writer_errmsg(struct nsr_vol_writer *w)
 	return w->errmsg;
 }
 
-/* nsr_vol_writer_flush - write the shared tape block now. */
+/* nsr_vol_writer_flush - write every session's partly filled block now
+ * (tape). */
 int nsr_vol_writer_flush(struct nsr_vol_writer *w)
 {
+	struct nsr_vol_session *s;
 	int rc = NSR_OK;
 
 	if (!w->seq)
 		return NSR_OK;
 	pthread_mutex_lock(&w->lock);
-	rc = flush_block(w, &w->mux, NULL);
+	for (s = w->sessions; s != NULL && rc == NSR_OK; s = s->next)
+		rc = flush_block(w, s);
 	pthread_mutex_unlock(&w->lock);
 	return rc;
 }
 
-/* nsr_vol_writer_close - flush, closing filemark, free. */
+/* nsr_vol_writer_close - closing filemark, free. */
 int nsr_vol_writer_close(struct nsr_vol_writer *w)
 {
-	int rc = NSR_OK, rc2;
+	int rc = NSR_OK, rc2 = NSR_OK;
 
 	if (w == NULL)
 		return NSR_OK;
 	if (w->sessions != NULL)
 		rc = NSR_ERR_BUSY;
-	if (w->seq) {
-		/* Only chunks of aborted sessions can be left; if the
-		 * medium is full they are lost, the filemark still goes. */
-		rc2 = flush_block(w, &w->mux, NULL);
-		if (rc2 == NSR_ERR_EOM)
-			rc2 = NSR_OK;
-		if (rc2 == NSR_OK && w->wrote)
-			rc2 = nsr_dev_weof(w->dev, 1);
-		if (rc2 == NSR_OK && w->wrote && !w->o.no_sync)
+	if (w->seq && w->wrote) {
+		/* Aborted sessions took their blocks with them. */
+		rc2 = nsr_dev_weof(w->dev, 1);
+		if (rc2 == NSR_OK && !w->o.no_sync)
 			rc2 = nsr_dev_weof(w->dev, 0);
 		if (rc == NSR_OK)
 			rc = rc2;
 	}
-	free(w->mux.p);
 	pthread_mutex_destroy(&w->lock);
 	pthread_mutex_destroy(&w->errlock);
 	free(w);
@@ -463,11 +468,13 @@ int nsr_vol_session_begin(struct nsr_vol_writer *w,
 		rc = w_fail(w, NSR_ERR_EXISTS,
 			    "save set %" PRIu32 " already has a session",
 			    hdr->ssid);
-	if (rc == NSR_OK && !w->seq) {
+	if (rc == NSR_OK) {
 		s->own.p = malloc(w->lab.block_size);
-		rc = s->own.p ? nsr_dev_file_create(w->dev, &s->own.file,
-						    &s->f)
-			      : NSR_ERR_NOMEM;
+		if (s->own.p == NULL)
+			rc = NSR_ERR_NOMEM;
+	}
+	if (rc == NSR_OK && !w->seq) {
+		rc = nsr_dev_file_create(w->dev, &s->own.file, &s->f);
 		if (rc == NSR_ERR_EOM)
 			__atomic_store_n(&w->full, 1, __ATOMIC_RELEASE);
 		if (rc != NSR_OK && rc != NSR_ERR_NOMEM)
@@ -480,8 +487,7 @@ int nsr_vol_session_begin(struct nsr_vol_writer *w,
 		free(s);
 		return rc;
 	}
-	/* Frame the begin chunk before the session joins the list: a
-	 * block written to make room for it must not count it as begun. */
+	/* The begin chunk goes first into the session's empty block. */
 	n = media_fmt_sshdr_encode(hdr, &s->sp, payload);
 	rc = put_chunk(s, MEDIA_FMT_BEGIN, payload, &n);
 	if (rc == NSR_ERR_EOM)
@@ -616,7 +622,7 @@ int nsr_vol_session_end(struct nsr_vol_session *s,
 		rc = put_chunk(s, MEDIA_FMT_END, payload, &n);
 	}
 	if (rc == NSR_OK)
-		rc = flush_block(w, blk_of(s), w->seq ? NULL : s);
+		rc = flush_block(w, s);
 	if (rc == NSR_OK)
 		rc = make_durable(s);
 	if (rc == NSR_OK)

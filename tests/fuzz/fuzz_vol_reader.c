@@ -8,7 +8,11 @@
  *
  * Seeds: built with -DFUZZ_VOL_MAKE_SEED (a main() that writes a small
  * multiplexed vtape volume and an adv_file volume image to the current
- * directory); see tests/fuzz/corpus/fuzz_vol_reader/.
+ * directory: vtape2.seed, aftd2.seed, format version 2, one session per
+ * block, so a positioned read spaces over the other session's blocks);
+ * vtape.seed and aftd.seed are format version 1 volumes from the earlier
+ * writer (chunks of both sessions in one block) and stay, so old volumes
+ * keep being read.  See tests/fuzz/corpus/fuzz_vol_reader/.
  */
 #include "nsr/compat.h"
 
@@ -116,6 +120,9 @@ static void codecs(const uint8_t *p, size_t n)
 
 	(void)media_fmt_label_decode(p, n, &lab);
 	(void)media_fmt_block_decode(p, n, &b);
+	if (n >= MEDIA_FMT_BLOCK_HDR + 4)
+		(void)media_fmt_block_head_decode(p, nsr_get_u32(p + n - 4),
+						  &b);
 	(void)media_fmt_chunk_decode(p, n, &c, &payload);
 	(void)media_fmt_sshdr_decode(p, n, &h, &sp);
 	(void)media_fmt_sstail_decode(p, n, &t);
@@ -212,14 +219,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 /* Seed maker: cc -DFUZZ_VOL_MAKE_SEED ... then run in the corpus dir. */
 #include "nsr/fileio.h"
 
-/* seed_volume - label dev, two multiplexed save sets. */
+/* seed_volume - label dev, two multiplexed save sets of three and two
+ * blocks, their blocks interleaved. */
 static void seed_volume(struct nsr_dev *dev)
 {
 	struct nsr_vol_label lab;
 	struct nsr_vol_writer *w = NULL;
 	struct nsr_vol_session *a = NULL, *b = NULL;
 	struct nsr_vol_sshdr h;
-	struct nsr_vol_sstail t = { 5000, 2, 0 };
+	struct nsr_vol_sstail t = { 70000, 2, 0 };
 	struct nsr_vol_wopts wo = { NULL, 0, 1 };
 	char buf[1000];
 	int i;
@@ -236,18 +244,18 @@ static void seed_volume(struct nsr_dev *dev)
 	nsr_vol_session_begin(w, &h, NULL, &a);
 	h.ssid = 2;
 	nsr_vol_session_begin(w, &h, NULL, &b);
-	for (i = 0; i < 5; i++) {
-		memset(buf, 'a' + i, sizeof(buf));
+	for (i = 0; i < 70; i++) {
+		memset(buf, 'a' + i % 26, sizeof(buf));
 		nsr_vol_session_write(a, buf, sizeof(buf));
 		nsr_vol_session_write(b, buf, sizeof(buf) / 2);
 	}
 	nsr_vol_session_end(a, &t, NULL);
-	t.bytes = 2500;
+	t.bytes = 35000;
 	nsr_vol_session_end(b, &t, NULL);
 	nsr_vol_writer_close(w);
 }
 
-/* main - write vtape.seed and aftd.seed. */
+/* main - write vtape2.seed and aftd2.seed. */
 int main(void)
 {
 	struct nsr_dev_opts o = { 0, 1, 0, 0, 0 };
@@ -265,7 +273,7 @@ int main(void)
 	nsr_file_read("seed.vt", &b, 0);
 	nsr_buf_addch(&out, 0);
 	nsr_buf_add(&out, b.data, b.len);
-	nsr_file_replace("vtape.seed", out.data, out.len, 0644);
+	nsr_file_replace("vtape2.seed", out.data, out.len, 0644);
 	unlink("seed.vt");
 
 	if (nsr_dev_open(NSR_DEV_AFTD, "seed.d", &o, &dev, NULL) != NSR_OK)
@@ -282,7 +290,7 @@ int main(void)
 	nsr_buf_reset(&b);
 	nsr_file_read("seed.d/ss.0000000001", &b, 0);
 	nsr_buf_add(&out, b.data, b.len);
-	nsr_file_replace("aftd.seed", out.data, out.len, 0644);
+	nsr_file_replace("aftd2.seed", out.data, out.len, 0644);
 	nsr_buf_release(&b);
 	nsr_buf_release(&out);
 	return 0;

@@ -2,8 +2,10 @@
 # 401-mover: a storage node (nsrexecd -s, which runs nsrsnmd) starts data
 # movers on demand for a vtape and an AFTD; volumes are labeled, save sets
 # are written concurrently through the mmd client library (mmdtest) and
-# read back identical; a relabel of a volume with data is refused; a full
-# vtape fails the session naming the volume; a killed mover is replaced.
+# read back identical (one whose blocks lie around another's is read
+# without reading the other's blocks); a relabel of a volume with data is
+# refused; a full vtape fails the session naming the volume; a killed
+# mover is replaced.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 401-mover
 export NSR_MOVER_IDLE=120
@@ -64,6 +66,33 @@ expect_fail "relabel of a volume with data is refused" \
 	"$T" label $H "$VP" VT002 Default 65536
 check "and the reason names the device" \
 	grep -q "holds save sets" <("$T" label $H "$VP" VT002 Default 65536 2>&1)
+
+# A save set whose blocks lie around another's: its read reads its own
+# blocks and spaces over the other one's unread (nsr_volume(5) version 2).
+mkfifo "$ROOT/fifo6"
+"$T" save $H "$VP" 106 client1 /around <"$ROOT/fifo6" >"$ROOT/vfrag6" &
+around=$!
+exec 7>"$ROOT/fifo6"
+# The client sends in pieces of 1 MiB: give it more, wait till it is out.
+vt0=$(stat -c %s "$ROOT/vt1")
+head -c 1500000 "$ROOT/data3" >&7
+for _ in $(seq 1 300); do
+	[ $(($(stat -c %s "$ROOT/vt1") - vt0)) -ge 900000 ] && break
+	sleep 0.1
+done
+"$T" save $H "$VP" 107 client1 /inside <"$ROOT/data2" >"$ROOT/vfrag7"
+check "save set 107 written while 106 waits" test -s "$ROOT/vfrag7"
+tail -c +1500001 "$ROOT/data3" >&7
+exec 7>&-
+check "save set 106 written around it" wait $around
+"$T" recover $H "$VP" 106 $(cat "$ROOT/vfrag6") >"$ROOT/vout6"
+check "save set 106 reads back identical" cmp -s "$ROOT/data3" "$ROOT/vout6"
+# 107 has 22 blocks of 64 KB; they lie between 106's.
+passed="blocks read (0 of them other save sets'), 2[0-9] blocks of other"
+check "reading it passed save set 107's blocks unread" grep -q \
+	"save set 106 from volume VT001: [0-9]* $passed" "$ROOT/logs/daemon.log"
+"$T" recover $H "$VP" 107 $(cat "$ROOT/vfrag7") >"$ROOT/vout7"
+check "save set 107 reads back identical" cmp -s "$ROOT/data2" "$ROOT/vout7"
 
 # --- AFTD: parallel sessions -------------------------------------------------
 read -r AP APID < <(mover adv_file "$ROOT/aftd1" aftd1)

@@ -68,8 +68,11 @@ static void test_label_damage(void **state)
 	assert_int_equal(media_fmt_label_decode(rec, sizeof(rec), &b),
 			 NSR_ERR_NOTFOUND);
 	rec[0] ^= 1;
-	/* Newer version. */
-	nsr_put_u32(rec + 8, 2);
+	/* Newer version, or none. */
+	nsr_put_u32(rec + 8, MEDIA_FMT_VERSION + 1);
+	assert_int_equal(media_fmt_label_decode(rec, sizeof(rec), &b),
+			 NSR_ERR_UNSUPPORTED);
+	nsr_put_u32(rec + 8, 0);
 	assert_int_equal(media_fmt_label_decode(rec, sizeof(rec), &b),
 			 NSR_ERR_UNSUPPORTED);
 	/* Bad block size with a valid checksum. */
@@ -111,6 +114,63 @@ static void test_block_header(void **state)
 			 NSR_ERR_CORRUPT);
 	/* used larger than the block. */
 	a.used = sizeof(blk);
+	media_fmt_block_encode(&a, blk);
+	assert_int_equal(media_fmt_block_decode(blk, sizeof(blk), &b),
+			 NSR_ERR_CORRUPT);
+}
+
+static void test_block_versions(void **state)
+{
+	static uint8_t blk[32768];
+	struct media_fmt_block a, b;
+
+	NSR_UNUSED(state);
+	memset(&a, 0, sizeof(a));
+	a.block_size = sizeof(blk);
+	a.used = 100;
+	a.flags = MEDIA_FMT_BLK_ONE_SS;
+	a.ssid = 4711;
+	/* Version 2 (the default) names the save set; the header alone
+	 * decodes the same given the record's length. */
+	media_fmt_block_encode(&a, blk);
+	assert_int_equal(nsr_get_u16(blk + 4), 2);
+	assert_int_equal(media_fmt_block_decode(blk, sizeof(blk), &b), NSR_OK);
+	assert_int_equal(b.version, 2);
+	assert_int_equal(b.flags, MEDIA_FMT_BLK_ONE_SS);
+	assert_int_equal(b.ssid, 4711);
+	assert_int_equal(media_fmt_block_head_decode(blk, sizeof(blk), &b),
+			 NSR_OK);
+	assert_int_equal(b.ssid, 4711);
+	assert_int_equal(media_fmt_block_head_decode(blk, 65536, &b),
+			 NSR_ERR_CORRUPT);
+	/* Version 1 carries neither, and reads back without them. */
+	a.version = 1;
+	media_fmt_block_encode(&a, blk);
+	assert_int_equal(nsr_get_u32(blk + 44), 0);
+	assert_int_equal(nsr_get_u32(blk + 48), 0);
+	assert_int_equal(media_fmt_block_decode(blk, sizeof(blk), &b), NSR_OK);
+	assert_int_equal(b.version, 1);
+	assert_int_equal(b.flags, 0);
+	assert_int_equal(b.ssid, 0);
+	/* Version 2: unknown flags, or flag and ssid disagreeing. */
+	a.version = 2;
+	a.flags = 0x2 | MEDIA_FMT_BLK_ONE_SS;
+	media_fmt_block_encode(&a, blk);
+	assert_int_equal(media_fmt_block_decode(blk, sizeof(blk), &b),
+			 NSR_ERR_CORRUPT);
+	a.flags = MEDIA_FMT_BLK_ONE_SS;
+	a.ssid = 0;
+	media_fmt_block_encode(&a, blk);
+	assert_int_equal(media_fmt_block_decode(blk, sizeof(blk), &b),
+			 NSR_ERR_CORRUPT);
+	a.flags = 0;
+	a.ssid = 9;
+	media_fmt_block_encode(&a, blk);
+	assert_int_equal(media_fmt_block_decode(blk, sizeof(blk), &b),
+			 NSR_ERR_CORRUPT);
+	/* A newer version is not read. */
+	a.version = MEDIA_FMT_VERSION + 1;
+	a.ssid = 0;
 	media_fmt_block_encode(&a, blk);
 	assert_int_equal(media_fmt_block_decode(blk, sizeof(blk), &b),
 			 NSR_ERR_CORRUPT);
@@ -257,6 +317,7 @@ int main(void)
 		cmocka_unit_test(test_label_roundtrip),
 		cmocka_unit_test(test_label_damage),
 		cmocka_unit_test(test_block_header),
+		cmocka_unit_test(test_block_versions),
 		cmocka_unit_test(test_chunk),
 		cmocka_unit_test(test_sshdr_tail),
 		cmocka_unit_test(test_crc_lanes),

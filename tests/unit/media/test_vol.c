@@ -127,7 +127,10 @@ static void test_label_rules(void **state)
 
 #define NMUX 5
 
-static void test_multiplex_read_third(void **state)
+/* mux_case - five save sets multiplexed onto a volume labeled in format
+ * version ver, the third read back positioned; *st gets that read's
+ * block counts. */
+static void mux_case(uint32_t ver, struct nsr_vol_rstats *st)
 {
 	static const uint64_t total[NMUX] = { 300000, 1000000, 650001, 7,
 					      420000 };
@@ -145,10 +148,13 @@ static void test_multiplex_read_third(void **state)
 	struct nsr_buf out;
 	uint8_t *buf = malloc(60000);
 	uint32_t seed = 12345;
-	int i, live = NMUX;
+	int i, j, live = NMUX;
 
-	NSR_UNUSED(state);
-	mt_label(dev, "MUX1", 32768, &lab);
+	assert_int_equal(nsr_vol_label_init(&lab, "MUX1", "Default", 32768,
+					    "test", NULL),
+			 NSR_OK);
+	lab.version = ver;
+	assert_int_equal(nsr_vol_label_write(dev, &lab, 0, NULL), NSR_OK);
 	w = mt_writer(dev);
 	/* A first save set alone, so the others start further in. */
 	mt_write_ss(w, 99, 100000, 4096, &frag[0]);
@@ -184,22 +190,24 @@ static void test_multiplex_read_third(void **state)
 		}
 	}
 	assert_int_equal(nsr_vol_writer_close(w), NSR_OK);
-	/* All five began in the same (shared) block: multiplexed. */
-	for (i = 1; i < NMUX; i++) {
-		assert_int_equal(frag[i].file, frag[0].file);
-		assert_int_equal(frag[i].record, frag[0].record);
+	/* Each began in a block of its own (one session per block). */
+	for (i = 0; i < NMUX; i++) {
 		assert_int_equal(frag[i].size, total[i]);
+		assert_true(frag[i].record > 0);
+		for (j = 0; j < i; j++)
+			assert_true(frag[i].record != frag[j].record);
 	}
-	assert_true(frag[0].record > 0);
 
 	/* Read the third back, positioned, demultiplexed. */
 	assert_int_equal(nsr_dev_rewind(dev), NSR_OK);
 	assert_int_equal(nsr_vol_reader_open(dev, lab.volid, &r, NULL),
 			 NSR_OK);
+	assert_int_equal(nsr_vol_reader_label(r)->version, ver);
 	nsr_buf_init(&out, 0);
 	assert_int_equal(nsr_vol_reader_read(r, &frag[2], mt_collect, &out,
 					     NULL, NULL, &got),
 			 NSR_OK);
+	nsr_vol_reader_stats(r, st);
 	assert_int_equal(got, total[2]);
 	assert_int_equal(out.len, total[2]);
 	assert_true(mt_check(3, 0, (const uint8_t *)out.data, out.len));
@@ -235,6 +243,37 @@ static void test_multiplex_read_third(void **state)
 	assert_int_equal(nsr_dev_close(dev), NSR_OK);
 	nsr_test_rmrf(dir);
 	free(dir);
+}
+
+static void test_multiplex_read_third(void **state)
+{
+	/* Blocks of save set 3: 650001 bytes in 32 KB blocks, less the
+	 * block and chunk headers and a sliver left at a block's end. */
+	const uint64_t own = 650001 / (32768 - 64 - 2 * 24 - 256) + 1;
+	struct nsr_vol_rstats v1, v2, tape;
+
+	NSR_UNUSED(state);
+	/* A version 1 volume (blocks name no save set) is still read, by
+	 * looking into every block from the first to the last of ours. */
+	mux_case(1, &v1);
+	assert_int_equal(v1.blocks_passed, 0);
+	assert_int_equal(v1.blocks_skipped, 0);
+	assert_true(v1.blocks_read > 2 * own);
+	/* Version 2 on vtape: the other save sets' blocks are spaced over
+	 * by their header, only ours are read. */
+	mux_case(2, &v2);
+	assert_true(v2.blocks_read <= own);
+	assert_int_equal(v2.blocks_skipped, 0);
+	assert_true(v2.blocks_passed > own);
+	assert_int_equal(v2.blocks_read + v2.blocks_passed, v1.blocks_read);
+	/* A device that must read a record to see it (tape): the other
+	 * save sets' blocks are read, but their chunks are not looked at. */
+	setenv("NSR_TEST_VTAPE_NO_PEEK", "1", 1);
+	mux_case(2, &tape);
+	unsetenv("NSR_TEST_VTAPE_NO_PEEK");
+	assert_int_equal(tape.blocks_passed, 0);
+	assert_int_equal(tape.blocks_read, v1.blocks_read);
+	assert_int_equal(tape.blocks_skipped, v2.blocks_passed);
 }
 
 static void test_block_sizes(void **state)
@@ -680,6 +719,8 @@ static void test_scan_open_limit(void **state)
 		assert_int_equal(nsr_vol_session_begin(w, &h, NULL, &s[i]),
 				 NSR_OK);
 	}
+	/* Their begin chunks go out before they are aborted. */
+	assert_int_equal(nsr_vol_writer_flush(w), NSR_OK);
 	for (i = 0; i < NS; i++)
 		nsr_vol_session_abort(s[i]);
 	assert_int_equal(nsr_vol_writer_close(w), NSR_OK);
