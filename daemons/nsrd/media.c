@@ -247,6 +247,95 @@ static void init_label_res(label_res *r)
 	r->media_type = nsr_rpc_str("");
 }
 
+/* other_copy - does save set ssid have a clone instance none of whose
+ * fragments is on volume volid (a copy that survives its relabel)? */
+static int other_copy(struct mmdb_clnt *mc, uint32_t ssid,
+		      const uint8_t volid[16])
+{
+	struct mmdb_fragment fr[MMDB_FRAGS_MAX];
+	size_t nf = 0;
+
+	if (mmdb_clnt_frag_list(mc, ssid, fr, NSR_ARRAY_SIZE(fr), &nf) !=
+	    NSR_OK)
+		return 0;
+	for (size_t i = 0; i < nf; i++) {
+		int on = 0;
+
+		for (size_t j = 0; j < nf && !on; j++)
+			on = fr[j].cloneid == fr[i].cloneid &&
+			     memcmp(fr[j].volid, volid, 16) == 0;
+		if (!on)
+			return 1;
+	}
+	return 0;
+}
+
+/* drop_relabeled - a relabel destroyed volume old: the save sets whose
+ * only copy was on it leave the media database and the file index
+ * (mminfo never lists a save set that cannot come back).  Repeatable
+ * (under the label's intent): NSR_OK, or the media database's error. */
+static int drop_relabeled(struct nsrd *n, const struct mmdb_volume *old)
+{
+	struct mmdb_clnt *mc = n->mmdb;
+	struct mmdb_ss_row rows[64];
+	struct {
+		uint32_t ssid;
+		char client[MMDB_CLIENT_MAX + 1];
+	} *v = NULL, *nv;
+	size_t nv_n = 0, cap = 0, got = 0;
+	unsigned dropped = 0;
+	char q[MMDB_VOLNAME_MAX + 16];
+	int done = 0, rc;
+
+	snprintf(q, sizeof(q), "volume=%s", old->name);
+	rc = mmdb_clnt_query_open(mc, q, 0, 0);
+	while (rc == NSR_OK && !done) {
+		rc = mmdb_clnt_query_next_rows(mc, rows, NSR_ARRAY_SIZE(rows),
+					       &got, &done);
+		for (size_t i = 0; rc == NSR_OK && i < got; i++) {
+			if (nv_n == cap) {
+				cap = cap ? cap * 2 : 64;
+				nv = realloc(v, cap * sizeof(*v));
+				if (!nv) {
+					rc = NSR_ERR_NOMEM;
+					break;
+				}
+				v = nv;
+			}
+			v[nv_n].ssid = rows[i].ss.ssid;
+			snprintf(v[nv_n].client, sizeof(v[nv_n].client), "%s",
+				 rows[i].ss.client);
+			nv_n++;
+		}
+		if (got == 0)
+			break;
+	}
+	for (size_t i = 0; rc == NSR_OK && i < nv_n; i++) {
+		if (i > 0 && v[i].ssid == v[i - 1].ssid)
+			continue;
+		if (other_copy(mc, v[i].ssid, old->volid))
+			continue;
+		rc = mmdb_clnt_ss_delete(mc, v[i].ssid);
+		if (rc == NSR_ERR_NOTFOUND)
+			rc = NSR_OK;
+		if (rc != NSR_OK)
+			break;
+		dropped++;
+		if (nsr_ixclnt_delete(n->ix, v[i].client, v[i].ssid) != NSR_OK)
+			nsr_warn("save set %u (relabeled away) left the media "
+				 "database, but its index entries of client %s "
+				 "remain until nsrindexd answers: %s",
+				 v[i].ssid, v[i].client,
+				 nsr_ixclnt_errmsg(n->ix));
+	}
+	free(v);
+	if (rc == NSR_OK && dropped)
+		nsr_info("relabel of volume %s: %u save set(s) whose only copy "
+			 "was on it removed from the media database and the "
+			 "file index", old->name, dropped);
+	return rc;
+}
+
 /* record_label - the medium in device devname holds lab: give the media
  * database its record (replacing an older volume of that name) and show
  * it mounted on the device.  Repeatable: a record with lab's volume id
@@ -265,6 +354,9 @@ static int record_label(struct nsrd *n, const char *devname,
 	if (had_old && memcmp(old.volid, lab->volid, 16) == 0)
 		goto mounted;
 	if (had_old) {
+		rc = drop_relabeled(n, &old);
+		if (rc != NSR_OK)
+			return rc;
 		rc = mmdb_clnt_vol_delete(mc, lab->name);
 		if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND)
 			return rc;
