@@ -193,6 +193,7 @@ static const struct nsr_daemon_ops jobd_ops = {
 	.stop = jobd_stop,
 };
 
+/* main - run the daemon on the skeleton. */
 int main(int argc, char **argv)
 {
 	int rc = nsr_daemon_main(argc, argv, &jobd_ops, &g_jobd);

@@ -133,6 +133,7 @@ static const struct nsr_daemon_ops mmdbd_ops = {
 	.stop = mmdbd_stop,
 };
 
+/* main - run the daemon on the skeleton. */
 int main(int argc, char **argv)
 {
 	int rc = nsr_daemon_main(argc, argv, &mmdbd_ops, NULL);

@@ -21,6 +21,7 @@ const uint8_t *nsr_rd_take(struct nsr_rd *r, size_t n)
 	return p;
 }
 
+/* nsr_rd_u8 - one byte, 0 once the cursor has failed. */
 uint8_t nsr_rd_u8(struct nsr_rd *r)
 {
 	const uint8_t *p = nsr_rd_take(r, 1);
@@ -28,6 +29,7 @@ uint8_t nsr_rd_u8(struct nsr_rd *r)
 	return p ? p[0] : 0;
 }
 
+/* nsr_rd_u16 - a big-endian 16-bit value, 0 on failure. */
 uint16_t nsr_rd_u16(struct nsr_rd *r)
 {
 	const uint8_t *p = nsr_rd_take(r, 2);
@@ -35,6 +37,7 @@ uint16_t nsr_rd_u16(struct nsr_rd *r)
 	return p ? nsr_get_u16(p) : 0;
 }
 
+/* nsr_rd_u32 - a big-endian 32-bit value, 0 on failure. */
 uint32_t nsr_rd_u32(struct nsr_rd *r)
 {
 	const uint8_t *p = nsr_rd_take(r, 4);
@@ -42,6 +45,7 @@ uint32_t nsr_rd_u32(struct nsr_rd *r)
 	return p ? nsr_get_u32(p) : 0;
 }
 
+/* nsr_rd_u64 - a big-endian 64-bit value, 0 on failure. */
 uint64_t nsr_rd_u64(struct nsr_rd *r)
 {
 	const uint8_t *p = nsr_rd_take(r, 8);

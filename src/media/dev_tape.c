@@ -120,6 +120,8 @@ static int tp_open_error(struct nsr_dev *dev)
 	}
 }
 
+/* tp_open - open the tape node (read-only or read-write) and learn the
+ * drive. */
 static int tp_open(struct nsr_dev *dev, const struct nsr_dev_opts *o)
 {
 	struct tape *t;

@@ -193,6 +193,7 @@ static void run(struct session *s, FILE *in)
 	free(line);
 }
 
+/* main - parse options, run the query language, exit status. */
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {

@@ -110,6 +110,7 @@ static int emit_row(void *cb, void *arg, const void *e)
 	return ((const struct row_cb *)cb)->fn(arg, e);
 }
 
+/* emit_vol - see emit_row. */
 static int emit_vol(void *cb, void *arg, const void *e)
 {
 	return ((const struct vol_cb *)cb)->fn(arg, e);

@@ -359,6 +359,7 @@ out:
 	return rc || n == 0 ? 1 : 0;
 }
 
+/* main - parse options, query, report, exit status. */
 int main(int argc, char **argv)
 {
 	struct nsr_mmreport *rep = NULL;
