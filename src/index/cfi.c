@@ -52,6 +52,9 @@ struct cfi_open_ss {
 	struct nsr_buf pending;
 	int err;	 /* sticky: a write failed */
 	int keep;	 /* commit was attempted: never unlink the file */
+	char *ldir;	 /* the directory list being added, if any */
+	uint32_t ltotal, lnext;
+	char llast[CFI_LIST_NAME_MAX + 1]; /* its last name so far */
 };
 
 struct nsr_cfi {
@@ -270,6 +273,7 @@ static void open_release(struct nsr_cfi *c, struct cfi_open_ss *o)
 		unlink(p);
 	free(p);
 	free(o->name);
+	free(o->ldir);
 	nsr_buf_release(&o->pending);
 	*o = c->open[--c->nopen];
 }
@@ -362,21 +366,29 @@ static int flush(struct cfi_open_ss *o)
 	return NSR_OK;
 }
 
-/* nsr_cfi_add - append entries to a begun save set. */
-int nsr_cfi_add(struct nsr_cfi *c, uint64_t ssid,
-		const struct nsr_cfi_entry *e, size_t n)
+/* open_for_add - the begun save set ssid, if it may take records. */
+static int open_for_add(struct nsr_cfi *c, uint64_t ssid,
+			struct cfi_open_ss **out)
 {
-	struct cfi_open_ss *o = find_open(c, ssid);
-	int rc;
-
+	*out = find_open(c, ssid);
 	if (c->rdonly)
 		return NSR_ERR_READONLY;
 	if (c->err)
 		return c->err;
-	if (o == NULL)
+	if (*out == NULL)
 		return NSR_ERR_NOTFOUND;
-	if (o->err)
-		return o->err;
+	return (*out)->err;
+}
+
+/* nsr_cfi_add - append entries to a begun save set. */
+int nsr_cfi_add(struct nsr_cfi *c, uint64_t ssid,
+		const struct nsr_cfi_entry *e, size_t n)
+{
+	struct cfi_open_ss *o;
+	int rc = open_for_add(c, ssid, &o);
+
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < n; i++) {
 		size_t before = o->pending.len;
 
@@ -392,6 +404,75 @@ int nsr_cfi_add(struct nsr_cfi *c, uint64_t ssid,
 				return rc;
 		}
 	}
+	return NSR_OK;
+}
+
+/* list_piece_ok - names[0..n) may follow what o's list holds so far:
+ * valid, sorted, unique, and the piece continues the list (first 0
+ * starts one, once the one before is whole). */
+static int list_piece_ok(const struct cfi_open_ss *o, const char *dir,
+			 uint32_t total, uint32_t first,
+			 const char *const *names, size_t n)
+{
+	size_t plen = strlen(dir);
+
+	if (plen == 0 || plen > CFI_PATH_MAX || (n == 0) != (total == 0) ||
+	    (uint64_t)first + n > total)
+		return 0;
+	if (first != 0 && (o->ldir == NULL || strcmp(o->ldir, dir) != 0 ||
+			   o->ltotal != total || o->lnext != first))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *prev = i > 0 ? names[i - 1]
+				   : first > 0 ? o->llast : NULL;
+
+		if (!cfi_name_ok(names[i], strlen(names[i])) ||
+		    (prev != NULL && strcmp(prev, names[i]) >= 0))
+			return 0;
+	}
+	return 1;
+}
+
+/* nsr_cfi_add_list - append a piece of a directory's entry list. */
+int nsr_cfi_add_list(struct nsr_cfi *c, uint64_t ssid, const char *dir,
+		     uint32_t total, uint32_t first,
+		     const char *const *names, size_t n)
+{
+	struct cfi_open_ss *o;
+	size_t done = 0, taken;
+	char *ldir = NULL;
+	int rc = open_for_add(c, ssid, &o);
+
+	if (rc)
+		return rc;
+	if (dir == NULL || !list_piece_ok(o, dir, total, first, names, n))
+		return NSR_ERR_INVAL;
+	if (first == 0) {
+		ldir = strdup(dir);
+		if (ldir == NULL)
+			return NSR_ERR_NOMEM;
+	}
+	do {
+		rc = cfi_list_put(&o->pending, dir, total, first + done,
+				  names + done, n - done, &taken);
+		done += taken;
+		if (rc == NSR_OK && o->pending.len >= FLUSH_AT)
+			rc = flush(o);
+	} while (rc == NSR_OK && done < n);
+	if (rc) {
+		free(ldir);
+		o->err = rc; /* part of the list may be buffered */
+		return rc;
+	}
+	if (ldir != NULL) {
+		free(o->ldir);
+		o->ldir = ldir;
+		o->ltotal = total;
+		o->lnext = 0;
+	}
+	o->lnext += (uint32_t)n;
+	if (n > 0)
+		snprintf(o->llast, sizeof(o->llast), "%s", names[n - 1]);
 	return NSR_OK;
 }
 
@@ -436,6 +517,7 @@ int nsr_cfi_commit(struct nsr_cfi *c, uint64_t ssid)
 	o->name = NULL;
 	close(o->fd);
 	o->fd = -1;
+	free(o->ldir);
 	nsr_buf_release(&o->pending);
 	*o = c->open[--c->nopen];
 	qsort(c->ss, c->nss, sizeof(*c->ss), cmp_ss);
@@ -558,12 +640,92 @@ struct hit {
 	size_t ssi;		/* index into c->ss */
 };
 
+/* A directory's entry list, gathered from its pieces. */
+struct dlist {
+	char **names;
+	size_t n, cap;
+	uint32_t total;
+	size_t rank; /* of the save set holding it */
+};
+
 struct list_ctx {
 	const char *dir;
 	struct hit *hits;
 	size_t n, cap, rank, ssi;
-	int err;
+	struct dlist got;   /* the newest whole list of dir */
+	struct dlist build; /* the one being gathered */
+	int have;	    /* got is set */
 };
+
+/* dlist_release - free a gathered list. */
+static void dlist_release(struct dlist *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		free(d->names[i]);
+	free(d->names);
+	memset(d, 0, sizeof(*d));
+}
+
+/* list_piece - gather the newest whole entry list of the directory (a
+ * piece that does not continue the list drops it: never a partial one). */
+static int list_piece(void *vctx, const struct nsr_cfi_saveset *ss,
+		      const struct cfi_list *p)
+{
+	struct list_ctx *l = vctx;
+	struct dlist *b = &l->build;
+
+	NSR_UNUSED(ss);
+	if (l->have || strcmp(p->dir, l->dir) != 0)
+		return 0;
+	if (p->first == 0 || b->rank != l->rank || p->first != b->n ||
+	    p->total != b->total) {
+		dlist_release(b);
+		if (p->first != 0)
+			return 0;
+		b->total = p->total;
+		b->rank = l->rank;
+	}
+	if (b->n + p->n > b->cap) {
+		size_t cap = b->n + p->n + 64;
+		char **v = realloc(b->names, cap * sizeof(*v));
+
+		if (v == NULL)
+			return NSR_ERR_NOMEM;
+		b->names = v;
+		b->cap = cap;
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		b->names[b->n] = strdup(p->names[i]);
+		if (b->names[b->n] == NULL)
+			return NSR_ERR_NOMEM;
+		b->n++;
+	}
+	if (b->n == b->total) {
+		l->got = *b;
+		memset(b, 0, sizeof(*b));
+		l->have = 1;
+	}
+	return 0;
+}
+
+/* cmp_name - bsearch order of names. */
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* listed - may the newest version of a child, h, be shown?  Without a
+ * list, yes (every save set's entries merge); with one, if the list
+ * names it or a save set newer than the list's holds it. */
+static int listed(const struct list_ctx *l, const struct hit *h)
+{
+	const char *name = strrchr(h->e.path, '/') + 1;
+
+	if (!l->have || h->rank < l->got.rank)
+		return 1;
+	return l->got.n > 0 && bsearch(&name, l->got.names, l->got.n, sizeof(char *),
+		       cmp_name) != NULL;
+}
 
 /* list_visit - collect direct children of the directory. */
 static int list_visit(void *vctx, const struct nsr_cfi_saveset *ss,
@@ -609,7 +771,10 @@ static int cmp_hit(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* nsr_cfi_list_dir - browse a directory as of a time. */
+/* nsr_cfi_list_dir - browse a directory as of a time: the newest
+ * version of each child, and when a save set at or before t recorded the
+ * directory's entry list, only the children the newest such list names
+ * (or that a later save set at or before t holds). */
 int nsr_cfi_list_dir(struct nsr_cfi *c, const char *dir, int64_t t,
 		     nsr_cfi_visit_fn visit, void *ctx)
 {
@@ -630,7 +795,8 @@ int nsr_cfi_list_dir(struct nsr_cfi *c, const char *dir, int64_t t,
 		if (c->ss[i].savetime > t)
 			continue;
 		l.ssi = i;
-		rc = cfi_scan(c->dir, &c->ss[i], list_visit, &l);
+		rc = cfi_scan_lists(c->dir, &c->ss[i], list_visit, list_piece,
+				    &l);
 		l.rank++;
 	}
 	if (rc == NSR_OK && l.n > 1)
@@ -639,12 +805,16 @@ int nsr_cfi_list_dir(struct nsr_cfi *c, const char *dir, int64_t t,
 		if (i > 0 &&
 		    strcmp(l.hits[i].e.path, l.hits[i - 1].e.path) == 0)
 			continue;
+		if (!listed(&l, &l.hits[i]))
+			continue;
 		ss_view(&c->ss[l.hits[i].ssi], &v);
 		rc = visit(ctx, &v, &l.hits[i].e);
 	}
 	for (size_t i = 0; i < l.n; i++)
 		free((char *)l.hits[i].e.path);
 	free(l.hits);
+	dlist_release(&l.got);
+	dlist_release(&l.build);
 	free((char *)l.dir);
 	return rc;
 }
