@@ -3,7 +3,9 @@
  * changed at or after since is stored (modified, chmod'ed, renamed,
  * moved in with an old modification time), every directory is recorded
  * with exactly the names it holds (the walker's list, walk.h), and a
- * full save stores everything and no list.
+ * full save stores everything and no list; a renamed or moved directory
+ * is stored with everything below it; every save, full too, gives every
+ * list to the list callback (the client file index).
  */
 #include "nsr/compat.h"
 
@@ -24,8 +26,21 @@
  * per directory list (paths relative to the tree). */
 struct seen {
 	struct nsr_buf text;
+	struct nsr_buf lists; /* the list callback's: "rel: a b" */
 	size_t root_len;
 };
+
+/* on_list - the list callback: "rel: a b". */
+static int on_list(void *ctx, const char *dir, const char *const *names,
+		   size_t n)
+{
+	struct seen *s = ctx;
+
+	nsr_buf_addf(&s->lists, "%s:", dir + s->root_len);
+	for (size_t i = 0; i < n; i++)
+		nsr_buf_addf(&s->lists, " %s", names[i]);
+	return nsr_buf_addstr(&s->lists, "\n");
+}
 
 /* mem_sink - collect the stream. */
 static int mem_sink(void *ctx, const void *p, size_t n)
@@ -79,10 +94,13 @@ static void save(const char *root, struct timespec since, struct seen *out,
 
 	nsr_buf_init(&stream, 0);
 	nsr_buf_reset(&out->text);
+	nsr_buf_reset(&out->lists);
 	out->root_len = strlen(root);
 	o.since = since;
 	cb.write = mem_sink;
 	cb.write_ctx = &stream;
+	cb.list = on_list;
+	cb.list_ctx = out;
 	assert_int_equal(nsr_saver_new(&sv, &o, &cb), NSR_OK);
 	assert_int_equal(nsr_saver_add_path(sv, root), NSR_OK);
 	assert_int_equal(nsr_saver_finish(sv), NSR_OK);
@@ -116,6 +134,7 @@ static void test_level_save(void **state)
 
 	NSR_UNUSED(state);
 	nsr_buf_init(&s.text, 0);
+	nsr_buf_init(&s.lists, 0);
 	/* The tree as the reference backup saw it. */
 	assert_int_equal(mkdir(at(root, "t"), 0755), 0);
 	assert_int_equal(mkdir(at(root, "t/sub"), 0755), 0);
@@ -160,12 +179,19 @@ static void test_level_save(void **state)
 			    "F /sub/renamed\n");
 	/* keep, keep-link, quiet/still, sub/inner */
 	assert_int_equal(unchanged, 4);
+	assert_string_equal(s.lists.data,
+			    ": chmod keep keep-link modify moved-in quiet sock "
+			    "sub\n/quiet: still\n/sub: inner renamed\n");
 
-	/* A full: everything, no list. */
+	/* A full: everything, no list in the stream, every list to the
+	 * callback. */
 	since.tv_sec = 0;
 	since.tv_nsec = 0;
 	save(at(root, "t"), since, &s, &unchanged);
 	assert_null(strstr(s.text.data, "L:"));
+	assert_string_equal(s.lists.data,
+			    ": chmod keep keep-link modify moved-in quiet sock "
+			    "sub\n/quiet: still\n/sub: inner renamed\n");
 	assert_non_null(strstr(s.text.data, "F /keep\nF /keep-link\n"));
 	assert_non_null(strstr(s.text.data, "F /quiet/still\n"));
 	assert_int_equal(unchanged, 0);
@@ -178,6 +204,51 @@ static void test_level_save(void **state)
 
 	close(sock);
 	nsr_buf_release(&s.text);
+	nsr_buf_release(&s.lists);
+	nsr_test_rmrf(root);
+	free(root);
+}
+
+/* test_moved_dir - a directory renamed or moved since the reference
+ * keeps its times and so do its files: it is stored with everything
+ * below it; one whose entries changed is not. */
+static void test_moved_dir(void **state)
+{
+	char *root = nsr_test_tmpdir("levelsave");
+	struct timespec since;
+	struct seen s;
+	uint64_t unchanged = 0;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&s.text, 0);
+	nsr_buf_init(&s.lists, 0);
+	assert_int_equal(mkdir(at(root, "t"), 0755), 0);
+	assert_int_equal(mkdir(at(root, "t/old"), 0755), 0);
+	assert_int_equal(mkdir(at(root, "t/old/deep"), 0755), 0);
+	assert_int_equal(mkdir(at(root, "t/busy"), 0755), 0);
+	assert_int_equal(mkdir(at(root, "t/to"), 0755), 0);
+	mk(at(root, "t/old"), "x", "x");
+	mk(at(root, "t/old/deep"), "y", "y");
+	mk(at(root, "t/busy"), "z", "z");
+	pause_ms(50);
+	assert_int_equal(clock_gettime(CLOCK_REALTIME, &since), 0);
+	pause_ms(50);
+	assert_int_equal(rename(at(root, "t/old"), at(root, "t/to/new")), 0);
+	mk(at(root, "t/busy"), "added", "a");
+
+	save(at(root, "t"), since, &s, &unchanged);
+	assert_string_equal(s.text.data,
+			    "F \nL: busy to\n"
+			    "F /busy\nL: added z\n"
+			    "F /busy/added\n"
+			    "F /to\nL: new\n"
+			    "F /to/new\nL: deep x\n"
+			    "F /to/new/deep\nL: y\n"
+			    "F /to/new/deep/y\n"
+			    "F /to/new/x\n");
+	assert_int_equal(unchanged, 1); /* busy/z */
+	nsr_buf_release(&s.text);
+	nsr_buf_release(&s.lists);
 	nsr_test_rmrf(root);
 	free(root);
 }
@@ -187,6 +258,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_level_save),
+		cmocka_unit_test(test_moved_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
