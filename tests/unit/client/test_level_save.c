@@ -76,6 +76,24 @@ static int on_dirent(void *ctx, const char *name, uint32_t index,
 #define mk nsr_test_mkfile
 #define at nsr_test_path
 
+/* md - make directory rel under root. */
+static void md(const char *root, const char *rel)
+{
+	assert_int_equal(mkdir(at(root, rel), 0755), 0);
+}
+
+/* build - make spec[0..n) under root: "d/" a directory, else a file
+ * holding its own name. */
+static void build(const char *root, const char *const *spec, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (spec[i][strlen(spec[i]) - 1] == '/')
+			assert_int_equal(mkdir(at(root, spec[i]), 0755), 0);
+		else
+			mk(root, spec[i], spec[i]);
+	}
+}
+
 /* save - save root at since (zero = full) and decode what was stored;
  * *unchanged gets the saver's count of objects left out. */
 static void save(const char *root, struct timespec since, struct seen *out,
@@ -122,6 +140,14 @@ static void pause_ms(long ms)
 	nanosleep(&t, NULL);
 }
 
+/* reference - the time a reference backup begins, between changes. */
+static void reference(struct timespec *since)
+{
+	pause_ms(50);
+	assert_int_equal(clock_gettime(CLOCK_REALTIME, since), 0);
+	pause_ms(50);
+}
+
 /* test_level_save - what an incremental stores, and what a full does. */
 static void test_level_save(void **state)
 {
@@ -136,9 +162,9 @@ static void test_level_save(void **state)
 	nsr_buf_init(&s.text, 0);
 	nsr_buf_init(&s.lists, 0);
 	/* The tree as the reference backup saw it. */
-	assert_int_equal(mkdir(at(root, "t"), 0755), 0);
-	assert_int_equal(mkdir(at(root, "t/sub"), 0755), 0);
-	assert_int_equal(mkdir(at(root, "t/quiet"), 0755), 0);
+	md(root, "t");
+	md(root, "t/sub");
+	md(root, "t/quiet");
 	mk(at(root, "t"), "keep", "k");
 	mk(at(root, "t"), "modify", "m");
 	mk(at(root, "t"), "chmod", "c");
@@ -155,9 +181,7 @@ static void test_level_save(void **state)
 	assert_int_equal(bind(sock, (struct sockaddr *)&sa, sizeof(sa)), 0);
 
 	/* The reference begins; then the changes. */
-	pause_ms(50);
-	assert_int_equal(clock_gettime(CLOCK_REALTIME, &since), 0);
-	pause_ms(50);
+	reference(&since);
 	mk(at(root, "t"), "modify", "changed");
 	assert_int_equal(chmod(at(root, "t/chmod"), 0600), 0);
 	assert_int_equal(
@@ -197,7 +221,7 @@ static void test_level_save(void **state)
 	assert_int_equal(unchanged, 0);
 
 	/* An empty directory is listed as empty. */
-	assert_int_equal(mkdir(at(root, "e"), 0755), 0);
+	md(root, "e");
 	since.tv_sec = 1;
 	save(at(root, "e"), since, &s, &unchanged);
 	assert_string_equal(s.text.data, "F \nL:\n");
@@ -214,6 +238,10 @@ static void test_level_save(void **state)
  * below it; one whose entries changed is not. */
 static void test_moved_dir(void **state)
 {
+	static const char *const tree[] = {
+		"t/", "t/old/", "t/old/deep/", "t/busy/", "t/to/",
+		"t/old/x", "t/old/deep/y", "t/busy/z",
+	};
 	char *root = nsr_test_tmpdir("levelsave");
 	struct timespec since;
 	struct seen s;
@@ -222,17 +250,8 @@ static void test_moved_dir(void **state)
 	NSR_UNUSED(state);
 	nsr_buf_init(&s.text, 0);
 	nsr_buf_init(&s.lists, 0);
-	assert_int_equal(mkdir(at(root, "t"), 0755), 0);
-	assert_int_equal(mkdir(at(root, "t/old"), 0755), 0);
-	assert_int_equal(mkdir(at(root, "t/old/deep"), 0755), 0);
-	assert_int_equal(mkdir(at(root, "t/busy"), 0755), 0);
-	assert_int_equal(mkdir(at(root, "t/to"), 0755), 0);
-	mk(at(root, "t/old"), "x", "x");
-	mk(at(root, "t/old/deep"), "y", "y");
-	mk(at(root, "t/busy"), "z", "z");
-	pause_ms(50);
-	assert_int_equal(clock_gettime(CLOCK_REALTIME, &since), 0);
-	pause_ms(50);
+	build(root, tree, NSR_ARRAY_SIZE(tree));
+	reference(&since);
 	assert_int_equal(rename(at(root, "t/old"), at(root, "t/to/new")), 0);
 	mk(at(root, "t/busy"), "added", "a");
 
