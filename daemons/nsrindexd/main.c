@@ -285,8 +285,11 @@ static int lookup(struct indexd *x, ix_lookup_args *a, ix_lookup_res *r,
 	r->entries.entries_val = nsr_xcalloc(IX_BATCH_MAX, sizeof(ix_entry));
 	if (get_index(x, a->client, 0, &c, &r->st))
 		return NSR_OK;
+	/* A listing's pages come from the listing the index keeps. */
+	col.skip = find ? a->skip : 0;
 	rc = find ? nsr_cfi_find(c, a->path, t, collect_one, &col)
-		  : nsr_cfi_list_dir(c, a->path, t, collect_one, &col);
+		  : nsr_cfi_list_dir_from(c, a->path, t, a->skip,
+					  collect_one, &col);
 	if (rc >= 0 && col.err != NSR_OK)
 		rc = col.err;
 	if (rc < 0)

@@ -127,6 +127,12 @@ int nsr_cfi_entries(struct nsr_cfi *c, uint64_t ssid, nsr_cfi_visit_fn visit,
  * or before t, only what the newest list names), sorted by name. */
 int nsr_cfi_list_dir(struct nsr_cfi *c, const char *dir, int64_t t,
 		     nsr_cfi_visit_fn visit, void *ctx);
+/* nsr_cfi_list_dir_from - the same from the skip-th entry on (paging).
+ * The handle keeps the last listing (up to 262144 entries) until the
+ * catalogue changes or another directory or time is listed, so the pages
+ * of one listing cost one scan of the record files, not one each. */
+int nsr_cfi_list_dir_from(struct nsr_cfi *c, const char *dir, int64_t t,
+			  size_t skip, nsr_cfi_visit_fn visit, void *ctx);
 /* nsr_cfi_find - every version of path in save sets at or before t, newest
  * first (the first one is what a browse at t shows). */
 int nsr_cfi_find(struct nsr_cfi *c, const char *path, int64_t t,

@@ -20,6 +20,9 @@
  *     NSR_ERR_STATE until it is reopened, which reloads the truth; the
  *     record file of a save set whose commit failed that way is kept (if
  *     the new catalogue did not land, the next writer removes it).
+ *  6. The last directory listing is kept (up to KEEP_MAX entries) until
+ *     the catalogue changes (commit, delete) or another one is asked
+ *     for: its hits index c->ss, which a change reorders.
  */
 #include "nsr/compat.h"
 
@@ -40,6 +43,7 @@
 #include "cfi_query_int.h"
 
 #define FLUSH_AT (256 * 1024) /* buffered record bytes before a write */
+#define KEEP_MAX (256 * 1024) /* entries of a listing kept for paging */
 
 /* A save set being written. */
 struct cfi_open_ss {
@@ -57,6 +61,23 @@ struct cfi_open_ss {
 	char llast[CFI_LIST_NAME_MAX + 1]; /* its last name so far */
 };
 
+/* One candidate of a directory listing. */
+struct hit {
+	struct nsr_cfi_entry e; /* e.path owned */
+	size_t rank;		/* 0 = newest save set */
+	size_t seq;		/* order within the scan */
+	size_t ssi;		/* index into c->ss */
+};
+
+/* The last directory listing, kept so that the next page of it costs no
+ * new scan (invariant 6). */
+struct cfi_listing {
+	char *dir; /* NULL = none kept */
+	int64_t t;
+	struct hit *hits;
+	size_t n;
+};
+
 struct nsr_cfi {
 	char *dir;
 	int rdonly;
@@ -66,6 +87,7 @@ struct nsr_cfi {
 	struct cfi_open_ss *open;
 	size_t nopen;
 	int err; /* sticky NSR_ERR_STATE after a failed catalogue update */
+	struct cfi_listing last;
 };
 
 /* valid_client - a client name usable as one directory name. */
@@ -278,6 +300,16 @@ static void open_release(struct nsr_cfi *c, struct cfi_open_ss *o)
 	*o = c->open[--c->nopen];
 }
 
+/* listing_release - forget the kept listing (invariant 6). */
+static void listing_release(struct cfi_listing *k)
+{
+	for (size_t i = 0; i < k->n; i++)
+		free((char *)k->hits[i].e.path);
+	free(k->hits);
+	free(k->dir);
+	memset(k, 0, sizeof(*k));
+}
+
 /* nsr_cfi_close - close the index, dropping uncommitted save sets. */
 void nsr_cfi_close(struct nsr_cfi *c)
 {
@@ -285,6 +317,7 @@ void nsr_cfi_close(struct nsr_cfi *c)
 		return;
 	while (c->nopen > 0)
 		open_release(c, &c->open[c->nopen - 1]);
+	listing_release(&c->last);
 	free(c->open);
 	cfi_ss_free(c->ss, c->nss);
 	if (c->lock_fd >= 0)
@@ -499,6 +532,7 @@ int nsr_cfi_commit(struct nsr_cfi *c, uint64_t ssid)
 	nss = realloc(c->ss, (c->nss + 1) * sizeof(*nss));
 	if (nss == NULL)
 		return NSR_ERR_NOMEM;
+	listing_release(&c->last); /* invariant 6 */
 	c->ss = nss;
 	s = &c->ss[c->nss];
 	s->ssid = o->ssid;
@@ -549,6 +583,7 @@ int nsr_cfi_delete(struct nsr_cfi *c, uint64_t ssid)
 		return c->err;
 	if (i < 0)
 		return NSR_ERR_NOTFOUND;
+	listing_release(&c->last); /* invariant 6 */
 	gone = c->ss[i];
 	memmove(&c->ss[i], &c->ss[i + 1], (c->nss - (size_t)i - 1) *
 						  sizeof(*c->ss));
@@ -631,14 +666,6 @@ static int child_of(const char *p, const char *d)
 	return strncmp(p, d, n) == 0 && p[n] == '/' && p[n + 1] != '\0' &&
 	       strchr(p + n + 1, '/') == NULL;
 }
-
-/* One candidate of a directory listing. */
-struct hit {
-	struct nsr_cfi_entry e; /* e.path owned */
-	size_t rank;		/* 0 = newest save set */
-	size_t seq;		/* order within the scan */
-	size_t ssi;		/* index into c->ss */
-};
 
 /* A directory's entry list, gathered from its pieces. */
 struct dlist {
@@ -771,15 +798,50 @@ static int cmp_hit(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* nsr_cfi_list_dir - browse a directory as of a time: the newest
+/* list_build - the children of l->dir as of t that a browse shows,
+ * sorted, in l->hits[0..l->n) (paths owned). */
+static int list_build(struct nsr_cfi *c, struct list_ctx *l, int64_t t)
+{
+	size_t n = 0;
+	int rc = NSR_OK;
+
+	/* Newest save set at or before t first. */
+	for (size_t i = c->nss; i-- > 0 && rc == NSR_OK;) {
+		if (c->ss[i].savetime > t)
+			continue;
+		l->ssi = i;
+		rc = cfi_scan_lists(c->dir, &c->ss[i], list_visit, list_piece,
+				    l);
+		l->rank++;
+	}
+	if (rc == NSR_OK && l->n > 1)
+		qsort(l->hits, l->n, sizeof(*l->hits), cmp_hit);
+	/* Keep the newest version of each path, if the list shows it. */
+	for (size_t i = 0; i < l->n; i++) {
+		if (rc == NSR_OK &&
+		    (n == 0 || strcmp(l->hits[i].e.path,
+				      l->hits[n - 1].e.path) != 0) &&
+		    listed(l, &l->hits[i]))
+			l->hits[n++] = l->hits[i];
+		else
+			free((char *)l->hits[i].e.path);
+	}
+	l->n = n;
+	return rc;
+}
+
+/* nsr_cfi_list_dir_from - browse a directory as of a time: the newest
  * version of each child, and when a save set at or before t recorded the
  * directory's entry list, only the children the newest such list names
- * (or that a later save set at or before t holds). */
-int nsr_cfi_list_dir(struct nsr_cfi *c, const char *dir, int64_t t,
-		     nsr_cfi_visit_fn visit, void *ctx)
+ * (or that a later save set at or before t holds); from the skip-th on,
+ * out of the kept listing when it is the same one (invariant 6). */
+int nsr_cfi_list_dir_from(struct nsr_cfi *c, const char *dir, int64_t t,
+			  size_t skip, nsr_cfi_visit_fn visit, void *ctx)
 {
-	struct list_ctx l;
+	struct cfi_listing *k = &c->last;
 	struct nsr_cfi_saveset v;
+	struct list_ctx l;
+	char *d;
 	int rc = NSR_OK;
 
 	memset(&l, 0, sizeof(l));
@@ -787,36 +849,36 @@ int nsr_cfi_list_dir(struct nsr_cfi *c, const char *dir, int64_t t,
 		return c->err;
 	if (dir == NULL || dir[0] == '\0')
 		return NSR_ERR_INVAL;
-	l.dir = trim(dir);
-	if (l.dir == NULL)
+	d = trim(dir);
+	if (d == NULL)
 		return NSR_ERR_NOMEM;
-	/* Newest save set at or before t first. */
-	for (size_t i = c->nss; i-- > 0 && rc == NSR_OK;) {
-		if (c->ss[i].savetime > t)
-			continue;
-		l.ssi = i;
-		rc = cfi_scan_lists(c->dir, &c->ss[i], list_visit, list_piece,
-				    &l);
-		l.rank++;
+	if (k->dir == NULL || strcmp(k->dir, d) != 0 || k->t != t) {
+		listing_release(k);
+		l.dir = d;
+		rc = list_build(c, &l, t);
+		dlist_release(&l.got);
+		dlist_release(&l.build);
+		k->dir = d;
+		k->t = t;
+		k->hits = l.hits;
+		k->n = l.n;
+		d = NULL;
 	}
-	if (rc == NSR_OK && l.n > 1)
-		qsort(l.hits, l.n, sizeof(*l.hits), cmp_hit);
-	for (size_t i = 0; i < l.n && rc == NSR_OK; i++) {
-		if (i > 0 &&
-		    strcmp(l.hits[i].e.path, l.hits[i - 1].e.path) == 0)
-			continue;
-		if (!listed(&l, &l.hits[i]))
-			continue;
-		ss_view(&c->ss[l.hits[i].ssi], &v);
-		rc = visit(ctx, &v, &l.hits[i].e);
+	for (size_t i = skip; i < k->n && rc == NSR_OK; i++) {
+		ss_view(&c->ss[k->hits[i].ssi], &v);
+		rc = visit(ctx, &v, &k->hits[i].e);
 	}
-	for (size_t i = 0; i < l.n; i++)
-		free((char *)l.hits[i].e.path);
-	free(l.hits);
-	dlist_release(&l.got);
-	dlist_release(&l.build);
-	free((char *)l.dir);
+	if (rc < 0 || k->n > KEEP_MAX)
+		listing_release(k);
+	free(d);
 	return rc;
+}
+
+/* nsr_cfi_list_dir - browse a directory as of a time from its start. */
+int nsr_cfi_list_dir(struct nsr_cfi *c, const char *dir, int64_t t,
+		     nsr_cfi_visit_fn visit, void *ctx)
+{
+	return nsr_cfi_list_dir_from(c, dir, t, 0, visit, ctx);
 }
 
 struct find_ctx {

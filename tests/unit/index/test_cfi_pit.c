@@ -4,9 +4,12 @@
  * deletions, renames of files and directories, a name that comes back,
  * a save set without lists after the newest list, lists in pieces, bad
  * pieces refused, lists rebuilt from a stream's DIRENTS, the record
- * decoder on list records, and the lists gone with their save set.
+ * decoder on list records, the lists gone with their save set, and
+ * pages of a listing served from the listing the handle keeps.
  */
 #include "nsr/compat.h"
+
+#include <unistd.h>
 
 #include "nsr/asm.h"
 #include "nsr/buf.h"
@@ -256,6 +259,93 @@ static void test_long_list(void **state)
 	free(root);
 }
 
+/* A page of a listing being collected. */
+struct page {
+	struct nsr_buf b;
+	int left;
+};
+
+/* page_one - render one entry; stop when the page is full. */
+static int page_one(void *ctx, const struct nsr_cfi_saveset *ss,
+		    const struct nsr_cfi_entry *e)
+{
+	struct page *pg = ctx;
+
+	if (pg->left-- == 0)
+		return 1;
+	return cfi_test_show(&pg->b, ss, e);
+}
+
+/* test_paging - pages of a listing are slices of the whole one, served
+ * from the listing the handle keeps (no record file is read again); a
+ * commit makes the next listing new. */
+static void test_paging(void **state)
+{
+	char *root = nsr_test_tmpdir("cfipit");
+	struct nsr_cfi *c = NULL;
+	struct nsr_buf whole, b;
+	struct page pg;
+	char *rec;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&whole, 0);
+	nsr_buf_init(&b, 0);
+	nsr_buf_init(&pg.b, 0);
+	assert_int_equal(nsr_cfi_open(&c, root, "pit", NSR_CFI_CREATE),
+			 NSR_OK);
+	put_set(c, 1, 100, full, NSR_ARRAY_SIZE(full));
+	put_set(c, 2, 200, incr1, NSR_ARRAY_SIZE(incr1));
+	nsr_buf_addstr(&whole, cfi_test_ls(c, "/t/a", 250, &b));
+	/* pages of two: the first from a scan, the rest kept */
+	for (size_t skip = 0; skip < 4; skip += 2) {
+		pg.left = 2;
+		assert_int_equal(nsr_cfi_list_dir_from(c, "/t/a", 250, skip,
+						       page_one, &pg),
+				 skip == 0 ? 1 : NSR_OK);
+		if (skip == 0) { /* the record files go away */
+			rec = nsr_path_join(root, "index/pit/ss-1.rec");
+			assert_int_equal(unlink(rec), 0);
+			free(rec);
+		}
+	}
+	assert_string_equal(pg.b.data, whole.data);
+	/* another listing reads the record files again */
+	assert_int_equal(nsr_cfi_list_dir(c, "/t", 250, cfi_test_show, &b),
+			 NSR_ERR_NOTFOUND);
+	nsr_cfi_close(c);
+	nsr_buf_release(&whole);
+	nsr_buf_release(&b);
+	nsr_buf_release(&pg.b);
+	nsr_test_rmrf(root);
+	free(root);
+}
+
+/* test_kept_listing_renewed - a commit renews the kept listing. */
+static void test_kept_listing_renewed(void **state)
+{
+	char *root = nsr_test_tmpdir("cfipit");
+	struct nsr_cfi *c = NULL;
+	struct nsr_buf b;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&b, 0);
+	assert_int_equal(nsr_cfi_open(&c, root, "pit", NSR_CFI_CREATE),
+			 NSR_OK);
+	put_set(c, 1, 100, full, NSR_ARRAY_SIZE(full));
+	assert_string_equal(cfi_test_ls(c, "/t", INT64_MAX, &b),
+			    "1 /t/a 0\n1 /t/d 0\n1 /t/gone 0\n");
+	put_set(c, 2, 200, incr1, NSR_ARRAY_SIZE(incr1));
+	assert_string_equal(cfi_test_ls(c, "/t", INT64_MAX, &b),
+			    "2 /t/a 0\n2 /t/e 0\n");
+	assert_int_equal(nsr_cfi_delete(c, 2), NSR_OK);
+	assert_string_equal(cfi_test_ls(c, "/t", INT64_MAX, &b),
+			    "1 /t/a 0\n1 /t/d 0\n1 /t/gone 0\n");
+	nsr_cfi_close(c);
+	nsr_buf_release(&b);
+	nsr_test_rmrf(root);
+	free(root);
+}
+
 /* sink - collect stream bytes. */
 static int sink(void *ctx, const void *p, size_t n)
 {
@@ -405,6 +495,8 @@ int main(void)
 		cmocka_unit_test(test_chain),
 		cmocka_unit_test(test_pieces),
 		cmocka_unit_test(test_long_list),
+		cmocka_unit_test(test_paging),
+		cmocka_unit_test(test_kept_listing_renewed),
 		cmocka_unit_test(test_rebuild_lists),
 		cmocka_unit_test(test_decode_lists),
 	};
