@@ -21,6 +21,40 @@
 #include "nsr_test.h"
 #include "cfi_test.h"
 
+/* Each test's index: client "pit" under a fresh root, and a buffer. */
+struct fx {
+	char *root;
+	struct nsr_cfi *c;
+	struct nsr_buf b; /* listings as text */
+};
+
+/* setup - a fresh root and the index of client "pit" in it. */
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	f->root = nsr_test_tmpdir("cfipit");
+	nsr_buf_init(&f->b, 0);
+	assert_int_equal(nsr_cfi_open(&f->c, f->root, "pit", NSR_CFI_CREATE),
+			 NSR_OK);
+	*state = f;
+	return 0;
+}
+
+/* teardown - close the index (if open) and remove the root. */
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	nsr_cfi_close(f->c);
+	nsr_buf_release(&f->b);
+	nsr_test_rmrf(f->root);
+	free(f->root);
+	free(f);
+	return 0;
+}
+
 /* One object of a save set: a path, and for a directory its list. */
 struct obj {
 	const char *path;
@@ -95,86 +129,75 @@ static const struct obj incr2[] = {
 /* test_chain - each save time and the times between. */
 static void test_chain(void **state)
 {
-	char *root = nsr_test_tmpdir("cfipit");
-	struct nsr_cfi *c = NULL;
+	struct fx *f = *state;
+	struct nsr_cfi *c = f->c;
+	const char *root = f->root;
 	const struct obj extra[] = {{"/t/a/extra", 70, {0}}};
-	struct nsr_buf b;
 
-	NSR_UNUSED(state);
-	nsr_buf_init(&b, 0);
-	assert_int_equal(nsr_cfi_open(&c, root, "pit", NSR_CFI_CREATE),
-			 NSR_OK);
 	put_set(c, 1, 100, full, NSR_ARRAY_SIZE(full));
 	put_set(c, 2, 200, incr1, NSR_ARRAY_SIZE(incr1));
 	put_set(c, 3, 300, incr2, NSR_ARRAY_SIZE(incr2));
 
-	assert_string_equal(cfi_test_ls(c, "/t/a", 99, &b), "");
+	assert_string_equal(cfi_test_ls(c, "/t/a", 99, &f->b), "");
 	for (int64_t t = 100; t <= 199; t += 99) {
-		assert_string_equal(cfi_test_ls(c, "/t", t, &b),
+		assert_string_equal(cfi_test_ls(c, "/t", t, &f->b),
 				    "1 /t/a 0\n1 /t/d 0\n1 /t/gone 0\n");
-		assert_string_equal(cfi_test_ls(c, "/t/a", t, &b),
+		assert_string_equal(cfi_test_ls(c, "/t/a", t, &f->b),
 				    "1 /t/a/del 20\n1 /t/a/keep 10\n"
 				    "1 /t/a/old 30\n");
 	}
 	for (int64_t t = 200; t <= 299; t += 99) {
-		assert_string_equal(cfi_test_ls(c, "/t", t, &b), "2 /t/a 0\n2 /t/e 0\n");
-		assert_string_equal(cfi_test_ls(c, "/t/a", t, &b),
+		assert_string_equal(cfi_test_ls(c, "/t", t, &f->b), "2 /t/a 0\n2 /t/e 0\n");
+		assert_string_equal(cfi_test_ls(c, "/t/a", t, &f->b),
 				    "2 /t/a/add 60\n1 /t/a/keep 10\n"
 				    "2 /t/a/new 30\n");
-		assert_string_equal(cfi_test_ls(c, "/t/e", t, &b), "2 /t/e/f 40\n");
+		assert_string_equal(cfi_test_ls(c, "/t/e", t, &f->b), "2 /t/e/f 40\n");
 	}
-	assert_string_equal(cfi_test_ls(c, "/t", 300, &b),
+	assert_string_equal(cfi_test_ls(c, "/t", 300, &f->b),
 			    "3 /t/a 0\n3 /t/e 0\n3 /t/empty 0\n");
-	assert_string_equal(cfi_test_ls(c, "/t/a", 300, &b),
+	assert_string_equal(cfi_test_ls(c, "/t/a", 300, &f->b),
 			    "2 /t/a/add 60\n3 /t/a/del 21\n3 /t/a/keep 11\n"
 			    "2 /t/a/new 30\n");
-	assert_string_equal(cfi_test_ls(c, "/t/e/", 5000, &b), "2 /t/e/f 40\n");
-	assert_string_equal(cfi_test_ls(c, "/t/empty", 5000, &b), "");
+	assert_string_equal(cfi_test_ls(c, "/t/e/", 5000, &f->b), "2 /t/e/f 40\n");
+	assert_string_equal(cfi_test_ls(c, "/t/empty", 5000, &f->b), "");
 
 	/* a save set without lists after the newest list adds to it */
 	assert_int_equal(nsr_cfi_begin(c, 4, 400, "/t/a/extra"), NSR_OK);
 	assert_int_equal(nsr_cfi_commit(c, 4), NSR_OK);
 	put_set(c, 5, 400, extra, 1);
-	assert_string_equal(cfi_test_ls(c, "/t/a", 400, &b),
+	assert_string_equal(cfi_test_ls(c, "/t/a", 400, &f->b),
 			    "2 /t/a/add 60\n3 /t/a/del 21\n5 /t/a/extra 70\n"
 			    "3 /t/a/keep 11\n2 /t/a/new 30\n");
 
 	/* the lists survive a reopen and leave with their save set */
 	nsr_cfi_close(c);
+	f->c = NULL;
 	assert_int_equal(nsr_cfi_open(&c, root, "pit", 0), NSR_OK);
-	assert_string_equal(cfi_test_ls(c, "/t", 250, &b), "2 /t/a 0\n2 /t/e 0\n");
+	f->c = c;
+	assert_string_equal(cfi_test_ls(c, "/t", 250, &f->b), "2 /t/a 0\n2 /t/e 0\n");
 	assert_int_equal(nsr_cfi_delete(c, 2), NSR_OK);
-	assert_string_equal(cfi_test_ls(c, "/t/a", 250, &b),
+	assert_string_equal(cfi_test_ls(c, "/t/a", 250, &f->b),
 			    "1 /t/a/del 20\n1 /t/a/keep 10\n1 /t/a/old 30\n");
-	assert_string_equal(cfi_test_ls(c, "/t/a", 300, &b),
+	assert_string_equal(cfi_test_ls(c, "/t/a", 300, &f->b),
 			    "3 /t/a/del 21\n3 /t/a/keep 11\n");
-	nsr_cfi_close(c);
-	nsr_buf_release(&b);
-	nsr_test_rmrf(root);
-	free(root);
 }
 
 /* test_pieces - a list added in pieces; bad pieces are refused; a list
  * left unfinished is ignored. */
 static void test_pieces(void **state)
 {
-	char *root = nsr_test_tmpdir("cfipit");
-	struct nsr_cfi *c = NULL;
+	struct fx *f = *state;
+	struct nsr_cfi *c = f->c;
 	const char *n1[] = {"a", "b"}, *n2[] = {"c"}, *bad[] = {"b", "a"};
 	const char *dot[] = {"."}, *slash[] = {"x/y"};
 	struct nsr_cfi_entry e[4];
-	struct nsr_buf b;
 	const char *p[] = {"/d", "/d/a", "/d/c", "/d/z"};
 
-	NSR_UNUSED(state);
-	nsr_buf_init(&b, 0);
 	memset(e, 0, sizeof(e));
 	for (int i = 0; i < 4; i++) {
 		e[i].path = p[i];
 		e[i].type = i ? NSR_ASM_REG : NSR_ASM_DIR;
 	}
-	assert_int_equal(nsr_cfi_open(&c, root, "pit", NSR_CFI_CREATE),
-			 NSR_OK);
 	assert_int_equal(nsr_cfi_begin(c, 7, 10, "/d"), NSR_OK);
 	assert_int_equal(nsr_cfi_add(c, 7, e, 4), NSR_OK);
 	assert_int_equal(nsr_cfi_add_list(c, 7, "/d", 3, 0, bad, 2),
@@ -198,35 +221,26 @@ static void test_pieces(void **state)
 			 NSR_ERR_INVAL); /* "b" again: not sorted */
 	assert_int_equal(nsr_cfi_add_list(c, 7, "/d", 3, 2, n2, 1), NSR_OK);
 	assert_int_equal(nsr_cfi_commit(c, 7), NSR_OK);
-	assert_string_equal(cfi_test_ls(c, "/d", 10, &b), "7 /d/a 0\n7 /d/c 0\n");
+	assert_string_equal(cfi_test_ls(c, "/d", 10, &f->b), "7 /d/a 0\n7 /d/c 0\n");
 	/* the same save set with only the unfinished list: ignored */
 	assert_int_equal(nsr_cfi_begin(c, 9, 20, "/d"), NSR_OK);
 	assert_int_equal(nsr_cfi_add(c, 9, e, 4), NSR_OK);
 	assert_int_equal(nsr_cfi_add_list(c, 9, "/d", 9, 0, n1, 2), NSR_OK);
 	assert_int_equal(nsr_cfi_commit(c, 9), NSR_OK);
-	assert_string_equal(cfi_test_ls(c, "/d", 20, &b),
+	assert_string_equal(cfi_test_ls(c, "/d", 20, &f->b),
 			    "9 /d/a 0\n9 /d/c 0\n9 /d/z 0\n");
-	nsr_cfi_close(c);
-	nsr_buf_release(&b);
-	nsr_test_rmrf(root);
-	free(root);
 }
 
 /* test_long_list - a list larger than one record, in one call. */
 static void test_long_list(void **state)
 {
-	char *root = nsr_test_tmpdir("cfipit");
-	struct nsr_cfi *c = NULL;
+	struct fx *f = *state;
+	struct nsr_cfi *c = f->c;
 	enum { N = 3000 };
 	char **names = calloc(N, sizeof(char *));
 	struct nsr_cfi_entry e;
-	struct nsr_buf b;
 	size_t lines = 0;
 
-	NSR_UNUSED(state);
-	nsr_buf_init(&b, 0);
-	assert_int_equal(nsr_cfi_open(&c, root, "pit", NSR_CFI_CREATE),
-			 NSR_OK);
 	assert_int_equal(nsr_cfi_begin(c, 1, 10, "/big"), NSR_OK);
 	for (int i = 0; i < N; i++) {
 		char path[300];
@@ -246,17 +260,13 @@ static void test_long_list(void **state)
 					  (const char *const *)names, N),
 			 NSR_OK);
 	assert_int_equal(nsr_cfi_commit(c, 1), NSR_OK);
-	cfi_test_ls(c, "/big", 10, &b);
-	for (size_t i = 0; i < b.len; i++)
-		lines += b.data[i] == '\n';
+	cfi_test_ls(c, "/big", 10, &f->b);
+	for (size_t i = 0; i < f->b.len; i++)
+		lines += f->b.data[i] == '\n';
 	assert_int_equal(lines, N / 3);
-	nsr_cfi_close(c);
 	for (int i = 0; i < N; i++)
 		free(names[i]);
 	free(names);
-	nsr_buf_release(&b);
-	nsr_test_rmrf(root);
-	free(root);
 }
 
 /* A page of a listing being collected. */
@@ -281,21 +291,18 @@ static int page_one(void *ctx, const struct nsr_cfi_saveset *ss,
  * commit makes the next listing new. */
 static void test_paging(void **state)
 {
-	char *root = nsr_test_tmpdir("cfipit");
-	struct nsr_cfi *c = NULL;
-	struct nsr_buf whole, b;
+	struct fx *f = *state;
+	struct nsr_cfi *c = f->c;
+	const char *root = f->root;
+	struct nsr_buf whole;
 	struct page pg;
 	char *rec;
 
-	NSR_UNUSED(state);
 	nsr_buf_init(&whole, 0);
-	nsr_buf_init(&b, 0);
 	nsr_buf_init(&pg.b, 0);
-	assert_int_equal(nsr_cfi_open(&c, root, "pit", NSR_CFI_CREATE),
-			 NSR_OK);
 	put_set(c, 1, 100, full, NSR_ARRAY_SIZE(full));
 	put_set(c, 2, 200, incr1, NSR_ARRAY_SIZE(incr1));
-	nsr_buf_addstr(&whole, cfi_test_ls(c, "/t/a", 250, &b));
+	nsr_buf_addstr(&whole, cfi_test_ls(c, "/t/a", 250, &f->b));
 	/* pages of two: the first from a scan, the rest kept */
 	for (size_t skip = 0; skip < 4; skip += 2) {
 		pg.left = 2;
@@ -310,40 +317,27 @@ static void test_paging(void **state)
 	}
 	assert_string_equal(pg.b.data, whole.data);
 	/* another listing reads the record files again */
-	assert_int_equal(nsr_cfi_list_dir(c, "/t", 250, cfi_test_show, &b),
+	assert_int_equal(nsr_cfi_list_dir(c, "/t", 250, cfi_test_show, &f->b),
 			 NSR_ERR_NOTFOUND);
-	nsr_cfi_close(c);
 	nsr_buf_release(&whole);
-	nsr_buf_release(&b);
 	nsr_buf_release(&pg.b);
-	nsr_test_rmrf(root);
-	free(root);
 }
 
 /* test_kept_listing_renewed - a commit renews the kept listing. */
 static void test_kept_listing_renewed(void **state)
 {
-	char *root = nsr_test_tmpdir("cfipit");
-	struct nsr_cfi *c = NULL;
-	struct nsr_buf b;
+	struct fx *f = *state;
+	struct nsr_cfi *c = f->c;
 
-	NSR_UNUSED(state);
-	nsr_buf_init(&b, 0);
-	assert_int_equal(nsr_cfi_open(&c, root, "pit", NSR_CFI_CREATE),
-			 NSR_OK);
 	put_set(c, 1, 100, full, NSR_ARRAY_SIZE(full));
-	assert_string_equal(cfi_test_ls(c, "/t", INT64_MAX, &b),
+	assert_string_equal(cfi_test_ls(c, "/t", INT64_MAX, &f->b),
 			    "1 /t/a 0\n1 /t/d 0\n1 /t/gone 0\n");
 	put_set(c, 2, 200, incr1, NSR_ARRAY_SIZE(incr1));
-	assert_string_equal(cfi_test_ls(c, "/t", INT64_MAX, &b),
+	assert_string_equal(cfi_test_ls(c, "/t", INT64_MAX, &f->b),
 			    "2 /t/a 0\n2 /t/e 0\n");
 	assert_int_equal(nsr_cfi_delete(c, 2), NSR_OK);
-	assert_string_equal(cfi_test_ls(c, "/t", INT64_MAX, &b),
+	assert_string_equal(cfi_test_ls(c, "/t", INT64_MAX, &f->b),
 			    "1 /t/a 0\n1 /t/d 0\n1 /t/gone 0\n");
-	nsr_cfi_close(c);
-	nsr_buf_release(&b);
-	nsr_test_rmrf(root);
-	free(root);
 }
 
 /* sink - collect stream bytes. */
@@ -371,21 +365,17 @@ static void enc_obj(struct nsr_asm_enc *e, const char *path, int dir,
 /* test_rebuild_lists - scanner -i keeps a level stream's DIRENTS. */
 static void test_rebuild_lists(void **state)
 {
-	char *root = nsr_test_tmpdir("cfipit");
-	struct nsr_cfi *c = NULL;
+	struct fx *f = *state;
+	struct nsr_cfi *c = f->c;
 	struct nsr_cfi_rebuild *rb = NULL;
 	struct nsr_asm_enc *e = NULL;
 	struct nsr_asm_header h = {0, 0, 42, 500, "pit", "/r"};
 	const char *top[] = {"a", "b"};
 	struct nsr_cfi_entry old[3];
 	const char *op[] = {"/r", "/r/a", "/r/gone"};
-	struct nsr_buf s, b;
+	struct nsr_buf s;
 
-	NSR_UNUSED(state);
 	nsr_buf_init(&s, 0);
-	nsr_buf_init(&b, 0);
-	assert_int_equal(nsr_cfi_open(&c, root, "pit", NSR_CFI_CREATE),
-			 NSR_OK);
 	/* an older save set from before lists existed */
 	memset(old, 0, sizeof(old));
 	for (int i = 0; i < 3; i++) {
@@ -395,7 +385,7 @@ static void test_rebuild_lists(void **state)
 	assert_int_equal(nsr_cfi_begin(c, 41, 400, "/r"), NSR_OK);
 	assert_int_equal(nsr_cfi_add(c, 41, old, 3), NSR_OK);
 	assert_int_equal(nsr_cfi_commit(c, 41), NSR_OK);
-	assert_string_equal(cfi_test_ls(c, "/r", 500, &b), "41 /r/a 0\n41 /r/gone 0\n");
+	assert_string_equal(cfi_test_ls(c, "/r", 500, &f->b), "41 /r/a 0\n41 /r/gone 0\n");
 
 	assert_int_equal(nsr_asm_enc_new(&e, NSR_ASM_CK_CRC32C, sink, &s),
 			 NSR_OK);
@@ -408,13 +398,9 @@ static void test_rebuild_lists(void **state)
 	assert_int_equal(nsr_cfi_rebuild_feed(rb, s.data, s.len), NSR_OK);
 	assert_int_equal(nsr_cfi_rebuild_finish(rb), NSR_OK);
 	nsr_cfi_rebuild_free(rb);
-	assert_string_equal(cfi_test_ls(c, "/r", 500, &b), "41 /r/a 0\n42 /r/b 0\n");
-	assert_string_equal(cfi_test_ls(c, "/r/b", 500, &b), "");
-	nsr_cfi_close(c);
+	assert_string_equal(cfi_test_ls(c, "/r", 500, &f->b), "41 /r/a 0\n42 /r/b 0\n");
+	assert_string_equal(cfi_test_ls(c, "/r/b", 500, &f->b), "");
 	nsr_buf_release(&s);
-	nsr_buf_release(&b);
-	nsr_test_rmrf(root);
-	free(root);
 }
 
 /* test_decode_lists - the record decoder checks list records: a good
@@ -422,8 +408,9 @@ static void test_rebuild_lists(void **state)
  * field is refused. */
 static void test_decode_lists(void **state)
 {
-	char *root = nsr_test_tmpdir("cfipit");
-	struct nsr_cfi *c = NULL;
+	struct fx *f = *state;
+	struct nsr_cfi *c = f->c;
+	const char *root = f->root;
 	const char *names[] = {"x", "y"};
 	struct nsr_cfi_entry e;
 	struct nsr_buf img;
@@ -431,19 +418,17 @@ static void test_decode_lists(void **state)
 	uint8_t *rec;
 	int n = 0;
 
-	NSR_UNUSED(state);
 	nsr_buf_init(&img, 0);
 	memset(&e, 0, sizeof(e));
 	e.path = "/l/x";
 	e.type = NSR_ASM_REG;
-	assert_int_equal(nsr_cfi_open(&c, root, "pit", NSR_CFI_CREATE),
-			 NSR_OK);
 	assert_int_equal(nsr_cfi_begin(c, 5, 10, "/l"), NSR_OK);
 	assert_int_equal(nsr_cfi_add_list(c, 5, "/l", 2, 0, names, 2),
 			 NSR_OK);
 	assert_int_equal(nsr_cfi_add(c, 5, &e, 1), NSR_OK);
 	assert_int_equal(nsr_cfi_commit(c, 5), NSR_OK);
 	nsr_cfi_close(c);
+	f->c = NULL;
 	path = nsr_path_join(root, "index/pit/ss-5.rec");
 	assert_int_equal(nsr_file_read(path, &img, 1 << 20), NSR_OK);
 	assert_int_equal(nsr_cfi_decode_file(img.data, img.len, cfi_test_count, &n),
@@ -484,21 +469,26 @@ static void test_decode_lists(void **state)
 			 NSR_OK);
 	free(path);
 	nsr_buf_release(&img);
-	nsr_test_rmrf(root);
-	free(root);
 }
 
 /* main - run the tests. */
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_chain),
-		cmocka_unit_test(test_pieces),
-		cmocka_unit_test(test_long_list),
-		cmocka_unit_test(test_paging),
-		cmocka_unit_test(test_kept_listing_renewed),
-		cmocka_unit_test(test_rebuild_lists),
-		cmocka_unit_test(test_decode_lists),
+		cmocka_unit_test_setup_teardown(test_chain, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_pieces, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_long_list, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_paging, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_kept_listing_renewed, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_rebuild_lists, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_decode_lists, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
