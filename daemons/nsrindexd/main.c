@@ -2,7 +2,8 @@
  * nsrindexd - the client file index daemon: one index per client under
  * <root>/index/<client> (src/index, nsr_index(5)).  save adds entries in
  * batches between IX_BEGIN and IX_COMMIT (the commit is durable before the
- * reply); recover browses with IX_LIST and IX_FIND.  Each client's index
+ * reply), and the entry list of each directory it read (IX_ADD_LISTS);
+ * recover browses with IX_LIST and IX_FIND.  Each client's index
  * is opened once for writing and kept open (the index takes an exclusive
  * lock, so offline tools see it busy while nsrindexd runs).
  */
@@ -164,6 +165,38 @@ static int ix_add(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	return NSR_OK;
 }
 
+/* ix_add_lists - IX_ADD_LISTS: add a batch of directory list pieces. */
+static int ix_add_lists(void *ctx, void *argp, void *resp,
+			struct nsr_rpc_call *call)
+{
+	ix_lists_args *a = argp;
+	nsr_void_res *r = resp;
+	struct nsr_cfi *c;
+	int rc = NSR_OK;
+	u_int i;
+
+	NSR_UNUSED(call);
+	if (get_index(ctx, a->client, 0, &c, &r->st))
+		return NSR_OK;
+	for (i = 0; i < a->lists.lists_len && rc == NSR_OK; i++) {
+		const ix_dirlist *d = &a->lists.lists_val[i];
+
+		rc = nsr_cfi_add_list(c, a->ssid, d->path, d->total, d->first,
+				      (const char *const *)d->names.names_val,
+				      d->names.names_len);
+	}
+	forget_failed(ctx, a->client, rc);
+	if (rc)
+		nsr_status_set(&r->st, rc,
+			       "cannot add the entry list of directory %s to "
+			       "save set %llu: %s",
+			       a->lists.lists_val[i - 1].path,
+			       (unsigned long long)a->ssid, nsr_strerror(rc));
+	else
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}
+
 /* ss_op - commit, abort or delete one save set's entries. */
 static int ss_op(struct indexd *x, ix_ss_args *a, nsr_void_res *r,
 		 int (*op)(struct nsr_cfi *, uint64_t), const char *what)
@@ -252,8 +285,11 @@ static int lookup(struct indexd *x, ix_lookup_args *a, ix_lookup_res *r,
 	r->entries.entries_val = nsr_xcalloc(IX_BATCH_MAX, sizeof(ix_entry));
 	if (get_index(x, a->client, 0, &c, &r->st))
 		return NSR_OK;
+	/* A listing's pages come from the listing the index keeps. */
+	col.skip = find ? a->skip : 0;
 	rc = find ? nsr_cfi_find(c, a->path, t, collect_one, &col)
-		  : nsr_cfi_list_dir(c, a->path, t, collect_one, &col);
+		  : nsr_cfi_list_dir_from(c, a->path, t, a->skip,
+					  collect_one, &col);
 	if (rc >= 0 && col.err != NSR_OK)
 		rc = col.err;
 	if (rc < 0)
@@ -290,6 +326,8 @@ static const struct nsr_rpc_proc ix_procs[] = {
 	PROC(IX_DELETE, "delete", ix_ss_args, nsr_void_res, ix_delete),
 	PROC(IX_LIST, "list", ix_lookup_args, ix_lookup_res, ix_list),
 	PROC(IX_FIND, "find", ix_lookup_args, ix_lookup_res, ix_find),
+	PROC(IX_ADD_LISTS, "add lists", ix_lists_args, nsr_void_res,
+	     ix_add_lists),
 };
 
 static const struct nsr_rpc_prog ix_progs[] = {

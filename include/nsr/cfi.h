@@ -16,6 +16,12 @@
  * "as of a time": a lookup at browse time T uses the committed save sets
  * with savetime <= T, and for each path the version from the newest of them
  * that holds it (a full save followed by incrementals merges naturally).
+ * A save set also records the complete entry list of each directory it
+ * read (nsr_cfi_add_list); a directory browsed at T then shows only the
+ * names of its newest list at or before T (and what save sets newer than
+ * that list hold in it), so files deleted or renamed away before T are
+ * gone.  A directory with no list at or before T (an index written before
+ * lists existed) shows every child of every save set at or before T.
  *
  * Errors are sticky: after a failed write, a save set accepts only
  * nsr_cfi_abort(); after a failed catalogue update (commit or delete) the
@@ -33,7 +39,8 @@
 
 struct nsr_asm_file;
 
-/* bound of one encoded entry: 46 bytes and a path of up to 65535 */
+/* bound of one encoded entry: 46 bytes and a path of up to 65535 (a
+ * directory list record may be a little larger: nsr_index(5)) */
 #define NSR_CFI_MAX_RECORD (46 + 65535)
 #define NSR_CFI_CLIENT_MAX 255
 
@@ -90,6 +97,17 @@ int nsr_cfi_begin(struct nsr_cfi *c, uint64_t ssid, int64_t savetime,
  * NSR_ERR_NOTFOUND (not begun), NSR_ERR_TOOBIG (entry over the bound). */
 int nsr_cfi_add(struct nsr_cfi *c, uint64_t ssid,
 		const struct nsr_cfi_entry *e, size_t n);
+/* nsr_cfi_add_list - record directory dir's complete entry list in a
+ * begun save set, in pieces: names[0..n) are entries first .. first+n-1
+ * of a list of total names (a whole list: first 0, n = total; empty: 0,
+ * 0, n 0).  Names are 1 to 255 bytes, without '/', not "." or "..",
+ * sorted bytewise and unique across the pieces (as walk.h and the
+ * DIRENTS record give them); a piece must continue the list (a list
+ * left unfinished, as by a damaged stream, is ignored by readers).  NSR_ERR_INVAL (bad
+ * piece), NSR_ERR_NOTFOUND (not begun), NSR_ERR_READONLY. */
+int nsr_cfi_add_list(struct nsr_cfi *c, uint64_t ssid, const char *dir,
+		     uint32_t total, uint32_t first,
+		     const char *const *names, size_t n);
 /* nsr_cfi_commit - make a begun save set durable and visible. */
 int nsr_cfi_commit(struct nsr_cfi *c, uint64_t ssid);
 /* nsr_cfi_abort - drop a begun save set. */
@@ -105,9 +123,16 @@ int nsr_cfi_savesets(struct nsr_cfi *c, nsr_cfi_ss_fn visit, void *ctx);
 int nsr_cfi_entries(struct nsr_cfi *c, uint64_t ssid, nsr_cfi_visit_fn visit,
 		    void *ctx);
 /* nsr_cfi_list_dir - the contents of directory dir as of browse time t
- * (each child once, newest version at or before t), sorted by name. */
+ * (each child once, newest version at or before t; with an entry list at
+ * or before t, only what the newest list names), sorted by name. */
 int nsr_cfi_list_dir(struct nsr_cfi *c, const char *dir, int64_t t,
 		     nsr_cfi_visit_fn visit, void *ctx);
+/* nsr_cfi_list_dir_from - the same from the skip-th entry on (paging).
+ * The handle keeps the last listing (up to 262144 entries) until the
+ * catalogue changes or another directory or time is listed, so the pages
+ * of one listing cost one scan of the record files, not one each. */
+int nsr_cfi_list_dir_from(struct nsr_cfi *c, const char *dir, int64_t t,
+			  size_t skip, nsr_cfi_visit_fn visit, void *ctx);
 /* nsr_cfi_find - every version of path in save sets at or before t, newest
  * first (the first one is what a browse at t shows). */
 int nsr_cfi_find(struct nsr_cfi *c, const char *path, int64_t t,
@@ -156,7 +181,7 @@ void nsr_cfi_rebuild_free(struct nsr_cfi_rebuild *rb);
 
 /* nsr_cfi_decode_file - decode a whole save set record file image: header
  * then records; visit gets each entry (ss has ssid/savetime from the file
- * header, name "").  NSR_ERR_CORRUPT, NSR_ERR_CHECKSUM, NSR_ERR_TRUNCATED
+ * header, name ""); directory list records are checked, not visited.  NSR_ERR_CORRUPT, NSR_ERR_CHECKSUM, NSR_ERR_TRUNCATED
  * for a torn last record. */
 int nsr_cfi_decode_file(const void *p, size_t n, nsr_cfi_visit_fn visit,
 			void *ctx);

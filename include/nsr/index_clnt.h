@@ -6,6 +6,7 @@
  *   nsr_ixclnt_open(server, &ix, err);
  *   nsr_ixclnt_begin(ix, client, ssid, savetime, name);
  *   nsr_ixclnt_add(ix, &entry) per file    (batched: one RPC per 512)
+ *   nsr_ixclnt_add_list(ix, dir, names, n) per directory read (batched)
  *   nsr_ixclnt_commit(ix)                  flushes, then durable commit
  *   nsr_ixclnt_close(ix)
  * Errors are nsr_err codes; nsr_ixclnt_errmsg() has the words.
@@ -37,6 +38,11 @@ int nsr_ixclnt_begin(struct nsr_ixclnt *ix, const char *client, uint64_t ssid,
 		     int64_t savetime, const char *name);
 /* nsr_ixclnt_add - queue one entry (copied); sends a batch when full. */
 int nsr_ixclnt_add(struct nsr_ixclnt *ix, const struct nsr_cfi_entry *e);
+/* nsr_ixclnt_add_list - queue directory dir's complete entry list
+ * (names sorted bytewise, as walk.h gives them; copied); sends a batch
+ * when full.  nsrindexd checks the names (nsr_cfi_add_list). */
+int nsr_ixclnt_add_list(struct nsr_ixclnt *ix, const char *dir,
+			const char *const *names, size_t n);
 int nsr_ixclnt_commit(struct nsr_ixclnt *ix);
 int nsr_ixclnt_abort(struct nsr_ixclnt *ix);
 /* nsr_ixclnt_delete - drop the entries of a committed save set. */

@@ -75,6 +75,9 @@ struct nsr_restore_opts {
 	const char *dest;	    /* relocation directory; NULL = in place */
 	const char *const *paths;   /* filter: these paths and below; */
 	size_t npaths;		    /*   0 = everything */
+	int exact;		    /* 1 = these paths only, not what is
+				     *     below them (any number: sorted
+				     *     and searched) */
 	int conflict;		    /* enum nsr_restore_conflict */
 	int no_owner;		    /* 1 = never lchown */
 	int owner_by_name;	    /* 1 = owner and group by the saved user

@@ -41,7 +41,12 @@
  * only the objects changed at or after since (nsr_level_changed: their
  * modification or status change time), but every directory, with the
  * complete list of its entry names (DIRENTS, nsr_savestream(5)), so
- * that deletions and renames are known.
+ * that deletions and renames are known.  A directory whose status
+ * changed but whose entries did not (renamed or moved: status change
+ * time at or after since, modification time before) is saved with
+ * everything below it, whose own times did not change: else they would
+ * be in no save set under their new paths.  Every save gives every list
+ * it read to the list callback (the client file index keeps them).
  */
 #ifndef NSR_SAVER_H
 #define NSR_SAVER_H
@@ -78,6 +83,12 @@ struct nsr_saver_cb {
 	/* Optional: one call per saved file, after its FILE record. */
 	int (*index)(void *ctx, const struct nsr_asm_file *f, uint64_t offset);
 	void *index_ctx;
+	/* Optional: the complete entry list of each directory read (every
+	 * save, full too), names[0..n) sorted bytewise, after the index
+	 * call of the directory.  Non-zero return aborts. */
+	int (*list)(void *ctx, const char *dir, const char *const *names,
+		    size_t n);
+	void *list_ctx;
 	/* Optional: a per-file problem; err is an errno value, what the call
 	 * that failed ("open", "read", "lstat", ...). */
 	void (*error)(void *ctx, const char *path, int err, const char *what);

@@ -91,9 +91,12 @@ int nsr_session_next_volume(struct nsr_nsrd *d, const char *server,
  *   1. nsr_session_recover_open(&opts, &sr, err)   connects to nsrd;
  *   2. nsr_session_recover_ssid(sr, ssid, paths, n, &st) for a save set
  *      (only the paths named, if any), or nsr_session_recover_path(sr,
- *      path, browse, &st) for the newest version of a path as of browse
- *      time in the client file index; each returns 0 if everything came
- *      back intact, 1 otherwise (the messages say why);
+ *      path, browse, &st) for a path as the client file index shows it
+ *      at browse time (0 = now): a directory with the tree below it as
+ *      it was then, each object from the save set holding its version
+ *      (a full and the level saves after it), deleted ones left out; a
+ *      path that was not there then is refused.  Each returns 0 if
+ *      everything came back intact, 1 otherwise (the messages say why);
  *   3. nsr_session_recover_close(sr).
  * A save set is read volume after volume from the mover nsrd names for
  * each (on the storage node holding it) into one restored stream.  A

@@ -245,6 +245,9 @@ int nsr_restore_new(struct nsr_restore **out,
 			goto fail;
 		r->nfilters++;
 	}
+	r->exact = o->exact;
+	if (r->exact)
+		qsort(r->filters, r->nfilters, sizeof(char *), rst_cmp_str);
 	if (o->dest != NULL) {
 		r->dest = trimmed(o->dest);
 		if (r->dest == NULL)

@@ -128,11 +128,20 @@ static int is_under(const char *p, const char *d)
 	return strncmp(p, d, n) == 0 && (p[n] == '\0' || p[n] == '/');
 }
 
+/* rst_cmp_str - qsort/bsearch order of C strings. */
+int rst_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* rst_selected - does the filter select saved path p? */
 int rst_selected(const struct nsr_restore *r, const char *p)
 {
 	if (r->nfilters == 0)
 		return 1;
+	if (r->exact)
+		return bsearch(&p, r->filters, r->nfilters, sizeof(char *),
+			       rst_cmp_str) != NULL;
 	for (size_t i = 0; i < r->nfilters; i++)
 		if (is_under(p, r->filters[i]))
 			return 1;

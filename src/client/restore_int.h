@@ -83,8 +83,9 @@ struct cur_file {
 
 struct nsr_restore {
 	char *dest;
-	char **filters;
+	char **filters; /* sorted when exact */
 	size_t nfilters;
+	int exact;	/* filters name objects, not subtrees */
 	int conflict;
 	int no_owner;
 	int owner_by_name;
@@ -120,6 +121,8 @@ int rst_xa_add(struct xa_list *l, const char *name, const void *val,
 void rst_xa_release(struct xa_list *l);
 /* rst_path_ok - no empty, "." or ".." components, no trailing slash. */
 int rst_path_ok(const char *p);
+/* rst_cmp_str - qsort/bsearch order of C strings (char * elements). */
+int rst_cmp_str(const void *a, const void *b);
 /* rst_selected - does the filter select saved path p? */
 int rst_selected(const struct nsr_restore *r, const char *p);
 /* rst_rel_of - saved path p without its leading slashes. */

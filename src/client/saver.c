@@ -41,6 +41,7 @@ struct nsr_saver {
 	bool cross_mounts;
 	bool no_xattrs;
 	struct timespec since; /* level save: zero = save everything */
+	char *whole; /* level save: a moved directory, saved with all below */
 	struct nsr_asm_enc *enc;
 	struct nsr_readsize *rs;
 	uint8_t *buf;
@@ -107,6 +108,7 @@ void nsr_saver_free(struct nsr_saver *s)
 	free(s->xbuf);
 	free(s->client);
 	free(s->name);
+	free(s->whole);
 	free(s);
 }
 
@@ -588,29 +590,68 @@ static bool level_save(const struct nsr_saver *s)
 	return s->since.tv_sec != 0 || s->since.tv_nsec != 0;
 }
 
-/* save_dirents - a level save records every directory's entry list (a
- * list the walker did not give, as of an entry built by hand, is bad
- * input: reported, and the directory goes without one). */
+/* save_dirents - every directory's entry list goes to the list callback
+ * (the index: full saves too, so that browsing knows what a directory
+ * held); a level save records it in the stream too.  A list the walker
+ * did not give, as of an entry built by hand, is bad input: reported,
+ * and the directory goes without one. */
 static int save_dirents(struct nsr_saver *s, const struct nsr_walk_ent *e)
 {
-	int rc;
+	int rc = NSR_OK;
 
-	if (!level_save(s) || e->type != NSR_ASM_DIR || !e->listed)
+	if (e->type != NSR_ASM_DIR || !e->listed)
 		return NSR_OK;
-	rc = nsr_asm_enc_dirents(s->enc, e->names, e->nnames);
+	if (level_save(s))
+		rc = nsr_asm_enc_dirents(s->enc, e->names, e->nnames);
 	if (rc == NSR_ERR_INVAL || rc == NSR_ERR_TOOBIG) {
 		report(s, e->path, EINVAL, "entry list");
-		rc = NSR_OK;
+		return NSR_OK;
 	}
+	if (rc == NSR_OK && s->cb.list)
+		rc = s->cb.list(s->cb.list_ctx, e->path, e->names, e->nnames);
 	return rc;
 }
 
-/* unchanged - a level save leaves out what did not change since its
- * reference; directories are always recorded. */
-static bool unchanged(const struct nsr_saver *s, const struct nsr_walk_ent *e)
+/* moved - a directory whose status changed since the reference but
+ * whose entries did not (status change time at or after it, modification
+ * time before): renamed or moved (or its mode or owner changed).  Its
+ * children keep their times, so a level save would store them under no
+ * path that exists now; it saves them all. */
+static bool moved(const struct nsr_saver *s, const struct nsr_walk_ent *e)
 {
-	return level_save(s) && e->type != NSR_ASM_DIR &&
+	return e->type == NSR_ASM_DIR &&
+	       nsr_level_changed(&e->st.st_ctim, &e->st.st_ctim, &s->since) &&
+	       !nsr_level_changed(&e->st.st_mtim, &e->st.st_mtim, &s->since);
+}
+
+/* below - is path p inside directory d? */
+static bool below(const char *p, const char *d)
+{
+	size_t n = strlen(d);
+
+	return strncmp(p, d, n) == 0 && (p[n] == '/' || strcmp(d, "/") == 0);
+}
+
+/* unchanged - a level save leaves out what did not change since its
+ * reference; directories are always recorded, and everything below a
+ * moved one (the walk gives a directory's objects right after it). */
+static int unchanged(struct nsr_saver *s, const struct nsr_walk_ent *e,
+		     bool *out)
+{
+	*out = false;
+	if (!level_save(s))
+		return NSR_OK;
+	if (s->whole != NULL && below(e->path, s->whole))
+		return NSR_OK;
+	free(s->whole);
+	s->whole = NULL;
+	if (moved(s, e)) {
+		s->whole = strdup(e->path);
+		return s->whole ? NSR_OK : NSR_ERR_NOMEM;
+	}
+	*out = e->type != NSR_ASM_DIR &&
 	       !nsr_level_changed(&e->st.st_mtim, &e->st.st_ctim, &s->since);
+	return NSR_OK;
 }
 
 /* save_other - FILE record + FILE_END for a non-regular object. */
@@ -649,6 +690,7 @@ static int save_other(struct nsr_saver *s, const struct nsr_walk_ent *e)
 /* nsr_saver_add_entry - save one walked object. */
 int nsr_saver_add_entry(struct nsr_saver *s, const struct nsr_walk_ent *e)
 {
+	bool skip;
 	int rc;
 
 	if (s->err)
@@ -660,7 +702,10 @@ int nsr_saver_add_entry(struct nsr_saver *s, const struct nsr_walk_ent *e)
 		report(s, e->path, e->err, e->what ? e->what : "walk");
 		return NSR_OK;
 	}
-	if (unchanged(s, e)) {
+	rc = unchanged(s, e, &skip);
+	if (rc)
+		return fail(s, rc);
+	if (skip) {
 		s->st.unchanged++;
 		return NSR_OK;
 	}

@@ -290,6 +290,17 @@ static void test_exit(int rc)
 		_exit(9);
 }
 
+/* index_failed - the index is bookkeeping for browsing: losing it must
+ * not lose the backup.  The data goes on; finish() says so. */
+static void index_failed(struct save_run *s)
+{
+	s->index_lost = 1;
+	snprintf(s->index_err, sizeof(s->index_err), "%s",
+		 nsr_ixclnt_errmsg(s->ix));
+	warn_cb(s, "the file index connection failed; the save goes on "
+		"without index entries");
+}
+
 /* to_index - one index entry per saved file. */
 static int to_index(void *arg, const struct nsr_asm_file *f, uint64_t off)
 {
@@ -303,15 +314,21 @@ static int to_index(void *arg, const struct nsr_asm_file *f, uint64_t off)
 	if (!s->ix || s->index_lost)
 		return NSR_OK;
 	nsr_cfi_entry_from_file(&e, f, off);
-	if (nsr_ixclnt_add(s->ix, &e) != NSR_OK) {
-		/* The index is bookkeeping for browsing: losing it must not
-		 * lose the backup.  The data goes on; finish() says so. */
-		s->index_lost = 1;
-		snprintf(s->index_err, sizeof(s->index_err), "%s",
-			 nsr_ixclnt_errmsg(s->ix));
-		warn_cb(s, "the file index connection failed; the save goes on "
-			"without index entries");
-	}
+	if (nsr_ixclnt_add(s->ix, &e) != NSR_OK)
+		index_failed(s);
+	return NSR_OK;
+}
+
+/* to_index_list - a directory's entry list to the index. */
+static int to_index_list(void *arg, const char *dir,
+			 const char *const *names, size_t n)
+{
+	struct save_run *s = arg;
+
+	if (!s->ix || s->index_lost)
+		return NSR_OK;
+	if (nsr_ixclnt_add_list(s->ix, dir, names, n) != NSR_OK)
+		index_failed(s);
 	return NSR_OK;
 }
 
@@ -447,6 +464,8 @@ static int stream(struct save_run *s, char *const *paths, size_t npaths,
 	cb.write_ctx = s;
 	cb.index = to_index;
 	cb.index_ctx = s;
+	cb.list = to_index_list;
+	cb.list_ctx = s;
 	cb.error = on_file_error;
 	cb.error_ctx = s;
 	rc = nsr_saver_new(&sv, &so, &cb);

@@ -24,13 +24,9 @@
 #include "nsr/rpc.h"
 #include "nsr/session.h"
 
-#define READ_CHUNK (1u << 20)
+#include "session_int.h"
 
-struct nsr_session_recover {
-	const struct nsr_session_recover_opts *o;
-	struct nsr_nsrd *nsrd;
-	struct nsr_ixclnt *ix; /* opened on first use (-a lookups) */
-};
+#define READ_CHUNK (1u << 20)
 
 /* One save set's restore: the options and every saved path the restore
  * reported on, so that after damage the index can name the files whose
@@ -366,6 +362,15 @@ int nsr_session_recover_ssid(struct nsr_session_recover *sr, uint32_t ssid,
 			     const char *const *paths, size_t npaths,
 			     struct nsr_restore_stats *out)
 {
+	return session_recover_set(sr, ssid, paths, npaths, 0, out);
+}
+
+/* session_recover_set - restore save set ssid: with exact, only the
+ * objects paths names (not what is below them). */
+int session_recover_set(struct nsr_session_recover *sr, uint32_t ssid,
+			const char *const *paths, size_t npaths, int exact,
+			struct nsr_restore_stats *out)
+{
 	const struct nsr_session_recover_opts *o = sr->o;
 	struct nsr_nsrd *nsrd = sr->nsrd;
 	rec_start_args a;
@@ -418,6 +423,7 @@ int nsr_session_recover_ssid(struct nsr_session_recover *sr, uint32_t ssid,
 	ro.dest = o->dest;
 	ro.paths = paths;
 	ro.npaths = npaths;
+	ro.exact = exact;
 	ro.conflict = o->conflict;
 	ro.keep_damaged = o->keep_damaged;
 	cb.restored = on_restored;
@@ -544,23 +550,6 @@ out:
 	return result;
 }
 
-/* Index lookup: the newest version's save set of one path. */
-struct pick {
-	uint64_t ssid;
-};
-
-/* pick_first - keep the save set of the first (newest) version. */
-static int pick_first(void *arg, const struct nsr_cfi_saveset *ss,
-		      const struct nsr_cfi_entry *e)
-{
-	struct pick *p = arg;
-
-	NSR_UNUSED(e);
-	p->ssid = ss->ssid;
-	return 1; /* newest first: the first one is what a browse shows */
-}
-
-
 /* nsr_session_recover_open - connect to nsrd on the server. */
 int nsr_session_recover_open(const struct nsr_session_recover_opts *o,
 			     struct nsr_session_recover **out,
@@ -583,44 +572,6 @@ int nsr_session_recover_open(const struct nsr_session_recover_opts *o,
 	}
 	*out = sr;
 	return NSR_OK;
-}
-
-/* nsr_session_recover_path - the newest version of path as of browse
- * (0 = now) in the client's file index, restored from its save set. */
-int nsr_session_recover_path(struct nsr_session_recover *sr,
-			     const char *path, int64_t browse,
-			     struct nsr_restore_stats *out)
-{
-	const struct nsr_session_recover_opts *o = sr->o;
-	struct rec_run run = {.o = o};
-	const char *one[1] = {path};
-	struct pick pk = {0};
-	struct nsr_buf err;
-	int rc;
-
-	if (!sr->ix) {
-		nsr_buf_init(&err, 0);
-		rc = nsr_ixclnt_open(o->server, &sr->ix, &err);
-		if (rc != NSR_OK)
-			say(&run, NSR_SESSION_ERROR, "cannot reach the index "
-			    "daemon on %s: %s", o->server, err.data);
-		nsr_buf_release(&err);
-		if (rc != NSR_OK)
-			return 1;
-	}
-	rc = nsr_ixclnt_find(sr->ix, o->client, path, browse, pick_first, &pk);
-	if (rc < 0) {
-		say(&run, NSR_SESSION_ERROR, "%s: %s", path,
-		    nsr_ixclnt_errmsg(sr->ix));
-		return 1;
-	}
-	if (!pk.ssid) {
-		say(&run, NSR_SESSION_ERROR,
-		    "%s: not in the index of client %s%s", path, o->client,
-		    browse ? " as of the browse time" : "");
-		return 1;
-	}
-	return nsr_session_recover_ssid(sr, (uint32_t)pk.ssid, one, 1, out);
 }
 
 /* nsr_session_recover_close - close and free (NULL is fine). */

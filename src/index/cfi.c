@@ -20,6 +20,9 @@
  *     NSR_ERR_STATE until it is reopened, which reloads the truth; the
  *     record file of a save set whose commit failed that way is kept (if
  *     the new catalogue did not land, the next writer removes it).
+ *  6. The last directory listing is kept (up to KEEP_MAX entries) until
+ *     the catalogue changes (commit, delete) or another one is asked
+ *     for: its hits index c->ss, which a change reorders.
  */
 #include "nsr/compat.h"
 
@@ -40,6 +43,7 @@
 #include "cfi_query_int.h"
 
 #define FLUSH_AT (256 * 1024) /* buffered record bytes before a write */
+#define KEEP_MAX (256 * 1024) /* entries of a listing kept for paging */
 
 /* A save set being written. */
 struct cfi_open_ss {
@@ -52,6 +56,26 @@ struct cfi_open_ss {
 	struct nsr_buf pending;
 	int err;	 /* sticky: a write failed */
 	int keep;	 /* commit was attempted: never unlink the file */
+	char *ldir;	 /* the directory list being added, if any */
+	uint32_t ltotal, lnext;
+	char llast[CFI_LIST_NAME_MAX + 1]; /* its last name so far */
+};
+
+/* One candidate of a directory listing. */
+struct hit {
+	struct nsr_cfi_entry e; /* e.path owned */
+	size_t rank;		/* 0 = newest save set */
+	size_t seq;		/* order within the scan */
+	size_t ssi;		/* index into c->ss */
+};
+
+/* The last directory listing, kept so that the next page of it costs no
+ * new scan (invariant 6). */
+struct cfi_listing {
+	char *dir; /* NULL = none kept */
+	int64_t t;
+	struct hit *hits;
+	size_t n;
 };
 
 struct nsr_cfi {
@@ -63,6 +87,7 @@ struct nsr_cfi {
 	struct cfi_open_ss *open;
 	size_t nopen;
 	int err; /* sticky NSR_ERR_STATE after a failed catalogue update */
+	struct cfi_listing last;
 };
 
 /* valid_client - a client name usable as one directory name. */
@@ -270,8 +295,19 @@ static void open_release(struct nsr_cfi *c, struct cfi_open_ss *o)
 		unlink(p);
 	free(p);
 	free(o->name);
+	free(o->ldir);
 	nsr_buf_release(&o->pending);
 	*o = c->open[--c->nopen];
+}
+
+/* listing_release - forget the kept listing (invariant 6). */
+static void listing_release(struct cfi_listing *k)
+{
+	for (size_t i = 0; i < k->n; i++)
+		free((char *)k->hits[i].e.path);
+	free(k->hits);
+	free(k->dir);
+	memset(k, 0, sizeof(*k));
 }
 
 /* nsr_cfi_close - close the index, dropping uncommitted save sets. */
@@ -281,6 +317,7 @@ void nsr_cfi_close(struct nsr_cfi *c)
 		return;
 	while (c->nopen > 0)
 		open_release(c, &c->open[c->nopen - 1]);
+	listing_release(&c->last);
 	free(c->open);
 	cfi_ss_free(c->ss, c->nss);
 	if (c->lock_fd >= 0)
@@ -362,21 +399,29 @@ static int flush(struct cfi_open_ss *o)
 	return NSR_OK;
 }
 
-/* nsr_cfi_add - append entries to a begun save set. */
-int nsr_cfi_add(struct nsr_cfi *c, uint64_t ssid,
-		const struct nsr_cfi_entry *e, size_t n)
+/* open_for_add - the begun save set ssid, if it may take records. */
+static int open_for_add(struct nsr_cfi *c, uint64_t ssid,
+			struct cfi_open_ss **out)
 {
-	struct cfi_open_ss *o = find_open(c, ssid);
-	int rc;
-
+	*out = find_open(c, ssid);
 	if (c->rdonly)
 		return NSR_ERR_READONLY;
 	if (c->err)
 		return c->err;
-	if (o == NULL)
+	if (*out == NULL)
 		return NSR_ERR_NOTFOUND;
-	if (o->err)
-		return o->err;
+	return (*out)->err;
+}
+
+/* nsr_cfi_add - append entries to a begun save set. */
+int nsr_cfi_add(struct nsr_cfi *c, uint64_t ssid,
+		const struct nsr_cfi_entry *e, size_t n)
+{
+	struct cfi_open_ss *o;
+	int rc = open_for_add(c, ssid, &o);
+
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < n; i++) {
 		size_t before = o->pending.len;
 
@@ -392,6 +437,75 @@ int nsr_cfi_add(struct nsr_cfi *c, uint64_t ssid,
 				return rc;
 		}
 	}
+	return NSR_OK;
+}
+
+/* list_piece_ok - names[0..n) may follow what o's list holds so far:
+ * valid, sorted, unique, and the piece continues the list (first 0
+ * starts one, once the one before is whole). */
+static int list_piece_ok(const struct cfi_open_ss *o, const char *dir,
+			 uint32_t total, uint32_t first,
+			 const char *const *names, size_t n)
+{
+	size_t plen = strlen(dir);
+
+	if (plen == 0 || plen > CFI_PATH_MAX || (n == 0) != (total == 0) ||
+	    (uint64_t)first + n > total)
+		return 0;
+	if (first != 0 && (o->ldir == NULL || strcmp(o->ldir, dir) != 0 ||
+			   o->ltotal != total || o->lnext != first))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *prev = i > 0 ? names[i - 1]
+				   : first > 0 ? o->llast : NULL;
+
+		if (!cfi_name_ok(names[i], strlen(names[i])) ||
+		    (prev != NULL && strcmp(prev, names[i]) >= 0))
+			return 0;
+	}
+	return 1;
+}
+
+/* nsr_cfi_add_list - append a piece of a directory's entry list. */
+int nsr_cfi_add_list(struct nsr_cfi *c, uint64_t ssid, const char *dir,
+		     uint32_t total, uint32_t first,
+		     const char *const *names, size_t n)
+{
+	struct cfi_open_ss *o;
+	size_t done = 0, taken;
+	char *ldir = NULL;
+	int rc = open_for_add(c, ssid, &o);
+
+	if (rc)
+		return rc;
+	if (dir == NULL || !list_piece_ok(o, dir, total, first, names, n))
+		return NSR_ERR_INVAL;
+	if (first == 0) {
+		ldir = strdup(dir);
+		if (ldir == NULL)
+			return NSR_ERR_NOMEM;
+	}
+	do {
+		rc = cfi_list_put(&o->pending, dir, total, first + done,
+				  names + done, n - done, &taken);
+		done += taken;
+		if (rc == NSR_OK && o->pending.len >= FLUSH_AT)
+			rc = flush(o);
+	} while (rc == NSR_OK && done < n);
+	if (rc) {
+		free(ldir);
+		o->err = rc; /* part of the list may be buffered */
+		return rc;
+	}
+	if (ldir != NULL) {
+		free(o->ldir);
+		o->ldir = ldir;
+		o->ltotal = total;
+		o->lnext = 0;
+	}
+	o->lnext += (uint32_t)n;
+	if (n > 0)
+		snprintf(o->llast, sizeof(o->llast), "%s", names[n - 1]);
 	return NSR_OK;
 }
 
@@ -418,6 +532,7 @@ int nsr_cfi_commit(struct nsr_cfi *c, uint64_t ssid)
 	nss = realloc(c->ss, (c->nss + 1) * sizeof(*nss));
 	if (nss == NULL)
 		return NSR_ERR_NOMEM;
+	listing_release(&c->last); /* invariant 6 */
 	c->ss = nss;
 	s = &c->ss[c->nss];
 	s->ssid = o->ssid;
@@ -436,6 +551,7 @@ int nsr_cfi_commit(struct nsr_cfi *c, uint64_t ssid)
 	o->name = NULL;
 	close(o->fd);
 	o->fd = -1;
+	free(o->ldir);
 	nsr_buf_release(&o->pending);
 	*o = c->open[--c->nopen];
 	qsort(c->ss, c->nss, sizeof(*c->ss), cmp_ss);
@@ -467,6 +583,7 @@ int nsr_cfi_delete(struct nsr_cfi *c, uint64_t ssid)
 		return c->err;
 	if (i < 0)
 		return NSR_ERR_NOTFOUND;
+	listing_release(&c->last); /* invariant 6 */
 	gone = c->ss[i];
 	memmove(&c->ss[i], &c->ss[i + 1], (c->nss - (size_t)i - 1) *
 						  sizeof(*c->ss));
@@ -550,20 +667,92 @@ static int child_of(const char *p, const char *d)
 	       strchr(p + n + 1, '/') == NULL;
 }
 
-/* One candidate of a directory listing. */
-struct hit {
-	struct nsr_cfi_entry e; /* e.path owned */
-	size_t rank;		/* 0 = newest save set */
-	size_t seq;		/* order within the scan */
-	size_t ssi;		/* index into c->ss */
+/* A directory's entry list, gathered from its pieces. */
+struct dlist {
+	char **names;
+	size_t n, cap;
+	uint32_t total;
+	size_t rank; /* of the save set holding it */
 };
 
 struct list_ctx {
 	const char *dir;
 	struct hit *hits;
 	size_t n, cap, rank, ssi;
-	int err;
+	struct dlist got;   /* the newest whole list of dir */
+	struct dlist build; /* the one being gathered */
+	int have;	    /* got is set */
 };
+
+/* dlist_release - free a gathered list. */
+static void dlist_release(struct dlist *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		free(d->names[i]);
+	free(d->names);
+	memset(d, 0, sizeof(*d));
+}
+
+/* list_piece - gather the newest whole entry list of the directory (a
+ * piece that does not continue the list drops it: never a partial one). */
+static int list_piece(void *vctx, const struct nsr_cfi_saveset *ss,
+		      const struct cfi_list *p)
+{
+	struct list_ctx *l = vctx;
+	struct dlist *b = &l->build;
+
+	NSR_UNUSED(ss);
+	if (l->have || strcmp(p->dir, l->dir) != 0)
+		return 0;
+	if (p->first == 0 || b->rank != l->rank || p->first != b->n ||
+	    p->total != b->total) {
+		dlist_release(b);
+		if (p->first != 0)
+			return 0;
+		b->total = p->total;
+		b->rank = l->rank;
+	}
+	if (b->n + p->n > b->cap) {
+		size_t cap = b->n + p->n + 64;
+		char **v = realloc(b->names, cap * sizeof(*v));
+
+		if (v == NULL)
+			return NSR_ERR_NOMEM;
+		b->names = v;
+		b->cap = cap;
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		b->names[b->n] = strdup(p->names[i]);
+		if (b->names[b->n] == NULL)
+			return NSR_ERR_NOMEM;
+		b->n++;
+	}
+	if (b->n == b->total) {
+		l->got = *b;
+		memset(b, 0, sizeof(*b));
+		l->have = 1;
+	}
+	return 0;
+}
+
+/* cmp_name - bsearch order of names. */
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* listed - may the newest version of a child, h, be shown?  Without a
+ * list, yes (every save set's entries merge); with one, if the list
+ * names it or a save set newer than the list's holds it. */
+static int listed(const struct list_ctx *l, const struct hit *h)
+{
+	const char *name = strrchr(h->e.path, '/') + 1;
+
+	if (!l->have || h->rank < l->got.rank)
+		return 1;
+	return l->got.n > 0 && bsearch(&name, l->got.names, l->got.n, sizeof(char *),
+		       cmp_name) != NULL;
+}
 
 /* list_visit - collect direct children of the directory. */
 static int list_visit(void *vctx, const struct nsr_cfi_saveset *ss,
@@ -609,12 +798,50 @@ static int cmp_hit(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* nsr_cfi_list_dir - browse a directory as of a time. */
-int nsr_cfi_list_dir(struct nsr_cfi *c, const char *dir, int64_t t,
-		     nsr_cfi_visit_fn visit, void *ctx)
+/* list_build - the children of l->dir as of t that a browse shows,
+ * sorted, in l->hits[0..l->n) (paths owned). */
+static int list_build(struct nsr_cfi *c, struct list_ctx *l, int64_t t)
 {
-	struct list_ctx l;
+	size_t n = 0;
+	int rc = NSR_OK;
+
+	/* Newest save set at or before t first. */
+	for (size_t i = c->nss; i-- > 0 && rc == NSR_OK;) {
+		if (c->ss[i].savetime > t)
+			continue;
+		l->ssi = i;
+		rc = cfi_scan_lists(c->dir, &c->ss[i], list_visit, list_piece,
+				    l);
+		l->rank++;
+	}
+	if (rc == NSR_OK && l->n > 1)
+		qsort(l->hits, l->n, sizeof(*l->hits), cmp_hit);
+	/* Keep the newest version of each path, if the list shows it. */
+	for (size_t i = 0; i < l->n; i++) {
+		if (rc == NSR_OK &&
+		    (n == 0 || strcmp(l->hits[i].e.path,
+				      l->hits[n - 1].e.path) != 0) &&
+		    listed(l, &l->hits[i]))
+			l->hits[n++] = l->hits[i];
+		else
+			free((char *)l->hits[i].e.path);
+	}
+	l->n = n;
+	return rc;
+}
+
+/* nsr_cfi_list_dir_from - browse a directory as of a time: the newest
+ * version of each child, and when a save set at or before t recorded the
+ * directory's entry list, only the children the newest such list names
+ * (or that a later save set at or before t holds); from the skip-th on,
+ * out of the kept listing when it is the same one (invariant 6). */
+int nsr_cfi_list_dir_from(struct nsr_cfi *c, const char *dir, int64_t t,
+			  size_t skip, nsr_cfi_visit_fn visit, void *ctx)
+{
+	struct cfi_listing *k = &c->last;
 	struct nsr_cfi_saveset v;
+	struct list_ctx l;
+	char *d;
 	int rc = NSR_OK;
 
 	memset(&l, 0, sizeof(l));
@@ -622,31 +849,36 @@ int nsr_cfi_list_dir(struct nsr_cfi *c, const char *dir, int64_t t,
 		return c->err;
 	if (dir == NULL || dir[0] == '\0')
 		return NSR_ERR_INVAL;
-	l.dir = trim(dir);
-	if (l.dir == NULL)
+	d = trim(dir);
+	if (d == NULL)
 		return NSR_ERR_NOMEM;
-	/* Newest save set at or before t first. */
-	for (size_t i = c->nss; i-- > 0 && rc == NSR_OK;) {
-		if (c->ss[i].savetime > t)
-			continue;
-		l.ssi = i;
-		rc = cfi_scan(c->dir, &c->ss[i], list_visit, &l);
-		l.rank++;
+	if (k->dir == NULL || strcmp(k->dir, d) != 0 || k->t != t) {
+		listing_release(k);
+		l.dir = d;
+		rc = list_build(c, &l, t);
+		dlist_release(&l.got);
+		dlist_release(&l.build);
+		k->dir = d;
+		k->t = t;
+		k->hits = l.hits;
+		k->n = l.n;
+		d = NULL;
 	}
-	if (rc == NSR_OK && l.n > 1)
-		qsort(l.hits, l.n, sizeof(*l.hits), cmp_hit);
-	for (size_t i = 0; i < l.n && rc == NSR_OK; i++) {
-		if (i > 0 &&
-		    strcmp(l.hits[i].e.path, l.hits[i - 1].e.path) == 0)
-			continue;
-		ss_view(&c->ss[l.hits[i].ssi], &v);
-		rc = visit(ctx, &v, &l.hits[i].e);
+	for (size_t i = skip; i < k->n && rc == NSR_OK; i++) {
+		ss_view(&c->ss[k->hits[i].ssi], &v);
+		rc = visit(ctx, &v, &k->hits[i].e);
 	}
-	for (size_t i = 0; i < l.n; i++)
-		free((char *)l.hits[i].e.path);
-	free(l.hits);
-	free((char *)l.dir);
+	if (rc < 0 || k->n > KEEP_MAX)
+		listing_release(k);
+	free(d);
 	return rc;
+}
+
+/* nsr_cfi_list_dir - browse a directory as of a time from its start. */
+int nsr_cfi_list_dir(struct nsr_cfi *c, const char *dir, int64_t t,
+		     nsr_cfi_visit_fn visit, void *ctx)
+{
+	return nsr_cfi_list_dir_from(c, dir, t, 0, visit, ctx);
 }
 
 struct find_ctx {

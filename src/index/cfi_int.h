@@ -5,17 +5,17 @@
  * Record file ss-<ssid>.rec:
  *	offset size meaning
  *	0      4    magic "NCFI" (0x4E434649)
- *	4      2    version (1)
+ *	4      2    version (2; 1 is still read: it has no list records)
  *	6      2    reserved, 0
  *	8      8    ssid
  *	16     8    savetime (signed epoch seconds)
  *	24     4    CRC-32C of bytes 0..23
  *	28     ...  records
  * Record:
- *	0      4    payload length L (<= NSR_CFI_MAX_RECORD)
+ *	0      4    payload length L (<= CFI_REC_MAX)
  *	4      L    payload
  *	4+L    4    CRC-32C of the payload
- * Payload:
+ * Entry payload (byte 0 is not 0):
  *	0      1    type (enum nsr_asm_ftype)
  *	1      3    reserved, 0
  *	4      4    mode (<= 07777)
@@ -27,6 +27,16 @@
  *	36     8    stream offset of the file record
  *	44     2    path length P (1..65535, NSR_ASM_LONGPATH_MAX)
  *	46     P    path bytes (no NUL)
+ * List payload (version 2): a piece of a directory's entry list
+ *	0      1    0
+ *	1      3    reserved, 0
+ *	4      4    total: names in the whole list
+ *	8      4    index in the list of this piece's first name
+ *	12     2    directory path length P (1..65535)
+ *	14     P    directory path bytes (no NUL)
+ *	14+P   ...  names, each 1 byte length N (1..255) and N bytes (no
+ *	            NUL, no '/', not "." or ".."), sorted bytewise, unique;
+ *	            none only for an empty list (total 0)
  *
  * Catalogue file "catalog":
  *	0      4    magic "NCAT" (0x4E434154)
@@ -49,9 +59,15 @@
 
 #define CFI_REC_MAGIC 0x4E434649u
 #define CFI_CAT_MAGIC 0x4E434154u
-#define CFI_VERSION 1
+#define CFI_VERSION 1	  /* catalogue */
+#define CFI_REC_VERSION 2 /* record file; 1 is still read */
 #define CFI_HDR_LEN 28
 #define CFI_FIXED_LEN 46
+#define CFI_LIST_FIXED 14
+#define CFI_LIST_NAME_MAX 255
+/* the largest record payload: a list piece with the longest path and the
+ * longest name */
+#define CFI_REC_MAX (CFI_LIST_FIXED + CFI_PATH_MAX + 1 + CFI_LIST_NAME_MAX)
 #define CFI_PATH_MAX 65535 /* as NSR_ASM_LONGPATH_MAX: any saved path */
 #define CFI_NAME_MAX 4095  /* a save set name in the catalogue */
 #define CFI_MAX_SAVESETS 1000000u
@@ -65,11 +81,46 @@ struct cfi_ss {
 	char *name;
 };
 
-/* cfi_hdr_put - the 28-byte record file header. */
+/* A decoded piece of a directory list: names[0..n) are the list's
+ * entries first .. first+n-1 (borrowed from the decoder's buffers). */
+struct cfi_list {
+	const char *dir;
+	uint32_t total, first;
+	size_t n;
+	const char **names;
+};
+
+/* Scratch space of the list decoder (cfi_list_get). */
+struct cfi_list_buf {
+	char dir[CFI_PATH_MAX + 1];
+	char names[CFI_REC_MAX];
+	const char *ptr[CFI_REC_MAX / 2];
+};
+
+/* What a record file scan calls: entries and (version 2) list pieces;
+ * either may be NULL. */
+typedef int (*cfi_list_fn)(void *ctx, const struct nsr_cfi_saveset *ss,
+			   const struct cfi_list *l);
+
+/* cfi_hdr_put - the 28-byte record file header (version 2). */
 void cfi_hdr_put(uint8_t *out, uint64_t ssid, int64_t savetime);
 /* cfi_hdr_get - check and decode it: NSR_OK, NSR_ERR_CORRUPT,
- * NSR_ERR_CHECKSUM, NSR_ERR_UNSUPPORTED. */
-int cfi_hdr_get(const uint8_t *in, uint64_t *ssid, int64_t *savetime);
+ * NSR_ERR_CHECKSUM, NSR_ERR_UNSUPPORTED.  *version gets 1 or 2. */
+int cfi_hdr_get(const uint8_t *in, uint64_t *ssid, int64_t *savetime,
+		unsigned *version);
+/* cfi_name_ok - a name a directory list may hold (1..255 bytes, no '/',
+ * not "." or ".."; n bytes, NUL-free checked by the caller). */
+int cfi_name_ok(const char *name, size_t n);
+/* cfi_list_put - append one list record of dir holding names[0..n) from
+ * index first of a list of total; as many names as fit, *taken says how
+ * many (at least one when n > 0).  NSR_ERR_INVAL (bad path). */
+int cfi_list_put(struct nsr_buf *out, const char *dir, uint32_t total,
+		 uint32_t first, const char *const *names, size_t n,
+		 size_t *taken);
+/* cfi_list_get - decode one list payload (frame and CRC checked) into l,
+ * borrowing b.  NSR_ERR_CORRUPT. */
+int cfi_list_get(const uint8_t *p, size_t len, struct cfi_list *l,
+		 struct cfi_list_buf *b);
 /* cfi_rec_put - append the framed record of e to out. */
 int cfi_rec_put(struct nsr_buf *out, const struct nsr_cfi_entry *e);
 /* cfi_rec_get - decode one payload (frame and CRC already checked); path

@@ -18,24 +18,76 @@
 #include "cfi_int.h"
 #include "cfi_query_int.h"
 
+/* What decode_records calls, and its scratch space. */
+struct rec_cb {
+	const struct nsr_cfi_saveset *ss;
+	unsigned version;
+	nsr_cfi_visit_fn visit;
+	cfi_list_fn list;
+	void *ctx;
+	char *path;		/* CFI_PATH_MAX + 1: not on a stack */
+	struct cfi_list_buf *lb;
+};
+
+/* rec_cb_init - scratch space for decoding records. */
+static int rec_cb_init(struct rec_cb *cb, const struct nsr_cfi_saveset *ss,
+		       unsigned version, nsr_cfi_visit_fn visit,
+		       cfi_list_fn list, void *ctx)
+{
+	cb->ss = ss;
+	cb->version = version;
+	cb->visit = visit;
+	cb->list = list;
+	cb->ctx = ctx;
+	cb->path = malloc(CFI_PATH_MAX + 1);
+	cb->lb = malloc(sizeof(*cb->lb));
+	return cb->path && cb->lb ? NSR_OK : NSR_ERR_NOMEM;
+}
+
+/* rec_cb_release - free the scratch space. */
+static void rec_cb_release(struct rec_cb *cb)
+{
+	free(cb->path);
+	free(cb->lb);
+}
+
+/* decode_one - one checked payload: an entry, or (version 2) a piece of
+ * a directory list. */
+static int decode_one(struct rec_cb *cb, const uint8_t *p, uint32_t len)
+{
+	struct nsr_cfi_entry e;
+	struct cfi_list l;
+	int rc;
+
+	if (p[0] == 0) {
+		if (cb->version < 2)
+			return NSR_ERR_CORRUPT;
+		rc = cfi_list_get(p, len, &l, cb->lb);
+		if (rc == NSR_OK && cb->list)
+			rc = cb->list(cb->ctx, cb->ss, &l);
+		return rc;
+	}
+	if (len > NSR_CFI_MAX_RECORD)
+		return NSR_ERR_CORRUPT;
+	rc = cfi_rec_get(p, len, &e, cb->path);
+	if (rc == NSR_OK && cb->visit)
+		rc = cb->visit(cb->ctx, cb->ss, &e);
+	return rc;
+}
+
 /* decode_records - decode the complete records at p[0..n); *used gets
  * the bytes consumed.  A record that does not fit is left for later. */
-static int decode_records(const uint8_t *p, size_t n,
-			  const struct nsr_cfi_saveset *ss,
-			  nsr_cfi_visit_fn visit, void *ctx, size_t *used)
+static int decode_records(struct rec_cb *cb, const uint8_t *p, size_t n,
+			  size_t *used)
 {
-	char *path = malloc(CFI_PATH_MAX + 1); /* not on a worker's stack */
-	struct nsr_cfi_entry e;
 	size_t at = 0;
 	int rc = NSR_OK;
 
 	*used = 0;
-	if (path == NULL)
-		return NSR_ERR_NOMEM;
 	while (n - at >= 4 && rc == NSR_OK) {
 		uint32_t len = nsr_get_u32(p + at);
 
-		if (len < CFI_FIXED_LEN || len > NSR_CFI_MAX_RECORD) {
+		if (len < CFI_LIST_FIXED || len > CFI_REC_MAX) {
 			rc = NSR_ERR_CORRUPT;
 			break;
 		}
@@ -46,15 +98,10 @@ static int decode_records(const uint8_t *p, size_t n,
 			rc = NSR_ERR_CHECKSUM;
 			break;
 		}
-		rc = cfi_rec_get(p + at + 4, len, &e, path);
-		if (rc)
-			break;
+		rc = decode_one(cb, p + at + 4, len);
 		at += (size_t)len + 8;
 		*used = at;
-		if (visit)
-			rc = visit(ctx, ss, &e);
 	}
-	free(path);
 	return rc;
 }
 
@@ -64,20 +111,25 @@ int nsr_cfi_decode_file(const void *data, size_t n, nsr_cfi_visit_fn visit,
 {
 	const uint8_t *p = data;
 	struct nsr_cfi_saveset ss;
+	struct rec_cb cb;
 	size_t used = 0;
+	unsigned version;
 	int rc;
 
 	memset(&ss, 0, sizeof(ss));
 	ss.name = "";
 	if (n < CFI_HDR_LEN)
 		return NSR_ERR_TRUNCATED;
-	rc = cfi_hdr_get(p, &ss.ssid, &ss.savetime);
+	rc = cfi_hdr_get(p, &ss.ssid, &ss.savetime, &version);
 	if (rc)
 		return rc;
-	rc = decode_records(p + CFI_HDR_LEN, n - CFI_HDR_LEN, &ss, visit, ctx,
-			    &used);
+	rc = rec_cb_init(&cb, &ss, version, visit, NULL, ctx);
+	if (rc == NSR_OK)
+		rc = decode_records(&cb, p + CFI_HDR_LEN, n - CFI_HDR_LEN,
+				    &used);
 	if (rc == NSR_OK && used != n - CFI_HDR_LEN)
 		rc = NSR_ERR_TRUNCATED;
+	rec_cb_release(&cb);
 	return rc;
 }
 
@@ -85,11 +137,20 @@ int nsr_cfi_decode_file(const void *data, size_t n, nsr_cfi_visit_fn visit,
 int cfi_scan(const char *dir, const struct cfi_ss *s, nsr_cfi_visit_fn visit,
 	     void *ctx)
 {
+	return cfi_scan_lists(dir, s, visit, NULL, ctx);
+}
+
+/* cfi_scan_lists - visit the entries and list pieces of a record file. */
+int cfi_scan_lists(const char *dir, const struct cfi_ss *s,
+		   nsr_cfi_visit_fn visit, cfi_list_fn list, void *ctx)
+{
 	struct nsr_cfi_saveset ss;
+	struct rec_cb cb;
 	struct nsr_buf b;
 	char *path = NULL;
 	uint64_t left = s->length, ssid = 0;
 	int64_t savetime = 0;
+	unsigned version = 0;
 	int fd = -1, rc;
 
 	ss.ssid = s->ssid;
@@ -97,6 +158,9 @@ int cfi_scan(const char *dir, const struct cfi_ss *s, nsr_cfi_visit_fn visit,
 	ss.entries = s->entries;
 	ss.name = s->name;
 	nsr_buf_init(&b, 0);
+	rc = rec_cb_init(&cb, &ss, 0, visit, list, ctx);
+	if (rc)
+		goto out;
 	if (asprintf(&path, "%s/ss-%" PRIu64 ".rec", dir, s->ssid) < 0) {
 		path = NULL;
 		rc = NSR_ERR_NOMEM;
@@ -130,16 +194,18 @@ int cfi_scan(const char *dir, const struct cfi_ss *s, nsr_cfi_visit_fn visit,
 				rc = NSR_ERR_CORRUPT;
 				goto out;
 			}
-			rc = cfi_hdr_get((uint8_t *)b.data, &ssid, &savetime);
+			rc = cfi_hdr_get((uint8_t *)b.data, &ssid, &savetime,
+					 &version);
 			if (rc == NSR_OK && ssid != s->ssid)
 				rc = NSR_ERR_CORRUPT;
 			if (rc)
 				goto out;
+			cb.version = version;
 			skip = CFI_HDR_LEN;
 		}
 		left -= got;
-		rc = decode_records((uint8_t *)b.data + skip, b.len - skip,
-				    &ss, visit, ctx, &used);
+		rc = decode_records(&cb, (uint8_t *)b.data + skip,
+				    b.len - skip, &used);
 		if (rc)
 			goto out;
 		used += skip;
@@ -151,6 +217,7 @@ out:
 	if (fd >= 0)
 		close(fd);
 	free(path);
+	rec_cb_release(&cb);
 	nsr_buf_release(&b);
 	return rc;
 }

@@ -1,8 +1,8 @@
 /*
  * cfi_rebuild.c - index a save set from its save stream (scanner -i):
  * the stream is decoded incrementally and each file record becomes an
- * entry with its stream offset; the save set is committed only if the
- * whole stream decoded.
+ * entry with its stream offset, each directory's entry list (DIRENTS)
+ * a list; the save set is committed only if the whole stream decoded.
  */
 #include "nsr/compat.h"
 
@@ -12,6 +12,7 @@
 #include "cfi_int.h"
 
 #define BATCH 512
+#define LIST_PIECE 4096 /* names of a directory list added at once */
 
 struct nsr_cfi_rebuild {
 	struct nsr_cfi *cfi;
@@ -22,7 +23,19 @@ struct nsr_cfi_rebuild {
 	struct nsr_cfi_entry batch[BATCH];
 	char *paths[BATCH];
 	size_t n;
+	char *dir;		 /* the last directory: DIRENTS follow it */
+	char *names[LIST_PIECE]; /* its list's names not added yet */
+	size_t nnames;
+	uint32_t first;		 /* index of names[0] in the list */
 };
+
+/* clear_names - free the collected names of a list piece. */
+static void clear_names(struct nsr_cfi_rebuild *rb)
+{
+	for (size_t i = 0; i < rb->nnames; i++)
+		free(rb->names[i]);
+	rb->nnames = 0;
+}
 
 /* flush_batch - add the collected entries. */
 static int flush_batch(struct nsr_cfi_rebuild *rb)
@@ -61,6 +74,14 @@ static int on_file(void *ctx, const struct nsr_asm_file *f, uint64_t off)
 {
 	struct nsr_cfi_rebuild *rb = ctx;
 
+	clear_names(rb);
+	free(rb->dir);
+	rb->dir = NULL;
+	if (f->type == NSR_ASM_DIR) {
+		rb->dir = strdup(f->path);
+		if (rb->dir == NULL)
+			return NSR_ERR_NOMEM;
+	}
 	rb->paths[rb->n] = strdup(f->path);
 	if (rb->paths[rb->n] == NULL)
 		return NSR_ERR_NOMEM;
@@ -70,12 +91,41 @@ static int on_file(void *ctx, const struct nsr_asm_file *f, uint64_t off)
 	return rb->n == BATCH ? flush_batch(rb) : 0;
 }
 
+/* on_dirent - a name of the last directory's list, added in pieces
+ * (the decoder checked the order and the count). */
+static int on_dirent(void *ctx, const char *name, uint32_t index,
+		     uint32_t total)
+{
+	struct nsr_cfi_rebuild *rb = ctx;
+	int rc;
+
+	if (rb->dir == NULL)
+		return NSR_ERR_CORRUPT;
+	if (name == NULL) /* an empty directory */
+		return nsr_cfi_add_list(rb->cfi, rb->ssid, rb->dir, 0, 0,
+					NULL, 0);
+	if (rb->nnames == 0)
+		rb->first = index;
+	rb->names[rb->nnames] = strdup(name);
+	if (rb->names[rb->nnames] == NULL)
+		return NSR_ERR_NOMEM;
+	rb->nnames++;
+	if (rb->nnames < LIST_PIECE && index + 1 < total)
+		return 0;
+	rc = nsr_cfi_add_list(rb->cfi, rb->ssid, rb->dir, total, rb->first,
+			      (const char *const *)rb->names, rb->nnames);
+	clear_names(rb);
+	return rc;
+}
+
 /* nsr_cfi_rebuild_new - start indexing a save stream. */
 int nsr_cfi_rebuild_new(struct nsr_cfi_rebuild **out, struct nsr_cfi *c,
 			uint64_t ssid)
 {
 	static const struct nsr_asm_dec_ops ops = {
-		on_header, on_file, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+		.header = on_header,
+		.file = on_file,
+		.dirent = on_dirent,
 	};
 	struct nsr_cfi_rebuild *rb;
 	int rc;
@@ -136,6 +186,8 @@ void nsr_cfi_rebuild_free(struct nsr_cfi_rebuild *rb)
 		return;
 	for (size_t i = 0; i < rb->n; i++)
 		free(rb->paths[i]);
+	clear_names(rb);
+	free(rb->dir);
 	if (rb->begun)
 		nsr_cfi_abort(rb->cfi, rb->ssid);
 	nsr_asm_dec_free(rb->dec);

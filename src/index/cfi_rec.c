@@ -15,7 +15,7 @@
 void cfi_hdr_put(uint8_t *out, uint64_t ssid, int64_t savetime)
 {
 	nsr_put_u32(out, CFI_REC_MAGIC);
-	nsr_put_u16(out + 4, CFI_VERSION);
+	nsr_put_u16(out + 4, CFI_REC_VERSION);
 	nsr_put_u16(out + 6, 0);
 	nsr_put_u64(out + 8, ssid);
 	nsr_put_u64(out + 16, (uint64_t)savetime);
@@ -23,13 +23,15 @@ void cfi_hdr_put(uint8_t *out, uint64_t ssid, int64_t savetime)
 }
 
 /* cfi_hdr_get - check and decode the record file header. */
-int cfi_hdr_get(const uint8_t *in, uint64_t *ssid, int64_t *savetime)
+int cfi_hdr_get(const uint8_t *in, uint64_t *ssid, int64_t *savetime,
+		unsigned *version)
 {
 	if (nsr_get_u32(in) != CFI_REC_MAGIC)
 		return NSR_ERR_CORRUPT;
 	if (nsr_get_u32(in + 24) != nsr_crc32c(0, in, 24))
 		return NSR_ERR_CHECKSUM;
-	if (nsr_get_u16(in + 4) != CFI_VERSION)
+	*version = nsr_get_u16(in + 4);
+	if (*version != 1 && *version != CFI_REC_VERSION)
 		return NSR_ERR_UNSUPPORTED;
 	if (nsr_get_u16(in + 6) != 0)
 		return NSR_ERR_CORRUPT;
@@ -100,6 +102,96 @@ int cfi_rec_get(const uint8_t *p, size_t len, struct nsr_cfi_entry *e,
 	memcpy(pathbuf, p + CFI_FIXED_LEN, plen);
 	pathbuf[plen] = '\0';
 	e->path = pathbuf;
+	return NSR_OK;
+}
+
+/* cfi_name_ok - a name a directory list may hold. */
+int cfi_name_ok(const char *name, size_t n)
+{
+	if (n == 0 || n > CFI_LIST_NAME_MAX || memchr(name, '/', n) != NULL)
+		return 0;
+	return !(name[0] == '.' && (n == 1 || (n == 2 && name[1] == '.')));
+}
+
+/* cfi_list_put - append one framed list record (as many names as fit). */
+int cfi_list_put(struct nsr_buf *out, const char *dir, uint32_t total,
+		 uint32_t first, const char *const *names, size_t n,
+		 size_t *taken)
+{
+	size_t plen = strlen(dir), at, len = CFI_LIST_FIXED + plen, k = 0;
+	uint8_t *p;
+	int rc;
+
+	*taken = 0;
+	if (plen == 0 || plen > CFI_PATH_MAX)
+		return NSR_ERR_INVAL;
+	while (k < n && len + 1 + strlen(names[k]) <= CFI_REC_MAX)
+		len += 1 + strlen(names[k++]);
+	rc = nsr_buf_grow(out, len + 8);
+	if (rc)
+		return rc;
+	at = out->len;
+	p = (uint8_t *)out->data + at;
+	nsr_put_u32(p, (uint32_t)len);
+	p += 4;
+	memset(p, 0, 4);
+	nsr_put_u32(p + 4, total);
+	nsr_put_u32(p + 8, first);
+	nsr_put_u16(p + 12, (uint16_t)plen);
+	memcpy(p + CFI_LIST_FIXED, dir, plen);
+	p += CFI_LIST_FIXED + plen;
+	for (size_t i = 0; i < k; i++) {
+		size_t nl = strlen(names[i]);
+
+		*p++ = (uint8_t)nl;
+		memcpy(p, names[i], nl);
+		p += nl;
+	}
+	nsr_put_u32(p, nsr_crc32c(0, out->data + at + 4, len));
+	nsr_buf_setlen(out, at + len + 8);
+	*taken = k;
+	return NSR_OK;
+}
+
+/* cfi_list_get - decode and check one list payload. */
+int cfi_list_get(const uint8_t *p, size_t len, struct cfi_list *l,
+		 struct cfi_list_buf *b)
+{
+	size_t plen, at, used = 0;
+
+	memset(l, 0, sizeof(*l));
+	if (len < CFI_LIST_FIXED || len > CFI_REC_MAX || p[0] != 0 ||
+	    p[1] != 0 || p[2] != 0 || p[3] != 0)
+		return NSR_ERR_CORRUPT;
+	l->total = nsr_get_u32(p + 4);
+	l->first = nsr_get_u32(p + 8);
+	plen = nsr_get_u16(p + 12);
+	if (plen == 0 || CFI_LIST_FIXED + plen > len ||
+	    memchr(p + CFI_LIST_FIXED, '\0', plen) != NULL)
+		return NSR_ERR_CORRUPT;
+	memcpy(b->dir, p + CFI_LIST_FIXED, plen);
+	b->dir[plen] = '\0';
+	l->dir = b->dir;
+	l->names = b->ptr;
+	for (at = CFI_LIST_FIXED + plen; at < len;) {
+		size_t nl = p[at++];
+		char *name = b->names + used;
+
+		if (nl > len - at || memchr(p + at, '\0', nl) != NULL ||
+		    !cfi_name_ok((const char *)p + at, nl))
+			return NSR_ERR_CORRUPT;
+		memcpy(name, p + at, nl);
+		name[nl] = '\0';
+		if (l->n > 0 && strcmp(l->names[l->n - 1], name) >= 0)
+			return NSR_ERR_CORRUPT; /* sorted and unique */
+		b->ptr[l->n++] = name;
+		used += nl + 1;
+		at += nl;
+	}
+	/* only an empty list has no names; a piece stays within its list */
+	if ((l->n == 0 && l->total != 0) ||
+	    (uint64_t)l->first + l->n > l->total)
+		return NSR_ERR_CORRUPT;
 	return NSR_OK;
 }
 

@@ -141,7 +141,9 @@ mv "$T/c/deep" "$T/c/deeper"
 lvl_save incr i2
 I2=$SSID
 dump "$I2" i2
-expect_objs i2 "file /a/keep1" "file /a/moved"
+# a renamed directory keeps its times, and so do its files: it is saved
+# with everything below it (else they would be under no path that exists)
+expect_objs i2 "file /a/keep1" "file /a/moved" "file /c/deeper/f"
 expect_lists i2 "list : a b c d" "list /a: keep1 mod1 moved new1" \
 	"list /b: keep2 ren2" "list /c: deeper new2" "list /c/deeper: f" \
 	"list /d:"

@@ -1,7 +1,9 @@
 /*
  * index_clnt.c - client calls of the nsrindexd protocol, with entry
  * batching so a save costs one round trip per 512 files, not per file
- * (or per 1 MB of paths, when long paths make the entries large).
+ * (or per 1 MB of paths, when long paths make the entries large), and
+ * directory lists batched the same way (IX_LISTS_MAX pieces or 1 MB of
+ * names per IX_ADD_LISTS).
  */
 #include "nsr/compat.h"
 
@@ -21,6 +23,9 @@ struct nsr_ixclnt {
 	ix_entry batch[BATCH];
 	unsigned n;
 	size_t bytes; /* path bytes queued */
+	ix_dirlist lists[IX_LISTS_MAX];
+	unsigned nlists;
+	size_t lbytes; /* name bytes queued */
 	char err[1024];
 };
 
@@ -73,12 +78,28 @@ static void clear_batch(struct nsr_ixclnt *ix)
 	ix->bytes = 0;
 }
 
+/* clear_lists - free the copied list pieces queued. */
+static void clear_lists(struct nsr_ixclnt *ix)
+{
+	for (unsigned i = 0; i < ix->nlists; i++) {
+		ix_dirlist *d = &ix->lists[i];
+
+		for (u_int k = 0; k < d->names.names_len; k++)
+			free(d->names.names_val[k]);
+		free(d->names.names_val);
+		free(d->path);
+	}
+	ix->nlists = 0;
+	ix->lbytes = 0;
+}
+
 /* nsr_ixclnt_close - drop queued entries, close, free. */
 void nsr_ixclnt_close(struct nsr_ixclnt *ix)
 {
 	if (!ix)
 		return;
 	clear_batch(ix);
+	clear_lists(ix);
 	nsr_peer_free(ix->peer);
 	free(ix->client);
 	free(ix);
@@ -194,12 +215,75 @@ int nsr_ixclnt_add(struct nsr_ixclnt *ix, const struct nsr_cfi_entry *e)
 							  : NSR_OK;
 }
 
+/* flush_lists - send the queued list pieces. */
+static int flush_lists(struct nsr_ixclnt *ix)
+{
+	ix_lists_args a = {ix->client, ix->ssid, {ix->nlists, ix->lists}};
+	int rc = NSR_OK;
+
+	if (ix->nlists)
+		rc = void_call(ix, IX_ADD_LISTS, NSR_XDR(xdr_ix_lists_args),
+			       &a);
+	clear_lists(ix);
+	return rc;
+}
+
+/* queue_piece - queue names[0..n) as entries first.. of dir's list. */
+static int queue_piece(struct nsr_ixclnt *ix, const char *dir,
+		       uint32_t total, uint32_t first,
+		       const char *const *names, size_t n)
+{
+	ix_dirlist *d = &ix->lists[ix->nlists];
+
+	memset(d, 0, sizeof(*d));
+	d->total = total;
+	d->first = first;
+	d->path = strdup(dir);
+	d->names.names_val = calloc(n + 1, sizeof(char *));
+	ix->nlists++; /* clear_lists frees what was copied */
+	if (!d->path || !d->names.names_val)
+		return NSR_ERR_NOMEM;
+	for (size_t i = 0; i < n; i++) {
+		d->names.names_val[i] = strdup(names[i]);
+		if (!d->names.names_val[i])
+			return NSR_ERR_NOMEM;
+		d->names.names_len++;
+		ix->lbytes += strlen(names[i]);
+	}
+	ix->lbytes += strlen(dir);
+	return ix->nlists == IX_LISTS_MAX || ix->lbytes >= BATCH_BYTES
+		       ? flush_lists(ix)
+		       : NSR_OK;
+}
+
+/* nsr_ixclnt_add_list - queue a directory's entry list, in pieces of
+ * IX_NAMES_MAX names; sends a batch when full. */
+int nsr_ixclnt_add_list(struct nsr_ixclnt *ix, const char *dir,
+			const char *const *names, size_t n)
+{
+	size_t at = 0;
+	int rc;
+
+	if (n > UINT32_MAX)
+		return NSR_ERR_TOOBIG;
+	do {
+		size_t k = NSR_MIN(n - at, (size_t)IX_NAMES_MAX);
+
+		rc = queue_piece(ix, dir, (uint32_t)n, (uint32_t)at,
+				 names + at, k);
+		at += k;
+	} while (rc == NSR_OK && at < n);
+	return rc;
+}
+
 /* nsr_ixclnt_commit - send the rest, then IX_COMMIT. */
 int nsr_ixclnt_commit(struct nsr_ixclnt *ix)
 {
 	ix_ss_args a;
 	int rc = flush(ix);
 
+	if (rc == NSR_OK)
+		rc = flush_lists(ix);
 	if (rc)
 		return rc;
 	a.client = ix->client;
@@ -213,6 +297,7 @@ int nsr_ixclnt_abort(struct nsr_ixclnt *ix)
 	ix_ss_args a;
 
 	clear_batch(ix);
+	clear_lists(ix);
 	if (!ix->client)
 		return NSR_OK;
 	a.client = ix->client;

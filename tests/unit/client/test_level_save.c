@@ -3,7 +3,9 @@
  * changed at or after since is stored (modified, chmod'ed, renamed,
  * moved in with an old modification time), every directory is recorded
  * with exactly the names it holds (the walker's list, walk.h), and a
- * full save stores everything and no list.
+ * full save stores everything and no list; a renamed or moved directory
+ * is stored with everything below it; every save, full too, gives every
+ * list to the list callback (the client file index).
  */
 #include "nsr/compat.h"
 
@@ -24,8 +26,21 @@
  * per directory list (paths relative to the tree). */
 struct seen {
 	struct nsr_buf text;
+	struct nsr_buf lists; /* the list callback's: "rel: a b" */
 	size_t root_len;
 };
+
+/* on_list - the list callback: "rel: a b". */
+static int on_list(void *ctx, const char *dir, const char *const *names,
+		   size_t n)
+{
+	struct seen *s = ctx;
+
+	nsr_buf_addf(&s->lists, "%s:", dir + s->root_len);
+	for (size_t i = 0; i < n; i++)
+		nsr_buf_addf(&s->lists, " %s", names[i]);
+	return nsr_buf_addstr(&s->lists, "\n");
+}
 
 /* mem_sink - collect the stream. */
 static int mem_sink(void *ctx, const void *p, size_t n)
@@ -61,6 +76,24 @@ static int on_dirent(void *ctx, const char *name, uint32_t index,
 #define mk nsr_test_mkfile
 #define at nsr_test_path
 
+/* md - make directory rel under root. */
+static void md(const char *root, const char *rel)
+{
+	assert_int_equal(mkdir(at(root, rel), 0755), 0);
+}
+
+/* build - make spec[0..n) under root: "d/" a directory, else a file
+ * holding its own name. */
+static void build(const char *root, const char *const *spec, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (spec[i][strlen(spec[i]) - 1] == '/')
+			assert_int_equal(mkdir(at(root, spec[i]), 0755), 0);
+		else
+			mk(root, spec[i], spec[i]);
+	}
+}
+
 /* save - save root at since (zero = full) and decode what was stored;
  * *unchanged gets the saver's count of objects left out. */
 static void save(const char *root, struct timespec since, struct seen *out,
@@ -79,10 +112,13 @@ static void save(const char *root, struct timespec since, struct seen *out,
 
 	nsr_buf_init(&stream, 0);
 	nsr_buf_reset(&out->text);
+	nsr_buf_reset(&out->lists);
 	out->root_len = strlen(root);
 	o.since = since;
 	cb.write = mem_sink;
 	cb.write_ctx = &stream;
+	cb.list = on_list;
+	cb.list_ctx = out;
 	assert_int_equal(nsr_saver_new(&sv, &o, &cb), NSR_OK);
 	assert_int_equal(nsr_saver_add_path(sv, root), NSR_OK);
 	assert_int_equal(nsr_saver_finish(sv), NSR_OK);
@@ -104,6 +140,14 @@ static void pause_ms(long ms)
 	nanosleep(&t, NULL);
 }
 
+/* reference - the time a reference backup begins, between changes. */
+static void reference(struct timespec *since)
+{
+	pause_ms(50);
+	assert_int_equal(clock_gettime(CLOCK_REALTIME, since), 0);
+	pause_ms(50);
+}
+
 /* test_level_save - what an incremental stores, and what a full does. */
 static void test_level_save(void **state)
 {
@@ -116,10 +160,11 @@ static void test_level_save(void **state)
 
 	NSR_UNUSED(state);
 	nsr_buf_init(&s.text, 0);
+	nsr_buf_init(&s.lists, 0);
 	/* The tree as the reference backup saw it. */
-	assert_int_equal(mkdir(at(root, "t"), 0755), 0);
-	assert_int_equal(mkdir(at(root, "t/sub"), 0755), 0);
-	assert_int_equal(mkdir(at(root, "t/quiet"), 0755), 0);
+	md(root, "t");
+	md(root, "t/sub");
+	md(root, "t/quiet");
 	mk(at(root, "t"), "keep", "k");
 	mk(at(root, "t"), "modify", "m");
 	mk(at(root, "t"), "chmod", "c");
@@ -136,9 +181,7 @@ static void test_level_save(void **state)
 	assert_int_equal(bind(sock, (struct sockaddr *)&sa, sizeof(sa)), 0);
 
 	/* The reference begins; then the changes. */
-	pause_ms(50);
-	assert_int_equal(clock_gettime(CLOCK_REALTIME, &since), 0);
-	pause_ms(50);
+	reference(&since);
 	mk(at(root, "t"), "modify", "changed");
 	assert_int_equal(chmod(at(root, "t/chmod"), 0600), 0);
 	assert_int_equal(
@@ -160,24 +203,71 @@ static void test_level_save(void **state)
 			    "F /sub/renamed\n");
 	/* keep, keep-link, quiet/still, sub/inner */
 	assert_int_equal(unchanged, 4);
+	assert_string_equal(s.lists.data,
+			    ": chmod keep keep-link modify moved-in quiet sock "
+			    "sub\n/quiet: still\n/sub: inner renamed\n");
 
-	/* A full: everything, no list. */
+	/* A full: everything, no list in the stream, every list to the
+	 * callback. */
 	since.tv_sec = 0;
 	since.tv_nsec = 0;
 	save(at(root, "t"), since, &s, &unchanged);
 	assert_null(strstr(s.text.data, "L:"));
+	assert_string_equal(s.lists.data,
+			    ": chmod keep keep-link modify moved-in quiet sock "
+			    "sub\n/quiet: still\n/sub: inner renamed\n");
 	assert_non_null(strstr(s.text.data, "F /keep\nF /keep-link\n"));
 	assert_non_null(strstr(s.text.data, "F /quiet/still\n"));
 	assert_int_equal(unchanged, 0);
 
 	/* An empty directory is listed as empty. */
-	assert_int_equal(mkdir(at(root, "e"), 0755), 0);
+	md(root, "e");
 	since.tv_sec = 1;
 	save(at(root, "e"), since, &s, &unchanged);
 	assert_string_equal(s.text.data, "F \nL:\n");
 
 	close(sock);
 	nsr_buf_release(&s.text);
+	nsr_buf_release(&s.lists);
+	nsr_test_rmrf(root);
+	free(root);
+}
+
+/* test_moved_dir - a directory renamed or moved since the reference
+ * keeps its times and so do its files: it is stored with everything
+ * below it; one whose entries changed is not. */
+static void test_moved_dir(void **state)
+{
+	static const char *const tree[] = {
+		"t/", "t/old/", "t/old/deep/", "t/busy/", "t/to/",
+		"t/old/x", "t/old/deep/y", "t/busy/z",
+	};
+	char *root = nsr_test_tmpdir("levelsave");
+	struct timespec since;
+	struct seen s;
+	uint64_t unchanged = 0;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&s.text, 0);
+	nsr_buf_init(&s.lists, 0);
+	build(root, tree, NSR_ARRAY_SIZE(tree));
+	reference(&since);
+	assert_int_equal(rename(at(root, "t/old"), at(root, "t/to/new")), 0);
+	mk(at(root, "t/busy"), "added", "a");
+
+	save(at(root, "t"), since, &s, &unchanged);
+	assert_string_equal(s.text.data,
+			    "F \nL: busy to\n"
+			    "F /busy\nL: added z\n"
+			    "F /busy/added\n"
+			    "F /to\nL: new\n"
+			    "F /to/new\nL: deep x\n"
+			    "F /to/new/deep\nL: y\n"
+			    "F /to/new/deep/y\n"
+			    "F /to/new/x\n");
+	assert_int_equal(unchanged, 1); /* busy/z */
+	nsr_buf_release(&s.text);
+	nsr_buf_release(&s.lists);
 	nsr_test_rmrf(root);
 	free(root);
 }
@@ -187,6 +277,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_level_save),
+		cmocka_unit_test(test_moved_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -760,6 +760,43 @@ static void test_filter(void **state)
 	assert_string_equal(f->log.data, want);
 }
 
+/* test_filter_exact - exact filters select the objects named, in any
+ * order, and nothing below them; missing parents are created. */
+static void test_filter_exact(void **state)
+{
+	struct fixture *f = *state;
+	const char *paths[1] = { f->src };
+	const char *sel[3];
+	struct nsr_saver_stats ss;
+	struct nsr_restore_stats rs;
+	struct nsr_restore_opts o = { 0 };
+	char dest[PATH_MAX], rsrc[PATH_MAX];
+	struct stat st;
+
+	save(f, paths, 1, NSR_ASM_CK_CRC32C, &ss);
+	assert_true(snprintf(dest, sizeof(dest), "%s/dest7", f->tmp) > 0);
+	assert_true(snprintf(rsrc, sizeof(rsrc), "%s%s", dest, f->src) > 0);
+	sel[0] = p(f, "sub/deep/file");
+	sel[1] = p(f, "sub");
+	sel[2] = p(f, "exec");
+	o.dest = dest;
+	o.paths = sel;
+	o.npaths = 3;
+	o.exact = 1;
+	assert_int_equal(restore(f, f->stream.data, f->stream.len, 65536, &o,
+				 &rs), NSR_OK);
+	assert_int_equal(lstat(jp(rsrc, "sub/deep/file"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0444);
+	assert_int_equal(lstat(jp(rsrc, "sub"), &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0750);
+	assert_int_equal(lstat(jp(rsrc, "exec"), &st), 0);
+	assert_int_equal(lstat(jp(rsrc, "sub/hardlink"), &st), -1);
+	assert_int_equal(lstat(jp(rsrc, "small"), &st), -1);
+	assert_int_equal(rs.files, 3);
+	assert_int_equal(rs.filtered, f->nobjects - 3);
+	assert_int_equal(rs.errors, 0);
+}
+
 /* test_in_place - in-place restore (no relocation) of a subtree that was
  * moved away. */
 static void test_in_place(void **state)
@@ -1141,6 +1178,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_corruption_reported_by_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filter, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_filter_exact, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_in_place, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conflicts, setup,
 						teardown),

@@ -18,6 +18,7 @@
 #include "nsr/fileio.h"
 #include "cfi_int.h" /* cfi_cat_put: a catalogue no writer makes */
 #include "nsr_test.h"
+#include "cfi_test.h"
 
 /* ent - an entry with the given path, size and mtime. */
 static struct nsr_cfi_entry ent(const char *path, int type, uint64_t size,
@@ -36,23 +37,6 @@ static struct nsr_cfi_entry ent(const char *path, int type, uint64_t size,
 	e.mtime_nsec = 5;
 	e.offset = size * 3;
 	return e;
-}
-
-/* collect - render visited entries as "ssid path size\n". */
-static int collect(void *ctx, const struct nsr_cfi_saveset *ss,
-		   const struct nsr_cfi_entry *e)
-{
-	return nsr_buf_addf(ctx, "%" PRIu64 " %s %" PRIu64 "\n", ss->ssid,
-			    e->path, e->size);
-}
-
-/* ls - list_dir as text. */
-static const char *ls(struct nsr_cfi *c, const char *dir, int64_t t,
-		      struct nsr_buf *b)
-{
-	nsr_buf_reset(b);
-	assert_int_equal(nsr_cfi_list_dir(c, dir, t, collect, b), NSR_OK);
-	return b->data;
 }
 
 /* two_savesets - a full at 100 and an incremental at 200. */
@@ -95,17 +79,17 @@ static void test_browse(void **state)
 	assert_int_equal(nsr_cfi_open(&c, root, "client1", NSR_CFI_CREATE),
 			 NSR_OK);
 	two_savesets(c);
-	assert_string_equal(ls(c, "/a", 50, &b), "");
-	assert_string_equal(ls(c, "/a", 150, &b),
+	assert_string_equal(cfi_test_ls(c, "/a", 50, &b), "");
+	assert_string_equal(cfi_test_ls(c, "/a", 150, &b),
 			    "1 /a/x 10\n1 /a/y 20\n");
-	assert_string_equal(ls(c, "/a/", 250, &b),
+	assert_string_equal(cfi_test_ls(c, "/a/", 250, &b),
 			    "2 /a/x 11\n1 /a/y 20\n2 /a/z 40\n");
-	assert_string_equal(ls(c, "/", 250, &b), "2 /a 0\n1 /b 30\n");
+	assert_string_equal(cfi_test_ls(c, "/", 250, &b), "2 /a 0\n1 /b 30\n");
 	nsr_buf_reset(&b);
-	assert_int_equal(nsr_cfi_find(c, "/a/x", 1000, collect, &b), NSR_OK);
+	assert_int_equal(nsr_cfi_find(c, "/a/x", 1000, cfi_test_show, &b), NSR_OK);
 	assert_string_equal(b.data, "2 /a/x 11\n1 /a/x 10\n");
 	nsr_buf_reset(&b);
-	assert_int_equal(nsr_cfi_find(c, "/a/x", 199, collect, &b), NSR_OK);
+	assert_int_equal(nsr_cfi_find(c, "/a/x", 199, cfi_test_show, &b), NSR_OK);
 	assert_string_equal(b.data, "1 /a/x 10\n");
 
 	/* one writer at a time; readers need no lock */
@@ -113,7 +97,7 @@ static void test_browse(void **state)
 	assert_null(w2);
 	assert_int_equal(nsr_cfi_open(&r, root, "client1", NSR_CFI_RDONLY),
 			 NSR_OK);
-	assert_string_equal(ls(r, "/a", 250, &b),
+	assert_string_equal(cfi_test_ls(r, "/a", 250, &b),
 			    "2 /a/x 11\n1 /a/y 20\n2 /a/z 40\n");
 	assert_int_equal(nsr_cfi_begin(r, 9, 1, "/"), NSR_ERR_READONLY);
 	nsr_cfi_close(r);
@@ -125,12 +109,12 @@ static void test_browse(void **state)
 
 	/* delete the full: the incremental alone remains */
 	assert_int_equal(nsr_cfi_delete(c, 1), NSR_OK);
-	assert_string_equal(ls(c, "/a", 250, &b), "2 /a/x 11\n2 /a/z 40\n");
+	assert_string_equal(cfi_test_ls(c, "/a", 250, &b), "2 /a/x 11\n2 /a/z 40\n");
 	nsr_cfi_close(c);
 
 	/* everything survives a reopen */
 	assert_int_equal(nsr_cfi_open(&c, root, "client1", 0), NSR_OK);
-	assert_string_equal(ls(c, "/a", 250, &b), "2 /a/x 11\n2 /a/z 40\n");
+	assert_string_equal(cfi_test_ls(c, "/a", 250, &b), "2 /a/x 11\n2 /a/z 40\n");
 	nsr_cfi_close(c);
 	nsr_buf_release(&b);
 	nsr_test_rmrf(root);
@@ -265,7 +249,7 @@ static int count_lines_n(const char *t)
 	return n;
 }
 
-/* mem_sink - collect a stream in memory. */
+/* mem_sink - cfi_test_show a stream in memory. */
 static int mem_sink(void *ctx, const void *p, size_t n)
 {
 	return nsr_buf_add(ctx, p, n);

@@ -15,6 +15,7 @@
 #include "nsr/cfi.h"
 #include "nsr/err.h"
 #include "nsr_test.h"
+#include "cfi_test.h"
 
 ssize_t __real_write(int fd, const void *p, size_t n);
 int __real_fsync(int fd);
@@ -91,21 +92,11 @@ static int add_entries(struct nsr_cfi *c, uint64_t ssid)
 	return rc;
 }
 
-/* count - count entries. */
-static int count(void *ctx, const struct nsr_cfi_saveset *ss,
-		 const struct nsr_cfi_entry *e)
-{
-	NSR_UNUSED(ss);
-	NSR_UNUSED(e);
-	(*(int *)ctx)++;
-	return 0;
-}
-
 /* present - entries of ssid, -1 if it is not committed. */
 static int present(struct nsr_cfi *c, uint64_t ssid)
 {
 	int n = 0;
-	int rc = nsr_cfi_entries(c, ssid, count, &n);
+	int rc = nsr_cfi_entries(c, ssid, cfi_test_count, &n);
 
 	if (rc == NSR_ERR_NOTFOUND)
 		return -1;
@@ -212,7 +203,7 @@ static void test_sticky_after_catalogue_failure(void **state)
 	fault_at = 0;
 	assert_int_equal(nsr_cfi_savesets(c, NULL, NULL), NSR_ERR_STATE);
 	assert_int_equal(nsr_cfi_begin(c, 3, 1, "/x"), NSR_ERR_STATE);
-	assert_int_equal(nsr_cfi_entries(c, 1, count, &n), NSR_ERR_STATE);
+	assert_int_equal(nsr_cfi_entries(c, 1, cfi_test_count, &n), NSR_ERR_STATE);
 	nsr_cfi_close(c);
 	assert_int_equal(nsr_cfi_open(&c, root, "cl", 0), NSR_OK);
 	assert_int_equal(present(c, 1), -1);

@@ -110,6 +110,8 @@ static const struct xdr_type xdr_types[] = {
 	XT(st_session),
 	XT(st_wait),
 	XT(status_res),
+	XT(ix_dirlist),
+	XT(ix_lists_args),
 };
 
 /*
@@ -209,6 +211,8 @@ static const struct xdr_proc xdr_procs[] = {
 	XP(NSRMMD_PROG, NSRMMD_V1, MMD_SS_REMOVE, mmd_remove_args,
 	   mmd_remove_res),
 	XP(NSRMMD_PROG, NSRMMD_V1, MMD_SS_SYNC, mmd_sync_args, mmd_sync_res),
+	XP(NSRINDEXD_PROG, NSRINDEXD_V1, IX_ADD_LISTS, ix_lists_args,
+	   nsr_void_res),
 };
 
 #endif

@@ -1,0 +1,347 @@
+/*
+ * session_pit.c - recover a path as of a browse time (recover -a [-t
+ * time] path).  The client file index gives the tree under path as it
+ * was at that moment: each directory with the names of its newest entry
+ * list at or before the time (so what was deleted or renamed away is
+ * not there), each name in its newest version.  A level chain spreads
+ * that tree over several save sets; each of them then restores exactly
+ * its objects, oldest save set first, so that the newest one, which holds
+ * the directories of a level save, sets directory metadata last.
+ *
+ * The walk lists one directory per IX_LIST call, and each call reads the
+ * record files of every save set up to the browse time: the cost grows
+ * with the number of directories times the size of the index (the index
+ * has no per-directory structure yet).
+ */
+#include "nsr/compat.h"
+
+#include <stdarg.h>
+
+#include "nsr/asm.h"
+#include "nsr/buf.h"
+#include "nsr/cfi.h"
+#include "nsr/err.h"
+#include "nsr/index_clnt.h"
+#include "nsr/restore.h"
+#include "nsr/session.h"
+
+#include "session_int.h"
+
+/* One object of the tree: which save set holds its version. */
+struct pit_obj {
+	char *path;
+	uint64_t ssid;
+	int64_t savetime;
+	int dir;
+};
+
+/* The tree as of the browse time, gathered by the walk. */
+struct pit {
+	struct pit_obj *obj;
+	size_t n, cap;
+	const char *want; /* root lookup: the path looked for */
+};
+
+/* tell - one message to the caller (printf-style). */
+static void tell(struct nsr_session_recover *sr, enum nsr_session_msg kind,
+		 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void tell(struct nsr_session_recover *sr, enum nsr_session_msg kind,
+		 const char *fmt, ...)
+{
+	struct nsr_buf text;
+	va_list ap;
+
+	if (!sr->o->message)
+		return;
+	nsr_buf_init(&text, 0);
+	va_start(ap, fmt);
+	nsr_buf_vaddf(&text, fmt, ap);
+	va_end(ap);
+	sr->o->message(sr->o->ctx, kind, text.data);
+	nsr_buf_release(&text);
+}
+
+/* pit_add - remember one index entry as an object of the tree. */
+static int pit_add(struct pit *p, const struct nsr_cfi_saveset *ss,
+		   const struct nsr_cfi_entry *e)
+{
+	struct pit_obj *o;
+
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 256;
+
+		o = realloc(p->obj, cap * sizeof(*o));
+		if (!o)
+			return NSR_ERR_NOMEM;
+		p->obj = o;
+		p->cap = cap;
+	}
+	o = &p->obj[p->n];
+	o->path = strdup(e->path);
+	if (!o->path)
+		return NSR_ERR_NOMEM;
+	o->ssid = ss->ssid;
+	o->savetime = ss->savetime;
+	o->dir = e->type == NSR_ASM_DIR;
+	p->n++;
+	return 0;
+}
+
+/* pit_child - IX_LIST callback: every child is part of the tree. */
+static int pit_child(void *arg, const struct nsr_cfi_saveset *ss,
+		     const struct nsr_cfi_entry *e)
+{
+	return pit_add(arg, ss, e);
+}
+
+/* pit_root - IX_LIST/IX_FIND callback: keep the version of the wanted
+ * path (the first one: newest). */
+static int pit_root(void *arg, const struct nsr_cfi_saveset *ss,
+		    const struct nsr_cfi_entry *e)
+{
+	struct pit *p = arg;
+
+	if (p->n > 0 || strcmp(e->path, p->want) != 0)
+		return 0;
+	return pit_add(p, ss, e);
+}
+
+/* pit_free - free the gathered tree. */
+static void pit_free(struct pit *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->obj[i].path);
+	free(p->obj);
+}
+
+/* by_set - order objects by save time, save set, then path. */
+static int by_set(const void *a, const void *b)
+{
+	const struct pit_obj *x = a, *y = b;
+
+	if (x->savetime != y->savetime)
+		return x->savetime < y->savetime ? -1 : 1;
+	if (x->ssid != y->ssid)
+		return x->ssid < y->ssid ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+/* lookup - the version of path listed in its parent directory as of
+ * browse (so a path deleted before browse is not found); "/" by its
+ * newest version.  p->n stays 0 if there is none. */
+static int lookup(struct nsr_session_recover *sr, struct pit *p,
+		  const char *path, int64_t browse)
+{
+	const char *client = sr->o->client;
+	const char *slash = strrchr(path, '/');
+	char *parent;
+	int rc;
+
+	p->want = path;
+	if (strcmp(path, "/") == 0 || !slash)
+		return nsr_ixclnt_find(sr->ix, client, path, browse, pit_root,
+				       p);
+	parent = strndup(path, slash == path ? 1 : (size_t)(slash - path));
+	if (!parent)
+		return NSR_ERR_NOMEM;
+	rc = nsr_ixclnt_list(sr->ix, client, parent, browse, pit_root, p);
+	free(parent);
+	return rc;
+}
+
+/* any_version - IX_FIND callback: a version exists. */
+static int any_version(void *arg, const struct nsr_cfi_saveset *ss,
+		       const struct nsr_cfi_entry *e)
+{
+	NSR_UNUSED(ss);
+	NSR_UNUSED(e);
+	*(int *)arg = 1;
+	return 1;
+}
+
+/* gone - path has versions at or before browse that its parent's
+ * listing leaves out: an entry list says it was no longer there.  (One
+ * with no version at all is above the saved tree.) */
+static int gone(struct nsr_session_recover *sr, const char *path,
+		int64_t browse)
+{
+	int found = 0;
+	int rc = nsr_ixclnt_find(sr->ix, sr->o->client, path, browse,
+				 any_version, &found);
+
+	return rc < 0 ? rc : found;
+}
+
+/* visible_above - 1 if every directory above path was there as of
+ * browse (a directory renamed away keeps its old lists, so its old
+ * children still list), 0 if one was not, or an error. */
+static int visible_above(struct nsr_session_recover *sr, const char *path,
+			 int64_t browse)
+{
+	char *up = strdup(path);
+	int rc = 1;
+
+	if (!up)
+		return NSR_ERR_NOMEM;
+	for (char *s = strchr(up + 1, '/'); s && rc == 1;
+	     s = strchr(s + 1, '/')) {
+		struct pit above;
+
+		memset(&above, 0, sizeof(above));
+		*s = '\0';
+		rc = lookup(sr, &above, up, browse);
+		if (rc >= 0 && above.n > 0) {
+			rc = 1;
+		} else if (rc >= 0) {
+			rc = gone(sr, up, browse);
+			if (rc >= 0)
+				rc = !rc;
+		}
+		*s = '/';
+		pit_free(&above);
+	}
+	free(up);
+	return rc;
+}
+
+/* find_root - the version of path as of browse, if it was there then
+ * (p->n stays 0 if not). */
+static int find_root(struct nsr_session_recover *sr, struct pit *p,
+		     const char *path, int64_t browse)
+{
+	int rc = visible_above(sr, path, browse);
+
+	if (rc <= 0)
+		return rc;
+	return lookup(sr, p, path, browse);
+}
+
+/* walk_tree - list every directory of the tree (breadth first: the
+ * array grows while it is walked). */
+static int walk_tree(struct nsr_session_recover *sr, struct pit *p,
+		     int64_t browse)
+{
+	int rc = NSR_OK;
+
+	for (size_t i = 0; i < p->n && rc >= 0; i++) {
+		char *dir;
+
+		if (!p->obj[i].dir)
+			continue;
+		dir = strdup(p->obj[i].path); /* p->obj may move */
+		if (!dir)
+			return NSR_ERR_NOMEM;
+		rc = nsr_ixclnt_list(sr->ix, sr->o->client, dir, browse,
+				     pit_child, p);
+		if (rc < 0)
+			tell(sr, NSR_SESSION_ERROR, "%s: %s", dir,
+			     rc == NSR_ERR_NOMEM ? nsr_strerror(rc)
+						 : nsr_ixclnt_errmsg(sr->ix));
+		free(dir);
+	}
+	return rc < 0 ? rc : NSR_OK;
+}
+
+/* add_stats - sum restore statistics. */
+static void add_stats(struct nsr_restore_stats *t,
+		      const struct nsr_restore_stats *s)
+{
+	t->files += s->files;
+	t->bytes += s->bytes;
+	t->skipped += s->skipped;
+	t->filtered += s->filtered;
+	t->errors += s->errors;
+	t->ck_errors += s->ck_errors;
+	t->damaged += s->damaged;
+	t->warnings += s->warnings;
+}
+
+/* restore_sets - each save set restores exactly its objects, oldest
+ * first.  0 if all came back intact, 1 otherwise. */
+static int restore_sets(struct nsr_session_recover *sr, struct pit *p,
+			struct nsr_restore_stats *out)
+{
+	const char **paths = calloc(p->n + 1, sizeof(char *));
+	struct nsr_restore_stats st;
+	int failed = 0;
+
+	if (!paths) {
+		tell(sr, NSR_SESSION_ERROR, "out of memory");
+		return 1;
+	}
+	qsort(p->obj, p->n, sizeof(*p->obj), by_set);
+	for (size_t i = 0, j; i < p->n; i = j) {
+		for (j = i; j < p->n && p->obj[j].ssid == p->obj[i].ssid; j++)
+			paths[j - i] = p->obj[j].path;
+		memset(&st, 0, sizeof(st));
+		failed |= session_recover_set(sr, (uint32_t)p->obj[i].ssid,
+					      paths, j - i, 1, &st);
+		add_stats(out, &st);
+	}
+	free(paths);
+	return failed;
+}
+
+/* open_index - connect to nsrindexd on first use. */
+static int open_index(struct nsr_session_recover *sr)
+{
+	struct nsr_buf err;
+	int rc;
+
+	if (sr->ix)
+		return NSR_OK;
+	nsr_buf_init(&err, 0);
+	rc = nsr_ixclnt_open(sr->o->server, &sr->ix, &err);
+	if (rc != NSR_OK)
+		tell(sr, NSR_SESSION_ERROR,
+		     "cannot reach the index daemon on %s: %s", sr->o->server,
+		     err.data);
+	nsr_buf_release(&err);
+	return rc;
+}
+
+/* nsr_session_recover_path - path (and, for a directory, the tree under
+ * it) as of browse (0 = now) in the client's file index, restored from
+ * the save sets holding each object's version. */
+int nsr_session_recover_path(struct nsr_session_recover *sr,
+			     const char *path, int64_t browse,
+			     struct nsr_restore_stats *out)
+{
+	struct nsr_restore_stats st;
+	struct pit p;
+	int rc, failed = 1;
+
+	memset(&p, 0, sizeof(p));
+	memset(&st, 0, sizeof(st));
+	if (open_index(sr) != NSR_OK)
+		goto out;
+	rc = find_root(sr, &p, path, browse);
+	if (rc < 0) {
+		tell(sr, NSR_SESSION_ERROR, "%s: %s", path,
+		     rc == NSR_ERR_NOMEM ? nsr_strerror(rc)
+					 : nsr_ixclnt_errmsg(sr->ix));
+		goto out;
+	}
+	if (p.n == 0) {
+		tell(sr, NSR_SESSION_ERROR,
+		     "%s: not in the index of client %s%s", path,
+		     sr->o->client, browse ? " as of the browse time" : "");
+		goto out;
+	}
+	/* A file: its save set, as it always was. */
+	if (!p.obj[0].dir) {
+		const char *one[1] = {path};
+
+		failed = session_recover_set(sr, (uint32_t)p.obj[0].ssid, one,
+					     1, 0, &st);
+		goto out;
+	}
+	if (walk_tree(sr, &p, browse) != NSR_OK)
+		goto out;
+	failed = restore_sets(sr, &p, &st);
+out:
+	if (out)
+		*out = st;
+	pit_free(&p);
+	return failed;
+}

@@ -1,0 +1,495 @@
+/*
+ * test_cfi_pit.c - browsing the client file index as of a time across a
+ * full/incremental chain whose save sets record directory entry lists:
+ * deletions, renames of files and directories, a name that comes back,
+ * a save set without lists after the newest list, lists in pieces, bad
+ * pieces refused, lists rebuilt from a stream's DIRENTS, the record
+ * decoder on list records, the lists gone with their save set, and
+ * pages of a listing served from the listing the handle keeps.
+ */
+#include "nsr/compat.h"
+
+#include <unistd.h>
+
+#include "nsr/asm.h"
+#include "nsr/buf.h"
+#include "nsr/bytes.h"
+#include "nsr/cfi.h"
+#include "nsr/crc32c.h"
+#include "nsr/err.h"
+#include "nsr/fileio.h"
+#include "nsr_test.h"
+#include "cfi_test.h"
+
+/* Each test's index: client "pit" under a fresh root, and a buffer. */
+struct fx {
+	char *root;
+	struct nsr_cfi *c;
+	struct nsr_buf b; /* listings as text */
+};
+
+/* setup - a fresh root and the index of client "pit" in it. */
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	f->root = nsr_test_tmpdir("cfipit");
+	nsr_buf_init(&f->b, 0);
+	assert_int_equal(nsr_cfi_open(&f->c, f->root, "pit", NSR_CFI_CREATE),
+			 NSR_OK);
+	*state = f;
+	return 0;
+}
+
+/* teardown - close the index (if open) and remove the root. */
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	nsr_cfi_close(f->c);
+	nsr_buf_release(&f->b);
+	nsr_test_rmrf(f->root);
+	free(f->root);
+	free(f);
+	return 0;
+}
+
+/* One object of a save set: a path, and for a directory its list. */
+struct obj {
+	const char *path;
+	uint64_t size; /* ~0 = a directory */
+	const char *list[6];
+};
+
+#define DIR_ ~(uint64_t)0
+
+/* put_set - begin, add the objects (and the lists of directories that
+ * have one), commit. */
+static void put_set(struct nsr_cfi *c, uint64_t ssid, int64_t t,
+		    const struct obj *o, size_t n)
+{
+	assert_int_equal(nsr_cfi_begin(c, ssid, t, "/t"), NSR_OK);
+	for (size_t i = 0; i < n; i++) {
+		struct nsr_cfi_entry e;
+		size_t k = 0;
+
+		memset(&e, 0, sizeof(e));
+		e.path = o[i].path;
+		e.type = o[i].size == DIR_ ? NSR_ASM_DIR : NSR_ASM_REG;
+		e.size = o[i].size == DIR_ ? 0 : o[i].size;
+		e.mode = 0644;
+		assert_int_equal(nsr_cfi_add(c, ssid, &e, 1), NSR_OK);
+		if (o[i].size != DIR_ || o[i].list[0] == NULL)
+			continue;
+		while (k < 6 && o[i].list[k] != NULL)
+			k++;
+		if (strcmp(o[i].list[0], "-") == 0) /* an empty directory */
+			k = 0;
+		assert_int_equal(nsr_cfi_add_list(c, ssid, o[i].path,
+						  (uint32_t)k, 0, o[i].list,
+						  k),
+				 NSR_OK);
+	}
+	assert_int_equal(nsr_cfi_commit(c, ssid), NSR_OK);
+}
+
+/* The chain: a full at 100, an incr at 200 (a file deleted, one renamed,
+ * one added, a directory renamed, one removed with its contents), an
+ * incr at 300 (a file changed, the deleted name back as a new file, an
+ * empty directory). */
+static const struct obj full[] = {
+	{"/t", DIR_, {"a", "d", "gone"}},
+	{"/t/a", DIR_, {"del", "keep", "old"}},
+	{"/t/a/del", 20, {0}},
+	{"/t/a/keep", 10, {0}},
+	{"/t/a/old", 30, {0}},
+	{"/t/d", DIR_, {"f"}},
+	{"/t/d/f", 40, {0}},
+	{"/t/gone", DIR_, {"x"}},
+	{"/t/gone/x", 50, {0}},
+};
+static const struct obj incr1[] = {
+	{"/t", DIR_, {"a", "e"}},
+	{"/t/a", DIR_, {"add", "keep", "new"}},
+	{"/t/a/add", 60, {0}},
+	{"/t/a/new", 30, {0}},
+	{"/t/e", DIR_, {"f"}},
+	{"/t/e/f", 40, {0}},
+};
+static const struct obj incr2[] = {
+	{"/t", DIR_, {"a", "e", "empty"}},
+	{"/t/a", DIR_, {"add", "del", "keep", "new"}},
+	{"/t/a/del", 21, {0}},
+	{"/t/a/keep", 11, {0}},
+	{"/t/e", DIR_, {"f"}},
+	{"/t/empty", DIR_, {"-"}},
+};
+
+/* test_chain - each save time and the times between. */
+static void test_chain(void **state)
+{
+	struct fx *f = *state;
+	struct nsr_cfi *c = f->c;
+	const char *root = f->root;
+	const struct obj extra[] = {{"/t/a/extra", 70, {0}}};
+
+	put_set(c, 1, 100, full, NSR_ARRAY_SIZE(full));
+	put_set(c, 2, 200, incr1, NSR_ARRAY_SIZE(incr1));
+	put_set(c, 3, 300, incr2, NSR_ARRAY_SIZE(incr2));
+
+	assert_string_equal(cfi_test_ls(c, "/t/a", 99, &f->b), "");
+	for (int64_t t = 100; t <= 199; t += 99) {
+		assert_string_equal(cfi_test_ls(c, "/t", t, &f->b),
+				    "1 /t/a 0\n1 /t/d 0\n1 /t/gone 0\n");
+		assert_string_equal(cfi_test_ls(c, "/t/a", t, &f->b),
+				    "1 /t/a/del 20\n1 /t/a/keep 10\n"
+				    "1 /t/a/old 30\n");
+	}
+	for (int64_t t = 200; t <= 299; t += 99) {
+		assert_string_equal(cfi_test_ls(c, "/t", t, &f->b), "2 /t/a 0\n2 /t/e 0\n");
+		assert_string_equal(cfi_test_ls(c, "/t/a", t, &f->b),
+				    "2 /t/a/add 60\n1 /t/a/keep 10\n"
+				    "2 /t/a/new 30\n");
+		assert_string_equal(cfi_test_ls(c, "/t/e", t, &f->b), "2 /t/e/f 40\n");
+	}
+	assert_string_equal(cfi_test_ls(c, "/t", 300, &f->b),
+			    "3 /t/a 0\n3 /t/e 0\n3 /t/empty 0\n");
+	assert_string_equal(cfi_test_ls(c, "/t/a", 300, &f->b),
+			    "2 /t/a/add 60\n3 /t/a/del 21\n3 /t/a/keep 11\n"
+			    "2 /t/a/new 30\n");
+	assert_string_equal(cfi_test_ls(c, "/t/e/", 5000, &f->b), "2 /t/e/f 40\n");
+	assert_string_equal(cfi_test_ls(c, "/t/empty", 5000, &f->b), "");
+
+	/* a save set without lists after the newest list adds to it */
+	assert_int_equal(nsr_cfi_begin(c, 4, 400, "/t/a/extra"), NSR_OK);
+	assert_int_equal(nsr_cfi_commit(c, 4), NSR_OK);
+	put_set(c, 5, 400, extra, 1);
+	assert_string_equal(cfi_test_ls(c, "/t/a", 400, &f->b),
+			    "2 /t/a/add 60\n3 /t/a/del 21\n5 /t/a/extra 70\n"
+			    "3 /t/a/keep 11\n2 /t/a/new 30\n");
+
+	/* the lists survive a reopen and leave with their save set */
+	nsr_cfi_close(c);
+	f->c = NULL;
+	assert_int_equal(nsr_cfi_open(&c, root, "pit", 0), NSR_OK);
+	f->c = c;
+	assert_string_equal(cfi_test_ls(c, "/t", 250, &f->b), "2 /t/a 0\n2 /t/e 0\n");
+	assert_int_equal(nsr_cfi_delete(c, 2), NSR_OK);
+	assert_string_equal(cfi_test_ls(c, "/t/a", 250, &f->b),
+			    "1 /t/a/del 20\n1 /t/a/keep 10\n1 /t/a/old 30\n");
+	assert_string_equal(cfi_test_ls(c, "/t/a", 300, &f->b),
+			    "3 /t/a/del 21\n3 /t/a/keep 11\n");
+}
+
+/* test_pieces - a list added in pieces; bad pieces are refused; a list
+ * left unfinished is ignored. */
+static void test_pieces(void **state)
+{
+	struct fx *f = *state;
+	struct nsr_cfi *c = f->c;
+	const char *n1[] = {"a", "b"}, *n2[] = {"c"}, *bad[] = {"b", "a"};
+	const char *dot[] = {"."}, *slash[] = {"x/y"};
+	struct nsr_cfi_entry e[4];
+	const char *p[] = {"/d", "/d/a", "/d/c", "/d/z"};
+
+	memset(e, 0, sizeof(e));
+	for (int i = 0; i < 4; i++) {
+		e[i].path = p[i];
+		e[i].type = i ? NSR_ASM_REG : NSR_ASM_DIR;
+	}
+	assert_int_equal(nsr_cfi_begin(c, 7, 10, "/d"), NSR_OK);
+	assert_int_equal(nsr_cfi_add(c, 7, e, 4), NSR_OK);
+	assert_int_equal(nsr_cfi_add_list(c, 7, "/d", 3, 0, bad, 2),
+			 NSR_ERR_INVAL);
+	assert_int_equal(nsr_cfi_add_list(c, 7, "/d", 1, 0, dot, 1),
+			 NSR_ERR_INVAL);
+	assert_int_equal(nsr_cfi_add_list(c, 7, "/d", 1, 0, slash, 1),
+			 NSR_ERR_INVAL);
+	assert_int_equal(nsr_cfi_add_list(c, 7, "/d", 3, 1, n2, 1),
+			 NSR_ERR_INVAL); /* does not continue a list */
+	assert_int_equal(nsr_cfi_add_list(c, 7, "/d", 1, 0, n1, 2),
+			 NSR_ERR_INVAL); /* more names than the total */
+	assert_int_equal(nsr_cfi_add_list(c, 7, "/d", 2, 0, NULL, 0),
+			 NSR_ERR_INVAL);
+	assert_int_equal(nsr_cfi_add_list(c, 8, "/d", 0, 0, NULL, 0),
+			 NSR_ERR_NOTFOUND);
+	/* an unfinished list of /d, then a whole one in two pieces */
+	assert_int_equal(nsr_cfi_add_list(c, 7, "/d", 9, 0, n1, 2), NSR_OK);
+	assert_int_equal(nsr_cfi_add_list(c, 7, "/d", 3, 0, n1, 2), NSR_OK);
+	assert_int_equal(nsr_cfi_add_list(c, 7, "/d", 3, 2, n1 + 1, 1),
+			 NSR_ERR_INVAL); /* "b" again: not sorted */
+	assert_int_equal(nsr_cfi_add_list(c, 7, "/d", 3, 2, n2, 1), NSR_OK);
+	assert_int_equal(nsr_cfi_commit(c, 7), NSR_OK);
+	assert_string_equal(cfi_test_ls(c, "/d", 10, &f->b), "7 /d/a 0\n7 /d/c 0\n");
+	/* the same save set with only the unfinished list: ignored */
+	assert_int_equal(nsr_cfi_begin(c, 9, 20, "/d"), NSR_OK);
+	assert_int_equal(nsr_cfi_add(c, 9, e, 4), NSR_OK);
+	assert_int_equal(nsr_cfi_add_list(c, 9, "/d", 9, 0, n1, 2), NSR_OK);
+	assert_int_equal(nsr_cfi_commit(c, 9), NSR_OK);
+	assert_string_equal(cfi_test_ls(c, "/d", 20, &f->b),
+			    "9 /d/a 0\n9 /d/c 0\n9 /d/z 0\n");
+}
+
+/* test_long_list - a list larger than one record, in one call. */
+static void test_long_list(void **state)
+{
+	struct fx *f = *state;
+	struct nsr_cfi *c = f->c;
+	enum { N = 3000 };
+	char **names = calloc(N, sizeof(char *));
+	struct nsr_cfi_entry e;
+	size_t lines = 0;
+
+	assert_int_equal(nsr_cfi_begin(c, 1, 10, "/big"), NSR_OK);
+	for (int i = 0; i < N; i++) {
+		char path[300];
+
+		names[i] = malloc(256);
+		/* 250-byte names: 3000 of them fill about 12 records */
+		snprintf(names[i], 256, "%05d%0245d", i, 0);
+		snprintf(path, sizeof(path), "/big/%s", names[i]);
+		memset(&e, 0, sizeof(e));
+		e.path = path;
+		e.type = NSR_ASM_REG;
+		/* every file is listed, every third saved */
+		if (i % 3 == 0)
+			assert_int_equal(nsr_cfi_add(c, 1, &e, 1), NSR_OK);
+	}
+	assert_int_equal(nsr_cfi_add_list(c, 1, "/big", N, 0,
+					  (const char *const *)names, N),
+			 NSR_OK);
+	assert_int_equal(nsr_cfi_commit(c, 1), NSR_OK);
+	cfi_test_ls(c, "/big", 10, &f->b);
+	for (size_t i = 0; i < f->b.len; i++)
+		lines += f->b.data[i] == '\n';
+	assert_int_equal(lines, N / 3);
+	for (int i = 0; i < N; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* A page of a listing being collected. */
+struct page {
+	struct nsr_buf b;
+	int left;
+};
+
+/* page_one - render one entry; stop when the page is full. */
+static int page_one(void *ctx, const struct nsr_cfi_saveset *ss,
+		    const struct nsr_cfi_entry *e)
+{
+	struct page *pg = ctx;
+
+	if (pg->left-- == 0)
+		return 1;
+	return cfi_test_show(&pg->b, ss, e);
+}
+
+/* test_paging - pages of a listing are slices of the whole one, served
+ * from the listing the handle keeps (no record file is read again); a
+ * commit makes the next listing new. */
+static void test_paging(void **state)
+{
+	struct fx *f = *state;
+	struct nsr_cfi *c = f->c;
+	const char *root = f->root;
+	struct nsr_buf whole;
+	struct page pg;
+	char *rec;
+
+	nsr_buf_init(&whole, 0);
+	nsr_buf_init(&pg.b, 0);
+	put_set(c, 1, 100, full, NSR_ARRAY_SIZE(full));
+	put_set(c, 2, 200, incr1, NSR_ARRAY_SIZE(incr1));
+	nsr_buf_addstr(&whole, cfi_test_ls(c, "/t/a", 250, &f->b));
+	/* pages of two: the first from a scan, the rest kept */
+	for (size_t skip = 0; skip < 4; skip += 2) {
+		pg.left = 2;
+		assert_int_equal(nsr_cfi_list_dir_from(c, "/t/a", 250, skip,
+						       page_one, &pg),
+				 skip == 0 ? 1 : NSR_OK);
+		if (skip == 0) { /* the record files go away */
+			rec = nsr_path_join(root, "index/pit/ss-1.rec");
+			assert_int_equal(unlink(rec), 0);
+			free(rec);
+		}
+	}
+	assert_string_equal(pg.b.data, whole.data);
+	/* another listing reads the record files again */
+	assert_int_equal(nsr_cfi_list_dir(c, "/t", 250, cfi_test_show, &f->b),
+			 NSR_ERR_NOTFOUND);
+	nsr_buf_release(&whole);
+	nsr_buf_release(&pg.b);
+}
+
+/* test_kept_listing_renewed - a commit renews the kept listing. */
+static void test_kept_listing_renewed(void **state)
+{
+	struct fx *f = *state;
+	struct nsr_cfi *c = f->c;
+
+	put_set(c, 1, 100, full, NSR_ARRAY_SIZE(full));
+	assert_string_equal(cfi_test_ls(c, "/t", INT64_MAX, &f->b),
+			    "1 /t/a 0\n1 /t/d 0\n1 /t/gone 0\n");
+	put_set(c, 2, 200, incr1, NSR_ARRAY_SIZE(incr1));
+	assert_string_equal(cfi_test_ls(c, "/t", INT64_MAX, &f->b),
+			    "2 /t/a 0\n2 /t/e 0\n");
+	assert_int_equal(nsr_cfi_delete(c, 2), NSR_OK);
+	assert_string_equal(cfi_test_ls(c, "/t", INT64_MAX, &f->b),
+			    "1 /t/a 0\n1 /t/d 0\n1 /t/gone 0\n");
+}
+
+/* sink - collect stream bytes. */
+static int sink(void *ctx, const void *p, size_t n)
+{
+	return nsr_buf_add(ctx, p, n);
+}
+
+/* enc_obj - one object into a stream, with a list for a directory. */
+static void enc_obj(struct nsr_asm_enc *e, const char *path, int dir,
+		    const char *const *names, size_t n)
+{
+	struct nsr_asm_file f;
+
+	memset(&f, 0, sizeof(f));
+	f.type = dir ? NSR_ASM_DIR : NSR_ASM_REG;
+	f.path = path;
+	f.mode = 0644;
+	assert_int_equal(nsr_asm_enc_file(e, &f, NULL), NSR_OK);
+	if (dir)
+		assert_int_equal(nsr_asm_enc_dirents(e, names, n), NSR_OK);
+	assert_int_equal(nsr_asm_enc_file_end(e, 0), NSR_OK);
+}
+
+/* test_rebuild_lists - scanner -i keeps a level stream's DIRENTS. */
+static void test_rebuild_lists(void **state)
+{
+	struct fx *f = *state;
+	struct nsr_cfi *c = f->c;
+	struct nsr_cfi_rebuild *rb = NULL;
+	struct nsr_asm_enc *e = NULL;
+	struct nsr_asm_header h = {0, 0, 42, 500, "pit", "/r"};
+	const char *top[] = {"a", "b"};
+	struct nsr_cfi_entry old[3];
+	const char *op[] = {"/r", "/r/a", "/r/gone"};
+	struct nsr_buf s;
+
+	nsr_buf_init(&s, 0);
+	/* an older save set from before lists existed */
+	memset(old, 0, sizeof(old));
+	for (int i = 0; i < 3; i++) {
+		old[i].path = op[i];
+		old[i].type = i ? NSR_ASM_REG : NSR_ASM_DIR;
+	}
+	assert_int_equal(nsr_cfi_begin(c, 41, 400, "/r"), NSR_OK);
+	assert_int_equal(nsr_cfi_add(c, 41, old, 3), NSR_OK);
+	assert_int_equal(nsr_cfi_commit(c, 41), NSR_OK);
+	assert_string_equal(cfi_test_ls(c, "/r", 500, &f->b), "41 /r/a 0\n41 /r/gone 0\n");
+
+	assert_int_equal(nsr_asm_enc_new(&e, NSR_ASM_CK_CRC32C, sink, &s),
+			 NSR_OK);
+	assert_int_equal(nsr_asm_enc_header(e, &h), NSR_OK);
+	enc_obj(e, "/r", 1, top, 2);
+	enc_obj(e, "/r/b", 1, NULL, 0);
+	assert_int_equal(nsr_asm_enc_end(e), NSR_OK);
+	nsr_asm_enc_free(e);
+	assert_int_equal(nsr_cfi_rebuild_new(&rb, c, 0), NSR_OK);
+	assert_int_equal(nsr_cfi_rebuild_feed(rb, s.data, s.len), NSR_OK);
+	assert_int_equal(nsr_cfi_rebuild_finish(rb), NSR_OK);
+	nsr_cfi_rebuild_free(rb);
+	assert_string_equal(cfi_test_ls(c, "/r", 500, &f->b), "41 /r/a 0\n42 /r/b 0\n");
+	assert_string_equal(cfi_test_ls(c, "/r/b", 500, &f->b), "");
+	nsr_buf_release(&s);
+}
+
+/* test_decode_lists - the record decoder checks list records: a good
+ * file decodes, a version 1 file may not hold one, and each damaged
+ * field is refused. */
+static void test_decode_lists(void **state)
+{
+	struct fx *f = *state;
+	struct nsr_cfi *c = f->c;
+	const char *root = f->root;
+	const char *names[] = {"x", "y"};
+	struct nsr_cfi_entry e;
+	struct nsr_buf img;
+	char *path;
+	uint8_t *rec;
+	int n = 0;
+
+	nsr_buf_init(&img, 0);
+	memset(&e, 0, sizeof(e));
+	e.path = "/l/x";
+	e.type = NSR_ASM_REG;
+	assert_int_equal(nsr_cfi_begin(c, 5, 10, "/l"), NSR_OK);
+	assert_int_equal(nsr_cfi_add_list(c, 5, "/l", 2, 0, names, 2),
+			 NSR_OK);
+	assert_int_equal(nsr_cfi_add(c, 5, &e, 1), NSR_OK);
+	assert_int_equal(nsr_cfi_commit(c, 5), NSR_OK);
+	nsr_cfi_close(c);
+	f->c = NULL;
+	path = nsr_path_join(root, "index/pit/ss-5.rec");
+	assert_int_equal(nsr_file_read(path, &img, 1 << 20), NSR_OK);
+	assert_int_equal(nsr_cfi_decode_file(img.data, img.len, cfi_test_count, &n),
+			 NSR_OK);
+	assert_int_equal(n, 1);
+
+	/* the list record follows the 28-byte header: 4 length, payload
+	 * (14 + 2 path + 2 + 2 names), 4 CRC */
+	rec = (uint8_t *)img.data + 28;
+	assert_int_equal(nsr_get_u32(rec), 20);
+	/* version 1 holds no list records */
+	img.data[5] = 1;
+	nsr_put_u32((uint8_t *)img.data + 24, nsr_crc32c(0, img.data, 24));
+	assert_int_equal(nsr_cfi_decode_file(img.data, img.len, NULL, NULL),
+			 NSR_ERR_CORRUPT);
+	img.data[5] = 2;
+	nsr_put_u32((uint8_t *)img.data + 24, nsr_crc32c(0, img.data, 24));
+	/* unsorted names, a '/', more names than the total: refused even
+	 * with the CRC made right */
+	for (int k = 0; k < 3; k++) {
+		uint8_t save[20];
+
+		memcpy(save, rec + 4, 20);
+		if (k == 0)
+			rec[4 + 19] = 'a'; /* "x", "a" */
+		else if (k == 1)
+			rec[4 + 17] = '/';
+		else
+			nsr_put_u32(rec + 4 + 4, 1);
+		nsr_put_u32(rec + 24, nsr_crc32c(0, rec + 4, 20));
+		assert_int_equal(nsr_cfi_decode_file(img.data, img.len, NULL,
+						     NULL),
+				 NSR_ERR_CORRUPT);
+		memcpy(rec + 4, save, 20);
+		nsr_put_u32(rec + 24, nsr_crc32c(0, rec + 4, 20));
+	}
+	assert_int_equal(nsr_cfi_decode_file(img.data, img.len, NULL, NULL),
+			 NSR_OK);
+	free(path);
+	nsr_buf_release(&img);
+}
+
+/* main - run the tests. */
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_chain, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_pieces, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_long_list, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_paging, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_kept_listing_renewed, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_rebuild_lists, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_decode_lists, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
