@@ -391,6 +391,7 @@ int session_recover_set(struct nsr_session_recover *sr, uint32_t ssid,
 	int rc, eof = 0, result = 1;
 	char cmd[64];
 
+	memset(&a, 0, sizeof(a));
 	memset(&r, 0, sizeof(r));
 	memset(&st, 0, sizeof(st));
 	memset(&run, 0, sizeof(run));
