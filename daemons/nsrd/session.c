@@ -318,8 +318,11 @@ struct nsr_snmd *nsrd_snmd_for(struct nsrd *n, const char *host)
 	for (int i = 0; i < n->nsnmd; i++)
 		if (strcmp(nsr_snmd_host(n->snmd[i]), h) == 0)
 			return n->snmd[i];
+	/* A storage node's nsrsnmd that is starting (or restarting) is
+	 * waited for a little; the server's own a little longer. */
 	if (n->nsnmd >= NSRD_MAX_SNODES ||
-	    nsr_snmd_new(h, host[0] ? 0 : 5000, &n->snmd[n->nsnmd]) != NSR_OK)
+	    nsr_snmd_new(h, host[0] ? 3000 : 5000, &n->snmd[n->nsnmd]) !=
+		    NSR_OK)
 		return NULL;
 	return n->snmd[n->nsnmd++];
 }
