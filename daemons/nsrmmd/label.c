@@ -77,9 +77,9 @@ int mmd_h_label(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 		goto out;
 	}
 	if (rc != NSR_OK) {
-		mmd_status(&r->st, rc, "cannot label volume %s in device %s: %s",
-			   a->volume, m->dev_name,
-			   why.len ? why.data : nsr_strerror(rc));
+		mmd_status(&r->st, rc,
+			   "cannot label volume %s in device %s: %s", a->volume,
+			   m->dev_name, why.len ? why.data : nsr_strerror(rc));
 		goto out;
 	}
 	label_to_xdr(&r->label, &lab);
@@ -111,7 +111,8 @@ void mmd_label_resume(struct mmd *m, struct nsr_dev *dev)
 }
 
 /* mmd_h_read_label - MMD_READ_LABEL. */
-int mmd_h_read_label(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
+int mmd_h_read_label(void *ctx, void *args, void *res,
+		     struct nsr_rpc_call *call)
 {
 	struct mmd *m = ctx;
 	mmd_label_res *r = res;

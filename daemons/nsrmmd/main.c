@@ -141,10 +141,12 @@ struct mmd_conn *mmd_conn_get(struct nsr_rpc_call *call, struct mmd *m)
 }
 
 static const struct nsr_rpc_proc mmd_procs[] = {
-	{MMD_LABEL, "label", NSR_XDR(xdr_mmd_label_args), sizeof(mmd_label_args),
-	 NSR_XDR(xdr_mmd_label_res), sizeof(mmd_label_res), mmd_h_label, 0},
+	{MMD_LABEL, "label", NSR_XDR(xdr_mmd_label_args),
+	 sizeof(mmd_label_args), NSR_XDR(xdr_mmd_label_res),
+	 sizeof(mmd_label_res), mmd_h_label, 0},
 	{MMD_READ_LABEL, "read_label", NSR_XDR(xdr_void), 0,
-	 NSR_XDR(xdr_mmd_label_res), sizeof(mmd_label_res), mmd_h_read_label, 0},
+	 NSR_XDR(xdr_mmd_label_res), sizeof(mmd_label_res), mmd_h_read_label,
+	 0},
 	{MMD_SS_BEGIN, "ss_begin", NSR_XDR(xdr_mmd_begin_args),
 	 sizeof(mmd_begin_args), NSR_XDR(xdr_nsr_void_res),
 	 sizeof(nsr_void_res), mmd_h_ss_begin, 0},
@@ -153,17 +155,17 @@ static const struct nsr_rpc_proc mmd_procs[] = {
 	{MMD_SS_END, "ss_end", NSR_XDR(xdr_mmd_end_args), sizeof(mmd_end_args),
 	 NSR_XDR(xdr_mmd_end_res), sizeof(mmd_end_res), mmd_h_ss_end, 0},
 	{MMD_READ_OPEN, "read_open", NSR_XDR(xdr_mmd_read_args),
-	 sizeof(mmd_read_args), NSR_XDR(xdr_nsr_void_res),
-	 sizeof(nsr_void_res), mmd_h_read_open, 0},
+	 sizeof(mmd_read_args), NSR_XDR(xdr_nsr_void_res), sizeof(nsr_void_res),
+	 mmd_h_read_open, 0},
 	{MMD_READ_NEXT, "read_next", NSR_XDR(xdr_mmd_next_args),
-	 sizeof(mmd_next_args), NSR_XDR(xdr_mmd_next_res),
-	 sizeof(mmd_next_res), mmd_h_read_next, 0},
+	 sizeof(mmd_next_args), NSR_XDR(xdr_mmd_next_res), sizeof(mmd_next_res),
+	 mmd_h_read_next, 0},
 	{MMD_SS_REMOVE, "ss_remove", NSR_XDR(xdr_mmd_remove_args),
 	 sizeof(mmd_remove_args), NSR_XDR(xdr_mmd_remove_res),
 	 sizeof(mmd_remove_res), mmd_h_ss_remove, 0},
 	{MMD_SS_SYNC, "ss_sync", NSR_XDR(xdr_mmd_sync_args),
-	 sizeof(mmd_sync_args), NSR_XDR(xdr_mmd_sync_res),
-	 sizeof(mmd_sync_res), mmd_h_ss_sync, 0},
+	 sizeof(mmd_sync_args), NSR_XDR(xdr_mmd_sync_res), sizeof(mmd_sync_res),
+	 mmd_h_ss_sync, 0},
 };
 
 static const struct nsr_rpc_prog mmd_progs[] = {

@@ -283,15 +283,16 @@ static void volume_full(struct mmd *m, struct mmd_save *s)
 		nsr_warn("cannot mark volume %s full in the media database: %s",
 			 s->volname, why.data);
 	save_fail(s, NSR_ERR_EOM,
-		  nsr_xasprintf("volume %s in device %s is full: save set %u "
-				"(%s:%s) got %llu of the %llu bytes received "
-				"so far onto it; the "
-				"volume is marked full and the save set failed: "
-				"label or mount another volume of pool %s and "
-				"run it again", s->volname, m->dev_name,
-				s->hdr.ssid, s->hdr.client, s->hdr.name,
-				(unsigned long long)frag.size,
-				(unsigned long long)s->bytes, s->hdr.pool));
+		  nsr_xasprintf(
+			  "volume %s in device %s is full: save set %u "
+			  "(%s:%s) got %llu of the %llu bytes received "
+			  "so far onto it; the "
+			  "volume is marked full and the save set failed: "
+			  "label or mount another volume of pool %s and "
+			  "run it again",
+			  s->volname, m->dev_name, s->hdr.ssid, s->hdr.client,
+			  s->hdr.name, (unsigned long long)frag.size,
+			  (unsigned long long)s->bytes, s->hdr.pool));
 	nsr_buf_release(&why);
 	release_writer(m, s);
 }

@@ -103,8 +103,9 @@ int nsr_cfi_add(struct nsr_cfi *c, uint64_t ssid,
  * 0, n 0).  Names are 1 to 255 bytes, without '/', not "." or "..",
  * sorted bytewise and unique across the pieces (as walk.h and the
  * DIRENTS record give them); a piece must continue the list (a list
- * left unfinished, as by a damaged stream, is ignored by readers).  NSR_ERR_INVAL (bad
- * piece), NSR_ERR_NOTFOUND (not begun), NSR_ERR_READONLY. */
+ * left unfinished, as by a damaged stream, is ignored by readers).
+ * NSR_ERR_INVAL (bad piece), NSR_ERR_NOTFOUND (not begun),
+ * NSR_ERR_READONLY. */
 int nsr_cfi_add_list(struct nsr_cfi *c, uint64_t ssid, const char *dir,
 		     uint32_t total, uint32_t first,
 		     const char *const *names, size_t n);
@@ -181,8 +182,9 @@ void nsr_cfi_rebuild_free(struct nsr_cfi_rebuild *rb);
 
 /* nsr_cfi_decode_file - decode a whole save set record file image: header
  * then records; visit gets each entry (ss has ssid/savetime from the file
- * header, name ""); directory list records are checked, not visited.  NSR_ERR_CORRUPT, NSR_ERR_CHECKSUM, NSR_ERR_TRUNCATED
- * for a torn last record. */
+ * header, name ""); directory list records are checked, not visited.
+ * NSR_ERR_CORRUPT, NSR_ERR_CHECKSUM, NSR_ERR_TRUNCATED for a torn last
+ * record. */
 int nsr_cfi_decode_file(const void *p, size_t n, nsr_cfi_visit_fn visit,
 			void *ctx);
 

@@ -750,8 +750,8 @@ static int listed(const struct list_ctx *l, const struct hit *h)
 
 	if (!l->have || h->rank < l->got.rank)
 		return 1;
-	return l->got.n > 0 && bsearch(&name, l->got.names, l->got.n, sizeof(char *),
-		       cmp_name) != NULL;
+	return l->got.n > 0 && bsearch(&name, l->got.names, l->got.n,
+				       sizeof(char *), cmp_name) != NULL;
 }
 
 /* list_visit - collect direct children of the directory. */

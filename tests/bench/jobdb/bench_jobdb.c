@@ -237,7 +237,8 @@ static void stream_all(struct nsr_jobdb *db)
 	nsr_jobdb_cursor_close(c);
 	nsr_jobdb_query_free(q);
 	nsr_buf_release(&out);
-	printf("\nStream all jobs (every attribute incl. job log, JSON): %" PRIu64
+	printf("\nStream all jobs (every attribute incl. job log, JSON): "
+	       "%" PRIu64
 	       " rows, %.1f MiB of output, %.2f s, CPU %.2f s, peak RSS "
 	       "%.1f MiB\n",
 	       rows, (double)bytes / 1048576.0, mono() - t0,
@@ -318,7 +319,8 @@ static void *inserter(void *arg)
 		lat_add(&lock_wait, (double)(after.busy_us - before.busy_us) /
 					    1000.0);
 		if (mono() - t0 > 0.1)
-			fprintf(stderr, "slow insert at +%.2f s: create %.1f ms,"
+			fprintf(stderr,
+				"slow insert at +%.2f s: create %.1f ms,"
 				" log %.1f ms, CPU %.1f ms\n",
 				t0 - run_t0, (t1 - t0) * 1e3,
 				(mono() - t1) * 1e3, (cpu_thread() - c0) * 1e3);
@@ -432,9 +434,10 @@ int main(int argc, char **argv)
 		case 'L': no_load = 1; break;
 		case 'C': ckpt_mode = 0; break;
 		default:
-			fprintf(stderr, "usage: bench_jobdb [-n records] "
-					"[-m steps|all|idle|none] [-d dir] [-r] [-L] "
-					"[-C]\n");
+			fprintf(stderr,
+				"usage: bench_jobdb [-n records] "
+				"[-m steps|all|idle|none] [-d dir] [-r] [-L] "
+				"[-C]\n");
 			return 2;
 		}
 	}

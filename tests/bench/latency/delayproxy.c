@@ -462,11 +462,12 @@ static int dir_write(struct dp_dir *d, const struct dp_opts *o, int64_t now)
 			ssize_t n;
 
 			if (d->pipes != NULL)
-				n = splice(d->pipes[c->pipe][0], NULL, d->dst, NULL,
-					   c->len - c->off,
+				n = splice(d->pipes[c->pipe][0], NULL, d->dst,
+					   NULL, c->len - c->off,
 					   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 			else
-				n = write(d->dst, c->data + c->off, c->len - c->off);
+				n = write(d->dst, c->data + c->off,
+					  c->len - c->off);
 			if (n < 0) {
 				if (errno == EAGAIN || errno == EWOULDBLOCK)
 					return 0;
@@ -621,8 +622,8 @@ static void conn_open(int lfd, const struct dp_opts *o)
 	ufd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (ufd < 0)
 		goto fail;
-	if (o->mark != 0 &&
-	    setsockopt(ufd, SOL_SOCKET, SO_MARK, &o->mark, sizeof(o->mark)) != 0) {
+	if (o->mark != 0 && setsockopt(ufd, SOL_SOCKET, SO_MARK, &o->mark,
+				       sizeof(o->mark)) != 0) {
 		fprintf(stderr, "delayproxy: SO_MARK: %s\n", strerror(errno));
 		goto fail;
 	}
@@ -738,7 +739,8 @@ static int64_t conns_sweep(const struct dp_opts *o)
 			conn_pump(c, o, now);
 			c->next = INT64_MAX;
 			for (int i = 0; i < 2; i++)
-				c->next = NSR_MIN(c->next, dir_next(&c->dir[i], now));
+				c->next = NSR_MIN(c->next,
+						  dir_next(&c->dir[i], now));
 		}
 		if (c->dead) {
 			dp_total_bytes[0] += c->dir[0].bytes;
@@ -775,9 +777,11 @@ static void run_loop(int lfd, const struct dp_opts *o)
 			wait = 0;
 		ts.tv_sec = wait / 1000000000;
 		ts.tv_nsec = wait % 1000000000;
-		n = epoll_pwait2(dp_epfd, evs, (int)NSR_ARRAY_SIZE(evs), &ts, &none);
+		n = epoll_pwait2(dp_epfd, evs, (int)NSR_ARRAY_SIZE(evs), &ts,
+				 &none);
 		if (n < 0 && errno != EINTR) {
-			fprintf(stderr, "delayproxy: epoll: %s\n", strerror(errno));
+			fprintf(stderr, "delayproxy: epoll: %s\n",
+				strerror(errno));
 			break;
 		}
 		for (int i = 0; i < n; i++) {

@@ -354,7 +354,8 @@ static double sq_insert(sqlite3 *db)
 			sqlite3_bind_int64(ifr, 2, (uint32_t)g.savetime);
 			sqlite3_bind_int(ifr, 3, (int)f);
 			sqlite3_bind_int64(ifr, 4, g.vol[f] + 1);
-			sqlite3_bind_int64(ifr, 5, (int64_t)(f ? g.size / 2 : 0));
+			sqlite3_bind_int64(ifr, 5,
+					   (int64_t)(f ? g.size / 2 : 0));
 			sqlite3_bind_int64(ifr, 6, (int64_t)(g.nfrag == 2 ?
 						g.size / 2 : g.size));
 			sqlite3_bind_int64(ifr, 7, i * 1000);
@@ -376,8 +377,10 @@ static double sq_insert(sqlite3 *db)
 #define SQ_ROW "SELECT ss.ssid, ss.client, ss.name, ss.savetime, " \
 	"ss.level, ss.totalsize, ss.flags, clone.cloneid, vol.name, " \
 	"frag.size FROM "
-#define SQ_JOIN " JOIN clone ON clone.ssid = ss.ssid" \
-	" LEFT JOIN frag ON frag.ssid = ss.ssid AND frag.cloneid = clone.cloneid" \
+#define SQ_JOIN                                                                \
+	" JOIN clone ON clone.ssid = ss.ssid"                                  \
+	" LEFT JOIN frag ON frag.ssid = ss.ssid AND frag.cloneid = "           \
+	"clone.cloneid"                                                        \
 	" LEFT JOIN vol ON vol.volno = frag.volno"
 
 /* sq_run - step a bound statement to the end; returns rows. */
@@ -704,7 +707,8 @@ int main(int argc, char **argv)
 	printf("## bench_mmdb %ld save sets, %ld volumes, %ld clients, "
 	       "batch %ld\n\n", nss, nvol, ncli, batch);
 	printf("machine: %ld CPUs, %s; date %s; SQLite %s\n\n",
-	       sysconf(_SC_NPROCESSORS_ONLN), model, date, sqlite3_libversion());
+	       sysconf(_SC_NPROCESSORS_ONLN), model, date,
+	       sqlite3_libversion());
 	printf("| measure | mmdb | SQLite | mmdb/SQLite |\n");
 	printf("|---|---:|---:|---:|\n");
 	printf("| insert (save sets/s) | %.0f | %.0f | %.2f |\n",

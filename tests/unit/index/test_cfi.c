@@ -86,10 +86,12 @@ static void test_browse(void **state)
 			    "2 /a/x 11\n1 /a/y 20\n2 /a/z 40\n");
 	assert_string_equal(cfi_test_ls(c, "/", 250, &b), "2 /a 0\n1 /b 30\n");
 	nsr_buf_reset(&b);
-	assert_int_equal(nsr_cfi_find(c, "/a/x", 1000, cfi_test_show, &b), NSR_OK);
+	assert_int_equal(nsr_cfi_find(c, "/a/x", 1000, cfi_test_show, &b),
+			 NSR_OK);
 	assert_string_equal(b.data, "2 /a/x 11\n1 /a/x 10\n");
 	nsr_buf_reset(&b);
-	assert_int_equal(nsr_cfi_find(c, "/a/x", 199, cfi_test_show, &b), NSR_OK);
+	assert_int_equal(nsr_cfi_find(c, "/a/x", 199, cfi_test_show, &b),
+			 NSR_OK);
 	assert_string_equal(b.data, "1 /a/x 10\n");
 
 	/* one writer at a time; readers need no lock */
@@ -109,12 +111,14 @@ static void test_browse(void **state)
 
 	/* delete the full: the incremental alone remains */
 	assert_int_equal(nsr_cfi_delete(c, 1), NSR_OK);
-	assert_string_equal(cfi_test_ls(c, "/a", 250, &b), "2 /a/x 11\n2 /a/z 40\n");
+	assert_string_equal(cfi_test_ls(c, "/a", 250, &b),
+			    "2 /a/x 11\n2 /a/z 40\n");
 	nsr_cfi_close(c);
 
 	/* everything survives a reopen */
 	assert_int_equal(nsr_cfi_open(&c, root, "client1", 0), NSR_OK);
-	assert_string_equal(cfi_test_ls(c, "/a", 250, &b), "2 /a/x 11\n2 /a/z 40\n");
+	assert_string_equal(cfi_test_ls(c, "/a", 250, &b),
+			    "2 /a/x 11\n2 /a/z 40\n");
 	nsr_cfi_close(c);
 	nsr_buf_release(&b);
 	nsr_test_rmrf(root);

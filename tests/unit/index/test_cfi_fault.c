@@ -203,7 +203,8 @@ static void test_sticky_after_catalogue_failure(void **state)
 	fault_at = 0;
 	assert_int_equal(nsr_cfi_savesets(c, NULL, NULL), NSR_ERR_STATE);
 	assert_int_equal(nsr_cfi_begin(c, 3, 1, "/x"), NSR_ERR_STATE);
-	assert_int_equal(nsr_cfi_entries(c, 1, cfi_test_count, &n), NSR_ERR_STATE);
+	assert_int_equal(nsr_cfi_entries(c, 1, cfi_test_count, &n),
+			 NSR_ERR_STATE);
 	nsr_cfi_close(c);
 	assert_int_equal(nsr_cfi_open(&c, root, "cl", 0), NSR_OK);
 	assert_int_equal(present(c, 1), -1);

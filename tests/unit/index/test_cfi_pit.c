@@ -147,18 +147,21 @@ static void test_chain(void **state)
 				    "1 /t/a/old 30\n");
 	}
 	for (int64_t t = 200; t <= 299; t += 99) {
-		assert_string_equal(cfi_test_ls(c, "/t", t, &f->b), "2 /t/a 0\n2 /t/e 0\n");
+		assert_string_equal(cfi_test_ls(c, "/t", t, &f->b),
+				    "2 /t/a 0\n2 /t/e 0\n");
 		assert_string_equal(cfi_test_ls(c, "/t/a", t, &f->b),
 				    "2 /t/a/add 60\n1 /t/a/keep 10\n"
 				    "2 /t/a/new 30\n");
-		assert_string_equal(cfi_test_ls(c, "/t/e", t, &f->b), "2 /t/e/f 40\n");
+		assert_string_equal(cfi_test_ls(c, "/t/e", t, &f->b),
+				    "2 /t/e/f 40\n");
 	}
 	assert_string_equal(cfi_test_ls(c, "/t", 300, &f->b),
 			    "3 /t/a 0\n3 /t/e 0\n3 /t/empty 0\n");
 	assert_string_equal(cfi_test_ls(c, "/t/a", 300, &f->b),
 			    "2 /t/a/add 60\n3 /t/a/del 21\n3 /t/a/keep 11\n"
 			    "2 /t/a/new 30\n");
-	assert_string_equal(cfi_test_ls(c, "/t/e/", 5000, &f->b), "2 /t/e/f 40\n");
+	assert_string_equal(cfi_test_ls(c, "/t/e/", 5000, &f->b),
+			    "2 /t/e/f 40\n");
 	assert_string_equal(cfi_test_ls(c, "/t/empty", 5000, &f->b), "");
 
 	/* a save set without lists after the newest list adds to it */
@@ -174,7 +177,8 @@ static void test_chain(void **state)
 	f->c = NULL;
 	assert_int_equal(nsr_cfi_open(&c, root, "pit", 0), NSR_OK);
 	f->c = c;
-	assert_string_equal(cfi_test_ls(c, "/t", 250, &f->b), "2 /t/a 0\n2 /t/e 0\n");
+	assert_string_equal(cfi_test_ls(c, "/t", 250, &f->b),
+			    "2 /t/a 0\n2 /t/e 0\n");
 	assert_int_equal(nsr_cfi_delete(c, 2), NSR_OK);
 	assert_string_equal(cfi_test_ls(c, "/t/a", 250, &f->b),
 			    "1 /t/a/del 20\n1 /t/a/keep 10\n1 /t/a/old 30\n");
@@ -221,7 +225,8 @@ static void test_pieces(void **state)
 			 NSR_ERR_INVAL); /* "b" again: not sorted */
 	assert_int_equal(nsr_cfi_add_list(c, 7, "/d", 3, 2, n2, 1), NSR_OK);
 	assert_int_equal(nsr_cfi_commit(c, 7), NSR_OK);
-	assert_string_equal(cfi_test_ls(c, "/d", 10, &f->b), "7 /d/a 0\n7 /d/c 0\n");
+	assert_string_equal(cfi_test_ls(c, "/d", 10, &f->b),
+			    "7 /d/a 0\n7 /d/c 0\n");
 	/* the same save set with only the unfinished list: ignored */
 	assert_int_equal(nsr_cfi_begin(c, 9, 20, "/d"), NSR_OK);
 	assert_int_equal(nsr_cfi_add(c, 9, e, 4), NSR_OK);
@@ -385,7 +390,8 @@ static void test_rebuild_lists(void **state)
 	assert_int_equal(nsr_cfi_begin(c, 41, 400, "/r"), NSR_OK);
 	assert_int_equal(nsr_cfi_add(c, 41, old, 3), NSR_OK);
 	assert_int_equal(nsr_cfi_commit(c, 41), NSR_OK);
-	assert_string_equal(cfi_test_ls(c, "/r", 500, &f->b), "41 /r/a 0\n41 /r/gone 0\n");
+	assert_string_equal(cfi_test_ls(c, "/r", 500, &f->b),
+			    "41 /r/a 0\n41 /r/gone 0\n");
 
 	assert_int_equal(nsr_asm_enc_new(&e, NSR_ASM_CK_CRC32C, sink, &s),
 			 NSR_OK);
@@ -398,7 +404,8 @@ static void test_rebuild_lists(void **state)
 	assert_int_equal(nsr_cfi_rebuild_feed(rb, s.data, s.len), NSR_OK);
 	assert_int_equal(nsr_cfi_rebuild_finish(rb), NSR_OK);
 	nsr_cfi_rebuild_free(rb);
-	assert_string_equal(cfi_test_ls(c, "/r", 500, &f->b), "41 /r/a 0\n42 /r/b 0\n");
+	assert_string_equal(cfi_test_ls(c, "/r", 500, &f->b),
+			    "41 /r/a 0\n42 /r/b 0\n");
 	assert_string_equal(cfi_test_ls(c, "/r/b", 500, &f->b), "");
 	nsr_buf_release(&s);
 }
@@ -431,8 +438,9 @@ static void test_decode_lists(void **state)
 	f->c = NULL;
 	path = nsr_path_join(root, "index/pit/ss-5.rec");
 	assert_int_equal(nsr_file_read(path, &img, 1 << 20), NSR_OK);
-	assert_int_equal(nsr_cfi_decode_file(img.data, img.len, cfi_test_count, &n),
-			 NSR_OK);
+	assert_int_equal(
+		nsr_cfi_decode_file(img.data, img.len, cfi_test_count, &n),
+		NSR_OK);
 	assert_int_equal(n, 1);
 
 	/* the list record follows the 28-byte header: 4 length, payload
@@ -475,16 +483,13 @@ static void test_decode_lists(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_chain, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_pieces, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_chain, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pieces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_list, setup,
 						teardown),
-		cmocka_unit_test_setup_teardown(test_paging, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_kept_listing_renewed, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_paging, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kept_listing_renewed,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rebuild_lists, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_decode_lists, setup,
