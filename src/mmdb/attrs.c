@@ -178,8 +178,9 @@ void mmdb_sumflags_str(const struct mmdb_ss_row *row, char *buf, size_t len)
 
 	if (len == 0)
 		return;
-	if ((ff & MMDB_FRAG_COMPLETE) || (ff & (MMDB_FRAG_HEAD | MMDB_FRAG_TAIL))
-	    == (MMDB_FRAG_HEAD | MMDB_FRAG_TAIL))
+	if ((ff & MMDB_FRAG_COMPLETE) ||
+	    (ff & (MMDB_FRAG_HEAD | MMDB_FRAG_TAIL)) ==
+		    (MMDB_FRAG_HEAD | MMDB_FRAG_TAIL))
 		s[n++] = 'c';
 	else if (ff & MMDB_FRAG_HEAD)
 		s[n++] = 'h';

@@ -142,7 +142,8 @@ static int check_vol(struct ck *k)
 		mmdb_bt_key(&cur, &key, &kl);
 		mmdb_bt_val(&cur, &val, &vl);
 		k->n_vol++;
-		if (vl < 4 || mmdb_vol_decode(val + 4, vl - 4, &vol) != NSR_OK ||
+		if (vl < 4 ||
+		    mmdb_vol_decode(val + 4, vl - 4, &vol) != NSR_OK ||
 		    strlen(vol.name) != kl || memcmp(vol.name, key, kl) != 0) {
 			bad(k, "volume record %u does not decode",
 			    (uint32_t)k->n_vol);

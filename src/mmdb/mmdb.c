@@ -730,7 +730,8 @@ static int index_put(struct mmdb_txn *t, const struct ssrec *r, int del)
 	}
 	rc = mmdb_bt_put(t->v, t->db->roots[T_SS_CNT], ck, 20, NULL, 0);
 	if (rc == NSR_OK)
-		rc = mmdb_bt_put(t->v, t->db->roots[T_SS_TIME], tk, 12, NULL, 0);
+		rc = mmdb_bt_put(t->v, t->db->roots[T_SS_TIME], tk, 12, NULL,
+				 0);
 	return rc;
 }
 

@@ -160,7 +160,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	nsr_cfi_rebuild_resync(rb, resync);
 	for (size_t i = 0; i < size && rc == NSR_OK; i += step)
-		rc = nsr_cfi_rebuild_feed(rb, data + i, NSR_MIN(step, size - i));
+		rc = nsr_cfi_rebuild_feed(rb, data + i,
+					  NSR_MIN(step, size - i));
 	if (rc == NSR_OK) {
 		rc = nsr_cfi_rebuild_finish(rb);
 		finished = 1;

@@ -189,8 +189,9 @@ static void check_jobtype(const char *s)
 	enum nsr_jobdb_type t = nsr_jobdb_type_parse(s);
 	const char *name = nsr_jobdb_type_name(t);
 
-	if (t != 0 && (name == NULL || strcasecmp(name, s) != 0 ||
-		       (strlen(s) < 4096 && nsr_jobdb_type_parse(upper(s)) != t)))
+	if (t != 0 &&
+	    (name == NULL || strcasecmp(name, s) != 0 ||
+	     (strlen(s) < 4096 && nsr_jobdb_type_parse(upper(s)) != t)))
 		abort();
 	for (int i = 1; nsr_jobdb_type_name((enum nsr_jobdb_type)i); i++)
 		if (nsr_jobdb_type_parse(nsr_jobdb_type_name(
@@ -211,8 +212,8 @@ static void check_jobstate(const char *s)
 	     (strlen(s) < 4096 && nsr_jobdb_state_parse(upper(s)) != t)))
 		abort();
 	for (int i = 1; nsr_jobdb_state_name((enum nsr_jobdb_state)i); i++)
-		if (nsr_jobdb_state_parse(nsr_jobdb_state_name(
-			    (enum nsr_jobdb_state)i)) != (enum nsr_jobdb_state)i)
+		if (nsr_jobdb_state_parse(nsr_jobdb_state_name((
+			    enum nsr_jobdb_state)i)) != (enum nsr_jobdb_state)i)
 			abort();
 	if (nsr_jobdb_state_name(0) != NULL)
 		abort();

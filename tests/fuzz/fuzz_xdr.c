@@ -22,7 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	v = calloc(1, t->size);
 	if (!v)
 		return 0;
-	xdrmem_create(&x, (char *)(uintptr_t)(data + 1), (u_int)(size - 1), XDR_DECODE);
+	xdrmem_create(&x, (char *)(uintptr_t)(data + 1), (u_int)(size - 1),
+		      XDR_DECODE);
 	(void)t->proc(&x, v);
 	xdr_destroy(&x);
 	xdr_free(t->proc, v);

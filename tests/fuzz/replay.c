@@ -97,7 +97,8 @@ int main(int argc, char **argv)
 	}
 	d = opendir(argv[1]);
 	if (!d) {
-		fprintf(stderr, "%s: cannot open corpus %s\n", argv[0], argv[1]);
+		fprintf(stderr, "%s: cannot open corpus %s\n", argv[0],
+			argv[1]);
 		return 2;
 	}
 	while ((de = readdir(d)) != NULL) {
@@ -118,7 +119,8 @@ int main(int argc, char **argv)
 		if (!out)
 			abort();
 		for (long i = 0; i < iters; i++) {
-			size_t n = mutate((const uint8_t *)b.data, b.len, out, b.len + 64);
+			size_t n = mutate((const uint8_t *)b.data, b.len, out,
+					  b.len + 64);
 
 			run_copy(out, n);
 		}
@@ -128,6 +130,7 @@ int main(int argc, char **argv)
 		nseeds++;
 	}
 	closedir(d);
-	printf("%s: %d seeds, %ld mutations each: no crash\n", argv[0], nseeds, iters);
+	printf("%s: %d seeds, %ld mutations each: no crash\n", argv[0], nseeds,
+	       iters);
 	return 0;
 }
