@@ -486,8 +486,10 @@ int nsr_cfi_add_list(struct nsr_cfi *c, uint64_t ssid, const char *dir,
 			return NSR_ERR_NOMEM;
 	}
 	do {
+		/* an empty list has no names array at all */
 		rc = cfi_list_put(&o->pending, dir, total, first + done,
-				  names + done, n - done, &taken);
+				  names ? names + done : NULL, n - done,
+				  &taken);
 		done += taken;
 		if (rc == NSR_OK && o->pending.len >= FLUSH_AT)
 			rc = flush(o);
