@@ -67,6 +67,12 @@ void *mmdb_vfs_alloc(const struct mmdb_vfs *vfs, size_t n);
  * mmdb_vfs_mem_free() after every database on it is closed. */
 struct mmdb_vfs *mmdb_vfs_mem_new(uint64_t seed);
 void mmdb_vfs_mem_free(struct mmdb_vfs *vfs);
+/* mmdb_vfs_mem_reset - test knob: make vfs like a fresh
+ * mmdb_vfs_mem_new(seed) again (no file, no fault armed, counts at 0)
+ * while keeping the file buffers, so a fuzzer that runs one input after
+ * another does not reallocate and fault in a whole image each time.  No
+ * database may be open on vfs. */
+void mmdb_vfs_mem_reset(struct mmdb_vfs *vfs, uint64_t seed);
 
 /* Fault kinds for mmdb_vfs_mem_fail_at. */
 enum mmdb_fault {

@@ -30,6 +30,7 @@ struct mem_fs {
 	pthread_mutex_t mu;
 	struct mem_node files[MEM_MAXFILES];
 	size_t nfiles;
+	size_t nslots;		/* slots with buffers (>= nfiles), for reset */
 	uint64_t count[4];
 	uint64_t fail_at[4];	/* 0 = disarmed */
 	int persist[4];
@@ -100,18 +101,25 @@ static long mem_find(struct mem_fs *fs, const char *path)
 	return -1;
 }
 
-/* mem_create - add an empty file (locked). */
+/* mem_create - add an empty file, in a slot a reset left or a new one
+ * (locked).  A reused slot keeps its zeroed buffers. */
 static long mem_create(struct mem_fs *fs, const char *path)
 {
 	struct mem_node *n;
+	char *np;
 
 	if (fs->nfiles == MEM_MAXFILES)
 		return -1;
-	n = &fs->files[fs->nfiles];
-	memset(n, 0, sizeof(*n));
-	n->path = strdup(path);
-	if (!n->path)
+	np = strdup(path);
+	if (!np)
 		return -1;
+	n = &fs->files[fs->nfiles];
+	if (fs->nfiles == fs->nslots) {
+		memset(n, 0, sizeof(*n));
+		fs->nslots++;
+	}
+	free(n->path);
+	n->path = np;
 	return (long)fs->nfiles++;
 }
 
@@ -331,6 +339,7 @@ static int mem_rename(const struct mmdb_vfs *vfs, const char *from,
 			struct mem_node *d = &fs->files[dst];
 
 			d->path[0] = '\0';
+			memset(d->cur, 0, d->cur_len);
 			d->cur_len = d->dur_len = 0;
 		}
 	}
@@ -394,7 +403,7 @@ void mmdb_vfs_mem_free(struct mmdb_vfs *vfs)
 	if (!vfs)
 		return;
 	fs = fs_of(vfs);
-	for (size_t i = 0; i < fs->nfiles; i++) {
+	for (size_t i = 0; i < fs->nslots; i++) {
 		free(fs->files[i].path);
 		free(fs->files[i].cur);
 		free(fs->files[i].dur);
@@ -517,9 +526,36 @@ int mmdb_vfs_mem_put(struct mmdb_vfs *vfs, const char *path, const void *p,
 		goto out;
 	if (n)
 		memcpy(nd->cur, p, n);
+	if (nd->cur_len > n)	/* zero past the end, as mem_reserve left it */
+		memset(nd->cur + n, 0, nd->cur_len - n);
 	nd->cur_len = n;
 	rc = mem_sync_node(nd);
 out:
 	pthread_mutex_unlock(&fs->mu);
 	return rc;
+}
+
+/* mmdb_vfs_mem_reset - back to the state of mmdb_vfs_mem_new(seed), no
+ * file and nothing armed or counted, but keep the file buffers for reuse. */
+void mmdb_vfs_mem_reset(struct mmdb_vfs *vfs, uint64_t seed)
+{
+	struct mem_fs *fs = fs_of(vfs);
+
+	pthread_mutex_lock(&fs->mu);
+	for (size_t i = 0; i < fs->nfiles; i++) {
+		struct mem_node *nd = &fs->files[i];
+
+		memset(nd->cur, 0, nd->cur_len);
+		if (nd->dirty)
+			memset(nd->dirty, 0, nd->dirty_len);
+		nd->cur_len = nd->dur_len = 0;
+	}
+	fs->nfiles = 0;
+	memset(fs->count, 0, sizeof(fs->count));
+	memset(fs->fail_at, 0, sizeof(fs->fail_at));
+	memset(fs->persist, 0, sizeof(fs->persist));
+	fs->fired = 0;
+	fs->crashed = 0;
+	fs->rng = seed | 1;
+	pthread_mutex_unlock(&fs->mu);
 }

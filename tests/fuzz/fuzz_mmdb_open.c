@@ -9,6 +9,8 @@
  *          1..4 (big-endian, modulo the length): db image, then WAL.
  * Any outcome but a crash, hang or sanitizer report is fine; queries run
  * only when the integrity check passes (a cursor trusts a checked tree).
+ * One vfs serves every input, reset to empty before each
+ * (mmdb_vfs_mem_reset), so an input sees what a fresh one would show.
  */
 #include "nsr/compat.h"
 
@@ -74,6 +76,27 @@ static void exercise(struct mmdb *db)
 	free(row);
 }
 
+/* scratch - the process's vfs and image buffer, reused by every input
+ * (a fresh vfs and copy per input cost more than the code under test). */
+static struct mmdb_vfs *scratch(size_t size, uint8_t **img)
+{
+	static struct mmdb_vfs *vfs;
+	static uint8_t *buf;
+	static size_t cap;
+
+	if (vfs == NULL && (vfs = mmdb_vfs_mem_new(1)) == NULL)
+		abort();
+	mmdb_vfs_mem_reset(vfs, 1);
+	if (size > cap) {
+		free(buf);
+		cap = size;
+		if ((buf = malloc(cap)) == NULL)
+			abort();
+	}
+	*img = buf;
+	return vfs;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct mmdb_vfs *vfs;
@@ -84,10 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1 || size > (64u << 20))
 		return 0;
-	vfs = mmdb_vfs_mem_new(1);
-	img = malloc(size);
-	if (!vfs || !img)
-		goto out;
+	vfs = scratch(size, &img);
 	memcpy(img, data, size);
 	dblen = size - 1;
 	if ((data[0] & 2) && size >= 5) {
@@ -97,11 +117,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (data[0] & 1)
 		reseal(img + off, dblen);
 	if (mmdb_vfs_mem_put(vfs, "/f/mmdb", img + off, dblen) != NSR_OK)
-		goto out;
+		return 0;
 	if ((data[0] & 2) &&
 	    mmdb_vfs_mem_put(vfs, "/f/mmdb.wal", img + off + dblen,
 			     size - off - dblen) != NSR_OK)
-		goto out;
+		return 0;
 	mmdb_opts_init(&o);
 	o.flags = 0;
 	o.vfs = vfs;
@@ -109,8 +129,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		exercise(db);
 		mmdb_close(db);
 	}
-out:
-	free(img);
-	mmdb_vfs_mem_free(vfs);
 	return 0;
 }

@@ -752,6 +752,81 @@ static void test_posix_reopen(void **state)
 	free(dir);
 }
 
+/* mem_file_is - path on vfs is n bytes long: k bytes v, then zeros. */
+static void mem_file_is(struct mmdb_vfs *vfs, const char *path, size_t n,
+			size_t k, uint8_t v)
+{
+	struct mmdb_file *f = NULL;
+	uint8_t buf[8192];
+	uint64_t size;
+	size_t got;
+
+	assert_true(n <= sizeof(buf));
+	assert_int_equal(vfs->open(vfs, path, 0, &f), NSR_OK);
+	assert_int_equal(vfs->size(f, &size), NSR_OK);
+	assert_int_equal(size, n);
+	assert_int_equal(vfs->read(f, buf, sizeof(buf), 0, &got), NSR_OK);
+	assert_int_equal(got, n);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(buf[i], i < k ? v : 0);
+	vfs->close(f);
+}
+
+/* test_mem_reset - a reset mem vfs is like a new one (no file, nothing
+ * armed or counted), and holes read as zero in the reused buffers. */
+static void test_mem_reset(void **state)
+{
+	struct mmdb_vfs *vfs = mmdb_vfs_mem_new(4);
+	struct mmdb_file *f = NULL;
+	uint8_t data[6000];
+
+	NSR_UNUSED(state);
+	assert_non_null(vfs);
+	memset(data, 0xa5, sizeof(data));
+	assert_int_equal(vfs->open(vfs, "/d/a", MMDB_VFS_CREATE, &f), NSR_OK);
+	assert_int_equal(vfs->write(f, data, sizeof(data), 0), NSR_OK);
+	assert_int_equal(vfs->sync(f), NSR_OK);
+	vfs->close(f);
+	/* a shorter put leaves no old bytes past its end */
+	assert_int_equal(mmdb_vfs_mem_put(vfs, "/d/b", data, 3000), NSR_OK);
+	assert_int_equal(mmdb_vfs_mem_put(vfs, "/d/b", data, 100), NSR_OK);
+	assert_int_equal(vfs->open(vfs, "/d/b", 0, &f), NSR_OK);
+	assert_int_equal(vfs->truncate(f, 3000), NSR_OK);
+	vfs->close(f);
+	mem_file_is(vfs, "/d/b", 3000, 100, 0xa5);
+	mmdb_vfs_mem_fail_at(vfs, MMDB_FAULT_WRITE, 1, 1);
+
+	mmdb_vfs_mem_reset(vfs, 4);
+	assert_int_equal(vfs->open(vfs, "/d/a", 0, &f), NSR_ERR_NOTFOUND);
+	assert_int_equal(vfs->open(vfs, "/d/b", 0, &f), NSR_ERR_NOTFOUND);
+	assert_int_equal(mmdb_vfs_mem_count(vfs, MMDB_FAULT_POWER), 0);
+	assert_int_equal(mmdb_vfs_mem_fired(vfs), 0);
+	/* the new files get the old buffers: a hole must read as zero */
+	assert_int_equal(vfs->open(vfs, "/e", MMDB_VFS_CREATE, &f), NSR_OK);
+	assert_int_equal(vfs->write(f, data, 10, 5000), NSR_OK);
+	vfs->close(f);
+	assert_int_equal(mmdb_vfs_mem_put(vfs, "/e2", data, 0), NSR_OK);
+	assert_int_equal(vfs->open(vfs, "/e2", 0, &f), NSR_OK);
+	assert_int_equal(vfs->truncate(f, 4000), NSR_OK);
+	vfs->close(f);
+	mem_file_is(vfs, "/e2", 4000, 0, 0);
+	assert_int_equal(mmdb_vfs_mem_count(vfs, MMDB_FAULT_WRITE), 2);
+	{
+		uint8_t buf[5010];
+		size_t got;
+
+		assert_int_equal(vfs->open(vfs, "/e", 0, &f), NSR_OK);
+		assert_int_equal(vfs->read(f, buf, sizeof(buf), 0, &got),
+				 NSR_OK);
+		assert_int_equal(got, 5010);
+		for (size_t i = 0; i < 5000; i++)
+			assert_int_equal(buf[i], 0);
+		assert_int_equal(buf[5009], 0xa5);
+		vfs->close(f);
+	}
+	mmdb_vfs_mem_free(vfs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -763,6 +838,7 @@ int main(void)
 		cmocka_unit_test(test_power_loss),
 		cmocka_unit_test(test_group_commit),
 		cmocka_unit_test(test_posix_reopen),
+		cmocka_unit_test(test_mem_reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
