@@ -2,9 +2,11 @@
 # run-benchmarks.sh - every benchmark in tests/bench, as their RESULTS.md
 # describe them: a release build without sanitizers, then the media
 # database against SQLite, the volume writer/reader against dd, the jobs
-# database library and nsrjobd over RPC, and save over a link with added
+# database library and nsrjobd over RPC, save over a link with added
 # round-trip time (tests/bench/latency; needs root for its network
-# namespaces, skipped otherwise).  Output goes to the terminal and
+# namespaces, skipped otherwise), concurrent sessions into one device and
+# the restore of one save set from an interleaved volume
+# (tests/bench/sessions: run-sessions.sh and bench_demux).  Output goes to the terminal and
 # to DIR/<name>.txt; the data lives under DIR too (default
 # ./bench-results, a few GB at full size).  Run it on a quiet machine and
 # compare ratios, not absolute figures, between machines.
@@ -25,14 +27,16 @@ BUILD=${NSR_BENCH_BUILD:-build-bench}
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DNSR_SANITIZE=OFF \
 	-DNSR_TESTS=ON -DNSR_BENCH=ON >/dev/null
 cmake --build "$BUILD" -j "$(nproc)" --target bench_mmdb bench_media \
-	bench_jobdb bench_jobd nsrexecd nsrjobd delayproxy save nsrd nsrmmdbd \
-	nsrindexd nsrsnmd nsrmmd nsrmm nsradmin
+	bench_jobdb bench_jobd bench_demux nsrexecd nsrjobd delayproxy save \
+	recover mminfo nsrd nsrmmdbd nsrindexd nsrsnmd nsrmmd nsrmm nsradmin
 B=$BUILD/tests/bench
 
 if [ $quick = 1 ]; then
 	mmdb="-n 20000 -q 200" media="-s 32 -r 3" jobs=100000 latency=-q
+	sessions=-q
 else
 	mmdb="-n 1000000 -q 2000" media="-s 256 -r 12" jobs=1000000 latency=""
+	sessions="-s 256 -r 3"
 fi
 
 run() { # NAME COMMAND... - run, show and keep the output
@@ -42,7 +46,8 @@ run() { # NAME COMMAND... - run, show and keep the output
 	"$@" 2>&1 | tee "$out/$name.txt"
 }
 
-mkdir -p "$out/mmdb" "$out/media" "$out/jobdb" "$out/jobd" "$out/latency"
+mkdir -p "$out/mmdb" "$out/media" "$out/jobdb" "$out/jobd" "$out/latency" \
+	"$out/sessions" "$out/demux"
 # shellcheck disable=SC2086 # the option strings are meant to split
 run mmdb "$B/bench_mmdb" $mmdb -d "$out/mmdb"
 # shellcheck disable=SC2086
@@ -57,4 +62,8 @@ run jobd "$B/bench_jobd" "$BUILD/bin" "$out/jobd" $jobs 30000
 # shellcheck disable=SC2086
 run latency ./tests/bench/latency/run-latency.sh $latency -b "$BUILD/bin" \
 	-p "$B/delayproxy" -d "$out/latency"
+# shellcheck disable=SC2086
+run sessions ./tests/bench/sessions/run-sessions.sh $sessions \
+	-b "$BUILD/bin" -d "$out/sessions"
+run demux "$B/bench_demux" -d "$out/demux" -s 256 -r 5
 echo "==> results in $out"
