@@ -91,28 +91,30 @@ static void seen_add(struct rec_run *run, const char *path)
 	run->seen[run->nseen++] = copy;
 }
 
+/* report - a file restored with a reservation (kind WARN) or not intact
+ * (ERROR): remembered as seen, said with the reason. */
+static void report(struct rec_run *run, enum nsr_session_msg kind,
+		   const char *path, int rc, int sys_errno, const char *what)
+{
+	char sp[NSR_LOG_PATH_SHOW + 64];
+
+	seen_add(run, path);
+	say(run, kind, "%s: %s: %s", shown(path, sp, sizeof(sp)), what,
+	    rc == NSR_ERR_SYSTEM ? strerror(sys_errno) : nsr_strerror(rc));
+}
+
 /* on_error - a file that could not be restored intact. */
 static void on_error(void *ctx, const char *path, int rc, int sys_errno,
 		     const char *what)
 {
-	char sp[NSR_LOG_PATH_SHOW + 64];
-
-	seen_add(ctx, path);
-	say(ctx, NSR_SESSION_ERROR, "%s: %s: %s", shown(path, sp, sizeof(sp)),
-	    what,
-	    rc == NSR_ERR_SYSTEM ? strerror(sys_errno) : nsr_strerror(rc));
+	report(ctx, NSR_SESSION_ERROR, path, rc, sys_errno, what);
 }
 
 /* on_warn - restored, with metadata not applied. */
 static void on_warn(void *ctx, const char *path, int rc, int sys_errno,
 		    const char *what)
 {
-	char sp[NSR_LOG_PATH_SHOW + 64];
-
-	seen_add(ctx, path);
-	say(ctx, NSR_SESSION_WARN, "%s: %s: %s", shown(path, sp, sizeof(sp)),
-	    what,
-	    rc == NSR_ERR_SYSTEM ? strerror(sys_errno) : nsr_strerror(rc));
+	report(ctx, NSR_SESSION_WARN, path, rc, sys_errno, what);
 }
 
 /* on_restored - one object restored (-v lists it). */
