@@ -17,12 +17,6 @@
 
 #include "nsrd.h"
 
-/* str - a result string ("" for NULL). */
-static char *str(const char *s)
-{
-	return nsr_xstrdup(s ? s : "");
-}
-
 /* yes - a Yes/No attribute, with its default. */
 static bool_t yes(const struct nsr_res *r, const char *attr, int dflt)
 {
@@ -78,8 +72,8 @@ static void add_movers(struct nsrd *n, const char *host, status_res *r,
 	     i++) {
 		st_mover *m = &r->movers.movers_val[r->movers.movers_len++];
 
-		m->host = str(host);
-		m->device = str(mv[i].device);
+		m->host = nsr_rpc_str(host);
+		m->device = nsr_rpc_str(mv[i].device);
 		m->pid = (int)mv[i].pid;
 		m->port = mv[i].port;
 		m->sessions = sessions_on(n, NULL, mv[i].pid);
@@ -105,9 +99,9 @@ static void add_devices(struct nsrd *n, status_res *r, struct nsr_buf *notes)
 
 		host[0] = '\0';
 		nsrd_device_host(dev, host, sizeof(host));
-		d->name = str(nsr_res_get(dev, "name"));
-		d->media_type = str(nsr_res_get(dev, "media type"));
-		d->volume = str(nsr_res_get(dev, "volume name"));
+		d->name = nsr_rpc_str(nsr_res_get(dev, "name"));
+		d->media_type = nsr_rpc_str(nsr_res_get(dev, "media type"));
+		d->volume = nsr_rpc_str(nsr_res_get(dev, "volume name"));
 		d->enabled = yes(dev, "enabled", 1);
 		d->read_only = yes(dev, "read only", 0);
 		d->sessions = sessions_on(n, d->name, 0);
@@ -132,9 +126,9 @@ static void add_sessions(struct nsrd *n, status_res *r)
 			continue;
 		o = &r->sessions.sessions_val[r->sessions.sessions_len++];
 		o->recover = s->recover ? TRUE : FALSE;
-		o->client = str(s->client);
+		o->client = nsr_rpc_str(s->client);
 		o->ssid = s->ssid;
-		o->device = str(s->device);
+		o->device = nsr_rpc_str(s->device);
 		o->mover_pid = (int)s->mover_pid;
 		o->jobid = s->jobid;
 		o->started = (int64_t)s->started;
@@ -150,9 +144,9 @@ static void add_sessions(struct nsrd *n, status_res *r)
 		o->kind = w->kind == NSRD_WAIT_VOLUME ? SAVE_WAIT_MOUNT
 			  : w->kind == NSRD_WAIT_READ ? SAVE_WAIT_READ
 						      : SAVE_WAIT_QUEUED;
-		o->client = str(w->client);
-		o->name = str(w->name);
-		o->pool = str(w->pool);
+		o->client = nsr_rpc_str(w->client);
+		o->name = nsr_rpc_str(w->name);
+		o->pool = nsr_rpc_str(w->pool);
 		o->since = (int64_t)w->first;
 	}
 }
@@ -167,7 +161,7 @@ int nsrd_status(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	NSR_UNUSED(args);
 	NSR_UNUSED(call);
 	nsr_buf_init(&notes, NSR_MSG_MAX - 1);
-	r->server = str(n->server_name);
+	r->server = nsr_rpc_str(n->server_name);
 	r->parallelism = (unsigned)nsrd_server_attr_num(n, "parallelism", 32);
 	r->now = (int64_t)time(NULL);
 	r->devices.devices_val = nsr_xcalloc(STATUS_DEVICES_MAX,
@@ -179,7 +173,7 @@ int nsrd_status(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	r->waits.waits_val = nsr_xcalloc(NSRD_MAX_WAITS, sizeof(st_wait));
 	add_devices(n, r, &notes);
 	add_sessions(n, r);
-	r->notes = str(notes.len ? notes.data : "");
+	r->notes = nsr_rpc_str(notes.len ? notes.data : "");
 	nsr_buf_release(&notes);
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	return NSR_OK;
