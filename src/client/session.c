@@ -28,6 +28,8 @@
 #include "nsr/saver.h"
 #include "nsr/session.h"
 
+#include "session_int.h"
+
 /* How often a save renews its session lease at nsrd (nsrd settles a
  * session whose lease, 120 s by default, lapses). */
 #define SESSION_RENEW_SEC 30
@@ -348,7 +350,7 @@ static void on_file_error(void *arg, const char *path, int err,
 static int wait_turn(struct save_run *s, save_start_args *a,
 		     save_start_res *ss)
 {
-	unsigned ms = NSR_MIN(NSR_MAX(ss->retry_ms, 100u), 10000u);
+	unsigned retry_ms = ss->retry_ms;
 
 	if (ss->ticket == 0)
 		return NSR_ERR_PROTO;
@@ -363,8 +365,14 @@ static int wait_turn(struct save_run *s, save_start_args *a,
 	a->ticket = ss->ticket;
 	xdr_free(NSR_XDR(xdr_save_start_res), (char *)ss);
 	memset(ss, 0, sizeof(*ss));
-	poll(NULL, 0, (int)ms);
+	session_pause(retry_ms);
 	return NSR_OK;
+}
+
+/* session_pause - wait the retry time nsrd gave, within 0.1 .. 10 s. */
+void session_pause(unsigned retry_ms)
+{
+	poll(NULL, 0, (int)NSR_MIN(NSR_MAX(retry_ms, 100u), 10000u));
 }
 
 /* start - SAVE_START at nsrd. */

@@ -1,7 +1,7 @@
 /*
  * session_int.h - the recover session, shared by the files of the
  * session driver (session_recover.c: save sets; session_pit.c: paths as
- * of a browse time).
+ * of a browse time), and what save and recover sessions share.
  */
 #ifndef NSR_SESSION_INT_H
 #define NSR_SESSION_INT_H
@@ -24,5 +24,9 @@ struct nsr_session_recover {
 int session_recover_set(struct nsr_session_recover *sr, uint32_t ssid,
 			const char *const *paths, size_t npaths, int exact,
 			struct nsr_restore_stats *out);
+
+/* session_pause - wait before asking nsrd again after NSR_ERR_WAIT: the
+ * retry time it gave, kept within 0.1 .. 10 s. */
+void session_pause(unsigned retry_ms);
 
 #endif /* NSR_SESSION_INT_H */

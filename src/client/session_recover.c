@@ -9,7 +9,6 @@
  */
 #include "nsr/compat.h"
 
-#include <poll.h>
 
 #include <stdarg.h>
 #include <unistd.h>
@@ -351,8 +350,7 @@ static int start(struct rec_run *run, struct nsr_nsrd *nsrd,
 			say(run, NSR_SESSION_WARN, "waiting: %s",
 			    nsr_nsrd_errmsg(nsrd));
 		a->ticket = r->ticket;
-		poll(NULL, 0, (int)NSR_MIN(NSR_MAX(r->retry_ms, 100u),
-					   10000u));
+		session_pause(r->retry_ms);
 		xdr_free(NSR_XDR(xdr_rec_start_res), (char *)r);
 		memset(r, 0, sizeof(*r));
 	}
