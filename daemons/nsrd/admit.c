@@ -1,29 +1,54 @@
 /*
- * admit.c - sessions that wait to start: a ticket queue in nsrd.
+ * admit.c - admission: server, group and client parallelism, and the
+ * ticket queue of sessions that wait to start.
  *
  * SAVE_START answers NSR_ERR_WAIT with a ticket when a session cannot
- * start yet: server parallelism is reached (it is queued, first come
- * first served, and never times out for that alone), or no writable
- * volume of its pool is mounted (a mount request, which times out after
- * the server's "save mount timeout"); a recover waits the same way for
- * a volume of its save set to be mounted.  The client asks again with its
- * ticket after the retry time it was given; each ask keeps the ticket
- * alive, and a ticket nobody asked for within NSRD_WAIT_LAPSE_SEC lapses
- * (its client gave up or died), so no wait outlives its client.  All of
- * it runs under the RPC server mutex, like the session table.
+ * start yet: a parallelism limit is reached (it is queued, and never
+ * times out for that alone), or no writable volume of its pool is mounted
+ * (a mount request, which times out after the server's "save mount
+ * timeout"), or every device of its pool is at max sessions (queued for a
+ * device); a recover waits the same way for a volume of its save set.
+ * The client asks again with its ticket after the retry time it was
+ * given; each ask keeps the ticket alive, and a ticket nobody asked for
+ * within NSRD_WAIT_LAPSE_SEC lapses (its client gave up or died), so no
+ * wait outlives its client.  All of it runs under the RPC server mutex,
+ * like the session table.
+ *
+ * Three limits, read live from the resources at every ask (an nsradmin
+ * change takes effect at once): the NSR resource's "parallelism" (all
+ * sessions, recovers included), the NSR group's "savegrp parallelism"
+ * (0 = none) for the saves started in that group (save -g; a manual save
+ * without -g is in no group, as in NetWorker, so only the server and
+ * client limits apply to it), and the NSR client's "parallelism" for its
+ * saves (NSRD_CLIENT_PARALLELISM when the client has no resource).  The
+ * queue is fair (fairq.c): a slot that frees is granted to the waiting
+ * session whose group, then client, has the fewest sessions, oldest
+ * first; the granted session starts when it asks next.
  *
  * Invariants:
  *  1. a ticket is never handed out twice (they count up from 1);
- *  2. under server parallelism an older ticket is admitted first: a
- *     session starts only while the running sessions and the queued
- *     ones older than it are together below the limit;
- *  3. a mount request ends (satisfied, failed, timed out or lapsed)
- *     with a log line, as it began with one.
+ *  2. a session passes admission only while, counting the running
+ *     sessions and the granted waits, the server, its group and its
+ *     client are below their limits; a new session or one that waited
+ *     for another reason is admitted past the queued ones only when
+ *     none of them could take the slot (fairq_grant ran first);
+ *  3. only queued (NSRD_WAIT_SLOT) waits hold grants; a wait that becomes
+ *     a session, changes kind or ends gives its grant back;
+ *  4. a mount request ends (satisfied, failed, timed out or lapsed)
+ *     with a log line, as it began with one;
+ *  5. at most nsrd_wait_cap() waits exist (NSRD_MAX_WAITS, or fewer
+ *     under NSR_MAX_WAITS for tests); one more is refused with
+ *     NSR_ERR_LIMIT and a message, never dropped silently.
  */
 #include "nsr/compat.h"
 
-#include "nsr/log.h"
+#include <stdarg.h>
 
+#include "nsr/err.h"
+#include "nsr/log.h"
+#include "nsr/xmalloc.h"
+
+#include "fairq.h"
 #include "nsrd.h"
 
 /* is_mount - a mount request (a save's or a recover's)? */
@@ -32,7 +57,16 @@ static int is_mount(int kind)
 	return kind == NSRD_WAIT_VOLUME || kind == NSRD_WAIT_READ;
 }
 
-/* wait_log_end - invariant 3's closing line of a mount request. */
+/* nsrd_wait_cap - invariant 5's size of the wait table. */
+int nsrd_wait_cap(void)
+{
+	const char *e = getenv("NSR_MAX_WAITS");
+	long v = e && *e ? strtol(e, NULL, 10) : 0;
+
+	return v > 0 && v < NSRD_MAX_WAITS ? (int)v : NSRD_MAX_WAITS;
+}
+
+/* wait_log_end - invariant 4's closing line of a mount request. */
 static void wait_log_end(const struct nsrd_wait *w, const char *how)
 {
 	if (is_mount(w->kind))
@@ -53,22 +87,40 @@ struct nsrd_wait *nsrd_wait_find(struct nsrd *n, uint64_t ticket)
 	return NULL;
 }
 
+/* wait_new - a free entry made a new wait, or NULL (invariant 5). */
+static struct nsrd_wait *wait_new(struct nsrd *n, const char *client,
+				  const char *group, const char *name)
+{
+	int cap = nsrd_wait_cap(), used = 0;
+	struct nsrd_wait *w = NULL;
+
+	for (int i = 0; i < NSRD_MAX_WAITS; i++) {
+		if (n->waits[i].ticket)
+			used++;
+		else if (!w)
+			w = &n->waits[i];
+	}
+	if (!w || used >= cap)
+		return NULL;
+	memset(w, 0, sizeof(*w));
+	w->ticket = ++n->next_ticket;
+	w->first = time(NULL);
+	snprintf(w->client, sizeof(w->client), "%s", client);
+	snprintf(w->group, sizeof(w->group), "%s", group ? group : "");
+	snprintf(w->name, sizeof(w->name), "%s", name);
+	return w;
+}
+
 /* nsrd_wait_join - the wait w asked for again, or a new one. */
 struct nsrd_wait *nsrd_wait_join(struct nsrd *n, struct nsrd_wait *w,
 				 int kind, const char *client,
-				 const char *name, const char *pool)
+				 const char *group, const char *name,
+				 const char *pool)
 {
 	time_t now = time(NULL);
 
-	for (int i = 0; !w && i < NSRD_MAX_WAITS; i++)
-		if (n->waits[i].ticket == 0) {
-			w = &n->waits[i];
-			memset(w, 0, sizeof(*w));
-			w->ticket = ++n->next_ticket;
-			w->first = now;
-			snprintf(w->client, sizeof(w->client), "%s", client);
-			snprintf(w->name, sizeof(w->name), "%s", name);
-		}
+	if (!w)
+		w = wait_new(n, client, group, name);
 	if (!w)
 		return NULL;
 	snprintf(w->pool, sizeof(w->pool), "%s", pool ? pool : "");
@@ -88,6 +140,8 @@ struct nsrd_wait *nsrd_wait_join(struct nsrd *n, struct nsrd_wait *w,
 			 "for volume %s; mount it (nsrmm -m %s -f DEVICE)",
 			 (unsigned long long)w->ticket, name, client, w->pool,
 			 w->pool);
+	if (kind != NSRD_WAIT_SLOT)
+		w->granted = 0; /* invariant 3 */
 	w->kind = kind;
 	w->last = now;
 	return w;
@@ -103,19 +157,50 @@ void nsrd_wait_end(struct nsrd *n, struct nsrd_wait *w, const char *how)
 	memset(w, 0, sizeof(*w));
 }
 
-/* nsrd_wait_ahead - queued sessions older than ticket (0: all). */
-int nsrd_wait_ahead(const struct nsrd *n, uint64_t ticket)
+/* nsrd_wait_answer - a session's "not yet": the mount timeout, the wait
+ * joined or made, and the status, ticket and retry time of the answer. */
+int nsrd_wait_answer(struct nsrd *n, struct nsrd_wait **w,
+		     const struct nsrd_wait_ask *q, nsr_status *st,
+		     uint64_t *ticket, unsigned *retry_ms, const char *fmt,
+		     ...)
 {
-	int c = 0;
+	char why[NSR_MSG_MAX / 2];
+	va_list ap;
+	time_t tmo = nsrd_mount_timeout(n);
 
-	for (int i = 0; i < NSRD_MAX_WAITS; i++) {
-		const struct nsrd_wait *w = &n->waits[i];
-
-		if (w->ticket && w->kind == NSRD_WAIT_SLOT &&
-		    (ticket == 0 || w->ticket < ticket))
-			c++;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (*w && is_mount(q->kind) && (*w)->kind == q->kind &&
+	    time(NULL) - (*w)->first >= tmo) {
+		nsr_status_set(st, NSR_ERR_TIMEOUT, "%s within %lld s: %s",
+			       q->timed_out, (long long)tmo, q->advice);
+		nsrd_wait_end(n, *w, "timed out");
+		*w = NULL;
+		return st->code;
 	}
-	return c;
+	*w = nsrd_wait_join(n, *w, q->kind, q->client, q->group, q->name,
+			    q->pool);
+	if (!*w) {
+		nsr_status_set(st, NSR_ERR_LIMIT, "%s, and %d sessions "
+			       "already wait (the most nsrd keeps); try again "
+			       "later", why, nsrd_wait_cap());
+		return st->code;
+	}
+	*ticket = (*w)->ticket;
+	*retry_ms = q->kind == NSRD_WAIT_SLOT ? NSRD_QUEUE_RETRY_MS : 1000;
+	if (is_mount(q->kind))
+		nsr_status_set(st, NSR_ERR_WAIT, "%s (mount request %llu; "
+			       "the %s waits up to %lld s)", why,
+			       (unsigned long long)(*w)->ticket, q->what,
+			       (long long)tmo);
+	else
+		nsr_status_set(st, NSR_ERR_WAIT, "%s (queued%s: ticket %llu)",
+			       why, q->kind == NSRD_WAIT_DEVICE
+					    ? " for a device" : "",
+			       (unsigned long long)(*w)->ticket);
+	*w = NULL; /* it goes on waiting */
+	return st->code;
 }
 
 /* nsrd_wait_lapse - drop the waits nobody asked for lately. */
@@ -130,6 +215,121 @@ void nsrd_wait_lapse(struct nsrd *n)
 			nsrd_wait_end(n, w, "lapsed (its client stopped "
 				      "asking)");
 	}
+}
+
+/* group_limit - a group's "savegrp parallelism" (0 = none). */
+static long group_limit(void *arg, const char *group)
+{
+	const struct nsr_res *g = nsrd_res_find1(arg, "NSR group", group);
+	const char *v = g ? nsr_res_get(g, "savegrp parallelism") : NULL;
+
+	return v && *v ? atol(v) : 0;
+}
+
+/* client_limit - a client's "parallelism" (the default without one). */
+static long client_limit(void *arg, const char *client)
+{
+	const struct nsr_res *c = nsrd_res_find1(arg, "NSR client", client);
+	const char *v = c ? nsr_res_get(c, "parallelism") : NULL;
+
+	return v && atol(v) > 0 ? atol(v) : NSRD_CLIENT_PARALLELISM;
+}
+
+/* A snapshot of the running sessions and the queued waits for fairq. */
+struct snapshot {
+	struct fairq_item *run, *wait;
+	struct nsrd_wait **of; /* the wait of each wait item */
+	size_t nrun, nwait;
+	struct fairq_limits lim;
+};
+
+/* snap_take - sessions and queued waits as fairq items. */
+static void snap_take(struct nsrd *n, struct snapshot *sn)
+{
+	memset(sn, 0, sizeof(*sn));
+	sn->run = nsr_xcalloc(NSRD_MAX_SESSIONS, sizeof(*sn->run));
+	sn->wait = nsr_xcalloc(NSRD_MAX_WAITS, sizeof(*sn->wait));
+	sn->of = nsr_xcalloc(NSRD_MAX_WAITS, sizeof(*sn->of));
+	for (int i = 0; i < NSRD_MAX_SESSIONS; i++) {
+		const struct nsrd_session *s = &n->sessions[i];
+		struct fairq_item *it = &sn->run[sn->nrun];
+
+		if (!s->used)
+			continue;
+		/* A recover counts against the server only. */
+		it->client = s->recover ? "" : s->client;
+		it->group = s->recover ? "" : s->group;
+		sn->nrun++;
+	}
+	for (int i = 0; i < NSRD_MAX_WAITS; i++) {
+		struct nsrd_wait *w = &n->waits[i];
+		struct fairq_item *it = &sn->wait[sn->nwait];
+
+		if (!w->ticket || w->kind != NSRD_WAIT_SLOT)
+			continue;
+		it->client = w->client;
+		it->group = w->group;
+		it->ticket = w->ticket;
+		it->granted = w->granted;
+		sn->of[sn->nwait++] = w;
+	}
+	sn->lim.server = (long)nsrd_server_attr_num(n, "parallelism", 32);
+	sn->lim.group_limit = group_limit;
+	sn->lim.client_limit = client_limit;
+	sn->lim.arg = n;
+}
+
+/* snap_free - release a snapshot. */
+static void snap_free(struct snapshot *sn)
+{
+	free(sn->run);
+	free(sn->wait);
+	free(sn->of);
+}
+
+/* nsrd_admit - may a save of client in group start now (invariant 2)? */
+int nsrd_admit(struct nsrd *n, struct nsrd_wait *w, const char *client,
+	       const char *group, char *why, size_t len)
+{
+	struct snapshot sn;
+	int fit;
+
+	if (w && w->kind == NSRD_WAIT_SLOT && w->granted)
+		return 1;
+	snap_take(n, &sn);
+	if (sn.nwait && fairq_grant(sn.run, sn.nrun, sn.wait, sn.nwait,
+				    &sn.lim) > 0)
+		for (size_t i = 0; i < sn.nwait; i++)
+			sn.of[i]->granted = sn.wait[i].granted;
+	if (w && w->kind == NSRD_WAIT_SLOT && w->granted) {
+		snap_free(&sn);
+		return 1;
+	}
+	/* Not granted (or not queued yet): would one more fit?  A queued
+	 * one that fits was passed over for less served ones. */
+	fit = fairq_fits(sn.run, sn.nrun, sn.wait, sn.nwait, &sn.lim, client,
+			 group);
+	if (fit == FAIRQ_FITS && !(w && w->kind == NSRD_WAIT_SLOT)) {
+		snap_free(&sn);
+		return 1;
+	}
+	if (fit == FAIRQ_GROUP)
+		snprintf(why, len, "savegrp parallelism of group %s (%ld) "
+			 "reached", group, group_limit(n, group));
+	else if (fit == FAIRQ_CLIENT)
+		snprintf(why, len, "client parallelism of %s (%ld) reached",
+			 client, client_limit(n, client));
+	else if (fit == FAIRQ_SERVER)
+		snprintf(why, len, "server parallelism (%ld) reached: %zu "
+			 "sessions run, %zu wait", sn.lim.server, sn.nrun,
+			 sn.nwait);
+	else if (fit == FAIRQ_FITS)
+		snprintf(why, len, "waiting sessions of less served clients "
+			 "go first (%zu wait)", sn.nwait);
+	else
+		snprintf(why, len, "out of memory while queueing");
+	snap_free(&sn);
+	return 0;
 }
 
 /* nsrd_mount_timeout - seconds a save waits for a volume: the NSR

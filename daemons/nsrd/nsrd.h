@@ -37,6 +37,7 @@ struct nsrd_session {
 	int64_t jobid;
 	uint32_t ssid;
 	char client[256];
+	char group[64];	    /* save -g (the group's run); "" = none */
 	char device[256];
 	pid_t mover_pid;    /* the device's mover it was given (0: none) */
 	time_t started;
@@ -46,7 +47,7 @@ struct nsrd_session {
 
 /* A session that waits to start (admit.c). */
 enum nsrd_wait_kind {
-	NSRD_WAIT_SLOT = 1,   /* server parallelism reached: queued */
+	NSRD_WAIT_SLOT = 1,   /* a parallelism limit reached: queued */
 	NSRD_WAIT_VOLUME = 2, /* no writable volume of its pool: a mount
 			       * request */
 	NSRD_WAIT_READ = 3,   /* a recover's volume is not mounted: a
@@ -55,7 +56,15 @@ enum nsrd_wait_kind {
 			       * volume is at max sessions: queued */
 };
 
+/* The wait table (invariant 5 of admit.c): room for 4096 waits, 4 per
+ * session slot; env NSR_MAX_WAITS lowers it (tests of a full table). */
 #define NSRD_MAX_WAITS 4096
+/* A client's parallelism when it has no NSR client resource (NetWorker's
+ * default for a new client). */
+#define NSRD_CLIENT_PARALLELISM 4
+/* How soon a queued session asks again: a slot granted to it is held
+ * for it until it does. */
+#define NSRD_QUEUE_RETRY_MS 250
 /* A ticket nobody asked for within this long lapses (its client left). */
 #define NSRD_WAIT_LAPSE_SEC 30
 /* How long a save waits for a volume unless the server says otherwise
@@ -66,9 +75,22 @@ struct nsrd_wait {
 	uint64_t ticket;	/* 0 = free entry */
 	int kind;		/* enum nsrd_wait_kind */
 	char client[256];
+	char group[64];		/* a save's group ("" = none) */
 	char name[256];		/* the save set */
 	char pool[64];		/* its pool (VOLUME) or the volume (READ) */
 	time_t first, last;	/* queued, last asked */
+	int granted;		/* SLOT: a slot is held for it (fairq.c) */
+};
+
+/* What a session waits for, for nsrd_wait_answer. */
+struct nsrd_wait_ask {
+	int kind;		 /* enum nsrd_wait_kind */
+	const char *client, *group, *name;
+	const char *pool;	 /* its pool (VOLUME) or volume (READ) */
+	const char *what;	 /* "save" or "recover", for the message */
+	const char *timed_out;	 /* a mount request's end: "volume X was
+				  * not mounted" (" within N s: " follows) */
+	const char *advice;	 /* then what to do */
 };
 
 struct mmdb_clnt;
@@ -123,15 +145,31 @@ long long nsrd_server_attr_num(struct nsrd *n, const char *attr,
 /* nsrd_wait_find - the live wait of ticket, or NULL (never or lapsed). */
 struct nsrd_wait *nsrd_wait_find(struct nsrd *n, uint64_t ticket);
 /* nsrd_wait_join - w again (its kind may change), or a new wait with a
- * new ticket; NULL when NSRD_MAX_WAITS wait already.  Either way it was
- * asked for now. */
+ * new ticket; NULL when nsrd_wait_cap() waits already.  Either way it
+ * was asked for now. */
 struct nsrd_wait *nsrd_wait_join(struct nsrd *n, struct nsrd_wait *w,
 				 int kind, const char *client,
-				 const char *name, const char *pool);
+				 const char *group, const char *name,
+				 const char *pool);
 /* nsrd_wait_end - the wait is over (how: "satisfied", "failed", ...). */
 void nsrd_wait_end(struct nsrd *n, struct nsrd_wait *w, const char *how);
-/* nsrd_wait_ahead - queued sessions older than ticket (0: all). */
-int nsrd_wait_ahead(const struct nsrd *n, uint64_t ticket);
+/* nsrd_wait_cap - how many waits may exist at once. */
+int nsrd_wait_cap(void);
+/* nsrd_wait_answer - a save's or recover's "not yet" (why: fmt): a mount
+ * request that waited its timeout ends (NSR_ERR_TIMEOUT, q->timed_out
+ * and q->advice); else the wait *w is joined or made and st says
+ * NSR_ERR_WAIT with the ticket and retry time (NSR_ERR_LIMIT when the
+ * table is full).  *w is NULL afterwards (it goes on, or it ended);
+ * returns st->code. */
+int nsrd_wait_answer(struct nsrd *n, struct nsrd_wait **w,
+		     const struct nsrd_wait_ask *q, nsr_status *st,
+		     uint64_t *ticket, unsigned *retry_ms, const char *fmt,
+		     ...) __attribute__((format(printf, 7, 8)));
+/* nsrd_admit - may a save of client in group ("" = none) start now, w
+ * being its wait (NULL: it asks first)?  1 yes; 0 no, why[len] says
+ * which limit (then queue it: nsrd_wait_answer, NSRD_WAIT_SLOT). */
+int nsrd_admit(struct nsrd *n, struct nsrd_wait *w, const char *client,
+	       const char *group, char *why, size_t len);
 /* nsrd_wait_lapse - drop the waits nobody asked for lately (tick). */
 void nsrd_wait_lapse(struct nsrd *n);
 /* nsrd_mount_timeout - seconds a save waits for a volume. */

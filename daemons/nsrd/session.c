@@ -1,7 +1,8 @@
 /*
  * session.c - admission of save and recover sessions.
  *
- * SAVE_START: admit under server parallelism, decide the level (level.c),
+ * SAVE_START: admit under server, group and client parallelism
+ * (admit.c), decide the level (level.c),
  * pick a writable volume of the pool mounted on an enabled device (fewest
  * sessions first), create the job
  * (nsrjobd) and the save set (nsrmmdbd, flagged in progress), get the
@@ -551,49 +552,15 @@ static int create_saveset(struct mmdb_clnt *mc, struct mmdb_saveset *ss,
 	return rc;
 }
 
-/* wait_answer - SAVE_START's "not yet": NSR_ERR_WAIT with the ticket of
- * the session's wait (joined or made now) and a message saying why. */
-static void wait_answer(struct nsrd *n, save_start_res *r,
-			struct nsrd_wait *w, int kind,
-			const save_start_args *a, const char *pool,
-			const char *fmt, ...)
-	__attribute__((format(printf, 7, 8)));
-static void wait_answer(struct nsrd *n, save_start_res *r,
-			struct nsrd_wait *w, int kind,
-			const save_start_args *a, const char *pool,
-			const char *fmt, ...)
+/* save_wait - SAVE_START's "not yet" (admit.c's nsrd_wait_answer) with
+ * the kind of wait the client is told. */
+static void save_wait(struct nsrd *n, save_start_res *r, struct nsrd_wait **w,
+		      const struct nsrd_wait_ask *q, const char *why)
 {
-	char why[NSR_MSG_MAX / 2];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	w = nsrd_wait_join(n, w, kind, a->client, a->name, pool);
-	if (!w) {
-		nsr_status_set(&r->st, NSR_ERR_LIMIT, "%s, and %d sessions "
-			       "already wait; try again later", why,
-			       NSRD_MAX_WAITS);
-		return;
-	}
-	r->ticket = w->ticket;
-	r->retry_ms = 1000;
-	r->wait_kind = kind == NSRD_WAIT_VOLUME ? SAVE_WAIT_MOUNT
-						: SAVE_WAIT_QUEUED;
-	if (kind == NSRD_WAIT_DEVICE) {
-		nsr_status_set(&r->st, NSR_ERR_WAIT, "%s (queued for a "
-			       "device: ticket %llu)", why,
-			       (unsigned long long)w->ticket);
-		return;
-	}
-	if (kind == NSRD_WAIT_VOLUME)
-		nsr_status_set(&r->st, NSR_ERR_WAIT, "%s (mount request %llu; "
-			       "the save waits up to %lld s)", why,
-			       (unsigned long long)w->ticket,
-			       (long long)nsrd_mount_timeout(n));
-	else
-		nsr_status_set(&r->st, NSR_ERR_WAIT, "%s (queued: ticket %llu)",
-			       why, (unsigned long long)w->ticket);
+	if (nsrd_wait_answer(n, w, q, &r->st, &r->ticket, &r->retry_ms, "%s",
+			     why) == NSR_ERR_WAIT)
+		r->wait_kind = q->kind == NSRD_WAIT_VOLUME ? SAVE_WAIT_MOUNT
+							   : SAVE_WAIT_QUEUED;
 }
 
 /* nsrd_save_start - SAVE_START: admit a save and say where to stream. */
@@ -612,12 +579,14 @@ int nsrd_save_start(void *ctx, void *argp, void *resp,
 	struct nsr_buf err, lmsg, llog;
 	const char *pool;
 	char ssidtxt[32];
-	long long par = nsrd_server_attr_num(n, "parallelism", 32);
 	uint32_t cloneid = 0;
 	char mhost[NSR_HOST_MAX + 1] = "";
 	int port = 0, level;
 	struct nsrd_wait *w = NULL;
+	struct nsrd_wait_ask q;
+	char why[NSR_MSG_MAX / 2], tmo[128], advice[256];
 
+	memset(&q, 0, sizeof(q));
 	r->pool = nsr_rpc_str("");
 	r->volume = nsr_rpc_str("");
 	r->mover_host = nsr_rpc_str("");
@@ -645,45 +614,44 @@ int nsrd_save_start(void *ctx, void *argp, void *resp,
 			       "pool '%s' does not exist", pool);
 		goto out;
 	}
-	/* Admission: server parallelism, queued first come first served. */
+	/* Admission: server, group and client parallelism (admit.c). */
+	if (a->group[0] && !nsrd_res_find1(n, "NSR group", a->group)) {
+		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "group '%s' does not "
+			       "exist: create it (nsradmin: create type: NSR "
+			       "group; name: %s) or save without -g",
+			       a->group, a->group);
+		goto out;
+	}
+	q.client = a->client;
+	q.group = a->group;
+	q.name = a->name;
+	q.pool = pool;
+	q.what = "save";
 	w = nsrd_wait_find(n, a->ticket);
-	if (count_sessions(n, NULL) + nsrd_wait_ahead(n, w ? w->ticket : 0) >=
-	    par) {
-		wait_answer(n, r, w, NSRD_WAIT_SLOT, a, pool,
-			    "server parallelism (%lld) reached: %d sessions "
-			    "run, %d wait before this one", par,
-			    count_sessions(n, NULL),
-			    nsrd_wait_ahead(n, w ? w->ticket : 0));
-		w = NULL; /* still waiting */
+	if (!nsrd_admit(n, w, a->client, a->group, why, sizeof(why))) {
+		q.kind = NSRD_WAIT_SLOT;
+		save_wait(n, r, &w, &q, why);
 		goto out;
 	}
 	mc = n->mmdb;
 	dev = pick_device(n, mc, pool, NULL, &vol, &r->st);
 	if (!dev && r->st.code == NSR_ERR_NOTFOUND) {
 		/* A mount request: wait for a volume, up to the timeout. */
-		if (w && w->kind == NSRD_WAIT_VOLUME &&
-		    time(NULL) - w->first >= nsrd_mount_timeout(n)) {
-			nsr_status_set(
-				&r->st, NSR_ERR_TIMEOUT,
-				"no writable volume of pool '%s' was mounted "
-				"within %lld s: label one (nsrmm -l -b '%s' -f "
-				"DEVICE) or mount one (nsrmm -m VOLUME), then "
-				"run the save again",
-				pool, (long long)nsrd_mount_timeout(n), pool);
-			nsrd_wait_end(n, w, "timed out");
-			w = NULL;
-			goto out;
-		}
-		wait_answer(n, r, w, NSRD_WAIT_VOLUME, a, pool, "%s",
-			    r->st.msg);
-		w = NULL;
+		snprintf(tmo, sizeof(tmo), "no writable volume of pool '%s' "
+			 "was mounted", pool);
+		snprintf(advice, sizeof(advice), "label one (nsrmm -l -b '%s' "
+			 "-f DEVICE) or mount one (nsrmm -m VOLUME), then run "
+			 "the save again", pool);
+		q.kind = NSRD_WAIT_VOLUME;
+		q.timed_out = tmo;
+		q.advice = advice;
+		save_wait(n, r, &w, &q, r->st.msg);
 		goto out;
 	}
 	if (!dev && r->st.code == NSR_ERR_BUSY) {
 		/* The pool's devices are at max sessions: queued. */
-		wait_answer(n, r, w, NSRD_WAIT_DEVICE, a, pool, "%s",
-			    r->st.msg);
-		w = NULL;
+		q.kind = NSRD_WAIT_DEVICE;
+		save_wait(n, r, &w, &q, r->st.msg);
 		goto out;
 	}
 	if (!dev)
@@ -747,6 +715,7 @@ int nsrd_save_start(void *ctx, void *argp, void *resp,
 	}
 	s->ssid = ss.ssid;
 	snprintf(s->client, sizeof(s->client), "%s", a->client);
+	snprintf(s->group, sizeof(s->group), "%s", a->group);
 	snprintf(s->device, sizeof(s->device), "%s", nsr_res_get(dev, "name"));
 	s->jobid =
 		job_create(NSR_JOBDB_TYPE_SAVE, a->client, a->name,
@@ -987,41 +956,27 @@ static void rec_wait(struct nsrd *n, const rec_start_args *a,
 		     rec_start_res *r, struct nsrd_wait **w,
 		     const char *volume)
 {
-	char what[32];
+	char what[32], tmo[512], advice[512];
+	struct nsrd_wait_ask q;
 
-	if (*w && (*w)->kind == NSRD_WAIT_READ &&
-	    time(NULL) - (*w)->first >= nsrd_mount_timeout(n)) {
-		nsr_status_set(
-			&r->st, NSR_ERR_TIMEOUT,
-			"volume %s (holding save set %u) was not mounted "
-			"within %lld s: mount it (nsrmm -m %s -f DEVICE), "
-			"then run the recover again",
-			volume, a->ssid, (long long)nsrd_mount_timeout(n),
-			volume);
-		nsrd_wait_end(n, *w, "timed out");
-		*w = NULL;
-		return;
-	}
 	snprintf(what, sizeof(what), "save set %u", a->ssid);
-	*w = nsrd_wait_join(n, *w, NSRD_WAIT_READ, a->client, what, volume);
-	if (!*w) {
-		nsr_status_set(
-			&r->st, NSR_ERR_LIMIT,
-			"volume %s (holding save "
-			"set %u) is not mounted, and %d sessions already "
-			"wait; mount it with: nsrmm -m %s -f DEVICE",
-			volume, a->ssid, NSRD_MAX_WAITS, volume);
-		return;
-	}
-	r->ticket = (*w)->ticket;
-	r->retry_ms = 1000;
-	nsr_status_set(&r->st, NSR_ERR_WAIT, "volume %s (holding save set %u) "
-		       "is not mounted; mount it with: nsrmm -m %s -f DEVICE "
-		       "(mount request %llu; the recover waits up to %lld s)",
-		       volume, a->ssid, volume,
-		       (unsigned long long)(*w)->ticket,
-		       (long long)nsrd_mount_timeout(n));
-	*w = NULL; /* it goes on waiting */
+	snprintf(tmo, sizeof(tmo), "volume %s (holding save set %u) was not "
+		 "mounted", volume, a->ssid);
+	snprintf(advice, sizeof(advice), "mount it (nsrmm -m %s -f DEVICE), "
+		 "then run the recover again", volume);
+	memset(&q, 0, sizeof(q));
+	q.kind = NSRD_WAIT_READ;
+	q.client = a->client;
+	q.group = "";
+	q.name = what;
+	q.pool = volume;
+	q.what = "recover";
+	q.timed_out = tmo;
+	q.advice = advice;
+	nsrd_wait_answer(n, w, &q, &r->st, &r->ticket, &r->retry_ms,
+			 "volume %s (holding save set %u) is not mounted; "
+			 "mount it with: nsrmm -m %s -f DEVICE", volume,
+			 a->ssid, volume);
 }
 
 /* nsrd_recover_start - RECOVER_START: fragments of a save set and its

@@ -38,6 +38,8 @@ struct nsr_session_save_opts {
 	const char *level;	/* "" = manual; nsrd may promote it to full
 				 * (the warn callback says so) */
 	const char *pool;	/* "" = chosen by the server */
+	const char *group;	/* save -g: the group whose run this is,
+				 * for its parallelism; NULL/"" = none */
 	const char *command;	/* for the job record */
 	int64_t browse_time;	/* 0 = the client's policy */
 	int64_t retention_time; /* 0 = the client's policy */

@@ -392,7 +392,7 @@ static int start(struct save_run *s, save_start_res *ss, struct nsr_buf *err)
 	a.name = (char *)o->name;
 	a.level = (char *)(o->level ? o->level : "");
 	a.pool = (char *)(o->pool ? o->pool : "");
-	a.group = (char *)"";
+	a.group = (char *)(o->group ? o->group : "");
 	a.savetime = time(NULL);
 	a.browse_time = o->browse_time;
 	a.retention_time = o->retention_time;

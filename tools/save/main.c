@@ -2,6 +2,7 @@
  * save - back up files and directories to an OpenNSR server.
  *
  *   save [-qvn] [-s server] [-c client] [-N name] [-l level] [-b pool]
+ *        [-g group]
  *        [-w browse] [-y retention] path ...
  *
  * The save stream goes to the data mover nsrd chose (pipelined one-way
@@ -65,8 +66,8 @@ static void usage(FILE *f)
 		"usage: save [-qvn] [-s server] [-c client] [-N name] [-l "
 		"level] "
 		"[-b pool]\n"
-		"            [-w browse-time] [-y retention-time] [-B size] "
-		"path ...\n"
+		"            [-g group] [-w browse-time] [-y retention-time] "
+		"[-B size] path ...\n"
 		"  -s server     OpenNSR server (default: this host)\n"
 		"  -c client     client name for the index (default: this "
 		"host)\n"
@@ -76,6 +77,9 @@ static void usage(FILE *f)
 		"                an earlier backup (default: manual, all)\n"
 		"  -b pool       destination pool (default: the client's, or "
 		"Default)\n"
+		"  -g group      the group this save runs in, for its "
+		"savegrp parallelism\n"
+		"                (default: none, a manual save)\n"
 		"  -w time       browse time; -y time: retention time "
 		"(nsr_getdate)\n"
 		"  -n            read test: walk and read everything as a save "
@@ -353,7 +357,7 @@ int main(int argc, char **argv)
 	memset(&so, 0, sizeof(so));
 	so.level = "";
 	so.pool = "";
-	while ((opt = getopt_long(argc, argv, "s:c:N:l:b:w:y:e:B:nvqh", lo,
+	while ((opt = getopt_long(argc, argv, "s:c:N:l:b:g:w:y:e:B:nvqh", lo,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 's': so.server = optarg; break;
@@ -361,6 +365,7 @@ int main(int argc, char **argv)
 		case 'N': so.name = optarg; break;
 		case 'l': so.level = optarg; break;
 		case 'b': so.pool = optarg; break;
+		case 'g': so.group = optarg; break;
 		case 'w': so.browse_time = parse_time("browse", optarg); break;
 		case 'y':
 		case 'e':
