@@ -153,6 +153,7 @@ static int nsrd_init(struct nsr_daemon *d)
 	nsr_host_self(n->server_name, sizeof(n->server_name));
 	memset(&o, 0, sizeof(o));
 	o.hook = veto;
+	o.refs = 1; /* references between resources: resref.c */
 	o.create = 1;
 	memset(&perr, 0, sizeof(perr));
 	rc = nsr_resdb_open(dir, &o, &n->res, &perr);

@@ -106,11 +106,25 @@ int nsrd_res_query(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	res_list_res *r = resp;
 	struct nsr_res *q;
 	struct nsr_buf out;
+	long t;
 
 	NSR_UNUSED(call);
 	q = parse_attrs(a->query, &r->st);
 	if (!q) {
 		r->text = nsr_rpc_str("");
+		return NSR_OK;
+	}
+	t = nsr_res_find(q, "type");
+	for (size_t j = 0; t >= 0 && j < nsr_res_attr_nvalues(q, (size_t)t);
+	     j++) {
+		const char *v = nsr_res_attr_value(q, (size_t)t, j);
+
+		if (nsr_res_schema_type(nsr_resdb_schema(n->res), v))
+			continue;
+		nsr_status_set(&r->st, NSR_ERR_INVAL, "there is no resource "
+			       "type '%s'", v);
+		r->text = nsr_rpc_str("");
+		nsr_res_free(q);
 		return NSR_OK;
 	}
 	nsr_buf_init(&out, 0);

@@ -68,7 +68,19 @@ struct nsr_resdb_opts {
 	void *hook_arg;
 	int create;			     /* mkdir -p the directory */
 	int readonly;			     /* no lock, no changes (nsrd -t) */
+	int refs;			     /* check references (below) */
 };
+
+/* nsr_resdb_check_refs - resref.c: the references of a change (old is
+ * NULL for create, new_res NULL for delete): a client's group, schedule,
+ * pool and policies, a group's schedule and clone pool, a pool's groups,
+ * label template and devices must exist (NSR_ERR_NOTFOUND), and a
+ * resource something names cannot be deleted or renamed (NSR_ERR_BUSY);
+ * why gets a reason naming them.  With opts->refs every change is
+ * checked before the veto hook. */
+int nsr_resdb_check_refs(const struct nsr_resdb *db, enum nsr_resdb_op op,
+			 const struct nsr_res *old,
+			 const struct nsr_res *new_res, struct nsr_buf *why);
 
 /* nsr_resdb_open - load every resource under dir.  *out gets the handle
  * (caller frees with nsr_resdb_close).  NSR_OK; NSR_ERR_NOTFOUND (no such

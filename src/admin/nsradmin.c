@@ -167,13 +167,37 @@ static void print_none(struct nsradmin *a, const struct nsr_res *q)
 	nsr_buf_release(&b);
 }
 
-/* list - the resources matching q from the backend. */
+/* unknown_type - a type q asks for that the schema lacks, or NULL. */
+static const char *unknown_type(struct nsradmin *a, const struct nsr_res *q)
+{
+	const struct nsr_res_schema *s = schema_of(a);
+	long i = q ? nsr_res_find(q, "type") : -1;
+
+	for (size_t j = 0; s && i >= 0 &&
+			   j < nsr_res_attr_nvalues(q, (size_t)i);
+	     j++) {
+		const char *t = nsr_res_attr_value(q, (size_t)i, j);
+
+		if (!nsr_res_schema_type(s, t))
+			return t;
+	}
+	return NULL;
+}
+
+/* list - the resources matching q from the backend (a type the schema
+ * does not know is an error, not "No resources found"). */
 static int list(struct nsradmin *a, const char *cmd, const struct nsr_res *q,
 		struct nsr_res_list *out)
 {
+	const char *bad = unknown_type(a, q);
 	struct nsr_buf why;
 	int rc;
 
+	if (bad) {
+		say(a, NSRADMIN_ERR, "%s: there is no resource type '%s'; "
+		    "the \"types\" command lists them\n", cmd, bad);
+		return NSR_ERR_INVAL;
+	}
 	nsr_buf_init(&why, 0);
 	rc = a->o.ops->list(a->o.ctx, q, out, &why);
 	if (rc != NSR_OK)

@@ -33,6 +33,7 @@ struct nsr_resdb {
 	unsigned long next_seq;
 	int lockfd;			/* holds the flock; -1 if read-only */
 	int readonly;
+	int refs;			/* opts->refs */
 };
 
 /* id_seq - the sequence number (first component) of an id, 0 if bad. */
@@ -248,6 +249,7 @@ int nsr_resdb_open(const char *dir, const struct nsr_resdb_opts *opts,
 	db->next_seq = 1;
 	db->lockfd = -1;
 	db->readonly = opts && opts->readonly;
+	db->refs = opts && opts->refs;
 	db->schema = opts && opts->schema ? opts->schema : nsr_res_schema_std();
 	if (opts) {
 		db->hook = opts->hook;
@@ -474,8 +476,11 @@ static int call_hook(const struct nsr_resdb *db, enum nsr_resdb_op op,
 		     const struct nsr_res *old, const struct nsr_res *nr,
 		     struct nsr_buf *why)
 {
-	if (!db->hook)
-		return NSR_OK;
+	int rc = db->refs ? nsr_resdb_check_refs(db, op, old, nr, why)
+			  : NSR_OK;
+
+	if (rc != NSR_OK || !db->hook)
+		return rc;
 	return db->hook(db->hook_arg, op, old, nr, why);
 }
 

@@ -373,6 +373,43 @@ static int check_order(const struct nsr_res *r, const char *type,
 	return NSR_OK;
 }
 
+/* Attributes with a syntax of their own: a schedule's levels, a group's
+ * start time and interval.  Their parsers belong to the scheduler, which
+ * sets check here; until then (check NULL) the value is stored as given.
+ * check returns NSR_OK or an error after appending the reason to why. */
+static const struct {
+	const char *type, *attr;
+	int (*check)(const char *value, struct nsr_buf *why);
+} syntax[] = {
+	{ "NSR schedule", "action", NULL },
+	{ "NSR schedule", "override", NULL },
+	{ "NSR group", "start time", NULL },
+	{ "NSR group", "interval", NULL },
+};
+
+/* check_syntax - the syntax[] rules for r's type. */
+static int check_syntax(const struct nsr_res *r, const char *type,
+			struct nsr_buf *why)
+{
+	for (size_t k = 0; k < NSR_ARRAY_SIZE(syntax); k++) {
+		long i;
+		int rc;
+
+		if (!syntax[k].check || !nsr_res_name_eq(type, syntax[k].type))
+			continue;
+		i = nsr_res_find(r, syntax[k].attr);
+		for (size_t j = 0; i >= 0 &&
+				   j < nsr_res_attr_nvalues(r, (size_t)i);
+		     j++) {
+			rc = syntax[k].check(nsr_res_attr_value(r, (size_t)i,
+								j), why);
+			if (rc != NSR_OK)
+				return rc;
+		}
+	}
+	return NSR_OK;
+}
+
 /* nsr_res_check - check r against its type definition. */
 int nsr_res_check(const struct nsr_res *r, const struct nsr_res_schema *s,
 		  struct nsr_buf *why)
@@ -429,5 +466,6 @@ int nsr_res_check(const struct nsr_res *r, const struct nsr_res_schema *s,
 			return NSR_ERR_INVAL;
 		}
 	}
-	return check_order(r, t->type, why);
+	rc = check_order(r, t->type, why);
+	return rc == NSR_OK ? check_syntax(r, t->type, why) : rc;
 }

@@ -201,10 +201,13 @@ int main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.write = out_write;
 	if (resdir) {
+		struct nsr_resdb_opts ro;
 		struct nsr_res_error perr;
 
+		memset(&ro, 0, sizeof(ro));
+		ro.refs = 1; /* the references nsrd checks too */
 		memset(&perr, 0, sizeof(perr));
-		if (nsr_resdb_open(resdir, NULL, &db, &perr) != NSR_OK) {
+		if (nsr_resdb_open(resdir, &ro, &db, &perr) != NSR_OK) {
 			nsr_res_error_format(&perr, &err);
 			nsr_fatal("cannot open %s: %s", resdir, err.data);
 		}

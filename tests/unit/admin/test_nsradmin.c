@@ -306,6 +306,15 @@ static void test_delete_and_none(void **state)
 		"                        type: NSR pool;\n"
 		"                        name: B;\n");
 	assert_string_equal(io.err.data, io.all.data);
+	/* A type that does not exist is an error, not "none found". */
+	nsr_buf_reset(&io.all);
+	nsr_buf_reset(&io.err);
+	assert_int_equal(run(a, "print type: NSR bogus\n"), NSR_ERR_INVAL);
+	assert_string_equal(io.err.data,
+		"print: there is no resource type 'NSR bogus'; the \"types\" "
+		"command lists them\n");
+	assert_int_equal(run(a, ". type: NSR bogus; name: x\ndelete\n"),
+			 NSR_ERR_INVAL);
 	teardown(a, &m, &io);
 }
 

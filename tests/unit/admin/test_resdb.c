@@ -295,6 +295,105 @@ static void test_hook_and_seed(void **state)
 	free(tmp);
 }
 
+/* find_id - the id of the first resource matching query text. */
+static const char *find_id(struct nsr_resdb *db, const char *text)
+{
+	struct nsr_res *q = parse_one(text);
+	long i = nsr_resdb_find(db, q, 0);
+
+	nsr_res_free(q);
+	assert_true(i >= 0);
+	return nsr_res_id(nsr_resdb_at(db, (size_t)i));
+}
+
+/* expect_why - rc is want and why says what. */
+static void expect_why(int rc, int want, struct nsr_buf *why,
+		       const char *what)
+{
+	assert_int_equal(rc, want);
+	if (!why->data || !strstr(why->data, what))
+		fail_msg("'%s' lacks '%s'", why->data ? why->data : "",
+			 what);
+	nsr_buf_reset(why);
+}
+
+/* test_refs - with opts.refs: references must exist; a resource in use
+ * cannot be deleted or renamed; parallelism out of range is refused. */
+static void test_refs(void **state)
+{
+	char *tmp = nsr_test_tmpdir("resdb");
+	struct nsr_resdb_opts o;
+	struct nsr_resdb *db = NULL;
+	struct nsr_res *chg;
+	struct nsr_buf why;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&why, 0);
+	memset(&o, 0, sizeof(o));
+	o.refs = 1;
+	assert_int_equal(nsr_resdb_open(tmp, &o, &db, NULL), NSR_OK);
+	assert_int_equal(nsr_resdb_seed(db, "bksrv", &why), NSR_OK);
+	expect_why(create_text(db, "type: NSR client; name: web01; "
+			       "group: Nightly", NULL, &why),
+		   NSR_ERR_NOTFOUND, &why,
+		   "NSR client web01: group 'Nightly' does not exist");
+	expect_why(create_text(db, "type: NSR client; name: web01; "
+			       "schedule: Never", NULL, &why),
+		   NSR_ERR_NOTFOUND, &why, "schedule 'Never' does not exist");
+	expect_why(create_text(db, "type: NSR client; name: web01; "
+			       "pool: Tapes", NULL, &why),
+		   NSR_ERR_NOTFOUND, &why, "pool 'Tapes' does not exist");
+	expect_why(create_text(db, "type: NSR client; name: web01; "
+			       "retention policy: Ages", NULL, &why),
+		   NSR_ERR_NOTFOUND, &why,
+		   "retention policy 'Ages' does not exist");
+	expect_why(create_text(db, "type: NSR client; name: web01; "
+			       "parallelism: 0", NULL, &why),
+		   NSR_ERR_INVAL, &why, "a number from 1 to 1024");
+	assert_int_equal(create_text(db, "type: NSR group; name: Nightly; "
+				     "savegrp parallelism: 3", NULL, &why),
+			 NSR_OK);
+	assert_int_equal(create_text(db, "type: NSR pool; name: Tapes; "
+				     "groups: Nightly", NULL, &why), NSR_OK);
+	assert_int_equal(create_text(db, "type: NSR client; name: web01; "
+				     "group: Default, Nightly; pool: Tapes",
+				     NULL, &why), NSR_OK);
+	/* In use: not deleted, not renamed; the users are named. */
+	expect_why(nsr_resdb_delete(db, find_id(db, "type: NSR group; name: "
+						"Nightly"), &why),
+		   NSR_ERR_BUSY, &why, "NSR group 'Nightly' is in use by NSR "
+		   "pool Tapes (groups), NSR client web01 (group); change "
+		   "those first");
+	chg = parse_one("type: NSR group; name: Weekly");
+	expect_why(nsr_resdb_update(db, find_id(db, "type: NSR group; name: "
+						"Nightly"), chg, &why),
+		   NSR_ERR_BUSY, &why, "in use by");
+	nsr_res_free(chg);
+	expect_why(nsr_resdb_delete(db, find_id(db, "type: NSR policy; name: "
+						"Year"), &why),
+		   NSR_ERR_BUSY, &why, "NSR client web01 (retention policy)");
+	/* Once nothing names it, it goes. */
+	assert_int_equal(nsr_resdb_delete(db, find_id(db, "type: NSR client; "
+						      "name: web01"), &why),
+			 NSR_OK);
+	assert_int_equal(nsr_resdb_delete(db, find_id(db, "type: NSR pool; "
+						      "name: Tapes"), &why),
+			 NSR_OK);
+	assert_int_equal(nsr_resdb_delete(db, find_id(db, "type: NSR group; "
+						      "name: Nightly"), &why),
+			 NSR_OK);
+	/* The server's parallelism: 1 .. 1024. */
+	chg = parse_one("type: NSR; name: bksrv; parallelism: 5000");
+	expect_why(nsr_resdb_update(db, find_id(db, "type: NSR"), chg, &why),
+		   NSR_ERR_INVAL, &why, "'5000' is not a valid value for "
+		   "'parallelism' (a number from 1 to 1024)");
+	nsr_res_free(chg);
+	nsr_resdb_close(db);
+	nsr_buf_release(&why);
+	nsr_test_rmrf(tmp);
+	free(tmp);
+}
+
 /* expect_load_error - a damaged file must stop the open with its name. */
 static void expect_load_error(const char *name, const char *content,
 			      const char *what, unsigned line)
@@ -438,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_validation),
 		cmocka_unit_test(test_update_delete),
 		cmocka_unit_test(test_hook_and_seed),
+		cmocka_unit_test(test_refs),
 		cmocka_unit_test(test_strict_load),
 		cmocka_unit_test(test_crash_leftovers),
 		cmocka_unit_test(test_lock_and_readonly),

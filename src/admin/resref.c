@@ -1,0 +1,156 @@
+/*
+ * resref.c - references between resources (part of resdb, resdb.h): a
+ * client names its groups, schedule, pool and policies, a group its
+ * schedule and clone pool, a pool its groups, label template and
+ * devices.  A change that names a resource that does not exist is
+ * refused; so is deleting (or renaming) a resource something names,
+ * with the names of the users.  Names compare exactly, as queries do.
+ *
+ * Invariant: with opts->refs, every reference in refs[] made through
+ * this database names an existing resource when the change is stored
+ * (resources loaded from disk are not re-checked: the database stays
+ * loadable whatever an editor did to its files).
+ */
+#include "nsr/compat.h"
+
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "nsr/resdb.h"
+
+/* Who names what: attr of a resource of type names a resource of
+ * target type. */
+static const struct {
+	const char *type, *attr, *target;
+} refs[] = {
+	{ "NSR client", "group", "NSR group" },
+	{ "NSR client", "schedule", "NSR schedule" },
+	{ "NSR client", "pool", "NSR pool" },
+	{ "NSR client", "browse policy", "NSR policy" },
+	{ "NSR client", "retention policy", "NSR policy" },
+	{ "NSR group", "schedule", "NSR schedule" },
+	{ "NSR group", "clone pool", "NSR pool" },
+	{ "NSR pool", "groups", "NSR group" },
+	{ "NSR pool", "label template", "NSR label" },
+	{ "NSR pool", "devices", "NSR device" },
+};
+
+/* Users named in one "in use" message at most. */
+#define RESREF_MAX_USERS 5
+
+/* exists - is there a resource of type named name? */
+static int exists(const struct nsr_resdb *db, const char *type,
+		  const char *name)
+{
+	struct nsr_res *q = nsr_res_new();
+	long i = -1;
+
+	if (q && nsr_res_set1(q, "type", type) == NSR_OK &&
+	    nsr_res_set1(q, "name", name) == NSR_OK)
+		i = nsr_resdb_find(db, q, 0);
+	nsr_res_free(q);
+	return i >= 0;
+}
+
+/* check_targets - every reference r makes names an existing resource. */
+static int check_targets(const struct nsr_resdb *db, const struct nsr_res *r,
+			 struct nsr_buf *why)
+{
+	const char *type = nsr_res_type(r), *name = nsr_res_get(r, "name");
+
+	for (size_t k = 0; k < NSR_ARRAY_SIZE(refs); k++) {
+		long i;
+
+		if (!nsr_res_name_eq(type, refs[k].type))
+			continue;
+		i = nsr_res_find(r, refs[k].attr);
+		for (size_t j = 0; i >= 0 &&
+				   j < nsr_res_attr_nvalues(r, (size_t)i);
+		     j++) {
+			const char *v = nsr_res_attr_value(r, (size_t)i, j);
+
+			if (!*v || exists(db, refs[k].target, v))
+				continue;
+			if (why)
+				nsr_buf_addf(why, "%s %s: %s '%s' does not "
+					     "exist; create it first "
+					     "(create type: %s; name: %s) "
+					     "or name one that exists",
+					     refs[k].type, name ? name : "",
+					     refs[k].attr, v, refs[k].target,
+					     v);
+			return NSR_ERR_NOTFOUND;
+		}
+	}
+	return NSR_OK;
+}
+
+/* names - does attribute attr of o have the value name? */
+static int names(const struct nsr_res *o, const char *attr, const char *name)
+{
+	long i = nsr_res_find(o, attr);
+
+	for (size_t j = 0; i >= 0 && j < nsr_res_attr_nvalues(o, (size_t)i);
+	     j++)
+		if (strcmp(nsr_res_attr_value(o, (size_t)i, j), name) == 0)
+			return 1;
+	return 0;
+}
+
+/* check_users - nothing names old (going away or renamed). */
+static int check_users(const struct nsr_resdb *db, const struct nsr_res *old,
+		       struct nsr_buf *why)
+{
+	const char *type = nsr_res_type(old), *name = nsr_res_get(old, "name");
+	size_t users = 0;
+
+	if (!name || !*name)
+		return NSR_OK;
+	for (size_t i = 0; i < nsr_resdb_count(db); i++) {
+		const struct nsr_res *o = nsr_resdb_at(db, i);
+
+		for (size_t k = 0; k < NSR_ARRAY_SIZE(refs); k++) {
+			if (!nsr_res_name_eq(type, refs[k].target) ||
+			    !nsr_res_name_eq(nsr_res_type(o), refs[k].type) ||
+			    !names(o, refs[k].attr, name))
+				continue;
+			if (why && users == 0)
+				nsr_buf_addf(why, "%s '%s' is in use by",
+					     type, name);
+			if (why && users < RESREF_MAX_USERS)
+				nsr_buf_addf(why, "%s %s %s (%s)",
+					     users ? "," : "", refs[k].type,
+					     nsr_res_get(o, "name")
+						     ? nsr_res_get(o, "name")
+						     : "?",
+					     refs[k].attr);
+			users++;
+		}
+	}
+	if (!users)
+		return NSR_OK;
+	if (why && users > RESREF_MAX_USERS)
+		nsr_buf_addf(why, " and %zu more",
+			     users - RESREF_MAX_USERS);
+	if (why)
+		nsr_buf_addstr(why, "; change those first");
+	return NSR_ERR_BUSY;
+}
+
+/* nsr_resdb_check_refs - the reference rules for one change. */
+int nsr_resdb_check_refs(const struct nsr_resdb *db, enum nsr_resdb_op op,
+			 const struct nsr_res *old,
+			 const struct nsr_res *new_res, struct nsr_buf *why)
+{
+	int rc = NSR_OK;
+
+	if (new_res)
+		rc = check_targets(db, new_res, why);
+	if (rc == NSR_OK && old &&
+	    (op == NSR_RESDB_DELETE ||
+	     (new_res && nsr_res_get(old, "name") &&
+	      (!nsr_res_get(new_res, "name") ||
+	       strcmp(nsr_res_get(old, "name"),
+		      nsr_res_get(new_res, "name")) != 0))))
+		rc = check_users(db, old, why);
+	return rc;
+}
