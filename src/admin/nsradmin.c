@@ -396,7 +396,7 @@ static int cmd_delete(struct nsradmin *a, const char *args, size_t col0)
 	struct nsr_res_list l;
 	struct nsr_res *q = NULL;
 	struct nsr_buf why;
-	int rc;
+	int rc, failed = NSR_OK;
 
 	if (*args) {
 		rc = parse_args(a, "delete", args, col0, &q);
@@ -426,11 +426,11 @@ static int cmd_delete(struct nsradmin *a, const char *args, size_t col0)
 		if (r2 == NSR_OK)
 			say(a, NSRADMIN_OUT, "deleted resource id %s\n", id);
 		else
-			fail_rc(a, "delete", r2, &why);
+			failed = fail_rc(a, "delete", r2, &why);
 	}
 	nsr_buf_release(&why);
 	nsr_res_list_release(&l);
-	return rc;
+	return rc != NSR_OK ? rc : failed;
 }
 
 /* add_type - append type to the "Known types" line unless listed. */
