@@ -15,15 +15,18 @@
  * like the session table.
  *
  * Three limits, read live from the resources at every ask (an nsradmin
- * change takes effect at once): the NSR resource's "parallelism" (all
- * sessions, recovers included), the NSR group's "savegrp parallelism"
+ * change takes effect at once): the NSR resource's "parallelism" (the
+ * running recovers count against it, but a recover is never held back
+ * by it, as before), the NSR group's "savegrp parallelism"
  * (0 = none) for the saves started in that group (save -g; a manual save
  * without -g is in no group, as in NetWorker, so only the server and
  * client limits apply to it), and the NSR client's "parallelism" for its
  * saves (NSRD_CLIENT_PARALLELISM when the client has no resource).  The
  * queue is fair (fairq.c): a slot that frees is granted to the waiting
  * session whose group, then client, has the fewest sessions, oldest
- * first; the granted session starts when it asks next.
+ * first; the granted session starts when it asks next (queued sessions
+ * ask every NSRD_QUEUE_RETRY_MS).  A granted session whose client died
+ * holds its slot until its ticket lapses.
  *
  * Invariants:
  *  1. a ticket is never handed out twice (they count up from 1);
@@ -157,6 +160,8 @@ void nsrd_wait_end(struct nsrd *n, struct nsrd_wait *w, const char *how)
 	memset(w, 0, sizeof(*w));
 }
 
+static unsigned queue_retry_ms(struct nsrd *n);
+
 /* nsrd_wait_answer - a session's "not yet": the mount timeout, the wait
  * joined or made, and the status, ticket and retry time of the answer. */
 int nsrd_wait_answer(struct nsrd *n, struct nsrd_wait **w,
@@ -188,7 +193,7 @@ int nsrd_wait_answer(struct nsrd *n, struct nsrd_wait **w,
 		return st->code;
 	}
 	*ticket = (*w)->ticket;
-	*retry_ms = q->kind == NSRD_WAIT_SLOT ? NSRD_QUEUE_RETRY_MS : 1000;
+	*retry_ms = q->kind == NSRD_WAIT_SLOT ? queue_retry_ms(n) : 1000;
 	if (is_mount(q->kind))
 		nsr_status_set(st, NSR_ERR_WAIT, "%s (mount request %llu; "
 			       "the %s waits up to %lld s)", why,
@@ -287,21 +292,82 @@ static void snap_free(struct snapshot *sn)
 	free(sn->of);
 }
 
-/* nsrd_admit - may a save of client in group start now (invariant 2)? */
+/* Cheap figures of the admission state, taken without allocating. */
+struct brief {
+	size_t nrun, nslot, ngranted;
+	long server;
+	uint64_t fp; /* changes when anything fairq_grant reads may have */
+};
+
+/* mix - fold x into a fingerprint. */
+static uint64_t mix(uint64_t h, uint64_t x)
+{
+	return (h ^ x) * 1099511628211ull;
+}
+
+/* brief_take - count sessions and queued waits, fingerprint them. */
+static void brief_take(struct nsrd *n, struct brief *b)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	memset(b, 0, sizeof(*b));
+	for (int i = 0; i < NSRD_MAX_SESSIONS; i++) {
+		const struct nsrd_session *s = &n->sessions[i];
+
+		if (!s->used)
+			continue;
+		b->nrun++;
+		h = mix(h, (uint64_t)i);
+		h = mix(h, (uint64_t)s->jobid ^ ((uint64_t)s->ssid << 32));
+		h = mix(h, (uint64_t)s->started ^ (s->conn << 32));
+	}
+	for (int i = 0; i < NSRD_MAX_WAITS; i++) {
+		const struct nsrd_wait *w = &n->waits[i];
+
+		if (!w->ticket || w->kind != NSRD_WAIT_SLOT)
+			continue;
+		b->nslot++;
+		b->ngranted += w->granted != 0;
+		h = mix(h, w->ticket * 2 + (w->granted != 0));
+	}
+	b->server = (long)nsrd_server_attr_num(n, "parallelism", 32);
+	h = mix(h, (uint64_t)b->server);
+	b->fp = mix(h, n->res_gen);
+}
+
+/* nsrd_admit - may a save of client in group start now (invariant 2)?
+ * Queued sessions ask often: when the server is full, or nothing that
+ * fairq_grant reads changed since it last ran (the fingerprint), the
+ * answer is known without running it. */
 int nsrd_admit(struct nsrd *n, struct nsrd_wait *w, const char *client,
 	       const char *group, char *why, size_t len)
 {
+	int queued = w && w->kind == NSRD_WAIT_SLOT;
 	struct snapshot sn;
+	struct brief b;
 	int fit;
 
-	if (w && w->kind == NSRD_WAIT_SLOT && w->granted)
+	if (queued && w->granted)
 		return 1;
+	brief_take(n, &b);
+	if (b.nrun + b.ngranted >= (size_t)NSR_MAX(b.server, 0)) {
+		snprintf(why, len, "server parallelism (%ld) reached: %zu "
+			 "sessions run, %zu wait", b.server, b.nrun, b.nslot);
+		return 0;
+	}
+	if (queued && b.fp == n->admit_fp) {
+		snprintf(why, len, "parallelism reached: %zu sessions run, "
+			 "%zu wait", b.nrun, b.nslot);
+		return 0;
+	}
 	snap_take(n, &sn);
 	if (sn.nwait && fairq_grant(sn.run, sn.nrun, sn.wait, sn.nwait,
 				    &sn.lim) > 0)
 		for (size_t i = 0; i < sn.nwait; i++)
 			sn.of[i]->granted = sn.wait[i].granted;
-	if (w && w->kind == NSRD_WAIT_SLOT && w->granted) {
+	brief_take(n, &b);
+	n->admit_fp = b.fp; /* what this grant saw, grants included */
+	if (queued && w->granted) {
 		snap_free(&sn);
 		return 1;
 	}
@@ -309,7 +375,7 @@ int nsrd_admit(struct nsrd *n, struct nsrd_wait *w, const char *client,
 	 * one that fits was passed over for less served ones. */
 	fit = fairq_fits(sn.run, sn.nrun, sn.wait, sn.nwait, &sn.lim, client,
 			 group);
-	if (fit == FAIRQ_FITS && !(w && w->kind == NSRD_WAIT_SLOT)) {
+	if (fit == FAIRQ_FITS && !queued) {
 		snap_free(&sn);
 		return 1;
 	}
@@ -330,6 +396,18 @@ int nsrd_admit(struct nsrd *n, struct nsrd_wait *w, const char *client,
 		snprintf(why, len, "out of memory while queueing");
 	snap_free(&sn);
 	return 0;
+}
+
+/* queue_retry_ms - how soon a queued session asks again: every
+ * NSRD_QUEUE_RETRY_MS, a little less often as the queue grows (a
+ * quarter second more per 256 waiting, at most 2 s). */
+static unsigned queue_retry_ms(struct nsrd *n)
+{
+	struct brief b;
+
+	brief_take(n, &b);
+	return (unsigned)NSR_MIN(NSRD_QUEUE_RETRY_MS * (1 + b.nslot / 256),
+				 2000u);
 }
 
 /* nsrd_mount_timeout - seconds a save waits for a volume: the NSR

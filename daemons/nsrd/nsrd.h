@@ -118,6 +118,8 @@ struct nsrd {
 	uint64_t next_conn; /* connection ids handed out */
 	struct nsrd_wait waits[NSRD_MAX_WAITS];
 	uint64_t next_ticket; /* tickets handed out */
+	uint64_t res_gen;     /* resource changes so far (res_rpc.c) */
+	uint64_t admit_fp;    /* admit.c: the state its last grant saw */
 };
 
 extern struct nsrd g_nsrd;

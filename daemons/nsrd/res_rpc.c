@@ -66,6 +66,7 @@ int nsrd_res_set_attr(struct nsrd *n, const struct nsr_res *r, const char *attr,
 		rc = nsr_res_unset(c, attr);
 	if (rc == NSR_OK || rc == NSR_ERR_NOTFOUND)
 		rc = nsr_resdb_update(n->res, id, c, &why);
+	n->res_gen++; /* admission rereads its limits */
 	if (rc)
 		nsr_error("cannot set '%s' of resource %s: %s", attr, id,
 			  why.len ? why.data : nsr_strerror(rc));
@@ -264,6 +265,7 @@ int nsrd_res_create(void *ctx, void *argp, void *resp,
 		free(r->id);
 		free(r->text);
 		finish_change(n, id, r);
+		n->res_gen++;
 		nsr_info("created resource %s (%s: %s) for %s", id,
 			 nsr_res_type(res) ? nsr_res_type(res) : "?",
 			 nsr_res_get(res, "name") ? nsr_res_get(res, "name")
@@ -320,6 +322,7 @@ int nsrd_res_update(void *ctx, void *argp, void *resp,
 		free(r->id);
 		free(r->text);
 		finish_change(n, a->id, r);
+		n->res_gen++;
 		nsr_info("updated resource %s for %s", a->id,
 			 nsr_rpc_call_peer(call));
 	}
@@ -346,6 +349,7 @@ int nsrd_res_delete(void *ctx, void *argp, void *resp,
 		nsr_status_set(&r->st, rc, "%s",
 			       why.len ? why.data : nsr_strerror(rc));
 	else {
+		n->res_gen++;
 		nsr_status_set(&r->st, NSR_OK, "%s", "");
 		nsr_info("deleted resource %s for %s", a->id,
 			 nsr_rpc_call_peer(call));
