@@ -24,7 +24,9 @@
  * saves (NSRD_CLIENT_PARALLELISM when the client has no resource).  The
  * queue is fair (fairq.c): a slot that frees is granted to the waiting
  * session whose group, then client, has the fewest sessions, oldest
- * first; the granted session starts when it asks next (queued sessions
+ * first (manual saves, in no group, share as one group in that order,
+ * without a group limit); the granted session starts when it asks next
+ * (queued sessions
  * ask every NSRD_QUEUE_RETRY_MS).  A granted session whose client died
  * holds its slot until its ticket lapses.
  *
