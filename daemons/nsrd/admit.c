@@ -26,9 +26,9 @@
  * session whose group, then client, has the fewest sessions, oldest
  * first (manual saves, in no group, share as one group in that order,
  * without a group limit); the granted session starts when it asks next
- * (queued sessions
- * ask every NSRD_QUEUE_RETRY_MS).  A granted session whose client died
- * holds its slot until its ticket lapses.
+ * (queued sessions ask every NSRD_QUEUE_RETRY_MS, less often when many
+ * wait).  A granted session whose client died holds its slot until its
+ * ticket lapses.
  *
  * Invariants:
  *  1. a ticket is never handed out twice (they count up from 1);
