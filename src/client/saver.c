@@ -654,6 +654,22 @@ static int unchanged(struct nsr_saver *s, const struct nsr_walk_ent *e,
 	return NSR_OK;
 }
 
+/* nsr_saver_skip - the level filter alone (parallel save streams filter
+ * in the traversal, then hand objects to several savers). */
+int nsr_saver_skip(struct nsr_saver *s, const struct nsr_walk_ent *e,
+		   bool *skip)
+{
+	int rc;
+
+	*skip = false;
+	if (e->err != 0)
+		return NSR_OK;
+	rc = unchanged(s, e, skip);
+	if (rc == NSR_OK && *skip)
+		s->st.unchanged++;
+	return rc;
+}
+
 /* save_other - FILE record + FILE_END for a non-regular object. */
 static int save_other(struct nsr_saver *s, const struct nsr_walk_ent *e)
 {
