@@ -684,6 +684,14 @@ int nsrd_save_start(void *ctx, void *argp, void *resp,
 			       a->level);
 		goto out;
 	}
+	if (a->pss_streams > NSR_PSS_STREAMS_MAX ||
+	    (a->pss_streams && a->pss_master)) {
+		nsr_status_set(&r->st, NSR_ERR_INVAL, "parallel save streams: "
+			       "1 to %d streams per save point, and a save "
+			       "set is a master or a dependent, not both",
+			       NSR_PSS_STREAMS_MAX);
+		goto out;
+	}
 	client = nsrd_res_find1(n, "NSR client", a->client);
 	pool = a->pool[0] ? a->pool
 	       : client && nsr_res_get(client, "pool") &&
