@@ -146,8 +146,10 @@ static void stream_leave(struct pss_stream *st)
 }
 
 /* throttle - the rate knob: an active stream sends at most rate bytes
- * of file data per second. */
-static void throttle(struct pss_stream *st, uint64_t size)
+ * of file data per second, its own work included (the time it takes to
+ * save a file counts against the next one's budget), from when it last
+ * became busy (fresh: it waited for a slot or for objects). */
+static void throttle(struct pss_stream *st, uint64_t size, int fresh)
 {
 	double rate = st->sp->run->rate, now, wait;
 	struct timespec ts;
@@ -155,7 +157,7 @@ static void throttle(struct pss_stream *st, uint64_t size)
 	if (rate <= 0)
 		return;
 	now = now_sec();
-	if (st->vt < now)
+	if (fresh || st->vt == 0)
 		st->vt = now;
 	st->vt += (double)size / rate;
 	wait = st->vt - now;
@@ -171,13 +173,15 @@ static void throttle(struct pss_stream *st, uint64_t size)
 static int feed_next(void *ctx, const struct nsr_walk_ent **e)
 {
 	struct pss_stream *st = ctx;
-	int rc;
+	int rc, fresh = 0;
 
 	pss_item_free(st->cur);
 	st->cur = NULL;
 	for (;;) {
-		if (!st->active)
+		if (!st->active) {
 			slot_take(st);
+			fresh = 1;
+		}
 		rc = pss_queue_get(&st->sp->q, st->index == 0, &st->cur);
 		if (rc != NSR_ERR_AGAIN)
 			break;
@@ -193,7 +197,7 @@ static int feed_next(void *ctx, const struct nsr_walk_ent **e)
 	}
 	if (rc != NSR_OK)
 		return rc;
-	throttle(st, st->cur->size);
+	throttle(st, st->cur->size, fresh);
 	*e = &st->cur->e;
 	return NSR_OK;
 }
