@@ -22,6 +22,8 @@
 #ifndef NSR_PSSSPEC_H
 #define NSR_PSSSPEC_H
 
+#include <stddef.h>
+
 #define NSR_PSS_STREAMS_DEFAULT 4 /* streams per save point by default */
 #define NSR_PSS_STREAMS_MAX 8	  /* at most (master + 7 dependents) */
 #define NSR_PSS_SPEC_MAX 64	  /* patterns in one spec */
@@ -38,6 +40,15 @@ int nsr_pssspec_parse(const char *text, struct nsr_pssspec **out,
 /* nsr_pssspec_streams - the streams save point sp gets (1 .. 8); a NULL
  * spec gives NSR_PSS_STREAMS_DEFAULT. */
 unsigned nsr_pssspec_streams(const struct nsr_pssspec *s, const char *sp);
+/* nsr_pssspec_from_ops - the spec text of a client resource's save
+ * operations values ops[0..n) into spec (appended; nothing if none
+ * names PSS:streams_per_ss): the value that begins with
+ * "PSS:streams_per_ss=", and, as the resource syntax splits an unquoted
+ * value at its commas, the values after it up to the next one that holds
+ * '=' (another save operation), joined with commas.  1 if found, 0 if
+ * not, NSR_ERR_NOMEM. */
+int nsr_pssspec_from_ops(const char *const *ops, size_t n,
+			 struct nsr_buf *spec);
 /* nsr_pssspec_count - patterns in the spec (0 for a bare count). */
 unsigned nsr_pssspec_count(const struct nsr_pssspec *s);
 /* nsr_pssspec_free - free a spec (NULL is fine). */

@@ -169,6 +169,23 @@ unsigned nsr_pssspec_streams(const struct nsr_pssspec *s, const char *sp)
 	return s->bare ? s->bare : NSR_PSS_STREAMS_DEFAULT;
 }
 
+/* nsr_pssspec_from_ops - the spec among save operations values. */
+int nsr_pssspec_from_ops(const char *const *ops, size_t n,
+			 struct nsr_buf *spec)
+{
+	size_t i = 0;
+	int rc = NSR_OK;
+
+	while (i < n && strncmp(ops[i], PREFIX, strlen(PREFIX)) != 0)
+		i++;
+	if (i == n)
+		return 0;
+	rc = nsr_buf_addstr(spec, ops[i]);
+	for (i++; rc == NSR_OK && i < n && !strchr(ops[i], '='); i++)
+		rc = nsr_buf_addf(spec, ",%s", ops[i]);
+	return rc == NSR_OK ? 1 : rc;
+}
+
 /* nsr_pssspec_count - patterns in the spec. */
 unsigned nsr_pssspec_count(const struct nsr_pssspec *s)
 {

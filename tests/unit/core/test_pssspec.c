@@ -126,6 +126,35 @@ static void test_limits(void **state)
 	free(longp);
 }
 
+/* test_from_ops - the spec among a client's save operations, quoted
+ * (one value) or split at its commas by the resource syntax. */
+static void test_from_ops(void **state)
+{
+	const char *quoted[] = {"VSS:*=off",
+				"PSS:streams_per_ss=1,* , 2,/data[1-3]"};
+	const char *split[] = {"PSS:streams_per_ss=1", "*", "2",
+			       "/data[1-3]", "VSS:*=off"};
+	const char *none[] = {"VSS:*=off"};
+	struct nsr_pssspec *s;
+	struct nsr_buf b;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&b, 0);
+	assert_int_equal(nsr_pssspec_from_ops(quoted, 2, &b), 1);
+	assert_string_equal(b.data, quoted[1]);
+	nsr_buf_reset(&b);
+	assert_int_equal(nsr_pssspec_from_ops(split, 5, &b), 1);
+	assert_string_equal(b.data, "PSS:streams_per_ss=1,*,2,/data[1-3]");
+	s = parse(b.data);
+	assert_int_equal(nsr_pssspec_streams(s, "/data2"), 2);
+	assert_int_equal(nsr_pssspec_streams(s, "/home"), 1);
+	nsr_pssspec_free(s);
+	nsr_buf_reset(&b);
+	assert_int_equal(nsr_pssspec_from_ops(none, 1, &b), 0);
+	assert_int_equal(b.len, 0);
+	nsr_buf_release(&b);
+}
+
 /* main - run the tests. */
 int main(void)
 {
@@ -135,6 +164,7 @@ int main(void)
 		cmocka_unit_test(test_precedence),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_from_ops),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
