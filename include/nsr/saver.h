@@ -74,6 +74,9 @@ struct nsr_saver_opts {
 	/* Level saves: the save time of the backup this one builds on
 	 * (client clock); zero = save everything (full, manual). */
 	struct timespec since;
+	/* The caller filtered already (nsr_saver_skip, in walk order):
+	 * save every object given; since only marks a level save. */
+	bool prefiltered;
 };
 
 struct nsr_saver_cb {

@@ -496,8 +496,9 @@ static int stream(struct save_run *s, char *const *paths, size_t npaths,
 	cb.list_ctx = s;
 	cb.error = on_file_error;
 	cb.error_ctx = s;
-	if (s->o->pss_master)
-		so.since.tv_sec = 0; /* the master's feed filtered already */
+	/* A feed's objects were filtered by whoever walked them (a
+	 * stream may get them out of walk order). */
+	so.prefiltered = s->o->feed != NULL;
 	rc = nsr_saver_new(&sv, &so, &cb);
 	if (rc == NSR_OK && s->o->feed)
 		rc = feed_all(s, sv);

@@ -41,6 +41,8 @@ for i in $(seq 1 40); do printf 'small %s\n' $i >"$T/c/s$i"; done
 printf 'deep\n' >"$T/a/b/deep"
 printf 'gone\n' >"$T/d/gone"
 ln "$T/a/big1" "$T/c/hard"
+mkdir -p "$T/e/x"
+for i in 1 2 3 4 5; do printf 'moved %s\n' $i >"$T/e/x/m$i"; done
 ln -s ../a/big2 "$T/c/sym"
 chmod 0700 "$T/a/b"
 
@@ -74,11 +76,12 @@ check "the hard link is one" \
 	"$(stat -c %i "$W/r-full$T/c/hard")"
 cp -a "$W/r-full$T" "$W/src-full"
 
-# --- incr: changes, a deletion, a rename, a new file -----------------------
+# --- incr: changes, a deletion, renames, a new file, a moved directory ------
 printf 'changed\n' >>"$T/c/s7"
 rm "$T/d/gone"
 mv "$T/c/s8" "$T/c/s8-renamed"
 head -c 700000 /dev/urandom >"$T/a/new"
+mv "$T/e/x" "$T/a/y"	# a moved directory: its files keep their times
 pss_save incr --pss=3 -l incr "$T"
 I=$M
 check "the incr stays an incr" \
