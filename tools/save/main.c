@@ -340,7 +340,7 @@ static void print_level(const struct nsr_session_save_result *res)
 /* PSS options (--pss, --parallelism), kept apart from the rest. */
 struct save_pss {
 	int on;
-	const char *spec;
+	struct nsr_pssspec *spec; /* NULL: 4 streams each */
 	unsigned parallelism;
 	int verbose;
 };
@@ -390,19 +390,13 @@ static int run_pss(struct save_ui *ui, struct nsr_session_save_opts *so,
 		   const struct save_pss *p, char **paths, int npaths,
 		   int quiet, const struct timespec *t0)
 {
-	struct nsr_pssspec *spec = NULL;
 	struct nsr_pss_opts po;
 	struct nsr_pss_result *res;
-	struct nsr_buf err;
 	int status = SAVE_EXIT_OK, s;
 
-	nsr_buf_init(&err, 0);
-	if (p->spec && nsr_pssspec_parse(p->spec, &spec, &err) != NSR_OK)
-		nsr_fatal("--pss: %s (e.g. --pss=4 or --pss='1,* , "
-			  "8,/data[1-3]')", err.data);
 	memset(&po, 0, sizeof(po));
 	po.save = so;
-	po.spec = spec;
+	po.spec = p->spec;
 	po.parallelism = p->parallelism;
 	po.stream = p->verbose ? on_stream : NULL;
 	res = nsr_xcalloc((size_t)npaths, sizeof(*res));
@@ -415,20 +409,39 @@ static int run_pss(struct save_ui *ui, struct nsr_session_save_opts *so,
 			status = s == SAVE_EXIT_FAILED ? s : NSR_MAX(status, s);
 	}
 	free(res);
-	nsr_pssspec_free(spec);
-	nsr_buf_release(&err);
 	return status;
 }
 
-/* parse_parallelism - --parallelism=N, 1 .. 1024. */
+/* parse_pss - --pss[=SPEC]; 0, or -1 with the reason said. */
+static int parse_pss(const char *text, struct save_pss *p)
+{
+	struct nsr_buf err;
+	int rc = 0;
+
+	p->on = 1;
+	nsr_pssspec_free(p->spec);
+	p->spec = NULL;
+	nsr_buf_init(&err, 0);
+	if (text && nsr_pssspec_parse(text, &p->spec, &err) != NSR_OK) {
+		fprintf(stderr, "save: --pss: %s (e.g. --pss=4 or "
+			"--pss='1,* , 8,/data[1-3]')\n", err.data);
+		rc = -1;
+	}
+	nsr_buf_release(&err);
+	return rc;
+}
+
+/* parse_parallelism - --parallelism=N, 1 .. 1024; 0 if it is not. */
 static unsigned parse_parallelism(const char *text)
 {
 	char *end;
 	long v = strtol(text, &end, 10);
 
-	if (*text == '\0' || *end != '\0' || v < 1 || v > 1024)
-		nsr_fatal("--parallelism wants a number from 1 to 1024, not "
-			  "'%s'", text);
+	if (*text == '\0' || *end != '\0' || v < 1 || v > 1024) {
+		fprintf(stderr, "save: --parallelism wants a number from 1 "
+			"to 1024, not '%s'\n", text);
+		return 0;
+	}
 	return (unsigned)v;
 }
 
@@ -441,7 +454,7 @@ int main(int argc, char **argv)
 		{"pss", optional_argument, NULL, 'P' + 256},
 		{"parallelism", required_argument, NULL, 'p' + 256},
 		{NULL, 0, NULL, 0}};
-	struct save_pss pss = {0};
+	static struct save_pss pss; /* static: reachable until exit */
 	static char *bigasm_path[] = {(char *)"/bigasm"};
 	char host[256], cmd[4096] = "", sizebuf[32];
 	long long big = 0;
@@ -483,9 +496,14 @@ int main(int argc, char **argv)
 			break;
 		case 'v': ui.verbose = 1; break;
 		case 'q': quiet = 1; break;
-		case 'P' + 256: pss.on = 1; pss.spec = optarg; break;
+		case 'P' + 256:
+			if (parse_pss(optarg, &pss) != 0)
+				return SAVE_EXIT_USAGE;
+			break;
 		case 'p' + 256:
 			pss.parallelism = parse_parallelism(optarg);
+			if (!pss.parallelism)
+				return SAVE_EXIT_USAGE;
 			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return SAVE_EXIT_USAGE;
@@ -544,6 +562,7 @@ int main(int argc, char **argv)
 	if (pss.on) {
 		pss.verbose = ui.verbose;
 		status = run_pss(&ui, &so, &pss, paths, npaths, quiet, &t0);
+		nsr_pssspec_free(pss.spec);
 		for (int i = 0; i < npaths; i++)
 			free(paths[i]);
 		free(paths);
