@@ -155,6 +155,13 @@ check "the second started only as the first gave slots back" \
 check "the second reclaimed all 4 slots ($MAXB)" test "$MAXB" -eq 4
 check "never more than 4 active together ($MAXT, save said $MAXR)" \
 	test "$MAXT" -le 4 -a "$MAXR" -le 4
+# --- a master that cannot start fails the save point at once -------------
+timeout 60 "$BIN/save" -s $S --pss=4 -b NoSuchPool "$A" >"$W/nopool.out" \
+	2>"$W/nopool.err"
+check "a save to a pool that does not exist exits 1, without hanging" \
+	test $? -eq 1
+check "and says why" grep -q "NoSuchPool" "$W/nopool.err"
+
 for sp in "$A" "$B"; do
 	"$BIN/recover" -s $S -S "$(ssid_of "$sp")" -d "$W/r-dyn" \
 		>/dev/null 2>&1
