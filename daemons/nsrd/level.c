@@ -5,7 +5,11 @@
  * nsr_level_decide (level.h) choose: the effective level (full when no
  * full is there to build on), the reference save set and its save time,
  * from which the client stores what changed.  Which earlier save sets
- * may serve is decided here, from their flags.
+ * may serve is decided here, from their flags.  A parallel save streams
+ * backup is a master save set naming its dependents: when the number of
+ * streams differs from the reference's (a save set without dependents
+ * is one stream), the save becomes a full, so that every backup of a
+ * full-incr sequence has the same number of save sets.
  */
 #include "nsr/compat.h"
 
@@ -37,18 +41,26 @@ static int usable(const struct mmdb_ss_row *r)
 	       !(r->clone.flags & CLONE_UNUSABLE);
 }
 
-/* earlier - the save sets of client:name from the media database into a
- * malloc'ed *out (one entry per row). */
+/* The earlier save sets of a save set name, as level.h and PSS see them
+ * (prev and streams have n entries). */
+struct earlier_sets {
+	struct nsr_level_prev *prev;
+	unsigned *streams; /* master's dependents + 1 */
+	size_t n;
+	int64_t latest;	   /* newest save time of any of them */
+};
+
+/* earlier - the save sets of client:name from the media database (one
+ * entry per row). */
 static int earlier(struct mmdb_clnt *mc, const char *client, const char *name,
-		   struct nsr_level_prev **out, size_t *n)
+		   struct earlier_sets *es)
 {
 	struct mmdb_ss_row rows[64];
 	struct nsr_buf q;
 	size_t got = 0, cap = 0;
 	int done = 0, rc;
 
-	*out = NULL;
-	*n = 0;
+	memset(es, 0, sizeof(*es));
 	nsr_buf_init(&q, 0);
 	nsr_buf_addstr(&q, "client=");
 	nsr_mmquery_quote(client, &q);
@@ -60,11 +72,16 @@ static int earlier(struct mmdb_clnt *mc, const char *client, const char *name,
 		for (size_t i = 0; rc == NSR_OK && i < got; i++) {
 			struct nsr_level_prev *p;
 
-			if (*n == cap) {
+			if (es->n == cap) {
 				cap = cap ? cap * 2 : 64;
-				*out = nsr_xrealloc(*out, cap * sizeof(**out));
+				es->prev = nsr_xrealloc(es->prev,
+						cap * sizeof(*es->prev));
+				es->streams = nsr_xrealloc(es->streams,
+						cap * sizeof(*es->streams));
 			}
-			p = &(*out)[(*n)++];
+			es->streams[es->n] = rows[i].ss.ndependents + 1;
+			es->latest = NSR_MAX(es->latest, rows[i].ss.savetime);
+			p = &es->prev[es->n++];
 			p->level = rows[i].ss.level;
 			p->savetime = rows[i].ss.savetime;
 			p->ssid = rows[i].ss.ssid;
@@ -79,21 +96,39 @@ static int earlier(struct mmdb_clnt *mc, const char *client, const char *name,
  * at level requested; msg gets what the administrator should know (why
  * the level changed), the log line what the job log records. */
 int nsrd_level_decide(struct nsrd *n, const char *client, const char *name,
-		      unsigned requested, struct nsr_level_decision *d,
+		      unsigned requested, unsigned streams,
+		      struct nsr_level_decision *d, int64_t *latest,
 		      struct nsr_buf *msg, struct nsr_buf *log)
 {
-	struct nsr_level_prev *prev = NULL;
-	size_t np = 0;
+	struct earlier_sets es;
+	unsigned was = 0;
 	int rc = NSR_OK;
 
-	if (requested != NSR_LEVEL_FULL && requested != NSR_LEVEL_MANUAL)
-		rc = earlier(n->mmdb, client, name, &prev, &np);
+	memset(&es, 0, sizeof(es));
+	if ((requested != NSR_LEVEL_FULL && requested != NSR_LEVEL_MANUAL) ||
+	    streams > 0)
+		rc = earlier(n->mmdb, client, name, &es);
 	if (rc == NSR_OK)
-		rc = nsr_level_decide(requested, prev, np, d);
-	free(prev);
+		rc = nsr_level_decide(requested, es.prev, es.n, d);
+	if (rc == NSR_OK && d->ref >= 0 &&
+	    es.streams[d->ref] != NSR_MAX(streams, 1u)) {
+		was = es.streams[d->ref];
+		rc = nsr_level_decide(NSR_LEVEL_FULL, es.prev, es.n, d);
+	}
+	*latest = es.latest;
+	free(es.prev);
+	free(es.streams);
 	if (rc != NSR_OK)
 		return rc;
-	if (d->promoted) {
+	if (was) {
+		nsr_buf_addf(msg,
+			     "the number of parallel save streams of "
+			     "%.256s:%.1024s changed (%u, was %u): level %s "
+			     "promoted to full", client, name,
+			     NSR_MAX(streams, 1u), was,
+			     nsr_level_name(requested));
+		nsr_buf_addstr(log, msg->data);
+	} else if (d->promoted) {
 		/* Bounded for the reply (level_msg<2048>, nsrd.x). */
 		nsr_buf_addf(msg,
 			     "no complete full backup of %.256s:%.1024s "

@@ -202,11 +202,15 @@ void nsrd_reconcile(struct nsrd *n);
 /* nsrd_level_decide - level.c: the effective level of a save of
  * client:name asked at requested, with the reference from the media
  * database (level.h); msg gets a notice for the client when the level
- * changed, log a line for the job log.  NSR_OK or the media database's
+ * changed, log a line for the job log.  streams: a PSS master's stream
+ * count (0 = not PSS), a change of which forces a full; *latest the
+ * newest save time of the earlier save sets read (read when the level is
+ * not full or streams > 0, else 0).  NSR_OK or the media database's
  * error. */
 struct nsr_level_decision;
 int nsrd_level_decide(struct nsrd *n, const char *client, const char *name,
-		      unsigned requested, struct nsr_level_decision *d,
+		      unsigned requested, unsigned streams,
+		      struct nsr_level_decision *d, int64_t *latest,
 		      struct nsr_buf *msg, struct nsr_buf *log);
 int nsrd_next_volume(void *ctx, void *args, void *res,
 		     struct nsr_rpc_call *call);

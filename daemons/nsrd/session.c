@@ -30,6 +30,7 @@
 #include "nsr/mmdb_clnt.h"
 #include "nsr/mmquery.h"
 #include "nsr/peer.h"
+#include "nsr/pssspec.h"
 #include "nsr/size.h"
 #include "nsr/snmd_clnt.h"
 #include "nsr/xmalloc.h"
@@ -563,6 +564,53 @@ static void save_wait(struct nsrd *n, save_start_res *r, struct nsrd_wait **w,
 							   : SAVE_WAIT_QUEUED;
 }
 
+/* pss_dependent - SAVE_START of a PSS dependent: its master (*m), in
+ * progress, of the same client, named as the dependent's name says
+ * ("<index>" + the master's name), with room for it. */
+static int pss_dependent(struct mmdb_clnt *mc, const save_start_args *a,
+			 struct mmdb_saveset *m, nsr_status *st)
+{
+	char want[MMDB_SSNAME_MAX + 16];
+
+	if (mmdb_clnt_ss_get(mc, a->pss_master, m) != NSR_OK) {
+		nsr_status_set(st, NSR_ERR_NOTFOUND, "PSS master save set %u "
+			       "of dependent %s: %s", a->pss_master, a->name,
+			       mmdb_clnt_errmsg(mc));
+		return NSR_ERR_NOTFOUND;
+	}
+	snprintf(want, sizeof(want), "<%u>%s", a->pss_index, m->name);
+	if (strcmp(m->client, a->client) != 0 || strcmp(want, a->name) != 0 ||
+	    !(m->flags & MMDB_SS_INPROGRESS) || m->pssid != 0 ||
+	    a->pss_index < 1 || a->pss_index >= NSR_PSS_STREAMS_MAX) {
+		nsr_status_set(st, NSR_ERR_INVAL, "save set %u is no PSS "
+			       "master in progress of %s for dependent %s "
+			       "(index 1 to 7, named <index> and the "
+			       "master's name)", a->pss_master, a->client,
+			       a->name);
+		return NSR_ERR_INVAL;
+	}
+	return NSR_OK;
+}
+
+/* pss_name_dependent - the master names dependent d (in the order of
+ * their indexes' arrival) and anchors at its earliest save time. */
+static int pss_name_dependent(struct mmdb_clnt *mc,
+			      const struct mmdb_saveset *m0,
+			      const struct mmdb_saveset *d)
+{
+	struct mmdb_saveset m;
+	int rc = mmdb_clnt_ss_get(mc, m0->ssid, &m);
+
+	if (rc != NSR_OK)
+		return rc;
+	if (m.ndependents >= MMDB_PSS_MAX)
+		return NSR_ERR_TOOBIG;
+	m.dependents[m.ndependents++] = d->ssid;
+	if (m.anchor_time == 0 || d->savetime < m.anchor_time)
+		m.anchor_time = d->savetime;
+	return mmdb_clnt_ss_update(mc, &m);
+}
+
 /* nsrd_save_start - SAVE_START: admit a save and say where to stream. */
 int nsrd_save_start(void *ctx, void *argp, void *resp,
 		    struct nsr_rpc_call *call)
@@ -576,6 +624,8 @@ int nsrd_save_start(void *ctx, void *argp, void *resp,
 	struct mmdb_saveset ss;
 	struct nsrd_session *s = NULL;
 	struct nsr_level_decision ld;
+	struct mmdb_saveset master;
+	int64_t latest = 0;
 	struct nsr_buf err, lmsg, llog;
 	const char *pool;
 	char ssidtxt[32];
@@ -601,6 +651,14 @@ int nsrd_save_start(void *ctx, void *argp, void *resp,
 		nsr_status_set(&r->st, NSR_ERR_INVAL,
 			       "unknown level '%s' (use full, incr, 1-9)",
 			       a->level);
+		goto out;
+	}
+	if (a->pss_streams > NSR_PSS_STREAMS_MAX ||
+	    (a->pss_streams && a->pss_master)) {
+		nsr_status_set(&r->st, NSR_ERR_INVAL, "parallel save streams: "
+			       "1 to %d streams per save point, and a save "
+			       "set is a master or a dependent, not both",
+			       NSR_PSS_STREAMS_MAX);
 		goto out;
 	}
 	client = nsrd_res_find1(n, "NSR client", a->client);
@@ -656,9 +714,16 @@ int nsrd_save_start(void *ctx, void *argp, void *resp,
 	}
 	if (!dev)
 		goto out;
-	/* What a level save builds on (level.c), once it may start. */
-	if (nsrd_level_decide(n, a->client, a->name, (unsigned)level, &ld,
-			      &lmsg, &llog) != NSR_OK) {
+	/* What a level save builds on (level.c), once it may start; a PSS
+	 * dependent follows its master. */
+	if (a->pss_master) {
+		if (pss_dependent(mc, a, &master, &r->st) != NSR_OK)
+			goto out;
+		memset(&ld, 0, sizeof(ld));
+		ld.level = master.level;
+	} else if (nsrd_level_decide(n, a->client, a->name, (unsigned)level,
+				     a->pss_streams, &ld, &latest, &lmsg,
+				     &llog) != NSR_OK) {
 		nsr_status_set(&r->st, NSR_ERR_IO, "cannot read the earlier "
 			       "save sets of %s:%s from the media database: "
 			       "%s", a->client, a->name, mmdb_clnt_errmsg(mc));
@@ -687,6 +752,15 @@ int nsrd_save_start(void *ctx, void *argp, void *resp,
 	ss.level = (uint8_t)level;
 	ss.flags = MMDB_SS_INPROGRESS;
 	ss.savetime = a->savetime ? a->savetime : time(NULL);
+	if (a->pss_master) {
+		ss.savetime = master.savetime - a->pss_index;
+		ss.pssid = master.ssid;
+	} else if (a->pss_streams > 0) {
+		/* Its dependents' times (this one's - 1 ..) after all
+		 * earlier ones: a browse orders the backups by time. */
+		ss.savetime = NSR_MAX(ss.savetime,
+				      latest + (int64_t)a->pss_streams);
+	}
 	ss.sscreate = time(NULL);
 	ss.ssbrowse =
 		a->browse_time
@@ -713,6 +787,10 @@ int nsrd_save_start(void *ctx, void *argp, void *resp,
 			       mmdb_clnt_errmsg(mc));
 		goto out;
 	}
+	if (a->pss_master && pss_name_dependent(mc, &master, &ss) != NSR_OK)
+		nsr_warn("save set %u: cannot name it a dependent of PSS "
+			 "master %u in the media database: %s", ss.ssid,
+			 master.ssid, mmdb_clnt_errmsg(mc));
 	s->ssid = ss.ssid;
 	snprintf(s->client, sizeof(s->client), "%s", a->client);
 	snprintf(s->group, sizeof(s->group), "%s", a->group);
@@ -1013,6 +1091,12 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp,
 			       a->ssid);
 		goto out;
 	}
+	r->pss_dependents.pss_dependents_val =
+		nsr_xcalloc(MMDB_PSS_MAX, sizeof(u_int));
+	for (uint32_t i = 0; i < ss.ndependents && i < MMDB_PSS_MAX; i++)
+		r->pss_dependents.pss_dependents_val[i] = ss.dependents[i];
+	r->pss_dependents.pss_dependents_len =
+		NSR_MIN(ss.ndependents, (uint32_t)MMDB_PSS_MAX);
 	if (!(ss.flags & MMDB_SS_FINISHED)) {
 		nsr_status_set(&r->st, NSR_ERR_STATE,
 			       "save set %u (%s:%s) is %s; only "

@@ -74,6 +74,9 @@ struct nsr_saver_opts {
 	/* Level saves: the save time of the backup this one builds on
 	 * (client clock); zero = save everything (full, manual). */
 	struct timespec since;
+	/* The caller filtered already (nsr_saver_skip, in walk order):
+	 * save every object given; since only marks a level save. */
+	bool prefiltered;
 };
 
 struct nsr_saver_cb {
@@ -118,6 +121,12 @@ int nsr_saver_add_path(struct nsr_saver *s, const char *path);
 /* nsr_saver_add_entry - save one walked object (error entries are
  * reported and counted). */
 int nsr_saver_add_entry(struct nsr_saver *s, const struct nsr_walk_ent *ent);
+/* nsr_saver_skip - would a level save leave e out (unchanged)?  Only
+ * the decision (counted in stats.unchanged), for a caller that hands
+ * the objects kept to other savers (parallel save streams, pss.h): it
+ * must give this saver every walked object, in walk order. */
+int nsr_saver_skip(struct nsr_saver *s, const struct nsr_walk_ent *e,
+		   bool *skip);
 /* nsr_saver_add_generated - NetWorker's bigasm test directive: save size
  * bytes generated in memory (incompressible, every megabyte different)
  * as the regular file path, reading nothing from disk, to measure the

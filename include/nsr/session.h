@@ -30,6 +30,8 @@
 #include "nsr/saver.h"
 
 struct nsr_buf;
+struct nsr_session_feed;
+struct nsr_session_save_result;
 
 struct nsr_session_save_opts {
 	const char *server;	/* nsrd's host (required) */
@@ -54,6 +56,30 @@ struct nsr_session_save_opts {
 	void (*warn)(void *ctx, const char *msg);
 	/* stream bytes produced so far, every few megabytes */
 	void (*progress)(void *ctx, uint64_t stream_bytes);
+	void *ctx;
+	/* Parallel save streams (pss.h): this session is one stream of a
+	 * save point.  pss_streams > 0: the master (/sp) of that many
+	 * streams; pss_master != 0: dependent pss_index (1 ..), named
+	 * "<pss_index>/sp", of the master with that ssid, which follows
+	 * the master's level and saves what its feed gives unfiltered. */
+	unsigned pss_streams;
+	uint32_t pss_master;
+	unsigned pss_index;
+	/* Objects from a feed instead of walking paths (NULL = walk). */
+	const struct nsr_session_feed *feed;
+	/* Optional: after SAVE_START, before the first object is read
+	 * (r has ssid, savetime, level, since). */
+	void (*started)(void *ctx, const struct nsr_session_save_result *r);
+};
+
+/* A source of walked objects for a session (pss.c feeds each stream). */
+struct nsr_session_feed {
+	/* next - the next object; NSR_ERR_EOF after the last; the entry
+	 * stays valid until the next call (or done). */
+	int (*next)(void *ctx, const struct nsr_walk_ent **e);
+	/* done - the session reads no more (rc: NSR_OK at the end, else
+	 * why it stopped). */
+	void (*done)(void *ctx, int rc);
 	void *ctx;
 };
 

@@ -41,6 +41,7 @@ struct nsr_saver {
 	bool cross_mounts;
 	bool no_xattrs;
 	struct timespec since; /* level save: zero = save everything */
+	bool prefiltered;      /* the caller filtered: keep everything */
 	char *whole; /* level save: a moved directory, saved with all below */
 	struct nsr_asm_enc *enc;
 	struct nsr_readsize *rs;
@@ -84,6 +85,7 @@ int nsr_saver_new(struct nsr_saver **out, const struct nsr_saver_opts *o,
 	s->test_eacces = getenv("NSR_TEST_SAVE_EACCES");
 	s->test_touch = getenv("NSR_TEST_SAVE_TOUCH");
 	s->since = o->since;
+	s->prefiltered = o->prefiltered;
 	rc = nsr_asm_enc_new(&s->enc, ck, cb->write, cb->write_ctx);
 	if (rc)
 		goto fail;
@@ -639,7 +641,7 @@ static int unchanged(struct nsr_saver *s, const struct nsr_walk_ent *e,
 		     bool *out)
 {
 	*out = false;
-	if (!level_save(s))
+	if (!level_save(s) || s->prefiltered)
 		return NSR_OK;
 	if (s->whole != NULL && below(e->path, s->whole))
 		return NSR_OK;
@@ -652,6 +654,22 @@ static int unchanged(struct nsr_saver *s, const struct nsr_walk_ent *e,
 	*out = e->type != NSR_ASM_DIR &&
 	       !nsr_level_changed(&e->st.st_mtim, &e->st.st_ctim, &s->since);
 	return NSR_OK;
+}
+
+/* nsr_saver_skip - the level filter alone (parallel save streams filter
+ * in the traversal, then hand objects to several savers). */
+int nsr_saver_skip(struct nsr_saver *s, const struct nsr_walk_ent *e,
+		   bool *skip)
+{
+	int rc;
+
+	*skip = false;
+	if (e->err != 0)
+		return NSR_OK;
+	rc = unchanged(s, e, skip);
+	if (rc == NSR_OK && *skip)
+		s->st.unchanged++;
+	return rc;
 }
 
 /* save_other - FILE record + FILE_END for a non-regular object. */

@@ -398,6 +398,9 @@ static int start(struct save_run *s, save_start_res *ss, struct nsr_buf *err)
 	a.retention_time = o->retention_time;
 	a.pid = getpid();
 	a.command = (char *)(o->command ? o->command : "");
+	a.pss_streams = o->pss_streams;
+	a.pss_master = o->pss_master;
+	a.pss_index = o->pss_index;
 	for (;;) {
 		rc = nsr_nsrd_save_start(s->nsrd, &a, ss);
 		if (rc != NSR_ERR_WAIT)
@@ -452,6 +455,23 @@ static int open_paths(struct save_run *s, struct nsr_buf *err)
 	return rc;
 }
 
+/* feed_all - every object of the session's feed into the saver. */
+static int feed_all(struct save_run *s, struct nsr_saver *sv)
+{
+	const struct nsr_session_feed *f = s->o->feed;
+	const struct nsr_walk_ent *e = NULL;
+	int rc;
+
+	while ((rc = f->next(f->ctx, &e)) == NSR_OK)
+		if ((rc = nsr_saver_add_entry(sv, e)) != NSR_OK)
+			break;
+	if (rc == NSR_ERR_EOF)
+		rc = NSR_OK;
+	if (f->done)
+		f->done(f->ctx, rc);
+	return rc;
+}
+
 /* stream - walk the paths through a saver into the mover. */
 static int stream(struct save_run *s, char *const *paths, size_t npaths,
 		  struct nsr_saver_stats *st, struct nsr_buf *err)
@@ -476,8 +496,13 @@ static int stream(struct save_run *s, char *const *paths, size_t npaths,
 	cb.list_ctx = s;
 	cb.error = on_file_error;
 	cb.error_ctx = s;
+	/* A feed's objects were filtered by whoever walked them (a
+	 * stream may get them out of walk order). */
+	so.prefiltered = s->o->feed != NULL;
 	rc = nsr_saver_new(&sv, &so, &cb);
-	for (size_t i = 0; rc == NSR_OK && i < npaths; i++)
+	if (rc == NSR_OK && s->o->feed)
+		rc = feed_all(s, sv);
+	for (size_t i = 0; rc == NSR_OK && !s->o->feed && i < npaths; i++)
 		rc = s->o->bigasm
 			     ? nsr_saver_add_generated(sv, paths[i],
 						       s->o->bigasm)
@@ -563,7 +588,8 @@ int nsr_session_save(const struct nsr_session_save_opts *o,
 	memset(&s, 0, sizeof(s));
 	memset(&ss, 0, sizeof(ss));
 	s.o = o;
-	if (!o->server || !o->client || !o->name || npaths == 0)
+	if (!o->server || !o->client || !o->name ||
+	    (npaths == 0 && !o->feed))
 		return NSR_ERR_INVAL;
 	if (o->dry_run)
 		return stream(&s, paths, npaths, &r->st, err);
@@ -586,6 +612,8 @@ int nsr_session_save(const struct nsr_session_save_opts *o,
 	r->since_ssid = ss.since_ssid;
 	if (ss.level_msg[0])
 		warn_cb(&s, ss.level_msg);
+	if (o->started)
+		o->started(o->ctx, r);
 	rc = open_paths(&s, err);
 	if (rc == NSR_OK)
 		rc = stream(&s, paths, npaths, &r->st, err);

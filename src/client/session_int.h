@@ -16,6 +16,7 @@ struct nsr_session_recover {
 	const struct nsr_session_recover_opts *o;
 	struct nsr_nsrd *nsrd;
 	struct nsr_ixclnt *ix; /* opened on first use (-a lookups) */
+	int pss_whole; /* recover -S of a PSS master: its dependents too */
 };
 
 /* session_recover_set - restore save set ssid: only paths[0..npaths)
@@ -24,6 +25,10 @@ struct nsr_session_recover {
 int session_recover_set(struct nsr_session_recover *sr, uint32_t ssid,
 			const char *const *paths, size_t npaths, int exact,
 			struct nsr_restore_stats *out);
+
+/* session_add_stats - add s to t. */
+void session_add_stats(struct nsr_restore_stats *t,
+		       const struct nsr_restore_stats *s);
 
 /* session_pause - wait before asking nsrd again after NSR_ERR_WAIT: the
  * retry time it gave, kept within 0.1 .. 10 s. */

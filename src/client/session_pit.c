@@ -242,20 +242,6 @@ static int walk_tree(struct nsr_session_recover *sr, struct pit *p,
 	return rc < 0 ? rc : NSR_OK;
 }
 
-/* add_stats - sum restore statistics. */
-static void add_stats(struct nsr_restore_stats *t,
-		      const struct nsr_restore_stats *s)
-{
-	t->files += s->files;
-	t->bytes += s->bytes;
-	t->skipped += s->skipped;
-	t->filtered += s->filtered;
-	t->errors += s->errors;
-	t->ck_errors += s->ck_errors;
-	t->damaged += s->damaged;
-	t->warnings += s->warnings;
-}
-
 /* restore_sets - each save set restores exactly its objects, oldest
  * first.  0 if all came back intact, 1 otherwise. */
 static int restore_sets(struct nsr_session_recover *sr, struct pit *p,
@@ -276,7 +262,7 @@ static int restore_sets(struct nsr_session_recover *sr, struct pit *p,
 		memset(&st, 0, sizeof(st));
 		failed |= session_recover_set(sr, (uint32_t)p->obj[i].ssid,
 					      paths, j - i, 1, &st);
-		add_stats(out, &st);
+		session_add_stats(out, &st);
 	}
 	free(paths);
 	return failed;

@@ -362,7 +362,50 @@ int nsr_session_recover_ssid(struct nsr_session_recover *sr, uint32_t ssid,
 			     const char *const *paths, size_t npaths,
 			     struct nsr_restore_stats *out)
 {
-	return session_recover_set(sr, ssid, paths, npaths, 0, out);
+	int failed;
+
+	sr->pss_whole = 1;
+	failed = session_recover_set(sr, ssid, paths, npaths, 0, out);
+	sr->pss_whole = 0;
+	return failed;
+}
+
+/* session_add_stats - sum restore statistics. */
+void session_add_stats(struct nsr_restore_stats *t,
+		       const struct nsr_restore_stats *s)
+{
+	t->files += s->files;
+	t->bytes += s->bytes;
+	t->skipped += s->skipped;
+	t->filtered += s->filtered;
+	t->errors += s->errors;
+	t->ck_errors += s->ck_errors;
+	t->damaged += s->damaged;
+	t->warnings += s->warnings;
+}
+
+/* dependents - a PSS master's dependents restored before the master
+ * itself (whose directories then get their metadata last), as one save
+ * point.  1 if one did not come back intact. */
+static int dependents(struct nsr_session_recover *sr, const rec_start_res *r,
+		      const char *const *paths, size_t npaths, int exact,
+		      struct nsr_restore_stats *out)
+{
+	struct nsr_restore_stats st;
+	int failed = 0;
+
+	if (!sr->pss_whole)
+		return 0;
+	sr->pss_whole = 0; /* dependents have none */
+	for (u_int i = 0; i < r->pss_dependents.pss_dependents_len; i++) {
+		memset(&st, 0, sizeof(st));
+		failed |= session_recover_set(
+			sr, r->pss_dependents.pss_dependents_val[i], paths,
+			npaths, exact, &st);
+		session_add_stats(out, &st);
+	}
+	sr->pss_whole = 1;
+	return failed;
 }
 
 /* session_recover_set - restore save set ssid: with exact, only the
@@ -388,12 +431,14 @@ int session_recover_set(struct nsr_session_recover *sr, uint32_t ssid,
 	struct nsr_buf err;
 	char msg[1024] = "";
 	char *buf = NULL;
-	int rc, eof = 0, result = 1;
+	int rc, eof = 0, result = 1, dfailed = 0;
+	struct nsr_restore_stats dst;
 	char cmd[64];
 
 	memset(&a, 0, sizeof(a));
 	memset(&r, 0, sizeof(r));
 	memset(&st, 0, sizeof(st));
+	memset(&dst, 0, sizeof(dst));
 	memset(&run, 0, sizeof(run));
 	run.o = o;
 	run.ssid = ssid;
@@ -408,6 +453,7 @@ int session_recover_set(struct nsr_session_recover *sr, uint32_t ssid,
 		say(&run, NSR_SESSION_ERROR, "%s", nsr_nsrd_errmsg(nsrd));
 		goto out;
 	}
+	dfailed = dependents(sr, &r, paths, npaths, exact, &dst);
 	nfrags = r.frags.frags_len;
 	frags = calloc(nfrags + 1, sizeof(*frags));
 	ports = calloc(nfrags + 1, sizeof(*ports));
@@ -532,8 +578,10 @@ int session_recover_set(struct nsr_session_recover *sr, uint32_t ssid,
 	    "`%s'", (unsigned long long)st.files, o->server);
 	result = msg[0] ? 1 : 0;
 out:
-	if (out)
+	if (out) {
 		*out = st;
+		session_add_stats(out, &dst);
+	}
 	if (r.jobid)
 		rec_end(&run, nsrd, r.jobid, result ? NSR_ERR_IO : 0, st.bytes,
 			st.files, msg);
@@ -548,7 +596,7 @@ out:
 	free(run.seen);
 	xdr_free(NSR_XDR(xdr_rec_start_res), &r);
 	nsr_buf_release(&err);
-	return result;
+	return result | dfailed;
 }
 
 /* nsr_session_recover_open - connect to nsrd on the server. */

@@ -28,6 +28,7 @@
 #include "nsr/host.h"
 #include "nsr/log.h"
 #include "nsr/mmreport.h"
+#include "nsr/pss.h"
 #include "nsr/session.h"
 #include "nsr/size.h"
 #include "nsr/xmalloc.h"
@@ -90,6 +91,12 @@ static void usage(FILE *f)
 		"memory\n"
 		"                under each path given (default /bigasm), read "
 		"nothing\n"
+		"  --pss[=SPEC]  parallel save streams: each path a save "
+		"point with SPEC\n"
+		"                streams (PSS:streams_per_ss syntax or a "
+		"number; default 4)\n"
+		"  --parallelism=N  at most N streams active at once (PSS; "
+		"default 4)\n"
 		"  -v            list each file; -q quiet\n"
 		"  -h, --help    this help\n");
 }
@@ -334,13 +341,124 @@ static void print_level(const struct nsr_session_save_result *res)
 	       res->since_ssid, (unsigned long long)res->st.unchanged);
 }
 
+/* PSS options (--pss, --parallelism), kept apart from the rest. */
+struct save_pss {
+	int on;
+	struct nsr_pssspec *spec; /* NULL: 4 streams each */
+	unsigned parallelism;
+	int verbose;
+};
+
+/* on_stream - -v with PSS: a stream became active or idle. */
+static void on_stream(void *ctx, const char *sp, unsigned index, int on,
+		      unsigned active)
+{
+	progress(ctx, 1);
+	printf("pss: %s stream %u %s (%u active)\n", sp, index,
+	       on ? "active" : "idle", active);
+}
+
+/* pss_report - one save point's outcome; its exit status. */
+static int pss_report(struct save_ui *ui, const struct nsr_session_save_opts
+		      *so, const struct nsr_pss_result *r, double secs,
+		      int quiet)
+{
+	struct nsr_buf deps;
+	int status = exit_status(r->rc, &r->master);
+
+	if (r->rc != NSR_OK) {
+		nsr_error("%s", r->err);
+		nsr_error("parallel save streams of %s failed (master save "
+			  "set %u)", r->name, r->master.ssid);
+		return status;
+	}
+	nsr_buf_init(&deps, 0);
+	for (unsigned k = 0; k + 1 < r->streams; k++)
+		nsr_buf_addf(&deps, " %u", r->dependents[k]);
+	if (!quiet) {
+		summary(ui, r->name, r->master.level[0] ? r->master.level
+							: so->level,
+			&r->master.st, secs);
+		print_level(&r->master);
+		printf("save: %s: %u parallel save streams: master save set "
+		       "%u, dependents%s\n", r->name, r->streams,
+		       r->master.ssid, deps.len ? deps.data : " none");
+	}
+	printf("completed savetime=%lld\n", (long long)r->master.savetime);
+	nsr_buf_release(&deps);
+	return status;
+}
+
+/* run_pss - --pss: each path a save point with parallel save streams. */
+static int run_pss(struct save_ui *ui, struct nsr_session_save_opts *so,
+		   const struct save_pss *p, char **paths, int npaths,
+		   int quiet, const struct timespec *t0)
+{
+	struct nsr_pss_opts po;
+	struct nsr_pss_result *res;
+	int status = SAVE_EXIT_OK, s;
+
+	memset(&po, 0, sizeof(po));
+	po.save = so;
+	po.spec = p->spec;
+	po.parallelism = p->parallelism;
+	po.stream = p->verbose ? on_stream : NULL;
+	res = nsr_xcalloc((size_t)npaths, sizeof(*res));
+	nsr_pss_save(&po, paths, (size_t)npaths, res);
+	progress(ui, 1);
+	for (int i = 0; i < npaths; i++) {
+		s = pss_report(ui, so, &res[i], elapsed(t0), quiet);
+		/* the worst: failed, then not browsable, then skipped */
+		if (s == SAVE_EXIT_FAILED || status != SAVE_EXIT_FAILED)
+			status = s == SAVE_EXIT_FAILED ? s : NSR_MAX(status, s);
+	}
+	free(res);
+	return status;
+}
+
+/* parse_pss - --pss[=SPEC]; 0, or -1 with the reason said. */
+static int parse_pss(const char *text, struct save_pss *p)
+{
+	struct nsr_buf err;
+	int rc = 0;
+
+	p->on = 1;
+	nsr_pssspec_free(p->spec);
+	p->spec = NULL;
+	nsr_buf_init(&err, 0);
+	if (text && nsr_pssspec_parse(text, &p->spec, &err) != NSR_OK) {
+		fprintf(stderr, "save: --pss: %s (e.g. --pss=4 or "
+			"--pss='1,* , 8,/data[1-3]')\n", err.data);
+		rc = -1;
+	}
+	nsr_buf_release(&err);
+	return rc;
+}
+
+/* parse_parallelism - --parallelism=N, 1 .. 1024; 0 if it is not. */
+static unsigned parse_parallelism(const char *text)
+{
+	char *end;
+	long v = strtol(text, &end, 10);
+
+	if (*text == '\0' || *end != '\0' || v < 1 || v > 1024) {
+		fprintf(stderr, "save: --parallelism wants a number from 1 "
+			"to 1024, not '%s'\n", text);
+		return 0;
+	}
+	return (unsigned)v;
+}
+
 /* main - parse options, run the session, report, exit status. */
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{"help", no_argument, NULL, 'h'},
 		{"bigasm", required_argument, NULL, 'B'},
+		{"pss", optional_argument, NULL, 'P' + 256},
+		{"parallelism", required_argument, NULL, 'p' + 256},
 		{NULL, 0, NULL, 0}};
+	static struct save_pss pss; /* static: reachable until exit */
 	static char *bigasm_path[] = {(char *)"/bigasm"};
 	char host[256], cmd[4096] = "", sizebuf[32];
 	long long big = 0;
@@ -383,6 +501,15 @@ int main(int argc, char **argv)
 			break;
 		case 'v': ui.verbose = 1; break;
 		case 'q': quiet = 1; break;
+		case 'P' + 256:
+			if (parse_pss(optarg, &pss) != 0)
+				return SAVE_EXIT_USAGE;
+			break;
+		case 'p' + 256:
+			pss.parallelism = parse_parallelism(optarg);
+			if (!pss.parallelism)
+				return SAVE_EXIT_USAGE;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return SAVE_EXIT_USAGE;
 		}
@@ -390,6 +517,12 @@ int main(int argc, char **argv)
 	if (optind >= argc && !so.bigasm) {
 		fprintf(stderr, "save: name at least one path to save\n");
 		usage(stderr);
+		return SAVE_EXIT_USAGE;
+	}
+	if (pss.on && (so.bigasm || so.dry_run || so.name)) {
+		fprintf(stderr, "save: --pss saves each path as a save point "
+			"named by its path; it does not go with -N, -n or "
+			"-B\n");
 		return SAVE_EXIT_USAGE;
 	}
 	for (int i = 0; i < argc; i++) {
@@ -431,6 +564,15 @@ int main(int argc, char **argv)
 	ui.live = !quiet && !ui.verbose && isatty(2);
 	clock_gettime(CLOCK_MONOTONIC, &ui.t0);
 
+	if (pss.on) {
+		pss.verbose = ui.verbose;
+		status = run_pss(&ui, &so, &pss, paths, npaths, quiet, &t0);
+		nsr_pssspec_free(pss.spec);
+		for (int i = 0; i < npaths; i++)
+			free(paths[i]);
+		free(paths);
+		return status;
+	}
 	nsr_buf_init(&err, 0);
 	rc = nsr_session_save(&so, paths, (size_t)npaths, &res, &err);
 	progress(&ui, 1);

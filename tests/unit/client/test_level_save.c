@@ -5,7 +5,9 @@
  * with exactly the names it holds (the walker's list, walk.h), and a
  * full save stores everything and no list; a renamed or moved directory
  * is stored with everything below it; every save, full too, gives every
- * list to the list callback (the client file index).
+ * list to the list callback (the client file index).  Parallel save
+ * streams filter in walk order and hand the kept objects to prefiltered
+ * savers, out of walk order.
  */
 #include "nsr/compat.h"
 
@@ -20,7 +22,9 @@
 #include "nsr/buf.h"
 #include "nsr/err.h"
 #include "nsr/saver.h"
+#include "nsr/walk.h"
 #include "nsr_test.h"
+#include "../../../src/client/pss_int.h"
 
 /* What a decoded stream held, as text: "F rel" per object, "L rel: a b"
  * per directory list (paths relative to the tree). */
@@ -272,12 +276,107 @@ static void test_moved_dir(void **state)
 	free(root);
 }
 
+/* never_write - a filter saver's sink: it must write nothing. */
+static int never_write(void *ctx, const void *p, size_t n)
+{
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(p);
+	NSR_UNUSED(n);
+	return NSR_ERR_STATE;
+}
+
+/* test_prefiltered - parallel save streams: a filter saver decides in
+ * walk order (nsr_saver_skip), and a prefiltered saver given the kept
+ * objects out of walk order (directories first, as the master takes
+ * them) stores them all: nothing below the moved directory is lost. */
+static void test_prefiltered(void **state)
+{
+	static const char *const tree[] = {
+		"t/", "t/old/", "t/old/deep/", "t/busy/", "t/to/",
+		"t/old/x", "t/old/deep/y", "t/busy/z",
+	};
+	static const struct nsr_asm_dec_ops ops = { .file = on_file };
+	char *root = nsr_test_tmpdir("levelsave");
+	const char *top;
+	struct nsr_saver_opts fo = {.client = "c", .name = "t"}, so = fo;
+	struct nsr_saver_cb fcb = {.write = never_write}, cb = {0};
+	struct nsr_saver *filter = NULL, *sv = NULL;
+	struct nsr_saver_stats st;
+	struct nsr_walk *w = NULL;
+	const struct nsr_walk_ent *e;
+	struct pss_item *kept[16];
+	struct nsr_asm_dec *d = NULL;
+	struct nsr_buf stream;
+	struct seen s;
+	size_t n = 0;
+	int rc;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&s.text, 0);
+	nsr_buf_init(&s.lists, 0);
+	nsr_buf_init(&stream, 0);
+	build(root, tree, NSR_ARRAY_SIZE(tree));
+	reference(&fo.since);
+	assert_int_equal(rename(at(root, "t/old"), at(root, "t/to/new")), 0);
+	mk(at(root, "t/busy"), "added", "a");
+	top = at(root, "t");
+	s.root_len = strlen(top);
+	assert_int_equal(nsr_saver_new(&filter, &fo, &fcb), NSR_OK);
+	assert_int_equal(nsr_walk_new(&w, &top, 1, NULL), NSR_OK);
+	while ((rc = nsr_walk_next(w, &e)) == NSR_OK) {
+		bool skip;
+
+		assert_int_equal(nsr_saver_skip(filter, e, &skip), NSR_OK);
+		if (!skip) {
+			assert_true(n < NSR_ARRAY_SIZE(kept));
+			assert_int_equal(pss_item_new(e, &kept[n++]), NSR_OK);
+		}
+	}
+	assert_int_equal(rc, NSR_ERR_EOF);
+	nsr_walk_free(w);
+	nsr_saver_stats(filter, &st);
+	assert_int_equal(st.unchanged, 1); /* busy/z */
+	nsr_saver_free(filter);
+
+	so.since = fo.since;
+	so.prefiltered = true;
+	cb.write = mem_sink;
+	cb.write_ctx = &stream;
+	assert_int_equal(nsr_saver_new(&sv, &so, &cb), NSR_OK);
+	for (int dirs = 1; dirs >= 0; dirs--)
+		for (size_t i = 0; i < n; i++)
+			if ((kept[i]->e.type == NSR_ASM_DIR) == dirs)
+				assert_int_equal(
+					nsr_saver_add_entry(sv, &kept[i]->e),
+					NSR_OK);
+	assert_int_equal(nsr_saver_finish(sv), NSR_OK);
+	nsr_saver_stats(sv, &st);
+	assert_int_equal(st.unchanged, 0);
+	nsr_saver_free(sv);
+	assert_int_equal(nsr_asm_dec_new(&d, &ops, &s), NSR_OK);
+	assert_int_equal(nsr_asm_dec_feed(d, stream.data, stream.len), NSR_OK);
+	assert_int_equal(nsr_asm_dec_finish(d), NSR_OK);
+	nsr_asm_dec_free(d);
+	assert_string_equal(s.text.data,
+			    "F \nF /busy\nF /to\nF /to/new\n"
+			    "F /to/new/deep\n"
+			    "F /busy/added\nF /to/new/deep/y\nF /to/new/x\n");
+	for (size_t i = 0; i < n; i++)
+		pss_item_free(kept[i]);
+	nsr_buf_release(&stream);
+	nsr_buf_release(&s.text);
+	nsr_buf_release(&s.lists);
+	nsr_test_rmrf(root);
+	free(root);
+}
+
 /* main - run the tests. */
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_level_save),
 		cmocka_unit_test(test_moved_dir),
+		cmocka_unit_test(test_prefiltered),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

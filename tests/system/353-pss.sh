@@ -1,0 +1,171 @@
+#!/bin/bash
+# 353-pss: parallel save streams.  A save point saved with three streams
+# is a master save set and two dependents (<1>sp, <2>sp) that mminfo
+# lists, the master naming them; recover -S of the master and a
+# point-in-time recover -a give back the tree identical to the source and
+# to a non-PSS save of it, after a full and after an incr with changes,
+# deletions, renames, a hard link and a symlink.  A changed number of
+# streams makes the next incr a full.  Two save points with four streams
+# each under client parallelism 4 never have more than 4 streams active
+# (from save -v's trace of every stream becoming active or idle), and
+# the second one's streams take over the first one's slots as it runs
+# out of work (reclaiming: the second reaches 4 active).
+. "$(dirname "$0")/lib.sh"
+nsr_setup 353-pss
+S=127.0.0.1
+W=$ROOT/work
+T=$W/sp
+nsr_start_aftd_datazone
+
+# ssid_of NAME - the newest save set named NAME.
+ssid_of() {
+	"$BIN/mminfo" -s $S -a -q "name=$1" -ot -r ssid 2>/dev/null |
+		awk '$1 ~ /^[0-9]+$/ {s = $1} END {print s}'
+}
+
+# pss_save OUT ARGS... - save --pss ARGS, after the second of the last
+# change has passed; sets M (the master's ssid).
+pss_save() {
+	local out=$1; shift
+	sleep 1.1
+	"$BIN/save" -s $S "$@" >"$W/$out.out" 2>"$W/$out.err"
+	check "save $* ($out) exits 0" test $? -eq 0
+	M=$(ssid_of "$T")
+}
+
+mkdir -p "$T/a/b" "$T/c" "$T/d"
+for i in 1 2 3 4 5 6; do
+	head -c $((i * 300000)) /dev/urandom >"$T/a/big$i"
+done
+for i in $(seq 1 40); do printf 'small %s\n' $i >"$T/c/s$i"; done
+printf 'deep\n' >"$T/a/b/deep"
+printf 'gone\n' >"$T/d/gone"
+ln "$T/a/big1" "$T/c/hard"
+mkdir -p "$T/e/x"
+for i in 1 2 3 4 5; do printf 'moved %s\n' $i >"$T/e/x/m$i"; done
+ln -s ../a/big2 "$T/c/sym"
+chmod 0700 "$T/a/b"
+
+# --- full with 3 streams ----------------------------------------------
+pss_save full --pss=3 -l full "$T"
+F=$M
+check "the summary names master and dependents" \
+	grep -q "3 parallel save streams: master save set $F, dependents" \
+	"$W/full.out"
+D1=$(ssid_of "<1>$T")
+D2=$(ssid_of "<2>$T")
+check "mminfo lists dependents <1> and <2>" test -n "$D1" -a -n "$D2"
+check "each dependent's pssid is the master" test \
+	"$("$BIN/mminfo" -s $S -a -q "ssid=$D1" -r pssid | tail -1 |
+		tr -d ' ')" = "$F" -a \
+	"$("$BIN/mminfo" -s $S -a -q "ssid=$D2" -r pssid | tail -1 |
+		tr -d ' ')" = "$F"
+"$BIN/mminfo" -s $S -a -q "ssid=$F" -S >"$W/master.S" 2>&1
+check "the master names its dependents (mminfo -S)" \
+	grep -Eq "dependents=($D1,$D2|$D2,$D1)\$" "$W/master.S"
+st() { "$BIN/mminfo" -s $S -a -q "ssid=$1" -r nsavetime | tail -1 |
+	tr -d ' '; }
+check "the master has the latest save time" \
+	test "$(st "$F")" -gt "$(st "$D1")" -a "$(st "$F")" -gt "$(st "$D2")"
+"$BIN/recover" -s $S -S "$F" -d "$W/r-full" >"$W/r-full.out" 2>&1
+check "recover -S master exits 0" test $? -eq 0
+check "recover -S master gives the whole tree" \
+	"$BIN/nsrtreecmp" "$T" "$W/r-full$T"
+check "the hard link is one" \
+	test "$(stat -c %i "$W/r-full$T/a/big1")" = \
+	"$(stat -c %i "$W/r-full$T/c/hard")"
+cp -a "$W/r-full$T" "$W/src-full"
+
+# --- incr: changes, a deletion, renames, a new file, a moved directory ------
+printf 'changed\n' >>"$T/c/s7"
+rm "$T/d/gone"
+mv "$T/c/s8" "$T/c/s8-renamed"
+head -c 700000 /dev/urandom >"$T/a/new"
+mv "$T/e/x" "$T/a/y"	# a moved directory: its files keep their times
+pss_save incr --pss=3 -l incr "$T"
+I=$M
+check "the incr stays an incr" \
+	test "$("$BIN/mminfo" -s $S -a -q "ssid=$I" -r level | tail -1 |
+		tr -d ' ')" = incr
+check "it saved less than the full" \
+	grep -q "level incr: what changed since" "$W/incr.out"
+"$BIN/recover" -s $S -a -d "$W/r-incr" "$T" >"$W/r-incr.out" 2>&1
+check "recover -a (now) exits 0" test $? -eq 0
+check "recover -a gives the tree as it is now" \
+	"$BIN/nsrtreecmp" "$T" "$W/r-incr$T"
+check "without the deleted file" test ! -e "$W/r-incr$T/d/gone"
+"$BIN/recover" -s $S -a -t "$(st "$F")" -d "$W/r-pit" "$T" \
+	>"$W/r-pit.out" 2>&1
+check "recover -a -t (the full's time) exits 0" test $? -eq 0
+check "and gives the tree as it was then" \
+	"$BIN/nsrtreecmp" "$W/src-full" "$W/r-pit$T"
+
+# --- a non-PSS save of the same tree restores the same ---------------------
+sleep 1.1
+"$BIN/save" -s $S -N "$T-plain" -l full "$T" >"$W/plain.out" 2>&1
+check "a non-PSS save exits 0" test $? -eq 0
+"$BIN/recover" -s $S -S "$(ssid_of "$T-plain")" -d "$W/r-plain" \
+	>/dev/null 2>&1
+check "the PSS full + incr recover equals the non-PSS one" \
+	"$BIN/nsrtreecmp" "$W/r-plain$T" "$W/r-incr$T"
+
+# --- a changed number of streams forces a full ----------------------------
+printf 'more\n' >>"$T/c/s9"
+pss_save two --pss=2 -l incr "$T"
+check "2 streams instead of 3: promoted to full" \
+	grep -q "parallel save streams .* changed (2, was 3)" "$W/two.err"
+check "mminfo shows a full" \
+	test "$("$BIN/mminfo" -s $S -a -q "ssid=$M" -r level | tail -1 |
+		tr -d ' ')" = full
+
+# --- dynamic PSS: two save points, 4 streams each, parallelism 4 -----------
+# The first claims all 4 slots; the second starts when the first's
+# streams run out of work, and takes over their slots one by one.
+A=$W/spa
+B=$W/spb
+mkdir -p "$A" "$B"
+for i in $(seq 1 12); do head -c 200000 /dev/urandom >"$A/f$i"; done
+for i in $(seq 1 30); do head -c 200000 /dev/urandom >"$B/f$i"; done
+sleep 1.1
+NSR_TEST_PSS_RATE=2M "$BIN/save" -s $S -v --pss=4 --parallelism=4 \
+	-l full "$A" "$B" >"$W/dyn.out" 2>"$W/dyn.err"
+check "the save of two save points exits 0" test $? -eq 0
+grep '^pss: ' "$W/dyn.out" >"$W/dyn.trace"
+# active streams per save point over time, from the trace; and whether
+# the second became active before the first gave a slot back
+awk -v a="$A" -v b="$B" '
+	$3 == "stream" { key = $2 " " $4
+		if ($5 == "active") { on[key] = 1 } else { delete on[key] }
+		if ($5 == "idle" && $2 == a) aidle = 1
+		if ($5 == "active" && $2 == b && !aidle) early = 1
+		na = nb = 0
+		for (k in on) { split(k, p, " ")
+			if (p[1] == a) na++; else if (p[1] == b) nb++ }
+		if (na > maxa) maxa = na
+		if (nb > maxb) maxb = nb
+		if (na + nb > maxt) maxt = na + nb
+		if (substr($6, 2) + 0 > maxr) maxr = substr($6, 2) + 0 }
+	END { print maxa + 0, maxb + 0, maxt + 0, maxr + 0, early + 0 }' \
+	"$W/dyn.trace" >"$W/dyn.max"
+read -r MAXA MAXB MAXT MAXR EARLY <"$W/dyn.max"
+check "the first save point ran with 2 or more streams ($MAXA)" \
+	test "$MAXA" -ge 2
+check "the second started only as the first gave slots back" \
+	test "$EARLY" = 0
+check "the second reclaimed all 4 slots ($MAXB)" test "$MAXB" -eq 4
+check "never more than 4 active together ($MAXT, save said $MAXR)" \
+	test "$MAXT" -le 4 -a "$MAXR" -le 4
+# --- a master that cannot start fails the save point at once -------------
+timeout 60 "$BIN/save" -s $S --pss=4 -b NoSuchPool "$A" >"$W/nopool.out" \
+	2>"$W/nopool.err"
+check "a save to a pool that does not exist exits 1, without hanging" \
+	test $? -eq 1
+check "and says why" grep -q "NoSuchPool" "$W/nopool.err"
+
+for sp in "$A" "$B"; do
+	"$BIN/recover" -s $S -S "$(ssid_of "$sp")" -d "$W/r-dyn" \
+		>/dev/null 2>&1
+	check "$sp recovers identical" "$BIN/nsrtreecmp" "$sp" "$W/r-dyn$sp"
+done
+
+nsr_done

@@ -1,0 +1,246 @@
+/*
+ * test_pss_queue.c - the balancer of parallel save streams (pss_int.h):
+ * largest file first, master-only objects to the master in walk order,
+ * a big file found last still does not leave the other streams idle at
+ * the end, every object handed out once under threads, and what leaving
+ * streams do to the queue.
+ */
+#include "nsr/compat.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+
+#include "nsr/asm.h"
+#include "nsr/err.h"
+#include "nsr_test.h"
+#include "../../../src/client/pss_int.h"
+
+/* item - a queued copy of a hand-made walk entry. */
+static struct pss_item *item(const char *path, int type, uint64_t size,
+			     unsigned nlink)
+{
+	struct nsr_walk_ent e;
+	struct pss_item *it = NULL;
+
+	memset(&e, 0, sizeof(e));
+	e.path = path;
+	e.type = type;
+	e.dirfd = AT_FDCWD;
+	e.st.st_size = (off_t)size;
+	e.st.st_nlink = nlink;
+	assert_int_equal(pss_item_new(&e, &it), NSR_OK);
+	return it;
+}
+
+/* put - an item into q that must be taken. */
+static void put(struct pss_queue *q, struct pss_item *it)
+{
+	assert_int_equal(pss_queue_put(q, it), NSR_OK);
+}
+
+/* get_path - the next object's path for a stream ("" at the end). */
+static const char *get_path(struct pss_queue *q, int master, char *buf,
+			    size_t len)
+{
+	struct pss_item *it = NULL;
+	int rc = pss_queue_get(q, master, &it);
+
+	if (rc == NSR_ERR_EOF)
+		return "";
+	assert_int_equal(rc, NSR_OK);
+	snprintf(buf, len, "%s", it->e.path);
+	pss_item_free(it);
+	return buf;
+}
+
+/* test_order - largest first; directories, links and multiply linked
+ * files only to the master, in walk order, before its shared work. */
+static void test_order(void **state)
+{
+	struct pss_queue q;
+	char b[64];
+
+	NSR_UNUSED(state);
+	assert_int_equal(pss_queue_init(&q, 16, 2), NSR_OK);
+	put(&q, item("/d", NSR_ASM_DIR, 0, 2));
+	put(&q, item("/d/small", NSR_ASM_REG, 10, 1));
+	put(&q, item("/d/big", NSR_ASM_REG, 1000, 1));
+	put(&q, item("/d/linked", NSR_ASM_REG, 5000, 2));
+	put(&q, item("/d/mid", NSR_ASM_REG, 100, 1));
+	put(&q, item("/d/hard", NSR_ASM_HARDLINK, 0, 2));
+	assert_string_equal(get_path(&q, 0, b, sizeof(b)), "/d/big");
+	assert_string_equal(get_path(&q, 1, b, sizeof(b)), "/d");
+	assert_string_equal(get_path(&q, 1, b, sizeof(b)), "/d/linked");
+	assert_string_equal(get_path(&q, 1, b, sizeof(b)), "/d/hard");
+	assert_string_equal(get_path(&q, 1, b, sizeof(b)), "/d/mid");
+	/* nothing for anyone yet, and not closed */
+	{
+		struct pss_item *it = NULL;
+
+		assert_string_equal(get_path(&q, 0, b, sizeof(b)), "/d/small");
+		assert_int_equal(pss_queue_get(&q, 0, &it), NSR_ERR_AGAIN);
+		put(&q, item("/d/sub", NSR_ASM_DIR, 0, 2));
+		assert_int_equal(pss_queue_get(&q, 0, &it), NSR_ERR_AGAIN);
+		pss_queue_close(&q);
+		assert_int_equal(pss_queue_get(&q, 0, &it), NSR_ERR_EOF);
+	}
+	assert_string_equal(get_path(&q, 1, b, sizeof(b)), "/d/sub");
+	assert_string_equal(get_path(&q, 1, b, sizeof(b)), "");
+	pss_queue_destroy(&q);
+}
+
+/* makespan - simulated time for n streams of one speed to take and save
+ * every object of q (closed), each taking its next when it is free. */
+static uint64_t makespan(struct pss_queue *q, unsigned n)
+{
+	uint64_t busy[8] = {0}, end = 0;
+
+	for (;;) {
+		unsigned s = 0;
+		struct pss_item *it = NULL;
+
+		for (unsigned i = 1; i < n; i++)
+			if (busy[i] < busy[s])
+				s = i;
+		if (pss_queue_get(q, s == 0, &it) != NSR_OK)
+			break;
+		busy[s] += it->size;
+		pss_item_free(it);
+	}
+	for (unsigned i = 0; i < n; i++)
+		end = NSR_MAX(end, busy[i]);
+	return end;
+}
+
+/* test_big_last - a big file the walk finds last is not left to one
+ * stream at the end while the others idle: with the window holding the
+ * save point, 4 streams finish together (1000 = total / 4). */
+static void test_big_last(void **state)
+{
+	struct pss_queue q;
+	char p[32];
+
+	NSR_UNUSED(state);
+	assert_int_equal(pss_queue_init(&q, 64, 4), NSR_OK);
+	for (int i = 0; i < 30; i++) {
+		snprintf(p, sizeof(p), "/f%d", i);
+		put(&q, item(p, NSR_ASM_REG, 100, 1));
+	}
+	put(&q, item("/big", NSR_ASM_REG, 1000, 1));
+	pss_queue_close(&q);
+	assert_int_equal(makespan(&q, 4), 1000);
+	pss_queue_destroy(&q);
+}
+
+/* A consumer thread of test_threads. */
+struct consumer {
+	struct pss_queue *q;
+	int master;
+	unsigned got, wrong; /* objects; master-only ones not master */
+	uint8_t *seen;
+};
+
+/* consume - take until the end, as a stream does. */
+static void *consume(void *arg)
+{
+	struct consumer *c = arg;
+	struct pss_item *it;
+	int rc;
+
+	for (;;) {
+		rc = pss_queue_get(c->q, c->master, &it);
+		if (rc == NSR_ERR_AGAIN) {
+			pss_queue_wait(c->q, c->master);
+			continue;
+		}
+		if (rc != NSR_OK)
+			break;
+		if (it->master && !c->master)
+			c->wrong++;
+		c->seen[it->size]++;
+		c->got++;
+		pss_item_free(it);
+	}
+	pss_queue_leave(c->q, c->master);
+	return NULL;
+}
+
+/* test_threads - a traversal and 4 streams: every object once, in a
+ * window of 8, master-only ones to the master. */
+static void test_threads(void **state)
+{
+	enum { N = 2000 };
+	struct pss_queue q;
+	struct consumer c[4];
+	pthread_t t[4];
+	uint8_t seen[4][N];
+	unsigned total = 0;
+
+	NSR_UNUSED(state);
+	memset(seen, 0, sizeof(seen));
+	assert_int_equal(pss_queue_init(&q, 8, 4), NSR_OK);
+	for (int i = 0; i < 4; i++) {
+		c[i] = (struct consumer){ &q, i == 0, 0, 0, seen[i] };
+		assert_int_equal(pthread_create(&t[i], NULL, consume, &c[i]),
+				 0);
+	}
+	for (unsigned i = 0; i < N; i++) /* size = number; every 7th a dir */
+		put(&q, item("/x", i % 7 ? NSR_ASM_REG : NSR_ASM_DIR, i, 1));
+	pss_queue_close(&q);
+	for (int i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(c[i].wrong, 0);
+		total += c[i].got;
+	}
+	assert_int_equal(total, N);
+	for (unsigned i = 0; i < N; i++) {
+		unsigned n = 0;
+
+		for (int k = 0; k < 4; k++)
+			n += seen[k][i];
+		/* directories have size 0: all counted under 0 */
+		if (i % 7)
+			assert_int_equal(n, 1);
+	}
+	pss_queue_destroy(&q);
+}
+
+/* test_leave - the master leaving early stops the traversal; streams
+ * leaving after everything was taken do not. */
+static void test_leave(void **state)
+{
+	struct pss_queue q;
+	struct pss_item *it = item("/a", NSR_ASM_REG, 1, 1), *got = NULL;
+
+	NSR_UNUSED(state);
+	assert_int_equal(pss_queue_init(&q, 4, 2), NSR_OK);
+	pss_queue_leave(&q, 1);
+	assert_int_equal(pss_queue_put(&q, it), NSR_ERR_STATE);
+	assert_int_equal(pss_queue_get(&q, 0, &got), NSR_ERR_STATE);
+	pss_item_free(it);
+	pss_queue_destroy(&q);
+
+	assert_int_equal(pss_queue_init(&q, 4, 2), NSR_OK);
+	put(&q, item("/b", NSR_ASM_REG, 1, 1));
+	pss_queue_close(&q);
+	pss_queue_leave(&q, 1); /* drained for the master: fine */
+	assert_int_equal(pss_queue_get(&q, 0, &got), NSR_OK);
+	pss_item_free(got);
+	assert_int_equal(pss_queue_get(&q, 0, &got), NSR_ERR_EOF);
+	pss_queue_leave(&q, 0);
+	assert_int_equal(q.aborted, 0);
+	pss_queue_destroy(&q);
+}
+
+/* main - run the tests. */
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_order),
+		cmocka_unit_test(test_big_last),
+		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_leave),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
