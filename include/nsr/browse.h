@@ -21,12 +21,12 @@ struct nsr_buf;
 /* ---- nsrinfo ---------------------------------------------------------- */
 
 struct nsr_browse_info_opts {
-	const char *server;  /* nsrindexd's host */
-	const char *client;  /* whose index */
-	int64_t savetime;    /* only save sets of exactly this time; 0 = all */
-	uint64_t ssid;	     /* only this save set; 0 = all */
-	const char *name;    /* only entries with exactly this path; NULL */
-	int verbose;	     /* size, type, mode, ssid per entry */
+	const char *server; /* nsrindexd's host */
+	const char *client; /* whose index */
+	int64_t savetime;   /* only save sets of exactly this time; 0 = all */
+	uint64_t ssid;	    /* only this save set; 0 = all */
+	const char *name;   /* only entries with exactly this path; NULL */
+	int verbose;	    /* size, type, mode, ssid per entry */
 	FILE *out;
 };
 

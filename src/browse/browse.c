@@ -89,14 +89,22 @@ void browse_date(int64_t t, char *out, size_t n)
 const char *browse_type_name(int type)
 {
 	switch (type) {
-	case NSR_ASM_REG: return "file";
-	case NSR_ASM_DIR: return "directory";
-	case NSR_ASM_SYMLINK: return "symlink";
-	case NSR_ASM_HARDLINK: return "hard link";
-	case NSR_ASM_FIFO: return "fifo";
-	case NSR_ASM_CHR: return "character device";
-	case NSR_ASM_BLK: return "block device";
-	default: return "object";
+	case NSR_ASM_REG:
+		return "file";
+	case NSR_ASM_DIR:
+		return "directory";
+	case NSR_ASM_SYMLINK:
+		return "symlink";
+	case NSR_ASM_HARDLINK:
+		return "hard link";
+	case NSR_ASM_FIFO:
+		return "fifo";
+	case NSR_ASM_CHR:
+		return "character device";
+	case NSR_ASM_BLK:
+		return "block device";
+	default:
+		return "object";
 	}
 }
 
@@ -298,8 +306,8 @@ static int list_dir(struct browser *b, const char *dir, struct listing *l)
 	int rc;
 
 	memset(l, 0, sizeof(*l));
-	rc = nsr_ixclnt_list(b->ix, b->o->rec.client, dir, b->browse,
-			     list_add, l);
+	rc = nsr_ixclnt_list(b->ix, b->o->rec.client, dir, b->browse, list_add,
+			     l);
 	return rc < 0 ? rc : add_virtual(b, dir, l);
 }
 
@@ -329,8 +337,8 @@ static int find_obj(struct browser *b, const char *p, struct item *it)
 		} else {
 			for (i = 0; i < l.n && strcmp(l.v[i].name, s + 1); i++)
 				;
-			rc = i < l.n && (next == NULL ||
-					 l.v[i].e.type == NSR_ASM_DIR);
+			rc = i < l.n &&
+			     (next == NULL || l.v[i].e.type == NSR_ASM_DIR);
 			if (rc && next == NULL) {
 				*it = l.v[i];
 				l.v[i].name = NULL;
@@ -684,11 +692,11 @@ static void cmd_changetime(struct browser *b, int argc, char **argv)
 		nsr_buf_addf(&text, "%s%s", i ? " " : "", argv[i]);
 	memset(&why, 0, sizeof(why));
 	if (nsr_getdate_err(text.data, time(NULL), &t, &why) != NSR_OK) {
-		fprintf(b->out, "%s: not a time I understand (%s); e.g. "
-				"changetime yesterday, changetime "
-				"\"11/24/2026 10:00\"\n",
-			text.data, why.msg[0] ? why.msg
-							       : "syntax");
+		fprintf(b->out,
+			"%s: not a time I understand (%s); e.g. "
+			"changetime yesterday, changetime "
+			"\"11/24/2026 10:00\"\n",
+			text.data, why.msg[0] ? why.msg : "syntax");
 	} else {
 		b->browse = t;
 		fprintf(b->out, "time changed to %s\n", when(b));
@@ -714,8 +722,8 @@ static void cmd_changetime(struct browser *b, int argc, char **argv)
 /* cmd_destination - where marked files go. */
 static void cmd_destination(struct browser *b)
 {
-	static const char *const pol[] = {"kept (not recovered)",
-					  "overwritten", "renamed (.R)"};
+	static const char *const pol[] = {"kept (not recovered)", "overwritten",
+					  "renamed (.R)"};
 	int c = b->rec.conflict;
 
 	if (b->rec.dest)
@@ -770,9 +778,8 @@ static void cmd_list(struct browser *b)
 
 	for (size_t i = 0; i < b->nmarks; i++) {
 		fprintf(b->out, "%s%s\n", b->marks[i].path,
-			b->marks[i].dir && strcmp(b->marks[i].path, "/")
-				? "/"
-				: "");
+			b->marks[i].dir && strcmp(b->marks[i].path, "/") ? "/"
+									 : "");
 		files += b->marks[i].files;
 	}
 	fprintf(b->out, "%" PRIu64 " file(s) marked for recovery\n", files);
@@ -817,15 +824,17 @@ static void cmd_recover(struct browser *b)
 	fflush(stdout);
 	if (failed) {
 		b->failed = 1;
-		fprintf(b->out, "Recover failed: %" PRIu64 " file(s) "
-				"recovered; the messages above say what was "
-				"not; the marks are kept\n",
+		fprintf(b->out,
+			"Recover failed: %" PRIu64 " file(s) "
+			"recovered; the messages above say what was "
+			"not; the marks are kept\n",
 			sum.files);
 		return;
 	}
 	if (sum.skipped)
-		fprintf(b->out, "%" PRIu64 " existing file(s) kept (force or "
-				"-iY overwrites, -iR renames)\n",
+		fprintf(b->out,
+			"%" PRIu64 " existing file(s) kept (force or "
+			"-iY overwrites, -iR renames)\n",
 			sum.skipped);
 	browse_date(time(NULL), b->when, sizeof(b->when));
 	fprintf(b->out, "Recover completion time: %s\n", b->when);
@@ -910,8 +919,9 @@ static int run_one(struct browser *b, char *line)
 	const char *c;
 
 	if (argc < 0) {
-		fprintf(b->out, "cannot read that line: an unclosed quote or "
-				"more than %d words\n",
+		fprintf(b->out,
+			"cannot read that line: an unclosed quote or "
+			"more than %d words\n",
 			MAX_ARGS - 1);
 		return 0;
 	}
@@ -955,8 +965,9 @@ static int run_one(struct browser *b, char *line)
 	else if (!strcmp(c, "help") || !strcmp(c, "?"))
 		cmd_help(b);
 	else
-		fprintf(b->out, "%s: unknown command; help lists the "
-				"commands\n",
+		fprintf(b->out,
+			"%s: unknown command; help lists the "
+			"commands\n",
 			c);
 	return 0;
 }

@@ -62,7 +62,8 @@ static int info_entry(void *ctx, const struct nsr_cfi_saveset *ss,
 		e->type == NSR_ASM_DIR && strcmp(e->path, "/") ? "/" : "",
 		ss->savetime, in->when);
 	if (in->o->verbose)
-		fprintf(f, ", size=%" PRIu64 ", ssid=%" PRIu64 ", %s, mode=%04o",
+		fprintf(f,
+			", size=%" PRIu64 ", ssid=%" PRIu64 ", %s, mode=%04o",
 			e->size, ss->ssid, browse_type_name(e->type),
 			(unsigned)e->mode);
 	fputc('\n', f);
@@ -71,8 +72,7 @@ static int info_entry(void *ctx, const struct nsr_cfi_saveset *ss,
 }
 
 /* header - the first line, naming what is scanned. */
-static void header(const struct nsr_browse_info_opts *o, char *when,
-		   size_t n)
+static void header(const struct nsr_browse_info_opts *o, char *when, size_t n)
 {
 	fprintf(o->out, "scanning client `%s' for ", o->client);
 	if (o->ssid) {

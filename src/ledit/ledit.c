@@ -112,8 +112,8 @@ static void history_go(struct nsr_ledit *le, size_t at)
 		le->edit = strdup(le->buf);
 	}
 	le->at = at;
-	set_line(le, at == le->nhist ? (le->edit ? le->edit : "")
-				     : le->hist[at]);
+	set_line(le,
+		 at == le->nhist ? (le->edit ? le->edit : "") : le->hist[at]);
 	redraw(le);
 }
 
@@ -179,8 +179,12 @@ static int escape(struct nsr_ledit *le)
 			return rc;
 	}
 	switch (c) {
-	case 'A': history_go(le, le->at ? le->at - 1 : 0); break;
-	case 'B': history_go(le, le->at + 1); break;
+	case 'A':
+		history_go(le, le->at ? le->at - 1 : 0);
+		break;
+	case 'B':
+		history_go(le, le->at + 1);
+		break;
 	case 'C':
 		if (le->pos < le->len)
 			le->pos++;
@@ -205,7 +209,8 @@ static int escape(struct nsr_ledit *le)
 		if (d == '~' && le->pos < le->len)
 			erase(le, le->pos);
 		break;
-	default: break;
+	default:
+		break;
 	}
 	return 1;
 }
@@ -221,7 +226,9 @@ static int edit(struct nsr_ledit *le)
 			return rc;
 		switch (c) {
 		case '\r':
-		case '\n': put(le, "\r\n", 2); return 1;
+		case '\n':
+			put(le, "\r\n", 2);
+			return 1;
 		case 3: /* ^C: abandon the line */
 			put(le, "^C\r\n", 4);
 			le->len = le->pos = 0;
@@ -242,10 +249,20 @@ static int edit(struct nsr_ledit *le)
 			if (le->pos > 0)
 				erase(le, le->pos - 1);
 			break;
-		case 1: le->pos = 0; redraw(le); break;		/* ^A */
-		case 5: le->pos = le->len; redraw(le); break;	/* ^E */
-		case 2: if (le->pos) le->pos--; redraw(le); break; /* ^B */
-		case 6:						/* ^F */
+		case 1:
+			le->pos = 0;
+			redraw(le);
+			break; /* ^A */
+		case 5:
+			le->pos = le->len;
+			redraw(le);
+			break; /* ^E */
+		case 2:
+			if (le->pos)
+				le->pos--;
+			redraw(le);
+			break; /* ^B */
+		case 6:	       /* ^F */
 			if (le->pos < le->len)
 				le->pos++;
 			redraw(le);

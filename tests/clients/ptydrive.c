@@ -45,10 +45,18 @@ static size_t unescape(char *s)
 			continue;
 		}
 		switch (*++r) {
-		case 'r': *w++ = '\r'; break;
-		case 'n': *w++ = '\n'; break;
-		case 't': *w++ = '\t'; break;
-		case 'e': *w++ = 27; break;
+		case 'r':
+			*w++ = '\r';
+			break;
+		case 'n':
+			*w++ = '\n';
+			break;
+		case 't':
+			*w++ = '\t';
+			break;
+		case 'e':
+			*w++ = 27;
+			break;
 		case 'x': {
 			char hex[3] = {r[1], r[1] ? r[2] : 0, 0};
 
@@ -56,7 +64,9 @@ static size_t unescape(char *s)
 			r += hex[1] ? 2 : (hex[0] ? 1 : 0);
 			break;
 		}
-		default: *w++ = *r; break;
+		default:
+			*w++ = *r;
+			break;
 		}
 	}
 	*w = '\0';

@@ -29,13 +29,14 @@ static void usage(FILE *f)
 		"  (oldest first), as \"path, date=SAVETIME DATE\".\n"
 		"  -s server    OpenNSR server (default: this host)\n"
 		"  -t time      only the save sets of exactly this save time "
-		"(seconds as\n"
-		"               mminfo -r nsavetime prints it, or an "
-		"nsr_getdate(1) date)\n"
+		"(seconds, as\n"
+		"               mminfo prints nsavetime, or an nsr_getdate(1) "
+		"date)\n"
 		"  -S ssid      only save set ssid (an OpenNSR extension)\n"
 		"  -N filename  only entries with exactly this path\n"
 		"  -v           also size, ssid, type and mode of each entry\n"
-		"Exit status: 0 listed, 1 not found or unreachable, 2 usage.\n");
+		"Exit status: 0 listed, 1 not found or unreachable, 2 "
+		"usage.\n");
 }
 
 /* parse_time - a save time: all digits are seconds, else nsr_getdate. */
@@ -72,7 +73,9 @@ int main(int argc, char **argv)
 	o.out = stdout;
 	while ((opt = getopt_long(argc, argv, "s:t:S:N:vh", lo, NULL)) != -1) {
 		switch (opt) {
-		case 's': o.server = optarg; break;
+		case 's':
+			o.server = optarg;
+			break;
 		case 't':
 			if (parse_time(optarg, &o.savetime)) {
 				fprintf(stderr,
@@ -92,10 +95,18 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'N': o.name = optarg; break;
-		case 'v': o.verbose = 1; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'N':
+			o.name = optarg;
+			break;
+		case 'v':
+			o.verbose = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (optind != argc - 1) {
