@@ -1,7 +1,8 @@
 #!/bin/bash
 # 362-nsrinfo: a client's file index contents.  A full and an incr; then
 # nsrinfo lists every entry of both (NetWorker's "path, date=T DATE"
-# lines and the count), those of one save time (-t, seconds or a date),
+# lines and the count; 2,500 files in one directory make the full's
+# entries come in several pages of nsrindexd's kept query), those of one save time (-t, seconds or a date),
 # of one save set (-S), one name (-N), verbose (-v); an unknown client,
 # save time or ssid is refused with a message naming it and exit 1; bad
 # usage exits 2.
@@ -16,6 +17,8 @@ C=$(hostname)
 mkdir -p "$T/d"
 printf 'one\n' >"$T/a"
 printf 'two\n' >"$T/d/b"
+mkdir "$T/many"
+for i in $(seq 1 2500); do : >"$T/many/f$i"; done
 sleep 1.1 # nothing changed in the full's second: the incr leaves d/b out
 "$BIN/save" -s $S -l full "$T" >"$W/save1.out" 2>&1
 check "full save" test $? -eq 0
@@ -39,8 +42,9 @@ check "with the header" \
 n_all=$(grep -c ', date=' "$W/all")
 check "every entry of both save sets, counted" \
 	grep -qx "$n_all objects found" "$W/all"
-check "the full's 4 among them" \
-	test "$(grep -c ", date=$FULL " "$W/all")" = 4
+check "the full's 2,505 among them, each once" \
+	test "$(grep -c ", date=$FULL " "$W/all")" = 2505 -a \
+	"$(grep ", date=$FULL " "$W/all" | sort -u | wc -l)" = 2505
 check "NetWorker's line layout" \
 	grep -q "^$T/a, date=$FULL [A-Z][a-z][a-z] " "$W/all"
 check "directories end in /" grep -q "^$T/d/, date=$FULL " "$W/all"
@@ -50,7 +54,7 @@ check "-t lists one save time" test $? -eq 0
 n_incr=$(grep -c ", date=$INCR " "$W/incr")
 check "only its entries" test "$n_incr" -ge 2 -a \
 	"$(grep -c ', date=' "$W/incr")" = "$n_incr" -a \
-	$((n_incr + 4)) = "$n_all"
+	$((n_incr + 2505)) = "$n_all"
 check "the changed file in it, the unchanged one not" \
 	test "$(grep -c "^$T/a, " "$W/incr")" = 1 -a \
 	"$(grep -c "^$T/d/b, " "$W/incr")" = 0
