@@ -354,18 +354,22 @@ static int find_obj(struct browser *b, const char *p, struct item *it)
 	return rc;
 }
 
+/* within - is path dir itself or below it (both normalized)? */
+static int within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return strncmp(path, dir, n) == 0 &&
+	       (path[n] == '\0' || path[n] == '/' || n == 1);
+}
+
 /* mark_of - the mark covering p (p itself or a directory above), or
  * NULL. */
 static struct mark *mark_of(struct browser *b, const char *p)
 {
-	for (size_t i = 0; i < b->nmarks; i++) {
-		const char *m = b->marks[i].path;
-		size_t n = strlen(m);
-
-		if (strcmp(m, p) == 0 ||
-		    (strncmp(m, p, n) == 0 && (p[n] == '/' || n == 1)))
+	for (size_t i = 0; i < b->nmarks; i++)
+		if (within(p, b->marks[i].path))
 			return &b->marks[i];
-	}
 	return NULL;
 }
 
@@ -386,9 +390,51 @@ static int count_one(void *ctx, const struct nsr_cfi_saveset *ss,
 	return 0;
 }
 
-/* mark_add - mark normalized path p (an object of type dir or not);
- * says what happened. */
-static void mark_add(struct browser *b, const char *p, int dir)
+/* What a name is in the browsed tree. */
+enum kind {
+	OBJ_FILE,  /* anything but a directory */
+	OBJ_DIR,   /* a directory in the index */
+	OBJ_ABOVE  /* a directory above the saved paths (no entry) */
+};
+
+/* kind_of - the kind of a listed or found object (entries made up for
+ * the directories above the saved paths have no save set). */
+static enum kind kind_of(const struct item *it)
+{
+	if (it->e.type != NSR_ASM_DIR)
+		return OBJ_FILE;
+	return it->ssid ? OBJ_DIR : OBJ_ABOVE;
+}
+
+static void mark_add(struct browser *b, const char *p, enum kind k);
+
+/* mark_above - marking a directory above the saved paths marks the
+ * outermost saved paths below it. */
+static void mark_above(struct browser *b, const char *p)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < b->nroots; i++) {
+		const char *r = b->roots[i];
+		size_t j;
+
+		for (j = 0; j < b->nroots; j++)
+			if (j != i && strcmp(b->roots[j], r) &&
+			    within(r, b->roots[j]))
+				break;
+		if (j < b->nroots || !within(r, p))
+			continue;
+		mark_add(b, r, OBJ_DIR);
+		n++;
+	}
+	if (n == 0)
+		fprintf(b->out, "%s: nothing saved below it as of %s\n", p,
+			when(b));
+}
+
+/* mark_add - mark normalized path p, an object of kind k; says what
+ * happened. */
+static void mark_add(struct browser *b, const char *p, enum kind k)
 {
 	struct nsr_ixclnt_q q = {.client = b->o->rec.client,
 				 .kind = IX_Q_MATCH,
@@ -398,26 +444,26 @@ static void mark_add(struct browser *b, const char *p, int dir)
 	uint64_t files = 1;
 	int rc;
 
+	if (k == OBJ_ABOVE) {
+		mark_above(b, p);
+		return;
+	}
 	if (m) {
 		fprintf(b->out, "%s: already marked%s%s\n", p,
 			strcmp(m->path, p) ? " with " : "",
 			strcmp(m->path, p) ? m->path : "");
 		return;
 	}
-	if (dir) {
+	if (k == OBJ_DIR) {
 		rc = nsr_ixclnt_query(b->ix, &q, count_one, &files);
 		if (rc < 0) {
 			say_ixerr(b, p, rc);
 			return;
 		}
 	}
-	for (size_t i = b->nmarks; i-- > 0;) {
-		size_t n = strlen(p);
-
-		if (strncmp(b->marks[i].path, p, n) == 0 &&
-		    (b->marks[i].path[n] == '/' || n == 1))
+	for (size_t i = b->nmarks; i-- > 0;)
+		if (within(b->marks[i].path, p))
 			mark_drop(b, i);
-	}
 	if (b->nmarks == b->cap) {
 		size_t cap = b->cap ? 2 * b->cap : 16;
 
@@ -436,7 +482,7 @@ static void mark_add(struct browser *b, const char *p, int dir)
 		return;
 	}
 	m->files = files;
-	m->dir = dir;
+	m->dir = k == OBJ_DIR;
 	b->nmarks++;
 	fprintf(b->out, "%" PRIu64 " file(s) marked for recovery\n", files);
 }
@@ -451,7 +497,7 @@ static int has_glob(const char *s)
  * wildcards in its last component every matching name of its directory
  * as of the browse time.  Says which names are not in the index. */
 static void each_target(struct browser *b, const char *arg,
-			void (*fn)(struct browser *, const char *, int))
+			void (*fn)(struct browser *, const char *, enum kind))
 {
 	char *p = normalize(b->cwd, arg), *dir = NULL;
 	struct listing l = {0};
@@ -469,7 +515,7 @@ static void each_target(struct browser *b, const char *arg,
 			fprintf(b->out, "%s: not in the index as of %s\n", p,
 				when(b));
 		if (rc == 1)
-			fn(b, p, it.e.type == NSR_ASM_DIR);
+			fn(b, p, kind_of(&it));
 		free(it.name);
 		free(p);
 		return;
@@ -485,7 +531,7 @@ static void each_target(struct browser *b, const char *arg,
 			continue;
 		one = normalize(dir, l.v[i].name);
 		if (one)
-			fn(b, one, l.v[i].e.type == NSR_ASM_DIR);
+			fn(b, one, kind_of(&l.v[i]));
 		free(one);
 		hits++;
 	}
@@ -497,23 +543,32 @@ static void each_target(struct browser *b, const char *arg,
 	free(p);
 }
 
-/* mark_del - unmark normalized path p. */
-static void mark_del(struct browser *b, const char *p, int dir)
+/* mark_del - unmark normalized path p: its mark, or the marks below
+ * it. */
+static void mark_del(struct browser *b, const char *p, enum kind k)
 {
 	struct mark *m = mark_of(b, p);
+	uint64_t files = 0;
+	size_t n = 0;
 
-	NSR_UNUSED(dir);
-	if (!m) {
-		fprintf(b->out, "%s: not marked\n", p);
-	} else if (strcmp(m->path, p) != 0) {
+	NSR_UNUSED(k);
+	if (m && strcmp(m->path, p) != 0) {
 		fprintf(b->out,
 			"%s: inside the marked directory %s; delete %s, "
 			"then add what you want of it\n",
 			p, m->path, m->path);
-	} else {
-		fprintf(b->out, "%" PRIu64 " file(s) unmarked\n", m->files);
-		mark_drop(b, (size_t)(m - b->marks));
+		return;
 	}
+	for (size_t i = b->nmarks; i-- > 0;)
+		if (within(b->marks[i].path, p)) {
+			files += b->marks[i].files;
+			mark_drop(b, i);
+			n++;
+		}
+	if (n == 0)
+		fprintf(b->out, "%s: not marked\n", p);
+	else
+		fprintf(b->out, "%" PRIu64 " file(s) unmarked\n", files);
 }
 
 /* mode_text - "drwxr-xr-x" of a type and mode. */

@@ -58,6 +58,10 @@ list
 relocate $W/r1
 destination
 recover
+add /
+list
+delete /
+list
 quit
 END
 "$BIN/recover" -s $S <"$W/in1" >"$W/out1" 2>&1
@@ -93,6 +97,14 @@ check "and ends with the completion line" \
 	grep -q '^Recover completion time: ' "$W/out1"
 check "the marked tree is identical" "$BIN/nsrtreecmp" "$T/src" "$W/r1$T/src"
 check "what was unmarked is not recovered" test ! -e "$W/r1$T/docs"
+check "add / marks the saved tree below it (7 objects as of now)" \
+	test "$(grep -A2 "^Recover completion time" "$W/out1" |
+		grep -c '^7 file(s) marked for recovery$')" = 1
+check "list shows it" grep -qx "$T/" "$W/out1"
+check "delete / unmarks what is below" grep -qx '7 file(s) unmarked' \
+	"$W/out1"
+check "list is empty then" \
+	test "$(tail -1 "$W/out1")" = '0 file(s) marked for recovery'
 
 # --- pseudo-terminal: line editing, history, changetime -----------------------
 mkdir -p "$W/r2"
