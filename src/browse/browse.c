@@ -392,9 +392,9 @@ static int count_one(void *ctx, const struct nsr_cfi_saveset *ss,
 
 /* What a name is in the browsed tree. */
 enum kind {
-	OBJ_FILE,  /* anything but a directory */
-	OBJ_DIR,   /* a directory in the index */
-	OBJ_ABOVE  /* a directory above the saved paths (no entry) */
+	OBJ_FILE, /* anything but a directory */
+	OBJ_DIR,  /* a directory in the index */
+	OBJ_ABOVE /* a directory above the saved paths (no entry) */
 };
 
 /* kind_of - the kind of a listed or found object (entries made up for
