@@ -408,22 +408,32 @@ static enum kind kind_of(const struct item *it)
 
 static void mark_add(struct browser *b, const char *p, enum kind k);
 
+/* outer_root - the next saved path (from *i on) within p that is not
+ * within another saved path, or NULL. */
+static const char *outer_root(struct browser *b, const char *p, size_t *i)
+{
+	for (; *i < b->nroots; (*i)++) {
+		const char *r = b->roots[*i];
+		size_t j;
+
+		for (j = 0; j < b->nroots; j++)
+			if (j != *i && strcmp(b->roots[j], r) &&
+			    within(r, b->roots[j]))
+				break;
+		if (j == b->nroots && within(r, p))
+			return b->roots[(*i)++];
+	}
+	return NULL;
+}
+
 /* mark_above - marking a directory above the saved paths marks the
  * outermost saved paths below it. */
 static void mark_above(struct browser *b, const char *p)
 {
-	size_t n = 0;
+	const char *r;
+	size_t i = 0, n = 0;
 
-	for (size_t i = 0; i < b->nroots; i++) {
-		const char *r = b->roots[i];
-		size_t j;
-
-		for (j = 0; j < b->nroots; j++)
-			if (j != i && strcmp(b->roots[j], r) &&
-			    within(r, b->roots[j]))
-				break;
-		if (j < b->nroots || !within(r, p))
-			continue;
+	while ((r = outer_root(b, p, &i))) {
 		mark_add(b, r, OBJ_DIR);
 		n++;
 	}
@@ -730,6 +740,83 @@ static void cmd_versions(struct browser *b, int argc, char **argv)
 	}
 }
 
+/* One find being printed. */
+struct found {
+	struct browser *b;
+	size_t n;
+};
+
+/* found_one - IX_Q_MATCH visitor: one path per line, "*" before a
+ * marked one, "/" after a directory. */
+static int found_one(void *ctx, const struct nsr_cfi_saveset *ss,
+		     const struct nsr_cfi_entry *e)
+{
+	struct found *f = ctx;
+
+	NSR_UNUSED(ss);
+	fprintf(f->b->out, "%s%s%s\n", mark_of(f->b, e->path) ? "*" : "",
+		e->path, e->type == NSR_ASM_DIR ? "/" : "");
+	f->n++;
+	return 0;
+}
+
+/* find_in - IX_Q_MATCH below directory d (and d itself when it is a
+ * saved path whose name matches: a directory above the saved paths has
+ * no entry of its own to match). */
+static int find_in(struct browser *b, const char *d, const char *pattern,
+		   struct found *f, int self)
+{
+	struct nsr_ixclnt_q q = {.client = b->o->rec.client,
+				 .kind = IX_Q_MATCH,
+				 .path = d,
+				 .pattern = pattern,
+				 .time = b->browse};
+	const char *name = strrchr(d, '/') + 1;
+
+	if (self && fnmatch(pattern, name, 0) == 0) {
+		fprintf(b->out, "%s%s/\n", mark_of(b, d) ? "*" : "", d);
+		f->n++;
+	}
+	return nsr_ixclnt_query(b->ix, &q, found_one, f);
+}
+
+/* cmd_find - the objects under a directory (default the current one)
+ * whose names match a pattern, as of the browse time (nsrindexd walks
+ * the tree as a browse shows it: IX_Q_MATCH); from a directory above
+ * the saved paths, below each of them. */
+static void cmd_find(struct browser *b, int argc, char **argv)
+{
+	struct found f = {.b = b};
+	struct item it;
+	const char *r;
+	size_t i = 0;
+	char *p;
+	int rc;
+
+	if (argc < 1 || argc > 2) {
+		fprintf(b->out, "find: name a pattern and optionally a "
+				"directory, e.g. find \"*.conf\" /etc\n");
+		return;
+	}
+	p = normalize(b->cwd, argc > 1 ? argv[1] : ".");
+	rc = p ? find_obj(b, p, &it) : NSR_ERR_NOMEM;
+	if (rc == 0)
+		fprintf(b->out, "%s: not in the index as of %s\n", p, when(b));
+	if (rc == 1) {
+		enum kind k = kind_of(&it);
+
+		free(it.name);
+		rc = k == OBJ_ABOVE ? NSR_OK : find_in(b, p, argv[0], &f, 0);
+		while (k == OBJ_ABOVE && rc >= 0 && (r = outer_root(b, p, &i)))
+			rc = find_in(b, r, argv[0], &f, 1);
+		if (rc >= 0)
+			fprintf(b->out, "%zu object(s) found\n", f.n);
+	}
+	if (rc < 0)
+		say_ixerr(b, p ? p : argv[0], rc);
+	free(p);
+}
+
 /* cmd_changetime - show or change the browse time (nsr_getdate). */
 static void cmd_changetime(struct browser *b, int argc, char **argv)
 {
@@ -915,6 +1002,8 @@ static void cmd_help(struct browser *b)
 	      "  list               show the marked files\n"
 	      "  versions [name...] every backed-up version (> the one the "
 	      "browse time shows)\n"
+	      "  find pattern [dir] names matching pattern below dir, as of "
+	      "the browse time\n"
 	      "  changetime [time]  show or change the browse time "
 	      "(nsr_getdate(1))\n"
 	      "  destination        where files go and what happens to "
@@ -1007,6 +1096,8 @@ static int run_one(struct browser *b, char *line)
 		cmd_list(b);
 	else if (!strcmp(c, "versions"))
 		cmd_versions(b, argc, argv + 1);
+	else if (!strcmp(c, "find"))
+		cmd_find(b, argc, argv + 1);
 	else if (!strcmp(c, "changetime"))
 		cmd_changetime(b, argc, argv + 1);
 	else if (!strcmp(c, "destination"))

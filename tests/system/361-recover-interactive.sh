@@ -62,6 +62,10 @@ add /
 list
 delete /
 list
+find "*.c"
+find m* /
+find tr?? /
+find x y z
 quit
 END
 "$BIN/recover" -s $S <"$W/in1" >"$W/out1" 2>&1
@@ -104,7 +108,16 @@ check "list shows it" grep -qx "$T/" "$W/out1"
 check "delete / unmarks what is below" grep -qx '7 file(s) unmarked' \
 	"$W/out1"
 check "list is empty then" \
-	test "$(tail -1 "$W/out1")" = '0 file(s) marked for recovery'
+	grep -A1 -x '7 file(s) unmarked' "$W/out1" |
+	grep -qx '0 file(s) marked for recovery'
+check "find: names matching a pattern below the current directory" \
+	test "$(grep -c "^$T/src/[a-z]*\.c$" "$W/out1")" = 4 -a \
+	"$(grep -c '^3 object(s) found$' "$W/out1")" = 1
+check "find from / (above the saved paths), as of now" \
+	test "$(grep -c "^$T/src/main.c$" "$W/out1")" = 2
+check "find matches a saved path's own name" grep -qx "$T/" "$W/out1"
+check "find with a bad usage says how" grep -q '^find: name a pattern' \
+	"$W/out1"
 
 # --- pseudo-terminal: line editing, history, changetime -----------------------
 mkdir -p "$W/r2"
