@@ -52,6 +52,7 @@ cd ..
 add src
 add src/main.c
 add docs
+ls
 list
 delete docs
 list
@@ -92,6 +93,8 @@ check "add counts a directory with its tree" \
 	grep -qx '4 file(s) marked for recovery' "$W/out1"
 check "add under a marked directory says so" \
 	grep -q "src/main.c: already marked with $T/src" "$W/out1"
+check "ls marks what is marked with *" \
+	test "$(grep -cx '\*src/\|\*docs/' "$W/out1")" = 2
 check "delete unmarks" grep -qx '2 file(s) unmarked' "$W/out1"
 check "recover says where" grep -q "^Recovering 4 file(s) into $W/r1" \
 	"$W/out1"
