@@ -33,6 +33,7 @@ struct indexd {
 	struct open_ix open[MAX_OPEN];
 	int nopen;
 	int max_open; /* MAX_OPEN; tests lower it (NSR_TEST_INDEX_MAX_OPEN) */
+	struct nsr_cfi_cursors *cursors; /* kept queries (IX_QUERY) */
 };
 
 static struct indexd g_ix;
@@ -317,61 +318,6 @@ static int ix_find(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	return lookup(ctx, argp, resp, 1);
 }
 
-/* A kept query (IX_QUERY): its results, whose client they are, when it
- * was last used (invariant 1: at most IX_CURSORS_MAX are kept, the least
- * recently used is dropped first; invariant 2: ids are never reused). */
-struct cursor {
-	uint64_t id;
-	char *client;
-	uint64_t used;
-	struct nsr_cfi_results *r;
-};
-
-static struct cursor g_cur[IX_CURSORS_MAX];
-static uint64_t g_next_id = 1, g_tick;
-
-/* cursor_drop - free kept cursor i. */
-static void cursor_drop(struct cursor *k)
-{
-	nsr_cfi_results_free(k->r);
-	free(k->client);
-	memset(k, 0, sizeof(*k));
-}
-
-/* cursor_keep - keep r under a new id (dropping the least recently used
- * cursor when all are taken); returns the id. */
-static uint64_t cursor_keep(const char *client, struct nsr_cfi_results *r)
-{
-	struct cursor *k = &g_cur[0];
-
-	for (int i = 0; i < IX_CURSORS_MAX; i++) {
-		if (!g_cur[i].id) {
-			k = &g_cur[i];
-			break;
-		}
-		if (g_cur[i].used < k->used)
-			k = &g_cur[i];
-	}
-	cursor_drop(k);
-	k->id = g_next_id++;
-	k->client = nsr_xstrdup(client);
-	k->used = ++g_tick;
-	k->r = r;
-	return k->id;
-}
-
-/* cursor_get - the kept cursor id of client, or NULL. */
-static struct cursor *cursor_get(const char *client, uint64_t id)
-{
-	for (int i = 0; i < IX_CURSORS_MAX; i++)
-		if (id && g_cur[i].id == id &&
-		    strcmp(g_cur[i].client, client) == 0) {
-			g_cur[i].used = ++g_tick;
-			return &g_cur[i];
-		}
-	return NULL;
-}
-
 /* Filling a page of an ix_page_res. */
 struct page {
 	ix_page_res *r;
@@ -394,20 +340,20 @@ static int page_one(void *arg, const struct nsr_cfi_saveset *ss,
 	return 0;
 }
 
-/* page_fill - answer results at .. at + max - 1 of cursor k. */
-static void page_fill(struct cursor *k, uint64_t at, u_int max,
-		      ix_page_res *r)
+/* page_fill - answer results at .. at + max - 1 of cursor id. */
+static void page_fill(const struct nsr_cfi_results *res, uint64_t id,
+		      uint64_t at, u_int max, ix_page_res *r)
 {
 	struct page p = {.r = r};
-	size_t n = nsr_cfi_results_count(k->r);
+	size_t n = nsr_cfi_results_count(res);
 
 	if (max == 0 || max > IX_BATCH_MAX)
 		max = IX_BATCH_MAX;
-	r->cursor = k->id;
+	r->cursor = id;
 	r->total = n;
 	r->entries.entries_val = nsr_xcalloc(max, sizeof(ix_entry));
 	if (at < n)
-		nsr_cfi_results_visit(k->r, (size_t)at, max, page_one, &p);
+		nsr_cfi_results_visit(res, (size_t)at, max, page_one, &p);
 	if (p.err)
 		nsr_status_set(&r->st, p.err, "cannot send a result: %s",
 			       nsr_strerror(p.err));
@@ -423,7 +369,9 @@ static int ix_query(void *ctx, void *argp, void *resp,
 	ix_query_args *a = argp;
 	ix_page_res *r = resp;
 	struct nsr_cfi_results *res = NULL;
+	struct indexd *x = ctx;
 	struct nsr_cfi *c;
+	uint64_t id;
 	int64_t t = a->time ? a->time : INT64_MAX;
 	int rc;
 
@@ -459,7 +407,13 @@ static int ix_query(void *ctx, void *argp, void *resp,
 						   : "");
 		return NSR_OK;
 	}
-	page_fill(cursor_get(a->client, cursor_keep(a->client, res)), 0,
+	id = nsr_cfi_cursors_keep(x->cursors, a->client, res);
+	if (!id) {
+		nsr_status_set(&r->st, NSR_ERR_NOMEM,
+			       "out of memory keeping a query");
+		return NSR_OK;
+	}
+	page_fill(nsr_cfi_cursors_get(x->cursors, a->client, id), id, 0,
 		  a->max, r);
 	return NSR_OK;
 }
@@ -470,11 +424,12 @@ static int ix_page(void *ctx, void *argp, void *resp,
 {
 	ix_page_args *a = argp;
 	ix_page_res *r = resp;
-	struct cursor *k = cursor_get(a->client, a->cursor);
+	struct indexd *x = ctx;
+	const struct nsr_cfi_results *res =
+		nsr_cfi_cursors_get(x->cursors, a->client, a->cursor);
 
-	NSR_UNUSED(ctx);
 	NSR_UNUSED(call);
-	if (!k) {
+	if (!res) {
 		nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
 			       "query %llu of client '%s' is no longer kept "
 			       "(at most %d are); run the query again",
@@ -482,7 +437,7 @@ static int ix_page(void *ctx, void *argp, void *resp,
 			       IX_CURSORS_MAX);
 		return NSR_OK;
 	}
-	page_fill(k, a->at, a->max, r);
+	page_fill(res, a->cursor, a->at, a->max, r);
 	return NSR_OK;
 }
 
@@ -492,12 +447,10 @@ static int ix_close(void *ctx, void *argp, void *resp,
 {
 	ix_page_args *a = argp;
 	nsr_void_res *r = resp;
-	struct cursor *k = cursor_get(a->client, a->cursor);
+	struct indexd *x = ctx;
 
-	NSR_UNUSED(ctx);
 	NSR_UNUSED(call);
-	if (k)
-		cursor_drop(k);
+	nsr_cfi_cursors_drop(x->cursors, a->client, a->cursor);
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	return NSR_OK;
 }
@@ -578,13 +531,18 @@ static const struct nsr_rpc_prog ix_progs[] = {
 	 &g_ix},
 };
 
-/* ix_init - remember the root (indexes open on first use). */
+/* ix_init - remember the root (indexes open on first use), make the
+ * table of kept queries. */
 static int ix_init(struct nsr_daemon *d)
 {
 	const char *e = getenv("NSR_TEST_INDEX_MAX_OPEN");
 	int n = e ? atoi(e) : 0;
 
 	g_ix.root = d->root;
+	if (nsr_cfi_cursors_new(IX_CURSORS_MAX, &g_ix.cursors) != NSR_OK) {
+		nsr_error("out of memory for the kept queries");
+		return -1;
+	}
 	g_ix.max_open = n >= 1 && n <= MAX_OPEN ? n : MAX_OPEN;
 	return 0;
 }
@@ -598,8 +556,8 @@ static void ix_stop(struct nsr_daemon *d)
 		free(g_ix.open[i].client);
 	}
 	g_ix.nopen = 0;
-	for (int i = 0; i < IX_CURSORS_MAX; i++)
-		cursor_drop(&g_cur[i]);
+	nsr_cfi_cursors_free(g_ix.cursors);
+	g_ix.cursors = NULL;
 }
 
 static const struct nsr_daemon_ops ix_ops = {

@@ -195,6 +195,32 @@ int nsr_cfi_results_visit(const struct nsr_cfi_results *r, size_t from,
 /* nsr_cfi_results_free - free (NULL is fine). */
 void nsr_cfi_results_free(struct nsr_cfi_results *r);
 
+/*
+ * Cursors: result sets kept under ids for a daemon's paged queries.
+ * Invariants: 1. at most max are kept; keeping one more drops the least
+ * recently used (kept or fetched); 2. ids start at 1 and are never
+ * reused, so a dropped cursor's id finds nothing; 3. a cursor is found
+ * only with the client it was kept for.
+ */
+struct nsr_cfi_cursors;
+
+/* nsr_cfi_cursors_new - an empty set of at most max (>= 1) cursors. */
+int nsr_cfi_cursors_new(size_t max, struct nsr_cfi_cursors **out);
+/* nsr_cfi_cursors_keep - keep r (owned from now on) for client; its id,
+ * or 0 without memory (r is freed). */
+uint64_t nsr_cfi_cursors_keep(struct nsr_cfi_cursors *k, const char *client,
+			      struct nsr_cfi_results *r);
+/* nsr_cfi_cursors_get - the results of cursor id of client (now the
+ * most recently used), or NULL if not kept. */
+const struct nsr_cfi_results *
+nsr_cfi_cursors_get(struct nsr_cfi_cursors *k, const char *client,
+		    uint64_t id);
+/* nsr_cfi_cursors_drop - drop cursor id of client (unknown: nothing). */
+void nsr_cfi_cursors_drop(struct nsr_cfi_cursors *k, const char *client,
+			  uint64_t id);
+/* nsr_cfi_cursors_free - drop all and free (NULL is fine). */
+void nsr_cfi_cursors_free(struct nsr_cfi_cursors *k);
+
 /* ---- rebuild from a save stream (scanner -i) ------------------------- */
 
 struct nsr_cfi_rebuild;

@@ -198,3 +198,119 @@ void nsr_cfi_results_free(struct nsr_cfi_results *r)
 	free(r->v);
 	free(r);
 }
+
+/* One kept cursor; id 0 = a free slot. */
+struct cursor {
+	uint64_t id, used;
+	char *client;
+	struct nsr_cfi_results *r;
+};
+
+struct nsr_cfi_cursors {
+	struct cursor *v;
+	size_t max;
+	uint64_t next_id, tick;
+};
+
+/* nsr_cfi_cursors_new - an empty cursor set. */
+int nsr_cfi_cursors_new(size_t max, struct nsr_cfi_cursors **out)
+{
+	struct nsr_cfi_cursors *k;
+
+	*out = NULL;
+	if (max == 0)
+		return NSR_ERR_INVAL;
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return NSR_ERR_NOMEM;
+	k->v = calloc(max, sizeof(*k->v));
+	if (!k->v) {
+		free(k);
+		return NSR_ERR_NOMEM;
+	}
+	k->max = max;
+	k->next_id = 1;
+	*out = k;
+	return NSR_OK;
+}
+
+/* cursor_clear - free one slot's contents. */
+static void cursor_clear(struct cursor *c)
+{
+	nsr_cfi_results_free(c->r);
+	free(c->client);
+	memset(c, 0, sizeof(*c));
+}
+
+/* nsr_cfi_cursors_keep - keep r in a free slot or the least recently
+ * used one (invariant 1) under a new id (invariant 2). */
+uint64_t nsr_cfi_cursors_keep(struct nsr_cfi_cursors *k, const char *client,
+			      struct nsr_cfi_results *r)
+{
+	struct cursor *c = &k->v[0];
+	char *name = strdup(client);
+
+	if (!name) {
+		nsr_cfi_results_free(r);
+		return 0;
+	}
+	for (size_t i = 0; i < k->max; i++) {
+		if (!k->v[i].id) {
+			c = &k->v[i];
+			break;
+		}
+		if (k->v[i].used < c->used)
+			c = &k->v[i];
+	}
+	cursor_clear(c);
+	c->id = k->next_id++;
+	c->used = ++k->tick;
+	c->client = name;
+	c->r = r;
+	return c->id;
+}
+
+/* find_cursor - the slot of cursor id of client (invariant 3). */
+static struct cursor *find_cursor(struct nsr_cfi_cursors *k, const char *client,
+				  uint64_t id)
+{
+	for (size_t i = 0; id && i < k->max; i++)
+		if (k->v[i].id == id && strcmp(k->v[i].client, client) == 0)
+			return &k->v[i];
+	return NULL;
+}
+
+/* nsr_cfi_cursors_get - a kept cursor's results, now most recently
+ * used. */
+const struct nsr_cfi_results *nsr_cfi_cursors_get(struct nsr_cfi_cursors *k,
+						  const char *client,
+						  uint64_t id)
+{
+	struct cursor *c = find_cursor(k, client, id);
+
+	if (!c)
+		return NULL;
+	c->used = ++k->tick;
+	return c->r;
+}
+
+/* nsr_cfi_cursors_drop - drop one cursor. */
+void nsr_cfi_cursors_drop(struct nsr_cfi_cursors *k, const char *client,
+			  uint64_t id)
+{
+	struct cursor *c = find_cursor(k, client, id);
+
+	if (c)
+		cursor_clear(c);
+}
+
+/* nsr_cfi_cursors_free - drop all and free. */
+void nsr_cfi_cursors_free(struct nsr_cfi_cursors *k)
+{
+	if (!k)
+		return;
+	for (size_t i = 0; i < k->max; i++)
+		cursor_clear(&k->v[i]);
+	free(k->v);
+	free(k);
+}

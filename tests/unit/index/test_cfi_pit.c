@@ -552,6 +552,55 @@ static void test_queries(void **state)
 	nsr_cfi_results_free(NULL);
 }
 
+/* keep_one - keep the versions of "/t/a/keep" for client as a cursor. */
+static uint64_t keep_one(struct nsr_cfi *c, struct nsr_cfi_cursors *k,
+			 const char *client)
+{
+	struct nsr_cfi_results *r;
+
+	assert_int_equal(nsr_cfi_versions(c, "/t/a/keep", INT64_MAX, &r),
+			 NSR_OK);
+	return nsr_cfi_cursors_keep(k, client, r);
+}
+
+/* test_cursors - kept queries: found by id and client only, the least
+ * recently used dropped when one more is kept, ids never reused, a
+ * dropped one gone. */
+static void test_cursors(void **state)
+{
+	struct fx *f = *state;
+	struct nsr_cfi_cursors *k;
+	uint64_t id[4];
+
+	put_set(f->c, 1, 100, full, NSR_ARRAY_SIZE(full));
+	assert_int_equal(nsr_cfi_cursors_new(0, &k), NSR_ERR_INVAL);
+	assert_int_equal(nsr_cfi_cursors_new(3, &k), NSR_OK);
+	for (int i = 0; i < 3; i++)
+		id[i] = keep_one(f->c, k, "pit");
+	assert_true(id[0] == 1 && id[1] == 2 && id[2] == 3);
+	assert_null(nsr_cfi_cursors_get(k, "other", id[0]));
+	assert_null(nsr_cfi_cursors_get(k, "pit", 0));
+	/* using the oldest makes the second the least recently used */
+	assert_int_equal(
+		nsr_cfi_results_count(nsr_cfi_cursors_get(k, "pit", id[0])),
+		1);
+	id[3] = keep_one(f->c, k, "pit");
+	assert_int_equal(id[3], 4);
+	assert_null(nsr_cfi_cursors_get(k, "pit", id[1]));
+	assert_non_null(nsr_cfi_cursors_get(k, "pit", id[0]));
+	assert_non_null(nsr_cfi_cursors_get(k, "pit", id[2]));
+	assert_non_null(nsr_cfi_cursors_get(k, "pit", id[3]));
+	nsr_cfi_cursors_drop(k, "other", id[0]); /* not its client */
+	assert_non_null(nsr_cfi_cursors_get(k, "pit", id[0]));
+	nsr_cfi_cursors_drop(k, "pit", id[0]);
+	assert_null(nsr_cfi_cursors_get(k, "pit", id[0]));
+	nsr_cfi_cursors_drop(k, "pit", 999);
+	/* a freed slot is reused, its id is new */
+	assert_int_equal(keep_one(f->c, k, "pit"), 5);
+	nsr_cfi_cursors_free(k);
+	nsr_cfi_cursors_free(NULL);
+}
+
 /* main - run the tests. */
 int main(void)
 {
@@ -568,6 +617,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_decode_lists, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_queries, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cursors, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
