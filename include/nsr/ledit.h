@@ -8,6 +8,9 @@
  * prompt), ^D on an empty line is end of input.  The terminal is in raw
  * mode only while a line is read.  Otherwise (a pipe or a file) lines
  * are read plainly and no prompt is shown.
+ * Known limit: the line is redrawn on one terminal row (carriage return,
+ * prompt, text); a line wider than the terminal shows wrapped copies
+ * while it is edited (what is read is right).
  */
 #ifndef NSR_LEDIT_H
 #define NSR_LEDIT_H
