@@ -7,7 +7,9 @@
  * overwrite policy the dialogue chose.
  *
  * Invariants:
- *  1. cwd is always a normalized absolute path ("/" or "/a/b").
+ *  1. cwd is always a normalized absolute path ("/" or "/a/b"); when
+ *     cwd_ok, it was there as of the browse time (a directory with
+ *     save set cwd_ssid), so names below it are looked up from it.
  *  2. marks are normalized absolute paths, none inside another (adding a
  *     directory drops the marks under it; adding under a marked
  *     directory is refused as already marked).
@@ -48,6 +50,8 @@ struct browser {
 	char *dest;
 	int64_t browse;
 	char *cwd;
+	int cwd_ok;	   /* cwd checked as of the browse time */
+	uint64_t cwd_ssid; /* its save set; 0 = above the saved paths */
 	struct nsr_ixclnt *ix;
 	struct mmdb_clnt *mm;
 	int mm_tried;
@@ -149,6 +153,15 @@ static char *normalize(const char *cwd, const char *arg)
 		snprintf(out, n, "/");
 	free(in);
 	return out;
+}
+
+/* within - is path dir itself or below it (both normalized)? */
+static int within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return strncmp(path, dir, n) == 0 &&
+	       (path[n] == '\0' || path[n] == '/' || n == 1);
 }
 
 /* parent_of - malloc'ed parent directory of normalized path p. */
@@ -319,11 +332,22 @@ static int find_obj(struct browser *b, const char *p, struct item *it)
 	char *up = strdup(p);
 	int rc = 1;
 
+	size_t skip = 0;
+
 	memset(it, 0, sizeof(*it));
 	it->e.type = NSR_ASM_DIR;
 	if (!up)
 		return NSR_ERR_NOMEM;
-	for (char *s = up; rc == 1 && s && s[1];) {
+	if (b->cwd_ok && within(p, b->cwd)) { /* invariant 1 */
+		if (strcmp(p, b->cwd) == 0) {
+			it->ssid = b->cwd_ssid;
+			free(up);
+			return 1;
+		}
+		if (strcmp(b->cwd, "/") != 0)
+			skip = strlen(b->cwd);
+	}
+	for (char *s = up + skip; rc == 1 && s && s[1];) {
 		char *next = strchr(s + 1, '/'), *parent;
 		struct listing l;
 		size_t i;
@@ -352,15 +376,6 @@ static int find_obj(struct browser *b, const char *p, struct item *it)
 	}
 	free(up);
 	return rc;
-}
-
-/* within - is path dir itself or below it (both normalized)? */
-static int within(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	return strncmp(path, dir, n) == 0 &&
-	       (path[n] == '\0' || path[n] == '/' || n == 1);
 }
 
 /* mark_of - the mark covering p (p itself or a directory above), or
@@ -660,6 +675,7 @@ static void cmd_cd(struct browser *b, int argc, char **argv)
 	if (rc == 1 && it.e.type == NSR_ASM_DIR) {
 		free(b->cwd);
 		b->cwd = p;
+		b->cwd_ssid = it.ssid;
 		p = NULL;
 	}
 	if (rc >= 0)
@@ -823,7 +839,9 @@ static void cmd_changetime(struct browser *b, int argc, char **argv)
 	struct nsr_getdate_error why;
 	struct nsr_buf text;
 	struct item it;
+	char *root;
 	time_t t;
+	int rc;
 
 	if (argc == 0) {
 		fprintf(b->out, "browse time: %s\n", when(b));
@@ -844,19 +862,22 @@ static void cmd_changetime(struct browser *b, int argc, char **argv)
 		fprintf(b->out, "time changed to %s\n", when(b));
 		if (roots_load(b) < 0)
 			say_ixerr(b, "changetime", NSR_ERR_RPC);
-		if (find_obj(b, b->cwd, &it) == 0) {
+		b->cwd_ok = 0;
+		rc = find_obj(b, b->cwd, &it);
+		if (rc == 1 && it.e.type == NSR_ASM_DIR) {
+			b->cwd_ok = 1;
+			b->cwd_ssid = it.ssid;
+		} else if (rc >= 0 && (root = strdup("/"))) {
 			fprintf(b->out,
 				"%s was not in the index then; now in /\n",
 				b->cwd);
-			char *root = strdup("/");
-
-			if (root) {
-				free(b->cwd);
-				b->cwd = root;
-			}
-		} else {
-			free(it.name);
+			free(b->cwd);
+			b->cwd = root;
+			b->cwd_ok = 1;
+			b->cwd_ssid = 0;
 		}
+		if (rc >= 0)
+			free(it.name);
 	}
 	nsr_buf_release(&text);
 }
@@ -1156,14 +1177,15 @@ static int start(struct browser *b, struct nsr_buf *err)
 	if (!b->cwd)
 		return NSR_ERR_NOMEM;
 	rc = find_obj(b, b->cwd, &it);
-	if (rc == 1 && it.e.type == NSR_ASM_DIR) {
+	b->cwd_ok = 1;
+	b->cwd_ssid = it.ssid;
+	if (rc >= 0)
 		free(it.name);
+	if (rc == 1 && it.e.type == NSR_ASM_DIR)
 		return NSR_OK;
-	}
-	if (rc == 1)
-		free(it.name);
 	free(b->cwd);
 	b->cwd = strdup("/");
+	b->cwd_ssid = 0;
 	return b->cwd ? NSR_OK : NSR_ERR_NOMEM;
 }
 

@@ -67,6 +67,12 @@ find "*.c"
 find m* /
 find tr?? /
 find x y z
+changetime @$FULL
+cd $T/docs/old
+pwd
+ls
+changetime now
+pwd
 quit
 END
 "$BIN/recover" -s $S <"$W/in1" >"$W/out1" 2>&1
@@ -119,6 +125,11 @@ check "find: names matching a pattern below the current directory" \
 check "find from / (above the saved paths), as of now" \
 	test "$(grep -c "^$T/src/main.c$" "$W/out1")" = 2
 check "find matches a saved path's own name" grep -qx "$T/" "$W/out1"
+check "changetime back: a directory deleted since is browsable" \
+	grep -qx 'gone.txt' "$W/out1"
+check "changetime forward: the directory is gone, back to /" \
+	grep -qx "$T/docs/old was not in the index then; now in /" "$W/out1"
+check "pwd says /" test "$(tail -1 "$W/out1")" = /
 check "find with a bad usage says how" grep -q '^find: name a pattern' \
 	"$W/out1"
 
