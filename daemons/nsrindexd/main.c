@@ -3,7 +3,9 @@
  * <root>/index/<client> (src/index, nsr_index(5)).  save adds entries in
  * batches between IX_BEGIN and IX_COMMIT (the commit is durable before the
  * reply), and the entry list of each directory it read (IX_ADD_LISTS);
- * recover browses with IX_LIST and IX_FIND.  Each client's index
+ * recover browses with IX_LIST and IX_FIND, and IX_QUERY keeps the
+ * results of a query (versions, find by name, a save set's entries) as a
+ * cursor whose pages IX_PAGE serves without a rescan.  Each client's index
  * is opened once for writing and kept open (the index takes an exclusive
  * lock, so offline tools see it busy while nsrindexd runs).
  */
@@ -31,6 +33,7 @@ struct indexd {
 	struct open_ix open[MAX_OPEN];
 	int nopen;
 	int max_open; /* MAX_OPEN; tests lower it (NSR_TEST_INDEX_MAX_OPEN) */
+	struct nsr_cfi_cursors *cursors; /* kept queries (IX_QUERY) */
 };
 
 static struct indexd g_ix;
@@ -315,6 +318,194 @@ static int ix_find(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	return lookup(ctx, argp, resp, 1);
 }
 
+/* Filling a page of an ix_page_res. */
+struct page {
+	ix_page_res *r;
+	int err;
+};
+
+/* page_one - add one result to the page. */
+static int page_one(void *arg, const struct nsr_cfi_saveset *ss,
+		    const struct nsr_cfi_entry *e)
+{
+	struct page *p = arg;
+	ix_entry *w = &p->r->entries.entries_val[p->r->entries.entries_len];
+
+	p->err = nsr_ix_entry_to_wire(e, w);
+	if (p->err != NSR_OK)
+		return 1;
+	w->ssid = ss->ssid;
+	w->savetime = ss->savetime;
+	p->r->entries.entries_len++;
+	return 0;
+}
+
+/* page_fill - answer results at .. at + max - 1 of cursor id. */
+static void page_fill(const struct nsr_cfi_results *res, uint64_t id,
+		      uint64_t at, u_int max, ix_page_res *r)
+{
+	struct page p = {.r = r};
+	size_t n = nsr_cfi_results_count(res);
+
+	if (max == 0 || max > IX_BATCH_MAX)
+		max = IX_BATCH_MAX;
+	r->cursor = id;
+	r->total = n;
+	r->entries.entries_val = nsr_xcalloc(max, sizeof(ix_entry));
+	if (at < n)
+		nsr_cfi_results_visit(res, (size_t)at, max, page_one, &p);
+	if (p.err)
+		nsr_status_set(&r->st, p.err, "cannot send a result: %s",
+			       nsr_strerror(p.err));
+	else
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
+}
+
+/* ix_query - IX_QUERY: run a query once, keep its results as a cursor
+ * and answer the first page. */
+static int ix_query(void *ctx, void *argp, void *resp,
+		    struct nsr_rpc_call *call)
+{
+	ix_query_args *a = argp;
+	ix_page_res *r = resp;
+	struct nsr_cfi_results *res = NULL;
+	struct indexd *x = ctx;
+	struct nsr_cfi *c;
+	uint64_t id;
+	int64_t t = a->time ? a->time : INT64_MAX;
+	int rc;
+
+	NSR_UNUSED(call);
+	if (get_index(ctx, a->client, 0, &c, &r->st))
+		return NSR_OK;
+	switch (a->kind) {
+	case IX_Q_VERSIONS:
+		rc = nsr_cfi_versions(c, a->path, t, &res);
+		break;
+	case IX_Q_MATCH:
+		rc = nsr_cfi_match(c, a->path, a->pattern, t, &res);
+		break;
+	case IX_Q_SAVESET:
+		rc = nsr_cfi_saveset_results(c, a->ssid, &res);
+		break;
+	default:
+		rc = NSR_ERR_INVAL;
+	}
+	forget_failed(ctx, a->client, rc);
+	if (rc == NSR_ERR_NOTFOUND && a->kind == IX_Q_SAVESET) {
+		nsr_status_set(&r->st, rc,
+			       "no save set %llu in the index of client '%s'",
+			       (unsigned long long)a->ssid, a->client);
+		return NSR_OK;
+	}
+	if (rc) {
+		nsr_status_set(&r->st, rc,
+			       "cannot query the index of '%s': %s%s",
+			       a->client, nsr_strerror(rc),
+			       rc == NSR_ERR_LIMIT ? " (too many results: "
+						     "narrow the query)"
+						   : "");
+		return NSR_OK;
+	}
+	id = nsr_cfi_cursors_keep(x->cursors, a->client, res);
+	if (!id) {
+		nsr_status_set(&r->st, NSR_ERR_NOMEM,
+			       "out of memory keeping a query");
+		return NSR_OK;
+	}
+	page_fill(nsr_cfi_cursors_get(x->cursors, a->client, id), id, 0,
+		  a->max, r);
+	return NSR_OK;
+}
+
+/* ix_page - IX_PAGE: a later page of a kept query. */
+static int ix_page(void *ctx, void *argp, void *resp,
+		   struct nsr_rpc_call *call)
+{
+	ix_page_args *a = argp;
+	ix_page_res *r = resp;
+	struct indexd *x = ctx;
+	const struct nsr_cfi_results *res =
+		nsr_cfi_cursors_get(x->cursors, a->client, a->cursor);
+
+	NSR_UNUSED(call);
+	if (!res) {
+		nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
+			       "query %llu of client '%s' is no longer kept "
+			       "(at most %d are); run the query again",
+			       (unsigned long long)a->cursor, a->client,
+			       IX_CURSORS_MAX);
+		return NSR_OK;
+	}
+	page_fill(res, a->cursor, a->at, a->max, r);
+	return NSR_OK;
+}
+
+/* ix_close - IX_CLOSE: drop a kept query (an unknown one is fine). */
+static int ix_close(void *ctx, void *argp, void *resp,
+		    struct nsr_rpc_call *call)
+{
+	ix_page_args *a = argp;
+	nsr_void_res *r = resp;
+	struct indexd *x = ctx;
+
+	NSR_UNUSED(call);
+	nsr_cfi_cursors_drop(x->cursors, a->client, a->cursor);
+	nsr_status_set(&r->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}
+
+/* A page of IX_SAVESETS being filled. */
+struct ss_page {
+	ix_savesets_res *r;
+	u_int skip, seen;
+};
+
+/* ss_one - add one save set to the page. */
+static int ss_one(void *arg, const struct nsr_cfi_saveset *ss)
+{
+	struct ss_page *p = arg;
+	ix_saveset *w;
+
+	if (p->seen++ < p->skip)
+		return 0;
+	if (p->r->savesets.savesets_len == IX_SAVESETS_MAX) {
+		p->r->more = TRUE;
+		return 1;
+	}
+	w = &p->r->savesets.savesets_val[p->r->savesets.savesets_len++];
+	w->ssid = ss->ssid;
+	w->savetime = ss->savetime;
+	w->entries = ss->entries;
+	w->name = nsr_xstrdup(ss->name ? ss->name : "");
+	return 0;
+}
+
+/* ix_savesets - IX_SAVESETS: a client's committed save sets. */
+static int ix_savesets(void *ctx, void *argp, void *resp,
+		       struct nsr_rpc_call *call)
+{
+	ix_savesets_args *a = argp;
+	ix_savesets_res *r = resp;
+	struct ss_page p = {.r = r, .skip = a->skip};
+	struct nsr_cfi *c;
+	int rc;
+
+	NSR_UNUSED(call);
+	r->savesets.savesets_val =
+		nsr_xcalloc(IX_SAVESETS_MAX, sizeof(ix_saveset));
+	if (get_index(ctx, a->client, 0, &c, &r->st))
+		return NSR_OK;
+	rc = nsr_cfi_savesets(c, ss_one, &p);
+	if (rc < 0)
+		nsr_status_set(&r->st, rc,
+			       "cannot read the save sets of '%s': %s",
+			       a->client, nsr_strerror(rc));
+	else
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}
+
 #define PROC(num, name, targ, tres, fn) \
 	NSR_RPC_PROC(num, name, targ, tres, fn, NSR_RPC_SERIAL)
 
@@ -328,6 +519,11 @@ static const struct nsr_rpc_proc ix_procs[] = {
 	PROC(IX_FIND, "find", ix_lookup_args, ix_lookup_res, ix_find),
 	PROC(IX_ADD_LISTS, "add lists", ix_lists_args, nsr_void_res,
 	     ix_add_lists),
+	PROC(IX_QUERY, "query", ix_query_args, ix_page_res, ix_query),
+	PROC(IX_PAGE, "page", ix_page_args, ix_page_res, ix_page),
+	PROC(IX_CLOSE, "close query", ix_page_args, nsr_void_res, ix_close),
+	PROC(IX_SAVESETS, "save sets", ix_savesets_args, ix_savesets_res,
+	     ix_savesets),
 };
 
 static const struct nsr_rpc_prog ix_progs[] = {
@@ -335,13 +531,18 @@ static const struct nsr_rpc_prog ix_progs[] = {
 	 &g_ix},
 };
 
-/* ix_init - remember the root (indexes open on first use). */
+/* ix_init - remember the root (indexes open on first use), make the
+ * table of kept queries. */
 static int ix_init(struct nsr_daemon *d)
 {
 	const char *e = getenv("NSR_TEST_INDEX_MAX_OPEN");
 	int n = e ? atoi(e) : 0;
 
 	g_ix.root = d->root;
+	if (nsr_cfi_cursors_new(IX_CURSORS_MAX, &g_ix.cursors) != NSR_OK) {
+		nsr_error("out of memory for the kept queries");
+		return -1;
+	}
 	g_ix.max_open = n >= 1 && n <= MAX_OPEN ? n : MAX_OPEN;
 	return 0;
 }
@@ -355,6 +556,8 @@ static void ix_stop(struct nsr_daemon *d)
 		free(g_ix.open[i].client);
 	}
 	g_ix.nopen = 0;
+	nsr_cfi_cursors_free(g_ix.cursors);
+	g_ix.cursors = NULL;
 }
 
 static const struct nsr_daemon_ops ix_ops = {

@@ -156,6 +156,71 @@ typedef void (*nsr_cfi_problem_fn)(void *ctx, uint64_t ssid,
 int nsr_cfi_check(struct nsr_cfi *c, nsr_cfi_problem_fn problem, void *ctx,
 		  size_t *problems);
 
+/* ---- query results kept for paging (cfi_query_res.c) ------------- */
+
+/*
+ * A query gathers its results once into a result set; a daemon keeps it
+ * as the cursor of the query and serves pages from it (no rescan per
+ * page).  Entries are copies: they outlive catalogue changes.  Visited
+ * save sets have ssid and savetime (name "", entries 0).
+ * Invariants: 1. results are never more than NSR_CFI_RESULTS_MAX (a
+ * query that would exceed it fails with NSR_ERR_LIMIT); 2. the order is
+ * the query's and never changes once gathered.
+ */
+struct nsr_cfi_results;
+
+#define NSR_CFI_RESULTS_MAX (1u << 20)
+
+/* nsr_cfi_versions - every version of path in save sets at or before t,
+ * newest first (the first one is what a browse at t shows). */
+int nsr_cfi_versions(struct nsr_cfi *c, const char *path, int64_t t,
+		     struct nsr_cfi_results **out);
+/* nsr_cfi_match - every object under directory dir (at any depth) whose
+ * name matches the fnmatch(3) pattern (NULL or "" = every name), as a
+ * browse at t shows the tree (nsr_cfi_list_dir: deletions and renames
+ * honoured), directories before what they hold.  NSR_ERR_INVAL (empty
+ * dir), NSR_ERR_LIMIT. */
+int nsr_cfi_match(struct nsr_cfi *c, const char *dir, const char *pattern,
+		  int64_t t, struct nsr_cfi_results **out);
+/* nsr_cfi_saveset_results - the entries of committed save set ssid in
+ * saved order.  NSR_ERR_NOTFOUND, NSR_ERR_LIMIT. */
+int nsr_cfi_saveset_results(struct nsr_cfi *c, uint64_t ssid,
+			    struct nsr_cfi_results **out);
+/* nsr_cfi_results_count - how many results. */
+size_t nsr_cfi_results_count(const struct nsr_cfi_results *r);
+/* nsr_cfi_results_visit - visit results from .. from + n - 1 (fewer at
+ * the end); stops at a non-zero return and returns it. */
+int nsr_cfi_results_visit(const struct nsr_cfi_results *r, size_t from,
+			  size_t n, nsr_cfi_visit_fn visit, void *ctx);
+/* nsr_cfi_results_free - free (NULL is fine). */
+void nsr_cfi_results_free(struct nsr_cfi_results *r);
+
+/*
+ * Cursors: result sets kept under ids for a daemon's paged queries.
+ * Invariants: 1. at most max are kept; keeping one more drops the least
+ * recently used (kept or fetched); 2. ids start at 1 and are never
+ * reused, so a dropped cursor's id finds nothing; 3. a cursor is found
+ * only with the client it was kept for.
+ */
+struct nsr_cfi_cursors;
+
+/* nsr_cfi_cursors_new - an empty set of at most max (>= 1) cursors. */
+int nsr_cfi_cursors_new(size_t max, struct nsr_cfi_cursors **out);
+/* nsr_cfi_cursors_keep - keep r (owned from now on) for client; its id,
+ * or 0 without memory (r is freed). */
+uint64_t nsr_cfi_cursors_keep(struct nsr_cfi_cursors *k, const char *client,
+			      struct nsr_cfi_results *r);
+/* nsr_cfi_cursors_get - the results of cursor id of client (now the
+ * most recently used), or NULL if not kept. */
+const struct nsr_cfi_results *
+nsr_cfi_cursors_get(struct nsr_cfi_cursors *k, const char *client,
+		    uint64_t id);
+/* nsr_cfi_cursors_drop - drop cursor id of client (unknown: nothing). */
+void nsr_cfi_cursors_drop(struct nsr_cfi_cursors *k, const char *client,
+			  uint64_t id);
+/* nsr_cfi_cursors_free - drop all and free (NULL is fine). */
+void nsr_cfi_cursors_free(struct nsr_cfi_cursors *k);
+
 /* ---- rebuild from a save stream (scanner -i) ------------------------- */
 
 struct nsr_cfi_rebuild;

@@ -57,6 +57,29 @@ int nsr_ixclnt_find(struct nsr_ixclnt *ix, const char *client, const char *path,
 int nsr_ixclnt_list(struct nsr_ixclnt *ix, const char *client, const char *dir,
 		    int64_t t, nsr_cfi_visit_fn fn, void *arg);
 
+/* Queries kept as cursors at nsrindexd (IX_QUERY, IX_PAGE): the results
+ * are gathered once there and streamed page by page to fn (no rescan per
+ * page); fn returning non-zero stops and that value is returned.
+ * IX_Q_VERSIONS: every version of path at or before time (0 = now),
+ * newest first; IX_Q_MATCH: objects under directory path whose names
+ * match pattern (fnmatch; "" = all) as a browse at time shows them;
+ * IX_Q_SAVESET: the entries of save set ssid (NSR_ERR_NOTFOUND if the
+ * index has none). */
+struct nsr_ixclnt_q {
+	const char *client;
+	int kind; /* enum ix_query_kind */
+	const char *path, *pattern;
+	int64_t time;
+	uint64_t ssid;
+};
+
+int nsr_ixclnt_query(struct nsr_ixclnt *ix, const struct nsr_ixclnt_q *q,
+		     nsr_cfi_visit_fn fn, void *arg);
+/* nsr_ixclnt_savesets - a client's committed save sets, oldest first
+ * (ss->name borrowed during the call). */
+int nsr_ixclnt_savesets(struct nsr_ixclnt *ix, const char *client,
+			nsr_cfi_ss_fn fn, void *arg);
+
 /* Wire conversions (shared with nsrindexd).  to_wire copies the path
  * (xdr_free frees it; NSR_ERR_NOMEM without memory); from_wire borrows
  * w's path. */

@@ -14,8 +14,12 @@
  * recreated with its metadata, under -d dir if given.  A damaged block is
  * named and skipped: every intact file is still recovered, the damaged ones
  * are named (and removed, or with -k kept as name.damaged), and the exit
- * status is 1.  The interactive browser (recover>
- * prompt) is not written yet.
+ * status is 1.
+ *
+ * Without -a and -S, recover is interactive (src/browse): the recover>
+ * prompt browses the index as of -t (a path argument is the directory
+ * to start in), marks files and recovers them; lines are edited on a
+ * terminal (src/ledit) and read plainly from a pipe.
  */
 #include "nsr/compat.h"
 
@@ -23,11 +27,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nsr/browse.h"
 #include "nsr/buf.h"
 #include "nsr/err.h"
 #include "nsr/fileio.h"
 #include "nsr/getdate.h"
 #include "nsr/host.h"
+#include "nsr/ledit.h"
 #include "nsr/log.h"
 #include "nsr/restore.h"
 #include "nsr/session.h"
@@ -44,6 +50,10 @@ static void usage(FILE *f)
 		"usage: recover [-fkqv] [-s server] [-c client] [-d dir] [-t "
 		"time] "
 		"[-i{nNyYrR}] -a path ...\n"
+		"       recover [-fkqv] [-s server] [-c client] [-d dir] [-t "
+		"time] [-i{nNyYrR}] [dir]\n"
+		"              (interactive: the recover> prompt; help there "
+		"lists the commands)\n"
 		"       recover [-fkqv] [-s server] [-d dir] [-i{nNyYrR}] -S "
 		"ssid "
 		"[-S ssid ...] [path ...]\n"
@@ -86,6 +96,49 @@ static void on_message(void *ctx, enum nsr_session_msg kind, const char *text)
 		nsr_warn("%s", text);
 	else if (!ui->quiet)
 		printf("%s\n", text);
+}
+
+/* read_line - the browser's line reader: the line editor on a terminal,
+ * plain lines otherwise; a line too long is said and read as empty. */
+static int read_line(void *ctx, const char *prompt, struct nsr_buf *line)
+{
+	int rc = nsr_ledit_read(ctx, prompt, line);
+
+	if (rc == NSR_ERR_TOOBIG) {
+		fprintf(stdout, "line longer than %d bytes ignored\n",
+			NSR_LEDIT_MAX);
+		nsr_buf_reset(line);
+		return 1;
+	}
+	return rc;
+}
+
+/* interactive - the recover> dialogue (src/browse) starting in dir. */
+static int interactive(const struct nsr_session_recover_opts *o,
+		       int64_t browse, const char *dir)
+{
+	struct nsr_browse_opts bo;
+	struct nsr_ledit *le;
+	struct nsr_buf err;
+	char cwd[4096];
+	int rc;
+
+	memset(&bo, 0, sizeof(bo));
+	bo.rec = *o;
+	bo.browse = browse;
+	bo.cwd = dir ? dir : getcwd(cwd, sizeof(cwd));
+	bo.out = stdout;
+	if (nsr_ledit_new(STDIN_FILENO, STDOUT_FILENO, 0, &le) != NSR_OK)
+		nsr_fatal("out of memory");
+	bo.read = read_line;
+	bo.read_ctx = le;
+	nsr_buf_init(&err, 0);
+	rc = nsr_browse_run(&bo, &err);
+	if (rc < 0)
+		nsr_error("%s", err.len ? err.data : nsr_strerror(rc));
+	nsr_ledit_free(le);
+	nsr_buf_release(&err);
+	return rc < 0 ? 1 : rc;
 }
 
 /* absolute - malloc'ed absolute path (symlinks not resolved). */
@@ -177,11 +230,9 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (!automatic && !nssid) {
-		fprintf(stderr, "recover: the interactive browser is not "
-				"available yet; "
-				"use -a path ... or -S ssid\n");
-		usage(stderr);
+	if (!automatic && !nssid && argc - optind > 1) {
+		fprintf(stderr, "recover: name one directory to start the "
+				"interactive browser in, or use -a path ...\n");
 		return 2;
 	}
 	if (automatic && optind >= argc) {
@@ -196,6 +247,14 @@ int main(int argc, char **argv)
 	o.restored = on_restored;
 	o.message = on_message;
 	o.ctx = &ui;
+	if (!automatic && !nssid) {
+		char *dir = optind < argc ? absolute(argv[optind]) : NULL;
+
+		failed = interactive(&o, browse, dir);
+		free(dir);
+		nsr_buf_release(&err);
+		return failed;
+	}
 	if (nsr_session_recover_open(&o, &sr, &err) != NSR_OK)
 		nsr_fatal("cannot reach the OpenNSR server %s: %s", o.server,
 			  err.data);

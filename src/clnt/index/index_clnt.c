@@ -315,6 +315,46 @@ int nsr_ixclnt_delete(struct nsr_ixclnt *ix, const char *client, uint64_t ssid)
 	return void_call(ix, IX_DELETE, NSR_XDR(xdr_ix_ss_args), &a);
 }
 
+/* visit_page - hand one page of entries to fn. */
+static int visit_page(const ix_entry *v, u_int n, nsr_cfi_visit_fn fn,
+		      void *arg)
+{
+	int rc = 0;
+
+	for (u_int i = 0; !rc && i < n; i++) {
+		struct nsr_cfi_saveset ss = {.ssid = v[i].ssid,
+					     .savetime = v[i].savetime,
+					     .name = ""};
+		struct nsr_cfi_entry e;
+
+		nsr_ix_entry_from_wire(&v[i], &e);
+		rc = fn(arg, &ss, &e);
+	}
+	return rc;
+}
+
+/* status_call - one retried call whose result starts with an nsr_status
+ * (r of rsize bytes, zeroed first); errors into ix->err.  On a transport
+ * failure r holds nothing to free. */
+static int status_call(struct nsr_ixclnt *ix, uint32_t proc, xdrproc_t xa,
+		       void *a, xdrproc_t xr, void *r, size_t rsize)
+{
+	nsr_status *st = r;
+	int rc;
+
+	memset(r, 0, rsize);
+	rc = nsr_peer_call(ix->peer, proc, xa, a, xr, r, NSR_PEER_RETRY);
+	if (rc) {
+		snprintf(ix->err, sizeof(ix->err), "%s",
+			 nsr_peer_errmsg(ix->peer));
+		return rc;
+	}
+	rc = st->code;
+	if (rc)
+		snprintf(ix->err, sizeof(ix->err), "%s", st->msg);
+	return rc;
+}
+
 /* lookup - page through IX_LIST/IX_FIND results. */
 static int lookup(struct nsr_ixclnt *ix, uint32_t proc, const char *client,
 		  const char *path, int64_t t, nsr_cfi_visit_fn fn, void *arg)
@@ -329,29 +369,13 @@ static int lookup(struct nsr_ixclnt *ix, uint32_t proc, const char *client,
 		a.path = (char *)path;
 		a.time = t;
 		a.skip = skip;
-		memset(&r, 0, sizeof(r));
-		rc = nsr_peer_call(ix->peer, proc, NSR_XDR(xdr_ix_lookup_args),
-				   &a, NSR_XDR(xdr_ix_lookup_res), &r,
-				   NSR_PEER_RETRY);
-		if (rc) {
-			snprintf(ix->err, sizeof(ix->err), "%s",
-				 nsr_peer_errmsg(ix->peer));
+		rc = status_call(ix, proc, NSR_XDR(xdr_ix_lookup_args), &a,
+				 NSR_XDR(xdr_ix_lookup_res), &r, sizeof(r));
+		if (rc && !r.st.code)
 			return rc;
-		}
-		rc = r.st.code;
-		if (rc)
-			snprintf(ix->err, sizeof(ix->err), "%s", r.st.msg);
-		for (u_int i = 0; !rc && i < r.entries.entries_len; i++) {
-			const ix_entry *w = &r.entries.entries_val[i];
-			struct nsr_cfi_saveset ss = {.ssid = w->ssid,
-						     .savetime = w->savetime,
-						     .entries = 0,
-						     .name = ""};
-			struct nsr_cfi_entry e;
-
-			nsr_ix_entry_from_wire(w, &e);
-			rc = fn(arg, &ss, &e);
-		}
+		if (!rc)
+			rc = visit_page(r.entries.entries_val,
+					r.entries.entries_len, fn, arg);
 		skip += r.entries.entries_len;
 		more = r.more && r.entries.entries_len > 0;
 		xdr_free(NSR_XDR(xdr_ix_lookup_res), &r);
@@ -371,4 +395,83 @@ int nsr_ixclnt_list(struct nsr_ixclnt *ix, const char *client, const char *dir,
 		    int64_t t, nsr_cfi_visit_fn fn, void *arg)
 {
 	return lookup(ix, IX_LIST, client, dir, t, fn, arg);
+}
+
+/* nsr_ixclnt_query - run a query kept as a cursor at nsrindexd and visit
+ * its results page by page; the cursor is closed at the end. */
+int nsr_ixclnt_query(struct nsr_ixclnt *ix, const struct nsr_ixclnt_q *q,
+		     nsr_cfi_visit_fn fn, void *arg)
+{
+	ix_query_args a;
+	ix_page_args pa;
+	ix_page_res r;
+	uint64_t at;
+	int rc, more;
+
+	memset(&a, 0, sizeof(a));
+	a.client = (char *)q->client;
+	a.kind = q->kind;
+	a.path = (char *)(q->path ? q->path : "");
+	a.pattern = (char *)(q->pattern ? q->pattern : "");
+	a.time = q->time;
+	a.ssid = q->ssid;
+	a.max = IX_BATCH_MAX;
+	rc = status_call(ix, IX_QUERY, NSR_XDR(xdr_ix_query_args), &a,
+			 NSR_XDR(xdr_ix_page_res), &r, sizeof(r));
+	pa.client = a.client;
+	pa.cursor = r.cursor;
+	pa.max = IX_BATCH_MAX;
+	for (at = 0;;) {
+		if (!rc)
+			rc = visit_page(r.entries.entries_val,
+					r.entries.entries_len, fn, arg);
+		at += r.entries.entries_len;
+		more = !rc && r.entries.entries_len > 0 && at < r.total;
+		xdr_free(NSR_XDR(xdr_ix_page_res), &r);
+		if (!more)
+			break;
+		pa.at = at;
+		rc = status_call(ix, IX_PAGE, NSR_XDR(xdr_ix_page_args), &pa,
+				 NSR_XDR(xdr_ix_page_res), &r, sizeof(r));
+	}
+	if (pa.cursor) {
+		char keep[sizeof(ix->err)];
+
+		memcpy(keep, ix->err, sizeof(keep));
+		void_call(ix, IX_CLOSE, NSR_XDR(xdr_ix_page_args), &pa);
+		memcpy(ix->err, keep, sizeof(keep));
+	}
+	return rc;
+}
+
+/* nsr_ixclnt_savesets - a client's committed save sets (IX_SAVESETS). */
+int nsr_ixclnt_savesets(struct nsr_ixclnt *ix, const char *client,
+			nsr_cfi_ss_fn fn, void *arg)
+{
+	ix_savesets_args a;
+	ix_savesets_res r;
+	int rc, more;
+
+	a.client = (char *)client;
+	a.skip = 0;
+	do {
+		rc = status_call(ix, IX_SAVESETS, NSR_XDR(xdr_ix_savesets_args),
+				 &a, NSR_XDR(xdr_ix_savesets_res), &r,
+				 sizeof(r));
+		if (rc && !r.st.code)
+			return rc;
+		for (u_int i = 0; !rc && i < r.savesets.savesets_len; i++) {
+			const ix_saveset *w = &r.savesets.savesets_val[i];
+			struct nsr_cfi_saveset ss = {.ssid = w->ssid,
+						     .savetime = w->savetime,
+						     .entries = w->entries,
+						     .name = w->name};
+
+			rc = fn(arg, &ss);
+		}
+		a.skip += r.savesets.savesets_len;
+		more = r.more && r.savesets.savesets_len > 0;
+		xdr_free(NSR_XDR(xdr_ix_savesets_res), &r);
+	} while (!rc && more);
+	return rc;
 }

@@ -5,7 +5,8 @@
  * a save set without lists after the newest list, lists in pieces, bad
  * pieces refused, lists rebuilt from a stream's DIRENTS, the record
  * decoder on list records, the lists gone with their save set, and
- * pages of a listing served from the listing the handle keeps.
+ * pages of a listing served from the listing the handle keeps; the
+ * queries kept for paging (versions, find by name, a save set's entries).
  */
 #include "nsr/compat.h"
 
@@ -479,6 +480,127 @@ static void test_decode_lists(void **state)
 	nsr_buf_release(&img);
 }
 
+/* results_text - a result set as text (cfi_test_show), from .. from+n. */
+static const char *results_text(const struct nsr_cfi_results *r, size_t from,
+				size_t n, struct nsr_buf *b)
+{
+	nsr_buf_reset(b);
+	assert_int_equal(nsr_cfi_results_visit(r, from, n, cfi_test_show, b),
+			 0);
+	return b->data;
+}
+
+/* test_queries - the queries kept for paging over the chain: versions
+ * newest first and bounded by the time, find by name pattern as a browse
+ * shows the tree (deleted and renamed-away names absent), a save set's
+ * entries, pages out of the kept results, and results that outlive a
+ * delete of their save set. */
+static void test_queries(void **state)
+{
+	struct fx *f = *state;
+	struct nsr_cfi *c = f->c;
+	struct nsr_cfi_results *r;
+
+	put_set(c, 1, 100, full, NSR_ARRAY_SIZE(full));
+	put_set(c, 2, 200, incr1, NSR_ARRAY_SIZE(incr1));
+	put_set(c, 3, 300, incr2, NSR_ARRAY_SIZE(incr2));
+
+	assert_int_equal(nsr_cfi_versions(c, "/t/a/keep", INT64_MAX, &r),
+			 NSR_OK);
+	assert_int_equal(nsr_cfi_results_count(r), 2);
+	assert_string_equal(results_text(r, 0, 10, &f->b),
+			    "3 /t/a/keep 11\n1 /t/a/keep 10\n");
+	nsr_cfi_results_free(r);
+	assert_int_equal(nsr_cfi_versions(c, "/t/a/keep", 299, &r), NSR_OK);
+	assert_string_equal(results_text(r, 0, 10, &f->b), "1 /t/a/keep 10\n");
+	nsr_cfi_results_free(r);
+	assert_int_equal(nsr_cfi_versions(c, "/nowhere", INT64_MAX, &r),
+			 NSR_OK);
+	assert_int_equal(nsr_cfi_results_count(r), 0);
+	nsr_cfi_results_free(r);
+
+	/* find: at 150 the full's tree, at 250 "old" renamed to "new" and
+	 * "gone" removed with its contents */
+	assert_int_equal(nsr_cfi_match(c, "/t", "*e*", 150, &r), NSR_OK);
+	assert_string_equal(results_text(r, 0, 100, &f->b),
+			    "1 /t/gone 0\n1 /t/a/del 20\n1 /t/a/keep 10\n");
+	nsr_cfi_results_free(r);
+	assert_int_equal(nsr_cfi_match(c, "/t", "*e*", 250, &r), NSR_OK);
+	assert_string_equal(results_text(r, 0, 100, &f->b),
+			    "2 /t/e 0\n1 /t/a/keep 10\n2 /t/a/new 30\n");
+	nsr_cfi_results_free(r);
+	assert_int_equal(nsr_cfi_match(c, "/t/", NULL, 5000, &r), NSR_OK);
+	assert_int_equal(nsr_cfi_results_count(r), 8);
+	/* pages out of the kept results */
+	assert_string_equal(results_text(r, 3, 2, &f->b),
+			    "2 /t/a/add 60\n3 /t/a/del 21\n");
+	assert_string_equal(results_text(r, 7, 5, &f->b), "2 /t/e/f 40\n");
+	assert_string_equal(results_text(r, 8, 5, &f->b), "");
+	nsr_cfi_results_free(r);
+	assert_int_equal(nsr_cfi_match(c, "", "*", 5000, &r), NSR_ERR_INVAL);
+	assert_null(r);
+
+	/* a save set's entries; kept results outlive its delete */
+	assert_int_equal(nsr_cfi_saveset_results(c, 2, &r), NSR_OK);
+	assert_int_equal(nsr_cfi_results_count(r), NSR_ARRAY_SIZE(incr1));
+	assert_int_equal(nsr_cfi_delete(c, 2), NSR_OK);
+	assert_string_equal(results_text(r, 0, 2, &f->b),
+			    "2 /t 0\n2 /t/a 0\n");
+	nsr_cfi_results_free(r);
+	assert_int_equal(nsr_cfi_saveset_results(c, 2, &r), NSR_ERR_NOTFOUND);
+	assert_null(r);
+	nsr_cfi_results_free(NULL);
+}
+
+/* keep_one - keep the versions of "/t/a/keep" for client as a cursor. */
+static uint64_t keep_one(struct nsr_cfi *c, struct nsr_cfi_cursors *k,
+			 const char *client)
+{
+	struct nsr_cfi_results *r;
+
+	assert_int_equal(nsr_cfi_versions(c, "/t/a/keep", INT64_MAX, &r),
+			 NSR_OK);
+	return nsr_cfi_cursors_keep(k, client, r);
+}
+
+/* test_cursors - kept queries: found by id and client only, the least
+ * recently used dropped when one more is kept, ids never reused, a
+ * dropped one gone. */
+static void test_cursors(void **state)
+{
+	struct fx *f = *state;
+	struct nsr_cfi_cursors *k;
+	uint64_t id[4];
+
+	put_set(f->c, 1, 100, full, NSR_ARRAY_SIZE(full));
+	assert_int_equal(nsr_cfi_cursors_new(0, &k), NSR_ERR_INVAL);
+	assert_int_equal(nsr_cfi_cursors_new(3, &k), NSR_OK);
+	for (int i = 0; i < 3; i++)
+		id[i] = keep_one(f->c, k, "pit");
+	assert_true(id[0] == 1 && id[1] == 2 && id[2] == 3);
+	assert_null(nsr_cfi_cursors_get(k, "other", id[0]));
+	assert_null(nsr_cfi_cursors_get(k, "pit", 0));
+	/* using the oldest makes the second the least recently used */
+	assert_int_equal(
+		nsr_cfi_results_count(nsr_cfi_cursors_get(k, "pit", id[0])),
+		1);
+	id[3] = keep_one(f->c, k, "pit");
+	assert_int_equal(id[3], 4);
+	assert_null(nsr_cfi_cursors_get(k, "pit", id[1]));
+	assert_non_null(nsr_cfi_cursors_get(k, "pit", id[0]));
+	assert_non_null(nsr_cfi_cursors_get(k, "pit", id[2]));
+	assert_non_null(nsr_cfi_cursors_get(k, "pit", id[3]));
+	nsr_cfi_cursors_drop(k, "other", id[0]); /* not its client */
+	assert_non_null(nsr_cfi_cursors_get(k, "pit", id[0]));
+	nsr_cfi_cursors_drop(k, "pit", id[0]);
+	assert_null(nsr_cfi_cursors_get(k, "pit", id[0]));
+	nsr_cfi_cursors_drop(k, "pit", 999);
+	/* a freed slot is reused, its id is new */
+	assert_int_equal(keep_one(f->c, k, "pit"), 5);
+	nsr_cfi_cursors_free(k);
+	nsr_cfi_cursors_free(NULL);
+}
+
 /* main - run the tests. */
 int main(void)
 {
@@ -494,6 +616,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_decode_lists, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_queries, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cursors, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

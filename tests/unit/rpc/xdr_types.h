@@ -112,6 +112,12 @@ static const struct xdr_type xdr_types[] = {
 	XT(status_res),
 	XT(ix_dirlist),
 	XT(ix_lists_args),
+	XT(ix_query_args),
+	XT(ix_page_args),
+	XT(ix_page_res),
+	XT(ix_saveset),
+	XT(ix_savesets_args),
+	XT(ix_savesets_res),
 };
 
 /*
@@ -213,6 +219,11 @@ static const struct xdr_proc xdr_procs[] = {
 	XP(NSRMMD_PROG, NSRMMD_V1, MMD_SS_SYNC, mmd_sync_args, mmd_sync_res),
 	XP(NSRINDEXD_PROG, NSRINDEXD_V1, IX_ADD_LISTS, ix_lists_args,
 	   nsr_void_res),
+	XP(NSRINDEXD_PROG, NSRINDEXD_V1, IX_QUERY, ix_query_args, ix_page_res),
+	XP(NSRINDEXD_PROG, NSRINDEXD_V1, IX_PAGE, ix_page_args, ix_page_res),
+	XP(NSRINDEXD_PROG, NSRINDEXD_V1, IX_CLOSE, ix_page_args, nsr_void_res),
+	XP(NSRINDEXD_PROG, NSRINDEXD_V1, IX_SAVESETS, ix_savesets_args,
+	   ix_savesets_res),
 };
 
 #endif
