@@ -10,6 +10,7 @@
 #include "nsr/buf.h"
 #include "nsr/err.h"
 #include "nsr/res.h"
+#include "nsr/sched.h"
 
 #define REQ NSR_RES_REQUIRED
 #define UNIQ NSR_RES_UNIQUE
@@ -373,6 +374,65 @@ static int check_order(const struct nsr_res *r, const char *type,
 	return NSR_OK;
 }
 
+/* check_schedule - an NSR schedule's period, action and overrides parse
+ * (sched.h). */
+static int check_schedule(const struct nsr_res *r, struct nsr_buf *why)
+{
+	long i = nsr_res_find(r, "override");
+	size_t n = i >= 0 ? nsr_res_attr_nvalues(r, (size_t)i) : 0;
+	const char **ov = calloc(n + 1, sizeof(*ov));
+	struct nsr_sched *s = malloc(sizeof(*s));
+	int rc = NSR_ERR_NOMEM;
+
+	if (ov && s) {
+		for (size_t j = 0; j < n; j++)
+			ov[j] = nsr_res_attr_value(r, (size_t)i, j);
+		rc = nsr_sched_parse(nsr_res_get(r, "period"),
+				     nsr_res_get(r, "action"), ov, n, s, why);
+		if (rc != NSR_OK)
+			rc = NSR_ERR_INVAL;
+	}
+	free(ov);
+	free(s);
+	return rc;
+}
+
+/* check_group - an NSR group's start time, interval and level override
+ * parse (sched.h). */
+static int check_group(const struct nsr_res *r, struct nsr_buf *why)
+{
+	const char *v = nsr_res_get(r, "start time");
+	int sec, rc = NSR_OK;
+
+	if (v && *v)
+		rc = nsr_sched_parse_start(v, &sec, why);
+	v = nsr_res_get(r, "interval");
+	if (rc == NSR_OK && v && *v)
+		rc = nsr_sched_parse_interval(v, &sec, why);
+	v = nsr_res_get(r, "level");
+	if (rc == NSR_OK && v && *v && nsr_sched_level_parse(v) < 0) {
+		if (why)
+			nsr_buf_addf(why, "level '%.40s': full, incr, 1 to 9 "
+				     "or skip (or empty: each client's "
+				     "schedule decides)", v);
+		rc = NSR_ERR_INVAL;
+	}
+	if (rc != NSR_OK)
+		rc = NSR_ERR_INVAL;
+	return rc;
+}
+
+/* check_syntax - attributes with a syntax of their own. */
+static int check_syntax(const struct nsr_res *r, const char *type,
+			struct nsr_buf *why)
+{
+	if (nsr_res_name_eq(type, "NSR schedule"))
+		return check_schedule(r, why);
+	if (nsr_res_name_eq(type, "NSR group"))
+		return check_group(r, why);
+	return NSR_OK;
+}
+
 /* nsr_res_check - check r against its type definition. */
 int nsr_res_check(const struct nsr_res *r, const struct nsr_res_schema *s,
 		  struct nsr_buf *why)
@@ -429,5 +489,6 @@ int nsr_res_check(const struct nsr_res *r, const struct nsr_res_schema *s,
 			return NSR_ERR_INVAL;
 		}
 	}
-	return check_order(r, t->type, why);
+	rc = check_order(r, t->type, why);
+	return rc == NSR_OK ? check_syntax(r, t->type, why) : rc;
 }
