@@ -61,6 +61,7 @@ static const struct nsr_rpc_proc nsrd_procs[] = {
 	     nsrd_save_renew),
 	{STATUS, "status", NSR_XDR(xdr_void), 0, NSR_XDR(xdr_status_res),
 	 sizeof(status_res), nsrd_status, NSR_RPC_SERIAL},
+	PROC(SAVEGRP, "savegrp", savegrp_args, savegrp_res, nsrd_savegrp),
 };
 
 static const struct nsr_rpc_prog nsrd_progs[] = {
@@ -220,7 +221,7 @@ static int nsrd_connect_databases(struct nsrd *n)
 		return -1;
 	}
 	nsrd_reconcile(n);
-	return 0;
+	return nsrd_sched_start(n);
 }
 
 /* nsrd_started - spawn the server daemons under supervision. */
@@ -279,6 +280,7 @@ static void nsrd_stop(struct nsr_daemon *d)
 {
 	struct nsrd *n = d->ctx;
 
+	nsrd_sched_stop(n);
 	mmdb_clnt_close(n->mmdb);
 	nsr_ixclnt_close(n->ix);
 	nsr_jobd_close(n->jobd);

@@ -115,6 +115,9 @@ static const struct xdr_type xdr_types[] = {
 	XT(st_session),
 	XT(st_wait),
 	XT(status_res),
+	XT(savegrp_args),
+	XT(savegrp_item),
+	XT(savegrp_res),
 	XT(ix_dirlist),
 	XT(ix_lists_args),
 };
@@ -214,6 +217,7 @@ static const struct xdr_proc xdr_procs[] = {
 	/* New procedures go at the end: fuzz seeds name them by index. */
 	XP(NSRD_PROG, NSRD_V1, SAVE_RENEW, save_renew_args, nsr_void_res),
 	XP(NSRD_PROG, NSRD_V1, STATUS, xt_void, status_res),
+	XP(NSRD_PROG, NSRD_V1, SAVEGRP, savegrp_args, savegrp_res),
 	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_SS_FLAGS, mm_ss_flags_args,
 	   nsr_void_res),
 	XP(NSRMMD_PROG, NSRMMD_V1, MMD_SS_REMOVE, mmd_remove_args,
