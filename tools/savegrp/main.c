@@ -117,7 +117,8 @@ static int follow(const char *server, int64_t id, int verbose)
 	rc = nsr_jobd_query_open_text(j, q, 1, &err);
 	while (rc == NSR_OK &&
 	       nsr_jobd_query_next(j, &job, &err) == NSR_OK) {
-		printf("  %-30s %-6s %-10s %s\n", job->client ? job->client : "",
+		printf("  %-30s %-6s %-10s %s\n",
+		       job->client ? job->client : "",
 		       job->level ? job->level : "",
 		       nsr_jobdb_state_name(job->state),
 		       job->status ? job->status : "");
