@@ -10,7 +10,8 @@
 # sessions; starts are staggered; a client whose nsrexecd is stopped
 # fails only its part, after its client retries, and savegrp exits 1;
 # then a week of an autostart group against the test clock (NSR_TEST_CLOCK)
-# gives each day the level its schedule says (mminfo), skip included.
+# gives each day the level its schedule says (mminfo), skip included; a
+# group set to autostart "Start now" runs at once and becomes Enabled.
 # Group and client parallelism are checked by the admission tests.
 # Needs root and network namespaces (skipped otherwise).
 . "$(dirname "$0")/lib.sh"
@@ -175,5 +176,18 @@ check "the week's levels: full incr 1 2 incr 3 (got: $got)" \
 	test "$got" = "full incr 1 2 incr 3"
 check "the skip day ran nothing and said so" \
 	grep -q "group W ended: succeeded: 0 client(s), 1 skipped" "$ROOT/srv/logs/daemon.log"
+
+# --- autostart "Start now": at once, then Enabled ------------------------
+nsradmin_do "create type: NSR group; name: Now; autostart: Start now" \
+	"create type: NSR client; name: c05; group: Now; save set: $ROOT/c05/data/s1"
+for _ in $(seq 1 300); do
+	grep -q "group Now ended: succeeded: 1 client" "$ROOT/srv/logs/daemon.log" && break
+	sleep 0.1
+done
+check "autostart Start now: the group ran at once" \
+	grep -q "group Now ended: succeeded: 1 client" "$ROOT/srv/logs/daemon.log"
+printf 'print type: NSR group; name: Now\n' |
+	on srv "$BIN/nsradmin" -s srv -i - >"$W/now.out" 2>&1
+check "... and its autostart became Enabled" grep -qi "autostart: *Enabled" "$W/now.out"
 echo "# $(( $(date +%s) - START )) s"
 nsr_done
