@@ -2,11 +2,12 @@
  * nsrd - the master daemon of an OpenNSR server: holds the resource
  * database (<root>/res/nsrdb), spawns and supervises nsrmmdbd, nsrindexd
  * and nsrjobd (restarting one that dies, with back-off), admits save and
- * recover sessions and performs volume operations for nsrmm.
+ * recover sessions and performs volume operations for nsrmm; its
+ * scheduler (sched.c) starts groups and savegrp runs on the clients.
  *
- * Not done yet (later issues): the scheduler (groups/workflows), group
- * and client parallelism (only server parallelism is enforced), pool
- * selection criteria, remote storage nodes.
+ * Not done yet (later issues): workflows, group and client parallelism
+ * (only server parallelism is enforced), pool selection criteria, remote
+ * storage nodes.
  */
 #include "nsr/compat.h"
 

@@ -7,7 +7,9 @@
  * level, else the group's level, else the group's schedule, else the
  * client's schedule; a schedule's skip leaves the client out.  The
  * client's save reaches the server by the client's "server network
- * interface" when it has one, else by nsrd's host name.  Starts are
+ * interface" when it has one, else by nsrd's host name.  A client with
+ * "parallel save streams per save set: Yes" runs save --parallelism=N,
+ * N its parallelism.  Starts are
  * staggered (NSR_SCHED_STAGGER_MS, default 200 ms, between any two client
  * starts), at most the server's parallelism (or the group's savegrp
  * parallelism when lower) clients of a run are under way at once, and a
@@ -67,6 +69,7 @@ enum { T_WAIT, T_RUNNING, T_OK, T_FAILED, T_SKIPPED };
 struct task {
 	char client[NSR_HOST_MAX + 1];
 	char server[NSR_HOST_MAX + 1];	/* as the client names the server */
+	int pss;			/* save --parallelism (PSS); 0 = no */
 	char level[16];
 	char *sets[EXEC_SAVESETS_MAX];
 	size_t nsets;
@@ -241,6 +244,11 @@ static int plan(struct nsrd *n, const struct nsr_res *g, const char *want,
 		}
 		if (strcmp(t->level, "skip") == 0)
 			t->state = T_SKIPPED;
+		/* Parallel save streams use the client's parallelism. */
+		if (in_list(c, "parallel save streams per save set", "Yes"))
+			t->pss = atoi(nsr_res_get(c, "parallelism")
+					      ? nsr_res_get(c, "parallelism")
+					      : "4");
 		for (size_t j = 0; si >= 0 &&
 				   j < nsr_res_attr_nvalues(c, (size_t)si) &&
 				   t->nsets < EXEC_SAVESETS_MAX;
@@ -467,6 +475,7 @@ static void task_start(struct nsrd *n, struct grun *r, struct task *t)
 	a.level = t->level;
 	a.savesets = (const char *const *)t->sets;
 	a.nsavesets = t->nsets;
+	a.parallelism = t->pss;
 	nsr_buf_init(&err, 0);
 	rc = nsr_execd_new(t->client, 0, &t->h);
 	if (rc == NSR_OK) {
