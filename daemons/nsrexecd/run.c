@@ -2,7 +2,8 @@
  * run.c - nsrexecd runs save for the server (RUN_SAVE, RUN_POLL in
  * nsrexecd.x): one save process per save set, started with fork and
  * execv of the installed save program and arguments checked one by one,
- * never through a shell.  The call answers a run id at once; the server
+ * never through a shell, and only for a server named with -S calling
+ * from one of its addresses.  The call answers a run id at once; the server
  * polls the run until every save has ended, getting each one's exit
  * status and the last lines of its stderr.
  *
@@ -21,7 +22,9 @@
 #include "nsr/compat.h"
 
 #include <ctype.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -41,6 +44,8 @@
 
 #define RUN_FORGET_SEC 3600
 #define MAX_SERVERS 16
+#define MAX_SERVER_ADDRS 64
+#define RESOLVE_AGAIN_SEC 60	/* a caller not known: look up again */
 
 enum { SET_RUNNING = 0, SET_ENDED = 1, SET_NOSTART = 2 };
 
@@ -72,6 +77,11 @@ static struct {
 	char *servers[MAX_SERVERS];
 	int nservers;
 	char *mounts;		/* mount table file; NULL = /proc/self/mounts */
+	/* The servers' addresses, looked up at start and again (at most
+	 * every RESOLVE_AGAIN_SEC) when a caller is not among them. */
+	char addrs[MAX_SERVER_ADDRS][INET6_ADDRSTRLEN];
+	int naddrs;
+	time_t resolved;
 } g_runs = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* execd_run_option - -x, -S, -M. */
@@ -93,6 +103,60 @@ int execd_run_option(int opt, const char *arg)
 		return 0;
 	}
 	return -1;
+}
+
+/* resolve - the addresses of the -S servers into g_runs.addrs. */
+static void resolve(void)
+{
+	struct addrinfo hints, *res, *ai;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_STREAM;
+	g_runs.naddrs = 0;
+	g_runs.resolved = time(NULL);
+	for (int i = 0; i < g_runs.nservers; i++) {
+		if (getaddrinfo(g_runs.servers[i], NULL, &hints, &res) != 0) {
+			nsr_warn("server %s does not resolve: its calls are "
+				 "refused until it does", g_runs.servers[i]);
+			continue;
+		}
+		for (ai = res; ai && g_runs.naddrs < MAX_SERVER_ADDRS;
+		     ai = ai->ai_next) {
+			const void *a = ai->ai_family == AF_INET
+				? (const void *)&((struct sockaddr_in *)
+							  ai->ai_addr)->sin_addr
+				: (const void *)&((struct sockaddr_in6 *)
+							  ai->ai_addr)->sin6_addr;
+
+			if (inet_ntop(ai->ai_family, a,
+				      g_runs.addrs[g_runs.naddrs],
+				      INET6_ADDRSTRLEN))
+				g_runs.naddrs++;
+		}
+		freeaddrinfo(res);
+	}
+}
+
+/* known_caller - is the caller at an address of a -S server? */
+static int known_caller(const struct nsr_rpc_call *call)
+{
+	char addr[96], *colon;
+	const char *a;
+
+	snprintf(addr, sizeof(addr), "%s", nsr_rpc_call_peer(call));
+	colon = strrchr(addr, ':');
+	if (colon)
+		*colon = '\0';
+	a = strncmp(addr, "::ffff:", 7) == 0 ? addr + 7 : addr;
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < g_runs.naddrs; i++)
+			if (strcmp(g_runs.addrs[i], a) == 0)
+				return 1;
+		if (pass || time(NULL) - g_runs.resolved < RESOLVE_AGAIN_SEC)
+			break;
+		resolve();
+	}
+	return 0;
 }
 
 /* execd_run_start - the save program: -x, else next to nsrexecd, else
@@ -118,6 +182,7 @@ int execd_run_start(struct nsr_daemon *d)
 	}
 	if (!g_runs.nservers)
 		nsr_info("no server may run saves here (give it with -S)");
+	resolve();
 	return 0;
 }
 
@@ -146,8 +211,10 @@ static int plain(const char *text)
 	return 1;
 }
 
-/* check_args - every argument of a RUN_SAVE, or why not into st. */
-static int check_args(const exec_save_args *a, nsr_status *st)
+/* check_args - the caller and every argument of a RUN_SAVE, or why not
+ * into st. */
+static int check_args(const exec_save_args *a,
+		      const struct nsr_rpc_call *call, nsr_status *st)
 {
 	int lv = *a->level ? nsr_level_parse(a->level) : NSR_LEVEL_FULL;
 	u_int n = a->savesets.savesets_len;
@@ -158,6 +225,13 @@ static int check_args(const exec_save_args *a, nsr_status *st)
 			       "saves on this host (nsrexecd serves %s; start "
 			       "it with -S SERVER)", a->server,
 			       g_runs.nservers ? "other servers" : "none");
+		return -1;
+	}
+	if (!known_caller(call)) {
+		nsr_status_set(st, NSR_ERR_PERM, "calls from %s are not from "
+			       "a server this host serves (nsrexecd -S names "
+			       "them; the address must be one of theirs)",
+			       nsr_rpc_call_peer(call));
 		return -1;
 	}
 	if (nsr_host_check(a->client) != NSR_OK || a->client[0] == '-') {
@@ -306,7 +380,8 @@ int execd_run_save(void *ctx, void *argp, void *resp,
 			       "on this host (nsrexecd -x PATH names it)");
 		return NSR_OK;
 	}
-	if (check_args(a, &res->st) != 0 || expand(a, &m, &res->st) != 0) {
+	if (check_args(a, call, &res->st) != 0 ||
+	    expand(a, &m, &res->st) != 0) {
 		nsr_warn("refused a save for %s: %s", nsr_rpc_call_peer(call),
 			 res->st.msg);
 		return NSR_OK;

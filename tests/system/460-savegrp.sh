@@ -4,6 +4,7 @@
 # the server srv has an AFTD and server parallelism 8.  Clients c01..cNN
 # (NSR_460_CLIENTS, default 50) are in two groups, each with two save
 # sets.  Checked: savegrp -n previews every client, save set and level;
+# a host other than the server cannot have a client's nsrexecd run save;
 # both groups run at once with savegrp and every save set completes
 # (mminfo), the jobs database has a savegrp job per group with a save job
 # per client under it, and a sampler (nsrwatch) never sees more than 8
@@ -86,6 +87,11 @@ on srv "$BIN/savegrp" -s srv -l 25:00 G1 >"$W/bad.out" 2>&1
 check "a bad level is refused (exit 3)" test $? = 3
 on srv "$BIN/savegrp" -s srv Nonesuch >"$W/bad.out" 2>&1
 check "a group that does not exist is refused (exit 3)" test $? = 3
+
+# only the server may have a client run saves: c01 asking c02 is refused
+on c01 "$BIN/execd_testclnt" c02 srv c02 full "$ROOT/c02/data/s1" >"$W/rogue.out" 2>&1
+check "a host that is not the server cannot run saves on a client (exit 2)" test $? = 2
+check "... told why" grep -q "calls from $(nsr_host_addr c01):[0-9]* are not from a server" "$W/rogue.out"
 
 # --- both groups at once, a sampler watching ----------------------------
 (
