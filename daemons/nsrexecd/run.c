@@ -122,11 +122,11 @@ static void resolve(void)
 		}
 		for (ai = res; ai && g_runs.naddrs < MAX_SERVER_ADDRS;
 		     ai = ai->ai_next) {
+			struct sockaddr_in *v4 = (void *)ai->ai_addr;
+			struct sockaddr_in6 *v6 = (void *)ai->ai_addr;
 			const void *a = ai->ai_family == AF_INET
-				? (const void *)&((struct sockaddr_in *)
-							  ai->ai_addr)->sin_addr
-				: (const void *)&((struct sockaddr_in6 *)
-							  ai->ai_addr)->sin6_addr;
+						? (const void *)&v4->sin_addr
+						: (const void *)&v6->sin6_addr;
 
 			if (inet_ntop(ai->ai_family, a,
 				      g_runs.addrs[g_runs.naddrs],
