@@ -2,11 +2,12 @@
  * nsrd - the master daemon of an OpenNSR server: holds the resource
  * database (<root>/res/nsrdb), spawns and supervises nsrmmdbd, nsrindexd
  * and nsrjobd (restarting one that dies, with back-off), admits save and
- * recover sessions and performs volume operations for nsrmm.
+ * recover sessions and performs volume operations for nsrmm; its
+ * scheduler (sched.c) starts groups and savegrp runs on the clients.
  *
- * Not done yet (later issues): the scheduler (groups/workflows), group
- * and client parallelism (only server parallelism is enforced), pool
- * selection criteria, remote storage nodes.
+ * Not done yet (later issues): workflows, group and client parallelism
+ * (only server parallelism is enforced), pool selection criteria, remote
+ * storage nodes.
  */
 #include "nsr/compat.h"
 
@@ -61,6 +62,7 @@ static const struct nsr_rpc_proc nsrd_procs[] = {
 	     nsrd_save_renew),
 	{STATUS, "status", NSR_XDR(xdr_void), 0, NSR_XDR(xdr_status_res),
 	 sizeof(status_res), nsrd_status, NSR_RPC_SERIAL},
+	PROC(SAVEGRP, "savegrp", savegrp_args, savegrp_res, nsrd_savegrp),
 };
 
 static const struct nsr_rpc_prog nsrd_progs[] = {
@@ -221,7 +223,7 @@ static int nsrd_connect_databases(struct nsrd *n)
 		return -1;
 	}
 	nsrd_reconcile(n);
-	return 0;
+	return nsrd_sched_start(n);
 }
 
 /* nsrd_started - spawn the server daemons under supervision. */
@@ -280,6 +282,7 @@ static void nsrd_stop(struct nsr_daemon *d)
 {
 	struct nsrd *n = d->ctx;
 
+	nsrd_sched_stop(n);
 	mmdb_clnt_close(n->mmdb);
 	nsr_ixclnt_close(n->ix);
 	nsr_jobd_close(n->jobd);

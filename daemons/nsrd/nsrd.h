@@ -238,6 +238,14 @@ int nsrd_status(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 int nsrd_label_finish(struct nsrd *n, const char *line);
 int nsrd_delete_finish(struct nsrd *n, const char *line);
 
+/* sched.c: the scheduler (groups, savegrp) */
+/* nsrd_sched_start - start the scheduler thread once the databases
+ * answer; nsrd_sched_stop - stop it (first thing at stop). */
+int nsrd_sched_start(struct nsrd *n);
+void nsrd_sched_stop(struct nsrd *n);
+/* nsrd_savegrp - SAVEGRP: run a group now, or preview it. */
+int nsrd_savegrp(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
+
 /* intent.c */
 /* nsrd_intent_add - durably list line under kind ("label", "delete")
  * before the operation it names starts; NSR_OK or an error (logged). */

@@ -4,8 +4,8 @@
  * and clients ask which port serves a program, so a client needs only the
  * server's host name.  It listens on the exec port (default 7937) and the
  * locator port (default 7938); with -s it also runs and supervises nsrsnmd,
- * making the host a storage node.  Running save for scheduled backups is
- * added with the scheduler.
+ * making the host a storage node.  For the servers named with -S it runs
+ * save (RUN_SAVE, RUN_POLL: run.c), as scheduled backups need.
  */
 #include "nsr/compat.h"
 
@@ -21,6 +21,7 @@
 #include "nsr/rpc/nsrexecd.h"
 #include "nsr/rpc_status.h"
 #include "nsr/xmalloc.h"
+#include "execd.h"
 
 #define MAX_ENTRIES 1024
 
@@ -178,6 +179,10 @@ static const struct nsr_rpc_proc execd_procs[] = {
 	 NSR_RPC_SERIAL},
 	{LOC_DUMP, "dump", NSR_XDR(xdr_void), 0, NSR_XDR(xdr_loc_dump_res),
 	 sizeof(loc_dump_res), loc_dump, NSR_RPC_SERIAL},
+	NSR_RPC_PROC(RUN_SAVE, "run_save", exec_save_args, exec_run_res,
+		     execd_run_save, NSR_RPC_SERIAL),
+	NSR_RPC_PROC(RUN_POLL, "run_poll", exec_poll_args, exec_poll_res,
+		     execd_run_poll, NSR_RPC_SERIAL),
 };
 
 static const struct nsr_rpc_prog execd_progs[] = {
@@ -185,7 +190,7 @@ static const struct nsr_rpc_prog execd_progs[] = {
 	 &g_execd},
 };
 
-/* execd_option - -l locator port, -s storage node. */
+/* execd_option - -l locator port, -s storage node; -x, -S, -M: run.c. */
 static int execd_option(struct nsr_daemon *d, int opt, const char *arg)
 {
 	NSR_UNUSED(d);
@@ -199,7 +204,7 @@ static int execd_option(struct nsr_daemon *d, int opt, const char *arg)
 		g_execd.storage_node = 1;
 		return 0;
 	}
-	return -1;
+	return execd_run_option(opt, arg);
 }
 
 /* execd_started - open the locator port, start nsrsnmd on storage nodes. */
@@ -221,6 +226,7 @@ static int execd_started(struct nsr_daemon *d)
 	}
 	nsr_buf_release(&err);
 	nsr_info("locator on port %d", g_execd.locator_port);
+	execd_run_start(d);
 	/* Children find the locator through the environment. */
 	{
 		char port[16];
@@ -253,12 +259,15 @@ static void execd_tick(struct nsr_daemon *d)
 	NSR_UNUSED(d);
 	if (g_execd.super)
 		nsr_super_tick(g_execd.super);
+	execd_run_tick();
 }
 
 /* execd_child_exit - SIGCHLD: hand a dead child to the supervisor. */
 static void execd_child_exit(struct nsr_daemon *d, pid_t pid, int status)
 {
 	NSR_UNUSED(d);
+	if (execd_run_exited(pid, status))
+		return;
 	if (g_execd.super)
 		nsr_super_exited(g_execd.super, pid, status);
 }
@@ -267,6 +276,7 @@ static void execd_child_exit(struct nsr_daemon *d, pid_t pid, int status)
 static void execd_stop(struct nsr_daemon *d)
 {
 	NSR_UNUSED(d);
+	execd_run_stop();
 	if (g_execd.super) {
 		nsr_super_stop_all(g_execd.super, 10000);
 		nsr_super_free(g_execd.super);
@@ -279,12 +289,16 @@ static void execd_stop(struct nsr_daemon *d)
 static const struct nsr_daemon_ops execd_ops = {
 	.name = "nsrexecd",
 	.summary = "OpenNSR host agent: locator for RPC programs, storage node "
-		   "supervisor",
-	.extra_opts = "l:s",
+		   "supervisor, runs save for its servers",
+	.extra_opts = "l:sx:S:M:",
 	.extra_usage =
 		"  -l port     locator port (env NSR_PORTMAP_PORT, default "
 		"7938)\n"
-		"  -s          storage node: run and supervise nsrsnmd\n",
+		"  -s          storage node: run and supervise nsrsnmd\n"
+		"  -S server   a server that may run save here (repeatable)\n"
+		"  -x path     the save program (default: next to nsrexecd)\n"
+		"  -M file     mount table for the save set All (default "
+		"/proc/self/mounts)\n",
 	.default_port = NSR_EXEC_PORT_DEFAULT,
 	.no_register = 1,
 	.tick_ms = 1000,

@@ -55,6 +55,9 @@ int nsr_nsrd_res_delete(struct nsr_nsrd *d, res_text_args *a,
 /* nsr_nsrd_status - devices, movers, sessions and waits (nsrwatch). */
 int nsr_nsrd_status(struct nsr_nsrd *d, status_res *r);
 
+/* nsr_nsrd_savegrp - run a group now, or preview it (savegrp). */
+int nsr_nsrd_savegrp(struct nsr_nsrd *d, savegrp_args *a, savegrp_res *r);
+
 /* Sessions (save, recover, the movers). */
 int nsr_nsrd_save_start(struct nsr_nsrd *d, save_start_args *a,
 			save_start_res *r);

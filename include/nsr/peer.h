@@ -76,6 +76,13 @@ const char *nsr_peer_host(const struct nsr_peer *p);
 int nsr_peer_port(const struct nsr_peer *p);
 /* nsr_peer_errmsg - the last failure, naming program, host and port. */
 const char *nsr_peer_errmsg(const struct nsr_peer *p);
+/* nsr_peer_outcome - what a client library returns for a call that
+ * gave rc and, when rc is NSR_OK, the peer's status code and msg: rc with
+ * nsr_peer_errmsg in err, or code with prefix and msg in err (a
+ * non-negative failure code is NSR_ERR_PROTO).  err may be NULL. */
+struct nsr_buf;
+int nsr_peer_outcome(const struct nsr_peer *p, int rc, int code,
+		     const char *msg, const char *prefix, struct nsr_buf *err);
 /* nsr_peer_free - close and free (NULL is fine). */
 void nsr_peer_free(struct nsr_peer *p);
 

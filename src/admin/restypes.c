@@ -10,6 +10,7 @@
 #include "nsr/buf.h"
 #include "nsr/err.h"
 #include "nsr/res.h"
+#include "nsr/sched.h"
 
 #define REQ NSR_RES_REQUIRED
 #define UNIQ NSR_RES_UNIQUE
@@ -373,40 +374,62 @@ static int check_order(const struct nsr_res *r, const char *type,
 	return NSR_OK;
 }
 
-/* Attributes with a syntax of their own: a schedule's levels, a group's
- * start time and interval.  Their parsers belong to the scheduler, which
- * sets check here; until then (check NULL) the value is stored as given.
- * check returns NSR_OK or an error after appending the reason to why. */
-static const struct {
-	const char *type, *attr;
-	int (*check)(const char *value, struct nsr_buf *why);
-} syntax[] = {
-	{ "NSR schedule", "action", NULL },
-	{ "NSR schedule", "override", NULL },
-	{ "NSR group", "start time", NULL },
-	{ "NSR group", "interval", NULL },
-};
+/* check_schedule - an NSR schedule's period, action and overrides parse
+ * (sched.h). */
+static int check_schedule(const struct nsr_res *r, struct nsr_buf *why)
+{
+	long i = nsr_res_find(r, "override");
+	size_t n = i >= 0 ? nsr_res_attr_nvalues(r, (size_t)i) : 0;
+	const char **ov = calloc(n + 1, sizeof(*ov));
+	struct nsr_sched *s = malloc(sizeof(*s));
+	int rc = NSR_ERR_NOMEM;
 
-/* check_syntax - the syntax[] rules for r's type. */
+	if (ov && s) {
+		for (size_t j = 0; j < n; j++)
+			ov[j] = nsr_res_attr_value(r, (size_t)i, j);
+		rc = nsr_sched_parse(nsr_res_get(r, "period"),
+				     nsr_res_get(r, "action"), ov, n, s, why);
+		if (rc != NSR_OK)
+			rc = NSR_ERR_INVAL;
+	}
+	free(ov);
+	free(s);
+	return rc;
+}
+
+/* check_group - an NSR group's start time, interval and level override
+ * parse (sched.h). */
+static int check_group(const struct nsr_res *r, struct nsr_buf *why)
+{
+	const char *v = nsr_res_get(r, "start time");
+	int sec, rc = NSR_OK;
+
+	if (v && *v)
+		rc = nsr_sched_parse_start(v, &sec, why);
+	v = nsr_res_get(r, "interval");
+	if (rc == NSR_OK && v && *v)
+		rc = nsr_sched_parse_interval(v, &sec, why);
+	v = nsr_res_get(r, "level");
+	if (rc == NSR_OK && v && *v && nsr_sched_level_parse(v) < 0) {
+		if (why)
+			nsr_buf_addf(why, "level '%.40s': full, incr, 1 to 9 "
+				     "or skip (or empty: each client's "
+				     "schedule decides)", v);
+		rc = NSR_ERR_INVAL;
+	}
+	if (rc != NSR_OK)
+		rc = NSR_ERR_INVAL;
+	return rc;
+}
+
+/* check_syntax - attributes with a syntax of their own. */
 static int check_syntax(const struct nsr_res *r, const char *type,
 			struct nsr_buf *why)
 {
-	for (size_t k = 0; k < NSR_ARRAY_SIZE(syntax); k++) {
-		long i;
-		int rc;
-
-		if (!syntax[k].check || !nsr_res_name_eq(type, syntax[k].type))
-			continue;
-		i = nsr_res_find(r, syntax[k].attr);
-		for (size_t j = 0; i >= 0 &&
-				   j < nsr_res_attr_nvalues(r, (size_t)i);
-		     j++) {
-			rc = syntax[k].check(nsr_res_attr_value(r, (size_t)i,
-								j), why);
-			if (rc != NSR_OK)
-				return rc;
-		}
-	}
+	if (nsr_res_name_eq(type, "NSR schedule"))
+		return check_schedule(r, why);
+	if (nsr_res_name_eq(type, "NSR group"))
+		return check_group(r, why);
 	return NSR_OK;
 }
 

@@ -237,6 +237,24 @@ const char *nsr_peer_errmsg(const struct nsr_peer *p)
 	return p->err[0] ? p->err : "no error";
 }
 
+/* nsr_peer_outcome - a call's result: the transport's words, or the
+ * peer's status (a non-negative failure code is a protocol error). */
+int nsr_peer_outcome(const struct nsr_peer *p, int rc, int code,
+		     const char *msg, const char *prefix, struct nsr_buf *err)
+{
+	if (rc != NSR_OK) {
+		if (err)
+			nsr_buf_addstr(err, nsr_peer_errmsg(p));
+		return rc;
+	}
+	if (code == NSR_OK)
+		return NSR_OK;
+	if (err)
+		nsr_buf_addf(err, "%s%s", prefix ? prefix : "",
+			     msg && *msg ? msg : nsr_strerror(code));
+	return code < 0 ? code : NSR_ERR_PROTO;
+}
+
 /* nsr_peer_free - close and free. */
 void nsr_peer_free(struct nsr_peer *p)
 {

@@ -78,8 +78,10 @@ nsr_start() {
 	PIDS+=("$(cat "$ROOT/logs/$d.pid")")
 }
 
+# nsr_start_datazone - nsrexecd -s (with the array NSR_EXECD_ARGS added,
+# e.g. -S SERVER) and nsrd with its children, all answering.
 nsr_start_datazone() {
-	nsr_start nsrexecd -s
+	nsr_start nsrexecd -s "${NSR_EXECD_ARGS[@]}"
 	nsr_start nsrd
 	nsr_wait_registered nsrmmdbd
 	nsr_wait_registered nsrjobd

@@ -167,6 +167,12 @@ int nsr_nsrd_status(struct nsr_nsrd *d, status_res *r)
 		    r, &r->st, NSR_PEER_RETRY);
 }
 
+/* nsr_nsrd_savegrp - SAVEGRP (not repeated: it starts a group run). */
+int nsr_nsrd_savegrp(struct nsr_nsrd *d, savegrp_args *a, savegrp_res *r)
+{
+	return CALL(SAVEGRP, savegrp_args, savegrp_res, 0);
+}
+
 /* nsr_nsrd_save_renew - SAVE_RENEW. */
 int nsr_nsrd_save_renew(struct nsr_nsrd *d, save_renew_args *a,
 			nsr_void_res *r)

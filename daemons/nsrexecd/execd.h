@@ -1,0 +1,31 @@
+/*
+ * execd.h - private to nsrexecd: running save for the server (run.c).
+ */
+#ifndef EXECD_H
+#define EXECD_H
+
+#include <sys/types.h>
+
+#include "nsr/rpc.h"
+
+struct nsr_daemon;
+
+/* execd_run_option - -x save program, -S allowed server, -M mount table;
+ * 0 or -1 (bad argument). */
+int execd_run_option(int opt, const char *arg);
+/* execd_run_start - find the save program; 0, or -1 when it is missing
+ * (logged). */
+int execd_run_start(struct nsr_daemon *d);
+/* execd_run_save, execd_run_poll - the RUN_SAVE and RUN_POLL handlers. */
+int execd_run_save(void *ctx, void *argp, void *resp,
+		   struct nsr_rpc_call *call);
+int execd_run_poll(void *ctx, void *argp, void *resp,
+		   struct nsr_rpc_call *call);
+/* execd_run_exited - a reaped child: 1 if it was one of our saves. */
+int execd_run_exited(pid_t pid, int status);
+/* execd_run_tick - read the saves' stderr; forget old unpolled runs. */
+void execd_run_tick(void);
+/* execd_run_stop - SIGTERM every running save; free everything. */
+void execd_run_stop(void);
+
+#endif /* EXECD_H */
