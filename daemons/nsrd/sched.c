@@ -51,6 +51,7 @@
 #include "nsr/jobd_clnt.h"
 #include "nsr/level.h"
 #include "nsr/log.h"
+#include "nsr/pssspec.h"
 #include "nsr/rpc.h"
 #include "nsr/rpc/nsrexecd.h"
 #include "nsr/sched.h"
@@ -70,6 +71,7 @@ struct task {
 	char client[NSR_HOST_MAX + 1];
 	char server[NSR_HOST_MAX + 1];	/* as the client names the server */
 	int pss;			/* save --parallelism (PSS); 0 = no */
+	char pss_spec[NSR_SHORT_MAX];	/* save --pss=SPEC with pss */
 	char level[16];
 	char *sets[EXEC_SAVESETS_MAX];
 	size_t nsets;
@@ -131,6 +133,25 @@ static int in_list(const struct nsr_res *r, const char *attr,
 		if (strcasecmp(nsr_res_attr_value(r, (size_t)i, j), name) == 0)
 			return 1;
 	return 0;
+}
+
+/* pss_spec - client c's PSS:streams_per_ss from its save operations
+ * into spec, or the default count when it names none. */
+static void pss_spec(const struct nsr_res *c, char *spec, size_t size)
+{
+	long i = nsr_res_find(c, "save operations");
+	size_t n = i >= 0 ? nsr_res_attr_nvalues(c, (size_t)i) : 0;
+	const char *ops[64];
+	struct nsr_buf b;
+
+	for (size_t j = 0; j < n && j < NSR_ARRAY_SIZE(ops); j++)
+		ops[j] = nsr_res_attr_value(c, (size_t)i, j);
+	nsr_buf_init(&b, size - 1);
+	if (nsr_pssspec_from_ops(ops, n < 64 ? n : 64, &b) == 1 && b.len)
+		snprintf(spec, size, "%s", b.data);
+	else
+		snprintf(spec, size, "%d", NSR_PSS_STREAMS_DEFAULT);
+	nsr_buf_release(&b);
 }
 
 /* free_tasks - a run's tasks and their save set names. */
@@ -245,10 +266,12 @@ static int plan(struct nsrd *n, const struct nsr_res *g, const char *want,
 		if (strcmp(t->level, "skip") == 0)
 			t->state = T_SKIPPED;
 		/* Parallel save streams use the client's parallelism. */
-		if (in_list(c, "parallel save streams per save set", "Yes"))
+		if (in_list(c, "parallel save streams per save set", "Yes")) {
 			t->pss = atoi(nsr_res_get(c, "parallelism")
 					      ? nsr_res_get(c, "parallelism")
 					      : "4");
+			pss_spec(c, t->pss_spec, sizeof(t->pss_spec));
+		}
 		for (size_t j = 0; si >= 0 &&
 				   j < nsr_res_attr_nvalues(c, (size_t)si) &&
 				   t->nsets < EXEC_SAVESETS_MAX;
@@ -476,6 +499,7 @@ static void task_start(struct nsrd *n, struct grun *r, struct task *t)
 	a.savesets = (const char *const *)t->sets;
 	a.nsavesets = t->nsets;
 	a.parallelism = t->pss;
+	a.pss = t->pss ? t->pss_spec : "";
 	nsr_buf_init(&err, 0);
 	rc = nsr_execd_new(t->client, 0, &t->h);
 	if (rc == NSR_OK) {

@@ -37,6 +37,7 @@
 #include "nsr/level.h"
 #include "nsr/log.h"
 #include "nsr/mounts.h"
+#include "nsr/pssspec.h"
 #include "nsr/rpc/nsrexecd.h"
 #include "nsr/rpc_status.h"
 #include "nsr/xmalloc.h"
@@ -211,6 +212,26 @@ static int plain(const char *text)
 	return 1;
 }
 
+/* pss_ok - text is a PSS:streams_per_ss setting save accepts (the
+ * core parser's verdict); else 0 with the reason in st. */
+static int pss_ok(const char *text, nsr_status *st)
+{
+	struct nsr_pssspec *spec = NULL;
+	struct nsr_buf why;
+	int rc;
+
+	nsr_buf_init(&why, 0);
+	rc = text[0] == '-' ? NSR_ERR_SYNTAX
+			    : nsr_pssspec_parse(text, &spec, &why);
+	if (rc != NSR_OK)
+		nsr_status_set(st, NSR_ERR_INVAL, "'%.64s' is not a parallel "
+			       "save streams setting: %.200s", text,
+			       why.len ? why.data : nsr_strerror(rc));
+	nsr_pssspec_free(spec);
+	nsr_buf_release(&why);
+	return rc == NSR_OK;
+}
+
 /* check_args - the caller and every argument of a RUN_SAVE, or why not
  * into st. */
 static int check_args(const exec_save_args *a,
@@ -249,11 +270,8 @@ static int check_args(const exec_save_args *a,
 			       "or 1 to 9", a->level);
 		return -1;
 	}
-	if (*a->pss && (!plain(a->pss) || strchr(a->pss, ' '))) {
-		nsr_status_set(st, NSR_ERR_INVAL, "'%.64s' is not a parallel "
-			       "save streams setting", a->pss);
+	if (*a->pss && !pss_ok(a->pss, st))
 		return -1;
-	}
 	if (a->parallelism < 0 || a->parallelism > 1024) {
 		nsr_status_set(st, NSR_ERR_INVAL, "parallelism %d: 0 to 1024",
 			       a->parallelism);
@@ -317,6 +335,10 @@ static void spawn(const exec_save_args *a, struct run_set *s)
 	if (*a->level) {
 		argv[n++] = (char *)"-l";
 		argv[n++] = a->level;
+	}
+	if (*a->group) {
+		argv[n++] = (char *)"-g";
+		argv[n++] = a->group;
 	}
 	if (*a->pss) {
 		snprintf(pss, sizeof(pss), "--pss=%s", a->pss);
