@@ -136,6 +136,8 @@ static int on_file_end(void *ctx, const struct nsr_asm_file_end *fe)
 	}
 	if (!r->cur.write)
 		goto out;
+	if (r->cur.meta.unsized) /* its size is known only now */
+		r->cur.meta.size = fe->bytes;
 	if (!r->cur.failed &&
 	    ftruncate(r->cur.fd, (off_t)r->cur.meta.size) != 0) {
 		rst_error(r, r->cur.path, NSR_ERR_SYSTEM, "truncate");
