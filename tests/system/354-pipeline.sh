@@ -95,6 +95,8 @@ check "and names it" grep -q "cannot run no-such-command-354" "$W/r4.err"
 check "--pipe-read below 4 KB is a usage error" test $? -eq 2
 "$BIN/save" -s $S --pipe=PIPE/rel -- "$W/gen.sh" >/dev/null 2>&1
 check "a relative pseudo-path is a usage error" test $? -eq 2
+"$BIN/save" -s $S -l incr --pipe=/PIPE/gen -- "$W/gen.sh" >/dev/null 2>&1
+check "an incremental pipeline save is a usage error" test $? -eq 2
 "$BIN/save" -s $S --pipe=/PIPE/small --pipe-read=16K -N stdin-set - \
 	<"$W/gen.sh" >"$W/stdin.out" 2>&1
 check "save --pipe=NAME - saves the standard input" test $? -eq 0

@@ -267,6 +267,8 @@ static const char *pipe_args(struct nsr_session_save_opts *so,
 	so->pipe_read = (size_t)v;
 	if (so->bigasm)
 		return "--pipe and -B do not go together";
+	if (so->level[0] && strcmp(so->level, "full") != 0)
+		return "a pipeline save is always whole: -l full or none";
 	if (n == 1 && strcmp(args[0], "-") == 0 && !dashdash)
 		return NULL; /* save's own standard input */
 	if (n == 0)
