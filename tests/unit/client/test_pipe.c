@@ -39,7 +39,8 @@ static int run_read(const char *const argv[], struct nsr_buf *out,
 static void test_runcmd(void **state)
 {
 	const char *echo[] = {"printf", "%s|", "a b", "$HOME", "*", NULL};
-	const char *fails[] = {"sh", "-c", "echo out; echo bad >&2; exit 3", NULL};
+	const char *fails[] = {"sh", "-c", "echo out; echo bad >&2; exit 3",
+			       NULL};
 	const char *killed[] = {"sh", "-c", "kill -TERM $$", NULL};
 	const char *noisy[] = {"sh", "-c",
 			 "head -c 100000 /dev/zero | tr '\\0' x >&2; "
