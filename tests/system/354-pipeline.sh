@@ -3,9 +3,11 @@
 # recover into a command (recover --pipe -- command).
 #  - a deterministic generator's output (6 MB) saved as /PIPE/gen:
 #    complete in mminfo, the read size and the command's end in the job
-#    log; recovered by save set id and by path into sha256sum, the same
-#    sum as the generator's output; and into a file by recover -d, the
-#    same bytes (the size comes from the unsized file's FILE_END);
+#    log; its index entry has the size known at the end, and so has the
+#    one scanner -i rebuilds; recovered by save set id and by path into
+#    sha256sum, the same sum as the generator's output; and into a file
+#    by recover -d, the same bytes (the size from the unsized file's
+#    FILE_END);
 #  - --pipe-read bounds and the read size in the summary and job log;
 #    save's own standard input (--pipe=NAME -); a file save's read size
 #    in its job log too;
@@ -66,6 +68,17 @@ log=$(joblog "$SSID")
 check "the job log has the read size and the exit status ($log)" \
 	grep -q "read size 64 KB; command .*gen.sh exited with status 0" <<<"$log"
 
+CL=$("$BIN/mminfo" -s $S -q "ssid=${SSID:-0}" -r client 2>/dev/null | tail -1 |
+	tr -d ' ')
+check "the index entry has the size known at the end ($CL)" \
+	grep -q "^$SSID $size /PIPE/gen$" \
+	<("$BIN/mmdtest" ixfind $S "$CL" /PIPE/gen 2>&1)
+out=$("$BIN/scanner" -i -S "$SSID" -s $S "$W/aftd1" 2>&1)
+check "scanner -i indexes the save set again ($out)" \
+	grep -q "save set $SSID .*: 1 index entries rebuilt" <<<"$out"
+check "with the size from the unsized file's FILE_END" \
+	grep -q "^$SSID $size /PIPE/gen$" \
+	<("$BIN/mmdtest" ixfind $S "$CL" /PIPE/gen 2>&1)
 got=$("$BIN/recover" -s $S -q -S "$SSID" --pipe -- sha256sum 2>"$W/r1.err" |
 	awk '{print $1}')
 check "recover -S --pipe into sha256sum: the generator's bytes" \
