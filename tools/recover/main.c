@@ -89,7 +89,7 @@ static void on_restored(void *ctx, const struct nsr_asm_file *f,
 
 	NSR_UNUSED(f);
 	if (ui->verbose)
-		printf("%s\n", target);
+		fprintf(ui->out, "%s\n", target);
 }
 
 /* on_message - the session's messages: progress on standard output
