@@ -6,9 +6,11 @@
 # round-trip time (tests/bench/latency; needs root for its network
 # namespaces, skipped otherwise), concurrent sessions into one device and
 # the restore of one save set from an interleaved volume
-# (tests/bench/sessions: run-sessions.sh and bench_demux).  Output goes to the terminal and
-# to DIR/<name>.txt; the data lives under DIR too (default
-# ./bench-results, a few GB at full size).  Run it on a quiet machine and
+# (tests/bench/sessions: run-sessions.sh and bench_demux), and save
+# against tar for large and small files (tests/bench/save: run-save.sh;
+# cold cache with root).  Output goes to the terminal and to
+# DIR/<name>.txt; the data lives under DIR too (default ./bench-results,
+# a few GB at full size).  Run it on a quiet machine and
 # compare ratios, not absolute figures, between machines.
 #
 #   ./packaging/run-benchmarks.sh [-q] [DIR]
@@ -27,16 +29,17 @@ BUILD=${NSR_BENCH_BUILD:-build-bench}
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DNSR_SANITIZE=OFF \
 	-DNSR_TESTS=ON -DNSR_BENCH=ON >/dev/null
 cmake --build "$BUILD" -j "$(nproc)" --target bench_mmdb bench_media \
-	bench_jobdb bench_jobd bench_demux nsrexecd nsrjobd delayproxy save \
-	recover mminfo nsrd nsrmmdbd nsrindexd nsrsnmd nsrmmd nsrmm nsradmin
+	bench_jobdb bench_jobd bench_demux bench_savedata nsrexecd nsrjobd \
+	delayproxy save recover mminfo nsrd nsrmmdbd nsrindexd nsrsnmd nsrmmd \
+	nsrmm nsradmin
 B=$BUILD/tests/bench
 
 if [ $quick = 1 ]; then
 	mmdb="-n 20000 -q 200" media="-s 32 -r 3" jobs=100000 latency=-q
-	sessions=-q
+	sessions=-q save=-q
 else
 	mmdb="-n 1000000 -q 2000" media="-s 256 -r 12" jobs=1000000 latency=""
-	sessions="-s 256 -r 3"
+	sessions="-s 256 -r 3" save="-r 3"
 fi
 
 run() { # NAME COMMAND... - run, show and keep the output
@@ -47,7 +50,7 @@ run() { # NAME COMMAND... - run, show and keep the output
 }
 
 mkdir -p "$out/mmdb" "$out/media" "$out/jobdb" "$out/jobd" "$out/latency" \
-	"$out/sessions" "$out/demux"
+	"$out/sessions" "$out/demux" "$out/save"
 # shellcheck disable=SC2086 # the option strings are meant to split
 run mmdb "$B/bench_mmdb" $mmdb -d "$out/mmdb"
 # shellcheck disable=SC2086
@@ -66,4 +69,7 @@ run latency ./tests/bench/latency/run-latency.sh $latency -b "$BUILD/bin" \
 run sessions ./tests/bench/sessions/run-sessions.sh $sessions \
 	-b "$BUILD/bin" -d "$out/sessions"
 run demux "$B/bench_demux" -d "$out/demux" -s 256 -r 5
+# shellcheck disable=SC2086
+run save ./tests/bench/save/run-save.sh $save -b "$BUILD/bin" \
+	-s "$B/bench_savedata" -d "$out/save"
 echo "==> results in $out"

@@ -962,7 +962,7 @@ int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	struct nsrd_session *s = find_session(n, a->jobid, a->ssid);
 	struct mmdb_clnt *mc = NULL;
 	struct mmdb_saveset ss;
-	char ssidtxt[32];
+	char ssidtxt[32], done[4096];
 	int ok = a->status == 0 || a->status == SAVE_END_NOINDEX;
 	int browsable = a->status == 0;
 
@@ -993,11 +993,15 @@ int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 		goto out;
 	}
 	snprintf(ssidtxt, sizeof(ssidtxt), "%u", a->ssid);
+	/* a complete save's message says how it went (read size, a
+	 * pipeline command's end): after the verdict */
+	snprintf(done, sizeof(done), "%s%s%s",
+		 browsable ? "save completed"
+			   : "save completed, but its file index entries "
+			     "were lost: recover it by save set id",
+		 a->msg[0] ? "; " : "", a->msg);
 	job_finish(a->jobid, ok, a->totalsize, a->nfiles, ssidtxt,
-		   !ok ? a->msg
-		   : browsable ? "save completed"
-			       : "save completed, but its file index entries "
-				 "were lost: recover it by save set id");
+		   !ok ? a->msg : done);
 	nsr_info("save set %u of %s:%s %s (%llu bytes, %llu files)%s%s",
 		 a->ssid, ss.client, ss.name, ok ? "completed" : "FAILED",
 		 (unsigned long long)a->totalsize,

@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "nsr/buf.h"
 #include "nsr/daemon.h"
 #include "nsr/err.h"
 #include "nsr/fileio.h"

@@ -11,6 +11,12 @@
  * its FILE record (version 2); the encoder and the decoder do this
  * themselves, so callers see whole paths of up to NSR_ASM_LONGPATH_MAX.
  *
+ * A regular file whose size is not known when it starts (the output of a
+ * command, save --pipe) is "unsized" (version 4): its FILE record says
+ * size 0 and carries NSR_ASM_FILE_UNSIZED, any number of DATA and HOLE
+ * records follow, and its FILE_END, the terminator, carries the total
+ * and the checksum; file_end() is where a reader learns the size.
+ *
  * Every record starts with a 12-byte frame (type, flags, length, CRC-32C)
  * and is bounded (NSR_ASM_MAX_DATA for data, NSR_ASM_MAX_XATTR_REC for
  * extended attributes, NSR_ASM_MAX_META for the rest).  The frame CRC of
@@ -32,7 +38,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#define NSR_ASM_VERSION 3	/* written; 1 and 2 are still read */
+#define NSR_ASM_VERSION 4	/* written; 1 to 3 are still read */
 #define NSR_ASM_VERSION_MIN 1
 #define NSR_ASM_MAGIC 0x4E534153u /* "NSAS" */
 #define NSR_ASM_FRAME_LEN 12
@@ -94,6 +100,11 @@ enum nsr_asm_fstatus {
 	NSR_ASM_FILE_CHANGED = 2, /* size changed while it was being read */
 };
 
+/* FILE record flags (byte 1 of the record; 0 before version 4). */
+enum nsr_asm_fflag {
+	NSR_ASM_FILE_UNSIZED = 0x01, /* version 4: size known at FILE_END */
+};
+
 /* The stream header.  Strings are NUL-terminated, at most NAME_MAX bytes. */
 struct nsr_asm_header {
 	uint32_t version;
@@ -123,6 +134,9 @@ struct nsr_asm_file {
 	const char *link;
 	const char *user;
 	const char *group;
+	/* 1: a regular file of unknown size (size is 0): the data runs
+	 * until FILE_END, whose bytes field gives the total (version 4) */
+	int unsized;
 };
 
 /* FILE_END as decoded.  ck_ok is 1 when the checksum computed over the
@@ -162,6 +176,8 @@ int nsr_asm_enc_header(struct nsr_asm_enc *e, const struct nsr_asm_header *h);
 /* nsr_asm_enc_file - start a file; *offset (may be NULL) gets the stream
  * offset of its FILE record.  For REG, DATA/HOLE for f->size bytes and a
  * FILE_END must follow; for other types call nsr_asm_enc_file_end at once.
+ * With f->unsized (REG, size 0) any amount of DATA/HOLE may follow and
+ * FILE_END records how much there was.
  * A path or link over NSR_ASM_PATH_MAX bytes is written as LONGSTR records
  * first (*offset is then that of the first of them).  NSR_ERR_TOOBIG for
  * strings over their bound, NSR_ERR_STATE out of order. */

@@ -85,6 +85,14 @@ struct nsr_restore_opts {
 				     *     here, else by number */
 	int keep_damaged;	    /* 1 = keep a damaged file's bytes as
 				     *     name.damaged (default: remove) */
+	int to_fd;		    /* 1 = the pipe target: the data of the
+				     *     one regular file selected goes to
+				     *     out_fd (recover --pipe), nothing
+				     *     is created; a second file is an
+				     *     error, other objects are passed
+				     *     over, a checksum mismatch is an
+				     *     error after the bytes went out */
+	int out_fd;
 };
 
 /*

@@ -104,7 +104,7 @@ struct nsr_saver_stats {
 	uint64_t errors;       /* per-file problems reported */
 	uint64_t changed;      /* files that changed while they were read */
 	uint64_t stream_bytes; /* bytes given to the sink */
-	size_t last_read_size; /* read size in use at the end */
+	size_t last_read_size; /* read size in use at the end (a pipe's) */
 	uint64_t unchanged;    /* level save: objects left out, unchanged */
 };
 
@@ -133,6 +133,19 @@ int nsr_saver_skip(struct nsr_saver *s, const struct nsr_walk_ent *e,
  * path client -> network -> mover -> device alone. */
 int nsr_saver_add_generated(struct nsr_saver *s, const char *path,
 			    uint64_t size);
+/* nsr_saver_add_pipe - a pipeline save's source: everything read from
+ * fd until end of file (a command's standard output, or save's own
+ * standard input) saved as the regular file path, a file of unsized data
+ * (nsr_savestream(5)), in reads of read_size bytes (NSR_SAVER_PIPE_MIN
+ * to NSR_SAVER_PIPE_MAX; 0 = NSR_SAVER_PIPE_DEFAULT).  The index call
+ * comes after the data, with the size then known.  fd is not closed.
+ * NSR_ERR_INVAL (read_size out of range), NSR_ERR_IO (a read failed:
+ * errno tells), or the sink's error; all of them sticky. */
+#define NSR_SAVER_PIPE_DEFAULT ((size_t)64 * 1024)
+#define NSR_SAVER_PIPE_MIN ((size_t)4 * 1024)
+#define NSR_SAVER_PIPE_MAX ((size_t)8 * 1024 * 1024)
+int nsr_saver_add_pipe(struct nsr_saver *s, const char *path, int fd,
+		       size_t read_size);
 /* nsr_saver_finish - write the END record.  NSR_OK or the sticky error. */
 int nsr_saver_finish(struct nsr_saver *s);
 /* nsr_saver_stats - counters so far. */

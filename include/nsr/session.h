@@ -13,7 +13,9 @@
  *      directory with its entry list), renewing the session's
  *      lease at nsrd while it streams, sending index entries in batches;
  *   4. ends the mover session (the data is durable and recorded), commits
- *      the index, and only then reports the save set complete (SAVE_END).
+ *      the index, and only then reports the save set complete (SAVE_END,
+ *      whose message, in the job log, gives the read size in use at the
+ *      end and, for a pipeline save, how its command ended).
  * If anything fails after step 1, the index session is aborted and the
  * save set reported aborted with the reason; if nsrd cannot be told, nsrd
  * settles it itself when the session's lease lapses (r->told_server says
@@ -49,6 +51,16 @@ struct nsr_session_save_opts {
 	uint64_t bigasm;	/* > 0: each path names a file of this many
 				 * bytes generated in memory (nothing is
 				 * read: bigasm), not a path to walk */
+	/* Pipeline save: pipe names the one file saved (an absolute
+	 * pseudo-path; paths are not walked), its data the standard output
+	 * of the command pipe_argv (run with execvp, no shell; NULL: this
+	 * process's standard input), read pipe_read bytes at a time (0 =
+	 * 64 KB; nsr_saver_add_pipe).  A command that exits non-zero or is
+	 * killed fails the save set; its exit status and the tail of its
+	 * stderr are in err and in the job log. */
+	const char *pipe;
+	const char *const *pipe_argv;
+	size_t pipe_read;
 	/* Optional callbacks (ctx is handed to each). */
 	void (*file)(void *ctx, const struct nsr_asm_file *f);
 	void (*file_error)(void *ctx, const char *path, int err,
@@ -56,6 +68,9 @@ struct nsr_session_save_opts {
 	void (*warn)(void *ctx, const char *msg);
 	/* stream bytes produced so far, every few megabytes */
 	void (*progress)(void *ctx, uint64_t stream_bytes);
+	/* pipeline save: the command's stderr (its last 64 KB), once it
+	 * ended, if it wrote any */
+	void (*pipe_stderr)(void *ctx, const char *text, size_t len);
 	void *ctx;
 	/* Parallel save streams (pss.h): this session is one stream of a
 	 * save point.  pss_streams > 0: the master (/sp) of that many
@@ -95,6 +110,9 @@ struct nsr_session_save_result {
 				      * (or complete, with no_index) */
 	int no_index;		     /* failed only in the index: the save
 				      * set is complete, not browsable */
+	char pipe_end[160];	     /* pipeline save with a command: how it
+				      * ended ("command x exited with status
+				      * 0"), else "" */
 };
 
 /* nsr_session_save - back up paths (absolute) as one save set.  NSR_OK
@@ -143,6 +161,9 @@ struct nsr_session_recover_opts {
 	const char *dest;	/* relocate under dest (NULL = in place) */
 	int conflict;		/* enum nsr_restore_conflict */
 	int keep_damaged;	/* keep a damaged file as name.damaged */
+	int to_fd;		/* 1: the one file selected goes to out_fd
+				 * (recover --pipe; restore.h to_fd) */
+	int out_fd;
 	/* Optional callbacks (ctx is handed to each). */
 	void (*restored)(void *ctx, const struct nsr_asm_file *f,
 			 const char *target);

@@ -99,6 +99,7 @@ struct nsr_asm_dec {
 	char user[NSR_ASM_NAME_MAX + 1];
 	char group[NSR_ASM_NAME_MAX + 1];
 	uint64_t file_size, file_done;
+	int file_unsized;    /* size known at FILE_END (file_size: max) */
 	struct asm_ck ck;
 	struct nsr_asm_trailer tot;
 	int cb_err;	     /* the error came from a callback */

@@ -7,7 +7,8 @@
  *
  *	HEADER (LONGSTR* FILE XATTR* DIRENTS* (DATA|HOLE)* FILE_END)* END
  *
- * (LONGSTR from version 2 on, DIRENTS from version 3 on; LONGSTR carries
+ * (LONGSTR from version 2 on, DIRENTS from version 3 on, unsized files
+ * from version 4 on; LONGSTR carries
  * a path too long for the FILE record, which then holds an empty string
  * in its place)
  * every bound and CRC, and that each file's data adds up to its size, so
@@ -198,11 +199,11 @@ static int on_longstr(struct nsr_asm_dec *d, struct nsr_rd *r)
 static int on_file(struct nsr_asm_dec *d, struct nsr_rd *r)
 {
 	struct nsr_asm_file f;
-	int rc, has_link, needs_link;
+	int rc, has_link, needs_link, flags;
 
 	memset(&f, 0, sizeof(f));
 	f.type = nsr_rd_u8(r);
-	nsr_rd_u8(r);
+	flags = nsr_rd_u8(r);
 	nsr_rd_u16(r);
 	f.mode = nsr_rd_u32(r);
 	f.uid = nsr_rd_u32(r);
@@ -237,6 +238,12 @@ static int on_file(struct nsr_asm_dec *d, struct nsr_rd *r)
 	    f.path[0] == '\0' || needs_link != has_link ||
 	    (f.type != NSR_ASM_REG && f.size != 0))
 		return NSR_ERR_CORRUPT;
+	/* Flags from version 4 on (0: the header was lost, maybe new). */
+	f.unsized = (flags & NSR_ASM_FILE_UNSIZED) != 0;
+	if ((flags & ~NSR_ASM_FILE_UNSIZED) != 0 ||
+	    (flags != 0 && d->version != 0 && d->version < 4) ||
+	    (f.unsized && (f.type != NSR_ASM_REG || f.size != 0)))
+		return NSR_ERR_CORRUPT;
 	d->path_long = f.path != d->path;
 	if (d->lng[0].total == 0 && d->lng[1].total == 0)
 		d->long_start = d->rec_offset;
@@ -248,7 +255,9 @@ static int on_file(struct nsr_asm_dec *d, struct nsr_rd *r)
 	rc = asm_ck_init(&d->ck, d->ck_alg);
 	if (rc)
 		return rc;
-	d->file_size = f.size;
+	/* unsized: no bound on its data but the counter's own */
+	d->file_size = f.unsized ? UINT64_MAX : f.size;
+	d->file_unsized = f.unsized;
 	d->file_done = 0;
 	d->file_xattrs = 0;
 	d->file_data = 0;
@@ -409,7 +418,8 @@ static int on_file_end(struct nsr_asm_dec *d, struct nsr_rd *r)
 	if (nsr_rd_error(r) || fe.status > NSR_ASM_FILE_CHANGED ||
 	    (fe.ck_alg != -1 && (fe.ck_alg != d->ck_alg ||
 				 fe.ck_len != asm_ck_len(d->ck_alg))) ||
-	    fe.bytes != d->file_size || d->file_done != d->file_size ||
+	    fe.bytes != d->file_done ||
+	    (!d->file_unsized && d->file_done != d->file_size) ||
 	    (d->dir_listed && d->dir_next != d->dir_total))
 		return NSR_ERR_CORRUPT;
 	if (fe.ck_len > NSR_ASM_CK_MAX)

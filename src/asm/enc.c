@@ -30,6 +30,7 @@ struct nsr_asm_enc {
 	struct nsr_asm_trailer tot;
 	int file_type;	 /* of the current file */
 	int file_listed; /* its DIRENTS were written: no more XATTR */
+	int file_unsized; /* its size is known at FILE_END only */
 };
 
 /* sink_write - pass bytes to the sink, tracking the offset. */
@@ -208,6 +209,8 @@ static int file_valid(const struct nsr_asm_file *f)
 		return NSR_ERR_INVAL;
 	if (f->type != NSR_ASM_REG && f->size != 0)
 		return NSR_ERR_INVAL;
+	if (f->unsized && (f->type != NSR_ASM_REG || f->size != 0))
+		return NSR_ERR_INVAL;
 	if (f->atime.tv_nsec < 0 || f->atime.tv_nsec >= 1000000000 ||
 	    f->mtime.tv_nsec < 0 || f->mtime.tv_nsec >= 1000000000 ||
 	    f->ctime.tv_nsec < 0 || f->ctime.tv_nsec >= 1000000000)
@@ -276,7 +279,7 @@ int nsr_asm_enc_file(struct nsr_asm_enc *e, const struct nsr_asm_file *f,
 		return rc;
 	rec_start(e);
 	put_u8(&e->rec, (uint8_t)f->type);
-	put_u8(&e->rec, 0);
+	put_u8(&e->rec, f->unsized ? NSR_ASM_FILE_UNSIZED : 0);
 	put_u16(&e->rec, 0);
 	put_u32(&e->rec, f->mode);
 	put_u32(&e->rec, f->uid);
@@ -302,7 +305,9 @@ int nsr_asm_enc_file(struct nsr_asm_enc *e, const struct nsr_asm_file *f,
 	if (rc)
 		return rc;
 	e->state = ENC_IN_FILE;
-	e->file_size = f->size;
+	/* unsized: no bound but the counter's own */
+	e->file_size = f->unsized ? UINT64_MAX : f->size;
+	e->file_unsized = f->unsized != 0;
 	e->file_done = 0;
 	e->file_xattrs = 0;
 	e->file_data = 0;
@@ -442,7 +447,7 @@ int nsr_asm_enc_file_end(struct nsr_asm_enc *e, int status)
 
 	if (rc)
 		return rc;
-	if (e->file_done != e->file_size ||
+	if ((!e->file_unsized && e->file_done != e->file_size) ||
 	    status < NSR_ASM_FILE_OK || status > NSR_ASM_FILE_CHANGED)
 		return NSR_ERR_INVAL;
 	rc = asm_ck_final(&e->ck, ck);

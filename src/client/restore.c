@@ -72,6 +72,8 @@ static int on_file(void *ctx, const struct nsr_asm_file *rec, uint64_t off)
 		r->st.filtered++;
 		return 0;
 	}
+	if (r->to_fd)
+		return rst_pipe_start(r, f);
 	if (*rst_rel_of(f->path) == '\0')
 		return rst_start_root(r, f);
 	return rst_start_object(r, f);
@@ -96,6 +98,8 @@ static int on_data(void *ctx, const void *p, size_t n)
 
 	if (!r->cur.write || r->cur.failed)
 		return 0;
+	if (r->to_fd)
+		return rst_pipe_write(r, p, n);
 	if (nsr_write_full(r->cur.fd, p, n) != NSR_OK) {
 		rst_error(r, r->cur.path, NSR_ERR_SYSTEM, "write");
 		r->cur.failed = 1;
@@ -112,6 +116,8 @@ static int on_hole(void *ctx, uint64_t len)
 
 	if (!r->cur.write || r->cur.failed)
 		return 0;
+	if (r->to_fd)
+		return rst_pipe_zeros(r, len);
 	if (lseek(r->cur.fd, (off_t)len, SEEK_CUR) < 0) {
 		rst_error(r, r->cur.path, NSR_ERR_SYSTEM, "seek");
 		r->cur.failed = 1;
@@ -136,6 +142,12 @@ static int on_file_end(void *ctx, const struct nsr_asm_file_end *fe)
 	}
 	if (!r->cur.write)
 		goto out;
+	if (r->to_fd) {
+		rc = rst_pipe_end(r, fe);
+		goto out;
+	}
+	if (r->cur.meta.unsized) /* its size is known only now */
+		r->cur.meta.size = fe->bytes;
 	if (!r->cur.failed &&
 	    ftruncate(r->cur.fd, (off_t)r->cur.meta.size) != 0) {
 		rst_error(r, r->cur.path, NSR_ERR_SYSTEM, "truncate");
@@ -221,7 +233,8 @@ int nsr_restore_new(struct nsr_restore **out,
 	if (o->conflict < NSR_RESTORE_SKIP ||
 	    o->conflict > NSR_RESTORE_RENAME ||
 	    (o->npaths > 0 && o->paths == NULL) ||
-	    (o->dest != NULL && o->dest[0] == '\0'))
+	    (o->dest != NULL && o->dest[0] == '\0') ||
+	    (o->to_fd && o->out_fd < 0))
 		return NSR_ERR_INVAL;
 	r = calloc(1, sizeof(*r));
 	if (r == NULL)
@@ -233,6 +246,8 @@ int nsr_restore_new(struct nsr_restore **out,
 	r->no_owner = o->no_owner;
 	r->owner_by_name = o->owner_by_name;
 	r->keep_damaged = o->keep_damaged;
+	r->to_fd = o->to_fd;
+	r->out_fd = o->out_fd;
 	r->is_root = geteuid() == 0;
 	if (cb)
 		r->cb = *cb;

@@ -106,7 +106,19 @@ struct nsr_restore {
 	struct rst_map links; /* saved path -> target, for hard links */
 	struct nsr_restore_stats st;
 	int err;
+	int to_fd;  /* the pipe target: data to out_fd (restore_pipe.c) */
+	int out_fd;
+	int piped;  /* its one file was started */
 };
+
+/* rst_pipe_start - the pipe target's FILE: the first regular file. */
+int rst_pipe_start(struct nsr_restore *r, const struct nsr_asm_file *f);
+/* rst_pipe_write - data to the pipe target. */
+int rst_pipe_write(struct nsr_restore *r, const void *p, size_t n);
+/* rst_pipe_zeros - a hole to the pipe target, as zeros. */
+int rst_pipe_zeros(struct nsr_restore *r, uint64_t len);
+/* rst_pipe_end - the pipe target's FILE_END: checksum, counters. */
+int rst_pipe_end(struct nsr_restore *r, const struct nsr_asm_file_end *fe);
 
 /* rst_error - report a per-file error (rc, with errno for NSR_ERR_SYSTEM). */
 void rst_error(struct nsr_restore *r, const char *path, int rc,

@@ -54,6 +54,7 @@ struct nsr_saver {
 	const char *test_eacces, *test_touch;
 	struct nsr_saver_stats st;
 	struct idname user, group;
+	size_t pipe_read; /* a pipe was saved with this read size */
 };
 
 /* nsr_saver_new - allocate a saver with its options and callbacks. */
@@ -529,6 +530,75 @@ static int save_regular(struct nsr_saver *s, const struct nsr_walk_ent *e)
 	return NSR_OK;
 }
 
+/* made_file - the file record of data made here rather than walked (a
+ * generated or a piped file): mode 0600, this process's owner, now. */
+static void made_file(struct nsr_saver *s, const char *path,
+		      struct nsr_asm_file *f)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	memset(f, 0, sizeof(*f));
+	f->type = NSR_ASM_REG;
+	f->path = path;
+	f->mode = 0600;
+	f->uid = (uint32_t)getuid();
+	f->gid = (uint32_t)getgid();
+	f->nlink = 1;
+	f->atime = f->mtime = f->ctime = now;
+	f->user = id_name(&s->user, f->uid, 0);
+	f->group = id_name(&s->group, f->gid, 1);
+}
+
+/* nsr_saver_add_pipe - fd's bytes until end of file as the unsized
+ * regular file path, read_size bytes a read; its index entry once its
+ * size is known. */
+int nsr_saver_add_pipe(struct nsr_saver *s, const char *path, int fd,
+		       size_t read_size)
+{
+	struct nsr_asm_file f;
+	uint64_t off = 0, done = 0;
+	size_t got = 0;
+	int rc;
+
+	if (s->err)
+		return s->err;
+	if (read_size == 0)
+		read_size = NSR_SAVER_PIPE_DEFAULT;
+	if (read_size < NSR_SAVER_PIPE_MIN || read_size > NSR_SAVER_PIPE_MAX)
+		return NSR_ERR_INVAL;
+	rc = header(s);
+	if (rc == NSR_OK)
+		rc = read_buf(s, read_size);
+	if (rc != NSR_OK)
+		return fail(s, rc);
+	s->pipe_read = read_size;
+	made_file(s, path, &f);
+	f.unsized = 1;
+	rc = nsr_asm_enc_file(s->enc, &f, &off);
+	do {
+		/* whole reads (a pipe gives what it holds): records of
+		 * read_size bytes, as the command's block size would */
+		if (rc == NSR_OK && nsr_read_full(fd, s->buf, read_size,
+						  &got) != NSR_OK)
+			rc = NSR_ERR_IO;
+		if (rc == NSR_OK)
+			rc = emit_chunk(s, s->buf, got);
+		done += got;
+	} while (rc == NSR_OK && got == read_size);
+	if (rc == NSR_OK)
+		rc = nsr_asm_enc_file_end(s->enc, NSR_ASM_FILE_OK);
+	f.unsized = 0;
+	f.size = done;
+	if (rc == NSR_OK && s->cb.index)
+		rc = s->cb.index(s->cb.index_ctx, &f, off);
+	if (rc != NSR_OK)
+		return fail(s, rc < 0 ? rc : NSR_ERR_INVAL);
+	s->st.files++;
+	s->st.bytes += done;
+	return NSR_OK;
+}
+
 /* nsr_saver_add_generated - a bigasm-style test file: size bytes made in
  * memory (a random megabyte, its first 8 bytes the megabyte's number, so
  * no two are alike), saved as the regular file path.  Nothing is read
@@ -538,7 +608,6 @@ int nsr_saver_add_generated(struct nsr_saver *s, const char *path,
 {
 	const size_t unit = 1u << 20;
 	struct nsr_asm_file f;
-	struct timespec now;
 	uint64_t off = 0, done = 0, seed = 0x9e3779b97f4a7c15u;
 	int rc;
 
@@ -555,18 +624,8 @@ int nsr_saver_add_generated(struct nsr_saver *s, const char *path,
 		seed ^= seed << 17;
 		memcpy(s->buf + i, &seed, 8);
 	}
-	clock_gettime(CLOCK_REALTIME, &now);
-	memset(&f, 0, sizeof(f));
-	f.type = NSR_ASM_REG;
-	f.path = path;
-	f.mode = 0600;
-	f.uid = (uint32_t)getuid();
-	f.gid = (uint32_t)getgid();
-	f.nlink = 1;
+	made_file(s, path, &f);
 	f.size = size;
-	f.atime = f.mtime = f.ctime = now;
-	f.user = id_name(&s->user, f.uid, 0);
-	f.group = id_name(&s->group, f.gid, 1);
 	rc = nsr_asm_enc_file(s->enc, &f, &off);
 	if (rc == NSR_OK && s->cb.index)
 		rc = s->cb.index(s->cb.index_ctx, &f, off);
@@ -786,5 +845,6 @@ void nsr_saver_stats(const struct nsr_saver *s, struct nsr_saver_stats *st)
 {
 	*st = s->st;
 	st->stream_bytes = nsr_asm_enc_offset(s->enc);
-	st->last_read_size = nsr_readsize_get(s->rs);
+	st->last_read_size = s->pipe_read ? s->pipe_read
+					  : nsr_readsize_get(s->rs);
 }

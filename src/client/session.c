@@ -25,6 +25,7 @@
 #include "nsr/nsrd_clnt.h"
 #include "nsr/peer.h"
 #include "nsr/rpc.h"
+#include "nsr/runcmd.h"
 #include "nsr/saver.h"
 #include "nsr/session.h"
 
@@ -35,6 +36,9 @@
 #define SESSION_RENEW_SEC 30
 /* The progress callback hears of every this many stream bytes. */
 #define PROGRESS_EVERY (4u << 20)
+/* A pipeline command's stderr in messages to nsrd (the job log): the
+ * last this many bytes (the RPC message holds 4 KB). */
+#define PIPE_ERR_SHOWN 2048
 
 /* The lease renewer: a thread renewing every renew_sec() over its own
  * connection to nsrd until stopped.  mu guards everything below it. */
@@ -61,6 +65,7 @@ struct save_run {
 	char mmd_err[1024]; /* why the stream to the mover failed */
 	unsigned wait_kind; /* what SAVE_START last waited for */
 	uint64_t streamed, progress_at; /* stream bytes; next progress */
+	struct nsr_buf pipe_msg; /* how a pipeline command ended */
 };
 
 /* renew_sec - seconds between renewals: a quarter of the lease when a
@@ -472,13 +477,63 @@ static int feed_all(struct save_run *s, struct nsr_saver *sv)
 	return rc;
 }
 
+/* pipe_source - a pipeline save: the command's standard output (or
+ * this process's standard input) through the saver; then the command's
+ * end: its stderr to the caller, how it ended in s->pipe_msg, and a
+ * failure of the command as the save's (err says why). */
+static int pipe_source(struct save_run *s, struct nsr_saver *sv,
+		       struct nsr_session_save_result *r, struct nsr_buf *err)
+{
+	const struct nsr_session_save_opts *o = s->o;
+	struct nsr_runcmd *cmd = NULL;
+	struct nsr_runcmd_status st;
+	int rc, wrc, e;
+
+	if (o->pipe_argv == NULL) {
+		rc = nsr_saver_add_pipe(sv, o->pipe, 0, o->pipe_read);
+		if (rc == NSR_ERR_IO)
+			nsr_buf_addf(err, "cannot read the standard input: %s",
+				     strerror(errno));
+		return rc;
+	}
+	rc = nsr_runcmd_start(&cmd, o->pipe_argv, NSR_RUNCMD_READ, err);
+	if (rc != NSR_OK)
+		return rc;
+	rc = nsr_saver_add_pipe(sv, o->pipe, nsr_runcmd_fd(cmd), o->pipe_read);
+	e = errno;
+	/* closes the pipe first: a command still writing (the save failed)
+	 * gets EPIPE and ends */
+	wrc = nsr_runcmd_wait(cmd, &st);
+	if (st.err_len > 0 && o->pipe_stderr)
+		o->pipe_stderr(o->ctx, st.err, st.err_len);
+	nsr_runcmd_describe(o->pipe_argv[0], &st, 0, &s->pipe_msg);
+	snprintf(r->pipe_end, sizeof(r->pipe_end), "%s", s->pipe_msg.data);
+	nsr_buf_reset(&s->pipe_msg);
+	nsr_runcmd_describe(o->pipe_argv[0], &st, PIPE_ERR_SHOWN,
+			    &s->pipe_msg);
+	if (rc == NSR_ERR_IO)
+		nsr_buf_addf(err, "cannot read the output of %s: %s",
+			     o->pipe_argv[0], strerror(e));
+	else if (rc == NSR_OK && wrc == NSR_ERR_SYSTEM)
+		nsr_buf_addf(err, "cannot wait for %s: %s", o->pipe_argv[0],
+			     strerror(errno));
+	else if (rc == NSR_OK && wrc != NSR_OK)
+		nsr_buf_addf(err, "the save set is not complete: %s",
+			     s->pipe_msg.data);
+	if (rc == NSR_OK)
+		rc = wrc;
+	nsr_runcmd_free(cmd);
+	return rc;
+}
+
 /* stream - walk the paths through a saver into the mover. */
 static int stream(struct save_run *s, char *const *paths, size_t npaths,
-		  struct nsr_saver_stats *st, struct nsr_buf *err)
+		  struct nsr_session_save_result *r, struct nsr_buf *err)
 {
 	struct nsr_saver_opts so;
 	struct nsr_saver_cb cb;
 	struct nsr_saver *sv = NULL;
+	size_t err_len = err->len;
 	int rc;
 
 	memset(&so, 0, sizeof(so));
@@ -502,7 +557,10 @@ static int stream(struct save_run *s, char *const *paths, size_t npaths,
 	rc = nsr_saver_new(&sv, &so, &cb);
 	if (rc == NSR_OK && s->o->feed)
 		rc = feed_all(s, sv);
-	for (size_t i = 0; rc == NSR_OK && !s->o->feed && i < npaths; i++)
+	else if (rc == NSR_OK && s->o->pipe)
+		rc = pipe_source(s, sv, r, err);
+	for (size_t i = 0; rc == NSR_OK && !s->o->feed && !s->o->pipe &&
+			   i < npaths; i++)
 		rc = s->o->bigasm
 			     ? nsr_saver_add_generated(sv, paths[i],
 						       s->o->bigasm)
@@ -510,9 +568,9 @@ static int stream(struct save_run *s, char *const *paths, size_t npaths,
 	if (rc == NSR_OK)
 		rc = nsr_saver_finish(sv);
 	if (sv)
-		nsr_saver_stats(sv, st);
+		nsr_saver_stats(sv, &r->st);
 	nsr_saver_free(sv);
-	if (rc != NSR_OK)
+	if (rc != NSR_OK && err->len == err_len)
 		nsr_buf_addf(err, "save stream failed: %s",
 			     s->mmd_err[0] ? s->mmd_err
 			     : rc == NSR_ERR_STATE
@@ -558,6 +616,7 @@ static int save_end(struct save_run *s, int status, uint64_t size,
 {
 	save_end_args a;
 	nsr_void_res r;
+	char text[3072];
 	int rc;
 
 	memset(&a, 0, sizeof(a));
@@ -567,12 +626,29 @@ static int save_end(struct save_run *s, int status, uint64_t size,
 	a.status = status;
 	a.totalsize = size;
 	a.nfiles = files;
-	a.msg = (char *)(msg ? msg : "");
+	/* within the RPC's bound, and a job log line's */
+	snprintf(text, sizeof(text), "%s", msg ? msg : "");
+	a.msg = text;
 	rc = nsr_nsrd_save_end(s->nsrd, &a, &r);
 	if (rc != NSR_OK && err)
 		nsr_buf_addstr(err, nsr_nsrd_errmsg(s->nsrd));
 	xdr_free(NSR_XDR(xdr_nsr_void_res), (char *)&r);
 	return rc;
+}
+
+/* end_msg - SAVE_END's message for the job log of a complete save set:
+ * the read size in use at the end, and how a pipeline command ended
+ * (s->pipe_msg, which this replaces). */
+static void end_msg(struct save_run *s, const struct nsr_saver_stats *st)
+{
+	struct nsr_buf m;
+
+	nsr_buf_init(&m, 0);
+	nsr_buf_addf(&m, "read size %zu KB", st->last_read_size / 1024);
+	if (s->pipe_msg.len)
+		nsr_buf_addf(&m, "; %s", s->pipe_msg.data);
+	nsr_buf_release(&s->pipe_msg);
+	s->pipe_msg = m;
 }
 
 /* nsr_session_save - one save set, start to settled. */
@@ -591,8 +667,11 @@ int nsr_session_save(const struct nsr_session_save_opts *o,
 	if (!o->server || !o->client || !o->name ||
 	    (npaths == 0 && !o->feed))
 		return NSR_ERR_INVAL;
-	if (o->dry_run)
-		return stream(&s, paths, npaths, &r->st, err);
+	nsr_buf_init(&s.pipe_msg, 0);
+	if (o->dry_run) {
+		rc = stream(&s, paths, npaths, r, err);
+		goto out;
+	}
 
 	rc = start(&s, &ss, err);
 	if (rc != NSR_OK)
@@ -616,13 +695,17 @@ int nsr_session_save(const struct nsr_session_save_opts *o,
 		o->started(o->ctx, r);
 	rc = open_paths(&s, err);
 	if (rc == NSR_OK)
-		rc = stream(&s, paths, npaths, &r->st, err);
+		rc = stream(&s, paths, npaths, r, err);
 	if (rc == NSR_OK)
 		rc = finish(&s, &r->st, &r->no_index, err);
 	test_exit(rc);
 	if (rc == NSR_OK || r->no_index) {
-		int end = save_end(&s, r->no_index ? SAVE_END_NOINDEX : 0,
-				   r->st.stream_bytes, r->st.files, NULL, err);
+		int end;
+
+		end_msg(&s, &r->st);
+		end = save_end(&s, r->no_index ? SAVE_END_NOINDEX : 0,
+			       r->st.stream_bytes, r->st.files,
+			       s.pipe_msg.data, err);
 
 		/* NSR_ERR_STATE: nsrd had settled it (aborted) already. */
 		r->told_server = end == NSR_OK || end == NSR_ERR_STATE;
@@ -641,5 +724,6 @@ out:
 	nsr_ixclnt_close(s.ix);
 	nsr_nsrd_close(s.nsrd);
 	xdr_free(NSR_XDR(xdr_save_start_res), (char *)&ss);
+	nsr_buf_release(&s.pipe_msg);
 	return rc;
 }

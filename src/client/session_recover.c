@@ -473,6 +473,8 @@ int session_recover_set(struct nsr_session_recover *sr, uint32_t ssid,
 	ro.exact = exact;
 	ro.conflict = o->conflict;
 	ro.keep_damaged = o->keep_damaged;
+	ro.to_fd = o->to_fd;
+	ro.out_fd = o->out_fd;
 	cb.restored = on_restored;
 	cb.skipped = on_skipped;
 	cb.error = on_error;
@@ -487,7 +489,8 @@ int session_recover_set(struct nsr_session_recover *sr, uint32_t ssid,
 	}
 	say(&run, NSR_SESSION_NOTICE, "Recovering save set %u (%s:%s) into %s",
 	    ssid, r.ss_client, r.ss_name,
-	    o->dest ? o->dest : "its original place");
+	    o->to_fd ? "a command" : o->dest ? o->dest
+					      : "its original place");
 	/* One volume at a time: the run of fragments on it, from its mover. */
 	for (size_t i = 0, j; i < nfrags && !msg[0]; i = j) {
 		for (j = i + 1; j < nfrags && memcmp(frags[j].volid,

@@ -5,6 +5,8 @@
  *           -a path ...
  *   recover [-fkq] [-s server] [-d dir] [-iN|Y|R] -S ssid [-S ssid ...]
  *           [path ...]
+ *   recover [-q] [-s server] [-c client] [-t time] {-S ssid | -a path}
+ *           --pipe -- command [arg ...]
  *
  * With -a, the client file index (nsrindexd) tells which save set holds the
  * newest version of each path as of the browse time; with -S the save set is
@@ -14,7 +16,9 @@
  * recreated with its metadata, under -d dir if given.  A damaged block is
  * named and skipped: every intact file is still recovered, the damaged ones
  * are named (and removed, or with -k kept as name.damaged), and the exit
- * status is 1.
+ * status is 1.  With --pipe the one file selected is not created but
+ * written to the standard input of command (run without a shell), and
+ * the command's exit status decides recover's.
  *
  * Without -a and -S, recover is interactive (src/browse): the recover>
  * prompt browses the index as of -t (a path argument is the directory
@@ -24,6 +28,7 @@
 #include "nsr/compat.h"
 
 #include <getopt.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,12 +41,17 @@
 #include "nsr/ledit.h"
 #include "nsr/log.h"
 #include "nsr/restore.h"
+#include "nsr/runcmd.h"
 #include "nsr/session.h"
 #include "nsr/xmalloc.h"
 
 struct rec_ui {
 	int quiet, verbose;
+	FILE *out; /* progress: stdout, or stderr when it is a command's */
 };
+
+/* Long options without a letter. */
+enum { OPT_PIPE = 0x100 };
 
 /* usage - print --help text. */
 static void usage(FILE *f)
@@ -70,7 +80,15 @@ static void usage(FILE *f)
 		"  -k          keep a damaged file's bytes as name.damaged\n"
 		"              (default: remove it)\n"
 		"  -s server   OpenNSR server (default: this host); -q quiet; "
-		"-v verbose\n");
+		"-v verbose\n"
+		"       recover [-q] [-s server] [-c client] [-t time] "
+		"{-S ssid | -a path}\n"
+		"               --pipe -- command [arg ...]\n"
+		"  --pipe      write the one file selected (a pipeline save's) "
+		"to the\n"
+		"              standard input of command, run without a shell; "
+		"its exit\n"
+		"              status decides recover's\n");
 }
 
 /* on_restored - -v lists each restored object. */
@@ -81,7 +99,7 @@ static void on_restored(void *ctx, const struct nsr_asm_file *f,
 
 	NSR_UNUSED(f);
 	if (ui->verbose)
-		printf("%s\n", target);
+		fprintf(ui->out, "%s\n", target);
 }
 
 /* on_message - the session's messages: progress on standard output
@@ -95,7 +113,7 @@ static void on_message(void *ctx, enum nsr_session_msg kind, const char *text)
 	else if (kind == NSR_SESSION_WARN)
 		nsr_warn("%s", text);
 	else if (!ui->quiet)
-		printf("%s\n", text);
+		fprintf(ui->out, "%s\n", text);
 }
 
 /* read_line - the browser's line reader: the line editor on a terminal,
@@ -151,11 +169,78 @@ static char *absolute(const char *path)
 	return nsr_xcheck(nsr_path_join(cwd, path));
 }
 
+/* end_of_options - the index of a "--" in argv (so that what follows
+ * it, a command, is not taken for paths), or argc. */
+static int end_of_options(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			return i;
+	return argc;
+}
+
+/* pipe_start - --pipe: run the command after "--" with a pipe to its
+ * standard input, as the restore's target. */
+static struct nsr_runcmd *pipe_start(struct nsr_session_recover_opts *o,
+				     char **cmd)
+{
+	struct nsr_runcmd *c = NULL;
+	struct nsr_buf err;
+
+	if (o->dest || o->conflict != NSR_RESTORE_SKIP || o->keep_damaged)
+		nsr_fatal("--pipe creates no files: -d, -i, -f and -k do not "
+			  "go with it");
+	signal(SIGPIPE, SIG_IGN); /* a command that stops reading: EPIPE */
+	nsr_buf_init(&err, 0);
+	if (nsr_runcmd_start(&c, (const char *const *)cmd, NSR_RUNCMD_WRITE,
+			     &err) != NSR_OK)
+		nsr_fatal("%s; nothing was recovered", err.data);
+	nsr_buf_release(&err);
+	o->to_fd = 1;
+	o->out_fd = nsr_runcmd_fd(c);
+	return c;
+}
+
+/* pipe_end - the command's end after the data went to it: its stderr
+ * went to ours already; its status, and the exit status it means:
+ * recover's own failure first (1), else the command's (128 + signal
+ * when killed). */
+static int pipe_end(struct nsr_runcmd *c, const char *name, int failed,
+		    uint64_t files)
+{
+	struct nsr_runcmd_status st;
+	struct nsr_buf m;
+	int rc = nsr_runcmd_wait(c, &st), status = 0;
+
+	nsr_buf_init(&m, 0);
+	if (!failed && files == 0) {
+		nsr_error("no file was selected to send to %s", name);
+		failed = 1;
+	}
+	if (rc == NSR_ERR_SYSTEM) {
+		nsr_error("cannot wait for %s: %s", name, strerror(errno));
+		status = 1;
+	} else if (rc != NSR_OK) {
+		nsr_runcmd_describe(name, &st, 0, &m);
+		nsr_error("%s", m.data);
+		status = st.exited ? st.code : 128 + st.signal;
+	}
+	nsr_buf_release(&m);
+	nsr_runcmd_free(c);
+	return failed ? 1 : status;
+}
+
 /* main - parse options, do the work, exit status. */
 int main(int argc, char **argv)
 {
-	static const struct option lo[] = {{"help", no_argument, NULL, 'h'},
-					   {NULL, 0, NULL, 0}};
+	static const struct option lo[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"pipe", no_argument, NULL, OPT_PIPE},
+		{NULL, 0, NULL, 0}};
+	struct nsr_runcmd *cmd = NULL;
+	struct nsr_restore_stats st, sum = {0};
+	int to_pipe = 0, dd = end_of_options(argc, argv), ncmd = 0;
+	char **cmdv = argv + argc;
 	struct nsr_session_recover_opts o;
 	struct nsr_session_recover *sr = NULL;
 	struct rec_ui ui = {0};
@@ -170,6 +255,14 @@ int main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	nsr_buf_init(&err, 0);
 	o.conflict = NSR_RESTORE_SKIP;
+	ui.out = stdout;
+	/* options and paths before a "--", a --pipe command after it */
+	if (dd < argc) {
+		cmdv = argv + dd + 1;
+		ncmd = argc - dd - 1;
+		argv[dd] = NULL;
+		argc = dd;
+	}
 	while ((opt = getopt_long(argc, argv, "s:c:d:t:i:S:afkqvh", lo,
 				  NULL)) != -1) {
 		switch (opt) {
@@ -224,6 +317,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'a': automatic = 1; break;
+		case OPT_PIPE: to_pipe = 1; break;
 		case 'q': ui.quiet = 1; break;
 		case 'v': ui.verbose = 1; break;
 		case 'h': usage(stdout); return 0;
@@ -239,6 +333,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "recover: -a needs at least one path\n");
 		return 2;
 	}
+	if (!to_pipe && ncmd > 0) { /* "--" ends the options: paths */
+		for (int i = 0; i < ncmd; i++)
+			argv[argc++] = cmdv[i];
+		argv[argc] = NULL;
+	}
+	if (to_pipe && ncmd == 0)
+		nsr_fatal("--pipe wants a command after --");
 	nsr_host_self(host, sizeof(host));
 	if (!o.server)
 		o.server = host;
@@ -258,6 +359,10 @@ int main(int argc, char **argv)
 	if (nsr_session_recover_open(&o, &sr, &err) != NSR_OK)
 		nsr_fatal("cannot reach the OpenNSR server %s: %s", o.server,
 			  err.data);
+	if (to_pipe) { /* once the server answers: the command sees data */
+		cmd = pipe_start(&o, cmdv);
+		ui.out = stderr; /* stdout is the command's too */
+	}
 
 	if (nssid) {
 		const char **paths = NULL;
@@ -268,9 +373,11 @@ int main(int argc, char **argv)
 			for (int i = 0; i < np; i++)
 				paths[i] = absolute(argv[optind + i]);
 		}
-		for (int i = 0; i < nssid; i++)
+		for (int i = 0; i < nssid; i++) {
 			failed |= nsr_session_recover_ssid(sr, ssids[i], paths,
-							   (size_t)np, NULL);
+							   (size_t)np, &st);
+			sum.files += st.files;
+		}
 		for (int i = 0; i < np; i++)
 			free((char *)paths[i]);
 		free(paths);
@@ -278,10 +385,14 @@ int main(int argc, char **argv)
 		for (int i = optind; i < argc; i++) {
 			char *p = absolute(argv[i]);
 
-			failed |= nsr_session_recover_path(sr, p, browse, NULL);
+			failed |= nsr_session_recover_path(sr, p, browse, &st);
+			sum.files += st.files;
 			free(p);
 		}
 	}
+	nsr_session_recover_close(sr);
+	if (cmd)
+		failed = pipe_end(cmd, cmdv[0], failed, sum.files);
 	/* The completion line only for a recover that completed. */
 	if (!ui.quiet && !failed) {
 		time_t now = time(NULL);
@@ -289,9 +400,8 @@ int main(int argc, char **argv)
 
 		strftime(when, sizeof(when), "%a %b %e %H:%M:%S %Y",
 			 localtime(&now));
-		printf("Recover completion time: %s\n", when);
+		fprintf(ui.out, "Recover completion time: %s\n", when);
 	}
-	nsr_session_recover_close(sr);
 	nsr_buf_release(&err);
-	return failed ? 1 : 0;
+	return failed;
 }

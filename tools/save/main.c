@@ -4,6 +4,8 @@
  *   save [-qvn] [-s server] [-c client] [-N name] [-l level] [-b pool]
  *        [-g group]
  *        [-w browse] [-y retention] path ...
+ *   save --pipe=NAME [--pipe-read=SIZE] [options] -- command [arg ...]
+ *   save --pipe=NAME [--pipe-read=SIZE] [options] -
  *
  * The save stream goes to the data mover nsrd chose (pipelined one-way
  * calls), the file index entries to nsrindexd in batches.  The save set is
@@ -29,6 +31,7 @@
 #include "nsr/log.h"
 #include "nsr/mmreport.h"
 #include "nsr/pss.h"
+#include "nsr/runcmd.h"
 #include "nsr/session.h"
 #include "nsr/size.h"
 #include "nsr/xmalloc.h"
@@ -43,6 +46,9 @@ enum {
 };
 
 #define SAVE_REASONS 16 /* distinct reasons counted; the rest as "other" */
+
+/* Long options without a letter. */
+enum { OPT_PIPE = 0x100, OPT_PIPE_READ };
 
 /* Files not saved whole, counted by reason for the summary. */
 struct save_reason {
@@ -98,7 +104,20 @@ static void usage(FILE *f)
 		"  --parallelism=N  at most N streams active at once (PSS; "
 		"default 4)\n"
 		"  -v            list each file; -q quiet\n"
-		"  -h, --help    this help\n");
+		"  -h, --help    this help\n"
+		"pipeline save: save --pipe=NAME [--pipe-read=SIZE] [options] "
+		"-- command [arg ...]\n"
+		"  --pipe=NAME      save the command's standard output (or, "
+		"given -, save's\n"
+		"                   own standard input) as the file NAME, an "
+		"absolute\n"
+		"                   pseudo-path such as /PIPE/pgdump (the save "
+		"set name\n"
+		"                   unless -N); the command runs without a "
+		"shell, and if\n"
+		"                   it fails the save set is not complete\n"
+		"  --pipe-read=SIZE read size, 4 KB to 8 MB (default 64 "
+		"KB)\n");
 }
 
 /* since - seconds from a to b. */
@@ -223,6 +242,53 @@ static void on_warn(void *ctx, const char *msg)
 {
 	progress(ctx, 1);
 	nsr_warn("%s", msg);
+}
+
+/* on_pipe_stderr - what the pipeline command wrote to its stderr (the
+ * last 64 KB), shown whole once it ended. */
+static void on_pipe_stderr(void *ctx, const char *text, size_t len)
+{
+	progress(ctx, 1);
+	fprintf(stderr, "save: the command's stderr%s:\n",
+		len >= NSR_RUNCMD_STDERR_MAX ? " (its last 64 KB)" : "");
+	fwrite(text, 1, len, stderr);
+	if (len > 0 && text[len - 1] != '\n')
+		fputc('\n', stderr);
+}
+
+/* pipe_args - check a pipeline save's arguments: NAME an absolute
+ * pseudo-path, the read size within bounds, "-" alone or a command
+ * after "--" (args[0..n)).  Returns a usage message or NULL; sets
+ * so->pipe_argv (NULL for "-"). */
+static const char *pipe_args(struct nsr_session_save_opts *so,
+			     const char *size, char **args, int n,
+			     int dashdash)
+{
+	long long v = 0;
+
+	if (so->pipe[0] != '/' || so->pipe[1] == '\0' ||
+	    strlen(so->pipe) > 4095 || strstr(so->pipe, "//"))
+		return "--pipe wants an absolute pseudo-path such as "
+		       "/PIPE/pgdump";
+	if (size && (nsr_size_parse(size, &v) != NSR_OK ||
+		     v < (long long)NSR_SAVER_PIPE_MIN ||
+		     v > (long long)NSR_SAVER_PIPE_MAX))
+		return "--pipe-read wants a size from 4 KB to 8 MB, e.g. "
+		       "64K or 1M";
+	so->pipe_read = (size_t)v;
+	if (so->bigasm)
+		return "--pipe and -B do not go together";
+	if (so->level[0] && strcmp(so->level, "full") != 0)
+		return "a pipeline save is always whole: -l full or none";
+	if (n == 1 && strcmp(args[0], "-") == 0 && !dashdash)
+		return NULL; /* save's own standard input */
+	if (n == 0)
+		return "--pipe wants a command after --, or - for the "
+		       "standard input";
+	if (!dashdash)
+		return "put -- before the command of --pipe";
+	so->pipe_argv = (const char *const *)args;
+	return NULL;
 }
 
 /* absolute - malloc'ed absolute form of path (no symlink resolution). */
@@ -457,10 +523,13 @@ int main(int argc, char **argv)
 		{"bigasm", required_argument, NULL, 'B'},
 		{"pss", optional_argument, NULL, 'P' + 256},
 		{"parallelism", required_argument, NULL, 'p' + 256},
+		{"pipe", required_argument, NULL, OPT_PIPE},
+		{"pipe-read", required_argument, NULL, OPT_PIPE_READ},
 		{NULL, 0, NULL, 0}};
 	static struct save_pss pss; /* static: reachable until exit */
 	static char *bigasm_path[] = {(char *)"/bigasm"};
-	char host[256], cmd[4096] = "", sizebuf[32];
+	static char *pipe_path[1];
+	char host[256], cmd[4096] = "", sizebuf[32], *pipe_read = NULL;
 	long long big = 0;
 	struct timespec t0;
 	struct nsr_session_save_opts so;
@@ -499,6 +568,8 @@ int main(int argc, char **argv)
 			}
 			so.bigasm = (uint64_t)big;
 			break;
+		case OPT_PIPE: so.pipe = optarg; break;
+		case OPT_PIPE_READ: pipe_read = optarg; break;
 		case 'v': ui.verbose = 1; break;
 		case 'q': quiet = 1; break;
 		case 'P' + 256:
@@ -514,15 +585,29 @@ int main(int argc, char **argv)
 		default: usage(stderr); return SAVE_EXIT_USAGE;
 		}
 	}
+	if (so.pipe) {
+		int dashdash = strcmp(argv[optind - 1], "--") == 0;
+		const char *why = pipe_args(&so, pipe_read, argv + optind,
+					    argc - optind, dashdash);
+
+		if (why) {
+			fprintf(stderr, "save: %s\n", why);
+			usage(stderr);
+			return SAVE_EXIT_USAGE;
+		}
+	} else if (pipe_read) {
+		fprintf(stderr, "save: --pipe-read goes with --pipe\n");
+		return SAVE_EXIT_USAGE;
+	}
 	if (optind >= argc && !so.bigasm) {
 		fprintf(stderr, "save: name at least one path to save\n");
 		usage(stderr);
 		return SAVE_EXIT_USAGE;
 	}
-	if (pss.on && (so.bigasm || so.dry_run || so.name)) {
+	if (pss.on && (so.bigasm || so.dry_run || so.name || so.pipe)) {
 		fprintf(stderr, "save: --pss saves each path as a save point "
-			"named by its path; it does not go with -N, -n or "
-			"-B\n");
+			"named by its path; it does not go with -N, -n, -B "
+			"or --pipe\n");
 		return SAVE_EXIT_USAGE;
 	}
 	for (int i = 0; i < argc; i++) {
@@ -531,7 +616,12 @@ int main(int argc, char **argv)
 		snprintf(cmd + l, sizeof(cmd) - l, "%s%s", i ? " " : "",
 			 argv[i]);
 	}
-	if (optind >= argc) { /* bigasm: the generated file's name */
+	if (so.pipe) { /* the pseudo-path is the one "path" */
+		pipe_path[0] = (char *)so.pipe;
+		argv = pipe_path;
+		argc = 1;
+		optind = 0;
+	} else if (optind >= argc) { /* bigasm: the generated file's name */
 		argv = bigasm_path;
 		argc = 1;
 		optind = 0;
@@ -549,7 +639,7 @@ int main(int argc, char **argv)
 		struct stat sb;
 
 		paths[i] = absolute(argv[optind + i]);
-		if (!so.bigasm && lstat(paths[i], &sb) != 0)
+		if (!so.bigasm && !so.pipe && lstat(paths[i], &sb) != 0)
 			nsr_fatal("%s: %s; nothing was saved", argv[optind + i],
 				  strerror(errno));
 	}
@@ -560,6 +650,7 @@ int main(int argc, char **argv)
 	so.file_error = on_file_error;
 	so.warn = on_warn;
 	so.progress = on_progress;
+	so.pipe_stderr = on_pipe_stderr;
 	so.ctx = &ui;
 	ui.live = !quiet && !ui.verbose && isatty(2);
 	clock_gettime(CLOCK_MONOTONIC, &ui.t0);
@@ -610,6 +701,11 @@ int main(int argc, char **argv)
 				res.level[0] ? res.level : so.level, &res.st,
 				elapsed(&t0));
 			print_level(&res);
+			if (so.pipe)
+				printf("save: read size %zu KB%s%s\n",
+				       res.st.last_read_size / 1024,
+				       res.pipe_end[0] ? "; " : "",
+				       res.pipe_end);
 		} else if (res.st.errors || res.st.changed) {
 			nsr_warn("%llu file(s) not saved whole, %llu changed "
 				 "while being saved (see above)",

@@ -1,7 +1,9 @@
 /*
  * index.c - scanner -i.  A save set whose begin and end are both on this
  * volume is read back with the volume reader, its save stream decoded with
- * the stream decoder, and each FILE record becomes an index entry sent to
+ * the stream decoder, and each FILE record becomes an index entry (that
+ * of a file of unsized data, save --pipe, at its FILE_END, which gives
+ * the size) sent to
  * nsrindexd (IX_DELETE of what the index had, IX_BEGIN, batched IX_ADD,
  * IX_COMMIT).  A stream that does not decode to its end is aborted, so the
  * index never holds half a save set (but the old entries are gone then:
@@ -23,23 +25,56 @@ struct ix_ctx {
 	struct nsr_asm_dec *dec;
 	uint64_t files;
 	int rc; /* first failure of the index calls */
+	/* an unsized file's entry, waiting for its size (FILE_END) */
+	struct nsr_cfi_entry pend;
+	char *pend_path; /* NULL: none waiting */
 };
 
-/* on_file - one FILE record: one index entry. */
-static int on_file(void *arg, const struct nsr_asm_file *f, uint64_t offset)
+/* add_entry - one index entry. */
+static int add_entry(struct ix_ctx *c, const struct nsr_cfi_entry *e)
 {
-	struct ix_ctx *c = arg;
-	struct nsr_cfi_entry e;
-	int rc;
+	int rc = nsr_ixclnt_add(c->ix, e);
 
-	nsr_cfi_entry_from_file(&e, f, offset);
-	rc = nsr_ixclnt_add(c->ix, &e);
 	if (rc != NSR_OK) {
 		c->rc = rc;
 		return rc;
 	}
 	c->files++;
 	return 0;
+}
+
+/* on_file - one FILE record: one index entry, or for an unsized file
+ * one kept until its FILE_END says how big it is. */
+static int on_file(void *arg, const struct nsr_asm_file *f, uint64_t offset)
+{
+	struct ix_ctx *c = arg;
+	struct nsr_cfi_entry e;
+
+	nsr_cfi_entry_from_file(&e, f, offset);
+	if (!f->unsized)
+		return add_entry(c, &e);
+	free(c->pend_path);
+	c->pend = e;
+	c->pend_path = strdup(f->path);
+	if (c->pend_path == NULL)
+		return NSR_ERR_NOMEM;
+	c->pend.path = c->pend_path;
+	return 0;
+}
+
+/* on_file_end - the size of a waiting unsized file: its entry. */
+static int on_file_end(void *arg, const struct nsr_asm_file_end *fe)
+{
+	struct ix_ctx *c = arg;
+	int rc;
+
+	if (c->pend_path == NULL)
+		return 0;
+	c->pend.size = fe->bytes;
+	rc = add_entry(c, &c->pend);
+	free(c->pend_path);
+	c->pend_path = NULL;
+	return rc;
 }
 
 /* feed - volume data into the stream decoder. */
@@ -54,7 +89,8 @@ static int feed(void *arg, const void *p, size_t len)
 static int index_one(struct nsr_ixclnt *ix, struct nsr_vol_reader *r,
 		     const struct scan_result *res, const struct scan_ss *s)
 {
-	static const struct nsr_asm_dec_ops ops = {.file = on_file};
+	static const struct nsr_asm_dec_ops ops = {.file = on_file,
+						   .file_end = on_file_end};
 	struct ix_ctx c;
 	int rc, drc;
 
@@ -95,8 +131,10 @@ static int index_one(struct nsr_ixclnt *ix, struct nsr_vol_reader *r,
 				       : "the save stream does not decode");
 		nsr_ixclnt_abort(ix);
 		nsr_asm_dec_free(c.dec);
+		free(c.pend_path);
 		return -1;
 	}
+	free(c.pend_path);
 	printf("scanner: save set %u (%s:%s): %llu index entries rebuilt\n",
 	       s->hdr.ssid, s->hdr.client, s->hdr.name,
 	       (unsigned long long)c.files);

@@ -40,41 +40,11 @@ while getopts "qs:r:k:b:d:" o; do
 	esac
 done
 [ -n "$BIN" ] && [ -n "$DIR" ] || { echo "$0: -b and -d are needed" >&2; exit 2; }
-BIN=$(cd "$BIN" && pwd)
-mkdir -p "$DIR" && DIR=$(cd "$DIR" && pwd)
-ROOT=$DIR/root
-export NSR_ROOT=$ROOT
-STARTED=()
-
-# free_port - a loopback port nobody listens on.
-free_port() {
-	local p
-	for _ in $(seq 1 200); do
-		p=$(( 20000 + RANDOM % 12000 ))
-		(exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null || { echo $p; return; }
-	done
-	echo "$0: no free port" >&2; exit 1
-}
-export NSR_PORTMAP_PORT=$(free_port) NSR_EXEC_PORT=$(free_port)
-
-cleanup() {
-	local i p
-	for (( i=${#STARTED[@]}-1; i>=0; i-- )); do
-		kill -TERM "${STARTED[$i]}" 2>/dev/null
-	done
-	for p in "${STARTED[@]}"; do
-		for _ in $(seq 1 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-		kill -KILL "$p" 2>/dev/null
-	done
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+. "$(dirname "$0")/../datazone.sh"
 
 S=127.0.0.1
 # admin - nsradmin commands from stdin, quietly.
 admin() { "$BIN/nsradmin" -s $S -i - >/dev/null 2>&1; }
-# now - seconds with nanoseconds.
-now() { date +%s.%N; }
 # rate - MB/s of BYTES over SECONDS.
 rate() { awk -v b="$1" -v t="$2" 'BEGIN { printf "%.1f", b / t / 1e6 }'; }
 

@@ -13,11 +13,7 @@
 #include "nsr/err.h"
 #include "nsr_test.h"
 
-/* mem_sink - collect the stream in a buffer. */
-static int mem_sink(void *ctx, const void *p, size_t n)
-{
-	return nsr_buf_add(ctx, p, n);
-}
+#include "asm_util.h"
 
 /* on_dirent - log "index/total name" per name, "empty" for none. */
 static int on_dirent(void *ctx, const char *name, uint32_t index,
@@ -45,31 +41,14 @@ static const struct nsr_asm_dec_ops ops = {
 /* decode - feed s in pieces of step bytes; the first error or finish. */
 static int decode(const struct nsr_buf *s, size_t step, struct nsr_buf *log)
 {
-	struct nsr_asm_dec *d = NULL;
-	int rc = NSR_OK;
-
 	nsr_buf_reset(log);
-	assert_int_equal(nsr_asm_dec_new(&d, &ops, log), NSR_OK);
-	for (size_t i = 0; i < s->len && rc == NSR_OK; i += step)
-		rc = nsr_asm_dec_feed(d, s->data + i,
-				      NSR_MIN(step, s->len - i));
-	if (rc == NSR_OK)
-		rc = nsr_asm_dec_finish(d);
-	nsr_asm_dec_free(d);
-	return rc;
+	return decode_steps(s, step, &ops, log);
 }
 
 /* start - an encoder on s with the header written. */
 static struct nsr_asm_enc *start(struct nsr_buf *s)
 {
-	struct nsr_asm_header h = {0, 0, 7, 1700000000, "c", "/d"};
-	struct nsr_asm_enc *e = NULL;
-
-	nsr_buf_reset(s);
-	assert_int_equal(nsr_asm_enc_new(&e, NSR_ASM_CK_CRC32C, mem_sink, s),
-			 NSR_OK);
-	assert_int_equal(nsr_asm_enc_header(e, &h), NSR_OK);
-	return e;
+	return start_stream(s, "/d");
 }
 
 /* file - begin a FILE record of type at path. */
