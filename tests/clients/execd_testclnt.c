@@ -35,7 +35,8 @@ int main(int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	a.server = argv[2];
 	a.client = argv[3];
-	a.group = "test";
+	/* save -g of a group that must exist: none unless EXECD_GROUP */
+	a.group = getenv("EXECD_GROUP") ? getenv("EXECD_GROUP") : "";
 	a.level = argv[4];
 	a.savesets = (const char *const *)argv + 5;
 	a.nsavesets = (size_t)(argc - 5);
