@@ -17,6 +17,7 @@
 #include "nsr/err.h"
 #include "nsr/jobd_clnt.h"
 #include "nsr/log.h"
+#include "nsr/peer.h"
 #include "nsr/nsrd_clnt.h"
 #include "nsr/rpc.h"
 #include "nsr/rpc/nsrd.h"
@@ -95,9 +96,10 @@ static int follow(const char *server, int64_t id, int verbose)
 	int st = 0, rc;
 
 	nsr_buf_init(&err, 0);
-	if (nsr_jobd_open(server, &j, &err) != NSR_OK) {
-		nsr_error("cannot follow the group's job %lld: %s",
-			  (long long)id, err.data);
+	/* a long-lived handle: a restart of the jobs database (it restarts
+	 * with nsrd) is waited for, not taken for the end of the run */
+	if (nsr_jobd_new(server, nsr_peer_wait_default(), &j) != NSR_OK) {
+		nsr_error("out of memory");
 		nsr_buf_release(&err);
 		return EXIT_ERROR;
 	}
