@@ -705,7 +705,9 @@ int nsrd_sched_start(struct nsrd *n)
 }
 
 /* nsrd_sched_stop - stop the thread; runs under way are dropped (their
- * saves on the clients go on; their jobs stay as they are). */
+ * saves on the clients go on, settled by their sessions' leases; their
+ * jobs end failed, "interrupted: server restarted", when nsrjobd, which
+ * stops with nsrd, next starts: 463-savegrp-nsrd-killed). */
 void nsrd_sched_stop(struct nsrd *n)
 {
 	NSR_UNUSED(n);
