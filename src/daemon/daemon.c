@@ -26,7 +26,9 @@
 #include "nsr/daemon.h"
 #include "nsr/err.h"
 #include "nsr/fileio.h"
+#include "nsr/host.h"
 #include "nsr/log.h"
+#include "nsr/tls.h"
 
 static volatile sig_atomic_t got_term, got_hup, got_chld;
 static int wake_pipe[2] = {-1, -1};
@@ -646,6 +648,33 @@ static void make_root(struct nsr_daemon *d)
 	}
 }
 
+/* setup_tls - step 3: this process's TLS root and policy (every call
+ * but NULL needs TLS), and at first start the certificates (nsr/tls.h):
+ * a key, and a CA and certificate when the root has none; a root of an
+ * enrolled host without a certificate gets an enrolment request. */
+static void setup_tls(struct nsr_daemon *d)
+{
+	char host[NSR_HOST_MAX + 1];
+	struct nsr_buf err;
+	int rc;
+
+	if (nsr_tls_configure(d->root, 1) != NSR_OK)
+		nsr_fatal("root %s: path too long", d->root);
+	if (nsr_tls_disabled())
+		return;
+	nsr_host_self(host, sizeof(host));
+	nsr_buf_init(&err, 0);
+	rc = nsr_tls_provision(d->root, host, &err);
+	if (rc == NSR_ERR_WAIT)
+		nsr_warn("%s; until then other hosts refuse this one's calls",
+			 err.data);
+	else if (rc != NSR_OK)
+		nsr_warn("cannot set up this host's TLS certificate: %s (%s); "
+			 "its calls to other daemons will be refused",
+			 err.data, nsr_strerror(rc));
+	nsr_buf_release(&err);
+}
+
 /* nsr_daemon_main - the whole life of a daemon. */
 int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 		    void *ctx)
@@ -710,6 +739,7 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 	}
 	free(logpath);
 	pidfd = lock_pidfile(&d, &pidpath);
+	setup_tls(&d);
 	install_signals(&orig);
 	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
 		nsr_fatal("pipe: %s", strerror(errno));
@@ -739,8 +769,9 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 	nsr_info("started, version %s, root %s, listening on %s port %d%s",
 		 NSR_VERSION_STRING, d.root, nsr_daemon_addr_text(&d),
 		 d.bound_port,
-		 d.naddrs ? " (no authentication yet: only trusted networks)"
-			  : " (loopback only until authentication lands)");
+		 nsr_tls_disabled()
+			 ? " (NSR_TEST_NO_TLS: no TLS, for tests only)"
+			 : " (TLS with certificates; no authorization yet)");
 	log_rpc_limits(&d);
 	if (ops->started && ops->started(&d) != 0)
 		nsr_fatal("start-up failed; see the messages above");
