@@ -3,10 +3,11 @@
  *
  * Plain TCP here; tls.c swaps in TLS ops after the STARTTLS exchange
  * (RFC 9289), reading and writing through the two TCP functions below:
- * nothing above these files reads or writes a socket.  Reads honour a per-connection timeout so a silent peer
- * cannot hold a thread forever, and every socket has TCP_USER_TIMEOUT and
- * keepalives, so a cut link or a vanished host ends a connection within
- * NSR_TCP_TIMEOUT_MS (2 minutes by default) on both sides.
+ * nothing above these files reads or writes a socket.  Reads honour a
+ * per-connection timeout so a silent peer cannot hold a thread forever,
+ * and every socket has TCP_USER_TIMEOUT and keepalives, so a cut link or
+ * a vanished host ends a connection within NSR_TCP_TIMEOUT_MS (2 minutes
+ * by default) on both sides.
  */
 #include "nsr/compat.h"
 

@@ -229,7 +229,8 @@ static X509 *make_cert(const char *cn, EVP_PKEY *pub, X509 *issuer,
 	     X509_set_pubkey(x, pub);
 	if (ok && !issuer)
 		ok = add_ext(x, x, NID_basic_constraints, "critical,CA:TRUE") &&
-		     add_ext(x, x, NID_key_usage, "critical,keyCertSign,cRLSign") &&
+		     add_ext(x, x, NID_key_usage,
+			     "critical,keyCertSign,cRLSign") &&
 		     add_ext(x, x, NID_subject_key_identifier, "hash");
 	else if (ok) {
 		snprintf(san, sizeof(san), "DNS:%s", cn);
@@ -328,7 +329,8 @@ static X509_REQ *make_request(const char *host, EVP_PKEY *k)
 	    !X509_NAME_add_entry_by_txt(n, "CN", MBSTRING_ASC,
 					(const unsigned char *)host, -1, -1,
 					0) ||
-	    !X509_REQ_set_pubkey(r, k) || X509_REQ_sign(r, k, EVP_sha256()) <= 0) {
+	    !X509_REQ_set_pubkey(r, k) ||
+	    X509_REQ_sign(r, k, EVP_sha256()) <= 0) {
 		X509_REQ_free(r);
 		return NULL;
 	}
