@@ -61,6 +61,9 @@
  *                        every local client and daemon shares 127.0.0.1
  *                        (for tests, NSR_TEST_RPC_PEER_LOOPBACK=1 caps
  *                        them too).
+ *   NSR_TEST_CONNECT_VIA  tests only: host:port of a recording proxy
+ *                        (tests/clients/tcprec) every client connection
+ *                        of this process goes through.
  *
  * Client calling sequence:
  *   nsr_rpc_open(host, prog, vers, &c, err)      locate via nsrexecd + connect

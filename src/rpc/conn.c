@@ -216,9 +216,49 @@ fail:
 	return soerr == ETIMEDOUT ? NSR_ERR_TIMEOUT : NSR_ERR_CONNECT;
 }
 
+/* via_proxy - tests only: NSR_TEST_CONNECT_VIA=host:port sends every
+ * connection through a recording proxy (tests/clients/tcprec), which
+ * reads "CONNECT host port\n" and forwards what follows unchanged.
+ * NSR_OK and *c connected, or an error; 1 when the knob is unset. */
+static int via_proxy(struct nsr_conn *c, const char *host, int port,
+		     int timeout_ms, struct nsr_buf *err)
+{
+	const char *v = getenv("NSR_TEST_CONNECT_VIA"), *colon;
+	char phost[256], line[320];
+	int rc, n;
+
+	if (!v || !*v || !(colon = strrchr(v, ':')) ||
+	    (size_t)(colon - v) >= sizeof(phost))
+		return 1;
+	snprintf(phost, sizeof(phost), "%.*s", (int)(colon - v), v);
+	rc = nsr_conn_connect_direct(c, phost, atoi(colon + 1), timeout_ms,
+				     err);
+	if (rc)
+		return rc;
+	n = snprintf(line, sizeof(line), "CONNECT %s %d\n", host, port);
+	if (n <= 0 || (size_t)n >= sizeof(line) ||
+	    nsr_conn_tcp_write(c, line, n) != n) {
+		nsr_conn_close(c);
+		return NSR_ERR_CONNECT;
+	}
+	snprintf(c->peer, sizeof(c->peer), "%s:%d", host, port);
+	return NSR_OK;
+}
+
 /* nsr_conn_connect - connect to host:port within timeout_ms. */
 int nsr_conn_connect(struct nsr_conn *c, const char *host, int port,
 		     int timeout_ms, struct nsr_buf *err)
+{
+	int rc = via_proxy(c, host, port, timeout_ms, err);
+
+	return rc == 1 ? nsr_conn_connect_direct(c, host, port, timeout_ms,
+						 err)
+		       : rc;
+}
+
+/* nsr_conn_connect_direct - connect to host:port (no proxy). */
+int nsr_conn_connect_direct(struct nsr_conn *c, const char *host, int port,
+			    int timeout_ms, struct nsr_buf *err)
 {
 	struct addrinfo hints, *res = NULL, *ai;
 	char portstr[16];

@@ -28,6 +28,8 @@ struct nsr_conn {
 void nsr_conn_init_fd(struct nsr_conn *c, int fd);
 int nsr_conn_connect(struct nsr_conn *c, const char *host, int port,
 		     int timeout_ms, struct nsr_buf *err);
+int nsr_conn_connect_direct(struct nsr_conn *c, const char *host, int port,
+			    int timeout_ms, struct nsr_buf *err);
 int nsr_conn_xdr_read(void *h, void *p, int n);
 int nsr_conn_xdr_write(void *h, void *p, int n);
 void nsr_conn_close(struct nsr_conn *c);
