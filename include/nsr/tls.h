@@ -65,6 +65,11 @@ size_t nsr_tls_probe_call(uint32_t xid, uint32_t prog, uint32_t vers,
 int nsr_tls_probe_reply(const uint8_t *p, size_t n, uint32_t xid,
 			size_t *need);
 
+/* nsr_tls_name_matches - 1 if a server certified as cn may answer a
+ * client that called host: host is an address or localhost (any
+ * certificate of the datazone), or names cn (short or domain name). */
+int nsr_tls_name_matches(const char *host, const char *cn);
+
 /* Certificates (tlsca.c).  Host names are checked with nsr_host_check. */
 /* nsr_tls_provision - first start: <root>/tls, the host key, and, if the
  * root has no CA and no certificate yet, a new CA and a host certificate

@@ -71,7 +71,7 @@ int nsr_rpc_connect(const char *host, int port, uint32_t prog, uint32_t vers,
 			      timeout_ms > 0 ? timeout_ms : connect_timeout(),
 			      err);
 	if (rc == NSR_OK) {
-		rc = nsr_tls_client_start(&c->conn, prog, vers, err);
+		rc = nsr_tls_client_start(&c->conn, host, prog, vers, err);
 		if (rc)
 			nsr_conn_close(&c->conn);
 	}

@@ -38,8 +38,8 @@ int nsr_conn_tcp_write(struct nsr_conn *c, const void *p, int n);
 int nsr_conn_pending(const struct nsr_conn *c);
 
 /* tls.c: the STARTTLS exchange and the TLS ops of a connection. */
-int nsr_tls_client_start(struct nsr_conn *c, uint32_t prog, uint32_t vers,
-			 struct nsr_buf *err);
+int nsr_tls_client_start(struct nsr_conn *c, const char *host, uint32_t prog,
+			 uint32_t vers, struct nsr_buf *err);
 int nsr_tls_server_offer(void);
 int nsr_tls_server_start(struct nsr_conn *c);
 int nsr_tls_required(void);

@@ -638,11 +638,39 @@ static int read_probe_reply(struct nsr_conn *c, uint32_t xid, uint8_t *buf)
 	}
 }
 
+/* short_eq - a and b name the same host: equal, or equal up to the
+ * first dot of either (a short name and its domain name). */
+static int short_eq(const char *a, const char *b)
+{
+	size_t la = strcspn(a, "."), lb = strcspn(b, ".");
+
+	return strcasecmp(a, b) == 0 ||
+	       (la == lb && strncasecmp(a, b, la) == 0 &&
+		(a[la] == '\0' || b[lb] == '\0'));
+}
+
+/* nsr_tls_name_matches - the server certified as cn may answer for
+ * host: an address or "localhost" (this host's own daemons) takes any
+ * certificate of the datazone, a name must be the certified one. */
+int nsr_tls_name_matches(const char *host, const char *cn)
+{
+	struct in6_addr a6;
+	struct in_addr a4;
+
+	if (inet_pton(AF_INET, host, &a4) == 1 ||
+	    inet_pton(AF_INET6, host, &a6) == 1 ||
+	    strcasecmp(host, "localhost") == 0 ||
+	    strncasecmp(host, "localhost.", 10) == 0)
+		return 1;
+	return short_eq(host, cn);
+}
+
 /* nsr_tls_client_start - STARTTLS then the handshake, when this host has
  * a certificate; a host without one stays plain (servers then answer
- * only NULL).  A host with one never falls back to plain. */
-int nsr_tls_client_start(struct nsr_conn *c, uint32_t prog, uint32_t vers,
-			 struct nsr_buf *err)
+ * only NULL).  A host with one never falls back to plain, and refuses a
+ * server whose certificate names another host than the one it called. */
+int nsr_tls_client_start(struct nsr_conn *c, const char *host, uint32_t prog,
+			 uint32_t vers, struct nsr_buf *err)
 {
 	uint8_t call[NSR_TLS_CALL_MAX], reply[4 + NSR_TLS_REPLY_MAX];
 	uint32_t xid = (uint32_t)random();
@@ -659,9 +687,18 @@ int nsr_tls_client_start(struct nsr_conn *c, uint32_t prog, uint32_t vers,
 		     ? NSR_ERR_CONNECT
 		     : read_probe_reply(c, xid, reply);
 	c->timeout_ms = saved;
+	if (rc == 1 && handshake(c, 1, err) != NSR_OK)
+		return NSR_ERR_CONNECT;
+	if (rc == 1 && !nsr_tls_name_matches(host, c->peer_host)) {
+		if (err)
+			nsr_buf_addf(err, "%s answered with the certificate "
+				     "of %s, not of %s: refused (another "
+				     "host at that address?)",
+				     c->peer, c->peer_host, host);
+		return NSR_ERR_CONNECT;
+	}
 	if (rc == 1)
-		return handshake(c, 1, err) == NSR_OK ? NSR_OK
-						      : NSR_ERR_CONNECT;
+		return NSR_OK;
 	if (err)
 		nsr_buf_addf(err, "%s %s: %s", c->peer,
 			     rc == 0 ? "does not offer TLS"

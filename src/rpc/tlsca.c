@@ -157,13 +157,13 @@ static void *get_pem(const char *root, const char *name, int key)
 	return v;
 }
 
-/* get_key / get_cert - typed get_pem. */
+/* get_key - the private key in <root>/tls/<name>, or NULL. */
 static EVP_PKEY *get_key(const char *root, const char *name)
 {
 	return get_pem(root, name, 1);
 }
 
-/* get_cert - see get_key. */
+/* get_cert - the certificate in <root>/tls/<name>, or NULL. */
 static X509 *get_cert(const char *root, const char *name)
 {
 	return get_pem(root, name, 0);

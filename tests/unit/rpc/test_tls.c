@@ -267,6 +267,22 @@ static void test_probe_reply(void **state)
 	assert_int_equal(call[27], 0);
 }
 
+/* test_name_matches - which certified name may answer which host. */
+static void test_name_matches(void **state)
+{
+	NSR_UNUSED(state);
+	assert_true(nsr_tls_name_matches("srv", "srv"));
+	assert_true(nsr_tls_name_matches("SRV", "srv"));
+	assert_true(nsr_tls_name_matches("srv.example.org", "srv"));
+	assert_true(nsr_tls_name_matches("srv", "srv.example.org"));
+	assert_true(nsr_tls_name_matches("127.0.0.1", "anyhost"));
+	assert_true(nsr_tls_name_matches("::1", "anyhost"));
+	assert_true(nsr_tls_name_matches("localhost", "anyhost"));
+	assert_false(nsr_tls_name_matches("srv", "cli"));
+	assert_false(nsr_tls_name_matches("srv", "srv2"));
+	assert_false(nsr_tls_name_matches("srv.a.org", "srv.b.org"));
+}
+
 /* test_enrol - a second root requests, the CA accepts, it installs; the
  * bundle is refused by a root whose key it does not match. */
 static void test_enrol(void **state)
@@ -354,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_provision),
 		cmocka_unit_test(test_starttls),
 		cmocka_unit_test(test_probe_reply),
+		cmocka_unit_test(test_name_matches),
 		cmocka_unit_test(test_enrol),
 		cmocka_unit_test(test_revoke),
 	};
