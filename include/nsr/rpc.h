@@ -175,6 +175,14 @@ struct nsr_rpc_limits {
 void nsr_rpc_server_limits(const struct nsr_rpc_server *srv,
 			   struct nsr_rpc_limits *lim);
 
+/* Kinds of TLS refusals (nsr/tls.h) the stats count. */
+enum nsr_rpc_tls_event {
+	NSR_RPC_TLS_PLAIN,   /* a call refused: the connection has no TLS */
+	NSR_RPC_TLS_REVOKED, /* a call refused: certificate revoked */
+	NSR_RPC_TLS_FAILED,  /* a TLS handshake failed */
+	NSR_RPC_TLS_N
+};
+
 /* What the transport holds now, and what it did since the last reset. */
 struct nsr_rpc_stats {
 	long conns;	     /* open connections */
@@ -192,9 +200,11 @@ struct nsr_rpc_stats {
 	long thread_waits;   /* a request waited: every worker busy */
 	long thread_fails;   /* a worker thread could not be created */
 	char peer_last[48];  /* address last hit by the per-address cap */
+	long tls[NSR_RPC_TLS_N];	    /* TLS refusals by kind */
+	char tls_last[NSR_RPC_TLS_N][200]; /* the last of each: who, why */
 };
 /* nsr_rpc_server_stats - fill *st; with reset, zero the event counters
- * (closed_silent to thread_fails) afterwards. */
+ * (closed_silent to thread_fails, tls) afterwards. */
 void nsr_rpc_server_stats(struct nsr_rpc_server *srv, struct nsr_rpc_stats *st,
 			  int reset);
 /* nsr_rpc_server_lock/unlock - take the server-wide mutex (the one SERIAL

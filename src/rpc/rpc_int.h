@@ -41,7 +41,7 @@ int nsr_conn_pending(const struct nsr_conn *c);
 int nsr_tls_client_start(struct nsr_conn *c, const char *host, uint32_t prog,
 			 uint32_t vers, struct nsr_buf *err);
 int nsr_tls_server_offer(void);
-int nsr_tls_server_start(struct nsr_conn *c);
+int nsr_tls_server_start(struct nsr_conn *c, struct nsr_buf *err);
 int nsr_tls_required(void);
 int nsr_tls_plain_allowed(const struct nsr_conn *c);
 int nsr_tls_conn_revoked(const struct nsr_conn *c);

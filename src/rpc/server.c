@@ -51,13 +51,13 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "nsr/buf.h"
 #include "nsr/err.h"
-#include "nsr/log.h"
 #include "nsr/rpc.h"
 #include "nsr/tls.h"
 #include "rpc_int.h"
@@ -223,13 +223,32 @@ static int send_denied(XDR *x, uint32_t xid, enum auth_stat why)
 	return NSR_OK;
 }
 
+/* tls_event - count a refusal or failed handshake of kind k and say
+ * who and why in the stats, for the daemon to log (invariant 8). */
+static void tls_event(struct nsr_rpc_server *s, enum nsr_rpc_tls_event k,
+		      const char *fmt, ...) NSR_PRINTF(3, 4);
+static void tls_event(struct nsr_rpc_server *s, enum nsr_rpc_tls_event k,
+		      const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&s->mu);
+	s->ev.tls[k]++;
+	va_start(ap, fmt);
+	vsnprintf(s->ev.tls_last[k], sizeof(s->ev.tls_last[k]), fmt, ap);
+	va_end(ap);
+	pthread_mutex_unlock(&s->mu);
+}
+
 /* starttls - RFC 9289 4.1: answer the AUTH_TLS NULL probe with the
  * STARTTLS verifier and run the handshake (invariant 2 of tls.c), or,
  * when this process has no certificate or the connection already runs
  * TLS, answer it as a plain NULL (the client then knows). */
 static int starttls(struct srv_conn *sc, XDR *x, uint32_t xid)
 {
+	struct nsr_buf err;
 	struct rpc_msg r;
+	int rc;
 
 	if (sc->conn.ssl || !nsr_tls_server_offer())
 		return send_reply(x, xid, SUCCESS, NSR_XDR(xdr_void), NULL, 0,
@@ -244,28 +263,33 @@ static int starttls(struct srv_conn *sc, XDR *x, uint32_t xid)
 	x->x_op = XDR_ENCODE;
 	if (!xdr_replymsg(x, &r) || !xdrrec_endofrecord(x, TRUE))
 		return NSR_ERR_RPC;
-	return nsr_tls_server_start(&sc->conn);
+	nsr_buf_init(&err, sizeof(sc->srv->ev.tls_last[0]));
+	rc = nsr_tls_server_start(&sc->conn, &err);
+	if (rc)
+		tls_event(sc->srv, NSR_RPC_TLS_FAILED, "%s", err.data);
+	nsr_buf_release(&err);
+	return rc;
 }
 
 /* admitted - invariant 8: NSR_OK if the call may run, else the denial
  * was sent (or failed) and the connection is to close. */
 static int admitted(struct srv_conn *sc, XDR *x, const struct rpc_msg *m)
 {
+	struct nsr_rpc_server *s = sc->srv;
+
 	if (m->rm_call.cb_proc == 0 && !sc->conn.ssl)
 		return NSR_OK;
 	if (!sc->conn.ssl && !nsr_tls_plain_allowed(&sc->conn)) {
-		nsr_info("refused a call from %s without TLS (program 0x%x "
-			 "procedure %u; plain-hosts in nsrtrust(8) allows a "
-			 "host)", sc->conn.peer,
-			 (unsigned)m->rm_call.cb_prog,
-			 (unsigned)m->rm_call.cb_proc);
+		tls_event(s, NSR_RPC_TLS_PLAIN, "%s (%s procedure %u)",
+			  sc->conn.peer,
+			  nsr_rpc_prog_name(m->rm_call.cb_prog),
+			  (unsigned)m->rm_call.cb_proc);
 		send_denied(x, m->rm_xid, AUTH_TOOWEAK);
 		return NSR_ERR_PERM;
 	}
 	if (nsr_tls_conn_revoked(&sc->conn)) {
-		nsr_info("refused a call from %s (%s): its certificate %s "
-			 "is revoked", sc->conn.peer, sc->conn.peer_host,
-			 sc->conn.serial);
+		tls_event(s, NSR_RPC_TLS_REVOKED, "%s (%s, certificate %s)",
+			  sc->conn.peer, sc->conn.peer_host, sc->conn.serial);
 		send_denied(x, m->rm_xid, AUTH_REJECTEDCRED);
 		return NSR_ERR_PERM;
 	}

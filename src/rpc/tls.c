@@ -36,7 +36,6 @@
 
 #include "nsr/buf.h"
 #include "nsr/err.h"
-#include "nsr/log.h"
 #include "nsr/tls.h"
 #include "rpc_int.h"
 
@@ -302,8 +301,9 @@ static SSL_CTX *ctx_build(const char *cert, const char *key, const char *ca)
 }
 
 /* ctx_get - a reference to the process's context, or NULL when this
- * host has no usable certificate (caller SSL_CTX_free's it). */
-static SSL_CTX *ctx_get(void)
+ * host has no certificate, or one that does not load (then *broken is
+ * set, if given); the caller SSL_CTX_free's it. */
+static SSL_CTX *ctx_get(int *broken)
 {
 	char cert[4200], key[4200], ca[4200];
 	const char *root;
@@ -331,11 +331,9 @@ static SSL_CTX *ctx_get(void)
 		ctxs.cert = sc;
 		ctxs.ca = sa;
 		ctxs.tried = 1;
-		if (!ctxs.ctx)
-			nsr_warn("cannot load this host's TLS certificate "
-				 "%s with its key and CA (see nsrtrust(8))",
-				 cert);
 	}
+	if (!ctxs.ctx && broken)
+		*broken = 1;
 	if (ctxs.ctx && SSL_CTX_up_ref(ctxs.ctx))
 		x = ctxs.ctx;
 	pthread_mutex_unlock(&cfg_mu);
@@ -345,7 +343,7 @@ static SSL_CTX *ctx_get(void)
 /* nsr_tls_server_offer - 1 if this process can answer STARTTLS. */
 int nsr_tls_server_offer(void)
 {
-	SSL_CTX *x = ctx_get();
+	SSL_CTX *x = ctx_get(NULL);
 
 	SSL_CTX_free(x);
 	return x != NULL;
@@ -474,7 +472,7 @@ static const struct nsr_conn_ops tls_ops = {
  * and serial (invariant 1).  err (may be NULL) gets the reason. */
 static int handshake(struct nsr_conn *c, int client, struct nsr_buf *err)
 {
-	SSL_CTX *x = ctx_get();
+	SSL_CTX *x = ctx_get(NULL);
 	SSL *s;
 	BIO *b;
 	X509 *peer;
@@ -524,19 +522,11 @@ static int handshake(struct nsr_conn *c, int client, struct nsr_buf *err)
 	return NSR_OK;
 }
 
-/* nsr_tls_server_start - after the STARTTLS reply went out. */
-int nsr_tls_server_start(struct nsr_conn *c)
+/* nsr_tls_server_start - after the STARTTLS reply went out; err gets
+ * why the handshake failed. */
+int nsr_tls_server_start(struct nsr_conn *c, struct nsr_buf *err)
 {
-	struct nsr_buf err;
-	int rc;
-
-	nsr_buf_init(&err, 512);
-	rc = handshake(c, 0, &err);
-	if (rc)
-		nsr_info("%s (a host without a valid certificate of this "
-			 "datazone: see nsrtrust(8))", err.data);
-	nsr_buf_release(&err);
-	return rc;
+	return handshake(c, 0, err);
 }
 
 /* put32 - big-endian 32 bits. */
@@ -674,12 +664,16 @@ int nsr_tls_client_start(struct nsr_conn *c, const char *host, uint32_t prog,
 {
 	uint8_t call[NSR_TLS_CALL_MAX], reply[4 + NSR_TLS_REPLY_MAX];
 	uint32_t xid = (uint32_t)random();
-	SSL_CTX *x = ctx_get();
+	int rc, saved = c->timeout_ms, broken = 0;
+	SSL_CTX *x = ctx_get(&broken);
 	size_t n;
-	int rc, saved = c->timeout_ms;
 
+	if (!x && broken && err)
+		nsr_buf_addf(err, "cannot load this host's certificate from "
+			     "%s/tls (host.pem, host.key, ca.pem: readable? "
+			     "see nsrtrust(8))", nsr_tls_root());
 	if (!x)
-		return NSR_OK;
+		return broken ? NSR_ERR_PERM : NSR_OK;
 	SSL_CTX_free(x);
 	n = nsr_tls_probe_call(xid, prog, vers, call);
 	c->timeout_ms = HANDSHAKE_MS;
