@@ -37,7 +37,8 @@ int nsr_conn_tcp_read(struct nsr_conn *c, void *p, int n);
 int nsr_conn_tcp_write(struct nsr_conn *c, const void *p, int n);
 int nsr_conn_pending(const struct nsr_conn *c);
 
-/* tls.c: the STARTTLS exchange and the TLS ops of a connection. */
+/* tls.c and tlswire.c: the STARTTLS exchange, the TLS ops of a
+ * connection, the policy. */
 int nsr_tls_client_start(struct nsr_conn *c, const char *host, uint32_t prog,
 			 uint32_t vers, struct nsr_buf *err);
 int nsr_tls_server_offer(void);
@@ -52,5 +53,8 @@ int nsr_tls_path(const char *root, const char *name, char *out,
 		 size_t len);
 struct x509_st;
 void nsr_tls_serial_hex(const struct x509_st *x, char *out);
+/* tls.c, for tlswire.c: the process's TLS context (an SSL_CTX). */
+struct ssl_ctx_st;
+struct ssl_ctx_st *nsr_tls_ctx_get(int *broken);
 
 #endif /* NSR_RPC_INT_H */
