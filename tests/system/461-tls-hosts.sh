@@ -4,8 +4,8 @@
 # rog, a host whose daemons made a CA of their own (not of srv's
 # datazone).  Every daemon of srv refuses rog: the TLS handshake fails;
 # rog without any certificate gets NULL pings answered and every other
-# call denied; rog's save fails.  cli is admitted by every daemon and
-# saves.  Then srv revokes cli: at once every daemon of srv refuses new
+# call denied; rog's save fails; plain-hosts naming rog admits its plain
+# calls.  cli is admitted by every daemon and saves.  Then srv revokes cli: at once every daemon of srv refuses new
 # connections from cli and cli's mminfo and save fail.  Needs root and
 # network namespaces (skipped otherwise).
 . "$(dirname "$0")/lib.sh"
@@ -73,6 +73,14 @@ check "srv logs the plain calls of rog it refused" \
 	logged "refused [0-9]+ calls without TLS, the last from 198\.18\.0\.12:[0-9]+"
 on rog "$BIN/save" -s $S -c rog "$T" >"$W/rog-save.out" 2>&1
 check "a save from rog fails" test $? -ne 0
+
+# An administrator admits rog without TLS by name in plain-hosts.
+echo "rog   # 461: admitted without TLS" >"$ROOT/srv/tls/plain-hosts"
+check "plain-hosts naming rog admits its plain call to nsrd" \
+	test "$(probe rog nsrd 1 NSR_ROOT=$ROOT/rog/nocert)" = 0
+rm -f "$ROOT/srv/tls/plain-hosts"
+check "and without it nsrd denies it again" \
+	test "$(probe rog nsrd 1 NSR_ROOT=$ROOT/rog/nocert)" = 3
 
 on cli "$BIN/save" -s $S -c cli "$T" >"$W/cli-save.out" 2>&1
 check "a save from cli succeeds" test $? -eq 0
