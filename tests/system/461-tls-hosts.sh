@@ -5,8 +5,9 @@
 # datazone).  Every daemon of srv refuses rog: the TLS handshake fails;
 # rog without any certificate gets NULL pings answered and every other
 # call denied; rog's save fails; plain-hosts naming rog admits its plain
-# calls.  cli is admitted by every daemon and saves.  Then srv revokes cli: at once every daemon of srv refuses new
-# connections from cli and cli's mminfo and save fail.  Needs root and
+# calls.  cli is admitted by every daemon and saves.  Then srv revokes
+# cli: at once every daemon of srv refuses new connections from cli and
+# cli's mminfo and save fail.  Needs root and
 # network namespaces (skipped otherwise).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/netns.sh"
