@@ -25,6 +25,7 @@
 #include "nsr/tls.h"
 #include "nsr/xmalloc.h"
 #include "nsr_test.h"
+#include "rpc_testsrv.h"
 
 static char *root;		/* the CA's root: this process's */
 static char seen_host[256];	/* peer host the handler saw */
@@ -51,47 +52,6 @@ static const struct nsr_rpc_proc procs[] = {
 static const struct nsr_rpc_prog progs[] = {
 	{NSREXECD_PROG, NSREXECD_V1, procs, NSR_ARRAY_SIZE(procs), NULL},
 };
-
-struct server {
-	struct nsr_rpc_server *srv;
-	pthread_t tid;
-	int port;
-	volatile int stop;
-};
-
-/* accept_loop - the daemon loop's accepting part. */
-static void *accept_loop(void *arg)
-{
-	struct server *s = arg;
-	struct pollfd p = {.fd = nsr_rpc_server_listen_fd(s->srv, 0),
-			   .events = POLLIN};
-
-	while (!s->stop)
-		if (poll(&p, 1, 50) > 0)
-			nsr_rpc_server_accept(s->srv, 0);
-	return NULL;
-}
-
-/* server_start - a server of progs on an ephemeral loopback port. */
-static void server_start(struct server *s)
-{
-	memset(s, 0, sizeof(*s));
-	assert_int_equal(
-		nsr_rpc_server_new(progs, NSR_ARRAY_SIZE(progs), &s->srv),
-		NSR_OK);
-	assert_int_equal(
-		nsr_rpc_server_listen(s->srv, "127.0.0.1", 0, &s->port),
-		NSR_OK);
-	pthread_create(&s->tid, NULL, accept_loop, s);
-}
-
-/* server_stop - stop and free it. */
-static void server_stop(struct server *s)
-{
-	s->stop = 1;
-	pthread_join(s->tid, NULL);
-	nsr_rpc_server_free(s->srv);
-}
 
 /* who - one LOC_GETPORT call on c: its nsr_rpc_call result. */
 static int who(struct nsr_rpc_clnt *c)
@@ -205,16 +165,12 @@ static void test_provision(void **state)
  * sees the host name; a plain peer gets NULL answered and nothing else. */
 static void test_starttls(void **state)
 {
-	struct server s;
-	struct nsr_rpc_clnt *c = NULL;
-	struct nsr_buf err;
+	struct test_server s;
+	struct nsr_rpc_clnt *c;
 
 	NSR_UNUSED(state);
-	nsr_buf_init(&err, 0);
-	server_start(&s);
-	assert_int_equal(nsr_rpc_connect("127.0.0.1", s.port, NSREXECD_PROG,
-					 NSREXECD_V1, 5000, &c, &err),
-			 NSR_OK);
+	test_server_start(&s, progs, NSR_ARRAY_SIZE(progs));
+	c = test_connect(s.port, NSREXECD_PROG, NSREXECD_V1);
 	seen_host[0] = '\0';
 	assert_int_equal(who(c), NSR_OK);
 	assert_string_equal(seen_host, "unit-host");
@@ -222,8 +178,7 @@ static void test_starttls(void **state)
 	nsr_rpc_close(c);
 	assert_int_equal(raw_call(s.port, 0), 0);	/* NULL: answered */
 	assert_int_equal(raw_call(s.port, LOC_GETPORT), 1); /* denied */
-	server_stop(&s);
-	nsr_buf_release(&err);
+	test_server_stop(&s);
 }
 
 /* test_probe_reply - the decoder of the server's answer to the probe. */
@@ -335,17 +290,15 @@ static void test_enrol(void **state)
  * refused at its next call, a new one at the handshake. */
 static void test_revoke(void **state)
 {
-	struct server s;
+	struct test_server s;
 	struct nsr_rpc_clnt *c = NULL, *c2 = NULL;
 	struct nsr_buf err, out;
 
 	NSR_UNUSED(state);
 	nsr_buf_init(&err, 0);
 	nsr_buf_init(&out, 0);
-	server_start(&s);
-	assert_int_equal(nsr_rpc_connect("127.0.0.1", s.port, NSREXECD_PROG,
-					 NSREXECD_V1, 5000, &c, &err),
-			 NSR_OK);
+	test_server_start(&s, progs, NSR_ARRAY_SIZE(progs));
+	c = test_connect(s.port, NSREXECD_PROG, NSREXECD_V1);
 	assert_int_equal(who(c), NSR_OK);
 	assert_int_equal(nsr_tls_revoke(root, "unit-host", &err), 1);
 	assert_int_equal(who(c), NSR_ERR_PERM);
@@ -358,7 +311,7 @@ static void test_revoke(void **state)
 	assert_null(c2);
 	assert_int_equal(nsr_tls_list(root, &out, &err), NSR_OK);
 	assert_non_null(strstr(out.data, "revoked"));
-	server_stop(&s);
+	test_server_stop(&s);
 	nsr_buf_release(&err);
 	nsr_buf_release(&out);
 }
