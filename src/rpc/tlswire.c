@@ -361,18 +361,21 @@ int nsr_tls_client_start(struct nsr_conn *c, const char *host, uint32_t prog,
 		     ? NSR_ERR_CONNECT
 		     : read_probe_reply(c, xid, reply);
 	c->timeout_ms = saved;
-	if (rc == 1 && handshake(c, 1, err) != NSR_OK)
-		return NSR_ERR_CONNECT;
-	if (rc == 1 && !nsr_tls_name_matches(host, c->peer_host)) {
+	if (rc == 1) {
+		/* NSR_ERR_PERM: the certificates do not fit (waiting will
+		 * not help); NSR_ERR_CONNECT: the handshake broke off. */
+		rc = handshake(c, 1, err);
+		if (rc)
+			return rc == NSR_ERR_PERM ? rc : NSR_ERR_CONNECT;
+		if (nsr_tls_name_matches(host, c->peer_host))
+			return NSR_OK;
 		if (err)
 			nsr_buf_addf(err, "%s answered with the certificate "
 				     "of %s, not of %s: refused (another "
 				     "host at that address?)",
 				     c->peer, c->peer_host, host);
-		return NSR_ERR_CONNECT;
+		return NSR_ERR_PERM;
 	}
-	if (rc == 1)
-		return NSR_OK;
 	if (err)
 		nsr_buf_addf(err, "%s %s: %s", c->peer,
 			     rc == 0 ? "does not offer TLS"
