@@ -19,7 +19,7 @@ pkg-config       finds the libraries below
 libtirpc-dev     ONC RPC and XDR (libtirpc)
 rpcsvc-proto     rpcgen, for the protocols in src/rpc
 libsqlite3-dev   the jobs database (SQLite)
-libssl-dev       OpenSSL's libcrypto
+libssl-dev       OpenSSL: libcrypto, and libssl for RPC-with-TLS
 zlib1g-dev       zlib
 uuid-dev         libuuid"
 TEST="libcmocka-dev    the unit tests (cmocka)

@@ -7,8 +7,8 @@
  * keep the wire format exactly ONC RPC (libtirpc's xdrrec record marking,
  * xdr_callmsg/xdr_replymsg, and the rpcgen-generated xdr_* routines for
  * every message), so any ONC RPC peer interoperates, and put every byte
- * through a struct nsr_conn whose read/write ops are the only place TLS and
- * authentication will be added (RFC 9289), without touching handlers.
+ * through a struct nsr_conn whose read/write ops are the only place TLS is
+ * added (RFC 9289, nsr/tls.h), without touching handlers.
  *
  * Server calling sequence:
  *   1. describe each program: struct nsr_rpc_prog with a table of
@@ -61,6 +61,9 @@
  *                        every local client and daemon shares 127.0.0.1
  *                        (for tests, NSR_TEST_RPC_PEER_LOOPBACK=1 caps
  *                        them too).
+ *   NSR_TEST_CONNECT_VIA  tests only: host:port of a recording proxy
+ *                        (tests/clients/tcprec) every client connection
+ *                        of this process goes through.
  *
  * Client calling sequence:
  *   nsr_rpc_open(host, prog, vers, &c, err)      locate via nsrexecd + connect
@@ -105,12 +108,14 @@ struct nsr_buf;
 #define NSR_EXEC_PORT_DEFAULT 7937
 #define NSR_PORTMAP_PORT_DEFAULT 7938
 
-/* Connection: a byte stream with replaceable ops (plain TCP now). */
+/* Connection: a byte stream with replaceable ops (plain TCP, or TLS
+ * after the RFC 9289 STARTTLS exchange: see nsr/tls.h). */
 struct nsr_conn;
 struct nsr_conn_ops {
 	int (*read)(struct nsr_conn *c, void *p, int n); /* >0, 0 EOF, <0 */
 	int (*write)(struct nsr_conn *c, const void *p, int n); /* n or <0 */
 	void (*close)(struct nsr_conn *c);
+	int (*pending)(const struct nsr_conn *c); /* buffered bytes: 1/0 */
 };
 
 struct nsr_rpc_call; /* per-call context given to handlers */
@@ -170,6 +175,14 @@ struct nsr_rpc_limits {
 void nsr_rpc_server_limits(const struct nsr_rpc_server *srv,
 			   struct nsr_rpc_limits *lim);
 
+/* Kinds of TLS refusals (nsr/tls.h) the stats count. */
+enum nsr_rpc_tls_event {
+	NSR_RPC_TLS_PLAIN,   /* a call refused: the connection has no TLS */
+	NSR_RPC_TLS_REVOKED, /* a call refused: certificate revoked */
+	NSR_RPC_TLS_FAILED,  /* a TLS handshake failed */
+	NSR_RPC_TLS_N
+};
+
 /* What the transport holds now, and what it did since the last reset. */
 struct nsr_rpc_stats {
 	long conns;	     /* open connections */
@@ -187,9 +200,11 @@ struct nsr_rpc_stats {
 	long thread_waits;   /* a request waited: every worker busy */
 	long thread_fails;   /* a worker thread could not be created */
 	char peer_last[48];  /* address last hit by the per-address cap */
+	long tls[NSR_RPC_TLS_N];	    /* TLS refusals by kind */
+	char tls_last[NSR_RPC_TLS_N][200]; /* the last of each: who, why */
 };
 /* nsr_rpc_server_stats - fill *st; with reset, zero the event counters
- * (closed_silent to thread_fails) afterwards. */
+ * (closed_silent to thread_fails, tls) afterwards. */
 void nsr_rpc_server_stats(struct nsr_rpc_server *srv, struct nsr_rpc_stats *st,
 			  int reset);
 /* nsr_rpc_server_lock/unlock - take the server-wide mutex (the one SERIAL
@@ -207,6 +222,11 @@ void nsr_rpc_server_free(struct nsr_rpc_server *srv);
 const char *nsr_rpc_call_peer(const struct nsr_rpc_call *call);
 /* nsr_rpc_call_peer_is_local - 1 if the caller is on 127/8 or ::1. */
 int nsr_rpc_call_peer_is_local(const struct nsr_rpc_call *call);
+/* nsr_rpc_call_peer_host - the caller's host name as its TLS certificate
+ * (signed by the datazone CA, not revoked) states it; NULL when the
+ * connection did not start TLS (a host allowed in plain-hosts).  The
+ * identity an authorization step builds on. */
+const char *nsr_rpc_call_peer_host(const struct nsr_rpc_call *call);
 /* nsr_rpc_call_conn_data - per-connection slot: a handler may attach state
  * to its connection (freed with the given destructor when it closes). */
 void *nsr_rpc_call_conn_data(const struct nsr_rpc_call *call);

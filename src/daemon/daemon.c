@@ -26,7 +26,9 @@
 #include "nsr/daemon.h"
 #include "nsr/err.h"
 #include "nsr/fileio.h"
+#include "nsr/host.h"
 #include "nsr/log.h"
+#include "nsr/tls.h"
 
 static volatile sig_atomic_t got_term, got_hup, got_chld;
 static int wake_pipe[2] = {-1, -1};
@@ -437,13 +439,32 @@ static void log_rpc_limits(struct nsr_daemon *d)
 #define RPC_LOG_QUIET_MS 1500
 #define RPC_LOG_EVERY_MS 10000
 enum { EV_SILENT, EV_IDLE, EV_STALLED, EV_EVICTED, EV_REFUSED,
-       EV_PEER_EVICTED, EV_PEER_REFUSED, EV_THREADS, EV_THREAD_FAIL, EV_N };
+       EV_PEER_EVICTED, EV_PEER_REFUSED, EV_THREADS, EV_THREAD_FAIL,
+       EV_TLS_PLAIN, EV_TLS_REVOKED, EV_TLS_FAILED, /* NSR_RPC_TLS_* */
+       EV_N };
 struct rpc_log {
 	long pending[EV_N];
 	long long first[EV_N]; /* when pending became non-zero */
 	long long last[EV_N];  /* the latest event */
 	char peer[48];
+	char tls[EV_N][200]; /* the TLS events' last who and why */
 };
+
+/* tls_log_line - one line for a TLS refusal kind k (see nsr/tls.h). */
+static void tls_log_line(int k, const char *c, const char *last)
+{
+	if (k == EV_TLS_PLAIN)
+		nsr_warn("refused %s calls without TLS, the last from %s: "
+			 "a host without a certificate of this datazone "
+			 "(nsrtrust(8); plain-hosts admits a host)", c, last);
+	else if (k == EV_TLS_REVOKED)
+		nsr_warn("refused %s calls of a revoked host, the last from "
+			 "%s", c, last);
+	else
+		nsr_warn("%s TLS handshakes failed, the last: %s (a host "
+			 "without a valid certificate of this datazone: see "
+			 "nsrtrust(8))", c, last);
+}
 
 /* rpc_log_line - one line for event kind k with n occurrences. */
 static void rpc_log_line(const struct nsr_rpc_limits *l, int k, long n,
@@ -492,9 +513,12 @@ static void rpc_log_line(const struct nsr_rpc_limits *l, int k, long n,
 			 "one (NSR_RPC_MAX_THREADS)",
 			 count_text(l->max_threads, m, sizeof(m)), c);
 		break;
-	default:
+	case EV_THREAD_FAIL:
 		nsr_warn("could not start a worker thread %s times; requests "
 			 "wait for a running one", c);
+		break;
+	default:
+		tls_log_line(k, c, peer);
 		break;
 	}
 }
@@ -520,6 +544,12 @@ static void rpc_log_events(struct nsr_daemon *d, struct rpc_log *lg)
 	got[EV_THREAD_FAIL] = st.thread_fails;
 	if (st.peer_last[0])
 		snprintf(lg->peer, sizeof(lg->peer), "%s", st.peer_last);
+	for (int t = 0; t < NSR_RPC_TLS_N; t++) {
+		got[EV_TLS_PLAIN + t] = st.tls[t];
+		if (st.tls[t])
+			snprintf(lg->tls[EV_TLS_PLAIN + t],
+				 sizeof(lg->tls[0]), "%s", st.tls_last[t]);
+	}
 	for (int k = 0; k < EV_N; k++) {
 		if (got[k]) {
 			if (!lg->pending[k])
@@ -530,7 +560,8 @@ static void rpc_log_events(struct nsr_daemon *d, struct rpc_log *lg)
 		if (!lg->pending[k] || (now - lg->last[k] < RPC_LOG_QUIET_MS &&
 					now - lg->first[k] < RPC_LOG_EVERY_MS))
 			continue;
-		rpc_log_line(&l, k, lg->pending[k], lg->peer);
+		rpc_log_line(&l, k, lg->pending[k],
+			     k >= EV_TLS_PLAIN ? lg->tls[k] : lg->peer);
 		lg->pending[k] = 0;
 	}
 }
@@ -646,6 +677,33 @@ static void make_root(struct nsr_daemon *d)
 	}
 }
 
+/* setup_tls - step 3: this process's TLS root and policy (every call
+ * but NULL needs TLS), and at first start the certificates (nsr/tls.h):
+ * a key, and a CA and certificate when the root has none; a root of an
+ * enrolled host without a certificate gets an enrolment request. */
+static void setup_tls(struct nsr_daemon *d)
+{
+	char host[NSR_HOST_MAX + 1];
+	struct nsr_buf err;
+	int rc;
+
+	if (nsr_tls_configure(d->root, 1) != NSR_OK)
+		nsr_fatal("root %s: path too long", d->root);
+	if (nsr_tls_disabled())
+		return;
+	nsr_host_self(host, sizeof(host));
+	nsr_buf_init(&err, 0);
+	rc = nsr_tls_provision(d->root, host, &err);
+	if (rc == NSR_ERR_WAIT)
+		nsr_warn("%s; until then other hosts refuse this one's calls",
+			 err.data);
+	else if (rc != NSR_OK)
+		nsr_warn("cannot set up this host's TLS certificate: %s (%s); "
+			 "its calls to other daemons will be refused",
+			 err.data, nsr_strerror(rc));
+	nsr_buf_release(&err);
+}
+
 /* nsr_daemon_main - the whole life of a daemon. */
 int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 		    void *ctx)
@@ -710,6 +768,7 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 	}
 	free(logpath);
 	pidfd = lock_pidfile(&d, &pidpath);
+	setup_tls(&d);
 	install_signals(&orig);
 	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
 		nsr_fatal("pipe: %s", strerror(errno));
@@ -739,8 +798,9 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 	nsr_info("started, version %s, root %s, listening on %s port %d%s",
 		 NSR_VERSION_STRING, d.root, nsr_daemon_addr_text(&d),
 		 d.bound_port,
-		 d.naddrs ? " (no authentication yet: only trusted networks)"
-			  : " (loopback only until authentication lands)");
+		 nsr_tls_disabled()
+			 ? " (NSR_TEST_NO_TLS: no TLS, for tests only)"
+			 : " (TLS with certificates; no authorization yet)");
 	log_rpc_limits(&d);
 	if (ops->started && ops->started(&d) != 0)
 		nsr_fatal("start-up failed; see the messages above");

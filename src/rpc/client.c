@@ -70,6 +70,11 @@ int nsr_rpc_connect(const char *host, int port, uint32_t prog, uint32_t vers,
 	rc = nsr_conn_connect(&c->conn, host, port,
 			      timeout_ms > 0 ? timeout_ms : connect_timeout(),
 			      err);
+	if (rc == NSR_OK) {
+		rc = nsr_tls_client_start(&c->conn, host, prog, vers, err);
+		if (rc)
+			nsr_conn_close(&c->conn);
+	}
 	if (rc) {
 		free(c);
 		return rc;
@@ -165,9 +170,18 @@ static int recv_reply(struct nsr_rpc_clnt *c, uint32_t xid, uint32_t proc,
 	if (r.rm_xid != xid)
 		return fail(c, NSR_ERR_PROTO, "out-of-order reply from");
 	if (r.rm_reply.rp_stat != MSG_ACCEPTED) {
-		snprintf(c->err, sizeof(c->err), "%s rejected the call",
-			 c->conn.peer);
-		return NSR_ERR_RPC;
+		int weak = r.rjcted_rply.rj_stat == AUTH_ERROR &&
+			   r.rjcted_rply.rj_why == AUTH_TOOWEAK;
+
+		snprintf(c->err, sizeof(c->err), "%s rejected the call%s",
+			 c->conn.peer,
+			 weak ? ": it needs TLS and this host has no "
+				"certificate of its datazone (see nsrtrust(8))"
+			 : r.rjcted_rply.rj_stat == AUTH_ERROR
+				 ? ": this host's certificate was revoked"
+				 : "");
+		c->broken = 1;
+		return NSR_ERR_PERM;
 	}
 	switch (r.acpted_rply.ar_stat) {
 	case SUCCESS:

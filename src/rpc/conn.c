@@ -1,12 +1,13 @@
 /*
  * conn.c - the byte-stream layer under every RPC connection.
  *
- * Plain TCP today.  TLS (RFC 9289) and authentication plug in here by
- * providing another struct nsr_conn_ops: nothing above this file reads or
- * writes a socket.  Reads honour a per-connection timeout so a silent peer
- * cannot hold a thread forever, and every socket has TCP_USER_TIMEOUT and
- * keepalives, so a cut link or a vanished host ends a connection within
- * NSR_TCP_TIMEOUT_MS (2 minutes by default) on both sides.
+ * Plain TCP here; tls.c swaps in TLS ops after the STARTTLS exchange
+ * (RFC 9289), reading and writing through the two TCP functions below:
+ * nothing above these files reads or writes a socket.  Reads honour a
+ * per-connection timeout so a silent peer cannot hold a thread forever,
+ * and every socket has TCP_USER_TIMEOUT and keepalives, so a cut link or
+ * a vanished host ends a connection within NSR_TCP_TIMEOUT_MS (2 minutes
+ * by default) on both sides.
  */
 #include "nsr/compat.h"
 
@@ -23,8 +24,9 @@
 #include "nsr/err.h"
 #include "rpc_int.h"
 
-/* tcp_read - read with the connection's timeout; -1 on EOF/error/timeout. */
-static int tcp_read(struct nsr_conn *c, void *p, int n)
+/* nsr_conn_tcp_read - read with the connection's timeout; -1 on
+ * EOF/error/timeout. */
+int nsr_conn_tcp_read(struct nsr_conn *c, void *p, int n)
 {
 	for (;;) {
 		ssize_t r;
@@ -63,8 +65,8 @@ static int tcp_read(struct nsr_conn *c, void *p, int n)
 	}
 }
 
-/* tcp_write - write all n bytes; -1 on error. */
-static int tcp_write(struct nsr_conn *c, const void *p, int n)
+/* nsr_conn_tcp_write - write all n bytes; -1 on error. */
+int nsr_conn_tcp_write(struct nsr_conn *c, const void *p, int n)
 {
 	const char *s = p;
 	int left = n;
@@ -98,7 +100,9 @@ static void tcp_close(struct nsr_conn *c)
 }
 
 static const struct nsr_conn_ops tcp_ops = {
-	.read = tcp_read, .write = tcp_write, .close = tcp_close,
+	.read = nsr_conn_tcp_read,
+	.write = nsr_conn_tcp_write,
+	.close = tcp_close,
 };
 
 /* tcp_timeout_ms - how long unacknowledged data or a silent peer may
@@ -164,6 +168,7 @@ void nsr_conn_init_fd(struct nsr_conn *c, int fd)
 				 &((struct sockaddr_in6 *)&ss)->sin6_addr));
 	}
 	snprintf(c->peer, sizeof(c->peer), "%s:%d", host, port);
+	snprintf(c->addr, sizeof(c->addr), "%s", host);
 }
 
 /* connect_one - non-blocking connect to one address within timeout_ms. */
@@ -211,9 +216,49 @@ fail:
 	return soerr == ETIMEDOUT ? NSR_ERR_TIMEOUT : NSR_ERR_CONNECT;
 }
 
+/* via_proxy - tests only: NSR_TEST_CONNECT_VIA=host:port sends every
+ * connection through a recording proxy (tests/clients/tcprec), which
+ * reads "CONNECT host port\n" and forwards what follows unchanged.
+ * NSR_OK and *c connected, or an error; 1 when the knob is unset. */
+static int via_proxy(struct nsr_conn *c, const char *host, int port,
+		     int timeout_ms, struct nsr_buf *err)
+{
+	const char *v = getenv("NSR_TEST_CONNECT_VIA"), *colon;
+	char phost[256], line[320];
+	int rc, n;
+
+	if (!v || !*v || !(colon = strrchr(v, ':')) ||
+	    (size_t)(colon - v) >= sizeof(phost))
+		return 1;
+	snprintf(phost, sizeof(phost), "%.*s", (int)(colon - v), v);
+	rc = nsr_conn_connect_direct(c, phost, atoi(colon + 1), timeout_ms,
+				     err);
+	if (rc)
+		return rc;
+	n = snprintf(line, sizeof(line), "CONNECT %s %d\n", host, port);
+	if (n <= 0 || (size_t)n >= sizeof(line) ||
+	    nsr_conn_tcp_write(c, line, n) != n) {
+		nsr_conn_close(c);
+		return NSR_ERR_CONNECT;
+	}
+	snprintf(c->peer, sizeof(c->peer), "%s:%d", host, port);
+	return NSR_OK;
+}
+
 /* nsr_conn_connect - connect to host:port within timeout_ms. */
 int nsr_conn_connect(struct nsr_conn *c, const char *host, int port,
 		     int timeout_ms, struct nsr_buf *err)
+{
+	int rc = via_proxy(c, host, port, timeout_ms, err);
+
+	return rc == 1 ? nsr_conn_connect_direct(c, host, port, timeout_ms,
+						 err)
+		       : rc;
+}
+
+/* nsr_conn_connect_direct - connect to host:port (no proxy). */
+int nsr_conn_connect_direct(struct nsr_conn *c, const char *host, int port,
+			    int timeout_ms, struct nsr_buf *err)
 {
 	struct addrinfo hints, *res = NULL, *ai;
 	char portstr[16];
@@ -266,6 +311,14 @@ int nsr_conn_xdr_write(void *h, void *p, int n)
 	struct nsr_conn *c = h;
 
 	return c->ops->write(c, p, n);
+}
+
+/* nsr_conn_pending - 1 if bytes already read from the socket wait in
+ * the connection (decrypted TLS data), so polling the socket would miss
+ * them. */
+int nsr_conn_pending(const struct nsr_conn *c)
+{
+	return c->ops && c->ops->pending ? c->ops->pending(c) : 0;
 }
 
 /* nsr_conn_close - close through the ops. */

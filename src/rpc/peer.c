@@ -135,8 +135,11 @@ int nsr_peer_connect(struct nsr_peer *p)
 		nsr_buf_reset(&why);
 		rc = connect_once(p, &why);
 		tries++;
+		/* NSR_ERR_PERM: certificates (nsr/tls.h) do not change by
+		 * waiting. */
 		if (rc == NSR_OK || rc == NSR_ERR_NOHOST ||
-		    rc == NSR_ERR_NOMEM || now_ms() + delay > end)
+		    rc == NSR_ERR_NOMEM || rc == NSR_ERR_PERM ||
+		    now_ms() + delay > end)
 			break;
 		sleep_ms(delay);
 		delay = delay * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : delay * 2;
@@ -193,6 +196,7 @@ int nsr_peer_call(struct nsr_peer *p, uint32_t proc, xdrproc_t xargs,
 			return NSR_OK;
 		nsr_peer_fail(p, rc);
 		if (!(flags & NSR_PEER_RETRY) || rc == NSR_ERR_TIMEOUT ||
+		    rc == NSR_ERR_PERM ||
 		    (attempt > 0 && now_ms() + delay > end))
 			return rc;
 		/* A partly decoded reply: free it (pointers go back to

@@ -19,13 +19,42 @@ struct nsr_conn {
 	int sys_errno;	   /* its errno, when err is NSR_ERR_SYSTEM */
 	int peer_loopback; /* peer address is 127/8 or ::1 */
 	char peer[80];	   /* "address:port" */
+	char addr[48];	   /* the peer's address alone */
+	void *ssl;	   /* SSL *, once TLS started (tls.c) */
+	char peer_host[256]; /* host name certified by the peer's cert */
+	char serial[64];     /* that certificate's serial (hex) */
 };
 
 void nsr_conn_init_fd(struct nsr_conn *c, int fd);
 int nsr_conn_connect(struct nsr_conn *c, const char *host, int port,
 		     int timeout_ms, struct nsr_buf *err);
+int nsr_conn_connect_direct(struct nsr_conn *c, const char *host, int port,
+			    int timeout_ms, struct nsr_buf *err);
 int nsr_conn_xdr_read(void *h, void *p, int n);
 int nsr_conn_xdr_write(void *h, void *p, int n);
 void nsr_conn_close(struct nsr_conn *c);
+int nsr_conn_tcp_read(struct nsr_conn *c, void *p, int n);
+int nsr_conn_tcp_write(struct nsr_conn *c, const void *p, int n);
+int nsr_conn_pending(const struct nsr_conn *c);
+
+/* tls.c and tlswire.c: the STARTTLS exchange, the TLS ops of a
+ * connection, the policy. */
+int nsr_tls_client_start(struct nsr_conn *c, const char *host, uint32_t prog,
+			 uint32_t vers, struct nsr_buf *err);
+int nsr_tls_server_offer(void);
+int nsr_tls_server_start(struct nsr_conn *c, struct nsr_buf *err);
+int nsr_tls_required(void);
+int nsr_tls_plain_allowed(const struct nsr_conn *c);
+int nsr_tls_conn_revoked(const struct nsr_conn *c);
+
+/* tls.c, for tlsca.c: "<root>/tls/<name>" into out[len]; the serial of a
+ * certificate in hex into out[64]. */
+int nsr_tls_path(const char *root, const char *name, char *out,
+		 size_t len);
+struct x509_st;
+void nsr_tls_serial_hex(const struct x509_st *x, char *out);
+/* tls.c, for tlswire.c: the process's TLS context (an SSL_CTX). */
+struct ssl_ctx_st;
+struct ssl_ctx_st *nsr_tls_ctx_get(int *broken);
 
 #endif /* NSR_RPC_INT_H */

@@ -39,7 +39,11 @@
  *  6. threads never exceed lim.max_threads and open connections never
  *     exceed lim.max_conns; a ready connection waits for a worker, it is
  *     never failed for want of one;
- *  7. a connection's destructor and close run without srv->mu held.
+ *  7. a connection's destructor and close run without srv->mu held;
+ *  8. when the process requires TLS (nsr/tls.h), no handler runs for a
+ *     connection that did not start TLS, unless plain-hosts allows its
+ *     address, nor for one whose certificate is revoked: the call is
+ *     denied and the connection closed; NULL is always answered.
  */
 #include "nsr/compat.h"
 
@@ -47,6 +51,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -54,6 +59,7 @@
 #include "nsr/buf.h"
 #include "nsr/err.h"
 #include "nsr/rpc.h"
+#include "nsr/tls.h"
 #include "rpc_int.h"
 #include "server_int.h"
 
@@ -172,16 +178,22 @@ void nsr_rpc_server_unlock(struct nsr_rpc_server *s)
 	pthread_mutex_unlock(&s->serial);
 }
 
+/* reply_head - the start of a reply to xid. */
+static void reply_head(struct rpc_msg *r, uint32_t xid, enum reply_stat st)
+{
+	memset(r, 0, sizeof(*r));
+	r->rm_xid = xid;
+	r->rm_direction = REPLY;
+	r->rm_reply.rp_stat = st;
+}
+
 /* send_reply - encode one accepted reply and flush it. */
 static int send_reply(XDR *x, uint32_t xid, enum accept_stat st, xdrproc_t xres,
 		      void *res, uint32_t low, uint32_t high)
 {
 	struct rpc_msg r;
 
-	memset(&r, 0, sizeof(r));
-	r.rm_xid = xid;
-	r.rm_direction = REPLY;
-	r.rm_reply.rp_stat = MSG_ACCEPTED;
+	reply_head(&r, xid, MSG_ACCEPTED);
 	r.acpted_rply.ar_verf = _null_auth;
 	r.acpted_rply.ar_stat = st;
 	if (st == SUCCESS) {
@@ -194,6 +206,93 @@ static int send_reply(XDR *x, uint32_t xid, enum accept_stat st, xdrproc_t xres,
 	x->x_op = XDR_ENCODE;
 	if (!xdr_replymsg(x, &r) || !xdrrec_endofrecord(x, TRUE))
 		return NSR_ERR_RPC;
+	return NSR_OK;
+}
+
+/* send_denied - an AUTH_ERROR reply (why) to call xid, flushed. */
+static int send_denied(XDR *x, uint32_t xid, enum auth_stat why)
+{
+	struct rpc_msg r;
+
+	reply_head(&r, xid, MSG_DENIED);
+	r.rjcted_rply.rj_stat = AUTH_ERROR;
+	r.rjcted_rply.rj_why = why;
+	x->x_op = XDR_ENCODE;
+	if (!xdr_replymsg(x, &r) || !xdrrec_endofrecord(x, TRUE))
+		return NSR_ERR_RPC;
+	return NSR_OK;
+}
+
+/* tls_event - count a refusal or failed handshake of kind k and say
+ * who and why in the stats, for the daemon to log (invariant 8). */
+static void tls_event(struct nsr_rpc_server *s, enum nsr_rpc_tls_event k,
+		      const char *fmt, ...) NSR_PRINTF(3, 4);
+static void tls_event(struct nsr_rpc_server *s, enum nsr_rpc_tls_event k,
+		      const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&s->mu);
+	s->ev.tls[k]++;
+	va_start(ap, fmt);
+	vsnprintf(s->ev.tls_last[k], sizeof(s->ev.tls_last[k]), fmt, ap);
+	va_end(ap);
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* starttls - RFC 9289 4.1: answer the AUTH_TLS NULL probe with the
+ * STARTTLS verifier and run the handshake (invariant 2 of tls.c), or,
+ * when this process has no certificate or the connection already runs
+ * TLS, answer it as a plain NULL (the client then knows). */
+static int starttls(struct srv_conn *sc, XDR *x, uint32_t xid)
+{
+	struct nsr_buf err;
+	struct rpc_msg r;
+	int rc;
+
+	if (sc->conn.ssl || !nsr_tls_server_offer())
+		return send_reply(x, xid, SUCCESS, NSR_XDR(xdr_void), NULL, 0,
+				  0);
+	reply_head(&r, xid, MSG_ACCEPTED);
+	r.acpted_rply.ar_verf.oa_flavor = AUTH_NONE;
+	r.acpted_rply.ar_verf.oa_base = (caddr_t)NSR_TLS_STARTTLS;
+	r.acpted_rply.ar_verf.oa_length = (u_int)strlen(NSR_TLS_STARTTLS);
+	r.acpted_rply.ar_stat = SUCCESS;
+	r.acpted_rply.ar_results.where = NULL;
+	r.acpted_rply.ar_results.proc = NSR_XDR(xdr_void);
+	x->x_op = XDR_ENCODE;
+	if (!xdr_replymsg(x, &r) || !xdrrec_endofrecord(x, TRUE))
+		return NSR_ERR_RPC;
+	nsr_buf_init(&err, sizeof(sc->srv->ev.tls_last[0]));
+	rc = nsr_tls_server_start(&sc->conn, &err);
+	if (rc)
+		tls_event(sc->srv, NSR_RPC_TLS_FAILED, "%s", err.data);
+	nsr_buf_release(&err);
+	return rc;
+}
+
+/* admitted - invariant 8: NSR_OK if the call may run, else the denial
+ * was sent (or failed) and the connection is to close. */
+static int admitted(struct srv_conn *sc, XDR *x, const struct rpc_msg *m)
+{
+	struct nsr_rpc_server *s = sc->srv;
+
+	if (m->rm_call.cb_proc == 0 && !sc->conn.ssl)
+		return NSR_OK;
+	if (!sc->conn.ssl && !nsr_tls_plain_allowed(&sc->conn)) {
+		tls_event(s, NSR_RPC_TLS_PLAIN, "%s (%s procedure %u)",
+			  sc->conn.peer,
+			  nsr_rpc_prog_name(m->rm_call.cb_prog),
+			  (unsigned)m->rm_call.cb_proc);
+		send_denied(x, m->rm_xid, AUTH_TOOWEAK);
+		return NSR_ERR_PERM;
+	}
+	if (nsr_tls_conn_revoked(&sc->conn)) {
+		tls_event(s, NSR_RPC_TLS_REVOKED, "%s (%s, certificate %s)",
+			  sc->conn.peer, sc->conn.peer_host, sc->conn.serial);
+		send_denied(x, m->rm_xid, AUTH_REJECTEDCRED);
+		return NSR_ERR_PERM;
+	}
 	return NSR_OK;
 }
 
@@ -242,6 +341,16 @@ static int dispatch(struct srv_conn *sc, XDR *x, struct rpc_msg *msg)
 
 	if (msg->rm_call.cb_rpcvers != 2)
 		return NSR_ERR_PROTO;
+	if (msg->rm_call.cb_cred.oa_flavor == NSR_AUTH_TLS) {
+		if (msg->rm_call.cb_proc != 0) {
+			send_denied(x, xid, AUTH_BADCRED);
+			return NSR_ERR_PROTO;
+		}
+		return starttls(sc, x, xid);
+	}
+	rc = admitted(sc, x, msg);
+	if (rc)
+		return rc;
 	p = find_proc(s, &msg->rm_call, &prog, &st, &low, &high);
 	if (!p) {
 		if (msg->rm_call.cb_proc == 0 && st == PROC_UNAVAIL) /* NULL */
@@ -327,6 +436,8 @@ static int pending(struct srv_worker *w, struct srv_conn *sc)
 		return 1;
 	if (sc->conn.err != NSR_OK)
 		return -1;
+	if (nsr_conn_pending(&sc->conn))
+		return 1;
 	return poll(&pfd, 1, linger) != 0;
 }
 
@@ -433,6 +544,12 @@ const char *nsr_rpc_call_peer(const struct nsr_rpc_call *call)
 int nsr_rpc_call_peer_is_local(const struct nsr_rpc_call *call)
 {
 	return call->sc->conn.peer_loopback;
+}
+
+/* nsr_rpc_call_peer_host - the certified host name, NULL without TLS. */
+const char *nsr_rpc_call_peer_host(const struct nsr_rpc_call *call)
+{
+	return call->sc->conn.ssl ? call->sc->conn.peer_host : NULL;
 }
 
 /* nsr_rpc_call_conn_data - the per-connection slot. */

@@ -73,7 +73,8 @@ static void mem_close(struct nsr_conn *c)
 	NSR_UNUSED(c);
 }
 
-static const struct nsr_conn_ops mem_ops = {mem_read, mem_write, mem_close};
+static const struct nsr_conn_ops mem_ops = {mem_read, mem_write, mem_close,
+					    NULL};
 
 /* conn_init - a reading (p, n) or writing (out) connection. */
 static void conn_init(struct memconn *m, const uint8_t *p, size_t n,

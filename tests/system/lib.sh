@@ -226,6 +226,17 @@ nsr_tree_files() {
 	fi
 }
 
+# nsr_wait_logged LOG REGEX - LOG shows REGEX (an extended regexp)
+# within 10 s (daemons log some events in summaries, a little later).
+nsr_wait_logged() {
+	local i
+	for i in $(seq 1 100); do
+		grep -Eq "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 nsr_done() {
 	if [ "$FAILED" = 0 ]; then echo "# all checks passed"; exit 0; fi
 	echo "# some checks FAILED"; exit 1

@@ -34,8 +34,11 @@
 #                                create an NSR device resource on server
 #                                $S, with nsradmin run on HOST
 #   nsr_host_start_server HOST   nsrexecd -s and nsrd with its children
-#   nsr_host_start_storage HOST  nsrexecd -s (nsrsnmd)
-#   nsr_host_start_client HOST   nsrexecd
+#   nsr_host_start_storage HOST  nsrexecd -s (nsrsnmd), enrolled first
+#   nsr_host_start_client HOST   nsrexecd, enrolled first
+#   nsr_host_enrol HOST          HOST's certificate from the server $S's
+#                                CA, as nsrtrust(8) documents: request on
+#                                HOST, accept on $S, install on HOST (once)
 #   nsr_host_reach FROM TO       TO answers FROM at the IP level (bounded)
 #   nsr_host_tcp FROM TO PORT    a TCP connection from FROM to TO:PORT
 #                                by name succeeds (bounded)
@@ -287,14 +290,29 @@ nsr_host_start_server() {
 	nsr_host_wait_registered "$1" nsrsnmd
 }
 
+# nsr_host_enrol HOST - enrol HOST in the datazone of server $S (the
+# documented nsrtrust steps), unless it has a certificate already.
+nsr_host_enrol() {
+	local h=$1 s=${S:-srv}
+	[ -f "$ROOT/$h/tls/host.pem" ] && return 0
+	nsr_host_exec "$h" "$BIN/nsrtrust" request >"$ROOT/$h.csr" &&
+		nsr_host_exec "$s" "$BIN/nsrtrust" accept "$ROOT/$h.csr" \
+			>"$ROOT/$h.bundle" &&
+		nsr_host_exec "$h" "$BIN/nsrtrust" install "$ROOT/$h.bundle" ||
+		die "cannot enrol $h in $s's datazone (nsrtrust)"
+	rm -f "$ROOT/$h.csr" "$ROOT/$h.bundle"
+}
+
 # nsr_host_start_storage HOST - a storage node: nsrexecd -s (nsrsnmd).
 nsr_host_start_storage() {
+	nsr_host_enrol "$1"
 	nsr_host_start "$1" nsrexecd -s
 	nsr_host_wait_registered "$1" nsrsnmd
 }
 
 # nsr_host_start_client HOST - a client: nsrexecd.
 nsr_host_start_client() {
+	nsr_host_enrol "$1"
 	nsr_host_start "$1" nsrexecd
 }
 

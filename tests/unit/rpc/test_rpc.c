@@ -22,6 +22,7 @@
 #include "nsr/rpc/nsrexecd.h"
 #include "nsr/xmalloc.h"
 #include "nsr_test.h"
+#include "rpc_testsrv.h"
 
 struct srv_state {
 	int oneway_seen;	/* one-way calls received */
@@ -109,62 +110,9 @@ static const struct nsr_rpc_prog progs[] = {
 	{NSREXECD_PROG, NSREXECD_V1, procs, NSR_ARRAY_SIZE(procs), NULL},
 };
 
-struct server {
-	struct nsr_rpc_server *srv;
-	pthread_t tid;
-	int port;
-	volatile int stop;
-};
-
-/* accept_loop - the part of the daemon loop that accepts connections. */
-static void *accept_loop(void *arg)
-{
-	struct server *s = arg;
-	struct pollfd p = {.fd = nsr_rpc_server_listen_fd(s->srv, 0),
-			   .events = POLLIN};
-
-	while (!s->stop)
-		if (poll(&p, 1, 50) > 0)
-			nsr_rpc_server_accept(s->srv, 0);
-	return NULL;
-}
-
-static void server_start(struct server *s)
-{
-	memset(s, 0, sizeof(*s));
-	assert_int_equal(
-		nsr_rpc_server_new(progs, NSR_ARRAY_SIZE(progs), &s->srv),
-		NSR_OK);
-	assert_int_equal(
-		nsr_rpc_server_listen(s->srv, "127.0.0.1", 0, &s->port),
-		NSR_OK);
-	assert_true(s->port > 0);
-	pthread_create(&s->tid, NULL, accept_loop, s);
-}
-
-static void server_stop(struct server *s)
-{
-	s->stop = 1;
-	pthread_join(s->tid, NULL);
-	nsr_rpc_server_free(s->srv);
-}
-
-static struct nsr_rpc_clnt *connect_to(int port, uint32_t prog, uint32_t vers)
-{
-	struct nsr_rpc_clnt *c = NULL;
-	struct nsr_buf err;
-
-	nsr_buf_init(&err, 0);
-	assert_int_equal(
-		nsr_rpc_connect("127.0.0.1", port, prog, vers, 2000, &c, &err),
-		NSR_OK);
-	nsr_buf_release(&err);
-	return c;
-}
-
 static void test_pipelined_oneway_then_call(void **state)
 {
-	struct server s;
+	struct test_server s;
 	struct nsr_rpc_clnt *c;
 	loc_get_res r;
 	loc_key k = {.prog = 7, .vers = 1};
@@ -173,8 +121,8 @@ static void test_pipelined_oneway_then_call(void **state)
 	NSR_UNUSED(state);
 	memset(&g, 0, sizeof(g));
 	g.in_order = 1;
-	server_start(&s);
-	c = connect_to(s.port, NSREXECD_PROG, NSREXECD_V1);
+	test_server_start(&s, progs, NSR_ARRAY_SIZE(progs));
+	c = test_connect(s.port, NSREXECD_PROG, NSREXECD_V1);
 	for (int i = 1; i <= 5000; i++) {
 		loc_reg_args a = {.prog = 1,
 				  .vers = 1,
@@ -195,7 +143,7 @@ static void test_pipelined_oneway_then_call(void **state)
 	assert_true(g.in_order);
 	xdr_free(NSR_XDR(xdr_loc_get_res), &r);
 	nsr_rpc_close(c);
-	server_stop(&s);
+	test_server_stop(&s);
 	assert_int_equal(g.conn_data_freed, 1);
 }
 
@@ -204,7 +152,7 @@ static void test_pipelined_oneway_then_call(void **state)
  * its call; reading out of turn and a plain call meanwhile are refused. */
 static void test_call_window(void **state)
 {
-	struct server s;
+	struct test_server s;
 	struct nsr_rpc_clnt *c;
 	loc_get_res r;
 	loc_key k = {.prog = 7, .vers = 1};
@@ -215,8 +163,8 @@ static void test_call_window(void **state)
 	NSR_UNUSED(state);
 	memset(&g, 0, sizeof(g));
 	g.in_order = 1;
-	server_start(&s);
-	c = connect_to(s.port, NSREXECD_PROG, NSREXECD_V1);
+	test_server_start(&s, progs, NSR_ARRAY_SIZE(progs));
+	c = test_connect(s.port, NSREXECD_PROG, NSREXECD_V1);
 	for (int i = 1; i <= 400; i++) {
 		loc_reg_args a = {.prog = 1,
 				  .vers = 1,
@@ -273,22 +221,22 @@ static void test_call_window(void **state)
 	assert_true(g.in_order);
 	xdr_free(NSR_XDR(xdr_loc_get_res), &r);
 	nsr_rpc_close(c);
-	server_stop(&s);
+	test_server_stop(&s);
 }
 
 static void test_rpc_errors(void **state)
 {
-	struct server s;
+	struct test_server s;
 	struct nsr_rpc_clnt *c;
 	loc_get_res r;
 	loc_dump_res d;
 	loc_key k = {.prog = 1, .vers = 1};
 
 	NSR_UNUSED(state);
-	server_start(&s);
+	test_server_start(&s, progs, NSR_ARRAY_SIZE(progs));
 
 	/* Unknown procedure. */
-	c = connect_to(s.port, NSREXECD_PROG, NSREXECD_V1);
+	c = test_connect(s.port, NSREXECD_PROG, NSREXECD_V1);
 	memset(&r, 0, sizeof(r));
 	assert_int_equal(nsr_rpc_call(c, 99, NSR_XDR(xdr_loc_key), &k,
 				      NSR_XDR(xdr_loc_get_res), &r),
@@ -313,13 +261,13 @@ static void test_rpc_errors(void **state)
 	nsr_rpc_close(c);
 
 	/* Wrong version, wrong program. */
-	c = connect_to(s.port, NSREXECD_PROG, 9);
+	c = test_connect(s.port, NSREXECD_PROG, 9);
 	assert_int_equal(nsr_rpc_call(c, LOC_GETPORT, NSR_XDR(xdr_loc_key), &k,
 				      NSR_XDR(xdr_loc_get_res), &r),
 			 NSR_ERR_RPC);
 	assert_non_null(strstr(nsr_rpc_last_error(c), "versions 1-1"));
 	nsr_rpc_close(c);
-	c = connect_to(s.port, 0x20390999, 1);
+	c = test_connect(s.port, 0x20390999, 1);
 	assert_int_equal(nsr_rpc_call(c, LOC_GETPORT, NSR_XDR(xdr_loc_key), &k,
 				      NSR_XDR(xdr_loc_get_res), &r),
 			 NSR_ERR_RPC);
@@ -327,7 +275,7 @@ static void test_rpc_errors(void **state)
 	nsr_rpc_close(c);
 
 	/* A reply that does not come in time. */
-	c = connect_to(s.port, NSREXECD_PROG, NSREXECD_V1);
+	c = test_connect(s.port, NSREXECD_PROG, NSREXECD_V1);
 	nsr_rpc_set_timeout(c, 200);
 	{
 		nsr_void_res v;
@@ -345,7 +293,7 @@ static void test_rpc_errors(void **state)
 				 NSR_ERR_RPC);
 	}
 	nsr_rpc_close(c);
-	server_stop(&s);
+	test_server_stop(&s);
 }
 
 static void test_connect_refused(void **state)

@@ -1,0 +1,75 @@
+#!/bin/bash
+# run-tls.sh - what RPC-with-TLS costs a large-file save, TLS off and on
+# in one run against one datazone on loopback.
+#
+# One datazone (nsrexecd -s, nsrd and its children) under a fresh root,
+# an AFTD, one file of MB megabytes (a random 4 MiB piece repeated).
+# Each round saves the file twice, with TLS (every connection: nsrd,
+# locator, index, mover) and without (the client runs with
+# NSR_TEST_NO_TLS=1 and root/tls/plain-hosts admits 127.0.0.1, so the
+# same daemons serve both), in an order rotated every round.  Prints one
+# line per save and the medians in MB/s with the cost of TLS in percent
+# (target: <= 10 %).
+#
+#   run-tls.sh [-q] [-s MB] [-r RUNS] -b BINDIR -d DIR
+#     -q        quick: 256 MB, 1 round
+#     -s MB     size of the file (default 1024)
+#     -r RUNS   rounds (default 3)
+#     -b BINDIR the build's bin directory (a release build for numbers)
+#     -d DIR    work directory (root, file, volume); emptied at exit
+#
+# Every daemon it starts is stopped by pid at exit (lib.sh's cleanup).
+set -u
+SIZE=1024 RUNS=3 BINDIR="" DIR=""
+while getopts "qs:r:b:d:" o; do
+	case $o in
+	q) SIZE=256 RUNS=1 ;;
+	s) SIZE=$OPTARG ;;
+	r) RUNS=$OPTARG ;;
+	b) BINDIR=$OPTARG ;;
+	d) DIR=$OPTARG ;;
+	*) echo "usage: $0 [-q] [-s MB] [-r RUNS] -b BINDIR -d DIR" >&2; exit 2 ;;
+	esac
+done
+[ -n "$BINDIR" ] && [ -n "$DIR" ] || { echo "$0: -b and -d are needed" >&2; exit 2; }
+mkdir -p "$DIR" || exit 1
+export NSR_BIN=$(cd "$BINDIR" && pwd) NSR_TEST_TMPDIR=$(cd "$DIR" && pwd)
+. "$(dirname "$0")/../../system/lib.sh"
+nsr_setup tls-bench
+S=127.0.0.1
+W=$ROOT/work
+nsr_start_aftd_datazone
+echo "127.0.0.1  # run-tls.sh: the TLS-off runs" >"$ROOT/tls/plain-hosts"
+
+F=$W/big/file
+mkdir -p "$W/big"
+head -c 4194304 /dev/urandom >"$F.piece"
+for (( i = 0; i < SIZE / 4; i++ )); do cat "$F.piece"; done >"$F"
+rm -f "$F.piece"
+
+declare -A RATES=()
+# one MODE - one save of the file, TLS "on" or "off"; appends its MB/s.
+one() {
+	local t0 t1 rate env=()
+	[ "$1" = off ] && env=(NSR_TEST_NO_TLS=1)
+	t0=$(date +%s.%N)
+	env "${env[@]}" "$BIN/save" -s $S "$W/big" >/dev/null 2>"$W/save.err" ||
+		{ echo "save (TLS $1) failed:"; cat "$W/save.err"; FAILED=1; return; }
+	t1=$(date +%s.%N)
+	rate=$(echo "$SIZE / ($t1 - $t0)" | bc -l)
+	printf 'round %d  TLS %-3s  %6.1f MB/s  (%.2f s)\n' "$r" "$1" "$rate" \
+		"$(echo "$t1 - $t0" | bc -l)"
+	RATES[$1]+="$rate "
+}
+
+for (( r = 1; r <= RUNS; r++ )); do
+	if (( r % 2 )); then one on; one off; else one off; one on; fi
+done
+
+# median LIST - the median of numbers.
+median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{a[NR] = $1}
+	END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+on=$(median "${RATES[on]:-}") off=$(median "${RATES[off]:-}")
+printf 'median of %d rounds, %d MB: TLS off %.1f MB/s, TLS on %.1f MB/s, TLS costs %.1f %%\n' \
+	"$RUNS" "$SIZE" "$off" "$on" "$(echo "(1 - $on / $off) * 100" | bc -l)"
+nsr_done

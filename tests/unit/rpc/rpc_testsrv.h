@@ -1,0 +1,30 @@
+/*
+ * rpc_testsrv.h - an RPC server on an ephemeral loopback port with an
+ * accepting thread (the part of a daemon's loop the transport tests
+ * need), and a client connected to it; failures fail the test.
+ */
+#ifndef NSR_RPC_TESTSRV_H
+#define NSR_RPC_TESTSRV_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nsr/rpc.h"
+
+struct test_server {
+	struct nsr_rpc_server *srv;
+	pthread_t tid;
+	int port;
+	volatile int stop;
+};
+
+/* test_server_start - serve progs[n] on 127.0.0.1 (s->port). */
+void test_server_start(struct test_server *s, const struct nsr_rpc_prog *progs,
+		       size_t n);
+/* test_server_stop - stop accepting, free the server. */
+void test_server_stop(struct test_server *s);
+/* test_connect - a client of prog/vers at 127.0.0.1:port (asserted). */
+struct nsr_rpc_clnt *test_connect(int port, uint32_t prog, uint32_t vers);
+
+#endif /* NSR_RPC_TESTSRV_H */
