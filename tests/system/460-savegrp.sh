@@ -38,7 +38,12 @@ nsr_host_wait_registered srv nsrmmdbd
 nsr_host_wait_registered srv nsrjobd
 nsr_host_wait_registered srv nsrindexd
 nsr_host_wait_registered srv nsrsnmd
-for c in "${CL[@]}"; do nsr_host_start "$c" nsrexecd -S srv 2>/dev/null; done
+# every client enrolled in the datazone (nsrtrust), as an administrator
+# does for a new client host
+for c in "${CL[@]}"; do
+	nsr_host_enrol "$c"
+	nsr_host_start "$c" nsrexecd -S srv 2>/dev/null
+done
 check "$N client agents run" test "$(ls "$ROOT"/c*/logs/nsrexecd.pid | wc -l)" = "$N"
 
 mkdir -p "$ROOT/srv/aftd1"
