@@ -139,11 +139,38 @@ static void resolve(void)
 	}
 }
 
-/* known_caller - is the caller at an address of a -S server? */
+/* allowed - is server one nsrexecd serves (-S)? */
+static int allowed(const char *server)
+{
+	for (int i = 0; i < g_runs.nservers; i++)
+		if (strcasecmp(g_runs.servers[i], server) == 0)
+			return 1;
+	return 0;
+}
+
+/* known_cert - the caller's certificate (TLS) names a -S server, or this
+ * host itself on a loopback connection; a plain connection (a host an
+ * administrator allowed in plain-hosts) has no certificate to check. */
+static int known_cert(const struct nsr_rpc_call *call)
+{
+	const char *h = nsr_rpc_call_peer_host(call);
+	char self[NSR_HOST_MAX + 1];
+
+	if (!h || allowed(h))
+		return 1;
+	nsr_host_self(self, sizeof(self));
+	return nsr_rpc_call_peer_is_local(call) && strcasecmp(h, self) == 0;
+}
+
+/* known_caller - is the caller at an address of a -S server, with a
+ * certificate of one (known_cert)? */
 static int known_caller(const struct nsr_rpc_call *call)
 {
 	char addr[96], *colon;
 	const char *a;
+
+	if (!known_cert(call))
+		return 0;
 
 	snprintf(addr, sizeof(addr), "%s", nsr_rpc_call_peer(call));
 	colon = strrchr(addr, ':');
@@ -188,14 +215,6 @@ int execd_run_start(struct nsr_daemon *d)
 	return 0;
 }
 
-/* allowed - is server one nsrexecd serves (-S)? */
-static int allowed(const char *server)
-{
-	for (int i = 0; i < g_runs.nservers; i++)
-		if (strcasecmp(g_runs.servers[i], server) == 0)
-			return 1;
-	return 0;
-}
 
 /* plain - text is 1..255 of [A-Za-z0-9_.,:=+-], not starting with '-'. */
 static int plain(const char *text)
