@@ -271,5 +271,12 @@ int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
 const char *nsrd_device_host(const struct nsr_res *dev, char *host,
 			     size_t hlen);
 
+/* expire.c */
+struct mmdb_saveset;
+/* nsrd_expiry_new - browse and retention times of a new save set of
+ * client in pool (explicit times 0 = from the policies; expiry.h). */
+void nsrd_expiry_new(struct nsrd *n, const char *client, const char *pool,
+		     int64_t browse_time, int64_t retention_time,
+		     struct mmdb_saveset *ss);
 
 #endif /* NSRD_H */
