@@ -279,4 +279,14 @@ void nsrd_expiry_new(struct nsrd *n, const char *client, const char *pool,
 		     int64_t browse_time, int64_t retention_time,
 		     struct mmdb_saveset *ss);
 
+/* nsrd_auto_recycle - auto media management (media.c): relabel a mounted
+ * recyclable volume for a save to pool; 1 if one was. */
+int nsrd_auto_recycle(struct nsrd *n, const char *pool);
+
+/* nsrim.c */
+/* nsrd_nsrim_tick - from the tick: the daily nsrim run when due. */
+void nsrd_nsrim_tick(struct nsrd *n);
+/* nsrd_nsrim_stop - wait for a run under way. */
+void nsrd_nsrim_stop(struct nsrd *n);
+
 #endif /* NSRD_H */
