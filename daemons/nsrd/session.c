@@ -158,8 +158,8 @@ static int unmounted_volume(struct nsrd *n, struct mmdb_clnt *mc,
 	       mmdb_clnt_query_next_vols(mc, v, NSR_ARRAY_SIZE(v), &got,
 					 &done) == NSR_OK) {
 		for (size_t i = 0; i < got && !found; i++)
-			if (!(v[i].flags & (MMDB_VOL_FULL |
-					    MMDB_VOL_READONLY)) &&
+			if (!(v[i].flags & (MMDB_VOL_FULL | MMDB_VOL_READONLY |
+					    MMDB_VOL_RECYCLABLE)) &&
 			    !device_with_volume(n, v[i].name)) {
 				size_t l = strnlen(v[i].name, len - 1);
 
@@ -214,7 +214,8 @@ static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
 			continue;
 		if (exclude && memcmp(v.volid, exclude, 16) == 0)
 			continue;
-		if (v.flags & (MMDB_VOL_FULL | MMDB_VOL_READONLY)) {
+		if (v.flags & (MMDB_VOL_FULL | MMDB_VOL_READONLY |
+			       MMDB_VOL_RECYCLABLE)) {
 			seen_full = 1;
 			continue;
 		}
@@ -248,7 +249,8 @@ static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
 			"enabled "
 			"device%s; label one with: nsrmm -l -b '%s' -f DEVICE",
 			pool,
-			seen_full ? " (the mounted ones are full or read-only)"
+			seen_full ? " (the mounted ones are full, read-only "
+				    "or recyclable)"
 				  : "",
 			pool);
 	return best;
@@ -655,6 +657,9 @@ int nsrd_save_start(void *ctx, void *argp, void *resp,
 	}
 	mc = n->mmdb;
 	dev = pick_device(n, mc, pool, NULL, &vol, &r->st);
+	if (!dev && r->st.code == NSR_ERR_NOTFOUND &&
+	    nsrd_auto_recycle(n, pool)) /* media.c */
+		dev = pick_device(n, mc, pool, NULL, &vol, &r->st);
 	if (!dev && r->st.code == NSR_ERR_NOTFOUND) {
 		/* A mount request: wait for a volume, up to the timeout. */
 		snprintf(tmo, sizeof(tmo), "no writable volume of pool '%s' "

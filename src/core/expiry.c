@@ -158,6 +158,8 @@ static long parent_of(const struct nsr_expiry_ss *v, size_t i)
  * incomplete) holds nothing back. */
 void nsr_expiry_chain(struct nsr_expiry_ss *v, size_t n)
 {
+	if (n == 0)
+		return;
 	qsort(v, n, sizeof(*v), by_time);
 	for (size_t i = 0; i < n; i++) {
 		v[i].eff_browse = v[i].browse;

@@ -158,6 +158,8 @@ static void dedup(struct im_run *r)
 {
 	size_t k = 0;
 
+	if (r->nss == 0)
+		return;
 	qsort(r->ss, r->nss, sizeof(*r->ss), by_ssid);
 	for (size_t i = 0; i < r->nss; i++)
 		if (k == 0 || r->ss[k - 1].ssid != r->ss[i].ssid)
@@ -170,8 +172,10 @@ static int chains(struct im_run *r)
 {
 	struct nsr_expiry_ss *v;
 
+	if (r->nss == 0)
+		return NSR_OK;
 	qsort(r->ss, r->nss, sizeof(*r->ss), by_chain);
-	v = calloc(r->nss ? r->nss : 1, sizeof(*v));
+	v = calloc(r->nss, sizeof(*v));
 	if (!v)
 		return NSR_ERR_NOMEM;
 	for (size_t a = 0, b; a < r->nss; a = b) {
@@ -406,7 +410,8 @@ int nsr_nsrim_run(const struct nsr_nsrim_opts *o, struct nsr_nsrim_stats *st,
 				     mmdb_clnt_errmsg(r.mc));
 	}
 	if (rc == NSR_OK) {
-		qsort(r.ss, r.nss, sizeof(*r.ss), by_ssid);
+		if (r.nss)
+			qsort(r.ss, r.nss, sizeof(*r.ss), by_ssid);
 		if (r.non)
 			qsort(r.on, r.non, sizeof(*r.on), by_vol);
 		rc = volumes(&r, err);

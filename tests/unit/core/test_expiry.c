@@ -162,6 +162,7 @@ static void test_chain(void **state)
 	const struct nsr_expiry_ss *s;
 
 	NSR_UNUSED(state);
+	nsr_expiry_chain(NULL, 0); /* nothing: no call on NULL */
 	v[8].usable = 0; /* ssid 9: aborted level 3 */
 	nsr_expiry_chain(v, n);
 	for (size_t i = 1; i < n; i++)
