@@ -44,6 +44,8 @@ int nsr_expiry_policy_parse(const char *period, const char *number,
 	if (i == sizeof(units) / sizeof(units[0]))
 		return NSR_ERR_SYNTAX;
 	if (number && *number) {
+		if (*number < '0' || *number > '9')
+			return NSR_ERR_SYNTAX; /* no sign, no blanks */
 		count = strtol(number, &end, 10);
 		if (*end != '\0' || count < 1 || count > 1000000)
 			return NSR_ERR_SYNTAX;

@@ -37,6 +37,10 @@ static void test_parse(void **state)
 			 NSR_ERR_SYNTAX);
 	assert_int_equal(nsr_expiry_policy_parse("Days", "2x", &p),
 			 NSR_ERR_SYNTAX);
+	assert_int_equal(nsr_expiry_policy_parse("Days", " 1", &p),
+			 NSR_ERR_SYNTAX);
+	assert_int_equal(nsr_expiry_policy_parse("Days", "+1", &p),
+			 NSR_ERR_SYNTAX);
 	assert_int_equal(nsr_expiry_policy_parse(NULL, "1", &p),
 			 NSR_ERR_SYNTAX);
 	assert_int_equal(nsr_expiry_builtin("quarter", &p), NSR_OK);
