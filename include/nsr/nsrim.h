@@ -43,6 +43,8 @@ struct nsr_nsrim_opts {
 	int verbose;	    /* -v: a line per save set changed */
 	int64_t now;	    /* 0 = nsr_clock_now() */
 	FILE *out;	    /* report lines; NULL = none */
+	unsigned stop_after; /* tests: stop (NSR_ERR_LIMIT) after this many
+				changes, as a crash would; 0 = never */
 };
 
 struct nsr_nsrim_stats {

@@ -50,7 +50,21 @@ struct im_run {
 	struct im_on *on;
 	size_t non, capon;
 	int64_t now;
+	unsigned writes; /* changes made so far */
 };
+
+/* writes_left - may the run make one more change?  1 yes (counted), 0
+ * not with dry_run, NSR_ERR_LIMIT when o->stop_after changes were made
+ * (a test's crash point). */
+static int writes_left(struct im_run *r)
+{
+	if (r->o->dry_run)
+		return 0;
+	if (r->o->stop_after && r->writes >= r->o->stop_after)
+		return NSR_ERR_LIMIT;
+	r->writes++;
+	return 1;
+}
 
 /* grow - make room for one more element of size sz in *v. */
 static int grow(void **v, size_t n, size_t *cap, size_t sz)
@@ -237,7 +251,7 @@ static int expire_one(struct im_run *r, struct im_ss *s)
 	int browsable = (s->flags & MMDB_SS_BROWSABLE) ||
 			((s->flags & MMDB_SS_FINISHED) &&
 			 !(s->flags & MMDB_SS_RECOVERABLE));
-	int rc;
+	int rc, w;
 
 	if (s->flags & MMDB_SS_INPROGRESS)
 		return NSR_OK;
@@ -245,7 +259,9 @@ static int expire_one(struct im_run *r, struct im_ss *s)
 		say_ss(r, s, "browse time passed: index entries removed",
 		       s->eff_browse);
 		r->st->browse_expired++;
-		if (!r->o->dry_run) {
+		if ((w = writes_left(r)) < 0)
+			return w;
+		if (w) {
 			rc = nsr_ixclnt_delete(r->ix, s->client, s->ssid);
 			if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND) {
 				r->st->index_failures++;
@@ -257,6 +273,8 @@ static int expire_one(struct im_run *r, struct im_ss *s)
 						nsr_ixclnt_errmsg(r->ix));
 				return NSR_OK;
 			}
+			if ((w = writes_left(r)) < 0)
+				return w;
 			rc = mmdb_clnt_ss_flags(r->mc, s->ssid,
 						MMDB_SS_RECOVERABLE,
 						MMDB_SS_BROWSABLE);
@@ -269,7 +287,9 @@ static int expire_one(struct im_run *r, struct im_ss *s)
 		say_ss(r, s, "retention time passed: recyclable",
 		       s->eff_retention);
 		r->st->recyclable++;
-		if (!r->o->dry_run) {
+		if ((w = writes_left(r)) < 0)
+			return w;
+		if (w) {
 			rc = mmdb_clnt_ss_flags(r->mc, s->ssid,
 						MMDB_SS_RECYCLABLE, 0);
 			if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND)
@@ -365,7 +385,9 @@ static int volumes(struct im_run *r, struct nsr_buf *err)
 				"stays until it is relabeled\n",
 				r->o->dry_run ? "would: " : "", all[i].name,
 				all[i].pool, nss);
-		if (!r->o->dry_run) {
+		if ((rc = writes_left(r)) < 0)
+			break;
+		if (rc) {
 			rc = mmdb_clnt_vol_written(r->mc, all[i].volid, 0,
 						   0, 0, MMDB_VOL_RECYCLABLE);
 			if (rc == NSR_ERR_NOTFOUND)
@@ -374,6 +396,8 @@ static int volumes(struct im_run *r, struct nsr_buf *err)
 				nsr_buf_addf(err, "cannot mark volume %s "
 					     "recyclable: %s", all[i].name,
 					     mmdb_clnt_errmsg(r->mc));
+		} else {
+			rc = NSR_OK;
 		}
 	}
 	free(all);
@@ -404,7 +428,7 @@ int nsr_nsrim_run(const struct nsr_nsrim_opts *o, struct nsr_nsrim_stats *st,
 	st->savesets = (unsigned)r.nss;
 	for (size_t i = 0; rc == NSR_OK && i < r.nss; i++) {
 		rc = expire_one(&r, &r.ss[i]);
-		if (rc != NSR_OK)
+		if (rc != NSR_OK && rc != NSR_ERR_LIMIT)
 			nsr_buf_addf(err, "cannot flag save set %u in the "
 				     "media database: %s", r.ss[i].ssid,
 				     mmdb_clnt_errmsg(r.mc));
@@ -416,6 +440,9 @@ int nsr_nsrim_run(const struct nsr_nsrim_opts *o, struct nsr_nsrim_stats *st,
 			qsort(r.on, r.non, sizeof(*r.on), by_vol);
 		rc = volumes(&r, err);
 	}
+	if (rc == NSR_ERR_LIMIT)
+		nsr_buf_addf(err, "stopped after %u changes "
+			     "(NSR_TEST_NSRIM_STOP_AFTER)", r.writes);
 	nsr_ixclnt_close(r.ix);
 	mmdb_clnt_close(r.mc);
 	free(r.ss);

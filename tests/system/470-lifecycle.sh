@@ -5,7 +5,8 @@
 # incr otherwise; a file changed each day with a time on the test
 # clock), week 0 on volume Life.001 (aftd1, then marked full), the rest
 # on Life.002 (aftd2).  On day 28, nsrim -n reports and changes nothing;
-# nsrim then removes the index entries of exactly the save sets whose
+# an nsrim cut short after a few changes and the nsrim run after it
+# together remove the index entries of exactly the save sets whose
 # chain (the week: every incr builds on the one before, back to the
 # full) is past its browse time and flags recyclable exactly those past
 # retention, checked by ssid against the expectation computed here
@@ -119,10 +120,27 @@ ssflags after-n
 check "nsrim -n changed no save set" diff "$W/before" "$W/after-n"
 check "nsrim -n changed no volume" diff "$W/vols.before" "$W/vols.after-n"
 
+# An nsrim cut short after 7 changes (as by a crash): days 0 and 1 lost
+# their index entries and became recyclable (3 changes each), day 2 lost
+# its entries but is still flagged browsable.
+NSR_TEST_NSRIM_STOP_AFTER=7 "$BIN/nsrim" -s $S >"$W/nsrim-cut.out" 2>&1
+check "the cut-short nsrim exits 2" test $? -eq 2
+check "saying so" grep -q "stopped after 7 changes" "$W/nsrim-cut.out"
+ssflags cut
+check "day 2 is between the two steps (no index entries, still b)" \
+	test "$("$BIN/nsrinfo" -s $S -S "${DAYSS[2]}" $C 2>/dev/null |
+		grep -c date=)" = 0 -a \
+	-n "$(awk -v s="${DAYSS[2]}" '$1 == s && $3 ~ /b/' "$W/cut")"
+check "day 1 is done (r and E)" \
+	test -n "$(awk -v s="${DAYSS[1]}" '$1 == s && $2 ~ /r/ && $2 ~ /E/' \
+		"$W/cut")"
+
+# The next run completes it: the result is that of one whole run.
 "$BIN/nsrim" -s $S >"$W/nsrim.out" 2>&1
 check "nsrim exits 0" test $? -eq 0
 sed 's/^/# /' "$W/nsrim.out"
-check "nsrim: the summary line" grep -q "^nsrim: 28 save set(s) checked: 14 lost their index entries.* 7 became recyclable" "$W/nsrim.out"
+check "nsrim: the summary line (the rest of the cut-short run's work)" \
+	grep -q "^nsrim: 28 save set(s) checked: 12 lost their index entries (browse policy), 5 became recyclable (retention policy); 2 volume(s) checked, 1 became recyclable" "$W/nsrim.out"
 ssflags after
 for d in $(seq 0 27); do
 	ss=${DAYSS[$d]}

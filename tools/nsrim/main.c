@@ -51,6 +51,10 @@ int main(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	o.out = stdout;
+	/* tests: a crash point (an interrupted run, redone by the next) */
+	if (getenv("NSR_TEST_NSRIM_STOP_AFTER"))
+		o.stop_after = (unsigned)atoi(
+			getenv("NSR_TEST_NSRIM_STOP_AFTER"));
 	while ((c = getopt_long(argc, argv, "nvs:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n': o.dry_run = 1; break;
