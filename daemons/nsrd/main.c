@@ -259,6 +259,7 @@ static void nsrd_tick(struct nsr_daemon *d)
 	struct nsrd *n = d->ctx;
 
 	nsr_super_tick(n->super);
+	nsrd_nsrim_tick(n);
 	/* A handler may hold the mutex for a while (waiting for a database
 	 * to come back): settling can wait for a later tick, the loop not. */
 	if (nsr_rpc_server_trylock(d->srv)) {
@@ -283,6 +284,7 @@ static void nsrd_stop(struct nsr_daemon *d)
 	struct nsrd *n = d->ctx;
 
 	nsrd_sched_stop(n);
+	nsrd_nsrim_stop(n);
 	mmdb_clnt_close(n->mmdb);
 	nsr_ixclnt_close(n->ix);
 	nsr_jobd_close(n->jobd);

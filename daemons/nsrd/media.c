@@ -321,12 +321,16 @@ static int drop_relabeled(struct nsrd *n, const struct mmdb_volume *old)
 		if (rc != NSR_OK)
 			break;
 		dropped++;
-		if (nsr_ixclnt_delete(n->ix, v[i].client, v[i].ssid) != NSR_OK)
+		rc = nsr_ixclnt_delete(n->ix, v[i].client, v[i].ssid);
+		if (rc == NSR_ERR_NOTFOUND) /* none (browse expired) */
+			rc = NSR_OK;
+		if (rc != NSR_OK)
 			nsr_warn("save set %u (relabeled away) left the media "
 				 "database, but its index entries of client %s "
 				 "remain until nsrindexd answers: %s",
 				 v[i].ssid, v[i].client,
 				 nsr_ixclnt_errmsg(n->ix));
+		rc = NSR_OK;
 	}
 	free(v);
 	if (rc == NSR_OK && dropped)
@@ -959,4 +963,96 @@ int nsrd_vol_delete(void *ctx, void *argp, void *resp,
 	else
 		nsr_status_set(&r->st, NSR_OK, "%s", "");
 	return NSR_OK;
+}
+
+/* device_busy - has any session (save or recover) device devname? */
+static int device_busy(struct nsrd *n, const char *devname)
+{
+	for (size_t i = 0; i < NSR_ARRAY_SIZE(n->sessions); i++)
+		if (n->sessions[i].used &&
+		    strcmp(n->sessions[i].device, devname) == 0)
+			return 1;
+	return 0;
+}
+
+/* pool_yes - is attribute attr of pool resource name "Yes"? */
+static int pool_yes(struct nsrd *n, const char *name, const char *attr)
+{
+	const struct nsr_res *p = nsrd_res_find1(n, "NSR pool", name);
+	const char *v = p ? nsr_res_get(p, attr) : NULL;
+
+	return v && strcasecmp(v, "Yes") == 0;
+}
+
+/* may_recycle - may a save to pool reuse a recyclable volume of pool
+ * from?  Its own pool's always; another pool's when pool has "recycle
+ * from other pools" and from has "recycle to other pools". */
+static int may_recycle(struct nsrd *n, const char *pool, const char *from)
+{
+	if (strcmp(pool, from) == 0)
+		return 1;
+	return pool_yes(n, pool, "recycle from other pools") &&
+	       pool_yes(n, from, "recycle to other pools");
+}
+
+/* nsrd_auto_recycle - auto media management: a save to pool found no
+ * writable volume mounted.  A recyclable volume mounted on an idle,
+ * enabled, writable device (of pool, else of a pool that recycles to
+ * it) is relabeled through the label path (LABEL with -y: its save sets
+ * leave the media database and the index, an AFTD's files are removed),
+ * keeping its name and block size, into pool.  1 if one was relabeled
+ * (the caller picks a device again), else 0. */
+int nsrd_auto_recycle(struct nsrd *n, const char *pool)
+{
+	struct nsr_res *q = nsr_res_new();
+	int done = 0;
+
+	if (!q)
+		return 0;
+	nsr_res_set1(q, "type", "NSR device");
+	for (int pass = 0; pass < 2 && !done; pass++)
+		for (long i = nsr_resdb_find(n->res, q, 0); i >= 0 && !done;
+		     i = nsr_resdb_find(n->res, q, (size_t)i + 1)) {
+			const struct nsr_res *dev =
+				nsr_resdb_at(n->res, (size_t)i);
+			const char *vname = nsr_res_get(dev, "volume name");
+			const char *en = nsr_res_get(dev, "enabled");
+			const char *ro = nsr_res_get(dev, "read only");
+			const char *dn = nsr_res_get(dev, "name");
+			struct mmdb_volume v;
+			label_args a;
+			label_res r;
+
+			if (!vname || !*vname || !dn ||
+			    (en && strcasecmp(en, "Yes") != 0) ||
+			    (ro && strcasecmp(ro, "Yes") == 0) ||
+			    device_busy(n, dn) ||
+			    mmdb_clnt_vol_get(n->mmdb, vname, &v) != NSR_OK ||
+			    !(v.flags & MMDB_VOL_RECYCLABLE) ||
+			    (v.flags & (MMDB_VOL_READONLY | MMDB_VOL_MANUAL)))
+				continue;
+			/* pass 0: the pool's own; pass 1: other pools' */
+			if ((pass == 0) != (strcmp(v.pool, pool) == 0) ||
+			    !may_recycle(n, pool, v.pool))
+				continue;
+			nsr_info("auto media management: relabeling recyclable "
+				 "volume %s (pool %s) on device %s for a save "
+				 "to pool %s", v.name, v.pool, dn, pool);
+			memset(&a, 0, sizeof(a));
+			memset(&r, 0, sizeof(r));
+			a.device = (char *)dn;
+			a.pool = (char *)pool;
+			a.volume = v.name;
+			a.block_size = v.block_size;
+			a.force = 1;
+			nsrd_label(n, &a, &r, NULL);
+			done = r.st.code == NSR_OK;
+			if (!done)
+				nsr_warn("auto media management: relabeling "
+					 "volume %s failed: %s", v.name,
+					 r.st.msg ? r.st.msg : "");
+			xdr_free(NSR_XDR(xdr_label_res), (char *)&r);
+		}
+	nsr_res_free(q);
+	return done;
 }

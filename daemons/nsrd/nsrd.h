@@ -271,5 +271,22 @@ int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
 const char *nsrd_device_host(const struct nsr_res *dev, char *host,
 			     size_t hlen);
 
+/* expire.c */
+struct mmdb_saveset;
+/* nsrd_expiry_new - browse and retention times of a new save set of
+ * client in pool (explicit times 0 = from the policies; expiry.h). */
+void nsrd_expiry_new(struct nsrd *n, const char *client, const char *pool,
+		     int64_t browse_time, int64_t retention_time,
+		     struct mmdb_saveset *ss);
+
+/* nsrd_auto_recycle - auto media management (media.c): relabel a mounted
+ * recyclable volume for a save to pool; 1 if one was. */
+int nsrd_auto_recycle(struct nsrd *n, const char *pool);
+
+/* nsrim.c */
+/* nsrd_nsrim_tick - from the tick: the daily nsrim run when due. */
+void nsrd_nsrim_tick(struct nsrd *n);
+/* nsrd_nsrim_stop - wait for a run under way. */
+void nsrd_nsrim_stop(struct nsrd *n);
 
 #endif /* NSRD_H */

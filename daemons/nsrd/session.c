@@ -43,44 +43,6 @@ static struct nsr_jobd *open_jobd(void)
 	return g_nsrd.jobd;
 }
 
-/* policy_time - from + the named time policy (NSR policy resource, or the
- * preconfigured meanings of Week/Month/Quarter/Year/Decade). */
-static int64_t policy_time(struct nsrd *n, const char *name, int64_t from)
-{
-	const struct nsr_res *p = nsrd_res_find1(n, "NSR policy", name);
-	const char *period = p ? nsr_res_get(p, "period") : NULL;
-	const char *num = p ? nsr_res_get(p, "number of periods") : NULL;
-	long count = num ? atol(num) : 1;
-	time_t t = (time_t)from;
-	struct tm tm;
-
-	if (!period) {
-		period = "Months";
-		count = 1;
-		if (name && strcasecmp(name, "Week") == 0)
-			period = "Weeks";
-		else if (name && strcasecmp(name, "Quarter") == 0)
-			count = 3;
-		else if (name && strcasecmp(name, "Year") == 0)
-			period = "Years";
-		else if (name && strcasecmp(name, "Decade") == 0) {
-			period = "Years";
-			count = 10;
-		}
-	}
-	localtime_r(&t, &tm);
-	if (strncasecmp(period, "Day", 3) == 0)
-		tm.tm_mday += (int)count;
-	else if (strncasecmp(period, "Week", 4) == 0)
-		tm.tm_mday += 7 * (int)count;
-	else if (strncasecmp(period, "Year", 4) == 0)
-		tm.tm_year += (int)count;
-	else
-		tm.tm_mon += (int)count;
-	tm.tm_isdst = -1;
-	return (int64_t)mktime(&tm);
-}
-
 /* count_sessions - active sessions (all, or on one device). */
 static int count_sessions(struct nsrd *n, const char *device)
 {
@@ -196,8 +158,8 @@ static int unmounted_volume(struct nsrd *n, struct mmdb_clnt *mc,
 	       mmdb_clnt_query_next_vols(mc, v, NSR_ARRAY_SIZE(v), &got,
 					 &done) == NSR_OK) {
 		for (size_t i = 0; i < got && !found; i++)
-			if (!(v[i].flags & (MMDB_VOL_FULL |
-					    MMDB_VOL_READONLY)) &&
+			if (!(v[i].flags & (MMDB_VOL_FULL | MMDB_VOL_READONLY |
+					    MMDB_VOL_RECYCLABLE)) &&
 			    !device_with_volume(n, v[i].name)) {
 				size_t l = strnlen(v[i].name, len - 1);
 
@@ -252,7 +214,8 @@ static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
 			continue;
 		if (exclude && memcmp(v.volid, exclude, 16) == 0)
 			continue;
-		if (v.flags & (MMDB_VOL_FULL | MMDB_VOL_READONLY)) {
+		if (v.flags & (MMDB_VOL_FULL | MMDB_VOL_READONLY |
+			       MMDB_VOL_RECYCLABLE)) {
 			seen_full = 1;
 			continue;
 		}
@@ -286,7 +249,8 @@ static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
 			"enabled "
 			"device%s; label one with: nsrmm -l -b '%s' -f DEVICE",
 			pool,
-			seen_full ? " (the mounted ones are full or read-only)"
+			seen_full ? " (the mounted ones are full, read-only "
+				    "or recyclable)"
 				  : "",
 			pool);
 	return best;
@@ -693,6 +657,9 @@ int nsrd_save_start(void *ctx, void *argp, void *resp,
 	}
 	mc = n->mmdb;
 	dev = pick_device(n, mc, pool, NULL, &vol, &r->st);
+	if (!dev && r->st.code == NSR_ERR_NOTFOUND &&
+	    nsrd_auto_recycle(n, pool)) /* media.c */
+		dev = pick_device(n, mc, pool, NULL, &vol, &r->st);
 	if (!dev && r->st.code == NSR_ERR_NOTFOUND) {
 		/* A mount request: wait for a volume, up to the timeout. */
 		snprintf(tmo, sizeof(tmo), "no writable volume of pool '%s' "
@@ -762,24 +729,8 @@ int nsrd_save_start(void *ctx, void *argp, void *resp,
 				      latest + (int64_t)a->pss_streams);
 	}
 	ss.sscreate = time(NULL);
-	ss.ssbrowse =
-		a->browse_time
-			? a->browse_time
-			: policy_time(
-				  n,
-				  client ? nsr_res_get(client, "browse policy")
-					 : "Month",
-				  ss.savetime);
-	ss.ssretent =
-		a->retention_time
-			? a->retention_time
-			: policy_time(n,
-				      client ? nsr_res_get(client,
-							   "retention policy")
-					     : "Year",
-				      ss.savetime);
-	if (ss.ssretent < ss.ssbrowse)
-		ss.ssretent = ss.ssbrowse;
+	nsrd_expiry_new(n, a->client, pool, a->browse_time,
+			a->retention_time, &ss); /* expire.c */
 	if (create_saveset(mc, &ss, &cloneid) != NSR_OK) {
 		nsr_status_set(&r->st, NSR_ERR_IO,
 			       "cannot create the save set in the media "

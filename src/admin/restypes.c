@@ -119,6 +119,7 @@ static const struct nsr_res_attrdef pool_attrs[] = {
 	T("devices"),
 	S("label template", NULL),
 	C("store index entries", "Yes", YESNO),
+	S("retention policy", NULL),
 	C("auto media verify", "No", YESNO),
 	C("recycle to other pools", "No", YESNO),
 	C("recycle from other pools", "No", YESNO),

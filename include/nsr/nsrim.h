@@ -1,0 +1,72 @@
+/*
+ * nsrim.h - apply the browse and retention policies to the media
+ * database and the client file indexes (nsrim(8), and nsrd once a day).
+ *
+ * One run, at time now (nsr_clock_now() unless given):
+ *   1. every save set of the media database is read, grouped into backup
+ *      chains (client and save set name) and given its effective browse
+ *      and retention times (expiry.h rule 4: a full or level others build
+ *      on lives as long as the latest of them);
+ *   2. a completed save set past its effective browse time loses its
+ *      index entries (nsrindexd), then is flagged recoverable and no
+ *      longer browsable (sumflags r): it stays recoverable by ssid
+ *      (recover -S) until its volume is relabeled;
+ *   3. a save set past its effective retention time is flagged
+ *      recyclable (E);
+ *   4. a volume (not manual, not already recyclable) becomes recyclable
+ *      when every save set on it is, or when it holds none but has held
+ *      data.  Nothing is erased: the bytes of recyclable save sets stay
+ *      on the volume (an AFTD's files too) until it is relabeled, by hand
+ *      or by nsrd's auto media management.
+ * Save sets in progress are left alone.
+ *
+ * Invariants (crash safety):
+ *   1. every change is idempotent and ordered so that an interrupted run
+ *      leaves a state the next run completes: index entries go before the
+ *      browsable flag does (a save set flagged recoverable has no
+ *      entries), a save set is flagged recyclable only after it lost its
+ *      entries, a volume only after every save set on it was flagged;
+ *   2. a run with dry_run changes nothing and reports what a run would
+ *      do; repeating a run at the same time changes nothing more.
+ */
+#ifndef NSR_NSRIM_H
+#define NSR_NSRIM_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct nsr_buf;
+
+struct nsr_nsrim_opts {
+	const char *server; /* NULL = this host */
+	int dry_run;	    /* -n: report only */
+	int verbose;	    /* -v: a line per save set changed */
+	int64_t now;	    /* 0 = nsr_clock_now() */
+	FILE *out;	    /* report lines; NULL = none */
+	unsigned stop_after; /* tests: stop (NSR_ERR_LIMIT) after this many
+				changes, as a crash would; 0 = never */
+};
+
+struct nsr_nsrim_stats {
+	unsigned savesets;	  /* save sets looked at */
+	unsigned browse_expired;  /* index entries removed now */
+	unsigned recyclable;	  /* save sets flagged recyclable now */
+	unsigned volumes;	  /* volumes looked at */
+	unsigned vol_recyclable;  /* volumes flagged recyclable now */
+	unsigned index_failures;  /* index removals that failed (retried
+				     by the next run) */
+};
+
+/* nsr_nsrim_run - one run (see above); st gets the counts (also with
+ * dry_run: what would change).  NSR_OK (possibly with index_failures),
+ * or an NSR_ERR_* code with the reason in err (a run cut short is
+ * completed by the next one). */
+int nsr_nsrim_run(const struct nsr_nsrim_opts *o, struct nsr_nsrim_stats *st,
+		  struct nsr_buf *err);
+
+/* nsr_nsrim_summary - the one-line summary of st into buf (NetWorker's
+ * style: counts of save sets and volumes changed). */
+void nsr_nsrim_summary(const struct nsr_nsrim_stats *st, int dry_run,
+		       char *buf, size_t len);
+
+#endif /* NSR_NSRIM_H */

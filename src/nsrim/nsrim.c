@@ -1,0 +1,467 @@
+/*
+ * nsrim.c - one expiry run over the media database and the indexes
+ * (nsrim.h).
+ */
+#include "nsr/compat.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nsr/buf.h"
+#include "nsr/clock.h"
+#include "nsr/err.h"
+#include "nsr/expiry.h"
+#include "nsr/index_clnt.h"
+#include "nsr/level.h"
+#include "nsr/mmdb.h"
+#include "nsr/mmdb_clnt.h"
+#include "nsr/nsrim.h"
+
+/* Flags of a save set that can hold no chain back (expiry.h usable). */
+#define SS_BROKEN (MMDB_SS_ABORTED | MMDB_SS_INCOMPLETE | MMDB_SS_INPROGRESS)
+
+/* One save set as the run sees it. */
+struct im_ss {
+	uint32_t ssid;
+	char client[MMDB_CLIENT_MAX + 1];
+	char name[MMDB_SSNAME_MAX + 1];
+	unsigned level;
+	uint32_t flags;
+	int64_t savetime, browse, retention;
+	int64_t eff_browse, eff_retention;
+	int recyclable; /* flagged, or flagged by this run (or would be) */
+};
+
+/* A save set on a volume (one per row with a volume). */
+struct im_on {
+	char vol[MMDB_VOLNAME_MAX + 1];
+	uint32_t ssid;
+};
+
+/* The state of one run. */
+struct im_run {
+	const struct nsr_nsrim_opts *o;
+	struct nsr_nsrim_stats *st;
+	struct mmdb_clnt *mc;
+	struct nsr_ixclnt *ix;
+	struct im_ss *ss;
+	size_t nss, capss;
+	struct im_on *on;
+	size_t non, capon;
+	int64_t now;
+	unsigned writes; /* changes made so far */
+};
+
+/* writes_left - may the run make one more change?  1 yes (counted), 0
+ * not with dry_run, NSR_ERR_LIMIT when o->stop_after changes were made
+ * (a test's crash point). */
+static int writes_left(struct im_run *r)
+{
+	if (r->o->dry_run)
+		return 0;
+	if (r->o->stop_after && r->writes >= r->o->stop_after)
+		return NSR_ERR_LIMIT;
+	r->writes++;
+	return 1;
+}
+
+/* grow - make room for one more element of size sz in *v. */
+static int grow(void **v, size_t n, size_t *cap, size_t sz)
+{
+	void *nv;
+
+	if (n < *cap)
+		return NSR_OK;
+	nv = realloc(*v, (*cap ? *cap * 2 : 256) * sz);
+	if (!nv)
+		return NSR_ERR_NOMEM;
+	*v = nv;
+	*cap = *cap ? *cap * 2 : 256;
+	return NSR_OK;
+}
+
+/* add_row - remember a row's save set (once) and its volume. */
+static int add_row(struct im_run *r, const struct mmdb_ss_row *row)
+{
+	struct im_ss *s;
+
+	if (row->has_volume) {
+		if (grow((void **)&r->on, r->non, &r->capon,
+			 sizeof(*r->on)) != NSR_OK)
+			return NSR_ERR_NOMEM;
+		memcpy(r->on[r->non].vol, row->vol.name,
+		       sizeof(r->on[r->non].vol));
+		r->on[r->non++].ssid = row->ss.ssid;
+	}
+	if (r->nss && r->ss[r->nss - 1].ssid == row->ss.ssid)
+		return NSR_OK; /* more rows of it: dedup() drops the rest */
+	if (grow((void **)&r->ss, r->nss, &r->capss, sizeof(*r->ss)) != NSR_OK)
+		return NSR_ERR_NOMEM;
+	s = &r->ss[r->nss++];
+	memset(s, 0, sizeof(*s));
+	s->ssid = row->ss.ssid;
+	memcpy(s->client, row->ss.client, sizeof(s->client));
+	memcpy(s->name, row->ss.name, sizeof(s->name));
+	s->level = row->ss.level;
+	s->flags = row->ss.flags;
+	s->savetime = row->ss.savetime;
+	s->browse = row->ss.ssbrowse;
+	s->retention = row->ss.ssretent;
+	s->recyclable = !!(s->flags & MMDB_SS_RECYCLABLE);
+	return NSR_OK;
+}
+
+/* by_chain - order: client, save set name, save time, ssid. */
+static int by_chain(const void *a, const void *b)
+{
+	const struct im_ss *x = a, *y = b;
+	int d = strcmp(x->client, y->client);
+
+	if (!d)
+		d = strcmp(x->name, y->name);
+	if (!d && x->savetime != y->savetime)
+		d = x->savetime < y->savetime ? -1 : 1;
+	if (!d)
+		d = x->ssid < y->ssid ? -1 : x->ssid > y->ssid;
+	return d;
+}
+
+/* by_ssid - order of im_ss by ssid (for bsearch). */
+static int by_ssid(const void *a, const void *b)
+{
+	const struct im_ss *x = a, *y = b;
+
+	return x->ssid < y->ssid ? -1 : x->ssid > y->ssid;
+}
+
+/* by_vol - order of im_on by volume name. */
+static int by_vol(const void *a, const void *b)
+{
+	const struct im_on *x = a, *y = b;
+
+	return strcmp(x->vol, y->vol);
+}
+
+/* read_savesets - every save set row of the media database. */
+static int read_savesets(struct im_run *r, struct nsr_buf *err)
+{
+	struct mmdb_ss_row rows[64];
+	size_t got = 0;
+	int done = 0, rc;
+
+	rc = mmdb_clnt_query_open(r->mc, "", 0, r->now);
+	while (rc == NSR_OK && !done) {
+		rc = mmdb_clnt_query_next_rows(r->mc, rows,
+					       sizeof(rows) / sizeof(rows[0]),
+					       &got, &done);
+		for (size_t i = 0; rc == NSR_OK && i < got; i++)
+			rc = add_row(r, &rows[i]);
+		if (rc == NSR_OK && got == 0 && !done)
+			break;
+	}
+	if (rc != NSR_OK)
+		nsr_buf_addf(err, "cannot read the save sets of the media "
+			     "database: %s", rc == NSR_ERR_NOMEM ?
+			     "out of memory" : mmdb_clnt_errmsg(r->mc));
+	return rc;
+}
+
+/* dedup - one entry per save set (sorted by ssid). */
+static void dedup(struct im_run *r)
+{
+	size_t k = 0;
+
+	if (r->nss == 0)
+		return;
+	qsort(r->ss, r->nss, sizeof(*r->ss), by_ssid);
+	for (size_t i = 0; i < r->nss; i++)
+		if (k == 0 || r->ss[k - 1].ssid != r->ss[i].ssid)
+			r->ss[k++] = r->ss[i];
+	r->nss = k;
+}
+
+/* chains - effective times of every save set (expiry.h rule 4). */
+static int chains(struct im_run *r)
+{
+	struct nsr_expiry_ss *v;
+
+	if (r->nss == 0)
+		return NSR_OK;
+	qsort(r->ss, r->nss, sizeof(*r->ss), by_chain);
+	v = calloc(r->nss, sizeof(*v));
+	if (!v)
+		return NSR_ERR_NOMEM;
+	for (size_t a = 0, b; a < r->nss; a = b) {
+		for (b = a; b < r->nss && strcmp(r->ss[a].client,
+						 r->ss[b].client) == 0 &&
+			    strcmp(r->ss[a].name, r->ss[b].name) == 0;
+		     b++) {
+			struct nsr_expiry_ss *e = &v[b - a];
+
+			e->ssid = r->ss[b].ssid;
+			e->level = r->ss[b].level;
+			e->savetime = r->ss[b].savetime;
+			e->usable = (r->ss[b].flags & MMDB_SS_FINISHED) &&
+				    !(r->ss[b].flags & SS_BROKEN);
+			e->browse = r->ss[b].browse;
+			e->retention = r->ss[b].retention;
+		}
+		/* Same order (save time, ssid: unique keys) in and out. */
+		nsr_expiry_chain(v, b - a);
+		for (size_t i = a; i < b; i++) {
+			r->ss[i].eff_browse = v[i - a].eff_browse;
+			r->ss[i].eff_retention = v[i - a].eff_retention;
+		}
+	}
+	free(v);
+	return NSR_OK;
+}
+
+/* when - a time as the report prints it. */
+static const char *when(int64_t t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	localtime_r(&tt, &tm);
+	strftime(buf, len, "%Y-%m-%d %H:%M", &tm);
+	return buf;
+}
+
+/* say_ss - the -v line of a save set changed. */
+static void say_ss(struct im_run *r, const struct im_ss *s, const char *what,
+		   int64_t t)
+{
+	char a[32], b[32];
+
+	if (!r->o->out || !r->o->verbose)
+		return;
+	fprintf(r->o->out, "%s%s:%s ssid %u level %s saved %s: %s (%s)\n",
+		r->o->dry_run ? "would: " : "", s->client, s->name, s->ssid,
+		nsr_level_name(s->level), when(s->savetime, a, sizeof(a)),
+		what, when(t, b, sizeof(b)));
+}
+
+/* expire_one - steps 2 and 3 for one save set; NSR_OK or the media
+ * database's error (an index failure is counted, the save set then
+ * keeps its flags for the next run: invariant 1). */
+static int expire_one(struct im_run *r, struct im_ss *s)
+{
+	int browsable = (s->flags & MMDB_SS_BROWSABLE) ||
+			((s->flags & MMDB_SS_FINISHED) &&
+			 !(s->flags & MMDB_SS_RECOVERABLE));
+	int rc, w;
+
+	if (s->flags & MMDB_SS_INPROGRESS)
+		return NSR_OK;
+	if (browsable && s->eff_browse <= r->now) {
+		say_ss(r, s, "browse time passed: index entries removed",
+		       s->eff_browse);
+		r->st->browse_expired++;
+		if ((w = writes_left(r)) < 0)
+			return w;
+		if (w) {
+			rc = nsr_ixclnt_delete(r->ix, s->client, s->ssid);
+			if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND) {
+				r->st->index_failures++;
+				if (r->o->out)
+					fprintf(r->o->out, "nsrim: save set "
+						"%u: cannot remove its index "
+						"entries (%s); the next run "
+						"tries again\n", s->ssid,
+						nsr_ixclnt_errmsg(r->ix));
+				return NSR_OK;
+			}
+			if ((w = writes_left(r)) < 0)
+				return w;
+			rc = mmdb_clnt_ss_flags(r->mc, s->ssid,
+						MMDB_SS_RECOVERABLE,
+						MMDB_SS_BROWSABLE);
+			if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND)
+				return rc;
+		}
+		browsable = 0;
+	}
+	if (!browsable && !s->recyclable && s->eff_retention <= r->now) {
+		say_ss(r, s, "retention time passed: recyclable",
+		       s->eff_retention);
+		r->st->recyclable++;
+		if ((w = writes_left(r)) < 0)
+			return w;
+		if (w) {
+			rc = mmdb_clnt_ss_flags(r->mc, s->ssid,
+						MMDB_SS_RECYCLABLE, 0);
+			if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND)
+				return rc;
+		}
+		s->recyclable = 1;
+	}
+	return NSR_OK;
+}
+
+/* vol_state - step 4 for volume v: 1 if it is to become recyclable. */
+static int vol_state(struct im_run *r, const struct mmdb_volume *v,
+		     unsigned *nss)
+{
+	struct im_on key, *on;
+	size_t lo, hi;
+	int all = 1;
+
+	*nss = 0;
+	memset(&key, 0, sizeof(key));
+	memcpy(key.vol, v->name, sizeof(key.vol));
+	on = r->non ? bsearch(&key, r->on, r->non, sizeof(*r->on), by_vol)
+		    : NULL;
+	if (on) {
+		lo = hi = (size_t)(on - r->on);
+		while (lo > 0 && strcmp(r->on[lo - 1].vol, v->name) == 0)
+			lo--;
+		while (hi < r->non && strcmp(r->on[hi].vol, v->name) == 0)
+			hi++;
+		for (size_t i = lo; i < hi; i++) {
+			struct im_ss k, *s;
+
+			k.ssid = r->on[i].ssid;
+			s = bsearch(&k, r->ss, r->nss, sizeof(*r->ss),
+				    by_ssid);
+			(*nss)++;
+			if (!s || !s->recyclable)
+				all = 0;
+		}
+	}
+	if (v->flags & (MMDB_VOL_RECYCLABLE | MMDB_VOL_MANUAL))
+		return 0;
+	if (*nss == 0) /* none: recyclable once it has held data */
+		return v->written > 0 || v->next_file > 0 ||
+		       v->next_record > 0;
+	return all;
+}
+
+/* volumes - step 4 over every volume. */
+static int volumes(struct im_run *r, struct nsr_buf *err)
+{
+	struct mmdb_volume vols[32], *all = NULL, *nv;
+	size_t got = 0, n = 0, cap = 0;
+	int done = 0, rc;
+
+	rc = mmdb_clnt_query_open(r->mc, "", 1, r->now);
+	while (rc == NSR_OK && !done) {
+		rc = mmdb_clnt_query_next_vols(r->mc, vols,
+					       sizeof(vols) / sizeof(vols[0]),
+					       &got, &done);
+		for (size_t i = 0; rc == NSR_OK && i < got; i++) {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 64;
+				nv = realloc(all, cap * sizeof(*all));
+				if (!nv) {
+					rc = NSR_ERR_NOMEM;
+					break;
+				}
+				all = nv;
+			}
+			all[n++] = vols[i];
+		}
+		if (rc == NSR_OK && got == 0 && !done)
+			break;
+	}
+	if (rc != NSR_OK) {
+		nsr_buf_addf(err, "cannot read the volumes of the media "
+			     "database: %s", rc == NSR_ERR_NOMEM ?
+			     "out of memory" : mmdb_clnt_errmsg(r->mc));
+		free(all);
+		return rc;
+	}
+	for (size_t i = 0; rc == NSR_OK && i < n; i++) {
+		unsigned nss;
+
+		r->st->volumes++;
+		if (!vol_state(r, &all[i], &nss))
+			continue;
+		r->st->vol_recyclable++;
+		if (r->o->out)
+			fprintf(r->o->out, "%svolume %s (pool %s): recyclable "
+				"(%u save set(s), all recyclable); its data "
+				"stays until it is relabeled\n",
+				r->o->dry_run ? "would: " : "", all[i].name,
+				all[i].pool, nss);
+		if ((rc = writes_left(r)) < 0)
+			break;
+		if (rc) {
+			rc = mmdb_clnt_vol_written(r->mc, all[i].volid, 0,
+						   0, 0, MMDB_VOL_RECYCLABLE);
+			if (rc == NSR_ERR_NOTFOUND)
+				rc = NSR_OK;
+			if (rc != NSR_OK)
+				nsr_buf_addf(err, "cannot mark volume %s "
+					     "recyclable: %s", all[i].name,
+					     mmdb_clnt_errmsg(r->mc));
+		} else {
+			rc = NSR_OK;
+		}
+	}
+	free(all);
+	return rc;
+}
+
+/* nsr_nsrim_run - steps 1-4 of nsrim.h. */
+int nsr_nsrim_run(const struct nsr_nsrim_opts *o, struct nsr_nsrim_stats *st,
+		  struct nsr_buf *err)
+{
+	struct im_run r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	memset(st, 0, sizeof(*st));
+	r.o = o;
+	r.st = st;
+	r.now = o->now ? o->now : (int64_t)nsr_clock_now();
+	rc = mmdb_clnt_open(o->server, &r.mc, err);
+	if (rc == NSR_OK && !o->dry_run)
+		rc = nsr_ixclnt_open(o->server, &r.ix, err);
+	if (rc == NSR_OK)
+		rc = read_savesets(&r, err);
+	if (rc == NSR_OK)
+		dedup(&r);
+	if (rc == NSR_OK && (rc = chains(&r)) != NSR_OK)
+		nsr_buf_addf(err, "out of memory");
+	st->savesets = (unsigned)r.nss;
+	for (size_t i = 0; rc == NSR_OK && i < r.nss; i++) {
+		rc = expire_one(&r, &r.ss[i]);
+		if (rc != NSR_OK && rc != NSR_ERR_LIMIT)
+			nsr_buf_addf(err, "cannot flag save set %u in the "
+				     "media database: %s", r.ss[i].ssid,
+				     mmdb_clnt_errmsg(r.mc));
+	}
+	if (rc == NSR_OK) {
+		if (r.nss)
+			qsort(r.ss, r.nss, sizeof(*r.ss), by_ssid);
+		if (r.non)
+			qsort(r.on, r.non, sizeof(*r.on), by_vol);
+		rc = volumes(&r, err);
+	}
+	if (rc == NSR_ERR_LIMIT)
+		nsr_buf_addf(err, "stopped after %u changes "
+			     "(NSR_TEST_NSRIM_STOP_AFTER)", r.writes);
+	nsr_ixclnt_close(r.ix);
+	mmdb_clnt_close(r.mc);
+	free(r.ss);
+	free(r.on);
+	return rc;
+}
+
+/* nsr_nsrim_summary - the summary line. */
+void nsr_nsrim_summary(const struct nsr_nsrim_stats *st, int dry_run,
+		       char *buf, size_t len)
+{
+	snprintf(buf, len, "nsrim: %u save set(s) checked: %u %s their "
+		 "index entries (browse policy), %u %s recyclable "
+		 "(retention policy); %u volume(s) checked, %u %s "
+		 "recyclable%s",
+		 st->savesets, st->browse_expired,
+		 dry_run ? "would lose" : "lost", st->recyclable,
+		 dry_run ? "would become" : "became", st->volumes,
+		 st->vol_recyclable, dry_run ? "would become" : "became",
+		 st->index_failures ? "; some index entries could not be "
+				      "removed: run nsrim again" : "");
+}

@@ -1,0 +1,86 @@
+/*
+ * nsrim - apply the browse and retention policies (nsrim.h):
+ *
+ *   nsrim [-n] [-v] [-s server]
+ *
+ * Exit status: 0 done (or, with -n, reported), 1 usage, 2 the run failed
+ * or could not reach the server (the next run completes it), 3 done but
+ * some index entries could not be removed (run it again).
+ */
+#include "nsr/compat.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "nsr/nsrim.h"
+
+/* usage - the --help text. */
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: nsrim [-n] [-v] [-s server]\n"
+		"  Removes the index entries of save sets past their browse "
+		"time and\n"
+		"  marks save sets past their retention time recyclable, and "
+		"volumes\n"
+		"  whose save sets all are.  Recyclable data stays on its "
+		"volume until\n"
+		"  the volume is relabeled (nsrd relabels a recyclable volume "
+		"when a\n"
+		"  save needs one).\n"
+		"  -n  report what would be done, change nothing\n"
+		"  -v  a line per save set changed\n"
+		"  -s  the NetWorker server (default: this host)\n");
+}
+
+/* main - parse the options, run once, print the summary. */
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
+	};
+	struct nsr_nsrim_opts o;
+	struct nsr_nsrim_stats st;
+	struct nsr_buf err;
+	char line[512];
+	int c, rc;
+
+	memset(&o, 0, sizeof(o));
+	o.out = stdout;
+	/* tests: a crash point (an interrupted run, redone by the next) */
+	if (getenv("NSR_TEST_NSRIM_STOP_AFTER"))
+		o.stop_after = (unsigned)atoi(
+			getenv("NSR_TEST_NSRIM_STOP_AFTER"));
+	while ((c = getopt_long(argc, argv, "nvs:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n': o.dry_run = 1; break;
+		case 'v': o.verbose = 1; break;
+		case 's': o.server = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 1;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "nsrim: unexpected argument '%s'\n",
+			argv[optind]);
+		usage(stderr);
+		return 1;
+	}
+	nsr_buf_init(&err, 0);
+	rc = nsr_nsrim_run(&o, &st, &err);
+	nsr_nsrim_summary(&st, o.dry_run, line, sizeof(line));
+	printf("%s\n", line);
+	if (rc != NSR_OK) {
+		fprintf(stderr, "nsrim: %s; nothing done is undone: run nsrim "
+			"again once the server answers\n",
+			err.len ? err.data : nsr_strerror(rc));
+		nsr_buf_release(&err);
+		return 2;
+	}
+	nsr_buf_release(&err);
+	return st.index_failures ? 3 : 0;
+}
