@@ -283,6 +283,7 @@ static void nsrd_stop(struct nsr_daemon *d)
 	struct nsrd *n = d->ctx;
 
 	nsrd_sched_stop(n);
+	nsrd_lanes_close(n);
 	mmdb_clnt_close(n->mmdb);
 	nsr_ixclnt_close(n->ix);
 	nsr_jobd_close(n->jobd);
@@ -343,8 +344,11 @@ static const struct nsr_daemon_ops nsrd_ops = {
 /* main - parse options, do the work, exit status. */
 int main(int argc, char **argv)
 {
-	int rc = nsr_daemon_main(argc, argv, &nsrd_ops, &g_nsrd);
+	int rc;
 
+	pthread_mutex_init(&g_nsrd.lane_mu, NULL);
+	pthread_cond_init(&g_nsrd.lane_cv, NULL);
+	rc = nsr_daemon_main(argc, argv, &nsrd_ops, &g_nsrd);
 	nsr_resdb_close(g_nsrd.res);
 	return rc;
 }
