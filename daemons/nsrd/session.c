@@ -703,8 +703,9 @@ struct save_create {
 };
 
 /* save_create - the save set (in progress until SAVE_END), the job and
- * its first log lines, through mc and j.  The caller holds its session slot (starting); it may
- * or may not hold the mutex.  NSR_OK, or an error with st set. */
+ * its first log lines, through mc and j.  The caller holds its session
+ * slot (starting); it may or may not hold the mutex.  NSR_OK, or an
+ * error with st set. */
 static int save_create(struct mmdb_clnt *mc, struct nsr_jobd *j,
 		       struct save_create *c, nsr_status *st)
 {
