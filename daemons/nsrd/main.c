@@ -285,6 +285,7 @@ static void nsrd_stop(struct nsr_daemon *d)
 
 	nsrd_sched_stop(n);
 	nsrd_nsrim_stop(n);
+	nsrd_lanes_close(n);
 	mmdb_clnt_close(n->mmdb);
 	nsr_ixclnt_close(n->ix);
 	nsr_jobd_close(n->jobd);
@@ -345,8 +346,11 @@ static const struct nsr_daemon_ops nsrd_ops = {
 /* main - parse options, do the work, exit status. */
 int main(int argc, char **argv)
 {
-	int rc = nsr_daemon_main(argc, argv, &nsrd_ops, &g_nsrd);
+	int rc;
 
+	pthread_mutex_init(&g_nsrd.lane_mu, NULL);
+	pthread_cond_init(&g_nsrd.lane_cv, NULL);
+	rc = nsr_daemon_main(argc, argv, &nsrd_ops, &g_nsrd);
 	nsr_resdb_close(g_nsrd.res);
 	return rc;
 }

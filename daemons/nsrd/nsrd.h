@@ -3,10 +3,31 @@
  *
  * Handlers run with NSR_RPC_SERIAL, so all of struct nsrd is accessed under
  * the RPC server-wide mutex and needs no locking of its own.
+ *
+ * One exception, SAVE_START's remote work (session.c): it reserves its
+ * session slot under the mutex, releases the mutex while it creates the
+ * save set and the job through a lane of its own (struct nsrd_lane), and
+ * settles under the mutex again.  Invariants:
+ *  1. only a lane's holder uses its handles, and only while it holds the
+ *     lane (busy); lanes are handed out under lane_mu, never under the
+ *     RPC mutex (a start waiting for a lane holds no other lock); the
+ *     shared handles (mmdb, jobd, ix, snmd) are used only under the RPC
+ *     mutex, as before;
+ *  2. a session marked starting has its client, group, device and mover
+ *     set and counts against every limit and in its mover's load
+ *     (admission stays exact); other code only counts it, lists it
+ *     (status) and, when its connection closes, marks its owner gone
+ *     (conn_closed): find_session, NEXT_VOLUME and settling pass it by,
+ *     so SAVE_RENEW and SAVE_END cannot touch it; its handler clears the
+ *     mark, or frees the slot, under the mutex before it returns, and a
+ *     save set it created is then settled like any other session's;
+ *  3. nothing the unlocked part reads belongs to struct nsrd: it works on
+ *     copies made under the mutex (resources may change meanwhile).
  */
 #ifndef NSRD_H
 #define NSRD_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -43,6 +64,17 @@ struct nsrd_session {
 	time_t started;
 	uint64_t conn;	    /* owning connection (0 = none: adopted) */
 	time_t lease_until; /* settle after this; 0 = owner gone */
+	int starting;	    /* SAVE_START works unlocked (invariant 2) */
+};
+
+/* A SAVE_START's own database handles for its unlocked work (invariant
+ * 1), made on first use.  Enough that concurrent creates meet in
+ * nsrmmdbd's group commit; one more start waits for a free lane. */
+#define NSRD_LANES 32
+struct nsrd_lane {
+	int busy;
+	struct mmdb_clnt *mmdb;
+	struct nsr_jobd *jobd;
 };
 
 /* A session that waits to start (admit.c). */
@@ -120,6 +152,11 @@ struct nsrd {
 	uint64_t next_ticket; /* tickets handed out */
 	uint64_t res_gen;     /* resource changes so far (res_rpc.c) */
 	uint64_t admit_fp;    /* admit.c: the state its last grant saw */
+	/* The lanes and their fields below are guarded by lane_mu alone. */
+	pthread_mutex_t lane_mu;
+	pthread_cond_t lane_cv; /* a lane was given back */
+	struct nsrd_lane lanes[NSRD_LANES];
+	int lanes_closed;	/* nsrd_stop: no more lanes */
 };
 
 extern struct nsrd g_nsrd;
@@ -197,6 +234,9 @@ void nsrd_settle_orphans(struct nsrd *n);
  * progress becomes a session without owner, adopted by its client's next
  * SAVE_RENEW/SAVE_END, else settled when its lease lapses. */
 void nsrd_reconcile(struct nsrd *n);
+/* nsrd_lanes_close - at stop: wait for every lane to be given back, close
+ * their handles, hand out no more. */
+void nsrd_lanes_close(struct nsrd *n);
 /* nsrd_next_volume - NEXT_VOLUME: the client of a save whose volume filled
  * asks for the next writable volume of the pool (spanning). */
 /* nsrd_level_decide - level.c: the effective level of a save of

@@ -7,9 +7,15 @@
  * sessions first), create the job
  * (nsrjobd) and the save set (nsrmmdbd, flagged in progress), get the
  * device's data mover from the storage node (nsrsnmd), and tell the client
- * where to stream.  SAVE_END marks the save set complete and browsable only
- * after the client reported the data and the index durable; a failed save
- * leaves the save set aborted and the job failed, with the reason.
+ * where to stream.  The save set and the job are created with the RPC
+ * mutex released (nsrd.h, invariants 1-3): a burst of starts then shares
+ * nsrmmdbd's group commit instead of paying one fsync after another while
+ * every other start waits.  The mover request stays under the mutex: the
+ * storage node picks a mover by the load nsrd reports, which must count
+ * every session before it.  SAVE_END marks the save set complete and
+ * browsable only after the client reported the data and the index
+ * durable; a failed save leaves the save set aborted and the job failed,
+ * with the reason.
  * RECOVER_START finds the fragments of a save set and, for each, the mover
  * of the device its volume is mounted on.  NEXT_VOLUME tells the client
  * of a save whose volume filled up where the save set continues (the
@@ -128,7 +134,7 @@ static struct nsrd_session *find_session(struct nsrd *n, int64_t jobid,
 	for (int i = 0; i < NSRD_MAX_SESSIONS; i++) {
 		struct nsrd_session *s = &n->sessions[i];
 
-		if (!s->used)
+		if (!s->used || s->starting)
 			continue;
 		if (ssid ? !s->recover && s->ssid == ssid : s->jobid == jobid)
 			return s;
@@ -394,12 +400,13 @@ int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
 	return rc;
 }
 
-/* job_create - the job record of a session (0 if nsrjobd is away). */
-static int64_t job_create(enum nsr_jobdb_type type, const char *client,
-			  const char *name, const char *level, int64_t pid,
-			  const char *command)
+/* job_create - the job record of a session (0 if nsrjobd is away); ssids
+ * NULL when it has none yet. */
+static int64_t job_create(struct nsr_jobd *j, enum nsr_jobdb_type type,
+			  const char *client, const char *name,
+			  const char *level, int64_t pid, const char *command,
+			  const char *ssids)
 {
-	struct nsr_jobd *j = open_jobd();
 	struct nsr_jobdb_job job;
 	struct nsr_buf err;
 	int64_t id = 0;
@@ -416,6 +423,7 @@ static int64_t job_create(enum nsr_jobdb_type type, const char *client,
 	job.state = NSR_JOBDB_ACTIVE;
 	job.start_time = time(NULL);
 	job.command = command;
+	job.ssids = ssids;
 	nsr_buf_init(&err, 0);
 	if (nsr_jobd_create(j, &job, &id, &err) != NSR_OK) {
 		nsr_warn("cannot record the job of %s:%s: %s", client, name,
@@ -575,6 +583,148 @@ static int pss_name_dependent(struct mmdb_clnt *mc,
 	return mmdb_clnt_ss_update(mc, &m);
 }
 
+/* lane_get - a free lane for SAVE_START's unlocked work (its handles made
+ * on first use), waiting while every lane is busy; NULL when stopping
+ * (*closed set) or out of memory.  Takes lane_mu only: never call it
+ * under the RPC mutex (a lane's holder may need that mutex to give its
+ * lane back). */
+static struct nsrd_lane *lane_get(struct nsrd *n, int *closed)
+{
+	int wait = nsr_peer_wait_default();
+	struct nsrd_lane *l = NULL;
+
+	pthread_mutex_lock(&n->lane_mu);
+	while (!n->lanes_closed) {
+		int i = 0;
+
+		while (i < NSRD_LANES && n->lanes[i].busy)
+			i++;
+		if (i == NSRD_LANES) {
+			pthread_cond_wait(&n->lane_cv, &n->lane_mu);
+			continue;
+		}
+		l = &n->lanes[i];
+		if ((!l->mmdb &&
+		     mmdb_clnt_new("localhost", wait, &l->mmdb) != NSR_OK) ||
+		    (!l->jobd && nsr_jobd_new("localhost",
+					      wait < 10000 ? wait : 10000,
+					      &l->jobd) != NSR_OK)) {
+			l = NULL; /* out of memory: go on without */
+			break;
+		}
+		l->busy = 1;
+		break;
+	}
+	*closed = n->lanes_closed;
+	pthread_mutex_unlock(&n->lane_mu);
+	return l;
+}
+
+/* lane_put - give the lane back: one waiter may take it (all of them
+ * while stopping, nsrd_lanes_close among them). */
+static void lane_put(struct nsrd *n, struct nsrd_lane *l)
+{
+	pthread_mutex_lock(&n->lane_mu);
+	l->busy = 0;
+	if (n->lanes_closed)
+		pthread_cond_broadcast(&n->lane_cv);
+	else
+		pthread_cond_signal(&n->lane_cv);
+	pthread_mutex_unlock(&n->lane_mu);
+}
+
+/* nsrd_lanes_close - see nsrd.h. */
+void nsrd_lanes_close(struct nsrd *n)
+{
+	int busy;
+
+	pthread_mutex_lock(&n->lane_mu);
+	n->lanes_closed = 1;
+	pthread_cond_broadcast(&n->lane_cv);
+	do {
+		busy = 0;
+		for (int i = 0; i < NSRD_LANES; i++)
+			busy |= n->lanes[i].busy;
+		if (busy)
+			pthread_cond_wait(&n->lane_cv, &n->lane_mu);
+	} while (busy);
+	for (int i = 0; i < NSRD_LANES; i++) {
+		mmdb_clnt_close(n->lanes[i].mmdb);
+		nsr_jobd_close(n->lanes[i].jobd);
+		n->lanes[i].mmdb = NULL;
+		n->lanes[i].jobd = NULL;
+	}
+	pthread_mutex_unlock(&n->lane_mu);
+}
+
+/* What SAVE_START's unlocked part works on: copies (nsrd.h invariant 3). */
+struct save_create {
+	const save_start_args *a;
+	struct mmdb_saveset ss;		   /* in: to create; out: made */
+	uint32_t cloneid;
+	int64_t jobid;
+	const char *level, *device, *volume, *llog;
+};
+
+/* save_create - the save set (in progress until SAVE_END), the job and
+ * its first log lines, through mc and j.  The caller holds its session
+ * slot (starting); it may or may not hold the mutex.  NSR_OK, or an
+ * error with st set. */
+static int save_create(struct mmdb_clnt *mc, struct nsr_jobd *j,
+		       struct save_create *c, nsr_status *st)
+{
+	const save_start_args *a = c->a;
+	char ssidtxt[32];
+
+	if (create_saveset(mc, &c->ss, &c->cloneid) != NSR_OK) {
+		nsr_status_set(st, NSR_ERR_IO, "cannot create the save set "
+			       "in the media database: %s",
+			       mmdb_clnt_errmsg(mc));
+		return NSR_ERR_IO;
+	}
+	/* Made with its save set's id: one call to nsrjobd less. */
+	snprintf(ssidtxt, sizeof(ssidtxt), "%u", c->ss.ssid);
+	c->jobid = job_create(j, NSR_JOBDB_TYPE_SAVE, a->client, a->name,
+			      c->level, a->pid, a->command, ssidtxt);
+	if (c->jobid) {
+		nsr_jobd_logf(j, c->jobid, NULL,
+			      "saving %s:%s to volume %s on %s", a->client,
+			      a->name, c->volume, c->device);
+		if (c->llog[0])
+			nsr_jobd_logf(j, c->jobid, NULL, "%s", c->llog);
+	}
+	return NSR_OK;
+}
+
+/* save_create_unlocked - save_create with the RPC mutex released, through
+ * a lane (nsrd.h invariants 1-3); under the mutex with the shared handles
+ * when there is no server (tests) or no lane (stopping, no memory).
+ * Called and returns with the mutex held. */
+static int save_create_unlocked(struct nsrd *n, struct save_create *c,
+				nsr_status *st)
+{
+	struct nsrd_lane *l;
+	int rc, closed = 0;
+
+	if (!n->d || !n->d->srv)
+		return save_create(n->mmdb, open_jobd(), c, st);
+	nsr_rpc_server_unlock(n->d->srv);
+	l = lane_get(n, &closed);
+	if (l) {
+		rc = save_create(l->mmdb, l->jobd, c, st);
+		lane_put(n, l);
+	}
+	nsr_rpc_server_lock(n->d->srv);
+	if (l)
+		return rc;
+	if (closed) { /* stop closes the shared handles next */
+		nsr_status_set(st, NSR_ERR_BUSY, "nsrd is stopping: run the "
+			       "save again once it is back");
+		return NSR_ERR_BUSY;
+	}
+	return save_create(n->mmdb, open_jobd(), c, st);
+}
+
 /* nsrd_save_start - SAVE_START: admit a save and say where to stream. */
 int nsrd_save_start(void *ctx, void *argp, void *resp,
 		    struct nsr_rpc_call *call)
@@ -592,10 +742,10 @@ int nsrd_save_start(void *ctx, void *argp, void *resp,
 	int64_t latest = 0;
 	struct nsr_buf err, lmsg, llog;
 	const char *pool;
-	char ssidtxt[32];
+	struct save_create c;
 	uint32_t cloneid = 0;
-	char mhost[NSR_HOST_MAX + 1] = "";
-	int port = 0, level;
+	char mhost[NSR_HOST_MAX + 1] = "", devname[256];
+	int port = 0, level, rc;
 	struct nsrd_wait *w = NULL;
 	struct nsrd_wait_ask q;
 	char why[NSR_MSG_MAX / 2], tmo[128], advice[256];
@@ -702,6 +852,11 @@ int nsrd_save_start(void *ctx, void *argp, void *resp,
 		nsr_status_set(&r->st, NSR_ERR_LIMIT, "too many sessions");
 		goto out;
 	}
+	/* Counted against its client, group and device from here on, also
+	 * while it works unlocked (nsrd.h invariant 2). */
+	snprintf(s->client, sizeof(s->client), "%s", a->client);
+	snprintf(s->group, sizeof(s->group), "%s", a->group);
+	snprintf(s->device, sizeof(s->device), "%s", nsr_res_get(dev, "name"));
 	if (nsrd_device_mover(n, dev, mhost, sizeof(mhost), &port,
 			      &s->mover_pid, &err) != NSR_OK) {
 		nsr_status_set(&r->st, NSR_ERR_CONNECT,
@@ -711,62 +866,53 @@ int nsrd_save_start(void *ctx, void *argp, void *resp,
 	}
 
 	/* The save set, in progress until SAVE_END. */
-	memset(&ss, 0, sizeof(ss));
-	snprintf(ss.client, sizeof(ss.client), "%s", a->client);
-	snprintf(ss.name, sizeof(ss.name), "%s", a->name);
-	snprintf(ss.pool, sizeof(ss.pool), "%s", pool);
-	snprintf(ss.group, sizeof(ss.group), "%s", a->group);
-	ss.level = (uint8_t)level;
-	ss.flags = MMDB_SS_INPROGRESS;
-	ss.savetime = a->savetime ? a->savetime : time(NULL);
+	memset(&c, 0, sizeof(c));
+	c.a = a;
+	snprintf(c.ss.client, sizeof(c.ss.client), "%s", a->client);
+	snprintf(c.ss.name, sizeof(c.ss.name), "%s", a->name);
+	snprintf(c.ss.pool, sizeof(c.ss.pool), "%s", pool);
+	snprintf(c.ss.group, sizeof(c.ss.group), "%s", a->group);
+	c.ss.level = (uint8_t)level;
+	c.ss.flags = MMDB_SS_INPROGRESS;
+	c.ss.savetime = a->savetime ? a->savetime : time(NULL);
 	if (a->pss_master) {
-		ss.savetime = master.savetime - a->pss_index;
-		ss.pssid = master.ssid;
+		c.ss.savetime = master.savetime - a->pss_index;
+		c.ss.pssid = master.ssid;
 	} else if (a->pss_streams > 0) {
 		/* Its dependents' times (this one's - 1 ..) after all
 		 * earlier ones: a browse orders the backups by time. */
-		ss.savetime = NSR_MAX(ss.savetime,
-				      latest + (int64_t)a->pss_streams);
+		c.ss.savetime = NSR_MAX(c.ss.savetime,
+					latest + (int64_t)a->pss_streams);
 	}
-	ss.sscreate = time(NULL);
+	c.ss.sscreate = time(NULL);
 	nsrd_expiry_new(n, a->client, pool, a->browse_time,
-			a->retention_time, &ss); /* expire.c */
-	if (create_saveset(mc, &ss, &cloneid) != NSR_OK) {
-		nsr_status_set(&r->st, NSR_ERR_IO,
-			       "cannot create the save set in the media "
-			       "database: %s",
-			       mmdb_clnt_errmsg(mc));
+			a->retention_time, &c.ss); /* expire.c */
+	c.level = nsr_level_name((unsigned)level);
+	snprintf(devname, sizeof(devname), "%s", s->device);
+	c.device = devname;
+	c.volume = vol.name;
+	c.llog = llog.len ? llog.data : "";
+	/* Its wait is over: it holds its slot as a session now (admit.c
+	 * invariant 3), and the wait table may change while unlocked. */
+	if (w)
+		nsrd_wait_end(n, w, "satisfied");
+	w = NULL;
+	s->starting = 1;
+	rc = save_create_unlocked(n, &c, &r->st);
+	s->starting = 0;
+	if (rc != NSR_OK)
 		goto out;
-	}
+	ss = c.ss;
+	cloneid = c.cloneid;
+	/* Under the mutex: a read-modify-write of the master's record,
+	 * which its dependents starting at once must not interleave. */
+	mc = n->mmdb;
 	if (a->pss_master && pss_name_dependent(mc, &master, &ss) != NSR_OK)
 		nsr_warn("save set %u: cannot name it a dependent of PSS "
 			 "master %u in the media database: %s", ss.ssid,
 			 master.ssid, mmdb_clnt_errmsg(mc));
 	s->ssid = ss.ssid;
-	snprintf(s->client, sizeof(s->client), "%s", a->client);
-	snprintf(s->group, sizeof(s->group), "%s", a->group);
-	snprintf(s->device, sizeof(s->device), "%s", nsr_res_get(dev, "name"));
-	s->jobid =
-		job_create(NSR_JOBDB_TYPE_SAVE, a->client, a->name,
-			   nsr_level_name((unsigned)level), a->pid, a->command);
-	if (s->jobid) {
-		struct nsr_jobd *j = open_jobd();
-		struct nsr_jobdb_job v;
-
-		snprintf(ssidtxt, sizeof(ssidtxt), "%u", ss.ssid);
-		memset(&v, 0, sizeof(v));
-		v.ssids = ssidtxt;
-		if (j) {
-			nsr_jobd_update(j, s->jobid, NSR_JOBDB_F_SSIDS, &v,
-					NULL);
-			nsr_jobd_logf(j, s->jobid, NULL,
-				      "saving %s:%s to volume %s on %s",
-				      a->client, a->name, vol.name, s->device);
-			if (llog.len)
-				nsr_jobd_logf(j, s->jobid, NULL, "%s",
-					      llog.data);
-		}
-	}
+	s->jobid = c.jobid;
 
 	r->ssid = ss.ssid;
 	r->cloneid = cloneid;
@@ -855,7 +1001,8 @@ int nsrd_next_volume(void *ctx, void *argp, void *resp,
 	for (int i = 0; i < NSRD_MAX_SESSIONS; i++) {
 		struct nsrd_session *s = &n->sessions[i];
 
-		if (s->used && !s->recover && s->ssid == a->ssid) {
+		if (s->used && !s->starting && !s->recover &&
+		    s->ssid == a->ssid) {
 			snprintf(s->device, sizeof(s->device), "%s",
 				 nsr_res_get(dev, "name"));
 			s->mover_pid = mpid;
@@ -1133,8 +1280,8 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp,
 	s->ssid = a->ssid;
 	snprintf(s->client, sizeof(s->client), "%s", a->client);
 	snprintf(s->device, sizeof(s->device), "%s", nsr_res_get(dev, "name"));
-	s->jobid = job_create(NSR_JOBDB_TYPE_RECOVER, a->client, ss.name, NULL,
-			      a->pid, a->command);
+	s->jobid = job_create(open_jobd(), NSR_JOBDB_TYPE_RECOVER, a->client,
+			      ss.name, NULL, a->pid, a->command, NULL);
 	r->jobid = s->jobid;
 	free(r->ss_client);
 	free(r->ss_name);
@@ -1240,7 +1387,7 @@ void nsrd_settle_orphans(struct nsrd *n)
 		struct nsrd_session *s = &n->sessions[i];
 		const char *why;
 
-		if (!s->used || s->lease_until > now)
+		if (!s->used || s->starting || s->lease_until > now)
 			continue;
 		why = s->conn == 0 && s->lease_until + NSRD_ORPHAN_GRACE_SEC >
 						  now

@@ -29,7 +29,12 @@
  * nsr_err to answer SYSTEM_ERR.  Application errors travel inside results
  * (every result in our .x files starts with an nsr_status).  Procedures
  * flagged NSR_RPC_SERIAL run under one server-wide mutex, so simple daemons
- * need no locking of their own.
+ * need no locking of their own.  A SERIAL handler may release that mutex
+ * around slow remote work (nsr_rpc_server_unlock ... nsr_rpc_server_lock)
+ * and must hold it again when it returns; other SERIAL handlers run
+ * meanwhile, so it leaves the state it shares consistent (reserved,
+ * marked busy) before it lets go and works only on its own data until it
+ * has the mutex back.
  *
  * Bounds, read once by nsr_rpc_server_new from the environment (defaults
  * sized for 1,024 concurrent sessions, several connections each, plus
