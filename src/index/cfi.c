@@ -23,6 +23,10 @@
  *  6. The last directory listing is kept (up to KEEP_MAX entries) until
  *     the catalogue changes (commit, delete) or another one is asked
  *     for: its hits index c->ss, which a change reorders.
+ *  7. A record file (version 3) ends with its directory table, appended
+ *     once, at commit: after that the save set takes no more records.
+ *     A committed save set's table, once read, is kept with it in c->ss
+ *     (a committed record file never changes) and freed with it.
  */
 #include "nsr/compat.h"
 
@@ -59,6 +63,8 @@ struct cfi_open_ss {
 	char *ldir;	 /* the directory list being added, if any */
 	uint32_t ltotal, lnext;
 	char llast[CFI_LIST_NAME_MAX + 1]; /* its last name so far */
+	struct cfi_dirmap *map; /* its directory table so far */
+	int sealed;		/* the table is in pending or written */
 };
 
 /* One candidate of a directory listing. */
@@ -296,6 +302,7 @@ static void open_release(struct nsr_cfi *c, struct cfi_open_ss *o)
 	free(p);
 	free(o->name);
 	free(o->ldir);
+	cfi_dirmap_free(o->map);
 	nsr_buf_release(&o->pending);
 	*o = c->open[--c->nopen];
 }
@@ -360,9 +367,11 @@ int nsr_cfi_begin(struct nsr_cfi *c, uint64_t ssid, int64_t savetime,
 	o->savetime = savetime;
 	nsr_buf_init(&o->pending, 0);
 	o->name = strdup(name);
+	o->map = cfi_dirmap_new();
 	p = rec_path(c, ssid);
-	if (o->name == NULL || p == NULL) {
+	if (o->name == NULL || p == NULL || o->map == NULL) {
 		free(o->name);
+		cfi_dirmap_free(o->map);
 		free(p);
 		return NSR_ERR_NOMEM;
 	}
@@ -370,6 +379,7 @@ int nsr_cfi_begin(struct nsr_cfi *c, uint64_t ssid, int64_t savetime,
 	free(p);
 	if (o->fd < 0) {
 		free(o->name);
+		cfi_dirmap_free(o->map);
 		return NSR_ERR_SYSTEM;
 	}
 	c->nopen++;
@@ -410,6 +420,8 @@ static int open_for_add(struct nsr_cfi *c, uint64_t ssid,
 		return c->err;
 	if (*out == NULL)
 		return NSR_ERR_NOTFOUND;
+	if ((*out)->sealed)
+		return NSR_ERR_STATE; /* a commit began */
 	return (*out)->err;
 }
 
@@ -429,6 +441,12 @@ int nsr_cfi_add(struct nsr_cfi *c, uint64_t ssid,
 		if (rc) {
 			nsr_buf_setlen(&o->pending, before);
 			return rc == NSR_ERR_INVAL ? NSR_ERR_TOOBIG : rc;
+		}
+		rc = cfi_dirmap_add(o->map, e[i].path, cfi_key_of(e[i].path),
+				    0, o->length + before);
+		if (rc) {
+			nsr_buf_setlen(&o->pending, before);
+			return rc;
 		}
 		o->entries++;
 		if (o->pending.len >= FLUSH_AT) {
@@ -486,10 +504,14 @@ int nsr_cfi_add_list(struct nsr_cfi *c, uint64_t ssid, const char *dir,
 			return NSR_ERR_NOMEM;
 	}
 	do {
+		uint64_t at = o->length + o->pending.len;
+
 		/* an empty list has no names array at all */
 		rc = cfi_list_put(&o->pending, dir, total, first + done,
 				  names ? names + done : NULL, n - done,
 				  &taken);
+		if (rc == NSR_OK)
+			rc = cfi_dirmap_add(o->map, dir, strlen(dir), 1, at);
 		done += taken;
 		if (rc == NSR_OK && o->pending.len >= FLUSH_AT)
 			rc = flush(o);
@@ -524,6 +546,20 @@ int nsr_cfi_commit(struct nsr_cfi *c, uint64_t ssid)
 		return c->err;
 	if (o == NULL)
 		return NSR_ERR_NOTFOUND;
+	if (o->err)
+		return o->err;
+	nss = realloc(c->ss, (c->nss + 1) * sizeof(*nss));
+	if (nss == NULL)
+		return NSR_ERR_NOMEM;
+	c->ss = nss;
+	/* the directory table closes the file (invariant 7) */
+	if (!o->sealed) {
+		rc = cfi_dirmap_put(o->map, &o->pending,
+				    o->length + o->pending.len);
+		if (rc)
+			return rc;
+		o->sealed = 1;
+	}
 	rc = flush(o);
 	if (rc == NSR_OK && fsync(o->fd) != 0) {
 		rc = NSR_ERR_SYSTEM;
@@ -531,12 +567,9 @@ int nsr_cfi_commit(struct nsr_cfi *c, uint64_t ssid)
 	}
 	if (rc)
 		return rc;
-	nss = realloc(c->ss, (c->nss + 1) * sizeof(*nss));
-	if (nss == NULL)
-		return NSR_ERR_NOMEM;
 	listing_release(&c->last); /* invariant 6 */
-	c->ss = nss;
 	s = &c->ss[c->nss];
+	memset(s, 0, sizeof(*s));
 	s->ssid = o->ssid;
 	s->savetime = o->savetime;
 	s->entries = o->entries;
@@ -554,6 +587,7 @@ int nsr_cfi_commit(struct nsr_cfi *c, uint64_t ssid)
 	close(o->fd);
 	o->fd = -1;
 	free(o->ldir);
+	cfi_dirmap_free(o->map);
 	nsr_buf_release(&o->pending);
 	*o = c->open[--c->nopen];
 	qsort(c->ss, c->nss, sizeof(*c->ss), cmp_ss);
@@ -605,6 +639,7 @@ int nsr_cfi_delete(struct nsr_cfi *c, uint64_t ssid)
 		unlink(p);
 	free(p);
 	free(gone.name);
+	cfi_tab_free(gone.tab);
 	return NSR_OK;
 }
 
@@ -812,8 +847,8 @@ static int list_build(struct nsr_cfi *c, struct list_ctx *l, int64_t t)
 		if (c->ss[i].savetime > t)
 			continue;
 		l->ssi = i;
-		rc = cfi_scan_lists(c->dir, &c->ss[i], list_visit, list_piece,
-				    l);
+		rc = cfi_scan_dir(c->dir, &c->ss[i], l->dir, strlen(l->dir),
+				  list_visit, list_piece, l);
 		l->rank++;
 	}
 	if (rc == NSR_OK && l->n > 1)
@@ -920,7 +955,8 @@ int nsr_cfi_find(struct nsr_cfi *c, const char *path, int64_t t,
 	f.ctx = ctx;
 	for (size_t i = c->nss; i-- > 0 && rc == NSR_OK;)
 		if (c->ss[i].savetime <= t)
-			rc = cfi_scan(c->dir, &c->ss[i], find_visit, &f);
+			rc = cfi_scan_dir(c->dir, &c->ss[i], p, cfi_key_of(p),
+					  find_visit, NULL, &f);
 	free(p);
 	return rc;
 }
@@ -962,10 +998,11 @@ int nsr_cfi_check(struct nsr_cfi *c, nsr_cfi_problem_fn problem, void *ctx,
 		return c->err;
 	for (size_t i = 0; i < c->nss; i++) {
 		uint64_t n = 0;
-		int rc = cfi_scan(c->dir, &c->ss[i], count_entry, &n);
+		int rc = cfi_scan(c->dir, &c->ss[i], count_entry, &n), tab;
 
-		if (rc == NSR_ERR_NOMEM)
-			return rc;
+		tab = rc == NSR_OK ? cfi_check_tab(c->dir, &c->ss[i]) : NSR_OK;
+		if (rc == NSR_ERR_NOMEM || tab == NSR_ERR_NOMEM)
+			return NSR_ERR_NOMEM;
 		if (rc != NSR_OK)
 			snprintf(what, sizeof(what), "record file: %s",
 				 nsr_strerror(rc));
@@ -973,6 +1010,9 @@ int nsr_cfi_check(struct nsr_cfi *c, nsr_cfi_problem_fn problem, void *ctx,
 			snprintf(what, sizeof(what),
 				 "%" PRIu64 " entries, catalogue says %" PRIu64,
 				 n, c->ss[i].entries);
+		else if (tab != NSR_OK)
+			snprintf(what, sizeof(what), "directory table: %s",
+				 nsr_strerror(tab));
 		else
 			continue;
 		(*problems)++;

@@ -31,7 +31,7 @@ int cfi_hdr_get(const uint8_t *in, uint64_t *ssid, int64_t *savetime,
 	if (nsr_get_u32(in + 24) != nsr_crc32c(0, in, 24))
 		return NSR_ERR_CHECKSUM;
 	*version = nsr_get_u16(in + 4);
-	if (*version != 1 && *version != CFI_REC_VERSION)
+	if (*version < 1 || *version > CFI_REC_VERSION)
 		return NSR_ERR_UNSUPPORTED;
 	if (nsr_get_u16(in + 6) != 0)
 		return NSR_ERR_CORRUPT;
@@ -230,8 +230,10 @@ int cfi_cat_put(struct nsr_buf *out, const struct cfi_ss *ss, size_t n)
 /* cfi_ss_free - free an array of save sets. */
 void cfi_ss_free(struct cfi_ss *ss, size_t n)
 {
-	for (size_t i = 0; ss != NULL && i < n; i++)
+	for (size_t i = 0; ss != NULL && i < n; i++) {
 		free(ss[i].name);
+		cfi_tab_free(ss[i].tab);
+	}
 	free(ss);
 }
 

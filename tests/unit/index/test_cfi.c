@@ -380,8 +380,22 @@ static void test_decoders_truncated(void **state)
 	free(f);
 	assert_int_equal(nsr_cfi_decode_file(img.data, img.len, NULL, NULL),
 			 NSR_OK);
-	/* A record file has no end marker (the catalogue keeps its length):
-	 * a cut is detected unless it falls on a record boundary. */
+	/* Version 3 ends with its directory table and footer: any cut is
+	 * detected, and so is any flipped bit. */
+	for (size_t i = 0; i < img.len; i++) {
+		assert_int_not_equal(
+			nsr_cfi_decode_file(img.data, i, NULL, NULL), NSR_OK);
+		img.data[i] ^= 0x10;
+		assert_int_not_equal(
+			nsr_cfi_decode_file(img.data, img.len, NULL, NULL),
+			NSR_OK);
+		img.data[i] ^= 0x10;
+	}
+	/* A version 2 file has no end marker (the catalogue keeps its
+	 * length): a cut is detected unless it falls on a record boundary. */
+	cfi_test_to_v2(&img);
+	assert_int_equal(nsr_cfi_decode_file(img.data, img.len, NULL, NULL),
+			 NSR_OK);
 	for (size_t i = 0, next = 28; i < img.len; i++) {
 		int rc = nsr_cfi_decode_file(img.data, i, NULL, NULL);
 
@@ -472,6 +486,105 @@ static void test_duplicate_ssid_refused(void **state)
 	free(root);
 }
 
+/* put_table - give save set 1 of client "tab" (two_savesets) a new
+ * directory table: every record under its key, but with wrong = 1
+ * "/a/y/deeper" under "/a", with wrong = 2 no "/b"; the catalogue's
+ * length follows. */
+static void put_table(const char *root, int wrong)
+{
+	struct nsr_buf img, cat;
+	struct cfi_dirmap *m = cfi_dirmap_new();
+	struct cfi_ss *ss = NULL;
+	char *rp, *cp;
+	size_t n = 0, at = 28, end;
+	char path[64];
+
+	assert_non_null(m);
+	assert_true(asprintf(&rp, "%s/index/tab/ss-1.rec", root) > 0);
+	assert_true(asprintf(&cp, "%s/index/tab/catalog", root) > 0);
+	nsr_buf_init(&img, 0);
+	nsr_buf_init(&cat, 0);
+	assert_int_equal(nsr_file_read(rp, &img, 1 << 20), NSR_OK);
+	end = (size_t)nsr_get_u64((uint8_t *)img.data + img.len - 20);
+	for (; at < end; at += 8 + nsr_get_u32((uint8_t *)img.data + at)) {
+		const uint8_t *r = (uint8_t *)img.data + at + 4;
+		size_t plen = nsr_get_u16(r + 44), k;
+
+		memcpy(path, r + 46, plen);
+		path[plen] = '\0';
+		k = cfi_key_of(path);
+		if (wrong == 1 && strcmp(path, "/a/y/deeper") == 0)
+			k = 2;
+		if (wrong == 2 && strcmp(path, "/b") == 0)
+			continue;
+		assert_int_equal(cfi_dirmap_add(m, path, k, 0, at), NSR_OK);
+	}
+	nsr_buf_setlen(&img, end);
+	assert_int_equal(cfi_dirmap_put(m, &img, end), NSR_OK);
+	cfi_dirmap_free(m);
+	assert_int_equal(nsr_file_replace(rp, img.data, img.len, 0600), NSR_OK);
+	assert_int_equal(nsr_file_read(cp, &cat, 1 << 20), NSR_OK);
+	assert_int_equal(cfi_cat_get((uint8_t *)cat.data, cat.len, &ss, &n),
+			 NSR_OK);
+	for (size_t i = 0; i < n; i++)
+		if (ss[i].ssid == 1)
+			ss[i].length = img.len;
+	nsr_buf_reset(&cat);
+	assert_int_equal(cfi_cat_put(&cat, ss, n), NSR_OK);
+	assert_int_equal(nsr_file_replace(cp, cat.data, cat.len, 0600), NSR_OK);
+	cfi_ss_free(ss, n);
+	nsr_buf_release(&img);
+	nsr_buf_release(&cat);
+	free(rp);
+	free(cp);
+}
+
+/* note_problem - keep the last problem's text (nsr_cfi_check). */
+static void note_problem(void *ctx, uint64_t ssid, const char *what)
+{
+	snprintf(ctx, 128, "%" PRIu64 " %s", ssid, what);
+}
+
+/* test_bad_table - a directory table that names a record under the
+ * wrong directory, or misses one, is found by nsr_cfi_check, and a
+ * browse through the wrong entry fails instead of showing it; the same
+ * table rebuilt right passes (the rewrite itself is sound). */
+static void test_bad_table(void **state)
+{
+	char *root = nsr_test_tmpdir("cfi-tab");
+	struct nsr_cfi *c = NULL;
+	struct nsr_buf b;
+	char what[128];
+	size_t problems;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&b, 0);
+	assert_int_equal(nsr_cfi_open(&c, root, "tab", NSR_CFI_CREATE), NSR_OK);
+	two_savesets(c);
+	nsr_cfi_close(c);
+	for (int wrong = 0; wrong <= 2; wrong++) {
+		put_table(root, wrong);
+		assert_int_equal(nsr_cfi_open(&c, root, "tab", 0), NSR_OK);
+		what[0] = '\0';
+		assert_int_equal(nsr_cfi_check(c, note_problem, what,
+					       &problems), NSR_OK);
+		assert_int_equal(problems, wrong ? 1 : 0);
+		if (wrong)
+			assert_string_equal(what, "1 directory table: "
+					    "data is corrupt");
+		nsr_buf_reset(&b);
+		assert_int_equal(nsr_cfi_list_dir(c, "/a", 150, cfi_test_show,
+						  &b),
+				 wrong == 1 ? NSR_ERR_CORRUPT : NSR_OK);
+		if (wrong != 1)
+			assert_string_equal(b.data, "1 /a/x 10\n1 /a/y 20\n");
+		nsr_cfi_close(c);
+	}
+	nsr_buf_release(&b);
+	nsr_test_rmrf(root);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -481,6 +594,7 @@ int main(void)
 		cmocka_unit_test(test_rebuild_from_stream),
 		cmocka_unit_test(test_decoders_truncated),
 		cmocka_unit_test(test_duplicate_ssid_refused),
+		cmocka_unit_test(test_bad_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
