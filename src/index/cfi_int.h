@@ -38,6 +38,10 @@
  *	14+P   ...  names, each 1 byte length N (1..255) and N bytes (no
  *	            NUL, no '/', not "." or ".."), sorted bytewise, unique;
  *	            none only for an empty list (total 0)
+ *	With byte 1 = 1 (version 3 only), each name is instead 1 byte P
+ *	(bytes shared with the name before in this piece, <= its length;
+ *	0 for the first), 1 byte S and S bytes: the name is P bytes of the
+ *	one before and these S (P + S <= 255)
  *
  * Directory table (version 3), appended at commit after the last record:
  *	0      4    magic "NCFD" (0x4E434644)
@@ -89,9 +93,10 @@
 #define CFI_FIXED_LEN 46
 #define CFI_LIST_FIXED 14
 #define CFI_LIST_NAME_MAX 255
+#define CFI_LIST_FRONT 1 /* list payload byte 1: names front-coded */
 /* the largest record payload: a list piece with the longest path and the
  * longest name */
-#define CFI_REC_MAX (CFI_LIST_FIXED + CFI_PATH_MAX + 1 + CFI_LIST_NAME_MAX)
+#define CFI_REC_MAX (CFI_LIST_FIXED + CFI_PATH_MAX + 2 + CFI_LIST_NAME_MAX)
 #define CFI_PATH_MAX 65535 /* as NSR_ASM_LONGPATH_MAX: any saved path */
 #define CFI_NAME_MAX 4095  /* a save set name in the catalogue */
 #define CFI_MAX_SAVESETS 1000000u

@@ -65,7 +65,7 @@ static int decode_one(struct rec_cb *cb, const uint8_t *p, uint32_t len)
 	int rc;
 
 	if (p[0] == 0) {
-		if (cb->version < 2)
+		if (cb->version < 2 || (p[1] != 0 && cb->version < 3))
 			return NSR_ERR_CORRUPT;
 		rc = cfi_list_get(p, len, &l, cb->lb);
 		if (rc == NSR_OK && cb->key != NULL &&

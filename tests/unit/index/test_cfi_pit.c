@@ -443,6 +443,18 @@ static void test_decode_lists(void **state)
 		nsr_cfi_decode_file(img.data, img.len, cfi_test_count, &n),
 		NSR_OK);
 	assert_int_equal(n, 1);
+	/* version 3 front-codes the names: 4 length, payload (14 + 2 path +
+	 * 0 shared, 1, "x", 0 shared, 1, "y"), 4 CRC; sharing more than the
+	 * name before has is refused */
+	rec = (uint8_t *)img.data + 28;
+	assert_int_equal(nsr_get_u32(rec), 22);
+	assert_int_equal(rec[4 + 19], 0);
+	rec[4 + 19] = 2;
+	nsr_put_u32(rec + 26, nsr_crc32c(0, rec + 4, 22));
+	assert_int_equal(nsr_cfi_decode_file(img.data, img.len, NULL, NULL),
+			 NSR_ERR_CORRUPT);
+	rec[4 + 19] = 0;
+	nsr_put_u32(rec + 26, nsr_crc32c(0, rec + 4, 22));
 	/* the same records as version 2 (no directory table) */
 	cfi_test_to_v2(&img);
 	n = 0;
