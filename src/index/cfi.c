@@ -64,6 +64,7 @@ struct cfi_open_ss {
 	uint32_t ltotal, lnext;
 	char llast[CFI_LIST_NAME_MAX + 1]; /* its last name so far */
 	struct cfi_dirmap *map; /* its directory table so far */
+	struct cfi_blk blk;	/* the entry block being built */
 	int sealed;		/* the table is in pending or written */
 };
 
@@ -303,6 +304,7 @@ static void open_release(struct nsr_cfi *c, struct cfi_open_ss *o)
 	free(o->name);
 	free(o->ldir);
 	cfi_dirmap_free(o->map);
+	cfi_blk_release(&o->blk);
 	nsr_buf_release(&o->pending);
 	*o = c->open[--c->nopen];
 }
@@ -368,10 +370,12 @@ int nsr_cfi_begin(struct nsr_cfi *c, uint64_t ssid, int64_t savetime,
 	nsr_buf_init(&o->pending, 0);
 	o->name = strdup(name);
 	o->map = cfi_dirmap_new();
+	rc = cfi_blk_init(&o->blk);
 	p = rec_path(c, ssid);
-	if (o->name == NULL || p == NULL || o->map == NULL) {
+	if (o->name == NULL || p == NULL || o->map == NULL || rc) {
 		free(o->name);
 		cfi_dirmap_free(o->map);
+		cfi_blk_release(&o->blk);
 		free(p);
 		return NSR_ERR_NOMEM;
 	}
@@ -380,6 +384,7 @@ int nsr_cfi_begin(struct nsr_cfi *c, uint64_t ssid, int64_t savetime,
 	if (o->fd < 0) {
 		free(o->name);
 		cfi_dirmap_free(o->map);
+		cfi_blk_release(&o->blk);
 		return NSR_ERR_SYSTEM;
 	}
 	c->nopen++;
@@ -425,6 +430,44 @@ static int open_for_add(struct nsr_cfi *c, uint64_t ssid,
 	return (*out)->err;
 }
 
+/* close_block - move the entry block being built, if any, into the
+ * pending records and the directory table; write out what is pending
+ * past FLUSH_AT. */
+static int close_block(struct cfi_open_ss *o)
+{
+	uint64_t at = o->length + o->pending.len;
+	int rc;
+
+	if (o->blk.count == 0)
+		return NSR_OK;
+	rc = cfi_dirmap_add(o->map, o->blk.b.data + 8 + o->blk.kvar,
+			    o->blk.klen, 0, at);
+	if (rc == NSR_OK)
+		rc = cfi_blk_put(&o->blk, &o->pending);
+	if (rc == NSR_OK && o->pending.len >= FLUSH_AT)
+		rc = flush(o);
+	if (rc)
+		o->err = rc;
+	return rc;
+}
+
+/* add_single - append e as a record of its own (as version 2 wrote
+ * every entry), after the block being built. */
+static int add_single(struct cfi_open_ss *o, const struct nsr_cfi_entry *e,
+		      size_t kl)
+{
+	uint64_t at;
+	int rc = close_block(o);
+
+	if (rc)
+		return rc;
+	at = o->length + o->pending.len;
+	rc = cfi_rec_put(&o->pending, e);
+	if (rc == NSR_OK)
+		rc = cfi_dirmap_add(o->map, e->path, kl, 0, at);
+	return rc;
+}
+
 /* nsr_cfi_add - append entries to a begun save set. */
 int nsr_cfi_add(struct nsr_cfi *c, uint64_t ssid,
 		const struct nsr_cfi_entry *e, size_t n)
@@ -435,25 +478,21 @@ int nsr_cfi_add(struct nsr_cfi *c, uint64_t ssid,
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < n; i++) {
-		size_t before = o->pending.len;
+		size_t kl = e[i].path ? cfi_key_of(e[i].path) : 0;
 
-		rc = cfi_rec_put(&o->pending, &e[i]);
+		if (o->blk.count > 0 && !cfi_blk_joins(&o->blk, e[i].path, kl))
+			rc = close_block(o);
+		if (rc == NSR_OK)
+			rc = cfi_blk_add(&o->blk, &e[i], kl);
+		if (rc == NSR_ERR_UNSUPPORTED) /* alone, as version 2 did */
+			rc = add_single(o, &e[i], kl);
+		if (rc == NSR_ERR_INVAL)
+			return NSR_ERR_TOOBIG; /* checked before any change */
 		if (rc) {
-			nsr_buf_setlen(&o->pending, before);
-			return rc == NSR_ERR_INVAL ? NSR_ERR_TOOBIG : rc;
-		}
-		rc = cfi_dirmap_add(o->map, e[i].path, cfi_key_of(e[i].path),
-				    0, o->length + before);
-		if (rc) {
-			nsr_buf_setlen(&o->pending, before);
+			o->err = rc; /* the block may be half written */
 			return rc;
 		}
 		o->entries++;
-		if (o->pending.len >= FLUSH_AT) {
-			rc = flush(o);
-			if (rc)
-				return rc;
-		}
 	}
 	return NSR_OK;
 }
@@ -498,6 +537,9 @@ int nsr_cfi_add_list(struct nsr_cfi *c, uint64_t ssid, const char *dir,
 		return rc;
 	if (dir == NULL || !list_piece_ok(o, dir, total, first, names, n))
 		return NSR_ERR_INVAL;
+	rc = close_block(o); /* the records stay in the order given */
+	if (rc)
+		return rc;
 	if (first == 0) {
 		ldir = strdup(dir);
 		if (ldir == NULL)
@@ -553,6 +595,8 @@ int nsr_cfi_commit(struct nsr_cfi *c, uint64_t ssid)
 		return NSR_ERR_NOMEM;
 	c->ss = nss;
 	/* the directory table closes the file (invariant 7) */
+	if (!o->sealed && close_block(o) != NSR_OK)
+		return o->err;
 	if (!o->sealed) {
 		rc = cfi_dirmap_put(o->map, &o->pending,
 				    o->length + o->pending.len);
@@ -588,6 +632,7 @@ int nsr_cfi_commit(struct nsr_cfi *c, uint64_t ssid)
 	o->fd = -1;
 	free(o->ldir);
 	cfi_dirmap_free(o->map);
+	cfi_blk_release(&o->blk);
 	nsr_buf_release(&o->pending);
 	*o = c->open[--c->nopen];
 	qsort(c->ss, c->nss, sizeof(*c->ss), cmp_ss);

@@ -436,3 +436,212 @@ int cfi_tab_offs(const struct cfi_tab *t, const struct cfi_tdir *d, int list,
 	*out = o;
 	return NSR_OK;
 }
+
+/* ---- entry blocks (version 3) ---------------------------------------- */
+
+/* zig - signed to unsigned for varints (small magnitudes stay short). */
+static uint64_t zig(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+/* zag - the inverse of zig. */
+static int64_t zag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/* cfi_blk_init - an empty block builder. */
+int cfi_blk_init(struct cfi_blk *k)
+{
+	memset(k, 0, sizeof(*k));
+	nsr_buf_init(&k->b, 0);
+	k->prev = malloc(CFI_PATH_MAX + 1);
+	return k->prev ? NSR_OK : NSR_ERR_NOMEM;
+}
+
+/* cfi_blk_release - free a builder. */
+void cfi_blk_release(struct cfi_blk *k)
+{
+	nsr_buf_release(&k->b);
+	free(k->prev);
+	k->prev = NULL;
+}
+
+/* cfi_blk_joins - may an entry of path (key length kl) join the block
+ * (same key, room left)? */
+int cfi_blk_joins(const struct cfi_blk *k, const char *path, size_t kl)
+{
+	size_t nl = strlen(path) - kl;
+
+	return k->count > 0 && kl == k->klen &&
+	       memcmp(k->b.data + 8 + k->kvar, path, kl) == 0 &&
+	       k->b.len + 96 + nl <= CFI_BLK_SOFT;
+}
+
+/* cfi_blk_add - add entry e (checked as cfi_rec_put does: NSR_ERR_INVAL)
+ * whose key length is kl; a new block when the builder is empty.
+ * NSR_ERR_UNSUPPORTED, before any change, for a path a block cannot
+ * rebuild from key and name ("//x": its key is "/" too). */
+int cfi_blk_add(struct cfi_blk *k, const struct nsr_cfi_entry *e, size_t kl)
+{
+	size_t plen = e->path ? strlen(e->path) : 0, ns, nl, pre = 0;
+	const char *name;
+	int rc = NSR_OK;
+
+	if (plen == 0 || plen > CFI_PATH_MAX || e->mode > 07777 ||
+	    e->mtime_nsec >= 1000000000u || e->type < 1 || e->type > 255)
+		return NSR_ERR_INVAL;
+	/* the name: what follows the key and its '/' (none for key "") */
+	ns = kl == 0 ? 0 : (kl == 1 && e->path[0] == '/') ? 1 : kl + 1;
+	name = e->path + ns;
+	nl = plen - ns;
+	if (memchr(name, '/', nl) != NULL)
+		return NSR_ERR_UNSUPPORTED;
+	if (k->count == 0) {
+		uint8_t h[8] = {0, CFI_LIST_BLOCK, 0, 0, 0, 0, 0, 0};
+		size_t at;
+
+		nsr_buf_reset(&k->b);
+		rc = nsr_buf_add(&k->b, h, sizeof(h));
+		at = k->b.len;
+		if (rc == NSR_OK)
+			rc = put_var(&k->b, kl);
+		k->kvar = k->b.len - at;
+		if (rc == NSR_OK)
+			rc = nsr_buf_add(&k->b, e->path, kl);
+		k->klen = kl;
+		k->mtime = 0;
+		k->off = 0;
+		k->plen = 0;
+	}
+	while (pre < k->plen && pre < nl && k->prev[pre] == name[pre])
+		pre++;
+	if (rc == NSR_OK)
+		rc = put_var(&k->b, (uint64_t)e->type);
+	if (rc == NSR_OK)
+		rc = put_var(&k->b, e->mode);
+	if (rc == NSR_OK)
+		rc = put_var(&k->b, e->uid);
+	if (rc == NSR_OK)
+		rc = put_var(&k->b, e->gid);
+	if (rc == NSR_OK)
+		rc = put_var(&k->b, e->size);
+	if (rc == NSR_OK)
+		rc = put_var(&k->b, zig((int64_t)((uint64_t)e->mtime -
+						  (uint64_t)k->mtime)));
+	if (rc == NSR_OK)
+		rc = put_var(&k->b, e->mtime_nsec);
+	if (rc == NSR_OK)
+		rc = put_var(&k->b, zig((int64_t)(e->offset - k->off)));
+	if (rc == NSR_OK)
+		rc = put_var(&k->b, pre);
+	if (rc == NSR_OK)
+		rc = put_var(&k->b, nl - pre);
+	if (rc == NSR_OK)
+		rc = nsr_buf_add(&k->b, name + pre, nl - pre);
+	if (rc)
+		return rc;
+	memcpy(k->prev + pre, name + pre, nl - pre);
+	k->plen = nl;
+	k->mtime = e->mtime;
+	k->off = e->offset;
+	k->count++;
+	return NSR_OK;
+}
+
+/* cfi_blk_put - append the block, framed, to out and empty the
+ * builder. */
+int cfi_blk_put(struct cfi_blk *k, struct nsr_buf *out)
+{
+	uint8_t t[4];
+	int rc;
+
+	nsr_put_u32((uint8_t *)k->b.data + 4, k->count);
+	nsr_put_u32(t, (uint32_t)k->b.len);
+	rc = nsr_buf_grow(out, k->b.len + 8);
+	if (rc)
+		return rc;
+	nsr_buf_add(out, t, 4);
+	nsr_buf_add(out, k->b.data, k->b.len);
+	nsr_put_u32(t, nsr_crc32c(0, k->b.data, k->b.len));
+	nsr_buf_add(out, t, 4);
+	k->count = 0;
+	return NSR_OK;
+}
+
+/* cfi_blk_open - start reading block payload p[0..len) (frame checked):
+ * its key and count.  NSR_ERR_CORRUPT. */
+int cfi_blk_open(struct cfi_blk_rd *r, const uint8_t *p, size_t len)
+{
+	uint64_t kl;
+
+	memset(r, 0, sizeof(*r));
+	r->p = p;
+	r->len = len;
+	r->at = 8;
+	if (len < 8 || p[0] != 0 || p[1] != CFI_LIST_BLOCK || p[2] != 0 ||
+	    p[3] != 0)
+		return NSR_ERR_CORRUPT;
+	r->left = nsr_get_u32(p + 4);
+	if (r->left == 0 || cfi_var_get(p, len, &r->at, &kl) ||
+	    kl > CFI_PATH_MAX || kl > len - r->at ||
+	    memchr(p + r->at, '\0', kl) != NULL)
+		return NSR_ERR_CORRUPT;
+	r->key = (const char *)p + r->at;
+	r->klen = (size_t)kl;
+	r->at += kl;
+	if (r->left > (len - r->at) / 10)
+		return NSR_ERR_CORRUPT; /* an entry takes at least 10 bytes */
+	return NSR_OK;
+}
+
+/* cfi_blk_next - the next entry into e, its path built in path
+ * (CFI_PATH_MAX + 1 bytes, kept between calls: the next name shares
+ * its start); 1 = an entry, 0 = the end (every byte used),
+ * NSR_ERR_CORRUPT. */
+int cfi_blk_next(struct cfi_blk_rd *r, struct nsr_cfi_entry *e, char *path)
+{
+	uint64_t v[10];
+	size_t ns = r->klen == 0 ? 0 : r->klen == 1 && r->key[0] == '/'
+					  ? 1 : r->klen + 1;
+
+	if (r->left == 0)
+		return r->at == r->len ? 0 : NSR_ERR_CORRUPT;
+	for (int i = 0; i < 10; i++)
+		if (cfi_var_get(r->p, r->len, &r->at, &v[i]))
+			return NSR_ERR_CORRUPT;
+	/* type, mode, uid, gid, size, mtime, nsec, offset, shared, rest */
+	if (v[0] < 1 || v[0] > 255 || v[1] > 07777 || v[2] > UINT32_MAX ||
+	    v[3] > UINT32_MAX || v[6] >= 1000000000u || v[8] > r->plen ||
+	    v[9] > r->len - r->at || v[8] + v[9] > CFI_PATH_MAX - ns ||
+	    memchr(r->p + r->at, '\0', (size_t)v[9]) != NULL ||
+	    memchr(r->p + r->at, '/', (size_t)v[9]) != NULL)
+		return NSR_ERR_CORRUPT;
+	if (r->count == 0) {
+		memcpy(path, r->key, r->klen);
+		if (ns > r->klen)
+			path[r->klen] = '/';
+	}
+	memcpy(path + ns + v[8], r->p + r->at, (size_t)v[9]);
+	r->at += (size_t)v[9];
+	r->plen = (size_t)(v[8] + v[9]);
+	path[ns + r->plen] = '\0';
+	if (ns + r->plen == 0)
+		return NSR_ERR_CORRUPT; /* an empty path */
+	r->mtime = (int64_t)((uint64_t)r->mtime + (uint64_t)zag(v[5]));
+	r->off += (uint64_t)zag(v[7]);
+	memset(e, 0, sizeof(*e));
+	e->path = path;
+	e->type = (int)v[0];
+	e->mode = (uint32_t)v[1];
+	e->uid = (uint32_t)v[2];
+	e->gid = (uint32_t)v[3];
+	e->size = v[4];
+	e->mtime = r->mtime;
+	e->mtime_nsec = (uint32_t)v[6];
+	e->offset = r->off;
+	r->count++;
+	r->left--;
+	return 1;
+}

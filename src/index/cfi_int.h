@@ -42,6 +42,19 @@
  *	(bytes shared with the name before in this piece, <= its length;
  *	0 for the first), 1 byte S and S bytes: the name is P bytes of the
  *	one before and these S (P + S <= 255)
+ * Entry block payload (version 3; what the writer of version 3 uses for
+ * entries): consecutive entries of one key (cfi_key_of)
+ *	0      1    0
+ *	1      1    2
+ *	2      2    reserved, 0
+ *	4      4    count C (>= 1)
+ *	8      v    key length K, K key bytes
+ *	...         C entries, each 10 varints and bytes: type (1..255),
+ *	            mode (<= 07777), uid, gid, size, zigzag(mtime - the
+ *	            entry before's, 0 for the first), nanoseconds (< 1e9),
+ *	            zigzag(offset - the entry before's), P bytes shared
+ *	            with the name before, S, then S name bytes.  The path
+ *	            is key "/" name ("/" name for key "/", name for key "")
  *
  * Directory table (version 3), appended at commit after the last record:
  *	0      4    magic "NCFD" (0x4E434644)
@@ -94,6 +107,8 @@
 #define CFI_LIST_FIXED 14
 #define CFI_LIST_NAME_MAX 255
 #define CFI_LIST_FRONT 1 /* list payload byte 1: names front-coded */
+#define CFI_LIST_BLOCK 2 /* payload byte 1 after a 0: an entry block */
+#define CFI_BLK_SOFT (16 * 1024) /* a block grows to about this */
 /* the largest record payload: a list piece with the longest path and the
  * longest name */
 #define CFI_REC_MAX (CFI_LIST_FIXED + CFI_PATH_MAX + 2 + CFI_LIST_NAME_MAX)
@@ -130,6 +145,29 @@ struct cfi_tab {
 };
 
 struct cfi_dirmap;
+
+/* An entry block being built (cfi_dir.c). */
+struct cfi_blk {
+	struct nsr_buf b; /* the payload so far */
+	size_t klen, kvar; /* key length, bytes of its varint */
+	uint32_t count;	   /* entries; 0 = no block begun */
+	int64_t mtime;	   /* of the entry before */
+	uint64_t off;
+	char *prev; /* the name before, plen bytes */
+	size_t plen;
+};
+
+/* A block being read (cfi_dir.c). */
+struct cfi_blk_rd {
+	const uint8_t *p;
+	size_t len, at;
+	const char *key;
+	size_t klen;
+	uint32_t left, count;
+	int64_t mtime;
+	uint64_t off;
+	size_t plen;
+};
 
 /* A decoded piece of a directory list: names[0..n) are the list's
  * entries first .. first+n-1 (borrowed from the decoder's buffers). */
@@ -170,6 +208,13 @@ const struct cfi_tdir *cfi_tab_find(const struct cfi_tab *t, const char *k,
 int cfi_tab_offs(const struct cfi_tab *t, const struct cfi_tdir *d, int list,
 		 uint64_t **out);
 void cfi_tab_free(struct cfi_tab *t);
+int cfi_blk_init(struct cfi_blk *k);
+void cfi_blk_release(struct cfi_blk *k);
+int cfi_blk_joins(const struct cfi_blk *k, const char *path, size_t kl);
+int cfi_blk_add(struct cfi_blk *k, const struct nsr_cfi_entry *e, size_t kl);
+int cfi_blk_put(struct cfi_blk *k, struct nsr_buf *out);
+int cfi_blk_open(struct cfi_blk_rd *r, const uint8_t *p, size_t len);
+int cfi_blk_next(struct cfi_blk_rd *r, struct nsr_cfi_entry *e, char *path);
 
 /* cfi_hdr_put - the 28-byte record file header (version 3). */
 void cfi_hdr_put(uint8_t *out, uint64_t ssid, int64_t savetime);

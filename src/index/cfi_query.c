@@ -56,6 +56,23 @@ static void rec_cb_release(struct rec_cb *cb)
 	free(cb->lb);
 }
 
+/* decode_block - the entries of a block, each under its key. */
+static int decode_block(struct rec_cb *cb, const uint8_t *p, uint32_t len)
+{
+	struct cfi_blk_rd r;
+	struct nsr_cfi_entry e;
+	int rc = cfi_blk_open(&r, p, len);
+
+	if (rc == NSR_OK && cb->key != NULL &&
+	    cfi_key_cmp(r.key, r.klen, cb->key, cb->klen) != 0)
+		rc = NSR_ERR_CORRUPT; /* not where the table says */
+	while (rc == NSR_OK && (rc = cfi_blk_next(&r, &e, cb->path)) == 1) {
+		cb->count[0]++;
+		rc = cb->visit ? cb->visit(cb->ctx, cb->ss, &e) : NSR_OK;
+	}
+	return rc;
+}
+
 /* decode_one - one checked payload: an entry, or (version 2) a piece of
  * a directory list. */
 static int decode_one(struct rec_cb *cb, const uint8_t *p, uint32_t len)
@@ -64,6 +81,9 @@ static int decode_one(struct rec_cb *cb, const uint8_t *p, uint32_t len)
 	struct cfi_list l;
 	int rc;
 
+	if (p[0] == 0 && p[1] == CFI_LIST_BLOCK)
+		return cb->version < 3 ? NSR_ERR_CORRUPT
+				       : decode_block(cb, p, len);
 	if (p[0] == 0) {
 		if (cb->version < 2 || (p[1] != 0 && cb->version < 3))
 			return NSR_ERR_CORRUPT;
@@ -191,7 +211,8 @@ static int read_dir(struct rec_cb *cb, struct rsrc *r,
 			/* read ahead what the next offsets need */
 			span = NSR_MIN(span, (uint64_t)CFI_WIN / 2);
 			rc = rsrc_get(r, o[i], (size_t)span + 4096, &p, &len);
-			if (rc == NSR_OK && (p[0] == 0) != list)
+			if (rc == NSR_OK &&
+			    (p[0] == 0 && p[1] != CFI_LIST_BLOCK) != list)
 				rc = NSR_ERR_CORRUPT;
 			if (rc == NSR_OK) {
 				cb->key = d->key;

@@ -20,8 +20,10 @@
  * as of random times between the first save and after the last, p50/p99/
  * max), versions latency (nsr_cfi_versions of -q random files).
  *
- * Usage: bench_index [-n entries] [-q queries] [-d dir] [-s seed] [-r]
+ * Usage: bench_index [-n entries] [-q queries] [-d dir] [-s seed] [-r] [-L]
  *   -r  reuse the index an earlier run left in dir (skip the build)
+ *   -L  no entry lists (the bytes of the entries alone; browsing then
+ *       merges every save set, as for an index written before lists)
  * Not run by ctest; results go to tests/bench/index/RESULTS.md.
  */
 #include "nsr/compat.h"
@@ -55,6 +57,7 @@ static struct dir *dirs;
 static uint32_t ndirs;
 static uint64_t seed = 42;
 static uint64_t names; /* list names written */
+static int no_lists;   /* -L */
 
 /* die - report a failed call and exit. */
 static void die(const char *what, int rc)
@@ -208,6 +211,11 @@ static void w_list(struct writer *w, uint32_t di)
 		file_name(nm[k], sizeof(nm[k]), i);
 		v[k] = nm[k];
 	}
+	if (no_lists) {
+		free(nm);
+		free(v);
+		return;
+	}
 	names += total;
 	w_flush(w); /* entries before the list, as a saver sends them */
 	rc = nsr_cfi_add_list(w->c, w->ssid, d->path, total, 0,
@@ -315,7 +323,7 @@ int main(int argc, char **argv)
 	double t0, busy = 0, *lat;
 	char *idir;
 
-	while ((opt = getopt(argc, argv, "n:q:d:s:rh")) != -1) {
+	while ((opt = getopt(argc, argv, "n:q:d:s:rLh")) != -1) {
 		switch (opt) {
 		case 'n':
 			want = strtoull(optarg, NULL, 10);
@@ -332,10 +340,13 @@ int main(int argc, char **argv)
 		case 'r':
 			reuse = 1;
 			break;
+		case 'L':
+			no_lists = 1;
+			break;
 		default:
 			fprintf(stderr, "usage: bench_index [-n entries] "
 					"[-q queries] [-d dir] [-s seed] "
-					"[-r]\n");
+					"[-r] [-L]\n");
 			return opt == 'h' ? 0 : 2;
 		}
 	}

@@ -9,6 +9,7 @@
 #include "nsr/bytes.h"
 #include "nsr/cfi.h"
 #include "nsr/crc32c.h"
+#include "cfi_int.h" /* the block decoder and the version 2 encoder */
 #include "nsr_test.h"
 
 /* cfi_test_show - render a visited entry as "ssid path size\n" into the
@@ -70,10 +71,27 @@ static inline void cfi_test_plain_list(struct nsr_buf *out, const uint8_t *p,
 	assert_int_equal(nsr_buf_add(out, t, 4), NSR_OK);
 }
 
+/* cfi_test_unblock - append the entries of block payload p[0..len) as
+ * version 2 entry records to out. */
+static inline void cfi_test_unblock(struct nsr_buf *out, const uint8_t *p,
+				    size_t len)
+{
+	struct cfi_blk_rd r;
+	struct nsr_cfi_entry e;
+	char *path = malloc(CFI_PATH_MAX + 1);
+
+	assert_non_null(path);
+	assert_int_equal(cfi_blk_open(&r, p, len), NSR_OK);
+	while (cfi_blk_next(&r, &e, path) == 1)
+		assert_int_equal(cfi_rec_put(out, &e), NSR_OK);
+	assert_int_equal(r.left, 0);
+	free(path);
+}
+
 /* cfi_test_to_v2 - turn a version 3 record file image into the version 2
  * one main wrote before directory tables: the records without the table
- * and footer (nsr_index(5)), list names plain, version 2, the header CRC
- * made right.  The new length. */
+ * and footer (nsr_index(5)), entries one a record, list names plain,
+ * version 2, the header CRC made right.  The new length. */
 static inline size_t cfi_test_to_v2(struct nsr_buf *img)
 {
 	const uint8_t *p = (const uint8_t *)img->data;
@@ -91,6 +109,8 @@ static inline size_t cfi_test_to_v2(struct nsr_buf *img)
 
 		if (p[at + 4] == 0 && p[at + 5] == 1)
 			cfi_test_plain_list(&out, p + at + 4, len);
+		else if (p[at + 4] == 0 && p[at + 5] == 2)
+			cfi_test_unblock(&out, p + at + 4, len);
 		else
 			assert_int_equal(nsr_buf_add(&out, p + at, len + 8),
 					 NSR_OK);

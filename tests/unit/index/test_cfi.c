@@ -203,6 +203,7 @@ static void test_large_and_damage(void **state)
 	struct seq s = { 0, 0 };
 	char *f;
 	int fd;
+	off_t mid;
 	const uint64_t total = 30000;
 
 	NSR_UNUSED(state);
@@ -226,13 +227,14 @@ static void test_large_and_damage(void **state)
 	assert_true(asprintf(&f, "%s/index/big/ss-42.rec", root) > 0);
 	fd = open(f, O_WRONLY);
 	assert_true(fd >= 0);
+	mid = lseek(fd, 0, SEEK_END) / 2;
 	assert_int_equal(pwrite(fd, "\0\0\0\x40garbage", 11,
 				lseek(fd, 0, SEEK_END)), 11);
 	s.n = 0;
 	assert_int_equal(nsr_cfi_entries(c, 42, check_seq, &s), NSR_OK);
 	assert_int_equal(s.n, total);
 	/* a flipped byte inside is a checksum error */
-	assert_int_equal(pwrite(fd, "Z", 1, 500000), 1);
+	assert_int_equal(pwrite(fd, "Z", 1, mid), 1);
 	close(fd);
 	s.n = 0;
 	assert_int_equal(nsr_cfi_entries(c, 42, check_seq, &s),
@@ -508,14 +510,18 @@ static void put_table(const char *root, int wrong)
 	end = (size_t)nsr_get_u64((uint8_t *)img.data + img.len - 20);
 	for (; at < end; at += 8 + nsr_get_u32((uint8_t *)img.data + at)) {
 		const uint8_t *r = (uint8_t *)img.data + at + 4;
-		size_t plen = nsr_get_u16(r + 44), k;
+		struct cfi_blk_rd rd;
+		size_t k;
 
-		memcpy(path, r + 46, plen);
-		path[plen] = '\0';
-		k = cfi_key_of(path);
-		if (wrong == 1 && strcmp(path, "/a/y/deeper") == 0)
-			k = 2;
-		if (wrong == 2 && strcmp(path, "/b") == 0)
+		assert_int_equal(cfi_blk_open(&rd, r, nsr_get_u32(r - 4)),
+				 NSR_OK);
+		k = rd.klen;
+		memcpy(path, rd.key, k);
+		path[k] = '\0';
+		if (wrong == 1 && strcmp(path, "/a/y") == 0)
+			k = 2; /* "/a/y/deeper" under "/a" */
+		/* the last block holds "/b" alone */
+		if (wrong == 2 && at + 8 + nsr_get_u32(r - 4) == end)
 			continue;
 		assert_int_equal(cfi_dirmap_add(m, path, k, 0, at), NSR_OK);
 	}
@@ -537,6 +543,52 @@ static void put_table(const char *root, int wrong)
 	nsr_buf_release(&cat);
 	free(rp);
 	free(cp);
+}
+
+/* test_odd_paths - paths whose key does not rebuild them in a block
+ * ("//x", "a//b") and paths without a '/' or with a trailing one are
+ * stored and found as given, in saved order, and listed as before. */
+static void test_odd_paths(void **state)
+{
+	static const char *paths[] = {"/", "//x", "/a", "/a//b", "/a/c",
+				      "rel", "rel/y", "/a/d/", "/a/e"};
+	char *root = nsr_test_tmpdir("cfi-odd");
+	struct nsr_cfi_entry e[NSR_ARRAY_SIZE(paths)];
+	struct nsr_cfi *c = NULL;
+	struct nsr_buf b;
+	size_t problems = 9;
+	int n;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&b, 0);
+	for (size_t i = 0; i < NSR_ARRAY_SIZE(paths); i++)
+		e[i] = ent(paths[i], NSR_ASM_REG, i + 1, 1000 - (int64_t)i);
+	assert_int_equal(nsr_cfi_open(&c, root, "odd", NSR_CFI_CREATE), NSR_OK);
+	assert_int_equal(nsr_cfi_begin(c, 1, 100, "/"), NSR_OK);
+	assert_int_equal(nsr_cfi_add(c, 1, e, NSR_ARRAY_SIZE(e)), NSR_OK);
+	assert_int_equal(nsr_cfi_commit(c, 1), NSR_OK);
+	assert_int_equal(nsr_cfi_entries(c, 1, cfi_test_show, &b), NSR_OK);
+	assert_string_equal(b.data, "1 / 1\n1 //x 2\n1 /a 3\n1 /a//b 4\n"
+				    "1 /a/c 5\n1 rel 6\n1 rel/y 7\n"
+				    "1 /a/d/ 8\n1 /a/e 9\n");
+	for (size_t i = 0; i < NSR_ARRAY_SIZE(paths); i++) {
+		n = 0;
+		assert_int_equal(nsr_cfi_find(c, paths[i], 200, cfi_test_count,
+					      &n),
+				 NSR_OK);
+		/* a trailing '/' is trimmed from what is looked for */
+		assert_int_equal(n, strcmp(paths[i], "/a/d/") == 0 ? 0 : 1);
+	}
+	assert_string_equal(cfi_test_ls(c, "/a", 200, &b),
+			    "1 /a/c 5\n1 /a/e 9\n");
+	assert_string_equal(cfi_test_ls(c, "/", 200, &b), "1 /a 3\n");
+	assert_string_equal(cfi_test_ls(c, "rel", 200, &b), "1 rel/y 7\n");
+	assert_int_equal(nsr_cfi_check(c, NULL, NULL, &problems), NSR_OK);
+	assert_int_equal(problems, 0);
+	nsr_cfi_close(c);
+	nsr_buf_release(&b);
+	nsr_test_rmrf(root);
+	free(root);
 }
 
 /* note_problem - keep the last problem's text (nsr_cfi_check). */
@@ -595,6 +647,7 @@ int main(void)
 		cmocka_unit_test(test_decoders_truncated),
 		cmocka_unit_test(test_duplicate_ssid_refused),
 		cmocka_unit_test(test_bad_table),
+		cmocka_unit_test(test_odd_paths),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
