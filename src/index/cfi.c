@@ -1032,37 +1032,96 @@ static int count_entry(void *ctx, const struct nsr_cfi_saveset *ss,
 	return 0;
 }
 
-/* nsr_cfi_check - verify every committed save set against the catalogue. */
-int nsr_cfi_check(struct nsr_cfi *c, nsr_cfi_problem_fn problem, void *ctx,
-		  size_t *problems)
+/* check_one - check save set s at level (see nsr_cfi_check_level); 1
+ * and a problem in what (NSR_ERR_NOMEM: -1), or 0. */
+static int check_one(struct nsr_cfi *c, struct cfi_ss *s, int level,
+		     char *what, size_t wn)
+{
+	uint64_t n = 0;
+	int rc, tab = NSR_OK;
+
+	if (level < 2) {
+		rc = cfi_quick(c->dir, s);
+		if (rc == NSR_ERR_NOMEM)
+			return -1;
+		if (rc == NSR_OK)
+			return 0;
+		snprintf(what, wn, "record file: %s", nsr_strerror(rc));
+		return 1;
+	}
+	rc = cfi_scan(c->dir, s, count_entry, &n);
+	if (rc == NSR_OK)
+		tab = cfi_check_tab(c->dir, s);
+	if (rc == NSR_ERR_NOMEM || tab == NSR_ERR_NOMEM)
+		return -1;
+	if (rc != NSR_OK)
+		snprintf(what, wn, "record file: %s", nsr_strerror(rc));
+	else if (n != s->entries)
+		snprintf(what, wn,
+			 "%" PRIu64 " entries, catalogue says %" PRIu64, n,
+			 s->entries);
+	else if (tab != NSR_OK)
+		snprintf(what, wn, "directory table: %s", nsr_strerror(tab));
+	else
+		return 0;
+	return 1;
+}
+
+/* nsr_cfi_check_level - verify every committed save set, quickly
+ * (level 1) or fully. */
+int nsr_cfi_check_level(struct nsr_cfi *c, int level,
+			nsr_cfi_problem_fn problem, void *ctx,
+			size_t *problems)
 {
 	char what[128];
 
 	*problems = 0;
 	if (c->err)
 		return c->err;
+	if (level < 1 || level > 6)
+		return NSR_ERR_INVAL;
 	for (size_t i = 0; i < c->nss; i++) {
-		uint64_t n = 0;
-		int rc = cfi_scan(c->dir, &c->ss[i], count_entry, &n), tab;
+		int r = check_one(c, &c->ss[i], level, what, sizeof(what));
 
-		tab = rc == NSR_OK ? cfi_check_tab(c->dir, &c->ss[i]) : NSR_OK;
-		if (rc == NSR_ERR_NOMEM || tab == NSR_ERR_NOMEM)
+		if (r < 0)
 			return NSR_ERR_NOMEM;
-		if (rc != NSR_OK)
-			snprintf(what, sizeof(what), "record file: %s",
-				 nsr_strerror(rc));
-		else if (n != c->ss[i].entries)
-			snprintf(what, sizeof(what),
-				 "%" PRIu64 " entries, catalogue says %" PRIu64,
-				 n, c->ss[i].entries);
-		else if (tab != NSR_OK)
-			snprintf(what, sizeof(what), "directory table: %s",
-				 nsr_strerror(tab));
-		else
+		if (r == 0)
 			continue;
 		(*problems)++;
 		if (problem)
 			problem(ctx, c->ss[i].ssid, what);
 	}
 	return NSR_OK;
+}
+
+/* nsr_cfi_check - the full check. */
+int nsr_cfi_check(struct nsr_cfi *c, nsr_cfi_problem_fn problem, void *ctx,
+		  size_t *problems)
+{
+	return nsr_cfi_check_level(c, 6, problem, ctx, problems);
+}
+
+/* nsr_cfi_clients - visit the client names that have an index under
+ * root, sorted. */
+int nsr_cfi_clients(const char *root, int (*visit)(void *ctx,
+						   const char *client),
+		    void *ctx)
+{
+	char *idx = nsr_path_join(root, "index");
+	struct dirent **names = NULL;
+	int n, rc = NSR_OK;
+
+	if (idx == NULL)
+		return NSR_ERR_NOMEM;
+	n = scandir(idx, &names, NULL, alphasort);
+	free(idx);
+	if (n < 0)
+		return errno == ENOENT ? NSR_ERR_NOTFOUND : NSR_ERR_SYSTEM;
+	for (int i = 0; i < n; i++) {
+		if (rc == NSR_OK && valid_client(names[i]->d_name))
+			rc = visit(ctx, names[i]->d_name);
+		free(names[i]);
+	}
+	free(names);
+	return rc;
 }

@@ -7,6 +7,7 @@
 #include "nsr/compat.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "nsr/buf.h"
@@ -460,6 +461,30 @@ static int count_list(void *ctx, const struct nsr_cfi_saveset *ss,
 	NSR_UNUSED(l);
 	((uint64_t *)ctx)[1]++;
 	return 0;
+}
+
+/* cfi_quick - the quick check of s: its file holds the committed length,
+ * its header is right and (version 3) its footer and table parse.  No
+ * record is read. */
+int cfi_quick(const char *dir, const struct cfi_ss *s)
+{
+	struct cfi_tab *t = NULL;
+	struct stat st;
+	unsigned version;
+	uint64_t end;
+	int fd, rc = open_rec(dir, s, &fd);
+
+	if (rc)
+		return rc;
+	if (fstat(fd, &st) != 0)
+		rc = NSR_ERR_SYSTEM;
+	else if ((uint64_t)st.st_size < s->length)
+		rc = NSR_ERR_TRUNCATED;
+	else
+		rc = read_tab(fd, s, &version, &end, &t);
+	cfi_tab_free(t);
+	close(fd);
+	return rc;
 }
 
 /* cfi_check_tab - every record named once by the table, under its key. */

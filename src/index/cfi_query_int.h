@@ -26,6 +26,10 @@ int cfi_scan_lists(const char *dir, const struct cfi_ss *s,
  * through the table is checked to be of its kind and under k. */
 int cfi_scan_dir(const char *dir, struct cfi_ss *s, const char *k, size_t n,
 		 nsr_cfi_visit_fn visit, cfi_list_fn list, void *ctx);
+/* cfi_quick - nsrck -L 1: s's file holds its committed length, its
+ * header is right and (version 3) its footer and directory table parse;
+ * no record is read. */
+int cfi_quick(const char *dir, const struct cfi_ss *s);
 /* cfi_check_tab - for nsr_cfi_check: s's directory table (if any) names
  * every record once, under its key.  NSR_OK also without a table. */
 int cfi_check_tab(const char *dir, struct cfi_ss *s);

@@ -637,6 +637,80 @@ static void test_bad_table(void **state)
 	free(root);
 }
 
+/* add_client - note a client name (nsr_cfi_clients) in a buffer. */
+static int add_client(void *ctx, const char *client)
+{
+	return nsr_buf_addf(ctx, "%s,", client);
+}
+
+/* test_check_levels - level 1 finds a cut record file and a damaged
+ * table without reading records, but not a flipped byte inside a
+ * record; level 6 finds that too; bad levels are refused; the clients
+ * with an index are listed, sorted. */
+static void test_check_levels(void **state)
+{
+	char *root = nsr_test_tmpdir("cfi-lvl"), *f;
+	struct nsr_cfi *c = NULL;
+	struct nsr_buf b;
+	char what[128];
+	size_t problems;
+	off_t size;
+	int fd;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&b, 0);
+	assert_int_equal(nsr_cfi_clients(root, add_client, &b),
+			 NSR_ERR_NOTFOUND);
+	assert_int_equal(nsr_cfi_open(&c, root, "zed", NSR_CFI_CREATE), NSR_OK);
+	nsr_cfi_close(c);
+	assert_int_equal(nsr_cfi_open(&c, root, "lvl", NSR_CFI_CREATE), NSR_OK);
+	two_savesets(c);
+	assert_int_equal(nsr_cfi_check_level(c, 0, NULL, NULL, &problems),
+			 NSR_ERR_INVAL);
+	assert_int_equal(nsr_cfi_check_level(c, 7, NULL, NULL, &problems),
+			 NSR_ERR_INVAL);
+	for (int level = 1; level <= 6; level += 5) {
+		assert_int_equal(nsr_cfi_check_level(c, level, NULL, NULL,
+						     &problems), NSR_OK);
+		assert_int_equal(problems, 0);
+	}
+	nsr_cfi_close(c);
+	assert_int_equal(nsr_cfi_clients(root, add_client, &b), NSR_OK);
+	assert_string_equal(b.data, "lvl,zed,");
+	assert_true(asprintf(&f, "%s/index/lvl/ss-1.rec", root) > 0);
+	fd = open(f, O_RDWR);
+	assert_true(fd >= 0);
+	size = lseek(fd, 0, SEEK_END);
+	/* a byte inside the first record: only the full check sees it */
+	assert_int_equal(pwrite(fd, "Z", 1, 40), 1);
+	assert_int_equal(nsr_cfi_open(&c, root, "lvl", NSR_CFI_RDONLY),
+			 NSR_OK);
+	assert_int_equal(nsr_cfi_check_level(c, 1, NULL, NULL, &problems),
+			 NSR_OK);
+	assert_int_equal(problems, 0);
+	assert_int_equal(nsr_cfi_check_level(c, 6, note_problem, what,
+					     &problems), NSR_OK);
+	assert_int_equal(problems, 1);
+	assert_string_equal(what, "1 record file: checksum mismatch");
+	/* the table's last byte, then a cut: level 1 sees both */
+	assert_int_equal(pwrite(fd, "\xff", 1, size - 25), 1);
+	assert_int_equal(nsr_cfi_check_level(c, 1, note_problem, what,
+					     &problems), NSR_OK);
+	assert_int_equal(problems, 1);
+	assert_string_equal(what, "1 record file: checksum mismatch");
+	assert_int_equal(ftruncate(fd, size - 1), 0);
+	assert_int_equal(nsr_cfi_check_level(c, 1, note_problem, what,
+					     &problems), NSR_OK);
+	assert_int_equal(problems, 1);
+	assert_string_equal(what, "1 record file: truncated input");
+	close(fd);
+	nsr_cfi_close(c);
+	free(f);
+	nsr_buf_release(&b);
+	nsr_test_rmrf(root);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -648,6 +722,7 @@ int main(void)
 		cmocka_unit_test(test_duplicate_ssid_refused),
 		cmocka_unit_test(test_bad_table),
 		cmocka_unit_test(test_odd_paths),
+		cmocka_unit_test(test_check_levels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
