@@ -172,6 +172,16 @@ int nsr_cfi_clients(const char *root, int (*visit)(void *ctx,
 						   const char *client),
 		    void *ctx);
 
+/* nsr_cfi_crosscheck - compare the committed save sets with mm[0..n),
+ * the ids of the client's browsable save sets in the media database,
+ * sorted ascending (repeats allowed): each id on one side only is a
+ * problem ("in the index, not a browsable save set in the media
+ * database", or "browsable in the media database, not in the index").
+ * NSR_ERR_NOMEM, NSR_ERR_STATE. */
+int nsr_cfi_crosscheck(struct nsr_cfi *c, const uint64_t *mm, size_t n,
+		       nsr_cfi_problem_fn problem, void *ctx,
+		       size_t *problems);
+
 /* ---- query results kept for paging (cfi_query_res.c) ------------- */
 
 /*

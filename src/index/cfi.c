@@ -1125,3 +1125,48 @@ int nsr_cfi_clients(const char *root, int (*visit)(void *ctx,
 	free(names);
 	return rc;
 }
+
+/* nsr_cfi_crosscheck - the index's save sets against the media
+ * database's browsable ones (mm, sorted ascending). */
+int nsr_cfi_crosscheck(struct nsr_cfi *c, const uint64_t *mm, size_t n,
+		       nsr_cfi_problem_fn problem, void *ctx,
+		       size_t *problems)
+{
+	uint64_t *id;
+	size_t i = 0, j = 0;
+
+	*problems = 0;
+	if (c->err)
+		return c->err;
+	id = malloc((c->nss ? c->nss : 1) * sizeof(*id));
+	if (id == NULL)
+		return NSR_ERR_NOMEM;
+	for (size_t k = 0; k < c->nss; k++)
+		id[k] = c->ss[k].ssid;
+	qsort(id, c->nss, sizeof(*id), cmp_u64);
+	/* a merge of two sorted lists; equal ids on both sides agree */
+	while (i < c->nss || j < n) {
+		if (j > 0 && j < n && mm[j] == mm[j - 1]) {
+			j++; /* one row per clone or volume */
+		} else if (i < c->nss && j < n && id[i] == mm[j]) {
+			i++;
+			j++;
+		} else if (j == n || (i < c->nss && id[i] < mm[j])) {
+			(*problems)++;
+			if (problem)
+				problem(ctx, id[i], "in the index, not a "
+						    "browsable save set in "
+						    "the media database");
+			i++;
+		} else {
+			(*problems)++;
+			if (problem)
+				problem(ctx, mm[j], "browsable in the media "
+						    "database, not in the "
+						    "index");
+			j++;
+		}
+	}
+	free(id);
+	return NSR_OK;
+}

@@ -3,7 +3,10 @@
 # finds every index healthy at levels 1 and 6 while nsrindexd runs; a
 # flipped byte inside a record file is found by -L 6 only (exit 1, the
 # save set named), a cut record file by -L 1 too; -L 7 is refused (2),
-# as is a bad level; an unknown client or root exits 3.
+# as is a bad level; an unknown client or root exits 3.  With -m the
+# index agrees with the media database; an index of save sets the media
+# database does not have for that client, and a client whose index lost
+# its save sets, are reported (1) naming each save set.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 363-nsrck
 S=127.0.0.1
@@ -59,6 +62,32 @@ check "an unknown client (3)" test $? -eq 3
 check "naming it" grep -q "^nsrck: nosuchclient: cannot check" "$W/e2"
 "$BIN/nsrck" -R "$W/nothere" >"$W/e3" 2>&1
 check "no index directory (3)" test $? -eq 3
+"$BIN/nsrck" -m -s $S "$C" >"$W/m1" 2>&1
+check "-m: the index agrees with the media database" test $? -eq 0
+check "its summary" grep -qx "$C: level 6: 0 problems" "$W/m1"
+SSIDS=$(ls "$ROOT/index/$C" | sed -n 's/^ss-\([0-9]*\)\.rec$/\1/p' | sort)
+check "two save sets in the index" test "$(echo "$SSIDS" | wc -l)" = 2
+cp -r "$ROOT/index/$C" "$ROOT/index/other"
+"$BIN/nsrck" -m -s $S other >"$W/m2" 2>&1
+check "-m: another client's save sets (1)" test $? -eq 1
+for id in $SSIDS; do
+	check "naming $id" grep -qx "other: save set $id: in the index, not a browsable save set in the media database" "$W/m2"
+done
+rm -f "$ROOT/index/other"/ss-*.rec "$ROOT/index/other/catalog"
+"$BIN/nsrck" -m -s $S -q other >"$W/m3" 2>&1
+check "-m: an empty index of a client with none: healthy" test $? -eq 0
+mv "$ROOT/index/$C" "$W/index.saved"
+mkdir "$ROOT/index/$C"
+"$BIN/nsrck" -m -s $S "$C" >"$W/m4" 2>&1
+check "-m: an index that lost its save sets (1)" test $? -eq 1
+for id in $SSIDS; do
+	check "naming $id" grep -qx "$C: save set $id: browsable in the media database, not in the index" "$W/m4"
+done
+rm -rf "$ROOT/index/$C" "$ROOT/index/other"
+mv "$W/index.saved" "$ROOT/index/$C"
+"$BIN/nsrck" -m -s 127.0.0.1:1 "$C" >"$W/m5" 2>&1
+check "-m: no media database (3)" test $? -eq 3
+
 "$BIN/nsrck" --help | grep -q '^usage: nsrck'
 check "--help" test $? -eq 0
 nsr_done

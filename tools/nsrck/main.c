@@ -1,7 +1,7 @@
 /*
  * nsrck - check client file indexes on the server (nsr_cfi_check_level).
  *
- *   nsrck [-q] [-L level] [-R root] [client ...]
+ *   nsrck [-qm] [-s server] [-L level] [-R root] [client ...]
  *
  * Reads the indexes without their lock (as browsing does: only whole
  * catalogues are seen), so it may run while nsrindexd does.
@@ -13,12 +13,17 @@
 
 #include <getopt.h>
 
+#include "nsr/buf.h"
 #include "nsr/cfi.h"
 #include "nsr/err.h"
+#include "nsr/mmdb_clnt.h"
+
+#include "nsrck.h"
 
 struct run {
-	const char *root;
-	int level, quiet;
+	const char *root, *server;
+	int level, quiet, mm;
+	struct mmdb_clnt *m; /* -m: the media database */
 	size_t problems;
 	int failed;
 };
@@ -27,7 +32,8 @@ struct run {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: nsrck [-q] [-L level] [-R root] [client ...]\n"
+		"usage: nsrck [-qm] [-s server] [-L level] [-R root] "
+		"[client ...]\n"
 		"  Check the client file index of each client (default: "
 		"every client\n"
 		"  with an index under ROOT/index).\n"
@@ -40,6 +46,11 @@ static void usage(FILE *f)
 		"            7 (rebuild from volumes) is not done here: use "
 		"scanner -i\n"
 		"  -R root   server root (default $NSR_ROOT, else %s)\n"
+		"  -m        also compare with the media database: save sets "
+		"in the index\n"
+		"            and not browsable there, and the reverse\n"
+		"  -s server the media database's server for -m (default: "
+		"this host)\n"
 		"  -q        print problems only, no summary line per client\n"
 		"Exit status: 0 healthy, 1 problems found, 2 usage, 3 an "
 		"index could not\n"
@@ -54,6 +65,32 @@ static void problem(void *ctx, uint64_t ssid, const char *what)
 	       what);
 }
 
+/* cross - -m: compare the index of client with the media database; adds
+ * to *n; -1 (said why, r->failed) if the media database could not be
+ * asked. */
+static int cross(struct run *r, struct nsr_cfi *c, const char *client,
+		 size_t *n)
+{
+	uint64_t *ids = NULL;
+	size_t nid = 0, more = 0;
+	char err[256] = "";
+	int rc = nsrck_mm_ids(r->m, client, &ids, &nid, err, sizeof(err));
+
+	if (rc == NSR_OK)
+		rc = nsr_cfi_crosscheck(c, ids, nid, problem, (void *)client,
+					&more);
+	free(ids);
+	if (rc != NSR_OK) {
+		fprintf(stderr, "nsrck: %s: cannot compare with the media "
+				"database: %s%s%s\n", client, nsr_strerror(rc),
+			err[0] ? ": " : "", err);
+		r->failed = 1;
+		return -1;
+	}
+	*n += more;
+	return 0;
+}
+
 /* check_client - check one client's index; prints and counts. */
 static int check_client(void *vctx, const char *client)
 {
@@ -65,6 +102,10 @@ static int check_client(void *vctx, const char *client)
 	if (rc == NSR_OK)
 		rc = nsr_cfi_check_level(c, r->level, problem, (void *)client,
 					 &n);
+	if (rc == NSR_OK && r->m != NULL && cross(r, c, client, &n) != 0) {
+		nsr_cfi_close(c);
+		return 0;
+	}
 	nsr_cfi_close(c);
 	if (rc != NSR_OK) {
 		fprintf(stderr, "nsrck: %s: cannot check the index: %s%s\n",
@@ -94,10 +135,16 @@ int main(int argc, char **argv)
 	int opt, rc;
 
 	r.root = env && *env ? env : NSR_DEFAULT_ROOT;
-	while ((opt = getopt_long(argc, argv, "qL:R:h", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "qms:L:R:h", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'q':
 			r.quiet = 1;
+			break;
+		case 'm':
+			r.mm = 1;
+			break;
+		case 's':
+			r.server = optarg;
 			break;
 		case 'L':
 			r.level = (int)strtol(optarg, &end, 10);
@@ -124,6 +171,19 @@ int main(int argc, char **argv)
 				"volumes of the save sets\n");
 		return 2;
 	}
+	if (r.mm) {
+		struct nsr_buf err;
+
+		nsr_buf_init(&err, 0);
+		rc = mmdb_clnt_open(r.server, &r.m, &err);
+		if (rc != NSR_OK) {
+			fprintf(stderr, "nsrck: -m: %s\n",
+				err.len ? err.data : nsr_strerror(rc));
+			nsr_buf_release(&err);
+			return 3;
+		}
+		nsr_buf_release(&err);
+	}
 	if (optind < argc) {
 		for (int i = optind; i < argc; i++)
 			check_client(&r, argv[i]);
@@ -133,9 +193,11 @@ int main(int argc, char **argv)
 			fprintf(stderr, "nsrck: %s/index: %s (is -R the "
 					"server root?)\n", r.root,
 				nsr_strerror(rc));
+			mmdb_clnt_close(r.m);
 			return 3;
 		}
 	}
+	mmdb_clnt_close(r.m);
 	if (r.failed)
 		return 3;
 	return r.problems > 0 ? 1 : 0;

@@ -711,6 +711,41 @@ static void test_check_levels(void **state)
 	free(root);
 }
 
+/* test_crosscheck - the index's save sets (1 and 2) against lists from
+ * the media database: equal, one missing on either side, repeats. */
+static void test_crosscheck(void **state)
+{
+	static const uint64_t same[] = {1, 1, 2}, fewer[] = {2},
+			      more[] = {0, 1, 2, 2, 5};
+	char *root = nsr_test_tmpdir("cfi-xc");
+	struct nsr_cfi *c = NULL;
+	char what[128];
+	size_t problems = 9;
+
+	NSR_UNUSED(state);
+	assert_int_equal(nsr_cfi_open(&c, root, "xc", NSR_CFI_CREATE), NSR_OK);
+	two_savesets(c);
+	assert_int_equal(nsr_cfi_crosscheck(c, same, 3, NULL, NULL,
+					    &problems), NSR_OK);
+	assert_int_equal(problems, 0);
+	assert_int_equal(nsr_cfi_crosscheck(c, fewer, 1, note_problem, what,
+					    &problems), NSR_OK);
+	assert_int_equal(problems, 1);
+	assert_string_equal(what, "1 in the index, not a browsable save set "
+				  "in the media database");
+	assert_int_equal(nsr_cfi_crosscheck(c, more, 5, note_problem, what,
+					    &problems), NSR_OK);
+	assert_int_equal(problems, 2);
+	assert_string_equal(what, "5 browsable in the media database, not in "
+				  "the index");
+	assert_int_equal(nsr_cfi_crosscheck(c, NULL, 0, NULL, NULL,
+					    &problems), NSR_OK);
+	assert_int_equal(problems, 2);
+	nsr_cfi_close(c);
+	nsr_test_rmrf(root);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -723,6 +758,7 @@ int main(void)
 		cmocka_unit_test(test_bad_table),
 		cmocka_unit_test(test_odd_paths),
 		cmocka_unit_test(test_check_levels),
+		cmocka_unit_test(test_crosscheck),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
