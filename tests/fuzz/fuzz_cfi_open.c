@@ -10,7 +10,8 @@
  * and 6, every directory of a visited entry lists, every visited path is
  * found (at least once), and listings hold only direct children; when it
  * refuses the image, level 6 reports exactly one problem.  The index
- * lives under $NSR_TEST_TMPDIR (or /tmp) for the whole run.
+ * lives under $NSR_TEST_TMPDIR (or /tmp) for the whole run and is
+ * removed at exit.
  */
 #include "nsr/compat.h"
 
@@ -51,10 +52,26 @@ static int keep(void *ctx, const struct nsr_cfi_saveset *ss,
 	return 0;
 }
 
+static char dir[PATH_MAX]; /* the scratch root */
+
+/* remove_root - at exit: the scratch index (its one record file is
+ * removed after each input). */
+static void remove_root(void)
+{
+	char p[PATH_MAX + 32];
+
+	snprintf(p, sizeof(p), "%s/index/fz/catalog", dir);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/index/fz", dir);
+	rmdir(p);
+	snprintf(p, sizeof(p), "%s/index", dir);
+	rmdir(p);
+	rmdir(dir);
+}
+
 /* root_dir - the scratch root, made once. */
 static const char *root_dir(void)
 {
-	static char dir[PATH_MAX];
 	const char *base;
 
 	if (dir[0] != '\0')
@@ -66,6 +83,7 @@ static const char *root_dir(void)
 	snprintf(dir, sizeof(dir), "%s/fuzzcfiopen.XXXXXX", base);
 	if (mkdtemp(dir) == NULL)
 		abort();
+	atexit(remove_root);
 	return dir;
 }
 
