@@ -150,11 +150,37 @@ typedef void (*nsr_cfi_problem_fn)(void *ctx, uint64_t ssid,
 				   const char *what);
 
 /* nsr_cfi_check - integrity check: every committed save set's record file
- * exists, decodes to its committed length with every CRC right, and holds
- * as many entries as the catalogue says.  *problems gets the count (0 =
+ * exists, decodes to its committed length with every CRC right, holds
+ * as many entries as the catalogue says, and (version 3) its directory
+ * table names every record once, under its key.  *problems gets the count (0 =
  * healthy).  NSR_OK when the check ran, NSR_ERR_NOMEM, NSR_ERR_STATE. */
 int nsr_cfi_check(struct nsr_cfi *c, nsr_cfi_problem_fn problem, void *ctx,
 		  size_t *problems);
+
+/* nsr_cfi_check_level - nsrck(8): level 1 checks quickly that every
+ * committed save set's record file holds its committed length, with a
+ * right header and (version 3) a directory table that parses; levels 2
+ * to 6 do the full check of nsr_cfi_check.  NSR_ERR_INVAL (level not 1
+ * to 6), else as nsr_cfi_check. */
+int nsr_cfi_check_level(struct nsr_cfi *c, int level,
+			nsr_cfi_problem_fn problem, void *ctx,
+			size_t *problems);
+/* nsr_cfi_clients - visit the names of the clients with an index under
+ * root (valid names only), sorted; a visitor's non-zero value stops
+ * and is returned.  NSR_ERR_NOTFOUND (no <root>/index), NSR_ERR_SYSTEM. */
+int nsr_cfi_clients(const char *root, int (*visit)(void *ctx,
+						   const char *client),
+		    void *ctx);
+
+/* nsr_cfi_crosscheck - compare the committed save sets with mm[0..n),
+ * the ids of the client's browsable save sets in the media database,
+ * sorted ascending (repeats allowed): each id on one side only is a
+ * problem ("in the index, not a browsable save set in the media
+ * database", or "browsable in the media database, not in the index").
+ * NSR_ERR_NOMEM, NSR_ERR_STATE. */
+int nsr_cfi_crosscheck(struct nsr_cfi *c, const uint64_t *mm, size_t n,
+		       nsr_cfi_problem_fn problem, void *ctx,
+		       size_t *problems);
 
 /* ---- query results kept for paging (cfi_query_res.c) ------------- */
 

@@ -23,6 +23,10 @@
  *  6. The last directory listing is kept (up to KEEP_MAX entries) until
  *     the catalogue changes (commit, delete) or another one is asked
  *     for: its hits index c->ss, which a change reorders.
+ *  7. A record file (version 3) ends with its directory table, appended
+ *     once, at commit: after that the save set takes no more records.
+ *     A committed save set's table, once read, is kept with it in c->ss
+ *     (a committed record file never changes) and freed with it.
  */
 #include "nsr/compat.h"
 
@@ -59,6 +63,9 @@ struct cfi_open_ss {
 	char *ldir;	 /* the directory list being added, if any */
 	uint32_t ltotal, lnext;
 	char llast[CFI_LIST_NAME_MAX + 1]; /* its last name so far */
+	struct cfi_dirmap *map; /* its directory table so far */
+	struct cfi_blk blk;	/* the entry block being built */
+	int sealed;		/* the table is in pending or written */
 };
 
 /* One candidate of a directory listing. */
@@ -296,6 +303,8 @@ static void open_release(struct nsr_cfi *c, struct cfi_open_ss *o)
 	free(p);
 	free(o->name);
 	free(o->ldir);
+	cfi_dirmap_free(o->map);
+	cfi_blk_release(&o->blk);
 	nsr_buf_release(&o->pending);
 	*o = c->open[--c->nopen];
 }
@@ -360,9 +369,13 @@ int nsr_cfi_begin(struct nsr_cfi *c, uint64_t ssid, int64_t savetime,
 	o->savetime = savetime;
 	nsr_buf_init(&o->pending, 0);
 	o->name = strdup(name);
+	o->map = cfi_dirmap_new();
+	rc = cfi_blk_init(&o->blk);
 	p = rec_path(c, ssid);
-	if (o->name == NULL || p == NULL) {
+	if (o->name == NULL || p == NULL || o->map == NULL || rc) {
 		free(o->name);
+		cfi_dirmap_free(o->map);
+		cfi_blk_release(&o->blk);
 		free(p);
 		return NSR_ERR_NOMEM;
 	}
@@ -370,6 +383,8 @@ int nsr_cfi_begin(struct nsr_cfi *c, uint64_t ssid, int64_t savetime,
 	free(p);
 	if (o->fd < 0) {
 		free(o->name);
+		cfi_dirmap_free(o->map);
+		cfi_blk_release(&o->blk);
 		return NSR_ERR_SYSTEM;
 	}
 	c->nopen++;
@@ -410,7 +425,47 @@ static int open_for_add(struct nsr_cfi *c, uint64_t ssid,
 		return c->err;
 	if (*out == NULL)
 		return NSR_ERR_NOTFOUND;
+	if ((*out)->sealed)
+		return NSR_ERR_STATE; /* a commit began */
 	return (*out)->err;
+}
+
+/* close_block - move the entry block being built, if any, into the
+ * pending records and the directory table; write out what is pending
+ * past FLUSH_AT. */
+static int close_block(struct cfi_open_ss *o)
+{
+	uint64_t at = o->length + o->pending.len;
+	int rc;
+
+	if (o->blk.count == 0)
+		return NSR_OK;
+	rc = cfi_dirmap_add(o->map, o->blk.b.data + 8 + o->blk.kvar,
+			    o->blk.klen, 0, at);
+	if (rc == NSR_OK)
+		rc = cfi_blk_put(&o->blk, &o->pending);
+	if (rc == NSR_OK && o->pending.len >= FLUSH_AT)
+		rc = flush(o);
+	if (rc)
+		o->err = rc;
+	return rc;
+}
+
+/* add_single - append e as a record of its own (as version 2 wrote
+ * every entry), after the block being built. */
+static int add_single(struct cfi_open_ss *o, const struct nsr_cfi_entry *e,
+		      size_t kl)
+{
+	uint64_t at;
+	int rc = close_block(o);
+
+	if (rc)
+		return rc;
+	at = o->length + o->pending.len;
+	rc = cfi_rec_put(&o->pending, e);
+	if (rc == NSR_OK)
+		rc = cfi_dirmap_add(o->map, e->path, kl, 0, at);
+	return rc;
 }
 
 /* nsr_cfi_add - append entries to a begun save set. */
@@ -423,19 +478,21 @@ int nsr_cfi_add(struct nsr_cfi *c, uint64_t ssid,
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < n; i++) {
-		size_t before = o->pending.len;
+		size_t kl = e[i].path ? cfi_key_of(e[i].path) : 0;
 
-		rc = cfi_rec_put(&o->pending, &e[i]);
+		if (o->blk.count > 0 && !cfi_blk_joins(&o->blk, e[i].path, kl))
+			rc = close_block(o);
+		if (rc == NSR_OK)
+			rc = cfi_blk_add(&o->blk, &e[i], kl);
+		if (rc == NSR_ERR_UNSUPPORTED) /* alone, as version 2 did */
+			rc = add_single(o, &e[i], kl);
+		if (rc == NSR_ERR_INVAL)
+			return NSR_ERR_TOOBIG; /* checked before any change */
 		if (rc) {
-			nsr_buf_setlen(&o->pending, before);
-			return rc == NSR_ERR_INVAL ? NSR_ERR_TOOBIG : rc;
+			o->err = rc; /* the block may be half written */
+			return rc;
 		}
 		o->entries++;
-		if (o->pending.len >= FLUSH_AT) {
-			rc = flush(o);
-			if (rc)
-				return rc;
-		}
 	}
 	return NSR_OK;
 }
@@ -480,16 +537,23 @@ int nsr_cfi_add_list(struct nsr_cfi *c, uint64_t ssid, const char *dir,
 		return rc;
 	if (dir == NULL || !list_piece_ok(o, dir, total, first, names, n))
 		return NSR_ERR_INVAL;
+	rc = close_block(o); /* the records stay in the order given */
+	if (rc)
+		return rc;
 	if (first == 0) {
 		ldir = strdup(dir);
 		if (ldir == NULL)
 			return NSR_ERR_NOMEM;
 	}
 	do {
+		uint64_t at = o->length + o->pending.len;
+
 		/* an empty list has no names array at all */
 		rc = cfi_list_put(&o->pending, dir, total, first + done,
 				  names ? names + done : NULL, n - done,
 				  &taken);
+		if (rc == NSR_OK)
+			rc = cfi_dirmap_add(o->map, dir, strlen(dir), 1, at);
 		done += taken;
 		if (rc == NSR_OK && o->pending.len >= FLUSH_AT)
 			rc = flush(o);
@@ -524,6 +588,22 @@ int nsr_cfi_commit(struct nsr_cfi *c, uint64_t ssid)
 		return c->err;
 	if (o == NULL)
 		return NSR_ERR_NOTFOUND;
+	if (o->err)
+		return o->err;
+	nss = realloc(c->ss, (c->nss + 1) * sizeof(*nss));
+	if (nss == NULL)
+		return NSR_ERR_NOMEM;
+	c->ss = nss;
+	/* the directory table closes the file (invariant 7) */
+	if (!o->sealed && close_block(o) != NSR_OK)
+		return o->err;
+	if (!o->sealed) {
+		rc = cfi_dirmap_put(o->map, &o->pending,
+				    o->length + o->pending.len);
+		if (rc)
+			return rc;
+		o->sealed = 1;
+	}
 	rc = flush(o);
 	if (rc == NSR_OK && fsync(o->fd) != 0) {
 		rc = NSR_ERR_SYSTEM;
@@ -531,12 +611,9 @@ int nsr_cfi_commit(struct nsr_cfi *c, uint64_t ssid)
 	}
 	if (rc)
 		return rc;
-	nss = realloc(c->ss, (c->nss + 1) * sizeof(*nss));
-	if (nss == NULL)
-		return NSR_ERR_NOMEM;
 	listing_release(&c->last); /* invariant 6 */
-	c->ss = nss;
 	s = &c->ss[c->nss];
+	memset(s, 0, sizeof(*s));
 	s->ssid = o->ssid;
 	s->savetime = o->savetime;
 	s->entries = o->entries;
@@ -554,6 +631,8 @@ int nsr_cfi_commit(struct nsr_cfi *c, uint64_t ssid)
 	close(o->fd);
 	o->fd = -1;
 	free(o->ldir);
+	cfi_dirmap_free(o->map);
+	cfi_blk_release(&o->blk);
 	nsr_buf_release(&o->pending);
 	*o = c->open[--c->nopen];
 	qsort(c->ss, c->nss, sizeof(*c->ss), cmp_ss);
@@ -605,6 +684,7 @@ int nsr_cfi_delete(struct nsr_cfi *c, uint64_t ssid)
 		unlink(p);
 	free(p);
 	free(gone.name);
+	cfi_tab_free(gone.tab);
 	return NSR_OK;
 }
 
@@ -812,8 +892,8 @@ static int list_build(struct nsr_cfi *c, struct list_ctx *l, int64_t t)
 		if (c->ss[i].savetime > t)
 			continue;
 		l->ssi = i;
-		rc = cfi_scan_lists(c->dir, &c->ss[i], list_visit, list_piece,
-				    l);
+		rc = cfi_scan_dir(c->dir, &c->ss[i], l->dir, strlen(l->dir),
+				  list_visit, list_piece, l);
 		l->rank++;
 	}
 	if (rc == NSR_OK && l->n > 1)
@@ -920,7 +1000,8 @@ int nsr_cfi_find(struct nsr_cfi *c, const char *path, int64_t t,
 	f.ctx = ctx;
 	for (size_t i = c->nss; i-- > 0 && rc == NSR_OK;)
 		if (c->ss[i].savetime <= t)
-			rc = cfi_scan(c->dir, &c->ss[i], find_visit, &f);
+			rc = cfi_scan_dir(c->dir, &c->ss[i], p, cfi_key_of(p),
+					  find_visit, NULL, &f);
 	free(p);
 	return rc;
 }
@@ -951,33 +1032,141 @@ static int count_entry(void *ctx, const struct nsr_cfi_saveset *ss,
 	return 0;
 }
 
-/* nsr_cfi_check - verify every committed save set against the catalogue. */
-int nsr_cfi_check(struct nsr_cfi *c, nsr_cfi_problem_fn problem, void *ctx,
-		  size_t *problems)
+/* check_one - check save set s at level (see nsr_cfi_check_level); 1
+ * and a problem in what (NSR_ERR_NOMEM: -1), or 0. */
+static int check_one(struct nsr_cfi *c, struct cfi_ss *s, int level,
+		     char *what, size_t wn)
+{
+	uint64_t n = 0;
+	int rc, tab = NSR_OK;
+
+	if (level < 2) {
+		rc = cfi_quick(c->dir, s);
+		if (rc == NSR_ERR_NOMEM)
+			return -1;
+		if (rc == NSR_OK)
+			return 0;
+		snprintf(what, wn, "record file: %s", nsr_strerror(rc));
+		return 1;
+	}
+	rc = cfi_scan(c->dir, s, count_entry, &n);
+	if (rc == NSR_OK)
+		tab = cfi_check_tab(c->dir, s);
+	if (rc == NSR_ERR_NOMEM || tab == NSR_ERR_NOMEM)
+		return -1;
+	if (rc != NSR_OK)
+		snprintf(what, wn, "record file: %s", nsr_strerror(rc));
+	else if (n != s->entries)
+		snprintf(what, wn,
+			 "%" PRIu64 " entries, catalogue says %" PRIu64, n,
+			 s->entries);
+	else if (tab != NSR_OK)
+		snprintf(what, wn, "directory table: %s", nsr_strerror(tab));
+	else
+		return 0;
+	return 1;
+}
+
+/* nsr_cfi_check_level - verify every committed save set, quickly
+ * (level 1) or fully. */
+int nsr_cfi_check_level(struct nsr_cfi *c, int level,
+			nsr_cfi_problem_fn problem, void *ctx,
+			size_t *problems)
 {
 	char what[128];
 
 	*problems = 0;
 	if (c->err)
 		return c->err;
+	if (level < 1 || level > 6)
+		return NSR_ERR_INVAL;
 	for (size_t i = 0; i < c->nss; i++) {
-		uint64_t n = 0;
-		int rc = cfi_scan(c->dir, &c->ss[i], count_entry, &n);
+		int r = check_one(c, &c->ss[i], level, what, sizeof(what));
 
-		if (rc == NSR_ERR_NOMEM)
-			return rc;
-		if (rc != NSR_OK)
-			snprintf(what, sizeof(what), "record file: %s",
-				 nsr_strerror(rc));
-		else if (n != c->ss[i].entries)
-			snprintf(what, sizeof(what),
-				 "%" PRIu64 " entries, catalogue says %" PRIu64,
-				 n, c->ss[i].entries);
-		else
+		if (r < 0)
+			return NSR_ERR_NOMEM;
+		if (r == 0)
 			continue;
 		(*problems)++;
 		if (problem)
 			problem(ctx, c->ss[i].ssid, what);
 	}
+	return NSR_OK;
+}
+
+/* nsr_cfi_check - the full check. */
+int nsr_cfi_check(struct nsr_cfi *c, nsr_cfi_problem_fn problem, void *ctx,
+		  size_t *problems)
+{
+	return nsr_cfi_check_level(c, 6, problem, ctx, problems);
+}
+
+/* nsr_cfi_clients - visit the client names that have an index under
+ * root, sorted. */
+int nsr_cfi_clients(const char *root, int (*visit)(void *ctx,
+						   const char *client),
+		    void *ctx)
+{
+	char *idx = nsr_path_join(root, "index");
+	struct dirent **names = NULL;
+	int n, rc = NSR_OK;
+
+	if (idx == NULL)
+		return NSR_ERR_NOMEM;
+	n = scandir(idx, &names, NULL, alphasort);
+	free(idx);
+	if (n < 0)
+		return errno == ENOENT ? NSR_ERR_NOTFOUND : NSR_ERR_SYSTEM;
+	for (int i = 0; i < n; i++) {
+		if (rc == NSR_OK && valid_client(names[i]->d_name))
+			rc = visit(ctx, names[i]->d_name);
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+/* nsr_cfi_crosscheck - the index's save sets against the media
+ * database's browsable ones (mm, sorted ascending). */
+int nsr_cfi_crosscheck(struct nsr_cfi *c, const uint64_t *mm, size_t n,
+		       nsr_cfi_problem_fn problem, void *ctx,
+		       size_t *problems)
+{
+	uint64_t *id;
+	size_t i = 0, j = 0;
+
+	*problems = 0;
+	if (c->err)
+		return c->err;
+	id = malloc((c->nss ? c->nss : 1) * sizeof(*id));
+	if (id == NULL)
+		return NSR_ERR_NOMEM;
+	for (size_t k = 0; k < c->nss; k++)
+		id[k] = c->ss[k].ssid;
+	qsort(id, c->nss, sizeof(*id), cmp_u64);
+	/* a merge of two sorted lists; equal ids on both sides agree */
+	while (i < c->nss || j < n) {
+		if (j > 0 && j < n && mm[j] == mm[j - 1]) {
+			j++; /* one row per clone or volume */
+		} else if (i < c->nss && j < n && id[i] == mm[j]) {
+			i++;
+			j++;
+		} else if (j == n || (i < c->nss && id[i] < mm[j])) {
+			(*problems)++;
+			if (problem)
+				problem(ctx, id[i], "in the index, not a "
+						    "browsable save set in "
+						    "the media database");
+			i++;
+		} else {
+			(*problems)++;
+			if (problem)
+				problem(ctx, mm[j], "browsable in the media "
+						    "database, not in the "
+						    "index");
+			j++;
+		}
+	}
+	free(id);
 	return NSR_OK;
 }

@@ -5,7 +5,8 @@
  * Record file ss-<ssid>.rec:
  *	offset size meaning
  *	0      4    magic "NCFI" (0x4E434649)
- *	4      2    version (2; 1 is still read: it has no list records)
+ *	4      2    version (3; 1 and 2 are still read: 1 has no list
+ *	            records, neither has a directory table)
  *	6      2    reserved, 0
  *	8      8    ssid
  *	16     8    savetime (signed epoch seconds)
@@ -37,6 +38,42 @@
  *	14+P   ...  names, each 1 byte length N (1..255) and N bytes (no
  *	            NUL, no '/', not "." or ".."), sorted bytewise, unique;
  *	            none only for an empty list (total 0)
+ *	With byte 1 = 1 (version 3 only), each name is instead 1 byte P
+ *	(bytes shared with the name before in this piece, <= its length;
+ *	0 for the first), 1 byte S and S bytes: the name is P bytes of the
+ *	one before and these S (P + S <= 255)
+ * Entry block payload (version 3; what the writer of version 3 uses for
+ * entries): consecutive entries of one key (cfi_key_of)
+ *	0      1    0
+ *	1      1    2
+ *	2      2    reserved, 0
+ *	4      4    count C (>= 1)
+ *	8      v    key length K, K key bytes
+ *	...         C entries, each 10 varints and bytes: type (1..255),
+ *	            mode (<= 07777), uid, gid, size, zigzag(mtime - the
+ *	            entry before's, 0 for the first), nanoseconds (< 1e9),
+ *	            zigzag(offset - the entry before's), P bytes shared
+ *	            with the name before, S, then S name bytes.  The path
+ *	            is key "/" name ("/" name for key "/", name for key "")
+ *
+ * Directory table (version 3), appended at commit after the last record:
+ *	0      4    magic "NCFD" (0x4E434644)
+ *	4      v    directory count D, then D directories, keys strictly
+ *	            increasing (bytewise, a prefix first):
+ *	            v key length K (0..65535), K key bytes (no NUL),
+ *	            v entry count, that many offset deltas (v each),
+ *	            v list piece count, that many offset deltas
+ *	Numbers "v" are unsigned LEB128.  An entry's key is its path up to
+ *	its last '/' ("/" for "/name", empty without '/'); a list piece's
+ *	key is its directory.  Offsets are of the record's length field in
+ *	the file, the first delta from 0, the others > 0.
+ * Footer (version 3), the last 24 bytes of the committed length:
+ *	0      4    magic "NCFT" (0x4E434654)
+ *	4      8    file offset of the table (= end of the records)
+ *	12     4    table length T (<= CFI_TAB_MAX)
+ *	16     4    CRC-32C of the table
+ *	20     4    CRC-32C of bytes 0..19
+ *	(offset + T + 24 = committed length)
  *
  * Catalogue file "catalog":
  *	0      4    magic "NCAT" (0x4E434154)
@@ -60,14 +97,21 @@
 #define CFI_REC_MAGIC 0x4E434649u
 #define CFI_CAT_MAGIC 0x4E434154u
 #define CFI_VERSION 1	  /* catalogue */
-#define CFI_REC_VERSION 2 /* record file; 1 is still read */
+#define CFI_REC_VERSION 3 /* record file; 1 and 2 are still read */
+#define CFI_TAB_MAGIC 0x4E434644u
+#define CFI_FOOT_MAGIC 0x4E434654u
+#define CFI_FOOT_LEN 24
+#define CFI_TAB_MAX (1u << 30)
 #define CFI_HDR_LEN 28
 #define CFI_FIXED_LEN 46
 #define CFI_LIST_FIXED 14
 #define CFI_LIST_NAME_MAX 255
+#define CFI_LIST_FRONT 1 /* list payload byte 1: names front-coded */
+#define CFI_LIST_BLOCK 2 /* payload byte 1 after a 0: an entry block */
+#define CFI_BLK_SOFT (16 * 1024) /* a block grows to about this */
 /* the largest record payload: a list piece with the longest path and the
  * longest name */
-#define CFI_REC_MAX (CFI_LIST_FIXED + CFI_PATH_MAX + 1 + CFI_LIST_NAME_MAX)
+#define CFI_REC_MAX (CFI_LIST_FIXED + CFI_PATH_MAX + 2 + CFI_LIST_NAME_MAX)
 #define CFI_PATH_MAX 65535 /* as NSR_ASM_LONGPATH_MAX: any saved path */
 #define CFI_NAME_MAX 4095  /* a save set name in the catalogue */
 #define CFI_MAX_SAVESETS 1000000u
@@ -79,6 +123,50 @@ struct cfi_ss {
 	uint64_t entries;
 	uint64_t length; /* committed bytes of the record file */
 	char *name;
+	int tabstate; /* 0 unknown, 1 tab loaded, 2 no table (version < 3) */
+	struct cfi_tab *tab; /* the directory table, once read */
+};
+
+/* A directory of a parsed table: key (not NUL-terminated, in the blob)
+ * and where its entry (0) and list piece (1) offsets start. */
+struct cfi_tdir {
+	const char *key;
+	size_t klen;
+	size_t at[2];
+	uint32_t n[2];
+};
+
+/* A parsed directory table (cfi_dir.c). */
+struct cfi_tab {
+	uint8_t *blob;
+	size_t len;
+	struct cfi_tdir *d;
+	size_t n;
+};
+
+struct cfi_dirmap;
+
+/* An entry block being built (cfi_dir.c). */
+struct cfi_blk {
+	struct nsr_buf b; /* the payload so far */
+	size_t klen, kvar; /* key length, bytes of its varint */
+	uint32_t count;	   /* entries; 0 = no block begun */
+	int64_t mtime;	   /* of the entry before */
+	uint64_t off;
+	char *prev; /* the name before, plen bytes */
+	size_t plen;
+};
+
+/* A block being read (cfi_dir.c). */
+struct cfi_blk_rd {
+	const uint8_t *p;
+	size_t len, at;
+	const char *key;
+	size_t klen;
+	uint32_t left, count;
+	int64_t mtime;
+	uint64_t off;
+	size_t plen;
 };
 
 /* A decoded piece of a directory list: names[0..n) are the list's
@@ -102,10 +190,36 @@ struct cfi_list_buf {
 typedef int (*cfi_list_fn)(void *ctx, const struct nsr_cfi_saveset *ss,
 			   const struct cfi_list *l);
 
-/* cfi_hdr_put - the 28-byte record file header (version 2). */
+/* cfi_dir.c: the directory table (see there). */
+size_t cfi_key_of(const char *path);
+int cfi_key_cmp(const char *a, size_t an, const char *b, size_t bn);
+struct cfi_dirmap *cfi_dirmap_new(void);
+void cfi_dirmap_free(struct cfi_dirmap *m);
+int cfi_dirmap_add(struct cfi_dirmap *m, const char *k, size_t n, int list,
+		   uint64_t off);
+int cfi_dirmap_put(struct cfi_dirmap *m, struct nsr_buf *out, uint64_t at);
+int cfi_var_get(const uint8_t *p, size_t n, size_t *at, uint64_t *v);
+int cfi_foot_get(const uint8_t *f, uint64_t len, uint64_t *toff,
+		 uint32_t *tlen, uint32_t *tcrc);
+int cfi_tab_parse(uint8_t *blob, size_t n, uint64_t end,
+		  struct cfi_tab **out);
+const struct cfi_tdir *cfi_tab_find(const struct cfi_tab *t, const char *k,
+				    size_t n);
+int cfi_tab_offs(const struct cfi_tab *t, const struct cfi_tdir *d, int list,
+		 uint64_t **out);
+void cfi_tab_free(struct cfi_tab *t);
+int cfi_blk_init(struct cfi_blk *k);
+void cfi_blk_release(struct cfi_blk *k);
+int cfi_blk_joins(const struct cfi_blk *k, const char *path, size_t kl);
+int cfi_blk_add(struct cfi_blk *k, const struct nsr_cfi_entry *e, size_t kl);
+int cfi_blk_put(struct cfi_blk *k, struct nsr_buf *out);
+int cfi_blk_open(struct cfi_blk_rd *r, const uint8_t *p, size_t len);
+int cfi_blk_next(struct cfi_blk_rd *r, struct nsr_cfi_entry *e, char *path);
+
+/* cfi_hdr_put - the 28-byte record file header (version 3). */
 void cfi_hdr_put(uint8_t *out, uint64_t ssid, int64_t savetime);
 /* cfi_hdr_get - check and decode it: NSR_OK, NSR_ERR_CORRUPT,
- * NSR_ERR_CHECKSUM, NSR_ERR_UNSUPPORTED.  *version gets 1 or 2. */
+ * NSR_ERR_CHECKSUM, NSR_ERR_UNSUPPORTED.  *version gets 1, 2 or 3. */
 int cfi_hdr_get(const uint8_t *in, uint64_t *ssid, int64_t *savetime,
 		unsigned *version);
 /* cfi_name_ok - a name a directory list may hold (1..255 bytes, no '/',

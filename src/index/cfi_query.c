@@ -7,6 +7,7 @@
 #include "nsr/compat.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "nsr/buf.h"
@@ -27,6 +28,9 @@ struct rec_cb {
 	void *ctx;
 	char *path;		/* CFI_PATH_MAX + 1: not on a stack */
 	struct cfi_list_buf *lb;
+	const char *key;	/* through a table: the key each must have */
+	size_t klen;
+	uint64_t count[2];	/* entries and list pieces decoded */
 };
 
 /* rec_cb_init - scratch space for decoding records. */
@@ -39,6 +43,8 @@ static int rec_cb_init(struct rec_cb *cb, const struct nsr_cfi_saveset *ss,
 	cb->visit = visit;
 	cb->list = list;
 	cb->ctx = ctx;
+	cb->key = NULL;
+	cb->count[0] = cb->count[1] = 0;
 	cb->path = malloc(CFI_PATH_MAX + 1);
 	cb->lb = malloc(sizeof(*cb->lb));
 	return cb->path && cb->lb ? NSR_OK : NSR_ERR_NOMEM;
@@ -51,6 +57,23 @@ static void rec_cb_release(struct rec_cb *cb)
 	free(cb->lb);
 }
 
+/* decode_block - the entries of a block, each under its key. */
+static int decode_block(struct rec_cb *cb, const uint8_t *p, uint32_t len)
+{
+	struct cfi_blk_rd r;
+	struct nsr_cfi_entry e;
+	int rc = cfi_blk_open(&r, p, len);
+
+	if (rc == NSR_OK && cb->key != NULL &&
+	    cfi_key_cmp(r.key, r.klen, cb->key, cb->klen) != 0)
+		rc = NSR_ERR_CORRUPT; /* not where the table says */
+	while (rc == NSR_OK && (rc = cfi_blk_next(&r, &e, cb->path)) == 1) {
+		cb->count[0]++;
+		rc = cb->visit ? cb->visit(cb->ctx, cb->ss, &e) : NSR_OK;
+	}
+	return rc;
+}
+
 /* decode_one - one checked payload: an entry, or (version 2) a piece of
  * a directory list. */
 static int decode_one(struct rec_cb *cb, const uint8_t *p, uint32_t len)
@@ -59,10 +82,17 @@ static int decode_one(struct rec_cb *cb, const uint8_t *p, uint32_t len)
 	struct cfi_list l;
 	int rc;
 
+	if (p[0] == 0 && p[1] == CFI_LIST_BLOCK)
+		return cb->version < 3 ? NSR_ERR_CORRUPT
+				       : decode_block(cb, p, len);
 	if (p[0] == 0) {
-		if (cb->version < 2)
+		if (cb->version < 2 || (p[1] != 0 && cb->version < 3))
 			return NSR_ERR_CORRUPT;
 		rc = cfi_list_get(p, len, &l, cb->lb);
+		if (rc == NSR_OK && cb->key != NULL &&
+		    cfi_key_cmp(l.dir, strlen(l.dir), cb->key, cb->klen) != 0)
+			rc = NSR_ERR_CORRUPT; /* not where the table says */
+		cb->count[1]++;
 		if (rc == NSR_OK && cb->list)
 			rc = cb->list(cb->ctx, cb->ss, &l);
 		return rc;
@@ -70,6 +100,10 @@ static int decode_one(struct rec_cb *cb, const uint8_t *p, uint32_t len)
 	if (len > NSR_CFI_MAX_RECORD)
 		return NSR_ERR_CORRUPT;
 	rc = cfi_rec_get(p, len, &e, cb->path);
+	if (rc == NSR_OK && cb->key != NULL &&
+	    cfi_key_cmp(e.path, cfi_key_of(e.path), cb->key, cb->klen) != 0)
+		rc = NSR_ERR_CORRUPT;
+	cb->count[0]++;
 	if (rc == NSR_OK && cb->visit)
 		rc = cb->visit(cb->ctx, cb->ss, &e);
 	return rc;
@@ -105,6 +139,143 @@ static int decode_records(struct rec_cb *cb, const uint8_t *p, size_t n,
 	return rc;
 }
 
+/* Where records are read from by offset: a file (through a window) or
+ * an image in memory; records end at end. */
+struct rsrc {
+	int fd;
+	const uint8_t *mem;
+	uint64_t end;
+	uint8_t *win;
+	uint64_t wat;
+	size_t wlen;
+};
+
+/* rsrc_get - the checked payload of the record at off: in bounds, its
+ * frame whole before end, its CRC right.  hint: bytes worth reading at
+ * once from a file. */
+static int rsrc_get(struct rsrc *r, uint64_t off, size_t hint,
+		    const uint8_t **p, uint32_t *len)
+{
+	const uint8_t *f;
+	uint64_t avail;
+
+	if (off < CFI_HDR_LEN || off + 8 > r->end)
+		return NSR_ERR_CORRUPT;
+	if (r->mem == NULL &&
+	    (off < r->wat || off + 4 > r->wat + r->wlen)) {
+		size_t want = NSR_MAX(hint, (size_t)4096), got = 0;
+
+		want = NSR_MIN(want, (size_t)(r->end - off));
+		want = NSR_MIN(want, (size_t)CFI_WIN);
+		if (nsr_pread_full(r->fd, r->win, want, (off_t)off, &got) ||
+		    got != want)
+			return NSR_ERR_CORRUPT; /* shorter than committed */
+		r->wat = off;
+		r->wlen = got;
+	}
+	f = r->mem ? r->mem + off : r->win + (off - r->wat);
+	*len = nsr_get_u32(f);
+	if (*len < CFI_LIST_FIXED || *len > CFI_REC_MAX ||
+	    (uint64_t)*len + 8 > r->end - off)
+		return NSR_ERR_CORRUPT;
+	avail = r->mem ? r->end - off : r->wat + r->wlen - off;
+	if ((uint64_t)*len + 8 > avail) {
+		r->wlen = 0; /* reread from off, the whole record */
+		r->wat = 0;
+		return rsrc_get(r, off, (size_t)*len + 8, p, len);
+	}
+	if (nsr_get_u32(f + 4 + *len) != nsr_crc32c(0, f + 4, *len))
+		return NSR_ERR_CHECKSUM;
+	*p = f + 4;
+	return NSR_OK;
+}
+
+/* read_dir - decode the records of directory d of table t (entries,
+ * then list pieces, each in file order), checking that each is of its
+ * kind and under its key. */
+static int read_dir(struct rec_cb *cb, struct rsrc *r,
+		    const struct cfi_tab *t, const struct cfi_tdir *d)
+{
+	int rc = NSR_OK;
+
+	for (int list = 0; list < 2 && rc == NSR_OK; list++) {
+		uint64_t *o = NULL;
+
+		rc = cfi_tab_offs(t, d, list, &o);
+		for (uint32_t i = 0; i < d->n[list] && rc == NSR_OK; i++) {
+			const uint8_t *p;
+			uint32_t len;
+			uint64_t span = i + 1 < d->n[list]
+						? o[d->n[list] - 1] - o[i]
+						: 0;
+
+			/* read ahead what the next offsets need */
+			span = NSR_MIN(span, (uint64_t)CFI_WIN / 2);
+			rc = rsrc_get(r, o[i], (size_t)span + 4096, &p, &len);
+			if (rc == NSR_OK &&
+			    (p[0] == 0 && p[1] != CFI_LIST_BLOCK) != list)
+				rc = NSR_ERR_CORRUPT;
+			if (rc == NSR_OK) {
+				cb->key = d->key;
+				cb->klen = d->klen;
+				rc = decode_one(cb, p, len);
+				cb->key = NULL;
+			}
+		}
+		free(o);
+	}
+	return rc;
+}
+
+/* decode_file_v3 - a version 3 image: footer, table, the records before
+ * it, and every record the table names read through it (the counts
+ * must agree: each record is in the table once). */
+static int decode_file_v3(const uint8_t *p, size_t n,
+			  const struct nsr_cfi_saveset *ss,
+			  nsr_cfi_visit_fn visit, void *ctx)
+{
+	struct cfi_tab *t = NULL;
+	struct rec_cb cb;
+	struct rsrc r = {.fd = -1, .mem = p};
+	uint64_t toff, seen[2];
+	uint32_t tlen, tcrc;
+	uint8_t *blob;
+	size_t used = 0;
+	int rc;
+
+	if (n < CFI_HDR_LEN + CFI_FOOT_LEN)
+		return NSR_ERR_TRUNCATED;
+	rc = cfi_foot_get(p + n - CFI_FOOT_LEN, n, &toff, &tlen, &tcrc);
+	if (rc)
+		return rc;
+	if (nsr_crc32c(0, p + toff, tlen) != tcrc)
+		return NSR_ERR_CHECKSUM;
+	blob = malloc(tlen ? tlen : 1);
+	if (blob == NULL)
+		return NSR_ERR_NOMEM;
+	memcpy(blob, p + toff, tlen);
+	rc = cfi_tab_parse(blob, tlen, toff, &t);
+	if (rc)
+		return rc;
+	r.end = toff;
+	rc = rec_cb_init(&cb, ss, 3, visit, NULL, ctx);
+	if (rc == NSR_OK)
+		rc = decode_records(&cb, p + CFI_HDR_LEN, toff - CFI_HDR_LEN,
+				    &used);
+	if (rc == NSR_OK && used != toff - CFI_HDR_LEN)
+		rc = NSR_ERR_CORRUPT;
+	memcpy(seen, cb.count, sizeof(seen));
+	cb.visit = NULL;
+	memset(cb.count, 0, sizeof(cb.count));
+	for (size_t i = 0; i < t->n && rc == NSR_OK; i++)
+		rc = read_dir(&cb, &r, t, &t->d[i]);
+	if (rc == NSR_OK && memcmp(seen, cb.count, sizeof(seen)) != 0)
+		rc = NSR_ERR_CORRUPT;
+	rec_cb_release(&cb);
+	cfi_tab_free(t);
+	return rc;
+}
+
 /* nsr_cfi_decode_file - decode a record file image from memory. */
 int nsr_cfi_decode_file(const void *data, size_t n, nsr_cfi_visit_fn visit,
 			void *ctx)
@@ -123,6 +294,8 @@ int nsr_cfi_decode_file(const void *data, size_t n, nsr_cfi_visit_fn visit,
 	rc = cfi_hdr_get(p, &ss.ssid, &ss.savetime, &version);
 	if (rc)
 		return rc;
+	if (version >= 3)
+		return decode_file_v3(p, n, &ss, visit, ctx);
 	rc = rec_cb_init(&cb, &ss, version, visit, NULL, ctx);
 	if (rc == NSR_OK)
 		rc = decode_records(&cb, p + CFI_HDR_LEN, n - CFI_HDR_LEN,
@@ -140,6 +313,213 @@ int cfi_scan(const char *dir, const struct cfi_ss *s, nsr_cfi_visit_fn visit,
 	return cfi_scan_lists(dir, s, visit, NULL, ctx);
 }
 
+/* read_tab - the header of s's file on fd, and for version 3 its
+ * footer and table: *version, *end (where the records end) and *t
+ * (NULL before version 3). */
+static int read_tab(int fd, const struct cfi_ss *s, unsigned *version,
+		    uint64_t *end, struct cfi_tab **t)
+{
+	uint8_t h[CFI_HDR_LEN], f[CFI_FOOT_LEN], *blob;
+	uint64_t ssid, toff;
+	uint32_t tlen, tcrc;
+	int64_t st;
+	size_t got = 0;
+	int rc;
+
+	*t = NULL;
+	*end = s->length;
+	if (nsr_pread_full(fd, h, sizeof(h), 0, &got) || got != sizeof(h))
+		return NSR_ERR_CORRUPT;
+	rc = cfi_hdr_get(h, &ssid, &st, version);
+	if (rc == NSR_OK && ssid != s->ssid)
+		rc = NSR_ERR_CORRUPT;
+	if (rc || *version < 3)
+		return rc;
+	if (s->length < CFI_HDR_LEN + CFI_FOOT_LEN ||
+	    nsr_pread_full(fd, f, sizeof(f),
+			   (off_t)(s->length - CFI_FOOT_LEN), &got) ||
+	    got != sizeof(f))
+		return NSR_ERR_CORRUPT;
+	rc = cfi_foot_get(f, s->length, &toff, &tlen, &tcrc);
+	if (rc)
+		return rc;
+	blob = malloc(tlen ? tlen : 1);
+	if (blob == NULL)
+		return NSR_ERR_NOMEM;
+	if (nsr_pread_full(fd, blob, tlen, (off_t)toff, &got) ||
+	    got != tlen) {
+		free(blob);
+		return NSR_ERR_CORRUPT;
+	}
+	if (nsr_crc32c(0, blob, tlen) != tcrc) {
+		free(blob);
+		return NSR_ERR_CHECKSUM;
+	}
+	*end = toff;
+	return cfi_tab_parse(blob, tlen, toff, t);
+}
+
+/* records_end - where the records of s's file on fd end: the committed
+ * length, or before version 3's table. */
+static int records_end(int fd, const struct cfi_ss *s, uint64_t *end)
+{
+	struct cfi_tab *t = NULL;
+	unsigned version;
+	int rc = read_tab(fd, s, &version, end, &t);
+
+	cfi_tab_free(t);
+	return rc;
+}
+
+/* open_rec - open s's record file read-only. */
+static int open_rec(const char *dir, const struct cfi_ss *s, int *fd)
+{
+	char *path = NULL;
+
+	if (asprintf(&path, "%s/ss-%" PRIu64 ".rec", dir, s->ssid) < 0)
+		return NSR_ERR_NOMEM;
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	if (*fd < 0)
+		return errno == ENOENT ? NSR_ERR_NOTFOUND : NSR_ERR_SYSTEM;
+	return NSR_OK;
+}
+
+/* load_tab - read s's table once (invariant 7 of cfi.c); *end gets where
+ * its records end. */
+static int load_tab(int fd, struct cfi_ss *s, uint64_t *end)
+{
+	unsigned version = 0;
+	int rc;
+
+	if (s->tabstate == 0) {
+		rc = read_tab(fd, s, &version, end, &s->tab);
+		if (rc)
+			return rc;
+		s->tabstate = s->tab ? 1 : 2;
+	}
+	*end = s->length;
+	if (s->tabstate == 1)
+		*end = s->length - CFI_FOOT_LEN - s->tab->len;
+	return NSR_OK;
+}
+
+/* cfi_scan_dir - the records of one directory, through the table. */
+int cfi_scan_dir(const char *dir, struct cfi_ss *s, const char *k, size_t n,
+		 nsr_cfi_visit_fn visit, cfi_list_fn list, void *ctx)
+{
+	const struct cfi_tdir *d;
+	struct nsr_cfi_saveset ss;
+	struct rsrc r = {.fd = -1};
+	struct rec_cb cb;
+	int rc;
+
+	rc = open_rec(dir, s, &r.fd);
+	if (rc == NSR_OK)
+		rc = load_tab(r.fd, s, &r.end);
+	if (rc || s->tabstate != 1) {
+		if (r.fd >= 0)
+			close(r.fd);
+		return rc ? rc : cfi_scan_lists(dir, s, visit, list, ctx);
+	}
+	d = cfi_tab_find(s->tab, k, n);
+	if (d == NULL) {
+		close(r.fd);
+		return NSR_OK;
+	}
+	ss.ssid = s->ssid;
+	ss.savetime = s->savetime;
+	ss.entries = s->entries;
+	ss.name = s->name;
+	r.win = malloc(CFI_WIN);
+	rc = rec_cb_init(&cb, &ss, 3, visit, list, ctx);
+	if (rc == NSR_OK && r.win == NULL)
+		rc = NSR_ERR_NOMEM;
+	if (rc == NSR_OK)
+		rc = read_dir(&cb, &r, s->tab, d);
+	rec_cb_release(&cb);
+	free(r.win);
+	close(r.fd);
+	return rc;
+}
+
+/* count_rec - count an entry (cfi_check_tab). */
+static int count_rec(void *ctx, const struct nsr_cfi_saveset *ss,
+		     const struct nsr_cfi_entry *e)
+{
+	NSR_UNUSED(ss);
+	NSR_UNUSED(e);
+	((uint64_t *)ctx)[0]++;
+	return 0;
+}
+
+/* count_list - count a list piece (cfi_check_tab). */
+static int count_list(void *ctx, const struct nsr_cfi_saveset *ss,
+		      const struct cfi_list *l)
+{
+	NSR_UNUSED(ss);
+	NSR_UNUSED(l);
+	((uint64_t *)ctx)[1]++;
+	return 0;
+}
+
+/* cfi_quick - the quick check of s: its file holds the committed length,
+ * its header is right and (version 3) its footer and table parse.  No
+ * record is read. */
+int cfi_quick(const char *dir, const struct cfi_ss *s)
+{
+	struct cfi_tab *t = NULL;
+	struct stat st;
+	unsigned version;
+	uint64_t end;
+	int fd, rc = open_rec(dir, s, &fd);
+
+	if (rc)
+		return rc;
+	if (fstat(fd, &st) != 0)
+		rc = NSR_ERR_SYSTEM;
+	else if ((uint64_t)st.st_size < s->length)
+		rc = NSR_ERR_TRUNCATED;
+	else
+		rc = read_tab(fd, s, &version, &end, &t);
+	cfi_tab_free(t);
+	close(fd);
+	return rc;
+}
+
+/* cfi_check_tab - every record named once by the table, under its key. */
+int cfi_check_tab(const char *dir, struct cfi_ss *s)
+{
+	struct nsr_cfi_saveset ss = {.ssid = s->ssid, .name = ""};
+	struct rsrc r = {.fd = -1};
+	struct rec_cb cb;
+	uint64_t seen[2] = {0, 0}, all[2] = {0, 0};
+	int rc;
+
+	rc = open_rec(dir, s, &r.fd);
+	if (rc == NSR_OK)
+		rc = load_tab(r.fd, s, &r.end);
+	if (rc || s->tabstate != 1)
+		goto out;
+	r.win = malloc(CFI_WIN);
+	rc = rec_cb_init(&cb, &ss, 3, NULL, NULL, NULL);
+	if (rc == NSR_OK && r.win == NULL)
+		rc = NSR_ERR_NOMEM;
+	for (size_t i = 0; i < s->tab->n && rc == NSR_OK; i++)
+		rc = read_dir(&cb, &r, s->tab, &s->tab->d[i]);
+	memcpy(seen, cb.count, sizeof(seen));
+	rec_cb_release(&cb);
+	if (rc == NSR_OK)
+		rc = cfi_scan_lists(dir, s, count_rec, count_list, all);
+	if (rc == NSR_OK && memcmp(seen, all, sizeof(seen)) != 0)
+		rc = NSR_ERR_CORRUPT;
+out:
+	free(r.win);
+	if (r.fd >= 0)
+		close(r.fd);
+	return rc;
+}
+
 /* cfi_scan_lists - visit the entries and list pieces of a record file. */
 int cfi_scan_lists(const char *dir, const struct cfi_ss *s,
 		   nsr_cfi_visit_fn visit, cfi_list_fn list, void *ctx)
@@ -151,7 +531,7 @@ int cfi_scan_lists(const char *dir, const struct cfi_ss *s,
 	uint64_t left = s->length, ssid = 0;
 	int64_t savetime = 0;
 	unsigned version = 0;
-	int fd = -1, rc;
+	int fd = -1, rc, skip_hdr = 1;
 
 	ss.ssid = s->ssid;
 	ss.savetime = s->savetime;
@@ -169,6 +549,9 @@ int cfi_scan_lists(const char *dir, const struct cfi_ss *s,
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	rc = errno == ENOENT ? NSR_ERR_NOTFOUND : NSR_ERR_SYSTEM;
 	if (fd < 0)
+		goto out;
+	rc = records_end(fd, s, &left);
+	if (rc)
 		goto out;
 	/* Read chunks up to the committed length, decoding whole records
 	 * and carrying a partial one over to the next chunk. */
@@ -189,7 +572,8 @@ int cfi_scan_lists(const char *dir, const struct cfi_ss *s,
 		if (rc)
 			goto out;
 		nsr_buf_setlen(&b, b.len + got);
-		if (left == s->length) { /* first chunk: the header */
+		if (skip_hdr) { /* first chunk: the header */
+			skip_hdr = 0;
 			if (b.len < CFI_HDR_LEN) {
 				rc = NSR_ERR_CORRUPT;
 				goto out;

@@ -7,6 +7,7 @@
 #include "cfi_int.h"
 
 #define READ_CHUNK (256 * 1024)
+#define CFI_WIN (256 * 1024) /* > CFI_REC_MAX + 8: a record fits */
 
 /* cfi_scan - visit every entry of committed save set s whose record file
  * lives in dir.  NSR_ERR_NOTFOUND (file missing), NSR_ERR_CORRUPT,
@@ -17,5 +18,20 @@ int cfi_scan(const char *dir, const struct cfi_ss *s, nsr_cfi_visit_fn visit,
  * of a directory list too. */
 int cfi_scan_lists(const char *dir, const struct cfi_ss *s,
 		   nsr_cfi_visit_fn visit, cfi_list_fn list, void *ctx);
+
+/* cfi_scan_dir - visit the entries whose key (cfi_key_of) is k[0..n)
+ * and the list pieces of directory k, of committed save set s; through
+ * its directory table (read once and kept in s) when it has one, else
+ * by a scan of every record (the visitors filter).  Each record found
+ * through the table is checked to be of its kind and under k. */
+int cfi_scan_dir(const char *dir, struct cfi_ss *s, const char *k, size_t n,
+		 nsr_cfi_visit_fn visit, cfi_list_fn list, void *ctx);
+/* cfi_quick - nsrck -L 1: s's file holds its committed length, its
+ * header is right and (version 3) its footer and directory table parse;
+ * no record is read. */
+int cfi_quick(const char *dir, const struct cfi_ss *s);
+/* cfi_check_tab - for nsr_cfi_check: s's directory table (if any) names
+ * every record once, under its key.  NSR_OK also without a table. */
+int cfi_check_tab(const char *dir, struct cfi_ss *s);
 
 #endif /* NSR_CFI_QUERY_INT_H */

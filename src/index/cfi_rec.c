@@ -31,7 +31,7 @@ int cfi_hdr_get(const uint8_t *in, uint64_t *ssid, int64_t *savetime,
 	if (nsr_get_u32(in + 24) != nsr_crc32c(0, in, 24))
 		return NSR_ERR_CHECKSUM;
 	*version = nsr_get_u16(in + 4);
-	if (*version != 1 && *version != CFI_REC_VERSION)
+	if (*version < 1 || *version > CFI_REC_VERSION)
 		return NSR_ERR_UNSUPPORTED;
 	if (nsr_get_u16(in + 6) != 0)
 		return NSR_ERR_CORRUPT;
@@ -119,35 +119,41 @@ int cfi_list_put(struct nsr_buf *out, const char *dir, uint32_t total,
 		 size_t *taken)
 {
 	size_t plen = strlen(dir), at, len = CFI_LIST_FIXED + plen, k = 0;
-	uint8_t *p;
+	uint8_t *p, *p0;
 	int rc;
 
 	*taken = 0;
 	if (plen == 0 || plen > CFI_PATH_MAX)
 		return NSR_ERR_INVAL;
-	while (k < n && len + 1 + strlen(names[k]) <= CFI_REC_MAX)
-		len += 1 + strlen(names[k++]);
+	/* bounded as if nothing were shared: the record stays within
+	 * CFI_REC_MAX, and so do the decoded names (struct cfi_list_buf) */
+	while (k < n && len + 2 + strlen(names[k]) <= CFI_REC_MAX)
+		len += 2 + strlen(names[k++]);
 	rc = nsr_buf_grow(out, len + 8);
 	if (rc)
 		return rc;
 	at = out->len;
-	p = (uint8_t *)out->data + at;
-	nsr_put_u32(p, (uint32_t)len);
-	p += 4;
+	p0 = p = (uint8_t *)out->data + at + 4;
 	memset(p, 0, 4);
+	p[1] = CFI_LIST_FRONT;
 	nsr_put_u32(p + 4, total);
 	nsr_put_u32(p + 8, first);
 	nsr_put_u16(p + 12, (uint16_t)plen);
 	memcpy(p + CFI_LIST_FIXED, dir, plen);
 	p += CFI_LIST_FIXED + plen;
 	for (size_t i = 0; i < k; i++) {
-		size_t nl = strlen(names[i]);
+		size_t nl = strlen(names[i]), pre = 0;
 
-		*p++ = (uint8_t)nl;
-		memcpy(p, names[i], nl);
-		p += nl;
+		while (i > 0 && pre < nl && names[i - 1][pre] == names[i][pre])
+			pre++;
+		*p++ = (uint8_t)pre;
+		*p++ = (uint8_t)(nl - pre);
+		memcpy(p, names[i] + pre, nl - pre);
+		p += nl - pre;
 	}
-	nsr_put_u32(p, nsr_crc32c(0, out->data + at + 4, len));
+	len = (size_t)(p - p0);
+	nsr_put_u32(p0 - 4, (uint32_t)len);
+	nsr_put_u32(p, nsr_crc32c(0, p0, len));
 	nsr_buf_setlen(out, at + len + 8);
 	*taken = k;
 	return NSR_OK;
@@ -158,11 +164,13 @@ int cfi_list_get(const uint8_t *p, size_t len, struct cfi_list *l,
 		 struct cfi_list_buf *b)
 {
 	size_t plen, at, used = 0;
+	int front;
 
 	memset(l, 0, sizeof(*l));
 	if (len < CFI_LIST_FIXED || len > CFI_REC_MAX || p[0] != 0 ||
-	    p[1] != 0 || p[2] != 0 || p[3] != 0)
+	    (p[1] != 0 && p[1] != CFI_LIST_FRONT) || p[2] != 0 || p[3] != 0)
 		return NSR_ERR_CORRUPT;
+	front = p[1] == CFI_LIST_FRONT;
 	l->total = nsr_get_u32(p + 4);
 	l->first = nsr_get_u32(p + 8);
 	plen = nsr_get_u16(p + 12);
@@ -174,18 +182,31 @@ int cfi_list_get(const uint8_t *p, size_t len, struct cfi_list *l,
 	l->dir = b->dir;
 	l->names = b->ptr;
 	for (at = CFI_LIST_FIXED + plen; at < len;) {
-		size_t nl = p[at++];
+		size_t pre = 0, nl;
 		char *name = b->names + used;
 
-		if (nl > len - at || memchr(p + at, '\0', nl) != NULL ||
-		    !cfi_name_ok((const char *)p + at, nl))
+		if (front) {
+			pre = p[at++];
+			if (at >= len || pre > (l->n ? strlen(b->ptr[l->n - 1])
+						     : 0))
+				return NSR_ERR_CORRUPT;
+		}
+		nl = p[at++];
+		if (nl > len - at || pre + nl > CFI_LIST_NAME_MAX ||
+		    used + pre + nl + 1 > sizeof(b->names) ||
+		    l->n >= NSR_ARRAY_SIZE(b->ptr) ||
+		    memchr(p + at, '\0', nl) != NULL)
 			return NSR_ERR_CORRUPT;
-		memcpy(name, p + at, nl);
-		name[nl] = '\0';
+		if (pre > 0)
+			memcpy(name, b->ptr[l->n - 1], pre);
+		memcpy(name + pre, p + at, nl);
+		name[pre + nl] = '\0';
+		if (!cfi_name_ok(name, pre + nl))
+			return NSR_ERR_CORRUPT;
 		if (l->n > 0 && strcmp(l->names[l->n - 1], name) >= 0)
 			return NSR_ERR_CORRUPT; /* sorted and unique */
 		b->ptr[l->n++] = name;
-		used += nl + 1;
+		used += pre + nl + 1;
 		at += nl;
 	}
 	/* only an empty list has no names; a piece stays within its list */
@@ -230,8 +251,10 @@ int cfi_cat_put(struct nsr_buf *out, const struct cfi_ss *ss, size_t n)
 /* cfi_ss_free - free an array of save sets. */
 void cfi_ss_free(struct cfi_ss *ss, size_t n)
 {
-	for (size_t i = 0; ss != NULL && i < n; i++)
+	for (size_t i = 0; ss != NULL && i < n; i++) {
 		free(ss[i].name);
+		cfi_tab_free(ss[i].tab);
+	}
 	free(ss);
 }
 

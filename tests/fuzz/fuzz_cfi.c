@@ -1,11 +1,18 @@
 /*
  * fuzz_cfi.c - the client file index decoders on hostile input: the
  * first byte picks the record file decoder (even) or the catalogue
- * decoder (odd); the rest is the file image.
+ * decoder (odd); the rest is the file image.  A version 3 record file
+ * that decodes (its directory table agreeing with its records) decodes
+ * to the same entries as the version 2 file of the same records (the
+ * table and footer cut, the header made version 2), unless it holds
+ * records version 2 does not have (entry blocks, front-coded lists):
+ * then the version 2 reading refuses it as corrupt.
  */
 #include "nsr/compat.h"
 
+#include "nsr/bytes.h"
 #include "nsr/cfi.h"
+#include "nsr/crc32c.h"
 #include "nsr/err.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -30,6 +37,27 @@ static int touch_ss(void *ctx, const struct nsr_cfi_saveset *ss)
 	return 0;
 }
 
+/* same_as_v2 - the v3 image p[0..n) read as v2 gives sum too, or is
+ * corrupt there. */
+static void same_as_v2(const uint8_t *p, size_t n, size_t sum)
+{
+	uint64_t end = nsr_get_u64(p + n - 24 + 4);
+	uint8_t *v2 = malloc((size_t)end);
+	size_t sum2 = 0;
+	int rc;
+
+	if (v2 == NULL)
+		return;
+	memcpy(v2, p, (size_t)end);
+	nsr_put_u16(v2 + 4, 2);
+	nsr_put_u32(v2 + 24, nsr_crc32c(0, v2, 24));
+	rc = nsr_cfi_decode_file(v2, (size_t)end, touch_entry, &sum2);
+	if ((rc == NSR_OK && sum2 != sum) ||
+	    (rc != NSR_OK && rc != NSR_ERR_CORRUPT))
+		abort();
+	free(v2);
+}
+
 /* LLVMFuzzerTestOneInput - fuzz entry point. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -39,7 +67,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (data[0] & 1)
 		nsr_cfi_decode_catalog(data + 1, size - 1, touch_ss, &sum);
-	else
-		nsr_cfi_decode_file(data + 1, size - 1, touch_entry, &sum);
+	else if (nsr_cfi_decode_file(data + 1, size - 1, touch_entry, &sum) ==
+			 NSR_OK &&
+		 nsr_get_u16(data + 1 + 4) == 3)
+		same_as_v2(data + 1, size - 1, sum);
 	return 0;
 }

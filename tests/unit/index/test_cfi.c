@@ -203,6 +203,7 @@ static void test_large_and_damage(void **state)
 	struct seq s = { 0, 0 };
 	char *f;
 	int fd;
+	off_t mid;
 	const uint64_t total = 30000;
 
 	NSR_UNUSED(state);
@@ -226,13 +227,14 @@ static void test_large_and_damage(void **state)
 	assert_true(asprintf(&f, "%s/index/big/ss-42.rec", root) > 0);
 	fd = open(f, O_WRONLY);
 	assert_true(fd >= 0);
+	mid = lseek(fd, 0, SEEK_END) / 2;
 	assert_int_equal(pwrite(fd, "\0\0\0\x40garbage", 11,
 				lseek(fd, 0, SEEK_END)), 11);
 	s.n = 0;
 	assert_int_equal(nsr_cfi_entries(c, 42, check_seq, &s), NSR_OK);
 	assert_int_equal(s.n, total);
 	/* a flipped byte inside is a checksum error */
-	assert_int_equal(pwrite(fd, "Z", 1, 500000), 1);
+	assert_int_equal(pwrite(fd, "Z", 1, mid), 1);
 	close(fd);
 	s.n = 0;
 	assert_int_equal(nsr_cfi_entries(c, 42, check_seq, &s),
@@ -380,8 +382,22 @@ static void test_decoders_truncated(void **state)
 	free(f);
 	assert_int_equal(nsr_cfi_decode_file(img.data, img.len, NULL, NULL),
 			 NSR_OK);
-	/* A record file has no end marker (the catalogue keeps its length):
-	 * a cut is detected unless it falls on a record boundary. */
+	/* Version 3 ends with its directory table and footer: any cut is
+	 * detected, and so is any flipped bit. */
+	for (size_t i = 0; i < img.len; i++) {
+		assert_int_not_equal(
+			nsr_cfi_decode_file(img.data, i, NULL, NULL), NSR_OK);
+		img.data[i] ^= 0x10;
+		assert_int_not_equal(
+			nsr_cfi_decode_file(img.data, img.len, NULL, NULL),
+			NSR_OK);
+		img.data[i] ^= 0x10;
+	}
+	/* A version 2 file has no end marker (the catalogue keeps its
+	 * length): a cut is detected unless it falls on a record boundary. */
+	cfi_test_to_v2(&img);
+	assert_int_equal(nsr_cfi_decode_file(img.data, img.len, NULL, NULL),
+			 NSR_OK);
 	for (size_t i = 0, next = 28; i < img.len; i++) {
 		int rc = nsr_cfi_decode_file(img.data, i, NULL, NULL);
 
@@ -472,6 +488,264 @@ static void test_duplicate_ssid_refused(void **state)
 	free(root);
 }
 
+/* put_table - give save set 1 of client "tab" (two_savesets) a new
+ * directory table: every record under its key, but with wrong = 1
+ * "/a/y/deeper" under "/a", with wrong = 2 no "/b"; the catalogue's
+ * length follows. */
+static void put_table(const char *root, int wrong)
+{
+	struct nsr_buf img, cat;
+	struct cfi_dirmap *m = cfi_dirmap_new();
+	struct cfi_ss *ss = NULL;
+	char *rp, *cp;
+	size_t n = 0, at = 28, end;
+	char path[64];
+
+	assert_non_null(m);
+	assert_true(asprintf(&rp, "%s/index/tab/ss-1.rec", root) > 0);
+	assert_true(asprintf(&cp, "%s/index/tab/catalog", root) > 0);
+	nsr_buf_init(&img, 0);
+	nsr_buf_init(&cat, 0);
+	assert_int_equal(nsr_file_read(rp, &img, 1 << 20), NSR_OK);
+	end = (size_t)nsr_get_u64((uint8_t *)img.data + img.len - 20);
+	for (; at < end; at += 8 + nsr_get_u32((uint8_t *)img.data + at)) {
+		const uint8_t *r = (uint8_t *)img.data + at + 4;
+		struct cfi_blk_rd rd;
+		size_t k;
+
+		assert_int_equal(cfi_blk_open(&rd, r, nsr_get_u32(r - 4)),
+				 NSR_OK);
+		k = rd.klen;
+		memcpy(path, rd.key, k);
+		path[k] = '\0';
+		if (wrong == 1 && strcmp(path, "/a/y") == 0)
+			k = 2; /* "/a/y/deeper" under "/a" */
+		/* the last block holds "/b" alone */
+		if (wrong == 2 && at + 8 + nsr_get_u32(r - 4) == end)
+			continue;
+		assert_int_equal(cfi_dirmap_add(m, path, k, 0, at), NSR_OK);
+	}
+	nsr_buf_setlen(&img, end);
+	assert_int_equal(cfi_dirmap_put(m, &img, end), NSR_OK);
+	cfi_dirmap_free(m);
+	assert_int_equal(nsr_file_replace(rp, img.data, img.len, 0600), NSR_OK);
+	assert_int_equal(nsr_file_read(cp, &cat, 1 << 20), NSR_OK);
+	assert_int_equal(cfi_cat_get((uint8_t *)cat.data, cat.len, &ss, &n),
+			 NSR_OK);
+	for (size_t i = 0; i < n; i++)
+		if (ss[i].ssid == 1)
+			ss[i].length = img.len;
+	nsr_buf_reset(&cat);
+	assert_int_equal(cfi_cat_put(&cat, ss, n), NSR_OK);
+	assert_int_equal(nsr_file_replace(cp, cat.data, cat.len, 0600), NSR_OK);
+	cfi_ss_free(ss, n);
+	nsr_buf_release(&img);
+	nsr_buf_release(&cat);
+	free(rp);
+	free(cp);
+}
+
+/* test_odd_paths - paths whose key does not rebuild them in a block
+ * ("//x", "a//b") and paths without a '/' or with a trailing one are
+ * stored and found as given, in saved order, and listed as before. */
+static void test_odd_paths(void **state)
+{
+	static const char *paths[] = {"/", "//x", "/a", "/a//b", "/a/c",
+				      "rel", "rel/y", "/a/d/", "/a/e"};
+	char *root = nsr_test_tmpdir("cfi-odd");
+	struct nsr_cfi_entry e[NSR_ARRAY_SIZE(paths)];
+	struct nsr_cfi *c = NULL;
+	struct nsr_buf b;
+	size_t problems = 9;
+	int n;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&b, 0);
+	for (size_t i = 0; i < NSR_ARRAY_SIZE(paths); i++)
+		e[i] = ent(paths[i], NSR_ASM_REG, i + 1, 1000 - (int64_t)i);
+	assert_int_equal(nsr_cfi_open(&c, root, "odd", NSR_CFI_CREATE), NSR_OK);
+	assert_int_equal(nsr_cfi_begin(c, 1, 100, "/"), NSR_OK);
+	assert_int_equal(nsr_cfi_add(c, 1, e, NSR_ARRAY_SIZE(e)), NSR_OK);
+	assert_int_equal(nsr_cfi_commit(c, 1), NSR_OK);
+	assert_int_equal(nsr_cfi_entries(c, 1, cfi_test_show, &b), NSR_OK);
+	assert_string_equal(b.data, "1 / 1\n1 //x 2\n1 /a 3\n1 /a//b 4\n"
+				    "1 /a/c 5\n1 rel 6\n1 rel/y 7\n"
+				    "1 /a/d/ 8\n1 /a/e 9\n");
+	for (size_t i = 0; i < NSR_ARRAY_SIZE(paths); i++) {
+		n = 0;
+		assert_int_equal(nsr_cfi_find(c, paths[i], 200, cfi_test_count,
+					      &n),
+				 NSR_OK);
+		/* a trailing '/' is trimmed from what is looked for */
+		assert_int_equal(n, strcmp(paths[i], "/a/d/") == 0 ? 0 : 1);
+	}
+	assert_string_equal(cfi_test_ls(c, "/a", 200, &b),
+			    "1 /a/c 5\n1 /a/e 9\n");
+	assert_string_equal(cfi_test_ls(c, "/", 200, &b), "1 /a 3\n");
+	assert_string_equal(cfi_test_ls(c, "rel", 200, &b), "1 rel/y 7\n");
+	assert_int_equal(nsr_cfi_check(c, NULL, NULL, &problems), NSR_OK);
+	assert_int_equal(problems, 0);
+	nsr_cfi_close(c);
+	nsr_buf_release(&b);
+	nsr_test_rmrf(root);
+	free(root);
+}
+
+/* note_problem - keep the last problem's text (nsr_cfi_check). */
+static void note_problem(void *ctx, uint64_t ssid, const char *what)
+{
+	snprintf(ctx, 128, "%" PRIu64 " %s", ssid, what);
+}
+
+/* test_bad_table - a directory table that names a record under the
+ * wrong directory, or misses one, is found by nsr_cfi_check, and a
+ * browse through the wrong entry fails instead of showing it; the same
+ * table rebuilt right passes (the rewrite itself is sound). */
+static void test_bad_table(void **state)
+{
+	char *root = nsr_test_tmpdir("cfi-tab");
+	struct nsr_cfi *c = NULL;
+	struct nsr_buf b;
+	char what[128];
+	size_t problems;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&b, 0);
+	assert_int_equal(nsr_cfi_open(&c, root, "tab", NSR_CFI_CREATE), NSR_OK);
+	two_savesets(c);
+	nsr_cfi_close(c);
+	for (int wrong = 0; wrong <= 2; wrong++) {
+		put_table(root, wrong);
+		assert_int_equal(nsr_cfi_open(&c, root, "tab", 0), NSR_OK);
+		what[0] = '\0';
+		assert_int_equal(nsr_cfi_check(c, note_problem, what,
+					       &problems), NSR_OK);
+		assert_int_equal(problems, wrong ? 1 : 0);
+		if (wrong)
+			assert_string_equal(what, "1 directory table: "
+					    "data is corrupt");
+		nsr_buf_reset(&b);
+		assert_int_equal(nsr_cfi_list_dir(c, "/a", 150, cfi_test_show,
+						  &b),
+				 wrong == 1 ? NSR_ERR_CORRUPT : NSR_OK);
+		if (wrong != 1)
+			assert_string_equal(b.data, "1 /a/x 10\n1 /a/y 20\n");
+		nsr_cfi_close(c);
+	}
+	nsr_buf_release(&b);
+	nsr_test_rmrf(root);
+	free(root);
+}
+
+/* add_client - note a client name (nsr_cfi_clients) in a buffer. */
+static int add_client(void *ctx, const char *client)
+{
+	return nsr_buf_addf(ctx, "%s,", client);
+}
+
+/* test_check_levels - level 1 finds a cut record file and a damaged
+ * table without reading records, but not a flipped byte inside a
+ * record; level 6 finds that too; bad levels are refused; the clients
+ * with an index are listed, sorted. */
+static void test_check_levels(void **state)
+{
+	char *root = nsr_test_tmpdir("cfi-lvl"), *f;
+	struct nsr_cfi *c = NULL;
+	struct nsr_buf b;
+	char what[128];
+	size_t problems;
+	off_t size;
+	int fd;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&b, 0);
+	assert_int_equal(nsr_cfi_clients(root, add_client, &b),
+			 NSR_ERR_NOTFOUND);
+	assert_int_equal(nsr_cfi_open(&c, root, "zed", NSR_CFI_CREATE), NSR_OK);
+	nsr_cfi_close(c);
+	assert_int_equal(nsr_cfi_open(&c, root, "lvl", NSR_CFI_CREATE), NSR_OK);
+	two_savesets(c);
+	assert_int_equal(nsr_cfi_check_level(c, 0, NULL, NULL, &problems),
+			 NSR_ERR_INVAL);
+	assert_int_equal(nsr_cfi_check_level(c, 7, NULL, NULL, &problems),
+			 NSR_ERR_INVAL);
+	for (int level = 1; level <= 6; level += 5) {
+		assert_int_equal(nsr_cfi_check_level(c, level, NULL, NULL,
+						     &problems), NSR_OK);
+		assert_int_equal(problems, 0);
+	}
+	nsr_cfi_close(c);
+	assert_int_equal(nsr_cfi_clients(root, add_client, &b), NSR_OK);
+	assert_string_equal(b.data, "lvl,zed,");
+	assert_true(asprintf(&f, "%s/index/lvl/ss-1.rec", root) > 0);
+	fd = open(f, O_RDWR);
+	assert_true(fd >= 0);
+	size = lseek(fd, 0, SEEK_END);
+	/* a byte inside the first record: only the full check sees it */
+	assert_int_equal(pwrite(fd, "Z", 1, 40), 1);
+	assert_int_equal(nsr_cfi_open(&c, root, "lvl", NSR_CFI_RDONLY),
+			 NSR_OK);
+	assert_int_equal(nsr_cfi_check_level(c, 1, NULL, NULL, &problems),
+			 NSR_OK);
+	assert_int_equal(problems, 0);
+	assert_int_equal(nsr_cfi_check_level(c, 6, note_problem, what,
+					     &problems), NSR_OK);
+	assert_int_equal(problems, 1);
+	assert_string_equal(what, "1 record file: checksum mismatch");
+	/* the table's last byte, then a cut: level 1 sees both */
+	assert_int_equal(pwrite(fd, "\xff", 1, size - 25), 1);
+	assert_int_equal(nsr_cfi_check_level(c, 1, note_problem, what,
+					     &problems), NSR_OK);
+	assert_int_equal(problems, 1);
+	assert_string_equal(what, "1 record file: checksum mismatch");
+	assert_int_equal(ftruncate(fd, size - 1), 0);
+	assert_int_equal(nsr_cfi_check_level(c, 1, note_problem, what,
+					     &problems), NSR_OK);
+	assert_int_equal(problems, 1);
+	assert_string_equal(what, "1 record file: truncated input");
+	close(fd);
+	nsr_cfi_close(c);
+	free(f);
+	nsr_buf_release(&b);
+	nsr_test_rmrf(root);
+	free(root);
+}
+
+/* test_crosscheck - the index's save sets (1 and 2) against lists from
+ * the media database: equal, one missing on either side, repeats. */
+static void test_crosscheck(void **state)
+{
+	static const uint64_t same[] = {1, 1, 2}, fewer[] = {2},
+			      more[] = {0, 1, 2, 2, 5};
+	char *root = nsr_test_tmpdir("cfi-xc");
+	struct nsr_cfi *c = NULL;
+	char what[128];
+	size_t problems = 9;
+
+	NSR_UNUSED(state);
+	assert_int_equal(nsr_cfi_open(&c, root, "xc", NSR_CFI_CREATE), NSR_OK);
+	two_savesets(c);
+	assert_int_equal(nsr_cfi_crosscheck(c, same, 3, NULL, NULL,
+					    &problems), NSR_OK);
+	assert_int_equal(problems, 0);
+	assert_int_equal(nsr_cfi_crosscheck(c, fewer, 1, note_problem, what,
+					    &problems), NSR_OK);
+	assert_int_equal(problems, 1);
+	assert_string_equal(what, "1 in the index, not a browsable save set "
+				  "in the media database");
+	assert_int_equal(nsr_cfi_crosscheck(c, more, 5, note_problem, what,
+					    &problems), NSR_OK);
+	assert_int_equal(problems, 2);
+	assert_string_equal(what, "5 browsable in the media database, not in "
+				  "the index");
+	assert_int_equal(nsr_cfi_crosscheck(c, NULL, 0, NULL, NULL,
+					    &problems), NSR_OK);
+	assert_int_equal(problems, 2);
+	nsr_cfi_close(c);
+	nsr_test_rmrf(root);
+	free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -481,6 +755,10 @@ int main(void)
 		cmocka_unit_test(test_rebuild_from_stream),
 		cmocka_unit_test(test_decoders_truncated),
 		cmocka_unit_test(test_duplicate_ssid_refused),
+		cmocka_unit_test(test_bad_table),
+		cmocka_unit_test(test_odd_paths),
+		cmocka_unit_test(test_check_levels),
+		cmocka_unit_test(test_crosscheck),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -443,6 +443,25 @@ static void test_decode_lists(void **state)
 		nsr_cfi_decode_file(img.data, img.len, cfi_test_count, &n),
 		NSR_OK);
 	assert_int_equal(n, 1);
+	/* version 3 front-codes the names: 4 length, payload (14 + 2 path +
+	 * 0 shared, 1, "x", 0 shared, 1, "y"), 4 CRC; sharing more than the
+	 * name before has is refused */
+	rec = (uint8_t *)img.data + 28;
+	assert_int_equal(nsr_get_u32(rec), 22);
+	assert_int_equal(rec[4 + 19], 0);
+	rec[4 + 19] = 2;
+	nsr_put_u32(rec + 26, nsr_crc32c(0, rec + 4, 22));
+	assert_int_equal(nsr_cfi_decode_file(img.data, img.len, NULL, NULL),
+			 NSR_ERR_CORRUPT);
+	rec[4 + 19] = 0;
+	nsr_put_u32(rec + 26, nsr_crc32c(0, rec + 4, 22));
+	/* the same records as version 2 (no directory table) */
+	cfi_test_to_v2(&img);
+	n = 0;
+	assert_int_equal(
+		nsr_cfi_decode_file(img.data, img.len, cfi_test_count, &n),
+		NSR_OK);
+	assert_int_equal(n, 1);
 
 	/* the list record follows the 28-byte header: 4 length, payload
 	 * (14 + 2 path + 2 + 2 names), 4 CRC */
@@ -478,6 +497,107 @@ static void test_decode_lists(void **state)
 			 NSR_OK);
 	free(path);
 	nsr_buf_release(&img);
+}
+
+/* downgrade - rewrite the record file of save set ssid of client "pit"
+ * as version 2 (cfi_test_to_v2) and its committed length in the
+ * catalogue, as main wrote an index before directory tables. */
+static void downgrade(const char *root, uint64_t ssid)
+{
+	struct nsr_buf img, cat;
+	char *rp, *cp = nsr_path_join(root, "index/pit/catalog");
+	uint8_t *p;
+	size_t at = 12;
+
+	assert_true(asprintf(&rp, "%s/index/pit/ss-%" PRIu64 ".rec", root,
+			     ssid) > 0);
+	nsr_buf_init(&img, 0);
+	nsr_buf_init(&cat, 0);
+	assert_int_equal(nsr_file_read(rp, &img, 1 << 20), NSR_OK);
+	assert_int_equal(nsr_file_read(cp, &cat, 1 << 20), NSR_OK);
+	cfi_test_to_v2(&img);
+	p = (uint8_t *)cat.data;
+	while (nsr_get_u64(p + at) != ssid) {
+		at += 34 + nsr_get_u16(p + at + 32);
+		assert_true(at + 4 < cat.len);
+	}
+	nsr_put_u64(p + at + 24, img.len);
+	nsr_put_u32(p + cat.len - 4, nsr_crc32c(0, p, cat.len - 4));
+	assert_int_equal(nsr_file_replace(rp, img.data, img.len, 0600),
+			 NSR_OK);
+	assert_int_equal(nsr_file_replace(cp, cat.data, cat.len, 0600),
+			 NSR_OK);
+	nsr_buf_release(&img);
+	nsr_buf_release(&cat);
+	free(rp);
+	free(cp);
+}
+
+/* chain_text - every listing and version query of the chain, at each
+ * time, as text (in b). */
+static void chain_text(struct nsr_cfi *c, struct nsr_buf *b)
+{
+	static const char *dirs[] = {"/t", "/t/a", "/t/d", "/t/e",
+				     "/t/gone", "/t/empty", "/"};
+	static const char *paths[] = {"/t/a/del", "/t/a/keep", "/t/e/f",
+				      "/t", "/t/a/nothere"};
+	struct nsr_buf one;
+
+	nsr_buf_init(&one, 0);
+	nsr_buf_reset(b);
+	for (int64_t t = 50; t <= 350; t += 50) {
+		for (size_t i = 0; i < NSR_ARRAY_SIZE(dirs); i++)
+			assert_int_equal(
+				nsr_buf_addf(b, "ls %s %" PRId64 ":\n%s",
+					     dirs[i], t,
+					     cfi_test_ls(c, dirs[i], t, &one)),
+				NSR_OK);
+		for (size_t i = 0; i < NSR_ARRAY_SIZE(paths); i++) {
+			assert_int_equal(nsr_buf_addf(b, "find %s:\n",
+						      paths[i]),
+					 NSR_OK);
+			assert_int_equal(nsr_cfi_find(c, paths[i], t,
+						      cfi_test_show, b),
+					 NSR_OK);
+		}
+	}
+	nsr_buf_release(&one);
+}
+
+/* test_old_versions - an index main wrote before directory tables
+ * (version 2 record files) browses as the same index with them, also
+ * mixed (an old full, new incrementals); nsr_cfi_check passes both. */
+static void test_old_versions(void **state)
+{
+	struct fx *f = *state;
+	struct nsr_buf want;
+	size_t problems = 9;
+
+	put_set(f->c, 1, 100, full, NSR_ARRAY_SIZE(full));
+	put_set(f->c, 2, 200, incr1, NSR_ARRAY_SIZE(incr1));
+	put_set(f->c, 3, 300, incr2, NSR_ARRAY_SIZE(incr2));
+	nsr_buf_init(&want, 0);
+	chain_text(f->c, &want);
+	assert_non_null(strstr(want.data, "ls /t/a 250:\n2 /t/a/add 60\n"));
+	nsr_cfi_close(f->c);
+	downgrade(f->root, 1);
+	assert_int_equal(nsr_cfi_open(&f->c, f->root, "pit", 0), NSR_OK);
+	chain_text(f->c, &f->b);
+	assert_string_equal(f->b.data, want.data);
+	assert_int_equal(nsr_cfi_check(f->c, NULL, NULL, &problems), NSR_OK);
+	assert_int_equal(problems, 0);
+	nsr_cfi_close(f->c);
+	downgrade(f->root, 2);
+	downgrade(f->root, 3);
+	assert_int_equal(nsr_cfi_open(&f->c, f->root, "pit", NSR_CFI_RDONLY),
+			 NSR_OK);
+	chain_text(f->c, &f->b);
+	assert_string_equal(f->b.data, want.data);
+	assert_int_equal(nsr_cfi_check(f->c, NULL, NULL, &problems), NSR_OK);
+	assert_int_equal(problems, 0);
+	nsr_cfi_close(f->c);
+	f->c = NULL;
+	nsr_buf_release(&want);
 }
 
 /* results_text - a result set as text (cfi_test_show), from .. from+n. */
@@ -615,6 +735,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rebuild_lists, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_decode_lists, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_old_versions, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_queries, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cursors, setup, teardown),

@@ -1,0 +1,647 @@
+/*
+ * cfi_dir.c - the directory table of a record file (version 3): which
+ * records hold the entries whose parent is a directory, and which hold
+ * its list pieces, so that browsing a directory reads only those
+ * records (format in cfi_int.h and nsr_index(5)).  Built in memory while
+ * a save set is written, appended at commit; parsed (hostile input) and
+ * searched by readers.  No I/O here.
+ *
+ * Invariants:
+ *  1. A map's directories are unique keys; each one's offsets are
+ *     appended in file order, so they are strictly increasing.
+ *  2. A parsed table has strictly increasing keys (bytewise, shorter
+ *     first), every offset lies in [CFI_HDR_LEN, records end) and a
+ *     directory's offsets strictly increase; anything else is
+ *     NSR_ERR_CORRUPT.
+ */
+#include "nsr/compat.h"
+
+#include "nsr/bytes.h"
+#include "nsr/crc32c.h"
+#include "nsr/err.h"
+
+#include "cfi_int.h"
+
+#define MAP_MIN 1024 /* initial slots of a map */
+
+/* One directory of a map being built. */
+struct cfi_dent {
+	char *key;
+	size_t klen;
+	uint64_t *off[2]; /* 0: entries, 1: list pieces */
+	size_t n[2], cap[2];
+};
+
+struct cfi_dirmap {
+	struct cfi_dent *d;
+	size_t n, cap;
+	uint32_t *slot; /* index + 1 into d, 0 = empty */
+	size_t nslot;
+	size_t last; /* index + 1 of the last directory used */
+};
+
+/* cfi_key_of - the table key of an entry path: everything before its
+ * last '/' ("/" when that is the first byte, empty without a '/'). */
+size_t cfi_key_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	if (s == NULL)
+		return 0;
+	return s == path ? 1 : (size_t)(s - path);
+}
+
+/* hash - FNV-1a of a key. */
+static uint64_t hash(const char *k, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)k[i]) * 1099511628211ULL;
+	return h;
+}
+
+/* cfi_dirmap_new - an empty map. */
+struct cfi_dirmap *cfi_dirmap_new(void)
+{
+	return calloc(1, sizeof(struct cfi_dirmap));
+}
+
+/* cfi_dirmap_free - free (NULL is fine). */
+void cfi_dirmap_free(struct cfi_dirmap *m)
+{
+	if (m == NULL)
+		return;
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->d[i].key);
+		free(m->d[i].off[0]);
+		free(m->d[i].off[1]);
+	}
+	free(m->d);
+	free(m->slot);
+	free(m);
+}
+
+/* rehash - twice the slots. */
+static int rehash(struct cfi_dirmap *m)
+{
+	size_t ns = m->nslot ? m->nslot * 2 : MAP_MIN;
+	uint32_t *s = calloc(ns, sizeof(*s));
+
+	if (s == NULL)
+		return NSR_ERR_NOMEM;
+	for (size_t i = 0; i < m->n; i++) {
+		size_t h = (size_t)hash(m->d[i].key, m->d[i].klen) & (ns - 1);
+
+		while (s[h] != 0)
+			h = (h + 1) & (ns - 1);
+		s[h] = (uint32_t)(i + 1);
+	}
+	free(m->slot);
+	m->slot = s;
+	m->nslot = ns;
+	return NSR_OK;
+}
+
+/* lookup - the directory of key k, added if new (invariant 1). */
+static int lookup(struct cfi_dirmap *m, const char *k, size_t n,
+		  struct cfi_dent **out)
+{
+	struct cfi_dent *d;
+	size_t h;
+
+	if (m->last != 0) {
+		d = &m->d[m->last - 1];
+		if (d->klen == n && memcmp(d->key, k, n) == 0) {
+			*out = d;
+			return NSR_OK;
+		}
+	}
+	if ((m->n + 1) * 2 > m->nslot && rehash(m) != NSR_OK)
+		return NSR_ERR_NOMEM;
+	h = (size_t)hash(k, n) & (m->nslot - 1);
+	for (; m->slot[h] != 0; h = (h + 1) & (m->nslot - 1)) {
+		d = &m->d[m->slot[h] - 1];
+		if (d->klen == n && memcmp(d->key, k, n) == 0) {
+			m->last = m->slot[h];
+			*out = d;
+			return NSR_OK;
+		}
+	}
+	if (m->n == m->cap) {
+		size_t nc = m->cap ? m->cap * 2 : 256;
+		struct cfi_dent *nd = realloc(m->d, nc * sizeof(*nd));
+
+		if (nd == NULL)
+			return NSR_ERR_NOMEM;
+		m->d = nd;
+		m->cap = nc;
+	}
+	d = &m->d[m->n];
+	memset(d, 0, sizeof(*d));
+	d->key = malloc(n + 1);
+	if (d->key == NULL)
+		return NSR_ERR_NOMEM;
+	memcpy(d->key, k, n);
+	d->key[n] = '\0';
+	d->klen = n;
+	m->slot[h] = (uint32_t)(++m->n);
+	m->last = m->n;
+	*out = d;
+	return NSR_OK;
+}
+
+/* cfi_dirmap_add - note that the record at off holds an entry (list 0)
+ * whose key is k[0..n), or a list piece (list 1) of directory k. */
+int cfi_dirmap_add(struct cfi_dirmap *m, const char *k, size_t n, int list,
+		   uint64_t off)
+{
+	struct cfi_dent *d;
+	int rc = lookup(m, k, n, &d);
+
+	if (rc)
+		return rc;
+	if (d->n[list] == d->cap[list]) {
+		size_t nc = d->cap[list] ? d->cap[list] * 2 : 4;
+		uint64_t *no = realloc(d->off[list], nc * sizeof(*no));
+
+		if (no == NULL)
+			return NSR_ERR_NOMEM;
+		d->off[list] = no;
+		d->cap[list] = nc;
+	}
+	d->off[list][d->n[list]++] = off;
+	return NSR_OK;
+}
+
+/* cfi_key_cmp - bytewise order of keys, a prefix first. */
+int cfi_key_cmp(const char *a, size_t an, const char *b, size_t bn)
+{
+	int d = memcmp(a, b, NSR_MIN(an, bn));
+
+	if (d != 0)
+		return d;
+	return (an > bn) - (an < bn);
+}
+
+/* cmp_dent - sort order of a map's directories. */
+static int cmp_dent(const void *x, const void *y)
+{
+	const struct cfi_dent *a = x, *b = y;
+
+	return cfi_key_cmp(a->key, a->klen, b->key, b->klen);
+}
+
+/* put_var - append an unsigned LEB128 number. */
+static int put_var(struct nsr_buf *b, uint64_t v)
+{
+	uint8_t t[10];
+	size_t n = 0;
+
+	do {
+		t[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v != 0);
+	return nsr_buf_add(b, t, n);
+}
+
+/* cfi_var_get - decode one LEB128 number at p[*at..n); NSR_ERR_CORRUPT
+ * past the end or longer than 64 bits. */
+int cfi_var_get(const uint8_t *p, size_t n, size_t *at, uint64_t *v)
+{
+	uint64_t r = 0;
+
+	for (unsigned sh = 0; sh < 64; sh += 7) {
+		uint8_t c;
+
+		if (*at >= n)
+			return NSR_ERR_CORRUPT;
+		c = p[(*at)++];
+		if (sh == 63 && c > 1)
+			return NSR_ERR_CORRUPT;
+		r |= (uint64_t)(c & 0x7f) << sh;
+		if (!(c & 0x80)) {
+			*v = r;
+			return NSR_OK;
+		}
+	}
+	return NSR_ERR_CORRUPT;
+}
+
+/* put_offs - a count and its offsets as deltas. */
+static int put_offs(struct nsr_buf *b, const uint64_t *off, size_t n)
+{
+	uint64_t prev = 0;
+	int rc = put_var(b, n);
+
+	for (size_t i = 0; i < n && rc == NSR_OK; i++) {
+		rc = put_var(b, off[i] - prev);
+		prev = off[i];
+	}
+	return rc;
+}
+
+/* cfi_dirmap_put - append the table of m and the footer to out; the
+ * table starts at file offset at.  The map is sorted in place. */
+int cfi_dirmap_put(struct cfi_dirmap *m, struct nsr_buf *out, uint64_t at)
+{
+	size_t start = out->len;
+	uint8_t f[CFI_FOOT_LEN];
+	int rc;
+
+	m->last = 0; /* slots go stale with the sort: the map is done */
+	free(m->slot);
+	m->slot = NULL;
+	m->nslot = 0;
+	if (m->n > 1)
+		qsort(m->d, m->n, sizeof(*m->d), cmp_dent);
+	nsr_put_u32(f, CFI_TAB_MAGIC);
+	rc = nsr_buf_add(out, f, 4);
+	if (rc == NSR_OK)
+		rc = put_var(out, m->n);
+	for (size_t i = 0; i < m->n && rc == NSR_OK; i++) {
+		struct cfi_dent *d = &m->d[i];
+
+		rc = put_var(out, d->klen);
+		if (rc == NSR_OK)
+			rc = nsr_buf_add(out, d->key, d->klen);
+		if (rc == NSR_OK)
+			rc = put_offs(out, d->off[0], d->n[0]);
+		if (rc == NSR_OK)
+			rc = put_offs(out, d->off[1], d->n[1]);
+	}
+	if (rc) {
+		nsr_buf_setlen(out, start);
+		return rc;
+	}
+	nsr_put_u32(f, CFI_FOOT_MAGIC);
+	nsr_put_u64(f + 4, at);
+	nsr_put_u32(f + 12, (uint32_t)(out->len - start));
+	nsr_put_u32(f + 16, nsr_crc32c(0, out->data + start,
+				       out->len - start));
+	nsr_put_u32(f + 20, nsr_crc32c(0, f, 20));
+	if (out->len - start > CFI_TAB_MAX) {
+		nsr_buf_setlen(out, start);
+		return NSR_ERR_TOOBIG;
+	}
+	rc = nsr_buf_add(out, f, sizeof(f));
+	if (rc)
+		nsr_buf_setlen(out, start);
+	return rc;
+}
+
+/* cfi_foot_get - check and decode a footer of a file of committed
+ * length len: the table's offset and length. */
+int cfi_foot_get(const uint8_t *f, uint64_t len, uint64_t *toff,
+		 uint32_t *tlen, uint32_t *tcrc)
+{
+	if (nsr_get_u32(f) != CFI_FOOT_MAGIC)
+		return NSR_ERR_CORRUPT;
+	if (nsr_get_u32(f + 20) != nsr_crc32c(0, f, 20))
+		return NSR_ERR_CHECKSUM;
+	*toff = nsr_get_u64(f + 4);
+	*tlen = nsr_get_u32(f + 12);
+	*tcrc = nsr_get_u32(f + 16);
+	if (len < CFI_HDR_LEN + CFI_FOOT_LEN || *toff < CFI_HDR_LEN ||
+	    *tlen > CFI_TAB_MAX || *toff + *tlen + CFI_FOOT_LEN != len)
+		return NSR_ERR_CORRUPT;
+	return NSR_OK;
+}
+
+/* get_offs - check a count and its deltas (invariant 2); *at moves past
+ * them. */
+static int get_offs(const uint8_t *p, size_t n, size_t *at, uint64_t end,
+		    uint32_t *count)
+{
+	uint64_t c, prev = 0, d;
+
+	if (cfi_var_get(p, n, at, &c) || c > n - *at)
+		return NSR_ERR_CORRUPT; /* each delta takes a byte */
+	for (uint64_t i = 0; i < c; i++) {
+		if (cfi_var_get(p, n, at, &d) || (i > 0 && d == 0) ||
+		    d >= end - prev)
+			return NSR_ERR_CORRUPT;
+		prev += d;
+		if (prev < CFI_HDR_LEN)
+			return NSR_ERR_CORRUPT;
+	}
+	*count = (uint32_t)c;
+	return NSR_OK;
+}
+
+/* cfi_tab_free - free a parsed table (NULL is fine). */
+void cfi_tab_free(struct cfi_tab *t)
+{
+	if (t == NULL)
+		return;
+	free(t->blob);
+	free(t->d);
+	free(t);
+}
+
+/* cfi_tab_parse - check table bytes blob[0..n) (owned from now on, also
+ * on failure) of a file whose records end at end; NSR_ERR_CORRUPT,
+ * NSR_ERR_NOMEM. */
+int cfi_tab_parse(uint8_t *blob, size_t n, uint64_t end, struct cfi_tab **out)
+{
+	struct cfi_tab *t = calloc(1, sizeof(*t));
+	uint64_t nd;
+	size_t at = 4;
+	int rc = NSR_ERR_CORRUPT;
+
+	*out = NULL;
+	if (t == NULL) {
+		free(blob);
+		return NSR_ERR_NOMEM;
+	}
+	t->blob = blob;
+	t->len = n;
+	if (n < 5 || nsr_get_u32(blob) != CFI_TAB_MAGIC ||
+	    cfi_var_get(blob, n, &at, &nd) || nd > (n - at) / 3)
+		goto fail; /* a directory takes at least 3 bytes */
+	t->d = calloc(nd ? nd : 1, sizeof(*t->d));
+	if (t->d == NULL) {
+		rc = NSR_ERR_NOMEM;
+		goto fail;
+	}
+	for (t->n = 0; t->n < nd; t->n++) {
+		struct cfi_tdir *d = &t->d[t->n];
+		uint64_t kl;
+
+		if (cfi_var_get(blob, n, &at, &kl) || kl > CFI_PATH_MAX ||
+		    kl > n - at || memchr(blob + at, '\0', kl) != NULL)
+			goto fail;
+		d->key = (const char *)blob + at;
+		d->klen = (size_t)kl;
+		at += kl;
+		if (t->n > 0 && cfi_key_cmp(d[-1].key, d[-1].klen, d->key,
+					    d->klen) >= 0)
+			goto fail;
+		d->at[0] = at;
+		if (get_offs(blob, n, &at, end, &d->n[0]))
+			goto fail;
+		d->at[1] = at;
+		if (get_offs(blob, n, &at, end, &d->n[1]))
+			goto fail;
+	}
+	if (at != n)
+		goto fail;
+	*out = t;
+	return NSR_OK;
+fail:
+	cfi_tab_free(t);
+	return rc;
+}
+
+/* cfi_tab_find - the directory of key k in t, or NULL. */
+const struct cfi_tdir *cfi_tab_find(const struct cfi_tab *t, const char *k,
+				    size_t n)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int d = cfi_key_cmp(t->d[mid].key, t->d[mid].klen, k, n);
+
+		if (d == 0)
+			return &t->d[mid];
+		if (d < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* cfi_tab_offs - decode the offsets of list (0 entries, 1 pieces) of d
+ * into a malloc'ed array (checked at parse: cannot fail but for memory). */
+int cfi_tab_offs(const struct cfi_tab *t, const struct cfi_tdir *d, int list,
+		 uint64_t **out)
+{
+	size_t at = d->at[list];
+	uint64_t c = 0, v = 0, prev = 0;
+	uint64_t *o;
+
+	*out = NULL;
+	o = malloc((d->n[list] ? d->n[list] : 1) * sizeof(*o));
+	if (o == NULL)
+		return NSR_ERR_NOMEM;
+	cfi_var_get(t->blob, t->len, &at, &c);
+	(void)c;
+	for (uint32_t i = 0; i < d->n[list]; i++) {
+		cfi_var_get(t->blob, t->len, &at, &v);
+		prev += v;
+		o[i] = prev;
+	}
+	*out = o;
+	return NSR_OK;
+}
+
+/* ---- entry blocks (version 3) ---------------------------------------- */
+
+/* zig - signed to unsigned for varints (small magnitudes stay short). */
+static uint64_t zig(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+/* zag - the inverse of zig. */
+static int64_t zag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/* cfi_blk_init - an empty block builder. */
+int cfi_blk_init(struct cfi_blk *k)
+{
+	memset(k, 0, sizeof(*k));
+	nsr_buf_init(&k->b, 0);
+	k->prev = malloc(CFI_PATH_MAX + 1);
+	return k->prev ? NSR_OK : NSR_ERR_NOMEM;
+}
+
+/* cfi_blk_release - free a builder. */
+void cfi_blk_release(struct cfi_blk *k)
+{
+	nsr_buf_release(&k->b);
+	free(k->prev);
+	k->prev = NULL;
+}
+
+/* cfi_blk_joins - may an entry of path (key length kl) join the block
+ * (same key, room left)? */
+int cfi_blk_joins(const struct cfi_blk *k, const char *path, size_t kl)
+{
+	size_t nl = strlen(path) - kl;
+
+	return k->count > 0 && kl == k->klen &&
+	       memcmp(k->b.data + 8 + k->kvar, path, kl) == 0 &&
+	       k->b.len + 96 + nl <= CFI_BLK_SOFT;
+}
+
+/* cfi_blk_add - add entry e (checked as cfi_rec_put does: NSR_ERR_INVAL)
+ * whose key length is kl; a new block when the builder is empty.
+ * NSR_ERR_UNSUPPORTED, before any change, for a path a block cannot
+ * rebuild from key and name ("//x": its key is "/" too). */
+int cfi_blk_add(struct cfi_blk *k, const struct nsr_cfi_entry *e, size_t kl)
+{
+	size_t plen = e->path ? strlen(e->path) : 0, ns, nl, pre = 0;
+	const char *name;
+	int rc = NSR_OK;
+
+	if (plen == 0 || plen > CFI_PATH_MAX || e->mode > 07777 ||
+	    e->mtime_nsec >= 1000000000u || e->type < 1 || e->type > 255)
+		return NSR_ERR_INVAL;
+	/* the name: what follows the key and its '/' (none for key "") */
+	ns = kl == 0 ? 0 : (kl == 1 && e->path[0] == '/') ? 1 : kl + 1;
+	name = e->path + ns;
+	nl = plen - ns;
+	if (memchr(name, '/', nl) != NULL)
+		return NSR_ERR_UNSUPPORTED;
+	if (k->count == 0) {
+		uint8_t h[8] = {0, CFI_LIST_BLOCK, 0, 0, 0, 0, 0, 0};
+		size_t at;
+
+		nsr_buf_reset(&k->b);
+		rc = nsr_buf_add(&k->b, h, sizeof(h));
+		at = k->b.len;
+		if (rc == NSR_OK)
+			rc = put_var(&k->b, kl);
+		k->kvar = k->b.len - at;
+		if (rc == NSR_OK)
+			rc = nsr_buf_add(&k->b, e->path, kl);
+		k->klen = kl;
+		k->mtime = 0;
+		k->off = 0;
+		k->plen = 0;
+	}
+	while (pre < k->plen && pre < nl && k->prev[pre] == name[pre])
+		pre++;
+	if (rc == NSR_OK)
+		rc = put_var(&k->b, (uint64_t)e->type);
+	if (rc == NSR_OK)
+		rc = put_var(&k->b, e->mode);
+	if (rc == NSR_OK)
+		rc = put_var(&k->b, e->uid);
+	if (rc == NSR_OK)
+		rc = put_var(&k->b, e->gid);
+	if (rc == NSR_OK)
+		rc = put_var(&k->b, e->size);
+	if (rc == NSR_OK)
+		rc = put_var(&k->b, zig((int64_t)((uint64_t)e->mtime -
+						  (uint64_t)k->mtime)));
+	if (rc == NSR_OK)
+		rc = put_var(&k->b, e->mtime_nsec);
+	if (rc == NSR_OK)
+		rc = put_var(&k->b, zig((int64_t)(e->offset - k->off)));
+	if (rc == NSR_OK)
+		rc = put_var(&k->b, pre);
+	if (rc == NSR_OK)
+		rc = put_var(&k->b, nl - pre);
+	if (rc == NSR_OK)
+		rc = nsr_buf_add(&k->b, name + pre, nl - pre);
+	if (rc)
+		return rc;
+	memcpy(k->prev + pre, name + pre, nl - pre);
+	k->plen = nl;
+	k->mtime = e->mtime;
+	k->off = e->offset;
+	k->count++;
+	return NSR_OK;
+}
+
+/* cfi_blk_put - append the block, framed, to out and empty the
+ * builder. */
+int cfi_blk_put(struct cfi_blk *k, struct nsr_buf *out)
+{
+	uint8_t t[4];
+	int rc;
+
+	nsr_put_u32((uint8_t *)k->b.data + 4, k->count);
+	nsr_put_u32(t, (uint32_t)k->b.len);
+	rc = nsr_buf_grow(out, k->b.len + 8);
+	if (rc)
+		return rc;
+	nsr_buf_add(out, t, 4);
+	nsr_buf_add(out, k->b.data, k->b.len);
+	nsr_put_u32(t, nsr_crc32c(0, k->b.data, k->b.len));
+	nsr_buf_add(out, t, 4);
+	k->count = 0;
+	return NSR_OK;
+}
+
+/* cfi_blk_open - start reading block payload p[0..len) (frame checked):
+ * its key and count.  NSR_ERR_CORRUPT. */
+int cfi_blk_open(struct cfi_blk_rd *r, const uint8_t *p, size_t len)
+{
+	uint64_t kl;
+
+	memset(r, 0, sizeof(*r));
+	r->p = p;
+	r->len = len;
+	r->at = 8;
+	if (len < 8 || p[0] != 0 || p[1] != CFI_LIST_BLOCK || p[2] != 0 ||
+	    p[3] != 0)
+		return NSR_ERR_CORRUPT;
+	r->left = nsr_get_u32(p + 4);
+	if (r->left == 0 || cfi_var_get(p, len, &r->at, &kl) ||
+	    kl > CFI_PATH_MAX || kl > len - r->at ||
+	    memchr(p + r->at, '\0', kl) != NULL)
+		return NSR_ERR_CORRUPT;
+	r->key = (const char *)p + r->at;
+	r->klen = (size_t)kl;
+	r->at += kl;
+	if (r->left > (len - r->at) / 10)
+		return NSR_ERR_CORRUPT; /* an entry takes at least 10 bytes */
+	return NSR_OK;
+}
+
+/* cfi_blk_next - the next entry into e, its path built in path
+ * (CFI_PATH_MAX + 1 bytes, kept between calls: the next name shares
+ * its start); 1 = an entry, 0 = the end (every byte used),
+ * NSR_ERR_CORRUPT. */
+int cfi_blk_next(struct cfi_blk_rd *r, struct nsr_cfi_entry *e, char *path)
+{
+	uint64_t v[10];
+	size_t ns = r->klen == 0 ? 0 : r->klen == 1 && r->key[0] == '/'
+					  ? 1 : r->klen + 1;
+
+	if (r->left == 0)
+		return r->at == r->len ? 0 : NSR_ERR_CORRUPT;
+	for (int i = 0; i < 10; i++)
+		if (cfi_var_get(r->p, r->len, &r->at, &v[i]))
+			return NSR_ERR_CORRUPT;
+	/* type, mode, uid, gid, size, mtime, nsec, offset, shared, rest */
+	if (v[0] < 1 || v[0] > 255 || v[1] > 07777 || v[2] > UINT32_MAX ||
+	    v[3] > UINT32_MAX || v[6] >= 1000000000u || v[8] > r->plen ||
+	    v[9] > r->len - r->at || v[8] + v[9] > CFI_PATH_MAX - ns ||
+	    memchr(r->p + r->at, '\0', (size_t)v[9]) != NULL ||
+	    memchr(r->p + r->at, '/', (size_t)v[9]) != NULL)
+		return NSR_ERR_CORRUPT;
+	if (r->count == 0) {
+		memcpy(path, r->key, r->klen);
+		if (ns > r->klen)
+			path[r->klen] = '/';
+	}
+	memcpy(path + ns + v[8], r->p + r->at, (size_t)v[9]);
+	r->at += (size_t)v[9];
+	r->plen = (size_t)(v[8] + v[9]);
+	path[ns + r->plen] = '\0';
+	if (ns + r->plen == 0)
+		return NSR_ERR_CORRUPT; /* an empty path */
+	r->mtime = (int64_t)((uint64_t)r->mtime + (uint64_t)zag(v[5]));
+	r->off += (uint64_t)zag(v[7]);
+	memset(e, 0, sizeof(*e));
+	e->path = path;
+	e->type = (int)v[0];
+	e->mode = (uint32_t)v[1];
+	e->uid = (uint32_t)v[2];
+	e->gid = (uint32_t)v[3];
+	e->size = v[4];
+	e->mtime = r->mtime;
+	e->mtime_nsec = (uint32_t)v[6];
+	e->offset = r->off;
+	r->count++;
+	r->left--;
+	return 1;
+}
