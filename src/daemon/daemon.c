@@ -569,9 +569,15 @@ static void rpc_log_events(struct nsr_daemon *d, struct rpc_log *lg)
 		snprintf(lg->peer, sizeof(lg->peer), "%s", st.peer_last);
 	for (int t = 0; t < NSR_RPC_TLS_N; t++) {
 		got[EV_TLS_PLAIN + t] = st.tls[t];
-		if (st.tls[t])
-			snprintf(lg->tls[EV_TLS_PLAIN + t],
-				 sizeof(lg->tls[0]), "%s", st.tls_last[t]);
+		if (st.tls[t]) {
+			char *to = lg->tls[EV_TLS_PLAIN + t];
+
+			_Static_assert(sizeof(lg->tls[0]) ==
+					       sizeof(st.tls_last[0]),
+				       "TLS event texts of one size");
+			memcpy(to, st.tls_last[t], sizeof(lg->tls[0]));
+			to[sizeof(lg->tls[0]) - 1] = '\0';
+		}
 	}
 	for (int k = 0; k < EV_N; k++) {
 		if (got[k]) {
