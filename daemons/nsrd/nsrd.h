@@ -169,6 +169,12 @@ int nsrd_res_update(void *ctx, void *args, void *res,
 		    struct nsr_rpc_call *call);
 int nsrd_res_delete(void *ctx, void *args, void *res,
 		    struct nsr_rpc_call *call);
+/* pool.c: nsrd_pool_select - the pool of a save that names none, by the
+ * pools' selection criteria (groups, clients, save sets, levels); the
+ * name of the Default pool when none matches. */
+const char *nsrd_pool_select(struct nsrd *n, const char *client,
+			     const char *group, const char *name,
+			     const char *level);
 /* nsrd_res_find1 - the first resource of type with this name, or NULL. */
 const struct nsr_res *nsrd_res_find1(struct nsrd *n, const char *type,
 				     const char *name);

@@ -742,6 +742,7 @@ int nsrd_save_start(void *ctx, void *argp, void *resp,
 	int64_t latest = 0;
 	struct nsr_buf err, lmsg, llog;
 	const char *pool;
+	char poolbuf[sizeof(((struct mmdb_saveset *)0)->pool)];
 	struct save_create c;
 	uint32_t cloneid = 0;
 	char mhost[NSR_HOST_MAX + 1] = "", devname[256];
@@ -776,11 +777,16 @@ int nsrd_save_start(void *ctx, void *argp, void *resp,
 		goto out;
 	}
 	client = nsrd_res_find1(n, "NSR client", a->client);
+	/* save -b, else the client's pool, else the selection criteria */
 	pool = a->pool[0] ? a->pool
 	       : client && nsr_res_get(client, "pool") &&
 			       *nsr_res_get(client, "pool")
 		       ? nsr_res_get(client, "pool")
-		       : "Default";
+		       : nsrd_pool_select(n, a->client, a->group, a->name,
+					  a->level);
+	/* a copy: resources may change while SAVE_START works unlocked */
+	snprintf(poolbuf, sizeof(poolbuf), "%s", pool);
+	pool = poolbuf;
 	if (!nsrd_res_find1(n, "NSR pool", pool)) {
 		nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
 			       "pool '%s' does not exist", pool);
