@@ -28,6 +28,15 @@
  * Hard links are made to the restored first path; if that path was not
  * restored (filtered out, failed) the link is reported as an error.
  *
+ * System calls per regular file (a restore is bound by them for small
+ * files): create, write(s), futimens, rename into place, close.  Calls
+ * that would change nothing are left out: no lookup of the name in a
+ * directory this restore made (the conflict policy is applied at the
+ * rename should the name exist after all), no chown when the new file
+ * already has the saved owner and group, no chmod when it was created
+ * with its saved mode (no set-ID bits, nothing the umask or a default
+ * ACL narrows, no attributes), no truncate unless a hole ends it.
+ *
  * Every file's data checksum is verified.  Per-file problems never stop
  * the restore.  Nor does damage to the stream itself: the damage is
  * reported with its stream offset, and the restore resumes at the next

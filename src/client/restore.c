@@ -25,8 +25,7 @@ static void cur_reset(struct nsr_restore *r)
 	rst_drop_tmp(r);
 	if (r->cur.fd >= 0)
 		close(r->cur.fd);
-	if (r->cur.dfd >= 0)
-		close(r->cur.dfd);
+	/* cur.dfd is the cached parent's descriptor: not ours to close */
 	free(r->cur.path);
 	free(r->cur.target);
 	free(r->cur.name);
@@ -34,6 +33,27 @@ static void cur_reset(struct nsr_restore *r)
 	rst_xa_release(&r->cur.xa);
 	memset(&r->cur, 0, sizeof(r->cur));
 	r->cur.fd = r->cur.dfd = -1;
+}
+
+/* proc_umask - the process umask from /proc/self/status without
+ * changing it (umask() would, for a moment, for every thread); -1 if it
+ * cannot be read. */
+static int proc_umask(void)
+{
+	char line[128];
+	FILE *f = fopen("/proc/self/status", "re");
+	int mask = -1;
+	unsigned m;
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "Umask: %o", &m) == 1) {
+			mask = (int)(m & 0777);
+			break;
+		}
+	fclose(f);
+	return mask;
 }
 
 /* on_header - pass the stream header on. */
@@ -106,6 +126,7 @@ static int on_data(void *ctx, const void *p, size_t n)
 		return 0;
 	}
 	r->cur.written += n;
+	r->cur.data_end = r->cur.written;
 	return 0;
 }
 
@@ -148,12 +169,14 @@ static int on_file_end(void *ctx, const struct nsr_asm_file_end *fe)
 	}
 	if (r->cur.meta.unsized) /* its size is known only now */
 		r->cur.meta.size = fe->bytes;
-	if (!r->cur.failed &&
+	/* A new file is as long as its data; only a trailing hole (or a
+	 * size that disagrees with the data) needs the size set. */
+	if (!r->cur.failed && r->cur.meta.size != r->cur.data_end &&
 	    ftruncate(r->cur.fd, (off_t)r->cur.meta.size) != 0) {
 		rst_error(r, r->cur.path, NSR_ERR_SYSTEM, "truncate");
 		r->cur.failed = 1;
 	}
-	rst_meta_fd(r, r->cur.fd, &r->cur.meta, &r->cur.xa, r->cur.path);
+	rst_meta_reg(r);
 	if (!fe->ck_ok && !r->cur.failed) {
 		r->st.ck_errors++;
 		r->st.bytes += r->cur.written;
@@ -240,6 +263,11 @@ int nsr_restore_new(struct nsr_restore **out,
 	if (r == NULL)
 		return NSR_ERR_NOMEM;
 	r->base_fd = r->cwd_fd = r->parent_fd = -1;
+	r->parent_gid = -1;
+	r->umask = proc_umask();
+	r->euid = geteuid();
+	r->egid = getegid();
+	r->pid = getpid();
 	r->cur.fd = r->cur.dfd = -1;
 	rst_map_init(&r->links);
 	r->conflict = o->conflict;

@@ -180,6 +180,8 @@ void rst_forget_parent(struct nsr_restore *r)
 	r->parent_fd = -1;
 	free(r->parent_rel);
 	r->parent_rel = NULL;
+	r->parent_gid = -1;
+	r->parent_plain = 0;
 }
 
 /* open_dir_chain - open directory rel (components below base), creating
@@ -232,6 +234,25 @@ static int open_dir_chain(struct nsr_restore *r, int base, const char *rel,
 	return fd;
 }
 
+/* parent_defaults - what a file created in the cached parent gets
+ * without being told: its group (the directory's if set-group-ID, else
+ * ours) and whether its mode is just the one asked for less the umask
+ * (not when a default ACL decides it). */
+static void parent_defaults(struct nsr_restore *r)
+{
+	struct stat st;
+
+	r->parent_gid = -1;
+	r->parent_plain = 0;
+	if (fstat(r->parent_fd, &st) != 0)
+		return;
+	r->parent_gid = (st.st_mode & S_ISGID) ? (int64_t)st.st_gid
+					       : (int64_t)r->egid;
+	r->parent_plain = fgetxattr(r->parent_fd, "system.posix_acl_default",
+				    NULL, 0) < 0 &&
+			  (errno == ENODATA || errno == ENOTSUP);
+}
+
 /* parent_fd - an fd of the directory that holds saved path p (cached by
  * the path prefix up to and including the last '/'); *leaf gets the last
  * component.  Below the cached directory (a tree being descended) only
@@ -270,6 +291,7 @@ static int parent_fd(struct nsr_restore *r, const char *p, const char **leaf)
 	rst_forget_parent(r);
 	r->parent_fd = fd;
 	r->parent_rel = key;
+	parent_defaults(r);
 	return r->parent_fd;
 }
 
@@ -352,6 +374,33 @@ void rst_meta_fd(struct nsr_restore *r, int fd, const struct nsr_asm_file *f,
 		rst_error(r, path, NSR_ERR_SYSTEM, "utimens");
 }
 
+/* rst_meta_reg - rst_meta_fd for the current regular file, without the
+ * calls that would change nothing: chown when the new file already has
+ * the saved owner and group (ours, and the group its directory gives),
+ * chmod when it was created with its saved mode and no attribute (an
+ * ACL changes the mode bits) came after. */
+void rst_meta_reg(struct nsr_restore *r)
+{
+	const struct nsr_asm_file *f = &r->cur.meta;
+	struct timespec t[2];
+
+	if (!r->no_owner &&
+	    (f->uid != r->euid || r->parent_gid < 0 ||
+	     f->gid != (gid_t)r->parent_gid) &&
+	    fchown(r->cur.fd, f->uid, f->gid) != 0)
+		owner_failed(r, r->cur.path);
+	for (size_t i = 0; i < r->cur.xa.n; i++)
+		if (fsetxattr(r->cur.fd, r->cur.xa.v[i].name,
+			      r->cur.xa.v[i].val, r->cur.xa.v[i].len, 0) != 0)
+			xa_failed(r, r->cur.path);
+	if ((!r->cur.made_mode || r->cur.xa.n > 0) &&
+	    fchmod(r->cur.fd, f->mode) != 0)
+		rst_error(r, r->cur.path, NSR_ERR_SYSTEM, "chmod");
+	times_of(f, t);
+	if (futimens(r->cur.fd, t) != 0)
+		rst_error(r, r->cur.path, NSR_ERR_SYSTEM, "utimens");
+}
+
 /* rst_meta_at - owner, attributes, mode and times of dfd/name (also reachable
  * as target, for the attribute calls) without following it. */
 void rst_meta_at(struct nsr_restore *r, int dfd, const char *name,
@@ -428,7 +477,7 @@ void rst_dirs_pop_to(struct nsr_restore *r, const char *path)
 
 /* dirs_push - remember a directory for after its contents. */
 static int dirs_push(struct nsr_restore *r, const struct nsr_asm_file *f,
-		     const char *target)
+		     const char *target, int fresh)
 {
 	struct pending_dir *d;
 
@@ -445,6 +494,7 @@ static int dirs_push(struct nsr_restore *r, const struct nsr_asm_file *f,
 	memset(&d->xa, 0, sizeof(d->xa));
 	d->meta = *f;
 	d->meta.path = d->meta.link = d->meta.user = d->meta.group = NULL;
+	d->fresh = fresh;
 	d->path = strdup(f->path);
 	d->target = strdup(target);
 	if (d->path == NULL || d->target == NULL) {
@@ -590,6 +640,22 @@ static char *target_named(const struct nsr_restore *r, const char *path,
 	return out;
 }
 
+/* skip_object - the SKIP policy keeps what is at target. */
+static int skip_object(struct nsr_restore *r, const struct nsr_asm_file *f,
+		       const char *target)
+{
+	int rc = NSR_OK;
+
+	r->st.skipped++;
+	/* later names of a kept file link to the file that is there */
+	if (f->type != NSR_ASM_DIR && f->type != NSR_ASM_HARDLINK &&
+	    f->nlink > 1 && rst_map_put(&r->links, f->path, target))
+		rc = NSR_ERR_NOMEM;
+	if (r->cb.skipped)
+		r->cb.skipped(r->cb.ctx, f->path, target);
+	return rc;
+}
+
 /* rst_start_root - the record of the restore base itself ("/" or dest). */
 int rst_start_root(struct nsr_restore *r, const struct nsr_asm_file *f)
 {
@@ -603,7 +669,7 @@ int rst_start_root(struct nsr_restore *r, const struct nsr_asm_file *f)
 	t = full_target(r, f->path);
 	if (t == NULL)
 		return NSR_ERR_NOMEM;
-	rc = dirs_push(r, f, t);
+	rc = dirs_push(r, f, t, 0);
 	if (rc == NSR_OK)
 		rc = rst_done_object(r, f, t);
 	r->cur.dir = 1;
@@ -647,16 +713,25 @@ static void keep_parent_times(int dfd, const struct stat *before)
 static int start_reg(struct nsr_restore *r, int dfd, const char *name,
 		     const struct nsr_asm_file *f, int replace)
 {
+	mode_t mode = 0600;
 	char tmp[64];
 
 	r->cur.name = strdup(name);
 	if (r->cur.name == NULL)
 		return NSR_ERR_NOMEM;
+	/* Created with its saved mode when that is what it gets (no
+	 * set-ID bits, nothing the umask or a default ACL takes away):
+	 * then no chmod later. */
+	if (r->umask >= 0 && r->parent_plain && (f->mode & 07000) == 0 &&
+	    (f->mode & 0777 & (mode_t)r->umask) == 0) {
+		mode = f->mode & 0777;
+		r->cur.made_mode = 1;
+	}
 	for (int i = 0; i < 100 && r->cur.fd < 0; i++) {
 		snprintf(tmp, sizeof(tmp), NSR_RESTORE_TMP_PREFIX "%ld.%u",
-			 (long)getpid(), r->tmp_seq++);
+			 (long)r->pid, r->tmp_seq++);
 		r->cur.fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
-					     O_NOFOLLOW | O_CLOEXEC, 0600);
+					     O_NOFOLLOW | O_CLOEXEC, mode);
 		if (r->cur.fd < 0 && errno != EEXIST)
 			break;
 	}
@@ -665,16 +740,10 @@ static int start_reg(struct nsr_restore *r, int dfd, const char *name,
 		return NSR_OK;
 	}
 	r->cur.tmp = strdup(tmp);
-	r->cur.dfd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
-	if (r->cur.tmp == NULL || r->cur.dfd < 0) {
-		int e = r->cur.dfd < 0 ? errno : ENOMEM;
-
+	r->cur.dfd = dfd; /* the cached parent, open until the next record */
+	if (r->cur.tmp == NULL) {
 		(void)unlinkat(dfd, tmp, 0);
-		errno = e;
-		if (e == ENOMEM)
-			return NSR_ERR_NOMEM;
-		rst_error(r, f->path, NSR_ERR_SYSTEM, "create");
-		return NSR_OK;
+		return NSR_ERR_NOMEM;
 	}
 	r->cur.replace = replace;
 	r->cur.write = 1;
@@ -700,6 +769,44 @@ void rst_drop_tmp(struct nsr_restore *r)
 	r->cur.tmp = NULL;
 }
 
+/* late_claim - an unclaimed file's name exists after all: the conflict
+ * policy now, then rst_place again (the file stays under its temporary
+ * name meanwhile); kept existing files leave it dropped, with
+ * cur.failed set so that it is not counted as restored. */
+static void late_claim(struct nsr_restore *r)
+{
+	const struct nsr_asm_file *f = &r->cur.meta;
+	char name[NAME_MAX + 16];
+	char *t;
+	int how;
+
+	r->cur.unclaimed = 0;
+	how = claim(r, r->cur.dfd, r->cur.name, f, name, sizeof(name));
+	if (how == CLAIM_ERROR || how == CLAIM_SKIP) {
+		if (how == CLAIM_SKIP && skip_object(r, f, r->cur.target))
+			r->err = NSR_ERR_NOMEM;
+		r->cur.failed = 1;
+		rst_drop_tmp(r);
+		return;
+	}
+	r->cur.replace = how == CLAIM_REPLACE;
+	if (strcmp(name, r->cur.name) != 0) { /* RENAME: name.R... */
+		t = target_named(r, f->path, r->cur.name, name);
+		free(r->cur.name);
+		r->cur.name = strdup(name);
+		if (t == NULL || r->cur.name == NULL) {
+			free(t);
+			r->err = NSR_ERR_NOMEM;
+			r->cur.failed = 1;
+			rst_drop_tmp(r);
+			return;
+		}
+		free(r->cur.target);
+		r->cur.target = t;
+	}
+	rst_place(r);
+}
+
 /* rst_place - a whole file takes its name. */
 void rst_place(struct nsr_restore *r)
 {
@@ -716,14 +823,19 @@ void rst_place(struct nsr_restore *r)
 		if (rc != 0 && (errno == EINVAL || errno == ENOSYS)) {
 			struct stat st;
 
-			rc = fstatat(r->cur.dfd, r->cur.name, &st,
-				     AT_SYMLINK_NOFOLLOW) == 0
-				     ? -1
-				     : renameat(r->cur.dfd, r->cur.tmp,
-						r->cur.dfd, r->cur.name);
-			if (rc != 0 && errno == 0)
+			if (fstatat(r->cur.dfd, r->cur.name, &st,
+				    AT_SYMLINK_NOFOLLOW) == 0) {
+				rc = -1;
 				errno = EEXIST;
+			} else {
+				rc = renameat(r->cur.dfd, r->cur.tmp,
+					      r->cur.dfd, r->cur.name);
+			}
 		}
+	}
+	if (rc != 0 && errno == EEXIST && r->cur.unclaimed) {
+		late_claim(r);
+		return;
 	}
 	if (rc != 0) {
 		rst_error(r, r->cur.path, NSR_ERR_SYSTEM, "rename into place");
@@ -743,28 +855,32 @@ int rst_start_object(struct nsr_restore *r, const struct nsr_asm_file *f)
 	const char *leaf = NULL, *what = NULL;
 	char *target = NULL;
 	struct stat before;
-	int dfd, how, keep, rc = NSR_OK;
+	int dfd, how, keep, pending, rc = NSR_OK;
 
 	dfd = parent_fd(r, f->path, &leaf);
 	if (dfd < 0) {
 		rst_error(r, f->path, NSR_ERR_SYSTEM, "parent directory");
 		return NSR_OK;
 	}
-	keep = !parent_pending(r, f->path) && fstat(dfd, &before) == 0;
-	how = claim(r, dfd, leaf, f, name, sizeof(name));
+	pending = parent_pending(r, f->path);
+	keep = !pending && fstat(dfd, &before) == 0;
+	if (f->type == NSR_ASM_REG && pending && r->dirs[r->ndirs - 1].fresh) {
+		/* A directory this restore made holds only what it put
+		 * there: no lookup; rst_place applies the policy should the
+		 * name exist after all. */
+		snprintf(name, sizeof(name), "%s", leaf);
+		how = CLAIM_CREATE;
+		r->cur.unclaimed = 1;
+	} else {
+		how = claim(r, dfd, leaf, f, name, sizeof(name));
+	}
 	if (how == CLAIM_ERROR)
 		return NSR_OK;
 	target = target_named(r, f->path, leaf, name);
 	if (target == NULL)
 		return NSR_ERR_NOMEM;
 	if (how == CLAIM_SKIP) {
-		r->st.skipped++;
-		/* later names of a kept file link to the file that is there */
-		if (f->type != NSR_ASM_DIR && f->type != NSR_ASM_HARDLINK &&
-		    f->nlink > 1 && rst_map_put(&r->links, f->path, target))
-			rc = NSR_ERR_NOMEM;
-		if (r->cb.skipped)
-			r->cb.skipped(r->cb.ctx, f->path, target);
+		rc = skip_object(r, f, target);
 		goto out;
 	}
 	if (f->type == NSR_ASM_DIR) {
@@ -772,7 +888,7 @@ int rst_start_object(struct nsr_restore *r, const struct nsr_asm_file *f)
 			rst_error(r, f->path, NSR_ERR_SYSTEM, "mkdir");
 			goto out;
 		}
-		rc = dirs_push(r, f, target);
+		rc = dirs_push(r, f, target, how == CLAIM_CREATE);
 		if (rc == NSR_OK)
 			rc = rst_done_object(r, f, target);
 		r->cur.dir = 1;

@@ -57,6 +57,8 @@ struct pending_dir {
 	char *target; /* where it is on disk */
 	struct nsr_asm_file meta; /* strings not kept */
 	struct xa_list xa;
+	int fresh;    /* made by this restore (mkdirat): empty but for
+		       * what this restore puts there */
 };
 
 /* The file being restored. */
@@ -67,8 +69,14 @@ struct cur_file {
 	int dir;      /* a directory: attributes go to its pending entry */
 	int node;     /* symlink/fifo/device made: metadata at FILE_END */
 	int fd;
-	int dfd;      /* regular file: its directory (a dup) */
+	int dfd;      /* regular file: its directory (the cached parent
+		       * descriptor, borrowed: never closed here) */
 	int replace;  /* regular file: name exists and is replaced */
+	int unclaimed; /* regular file in a fresh directory: the conflict
+			* policy was not looked up (nothing can be there);
+			* rst_place applies it if the name exists after all */
+	int made_mode; /* regular file: created with its saved mode (no
+			* fchmod needed unless attributes arrive) */
 	int keep_times; /* put the directory's times back (ptimes) */
 	struct timespec ptimes[2];
 	struct nsr_asm_file meta; /* path points into .path */
@@ -79,6 +87,8 @@ struct cur_file {
 		       * under until it is whole (NULL once placed) */
 	struct xa_list xa;
 	uint64_t written;
+	uint64_t data_end; /* end of the last data written (the file's
+			    * size unless a hole follows it) */
 };
 
 struct nsr_restore {
@@ -92,6 +102,7 @@ struct nsr_restore {
 	int keep_damaged;
 	int is_root;
 	unsigned tmp_seq; /* for temporary names */
+	pid_t pid;	  /* ours, for temporary names */
 	struct nsr_restore_cb cb;
 	struct nsr_asm_dec *dec;
 	int base_fd; /* dest, or "/" in place */
@@ -100,6 +111,13 @@ struct nsr_restore {
 	/* cached parent directory of the last object */
 	char *parent_rel;
 	int parent_fd;
+	/* what a file created in parent_fd gets without being told: */
+	int64_t parent_gid;  /* its group (-1: unknown) */
+	int parent_plain;    /* 1: no default ACL (the mode given to
+			      * openat, less the umask, is its mode) */
+	int umask;	     /* the process umask (-1: unknown) */
+	uid_t euid;
+	gid_t egid;
 	struct cur_file cur;
 	struct pending_dir *dirs;
 	size_t ndirs, dirs_cap;
@@ -146,6 +164,10 @@ void rst_map_owner(const struct nsr_restore *r, struct nsr_asm_file *f);
 /* rst_meta_fd - owner, attributes, mode and times through a descriptor. */
 void rst_meta_fd(struct nsr_restore *r, int fd, const struct nsr_asm_file *f,
 		 const struct xa_list *xa, const char *path);
+/* rst_meta_reg - the current regular file's metadata through its open
+ * descriptor, leaving out what its creation already gave it (owner and
+ * group, mode). */
+void rst_meta_reg(struct nsr_restore *r);
 /* rst_meta_at - the same for dfd/name, not following it. */
 void rst_meta_at(struct nsr_restore *r, int dfd, const char *name,
 		 const struct nsr_asm_file *f, const struct xa_list *xa,

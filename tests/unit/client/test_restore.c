@@ -984,6 +984,125 @@ static void test_hostile_paths(void **state)
 	assert_int_equal(lstat(jp(f->tmp, "pwned2"), &st), -1);
 }
 
+/* ---- directories this restore made ---------------------------------- */
+
+/* enc_reg - a regular file record: data, then a hole of hole bytes. */
+static void enc_reg(struct nsr_asm_enc *e, const char *path, uint32_t mode,
+		    const char *data, uint64_t hole)
+{
+	struct nsr_asm_file fl;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.type = NSR_ASM_REG;
+	fl.path = path;
+	fl.mode = mode;
+	fl.uid = geteuid();
+	fl.gid = getegid();
+	fl.nlink = 1;
+	fl.size = strlen(data) + hole;
+	fl.mtime.tv_sec = 1600000000;
+	fl.mtime.tv_nsec = 123456789;
+	fl.atime = fl.mtime;
+	assert_int_equal(nsr_asm_enc_file(e, &fl, NULL), NSR_OK);
+	assert_int_equal(nsr_asm_enc_data(e, data, strlen(data)), NSR_OK);
+	if (hole)
+		assert_int_equal(nsr_asm_enc_hole(e, hole), NSR_OK);
+	assert_int_equal(nsr_asm_enc_file_end(e, 0), NSR_OK);
+}
+
+/* dup_stream - /d (new to the restore), /d/f twice ("one", then "two"),
+ * /d/g (mode 0640, data then a trailing hole), /d/h (mode 0664, which
+ * the umask would narrow). */
+static void dup_stream(struct fixture *f)
+{
+	struct nsr_asm_enc *e = NULL;
+	struct nsr_asm_header h = { 0, 0, 1, 1, "dup", "/" };
+	struct nsr_asm_file fl;
+
+	nsr_buf_reset(&f->stream);
+	assert_int_equal(nsr_asm_enc_new(&e, NSR_ASM_CK_CRC32C, sink, f),
+			 NSR_OK);
+	assert_int_equal(nsr_asm_enc_header(e, &h), NSR_OK);
+	memset(&fl, 0, sizeof(fl));
+	fl.type = NSR_ASM_DIR;
+	fl.path = "/d";
+	fl.mode = 0755;
+	fl.uid = geteuid();
+	fl.gid = getegid();
+	fl.nlink = 2;
+	assert_int_equal(nsr_asm_enc_file(e, &fl, NULL), NSR_OK);
+	assert_int_equal(nsr_asm_enc_file_end(e, 0), NSR_OK);
+	enc_reg(e, "/d/f", 0644, "one", 0);
+	enc_reg(e, "/d/f", 0644, "two", 0);
+	enc_reg(e, "/d/g", 0640, "gg", 100000);
+	enc_reg(e, "/d/h", 0664, "hh", 0);
+	assert_int_equal(nsr_asm_enc_end(e), NSR_OK);
+	nsr_asm_enc_free(e);
+}
+
+/* text_of - a small file's contents ("" if it cannot be read). */
+static const char *text_of(const char *dir, const char *name)
+{
+	static char b[64];
+	int fd = open(jp(dir, name), O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, b, sizeof(b) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	b[n > 0 ? n : 0] = '\0';
+	return b;
+}
+
+/* test_fresh_dir_conflicts - in a directory the restore made itself no
+ * name is looked up before a file is written, yet a name the stream
+ * brings twice still follows the policy; modes the umask would narrow,
+ * trailing holes and nanosecond times come out as saved. */
+static void test_fresh_dir_conflicts(void **state)
+{
+	static const int pol[3] = { NSR_RESTORE_SKIP, NSR_RESTORE_OVERWRITE,
+				    NSR_RESTORE_RENAME };
+	static const char *const want[3] = { "one", "two", "one" };
+	struct fixture *f = *state;
+	struct nsr_restore_stats rs;
+	struct nsr_restore_opts o = { 0 };
+	char dest[PATH_MAX], d[PATH_MAX];
+	mode_t old = umask(022);
+	struct stat st;
+
+	dup_stream(f);
+	for (int i = 0; i < 3; i++) {
+		assert_true(snprintf(dest, sizeof(dest), "%s/fresh%d", f->tmp,
+				     i) > 0);
+		assert_true(snprintf(d, sizeof(d), "%s/d", dest) > 0);
+		o.dest = dest;
+		o.conflict = pol[i];
+		nsr_buf_reset(&f->log);
+		assert_int_equal(restore(f, f->stream.data, f->stream.len,
+					 7, &o, &rs), NSR_OK);
+		assert_int_equal(rs.errors, 0);
+		assert_int_equal(rs.skipped, pol[i] == NSR_RESTORE_SKIP);
+		assert_int_equal(rs.files,
+				 pol[i] == NSR_RESTORE_SKIP ? 4 : 5);
+		assert_string_equal(text_of(d, "f"), want[i]);
+		if (pol[i] == NSR_RESTORE_RENAME)
+			assert_string_equal(text_of(d, "f.R"), "two");
+		else
+			assert_int_equal(lstat(jp(d, "f.R"), &st), -1);
+		assert_int_equal(lstat(jp(d, "g"), &st), 0);
+		assert_int_equal(st.st_size, 100002);
+		assert_int_equal(st.st_mode & 07777, 0640);
+		assert_int_equal(st.st_mtim.tv_nsec, 123456789);
+		assert_int_equal(lstat(jp(d, "h"), &st), 0);
+		assert_int_equal(st.st_mode & 07777, 0664);
+		assert_int_equal(lstat(jp(d, "f"), &st), 0);
+		assert_int_equal(st.st_mode & 07777, 0644);
+		assert_int_equal(st.st_mtim.tv_sec, 1600000000);
+		assert_int_equal(lstat(d, &st), 0);
+		assert_int_equal(st.st_mode & 07777, 0755);
+	}
+	umask(old);
+}
+
 /* ---- long paths and deep trees -------------------------------------- */
 
 /* putat - a file at fd/name with text. */
@@ -1187,6 +1306,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_long_paths, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_fresh_dir_conflicts,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_paths, setup,
 						teardown),
 	};
