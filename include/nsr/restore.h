@@ -44,6 +44,17 @@
  * nsr_restore_finish.  Only NSR_ERR_NOMEM, trailing bytes after the end
  * and truncation stop it for good.
  *
+ * Writer workers (opts.workers): the stream is still decoded in the
+ * caller's thread, which also makes directories, links and special
+ * files and writes large files; a small regular file whose checksum
+ * matched goes whole to a worker, which creates, writes, applies its
+ * metadata and renames it into place.  Every queued file is finished
+ * before a directory's metadata is applied (directories last, deepest
+ * first), before a hard link is made (links after their targets) and
+ * before nsr_restore_finish returns; callbacks and counters stay in the
+ * caller's thread (a worker's problems are reported, naming the file,
+ * by the next nsr_restore_feed or nsr_restore_finish).
+ *
  * Damaged files: a regular file is written under a temporary name in its
  * directory (NSR_RESTORE_TMP_PREFIX) and renamed to its own name only
  * when it is whole and its checksum matches; with OVERWRITE that rename
@@ -102,6 +113,11 @@ struct nsr_restore_opts {
 				     *     over, a checksum mismatch is an
 				     *     error after the bytes went out */
 	int out_fd;
+	int workers;		    /* >= 2: small files (up to 1 MiB) in
+				     *     directories being restored are
+				     *     written by this many threads
+				     *     (see below); 0 or 1: all by the
+				     *     caller's thread */
 };
 
 /*

@@ -175,8 +175,8 @@ static char *full_target(const struct nsr_restore *r, const char *path)
 /* rst_forget_parent - drop the cached parent directory. */
 void rst_forget_parent(struct nsr_restore *r)
 {
-	if (r->parent_fd >= 0)
-		close(r->parent_fd);
+	rst_dirh_put(r->parent_h);
+	r->parent_h = NULL;
 	r->parent_fd = -1;
 	free(r->parent_rel);
 	r->parent_rel = NULL;
@@ -265,6 +265,7 @@ static int parent_fd(struct nsr_restore *r, const char *p, const char **leaf)
 	size_t clen = r->parent_rel != NULL ? strlen(r->parent_rel) : 0;
 	int base = (r->dest != NULL || p[0] == '/') ? r->base_fd : r->cwd_fd;
 	const char *rel;
+	struct rst_dirh *h;
 	char *key;
 	int fd;
 
@@ -284,11 +285,18 @@ static int parent_fd(struct nsr_restore *r, const char *p, const char **leaf)
 		rel = key + clen;
 	}
 	fd = open_dir_chain(r, base, rel, 1);
-	if (fd < 0) {
+	h = fd >= 0 ? malloc(sizeof(*h)) : NULL;
+	if (h == NULL) {
+		if (fd >= 0)
+			close(fd);
 		free(key);
+		errno = fd >= 0 ? ENOMEM : errno;
 		return -1;
 	}
+	h->fd = fd;
+	h->refs = 1;
 	rst_forget_parent(r);
+	r->parent_h = h;
 	r->parent_fd = fd;
 	r->parent_rel = key;
 	parent_defaults(r);
@@ -374,31 +382,75 @@ void rst_meta_fd(struct nsr_restore *r, int fd, const struct nsr_asm_file *f,
 		rst_error(r, path, NSR_ERR_SYSTEM, "utimens");
 }
 
-/* rst_meta_reg - rst_meta_fd for the current regular file, without the
- * calls that would change nothing: chown when the new file already has
- * the saved owner and group (ours, and the group its directory gives),
- * chmod when it was created with its saved mode and no attribute (an
- * ACL changes the mode bits) came after. */
-void rst_meta_reg(struct nsr_restore *r)
+/* rst_reg_meta - owner, attributes, mode and times of a new regular file
+ * through fd, without the calls that would change nothing: chown when
+ * the file already has the saved owner and group (ours, and the group
+ * its directory gives), chmod when it was created with its saved mode
+ * and no attribute (an ACL changes the mode bits) came after.  Problems
+ * go to p (with their errno), reported by rst_report.  No state of the
+ * restore is touched: the writer workers call it. */
+void rst_reg_meta(int fd, const struct rst_newreg *n, struct rst_probs *p)
 {
-	const struct nsr_asm_file *f = &r->cur.meta;
+	const struct nsr_asm_file *f = n->f;
 	struct timespec t[2];
 
-	if (!r->no_owner &&
-	    (f->uid != r->euid || r->parent_gid < 0 ||
-	     f->gid != (gid_t)r->parent_gid) &&
-	    fchown(r->cur.fd, f->uid, f->gid) != 0)
-		owner_failed(r, r->cur.path);
-	for (size_t i = 0; i < r->cur.xa.n; i++)
-		if (fsetxattr(r->cur.fd, r->cur.xa.v[i].name,
-			      r->cur.xa.v[i].val, r->cur.xa.v[i].len, 0) != 0)
-			xa_failed(r, r->cur.path);
-	if ((!r->cur.made_mode || r->cur.xa.n > 0) &&
-	    fchmod(r->cur.fd, f->mode) != 0)
-		rst_error(r, r->cur.path, NSR_ERR_SYSTEM, "chmod");
+	if (!n->no_owner &&
+	    (f->uid != n->euid || n->gid < 0 || f->gid != (gid_t)n->gid) &&
+	    fchown(fd, f->uid, f->gid) != 0)
+		rst_prob(p, RP_OWNER);
+	for (size_t i = 0; i < n->xa->n; i++)
+		if (fsetxattr(fd, n->xa->v[i].name, n->xa->v[i].val,
+			      n->xa->v[i].len, 0) != 0)
+			rst_prob(p, RP_XATTR);
+	if ((!n->made_mode || n->xa->n > 0) && fchmod(fd, f->mode) != 0)
+		rst_prob(p, RP_CHMOD);
 	times_of(f, t);
-	if (futimens(r->cur.fd, t) != 0)
-		rst_error(r, r->cur.path, NSR_ERR_SYSTEM, "utimens");
+	if (futimens(fd, t) != 0)
+		rst_prob(p, RP_UTIMENS);
+}
+
+/* rst_prob - note a problem of kind k with the current errno. */
+void rst_prob(struct rst_probs *p, int k)
+{
+	if (p->n < RST_MAXPROBS) {
+		p->v[p->n].kind = k;
+		p->v[p->n].err = errno;
+		p->n++;
+	}
+}
+
+/* rst_report - report recorded problems of the file at path, each as
+ * rst_meta_fd would have (with its errno). */
+void rst_report(struct nsr_restore *r, const char *path,
+		const struct rst_probs *p)
+{
+	static const char *const what[] = {
+		[RP_CHMOD] = "chmod", [RP_UTIMENS] = "utimens",
+		[RP_CREATE] = "create", [RP_WRITE] = "write",
+		[RP_TRUNCATE] = "truncate",
+		[RP_RENAME] = "rename into place",
+	};
+
+	for (int i = 0; i < p->n; i++) {
+		errno = p->v[i].err;
+		if (p->v[i].kind == RP_OWNER)
+			owner_failed(r, path);
+		else if (p->v[i].kind == RP_XATTR)
+			xa_failed(r, path);
+		else
+			rst_error(r, path, NSR_ERR_SYSTEM, what[p->v[i].kind]);
+	}
+}
+
+/* rst_meta_reg - rst_reg_meta for the current regular file, reported. */
+void rst_meta_reg(struct nsr_restore *r)
+{
+	struct rst_newreg n = { &r->cur.meta, &r->cur.xa, r->no_owner,
+				r->euid, r->parent_gid, r->cur.made_mode };
+	struct rst_probs p = { 0 };
+
+	rst_reg_meta(r->cur.fd, &n, &p);
+	rst_report(r, r->cur.path, &p);
 }
 
 /* rst_meta_at - owner, attributes, mode and times of dfd/name (also reachable
@@ -461,7 +513,20 @@ static void dir_apply(struct nsr_restore *r, struct pending_dir *d)
 	rst_xa_release(&d->xa);
 }
 
-/* rst_dirs_pop_to - apply directories that cannot contain path (NULL: all). */
+/* rst_dirs_would_pop - would rst_dirs_pop_to(path) apply a directory? */
+int rst_dirs_would_pop(const struct nsr_restore *r, const char *path)
+{
+	const char *top;
+
+	if (r->ndirs == 0)
+		return 0;
+	top = r->dirs[r->ndirs - 1].path;
+	return !is_under(path, top) || strcmp(path, top) == 0;
+}
+
+/* rst_dirs_pop_to - apply directories that cannot contain path (NULL: all).
+ * The writer workers must be drained first (restore_int.h invariant 2:
+ * the callers do, while the current file is free). */
 void rst_dirs_pop_to(struct nsr_restore *r, const char *path)
 {
 	while (r->ndirs > 0) {
@@ -711,7 +776,7 @@ static void keep_parent_times(int dfd, const struct stat *before)
  * never left under its own name.  NSR_OK (cur.write set, or the failure
  * reported) or NSR_ERR_NOMEM. */
 static int start_reg(struct nsr_restore *r, int dfd, const char *name,
-		     const struct nsr_asm_file *f, int replace)
+		     const struct nsr_asm_file *f, int replace, int defer)
 {
 	mode_t mode = 0600;
 	char tmp[64];
@@ -727,6 +792,10 @@ static int start_reg(struct nsr_restore *r, int dfd, const char *name,
 		mode = f->mode & 0777;
 		r->cur.made_mode = 1;
 	}
+	r->cur.replace = replace;
+	r->cur.dfd = dfd;
+	if (defer) /* a worker creates it, once it is whole */
+		return rst_work_defer(r, r->parent_h, mode);
 	for (int i = 0; i < 100 && r->cur.fd < 0; i++) {
 		snprintf(tmp, sizeof(tmp), NSR_RESTORE_TMP_PREFIX "%ld.%u",
 			 (long)r->pid, r->tmp_seq++);
@@ -745,7 +814,6 @@ static int start_reg(struct nsr_restore *r, int dfd, const char *name,
 		(void)unlinkat(dfd, tmp, 0);
 		return NSR_ERR_NOMEM;
 	}
-	r->cur.replace = replace;
 	r->cur.write = 1;
 	return NSR_OK;
 }
@@ -895,7 +963,9 @@ int rst_start_object(struct nsr_restore *r, const struct nsr_asm_file *f)
 		goto out;
 	}
 	if (f->type == NSR_ASM_REG) {
-		rc = start_reg(r, dfd, name, f, how == CLAIM_REPLACE);
+		rc = start_reg(r, dfd, name, f, how == CLAIM_REPLACE,
+			       r->work != NULL && pending && !f->unsized &&
+				       f->size <= RST_JOB_MAX);
 		if (rc != NSR_OK || !r->cur.write)
 			goto out;
 		if (keep) {

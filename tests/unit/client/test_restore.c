@@ -27,6 +27,9 @@
 
 #define BIG_PART (1024 * 1024 + 3)
 
+/* Writer workers of every restore() (0: none); set by the setups. */
+static int g_workers;
+
 struct fixture {
 	char *tmp;
 	char src[PATH_MAX];
@@ -187,6 +190,18 @@ static int setup(void **state)
 	nsr_buf_init(&f->log, 0);
 	build_tree(f);
 	*state = f;
+	g_workers = 0;
+	return 0;
+}
+
+/* setup_workers - setup, and every restore with four writer workers:
+ * the same results, directories' metadata after their files (the tree
+ * has a read-only directory and directory times are compared), hard
+ * links after their targets, damaged files kept apart. */
+static int setup_workers(void **state)
+{
+	setup(state);
+	g_workers = 4;
 	return 0;
 }
 
@@ -272,13 +287,15 @@ static int restore(struct fixture *f, const void *data, size_t len,
 		   struct nsr_restore_stats *st)
 {
 	struct nsr_restore_cb cb = { 0 };
+	struct nsr_restore_opts wo = *o;
 	struct nsr_restore *r = NULL;
 	const char *c = data;
 	int rc = NSR_OK;
 
 	cb.error = rst_err;
 	cb.ctx = f;
-	assert_int_equal(nsr_restore_new(&r, o, &cb), NSR_OK);
+	wo.workers = g_workers;
+	assert_int_equal(nsr_restore_new(&r, &wo, &cb), NSR_OK);
 	for (size_t i = 0; i < len && rc == NSR_OK; i += step)
 		rc = nsr_restore_feed(r, c + i, NSR_MIN(step, len - i));
 	if (rc == NSR_OK)
@@ -1312,5 +1329,25 @@ int main(void)
 						teardown),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	const struct CMUnitTest with_workers[] = {
+		cmocka_unit_test_setup_teardown(test_round_trip_relocated,
+						setup_workers, teardown),
+		cmocka_unit_test_setup_teardown(test_one_byte_feeding,
+						setup_workers, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_corruption_reported_by_path, setup_workers,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_in_place, setup_workers,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_conflicts, setup_workers,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_long_paths,
+						setup_workers, teardown),
+		cmocka_unit_test_setup_teardown(test_fresh_dir_conflicts,
+						setup_workers, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL) |
+	       cmocka_run_group_tests_name("restore with writer workers",
+					   with_workers, NULL, NULL);
 }
