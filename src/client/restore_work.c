@@ -80,7 +80,8 @@ struct rst_dirh *rst_dirh_get(struct rst_dirh *h)
 /* rst_dirh_put - one holder fewer: the last closes the directory. */
 void rst_dirh_put(struct rst_dirh *h)
 {
-	if (h != NULL && __atomic_sub_fetch(&h->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+	if (h != NULL &&
+	    __atomic_sub_fetch(&h->refs, 1, __ATOMIC_ACQ_REL) == 0) {
 		close(h->fd);
 		free(h);
 	}
