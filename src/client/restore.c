@@ -81,7 +81,8 @@ static int on_file(void *ctx, const struct nsr_asm_file *rec, uint64_t off)
 	 * metadata or a hard link (restore_int.h invariant 2). */
 	if (rst_work_busy(r)) {
 		int all = f->type == NSR_ASM_HARDLINK ||
-			  rst_dirs_would_pop(r, f->path);
+			  rst_dirs_would_pop(r, f->path) ||
+			  rst_work_named(r, f->path);
 		int rc = rst_work_reap(r, all);
 
 		if (rc)

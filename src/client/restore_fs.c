@@ -932,7 +932,8 @@ int rst_start_object(struct nsr_restore *r, const struct nsr_asm_file *f)
 	}
 	pending = parent_pending(r, f->path);
 	keep = !pending && fstat(dfd, &before) == 0;
-	if (f->type == NSR_ASM_REG && pending && r->dirs[r->ndirs - 1].fresh) {
+	if (f->type == NSR_ASM_REG && pending && r->dirs[r->ndirs - 1].fresh &&
+	    strlen(leaf) <= NAME_MAX) {
 		/* A directory this restore made holds only what it put
 		 * there: no lookup; rst_place applies the policy should the
 		 * name exist after all. */

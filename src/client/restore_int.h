@@ -157,7 +157,9 @@ struct nsr_restore {
  *     the pending stack; every queued job is written and reaped before
  *     any directory's metadata is applied (rst_dirs_pop_to drains) and
  *     before a hard link or the end of the restore (on_file, finish):
- *     directories last, hard links after their targets.
+ *     directories last, hard links after their targets; and before a
+ *     record naming a path a queued job has (the stream's order decides
+ *     which of the two the conflict policy sees as existing).
  *  3. A job holds a reference to its directory (rst_dirh), so the
  *     parent cache may move on while it waits.
  *  4. A job's file takes its name only after its data and metadata are
@@ -189,6 +191,9 @@ void rst_work_materialize(struct nsr_restore *r);
 void rst_work_drop(struct nsr_restore *r);
 /* rst_work_reap - report finished jobs; with all, wait for every one. */
 int rst_work_reap(struct nsr_restore *r, int all);
+/* rst_work_named - is a job for saved path p in flight?  (A later record
+ * of the same name waits for it: first come, first named.) */
+int rst_work_named(const struct nsr_restore *r, const char *p);
 /* rst_work_busy - are jobs queued or unreported? */
 int rst_work_busy(const struct nsr_restore *r);
 /* rst_cur_reset - forget the current file (restore.c). */

@@ -67,6 +67,10 @@ struct rst_work {
 	size_t bytes;		     /* data bytes of pending jobs */
 	int stop;
 	int nthreads;
+	/* saved paths of the jobs since the last full drain (feeding
+	 * thread only): a name the stream brings twice waits for the
+	 * first (rst_work_named) */
+	struct rst_map names;
 	pthread_t *threads;
 };
 
@@ -240,6 +244,7 @@ int rst_work_start(struct nsr_restore *r, int n)
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->more, NULL);
 	pthread_cond_init(&w->done, NULL);
+	rst_map_init(&w->names);
 	r->work = w;
 	for (int i = 0; i < n; i++) {
 		if (pthread_create(&w->threads[i], NULL, worker, w) != 0)
@@ -270,6 +275,7 @@ void rst_work_stop(struct nsr_restore *r)
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->more);
 	pthread_cond_destroy(&w->done);
+	rst_map_release(&w->names);
 	free(w->threads);
 	free(w);
 	r->work = NULL;
@@ -377,6 +383,10 @@ int rst_work_submit(struct nsr_restore *r)
 	take_cur(r, j);
 	r->cur.job = NULL;
 	r->cur.write = 0;
+	if (rst_map_put(&w->names, j->path, "") != NSR_OK) {
+		job_free(j);
+		return NSR_ERR_NOMEM;
+	}
 	pthread_mutex_lock(&w->mu);
 	while (w->pending >= WORK_MAX_JOBS ||
 	       (w->pending > 0 && w->bytes + j->len > WORK_MAX_BYTES))
@@ -475,6 +485,10 @@ int rst_work_reap(struct nsr_restore *r, int all)
 	fin = w->fin;
 	w->fin = NULL;
 	pthread_mutex_unlock(&w->mu);
+	if (all) { /* nothing in flight: forget the names */
+		rst_map_release(&w->names);
+		rst_map_init(&w->names);
+	}
 	for (; fin != NULL; fin = next) { /* oldest first */
 		next = fin->next;
 		fin->next = rev;
@@ -490,6 +504,13 @@ int rst_work_reap(struct nsr_restore *r, int all)
 			rc = rc2;
 	}
 	return rc;
+}
+
+/* rst_work_named - is a job for saved path p queued or unreported since
+ * the last full drain? */
+int rst_work_named(const struct nsr_restore *r, const char *p)
+{
+	return r->work != NULL && rst_map_get(&r->work->names, p) != NULL;
 }
 
 /* rst_work_busy - are jobs queued or unreported? */

@@ -6,8 +6,11 @@
  */
 #include "nsr/compat.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -1027,13 +1030,11 @@ static void enc_reg(struct nsr_asm_enc *e, const char *path, uint32_t mode,
 	assert_int_equal(nsr_asm_enc_file_end(e, 0), NSR_OK);
 }
 
-/* dup_stream - /d (new to the restore), /d/f twice ("one", then "two"),
- * /d/g (mode 0640, data then a trailing hole), /d/h (mode 0664, which
- * the umask would narrow). */
-static void dup_stream(struct fixture *f)
+/* enc_d - a new stream in f->stream starting with directory /d. */
+static struct nsr_asm_enc *enc_d(struct fixture *f)
 {
 	struct nsr_asm_enc *e = NULL;
-	struct nsr_asm_header h = { 0, 0, 1, 1, "dup", "/" };
+	struct nsr_asm_header h = { 0, 0, 1, 1, "d", "/" };
 	struct nsr_asm_file fl;
 
 	nsr_buf_reset(&f->stream);
@@ -1049,6 +1050,16 @@ static void dup_stream(struct fixture *f)
 	fl.nlink = 2;
 	assert_int_equal(nsr_asm_enc_file(e, &fl, NULL), NSR_OK);
 	assert_int_equal(nsr_asm_enc_file_end(e, 0), NSR_OK);
+	return e;
+}
+
+/* dup_stream - /d (new to the restore), /d/f twice ("one", then "two"),
+ * /d/g (mode 0640, data then a trailing hole), /d/h (mode 0664, which
+ * the umask would narrow). */
+static void dup_stream(struct fixture *f)
+{
+	struct nsr_asm_enc *e = enc_d(f);
+
 	enc_reg(e, "/d/f", 0644, "one", 0);
 	enc_reg(e, "/d/f", 0644, "two", 0);
 	enc_reg(e, "/d/g", 0640, "gg", 100000);
@@ -1118,6 +1129,61 @@ static void test_fresh_dir_conflicts(void **state)
 		assert_int_equal(st.st_mode & 07777, 0755);
 	}
 	umask(old);
+}
+
+/* test_error_names_file - a file that cannot be written (larger than
+ * RLIMIT_FSIZE; in a writer worker when there are some) is an error
+ * naming it, and so is one whose name is too long; nothing is left under
+ * a temporary name and the rest is restored. */
+static void test_error_names_file(void **state)
+{
+	static char big[100001];
+	struct fixture *f = *state;
+	struct nsr_asm_enc *e;
+	struct nsr_restore_stats rs;
+	struct nsr_restore_opts o = { 0 };
+	char dest[PATH_MAX], d[PATH_MAX], lng[NAME_MAX + 40];
+	struct rlimit old, lim;
+	struct dirent *de;
+	DIR *dir;
+	int n = 0, rc;
+
+	memset(big, 'b', sizeof(big) - 1);
+	memset(lng, 'x', sizeof(lng));
+	memcpy(lng, "/d/", 3);
+	lng[sizeof(lng) - 1] = '\0';
+	e = enc_d(f);
+	enc_reg(e, "/d/big", 0644, big, 0);
+	enc_reg(e, lng, 0644, "long", 0);
+	enc_reg(e, "/d/ok", 0644, "kept", 0);
+	assert_int_equal(nsr_asm_enc_end(e), NSR_OK);
+	nsr_asm_enc_free(e);
+
+	assert_true(snprintf(dest, sizeof(dest), "%s/err", f->tmp) > 0);
+	assert_true(snprintf(d, sizeof(d), "%s/d", dest) > 0);
+	o.dest = dest;
+	nsr_buf_reset(&f->log);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = 65536;
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	rc = restore(f, f->stream.data, f->stream.len, 65536, &o, &rs);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	assert_int_equal(rc, NSR_OK);
+	assert_int_equal(rs.errors, 2);
+	assert_int_equal(rs.files, 2); /* d and ok */
+	assert_non_null(strstr(f->log.data, "/d/big write "));
+	assert_non_null(strstr(f->log.data, lng));
+	assert_string_equal(text_of(d, "ok"), "kept");
+	dir = opendir(d);
+	assert_non_null(dir);
+	for (de = readdir(dir); de != NULL; de = readdir(dir))
+		n += strcmp(de->d_name, ".") != 0 &&
+		     strcmp(de->d_name, "..") != 0;
+	closedir(dir);
+	assert_int_equal(n, 1); /* ok alone */
 }
 
 /* ---- long paths and deep trees -------------------------------------- */
@@ -1325,6 +1391,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_fresh_dir_conflicts,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_error_names_file, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_paths, setup,
 						teardown),
 	};
@@ -1344,6 +1412,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_long_paths,
 						setup_workers, teardown),
 		cmocka_unit_test_setup_teardown(test_fresh_dir_conflicts,
+						setup_workers, teardown),
+		cmocka_unit_test_setup_teardown(test_error_names_file,
 						setup_workers, teardown),
 	};
 
