@@ -50,8 +50,10 @@
  * matched goes whole to a worker, which creates, writes, applies its
  * metadata and renames it into place.  Every queued file is finished
  * before a directory's metadata is applied (directories last, deepest
- * first), before a hard link is made (links after their targets) and
- * before nsr_restore_finish returns; callbacks and counters stay in the
+ * first), before a hard link is made (links after their targets),
+ * before a record naming a path still queued (the stream's order
+ * decides what the conflict policy sees) and before
+ * nsr_restore_finish returns; callbacks and counters stay in the
  * caller's thread (a worker's problems are reported, naming the file,
  * by the next nsr_restore_feed or nsr_restore_finish).
  *
