@@ -6,10 +6,17 @@
  * session stays below QUEUE_MAX whatever the save set's size.
  *
  * Invariants:
- *  1. the reader thread alone touches the volume reader and its device;
- *  2. q_bytes <= QUEUE_MAX + one callback's piece;
+ *  1. the reader thread alone touches the volume reader and its device,
+ *     and the piece it fills (fill), which is not in the queue;
+ *  2. q_bytes <= QUEUE_MAX + PIECE_CAP;
  *  3. done is set once, after the last piece was queued; err/errmsg are
- *     final when done is set and are reported after the queued data.
+ *     final when done is set and are reported after the queued data;
+ *  4. the reader's data is copied once in this process: into a piece of
+ *     PIECE_CAP bytes, which is queued when full (or at the end) and
+ *     whose buffer becomes the MMD_READ_NEXT reply as it is when the
+ *     client asks for that much (it does: NSR_MMD_CHUNK_DEFAULT), copied
+ *     again only for a client that asks for less.  The profile of a
+ *     cold recover showed 19 % of the mover's time in the second copy.
  *
  * Damage: a damaged block is reported (the first one in errmsg) and
  * skipped; the rest of the save set is still delivered, so the client's
@@ -31,11 +38,12 @@
 #include "mmd.h"
 
 #define QUEUE_MAX (4u << 20)
+#define PIECE_CAP NSR_MMD_CHUNK_DEFAULT
 
 struct piece {
 	struct piece *next;
 	size_t len, off;
-	char data[];
+	char *data; /* PIECE_CAP bytes; a reply's data_val as it is */
 };
 
 struct mmd_read {
@@ -53,6 +61,7 @@ struct mmd_read {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct piece *head, *tail;
+	struct piece *fill; /* being filled by the reader (invariant 1) */
 	size_t q_bytes;
 	int done, cancel;
 	uint64_t ndamage; /* damaged blocks of ours (reader thread) */
@@ -61,35 +70,70 @@ struct mmd_read {
 	char *errmsg;
 };
 
-/* push - reader callback: queue a copy, wait while the queue is full. */
-static int push(void *arg, const void *p, size_t len)
+/* piece_free - free a piece and its buffer. */
+static void piece_free(struct piece *pc)
 {
-	struct mmd_read *r = arg;
-	struct piece *pc;
-
-	if (len == 0)
-		return 0;
-	pc = nsr_xmalloc(sizeof(*pc) + len);
-	pc->next = NULL;
-	pc->len = len;
-	pc->off = 0;
-	memcpy(pc->data, p, len);
-	pthread_mutex_lock(&r->mu);
-	while (r->q_bytes >= QUEUE_MAX && !r->cancel)
-		pthread_cond_wait(&r->cv, &r->mu);
-	if (r->cancel) {
-		pthread_mutex_unlock(&r->mu);
+	if (pc) {
+		free(pc->data);
 		free(pc);
-		return 1;
 	}
+}
+
+/* seal - queue the piece being filled, if it holds anything (reader
+ * thread). */
+static void seal(struct mmd_read *r)
+{
+	struct piece *pc = r->fill;
+
+	if (pc == NULL || pc->len == 0)
+		return;
+	r->fill = NULL;
+	pthread_mutex_lock(&r->mu);
 	if (r->tail)
 		r->tail->next = pc;
 	else
 		r->head = pc;
 	r->tail = pc;
-	r->q_bytes += len;
+	r->q_bytes += pc->len;
 	pthread_cond_broadcast(&r->cv);
 	pthread_mutex_unlock(&r->mu);
+}
+
+/* push - reader callback: copy into the piece being filled, queueing it
+ * when full; wait for room before starting a new one. */
+static int push(void *arg, const void *p, size_t len)
+{
+	struct mmd_read *r = arg;
+	const char *c = p;
+
+	while (len > 0) {
+		struct piece *pc = r->fill;
+		size_t n;
+
+		if (pc == NULL) {
+			int cancel;
+
+			pthread_mutex_lock(&r->mu);
+			while (r->q_bytes >= QUEUE_MAX && !r->cancel)
+				pthread_cond_wait(&r->cv, &r->mu);
+			cancel = r->cancel;
+			pthread_mutex_unlock(&r->mu);
+			if (cancel)
+				return 1;
+			pc = nsr_xmalloc(sizeof(*pc));
+			pc->next = NULL;
+			pc->len = pc->off = 0;
+			pc->data = nsr_xmalloc(PIECE_CAP);
+			r->fill = pc;
+		}
+		n = NSR_MIN(len, PIECE_CAP - pc->len);
+		memcpy(pc->data + pc->len, c, n);
+		pc->len += n;
+		c += n;
+		len -= n;
+		if (pc->len == PIECE_CAP)
+			seal(r);
+	}
 	return 0;
 }
 
@@ -180,6 +224,7 @@ static void *reader_main(void *arg)
 		if (rc != NSR_OK)
 			break;
 	}
+	seal(r); /* the rest, before done (invariant 3) */
 	if (r->ndamage > 0 && !r->cancel)
 		mark_suspect(r);
 	nsr_info("save set %u from volume %s: %llu blocks read (%llu of "
@@ -240,8 +285,9 @@ void mmd_read_free(struct mmd *m, struct mmd_read *r)
 	}
 	for (p = r->head; p; p = next) {
 		next = p->next;
-		free(p);
+		piece_free(p);
 	}
+	piece_free(r->fill);
 	nsr_vol_reader_close(r->rd);
 	nsr_dev_close(r->own_dev);
 	pthread_mutex_lock(&m->mu);
@@ -394,7 +440,7 @@ static size_t take(struct mmd_read *r, char *out, size_t max)
 			if (!r->head)
 				r->tail = NULL;
 			r->q_bytes -= p->len;
-			free(p);
+			piece_free(p);
 		}
 	}
 	return got;
@@ -417,11 +463,24 @@ int mmd_h_read_next(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	}
 	if (max == 0)
 		max = 1u << 20;
-	r->data.data_val = nsr_xmalloc(max);
 	pthread_mutex_lock(&rd->mu);
 	while (!rd->head && !rd->done)
 		pthread_cond_wait(&rd->cv, &rd->mu);
-	r->data.data_len = (u_int)take(rd, r->data.data_val, max);
+	if (rd->head && rd->head->off == 0 && rd->head->len <= max) {
+		/* the piece's buffer is the reply (invariant 4) */
+		struct piece *p = rd->head;
+
+		rd->head = p->next;
+		if (!rd->head)
+			rd->tail = NULL;
+		rd->q_bytes -= p->len;
+		r->data.data_val = p->data;
+		r->data.data_len = (u_int)p->len;
+		free(p);
+	} else {
+		r->data.data_val = nsr_xmalloc(max);
+		r->data.data_len = (u_int)take(rd, r->data.data_val, max);
+	}
 	pthread_cond_broadcast(&rd->cv);
 	if (!rd->head && rd->done) {
 		if (rd->err != NSR_OK && r->data.data_len == 0) {

@@ -28,12 +28,34 @@
  * Hard links are made to the restored first path; if that path was not
  * restored (filtered out, failed) the link is reported as an error.
  *
+ * System calls per regular file (a restore is bound by them for small
+ * files): create, write(s), futimens, rename into place, close.  Calls
+ * that would change nothing are left out: no lookup of the name in a
+ * directory this restore made (the conflict policy is applied at the
+ * rename should the name exist after all), no chown when the new file
+ * already has the saved owner and group, no chmod when it was created
+ * with its saved mode (no set-ID bits, nothing the umask or a default
+ * ACL narrows, no attributes), no truncate unless a hole ends it.
+ *
  * Every file's data checksum is verified.  Per-file problems never stop
  * the restore.  Nor does damage to the stream itself: the damage is
  * reported with its stream offset, and the restore resumes at the next
  * intact file (nsr_asm_dec_resync), ending with NSR_ERR_CORRUPT from
  * nsr_restore_finish.  Only NSR_ERR_NOMEM, trailing bytes after the end
  * and truncation stop it for good.
+ *
+ * Writer workers (opts.workers): the stream is still decoded in the
+ * caller's thread, which also makes directories, links and special
+ * files and writes large files; a small regular file whose checksum
+ * matched goes whole to a worker, which creates, writes, applies its
+ * metadata and renames it into place.  Every queued file is finished
+ * before a directory's metadata is applied (directories last, deepest
+ * first), before a hard link is made (links after their targets),
+ * before a record naming a path still queued (the stream's order
+ * decides what the conflict policy sees) and before
+ * nsr_restore_finish returns; callbacks and counters stay in the
+ * caller's thread (a worker's problems are reported, naming the file,
+ * by the next nsr_restore_feed or nsr_restore_finish).
  *
  * Damaged files: a regular file is written under a temporary name in its
  * directory (NSR_RESTORE_TMP_PREFIX) and renamed to its own name only
@@ -93,6 +115,11 @@ struct nsr_restore_opts {
 				     *     over, a checksum mismatch is an
 				     *     error after the bytes went out */
 	int out_fd;
+	int workers;		    /* >= 2: small files (up to 1 MiB) in
+				     *     directories being restored are
+				     *     written by this many threads
+				     *     (see below); 0 or 1: all by the
+				     *     caller's thread */
 };
 
 /*

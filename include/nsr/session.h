@@ -161,6 +161,8 @@ struct nsr_session_recover_opts {
 	const char *dest;	/* relocate under dest (NULL = in place) */
 	int conflict;		/* enum nsr_restore_conflict */
 	int keep_damaged;	/* keep a damaged file as name.damaged */
+	int workers;		/* writer threads for small files
+				 * (restore.h workers; 0, 1: none) */
 	int to_fd;		/* 1: the one file selected goes to out_fd
 				 * (recover --pipe; restore.h to_fd) */
 	int out_fd;

@@ -18,15 +18,15 @@
 
 #include "restore_int.h"
 
-/* cur_reset - forget the current file (closing its descriptor; a file
- * still under its temporary name was not restored: it goes). */
-static void cur_reset(struct nsr_restore *r)
+/* rst_cur_reset - forget the current file (closing its descriptor; a
+ * file still under its temporary name was not restored: it goes). */
+void rst_cur_reset(struct nsr_restore *r)
 {
+	rst_work_drop(r);
 	rst_drop_tmp(r);
 	if (r->cur.fd >= 0)
 		close(r->cur.fd);
-	if (r->cur.dfd >= 0)
-		close(r->cur.dfd);
+	/* cur.dfd is the cached parent's descriptor: not ours to close */
 	free(r->cur.path);
 	free(r->cur.target);
 	free(r->cur.name);
@@ -34,6 +34,27 @@ static void cur_reset(struct nsr_restore *r)
 	rst_xa_release(&r->cur.xa);
 	memset(&r->cur, 0, sizeof(r->cur));
 	r->cur.fd = r->cur.dfd = -1;
+}
+
+/* proc_umask - the process umask from /proc/self/status without
+ * changing it (umask() would, for a moment, for every thread); -1 if it
+ * cannot be read. */
+static int proc_umask(void)
+{
+	char line[128];
+	FILE *f = fopen("/proc/self/status", "re");
+	int mask = -1;
+	unsigned m;
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "Umask: %o", &m) == 1) {
+			mask = (int)(m & 0777);
+			break;
+		}
+	fclose(f);
+	return mask;
 }
 
 /* on_header - pass the stream header on. */
@@ -55,7 +76,18 @@ static int on_file(void *ctx, const struct nsr_asm_file *rec, uint64_t off)
 
 	NSR_UNUSED(off);
 	rst_map_owner(r, &mapped);
-	cur_reset(r);
+	rst_cur_reset(r);
+	/* Report finished small files; all of them before a directory's
+	 * metadata or a hard link (restore_int.h invariant 2). */
+	if (rst_work_busy(r)) {
+		int all = f->type == NSR_ASM_HARDLINK ||
+			  rst_dirs_would_pop(r, f->path) ||
+			  rst_work_named(r, f->path);
+		int rc = rst_work_reap(r, all);
+
+		if (rc)
+			return rc;
+	}
 	r->cur.active = 1;
 	r->cur.meta = *f;
 	r->cur.path = strdup(f->path);
@@ -100,12 +132,20 @@ static int on_data(void *ctx, const void *p, size_t n)
 		return 0;
 	if (r->to_fd)
 		return rst_pipe_write(r, p, n);
+	if (r->cur.job) {
+		if (rst_work_data(r, p, n) != NSR_OK)
+			return NSR_ERR_NOMEM;
+		r->cur.written += n;
+		r->cur.data_end = r->cur.written;
+		return 0;
+	}
 	if (nsr_write_full(r->cur.fd, p, n) != NSR_OK) {
 		rst_error(r, r->cur.path, NSR_ERR_SYSTEM, "write");
 		r->cur.failed = 1;
 		return 0;
 	}
 	r->cur.written += n;
+	r->cur.data_end = r->cur.written;
 	return 0;
 }
 
@@ -118,6 +158,12 @@ static int on_hole(void *ctx, uint64_t len)
 		return 0;
 	if (r->to_fd)
 		return rst_pipe_zeros(r, len);
+	if (r->cur.job) {
+		if (rst_work_hole(r, len) != NSR_OK)
+			return NSR_ERR_NOMEM;
+		r->cur.written += len;
+		return 0;
+	}
 	if (lseek(r->cur.fd, (off_t)len, SEEK_CUR) < 0) {
 		rst_error(r, r->cur.path, NSR_ERR_SYSTEM, "seek");
 		r->cur.failed = 1;
@@ -125,6 +171,18 @@ static int on_hole(void *ctx, uint64_t len)
 	}
 	r->cur.written += len;
 	return 0;
+}
+
+/* file_status - warn about a file saved with a read error or changing. */
+static void file_status(struct nsr_restore *r,
+			const struct nsr_asm_file_end *fe)
+{
+	if (fe->status == NSR_ASM_FILE_READERR)
+		rst_warn(r, r->cur.path, NSR_ERR_IO,
+			 "saved with a read error");
+	else if (fe->status == NSR_ASM_FILE_CHANGED)
+		rst_warn(r, r->cur.path, NSR_ERR_MISMATCH,
+			 "changed during save");
 }
 
 /* on_file_end - finish a regular file: size, metadata, checksum (a
@@ -148,31 +206,36 @@ static int on_file_end(void *ctx, const struct nsr_asm_file_end *fe)
 	}
 	if (r->cur.meta.unsized) /* its size is known only now */
 		r->cur.meta.size = fe->bytes;
-	if (!r->cur.failed &&
+	if (r->cur.job && fe->ck_ok) { /* whole and good: to a worker */
+		file_status(r, fe);
+		r->st.bytes += r->cur.written;
+		rc = rst_work_submit(r);
+		goto out;
+	}
+	if (r->cur.job) /* damaged: kept apart here, as any other */
+		rst_work_materialize(r);
+	/* A new file is as long as its data; only a trailing hole (or a
+	 * size that disagrees with the data) needs the size set. */
+	if (!r->cur.failed && r->cur.meta.size != r->cur.data_end &&
 	    ftruncate(r->cur.fd, (off_t)r->cur.meta.size) != 0) {
 		rst_error(r, r->cur.path, NSR_ERR_SYSTEM, "truncate");
 		r->cur.failed = 1;
 	}
-	rst_meta_fd(r, r->cur.fd, &r->cur.meta, &r->cur.xa, r->cur.path);
+	rst_meta_reg(r);
 	if (!fe->ck_ok && !r->cur.failed) {
 		r->st.ck_errors++;
 		r->st.bytes += r->cur.written;
 		rst_damaged(r, NSR_ERR_CHECKSUM, "checksum");
 		goto out;
 	}
-	if (fe->status == NSR_ASM_FILE_READERR)
-		rst_warn(r, r->cur.path, NSR_ERR_IO,
-			 "saved with a read error");
-	else if (fe->status == NSR_ASM_FILE_CHANGED)
-		rst_warn(r, r->cur.path, NSR_ERR_MISMATCH,
-			 "changed during save");
+	file_status(r, fe);
 	r->st.bytes += r->cur.written;
 	if (!r->cur.failed)
 		rst_place(r);
 	if (!r->cur.failed)
 		rc = rst_done_object(r, &r->cur.meta, r->cur.target);
 out:
-	cur_reset(r);
+	rst_cur_reset(r);
 	return rc;
 }
 
@@ -186,12 +249,14 @@ static int on_damaged(void *ctx, uint64_t offset, int why)
 	snprintf(what, sizeof(what),
 		 "damaged stream at offset %" PRIu64 " (%s): skipped",
 		 offset, nsr_strerror(why));
+	if (r->cur.job) /* what arrived, kept apart like any damaged file */
+		rst_work_materialize(r);
 	if (r->cur.write && !r->cur.failed)
 		rst_damaged(r, NSR_ERR_TRUNCATED, "incomplete");
 	else if (r->cur.write || r->cur.node)
 		rst_error(r, r->cur.path, NSR_ERR_TRUNCATED, "incomplete");
 	rst_error(r, r->cur.active ? r->cur.path : "", why, what);
-	cur_reset(r);
+	rst_cur_reset(r);
 	return 0;
 }
 
@@ -199,10 +264,12 @@ static int on_damaged(void *ctx, uint64_t offset, int why)
 static int on_end(void *ctx, const struct nsr_asm_trailer *t)
 {
 	struct nsr_restore *r = ctx;
+	int rc;
 
 	NSR_UNUSED(t);
+	rc = rst_work_reap(r, 1);
 	rst_dirs_pop_to(r, NULL);
-	return 0;
+	return rc;
 }
 
 /* ---- API ------------------------------------------------------------ */
@@ -240,6 +307,11 @@ int nsr_restore_new(struct nsr_restore **out,
 	if (r == NULL)
 		return NSR_ERR_NOMEM;
 	r->base_fd = r->cwd_fd = r->parent_fd = -1;
+	r->parent_gid = -1;
+	r->umask = proc_umask();
+	r->euid = geteuid();
+	r->egid = getegid();
+	r->pid = getpid();
 	r->cur.fd = r->cur.dfd = -1;
 	rst_map_init(&r->links);
 	r->conflict = o->conflict;
@@ -291,6 +363,9 @@ int nsr_restore_new(struct nsr_restore **out,
 		goto fail;
 	/* every intact file of a damaged stream is still restored */
 	nsr_asm_dec_resync(r->dec, 1);
+	/* no workers is fine too: everything is written here then */
+	if (o->workers > 1 && !r->to_fd)
+		(void)rst_work_start(r, o->workers);
 	*out = r;
 	return NSR_OK;
 fail:
@@ -303,7 +378,8 @@ void nsr_restore_free(struct nsr_restore *r)
 {
 	if (r == NULL)
 		return;
-	cur_reset(r);
+	rst_cur_reset(r);
+	rst_work_stop(r);
 	while (r->ndirs > 0) {
 		r->ndirs--;
 		free(r->dirs[r->ndirs].path);
@@ -347,16 +423,21 @@ int nsr_restore_sink(void *restore, const void *p, size_t n)
 /* nsr_restore_finish - apply pending metadata, check the stream ended. */
 int nsr_restore_finish(struct nsr_restore *r)
 {
-	int rc = nsr_asm_dec_finish(r->dec);
+	int rc = nsr_asm_dec_finish(r->dec), rc2;
 
 	/* Whatever arrived is on disk: give its directories their metadata
 	 * even when the stream was cut short, and name the file it cut. */
+	if (rc != NSR_OK && r->cur.job)
+		rst_work_materialize(r);
 	if (rc != NSR_OK && r->cur.write && !r->cur.failed)
 		rst_damaged(r, NSR_ERR_TRUNCATED, "incomplete");
 	else if (rc != NSR_OK && (r->cur.write || r->cur.node))
 		rst_error(r, r->cur.path, NSR_ERR_TRUNCATED, "incomplete");
-	cur_reset(r);
+	rst_cur_reset(r);
+	rc2 = rst_work_reap(r, 1);
 	rst_dirs_pop_to(r, NULL);
+	if (rc == NSR_OK)
+		rc = rc2;
 	if (rc && r->err == 0)
 		r->err = rc;
 	return r->err;

@@ -175,11 +175,13 @@ static char *full_target(const struct nsr_restore *r, const char *path)
 /* rst_forget_parent - drop the cached parent directory. */
 void rst_forget_parent(struct nsr_restore *r)
 {
-	if (r->parent_fd >= 0)
-		close(r->parent_fd);
+	rst_dirh_put(r->parent_h);
+	r->parent_h = NULL;
 	r->parent_fd = -1;
 	free(r->parent_rel);
 	r->parent_rel = NULL;
+	r->parent_gid = -1;
+	r->parent_plain = 0;
 }
 
 /* open_dir_chain - open directory rel (components below base), creating
@@ -232,6 +234,25 @@ static int open_dir_chain(struct nsr_restore *r, int base, const char *rel,
 	return fd;
 }
 
+/* parent_defaults - what a file created in the cached parent gets
+ * without being told: its group (the directory's if set-group-ID, else
+ * ours) and whether its mode is just the one asked for less the umask
+ * (not when a default ACL decides it). */
+static void parent_defaults(struct nsr_restore *r)
+{
+	struct stat st;
+
+	r->parent_gid = -1;
+	r->parent_plain = 0;
+	if (fstat(r->parent_fd, &st) != 0)
+		return;
+	r->parent_gid = (st.st_mode & S_ISGID) ? (int64_t)st.st_gid
+					       : (int64_t)r->egid;
+	r->parent_plain = fgetxattr(r->parent_fd, "system.posix_acl_default",
+				    NULL, 0) < 0 &&
+			  (errno == ENODATA || errno == ENOTSUP);
+}
+
 /* parent_fd - an fd of the directory that holds saved path p (cached by
  * the path prefix up to and including the last '/'); *leaf gets the last
  * component.  Below the cached directory (a tree being descended) only
@@ -244,6 +265,7 @@ static int parent_fd(struct nsr_restore *r, const char *p, const char **leaf)
 	size_t clen = r->parent_rel != NULL ? strlen(r->parent_rel) : 0;
 	int base = (r->dest != NULL || p[0] == '/') ? r->base_fd : r->cwd_fd;
 	const char *rel;
+	struct rst_dirh *h;
 	char *key;
 	int fd;
 
@@ -263,13 +285,21 @@ static int parent_fd(struct nsr_restore *r, const char *p, const char **leaf)
 		rel = key + clen;
 	}
 	fd = open_dir_chain(r, base, rel, 1);
-	if (fd < 0) {
+	h = fd >= 0 ? malloc(sizeof(*h)) : NULL;
+	if (h == NULL) {
+		if (fd >= 0)
+			close(fd);
 		free(key);
+		errno = fd >= 0 ? ENOMEM : errno;
 		return -1;
 	}
+	h->fd = fd;
+	h->refs = 1;
 	rst_forget_parent(r);
+	r->parent_h = h;
 	r->parent_fd = fd;
 	r->parent_rel = key;
+	parent_defaults(r);
 	return r->parent_fd;
 }
 
@@ -352,6 +382,77 @@ void rst_meta_fd(struct nsr_restore *r, int fd, const struct nsr_asm_file *f,
 		rst_error(r, path, NSR_ERR_SYSTEM, "utimens");
 }
 
+/* rst_reg_meta - owner, attributes, mode and times of a new regular file
+ * through fd, without the calls that would change nothing: chown when
+ * the file already has the saved owner and group (ours, and the group
+ * its directory gives), chmod when it was created with its saved mode
+ * and no attribute (an ACL changes the mode bits) came after.  Problems
+ * go to p (with their errno), reported by rst_report.  No state of the
+ * restore is touched: the writer workers call it. */
+void rst_reg_meta(int fd, const struct rst_newreg *n, struct rst_probs *p)
+{
+	const struct nsr_asm_file *f = n->f;
+	struct timespec t[2];
+
+	if (!n->no_owner &&
+	    (f->uid != n->euid || n->gid < 0 || f->gid != (gid_t)n->gid) &&
+	    fchown(fd, f->uid, f->gid) != 0)
+		rst_prob(p, RP_OWNER);
+	for (size_t i = 0; i < n->xa->n; i++)
+		if (fsetxattr(fd, n->xa->v[i].name, n->xa->v[i].val,
+			      n->xa->v[i].len, 0) != 0)
+			rst_prob(p, RP_XATTR);
+	if ((!n->made_mode || n->xa->n > 0) && fchmod(fd, f->mode) != 0)
+		rst_prob(p, RP_CHMOD);
+	times_of(f, t);
+	if (futimens(fd, t) != 0)
+		rst_prob(p, RP_UTIMENS);
+}
+
+/* rst_prob - note a problem of kind k with the current errno. */
+void rst_prob(struct rst_probs *p, int k)
+{
+	if (p->n < RST_MAXPROBS) {
+		p->v[p->n].kind = k;
+		p->v[p->n].err = errno;
+		p->n++;
+	}
+}
+
+/* rst_report - report recorded problems of the file at path, each as
+ * rst_meta_fd would have (with its errno). */
+void rst_report(struct nsr_restore *r, const char *path,
+		const struct rst_probs *p)
+{
+	static const char *const what[] = {
+		[RP_CHMOD] = "chmod", [RP_UTIMENS] = "utimens",
+		[RP_CREATE] = "create", [RP_WRITE] = "write",
+		[RP_TRUNCATE] = "truncate",
+		[RP_RENAME] = "rename into place",
+	};
+
+	for (int i = 0; i < p->n; i++) {
+		errno = p->v[i].err;
+		if (p->v[i].kind == RP_OWNER)
+			owner_failed(r, path);
+		else if (p->v[i].kind == RP_XATTR)
+			xa_failed(r, path);
+		else
+			rst_error(r, path, NSR_ERR_SYSTEM, what[p->v[i].kind]);
+	}
+}
+
+/* rst_meta_reg - rst_reg_meta for the current regular file, reported. */
+void rst_meta_reg(struct nsr_restore *r)
+{
+	struct rst_newreg n = { &r->cur.meta, &r->cur.xa, r->no_owner,
+				r->euid, r->parent_gid, r->cur.made_mode };
+	struct rst_probs p = { 0 };
+
+	rst_reg_meta(r->cur.fd, &n, &p);
+	rst_report(r, r->cur.path, &p);
+}
+
 /* rst_meta_at - owner, attributes, mode and times of dfd/name (also reachable
  * as target, for the attribute calls) without following it. */
 void rst_meta_at(struct nsr_restore *r, int dfd, const char *name,
@@ -412,7 +513,20 @@ static void dir_apply(struct nsr_restore *r, struct pending_dir *d)
 	rst_xa_release(&d->xa);
 }
 
-/* rst_dirs_pop_to - apply directories that cannot contain path (NULL: all). */
+/* rst_dirs_would_pop - would rst_dirs_pop_to(path) apply a directory? */
+int rst_dirs_would_pop(const struct nsr_restore *r, const char *path)
+{
+	const char *top;
+
+	if (r->ndirs == 0)
+		return 0;
+	top = r->dirs[r->ndirs - 1].path;
+	return !is_under(path, top) || strcmp(path, top) == 0;
+}
+
+/* rst_dirs_pop_to - apply directories that cannot contain path (NULL: all).
+ * The writer workers must be drained first (restore_int.h invariant 2:
+ * the callers do, while the current file is free). */
 void rst_dirs_pop_to(struct nsr_restore *r, const char *path)
 {
 	while (r->ndirs > 0) {
@@ -428,7 +542,7 @@ void rst_dirs_pop_to(struct nsr_restore *r, const char *path)
 
 /* dirs_push - remember a directory for after its contents. */
 static int dirs_push(struct nsr_restore *r, const struct nsr_asm_file *f,
-		     const char *target)
+		     const char *target, int fresh)
 {
 	struct pending_dir *d;
 
@@ -445,6 +559,7 @@ static int dirs_push(struct nsr_restore *r, const struct nsr_asm_file *f,
 	memset(&d->xa, 0, sizeof(d->xa));
 	d->meta = *f;
 	d->meta.path = d->meta.link = d->meta.user = d->meta.group = NULL;
+	d->fresh = fresh;
 	d->path = strdup(f->path);
 	d->target = strdup(target);
 	if (d->path == NULL || d->target == NULL) {
@@ -590,6 +705,22 @@ static char *target_named(const struct nsr_restore *r, const char *path,
 	return out;
 }
 
+/* skip_object - the SKIP policy keeps what is at target. */
+static int skip_object(struct nsr_restore *r, const struct nsr_asm_file *f,
+		       const char *target)
+{
+	int rc = NSR_OK;
+
+	r->st.skipped++;
+	/* later names of a kept file link to the file that is there */
+	if (f->type != NSR_ASM_DIR && f->type != NSR_ASM_HARDLINK &&
+	    f->nlink > 1 && rst_map_put(&r->links, f->path, target))
+		rc = NSR_ERR_NOMEM;
+	if (r->cb.skipped)
+		r->cb.skipped(r->cb.ctx, f->path, target);
+	return rc;
+}
+
 /* rst_start_root - the record of the restore base itself ("/" or dest). */
 int rst_start_root(struct nsr_restore *r, const struct nsr_asm_file *f)
 {
@@ -603,7 +734,7 @@ int rst_start_root(struct nsr_restore *r, const struct nsr_asm_file *f)
 	t = full_target(r, f->path);
 	if (t == NULL)
 		return NSR_ERR_NOMEM;
-	rc = dirs_push(r, f, t);
+	rc = dirs_push(r, f, t, 0);
 	if (rc == NSR_OK)
 		rc = rst_done_object(r, f, t);
 	r->cur.dir = 1;
@@ -645,18 +776,31 @@ static void keep_parent_times(int dfd, const struct stat *before)
  * never left under its own name.  NSR_OK (cur.write set, or the failure
  * reported) or NSR_ERR_NOMEM. */
 static int start_reg(struct nsr_restore *r, int dfd, const char *name,
-		     const struct nsr_asm_file *f, int replace)
+		     const struct nsr_asm_file *f, int replace, int defer)
 {
+	mode_t mode = 0600;
 	char tmp[64];
 
 	r->cur.name = strdup(name);
 	if (r->cur.name == NULL)
 		return NSR_ERR_NOMEM;
+	/* Created with its saved mode when that is what it gets (no
+	 * set-ID bits, nothing the umask or a default ACL takes away):
+	 * then no chmod later. */
+	if (r->umask >= 0 && r->parent_plain && (f->mode & 07000) == 0 &&
+	    (f->mode & 0777 & (mode_t)r->umask) == 0) {
+		mode = f->mode & 0777;
+		r->cur.made_mode = 1;
+	}
+	r->cur.replace = replace;
+	r->cur.dfd = dfd;
+	if (defer) /* a worker creates it, once it is whole */
+		return rst_work_defer(r, r->parent_h, mode);
 	for (int i = 0; i < 100 && r->cur.fd < 0; i++) {
 		snprintf(tmp, sizeof(tmp), NSR_RESTORE_TMP_PREFIX "%ld.%u",
-			 (long)getpid(), r->tmp_seq++);
+			 (long)r->pid, r->tmp_seq++);
 		r->cur.fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
-					     O_NOFOLLOW | O_CLOEXEC, 0600);
+					     O_NOFOLLOW | O_CLOEXEC, mode);
 		if (r->cur.fd < 0 && errno != EEXIST)
 			break;
 	}
@@ -665,18 +809,11 @@ static int start_reg(struct nsr_restore *r, int dfd, const char *name,
 		return NSR_OK;
 	}
 	r->cur.tmp = strdup(tmp);
-	r->cur.dfd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
-	if (r->cur.tmp == NULL || r->cur.dfd < 0) {
-		int e = r->cur.dfd < 0 ? errno : ENOMEM;
-
+	r->cur.dfd = dfd; /* the cached parent, open until the next record */
+	if (r->cur.tmp == NULL) {
 		(void)unlinkat(dfd, tmp, 0);
-		errno = e;
-		if (e == ENOMEM)
-			return NSR_ERR_NOMEM;
-		rst_error(r, f->path, NSR_ERR_SYSTEM, "create");
-		return NSR_OK;
+		return NSR_ERR_NOMEM;
 	}
-	r->cur.replace = replace;
 	r->cur.write = 1;
 	return NSR_OK;
 }
@@ -700,6 +837,44 @@ void rst_drop_tmp(struct nsr_restore *r)
 	r->cur.tmp = NULL;
 }
 
+/* late_claim - an unclaimed file's name exists after all: the conflict
+ * policy now, then rst_place again (the file stays under its temporary
+ * name meanwhile); kept existing files leave it dropped, with
+ * cur.failed set so that it is not counted as restored. */
+static void late_claim(struct nsr_restore *r)
+{
+	const struct nsr_asm_file *f = &r->cur.meta;
+	char name[NAME_MAX + 16];
+	char *t;
+	int how;
+
+	r->cur.unclaimed = 0;
+	how = claim(r, r->cur.dfd, r->cur.name, f, name, sizeof(name));
+	if (how == CLAIM_ERROR || how == CLAIM_SKIP) {
+		if (how == CLAIM_SKIP && skip_object(r, f, r->cur.target))
+			r->err = NSR_ERR_NOMEM;
+		r->cur.failed = 1;
+		rst_drop_tmp(r);
+		return;
+	}
+	r->cur.replace = how == CLAIM_REPLACE;
+	if (strcmp(name, r->cur.name) != 0) { /* RENAME: name.R... */
+		t = target_named(r, f->path, r->cur.name, name);
+		free(r->cur.name);
+		r->cur.name = strdup(name);
+		if (t == NULL || r->cur.name == NULL) {
+			free(t);
+			r->err = NSR_ERR_NOMEM;
+			r->cur.failed = 1;
+			rst_drop_tmp(r);
+			return;
+		}
+		free(r->cur.target);
+		r->cur.target = t;
+	}
+	rst_place(r);
+}
+
 /* rst_place - a whole file takes its name. */
 void rst_place(struct nsr_restore *r)
 {
@@ -716,14 +891,19 @@ void rst_place(struct nsr_restore *r)
 		if (rc != 0 && (errno == EINVAL || errno == ENOSYS)) {
 			struct stat st;
 
-			rc = fstatat(r->cur.dfd, r->cur.name, &st,
-				     AT_SYMLINK_NOFOLLOW) == 0
-				     ? -1
-				     : renameat(r->cur.dfd, r->cur.tmp,
-						r->cur.dfd, r->cur.name);
-			if (rc != 0 && errno == 0)
+			if (fstatat(r->cur.dfd, r->cur.name, &st,
+				    AT_SYMLINK_NOFOLLOW) == 0) {
+				rc = -1;
 				errno = EEXIST;
+			} else {
+				rc = renameat(r->cur.dfd, r->cur.tmp,
+					      r->cur.dfd, r->cur.name);
+			}
 		}
+	}
+	if (rc != 0 && errno == EEXIST && r->cur.unclaimed) {
+		late_claim(r);
+		return;
 	}
 	if (rc != 0) {
 		rst_error(r, r->cur.path, NSR_ERR_SYSTEM, "rename into place");
@@ -743,28 +923,33 @@ int rst_start_object(struct nsr_restore *r, const struct nsr_asm_file *f)
 	const char *leaf = NULL, *what = NULL;
 	char *target = NULL;
 	struct stat before;
-	int dfd, how, keep, rc = NSR_OK;
+	int dfd, how, keep, pending, rc = NSR_OK;
 
 	dfd = parent_fd(r, f->path, &leaf);
 	if (dfd < 0) {
 		rst_error(r, f->path, NSR_ERR_SYSTEM, "parent directory");
 		return NSR_OK;
 	}
-	keep = !parent_pending(r, f->path) && fstat(dfd, &before) == 0;
-	how = claim(r, dfd, leaf, f, name, sizeof(name));
+	pending = parent_pending(r, f->path);
+	keep = !pending && fstat(dfd, &before) == 0;
+	if (f->type == NSR_ASM_REG && pending && r->dirs[r->ndirs - 1].fresh &&
+	    strlen(leaf) <= NAME_MAX) {
+		/* A directory this restore made holds only what it put
+		 * there: no lookup; rst_place applies the policy should the
+		 * name exist after all. */
+		snprintf(name, sizeof(name), "%s", leaf);
+		how = CLAIM_CREATE;
+		r->cur.unclaimed = 1;
+	} else {
+		how = claim(r, dfd, leaf, f, name, sizeof(name));
+	}
 	if (how == CLAIM_ERROR)
 		return NSR_OK;
 	target = target_named(r, f->path, leaf, name);
 	if (target == NULL)
 		return NSR_ERR_NOMEM;
 	if (how == CLAIM_SKIP) {
-		r->st.skipped++;
-		/* later names of a kept file link to the file that is there */
-		if (f->type != NSR_ASM_DIR && f->type != NSR_ASM_HARDLINK &&
-		    f->nlink > 1 && rst_map_put(&r->links, f->path, target))
-			rc = NSR_ERR_NOMEM;
-		if (r->cb.skipped)
-			r->cb.skipped(r->cb.ctx, f->path, target);
+		rc = skip_object(r, f, target);
 		goto out;
 	}
 	if (f->type == NSR_ASM_DIR) {
@@ -772,14 +957,16 @@ int rst_start_object(struct nsr_restore *r, const struct nsr_asm_file *f)
 			rst_error(r, f->path, NSR_ERR_SYSTEM, "mkdir");
 			goto out;
 		}
-		rc = dirs_push(r, f, target);
+		rc = dirs_push(r, f, target, how == CLAIM_CREATE);
 		if (rc == NSR_OK)
 			rc = rst_done_object(r, f, target);
 		r->cur.dir = 1;
 		goto out;
 	}
 	if (f->type == NSR_ASM_REG) {
-		rc = start_reg(r, dfd, name, f, how == CLAIM_REPLACE);
+		rc = start_reg(r, dfd, name, f, how == CLAIM_REPLACE,
+			       r->work != NULL && pending && !f->unsized &&
+				       f->size <= RST_JOB_MAX);
 		if (rc != NSR_OK || !r->cur.write)
 			goto out;
 		if (keep) {

@@ -57,7 +57,23 @@ struct pending_dir {
 	char *target; /* where it is on disk */
 	struct nsr_asm_file meta; /* strings not kept */
 	struct xa_list xa;
+	int fresh;    /* made by this restore (mkdirat): empty but for
+		       * what this restore puts there */
 };
+
+/* A directory descriptor shared by the parent cache and the files queued
+ * for the writer workers; closed when the last holder lets go. */
+struct rst_dirh {
+	int fd;
+	int refs; /* atomic (__atomic builtins) */
+};
+/* rst_dirh_get - one more holder. */
+struct rst_dirh *rst_dirh_get(struct rst_dirh *h);
+/* rst_dirh_put - one holder fewer (NULL is fine). */
+void rst_dirh_put(struct rst_dirh *h);
+
+struct rst_job;	 /* a small file for a writer worker (restore_work.c) */
+struct rst_work; /* the workers */
 
 /* The file being restored. */
 struct cur_file {
@@ -67,8 +83,14 @@ struct cur_file {
 	int dir;      /* a directory: attributes go to its pending entry */
 	int node;     /* symlink/fifo/device made: metadata at FILE_END */
 	int fd;
-	int dfd;      /* regular file: its directory (a dup) */
+	int dfd;      /* regular file: its directory (the cached parent
+		       * descriptor, borrowed: never closed here) */
 	int replace;  /* regular file: name exists and is replaced */
+	int unclaimed; /* regular file in a fresh directory: the conflict
+			* policy was not looked up (nothing can be there);
+			* rst_place applies it if the name exists after all */
+	int made_mode; /* regular file: created with its saved mode (no
+			* fchmod needed unless attributes arrive) */
 	int keep_times; /* put the directory's times back (ptimes) */
 	struct timespec ptimes[2];
 	struct nsr_asm_file meta; /* path points into .path */
@@ -79,6 +101,10 @@ struct cur_file {
 		       * under until it is whole (NULL once placed) */
 	struct xa_list xa;
 	uint64_t written;
+	uint64_t data_end; /* end of the last data written (the file's
+			    * size unless a hole follows it) */
+	struct rst_job *job; /* regular file for a worker: its data is
+			      * kept until FILE_END (nothing created) */
 };
 
 struct nsr_restore {
@@ -92,6 +118,7 @@ struct nsr_restore {
 	int keep_damaged;
 	int is_root;
 	unsigned tmp_seq; /* for temporary names */
+	pid_t pid;	  /* ours, for temporary names */
 	struct nsr_restore_cb cb;
 	struct nsr_asm_dec *dec;
 	int base_fd; /* dest, or "/" in place */
@@ -99,7 +126,15 @@ struct nsr_restore {
 	int nofollow;
 	/* cached parent directory of the last object */
 	char *parent_rel;
-	int parent_fd;
+	int parent_fd;		 /* parent_h->fd */
+	struct rst_dirh *parent_h;
+	/* what a file created in parent_fd gets without being told: */
+	int64_t parent_gid;  /* its group (-1: unknown) */
+	int parent_plain;    /* 1: no default ACL (the mode given to
+			      * openat, less the umask, is its mode) */
+	int umask;	     /* the process umask (-1: unknown) */
+	uid_t euid;
+	gid_t egid;
 	struct cur_file cur;
 	struct pending_dir *dirs;
 	size_t ndirs, dirs_cap;
@@ -109,7 +144,60 @@ struct nsr_restore {
 	int to_fd;  /* the pipe target: data to out_fd (restore_pipe.c) */
 	int out_fd;
 	int piped;  /* its one file was started */
+	struct rst_work *work; /* writer workers; NULL: all written here */
 };
+
+/* ---- writer workers (restore_work.c) ----
+ * Invariants:
+ *  1. Only the thread that feeds the restore calls callbacks, counts
+ *     statistics or touches anything but a job it has taken from the
+ *     queue: workers record problems in their job (rst_probs) and the
+ *     feeding thread reports them when it reaps the job.
+ *  2. A job is created by the feeding thread in the directory on top of
+ *     the pending stack; every queued job is written and reaped before
+ *     any directory's metadata is applied (rst_dirs_pop_to drains) and
+ *     before a hard link or the end of the restore (on_file, finish):
+ *     directories last, hard links after their targets; and before a
+ *     record naming a path a queued job has (the stream's order decides
+ *     which of the two the conflict policy sees as existing).
+ *  3. A job holds a reference to its directory (rst_dirh), so the
+ *     parent cache may move on while it waits.
+ *  4. A job's file takes its name only after its data and metadata are
+ *     written (temporary name and rename, as in the feeding thread); a
+ *     job whose checksum did not match is never queued. */
+
+/* RST_JOB_MAX - files up to this size go whole to a worker. */
+#define RST_JOB_MAX (1024 * 1024)
+/* rst_work_start - n writer workers (n >= 2).  NSR_OK, NSR_ERR_NOMEM,
+ * NSR_ERR_SYSTEM (no thread). */
+int rst_work_start(struct nsr_restore *r, int n);
+/* rst_work_stop - wait for and reap every job, stop the workers. */
+void rst_work_stop(struct nsr_restore *r);
+/* rst_work_defer - the current regular file (in dir, named name, mode
+ * the mode to create it with) becomes a job. */
+int rst_work_defer(struct nsr_restore *r, struct rst_dirh *dir,
+		   mode_t mode);
+/* rst_work_data - append data to the current job. */
+int rst_work_data(struct nsr_restore *r, const void *p, size_t n);
+/* rst_work_hole - append a hole to the current job. */
+int rst_work_hole(struct nsr_restore *r, uint64_t len);
+/* rst_work_submit - queue the current job (whole, checksum good). */
+int rst_work_submit(struct nsr_restore *r);
+/* rst_work_materialize - write the current job here and now under its
+ * temporary name (cur.fd, cur.tmp set; on failure reported, cur.failed
+ * set), for a file that turned out damaged. */
+void rst_work_materialize(struct nsr_restore *r);
+/* rst_work_drop - forget the current job. */
+void rst_work_drop(struct nsr_restore *r);
+/* rst_work_reap - report finished jobs; with all, wait for every one. */
+int rst_work_reap(struct nsr_restore *r, int all);
+/* rst_work_named - is a job for saved path p in flight?  (A later record
+ * of the same name waits for it: first come, first named.) */
+int rst_work_named(const struct nsr_restore *r, const char *p);
+/* rst_work_busy - are jobs queued or unreported? */
+int rst_work_busy(const struct nsr_restore *r);
+/* rst_cur_reset - forget the current file (restore.c). */
+void rst_cur_reset(struct nsr_restore *r);
 
 /* rst_pipe_start - the pipe target's FILE: the first regular file. */
 int rst_pipe_start(struct nsr_restore *r, const struct nsr_asm_file *f);
@@ -146,12 +234,45 @@ void rst_map_owner(const struct nsr_restore *r, struct nsr_asm_file *f);
 /* rst_meta_fd - owner, attributes, mode and times through a descriptor. */
 void rst_meta_fd(struct nsr_restore *r, int fd, const struct nsr_asm_file *f,
 		 const struct xa_list *xa, const char *path);
+/* Problems met by code that must not report them at once (the writer
+ * workers): a kind and its errno, reported later by rst_report. */
+enum { RP_OWNER, RP_XATTR, RP_CHMOD, RP_UTIMENS, RP_CREATE, RP_WRITE,
+       RP_TRUNCATE, RP_RENAME };
+#define RST_MAXPROBS 8
+struct rst_probs {
+	int n;
+	struct {
+		int kind, err;
+	} v[RST_MAXPROBS];
+};
+/* What the metadata of a new regular file needs to know. */
+struct rst_newreg {
+	const struct nsr_asm_file *f;
+	const struct xa_list *xa;
+	int no_owner;
+	uid_t euid;
+	int64_t gid;   /* the group it got at creation (-1: unknown) */
+	int made_mode; /* created with its saved mode */
+};
+/* rst_prob - note a problem of kind k with the current errno. */
+void rst_prob(struct rst_probs *p, int k);
+/* rst_report - report recorded problems of the file at path. */
+void rst_report(struct nsr_restore *r, const char *path,
+		const struct rst_probs *p);
+/* rst_reg_meta - a new regular file's metadata through fd, leaving out
+ * what its creation already gave it (owner and group, mode); touches no
+ * restore state (workers call it). */
+void rst_reg_meta(int fd, const struct rst_newreg *n, struct rst_probs *p);
+/* rst_meta_reg - rst_reg_meta of the current regular file, reported. */
+void rst_meta_reg(struct nsr_restore *r);
 /* rst_meta_at - the same for dfd/name, not following it. */
 void rst_meta_at(struct nsr_restore *r, int dfd, const char *name,
 		 const struct nsr_asm_file *f, const struct xa_list *xa,
 		 const char *target, const char *path);
+/* rst_dirs_would_pop - would rst_dirs_pop_to(path) apply a directory? */
+int rst_dirs_would_pop(const struct nsr_restore *r, const char *path);
 /* rst_dirs_pop_to - apply directories that cannot contain path (NULL:
- * all). */
+ * all); the workers drained first (invariant 2). */
 void rst_dirs_pop_to(struct nsr_restore *r, const char *path);
 /* rst_done_object - count a restored object, note hard-link sources. */
 int rst_done_object(struct nsr_restore *r, const struct nsr_asm_file *f,

@@ -473,6 +473,7 @@ int session_recover_set(struct nsr_session_recover *sr, uint32_t ssid,
 	ro.exact = exact;
 	ro.conflict = o->conflict;
 	ro.keep_damaged = o->keep_damaged;
+	ro.workers = o->workers;
 	ro.to_fd = o->to_fd;
 	ro.out_fd = o->out_fd;
 	cb.restored = on_restored;

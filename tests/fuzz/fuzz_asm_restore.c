@@ -1,6 +1,7 @@
 /*
  * fuzz_asm_restore.c - the restore engine on hostile streams: each input
- * (after a first byte giving the piece size) is restored into a fresh
+ * (after a first byte giving the piece size and, by its lowest bit,
+ * whether two writer workers write the small files) is restored into a fresh
  * directory under $NSR_TEST_TMPDIR (or /tmp), which is then removed.  Any
  * crash or sanitizer report is a failure; so is a file appearing next to
  * the destination (the stream escaped it).
@@ -71,6 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&o, 0, sizeof(o));
 	o.dest = dest;
 	o.conflict = NSR_RESTORE_RENAME;
+	o.workers = (step & 16) ? 2 : 0; /* writer workers for half */
 	if (nsr_restore_new(&r, &o, NULL) == NSR_OK) {
 		for (size_t i = 0; i < size && rc == NSR_OK; i += step)
 			rc = nsr_restore_feed(r, data + i,

@@ -57,8 +57,8 @@ enum { OPT_PIPE = 0x100 };
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: recover [-fkqv] [-s server] [-c client] [-d dir] [-t "
-		"time] "
+		"usage: recover [-fkqv] [-j n] [-s server] [-c client] "
+		"[-d dir] [-t time] "
 		"[-i{nNyYrR}] -a path ...\n"
 		"       recover [-fkqv] [-s server] [-c client] [-d dir] [-t "
 		"time] [-i{nNyYrR}] [dir]\n"
@@ -79,6 +79,8 @@ static void usage(FILE *f)
 		"  -f          overwrite existing files (same as -iY)\n"
 		"  -k          keep a damaged file's bytes as name.damaged\n"
 		"              (default: remove it)\n"
+		"  -j N        N threads write small files (default 4; 1: "
+		"one)\n"
 		"  -s server   OpenNSR server (default: this host); -q quiet; "
 		"-v verbose\n"
 		"       recover [-q] [-s server] [-c client] [-t time] "
@@ -255,6 +257,7 @@ int main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	nsr_buf_init(&err, 0);
 	o.conflict = NSR_RESTORE_SKIP;
+	o.workers = 4;
 	ui.out = stdout;
 	/* options and paths before a "--", a --pipe command after it */
 	if (dd < argc) {
@@ -263,7 +266,7 @@ int main(int argc, char **argv)
 		argv[dd] = NULL;
 		argc = dd;
 	}
-	while ((opt = getopt_long(argc, argv, "s:c:d:t:i:S:afkqvh", lo,
+	while ((opt = getopt_long(argc, argv, "s:c:d:t:i:S:j:afkqvh", lo,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 's': o.server = optarg; break;
@@ -297,6 +300,18 @@ int main(int argc, char **argv)
 			break;
 		case 'f': o.conflict = NSR_RESTORE_OVERWRITE; break;
 		case 'k': o.keep_damaged = 1; break;
+		case 'j': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (end == optarg || *end || v < 1 || v > 64) {
+				fprintf(stderr, "recover: -j takes a number "
+						"of writer threads, 1 to 64\n");
+				return 2;
+			}
+			o.workers = (int)v;
+			break;
+		}
 		case 'S': {
 			char *end;
 			unsigned long v = strtoul(optarg, &end, 10);

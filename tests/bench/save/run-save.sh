@@ -62,46 +62,17 @@ done
 . "$(dirname "$0")/../datazone.sh"
 
 S=127.0.0.1
-# since T0 - seconds since T0.
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
 
 rm -rf "$ROOT" "$DIR/aftd" "$DIR/tar" "$DIR/out"
 mkdir -p "$ROOT" "$DIR/aftd" "$DIR/tar" "$DIR/out"
-"$BIN/nsrexecd" -b -s -R "$ROOT" >>"$DIR/out/daemons.log" 2>&1 || exit 1
-STARTED+=("$(cat "$ROOT/logs/nsrexecd.pid")")
-"$BIN/nsrd" -b -R "$ROOT" >>"$DIR/out/daemons.log" 2>&1 || exit 1
-STARTED+=("$(cat "$ROOT/logs/nsrd.pid")")
-printf 'create type: NSR device; name: aftd; media type: adv_file; device access information: %s\n' \
-	"$DIR/aftd" | "$BIN/nsradmin" -s $S -i - >/dev/null 2>&1
+aftd_zone "$DIR/out/daemons.log"
 
 # The data, made once (the same every time: kept if it is there).
-DATA=$DIR/data
-if [ ! -f "$DATA/.made-$NL-$LMB-$NS" ]; then
-	rm -rf "$DATA"
-	"$DATAPROG" make "$DATA" $NL "$LMB" "$NS" || exit 1
-	touch "$DATA/.made-$NL-$LMB-$NS"
-fi
-# bytes - the data bytes of the regular files under a directory.
-bytes() { find "$1" -type f -printf '%s\n' | awk '{s += $1} END {print s}'; }
+bench_data "$DATAPROG" $NL "$LMB" "$NS"
 LBYTES=$(bytes "$DATA/large")
 SBYTES=$(bytes "$DATA/small")
 
-if [ $DROP = 1 ]; then
-	COLD="drop_caches (root)"
-elif [ "$(id -u)" = 0 ]; then
-	COLD="per-file fadvise DONTNEED (-e: drop_caches skipped; inode and directory caches stay warm)"
-else
-	COLD="per-file fadvise DONTNEED (not root: drop_caches skipped; inode and directory caches stay warm)"
-fi
-# cold - an empty page cache for the data (as far as allowed).
-cold() {
-	sync
-	if [ $DROP = 1 ]; then
-		echo 3 >/proc/sys/vm/drop_caches
-	else
-		"$DATAPROG" evict "$DATA" >/dev/null
-	fi
-}
+cold_how "the data"
 # clean - delete the earlier output (outside the timed window), let the
 # disk settle, then a cold cache.
 clean() {
@@ -110,7 +81,7 @@ clean() {
 	rm -f "$DIR"/tar/*.tar
 	sync
 	sleep 2
-	cold
+	cold "$DATA"
 }
 # task NAME - run one task; prints its seconds.
 task() {
@@ -134,17 +105,7 @@ TASKS=(save-large tar-large save-small tar-small pipe-large)
 declare -A R
 echo "# $NL x $LMB MB and $NS files of 4-64 KiB ($SBYTES bytes); rounds $RUNS;"
 echo "# $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); cold cache: $COLD; $(date -u)"
-for r in $(seq 1 "$RUNS"); do
-	n=${#TASKS[@]}
-	order=""
-	for i in $(seq 0 $((n - 1))); do
-		t=${TASKS[$(( (i + r - 1) % n ))]}
-		order+="$t "
-		clean
-		R[$t]+="$(task "$t") "
-	done
-	echo "# round $r: $order"
-done
+rounds
 # incremental with nothing changed (warm cache, after a full)
 clean
 "$BIN/save" -s $S -q -l full -N small "$DATA/small" >"$DIR/out/full" 2>&1 ||
@@ -155,12 +116,6 @@ t0=$(now)
 	echo "# incr failed: $(head -3 "$DIR/out/incr")" >&2
 INCR=$(since "$t0")
 
-# med LIST - the median of the numbers.
-med() { tr ' ' '\n' <<<"$1" | awk 'NF' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-# mbs BYTES SECONDS - MB/s.
-mbs() { awk -v b="$1" -v t="$2" 'BEGIN { printf "%.1f", b / t / 1e6 }'; }
-# ratio A B - A / B.
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 sl=$(med "${R[save-large]}") tl=$(med "${R[tar-large]}")
 ss=$(med "${R[save-small]}") ts=$(med "${R[tar-small]}")
 pl=$(med "${R[pipe-large]}")

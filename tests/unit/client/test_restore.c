@@ -6,8 +6,11 @@
  */
 #include "nsr/compat.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -26,6 +29,9 @@
 #include "nsr_test.h"
 
 #define BIG_PART (1024 * 1024 + 3)
+
+/* Writer workers of every restore() (0: none); set by the setups. */
+static int g_workers;
 
 struct fixture {
 	char *tmp;
@@ -187,6 +193,18 @@ static int setup(void **state)
 	nsr_buf_init(&f->log, 0);
 	build_tree(f);
 	*state = f;
+	g_workers = 0;
+	return 0;
+}
+
+/* setup_workers - setup, and every restore with four writer workers:
+ * the same results, directories' metadata after their files (the tree
+ * has a read-only directory and directory times are compared), hard
+ * links after their targets, damaged files kept apart. */
+static int setup_workers(void **state)
+{
+	setup(state);
+	g_workers = 4;
 	return 0;
 }
 
@@ -272,13 +290,15 @@ static int restore(struct fixture *f, const void *data, size_t len,
 		   struct nsr_restore_stats *st)
 {
 	struct nsr_restore_cb cb = { 0 };
+	struct nsr_restore_opts wo = *o;
 	struct nsr_restore *r = NULL;
 	const char *c = data;
 	int rc = NSR_OK;
 
 	cb.error = rst_err;
 	cb.ctx = f;
-	assert_int_equal(nsr_restore_new(&r, o, &cb), NSR_OK);
+	wo.workers = g_workers;
+	assert_int_equal(nsr_restore_new(&r, &wo, &cb), NSR_OK);
 	for (size_t i = 0; i < len && rc == NSR_OK; i += step)
 		rc = nsr_restore_feed(r, c + i, NSR_MIN(step, len - i));
 	if (rc == NSR_OK)
@@ -984,6 +1004,188 @@ static void test_hostile_paths(void **state)
 	assert_int_equal(lstat(jp(f->tmp, "pwned2"), &st), -1);
 }
 
+/* ---- directories this restore made ---------------------------------- */
+
+/* enc_reg - a regular file record: data, then a hole of hole bytes. */
+static void enc_reg(struct nsr_asm_enc *e, const char *path, uint32_t mode,
+		    const char *data, uint64_t hole)
+{
+	struct nsr_asm_file fl;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.type = NSR_ASM_REG;
+	fl.path = path;
+	fl.mode = mode;
+	fl.uid = geteuid();
+	fl.gid = getegid();
+	fl.nlink = 1;
+	fl.size = strlen(data) + hole;
+	fl.mtime.tv_sec = 1600000000;
+	fl.mtime.tv_nsec = 123456789;
+	fl.atime = fl.mtime;
+	assert_int_equal(nsr_asm_enc_file(e, &fl, NULL), NSR_OK);
+	assert_int_equal(nsr_asm_enc_data(e, data, strlen(data)), NSR_OK);
+	if (hole)
+		assert_int_equal(nsr_asm_enc_hole(e, hole), NSR_OK);
+	assert_int_equal(nsr_asm_enc_file_end(e, 0), NSR_OK);
+}
+
+/* enc_d - a new stream in f->stream starting with directory /d. */
+static struct nsr_asm_enc *enc_d(struct fixture *f)
+{
+	struct nsr_asm_enc *e = NULL;
+	struct nsr_asm_header h = { 0, 0, 1, 1, "d", "/" };
+	struct nsr_asm_file fl;
+
+	nsr_buf_reset(&f->stream);
+	assert_int_equal(nsr_asm_enc_new(&e, NSR_ASM_CK_CRC32C, sink, f),
+			 NSR_OK);
+	assert_int_equal(nsr_asm_enc_header(e, &h), NSR_OK);
+	memset(&fl, 0, sizeof(fl));
+	fl.type = NSR_ASM_DIR;
+	fl.path = "/d";
+	fl.mode = 0755;
+	fl.uid = geteuid();
+	fl.gid = getegid();
+	fl.nlink = 2;
+	assert_int_equal(nsr_asm_enc_file(e, &fl, NULL), NSR_OK);
+	assert_int_equal(nsr_asm_enc_file_end(e, 0), NSR_OK);
+	return e;
+}
+
+/* dup_stream - /d (new to the restore), /d/f twice ("one", then "two"),
+ * /d/g (mode 0640, data then a trailing hole), /d/h (mode 0664, which
+ * the umask would narrow). */
+static void dup_stream(struct fixture *f)
+{
+	struct nsr_asm_enc *e = enc_d(f);
+
+	enc_reg(e, "/d/f", 0644, "one", 0);
+	enc_reg(e, "/d/f", 0644, "two", 0);
+	enc_reg(e, "/d/g", 0640, "gg", 100000);
+	enc_reg(e, "/d/h", 0664, "hh", 0);
+	assert_int_equal(nsr_asm_enc_end(e), NSR_OK);
+	nsr_asm_enc_free(e);
+}
+
+/* text_of - a small file's contents ("" if it cannot be read). */
+static const char *text_of(const char *dir, const char *name)
+{
+	static char b[64];
+	int fd = open(jp(dir, name), O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, b, sizeof(b) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	b[n > 0 ? n : 0] = '\0';
+	return b;
+}
+
+/* test_fresh_dir_conflicts - in a directory the restore made itself no
+ * name is looked up before a file is written, yet a name the stream
+ * brings twice still follows the policy; modes the umask would narrow,
+ * trailing holes and nanosecond times come out as saved. */
+static void test_fresh_dir_conflicts(void **state)
+{
+	static const int pol[3] = { NSR_RESTORE_SKIP, NSR_RESTORE_OVERWRITE,
+				    NSR_RESTORE_RENAME };
+	static const char *const want[3] = { "one", "two", "one" };
+	struct fixture *f = *state;
+	struct nsr_restore_stats rs;
+	struct nsr_restore_opts o = { 0 };
+	char dest[PATH_MAX], d[PATH_MAX];
+	mode_t old = umask(022);
+	struct stat st;
+
+	dup_stream(f);
+	for (int i = 0; i < 3; i++) {
+		assert_true(snprintf(dest, sizeof(dest), "%s/fresh%d", f->tmp,
+				     i) > 0);
+		assert_true(snprintf(d, sizeof(d), "%s/d", dest) > 0);
+		o.dest = dest;
+		o.conflict = pol[i];
+		nsr_buf_reset(&f->log);
+		assert_int_equal(restore(f, f->stream.data, f->stream.len,
+					 7, &o, &rs), NSR_OK);
+		assert_int_equal(rs.errors, 0);
+		assert_int_equal(rs.skipped, pol[i] == NSR_RESTORE_SKIP);
+		assert_int_equal(rs.files,
+				 pol[i] == NSR_RESTORE_SKIP ? 4 : 5);
+		assert_string_equal(text_of(d, "f"), want[i]);
+		if (pol[i] == NSR_RESTORE_RENAME)
+			assert_string_equal(text_of(d, "f.R"), "two");
+		else
+			assert_int_equal(lstat(jp(d, "f.R"), &st), -1);
+		assert_int_equal(lstat(jp(d, "g"), &st), 0);
+		assert_int_equal(st.st_size, 100002);
+		assert_int_equal(st.st_mode & 07777, 0640);
+		assert_int_equal(st.st_mtim.tv_nsec, 123456789);
+		assert_int_equal(lstat(jp(d, "h"), &st), 0);
+		assert_int_equal(st.st_mode & 07777, 0664);
+		assert_int_equal(lstat(jp(d, "f"), &st), 0);
+		assert_int_equal(st.st_mode & 07777, 0644);
+		assert_int_equal(st.st_mtim.tv_sec, 1600000000);
+		assert_int_equal(lstat(d, &st), 0);
+		assert_int_equal(st.st_mode & 07777, 0755);
+	}
+	umask(old);
+}
+
+/* test_error_names_file - a file that cannot be written (larger than
+ * RLIMIT_FSIZE; in a writer worker when there are some) is an error
+ * naming it, and so is one whose name is too long; nothing is left under
+ * a temporary name and the rest is restored. */
+static void test_error_names_file(void **state)
+{
+	static char big[100001];
+	struct fixture *f = *state;
+	struct nsr_asm_enc *e;
+	struct nsr_restore_stats rs;
+	struct nsr_restore_opts o = { 0 };
+	char dest[PATH_MAX], d[PATH_MAX], lng[NAME_MAX + 40];
+	struct rlimit old, lim;
+	struct dirent *de;
+	DIR *dir;
+	int n = 0, rc;
+
+	memset(big, 'b', sizeof(big) - 1);
+	memset(lng, 'x', sizeof(lng));
+	memcpy(lng, "/d/", 3);
+	lng[sizeof(lng) - 1] = '\0';
+	e = enc_d(f);
+	enc_reg(e, "/d/big", 0644, big, 0);
+	enc_reg(e, lng, 0644, "long", 0);
+	enc_reg(e, "/d/ok", 0644, "kept", 0);
+	assert_int_equal(nsr_asm_enc_end(e), NSR_OK);
+	nsr_asm_enc_free(e);
+
+	assert_true(snprintf(dest, sizeof(dest), "%s/err", f->tmp) > 0);
+	assert_true(snprintf(d, sizeof(d), "%s/d", dest) > 0);
+	o.dest = dest;
+	nsr_buf_reset(&f->log);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = 65536;
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	rc = restore(f, f->stream.data, f->stream.len, 65536, &o, &rs);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	assert_int_equal(rc, NSR_OK);
+	assert_int_equal(rs.errors, 2);
+	assert_int_equal(rs.files, 2); /* d and ok */
+	assert_non_null(strstr(f->log.data, "/d/big write "));
+	assert_non_null(strstr(f->log.data, lng));
+	assert_string_equal(text_of(d, "ok"), "kept");
+	dir = opendir(d);
+	assert_non_null(dir);
+	for (de = readdir(dir); de != NULL; de = readdir(dir))
+		n += strcmp(de->d_name, ".") != 0 &&
+		     strcmp(de->d_name, "..") != 0;
+	closedir(dir);
+	assert_int_equal(n, 1); /* ok alone */
+}
+
 /* ---- long paths and deep trees -------------------------------------- */
 
 /* putat - a file at fd/name with text. */
@@ -1187,9 +1389,35 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_long_paths, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_fresh_dir_conflicts,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_error_names_file, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_paths, setup,
 						teardown),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	const struct CMUnitTest with_workers[] = {
+		cmocka_unit_test_setup_teardown(test_round_trip_relocated,
+						setup_workers, teardown),
+		cmocka_unit_test_setup_teardown(test_one_byte_feeding,
+						setup_workers, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_corruption_reported_by_path, setup_workers,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_in_place, setup_workers,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_conflicts, setup_workers,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_long_paths,
+						setup_workers, teardown),
+		cmocka_unit_test_setup_teardown(test_fresh_dir_conflicts,
+						setup_workers, teardown),
+		cmocka_unit_test_setup_teardown(test_error_names_file,
+						setup_workers, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL) |
+	       cmocka_run_group_tests_name("restore with writer workers",
+					   with_workers, NULL, NULL);
 }
