@@ -8,7 +8,10 @@
 # the restore of one save set from an interleaved volume
 # (tests/bench/sessions: run-sessions.sh and bench_demux), and save
 # against tar for large and small files (tests/bench/save: run-save.sh;
-# cold cache with root).  Output goes to the terminal and to
+# cold cache with root), recover against tar -x (tests/bench/recover),
+# parallel save streams (tests/bench/pss), admission of many sessions
+# (tests/bench/admission), the client file index (tests/bench/index) and
+# save with TLS on and off (tests/bench/tls).  Output goes to the terminal and to
 # DIR/<name>.txt; the data lives under DIR too (default ./bench-results,
 # a few GB at full size).  Run it on a quiet machine and
 # compare ratios, not absolute figures, between machines.
@@ -29,17 +32,20 @@ BUILD=${NSR_BENCH_BUILD:-build-bench}
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DNSR_SANITIZE=OFF \
 	-DNSR_TESTS=ON -DNSR_BENCH=ON >/dev/null
 cmake --build "$BUILD" -j "$(nproc)" --target bench_mmdb bench_media \
-	bench_jobdb bench_jobd bench_demux bench_savedata nsrexecd nsrjobd \
+	bench_jobdb bench_jobd bench_demux bench_savedata bench_admission \
+	bench_index nsrexecd nsrjobd \
 	delayproxy save recover mminfo nsrd nsrmmdbd nsrindexd nsrsnmd nsrmmd \
 	nsrmm nsradmin
 B=$BUILD/tests/bench
 
 if [ $quick = 1 ]; then
 	mmdb="-n 20000 -q 200" media="-s 32 -r 3" jobs=100000 latency=-q
-	sessions=-q save=-q
+	sessions=-q save=-q recover=-q pss=-q admission=-q index="-n 100000"
+	tls=-q
 else
 	mmdb="-n 1000000 -q 2000" media="-s 256 -r 12" jobs=1000000 latency=""
-	sessions="-s 256 -r 3" save="-r 3"
+	sessions="-s 256 -r 3" save="-r 3" recover="-r 3" pss="-r 3"
+	admission="-r 3" index="-n 10000000" tls="-r 3"
 fi
 
 run() { # NAME COMMAND... - run, show and keep the output
@@ -50,7 +56,8 @@ run() { # NAME COMMAND... - run, show and keep the output
 }
 
 mkdir -p "$out/mmdb" "$out/media" "$out/jobdb" "$out/jobd" "$out/latency" \
-	"$out/sessions" "$out/demux" "$out/save"
+	"$out/sessions" "$out/demux" "$out/save" "$out/recover" "$out/pss" \
+	"$out/admission" "$out/index" "$out/tls"
 # shellcheck disable=SC2086 # the option strings are meant to split
 run mmdb "$B/bench_mmdb" $mmdb -d "$out/mmdb"
 # shellcheck disable=SC2086
@@ -72,4 +79,16 @@ run demux "$B/bench_demux" -d "$out/demux" -s 256 -r 5
 # shellcheck disable=SC2086
 run save ./tests/bench/save/run-save.sh $save -b "$BUILD/bin" \
 	-s "$B/bench_savedata" -d "$out/save"
+# shellcheck disable=SC2086
+run recover ./tests/bench/recover/run-recover.sh $recover -b "$BUILD/bin" \
+	-s "$B/bench_savedata" -d "$out/recover"
+# shellcheck disable=SC2086
+run pss ./tests/bench/pss/run-pss.sh $pss -b "$BUILD/bin" -d "$out/pss"
+# shellcheck disable=SC2086
+run admission ./tests/bench/admission/run-admission.sh $admission \
+	-b "$BUILD/bin" -t "$B" -d "$out/admission"
+# shellcheck disable=SC2086
+run index "$B/bench_index" $index -d "$out/index"
+# shellcheck disable=SC2086
+run tls ./tests/bench/tls/run-tls.sh $tls -b "$BUILD/bin" -d "$out/tls"
 echo "==> results in $out"
