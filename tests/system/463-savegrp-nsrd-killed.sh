@@ -31,14 +31,7 @@ done
 check "the client's first attempt failed" \
 	grep -q "group G1, client ghost.invalid" "$ROOT/logs/daemon.log"
 
-nsrd_pid=$(cat "$ROOT/logs/nsrd.pid")
-kill -KILL "$nsrd_pid"
-for i in $(seq 1 100); do kill -0 "$nsrd_pid" 2>/dev/null || break; sleep 0.1; done
-# nsrd's children stop when it dies (SIGTERM from the kernel): wait.
-for d in nsrmmdbd nsrindexd nsrjobd; do
-	p=$(cat "$ROOT/logs/$d.pid" 2>/dev/null)
-	for i in $(seq 1 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-done
+nsr_kill_nsrd
 nsr_start nsrd
 nsr_wait_answers nsrmmdbd nsrjobd nsrindexd
 

@@ -191,6 +191,19 @@ recovers_identical() {
 }
 
 # nsr_cleanup - stop every daemon we started (their children stop with them).
+# nsr_kill_nsrd - SIGKILL of nsrd; waits (10 s at most each) until it and
+# its database daemons, which the kernel stops when it dies, are gone.
+nsr_kill_nsrd() {
+	local d p i
+	p=$(cat "$ROOT/logs/nsrd.pid")
+	kill -KILL "$p"
+	for i in $(seq 1 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+	for d in nsrmmdbd nsrindexd nsrjobd; do
+		p=$(cat "$ROOT/logs/$d.pid" 2>/dev/null)
+		for i in $(seq 1 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+	done
+}
+
 nsr_cleanup() {
 	local p i
 	for (( i=${#PIDS[@]}-1; i>=0; i-- )); do
