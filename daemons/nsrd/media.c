@@ -19,6 +19,7 @@
 #include "nsr/size.h"
 #include "nsr/vol.h"
 #include "nsr/xmalloc.h"
+#include "devcache.h"
 #include "nsrd.h"
 
 /* find_device - the device resource named name, or the only one there is. */
@@ -63,6 +64,7 @@ static void set_mounted(struct nsrd *n, const char *devname, const char *volume,
 	static const char *const attrs[] = {"volume name", "volume pool"};
 	const char *vals[] = {volume, pool};
 
+	devcache_vol_forget(NULL);
 	for (size_t i = 0; i < NSR_ARRAY_SIZE(attrs); i++) {
 		const struct nsr_res *dev =
 			nsrd_res_find1(n, "NSR device", devname);
@@ -715,6 +717,7 @@ int nsrd_vol_mode(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 			       mmdb_clnt_errmsg(mc));
 		goto out;
 	}
+	devcache_vol_forget(a->volume);
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	nsr_info("volume %s marked %s", a->volume, a->mode);
 out:
@@ -847,6 +850,7 @@ static int delete_ss(struct nsrd *n, uint32_t ssid, const char *client,
 		return -1;
 	}
 	if (rc == NSR_OK) {
+		devcache_vol_forget(NULL); /* its volumes may not be full */
 		if (free_ss_space(n, mc, ssid, st) != 0)
 			return -1;
 		rc = mmdb_clnt_ss_delete(mc, ssid);
@@ -943,6 +947,7 @@ int nsrd_vol_delete(void *ctx, void *argp, void *resp,
 		long i;
 
 		rc = mmdb_clnt_vol_delete(mc, a->volume);
+		devcache_vol_forget(a->volume);
 		nsr_res_set1(q, "type", "NSR device");
 		nsr_res_set1(q, "volume name", a->volume);
 		i = nsr_resdb_find(n->res, q, 0);
