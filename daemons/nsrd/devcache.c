@@ -146,7 +146,8 @@ void devcache_mover_forget(const char *device, pid_t pid)
 	for (size_t i = 0; i < MOVERS_MAX; i++) {
 		struct mover_entry *m = &g_movers[i];
 
-		if (m->device[0] && (!device || strcmp(m->device, device) == 0) &&
+		if (m->device[0] &&
+		    (!device || strcmp(m->device, device) == 0) &&
 		    (!pid || m->pid == pid))
 			m->device[0] = '\0';
 	}

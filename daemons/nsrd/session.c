@@ -12,10 +12,13 @@
  * nsrmmdbd's group commit instead of paying one fsync after another while
  * every other start waits.  The mover request stays under the mutex: the
  * storage node picks a mover by the load nsrd reports, which must count
- * every session before it.  SAVE_END marks the save set complete and
- * browsable only after the client reported the data and the index
- * durable; a failed save leaves the save set aborted and the job failed,
- * with the reason.
+ * every session before it; but a local mover that already serves
+ * sessions of nsrd's below its target sessions takes one more without a
+ * question (devcache.h), and the device's volume record is read once per
+ * DEVCACHE_VOL_TTL_MS, not once per start.  SAVE_END marks the save
+ * set complete and browsable only after the client reported the data
+ * and the index durable; a failed save leaves the save set aborted and
+ * the job failed, with the reason.
  * RECOVER_START finds the fragments of a save set and, for each, the mover
  * of the device its volume is mounted on.  NEXT_VOLUME tells the client
  * of a save whose volume filled up where the save set continues (the
