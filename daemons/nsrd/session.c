@@ -1112,6 +1112,10 @@ int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	int browsable = a->status == 0;
 
 	NSR_UNUSED(call);
+	/* A failed save may have filled its volume (a full AFTD fails the
+	 * session): what nsrd remembers of volumes is read again. */
+	if (!ok)
+		devcache_vol_forget(NULL);
 	mc = n->mmdb;
 	if (mmdb_clnt_ss_get(mc, a->ssid, &ss) != NSR_OK) {
 		nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
