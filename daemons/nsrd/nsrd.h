@@ -283,6 +283,9 @@ int nsrd_status(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
  * settled, -1 = a peer does not answer yet (try again later). */
 int nsrd_label_finish(struct nsrd *n, const char *line);
 int nsrd_delete_finish(struct nsrd *n, const char *line);
+/* nsrd_voldelete_finish - finish a volume delete (the intent line is the
+ * volume's name): 0 = done, -1 = try again later. */
+int nsrd_voldelete_finish(struct nsrd *n, const char *line);
 
 /* sched.c: the scheduler (groups, savegrp) */
 /* nsrd_sched_start - start the scheduler thread once the databases
