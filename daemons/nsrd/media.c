@@ -882,8 +882,10 @@ static int delete_ss(struct nsrd *n, uint32_t ssid, const char *client,
 			return -1;
 		}
 	}
-	/* The file index entries go with the save set. */
-	if (nsr_ixclnt_delete(n->ix, client, ssid) != NSR_OK) {
+	/* The file index entries go with the save set (none left: an
+	 * earlier try removed them, or they expired with browse time). */
+	rc = nsr_ixclnt_delete(n->ix, client, ssid);
+	if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND) {
 		nsr_warn("save set %u deleted, but its index entries of "
 			 "client %s remain until nsrindexd answers: %s", ssid,
 			 client, nsr_ixclnt_errmsg(n->ix));
