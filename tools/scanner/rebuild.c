@@ -21,6 +21,7 @@
 #include "nsr/vol.h"
 
 #include "rebuild.h"
+#include "scan.h"
 
 /* add_volume - the volume record, unless the database has it. */
 static int add_volume(struct mmdb_clnt *c, enum nsr_dev_type type,
@@ -59,14 +60,6 @@ static int add_volume(struct mmdb_clnt *c, enum nsr_dev_type type,
 	}
 	printf("scanner: volume %s added to the media database\n", l->name);
 	return 0;
-}
-
-/* frag_flags - MMDB_FRAG_* of a fragment. */
-static uint32_t frag_flags(const struct scan_ss *s)
-{
-	if (s->span.frag_seq == 0)
-		return s->has_end ? MMDB_FRAG_COMPLETE : MMDB_FRAG_HEAD;
-	return s->has_end ? MMDB_FRAG_TAIL : MMDB_FRAG_MIDDLE;
 }
 
 /* restore_ss - re-create a save set the database lost, from what the
@@ -190,17 +183,8 @@ static int add_frag(struct mmdb_clnt *c, const struct scan_result *res,
 		if (memcmp(have[i].volid, res->label.volid, 16) == 0 &&
 		    have[i].seq == s->span.frag_seq)
 			return 0; /* already recorded */
-	memset(&f, 0, sizeof(f));
-	f.ssid = s->hdr.ssid;
-	f.cloneid = n ? have[0].cloneid : (uint32_t)s->hdr.savetime;
-	memcpy(f.volid, res->label.volid, 16);
-	f.seq = s->frag.frag_seq;
-	f.ss_offset = s->frag.ss_offset;
-	f.size = s->frag.size;
-	f.file = s->frag.file;
-	f.record = s->frag.record;
-	f.offset = s->frag.offset;
-	f.flags = frag_flags(s);
+	scan_fragment(res, s, n ? have[0].cloneid : (uint32_t)s->hdr.savetime,
+		      &f);
 	if (mmdb_clnt_frag_add(c, &f) != NSR_OK) {
 		fprintf(stderr, "scanner: cannot add the fragment of save set "
 			"%u: %s\n", s->hdr.ssid, mmdb_clnt_errmsg(c));
