@@ -41,9 +41,11 @@ struct nsr_buf;
 #define NSR_BOOT_MMDB "mmdb"	    /* media database snapshot in it */
 #define NSR_BOOT_JOBSDB "jobsdb"    /* jobs database copy in it */
 
-/* nsr_boot_lock - take <root>/bootstrap.lock (one bootstrap at a time);
- * *fd gets the lock's descriptor.  NSR_ERR_BUSY if another holds it. */
-int nsr_boot_lock(const char *root, int *fd, struct nsr_buf *err);
+/* nsr_boot_lock - take <root>/bootstrap.lock (one bootstrap at a time),
+ * waiting up to wait_ms for another holder to let go; *fd gets the lock's
+ * descriptor.  NSR_ERR_BUSY if another still holds it. */
+int nsr_boot_lock(const char *root, unsigned wait_ms, int *fd,
+		  struct nsr_buf *err);
 /* nsr_boot_unlock - give the lock back. */
 void nsr_boot_unlock(int fd);
 /* nsr_boot_prepare - an empty <root>/bootstrap (what an earlier, failed

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nsr/boot.h"
@@ -17,10 +18,15 @@
 #include "nsr/err.h"
 #include "nsr/fileio.h"
 
+#define BOOT_LOCK_POLL_MS 200
+
 /* nsr_boot_lock - <root>/bootstrap.lock, held with flock. */
-int nsr_boot_lock(const char *root, int *fd, struct nsr_buf *err)
+int nsr_boot_lock(const char *root, unsigned wait_ms, int *fd,
+		  struct nsr_buf *err)
 {
 	char *path = nsr_path_join(root, NSR_BOOT_DIR ".lock");
+	const struct timespec poll = {0, BOOT_LOCK_POLL_MS * 1000000L};
+	unsigned waited = 0;
 	int f;
 
 	*fd = -1;
@@ -31,6 +37,11 @@ int nsr_boot_lock(const char *root, int *fd, struct nsr_buf *err)
 		nsr_buf_addf(err, "cannot open %s: %s", path, strerror(errno));
 		free(path);
 		return NSR_ERR_SYSTEM;
+	}
+	while (flock(f, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK &&
+	       waited < wait_ms) {
+		nanosleep(&poll, NULL);
+		waited += BOOT_LOCK_POLL_MS;
 	}
 	if (flock(f, LOCK_EX | LOCK_NB) != 0) {
 		nsr_buf_addf(err, "another bootstrap of %s is under way (%s "

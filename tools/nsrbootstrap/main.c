@@ -20,6 +20,10 @@
 #include "nsr/mmdb_clnt.h"
 #include "nsr/session.h"
 
+/* How long to wait for another bootstrap of the root (two groups that
+ * end together each start one). */
+#define NSRBOOTSTRAP_LOCK_WAIT_MS (10 * 60 * 1000)
+
 struct opts {
 	const char *root;   /* -R */
 	const char *server; /* -s */
@@ -182,7 +186,7 @@ int main(int argc, char **argv)
 		o.client = host;
 	nsr_buf_init(&err, 0);
 	memset(&r, 0, sizeof(r));
-	rc = nsr_boot_lock(o.root, &lock, &err);
+	rc = nsr_boot_lock(o.root, NSRBOOTSTRAP_LOCK_WAIT_MS, &lock, &err);
 	if (rc == NSR_OK)
 		rc = nsr_boot_prepare(o.root, &stage, &err);
 	if (rc == NSR_OK)

@@ -75,7 +75,7 @@ static void test_stage_then_install(void **state)
 	snprintf(p, sizeof(p), "%s/index/c1/link", old);
 	assert_int_equal(symlink("/etc/passwd", p), 0);
 
-	assert_int_equal(nsr_boot_lock(old, &lock, &err), NSR_OK);
+	assert_int_equal(nsr_boot_lock(old, 0, &lock, &err), NSR_OK);
 	assert_int_equal(nsr_boot_prepare(old, &stage, &err), NSR_OK);
 	/* what the daemons write */
 	nsr_test_mkfile(stage, NSR_BOOT_MMDB, "snapshot");
@@ -127,12 +127,12 @@ static void test_lock_excludes(void **state)
 
 	NSR_UNUSED(state);
 	nsr_buf_init(&err, 0);
-	assert_int_equal(nsr_boot_lock(root, &a, &err), NSR_OK);
-	assert_int_equal(nsr_boot_lock(root, &b, &err), NSR_ERR_BUSY);
+	assert_int_equal(nsr_boot_lock(root, 0, &a, &err), NSR_OK);
+	assert_int_equal(nsr_boot_lock(root, 400, &b, &err), NSR_ERR_BUSY);
 	assert_int_equal(b, -1);
 	assert_non_null(strstr(err.data, "another bootstrap"));
 	nsr_boot_unlock(a);
-	assert_int_equal(nsr_boot_lock(root, &b, &err), NSR_OK);
+	assert_int_equal(nsr_boot_lock(root, 0, &b, &err), NSR_OK);
 	nsr_boot_unlock(b);
 	nsr_buf_release(&err);
 	nsr_test_rmrf(root);
