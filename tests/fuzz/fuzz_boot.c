@@ -53,7 +53,8 @@ static int count(const char *dir, const char *const *keep)
 	if (d == NULL)
 		return 0;
 	while ((de = readdir(d)) != NULL) {
-		int kept = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
+		int kept = !strcmp(de->d_name, ".") ||
+			   !strcmp(de->d_name, "..");
 
 		for (size_t i = 0; keep && keep[i]; i++)
 			kept |= strcmp(de->d_name, keep[i]) == 0;
