@@ -10,6 +10,7 @@
 
 #include <unistd.h>
 
+#include "nsr/boot.h"
 #include "nsr/daemon.h"
 #include "nsr/err.h"
 #include "nsr/fileio.h"
@@ -41,4 +42,10 @@ void nsrd_bootstrap_after_group(struct nsrd *n, const char *group)
 		nsr_info("group %s: bootstrap save started (nsrbootstrap, "
 			 "pid %ld)", group, (long)pid);
 	free(prog);
+}
+
+/* nsrd_bootstrap_is - the name of a bootstrap save set. */
+int nsrd_bootstrap_is(const char *name)
+{
+	return strcmp(name, NSR_BOOT_SSNAME) == 0;
 }

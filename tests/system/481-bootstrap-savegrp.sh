@@ -2,7 +2,8 @@
 # 481-bootstrap-savegrp: nsrd saves a bootstrap after each group run.  A
 # group of one client runs (savegrp, on the test clock); once the run has
 # ended, nsrd starts nsrbootstrap, and mminfo -B lists a bootstrap of the
-# server saved after the client's save set.  A second run gives a second
+# server saved after the client's save set; jobquery shows its bootstrap
+# save job.  A second run gives a second
 # bootstrap.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 481-bootstrap-savegrp
@@ -44,6 +45,10 @@ check "the bootstrap comes after the client's save set" \
 	test "$(awk 'NR > 1 {print $1}' "$W/order.out" | tail -1)" = bootstrap
 check "it is the server's, at level full" \
 	grep -q "^bootstrap *full *$C\$" "$W/order.out"
+
+printf 'print type: bootstrap save job\n' | "$BIN/jobquery" -s $S >"$W/jobs.out" 2>&1
+check "its job is a completed bootstrap save job" \
+	grep -qi "bootstrap save completed (no file index entries" "$W/jobs.out"
 
 echo more >"$W/data/g"
 timeout 300 "$BIN/savegrp" -s $S G1 >"$W/g2.out" 2>&1
