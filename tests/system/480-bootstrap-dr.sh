@@ -6,7 +6,10 @@
 # -avot, nsrinfo of both clients and a browse with recover equal what they
 # were; a file recovers.  Refusals: nsrdr into a root that is not empty
 # (exit 3) and from a volume without a bootstrap (exit 1, saying what to
-# do).
+# do).  Last, the server is lost again and rebuilt from the volumes alone
+# (a new datazone, scanner -m -i): nsrinfo and the browse equal what they
+# were, mminfo -avot too but for the flags (cS: scanned in), and the
+# bootstraps got no index entries.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 480-bootstrap-dr
 S=127.0.0.1
@@ -60,6 +63,16 @@ snap() {
 	printf 'cd %s\nls\nversions a\ncd d\nls\n' "$W/t1" |
 		"$BIN/recover" -s $S -c "$C1" >"$W/$1.browse" 2>&1
 }
+stop_all() {
+	for (( i=${#PIDS[@]}-1; i>=0; i-- )); do kill -TERM "${PIDS[$i]}"; done
+	for p in "${PIDS[@]}"; do
+		for i in $(seq 1 100); do
+			kill -0 "$p" 2>/dev/null || break; sleep 0.1
+		done
+	done
+	PIDS=()
+}
+
 snap before
 check "mminfo -avot lists 5 save sets, the bootstrap's complete, not browsable" \
 	test "$(awk 'NR > 1' "$W/before.mminfo" | wc -l)" = 5 -a \
@@ -68,11 +81,7 @@ check "nsrinfo lists client 2's file" grep -q "^$W/t2/c, " \
 	"$W/before.info2"
 
 # The loss: stop everything, forget the old root.
-for (( i=${#PIDS[@]}-1; i>=0; i-- )); do kill -TERM "${PIDS[$i]}"; done
-for p in "${PIDS[@]}"; do
-	for i in $(seq 1 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-done
-PIDS=()
+stop_all
 
 ROOT=$(mktemp -d "${NSR_TEST_TMPDIR:-/tmp}/480-new.XXXXXX")
 export NSR_ROOT=$ROOT
@@ -113,5 +122,37 @@ check "mminfo -B lists the bootstrap after the recovery" \
 	cmp "$W/mmB.out" "$W/mmB2.out"
 check "a new bootstrap on the recovered server" \
 	"$BIN/nsrbootstrap" -q -s $S
-if [ "$FAILED" = 0 ] && [ -z "${NSR_KEEP:-}" ]; then rm -rf "$W" "$OLD"; fi
+snap before2
+
+# Lost again, and this time no bootstrap is used: a new root, a new
+# datazone (its own CA), the devices, scanner -m -i on each volume.
+stop_all
+DR=$ROOT
+ROOT=$(mktemp -d "${NSR_TEST_TMPDIR:-/tmp}/480-vol.XXXXXX")
+export NSR_ROOT=$ROOT
+nsr_start_datazone
+nsr_device aftd1 adv_file "$W/aftd1"
+nsr_device aftd2 adv_file "$W/aftd2"
+check "scanner -m -i on the bootstrap volume" \
+	"$BIN/scanner" -q -m -i -s $S "$W/aftd1"
+check "scanner -m -i on the other volume" \
+	"$BIN/scanner" -q -m -i -s $S "$W/aftd2"
+snap vol
+for f in info1 info2 browse; do
+	if cmp -s "$W/before2.$f" "$W/vol.$f"; then
+		ok "$f from the volumes alone equals before"
+	else
+		fail "$f from the volumes alone equals before"
+		diff "$W/before2.$f" "$W/vol.$f" | head -20 | sed 's/^/# /'
+	fi
+done
+# mminfo: the same, but every save set's flags say "scanned in" (cS)
+nofl() { awk '{ $9 = "-"; print }' "$1"; }  # size is two fields
+check "mminfo -avot from the volumes alone: the same but the flags" \
+	cmp <(nofl "$W/before2.mminfo") <(nofl "$W/vol.mminfo")
+check "... which are cS for all 6 save sets" \
+	test "$(awk 'NR > 1 && $9 == "cS"' "$W/vol.mminfo" | wc -l)" = 6
+if [ "$FAILED" = 0 ] && [ -z "${NSR_KEEP:-}" ]; then
+	rm -rf "$W" "$OLD" "$DR"
+fi
 nsr_done

@@ -14,6 +14,7 @@
  */
 #include "nsr/compat.h"
 
+#include "nsr/boot.h"
 #include "nsr/buf.h"
 #include "nsr/err.h"
 #include "nsr/mmdb.h"
@@ -82,8 +83,10 @@ static int restore_ss(struct mmdb_clnt *c, const struct scan_ss *s,
 	ss->ssretent = s->hdr.retention_time;
 	ss->flags = MMDB_SS_SCANNED;
 	if (s->has_end && s->tail.status != NSR_VOL_SS_ABORTED) {
-		ss->flags |=
-			MMDB_SS_FINISHED | MMDB_SS_VALID | MMDB_SS_BROWSABLE;
+		ss->flags |= MMDB_SS_FINISHED | MMDB_SS_VALID;
+		/* a bootstrap is never browsable: it has no index entries */
+		if (strcmp(s->hdr.name, NSR_BOOT_SSNAME) != 0)
+			ss->flags |= MMDB_SS_BROWSABLE;
 		if (s->tail.status == NSR_VOL_SS_SUSPECT)
 			ss->flags |= MMDB_SS_SUSPECT;
 		ss->totalsize = s->tail.bytes;
@@ -117,7 +120,9 @@ static void complete_ss(struct mmdb_clnt *c, const struct scan_ss *s,
 	    s->tail.status == NSR_VOL_SS_ABORTED)
 		return;
 	ss->flags &= ~(uint32_t)MMDB_SS_INCOMPLETE;
-	ss->flags |= MMDB_SS_FINISHED | MMDB_SS_VALID | MMDB_SS_BROWSABLE;
+	ss->flags |= MMDB_SS_FINISHED | MMDB_SS_VALID;
+	if (strcmp(s->hdr.name, NSR_BOOT_SSNAME) != 0)
+		ss->flags |= MMDB_SS_BROWSABLE;
 	ss->totalsize = s->tail.bytes;
 	ss->nfiles = s->tail.files;
 	if (mmdb_clnt_ss_update(c, ss) != NSR_OK)
