@@ -63,6 +63,19 @@ snap() {
 	printf 'cd %s\nls\nversions a\ncd d\nls\n' "$W/t1" |
 		"$BIN/recover" -s $S -c "$C1" >"$W/$1.browse" 2>&1
 }
+# same A B WHEN WHAT... - each snapshot part WHAT of A equals B's.
+same() {
+	local a=$1 b=$2 when=$3 f
+	shift 3
+	for f in "$@"; do
+		if cmp -s "$W/$a.$f" "$W/$b.$f"; then
+			ok "$f $when equals before"
+		else
+			fail "$f $when equals before"
+			diff "$W/$a.$f" "$W/$b.$f" | head -20 | sed 's/^/# /'
+		fi
+	done
+}
 stop_all() {
 	for (( i=${#PIDS[@]}-1; i>=0; i-- )); do kill -TERM "${PIDS[$i]}"; done
 	for p in "${PIDS[@]}"; do
@@ -106,14 +119,7 @@ check "the old root's CA came back" cmp "$OLD/tls/ca.pem" "$ROOT/tls/ca.pem"
 
 nsr_start_datazone
 snap after
-for f in mminfo info1 info2 browse; do
-	if cmp -s "$W/before.$f" "$W/after.$f"; then
-		ok "$f after the recovery equals before"
-	else
-		fail "$f after the recovery equals before"
-		diff "$W/before.$f" "$W/after.$f" | head -20 | sed 's/^/# /'
-	fi
-done
+same before after "after the recovery" mminfo info1 info2 browse
 "$BIN/recover" -s $S -q -a -d "$W/r1" "$W/t1" >"$W/rec.out" 2>&1
 check "recover -a of client 1's tree after the recovery" test $? = 0
 check "it is the tree as saved" "$BIN/nsrtreecmp" "$W/t1" "$W/r1$W/t1"
@@ -138,14 +144,7 @@ check "scanner -m -i on the bootstrap volume" \
 check "scanner -m -i on the other volume" \
 	"$BIN/scanner" -q -m -i -s $S "$W/aftd2"
 snap vol
-for f in info1 info2 browse; do
-	if cmp -s "$W/before2.$f" "$W/vol.$f"; then
-		ok "$f from the volumes alone equals before"
-	else
-		fail "$f from the volumes alone equals before"
-		diff "$W/before2.$f" "$W/vol.$f" | head -20 | sed 's/^/# /'
-	fi
-done
+same before2 vol "from the volumes alone" info1 info2 browse
 # mminfo: the same, but every save set's flags say "scanned in" (cS)
 nofl() { awk '{ $9 = "-"; print }' "$1"; }  # size is two fields
 check "mminfo -avot from the volumes alone: the same but the flags" \
