@@ -87,9 +87,11 @@ static void build(const char *stage, const char *outside,
 		  const uint8_t *data, size_t size)
 {
 	char cur[4096];
-	size_t depth = 0;
+	size_t depth = 0, n = strlen(stage);
 
-	snprintf(cur, sizeof(cur), "%s", stage);
+	if (n >= sizeof(cur))
+		return;
+	memcpy(cur, stage, n + 1);
 	for (size_t i = 0; i + 1 < size; i += 2) {
 		const char *name = names[data[i + 1] % NSR_ARRAY_SIZE(names)];
 		char p[4200];
