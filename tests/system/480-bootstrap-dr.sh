@@ -3,7 +3,8 @@
 # incr of one, a full of the other) and a bootstrap (nsrbootstrap), listed
 # by mminfo -B; then the server is lost: every daemon stopped, a brand-new
 # root.  nsrdr on it from the bootstrap's volume; nsrd starts, and mminfo
-# -avot, nsrinfo of both clients and a browse with recover equal what they
+# -avot, mminfo -m (the volumes' written figures, with the bootstrap's
+# bytes), nsrinfo of both clients and a browse with recover equal what they
 # were; a file recovers.  Refusals: nsrdr into a root that is not empty
 # (exit 3) and from a volume without a bootstrap (exit 1, saying what to
 # do).  Last, the server is lost again and rebuilt from the volumes alone
@@ -58,6 +59,7 @@ check "the staging directory is gone" test ! -e "$OLD/bootstrap"
 
 snap() {
 	"$BIN/mminfo" -s $S -avot >"$W/$1.mminfo" 2>&1
+	"$BIN/mminfo" -s $S -m >"$W/$1.media" 2>&1
 	"$BIN/nsrinfo" -s $S "$C1" >"$W/$1.info1" 2>&1
 	"$BIN/nsrinfo" -s $S "$C2" >"$W/$1.info2" 2>&1
 	printf 'cd %s\nls\nversions a\ncd d\nls\n' "$W/t1" |
@@ -119,7 +121,7 @@ check "the old root's CA came back" cmp "$OLD/tls/ca.pem" "$ROOT/tls/ca.pem"
 
 nsr_start_datazone
 snap after
-same before after "after the recovery" mminfo info1 info2 browse
+same before after "after the recovery" mminfo media info1 info2 browse
 "$BIN/recover" -s $S -q -a -d "$W/r1" "$W/t1" >"$W/rec.out" 2>&1
 check "recover -a of client 1's tree after the recovery" test $? = 0
 check "it is the tree as saved" "$BIN/nsrtreecmp" "$W/t1" "$W/r1$W/t1"
