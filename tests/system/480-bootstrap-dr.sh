@@ -50,6 +50,7 @@ rc=$?
 check "nsrbootstrap: exit 0 (got $rc)" test $rc = 0
 check "it names the save set" grep -q "bootstrap save set [0-9]* of" \
 	"$W/boot.out"
+BOOT=$(sed -n 's/.*bootstrap save set \([0-9]*\) of.*/\1/p' "$W/boot.out")
 "$BIN/mminfo" -s $S -B >"$W/mmB.out" 2>&1
 check "mminfo -B lists one bootstrap" \
 	test "$(grep -c ' full .*Disk.001' "$W/mmB.out")" = 1
@@ -113,6 +114,9 @@ check "nsrdr from a volume without a bootstrap: exit 1 (got $rc)" \
 	test $rc = 1
 check "it says so and what to do" grep -q "scanner -m -i" "$W/dr2.out"
 
+"$BIN/nsrdr" -l -d "$W/aftd1" >"$W/list.out" 2>&1
+check "nsrdr -l lists the bootstrap, whole: exit $?" \
+	grep -q "ssid $BOOT  client $C1  whole\$" "$W/list.out"
 "$BIN/nsrdr" -R "$ROOT" -d "$W/aftd1" >"$W/dr.out" 2>&1
 rc=$?
 check "nsrdr from the bootstrap volume: exit 0 (got $rc)" test $rc = 0
