@@ -295,6 +295,13 @@ void nsrd_sched_stop(struct nsrd *n);
 /* nsrd_savegrp - SAVEGRP: run a group now, or preview it. */
 int nsrd_savegrp(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 
+/* bootstrap.c: nsrd_bootstrap_after_group - start a bootstrap save
+ * (nsrbootstrap) after a run of group; nsrd does not wait for it. */
+void nsrd_bootstrap_after_group(struct nsrd *n, const char *group);
+/* nsrd_bootstrap_is - is a save set of this name a bootstrap (its job a
+ * bootstrap save job, no index entries expected)? */
+int nsrd_bootstrap_is(const char *name);
+
 /* intent.c */
 /* nsrd_intent_add - durably list line under kind ("label", "delete")
  * before the operation it names starts; NSR_OK or an error (logged). */
