@@ -39,6 +39,8 @@
  * caller.  Only AFTD movers stripe (a tape or vtape session, which may
  * span, stays on one connection); a connection that cannot be added is
  * done without; any connection failing during the session fails it.
+ * Test knob: NSR_TEST_MMD_BAD_TOKEN=1 spoils the token joins show, so
+ * the mover refuses them.
  * A recover: nsr_mmd_read_open(m, ssid, frags, n, err), then
  * nsr_mmd_read_next(m, ...) until *eof.  A mover reads only the fragments
  * on its own volume: for a save set on several volumes, read each run of

@@ -4,7 +4,8 @@
 # connections, the mover logs three joins, and the tree recovers
 # identical; the save set is exactly as large as the same tree saved over
 # one connection (--stripes=1, a name of the same length), and
-# NSR_MMD_STRIPES=3 sets the number the same way.  Through the benchmark's delaying proxy (delayproxy -V: every
+# NSR_MMD_STRIPES=3 sets the number the same way.  Joins that show a
+# wrong token are refused (the save stays on one connection).  Through the benchmark's delaying proxy (delayproxy -V: every
 # connection of save goes through it, 20 ms round trip, 1 MiB window per
 # connection) a striped save opens four connections to the mover's port
 # and recovers identical.  A vtape's mover does not stripe (its sessions
@@ -62,6 +63,17 @@ check "NSR_MMD_STRIPES=3 save exits 0 over 3 connections" \
 	grep -q "over 3 connections" "$W/s3.out"
 "$BIN/save" -s $S -v -N bad --stripes=17 "$T" >"$W/s17.out" 2>&1
 check "save --stripes=17 is a usage error (exit 2)" test $? -eq 2
+
+# --- a wrong token is refused ----------------------------------------------
+NSR_TEST_MMD_BAD_TOKEN=1 "$BIN/save" -s $S -v -N badtok --stripes=4 \
+	"$T/d" >"$W/sb.out" 2>&1
+check "a save whose joins show a wrong token exits 0" test $? -eq 0
+check "and stays on one connection" \
+	sh -c "! grep -q 'connections' '$W/sb.out'"
+check "the mover refused the joins, saying why" \
+	grep -q "refused a connection .* with that token" "$ROOT/logs/daemon.log"
+check "the save set recovers identical" \
+	recovers_identical "$T/d" -S "$(ssid_of badtok)"
 
 # --- through a delaying proxy -------------------------------------------------
 DP=$BIN/../tests/bench/delayproxy

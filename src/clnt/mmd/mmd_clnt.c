@@ -466,6 +466,8 @@ static int join(struct nsr_mmd *m, const mmd_stripe_res *sr,
 	memset(&r, 0, sizeof(r));
 	a.ssid = m->hdr.ssid;
 	memcpy(a.token, sr->token, sizeof(a.token));
+	if (getenv("NSR_TEST_MMD_BAD_TOKEN"))
+		a.token[0] ^= 1; /* tests: the mover must refuse the join */
 	rc = nsr_rpc_call(c, MMD_SS_JOIN, NSR_XDR(xdr_mmd_join_args), &a,
 			  NSR_XDR(xdr_nsr_void_res), &r);
 	if (rc != NSR_OK)
