@@ -52,8 +52,7 @@ int mmd_reorder_check(const struct mmd_reorder *r, uint64_t seq, size_t len)
 }
 
 /* mmd_reorder_put - hold chunk seq until its turn. */
-int mmd_reorder_put(struct mmd_reorder *r, uint64_t seq, void *data,
-		    size_t len)
+int mmd_reorder_put(struct mmd_reorder *r, uint64_t seq, void *data, size_t len)
 {
 	struct mmd_reorder_slot *s;
 	int rc = mmd_reorder_check(r, seq, len);

@@ -31,11 +31,11 @@ struct mmd_reorder_slot {
 };
 
 struct mmd_reorder {
-	uint64_t next;	    /* number of the next chunk to leave */
+	uint64_t next;	     /* number of the next chunk to leave */
 	unsigned max_chunks; /* slots: chunks next .. next + max - 1 */
 	uint64_t max_bytes;  /* bytes held at most (but see above) */
-	uint64_t bytes;	    /* bytes held now */
-	unsigned held;	    /* chunks held now */
+	uint64_t bytes;	     /* bytes held now */
+	unsigned held;	     /* chunks held now */
 	struct mmd_reorder_slot *slot; /* by seq % max_chunks */
 };
 

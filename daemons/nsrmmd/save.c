@@ -19,6 +19,11 @@
  * This mover never talks to another mover.  A full AFTD fails the session
  * (the disk is full, not the medium).
  *
+ * Striping (stripe.c): an AFTD session's data calls may come over several
+ * connections; they reach mmd_save_chunk in seq order, and every use of
+ * such a session holds its stripe's mutex (MMD_SS_SYNC waits there for
+ * the calls before it).
+ *
  * Invariants:
  *  1. a fragment is reported to nsrmmdbd only after nsr_vol_session_end
  *     or nsr_vol_session_eom returned NSR_OK (the data is durable);
@@ -268,17 +273,18 @@ static void volume_full(struct mmd *m, struct mmd_save *s)
 	if (rc != NSR_OK)
 		nsr_warn("cannot mark volume %s full in the media database: %s",
 			 s->volname, why.data);
-	mmd_save_fail(s, NSR_ERR_EOM,
-		  nsr_xasprintf(
-			  "volume %s in device %s is full: save set %u "
-			  "(%s:%s) got %llu of the %llu bytes received "
-			  "so far onto it; the "
-			  "volume is marked full and the save set failed: "
-			  "label or mount another volume of pool %s and "
-			  "run it again",
-			  s->volname, m->dev_name, s->hdr.ssid, s->hdr.client,
-			  s->hdr.name, (unsigned long long)frag.size,
-			  (unsigned long long)s->bytes, s->hdr.pool));
+	mmd_save_fail(
+		s, NSR_ERR_EOM,
+		nsr_xasprintf("volume %s in device %s is full: save set %u "
+			      "(%s:%s) got %llu of the %llu bytes received "
+			      "so far onto it; the "
+			      "volume is marked full and the save set failed: "
+			      "label or mount another volume of pool %s and "
+			      "run it again",
+			      s->volname, m->dev_name, s->hdr.ssid,
+			      s->hdr.client, s->hdr.name,
+			      (unsigned long long)frag.size,
+			      (unsigned long long)s->bytes, s->hdr.pool));
 	nsr_buf_release(&why);
 	release_writer(m, s);
 }
@@ -297,12 +303,13 @@ static void volume_filled(struct mmd *m, struct mmd_save *s)
 	s->vs = NULL;
 	release_writer(m, s);
 	if (rc != NSR_OK) {
-		mmd_save_fail(s, rc,
-			  nsr_xasprintf("save set %u: volume %s in device %s "
-					"is full and the part of the save set "
-					"on it could not be made durable: %s",
-					s->hdr.ssid, s->volname, m->dev_name,
-					nsr_strerror(rc)));
+		mmd_save_fail(
+			s, rc,
+			nsr_xasprintf("save set %u: volume %s in device %s "
+				      "is full and the part of the save set "
+				      "on it could not be made durable: %s",
+				      s->hdr.ssid, s->volname, m->dev_name,
+				      nsr_strerror(rc)));
 		goto out;
 	}
 	if (mmd_report_written(m, s->volid, s->eom_frag.size, 0, 0,
@@ -422,7 +429,8 @@ static void sync_answer(struct mmd *m, struct mmd_save *s,
 		mmd_save_fail(s, NSR_ERR_PROTO,
 			      nsr_xasprintf("save set %u: %llu data calls "
 					    "were sent before a sync, %llu "
-					    "arrived", s->hdr.ssid,
+					    "arrived",
+					    s->hdr.ssid,
 					    (unsigned long long)a->seq,
 					    (unsigned long long)s->next_seq));
 	if (s->err != NSR_OK) {
@@ -479,22 +487,25 @@ static int finish(struct mmd *m, struct mmd_save *s, const mmd_end_args *a,
 		return end_of_medium(m, s);
 	s->vs = NULL;
 	if (rc != NSR_OK) {
-		mmd_save_fail(s, rc,
-			  nsr_xasprintf("save set %u: ending it on volume %s "
-					"in device %s failed: %s", s->hdr.ssid,
-					s->volname, m->dev_name,
-					nsr_strerror(rc)));
+		mmd_save_fail(
+			s, rc,
+			nsr_xasprintf("save set %u: ending it on volume %s "
+				      "in device %s failed: %s",
+				      s->hdr.ssid, s->volname, m->dev_name,
+				      nsr_strerror(rc)));
 		return rc;
 	}
 	nsr_buf_init(&why, 4096);
 	rc = mmd_report_frag(m, frag, s->cloneid, &why);
 	if (rc != NSR_OK) {
-		mmd_save_fail(s, rc,
-			  nsr_xasprintf("save set %u is on volume %s but the "
-					"media database on %s did not record "
-					"it: %s; run scanner -m on the volume "
-					"to add it", s->hdr.ssid, s->volname,
-					m->server, why.data));
+		mmd_save_fail(
+			s, rc,
+			nsr_xasprintf("save set %u is on volume %s but the "
+				      "media database on %s did not record "
+				      "it: %s; run scanner -m on the volume "
+				      "to add it",
+				      s->hdr.ssid, s->volname, m->server,
+				      why.data));
 		goto out;
 	}
 	/* The fragment is recorded: the save set is safe whatever
@@ -530,11 +541,13 @@ static void settle(struct mmd *m, struct mmd_save *s, const mmd_end_args *a)
 		return; /* not even its begin chunk reached the volume */
 	nsr_buf_init(&why, 4096);
 	if (mmd_report_frag(m, &s->eom_frag, s->cloneid, &why) != NSR_OK)
-		mmd_save_fail(s, NSR_ERR_IO,
-			  nsr_xasprintf("save set %u: the media database on "
-					"%s did not record its part on the "
-					"full volume %s: %s", s->hdr.ssid,
-					m->server, s->volname, why.data));
+		mmd_save_fail(
+			s, NSR_ERR_IO,
+			nsr_xasprintf("save set %u: the media database on "
+				      "%s did not record its part on the "
+				      "full volume %s: %s",
+				      s->hdr.ssid, m->server, s->volname,
+				      why.data));
 	else
 		nsr_info("save set %u (%s:%s): %llu bytes on the full volume "
 			 "%s recorded (fragment %u); received %llu bytes, "

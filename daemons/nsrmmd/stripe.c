@@ -43,7 +43,7 @@
 
 /* Chunks held out of order at most, and their bytes. */
 #define STRIPE_REORDER_CHUNKS 64
-#define STRIPE_REORDER_BYTES (32u << 20)
+#define STRIPE_REORDER_BYTES  (32u << 20)
 /* How long a data call waits for its turn or a sync for the calls before
  * it (a lost connection is found sooner, by TCP_USER_TIMEOUT). */
 #define STRIPE_WAIT_SEC 120
@@ -111,16 +111,17 @@ void mmd_stripe_data(struct mmd *m, struct mmd_stripe *st, mmd_data_args *a)
 		if (rc != NSR_ERR_LIMIT)
 			break;
 		if (timed_out) {
-			mmd_save_fail(st->s, NSR_ERR_TIMEOUT,
-				      nsr_xasprintf(
-					      "save set %u: data call %llu "
-					      "waited %d s for call %llu on "
-					      "another connection of the "
-					      "session", st->ssid,
-					      (unsigned long long)a->seq,
-					      STRIPE_WAIT_SEC,
-					      (unsigned long long)
-						      mmd_reorder_next(&st->ro)));
+			mmd_save_fail(
+				st->s, NSR_ERR_TIMEOUT,
+				nsr_xasprintf(
+					"save set %u: data call %llu "
+					"waited %d s for call %llu on "
+					"another connection of the "
+					"session",
+					st->ssid, (unsigned long long)a->seq,
+					STRIPE_WAIT_SEC,
+					(unsigned long long)mmd_reorder_next(
+						&st->ro)));
 			goto out;
 		}
 		timed_out = wait_timed_out(st, &dl);
@@ -134,25 +135,24 @@ void mmd_stripe_data(struct mmd *m, struct mmd_stripe *st, mmd_data_args *a)
 		rc = mmd_reorder_put(&st->ro, a->seq, p, len);
 	if (rc != NSR_OK) {
 		free(p);
-		mmd_save_fail(st->s, rc,
-			      rc == NSR_ERR_NOMEM
-				      ? nsr_xasprintf("save set %u: out of "
-						      "memory for the reorder "
-						      "buffer", st->ssid)
-				      : nsr_xasprintf(
-						"save set %u: data call %llu "
-						"came twice or after its "
-						"turn (next is %llu)",
-						st->ssid,
-						(unsigned long long)a->seq,
-						(unsigned long long)
-							mmd_reorder_next(
-								&st->ro)));
+		mmd_save_fail(
+			st->s, rc,
+			rc == NSR_ERR_NOMEM
+				? nsr_xasprintf("save set %u: out of "
+						"memory for the reorder "
+						"buffer",
+						st->ssid)
+				: nsr_xasprintf(
+					  "save set %u: data call %llu "
+					  "came twice or after its "
+					  "turn (next is %llu)",
+					  st->ssid, (unsigned long long)a->seq,
+					  (unsigned long long)mmd_reorder_next(
+						  &st->ro)));
 		goto out;
 	}
 	while (mmd_reorder_take(&st->ro, &p, &len)) {
-		mmd_save_chunk(m, st->s, mmd_reorder_next(&st->ro) - 1, p,
-			       len);
+		mmd_save_chunk(m, st->s, mmd_reorder_next(&st->ro) - 1, p, len);
 		free(p);
 	}
 	goto out;
@@ -162,7 +162,8 @@ drop:
 	else if (st->closed && !st->late_warned) {
 		st->late_warned = 1;
 		nsr_warn("save set %u: data after the end of the session "
-			 "dropped (logged once)", st->ssid);
+			 "dropped (logged once)",
+			 st->ssid);
 	}
 out:
 	pthread_cond_broadcast(&st->cv);
@@ -177,15 +178,16 @@ void mmd_stripe_wait_locked(struct mmd_stripe *st, uint64_t seq)
 
 	while (!stopped(st) && st->s->next_seq < seq) {
 		if (timed_out) {
-			mmd_save_fail(st->s, NSR_ERR_TIMEOUT,
-				      nsr_xasprintf(
-					      "save set %u: data call %llu "
-					      "did not arrive on any "
-					      "connection of the session "
-					      "within %d s", st->ssid,
-					      (unsigned long long)
-						      st->s->next_seq,
-					      STRIPE_WAIT_SEC));
+			mmd_save_fail(
+				st->s, NSR_ERR_TIMEOUT,
+				nsr_xasprintf(
+					"save set %u: data call %llu "
+					"did not arrive on any "
+					"connection of the session "
+					"within %d s",
+					st->ssid,
+					(unsigned long long)st->s->next_seq,
+					STRIPE_WAIT_SEC));
 			pthread_cond_broadcast(&st->cv);
 			return;
 		}
@@ -203,7 +205,8 @@ void mmd_stripe_end_locked(struct mmd_stripe *st)
 		mmd_save_fail(st->s, NSR_ERR_PROTO,
 			      nsr_xasprintf("save set %u: the session ended "
 					    "with %u data calls still waiting "
-					    "for call %llu", st->ssid, held,
+					    "for call %llu",
+					    st->ssid, held,
 					    (unsigned long long)
 						    mmd_reorder_next(&st->ro)));
 	pthread_cond_broadcast(&st->cv);
@@ -229,7 +232,8 @@ void mmd_stripe_leave(struct mmd *m, struct mmd_stripe *st)
 			      nsr_xasprintf("save set %u: a connection of the "
 					    "striped session closed before "
 					    "the session ended; the save set "
-					    "is failed", st->ssid));
+					    "is failed",
+					    st->ssid));
 	pthread_cond_broadcast(&st->cv);
 	pthread_mutex_unlock(&st->mu);
 	stripe_unref(m, st);
@@ -263,8 +267,7 @@ static int stripe_new(struct mmd *m, struct mmd_save *s,
 	pthread_condattr_destroy(&ca);
 	st->s = s;
 	st->ssid = s->hdr.ssid;
-	snprintf(st->peer_host, sizeof(st->peer_host), "%s",
-		 host ? host : "");
+	snprintf(st->peer_host, sizeof(st->peer_host), "%s", host ? host : "");
 	st->refs = 1;
 	pthread_mutex_lock(&m->mu);
 	st->next = m->stripes;
@@ -275,8 +278,7 @@ static int stripe_new(struct mmd *m, struct mmd_save *s,
 }
 
 /* mmd_h_ss_stripe - MMD_SS_STRIPE: a token for more connections. */
-int mmd_h_ss_stripe(void *ctx, void *args, void *res,
-		    struct nsr_rpc_call *call)
+int mmd_h_ss_stripe(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 {
 	struct mmd *m = ctx;
 	mmd_stripe_res *r = res;
@@ -293,22 +295,26 @@ int mmd_h_ss_stripe(void *ctx, void *args, void *res,
 	}
 	if (m->dev_type != NSR_DEV_AFTD) {
 		/* Not an error for the client: it stays on one. */
-		nsr_status_set(&r->st, NSR_ERR_UNSUPPORTED, "device %s is a "
+		nsr_status_set(&r->st, NSR_ERR_UNSUPPORTED,
+			       "device %s is a "
 			       "%s: its save sessions may span volumes and use "
-			       "one connection", m->dev_name,
-			       nsr_dev_type_name(m->dev_type));
+			       "one connection",
+			       m->dev_name, nsr_dev_type_name(m->dev_type));
 		return NSR_OK;
 	}
 	if (s->stripe || s->next_seq > 0 || s->err != NSR_OK) {
-		mmd_status(&r->st, NSR_ERR_STATE, "save set %u: striping is "
+		mmd_status(&r->st, NSR_ERR_STATE,
+			   "save set %u: striping is "
 			   "asked for once, before the first data",
 			   s->hdr.ssid);
 		return NSR_OK;
 	}
 	rc = stripe_new(m, s, call, &st);
 	if (rc != NSR_OK) {
-		mmd_status(&r->st, rc, "save set %u: cannot stripe the "
-			   "session: %s", s->hdr.ssid, nsr_strerror(rc));
+		mmd_status(&r->st, rc,
+			   "save set %u: cannot stripe the "
+			   "session: %s",
+			   s->hdr.ssid, nsr_strerror(rc));
 		return NSR_OK;
 	}
 	s->stripe = st;
@@ -354,7 +360,8 @@ int mmd_h_ss_join(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	unsigned n = 0;
 
 	if (c->save || c->read || c->joined) {
-		mmd_status(&r->st, NSR_ERR_BUSY, "save set %u: this connection "
+		mmd_status(&r->st, NSR_ERR_BUSY,
+			   "save set %u: this connection "
 			   "already has a session; join from a new one",
 			   a->ssid);
 		return NSR_OK;
@@ -373,16 +380,19 @@ int mmd_h_ss_join(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	}
 	pthread_mutex_unlock(&m->mu);
 	if (rc == NSR_ERR_LIMIT) {
-		mmd_status(&r->st, rc, "save set %u already has %d "
+		mmd_status(&r->st, rc,
+			   "save set %u already has %d "
 			   "connections, the most a session may have",
 			   a->ssid, MMD_STRIPES_MAX);
 		return NSR_OK;
 	}
 	if (rc != NSR_OK) {
-		mmd_status(&r->st, rc, "refused a connection from %s: no "
-			   "striped save session of save set %u with that token "
-			   "from that host on this mover", nsr_rpc_call_peer(call),
-			   a->ssid);
+		mmd_status(
+			&r->st, rc,
+			"refused a connection from %s: no "
+			"striped save session of save set %u with that token "
+			"from that host on this mover",
+			nsr_rpc_call_peer(call), a->ssid);
 		return NSR_OK;
 	}
 	c->joined = st;

@@ -3,15 +3,16 @@
 # mover (AFTD).  save --stripes=4 -v says the data went over 4
 # connections, the mover logs three joins, and the tree recovers
 # identical; the save set is exactly as large as the same tree saved over
-# one connection (--stripes=1, a name of the same length), and
-# NSR_MMD_STRIPES=3 sets the number the same way.  Joins that show a
-# wrong token are refused (the save stays on one connection).  Through the benchmark's delaying proxy (delayproxy -V: every
-# connection of save goes through it, 20 ms round trip, 1 MiB window per
+# one connection (--stripes=1, a name of the same length, a fixed read
+# size), and NSR_MMD_STRIPES=3 sets the number the same way.  Joins that
+# show a wrong token are refused (the save stays on one connection).
+# Through the benchmark's delaying proxy (delayproxy -V: every connection
+# of save goes through it, 20 ms round trip, 1 MiB window per
 # connection) a striped save opens four connections to the mover's port
-# and recovers identical.  A vtape's mover does not stripe (its sessions
-# may span): the save stays on one connection and still succeeds.  A
-# striped save through the recording proxy (tcprec) shows no saved byte
-# in clear on any connection (TLS on every one).
+# and recovers identical.  A striped save through the recording proxy
+# (tcprec) shows no saved byte in clear on any connection (TLS on every
+# one).  A vtape's mover does not stripe (its sessions may span): the
+# save stays on one connection and still succeeds.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 421-stripe
 S=127.0.0.1
@@ -37,6 +38,9 @@ size_of() {
 }
 
 # --- four connections -----------------------------------------------------
+# A fixed read size (NSR_READ_SIZE) makes the save stream the same for
+# the same tree; the adaptive one varies with timing.
+export NSR_READ_SIZE=1048576
 "$BIN/save" -s $S -v -N ss-four --stripes=4 "$T" >"$W/s4.out" 2>&1
 check "save --stripes=4 exits 0" test $? -eq 0
 check "save says the data went over 4 connections" \
@@ -53,6 +57,7 @@ check "save --stripes=1 exits 0" test $? -eq 0
 check "and says nothing of connections" \
 	sh -c "! grep -q 'connections' '$W/s1.out'"
 S1=$(ssid_of ss-one1)
+unset NSR_READ_SIZE
 Z4=$(size_of "$S4"); Z1=$(size_of "$S1")
 echo "# striped $S4: $Z4 bytes, single $S1: $Z1 bytes"
 check "the striped save set is as large as the single one (> 24 MB)" \

@@ -93,11 +93,11 @@ static void test_duplicate(void **state)
 	(void)state;
 	assert_int_equal(mmd_reorder_init(&r, 8, 1 << 20), NSR_OK);
 	put(&r, 3, 10, NSR_OK);
-	put(&r, 3, 10, NSR_ERR_PROTO);		 /* held */
+	put(&r, 3, 10, NSR_ERR_PROTO); /* held */
 	assert_int_equal(mmd_reorder_check(&r, 3, 10), NSR_ERR_PROTO);
 	put(&r, 0, 10, NSR_OK);
 	take(&r, 0, 10);
-	put(&r, 0, 10, NSR_ERR_PROTO);		 /* already gone */
+	put(&r, 0, 10, NSR_ERR_PROTO); /* already gone */
 	assert_int_equal(mmd_reorder_held(&r), 1);
 	mmd_reorder_release(&r); /* frees chunk 3 */
 }
@@ -111,20 +111,20 @@ static void test_bounds(void **state)
 	(void)state;
 	assert_int_equal(mmd_reorder_init(&r, 4, 1000), NSR_OK);
 	put(&r, 3, 100, NSR_OK);
-	put(&r, 4, 100, NSR_ERR_LIMIT);		 /* 4 slots: 0..3 */
-	put(&r, 1000000, 1, NSR_ERR_LIMIT);	 /* a wild number */
-	put(&r, 2, 901, NSR_ERR_LIMIT);		 /* 100 + 901 > 1000 */
+	put(&r, 4, 100, NSR_ERR_LIMIT);	    /* 4 slots: 0..3 */
+	put(&r, 1000000, 1, NSR_ERR_LIMIT); /* a wild number */
+	put(&r, 2, 901, NSR_ERR_LIMIT);	    /* 100 + 901 > 1000 */
 	assert_int_equal(mmd_reorder_check(&r, 2, 901), NSR_ERR_LIMIT);
 	assert_int_equal(mmd_reorder_check(&r, 2, 900), NSR_OK);
 	/* The next chunk goes past the byte bound: it leaves at once. */
 	put(&r, 0, 5000, NSR_OK);
 	take(&r, 0, 5000);
 	nothing(&r);
-	put(&r, 4, 100, NSR_OK);		 /* now 1..4 */
+	put(&r, 4, 100, NSR_OK); /* now 1..4 */
 	put(&r, 5, 100, NSR_ERR_LIMIT);
 	put(&r, 1, 10, NSR_OK);
 	take(&r, 1, 10);
-	nothing(&r);				 /* 2 still missing */
+	nothing(&r); /* 2 still missing */
 	put(&r, 2, 10, NSR_OK);
 	take(&r, 2, 10);
 	take(&r, 3, 100);
@@ -147,7 +147,7 @@ static void test_empty(void **state)
 	mmd_reorder_release(&r);
 }
 
-#define SHUF_N 4000
+#define SHUF_N	   4000
 #define SHUF_CONNS 4
 
 /* test_shuffled - chunk n goes over connection n % 4; the connections
