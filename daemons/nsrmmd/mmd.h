@@ -78,7 +78,7 @@ int mmd_dev_open_extra(struct mmd *m, int read_only, struct nsr_dev **out,
 /* mmd_volid_str - a volume id as 32 hex digits into out[33]. */
 void mmd_volid_str(const uint8_t *volid, char *out);
 
-/* Handlers (label.c, save.c, recover.c). */
+/* Handlers (label.c, save.c, recover.c, recover_sets.c). */
 int mmd_h_label(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 int mmd_h_read_label(void *ctx, void *args, void *res,
 		   struct nsr_rpc_call *call);
@@ -90,6 +90,10 @@ int mmd_h_read_open(void *ctx, void *args, void *res,
 		  struct nsr_rpc_call *call);
 int mmd_h_read_next(void *ctx, void *args, void *res,
 		  struct nsr_rpc_call *call);
+int mmd_h_read_sets_open(void *ctx, void *args, void *res,
+			 struct nsr_rpc_call *call);
+int mmd_h_read_sets_next(void *ctx, void *args, void *res,
+			 struct nsr_rpc_call *call);
 int mmd_h_ss_remove(void *ctx, void *args, void *res,
 		    struct nsr_rpc_call *call);
 /* mmd_label_resume - at start: finish a relabel a crash interrupted

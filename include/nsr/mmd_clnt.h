@@ -177,6 +177,29 @@ int nsr_mmd_read_open(struct nsr_mmd *m, uint32_t ssid,
 int nsr_mmd_read_next(struct nsr_mmd *m, void *p, size_t cap, size_t *got,
 		      int *eof, struct nsr_buf *err);
 
+/* One pass for several save sets of one volume. */
+/* nsr_mmd_read_sets_open - start reading save sets ssids (nssids, at
+ * most MMD_SETS_MAX) in one pass over the mover's volume; frags (n) are
+ * their fragments (those on other volumes are left out by the mover).
+ * Every save set must have a fragment on the volume. */
+int nsr_mmd_read_sets_open(struct nsr_mmd *m, const uint32_t *ssids,
+			   size_t nssids, const struct nsr_vol_frag *frags,
+			   size_t n, struct nsr_buf *err);
+/* One reply of a sets read. */
+struct nsr_mmd_sets_piece {
+	uint32_t ssid; /* whose data (or end) it is */
+	size_t got;    /* data bytes put into the caller's buffer */
+	int ss_end;    /* ssid's last piece from this volume */
+	int ss_code;   /* with ss_end: NSR_OK or its error (words in err;
+			  damage as for nsr_mmd_read_next) */
+	int eof;       /* every save set has ended */
+};
+/* nsr_mmd_read_sets_next - the next piece: data of one save set, up to
+ * cap bytes into p, or a save set's end.  A transport or session error
+ * is returned; a save set's own error comes in out->ss_code. */
+int nsr_mmd_read_sets_next(struct nsr_mmd *m, void *p, size_t cap,
+			   struct nsr_mmd_sets_piece *out, struct nsr_buf *err);
+
 /* Fragments on the wire, for the mover and its clients alike: no strings,
  * so nothing to check or free. */
 /* nsr_mmd_frag_to_wire - the XDR fragment from the public one. */

@@ -891,14 +891,39 @@ int nsr_mmd_ss_end(struct nsr_mmd *m, const struct nsr_vol_sstail *tail,
 	return rc;
 }
 
+/* read_open - a READ_OPEN-style call with args a, whose fragment list
+ * (*len, *val) is filled from frags[0..n) for the call. */
+static int read_open(struct nsr_mmd *m, uint32_t proc, xdrproc_t xa, void *a,
+		     u_int *len, mmd_frag **val,
+		     const struct nsr_vol_frag *frags, size_t n,
+		     struct nsr_buf *err)
+{
+	nsr_void_res r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	*len = (u_int)n;
+	*val = calloc(n, sizeof(mmd_frag));
+	if (!*val)
+		return NSR_ERR_NOMEM;
+	for (size_t i = 0; i < n; i++)
+		nsr_mmd_frag_to_wire(&(*val)[i], &frags[i]);
+	rc = call(m, proc, xa, a, NSR_XDR(xdr_nsr_void_res), &r, err);
+	free(*val);
+	*val = NULL;
+	if (rc != NSR_OK)
+		return rc;
+	rc = status_rc(&r.st, err);
+	xdr_free(NSR_XDR(xdr_nsr_void_res), (char *)&r);
+	return rc;
+}
+
 /* nsr_mmd_read_open - MMD_READ_OPEN. */
 int nsr_mmd_read_open(struct nsr_mmd *m, uint32_t ssid,
 		      const struct nsr_vol_frag *frags, size_t n,
 		      struct nsr_buf *err)
 {
 	mmd_read_args a;
-	nsr_void_res r;
-	int rc;
 
 	if (n == 0 || n > MMD_FRAGS_MAX) {
 		why(err, "save set %u: %zu fragments (1..%d allowed)", ssid, n,
@@ -906,21 +931,27 @@ int nsr_mmd_read_open(struct nsr_mmd *m, uint32_t ssid,
 		return NSR_ERR_INVAL;
 	}
 	memset(&a, 0, sizeof(a));
-	memset(&r, 0, sizeof(r));
 	a.ssid = ssid;
-	a.frags.frags_len = (u_int)n;
-	a.frags.frags_val = calloc(n, sizeof(mmd_frag));
-	if (!a.frags.frags_val)
-		return NSR_ERR_NOMEM;
-	for (size_t i = 0; i < n; i++)
-		nsr_mmd_frag_to_wire(&a.frags.frags_val[i], &frags[i]);
-	rc = call(m, MMD_READ_OPEN, NSR_XDR(xdr_mmd_read_args), &a,
-		  NSR_XDR(xdr_nsr_void_res), &r, err);
-	free(a.frags.frags_val);
-	if (rc != NSR_OK)
-		return rc;
-	rc = status_rc(&r.st, err);
-	xdr_free(NSR_XDR(xdr_nsr_void_res), (char *)&r);
+	return read_open(m, MMD_READ_OPEN, NSR_XDR(xdr_mmd_read_args), &a,
+			 &a.frags.frags_len, &a.frags.frags_val, frags, n,
+			 err);
+}
+
+/* read_reply - a READ_NEXT-style reply: its status, then its data
+ * (at most max bytes, else a protocol error) copied into p. */
+static int read_reply(struct nsr_mmd *m, const nsr_status *st,
+		      const char *data, u_int len, u_int max, void *p,
+		      struct nsr_buf *err)
+{
+	int rc = status_rc(st, err);
+
+	if (rc == NSR_OK && len > max) {
+		why(err, "mover %s sent %u bytes, %u were asked for",
+		    nsr_rpc_peer(m->c), len, max);
+		rc = NSR_ERR_PROTO;
+	}
+	if (rc == NSR_OK && len > 0)
+		memcpy(p, data, len);
 	return rc;
 }
 
@@ -940,18 +971,66 @@ int nsr_mmd_read_next(struct nsr_mmd *m, void *p, size_t cap, size_t *got,
 		  NSR_XDR(xdr_mmd_next_res), &r, err);
 	if (rc != NSR_OK)
 		return rc;
-	rc = status_rc(&r.st, err);
-	if (rc == NSR_OK && r.data.data_len > a.max) {
-		why(err, "mover %s sent %u bytes, %u were asked for",
-		    nsr_rpc_peer(m->c), r.data.data_len, a.max);
-		rc = NSR_ERR_PROTO;
-	}
+	rc = read_reply(m, &r.st, r.data.data_val, r.data.data_len, a.max, p,
+			err);
 	if (rc == NSR_OK) {
-		if (r.data.data_len > 0)
-			memcpy(p, r.data.data_val, r.data.data_len);
 		*got = r.data.data_len;
 		*eof = r.eof ? 1 : 0;
 	}
 	xdr_free(NSR_XDR(xdr_mmd_next_res), (char *)&r);
+	return rc;
+}
+
+/* nsr_mmd_read_sets_open - MMD_READ_SETS_OPEN. */
+int nsr_mmd_read_sets_open(struct nsr_mmd *m, const uint32_t *ssids,
+			   size_t nssids, const struct nsr_vol_frag *frags,
+			   size_t n, struct nsr_buf *err)
+{
+	mmd_sets_args a;
+
+	if (nssids == 0 || nssids > MMD_SETS_MAX || n == 0 ||
+	    n > MMD_FRAGS_MAX) {
+		why(err, "%zu save sets with %zu fragments (1..%d save sets, "
+		    "1..%d fragments allowed)", nssids, n, MMD_SETS_MAX,
+		    MMD_FRAGS_MAX);
+		return NSR_ERR_INVAL;
+	}
+	memset(&a, 0, sizeof(a));
+	a.ssids.ssids_len = (u_int)nssids;
+	a.ssids.ssids_val = (u_int *)ssids;
+	return read_open(m, MMD_READ_SETS_OPEN, NSR_XDR(xdr_mmd_sets_args),
+			 &a, &a.frags.frags_len, &a.frags.frags_val, frags, n,
+			 err);
+}
+
+/* nsr_mmd_read_sets_next - MMD_READ_SETS_NEXT into the caller's buffer. */
+int nsr_mmd_read_sets_next(struct nsr_mmd *m, void *p, size_t cap,
+			   struct nsr_mmd_sets_piece *out, struct nsr_buf *err)
+{
+	mmd_next_args a;
+	mmd_sets_next_res r;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	memset(&r, 0, sizeof(r));
+	a.max = (u_int)NSR_MIN(cap, (size_t)MMD_CHUNK_MAX);
+	rc = call(m, MMD_READ_SETS_NEXT, NSR_XDR(xdr_mmd_next_args), &a,
+		  NSR_XDR(xdr_mmd_sets_next_res), &r, err);
+	if (rc != NSR_OK)
+		return rc;
+	rc = read_reply(m, &r.st, r.data.data_val, r.data.data_len, a.max, p,
+			err);
+	if (rc == NSR_OK) {
+		out->ssid = r.ssid;
+		out->got = r.data.data_len;
+		out->ss_end = r.ss_end ? 1 : 0;
+		out->ss_code = r.ss_end ? r.ss_code : NSR_OK;
+		out->eof = r.eof ? 1 : 0;
+		if (r.ss_end && r.ss_code != NSR_OK)
+			why(err, "%s", r.ss_msg && r.ss_msg[0]
+					       ? r.ss_msg
+					       : nsr_strerror(r.ss_code));
+	}
+	xdr_free(NSR_XDR(xdr_mmd_sets_next_res), (char *)&r);
 	return rc;
 }
