@@ -338,42 +338,64 @@ static void pop(struct mmd_read *r)
 	r->q_bytes -= p->len;
 }
 
-/* next_reply - the queue's head (one save set's data, or its end) into
- * the reply, at most max bytes (holds r->mu, head not NULL). */
-static void next_reply(struct mmd_read *r, mmd_sets_next_res *res,
-		       size_t max)
+/* next_piece - the queue's head (one save set's data, or its end) into
+ * out, at most max bytes (holds r->mu, head not NULL).  Returns the
+ * data bytes taken. */
+static size_t next_piece(struct mmd_read *r, mmd_sets_piece *out,
+			 size_t max)
 {
 	struct mmd_piece *p = r->head;
 	size_t n;
 
-	res->ssid = p->ssid;
+	out->ssid = p->ssid;
 	if (p->end) {
-		res->ss_end = TRUE;
-		res->ss_code = p->code;
-		res->ss_msg = p->msg ? p->msg : nsr_xstrdup("");
+		out->ss_end = TRUE;
+		out->ss_code = p->code;
+		out->ss_msg = p->msg ? p->msg : nsr_xstrdup("");
 		p->msg = NULL;
 		pop(r);
 		mmd_piece_free(p);
-		return;
+		return 0;
 	}
+	out->ss_msg = nsr_xstrdup("");
 	if (p->off == 0 && p->len <= max) {
 		/* the piece's buffer is the reply (recover.c invariant 4) */
 		pop(r);
-		res->data.data_val = p->data;
-		res->data.data_len = (u_int)p->len;
+		out->data.data_val = p->data;
+		out->data.data_len = (u_int)p->len;
 		p->data = NULL;
 		mmd_piece_free(p);
-		return;
+		return out->data.data_len;
 	}
 	n = NSR_MIN(max, p->len - p->off);
-	res->data.data_val = nsr_xmalloc(n);
-	memcpy(res->data.data_val, p->data + p->off, n);
-	res->data.data_len = (u_int)n;
+	out->data.data_val = nsr_xmalloc(n);
+	memcpy(out->data.data_val, p->data + p->off, n);
+	out->data.data_len = (u_int)n;
 	p->off += n;
 	if (p->off == p->len) {
 		pop(r);
 		mmd_piece_free(p);
 	}
+	return n;
+}
+
+/* next_reply - queued pieces into the reply, in order: the first one
+ * (cut to max if it must be), then whole ones while they fit (holds
+ * r->mu, head not NULL).  One reply carries what a block-by-block
+ * interleave cuts into many small pieces. */
+static void next_reply(struct mmd_read *r, mmd_sets_next_res *res,
+		       size_t max)
+{
+	size_t used = 0;
+
+	res->pieces.pieces_val = nsr_xcalloc(MMD_PIECES_MAX,
+					     sizeof(mmd_sets_piece));
+	do {
+		used += next_piece(r, &res->pieces.pieces_val
+					      [res->pieces.pieces_len++],
+				   max - used);
+	} while (r->head && res->pieces.pieces_len < MMD_PIECES_MAX &&
+		 r->head->len - r->head->off <= max - used);
 }
 
 /* mmd_h_read_sets_next - MMD_READ_SETS_NEXT. */
@@ -387,7 +409,6 @@ int mmd_h_read_sets_next(void *ctx, void *args, void *res,
 	struct mmd_read *rd = c->read;
 
 	if (!rd || !rd->sets) {
-		r->ss_msg = nsr_xstrdup("");
 		mmd_status(&r->st, NSR_ERR_STATE, "no recover session of "
 			   "several save sets is open on this connection");
 		return NSR_OK;
@@ -399,8 +420,6 @@ int mmd_h_read_sets_next(void *ctx, void *args, void *res,
 		r->eof = TRUE;
 	pthread_cond_broadcast(&rd->cv);
 	pthread_mutex_unlock(&rd->mu);
-	if (!r->ss_msg)
-		r->ss_msg = nsr_xstrdup("");
 	mmd_status(&r->st, NSR_OK, "%s", "");
 	pthread_mutex_lock(&m->mu);
 	mmd_touch(m);

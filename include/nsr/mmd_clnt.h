@@ -185,20 +185,26 @@ int nsr_mmd_read_next(struct nsr_mmd *m, void *p, size_t cap, size_t *got,
 int nsr_mmd_read_sets_open(struct nsr_mmd *m, const uint32_t *ssids,
 			   size_t nssids, const struct nsr_vol_frag *frags,
 			   size_t n, struct nsr_buf *err);
-/* One reply of a sets read. */
+/* One piece of a sets read. */
 struct nsr_mmd_sets_piece {
-	uint32_t ssid; /* whose data (or end) it is */
-	size_t got;    /* data bytes put into the caller's buffer */
-	int ss_end;    /* ssid's last piece from this volume */
-	int ss_code;   /* with ss_end: NSR_OK or its error (words in err;
-			  damage as for nsr_mmd_read_next) */
-	int eof;       /* every save set has ended */
+	uint32_t ssid;	    /* whose data (or end) it is */
+	const void *data;   /* its data (len bytes; until fn returns) */
+	size_t len;
+	int ss_end;	    /* ssid's last piece from this volume */
+	int ss_code;	    /* with ss_end: NSR_OK or its error (damage as
+			       for nsr_mmd_read_next) */
+	const char *ss_msg; /* with ss_end: the error in words */
 };
-/* nsr_mmd_read_sets_next - the next piece: data of one save set, up to
- * cap bytes into p, or a save set's end.  A transport or session error
- * is returned; a save set's own error comes in out->ss_code. */
-int nsr_mmd_read_sets_next(struct nsr_mmd *m, void *p, size_t cap,
-			   struct nsr_mmd_sets_piece *out, struct nsr_buf *err);
+/* What takes each piece; non-zero stops (and is returned). */
+typedef int (*nsr_mmd_piece_fn)(void *arg,
+				const struct nsr_mmd_sets_piece *pc);
+/* nsr_mmd_read_sets_next - the next reply: its pieces (at most cap data
+ * bytes in all), in volume order, to fn; *eof = 1 once every save set
+ * has ended.  A transport or session error is returned; a save set's
+ * own error comes in its last piece. */
+int nsr_mmd_read_sets_next(struct nsr_mmd *m, size_t cap,
+			   nsr_mmd_piece_fn fn, void *arg, int *eof,
+			   struct nsr_buf *err);
 
 /* Fragments on the wire, for the mover and its clients alike: no strings,
  * so nothing to check or free. */

@@ -549,44 +549,47 @@ static void pass_fail(struct rec_pass *p, const char *what, const char *why)
 				 why);
 }
 
-/* pass_piece - one reply of the mover: data to its save set's restore,
- * or the end of its run with the outcome. */
-static void pass_piece(struct rec_pass *p, int i, const char *buf,
-		       const struct nsr_mmd_sets_piece *pc,
-		       const struct nsr_buf *err)
+/* pass_piece - one piece from the mover: data to its save set's
+ * restore, or the end of its run with the outcome (nsr_mmd_piece_fn).
+ * Non-zero: a piece of a save set the pass did not ask for. */
+static int pass_piece(void *arg, const struct nsr_mmd_sets_piece *pc)
 {
-	struct rec_set *s = p->set[i];
-	int rc;
+	struct rec_pass *p = arg;
+	int i = pass_member(p, pc->ssid), rc;
+	struct rec_set *s;
 
-	if (pc->got && !s->msg[0] &&
-	    (rc = nsr_restore_feed(s->rs, buf, pc->got)) != NSR_OK)
+	if (i < 0)
+		return NSR_ERR_PROTO;
+	s = p->set[i];
+	if (pc->len && !s->msg[0] &&
+	    (rc = nsr_restore_feed(s->rs, pc->data, pc->len)) != NSR_OK)
 		set_fail(s, "save set %u: bad save stream: %s", s->run.ssid,
 			 nsr_strerror(rc));
 	if (!pc->ss_end)
-		return;
+		return 0;
 	p->ended[i] = 1;
 	s->next = p->upto[i];
 	if (pc->ss_code == NSR_OK || s->msg[0])
-		return;
+		return 0;
 	if (is_damage(pc->ss_code)) {
 		/* Named by the mover; what follows was delivered. */
-		say(&s->run, NSR_SESSION_ERROR, "%s", err->data);
+		say(&s->run, NSR_SESSION_ERROR, "%s", pc->ss_msg);
 		s->damaged++;
-		return;
+		return 0;
 	}
-	set_fail(s, "reading save set %u failed: %s", s->run.ssid, err->data);
+	set_fail(s, "reading save set %u failed: %s", s->run.ssid,
+		 pc->ss_msg);
+	return 0;
 }
 
 /* pass_run - read the planned save sets in one pass over their volume,
  * from the mover of the first one's fragment. */
-static void pass_run(struct nsr_session_recover *sr, struct rec_pass *p,
-		     char *buf)
+static void pass_run(struct nsr_session_recover *sr, struct rec_pass *p)
 {
 	const struct rec_piece *lead = &p->set[0]->pc[p->set[0]->next];
-	struct nsr_mmd_sets_piece pc;
 	struct nsr_mmd *m = NULL;
 	struct nsr_buf err;
-	int i;
+	int eof = 0, rc;
 
 	nsr_buf_init(&err, 0);
 	if (nsr_mmd_connect(lead->host && lead->host[0] ? lead->host
@@ -597,25 +600,17 @@ static void pass_run(struct nsr_session_recover *sr, struct rec_pass *p,
 		pass_fail(p, "cannot read", err.data);
 		goto out;
 	}
-	for (;;) {
+	while (!eof) {
 		nsr_buf_reset(&err);
-		if (nsr_mmd_read_sets_next(m, buf, READ_CHUNK, &pc, &err) !=
-		    NSR_OK) {
+		rc = nsr_mmd_read_sets_next(m, READ_CHUNK, pass_piece, p, &eof,
+					    &err);
+		if (rc == NSR_ERR_PROTO && !err.len)
+			nsr_buf_addf(&err, "the mover sent data of a save set "
+				     "that was not asked for");
+		if (rc != NSR_OK) {
 			pass_fail(p, "reading", err.data);
 			break;
 		}
-		i = pass_member(p, pc.ssid);
-		if (i < 0 && (pc.got || pc.ss_end)) {
-			nsr_buf_reset(&err);
-			nsr_buf_addf(&err, "the mover sent data of save set "
-				     "%u, which was not asked for", pc.ssid);
-			pass_fail(p, "reading", err.data);
-			break;
-		}
-		if (i >= 0)
-			pass_piece(p, i, buf, &pc, &err);
-		if (pc.eof)
-			break;
 	}
 	pass_fail(p, "reading", "the mover ended the pass before its end");
 out:
@@ -782,20 +777,19 @@ int session_recover_sets(struct nsr_session_recover *sr,
 {
 	struct rec_set **sets = NULL;
 	struct rec_pass *p = malloc(sizeof(*p));
-	char *buf = malloc(READ_CHUNK);
 	size_t nsets = 0;
 	int failed = 0;
 
-	if (!p || !buf || start_all(sr, want, n, exact, &sets, &nsets)) {
+	if (!p || start_all(sr, want, n, exact, &sets, &nsets)) {
 		if (sr->o->message)
 			sr->o->message(sr->o->ctx, NSR_SESSION_ERROR,
 				       "out of memory");
 		failed = 1;
 	}
-	for (size_t i = 0, j; i < nsets && p && buf; i = j) {
+	for (size_t i = 0, j; i < nsets && p; i = j) {
 		j = group_end(sets, nsets, i, exact);
 		while (pass_plan(sets + i, j - i, p))
-			pass_run(sr, p, buf);
+			pass_run(sr, p);
 		/* Every file in place before any directory gets its
 		 * metadata: the save sets filled one tree side by side. */
 		for (size_t k = i; k < j; k++)
@@ -812,7 +806,6 @@ int session_recover_sets(struct nsr_session_recover *sr,
 	}
 	free(sets);
 	free(p);
-	free(buf);
 	return failed;
 }
 

@@ -937,24 +937,6 @@ int nsr_mmd_read_open(struct nsr_mmd *m, uint32_t ssid,
 			 err);
 }
 
-/* read_reply - a READ_NEXT-style reply: its status, then its data
- * (at most max bytes, else a protocol error) copied into p. */
-static int read_reply(struct nsr_mmd *m, const nsr_status *st,
-		      const char *data, u_int len, u_int max, void *p,
-		      struct nsr_buf *err)
-{
-	int rc = status_rc(st, err);
-
-	if (rc == NSR_OK && len > max) {
-		why(err, "mover %s sent %u bytes, %u were asked for",
-		    nsr_rpc_peer(m->c), len, max);
-		rc = NSR_ERR_PROTO;
-	}
-	if (rc == NSR_OK && len > 0)
-		memcpy(p, data, len);
-	return rc;
-}
-
 /* nsr_mmd_read_next - MMD_READ_NEXT into the caller's buffer. */
 int nsr_mmd_read_next(struct nsr_mmd *m, void *p, size_t cap, size_t *got,
 		      int *eof, struct nsr_buf *err)
@@ -971,9 +953,15 @@ int nsr_mmd_read_next(struct nsr_mmd *m, void *p, size_t cap, size_t *got,
 		  NSR_XDR(xdr_mmd_next_res), &r, err);
 	if (rc != NSR_OK)
 		return rc;
-	rc = read_reply(m, &r.st, r.data.data_val, r.data.data_len, a.max, p,
-			err);
+	rc = status_rc(&r.st, err);
+	if (rc == NSR_OK && r.data.data_len > a.max) {
+		why(err, "mover %s sent %u bytes, %u were asked for",
+		    nsr_rpc_peer(m->c), r.data.data_len, a.max);
+		rc = NSR_ERR_PROTO;
+	}
 	if (rc == NSR_OK) {
+		if (r.data.data_len > 0)
+			memcpy(p, r.data.data_val, r.data.data_len);
 		*got = r.data.data_len;
 		*eof = r.eof ? 1 : 0;
 	}
@@ -1003,34 +991,47 @@ int nsr_mmd_read_sets_open(struct nsr_mmd *m, const uint32_t *ssids,
 			 err);
 }
 
-/* nsr_mmd_read_sets_next - MMD_READ_SETS_NEXT into the caller's buffer. */
-int nsr_mmd_read_sets_next(struct nsr_mmd *m, void *p, size_t cap,
-			   struct nsr_mmd_sets_piece *out, struct nsr_buf *err)
+/* nsr_mmd_read_sets_next - MMD_READ_SETS_NEXT: each piece to fn. */
+int nsr_mmd_read_sets_next(struct nsr_mmd *m, size_t cap,
+			   nsr_mmd_piece_fn fn, void *arg, int *eof,
+			   struct nsr_buf *err)
 {
 	mmd_next_args a;
 	mmd_sets_next_res r;
+	size_t total = 0;
 	int rc;
 
-	memset(out, 0, sizeof(*out));
+	*eof = 0;
 	memset(&r, 0, sizeof(r));
 	a.max = (u_int)NSR_MIN(cap, (size_t)MMD_CHUNK_MAX);
 	rc = call(m, MMD_READ_SETS_NEXT, NSR_XDR(xdr_mmd_next_args), &a,
 		  NSR_XDR(xdr_mmd_sets_next_res), &r, err);
 	if (rc != NSR_OK)
 		return rc;
-	rc = read_reply(m, &r.st, r.data.data_val, r.data.data_len, a.max, p,
-			err);
-	if (rc == NSR_OK) {
-		out->ssid = r.ssid;
-		out->got = r.data.data_len;
-		out->ss_end = r.ss_end ? 1 : 0;
-		out->ss_code = r.ss_end ? r.ss_code : NSR_OK;
-		out->eof = r.eof ? 1 : 0;
-		if (r.ss_end && r.ss_code != NSR_OK)
-			why(err, "%s", r.ss_msg && r.ss_msg[0]
-					       ? r.ss_msg
-					       : nsr_strerror(r.ss_code));
+	rc = status_rc(&r.st, err);
+	for (u_int i = 0; rc == NSR_OK && i < r.pieces.pieces_len; i++)
+		total += r.pieces.pieces_val[i].data.data_len;
+	if (rc == NSR_OK && total > a.max) {
+		why(err, "mover %s sent %zu bytes, %u were asked for",
+		    nsr_rpc_peer(m->c), total, a.max);
+		rc = NSR_ERR_PROTO;
 	}
+	for (u_int i = 0; rc == NSR_OK && i < r.pieces.pieces_len; i++) {
+		const mmd_sets_piece *w = &r.pieces.pieces_val[i];
+		struct nsr_mmd_sets_piece pc;
+
+		pc.ssid = w->ssid;
+		pc.data = w->data.data_val;
+		pc.len = w->data.data_len;
+		pc.ss_end = w->ss_end ? 1 : 0;
+		pc.ss_code = w->ss_end ? w->ss_code : NSR_OK;
+		pc.ss_msg = w->ss_msg && w->ss_msg[0]
+				    ? w->ss_msg
+				    : nsr_strerror(pc.ss_code);
+		rc = fn(arg, &pc);
+	}
+	if (rc == NSR_OK)
+		*eof = r.eof ? 1 : 0;
 	xdr_free(NSR_XDR(xdr_mmd_sets_next_res), (char *)&r);
 	return rc;
 }

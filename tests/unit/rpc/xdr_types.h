@@ -99,6 +99,7 @@ static const struct xdr_type xdr_types[] = {
 	XT(mmd_next_args),
 	XT(mmd_next_res),
 	XT(mmd_sets_args),
+	XT(mmd_sets_piece),
 	XT(mmd_sets_next_res),
 	/* New types go at the end: fuzz seeds name types by index. */
 	XT(mm_ss_restore_args),
