@@ -694,12 +694,16 @@ static int overlaps(const struct rec_set *x, const struct rec_set *y)
 
 /* group_end - from sets[i], the end of the group read side by side: with
  * exact (the disjoint parts of a point-in-time tree) all of them, else
- * as long as no two save sets may restore the same path. */
-static size_t group_end(struct rec_set *const *sets, size_t n, size_t i,
+ * as long as no two save sets may restore the same path.  Into a command
+ * (to_fd) one at a time: their bytes must not mix. */
+static size_t group_end(const struct nsr_session_recover *sr,
+			struct rec_set *const *sets, size_t n, size_t i,
 			int exact)
 {
 	size_t j;
 
+	if (sr->o->to_fd)
+		return i + 1;
 	if (exact)
 		return n;
 	for (j = i + 1; j < n; j++)
@@ -787,7 +791,7 @@ int session_recover_sets(struct nsr_session_recover *sr,
 		failed = 1;
 	}
 	for (size_t i = 0, j; i < nsets && p; i = j) {
-		j = group_end(sets, nsets, i, exact);
+		j = group_end(sr, sets, nsets, i, exact);
 		while (pass_plan(sets + i, j - i, p))
 			pass_run(sr, p);
 		/* Every file in place before any directory gets its

@@ -78,6 +78,7 @@ struct nsr_vol_reader {
 	void *arg;
 	int first_damage;
 	int last_bad; /* code of the last bad block, for gap reports */
+	struct nsr_vol_loc bad_at; /* where the last bad block was */
 	uint64_t nbad;	   /* damaged blocks met by this walk */
 	uint64_t ndamaged; /* damaged blocks counted (see the top) */
 	/* read mode: damaged blocks not yet known to be ours */
@@ -129,6 +130,7 @@ static void bad_block(struct nsr_vol_reader *r, int rc,
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	r->last_bad = rc;
+	r->bad_at = *loc;
 	r->nbad++;
 	if (r->reading == MODE_SETS) {
 		/* Known through the gaps it leaves (sets_gap). */
@@ -630,13 +632,43 @@ static int want_unfinished(struct nsr_vol_reader *r, struct want *w,
 	return 0;
 }
 
-/* want_lost - sets mode: fragment w's begin is not where it says. */
+/* want_pos - the block where w begins, in the reader's terms. */
+static struct nsr_vol_loc want_pos(const struct nsr_vol_reader *r,
+				   const struct want *w)
+{
+	struct nsr_vol_loc l = { w->f.file, w->f.record };
+
+	if (!r->seq)
+		l.record = w->f.offset / r->lab.block_size;
+	return l;
+}
+
+/* loc_cmp - order of two places on the volume. */
+static int loc_cmp(const struct nsr_vol_loc *a, const struct nsr_vol_loc *b)
+{
+	if (a->file != b->file)
+		return a->file < b->file ? -1 : 1;
+	if (a->record != b->record)
+		return a->record < b->record ? -1 : 1;
+	return 0;
+}
+
+/* want_lost - sets mode: fragment w's begin is not where it says: its
+ * first block is damaged (damage: what is in it is lost), or it is not
+ * there at all (NSR_ERR_NOTFOUND). */
 static void want_lost(struct nsr_vol_reader *r, struct want *w)
 {
 	struct nsr_vol_loc loc = { w->f.file, w->f.record };
+	struct nsr_vol_loc at = want_pos(r, w);
 
-	report(r, w->f.ssid, NSR_ERR_NOTFOUND, &loc, "no begin of save set "
-	       "there (fragment not on the volume, or in a damaged block)");
+	if (r->nbad > 0 && loc_cmp(&r->bad_at, &at) == 0) {
+		r->ndamaged++;
+		report(r, w->f.ssid, r->last_bad, &loc, "the fragment's first "
+		       "block is damaged: the fragment is lost");
+	} else {
+		report(r, w->f.ssid, NSR_ERR_NOTFOUND, &loc, "no begin of "
+		       "save set there (fragment not on the volume)");
+	}
 	w->state = W_DONE;
 	if (r->ops->unfinished != NULL)
 		r->ops->unfinished(r->arg, w->f.ssid, 0);
@@ -777,27 +809,6 @@ static int walk_block(struct nsr_vol_reader *r, size_t len,
 			return rc;
 		off += MEDIA_FMT_CHUNK_HDR + c.len;
 	}
-	return 0;
-}
-
-/* want_pos - the block where w begins, in the reader's terms. */
-static struct nsr_vol_loc want_pos(const struct nsr_vol_reader *r,
-				   const struct want *w)
-{
-	struct nsr_vol_loc l = { w->f.file, w->f.record };
-
-	if (!r->seq)
-		l.record = w->f.offset / r->lab.block_size;
-	return l;
-}
-
-/* loc_cmp - order of two places on the volume. */
-static int loc_cmp(const struct nsr_vol_loc *a, const struct nsr_vol_loc *b)
-{
-	if (a->file != b->file)
-		return a->file < b->file ? -1 : 1;
-	if (a->record != b->record)
-		return a->record < b->record ? -1 : 1;
 	return 0;
 }
 

@@ -5,7 +5,8 @@
 # others' blocks) come back with one `recover -S a -S b -S c -S d`: the
 # mover opens one read session for all four, positions once, and reads
 # as many blocks as the four single recovers read together (no block
-# twice; its log counts them); trees and bytes are identical.  Two save sets of one
+# twice; its log counts them); trees and bytes are identical.  Into a
+# command (--pipe) they still come one after the other.  Two save sets of one
 # tree (overlapping names) are still read one after the other.  Then the
 # point-in-time scenario of 360 (pit.sh) on that vtape, with another save
 # multiplexed beside each backup: each moment recovers exactly, and a
@@ -113,6 +114,13 @@ check "positioned once" grep -q ' 1 positionings' <<<"$line"
 n=$(field "blocks read" <<<"$line")
 check "it read $n blocks, as many as the four alone ($alone): none twice" \
 	test "$n" -eq "$alone"
+
+# Into a command the save sets go one after the other, their bytes apart.
+"$BIN/recover" -s $S -q -S "${ssids[0]}" -S "${ssids[1]}" --pipe -- cat \
+	>"$W/both.out" 2>"$W/both.err"
+check "recover -S p1 -S p2 --pipe exits 0" test $? -eq 0
+check "the command gets p1's bytes, then p2's" \
+	cmp "$W/both.out" <(cat "$W/p1" "$W/p2")
 
 # Two save sets of one tree may write the same paths: one after the other.
 check "save tree 1 again" "$BIN/save" -s $S -q -b Tapes "$W/t1"
