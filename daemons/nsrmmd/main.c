@@ -166,12 +166,12 @@ static const struct nsr_rpc_proc mmd_procs[] = {
 	{MMD_SS_SYNC, "ss_sync", NSR_XDR(xdr_mmd_sync_args),
 	 sizeof(mmd_sync_args), NSR_XDR(xdr_mmd_sync_res), sizeof(mmd_sync_res),
 	 mmd_h_ss_sync, 0},
-	{MMD_READ_SETS_OPEN, "read_sets_open", NSR_XDR(xdr_mmd_sets_args),
-	 sizeof(mmd_sets_args), NSR_XDR(xdr_nsr_void_res), sizeof(nsr_void_res),
-	 mmd_h_read_sets_open, 0},
 	{MMD_READ_SETS_NEXT, "read_sets_next", NSR_XDR(xdr_mmd_next_args),
 	 sizeof(mmd_next_args), NSR_XDR(xdr_mmd_sets_next_res),
 	 sizeof(mmd_sets_next_res), mmd_h_read_sets_next, 0},
+	{MMD_COUNTERS, "counters", NSR_XDR(xdr_void), 0,
+	 NSR_XDR(xdr_mmd_counters_res), sizeof(mmd_counters_res),
+	 mmd_h_counters, 0},
 };
 
 static const struct nsr_rpc_prog mmd_progs[] = {

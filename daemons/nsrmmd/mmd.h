@@ -78,7 +78,16 @@ int mmd_dev_open_extra(struct mmd *m, int read_only, struct nsr_dev **out,
 /* mmd_volid_str - a volume id as 32 hex digits into out[33]. */
 void mmd_volid_str(const uint8_t *volid, char *out);
 
-/* Handlers (label.c, save.c, recover.c, recover_sets.c). */
+/* Session counters (counters.c), for MMD_COUNTERS: a handle per open
+ * session (0 = not counted: the table was full). */
+/* mmd_ctr_open - count a session of save set ssid from now. */
+int mmd_ctr_open(uint32_t ssid, int recover);
+/* mmd_ctr_add - n more data bytes moved by session h. */
+void mmd_ctr_add(int h, uint64_t n);
+/* mmd_ctr_close - session h is over (0 is fine). */
+void mmd_ctr_close(int h);
+
+/* Handlers (label.c, save.c, recover.c, recover_sets.c, counters.c). */
 int mmd_h_label(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 int mmd_h_read_label(void *ctx, void *args, void *res,
 		   struct nsr_rpc_call *call);
@@ -90,10 +99,10 @@ int mmd_h_read_open(void *ctx, void *args, void *res,
 		  struct nsr_rpc_call *call);
 int mmd_h_read_next(void *ctx, void *args, void *res,
 		  struct nsr_rpc_call *call);
-int mmd_h_read_sets_open(void *ctx, void *args, void *res,
-			 struct nsr_rpc_call *call);
 int mmd_h_read_sets_next(void *ctx, void *args, void *res,
 			 struct nsr_rpc_call *call);
+int mmd_h_counters(void *ctx, void *args, void *res,
+		   struct nsr_rpc_call *call);
 int mmd_h_ss_remove(void *ctx, void *args, void *res,
 		    struct nsr_rpc_call *call);
 /* mmd_label_resume - at start: finish a relabel a crash interrupted

@@ -291,8 +291,11 @@ void mmd_read_free(struct mmd *m, struct mmd_read *r)
 	pthread_mutex_destroy(&r->mu);
 	pthread_cond_destroy(&r->cv);
 	free(r->frags);
-	for (size_t i = 0; i < r->nsets; i++)
+	mmd_ctr_close(r->ctr);
+	for (size_t i = 0; i < r->nsets; i++) {
 		free(r->sets[i].errmsg);
+		mmd_ctr_close(r->sets[i].ctr);
+	}
 	free(r->sets);
 	free(r->errmsg);
 	free(r);
@@ -400,6 +403,8 @@ int mmd_h_read_open(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	struct nsr_buf why;
 	int rc;
 
+	if (a->ssid == 0)
+		return mmd_read_sets_open(m, c, a, r);
 	nsr_buf_init(&why, 4096);
 	rc = mmd_read_new(m, c, &rd, &why);
 	if (rc != NSR_OK) {
@@ -423,6 +428,7 @@ int mmd_h_read_open(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 		goto fail;
 	}
 	rd->started = 1;
+	rd->ctr = mmd_ctr_open(rd->ssid, 1);
 	c->read = rd;
 	nsr_info("reading save set %u (%zu fragments) from volume %s in "
 		 "device %s", a->ssid, rd->nfrags, rd->volname, m->dev_name);
@@ -506,6 +512,7 @@ int mmd_h_read_next(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 		r->data.data_val = nsr_xmalloc(max);
 		r->data.data_len = (u_int)take(rd, r->data.data_val, max);
 	}
+	mmd_ctr_add(rd->ctr, r->data.data_len);
 	pthread_cond_broadcast(&rd->cv);
 	if (!rd->head && rd->done) {
 		if (rd->err != NSR_OK && r->data.data_len == 0) {

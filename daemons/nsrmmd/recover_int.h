@@ -1,7 +1,8 @@
 /*
  * recover_int.h - the recover sessions of nsrmmd, shared by recover.c
  * (one save set: MMD_READ_OPEN/NEXT) and recover_sets.c (several save
- * sets of one volume in one pass: MMD_READ_SETS_OPEN/NEXT).  A session is
+ * sets of one volume in one pass: MMD_READ_OPEN with ssid 0, then
+ * MMD_READ_SETS_NEXT).  A session is
  * a reader thread filling a bounded queue of pieces that the RPC
  * handlers drain; recover.c states the invariants.
  */
@@ -36,6 +37,7 @@ struct mmd_rset {
 	size_t first;	     /* index of its first in mmd_read.frags */
 	uint64_t got;	     /* bytes of the current fragment */
 	uint64_t ndamage;    /* damage reports that named it */
+	int ctr;	     /* counters.c handle */
 	int err;
 	char *errmsg;
 };
@@ -43,6 +45,7 @@ struct mmd_rset {
 struct mmd_read {
 	struct mmd *m;
 	uint32_t ssid;		    /* one save set (0 in a sets session) */
+	int ctr;		    /* counters.c handle (one save set) */
 	struct nsr_vol_frag *frags; /* those on this volume, by frag_seq */
 	size_t nfrags;
 	struct mmd_rset *sets;	    /* sets session: its save sets */
@@ -91,6 +94,10 @@ size_t mmd_read_max(u_int max);
 /* mmd_read_wait - lock r->mu and wait until data is queued or the
  * reader is done (returns holding r->mu). */
 void mmd_read_wait(struct mmd_read *r);
+/* mmd_read_sets_open - MMD_READ_OPEN with ssid 0: every save set with
+ * fragments in a, in one pass (recover_sets.c); the reply in r. */
+int mmd_read_sets_open(struct mmd *m, struct mmd_conn *c,
+		       const mmd_read_args *a, nsr_void_res *r);
 /* mmd_damage_total - msg (taken; NULL is fine) with " (N damaged blocks
  * in all)" added when n > 1. */
 char *mmd_damage_total(char *msg, uint64_t n);

@@ -1,6 +1,6 @@
 /*
  * recover_sets.c - one pass for several save sets of one volume:
- * MMD_READ_SETS_OPEN with the save sets and their fragments, then
+ * MMD_READ_OPEN with ssid 0 and the save sets' fragments, then
  * MMD_READ_SETS_NEXT until eof.  One reader thread walks the volume once
  * (nsr_vol_reader_read_sets: from the first wanted fragment on, blocks of
  * other save sets passed or skipped, positioning forward between
@@ -139,12 +139,13 @@ static void on_damage(void *arg, uint32_t ssid, int rc,
 {
 	struct mmd_read *r = arg;
 	struct mmd_rset *s = rset_of(r, ssid);
+	const char *what = rc == NSR_ERR_NOTFOUND ? "fragment not found"
+						  : "damaged block";
 	char *text = nsr_xasprintf(
 		"save set %u on volume %s (device %s): %s at file %u record "
-		"%llu: %s", ssid, r->volname, r->m->dev_name,
-		rc == NSR_ERR_NOTFOUND ? "fragment not found" : "damaged block",
-		loc ? loc->file : 0, (unsigned long long)(loc ? loc->record : 0),
-		msg);
+		"%llu: %s", ssid, r->volname, r->m->dev_name, what,
+		loc ? loc->file : 0,
+		(unsigned long long)(loc ? loc->record : 0), msg);
 
 	nsr_error("%s", text);
 	if (!s) {
@@ -230,28 +231,28 @@ static int by_seq(const void *a, const void *b)
 	return x->frag_seq < y->frag_seq ? -1 : x->frag_seq > y->frag_seq;
 }
 
-/* select_sets - the named save sets and their fragments on this volume;
- * NSR_OK, or an error in why. */
-static int select_sets(struct mmd_read *r, const mmd_sets_args *a,
+/* select_sets - the save sets with fragments in a (in the order they
+ * first appear) and their fragments on this volume; NSR_OK, or an error
+ * in why. */
+static int select_sets(struct mmd_read *r, const mmd_read_args *a,
 		       struct nsr_buf *why)
 {
 	const uint8_t *volid = nsr_vol_reader_label(r->rd)->volid;
-	u_int ns = a->ssids.ssids_len, nf = a->frags.frags_len;
+	u_int nf = a->frags.frags_len;
 
-	if (ns == 0 || ns > MMD_SETS_MAX) {
-		nsr_buf_addf(why, "%u save sets named (1..%d allowed)", ns,
-			     MMD_SETS_MAX);
-		return NSR_ERR_INVAL;
-	}
-	r->sets = nsr_xcalloc(ns, sizeof(*r->sets));
+	r->sets = nsr_xcalloc(MMD_SETS_MAX, sizeof(*r->sets));
 	r->frags = nsr_xcalloc(nf + 1, sizeof(*r->frags));
-	for (u_int i = 0; i < ns; i++) {
-		if (rset_of(r, a->ssids.ssids_val[i])) {
-			nsr_buf_addf(why, "save set %u named twice",
-				     a->ssids.ssids_val[i]);
-			return NSR_ERR_INVAL;
+	for (u_int i = 0; i < nf; i++) {
+		uint32_t ssid = a->frags.frags_val[i].ssid;
+
+		if (rset_of(r, ssid))
+			continue;
+		if (r->nsets == MMD_SETS_MAX) {
+			nsr_buf_addf(why, "more than %d save sets in one pass",
+				     MMD_SETS_MAX);
+			return NSR_ERR_LIMIT;
 		}
-		r->sets[r->nsets++].ssid = a->ssids.ssids_val[i];
+		r->sets[r->nsets++].ssid = ssid;
 	}
 	/* Each save set's fragments on this volume together, in order. */
 	for (size_t i = 0; i < r->nsets; i++) {
@@ -277,23 +278,18 @@ static int select_sets(struct mmd_read *r, const mmd_sets_args *a,
 				     r->sets[i].ssid, r->volname);
 			return NSR_ERR_NOTFOUND;
 		}
-	if (r->nfrags > NSR_VOL_SETS_MAX) {
-		nsr_buf_addf(why, "%zu fragments on volume %s (at most %d in "
-			     "one pass)", r->nfrags, r->volname,
-			     NSR_VOL_SETS_MAX);
+	if (r->nsets == 0 || r->nfrags > NSR_VOL_SETS_MAX) {
+		nsr_buf_addf(why, "%zu fragments on volume %s (1..%d in one "
+			     "pass)", r->nfrags, r->volname, NSR_VOL_SETS_MAX);
 		return NSR_ERR_LIMIT;
 	}
 	return NSR_OK;
 }
 
-/* mmd_h_read_sets_open - MMD_READ_SETS_OPEN. */
-int mmd_h_read_sets_open(void *ctx, void *args, void *res,
-			 struct nsr_rpc_call *call)
+/* mmd_read_sets_open - MMD_READ_OPEN with ssid 0. */
+int mmd_read_sets_open(struct mmd *m, struct mmd_conn *c,
+		       const mmd_read_args *a, nsr_void_res *r)
 {
-	struct mmd *m = ctx;
-	mmd_sets_args *a = args;
-	nsr_void_res *r = res;
-	struct mmd_conn *c = mmd_conn_get(call, m);
 	struct mmd_read *rd = NULL;
 	struct nsr_buf why;
 	int rc;
@@ -309,8 +305,8 @@ int mmd_h_read_sets_open(void *ctx, void *args, void *res,
 			     strerror(errno));
 	}
 	if (rc != NSR_OK) {
-		mmd_status(&r->st, rc, "cannot read %u save sets from device "
-			   "%s: %s", a->ssids.ssids_len, m->dev_name,
+		mmd_status(&r->st, rc, "cannot read save sets in one pass "
+			   "from device %s: %s", m->dev_name,
 			   why.len ? why.data : nsr_strerror(rc));
 		if (rd)
 			mmd_read_free(m, rd);
@@ -318,6 +314,8 @@ int mmd_h_read_sets_open(void *ctx, void *args, void *res,
 		return NSR_OK;
 	}
 	rd->started = 1;
+	for (size_t i = 0; i < rd->nsets; i++)
+		rd->sets[i].ctr = mmd_ctr_open(rd->sets[i].ssid, 1);
 	c->read = rd;
 	nsr_info("reading %zu save sets (%zu fragments) from volume %s in "
 		 "device %s in one pass", rd->nsets, rd->nfrags, rd->volname,
@@ -391,9 +389,14 @@ static void next_reply(struct mmd_read *r, mmd_sets_next_res *res,
 	res->pieces.pieces_val = nsr_xcalloc(MMD_PIECES_MAX,
 					     sizeof(mmd_sets_piece));
 	do {
-		used += next_piece(r, &res->pieces.pieces_val
-					      [res->pieces.pieces_len++],
-				   max - used);
+		mmd_sets_piece *pc =
+			&res->pieces.pieces_val[res->pieces.pieces_len++];
+		struct mmd_rset *s;
+
+		used += next_piece(r, pc, max - used);
+		s = rset_of(r, pc->ssid);
+		if (s)
+			mmd_ctr_add(s->ctr, pc->data.data_len);
 	} while (r->head && res->pieces.pieces_len < MMD_PIECES_MAX &&
 		 r->head->len - r->head->off <= max - used);
 }

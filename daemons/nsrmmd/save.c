@@ -58,6 +58,7 @@ struct mmd_save {
 	struct nsr_vol_span span; /* this fragment's place in the save set */
 	uint64_t next_seq; /* expected data call number */
 	uint64_t bytes;	   /* data bytes received */
+	int ctr;	   /* counters.c handle */
 	int held;	   /* counted in m->sessions (invariant 2) */
 	int eom;	   /* the volume filled: the session stops here */
 	int eom_told;	   /* a reply said so to the client */
@@ -116,6 +117,7 @@ void mmd_save_free(struct mmd *m, struct mmd_save *s)
 			 " the part on that volume is not recorded",
 			 s->hdr.ssid, s->hdr.client, s->hdr.name, s->volname);
 	free(s->errmsg);
+	mmd_ctr_close(s->ctr);
 	release_writer(m, s);
 	free(s);
 }
@@ -253,6 +255,7 @@ int mmd_h_ss_begin(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	nsr_info("save set %u (%s:%s, level %s) started on volume %s in "
 		 "device %s", s->hdr.ssid, s->hdr.client, s->hdr.name,
 		 s->hdr.level, s->volname, m->dev_name);
+	s->ctr = mmd_ctr_open(s->hdr.ssid, 0);
 	c->save = s;
 	s = NULL;
 	mmd_status(&r->st, NSR_OK, "%s", "");
@@ -395,6 +398,7 @@ int mmd_h_ss_data(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	}
 	s->next_seq++;
 	s->bytes += a->data.data_len;
+	mmd_ctr_add(s->ctr, a->data.data_len);
 	rc = nsr_vol_session_write(s->vs, a->data.data_val, a->data.data_len);
 	if (rc == NSR_ERR_EOM) {
 		end_of_medium(m, s);

@@ -178,12 +178,11 @@ int nsr_mmd_read_next(struct nsr_mmd *m, void *p, size_t cap, size_t *got,
 		      int *eof, struct nsr_buf *err);
 
 /* One pass for several save sets of one volume. */
-/* nsr_mmd_read_sets_open - start reading save sets ssids (nssids, at
- * most MMD_SETS_MAX) in one pass over the mover's volume; frags (n) are
- * their fragments (those on other volumes are left out by the mover).
- * Every save set must have a fragment on the volume. */
-int nsr_mmd_read_sets_open(struct nsr_mmd *m, const uint32_t *ssids,
-			   size_t nssids, const struct nsr_vol_frag *frags,
+/* nsr_mmd_read_sets_open - start reading, in one pass over the mover's
+ * volume, every save set that has fragments in frags (n, at most
+ * MMD_FRAGS_MAX, at most MMD_SETS_MAX save sets; those on other volumes
+ * are left out by the mover); each must have one on the volume. */
+int nsr_mmd_read_sets_open(struct nsr_mmd *m, const struct nsr_vol_frag *frags,
 			   size_t n, struct nsr_buf *err);
 /* One piece of a sets read. */
 struct nsr_mmd_sets_piece {
@@ -205,6 +204,18 @@ typedef int (*nsr_mmd_piece_fn)(void *arg,
 int nsr_mmd_read_sets_next(struct nsr_mmd *m, size_t cap,
 			   nsr_mmd_piece_fn fn, void *arg, int *eof,
 			   struct nsr_buf *err);
+
+/* What one session of a mover has moved (MMD_COUNTERS). */
+struct nsr_mmd_counter {
+	uint32_t ssid;
+	int recover;	/* 1: sent to a recover client; 0: saved */
+	uint64_t bytes; /* data bytes so far */
+	uint64_t usec;	/* since the session began */
+};
+/* nsr_mmd_counters - the mover's open sessions: *out (malloc'ed, caller
+ * frees; NULL when *n is 0). */
+int nsr_mmd_counters(struct nsr_mmd *m, struct nsr_mmd_counter **out,
+		     size_t *n, struct nsr_buf *err);
 
 /* Fragments on the wire, for the mover and its clients alike: no strings,
  * so nothing to check or free. */

@@ -595,8 +595,7 @@ static void pass_run(struct nsr_session_recover *sr, struct rec_pass *p)
 	if (nsr_mmd_connect(lead->host && lead->host[0] ? lead->host
 							: sr->o->server,
 			    lead->port, &m, &err) != NSR_OK ||
-	    nsr_mmd_read_sets_open(m, p->ssids, p->n, p->frags, p->nf,
-				   &err) != NSR_OK) {
+	    nsr_mmd_read_sets_open(m, p->frags, p->nf, &err) != NSR_OK) {
 		pass_fail(p, "cannot read", err.data);
 		goto out;
 	}

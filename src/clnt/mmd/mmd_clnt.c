@@ -969,26 +969,55 @@ int nsr_mmd_read_next(struct nsr_mmd *m, void *p, size_t cap, size_t *got,
 	return rc;
 }
 
-/* nsr_mmd_read_sets_open - MMD_READ_SETS_OPEN. */
-int nsr_mmd_read_sets_open(struct nsr_mmd *m, const uint32_t *ssids,
-			   size_t nssids, const struct nsr_vol_frag *frags,
+/* nsr_mmd_read_sets_open - MMD_READ_OPEN with ssid 0. */
+int nsr_mmd_read_sets_open(struct nsr_mmd *m, const struct nsr_vol_frag *frags,
 			   size_t n, struct nsr_buf *err)
 {
-	mmd_sets_args a;
+	mmd_read_args a;
 
-	if (nssids == 0 || nssids > MMD_SETS_MAX || n == 0 ||
-	    n > MMD_FRAGS_MAX) {
-		why(err, "%zu save sets with %zu fragments (1..%d save sets, "
-		    "1..%d fragments allowed)", nssids, n, MMD_SETS_MAX,
+	if (n == 0 || n > MMD_FRAGS_MAX) {
+		why(err, "%zu fragments in one pass (1..%d allowed)", n,
 		    MMD_FRAGS_MAX);
 		return NSR_ERR_INVAL;
 	}
 	memset(&a, 0, sizeof(a));
-	a.ssids.ssids_len = (u_int)nssids;
-	a.ssids.ssids_val = (u_int *)ssids;
-	return read_open(m, MMD_READ_SETS_OPEN, NSR_XDR(xdr_mmd_sets_args),
-			 &a, &a.frags.frags_len, &a.frags.frags_val, frags, n,
+	return read_open(m, MMD_READ_OPEN, NSR_XDR(xdr_mmd_read_args), &a,
+			 &a.frags.frags_len, &a.frags.frags_val, frags, n,
 			 err);
+}
+
+/* nsr_mmd_counters - MMD_COUNTERS: the mover's sessions (*out
+ * malloc'ed, *n entries; NULL when none). */
+int nsr_mmd_counters(struct nsr_mmd *m, struct nsr_mmd_counter **out,
+		     size_t *n, struct nsr_buf *err)
+{
+	mmd_counters_res r;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	memset(&r, 0, sizeof(r));
+	rc = call(m, MMD_COUNTERS, NSR_XDR(xdr_void), NULL,
+		  NSR_XDR(xdr_mmd_counters_res), &r, err);
+	if (rc != NSR_OK)
+		return rc;
+	rc = status_rc(&r.st, err);
+	if (rc == NSR_OK && r.sessions.sessions_len > 0) {
+		*out = calloc(r.sessions.sessions_len, sizeof(**out));
+		if (!*out)
+			rc = NSR_ERR_NOMEM;
+	}
+	for (u_int i = 0; rc == NSR_OK && i < r.sessions.sessions_len; i++) {
+		const mmd_counter *c = &r.sessions.sessions_val[i];
+
+		(*out)[i].ssid = c->ssid;
+		(*out)[i].recover = c->recover ? 1 : 0;
+		(*out)[i].bytes = c->bytes;
+		(*out)[i].usec = c->usec;
+		*n = i + 1;
+	}
+	xdr_free(NSR_XDR(xdr_mmd_counters_res), (char *)&r);
+	return rc;
 }
 
 /* nsr_mmd_read_sets_next - MMD_READ_SETS_NEXT: each piece to fn. */
