@@ -6,8 +6,9 @@
  * with the outcome.
  *
  * One pass per volume: the save sets whose next fragments lie on one
- * volume are read together (MMD_READ_SETS_*: the mover walks the volume
- * once and tags each piece with its save set), each into its own
+ * volume are read together (MMD_READ_OPEN with ssid 0, then
+ * MMD_READ_SETS_NEXT: the mover walks the volume once and tags each
+ * piece with its save set), each into its own
  * restore.  Save sets restored side by side must not write the same
  * path: a point-in-time recover gives each save set of its chain a
  * disjoint part of the tree (exact paths); `recover -S a -S b` reads
