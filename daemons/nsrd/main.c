@@ -62,6 +62,9 @@ static const struct nsr_rpc_proc nsrd_procs[] = {
 	     nsrd_save_renew),
 	{STATUS, "status", NSR_XDR(xdr_void), 0, NSR_XDR(xdr_status_res),
 	 sizeof(status_res), nsrd_status, NSR_RPC_SERIAL},
+	{STATUS_RATES, "status_rates", NSR_XDR(xdr_void), 0,
+	 NSR_XDR(xdr_rates_res), sizeof(rates_res), nsrd_status_rates,
+	 NSR_RPC_SERIAL},
 	PROC(SAVEGRP, "savegrp", savegrp_args, savegrp_res, nsrd_savegrp),
 };
 

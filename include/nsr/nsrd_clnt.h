@@ -54,6 +54,9 @@ int nsr_nsrd_res_delete(struct nsr_nsrd *d, res_text_args *a,
 			nsr_void_res *r);
 /* nsr_nsrd_status - devices, movers, sessions and waits (nsrwatch). */
 int nsr_nsrd_status(struct nsr_nsrd *d, status_res *r);
+/* nsr_nsrd_status_rates - transfer rates per session and device, from
+ * the movers' counters (nsrwatch). */
+int nsr_nsrd_status_rates(struct nsr_nsrd *d, rates_res *r);
 
 /* nsr_nsrd_savegrp - run a group now, or preview it (savegrp). */
 int nsr_nsrd_savegrp(struct nsr_nsrd *d, savegrp_args *a, savegrp_res *r);

@@ -98,6 +98,10 @@ static const struct xdr_type xdr_types[] = {
 	XT(mmd_read_args),
 	XT(mmd_next_args),
 	XT(mmd_next_res),
+	XT(mmd_counter),
+	XT(mmd_counters_res),
+	XT(mmd_sets_piece),
+	XT(mmd_sets_next_res),
 	/* New types go at the end: fuzz seeds name types by index. */
 	XT(mm_ss_restore_args),
 	XT(next_vol_args),
@@ -115,6 +119,9 @@ static const struct xdr_type xdr_types[] = {
 	XT(st_session),
 	XT(st_wait),
 	XT(status_res),
+	XT(rate_session),
+	XT(rate_device),
+	XT(rates_res),
 	XT(savegrp_args),
 	XT(savegrp_item),
 	XT(savegrp_res),
@@ -201,6 +208,8 @@ static const struct xdr_proc xdr_procs[] = {
 	XP(NSRMMD_PROG, NSRMMD_V1, MMD_SS_END, mmd_end_args, mmd_end_res),
 	XP(NSRMMD_PROG, NSRMMD_V1, MMD_READ_OPEN, mmd_read_args, nsr_void_res),
 	XP(NSRMMD_PROG, NSRMMD_V1, MMD_READ_NEXT, mmd_next_args, mmd_next_res),
+	XP(NSRMMD_PROG, NSRMMD_V1, MMD_READ_SETS_NEXT, mmd_next_args,
+	   mmd_sets_next_res),
 	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_VOL_GET, mm_name_args, mm_vol_res),
 	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_VOL_GET_BY_ID, mm_volid, mm_vol_res),
 	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_VOL_PUT, mm_volume, nsr_void_res),
@@ -228,6 +237,7 @@ static const struct xdr_proc xdr_procs[] = {
 	XP(NSRD_PROG, NSRD_V1, SAVE_RENEW, save_renew_args, nsr_void_res),
 	XP(NSRD_PROG, NSRD_V1, STATUS, xt_void, status_res),
 	XP(NSRD_PROG, NSRD_V1, SAVEGRP, savegrp_args, savegrp_res),
+	XP(NSRD_PROG, NSRD_V1, STATUS_RATES, xt_void, rates_res),
 	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_SS_FLAGS, mm_ss_flags_args,
 	   nsr_void_res),
 	XP(NSRMMD_PROG, NSRMMD_V1, MMD_SS_REMOVE, mmd_remove_args,
@@ -244,6 +254,7 @@ static const struct xdr_proc xdr_procs[] = {
 	XP(NSRJOBD_PROG, NSRJOBD_V1, JOB_BACKUP, xt_void, job_backup_res),
 	XP(NSRMMD_PROG, NSRMMD_V1, MMD_SS_STRIPE, xt_void, mmd_stripe_res),
 	XP(NSRMMD_PROG, NSRMMD_V1, MMD_SS_JOIN, mmd_join_args, nsr_void_res),
+	XP(NSRMMD_PROG, NSRMMD_V1, MMD_COUNTERS, xt_void, mmd_counters_res),
 };
 
 #endif
