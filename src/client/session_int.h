@@ -17,6 +17,7 @@ struct nsr_session_recover {
 	struct nsr_nsrd *nsrd;
 	struct nsr_ixclnt *ix; /* opened on first use (-a lookups) */
 	int pss_whole; /* recover -S of a PSS master: its dependents too */
+	struct session_lease *lease; /* renews every started save set's job */
 };
 
 /* session_recover_set - restore save set ssid: only paths[0..npaths)
@@ -50,5 +51,24 @@ void session_add_stats(struct nsr_restore_stats *t,
 /* session_pause - wait before asking nsrd again after NSR_ERR_WAIT: the
  * retry time it gave, kept within 0.1 .. 10 s. */
 void session_pause(unsigned retry_ms);
+
+/* lease.c: the leases of a client's sessions, renewed at nsrd from one
+ * thread of their own (a save by ssid, a recover by job id). */
+struct session_lease;
+/* session_lease_period - seconds between renewals. */
+time_t session_lease_period(void);
+/* session_lease_start - a renewer for client's sessions at server. */
+int session_lease_start(const char *server, const char *client,
+			struct session_lease **out, struct nsr_buf *err);
+/* session_lease_add - renew jobid's session (ssid 0 for a recover). */
+int session_lease_add(struct session_lease *l, int64_t jobid, uint32_t ssid);
+/* session_lease_remove - stop renewing jobid's session. */
+void session_lease_remove(struct session_lease *l, int64_t jobid);
+/* session_lease_check - the last warning (into warn) and 1 if nsrd
+ * settled jobid's session (0 = any). */
+int session_lease_check(struct session_lease *l, int64_t jobid, char *warn,
+			size_t wlen);
+/* session_lease_stop - stop the renewer and free it (NULL is fine). */
+void session_lease_stop(struct session_lease *l);
 
 #endif /* NSR_SESSION_INT_H */

@@ -436,6 +436,13 @@ static int set_start(struct nsr_session_recover *sr, struct rec_set *s,
 		return 1;
 	}
 	s->started = 1;
+	/* Its job's lease is renewed until its RECOVER_END (a recover that
+	 * waits for its mover or a slow disk is not settled as gone). */
+	if (s->r.jobid &&
+	    session_lease_add(sr->lease, s->r.jobid, 0) != NSR_OK)
+		say(&s->run, NSR_SESSION_WARN, "save set %u: its recover job's "
+		    "lease is not renewed (too many save sets at once): nsrd "
+		    "settles it after two minutes", ssid);
 	s->nfrags = s->r.frags.frags_len;
 	s->pc = frags_in_order(&s->r);
 	if (!s->pc) {
@@ -653,6 +660,18 @@ static int set_finish(struct nsr_session_recover *sr, struct rec_set *s)
 		say(&s->run, NSR_SESSION_NOTICE, "Received %llu file(s) from "
 		    "NSR server `%s'", (unsigned long long)s->st.files,
 		    o->server);
+	}
+	if (s->r.jobid) {
+		char warn[512];
+
+		if (session_lease_check(sr->lease, s->r.jobid, warn,
+					sizeof(warn)))
+			say(&s->run, NSR_SESSION_WARN, "save set %u: nsrd "
+			    "settled this recover's job while it ran (see the "
+			    "server's log)", ssid);
+		else if (warn[0])
+			say(&s->run, NSR_SESSION_WARN, "%s", warn);
+		session_lease_remove(sr->lease, s->r.jobid);
 	}
 	if (s->r.jobid)
 		rec_end(&s->run, sr->nsrd, s->r.jobid,
@@ -876,7 +895,11 @@ int nsr_session_recover_open(const struct nsr_session_recover_opts *o,
 		return NSR_ERR_NOMEM;
 	sr->o = o;
 	rc = nsr_nsrd_open(o->server, &sr->nsrd, err);
+	if (rc == NSR_OK)
+		rc = session_lease_start(o->server, o->client, &sr->lease,
+					 err);
 	if (rc != NSR_OK) {
+		nsr_nsrd_close(sr->nsrd);
 		free(sr);
 		return rc;
 	}
@@ -889,6 +912,7 @@ void nsr_session_recover_close(struct nsr_session_recover *sr)
 {
 	if (!sr)
 		return;
+	session_lease_stop(sr->lease);
 	nsr_ixclnt_close(sr->ix);
 	nsr_nsrd_close(sr->nsrd);
 	free(sr);
