@@ -108,7 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct nsr_asm_dec_ops ops = {
 		touch_header, touch_file, touch_data, count_hole, check_end,
-		NULL, touch_xattr, NULL, touch_dirent,
+		NULL, touch_xattr, NULL, touch_dirent, NULL,
 	};
 	struct nsr_asm_dec *d = NULL;
 	struct seen seen = {0, 0, 0};
