@@ -204,7 +204,7 @@ static void no_key(struct nsr_restore *r, const struct nsr_asm_file_end *fe)
 	snprintf(what, sizeof(what),
 		 "cannot decrypt: key %s unknown (was the datazone pass "
 		 "phrase changed and the old one removed?)", id);
-	rst_error(r, r->cur.path, NSR_ERR_PERM, what);
+	rst_error(r, r->cur.path, NSR_ERR_NOTFOUND, what);
 	r->cur.failed = 1;
 }
 

@@ -476,6 +476,8 @@ int session_recover_set(struct nsr_session_recover *sr, uint32_t ssid,
 	ro.workers = o->workers;
 	ro.to_fd = o->to_fd;
 	ro.out_fd = o->out_fd;
+	ro.key = session_key_by_id; /* encrypted save sets */
+	ro.key_ctx = nsrd;
 	cb.restored = on_restored;
 	cb.skipped = on_skipped;
 	cb.error = on_error;

@@ -48,7 +48,7 @@ enum {
 #define SAVE_REASONS 16 /* distinct reasons counted; the rest as "other" */
 
 /* Long options without a letter. */
-enum { OPT_PIPE = 0x100, OPT_PIPE_READ };
+enum { OPT_PIPE = 0x100, OPT_PIPE_READ, OPT_ENCRYPT, OPT_COMPRESS };
 
 /* Files not saved whole, counted by reason for the summary. */
 struct save_reason {
@@ -103,6 +103,13 @@ static void usage(FILE *f)
 		"number; default 4)\n"
 		"  --parallelism=N  at most N streams active at once (PSS; "
 		"default 4)\n"
+		"  --encrypt     encrypt file data (AES-256-GCM) with the key "
+		"of the\n"
+		"                datazone pass phrase, before it leaves this "
+		"host\n"
+		"  --compress[=LEVEL]  compress file data (zlib, level 1-9, "
+		"default 1)\n"
+		"                before any encryption\n"
 		"  -v            list each file; -q quiet\n"
 		"  -h, --help    this help\n"
 		"pipeline save: save --pipe=NAME [--pipe-read=SIZE] [options] "
@@ -525,6 +532,8 @@ int main(int argc, char **argv)
 		{"parallelism", required_argument, NULL, 'p' + 256},
 		{"pipe", required_argument, NULL, OPT_PIPE},
 		{"pipe-read", required_argument, NULL, OPT_PIPE_READ},
+		{"encrypt", no_argument, NULL, OPT_ENCRYPT},
+		{"compress", optional_argument, NULL, OPT_COMPRESS},
 		{NULL, 0, NULL, 0}};
 	static struct save_pss pss; /* static: reachable until exit */
 	static char *bigasm_path[] = {(char *)"/bigasm"};
@@ -570,6 +579,18 @@ int main(int argc, char **argv)
 			break;
 		case OPT_PIPE: so.pipe = optarg; break;
 		case OPT_PIPE_READ: pipe_read = optarg; break;
+		case OPT_ENCRYPT: so.encrypt = 1; break;
+		case OPT_COMPRESS:
+			so.compress = optarg ? atoi(optarg) : 1;
+			if (so.compress < 1 || so.compress > 9 ||
+			    (optarg && strspn(optarg, "0123456789") !=
+					   strlen(optarg))) {
+				fprintf(stderr, "save: --compress wants a "
+					"level from 1 to 9, not '%s'\n",
+					optarg);
+				return SAVE_EXIT_USAGE;
+			}
+			break;
 		case 'v': ui.verbose = 1; break;
 		case 'q': quiet = 1; break;
 		case 'P' + 256:
