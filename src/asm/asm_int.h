@@ -158,7 +158,16 @@ struct nsr_asm_dec {
 	uint8_t key[32];     /* its key when known */
 	int file_nokey;	     /* this file's data is passed over */
 	uint8_t nokey_id[8];
+	/* A stream's file data is either all in clear (DATA, SEALED
+	 * without a cipher) or all encrypted under one key: 0 not known
+	 * yet, 1 in clear, 2 encrypted under seal_id. */
+	int seal_mode;
+	uint8_t seal_id[8];
 };
+
+/* asm_dec_seal_mode - a data record in clear (id NULL) or encrypted
+ * under id: NSR_ERR_CORRUPT if the stream's earlier data was not. */
+int asm_dec_seal_mode(struct nsr_asm_dec *d, const uint8_t *id);
 
 /* asm_dec_seal_frame - a SEALED frame: room for its payload, and the
  * checks that need no payload. */

@@ -569,6 +569,8 @@ static int on_frame(struct nsr_asm_dec *d)
 	if (d->type == NSR_ASM_REC_DATA &&
 	    (d->len == 0 || d->len > d->file_size - d->file_done))
 		return NSR_ERR_CORRUPT;
+	if (d->type == NSR_ASM_REC_DATA)
+		return asm_dec_seal_mode(d, NULL);
 	if (d->type == NSR_ASM_REC_SEALED)
 		return asm_dec_seal_frame(d);
 	return NSR_OK;

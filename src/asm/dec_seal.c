@@ -6,6 +6,12 @@
  * answer, known or not, is kept).  A file whose key is not known has its
  * data passed over (counted, never given to data()) and its FILE_END
  * says nokey; a tag that does not match is damage (NSR_ERR_CHECKSUM).
+ * A stream's data is all in clear or all encrypted under one key (what
+ * the encoder writes): anything else is NSR_ERR_CORRUPT, so a file never
+ * mixes records passed on with records passed over.  Not covered: the
+ * structure itself (which records and files there are) is protected by
+ * CRCs, not by a MAC; someone able to rewrite a volume can drop or
+ * replace whole records or files.
  */
 #include "nsr/compat.h"
 
@@ -44,6 +50,25 @@ int asm_dec_seal_frame(struct nsr_asm_dec *d)
 			return NSR_ERR_NOMEM;
 		}
 	}
+	return NSR_OK;
+}
+
+/* asm_dec_seal_mode - all data of a stream in clear or all under one
+ * key: a record encrypted under another key, or in clear among
+ * encrypted ones (or the reverse), is not what an encoder writes. */
+int asm_dec_seal_mode(struct nsr_asm_dec *d, const uint8_t *id)
+{
+	int mode = id ? 2 : 1;
+
+	if (d->seal_mode == 0) {
+		d->seal_mode = mode;
+		if (id)
+			memcpy(d->seal_id, id, sizeof(d->seal_id));
+		return NSR_OK;
+	}
+	if (d->seal_mode != mode ||
+	    (id && memcmp(d->seal_id, id, sizeof(d->seal_id)) != 0))
+		return NSR_ERR_CORRUPT;
 	return NSR_OK;
 }
 
@@ -115,6 +140,9 @@ int asm_dec_on_sealed(struct nsr_asm_dec *d)
 		return NSR_ERR_CORRUPT;
 	if (blen > NSR_ASM_MAX_DATA)
 		return NSR_ERR_CORRUPT;
+	rc = asm_dec_seal_mode(d, cipher ? hdr + 8 : NULL);
+	if (rc)
+		return rc;
 	if (cipher && (d->file_nokey || !have_key(d, hdr + 8)))
 		return pass_over(d, hdr + 8, plain);
 	out = flags & NSR_ASM_SEAL_DEFLATE ? d->zbuf : d->pbuf;

@@ -4,7 +4,9 @@
  * the stream is fed in (1..128), so the incremental and the recovery
  * paths are exercised as well as whole-buffer decoding.  Every FILE_END
  * must claim exactly the data bytes (DATA plus HOLE) its file delivered,
- * which is the only size an unsized file (version 4) has.
+ * which is the only size an unsized file (version 4) has, unless its
+ * data is encrypted (version 5: this decoder has no keys) and was passed
+ * over.
  */
 #include "nsr/compat.h"
 
@@ -61,7 +63,8 @@ static int check_end(void *ctx, const struct nsr_asm_file_end *fe)
 {
 	struct seen *s = ctx;
 
-	if (fe->bytes != s->data)
+	/* data encrypted under a key it was not given: none passed on */
+	if (fe->nokey ? s->data > fe->bytes || fe->ck_ok : fe->bytes != s->data)
 		abort();
 	s->sum += s->unsized;
 	return 0;

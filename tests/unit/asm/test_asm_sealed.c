@@ -4,8 +4,9 @@
  * AES-256-GCM and zlib fed whole and in pieces, the compression ratio on
  * compressible data, a wrong key, an unknown key (no data passed on, the
  * file's FILE_END says nokey), tampered bytes anywhere in a record
- * (NSR_ERR_CHECKSUM, and with resync the file is abandoned), and a
- * SEALED record in an older version refused.
+ * (NSR_ERR_CHECKSUM; another key id in one record: NSR_ERR_CORRUPT; with
+ * resync the file is abandoned), data in clear among encrypted data
+ * refused, and a SEALED record in an older version refused.
  */
 #include "nsr/compat.h"
 
@@ -378,13 +379,10 @@ static void test_tampered(void **state)
 		nsr_buf_init(&v.data, 0);
 		v.key = &k;
 		rc = decode_steps(&s, 65536, &ops, &v);
-		if (i == 0) { /* another id: a key not known */
-			assert_int_equal(rc, NSR_OK);
-			assert_int_equal(v.nokey, 1);
-		} else {
-			assert_int_equal(rc, NSR_ERR_CHECKSUM);
-		}
-		assert_int_equal(v.data.len, i == 0 ? 5000 : 0);
+		/* another id in one record: not what an encoder writes */
+		assert_int_equal(rc, i == 0 ? NSR_ERR_CORRUPT
+					    : NSR_ERR_CHECKSUM);
+		assert_int_equal(v.data.len, 0);
 		nsr_buf_release(&v.data);
 
 		/* resync: the damaged file is abandoned, nothing of it out */
@@ -397,12 +395,10 @@ static void test_tampered(void **state)
 		if (rc == NSR_OK)
 			rc = nsr_asm_dec_finish(d);
 		nsr_asm_dec_free(d);
-		if (i > 0) {
-			assert_int_equal(rc, NSR_ERR_CORRUPT);
-			assert_int_equal(v.damaged, 1);
-			assert_int_equal(v.data.len, 0);
-			assert_int_equal(v.ends, 1); /* the directory */
-		}
+		assert_int_equal(rc, NSR_ERR_CORRUPT);
+		assert_int_equal(v.damaged, 1);
+		assert_int_equal(v.data.len, 0);
+		assert_int_equal(v.ends, 1); /* the directory */
 		nsr_buf_release(&v.data);
 		((uint8_t *)s.data)[where[i]] ^= 0x40;
 	}
@@ -436,6 +432,53 @@ static void test_old_version(void **state)
 	free(data);
 }
 
+/* test_mixed - a DATA record in an encrypted stream (a record in clear
+ * put in place of an encrypted one) is refused. */
+static void test_mixed(void **state)
+{
+	struct nsr_crypt_key k;
+	struct nsr_asm_xform x = {0, NULL, NULL};
+	struct nsr_buf s, plain;
+	struct seen v;
+	uint8_t *data = pattern(100000), *p;
+	size_t rec, prec;
+
+	NSR_UNUSED(state);
+	assert_int_equal(nsr_crypt_derive("mixed", &k), NSR_OK);
+	x.key = k.key;
+	x.key_id = k.id;
+	nsr_buf_init(&s, 0);
+	nsr_buf_init(&plain, 0);
+	sealed_stream(&s, &x, data, 100000);
+	sealed_stream(&plain, NULL, data, 100000);
+	/* the plain stream's first DATA record where the SEALED one was */
+	rec = first_sealed(&s);
+	p = (uint8_t *)plain.data;
+	for (prec = 0; p[prec] != NSR_ASM_REC_DATA;)
+		prec += NSR_ASM_FRAME_LEN + nsr_get_u32(p + prec + 4);
+	{
+		struct nsr_buf m;
+		size_t slen = NSR_ASM_FRAME_LEN +
+			      nsr_get_u32((uint8_t *)s.data + rec + 4);
+		size_t plen = NSR_ASM_FRAME_LEN + nsr_get_u32(p + prec + 4);
+
+		nsr_buf_init(&m, 0);
+		nsr_buf_add(&m, s.data, rec);
+		nsr_buf_add(&m, p + prec, plen);
+		nsr_buf_add(&m, s.data + rec + slen, s.len - rec - slen);
+		memset(&v, 0, sizeof(v));
+		nsr_buf_init(&v.data, 0);
+		v.key = &k;
+		assert_int_equal(decode_steps(&m, 4096, &ops, &v),
+				 NSR_ERR_CORRUPT);
+		nsr_buf_release(&v.data);
+		nsr_buf_release(&m);
+	}
+	nsr_buf_release(&plain);
+	nsr_buf_release(&s);
+	free(data);
+}
+
 /* test_xform_invalid - what the encoder refuses. */
 static void test_xform_invalid(void **state)
 {
@@ -465,6 +508,7 @@ int main(void)
 		cmocka_unit_test(test_wrong_key),
 		cmocka_unit_test(test_tampered),
 		cmocka_unit_test(test_old_version),
+		cmocka_unit_test(test_mixed),
 		cmocka_unit_test(test_xform_invalid),
 	};
 
