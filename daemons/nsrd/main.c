@@ -63,8 +63,8 @@ static const struct nsr_rpc_proc nsrd_procs[] = {
 	{STATUS, "status", NSR_XDR(xdr_void), 0, NSR_XDR(xdr_status_res),
 	 sizeof(status_res), nsrd_status, NSR_RPC_SERIAL},
 	PROC(SAVEGRP, "savegrp", savegrp_args, savegrp_res, nsrd_savegrp),
-	{KEY_CURRENT, "key_current", NSR_XDR(xdr_void), 0, NSR_XDR(xdr_key_res),
-	 sizeof(key_res), nsrd_key_current, NSR_RPC_SERIAL},
+	PROC(KEY_CURRENT, "key_current", key_cur_args, key_res,
+	     nsrd_key_current),
 	PROC(KEY_GET, "key_get", key_args, key_res, nsrd_key_get),
 };
 

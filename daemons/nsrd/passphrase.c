@@ -174,25 +174,44 @@ static int over_tls(struct nsr_rpc_call *call, key_res *r)
 	return 0;
 }
 
-/* nsrd_key_current - KEY_CURRENT: the key of the datazone pass phrase,
+/* client_wants - the transform client c's resource asks for. */
+static void client_wants(struct nsrd *n, const char *client, key_res *r)
+{
+	const struct nsr_res *c = nsrd_res_find1(n, "NSR client", client);
+	const char *aes = c ? nsr_res_get(c, "aes encryption") : NULL;
+	const char *z = c ? nsr_res_get(c, "compression") : NULL;
+
+	r->client_encrypt = aes && strcasecmp(aes, "Yes") == 0;
+	r->client_compress = z && strcasecmp(z, "Yes") == 0;
+}
+
+/* nsrd_key_current - KEY_CURRENT: what the client's resource asks for
+ * and, when encryption is wanted, the key of the datazone pass phrase,
  * which is kept from now on. */
 int nsrd_key_current(void *ctx, void *argp, void *resp,
 		     struct nsr_rpc_call *call)
 {
 	struct nsrd *n = ctx;
+	key_cur_args *a = argp;
 	key_res *r = resp;
 	const char *phrase = current_phrase(n);
 	struct nsr_crypt_key k;
 	int rc;
 
-	NSR_UNUSED(argp);
 	if (!over_tls(call, r))
 		return NSR_OK;
+	client_wants(n, a->client, r);
+	if (!a->want_key && !r->client_encrypt) {
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
+		return NSR_OK;
+	}
 	if (phrase == NULL) {
 		nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
-			       "no datazone pass phrase is set: set the NSR "
+			       "no datazone pass phrase is set%s: set the NSR "
 			       "resource's 'datazone pass phrase' with "
-			       "nsradmin first");
+			       "nsradmin first", a->want_key ? "" :
+			       " (the client resource asks for aes "
+			       "encryption)");
 		return NSR_OK;
 	}
 	rc = derive(phrase, &k);

@@ -558,7 +558,7 @@ static int stream(struct save_run *s, char *const *paths, size_t npaths,
 	/* A feed's objects were filtered by whoever walked them (a
 	 * stream may get them out of walk order). */
 	so.prefiltered = s->o->feed != NULL;
-	if (!s->xf.on && s->o->dry_run)
+	if (s->o->dry_run)
 		(void)session_xform(NULL, s->o, &s->xf, err);
 	so.xform = s->xf.on ? &s->xf.xf : NULL;
 	rc = nsr_saver_new(&sv, &so, &cb);

@@ -17,34 +17,52 @@
 
 #include "session_int.h"
 
-/* session_xform - the transform o asks for: *on 0 when none. */
+/* take_key - the key of a reply into x. */
+static int take_key(const key_res *r, struct session_xform *x)
+{
+	if (nsr_crypt_id_parse(r->key_id, x->key.id) != NSR_OK)
+		return NSR_ERR_PROTO;
+	memcpy(x->key.key, r->key, sizeof(x->key.key));
+	x->xf.key = x->key.key;
+	x->xf.key_id = x->key.id;
+	return NSR_OK;
+}
+
+/* session_xform - the transform o and the client's resource ask for:
+ * x->on 0 when none.  A dry run (d NULL) asks nobody. */
 int session_xform(struct nsr_nsrd *d, const struct nsr_session_save_opts *o,
 		  struct session_xform *x, struct nsr_buf *err)
 {
+	key_cur_args a;
 	key_res r;
 	int rc;
 
 	memset(x, 0, sizeof(*x));
-	if (!o->encrypt && !o->compress)
-		return NSR_OK;
 	x->xf.compress = o->compress;
 	x->on = o->compress > 0;
-	if (!o->encrypt || d == NULL) /* a dry run contacts nobody */
+	if (d == NULL)
 		return NSR_OK;
-	x->on = 1;
+	a.client = (char *)o->client;
+	a.want_key = o->encrypt != 0;
 	memset(&r, 0, sizeof(r));
-	rc = nsr_nsrd_key_current(d, &r);
-	if (rc == NSR_OK &&
-	    nsr_crypt_id_parse(r.key_id, x->key.id) == NSR_OK) {
-		memcpy(x->key.key, r.key, sizeof(x->key.key));
-		x->xf.key = x->key.key;
-		x->xf.key_id = x->key.id;
-	} else {
-		nsr_buf_addf(err, "cannot encrypt: %s",
-			     rc ? nsr_nsrd_errmsg(d)
-				: "nsrd sent a malformed key id");
-		rc = rc ? rc : NSR_ERR_PROTO;
+	rc = nsr_nsrd_key_current(d, &a, &r);
+	if (rc == NSR_ERR_PROTO && !o->encrypt) {
+		/* an nsrd without KEY_CURRENT: no client directives */
+		rc = NSR_OK;
+	} else if (rc == NSR_OK) {
+		if (!x->xf.compress && r.client_compress)
+			x->xf.compress = 1;
+		x->on = x->xf.compress > 0;
+		if (o->encrypt || r.client_encrypt) {
+			rc = take_key(&r, x);
+			x->on = 1;
+		}
 	}
+	if (rc != NSR_OK)
+		nsr_buf_addf(err, "cannot encrypt: %s",
+			     rc == NSR_ERR_PROTO && !nsr_nsrd_errmsg(d)[0]
+				     ? "nsrd sent a malformed key id"
+				     : nsr_nsrd_errmsg(d));
 	nsr_crypt_wipe(r.key, sizeof(r.key));
 	xdr_free(NSR_XDR(xdr_key_res), (char *)&r);
 	return rc;

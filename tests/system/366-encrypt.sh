@@ -8,7 +8,8 @@
 # the new one too.  The old pass phrase removed from that file: recover
 # of the old save set fails cleanly (each file named, "cannot decrypt:
 # key ... unknown", nothing written, exit non-zero); the new one still
-# recovers.
+# recovers.  Last, a client resource with "aes encryption: Yes" and
+# "compression: Yes" makes a save without options encrypted.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 366-encrypt
 S=127.0.0.1
@@ -96,4 +97,18 @@ check "the new save set still recovers" recovers_identical "$T2" -S "$SS2"
 "$BIN/save" -s $S -N plain "$T2" >"$W/save4.out" 2>&1
 check "a plain save exits 0" test $? -eq 0
 check "whose data is on the AFTD in clear" grep -rqa "$MARK second" "$W/aftd1"
+
+# --- the client resource asks for it: every save of the client -----------
+T3=$W/tree3
+mkdir -p "$T3"
+for i in $(seq 1 20000); do echo "$MARK-3 line $i"; done >"$T3/text3"
+printf 'create type: NSR client; name: %s; aes encryption: Yes; compression: Yes\n' "$C" |
+	"$BIN/nsradmin" -s $S -i - >"$W/client.out" 2>&1
+check "an NSR client with aes encryption and compression" \
+	grep -q "created resource" "$W/client.out"
+"$BIN/save" -s $S "$T3" >"$W/save5.out" 2>&1
+check "a save without options exits 0" test $? -eq 0
+check "its data is not on the AFTD in clear" \
+	test "$(grep -rac "$MARK-3" "$W/aftd1" | awk -F: '{s += $NF} END {print s + 0}')" -eq 0
+check "and recovers identical" recovers_identical "$T3"
 nsr_done

@@ -167,13 +167,11 @@ int nsr_nsrd_status(struct nsr_nsrd *d, status_res *r)
 		    r, &r->st, NSR_PEER_RETRY);
 }
 
-/* nsr_nsrd_key_current - KEY_CURRENT: the key of the pass phrase. */
-int nsr_nsrd_key_current(struct nsr_nsrd *d, key_res *r)
+/* nsr_nsrd_key_current - KEY_CURRENT: the key of the pass phrase and
+ * the client's transform. */
+int nsr_nsrd_key_current(struct nsr_nsrd *d, key_cur_args *a, key_res *r)
 {
-	void *a = NULL;
-
-	return call(d, KEY_CURRENT, NSR_XDR(xdr_void), a, NSR_XDR(xdr_key_res),
-		    r, &r->st, NSR_PEER_RETRY);
+	return CALL(KEY_CURRENT, key_cur_args, key_res, NSR_PEER_RETRY);
 }
 
 /* nsr_nsrd_key_get - KEY_GET: the key of an id. */

@@ -118,6 +118,7 @@ static const struct xdr_type xdr_types[] = {
 	XT(savegrp_args),
 	XT(savegrp_item),
 	XT(savegrp_res),
+	XT(key_cur_args),
 	XT(key_args),
 	XT(key_res),
 	XT(ix_dirlist),
@@ -238,7 +239,7 @@ static const struct xdr_proc xdr_procs[] = {
 	XP(NSRINDEXD_PROG, NSRINDEXD_V1, IX_CLOSE, ix_page_args, nsr_void_res),
 	XP(NSRINDEXD_PROG, NSRINDEXD_V1, IX_SAVESETS, ix_savesets_args,
 	   ix_savesets_res),
-	XP(NSRD_PROG, NSRD_V1, KEY_CURRENT, xt_void, key_res),
+	XP(NSRD_PROG, NSRD_V1, KEY_CURRENT, key_cur_args, key_res),
 	XP(NSRD_PROG, NSRD_V1, KEY_GET, key_args, key_res),
 };
 
