@@ -8,7 +8,9 @@
 # the new one too.  The old pass phrase removed from that file: recover
 # of the old save set fails cleanly (each file named, "cannot decrypt:
 # key ... unknown", nothing written, exit non-zero); the new one still
-# recovers.  Last, a client resource with "aes encryption: Yes" and
+# recovers.  A save with parallel save streams and an incr after it,
+# encrypted, recover -a to the tree as it is.  Last, a client resource
+# with "aes encryption: Yes" and
 # "compression: Yes" makes a save without options encrypted.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 366-encrypt
@@ -91,6 +93,24 @@ check "no file with data was written" \
 check "nothing of the plaintext either" \
 	test "$(grep -rac "$MARK" "$W/r3" | awk -F: '{s += $NF} END {print s + 0}')" -eq 0
 check "the new save set still recovers" recovers_identical "$T2" -S "$SS2"
+
+# --- parallel save streams and levels, encrypted --------------------------
+T4=$W/tree4
+mkdir -p "$T4/a" "$T4/b"
+for d in a b; do
+	for i in 1 2 3; do
+		for j in $(seq 1 3000); do echo "$MARK-4 $d$i $j"; done >"$T4/$d/f$i"
+	done
+done
+"$BIN/save" -s $S --pss=2 --encrypt -l full "$T4" >"$W/save-pss.out" 2>&1
+check "save --pss=2 --encrypt exits 0" test $? -eq 0
+sleep 1.1
+echo "$MARK-4 changed" >>"$T4/b/f2"
+"$BIN/save" -s $S --encrypt -l incr "$T4" >"$W/save-incr.out" 2>&1
+check "an encrypted incr exits 0" test $? -eq 0
+check "the AFTD holds none of their data in clear" \
+	test "$(grep -rac "$MARK-4" "$W/aftd1" | awk -F: '{s += $NF} END {print s + 0}')" -eq 0
+check "recover -a gives the tree as it is now" recovers_identical "$T4"
 
 # --- saves without --encrypt are as before (and the check above sees
 # plaintext where there is some) -------------------------------------------
