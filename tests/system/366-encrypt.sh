@@ -10,8 +10,8 @@
 # key ... unknown", nothing written, exit non-zero); the new one still
 # recovers.  A save with parallel save streams and an incr after it,
 # encrypted, recover -a to the tree as it is.  Last, a client resource
-# with "aes encryption: Yes" and
-# "compression: Yes" makes a save without options encrypted.
+# with "aes encryption: Yes" and "compression: Yes" makes a save without
+# options encrypted.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 366-encrypt
 S=127.0.0.1
