@@ -59,7 +59,9 @@ int session_xform(struct nsr_nsrd *d, const struct nsr_session_save_opts *o,
 		}
 	}
 	if (rc != NSR_OK)
-		nsr_buf_addf(err, "cannot encrypt: %s",
+		nsr_buf_addf(err, "%s%s",
+			     o->encrypt || r.client_encrypt ? "cannot encrypt: "
+							    : "",
 			     rc == NSR_ERR_PROTO && !nsr_nsrd_errmsg(d)[0]
 				     ? "nsrd sent a malformed key id"
 				     : nsr_nsrd_errmsg(d));
