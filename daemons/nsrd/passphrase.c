@@ -215,6 +215,12 @@ int nsrd_key_current(void *ctx, void *argp, void *resp,
 		return NSR_OK;
 	}
 	rc = derive(phrase, &k);
+	if (rc == NSR_ERR_INVAL) {
+		nsr_status_set(&r->st, rc, "the datazone pass phrase is not "
+			       "usable: it must be one line of 1 to %d bytes",
+			       NSR_CRYPT_PHRASE_MAX);
+		return NSR_OK;
+	}
 	if (rc == NSR_OK)
 		rc = keep_phrase(n, phrase, k.id);
 	if (rc) {
