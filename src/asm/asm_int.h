@@ -149,9 +149,10 @@ struct nsr_asm_dec {
 	char dname[NSR_ASM_NAME_MAX + 1]; /* the name being decoded */
 	char dprev[NSR_ASM_NAME_MAX + 1]; /* the one before it */
 	/* SEALED records (dec_seal.c) */
-	uint8_t *sbuf;	     /* the record's payload, MAX_SEALED bytes */
-	uint8_t *pbuf;	     /* its plain data, MAX_DATA bytes */
-	uint8_t *zbuf;	     /* decrypted zlib data, MAX_DATA bytes */
+	uint8_t *sbuf;	     /* the record's payload */
+	uint8_t *pbuf;	     /* its plain data */
+	uint8_t *zbuf;	     /* decrypted zlib data */
+	size_t scap, pcap, zcap; /* their sizes, grown as records need */
 	struct nsr_crypt *crypt;
 	int kid_state;	     /* 0 none asked, 1 known, -1 unknown */
 	uint8_t kid[8];	     /* the id last asked for */

@@ -31,6 +31,22 @@ void asm_dec_seal_free(struct nsr_asm_dec *d)
 	free(d->zbuf);
 	d->crypt = NULL;
 	d->sbuf = d->pbuf = d->zbuf = NULL;
+	d->scap = d->pcap = d->zcap = 0;
+}
+
+/* grow - *p of at least need bytes (bounded by the record limits). */
+static int grow(uint8_t **p, size_t *cap, size_t need)
+{
+	uint8_t *n;
+
+	if (need <= *cap)
+		return NSR_OK;
+	n = realloc(*p, need);
+	if (n == NULL)
+		return NSR_ERR_NOMEM;
+	*p = n;
+	*cap = need;
+	return NSR_OK;
 }
 
 /* asm_dec_seal_frame - a SEALED frame: version, room, a sane length. */
@@ -41,16 +57,8 @@ int asm_dec_seal_frame(struct nsr_asm_dec *d)
 		return NSR_ERR_CORRUPT;
 	if (d->len <= NSR_ASM_SEAL_HDR)
 		return NSR_ERR_CORRUPT;
-	if (d->sbuf == NULL) {
-		d->sbuf = malloc(NSR_ASM_MAX_SEALED);
-		d->pbuf = malloc(NSR_ASM_MAX_DATA);
-		d->zbuf = malloc(NSR_ASM_MAX_DATA);
-		if (!d->sbuf || !d->pbuf || !d->zbuf) {
-			asm_dec_seal_free(d);
-			return NSR_ERR_NOMEM;
-		}
-	}
-	return NSR_OK;
+	/* on_frame checked len against NSR_ASM_MAX_SEALED */
+	return grow(&d->sbuf, &d->scap, d->len);
 }
 
 /* asm_dec_seal_mode - all data of a stream in clear or all under one
@@ -145,6 +153,11 @@ int asm_dec_on_sealed(struct nsr_asm_dec *d)
 		return rc;
 	if (cipher && (d->file_nokey || !have_key(d, hdr + 8)))
 		return pass_over(d, hdr + 8, plain);
+	rc = grow(&d->pbuf, &d->pcap, plain);
+	if (rc == NSR_OK && cipher && (flags & NSR_ASM_SEAL_DEFLATE))
+		rc = grow(&d->zbuf, &d->zcap, blen);
+	if (rc)
+		return rc;
 	out = flags & NSR_ASM_SEAL_DEFLATE ? d->zbuf : d->pbuf;
 	if (cipher) {
 		rc = open_body(d, hdr, body, blen, out);
