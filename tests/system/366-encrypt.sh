@@ -9,7 +9,8 @@
 # of the old save set fails cleanly (each file named, "cannot decrypt:
 # key ... unknown", nothing written, exit non-zero); the new one still
 # recovers.  A save with parallel save streams and an incr after it,
-# encrypted, recover -a to the tree as it is.  Last, a client resource
+# encrypted, recover -a to the tree as it is; a pipeline save, encrypted,
+# recovered into a command.  Last, a client resource
 # with "aes encryption: Yes" and "compression: Yes" makes a save without
 # options encrypted.
 . "$(dirname "$0")/lib.sh"
@@ -111,6 +112,14 @@ check "an encrypted incr exits 0" test $? -eq 0
 check "the AFTD holds none of their data in clear" \
 	test "$(grep -rac "$MARK-4" "$W/aftd1" | awk -F: '{s += $NF} END {print s + 0}')" -eq 0
 check "recover -a gives the tree as it is now" recovers_identical "$T4"
+
+# --- a pipeline save (data of unknown size), encrypted and compressed -----
+"$BIN/save" -s $S --encrypt --compress --pipe=/PIPE/enc366 -- cat "$T/text" \
+	>"$W/save-pipe.out" 2>&1
+check "save --pipe --encrypt --compress exits 0" test $? -eq 0
+"$BIN/recover" -s $S -q -a /PIPE/enc366 --pipe -- sh -c "cat >'$W/pipe.out'" \
+	>"$W/rec-pipe.out" 2>&1
+check "recover --pipe gives its bytes back" cmp -s "$T/text" "$W/pipe.out"
 
 # --- saves without --encrypt are as before (and the check above sees
 # plaintext where there is some) -------------------------------------------
