@@ -40,7 +40,7 @@ int session_xform(struct nsr_nsrd *d, const struct nsr_session_save_opts *o,
 	memset(x, 0, sizeof(*x));
 	x->xf.compress = o->compress;
 	x->on = o->compress > 0;
-	if (d == NULL)
+	if (d == NULL || (o->no_directives && !o->encrypt))
 		return NSR_OK;
 	a.client = (char *)o->client;
 	a.want_key = o->encrypt != 0;

@@ -12,7 +12,7 @@
 # encrypted, recover -a to the tree as it is; a pipeline save, encrypted,
 # recovered into a command.  Last, a client resource
 # with "aes encryption: Yes" and "compression: Yes" makes a save without
-# options encrypted.
+# options encrypted, but not the bootstrap (nsrdr has no keys).
 . "$(dirname "$0")/lib.sh"
 nsr_setup 366-encrypt
 S=127.0.0.1
@@ -140,4 +140,10 @@ check "a save without options exits 0" test $? -eq 0
 check "its data is not on the AFTD in clear" \
 	test "$(grep -rac "$MARK-3" "$W/aftd1" | awk -F: '{s += $NF} END {print s + 0}')" -eq 0
 check "and recovers identical" recovers_identical "$T3"
+# a bootstrap is never encrypted: nsrdr reads it without nsrd, so
+# without keys (its resources, this client's among them, are in clear)
+"$BIN/nsrbootstrap" -s $S >"$W/boot.out" 2>&1
+check "nsrbootstrap exits 0" test $? -eq 0
+check "the bootstrap's data is in clear" \
+	grep -rqa "aes encryption: Yes" "$W/aftd1"
 nsr_done
