@@ -19,6 +19,7 @@
 #include "nsr/size.h"
 #include "nsr/vol.h"
 #include "nsr/xmalloc.h"
+#include "devcache.h"
 #include "nsrd.h"
 
 /* A save set with a fragment on a volume, and its client. */
@@ -69,6 +70,7 @@ static void set_mounted(struct nsrd *n, const char *devname, const char *volume,
 	static const char *const attrs[] = {"volume name", "volume pool"};
 	const char *vals[] = {volume, pool};
 
+	devcache_vol_forget(NULL);
 	for (size_t i = 0; i < NSR_ARRAY_SIZE(attrs); i++) {
 		const struct nsr_res *dev =
 			nsrd_res_find1(n, "NSR device", devname);
@@ -741,6 +743,7 @@ int nsrd_vol_mode(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 			       mmdb_clnt_errmsg(mc));
 		goto out;
 	}
+	devcache_vol_forget(a->volume);
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	nsr_info("volume %s marked %s", a->volume, a->mode);
 out:
@@ -873,6 +876,7 @@ static int delete_ss(struct nsrd *n, uint32_t ssid, const char *client,
 		return -1;
 	}
 	if (rc == NSR_OK) {
+		devcache_vol_forget(NULL); /* its volumes may not be full */
 		if (free_ss_space(n, mc, ssid, st) != 0)
 			return -1;
 		rc = mmdb_clnt_ss_delete(mc, ssid);
@@ -1031,6 +1035,7 @@ static int delete_volume(struct nsrd *n, const char *name, nsr_status *st)
 	rc = drop_only_copies(n, &vol, "deletion");
 	if (rc == NSR_OK)
 		rc = mmdb_clnt_vol_delete(mc, name);
+	devcache_vol_forget(name);
 	if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND) {
 		nsr_status_set(st, rc, "cannot delete volume %s: %s", name,
 			       mmdb_clnt_errmsg(mc));

@@ -149,6 +149,7 @@ struct nsrd {
 	struct nsrd_session sessions[NSRD_MAX_SESSIONS];
 	uint64_t next_conn; /* connection ids handed out */
 	struct nsrd_wait waits[NSRD_MAX_WAITS];
+	int nwaits;	      /* live entries of waits (admit.c) */
 	uint64_t next_ticket; /* tickets handed out */
 	uint64_t res_gen;     /* resource changes so far (res_rpc.c) */
 	uint64_t admit_fp;    /* admit.c: the state its last grant saw */
