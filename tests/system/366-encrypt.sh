@@ -9,10 +9,10 @@
 # of the old save set fails cleanly (each file named, "cannot decrypt:
 # key ... unknown", nothing written, exit non-zero); the new one still
 # recovers.  A save with parallel save streams and an incr after it,
-# encrypted, recover -a to the tree as it is; a pipeline save, encrypted,
-# recovered into a command.  Last, a client resource
-# with "aes encryption: Yes" and "compression: Yes" makes a save without
-# options encrypted, but not the bootstrap (nsrdr has no keys).
+# encrypted, recover -a to the tree as it is; a striped save, encrypted;
+# a pipeline save, encrypted, recovered into a command.  Last, a client
+# resource with "aes encryption: Yes" and "compression: Yes" makes a save
+# without options encrypted, but not the bootstrap (nsrdr has no keys).
 . "$(dirname "$0")/lib.sh"
 nsr_setup 366-encrypt
 S=127.0.0.1
@@ -112,6 +112,12 @@ check "an encrypted incr exits 0" test $? -eq 0
 check "the AFTD holds none of their data in clear" \
 	test "$(grep -rac "$MARK-4" "$W/aftd1" | awk -F: '{s += $NF} END {print s + 0}')" -eq 0
 check "recover -a gives the tree as it is now" recovers_identical "$T4"
+
+"$BIN/save" -s $S --stripes=4 --encrypt -N striped "$T4" >"$W/save-stripe.out" 2>&1
+check "save --stripes=4 --encrypt exits 0" test $? -eq 0
+SS4=$("$BIN/mminfo" -s $S -a -q "name=striped" -r ssid 2>/dev/null |
+	awk '$1 ~ /^[0-9]+$/ {print $1; exit}')
+check "the striped save set recovers identical" recovers_identical "$T4" -S "$SS4"
 
 # --- a pipeline save (data of unknown size), encrypted and compressed -----
 "$BIN/save" -s $S --encrypt --compress --pipe=/PIPE/enc366 -- cat "$T/text" \
