@@ -279,6 +279,10 @@ unsigned nsrd_device_max_movers(struct nsrd *n, const struct nsr_res *dev,
 				const char *host, unsigned ts, unsigned ms);
 /* nsrd_status - STATUS: what nsrwatch shows (status.c). */
 int nsrd_status(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
+/* nsrd_status_rates - STATUS_RATES: rates from the movers' counters
+ * (rates.c). */
+int nsrd_status_rates(void *ctx, void *args, void *res,
+		      struct nsr_rpc_call *call);
 /* nsrd_label_finish, nsrd_delete_finish - settle a label or finish a
  * save set delete that a failure cut short, from its intent line: 0 =
  * settled, -1 = a peer does not answer yet (try again later). */

@@ -174,6 +174,12 @@ static const struct nsr_rpc_proc mmd_procs[] = {
 	{MMD_SS_JOIN, "ss_join", NSR_XDR(xdr_mmd_join_args),
 	 sizeof(mmd_join_args), NSR_XDR(xdr_nsr_void_res), sizeof(nsr_void_res),
 	 mmd_h_ss_join, 0},
+	{MMD_READ_SETS_NEXT, "read_sets_next", NSR_XDR(xdr_mmd_next_args),
+	 sizeof(mmd_next_args), NSR_XDR(xdr_mmd_sets_next_res),
+	 sizeof(mmd_sets_next_res), mmd_h_read_sets_next, 0},
+	{MMD_COUNTERS, "counters", NSR_XDR(xdr_void), 0,
+	 NSR_XDR(xdr_mmd_counters_res), sizeof(mmd_counters_res),
+	 mmd_h_counters, 0},
 };
 
 static const struct nsr_rpc_prog mmd_progs[] = {

@@ -107,6 +107,7 @@ void mmd_save_free(struct mmd *m, struct mmd_save *s)
 			 " the part on that volume is not recorded",
 			 s->hdr.ssid, s->hdr.client, s->hdr.name, s->volname);
 	free(s->errmsg);
+	mmd_ctr_close(s->ctr);
 	release_writer(m, s);
 	free(s);
 }
@@ -244,6 +245,7 @@ int mmd_h_ss_begin(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	nsr_info("save set %u (%s:%s, level %s) started on volume %s in "
 		 "device %s", s->hdr.ssid, s->hdr.client, s->hdr.name,
 		 s->hdr.level, s->volname, m->dev_name);
+	s->ctr = mmd_ctr_open(s->hdr.ssid, 0);
 	c->save = s;
 	s = NULL;
 	mmd_status(&r->st, NSR_OK, "%s", "");
@@ -377,6 +379,7 @@ void mmd_save_chunk(struct mmd *m, struct mmd_save *s, uint64_t seq,
 	}
 	s->next_seq++;
 	s->bytes += len;
+	mmd_ctr_add(s->ctr, len);
 	rc = nsr_vol_session_write(s->vs, p, len);
 	if (rc == NSR_ERR_EOM)
 		end_of_medium(m, s);

@@ -54,6 +54,9 @@ int nsr_nsrd_res_delete(struct nsr_nsrd *d, res_text_args *a,
 			nsr_void_res *r);
 /* nsr_nsrd_status - devices, movers, sessions and waits (nsrwatch). */
 int nsr_nsrd_status(struct nsr_nsrd *d, status_res *r);
+/* nsr_nsrd_status_rates - transfer rates per session and device, from
+ * the movers' counters (nsrwatch). */
+int nsr_nsrd_status_rates(struct nsr_nsrd *d, rates_res *r);
 
 /* nsr_nsrd_key_current - what the client's resource asks for (aes
  * encryption, compression) and, when a->want_key or it asks for

@@ -153,7 +153,10 @@ int nsr_session_next_volume(struct nsr_nsrd *d, const char *server,
  * Recover sessions:
  *   1. nsr_session_recover_open(&opts, &sr, err)   connects to nsrd;
  *   2. nsr_session_recover_ssid(sr, ssid, paths, n, &st) for a save set
- *      (only the paths named, if any), or nsr_session_recover_path(sr,
+ *      (only the paths named, if any), nsr_session_recover_ssids(sr,
+ *      ssids, n, paths, npaths, &st) for several (in the order given;
+ *      those of one volume that cannot write the same path, by their
+ *      names, read in one pass), or nsr_session_recover_path(sr,
  *      path, browse, &st) for a path as the client file index shows it
  *      at browse time (0 = now): a directory with the tree below it as
  *      it was then, each object from the save set holding its version
@@ -162,7 +165,9 @@ int nsr_session_next_volume(struct nsr_nsrd *d, const char *server,
  *      everything came back intact, 1 otherwise (the messages say why);
  *   3. nsr_session_recover_close(sr).
  * A save set is read volume after volume from the mover nsrd names for
- * each (on the storage node holding it) into one restored stream.  A
+ * each (on the storage node holding it) into one restored stream; the
+ * save sets of a point-in-time tree or a list that share a volume are
+ * read from it in one pass, each into its own restore.  A
  * damaged block is skipped: every intact file is recovered, the damaged
  * and the lost ones are named.
  */
@@ -200,6 +205,10 @@ int nsr_session_recover_open(const struct nsr_session_recover_opts *o,
 int nsr_session_recover_ssid(struct nsr_session_recover *sr, uint32_t ssid,
 			     const char *const *paths, size_t npaths,
 			     struct nsr_restore_stats *st);
+int nsr_session_recover_ssids(struct nsr_session_recover *sr,
+			      const uint32_t *ssids, size_t n,
+			      const char *const *paths, size_t npaths,
+			      struct nsr_restore_stats *st);
 int nsr_session_recover_path(struct nsr_session_recover *sr,
 			     const char *path, int64_t browse,
 			     struct nsr_restore_stats *st);

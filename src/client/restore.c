@@ -345,6 +345,7 @@ int nsr_restore_new(struct nsr_restore **out,
 	r->no_owner = o->no_owner;
 	r->owner_by_name = o->owner_by_name;
 	r->keep_damaged = o->keep_damaged;
+	r->dirs_last = o->dirs_last;
 	r->to_fd = o->to_fd;
 	r->out_fd = o->out_fd;
 	r->key = o->key;
@@ -464,9 +465,20 @@ int nsr_restore_finish(struct nsr_restore *r)
 		rst_error(r, r->cur.path, NSR_ERR_TRUNCATED, "incomplete");
 	rst_cur_reset(r);
 	rc2 = rst_work_reap(r, 1);
+	r->finishing = 1;
 	rst_dirs_pop_to(r, NULL);
 	if (rc == NSR_OK)
 		rc = rc2;
+	if (rc && r->err == 0)
+		r->err = rc;
+	return r->err;
+}
+
+/* nsr_restore_flush - every queued file in place. */
+int nsr_restore_flush(struct nsr_restore *r)
+{
+	int rc = rst_work_reap(r, 1);
+
 	if (rc && r->err == 0)
 		r->err = rc;
 	return r->err;

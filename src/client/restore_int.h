@@ -116,6 +116,8 @@ struct nsr_restore {
 	int no_owner;
 	int owner_by_name;
 	int keep_damaged;
+	int dirs_last;	/* directory metadata only when finishing */
+	int finishing;	/* nsr_restore_finish is under way */
 	int is_root;
 	unsigned tmp_seq; /* for temporary names */
 	pid_t pid;	  /* ours, for temporary names */

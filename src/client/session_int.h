@@ -30,6 +30,23 @@ int session_recover_set(struct nsr_session_recover *sr, uint32_t ssid,
 			const char *const *paths, size_t npaths, int exact,
 			struct nsr_restore_stats *out);
 
+/* One save set a recover wants: only paths[0..npaths) (0 = all). */
+struct session_want {
+	uint32_t ssid;
+	const char *const *paths;
+	size_t npaths;
+};
+
+/* session_recover_sets - restore the save sets want[0..n), reading each
+ * volume once for all of them that have fragments on it; those read
+ * together are restored side by side and must not write the same path
+ * (with exact: disjoint objects, as a point-in-time recover gives each
+ * save set of its chain; without: checked by save set name), and end in
+ * the order given.  0 if all came back intact, 1 otherwise. */
+int session_recover_sets(struct nsr_session_recover *sr,
+			 const struct session_want *want, size_t n, int exact,
+			 struct nsr_restore_stats *out);
+
 /* session_add_stats - add s to t. */
 void session_add_stats(struct nsr_restore_stats *t,
 		       const struct nsr_restore_stats *s);

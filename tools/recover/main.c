@@ -388,11 +388,9 @@ int main(int argc, char **argv)
 			for (int i = 0; i < np; i++)
 				paths[i] = absolute(argv[optind + i]);
 		}
-		for (int i = 0; i < nssid; i++) {
-			failed |= nsr_session_recover_ssid(sr, ssids[i], paths,
-							   (size_t)np, &st);
-			sum.files += st.files;
-		}
+		failed |= nsr_session_recover_ssids(sr, ssids, (size_t)nssid,
+						    paths, (size_t)np, &st);
+		sum.files += st.files;
 		for (int i = 0; i < np; i++)
 			free((char *)paths[i]);
 		free(paths);

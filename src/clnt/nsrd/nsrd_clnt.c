@@ -167,6 +167,15 @@ int nsr_nsrd_status(struct nsr_nsrd *d, status_res *r)
 		    r, &r->st, NSR_PEER_RETRY);
 }
 
+/* nsr_nsrd_status_rates - STATUS_RATES (nsrwatch). */
+int nsr_nsrd_status_rates(struct nsr_nsrd *d, rates_res *r)
+{
+	void *a = NULL;
+
+	return call(d, STATUS_RATES, NSR_XDR(xdr_void), a,
+		    NSR_XDR(xdr_rates_res), r, &r->st, NSR_PEER_RETRY);
+}
+
 /* nsr_nsrd_key_current - KEY_CURRENT: the key of the pass phrase and
  * the client's transform. */
 int nsr_nsrd_key_current(struct nsr_nsrd *d, key_cur_args *a, key_res *r)
