@@ -66,6 +66,9 @@ static const struct nsr_rpc_proc nsrd_procs[] = {
 	 NSR_XDR(xdr_rates_res), sizeof(rates_res), nsrd_status_rates,
 	 NSR_RPC_SERIAL},
 	PROC(SAVEGRP, "savegrp", savegrp_args, savegrp_res, nsrd_savegrp),
+	PROC(KEY_CURRENT, "key_current", key_cur_args, key_res,
+	     nsrd_key_current),
+	PROC(KEY_GET, "key_get", key_args, key_res, nsrd_key_get),
 };
 
 static const struct nsr_rpc_prog nsrd_progs[] = {

@@ -297,6 +297,10 @@ int nsrd_voldelete_finish(struct nsrd *n, const char *line);
  * answer; nsrd_sched_stop - stop it (first thing at stop). */
 int nsrd_sched_start(struct nsrd *n);
 void nsrd_sched_stop(struct nsrd *n);
+/* passphrase.c: the data keys of encryption at rest. */
+int nsrd_key_current(void *ctx, void *args, void *res,
+		     struct nsr_rpc_call *call);
+int nsrd_key_get(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 /* nsrd_savegrp - SAVEGRP: run a group now, or preview it. */
 int nsrd_savegrp(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 

@@ -115,6 +115,11 @@ struct nsr_restore_opts {
 				     *     over, a checksum mismatch is an
 				     *     error after the bytes went out */
 	int out_fd;
+	/* The keys of encrypted save sets (asm.h): asked once per key id;
+	 * NULL = none.  A file whose key is not given is not written and
+	 * is reported ("cannot decrypt: key ID unknown ..."). */
+	nsr_asm_key_fn key;
+	void *key_ctx;
 	int dirs_last;		    /* 1 = directory metadata only in
 				     *     nsr_restore_finish, not as the
 				     *     stream leaves a directory: for

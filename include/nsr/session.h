@@ -64,6 +64,16 @@ struct nsr_session_save_opts {
 	const char *pipe;
 	const char *const *pipe_argv;
 	size_t pipe_read;
+	/* Encryption at rest (nsr_savestream(5)): file data encrypted with
+	 * the key of the datazone pass phrase (asked of nsrd before the
+	 * save set is made; no pass phrase set: the save fails), and/or
+	 * compressed first (zlib level 1-9; 0 = not). */
+	int encrypt;
+	int compress;
+	/* 1: leave out what the client's resource asks for (aes
+	 * encryption, compression): a bootstrap, which nsrdr reads from
+	 * the volume without nsrd and so without keys */
+	int no_directives;
 	/* Optional callbacks (ctx is handed to each). */
 	void (*file)(void *ctx, const struct nsr_asm_file *f);
 	void (*file_error)(void *ctx, const char *path, int err,

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "nsr/asm.h"
+#include "nsr/crypt.h"
 #include "nsr/err.h"
 #include "nsr/fileio.h"
 #include "nsr/restore.h"
@@ -185,6 +186,28 @@ static void file_status(struct nsr_restore *r,
 			 "changed during save");
 }
 
+/* on_key - the key of an encrypted save set, from the caller. */
+static int on_key(void *ctx, const uint8_t *id, uint8_t *key)
+{
+	struct nsr_restore *r = ctx;
+
+	return r->key ? r->key(r->key_ctx, id, key) : -1;
+}
+
+/* no_key - a file encrypted under a key not given: nothing of it was
+ * written; it is reported and left out. */
+static void no_key(struct nsr_restore *r, const struct nsr_asm_file_end *fe)
+{
+	char id[NSR_CRYPT_ID_HEX], what[160];
+
+	nsr_crypt_id_hex(fe->key_id, id);
+	snprintf(what, sizeof(what),
+		 "cannot decrypt: key %s unknown (was the datazone pass "
+		 "phrase changed and the old one removed?)", id);
+	rst_error(r, r->cur.path, NSR_ERR_NOTFOUND, what);
+	r->cur.failed = 1;
+}
+
 /* on_file_end - finish a regular file: size, metadata, checksum (a
  * mismatch makes it a damaged file: not left under its name). */
 static int on_file_end(void *ctx, const struct nsr_asm_file_end *fe)
@@ -200,6 +223,10 @@ static int on_file_end(void *ctx, const struct nsr_asm_file_end *fe)
 	}
 	if (!r->cur.write)
 		goto out;
+	if (fe->nokey) {
+		no_key(r, fe);
+		goto out;
+	}
 	if (r->to_fd) {
 		rc = rst_pipe_end(r, fe);
 		goto out;
@@ -291,7 +318,7 @@ int nsr_restore_new(struct nsr_restore **out,
 {
 	static const struct nsr_asm_dec_ops ops = {
 		on_header, on_file, on_data, on_hole, on_file_end, on_end,
-		on_xattr, on_damaged, NULL,
+		on_xattr, on_damaged, NULL, on_key,
 	};
 	struct nsr_restore *r;
 	int rc = NSR_ERR_NOMEM;
@@ -321,6 +348,8 @@ int nsr_restore_new(struct nsr_restore **out,
 	r->dirs_last = o->dirs_last;
 	r->to_fd = o->to_fd;
 	r->out_fd = o->out_fd;
+	r->key = o->key;
+	r->key_ctx = o->key_ctx;
 	r->is_root = geteuid() == 0;
 	if (cb)
 		r->cb = *cb;

@@ -122,6 +122,8 @@ struct nsr_restore {
 	unsigned tmp_seq; /* for temporary names */
 	pid_t pid;	  /* ours, for temporary names */
 	struct nsr_restore_cb cb;
+	nsr_asm_key_fn key; /* keys of encrypted data, NULL = none */
+	void *key_ctx;
 	struct nsr_asm_dec *dec;
 	int base_fd; /* dest, or "/" in place */
 	int cwd_fd;  /* dest, or "." in place (relative saved paths) */

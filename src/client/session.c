@@ -52,6 +52,7 @@ struct save_run {
 	unsigned wait_kind; /* what SAVE_START last waited for */
 	uint64_t streamed, progress_at; /* stream bytes; next progress */
 	struct nsr_buf pipe_msg; /* how a pipeline command ended */
+	struct session_xform xf; /* --encrypt, --compress */
 };
 
 /* warn_cb - a non-fatal problem, through the caller's callback. */
@@ -257,6 +258,9 @@ static int start(struct save_run *s, save_start_res *ss, struct nsr_buf *err)
 		return rc;
 	/* A restarting nsrd is waited for at the end of the save. */
 	nsr_nsrd_set_wait(s->nsrd, nsr_peer_wait_default());
+	rc = session_xform(s->nsrd, o, &s->xf, err); /* before the save set */
+	if (rc != NSR_OK)
+		return rc;
 	memset(&a, 0, sizeof(a));
 	a.client = (char *)o->client;
 	a.name = (char *)o->name;
@@ -421,6 +425,9 @@ static int stream(struct save_run *s, char *const *paths, size_t npaths,
 	/* A feed's objects were filtered by whoever walked them (a
 	 * stream may get them out of walk order). */
 	so.prefiltered = s->o->feed != NULL;
+	if (s->o->dry_run)
+		(void)session_xform(NULL, s->o, &s->xf, err);
+	so.xform = s->xf.on ? &s->xf.xf : NULL;
 	rc = nsr_saver_new(&sv, &so, &cb);
 	if (rc == NSR_OK && s->o->feed)
 		rc = feed_all(s, sv);
@@ -601,5 +608,6 @@ out:
 	nsr_nsrd_close(s.nsrd);
 	xdr_free(NSR_XDR(xdr_save_start_res), (char *)&ss);
 	nsr_buf_release(&s.pipe_msg);
+	session_xform_wipe(&s.xf);
 	return rc;
 }

@@ -9,8 +9,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nsr/crypt.h"
 #include "nsr/restore.h"
 #include "nsr/session.h"
+
+struct nsr_buf;
+struct nsr_nsrd;
 
 struct nsr_session_recover {
 	const struct nsr_session_recover_opts *o;
@@ -70,5 +74,23 @@ int session_lease_check(struct session_lease *l, int64_t jobid, char *warn,
 			size_t wlen);
 /* session_lease_stop - stop the renewer and free it (NULL is fine). */
 void session_lease_stop(struct session_lease *l);
+
+/* The data transform of a save (session_keys.c). */
+struct session_xform {
+	int on;
+	struct nsr_asm_xform xf;
+	struct nsr_crypt_key key;
+};
+
+/* session_xform - what o asks for (--encrypt: the key of the datazone
+ * pass phrase from nsrd d; NULL d: a dry run, compression only).  The
+ * reason in err when nsrd gives no key. */
+int session_xform(struct nsr_nsrd *d, const struct nsr_session_save_opts *o,
+		  struct session_xform *x, struct nsr_buf *err);
+/* session_xform_wipe - forget the key. */
+void session_xform_wipe(struct session_xform *x);
+/* session_key_by_id - a restore's key lookup (nsr_asm_key_fn) with the
+ * struct nsr_nsrd as ctx: 0 and the key, or -1 when nsrd has none. */
+int session_key_by_id(void *ctx, const uint8_t *id, uint8_t *key);
 
 #endif /* NSR_SESSION_INT_H */

@@ -461,6 +461,8 @@ static int set_start(struct nsr_session_recover *sr, struct rec_set *s,
 	ro.workers = o->workers;
 	ro.to_fd = o->to_fd;
 	ro.out_fd = o->out_fd;
+	ro.key = session_key_by_id; /* encrypted save sets */
+	ro.key_ctx = sr->nsrd;
 	cb.restored = on_restored;
 	cb.skipped = on_skipped;
 	cb.error = on_error;

@@ -125,6 +125,9 @@ static const struct xdr_type xdr_types[] = {
 	XT(savegrp_args),
 	XT(savegrp_item),
 	XT(savegrp_res),
+	XT(key_cur_args),
+	XT(key_args),
+	XT(key_res),
 	XT(ix_dirlist),
 	XT(ix_lists_args),
 	XT(ix_query_args),
@@ -255,6 +258,8 @@ static const struct xdr_proc xdr_procs[] = {
 	XP(NSRMMD_PROG, NSRMMD_V1, MMD_SS_STRIPE, xt_void, mmd_stripe_res),
 	XP(NSRMMD_PROG, NSRMMD_V1, MMD_SS_JOIN, mmd_join_args, nsr_void_res),
 	XP(NSRMMD_PROG, NSRMMD_V1, MMD_COUNTERS, xt_void, mmd_counters_res),
+	XP(NSRD_PROG, NSRD_V1, KEY_CURRENT, key_cur_args, key_res),
+	XP(NSRD_PROG, NSRD_V1, KEY_GET, key_args, key_res),
 };
 
 #endif
