@@ -637,8 +637,8 @@ static int save_end(struct save_run *s, int status, uint64_t size,
 }
 
 /* end_msg - SAVE_END's message for the job log of a complete save set:
- * the read size in use at the end, and how a pipeline command ended
- * (s->pipe_msg, which this replaces). */
+ * the read size in use at the end, how a pipeline command ended
+ * (s->pipe_msg, which this replaces) and the caller's note. */
 static void end_msg(struct save_run *s, const struct nsr_saver_stats *st)
 {
 	struct nsr_buf m;
@@ -647,6 +647,8 @@ static void end_msg(struct save_run *s, const struct nsr_saver_stats *st)
 	nsr_buf_addf(&m, "read size %zu KB", st->last_read_size / 1024);
 	if (s->pipe_msg.len)
 		nsr_buf_addf(&m, "; %s", s->pipe_msg.data);
+	if (s->o->end_note)
+		s->o->end_note(s->o->ctx, st, &m);
 	nsr_buf_release(&s->pipe_msg);
 	s->pipe_msg = m;
 }

@@ -9,7 +9,9 @@
 # each under client parallelism 4 never have more than 4 streams active
 # (from save -v's trace of every stream becoming active or idle), and
 # the second one's streams take over the first one's slots as it runs
-# out of work (reclaiming: the second reaches 4 active).
+# out of work (reclaiming: the second reaches 4 active).  The job log of
+# the stream that ends last has the PSS summary (streams, bytes of each,
+# time).
 . "$(dirname "$0")/lib.sh"
 nsr_setup 353-pss
 S=127.0.0.1
@@ -63,6 +65,13 @@ check "each dependent's pssid is the master" test \
 "$BIN/mminfo" -s $S -a -q "ssid=$F" -S >"$W/master.S" 2>&1
 check "the master names its dependents (mminfo -S)" \
 	grep -Eq "dependents=($D1,$D2|$D2,$D1)\$" "$W/master.S"
+# the last stream to end writes the PSS summary into its job log
+printf 'show ssids; job log\nprint type: save job\n' |
+	"$BIN/jobquery" -s $S >"$W/jobs.full" 2>&1
+check "one job log has the PSS summary: streams, bytes each, time" \
+	test "$(grep -Ec "PSS summary of $T: 3 streams \(client parallelism \
+[0-9]+\), stream bytes $T [0-9]+, <1>$T [0-9]+, <2>$T [0-9]+; [0-9.]+ s" \
+		"$W/jobs.full")" = 1
 st() { "$BIN/mminfo" -s $S -a -q "ssid=$1" -r nsavetime | tail -1 |
 	tr -d ' '; }
 check "the master has the latest save time" \
