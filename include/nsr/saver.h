@@ -77,6 +77,10 @@ struct nsr_saver_opts {
 	/* The caller filtered already (nsr_saver_skip, in walk order):
 	 * save every object given; since only marks a level save. */
 	bool prefiltered;
+	/* A PSS dependent: its master's ssid and its stream index, in the
+	 * stream header (so scanner -m can link them); 0 otherwise. */
+	uint32_t pss_master;
+	uint32_t pss_index;
 };
 
 struct nsr_saver_cb {

@@ -543,6 +543,8 @@ static int stream(struct save_run *s, char *const *paths, size_t npaths,
 	so.savetime = s->ss ? s->ss->savetime : time(NULL);
 	so.ssid = s->ss ? s->ss->ssid : 0;
 	so.since.tv_sec = s->ss ? (time_t)s->ss->since : 0;
+	so.pss_master = s->o->pss_master;
+	so.pss_index = s->o->pss_index;
 	cb.write = to_mover;
 	cb.write_ctx = s;
 	cb.index = to_index;

@@ -11,7 +11,8 @@
 # the second one's streams take over the first one's slots as it runs
 # out of work (reclaiming: the second reaches 4 active).  The job log of
 # the stream that ends last has the PSS summary (streams, bytes of each,
-# time).
+# time).  After the media database is lost, scanner -m on the volume
+# brings every master/dependent link back.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 353-pss
 S=127.0.0.1
@@ -176,5 +177,29 @@ for sp in "$A" "$B"; do
 		>/dev/null 2>&1
 	check "$sp recovers identical" "$BIN/nsrtreecmp" "$sp" "$W/r-dyn$sp"
 done
+
+# --- scanner -m brings the PSS links back ---------------------------------
+# (a dependent's save stream header names its master: version 5)
+links() { # one line per link, in any order
+	"$BIN/mminfo" -s $S -a -S 2>/dev/null |
+		awk '/^ *ssid=/ {s = $1}
+		/pssid=/ {n = split(substr($2, 12), d, ",")
+			for (i = 1; i <= n; i++) print s, $1, d[i]
+			if (n == 0) print s, $1}' | sort
+}
+links >"$W/links.before"
+check "mminfo -S shows PSS links before" \
+	grep -q "^ssid=$F pssid=0 $D1\$" "$W/links.before"
+nsr_kill_nsrd
+rm -rf "$ROOT/mm"
+nsr_start nsrd
+nsr_wait_answers nsrd nsrmmdbd nsrjobd nsrindexd
+"$BIN/scanner" -m -s $S "$W/aftd1" >"$W/scan.out" 2>&1
+check "scanner -m exits 0" test $? -eq 0
+check "it says it linked dependents" grep -q "linked to its PSS master" \
+	"$W/scan.out"
+links >"$W/links.after"
+check "every pssid and dependents= is back after scanner -m" \
+	diff "$W/links.before" "$W/links.after"
 
 nsr_done
