@@ -46,7 +46,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#define NSR_ASM_VERSION 5	/* read; 4 written unless sealed */
+#define NSR_ASM_VERSION 6	/* read; 1 to 5 too */
+#define NSR_ASM_VERSION_WR 4	/* written: 5 sealed, 6 a PSS dependent */
 #define NSR_ASM_VERSION_MIN 1
 #define NSR_ASM_MAGIC 0x4E534153u /* "NSAS" */
 #define NSR_ASM_FRAME_LEN 12
@@ -202,14 +203,18 @@ struct nsr_asm_enc;
 int nsr_asm_enc_new(struct nsr_asm_enc **out, int ck_alg,
 		    nsr_asm_write_fn sink, void *sink_ctx);
 /* nsr_asm_enc_xform - transform file data from now on: before the
- * header, which then says version 5.  Data goes out in SEALED records of
- * up to NSR_ASM_MAX_DATA plain bytes (a compressed record whose data
- * did not shrink keeps it as it was).  The key is copied.  NSR_ERR_STATE
- * after the header, NSR_ERR_INVAL (nothing to do, bad level),
- * NSR_ERR_NOMEM. */
+ * header, which then says version 5 (6 for a PSS dependent).  Data goes
+ * out in SEALED records of up to NSR_ASM_MAX_DATA plain bytes (a
+ * compressed record whose data did not shrink keeps it as it was).  The
+ * key is copied.  NSR_ERR_STATE after the header, NSR_ERR_INVAL (nothing
+ * to do, bad level), NSR_ERR_NOMEM. */
 int nsr_asm_enc_xform(struct nsr_asm_enc *e, const struct nsr_asm_xform *x);
 /* nsr_asm_enc_free - free the encoder (NULL is fine); writes nothing. */
 void nsr_asm_enc_free(struct nsr_asm_enc *e);
+/* nsr_asm_enc_pss - before the header: the stream is PSS dependent
+ * index (1 .. 255) of master save set master (nonzero); the header is
+ * then version 6 and carries both.  NSR_ERR_INVAL, NSR_ERR_STATE. */
+int nsr_asm_enc_pss(struct nsr_asm_enc *e, uint32_t master, uint32_t index);
 /* nsr_asm_enc_header - write the HEADER record (first, exactly once).
  * h->ck_alg and h->version are ignored (the encoder's are written). */
 int nsr_asm_enc_header(struct nsr_asm_enc *e, const struct nsr_asm_header *h);
@@ -316,6 +321,10 @@ void nsr_asm_dec_resync(struct nsr_asm_dec *d, int on);
 int nsr_asm_dec_damaged(const struct nsr_asm_dec *d);
 /* nsr_asm_dec_offset - stream bytes consumed so far. */
 uint64_t nsr_asm_dec_offset(const struct nsr_asm_dec *d);
+/* nsr_asm_dec_pss - after the header: a PSS dependent's master ssid
+ * and stream index (version 6 header), else 0 and 0. */
+void nsr_asm_dec_pss(const struct nsr_asm_dec *d, uint32_t *master,
+		     uint32_t *index);
 /* nsr_asm_dec_path - path of the file being decoded ("" between files),
  * for error messages. */
 const char *nsr_asm_dec_path(const struct nsr_asm_dec *d);

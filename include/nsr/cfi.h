@@ -114,7 +114,10 @@ int nsr_cfi_commit(struct nsr_cfi *c, uint64_t ssid);
 /* nsr_cfi_abort - drop a begun save set. */
 int nsr_cfi_abort(struct nsr_cfi *c, uint64_t ssid);
 /* nsr_cfi_delete - remove a committed save set's entries (index purge).
- * NSR_ERR_NOTFOUND if it is not in the catalogue. */
+ * While directory lists of other save sets refer to it, its record file
+ * stays, "kept" in the catalogue and out of every browse; it goes at
+ * the first delete after none does.  NSR_ERR_NOTFOUND if it is not in
+ * the catalogue. */
 int nsr_cfi_delete(struct nsr_cfi *c, uint64_t ssid);
 
 /* nsr_cfi_savesets - visit committed save sets, oldest first. */
@@ -149,17 +152,19 @@ void nsr_cfi_entry_from_file(struct nsr_cfi_entry *e,
 typedef void (*nsr_cfi_problem_fn)(void *ctx, uint64_t ssid,
 				   const char *what);
 
-/* nsr_cfi_check - integrity check: every committed save set's record file
- * exists, decodes to its committed length with every CRC right, holds
- * as many entries as the catalogue says, and (version 3) its directory
- * table names every record once, under its key.  *problems gets the count (0 =
+/* nsr_cfi_check - integrity check: every committed (and kept) save set's
+ * record file exists, decodes to its committed length with every CRC
+ * right, holds as many entries as the catalogue says, (version 3 and 4)
+ * its directory table names every record once, under its key, and
+ * (version 4) each list it holds has its digest and each list it refers
+ * to is held by the save set named.  *problems gets the count (0 =
  * healthy).  NSR_OK when the check ran, NSR_ERR_NOMEM, NSR_ERR_STATE. */
 int nsr_cfi_check(struct nsr_cfi *c, nsr_cfi_problem_fn problem, void *ctx,
 		  size_t *problems);
 
 /* nsr_cfi_check_level - nsrck(8): level 1 checks quickly that every
  * committed save set's record file holds its committed length, with a
- * right header and (version 3) a directory table that parses; levels 2
+ * right header and (version 3 and 4) a directory table that parses; levels 2
  * to 6 do the full check of nsr_cfi_check.  NSR_ERR_INVAL (level not 1
  * to 6), else as nsr_cfi_check. */
 int nsr_cfi_check_level(struct nsr_cfi *c, int level,

@@ -79,6 +79,10 @@ struct nsr_saver_opts {
 	bool prefiltered;
 	/* Compress and/or encrypt file data (asm.h); NULL = neither. */
 	const struct nsr_asm_xform *xform;
+	/* A PSS dependent: its master's ssid and its stream index, in the
+	 * stream header (so scanner -m can link them); 0 otherwise. */
+	uint32_t pss_master;
+	uint32_t pss_index;
 };
 
 struct nsr_saver_cb {

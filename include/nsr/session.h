@@ -101,6 +101,10 @@ struct nsr_session_save_opts {
 	/* Optional: after SAVE_START, before the first object is read
 	 * (r has ssid, savetime, level, since). */
 	void (*started)(void *ctx, const struct nsr_session_save_result *r);
+	/* Optional: a complete save set's counters just before SAVE_END;
+	 * what it appends to msg ("; " first) goes to the job log too. */
+	void (*end_note)(void *ctx, const struct nsr_saver_stats *st,
+			 struct nsr_buf *msg);
 };
 
 /* A source of walked objects for a session (pss.c feeds each stream). */

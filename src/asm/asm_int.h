@@ -102,6 +102,7 @@ enum dec_state {
 struct nsr_asm_dec {
 	struct nsr_asm_dec_ops ops;
 	void *ctx;
+	uint32_t pss_master, pss_index; /* version 6 header */
 	int state;
 	int err;
 	uint64_t offset;     /* stream bytes consumed */

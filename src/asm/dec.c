@@ -129,6 +129,13 @@ static int on_header(struct nsr_asm_dec *d, struct nsr_rd *r)
 		rc = get_str(r, d->name, NSR_ASM_PATH_MAX);
 	if (rc)
 		return rc;
+	if (version >= 6) { /* a PSS dependent: its master and index */
+		d->pss_master = nsr_rd_u32(r);
+		d->pss_index = nsr_rd_u8(r);
+		if (nsr_rd_error(r) || d->pss_master == 0 ||
+		    d->pss_index == 0)
+			return NSR_ERR_CORRUPT;
+	}
 	d->ck_alg = h.ck_alg;
 	d->version = version;
 	h.version = version;
@@ -733,6 +740,14 @@ int nsr_asm_dec_finish(struct nsr_asm_dec *d)
 uint64_t nsr_asm_dec_offset(const struct nsr_asm_dec *d)
 {
 	return d->offset;
+}
+
+/* nsr_asm_dec_pss - the PSS fields of the header. */
+void nsr_asm_dec_pss(const struct nsr_asm_dec *d, uint32_t *master,
+		     uint32_t *index)
+{
+	*master = d->pss_master;
+	*index = d->pss_index;
 }
 
 /* nsr_asm_dec_path - path of the file being decoded, for messages. */

@@ -28,6 +28,7 @@ struct nsr_asm_enc {
 	int file_xattrs; /* XATTR records of the current file */
 	int file_data;	 /* data or a hole was written: no more XATTR */
 	struct nsr_asm_trailer tot;
+	uint32_t pss_master, pss_index; /* version 6 header */
 	int file_type;	 /* of the current file */
 	int file_listed; /* its DIRENTS were written: no more XATTR */
 	int file_unsized; /* its size is known at FILE_END only */
@@ -188,6 +189,20 @@ static int enc_check(struct nsr_asm_enc *e, int state)
 	return NSR_OK;
 }
 
+/* nsr_asm_enc_pss - the PSS fields of the header to come. */
+int nsr_asm_enc_pss(struct nsr_asm_enc *e, uint32_t master, uint32_t index)
+{
+	int rc = enc_check(e, ENC_START);
+
+	if (rc)
+		return rc;
+	if (master == 0 || index == 0 || index > 255)
+		return NSR_ERR_INVAL;
+	e->pss_master = master;
+	e->pss_index = index;
+	return NSR_OK;
+}
+
 /* nsr_asm_enc_header - write the HEADER record. */
 int nsr_asm_enc_header(struct nsr_asm_enc *e, const struct nsr_asm_header *h)
 {
@@ -197,7 +212,9 @@ int nsr_asm_enc_header(struct nsr_asm_enc *e, const struct nsr_asm_header *h)
 		return rc;
 	rec_start(e);
 	put_u32(&e->rec, NSR_ASM_MAGIC);
-	put_u16(&e->rec, e->seal ? 5 : 4);
+	/* A higher version only where its records or fields are there:
+	 * older readers still read every other stream. */
+	put_u16(&e->rec, e->pss_master ? 6 : e->seal ? 5 : NSR_ASM_VERSION_WR);
 	put_u8(&e->rec, (uint8_t)e->ck_alg);
 	put_u8(&e->rec, 0);
 	put_u64(&e->rec, h->ssid);
@@ -205,6 +222,10 @@ int nsr_asm_enc_header(struct nsr_asm_enc *e, const struct nsr_asm_header *h)
 	rc = put_str(&e->rec, h->client, NSR_ASM_NAME_MAX);
 	if (rc == NSR_OK)
 		rc = put_str(&e->rec, h->name, NSR_ASM_PATH_MAX);
+	if (rc == NSR_OK && e->pss_master) {
+		put_u32(&e->rec, e->pss_master);
+		put_u8(&e->rec, (uint8_t)e->pss_index);
+	}
 	if (rc == NSR_OK)
 		rc = rec_emit(e, NSR_ASM_REC_HEADER);
 	if (rc == NSR_OK)

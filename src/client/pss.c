@@ -12,7 +12,10 @@
  *  2. claimed is the number of streams of started save points that have
  *     not left their queue; a save point starts only while claimed < cp;
  *  3. a stream leaves its queue (and claimed) exactly once;
- *  4. the user's callbacks run one at a time, under mu.
+ *  4. the user's callbacks run one at a time, under mu;
+ *  5. ended counts the save point's streams that reached SAVE_END
+ *     complete; the one that makes it n writes the PSS summary into its
+ *     job log message (so a save point with a failed stream has none).
  */
 #include "nsr/compat.h"
 
@@ -50,6 +53,7 @@ struct pss_stream {
 	int cut_off;	      /* its queue was aborted (another failed) */
 	double vt;	      /* rate knob: when the stream is free again */
 	uint64_t reported;    /* stream bytes told to progress */
+	uint64_t end_bytes;   /* stream bytes at SAVE_END (invariant 5) */
 	struct nsr_session_save_result res;
 	int rc;
 	struct nsr_buf err;
@@ -66,6 +70,8 @@ struct pss_sp {
 	struct nsr_saver *filter; /* level saves: the traversal's filter */
 	int walk_rc;
 	struct nsr_pss_result *out;
+	unsigned ended; /* invariant 5 */
+	double t0;	/* when its master started */
 };
 
 struct pss_run {
@@ -304,6 +310,29 @@ static void *walker_main(void *arg)
 	return NULL;
 }
 
+/* w_end_note - a stream reached SAVE_END complete; the last of its save
+ * point adds the PSS summary: streams, bytes per stream, time
+ * (invariant 5). */
+static void w_end_note(void *ctx, const struct nsr_saver_stats *st,
+		       struct nsr_buf *msg)
+{
+	struct pss_stream *s = ctx;
+	struct pss_sp *sp = s->sp;
+
+	pthread_mutex_lock(&sp->run->mu);
+	s->end_bytes = st->stream_bytes;
+	if (++sp->ended == sp->n) {
+		nsr_buf_addf(msg, "; PSS summary of %s: %u streams (client "
+			     "parallelism %u), stream bytes", sp->path, sp->n,
+			     sp->run->cp);
+		for (unsigned k = 0; k < sp->n; k++)
+			nsr_buf_addf(msg, "%s %s %" PRIu64, k ? "," : "",
+				     sp->st[k].name, sp->st[k].end_bytes);
+		nsr_buf_addf(msg, "; %.1f s", now_sec() - sp->t0);
+	}
+	pthread_mutex_unlock(&sp->run->mu);
+}
+
 /* stream_opts - the session options of stream index of sp. */
 static int stream_opts(struct pss_sp *sp, unsigned index)
 {
@@ -331,6 +360,7 @@ static int stream_opts(struct pss_sp *sp, unsigned index)
 	so->pss_master = 0;
 	so->pss_index = index;
 	so->started = NULL;
+	so->end_note = w_end_note;
 	st->feed.next = feed_next;
 	st->feed.done = feed_done;
 	st->feed.ctx = st;
@@ -464,6 +494,7 @@ static void *master_main(void *arg)
 	struct pss_sp *sp = arg;
 	struct pss_stream *m = &sp->st[0];
 
+	sp->t0 = now_sec();
 	m->rc = nsr_session_save(&m->so, NULL, 0, &m->res, &m->err);
 	stream_leave(m);
 	if (sp->walker_started)

@@ -38,6 +38,7 @@ struct nsr_saver {
 	char *client, *name;
 	int64_t savetime;
 	uint64_t ssid;
+	uint32_t pss_master, pss_index; /* a PSS dependent's header */
 	bool cross_mounts;
 	bool no_xattrs;
 	struct timespec since; /* level save: zero = save everything */
@@ -81,6 +82,8 @@ int nsr_saver_new(struct nsr_saver **out, const struct nsr_saver_opts *o,
 	}
 	s->savetime = o->savetime ? o->savetime : (int64_t)time(NULL);
 	s->ssid = o->ssid;
+	s->pss_master = o->pss_master;
+	s->pss_index = o->pss_index;
 	s->cross_mounts = o->cross_mounts;
 	s->no_xattrs = o->no_xattrs;
 	s->test_eacces = getenv("NSR_TEST_SAVE_EACCES");
@@ -148,7 +151,11 @@ static int header(struct nsr_saver *s)
 	h.savetime = s->savetime;
 	h.client = s->client;
 	h.name = s->name;
-	rc = nsr_asm_enc_header(s->enc, &h);
+	rc = s->pss_master ? nsr_asm_enc_pss(s->enc, s->pss_master,
+					     s->pss_index)
+			   : NSR_OK;
+	if (rc == NSR_OK)
+		rc = nsr_asm_enc_header(s->enc, &h);
 	if (rc)
 		return fail(s, rc);
 	s->header_done = 1;

@@ -414,6 +414,8 @@ static int stream(struct save_run *s, char *const *paths, size_t npaths,
 	so.savetime = s->ss ? s->ss->savetime : time(NULL);
 	so.ssid = s->ss ? s->ss->ssid : 0;
 	so.since.tv_sec = s->ss ? (time_t)s->ss->since : 0;
+	so.pss_master = s->o->pss_master;
+	so.pss_index = s->o->pss_index;
 	cb.write = to_mover;
 	cb.write_ctx = s;
 	cb.index = to_index;
@@ -515,8 +517,8 @@ static int save_end(struct save_run *s, int status, uint64_t size,
 }
 
 /* end_msg - SAVE_END's message for the job log of a complete save set:
- * the read size in use at the end, and how a pipeline command ended
- * (s->pipe_msg, which this replaces). */
+ * the read size in use at the end, how a pipeline command ended
+ * (s->pipe_msg, which this replaces) and the caller's note. */
 static void end_msg(struct save_run *s, const struct nsr_saver_stats *st)
 {
 	struct nsr_buf m;
@@ -525,6 +527,8 @@ static void end_msg(struct save_run *s, const struct nsr_saver_stats *st)
 	nsr_buf_addf(&m, "read size %zu KB", st->last_read_size / 1024);
 	if (s->pipe_msg.len)
 		nsr_buf_addf(&m, "; %s", s->pipe_msg.data);
+	if (s->o->end_note)
+		s->o->end_note(s->o->ctx, st, &m);
 	nsr_buf_release(&s->pipe_msg);
 	s->pipe_msg = m;
 }

@@ -27,6 +27,18 @@
  *     once, at commit: after that the save set takes no more records.
  *     A committed save set's table, once read, is kept with it in c->ss
  *     (a committed record file never changes) and freed with it.
+ *  8. A directory's first whole list in a save set is, in its table,
+ *     either its pieces and their digest (form 1), or, when the newest
+ *     earlier list of that directory has the same digest, only the
+ *     digest and the ssid of the save set whose pieces hold it (form
+ *     2): then the writer takes the list's records back out of pending,
+ *     which it does not flush while a list may still go that way.  A
+ *     form 2 list always names a form 1 holder, a committed save set
+ *     when the list was added.
+ *  9. A deleted save set that a committed or begun save set's list
+ *     names stays, "kept", in the catalogue (c->kept) with its record
+ *     file, invisible to browsing; a kept one no list names any more
+ *     goes at the next delete.  A writer never names a kept one anew.
  */
 #include "nsr/compat.h"
 
@@ -48,6 +60,7 @@
 
 #define FLUSH_AT (256 * 1024) /* buffered record bytes before a write */
 #define KEEP_MAX (256 * 1024) /* entries of a listing kept for paging */
+#define LIST_HOLD (64u << 20) /* pending bytes a list may hold back */
 
 /* A save set being written. */
 struct cfi_open_ss {
@@ -66,6 +79,12 @@ struct cfi_open_ss {
 	struct cfi_dirmap *map; /* its directory table so far */
 	struct cfi_blk blk;	/* the entry block being built */
 	int sealed;		/* the table is in pending or written */
+	/* the list being added (invariant 8) */
+	struct cfi_digest *lmd; /* its digest so far */
+	size_t lpend;		/* pending.len where its records start */
+	size_t lpieces;		/* its records so far */
+	int lfresh;		/* the directory's first list here */
+	int lcand;		/* its records are all still in pending */
 };
 
 /* One candidate of a directory listing. */
@@ -91,6 +110,8 @@ struct nsr_cfi {
 	int lock_fd;
 	struct cfi_ss *ss; /* committed, sorted by savetime then ssid */
 	size_t nss;
+	struct cfi_ss *kept; /* deleted, holding lists (invariant 9) */
+	size_t nkept;
 	struct cfi_open_ss *open;
 	size_t nopen;
 	int err; /* sticky NSR_ERR_STATE after a failed catalogue update */
@@ -135,6 +156,28 @@ static ssize_t find_ss(const struct nsr_cfi *c, uint64_t ssid)
 		if (c->ss[i].ssid == ssid)
 			return (ssize_t)i;
 	return -1;
+}
+
+/* find_kept - index of kept ssid or -1. */
+static ssize_t find_kept(const struct nsr_cfi *c, uint64_t ssid)
+{
+	for (size_t i = 0; i < c->nkept; i++)
+		if (c->kept[i].ssid == ssid)
+			return (ssize_t)i;
+	return -1;
+}
+
+/* find_holder - the committed or kept save set ssid (struct
+ * cfi_holders). */
+static struct cfi_ss *find_holder(void *ctx, uint64_t ssid)
+{
+	struct nsr_cfi *c = ctx;
+	ssize_t i = find_ss(c, ssid);
+
+	if (i >= 0)
+		return &c->ss[i];
+	i = find_kept(c, ssid);
+	return i >= 0 ? &c->kept[i] : NULL;
 }
 
 /* find_open - the begun save set ssid or NULL. */
@@ -192,11 +235,17 @@ static int load_catalog(struct nsr_cfi *c)
 	}
 	if (rc)
 		goto out;
-	rc = cfi_cat_get((const uint8_t *)b.data, b.len, &c->ss, &c->nss);
+	rc = cfi_cat_get((const uint8_t *)b.data, b.len, &c->ss, &c->nss,
+			 &c->kept, &c->nkept);
 	if (rc)
 		goto out;
 	qsort(c->ss, c->nss, sizeof(*c->ss), cmp_ss);
 	rc = check_unique(c->ss, c->nss);
+	/* a kept one is neither browsable nor kept twice */
+	for (size_t i = 0; i < c->nkept && rc == NSR_OK; i++)
+		if (find_ss(c, c->kept[i].ssid) >= 0 ||
+		    find_kept(c, c->kept[i].ssid) != (ssize_t)i)
+			rc = NSR_ERR_CORRUPT;
 out:
 	nsr_buf_release(&b);
 	return rc;
@@ -210,7 +259,7 @@ static int save_catalog(struct nsr_cfi *c)
 	int rc;
 
 	nsr_buf_init(&b, 0);
-	rc = cfi_cat_put(&b, c->ss, c->nss);
+	rc = cfi_cat_put(&b, c->ss, c->nss, c->kept, c->nkept);
 	if (rc == NSR_OK)
 		rc = nsr_file_replace(path, b.data, b.len, 0600);
 	nsr_buf_release(&b);
@@ -233,7 +282,8 @@ static void remove_leftovers(struct nsr_cfi *c)
 		if (sscanf(de->d_name, "ss-%llu.re%1s", &id, tail) != 2 ||
 		    strcmp(tail, "c") != 0)
 			continue;
-		if (find_ss(c, (uint64_t)id) < 0)
+		if (find_ss(c, (uint64_t)id) < 0 &&
+		    find_kept(c, (uint64_t)id) < 0)
 			unlinkat(dirfd(d), de->d_name, 0);
 	}
 	closedir(d);
@@ -303,6 +353,7 @@ static void open_release(struct nsr_cfi *c, struct cfi_open_ss *o)
 	free(p);
 	free(o->name);
 	free(o->ldir);
+	cfi_digest_free(o->lmd);
 	cfi_dirmap_free(o->map);
 	cfi_blk_release(&o->blk);
 	nsr_buf_release(&o->pending);
@@ -329,6 +380,7 @@ void nsr_cfi_close(struct nsr_cfi *c)
 	listing_release(&c->last);
 	free(c->open);
 	cfi_ss_free(c->ss, c->nss);
+	cfi_ss_free(c->kept, c->nkept);
 	if (c->lock_fd >= 0)
 		close(c->lock_fd);
 	free(c->dir);
@@ -356,8 +408,9 @@ int nsr_cfi_begin(struct nsr_cfi *c, uint64_t ssid, int64_t savetime,
 		return c->err;
 	if (name == NULL || strlen(name) > CFI_NAME_MAX)
 		return NSR_ERR_INVAL;
-	if (find_ss(c, ssid) >= 0 || find_open(c, ssid) != NULL)
-		return NSR_ERR_EXISTS;
+	if (find_ss(c, ssid) >= 0 || find_kept(c, ssid) >= 0 ||
+	    find_open(c, ssid) != NULL)
+		return NSR_ERR_EXISTS; /* a kept one's file is still there */
 	no = realloc(c->open, (c->nopen + 1) * sizeof(*no));
 	if (no == NULL)
 		return NSR_ERR_NOMEM;
@@ -477,6 +530,7 @@ int nsr_cfi_add(struct nsr_cfi *c, uint64_t ssid,
 
 	if (rc)
 		return rc;
+	o->lcand = 0; /* records now follow a list's: invariant 8 */
 	for (size_t i = 0; i < n; i++) {
 		size_t kl = e[i].path ? cfi_key_of(e[i].path) : 0;
 
@@ -523,6 +577,79 @@ static int list_piece_ok(const struct cfi_open_ss *o, const char *dir,
 	return 1;
 }
 
+/* list_begin - a list of dir starts: hold its records back if it is
+ * the directory's first here (invariant 8). */
+static int list_begin(struct cfi_open_ss *o, const char *dir, uint32_t total)
+{
+	size_t pieces;
+	const struct cfi_lform *lf = cfi_dirmap_lform(o->map, dir, strlen(dir),
+						      &pieces);
+
+	cfi_digest_free(o->lmd);
+	o->lmd = NULL;
+	o->lfresh = (lf == NULL || lf->form == 0) && pieces == 0;
+	o->lcand = o->lfresh;
+	o->lpend = o->pending.len;
+	o->lpieces = 0;
+	return o->lfresh ? cfi_digest_begin(&o->lmd, total) : NSR_OK;
+}
+
+/* newest_list - the list form of dir in the newest committed save set
+ * (of the newest CFI_REF_LOOK) that has one, and the save set whose
+ * pieces hold that list; NULL if none. */
+static const struct cfi_lform *newest_list(struct nsr_cfi *c, const char *dir,
+					   uint64_t *holder)
+{
+	size_t n = strlen(dir), looked = 0;
+
+	for (size_t i = c->nss; i-- > 0 && looked < CFI_REF_LOOK;) {
+		const struct cfi_tdir *d;
+		struct cfi_ss *s = &c->ss[i];
+
+		if (cfi_tab_get(c->dir, s) != NSR_OK)
+			return NULL; /* no reference: the list is written */
+		looked++;
+		if (s->tabstate != 1 || s->tab->version < 4)
+			continue;
+		d = cfi_tab_find(s->tab, dir, n);
+		if (d != NULL && d->lf.form != 0) {
+			*holder = d->lf.form == 2 ? d->lf.ssid : s->ssid;
+			return &d->lf;
+		}
+	}
+	return NULL;
+}
+
+/* list_end - the list of dir is whole: its form (invariant 8). */
+static int list_end(struct nsr_cfi *c, struct cfi_open_ss *o,
+		    const char *dir, uint32_t total)
+{
+	struct cfi_lform lf = {.form = 1};
+	const struct cfi_lform *prev = NULL;
+	size_t n = strlen(dir);
+	uint64_t holder = 0;
+	int rc = cfi_digest_end(o->lmd, lf.digest);
+
+	o->lmd = NULL;
+	if (rc)
+		return rc;
+	if (o->lcand)
+		prev = newest_list(c, dir, &holder);
+	/* the same list, held by a committed save set (never a kept one) */
+	if (prev != NULL && find_ss(c, holder) >= 0 &&
+	    memcmp(prev->digest, lf.digest, CFI_DIGEST) == 0) {
+		nsr_buf_setlen(&o->pending, o->lpend);
+		rc = cfi_dirmap_drop(o->map, dir, n, o->lpieces);
+		lf.form = 2;
+		lf.total = total;
+		lf.ssid = holder;
+	}
+	if (rc == NSR_OK)
+		rc = cfi_dirmap_setform(o->map, dir, n, &lf);
+	o->lcand = 0;
+	return rc;
+}
+
 /* nsr_cfi_add_list - append a piece of a directory's entry list. */
 int nsr_cfi_add_list(struct nsr_cfi *c, uint64_t ssid, const char *dir,
 		     uint32_t total, uint32_t first,
@@ -544,8 +671,15 @@ int nsr_cfi_add_list(struct nsr_cfi *c, uint64_t ssid, const char *dir,
 		ldir = strdup(dir);
 		if (ldir == NULL)
 			return NSR_ERR_NOMEM;
+		rc = list_begin(o, dir, total);
+		if (rc) {
+			free(ldir);
+			return rc;
+		}
 	}
-	do {
+	if (o->lmd != NULL && n > 0)
+		rc = cfi_digest_names(o->lmd, names, n);
+	while (rc == NSR_OK) {
 		uint64_t at = o->length + o->pending.len;
 
 		/* an empty list has no names array at all */
@@ -555,9 +689,16 @@ int nsr_cfi_add_list(struct nsr_cfi *c, uint64_t ssid, const char *dir,
 		if (rc == NSR_OK)
 			rc = cfi_dirmap_add(o->map, dir, strlen(dir), 1, at);
 		done += taken;
-		if (rc == NSR_OK && o->pending.len >= FLUSH_AT)
+		o->lpieces++;
+		if (o->lcand && o->pending.len >= LIST_HOLD)
+			o->lcand = 0; /* too long to hold back */
+		if (rc == NSR_OK && o->pending.len >= FLUSH_AT && !o->lcand)
 			rc = flush(o);
-	} while (rc == NSR_OK && done < n);
+		if (done >= n)
+			break; /* an empty list is one record */
+	}
+	if (rc == NSR_OK && o->lmd != NULL && first + n == total)
+		rc = list_end(c, o, dir, total);
 	if (rc) {
 		free(ldir);
 		o->err = rc; /* part of the list may be buffered */
@@ -580,6 +721,8 @@ int nsr_cfi_commit(struct nsr_cfi *c, uint64_t ssid)
 {
 	struct cfi_open_ss *o = find_open(c, ssid);
 	struct cfi_ss *nss, *s;
+	uint64_t *refs = NULL;
+	uint32_t nrefs = 0;
 	int rc;
 
 	if (c->rdonly)
@@ -609,6 +752,8 @@ int nsr_cfi_commit(struct nsr_cfi *c, uint64_t ssid)
 		rc = NSR_ERR_SYSTEM;
 		o->err = rc;
 	}
+	if (rc == NSR_OK)
+		rc = cfi_dirmap_refs(o->map, &refs, &nrefs);
 	if (rc)
 		return rc;
 	listing_release(&c->last); /* invariant 6 */
@@ -619,9 +764,12 @@ int nsr_cfi_commit(struct nsr_cfi *c, uint64_t ssid)
 	s->entries = o->entries;
 	s->length = o->length;
 	s->name = o->name;
+	s->refs = refs;
+	s->nrefs = nrefs;
 	c->nss++;
 	rc = save_catalog(c);
 	if (rc) {
+		free(refs);
 		c->nss--;
 		o->keep = 1;
 		c->err = NSR_ERR_STATE; /* invariant 5 */
@@ -631,6 +779,7 @@ int nsr_cfi_commit(struct nsr_cfi *c, uint64_t ssid)
 	close(o->fd);
 	o->fd = -1;
 	free(o->ldir);
+	cfi_digest_free(o->lmd);
 	cfi_dirmap_free(o->map);
 	cfi_blk_release(&o->blk);
 	nsr_buf_release(&o->pending);
@@ -650,13 +799,49 @@ int nsr_cfi_abort(struct nsr_cfi *c, uint64_t ssid)
 	return NSR_OK;
 }
 
-/* nsr_cfi_delete - remove a committed save set. */
+/* named - does a committed or begun save set's list name ssid as its
+ * holder (invariant 9)?  Yes when unsure (no memory). */
+static int named(const struct nsr_cfi *c, uint64_t ssid)
+{
+	for (size_t i = 0; i < c->nss; i++)
+		if (c->ss[i].nrefs > 0 &&
+		    bsearch(&ssid, c->ss[i].refs, c->ss[i].nrefs,
+			    sizeof(uint64_t), cmp_u64) != NULL)
+			return 1;
+	for (size_t i = 0; i < c->nopen; i++) {
+		uint64_t *v;
+		uint32_t n;
+		int hit;
+
+		if (cfi_dirmap_refs(c->open[i].map, &v, &n) != NSR_OK)
+			return 1;
+		hit = n > 0 && bsearch(&ssid, v, n, sizeof(*v), cmp_u64);
+		free(v);
+		if (hit)
+			return 1;
+	}
+	return 0;
+}
+
+/* unlink_ss - remove a save set's record file. */
+static void unlink_ss(const struct nsr_cfi *c, uint64_t ssid)
+{
+	char *p = rec_path(c, ssid);
+
+	if (p != NULL)
+		unlink(p);
+	free(p);
+}
+
+/* nsr_cfi_delete - remove a committed save set; keep its record file
+ * while lists of others name it, and let go of kept ones no list names
+ * any more (invariant 9). */
 int nsr_cfi_delete(struct nsr_cfi *c, uint64_t ssid)
 {
 	ssize_t i = find_ss(c, ssid);
-	struct cfi_ss gone;
-	char *p;
-	int rc;
+	struct cfi_ss gone, *drop = NULL, *nk;
+	size_t ndrop = 0;
+	int rc, keep;
 
 	if (c->rdonly)
 		return NSR_ERR_READONLY;
@@ -664,27 +849,52 @@ int nsr_cfi_delete(struct nsr_cfi *c, uint64_t ssid)
 		return c->err;
 	if (i < 0)
 		return NSR_ERR_NOTFOUND;
+	drop = malloc((c->nkept + 1) * sizeof(*drop));
+	nk = realloc(c->kept, (c->nkept + 1) * sizeof(*nk));
+	if (nk != NULL)
+		c->kept = nk;
+	if (drop == NULL || nk == NULL) {
+		free(drop);
+		return NSR_ERR_NOMEM;
+	}
 	listing_release(&c->last); /* invariant 6 */
 	gone = c->ss[i];
 	memmove(&c->ss[i], &c->ss[i + 1], (c->nss - (size_t)i - 1) *
 						  sizeof(*c->ss));
 	c->nss--;
+	for (size_t k = c->nkept; k-- > 0;) {
+		if (named(c, c->kept[k].ssid))
+			continue;
+		drop[ndrop++] = c->kept[k];
+		c->kept[k] = c->kept[--c->nkept];
+	}
+	keep = named(c, ssid);
+	if (keep) {
+		c->kept[c->nkept] = gone;
+		c->kept[c->nkept].refs = NULL; /* a kept one names none */
+		c->kept[c->nkept++].nrefs = 0;
+	}
 	rc = save_catalog(c);
 	if (rc) {
-		memmove(&c->ss[i + 1], &c->ss[i], (c->nss - (size_t)i) *
-							  sizeof(*c->ss));
-		c->ss[i] = gone;
-		c->nss++;
-		c->err = NSR_ERR_STATE; /* invariant 5 */
+		/* the handle is done (invariant 5): own, never unlink */
+		c->err = NSR_ERR_STATE;
+		if (!keep)
+			drop[ndrop++] = gone;
+		else
+			free(gone.refs);
+		cfi_ss_free(drop, ndrop);
 		return rc;
 	}
 	/* Invariant 4: a crash here leaves a leftover, removed later. */
-	p = rec_path(c, ssid);
-	if (p != NULL)
-		unlink(p);
-	free(p);
-	free(gone.name);
-	cfi_tab_free(gone.tab);
+	if (!keep)
+		unlink_ss(c, ssid);
+	for (size_t k = 0; k < ndrop; k++)
+		unlink_ss(c, drop[k].ssid);
+	if (!keep)
+		drop[ndrop++] = gone;
+	else
+		free(gone.refs);
+	cfi_ss_free(drop, ndrop);
 	return NSR_OK;
 }
 
@@ -884,6 +1094,7 @@ static int cmp_hit(const void *a, const void *b)
  * sorted, in l->hits[0..l->n) (paths owned). */
 static int list_build(struct nsr_cfi *c, struct list_ctx *l, int64_t t)
 {
+	struct cfi_holders h = {.find = find_holder, .ctx = c};
 	size_t n = 0;
 	int rc = NSR_OK;
 
@@ -893,7 +1104,8 @@ static int list_build(struct nsr_cfi *c, struct list_ctx *l, int64_t t)
 			continue;
 		l->ssi = i;
 		rc = cfi_scan_dir(c->dir, &c->ss[i], l->dir, strlen(l->dir),
-				  list_visit, list_piece, l);
+				  list_visit, l->have ? NULL : list_piece, l,
+				  &h);
 		l->rank++;
 	}
 	if (rc == NSR_OK && l->n > 1)
@@ -1001,7 +1213,7 @@ int nsr_cfi_find(struct nsr_cfi *c, const char *path, int64_t t,
 	for (size_t i = c->nss; i-- > 0 && rc == NSR_OK;)
 		if (c->ss[i].savetime <= t)
 			rc = cfi_scan_dir(c->dir, &c->ss[i], p, cfi_key_of(p),
-					  find_visit, NULL, &f);
+					  find_visit, NULL, &f, NULL);
 	free(p);
 	return rc;
 }
@@ -1037,6 +1249,7 @@ static int count_entry(void *ctx, const struct nsr_cfi_saveset *ss,
 static int check_one(struct nsr_cfi *c, struct cfi_ss *s, int level,
 		     char *what, size_t wn)
 {
+	struct cfi_holders h = {.find = find_holder, .ctx = c};
 	uint64_t n = 0;
 	int rc, tab = NSR_OK;
 
@@ -1051,7 +1264,7 @@ static int check_one(struct nsr_cfi *c, struct cfi_ss *s, int level,
 	}
 	rc = cfi_scan(c->dir, s, count_entry, &n);
 	if (rc == NSR_OK)
-		tab = cfi_check_tab(c->dir, s);
+		tab = cfi_check_tab(c->dir, s, &h);
 	if (rc == NSR_ERR_NOMEM || tab == NSR_ERR_NOMEM)
 		return -1;
 	if (rc != NSR_OK)
@@ -1080,8 +1293,11 @@ int nsr_cfi_check_level(struct nsr_cfi *c, int level,
 		return c->err;
 	if (level < 1 || level > 6)
 		return NSR_ERR_INVAL;
-	for (size_t i = 0; i < c->nss; i++) {
-		int r = check_one(c, &c->ss[i], level, what, sizeof(what));
+	/* the kept ones too: browsing reads their lists */
+	for (size_t i = 0; i < c->nss + c->nkept; i++) {
+		struct cfi_ss *s = i < c->nss ? &c->ss[i]
+					      : &c->kept[i - c->nss];
+		int r = check_one(c, s, level, what, sizeof(what));
 
 		if (r < 0)
 			return NSR_ERR_NOMEM;
@@ -1089,7 +1305,7 @@ int nsr_cfi_check_level(struct nsr_cfi *c, int level,
 			continue;
 		(*problems)++;
 		if (problem)
-			problem(ctx, c->ss[i].ssid, what);
+			problem(ctx, s->ssid, what);
 	}
 	return NSR_OK;
 }

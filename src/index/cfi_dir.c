@@ -16,6 +16,8 @@
  */
 #include "nsr/compat.h"
 
+#include <openssl/evp.h>
+
 #include "nsr/bytes.h"
 #include "nsr/crc32c.h"
 #include "nsr/err.h"
@@ -30,6 +32,7 @@ struct cfi_dent {
 	size_t klen;
 	uint64_t *off[2]; /* 0: entries, 1: list pieces */
 	size_t n[2], cap[2];
+	struct cfi_lform lf; /* its list form (version 4) */
 };
 
 struct cfi_dirmap {
@@ -174,6 +177,96 @@ int cfi_dirmap_add(struct cfi_dirmap *m, const char *k, size_t n, int list,
 	return NSR_OK;
 }
 
+/* find - the directory of key k in m, or NULL (never adds). */
+static struct cfi_dent *find(struct cfi_dirmap *m, const char *k, size_t n)
+{
+	size_t h;
+
+	if (m->nslot == 0)
+		return NULL;
+	h = (size_t)hash(k, n) & (m->nslot - 1);
+	for (; m->slot[h] != 0; h = (h + 1) & (m->nslot - 1)) {
+		struct cfi_dent *d = &m->d[m->slot[h] - 1];
+
+		if (d->klen == n && memcmp(d->key, k, n) == 0)
+			return d;
+	}
+	return NULL;
+}
+
+/* cfi_dirmap_lform - the list form of directory k so far and its list
+ * pieces (NULL and 0: the map has nothing of k). */
+const struct cfi_lform *cfi_dirmap_lform(struct cfi_dirmap *m, const char *k,
+					 size_t n, size_t *pieces)
+{
+	struct cfi_dent *d = find(m, k, n);
+
+	*pieces = d ? d->n[1] : 0;
+	return d ? &d->lf : NULL;
+}
+
+/* cfi_dirmap_setform - set the list form of directory k (added if
+ * new). */
+int cfi_dirmap_setform(struct cfi_dirmap *m, const char *k, size_t n,
+		       const struct cfi_lform *lf)
+{
+	struct cfi_dent *d;
+	int rc = lookup(m, k, n, &d);
+
+	if (rc == NSR_OK)
+		d->lf = *lf;
+	return rc;
+}
+
+/* cfi_dirmap_drop - forget the last pieces list offsets of directory k
+ * (records the writer took back). */
+int cfi_dirmap_drop(struct cfi_dirmap *m, const char *k, size_t n,
+		    size_t pieces)
+{
+	struct cfi_dent *d = find(m, k, n);
+
+	if (d == NULL || d->n[1] < pieces)
+		return NSR_ERR_STATE;
+	d->n[1] -= pieces;
+	return NSR_OK;
+}
+
+/* cmp_id - qsort order of ssids. */
+static int cmp_id(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* cfi_dirmap_refs - the distinct ssids the map's form 2 lists name,
+ * increasing, in a malloc'ed array (NULL when none). */
+int cfi_dirmap_refs(const struct cfi_dirmap *m, uint64_t **out, uint32_t *n)
+{
+	uint64_t *v = NULL;
+	size_t k = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		if (m->d[i].lf.form != 2)
+			continue;
+		if (v == NULL) {
+			v = malloc(m->n * sizeof(*v));
+			if (v == NULL)
+				return NSR_ERR_NOMEM;
+		}
+		v[k++] = m->d[i].lf.ssid;
+	}
+	if (k > 1)
+		qsort(v, k, sizeof(*v), cmp_id);
+	for (size_t i = 0; i < k; i++)
+		if (*n == 0 || v[i] != v[*n - 1])
+			v[(*n)++] = v[i];
+	*out = v;
+	return NSR_OK;
+}
+
 /* cfi_key_cmp - bytewise order of keys, a prefix first. */
 int cfi_key_cmp(const char *a, size_t an, const char *b, size_t bn)
 {
@@ -241,6 +334,36 @@ static int put_offs(struct nsr_buf *b, const uint64_t *off, size_t n)
 	return rc;
 }
 
+/* put_form - a directory's list form (version 4). */
+static int put_form(struct nsr_buf *b, const struct cfi_lform *lf)
+{
+	uint8_t f = (uint8_t)lf->form;
+	int rc = nsr_buf_add(b, &f, 1);
+
+	if (rc == NSR_OK && lf->form != 0)
+		rc = nsr_buf_add(b, lf->digest, CFI_DIGEST);
+	if (rc == NSR_OK && lf->form == 2)
+		rc = put_var(b, lf->total);
+	if (rc == NSR_OK && lf->form == 2)
+		rc = put_var(b, lf->ssid);
+	return rc;
+}
+
+/* put_refs - the ssids the table's form 2 lists name. */
+static int put_refs(const struct cfi_dirmap *m, struct nsr_buf *b)
+{
+	uint64_t *v;
+	uint32_t n;
+	int rc = cfi_dirmap_refs(m, &v, &n);
+
+	if (rc == NSR_OK)
+		rc = put_var(b, n);
+	for (uint32_t i = 0; i < n && rc == NSR_OK; i++)
+		rc = put_var(b, v[i]);
+	free(v);
+	return rc;
+}
+
 /* cfi_dirmap_put - append the table of m and the footer to out; the
  * table starts at file offset at.  The map is sorted in place. */
 int cfi_dirmap_put(struct cfi_dirmap *m, struct nsr_buf *out, uint64_t at)
@@ -269,7 +392,11 @@ int cfi_dirmap_put(struct cfi_dirmap *m, struct nsr_buf *out, uint64_t at)
 			rc = put_offs(out, d->off[0], d->n[0]);
 		if (rc == NSR_OK)
 			rc = put_offs(out, d->off[1], d->n[1]);
+		if (rc == NSR_OK)
+			rc = put_form(out, &d->lf);
 	}
+	if (rc == NSR_OK)
+		rc = put_refs(m, out);
 	if (rc) {
 		nsr_buf_setlen(out, start);
 		return rc;
@@ -336,13 +463,82 @@ void cfi_tab_free(struct cfi_tab *t)
 		return;
 	free(t->blob);
 	free(t->d);
+	free(t->refs);
 	free(t);
+}
+
+/* get_form - a directory's list form; form 1 needs a piece. */
+static int get_form(const uint8_t *p, size_t n, size_t *at,
+		    struct cfi_tdir *d)
+{
+	struct cfi_lform *lf = &d->lf;
+	uint64_t v;
+
+	if (*at >= n || p[*at] > 2)
+		return NSR_ERR_CORRUPT;
+	lf->form = p[(*at)++];
+	if (lf->form == 0)
+		return NSR_OK;
+	if (n - *at < CFI_DIGEST || (lf->form == 1 && d->n[1] == 0))
+		return NSR_ERR_CORRUPT;
+	memcpy(lf->digest, p + *at, CFI_DIGEST);
+	*at += CFI_DIGEST;
+	if (lf->form == 1)
+		return NSR_OK;
+	if (cfi_var_get(p, n, at, &v) || v > UINT32_MAX)
+		return NSR_ERR_CORRUPT;
+	lf->total = (uint32_t)v;
+	return cfi_var_get(p, n, at, &lf->ssid);
+}
+
+/* get_refs - the table's ssids: strictly increasing, and exactly those
+ * its form 2 lists name. */
+static int get_refs(struct cfi_tab *t, size_t *at)
+{
+	const uint8_t *p = t->blob;
+	uint8_t *used;
+	uint64_t c;
+	int rc = NSR_OK;
+
+	if (cfi_var_get(p, t->len, at, &c) || c > t->len - *at)
+		return NSR_ERR_CORRUPT;
+	t->refs = malloc((c ? c : 1) * sizeof(*t->refs));
+	if (t->refs == NULL)
+		return NSR_ERR_NOMEM;
+	for (t->nrefs = 0; t->nrefs < c; t->nrefs++) {
+		uint64_t *r = &t->refs[t->nrefs];
+
+		if (cfi_var_get(p, t->len, at, r) ||
+		    (t->nrefs > 0 && *r <= r[-1]))
+			return NSR_ERR_CORRUPT;
+	}
+	used = calloc(c ? c : 1, 1);
+	if (used == NULL)
+		return NSR_ERR_NOMEM;
+	for (size_t i = 0; i < t->n && rc == NSR_OK; i++) {
+		const uint64_t *r;
+
+		if (t->d[i].lf.form != 2)
+			continue;
+		r = bsearch(&t->d[i].lf.ssid, t->refs, t->nrefs,
+			    sizeof(*t->refs), cmp_id);
+		if (r == NULL)
+			rc = NSR_ERR_CORRUPT;
+		else
+			used[r - t->refs] = 1;
+	}
+	for (size_t i = 0; i < c && rc == NSR_OK; i++)
+		if (!used[i])
+			rc = NSR_ERR_CORRUPT;
+	free(used);
+	return rc;
 }
 
 /* cfi_tab_parse - check table bytes blob[0..n) (owned from now on, also
  * on failure) of a file whose records end at end; NSR_ERR_CORRUPT,
  * NSR_ERR_NOMEM. */
-int cfi_tab_parse(uint8_t *blob, size_t n, uint64_t end, struct cfi_tab **out)
+int cfi_tab_parse(uint8_t *blob, size_t n, uint64_t end, unsigned version,
+		  struct cfi_tab **out)
 {
 	struct cfi_tab *t = calloc(1, sizeof(*t));
 	uint64_t nd;
@@ -383,6 +579,15 @@ int cfi_tab_parse(uint8_t *blob, size_t n, uint64_t end, struct cfi_tab **out)
 		d->at[1] = at;
 		if (get_offs(blob, n, &at, end, &d->n[1]))
 			goto fail;
+		if (version >= 4 && get_form(blob, n, &at, d))
+			goto fail;
+	}
+	t->version = version;
+	if (version >= 4) {
+		rc = get_refs(t, &at);
+		if (rc)
+			goto fail;
+		rc = NSR_ERR_CORRUPT;
 	}
 	if (at != n)
 		goto fail;
@@ -644,4 +849,78 @@ int cfi_blk_next(struct cfi_blk_rd *r, struct nsr_cfi_entry *e, char *path)
 	r->count++;
 	r->left--;
 	return 1;
+}
+
+/* ---- list digests (version 4) ---------------------------------------- */
+
+struct cfi_digest {
+	EVP_MD_CTX *md;
+};
+
+/* cfi_digest_free - free (NULL is fine). */
+void cfi_digest_free(struct cfi_digest *d)
+{
+	if (d == NULL)
+		return;
+	EVP_MD_CTX_free(d->md);
+	free(d);
+}
+
+/* cfi_digest_begin - start the digest of a list of total names. */
+int cfi_digest_begin(struct cfi_digest **out, uint32_t total)
+{
+	struct cfi_digest *d = calloc(1, sizeof(*d));
+	uint8_t t[4];
+
+	*out = NULL;
+	if (d == NULL)
+		return NSR_ERR_NOMEM;
+	d->md = EVP_MD_CTX_new();
+	nsr_put_u32(t, total);
+	if (d->md == NULL ||
+	    EVP_DigestInit_ex(d->md, EVP_sha256(), NULL) != 1 ||
+	    EVP_DigestUpdate(d->md, t, 4) != 1) {
+		cfi_digest_free(d);
+		return NSR_ERR_NOMEM;
+	}
+	*out = d;
+	return NSR_OK;
+}
+
+/* cfi_digest_names - add names[0..n) (each 1..255 bytes), in order. */
+int cfi_digest_names(struct cfi_digest *d, const char *const *names,
+		     size_t n)
+{
+	uint8_t buf[4096];
+	size_t at = 0;
+
+	for (size_t i = 0; i <= n; i++) {
+		size_t nl = i < n ? strlen(names[i]) : 0;
+
+		if ((i == n || at + 1 + nl > sizeof(buf)) && at > 0) {
+			if (EVP_DigestUpdate(d->md, buf, at) != 1)
+				return NSR_ERR_NOMEM;
+			at = 0;
+		}
+		if (i == n)
+			break;
+		buf[at++] = (uint8_t)nl;
+		memcpy(buf + at, names[i], nl);
+		at += nl;
+	}
+	return NSR_OK;
+}
+
+/* cfi_digest_end - the first CFI_DIGEST bytes of the digest; frees d. */
+int cfi_digest_end(struct cfi_digest *d, uint8_t out[CFI_DIGEST])
+{
+	uint8_t md[EVP_MAX_MD_SIZE];
+	unsigned n = 0;
+	int ok = EVP_DigestFinal_ex(d->md, md, &n) == 1 && n >= CFI_DIGEST;
+
+	cfi_digest_free(d);
+	if (!ok)
+		return NSR_ERR_NOMEM;
+	memcpy(out, md, CFI_DIGEST);
+	return NSR_OK;
 }

@@ -5,8 +5,9 @@
  * Record file ss-<ssid>.rec:
  *	offset size meaning
  *	0      4    magic "NCFI" (0x4E434649)
- *	4      2    version (3; 1 and 2 are still read: 1 has no list
- *	            records, neither has a directory table)
+ *	4      2    version (4; 1 to 3 are still read: 1 has no list
+ *	            records, neither 1 nor 2 a directory table, 3 a table
+ *	            without list forms)
  *	6      2    reserved, 0
  *	8      8    ssid
  *	16     8    savetime (signed epoch seconds)
@@ -62,7 +63,17 @@
  *	            increasing (bytewise, a prefix first):
  *	            v key length K (0..65535), K key bytes (no NUL),
  *	            v entry count, that many offset deltas (v each),
- *	            v list piece count, that many offset deltas
+ *	            v list piece count, that many offset deltas,
+ *	            (version 4) 1 byte list form F and what it needs:
+ *	            F 0: nothing (no whole list, or more than one);
+ *	            F 1: 16 bytes digest: the pieces hold one whole list;
+ *	            F 2: 16 bytes digest, v total, v ssid: the list is the
+ *	            one (form 1, same digest and total) of this directory
+ *	            in save set ssid, which this file does not hold
+ *	            (version 4) after the directories: v R, then R ssids
+ *	            (v each, strictly increasing): those form 2 names
+ *	A list's digest is the first 16 bytes of SHA-256 over its total
+ *	(4 bytes) and each name as 1 byte length and its bytes, in order.
  *	Numbers "v" are unsigned LEB128.  An entry's key is its path up to
  *	its last '/' ("/" for "/name", empty without '/'); a list piece's
  *	key is its directory.  Offsets are of the record's length field in
@@ -77,12 +88,17 @@
  *
  * Catalogue file "catalog":
  *	0      4    magic "NCAT" (0x4E434154)
- *	4      2    version (1)
+ *	4      2    version (2; 1 is still read)
  *	6      2    reserved, 0
  *	8      4    count N (<= CFI_MAX_SAVESETS)
  *	12     ...  N save sets:
  *	            8 ssid, 8 savetime, 8 entries, 8 committed length of the
- *	            record file, 2 name length, name bytes (<= 4095)
+ *	            record file, 2 name length, name bytes (<= 4095),
+ *	            (version 2) 4 count R, R ssids (8 each): the save sets
+ *	            holding lists it refers to
+ *	            (version 2) 4 count K, then K kept save sets, as above
+ *	            with R 0: deleted, not browsable, their record files
+ *	            kept for the lists other save sets refer to
  *	end-4  4    CRC-32C of everything before
  */
 #ifndef NSR_CFI_INT_H
@@ -96,8 +112,10 @@
 
 #define CFI_REC_MAGIC 0x4E434649u
 #define CFI_CAT_MAGIC 0x4E434154u
-#define CFI_VERSION 1	  /* catalogue */
-#define CFI_REC_VERSION 3 /* record file; 1 and 2 are still read */
+#define CFI_VERSION 2	  /* catalogue; 1 is still read */
+#define CFI_REC_VERSION 4 /* record file; 1 to 3 are still read */
+#define CFI_DIGEST 16	  /* bytes of a list digest */
+#define CFI_REF_LOOK 32	  /* newest save sets a writer looks in */
 #define CFI_TAB_MAGIC 0x4E434644u
 #define CFI_FOOT_MAGIC 0x4E434654u
 #define CFI_FOOT_LEN 24
@@ -125,6 +143,16 @@ struct cfi_ss {
 	char *name;
 	int tabstate; /* 0 unknown, 1 tab loaded, 2 no table (version < 3) */
 	struct cfi_tab *tab; /* the directory table, once read */
+	uint64_t *refs;	     /* save sets whose lists it refers to */
+	uint32_t nrefs;
+};
+
+/* The list form of a directory in a table (version 4). */
+struct cfi_lform {
+	int form; /* 0 none, 1 the pieces hold it, 2 in save set ssid */
+	uint8_t digest[CFI_DIGEST];
+	uint32_t total; /* form 2 */
+	uint64_t ssid;	/* form 2 */
 };
 
 /* A directory of a parsed table: key (not NUL-terminated, in the blob)
@@ -134,6 +162,7 @@ struct cfi_tdir {
 	size_t klen;
 	size_t at[2];
 	uint32_t n[2];
+	struct cfi_lform lf;
 };
 
 /* A parsed directory table (cfi_dir.c). */
@@ -142,6 +171,9 @@ struct cfi_tab {
 	size_t len;
 	struct cfi_tdir *d;
 	size_t n;
+	unsigned version; /* of the record file */
+	uint64_t *refs;	  /* the ssids form 2 names, increasing */
+	size_t nrefs;
 };
 
 struct cfi_dirmap;
@@ -198,10 +230,23 @@ void cfi_dirmap_free(struct cfi_dirmap *m);
 int cfi_dirmap_add(struct cfi_dirmap *m, const char *k, size_t n, int list,
 		   uint64_t off);
 int cfi_dirmap_put(struct cfi_dirmap *m, struct nsr_buf *out, uint64_t at);
+const struct cfi_lform *cfi_dirmap_lform(struct cfi_dirmap *m, const char *k,
+					 size_t n, size_t *pieces);
+int cfi_dirmap_setform(struct cfi_dirmap *m, const char *k, size_t n,
+		       const struct cfi_lform *lf);
+int cfi_dirmap_drop(struct cfi_dirmap *m, const char *k, size_t n,
+		    size_t pieces);
+int cfi_dirmap_refs(const struct cfi_dirmap *m, uint64_t **out, uint32_t *n);
+struct cfi_digest;
+int cfi_digest_begin(struct cfi_digest **d, uint32_t total);
+int cfi_digest_names(struct cfi_digest *d, const char *const *names,
+		     size_t n);
+int cfi_digest_end(struct cfi_digest *d, uint8_t out[CFI_DIGEST]);
+void cfi_digest_free(struct cfi_digest *d);
 int cfi_var_get(const uint8_t *p, size_t n, size_t *at, uint64_t *v);
 int cfi_foot_get(const uint8_t *f, uint64_t len, uint64_t *toff,
 		 uint32_t *tlen, uint32_t *tcrc);
-int cfi_tab_parse(uint8_t *blob, size_t n, uint64_t end,
+int cfi_tab_parse(uint8_t *blob, size_t n, uint64_t end, unsigned version,
 		  struct cfi_tab **out);
 const struct cfi_tdir *cfi_tab_find(const struct cfi_tab *t, const char *k,
 				    size_t n);
@@ -241,11 +286,14 @@ int cfi_rec_put(struct nsr_buf *out, const struct nsr_cfi_entry *e);
  * is written NUL-terminated to pathbuf (CFI_PATH_MAX + 1 bytes). */
 int cfi_rec_get(const uint8_t *p, size_t len, struct nsr_cfi_entry *e,
 		char *pathbuf);
-/* cfi_cat_put - encode a catalogue of n save sets into out. */
-int cfi_cat_put(struct nsr_buf *out, const struct cfi_ss *ss, size_t n);
-/* cfi_cat_get - decode a catalogue; *ss is malloc'ed (free with
- * cfi_ss_free). */
-int cfi_cat_get(const uint8_t *p, size_t n, struct cfi_ss **ss, size_t *count);
+/* cfi_cat_put - encode a catalogue of n save sets and nk kept ones
+ * (their refs are not written) into out. */
+int cfi_cat_put(struct nsr_buf *out, const struct cfi_ss *ss, size_t n,
+		const struct cfi_ss *kept, size_t nk);
+/* cfi_cat_get - decode a catalogue; *ss and *kept are malloc'ed (free
+ * with cfi_ss_free; kept NULL: the kept ones are dropped). */
+int cfi_cat_get(const uint8_t *p, size_t n, struct cfi_ss **ss, size_t *count,
+		struct cfi_ss **kept, size_t *nkept);
 /* cfi_ss_free - free n save sets and the array. */
 void cfi_ss_free(struct cfi_ss *ss, size_t n);
 

@@ -150,6 +150,9 @@ struct rsrc {
 	size_t wlen;
 };
 
+static int check_digest(struct rsrc *r, const struct cfi_tab *t,
+			const struct cfi_tdir *d);
+
 /* rsrc_get - the checked payload of the record at off: in bounds, its
  * frame whole before end, its CRC right.  hint: bytes worth reading at
  * once from a file. */
@@ -190,15 +193,16 @@ static int rsrc_get(struct rsrc *r, uint64_t off, size_t hint,
 	return NSR_OK;
 }
 
-/* read_dir - decode the records of directory d of table t (entries,
- * then list pieces, each in file order), checking that each is of its
- * kind and under its key. */
+/* read_dir - decode the records of directory d of table t (entries
+ * (0), then list pieces (1), each in file order; from..to of them),
+ * checking that each is of its kind and under its key. */
 static int read_dir(struct rec_cb *cb, struct rsrc *r,
-		    const struct cfi_tab *t, const struct cfi_tdir *d)
+		    const struct cfi_tab *t, const struct cfi_tdir *d,
+		    int from, int to)
 {
 	int rc = NSR_OK;
 
-	for (int list = 0; list < 2 && rc == NSR_OK; list++) {
+	for (int list = from; list <= to && rc == NSR_OK; list++) {
 		uint64_t *o = NULL;
 
 		rc = cfi_tab_offs(t, d, list, &o);
@@ -227,10 +231,10 @@ static int read_dir(struct rec_cb *cb, struct rsrc *r,
 	return rc;
 }
 
-/* decode_file_v3 - a version 3 image: footer, table, the records before
+/* decode_file_v3 - a version 3 or 4 image: footer, table, the records before
  * it, and every record the table names read through it (the counts
  * must agree: each record is in the table once). */
-static int decode_file_v3(const uint8_t *p, size_t n,
+static int decode_file_v3(const uint8_t *p, size_t n, unsigned version,
 			  const struct nsr_cfi_saveset *ss,
 			  nsr_cfi_visit_fn visit, void *ctx)
 {
@@ -254,11 +258,11 @@ static int decode_file_v3(const uint8_t *p, size_t n,
 	if (blob == NULL)
 		return NSR_ERR_NOMEM;
 	memcpy(blob, p + toff, tlen);
-	rc = cfi_tab_parse(blob, tlen, toff, &t);
+	rc = cfi_tab_parse(blob, tlen, toff, version, &t);
 	if (rc)
 		return rc;
 	r.end = toff;
-	rc = rec_cb_init(&cb, ss, 3, visit, NULL, ctx);
+	rc = rec_cb_init(&cb, ss, version, visit, NULL, ctx);
 	if (rc == NSR_OK)
 		rc = decode_records(&cb, p + CFI_HDR_LEN, toff - CFI_HDR_LEN,
 				    &used);
@@ -268,9 +272,14 @@ static int decode_file_v3(const uint8_t *p, size_t n,
 	cb.visit = NULL;
 	memset(cb.count, 0, sizeof(cb.count));
 	for (size_t i = 0; i < t->n && rc == NSR_OK; i++)
-		rc = read_dir(&cb, &r, t, &t->d[i]);
+		rc = read_dir(&cb, &r, t, &t->d[i], 0, 1);
 	if (rc == NSR_OK && memcmp(seen, cb.count, sizeof(seen)) != 0)
 		rc = NSR_ERR_CORRUPT;
+	/* a list held for others has its digest (form 2 ones name other
+	 * save sets: not checked here) */
+	for (size_t i = 0; i < t->n && rc == NSR_OK; i++)
+		if (t->d[i].lf.form == 1)
+			rc = check_digest(&r, t, &t->d[i]);
 	rec_cb_release(&cb);
 	cfi_tab_free(t);
 	return rc;
@@ -295,7 +304,7 @@ int nsr_cfi_decode_file(const void *data, size_t n, nsr_cfi_visit_fn visit,
 	if (rc)
 		return rc;
 	if (version >= 3)
-		return decode_file_v3(p, n, &ss, visit, ctx);
+		return decode_file_v3(p, n, version, &ss, visit, ctx);
 	rc = rec_cb_init(&cb, &ss, version, visit, NULL, ctx);
 	if (rc == NSR_OK)
 		rc = decode_records(&cb, p + CFI_HDR_LEN, n - CFI_HDR_LEN,
@@ -356,7 +365,7 @@ static int read_tab(int fd, const struct cfi_ss *s, unsigned *version,
 		return NSR_ERR_CHECKSUM;
 	}
 	*end = toff;
-	return cfi_tab_parse(blob, tlen, toff, t);
+	return cfi_tab_parse(blob, tlen, toff, *version, t);
 }
 
 /* records_end - where the records of s's file on fd end: the committed
@@ -404,13 +413,170 @@ static int load_tab(int fd, struct cfi_ss *s, uint64_t *end)
 	return NSR_OK;
 }
 
-/* cfi_scan_dir - the records of one directory, through the table. */
-int cfi_scan_dir(const char *dir, struct cfi_ss *s, const char *k, size_t n,
-		 nsr_cfi_visit_fn visit, cfi_list_fn list, void *ctx)
+/* cfi_tab_get - s's table, read once: NSR_OK with s->tabstate set (1:
+ * s->tab holds it). */
+int cfi_tab_get(const char *dir, struct cfi_ss *s)
 {
+	uint64_t end;
+	int fd = -1, rc;
+
+	if (s->tabstate != 0)
+		return NSR_OK;
+	rc = open_rec(dir, s, &fd);
+	if (rc == NSR_OK)
+		rc = load_tab(fd, s, &end);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* The first whole list of a directory's pieces, passed on (a form 1
+ * list, read for a form 2 one or checked by nsrck): the pieces must
+ * begin with one whole list of total names; later ones are skipped. */
+struct first_list {
+	cfi_list_fn inner;
+	void *ctx;
+	uint32_t total, got;
+	int learn; /* total: the first piece's */
+	int done;
+};
+
+/* first_piece - pass on a piece of the first list, checked. */
+static int first_piece(void *vctx, const struct nsr_cfi_saveset *ss,
+		       const struct cfi_list *l)
+{
+	struct first_list *f = vctx;
+	int rc;
+
+	if (f->done)
+		return NSR_OK;
+	if (f->learn && f->got == 0)
+		f->total = l->total;
+	if (l->first != f->got || l->total != f->total)
+		return NSR_ERR_CORRUPT;
+	rc = f->inner(f->ctx, ss, l);
+	f->got += (uint32_t)l->n;
+	f->done = f->got == f->total;
+	return rc;
+}
+
+/* first_from - the first whole list of directory d of table t (form
+ * 1), read from r, as save set ss's, through inner; total: what it must
+ * hold (-1: any). */
+static int first_from(struct rsrc *r, const struct cfi_tab *t,
+		      const struct cfi_tdir *d, int64_t total,
+		      const struct nsr_cfi_saveset *ss, cfi_list_fn inner,
+		      void *ctx)
+{
+	struct first_list f = {.inner = inner, .ctx = ctx,
+			       .total = (uint32_t)total, .learn = total < 0};
+	struct rec_cb cb;
+	int rc = rec_cb_init(&cb, ss, t->version, NULL, first_piece, &f);
+
+	if (rc == NSR_OK)
+		rc = read_dir(&cb, r, t, d, 1, 1);
+	if (rc == NSR_OK && !f.done)
+		rc = NSR_ERR_CORRUPT; /* form 1 without a whole list */
+	rec_cb_release(&cb);
+	return rc;
+}
+
+/* read_first - first_from on s's record file. */
+static int read_first(const char *dir, struct cfi_ss *s,
+		      const struct cfi_tdir *d, int64_t total,
+		      const struct nsr_cfi_saveset *ss, cfi_list_fn inner,
+		      void *ctx)
+{
+	struct rsrc r = {.fd = -1};
+	int rc = open_rec(dir, s, &r.fd);
+
+	if (rc == NSR_OK)
+		rc = load_tab(r.fd, s, &r.end);
+	r.win = malloc(CFI_WIN);
+	if (rc == NSR_OK && r.win == NULL)
+		rc = NSR_ERR_NOMEM;
+	if (rc == NSR_OK)
+		rc = first_from(&r, s->tab, d, total, ss, inner, ctx);
+	free(r.win);
+	if (r.fd >= 0)
+		close(r.fd);
+	return rc;
+}
+
+/* digest_piece - add a piece's names to a digest, begun at the first
+ * (check_digest). */
+static int digest_piece(void *ctx, const struct nsr_cfi_saveset *ss,
+			const struct cfi_list *l)
+{
+	struct cfi_digest **g = ctx;
+	int rc = NSR_OK;
+
+	NSR_UNUSED(ss);
+	if (*g == NULL)
+		rc = cfi_digest_begin(g, l->total);
+	return rc ? rc : cfi_digest_names(*g, l->names, l->n);
+}
+
+/* check_digest - the first list of form 1 directory d of table t, read
+ * from r, has the digest the table gives.  NSR_ERR_CHECKSUM if not. */
+static int check_digest(struct rsrc *r, const struct cfi_tab *t,
+			const struct cfi_tdir *d)
+{
+	struct nsr_cfi_saveset ss = {.name = ""};
+	struct cfi_digest *g = NULL;
+	uint8_t md[CFI_DIGEST];
+	int rc = first_from(r, t, d, -1, &ss, digest_piece, &g);
+
+	if (rc == NSR_OK && g == NULL)
+		rc = NSR_ERR_CORRUPT;
+	if (rc == NSR_OK) {
+		rc = cfi_digest_end(g, md);
+		g = NULL;
+	}
+	cfi_digest_free(g);
+	if (rc == NSR_OK && memcmp(md, d->lf.digest, CFI_DIGEST) != 0)
+		rc = NSR_ERR_CHECKSUM;
+	return rc;
+}
+
+/* cfi_holder - the directory k[0..n) of the save set holding the list a
+ * form 2 names (lf): found, with a table, and of form 1 with the same
+ * digest.  NSR_ERR_CORRUPT otherwise. */
+int cfi_holder(const char *dir, const struct cfi_holders *h,
+	       const struct cfi_lform *lf, const char *k, size_t n,
+	       struct cfi_ss **hs, const struct cfi_tdir **hd)
+{
+	struct cfi_ss *s = h ? h->find(h->ctx, lf->ssid) : NULL;
 	const struct cfi_tdir *d;
+	int rc;
+
+	if (s == NULL)
+		return NSR_ERR_CORRUPT; /* the index lost the holder */
+	rc = cfi_tab_get(dir, s);
+	if (rc)
+		return rc;
+	if (s->tabstate != 1 || s->tab->version < 4)
+		return NSR_ERR_CORRUPT;
+	d = cfi_tab_find(s->tab, k, n);
+	if (d == NULL || d->lf.form != 1 ||
+	    memcmp(d->lf.digest, lf->digest, CFI_DIGEST) != 0)
+		return NSR_ERR_CORRUPT;
+	*hs = s;
+	*hd = d;
+	return NSR_OK;
+}
+
+/* cfi_scan_dir - the records of one directory, through the table; a
+ * list held by another save set (form 2) is read from there, before
+ * the directory's own pieces. */
+int cfi_scan_dir(const char *dir, struct cfi_ss *s, const char *k, size_t n,
+		 nsr_cfi_visit_fn visit, cfi_list_fn list, void *ctx,
+		 const struct cfi_holders *h)
+{
+	const struct cfi_tdir *d, *hd;
 	struct nsr_cfi_saveset ss;
 	struct rsrc r = {.fd = -1};
+	struct cfi_ss *hs;
 	struct rec_cb cb;
 	int rc;
 
@@ -432,11 +598,19 @@ int cfi_scan_dir(const char *dir, struct cfi_ss *s, const char *k, size_t n,
 	ss.entries = s->entries;
 	ss.name = s->name;
 	r.win = malloc(CFI_WIN);
-	rc = rec_cb_init(&cb, &ss, 3, visit, list, ctx);
+	rc = rec_cb_init(&cb, &ss, s->tab->version, visit, list, ctx);
 	if (rc == NSR_OK && r.win == NULL)
 		rc = NSR_ERR_NOMEM;
 	if (rc == NSR_OK)
-		rc = read_dir(&cb, &r, s->tab, d);
+		rc = read_dir(&cb, &r, s->tab, d, 0, 0);
+	if (rc == NSR_OK && list != NULL && d->lf.form == 2) {
+		rc = cfi_holder(dir, h, &d->lf, k, n, &hs, &hd);
+		if (rc == NSR_OK)
+			rc = read_first(dir, hs, hd, d->lf.total, &ss, list,
+					ctx);
+	}
+	if (rc == NSR_OK && list != NULL)
+		rc = read_dir(&cb, &r, s->tab, d, 1, 1);
 	rec_cb_release(&cb);
 	free(r.win);
 	close(r.fd);
@@ -487,8 +661,39 @@ int cfi_quick(const char *dir, const struct cfi_ss *s)
 	return rc;
 }
 
+/* check_forms - each directory's list form: a form 1 list's pieces
+ * begin with one whole list of its digest, a form 2 one's holder has
+ * that list (version 4). */
+static int check_forms(const char *dir, struct cfi_ss *s,
+		       const struct cfi_holders *h)
+{
+	struct rsrc r = {.fd = -1};
+	int rc = open_rec(dir, s, &r.fd);
+
+	r.win = malloc(CFI_WIN);
+	if (rc == NSR_OK && r.win == NULL)
+		rc = NSR_ERR_NOMEM;
+	if (rc == NSR_OK)
+		rc = load_tab(r.fd, s, &r.end);
+	for (size_t i = 0; rc == NSR_OK && i < s->tab->n; i++) {
+		const struct cfi_tdir *d = &s->tab->d[i], *hd;
+		struct cfi_ss *hs;
+
+		if (d->lf.form == 2)
+			rc = cfi_holder(dir, h, &d->lf, d->key, d->klen, &hs,
+					&hd);
+		else if (d->lf.form == 1)
+			rc = check_digest(&r, s->tab, d);
+	}
+	free(r.win);
+	if (r.fd >= 0)
+		close(r.fd);
+	return rc;
+}
+
 /* cfi_check_tab - every record named once by the table, under its key. */
-int cfi_check_tab(const char *dir, struct cfi_ss *s)
+int cfi_check_tab(const char *dir, struct cfi_ss *s,
+		  const struct cfi_holders *h)
 {
 	struct nsr_cfi_saveset ss = {.ssid = s->ssid, .name = ""};
 	struct rsrc r = {.fd = -1};
@@ -506,13 +711,15 @@ int cfi_check_tab(const char *dir, struct cfi_ss *s)
 	if (rc == NSR_OK && r.win == NULL)
 		rc = NSR_ERR_NOMEM;
 	for (size_t i = 0; i < s->tab->n && rc == NSR_OK; i++)
-		rc = read_dir(&cb, &r, s->tab, &s->tab->d[i]);
+		rc = read_dir(&cb, &r, s->tab, &s->tab->d[i], 0, 1);
 	memcpy(seen, cb.count, sizeof(seen));
 	rec_cb_release(&cb);
 	if (rc == NSR_OK)
 		rc = cfi_scan_lists(dir, s, count_rec, count_list, all);
 	if (rc == NSR_OK && memcmp(seen, all, sizeof(seen)) != 0)
 		rc = NSR_ERR_CORRUPT;
+	if (rc == NSR_OK)
+		rc = check_forms(dir, s, h);
 out:
 	free(r.win);
 	if (r.fd >= 0)
@@ -613,7 +820,7 @@ int nsr_cfi_decode_catalog(const void *p, size_t n, nsr_cfi_ss_fn visit,
 	struct cfi_ss *ss = NULL;
 	struct nsr_cfi_saveset v;
 	size_t count = 0;
-	int rc = cfi_cat_get(p, n, &ss, &count);
+	int rc = cfi_cat_get(p, n, &ss, &count, NULL, NULL);
 
 	for (size_t i = 0; rc == NSR_OK && i < count; i++) {
 		v.ssid = ss[i].ssid;

@@ -216,10 +216,40 @@ int cfi_list_get(const uint8_t *p, size_t len, struct cfi_list *l,
 	return NSR_OK;
 }
 
-/* cfi_cat_put - encode the catalogue. */
-int cfi_cat_put(struct nsr_buf *out, const struct cfi_ss *ss, size_t n)
+/* put_ss - one save set of the catalogue (version 2), with its refs
+ * when refs is set. */
+static int put_ss(struct nsr_buf *out, const struct cfi_ss *s, int refs)
 {
+	size_t nl = strlen(s->name);
+	uint32_t nr = refs ? s->nrefs : 0;
 	uint8_t t[34];
+	int rc;
+
+	if (nl > CFI_NAME_MAX)
+		return NSR_ERR_TOOBIG;
+	nsr_put_u64(t, s->ssid);
+	nsr_put_u64(t + 8, (uint64_t)s->savetime);
+	nsr_put_u64(t + 16, s->entries);
+	nsr_put_u64(t + 24, s->length);
+	nsr_put_u16(t + 32, (uint16_t)nl);
+	rc = nsr_buf_add(out, t, 34);
+	if (rc == NSR_OK)
+		rc = nsr_buf_add(out, s->name, nl);
+	nsr_put_u32(t, nr);
+	if (rc == NSR_OK)
+		rc = nsr_buf_add(out, t, 4);
+	for (uint32_t i = 0; i < nr && rc == NSR_OK; i++) {
+		nsr_put_u64(t, s->refs[i]);
+		rc = nsr_buf_add(out, t, 8);
+	}
+	return rc;
+}
+
+/* cfi_cat_put - encode the catalogue (version 2). */
+int cfi_cat_put(struct nsr_buf *out, const struct cfi_ss *ss, size_t n,
+		const struct cfi_ss *kept, size_t nk)
+{
+	uint8_t t[12];
 	int rc;
 
 	nsr_put_u32(t, CFI_CAT_MAGIC);
@@ -227,20 +257,13 @@ int cfi_cat_put(struct nsr_buf *out, const struct cfi_ss *ss, size_t n)
 	nsr_put_u16(t + 6, 0);
 	nsr_put_u32(t + 8, (uint32_t)n);
 	rc = nsr_buf_add(out, t, 12);
-	for (size_t i = 0; i < n && rc == NSR_OK; i++) {
-		size_t nl = strlen(ss[i].name);
-
-		if (nl > CFI_NAME_MAX)
-			return NSR_ERR_TOOBIG;
-		nsr_put_u64(t, ss[i].ssid);
-		nsr_put_u64(t + 8, (uint64_t)ss[i].savetime);
-		nsr_put_u64(t + 16, ss[i].entries);
-		nsr_put_u64(t + 24, ss[i].length);
-		nsr_put_u16(t + 32, (uint16_t)nl);
-		rc = nsr_buf_add(out, t, 34);
-		if (rc == NSR_OK)
-			rc = nsr_buf_add(out, ss[i].name, nl);
-	}
+	for (size_t i = 0; i < n && rc == NSR_OK; i++)
+		rc = put_ss(out, &ss[i], 1);
+	nsr_put_u32(t, (uint32_t)nk);
+	if (rc == NSR_OK)
+		rc = nsr_buf_add(out, t, 4);
+	for (size_t i = 0; i < nk && rc == NSR_OK; i++)
+		rc = put_ss(out, &kept[i], 0);
 	if (rc == NSR_OK) {
 		nsr_put_u32(t, nsr_crc32c(0, out->data, out->len));
 		rc = nsr_buf_add(out, t, 4);
@@ -253,50 +276,40 @@ void cfi_ss_free(struct cfi_ss *ss, size_t n)
 {
 	for (size_t i = 0; ss != NULL && i < n; i++) {
 		free(ss[i].name);
+		free(ss[i].refs);
 		cfi_tab_free(ss[i].tab);
 	}
 	free(ss);
 }
 
-/* cfi_cat_get - decode and check a catalogue. */
-int cfi_cat_get(const uint8_t *p, size_t n, struct cfi_ss **out,
-		size_t *count)
+/* get_ss - decode cnt save sets of a catalogue of version v into a
+ * malloc'ed array; refs (version 2) only when refs is set, else their
+ * count must be 0. */
+static int get_ss(struct nsr_rd *r, unsigned v, uint32_t cnt, int refs,
+		  struct cfi_ss **out)
 {
-	struct nsr_rd r;
-	struct cfi_ss *ss = NULL;
-	uint32_t cnt;
-	size_t i = 0;
+	struct cfi_ss *ss;
 	int rc = NSR_ERR_CORRUPT;
+	uint32_t i;
 
-	*out = NULL;
-	*count = 0;
-	if (n < 16)
-		return NSR_ERR_CORRUPT;
-	if (nsr_get_u32(p) != CFI_CAT_MAGIC)
-		return NSR_ERR_CORRUPT;
-	if (nsr_get_u32(p + n - 4) != nsr_crc32c(0, p, n - 4))
-		return NSR_ERR_CHECKSUM;
-	if (nsr_get_u16(p + 4) != CFI_VERSION)
-		return NSR_ERR_UNSUPPORTED;
-	cnt = nsr_get_u32(p + 8);
 	/* each save set takes at least 34 bytes: bounds the allocation */
-	if (nsr_get_u16(p + 6) != 0 || cnt > CFI_MAX_SAVESETS ||
-	    (size_t)cnt > (n - 16) / 34)
+	*out = NULL;
+	if (cnt > CFI_MAX_SAVESETS || (size_t)cnt > r->left / 34)
 		return NSR_ERR_CORRUPT;
 	ss = calloc(cnt ? cnt : 1, sizeof(*ss));
 	if (ss == NULL)
 		return NSR_ERR_NOMEM;
-	nsr_rd_init(&r, p + 12, n - 16);
 	for (i = 0; i < cnt; i++) {
 		const uint8_t *name;
 		uint16_t nl;
+		uint32_t nr = 0;
 
-		ss[i].ssid = nsr_rd_u64(&r);
-		ss[i].savetime = (int64_t)nsr_rd_u64(&r);
-		ss[i].entries = nsr_rd_u64(&r);
-		ss[i].length = nsr_rd_u64(&r);
-		nl = nsr_rd_u16(&r);
-		name = nsr_rd_take(&r, nl);
+		ss[i].ssid = nsr_rd_u64(r);
+		ss[i].savetime = (int64_t)nsr_rd_u64(r);
+		ss[i].entries = nsr_rd_u64(r);
+		ss[i].length = nsr_rd_u64(r);
+		nl = nsr_rd_u16(r);
+		name = nsr_rd_take(r, nl);
 		if (name == NULL || nl > CFI_NAME_MAX ||
 		    memchr(name, '\0', nl) != NULL ||
 		    ss[i].length < CFI_HDR_LEN)
@@ -306,13 +319,75 @@ int cfi_cat_get(const uint8_t *p, size_t n, struct cfi_ss **out,
 			rc = NSR_ERR_NOMEM;
 			goto fail;
 		}
+		if (v >= 2)
+			nr = nsr_rd_u32(r);
+		if (nr > r->left / 8 || (nr > 0 && !refs))
+			goto fail;
+		ss[i].refs = malloc((nr ? nr : 1) * sizeof(uint64_t));
+		if (ss[i].refs == NULL) {
+			rc = NSR_ERR_NOMEM;
+			goto fail;
+		}
+		for (ss[i].nrefs = 0; ss[i].nrefs < nr; ss[i].nrefs++)
+			ss[i].refs[ss[i].nrefs] = nsr_rd_u64(r);
 	}
-	if (r.left != 0)
-		goto fail;
 	*out = ss;
-	*count = cnt;
 	return NSR_OK;
 fail:
 	cfi_ss_free(ss, cnt);
 	return rc;
+}
+
+/* cfi_cat_get - decode and check a catalogue (version 1 or 2). */
+int cfi_cat_get(const uint8_t *p, size_t n, struct cfi_ss **out,
+		size_t *count, struct cfi_ss **kept, size_t *nkept)
+{
+	struct nsr_rd r;
+	struct cfi_ss *ss = NULL, *k = NULL;
+	uint32_t cnt, kc = 0;
+	unsigned v;
+	int rc;
+
+	*out = NULL;
+	*count = 0;
+	if (kept != NULL) {
+		*kept = NULL;
+		*nkept = 0;
+	}
+	if (n < 16)
+		return NSR_ERR_CORRUPT;
+	if (nsr_get_u32(p) != CFI_CAT_MAGIC)
+		return NSR_ERR_CORRUPT;
+	if (nsr_get_u32(p + n - 4) != nsr_crc32c(0, p, n - 4))
+		return NSR_ERR_CHECKSUM;
+	v = nsr_get_u16(p + 4);
+	if (v < 1 || v > CFI_VERSION)
+		return NSR_ERR_UNSUPPORTED;
+	cnt = nsr_get_u32(p + 8);
+	if (nsr_get_u16(p + 6) != 0)
+		return NSR_ERR_CORRUPT;
+	nsr_rd_init(&r, p + 12, n - 16);
+	rc = get_ss(&r, v, cnt, 1, &ss);
+	if (rc)
+		return rc;
+	if (v >= 2) {
+		kc = nsr_rd_u32(&r);
+		rc = r.err ? NSR_ERR_CORRUPT : get_ss(&r, v, kc, 0, &k);
+	}
+	if (rc == NSR_OK && (r.err || r.left != 0))
+		rc = NSR_ERR_CORRUPT;
+	if (rc) {
+		cfi_ss_free(ss, cnt);
+		cfi_ss_free(k, kc);
+		return rc;
+	}
+	*out = ss;
+	*count = cnt;
+	if (kept != NULL) {
+		*kept = k;
+		*nkept = kc;
+	} else {
+		cfi_ss_free(k, kc);
+	}
+	return NSR_OK;
 }

@@ -1,12 +1,12 @@
 /*
  * fuzz_cfi.c - the client file index decoders on hostile input: the
  * first byte picks the record file decoder (even) or the catalogue
- * decoder (odd); the rest is the file image.  A version 3 record file
- * that decodes (its directory table agreeing with its records) decodes
- * to the same entries as the version 2 file of the same records (the
- * table and footer cut, the header made version 2), unless it holds
- * records version 2 does not have (entry blocks, front-coded lists):
- * then the version 2 reading refuses it as corrupt.
+ * decoder (odd); the rest is the file image.  A version 3 or 4 record
+ * file that decodes (its directory table agreeing with its records)
+ * decodes to the same entries as the version 2 file of the same records
+ * (the table and footer cut, the header made version 2), unless it
+ * holds records version 2 does not have (entry blocks, front-coded
+ * lists): then the version 2 reading refuses it as corrupt.
  */
 #include "nsr/compat.h"
 
@@ -37,7 +37,7 @@ static int touch_ss(void *ctx, const struct nsr_cfi_saveset *ss)
 	return 0;
 }
 
-/* same_as_v2 - the v3 image p[0..n) read as v2 gives sum too, or is
+/* same_as_v2 - the v3 or v4 image p[0..n) read as v2 gives sum too, or is
  * corrupt there. */
 static void same_as_v2(const uint8_t *p, size_t n, size_t sum)
 {
@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		nsr_cfi_decode_catalog(data + 1, size - 1, touch_ss, &sum);
 	else if (nsr_cfi_decode_file(data + 1, size - 1, touch_entry, &sum) ==
 			 NSR_OK &&
-		 nsr_get_u16(data + 1 + 4) == 3)
+		 nsr_get_u16(data + 1 + 4) >= 3)
 		same_as_v2(data + 1, size - 1, sum);
 	return 0;
 }

@@ -9,7 +9,10 @@
 # each under client parallelism 4 never have more than 4 streams active
 # (from save -v's trace of every stream becoming active or idle), and
 # the second one's streams take over the first one's slots as it runs
-# out of work (reclaiming: the second reaches 4 active).
+# out of work (reclaiming: the second reaches 4 active).  The job log of
+# the stream that ends last has the PSS summary (streams, bytes of each,
+# time).  After the media database is lost, scanner -m on the volume
+# brings every master/dependent link back.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 353-pss
 S=127.0.0.1
@@ -63,6 +66,13 @@ check "each dependent's pssid is the master" test \
 "$BIN/mminfo" -s $S -a -q "ssid=$F" -S >"$W/master.S" 2>&1
 check "the master names its dependents (mminfo -S)" \
 	grep -Eq "dependents=($D1,$D2|$D2,$D1)\$" "$W/master.S"
+# the last stream to end writes the PSS summary into its job log
+printf 'show ssids; job log\nprint type: save job\n' |
+	"$BIN/jobquery" -s $S >"$W/jobs.full" 2>&1
+check "one job log has the PSS summary: streams, bytes each, time" \
+	test "$(grep -Ec "PSS summary of $T: 3 streams \(client parallelism \
+[0-9]+\), stream bytes $T [0-9]+, <1>$T [0-9]+, <2>$T [0-9]+; [0-9.]+ s" \
+		"$W/jobs.full")" = 1
 st() { "$BIN/mminfo" -s $S -a -q "ssid=$1" -r nsavetime | tail -1 |
 	tr -d ' '; }
 check "the master has the latest save time" \
@@ -167,5 +177,29 @@ for sp in "$A" "$B"; do
 		>/dev/null 2>&1
 	check "$sp recovers identical" "$BIN/nsrtreecmp" "$sp" "$W/r-dyn$sp"
 done
+
+# --- scanner -m brings the PSS links back ---------------------------------
+# (a dependent's save stream header names its master: version 5)
+links() { # one line per link, in any order
+	"$BIN/mminfo" -s $S -a -S 2>/dev/null |
+		awk '/^ *ssid=/ {s = $1}
+		/pssid=/ {n = split(substr($2, 12), d, ",")
+			for (i = 1; i <= n; i++) print s, $1, d[i]
+			if (n == 0) print s, $1}' | sort
+}
+links >"$W/links.before"
+check "mminfo -S shows PSS links before" \
+	grep -q "^ssid=$F pssid=0 $D1\$" "$W/links.before"
+nsr_kill_nsrd
+rm -rf "$ROOT/mm"
+nsr_start nsrd
+nsr_wait_answers nsrd nsrmmdbd nsrjobd nsrindexd
+"$BIN/scanner" -m -s $S "$W/aftd1" >"$W/scan.out" 2>&1
+check "scanner -m exits 0" test $? -eq 0
+check "it says it linked dependents" grep -q "linked to its PSS master" \
+	"$W/scan.out"
+links >"$W/links.after"
+check "every pssid and dependents= is back after scanner -m" \
+	diff "$W/links.before" "$W/links.after"
 
 nsr_done

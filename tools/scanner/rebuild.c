@@ -6,6 +6,11 @@
  * then each selected fragment goes in if it is missing.  So a media
  * database lost entirely comes back from the volumes alone.
  *
+ * PSS links come back too: a dependent's save stream header names its
+ * master (save stream version 6), so a re-created dependent gets its
+ * pssid and its master names it among its dependents, whichever of the
+ * two this or an earlier scan re-created first.
+ *
  * The suspect flag follows what the scan saw: a save set with damaged
  * data on this volume is marked suspect; one read whole from this volume
  * (begin to end) without damage, and not saved with read errors, is
@@ -81,6 +86,7 @@ static int restore_ss(struct mmdb_clnt *c, const struct scan_ss *s,
 	ss->sscreate = s->hdr.savetime;
 	ss->ssbrowse = s->hdr.browse_time;
 	ss->ssretent = s->hdr.retention_time;
+	ss->pssid = s->pss_master;
 	ss->flags = MMDB_SS_SCANNED;
 	if (s->has_end && s->tail.status != NSR_VOL_SS_ABORTED) {
 		ss->flags |= MMDB_SS_FINISHED | MMDB_SS_VALID;
@@ -201,7 +207,104 @@ static int add_frag(struct mmdb_clnt *c, const struct scan_result *res,
 	return 0;
 }
 
-/* rebuild_mmdb - volume, then fragments. */
+/* name_dependent - master m (in the database) names dependent d, once;
+ * -1 if it cannot. */
+static int name_dependent(struct mmdb_clnt *c, struct mmdb_saveset *m,
+			  uint32_t d)
+{
+	for (uint32_t i = 0; i < m->ndependents; i++)
+		if (m->dependents[i] == d)
+			return 0;
+	if (m->ndependents >= MMDB_PSS_MAX) {
+		fprintf(stderr, "scanner: PSS master save set %u already "
+			"names %u dependents: not %u\n", m->ssid,
+			(unsigned)MMDB_PSS_MAX, d);
+		return -1;
+	}
+	m->dependents[m->ndependents++] = d;
+	if (mmdb_clnt_ss_update(c, m) != NSR_OK) {
+		fprintf(stderr, "scanner: cannot link PSS dependent %u to its "
+			"master %u: %s\n", d, m->ssid, mmdb_clnt_errmsg(c));
+		return -1;
+	}
+	printf("scanner: save set %u linked to its PSS master, save set "
+	       "%u\n", d, m->ssid);
+	return 0;
+}
+
+/* dependents_of - the save sets the database has with pssid m (each
+ * query answer fills rows; at most MMDB_PSS_MAX are wanted). */
+static int dependents_of(struct mmdb_clnt *c, uint32_t m, uint32_t *out,
+			 size_t *n)
+{
+	struct mmdb_ss_row rows[16];
+	char q[64];
+	size_t got = 0;
+	int done = 0, rc;
+
+	*n = 0;
+	snprintf(q, sizeof(q), "pssid=%u", m);
+	rc = mmdb_clnt_query_open(c, q, 0, 0);
+	while (rc == NSR_OK && !done) {
+		rc = mmdb_clnt_query_next_rows(c, rows, NSR_ARRAY_SIZE(rows),
+					       &got, &done);
+		for (size_t i = 0; rc == NSR_OK && i < got; i++) {
+			int seen = 0;
+
+			for (size_t k = 0; k < *n; k++)
+				seen |= out[k] == rows[i].ss.ssid;
+			if (!seen && *n < MMDB_PSS_MAX)
+				out[(*n)++] = rows[i].ss.ssid;
+		}
+	}
+	return rc;
+}
+
+/* link_pss - after the fragments: each PSS dependent of this volume is
+ * named by its master if the database has it; each master re-created
+ * here names the dependents an earlier scan re-created. */
+static int link_pss(struct mmdb_clnt *c, const struct scan_result *res)
+{
+	struct mmdb_saveset m, d;
+	uint32_t dep[MMDB_PSS_MAX];
+	size_t n;
+	int ret = 0;
+
+	for (size_t i = 0; i < res->n; i++) {
+		const struct scan_ss *s = &res->ss[i];
+
+		if (!s->selected || !s->has_begin)
+			continue;
+		if (s->pss_master != 0) {
+			if (mmdb_clnt_ss_get(c, s->hdr.ssid, &d) == NSR_OK &&
+			    d.pssid == 0) {
+				d.pssid = s->pss_master;
+				if (mmdb_clnt_ss_update(c, &d) != NSR_OK)
+					ret = -1;
+			}
+			if (mmdb_clnt_ss_get(c, s->pss_master, &m) == NSR_OK &&
+			    name_dependent(c, &m, s->hdr.ssid) != 0)
+				ret = -1;
+			continue;
+		}
+		if (mmdb_clnt_ss_get(c, s->hdr.ssid, &m) != NSR_OK ||
+		    !(m.flags & MMDB_SS_SCANNED))
+			continue;
+		if (dependents_of(c, m.ssid, dep, &n) != NSR_OK) {
+			fprintf(stderr, "scanner: cannot look for the PSS "
+				"dependents of save set %u: %s\n", m.ssid,
+				mmdb_clnt_errmsg(c));
+			ret = -1;
+			continue;
+		}
+		for (size_t k = 0; k < n; k++)
+			if (name_dependent(c, &m, dep[k]) != 0)
+				ret = -1;
+	}
+	return ret;
+}
+
+/* rebuild_mmdb - volume, then fragments, then PSS links. */
 int rebuild_mmdb(const char *server, enum nsr_dev_type type,
 		 const struct scan_result *res)
 {
@@ -222,6 +325,8 @@ int rebuild_mmdb(const char *server, enum nsr_dev_type type,
 		if (res->ss[i].selected && res->ss[i].has_begin &&
 		    add_frag(c, res, &res->ss[i]) != 0)
 			ret = -1;
+	if (link_pss(c, res) != 0)
+		ret = -1;
 	mmdb_clnt_close(c);
 	nsr_buf_release(&err);
 	return ret;

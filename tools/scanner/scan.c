@@ -104,11 +104,23 @@ static int on_stream_damage(void *ctx, uint64_t offset, int why)
 	return 0;
 }
 
+/* on_stream_header - the stream header: a PSS dependent's master. */
+static int on_stream_header(void *ctx, const struct nsr_asm_header *h)
+{
+	struct dec_slot *ds = ctx;
+	struct scan_ss *s = find(ds->c->res, ds->ssid);
+
+	if (s && h->ssid == ds->ssid)
+		nsr_asm_dec_pss(ds->d, &s->pss_master, &s->pss_index);
+	return 0;
+}
+
 /* start_dec - decode the stream of a save set that begins on this volume.
  * Best effort: without memory the scan goes on without file names. */
 static void start_dec(struct scan_ctx *c, uint32_t ssid)
 {
-	static const struct nsr_asm_dec_ops ops = {.damaged = on_stream_damage};
+	static const struct nsr_asm_dec_ops ops = {
+		.header = on_stream_header, .damaged = on_stream_damage};
 	struct dec_slot *ds, **v;
 
 	if (find_dec(c, ssid))

@@ -22,6 +22,9 @@ struct scan_ss {
 	struct nsr_vol_sstail tail; /* valid if has_end */
 	int has_begin, has_end, unfinished, damaged;
 	int selected; /* passes the command line's filters */
+	/* from its save stream's header (version 6): a PSS dependent's
+	 * master and stream index; 0 otherwise */
+	uint32_t pss_master, pss_index;
 };
 
 struct scan_result {

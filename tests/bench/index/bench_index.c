@@ -11,17 +11,22 @@
  * and its entry list (as a level save does: nsr_saver never skips a
  * directory) and a run of changed files in each, about the same
  * fraction everywhere (files are never deleted, so every list names
- * every child).
+ * every child; with -c, some directories gain a file each day).
  *
  * Reported: insert rate (entries per second of begin/add/add_list/
- * commit, lists included in the time, not in the count), bytes per entry
+ * commit, lists included in the time, not in the count; per wall second
+ * and per CPU second of the process, the latter what a loaded machine
+ * does not stretch; fsync waits are in the first only), bytes per entry
  * on disk (every file of the client's index directory / entries),
  * directory listing latency (nsr_cfi_list_dir of -q random directories
  * as of random times between the first save and after the last, p50/p99/
  * max), versions latency (nsr_cfi_versions of -q random files).
  *
  * Usage: bench_index [-n entries] [-q queries] [-d dir] [-s seed] [-r] [-L]
+ *                    [-c pct]
  *   -r  reuse the index an earlier run left in dir (skip the build)
+ *   -c  in each incremental, pct % of the directories (at random) gain a
+ *       new file, saved then, so their lists change (default 0)
  *   -L  no entry lists (the bytes of the entries alone; browsing then
  *       merges every save set, as for an index written before lists)
  * Not run by ctest; results go to tests/bench/index/RESULTS.md.
@@ -58,6 +63,7 @@ static uint32_t ndirs;
 static uint64_t seed = 42;
 static uint64_t names; /* list names written */
 static int no_lists;   /* -L */
+static unsigned churn; /* -c: % of directories changed a day */
 
 /* die - report a failed call and exit. */
 static void die(const char *what, int rc)
@@ -73,6 +79,16 @@ static uint64_t rnd(void)
 	seed ^= seed << 25;
 	seed ^= seed >> 27;
 	return seed * 2685821657736338717ULL;
+}
+
+/* cpu - this process's CPU seconds (what a loaded machine does not
+ * stretch as it stretches wall time). */
+static double cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* mono - monotonic seconds. */
@@ -261,6 +277,10 @@ static void save_incr(struct writer *w, double f)
 			file_name(name, sizeof(name), k);
 			w_entry(w, d->path, name, 0);
 		}
+		if (churn > 0 && rnd() % 100 < churn) { /* a new file */
+			file_name(name, sizeof(name), d->files++);
+			w_entry(w, d->path, name, 0);
+		}
 		w_list(w, di);
 	}
 }
@@ -320,10 +340,10 @@ int main(int argc, char **argv)
 	int reuse = 0, opt, rc;
 	struct nsr_cfi *c;
 	struct writer *w;
-	double t0, busy = 0, *lat;
+	double t0, c0, busy = 0, cbusy = 0, *lat;
 	char *idir;
 
-	while ((opt = getopt(argc, argv, "n:q:d:s:rLh")) != -1) {
+	while ((opt = getopt(argc, argv, "n:q:d:s:c:rLh")) != -1) {
 		switch (opt) {
 		case 'n':
 			want = strtoull(optarg, NULL, 10);
@@ -343,15 +363,19 @@ int main(int argc, char **argv)
 		case 'L':
 			no_lists = 1;
 			break;
+		case 'c':
+			churn = (unsigned)strtoul(optarg, NULL, 10);
+			break;
 		default:
 			fprintf(stderr, "usage: bench_index [-n entries] "
 					"[-q queries] [-d dir] [-s seed] "
-					"[-r] [-L]\n");
+					"[-r] [-L] [-c pct]\n");
 			return opt == 'h' ? 0 : 2;
 		}
 	}
-	if (want < 10000 || q == 0) {
-		fprintf(stderr, "bench_index: -n >= 10000, -q >= 1\n");
+	if (want < 10000 || q == 0 || churn > 100) {
+		fprintf(stderr, "bench_index: -n >= 10000, -q >= 1, "
+				"-c 0..100\n");
 		return 2;
 	}
 	/* two fulls take most of the entries: M + D each, 28 incrementals
@@ -386,6 +410,7 @@ int main(int argc, char **argv)
 		w->t = BASE_TIME + i * DAY;
 		w->off = 0;
 		t0 = mono();
+		c0 = cpu();
 		rc = nsr_cfi_begin(c, w->ssid, w->t, "/bench");
 		if (rc)
 			die("begin", rc);
@@ -398,6 +423,7 @@ int main(int argc, char **argv)
 		if (rc)
 			die("commit", rc);
 		busy += mono() - t0;
+		cbusy += cpu() - c0;
 	}
 	total = w->entries;
 	if (!reuse) {
@@ -405,6 +431,8 @@ int main(int argc, char **argv)
 		       "%" PRIu64 " list names\n", total, NSS, ndirs, names);
 		printf("insert    %.0f entries/s (%.2f s)\n",
 		       (double)total / busy, busy);
+		printf("insert    %.0f entries per CPU second (%.2f s CPU)\n",
+		       (double)total / cbusy, cbusy);
 		printf("disk      %" PRIu64 " bytes, %.1f bytes/entry\n",
 		       disk_bytes(idir), (double)disk_bytes(idir) /
 						 (double)total);

@@ -88,17 +88,20 @@ static inline void cfi_test_unblock(struct nsr_buf *out, const uint8_t *p,
 	free(path);
 }
 
-/* cfi_test_to_v2 - turn a version 3 record file image into the version 2
- * one main wrote before directory tables: the records without the table
- * and footer (nsr_index(5)), entries one a record, list names plain,
- * version 2, the header CRC made right.  The new length. */
+/* cfi_test_to_v2 - turn a version 3 or 4 record file image into the
+ * version 2 one main wrote before directory tables: the records without
+ * the table and footer (nsr_index(5)), entries one a record, list names
+ * plain, version 2, the header CRC made right.  A list that a version 4
+ * table names in another save set (form 2) has no record: it is left
+ * out, so callers downgrade the save set holding it too (browsing then
+ * finds the same list there).  The new length. */
 static inline size_t cfi_test_to_v2(struct nsr_buf *img)
 {
 	const uint8_t *p = (const uint8_t *)img->data;
 	size_t end, at = 28;
 	struct nsr_buf out;
 
-	assert_int_equal(nsr_get_u16(p + 4), 3);
+	assert_true(nsr_get_u16(p + 4) == 3 || nsr_get_u16(p + 4) == 4);
 	end = (size_t)nsr_get_u64(p + img->len - 24 + 4);
 	nsr_buf_init(&out, 0);
 	assert_int_equal(nsr_buf_add(&out, p, 28), NSR_OK);

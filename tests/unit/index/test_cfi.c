@@ -461,7 +461,8 @@ static void test_duplicate_ssid_refused(void **state)
 	snprintf(path, sizeof(path), "%s/index/dup/catalog", root);
 	nsr_buf_init(&b, 0);
 	assert_int_equal(nsr_file_read(path, &b, 1 << 20), NSR_OK);
-	assert_int_equal(cfi_cat_get((const uint8_t *)b.data, b.len, &ss, &n),
+	assert_int_equal(cfi_cat_get((const uint8_t *)b.data, b.len, &ss, &n,
+				     NULL, NULL),
 			 NSR_OK);
 	assert_int_equal(n, 2);
 	three = calloc(3, sizeof(*three));
@@ -470,14 +471,14 @@ static void test_duplicate_ssid_refused(void **state)
 	three[2] = ss[0].ssid == 7 ? ss[0] : ss[1];
 	three[2].savetime = 900;
 	nsr_buf_reset(&b);
-	assert_int_equal(cfi_cat_put(&b, three, 3), NSR_OK);
+	assert_int_equal(cfi_cat_put(&b, three, 3, NULL, 0), NSR_OK);
 	assert_int_equal(nsr_file_replace(path, b.data, b.len, 0600), NSR_OK);
 	c = NULL;
 	assert_int_equal(nsr_cfi_open(&c, root, "dup", 0), NSR_ERR_CORRUPT);
 	assert_null(c);
 	/* The first two alone open again. */
 	nsr_buf_reset(&b);
-	assert_int_equal(cfi_cat_put(&b, three, 2), NSR_OK);
+	assert_int_equal(cfi_cat_put(&b, three, 2, NULL, 0), NSR_OK);
 	assert_int_equal(nsr_file_replace(path, b.data, b.len, 0600), NSR_OK);
 	assert_int_equal(nsr_cfi_open(&c, root, "dup", 0), NSR_OK);
 	nsr_cfi_close(c);
@@ -530,13 +531,14 @@ static void put_table(const char *root, int wrong)
 	cfi_dirmap_free(m);
 	assert_int_equal(nsr_file_replace(rp, img.data, img.len, 0600), NSR_OK);
 	assert_int_equal(nsr_file_read(cp, &cat, 1 << 20), NSR_OK);
-	assert_int_equal(cfi_cat_get((uint8_t *)cat.data, cat.len, &ss, &n),
+	assert_int_equal(cfi_cat_get((uint8_t *)cat.data, cat.len, &ss, &n,
+				     NULL, NULL),
 			 NSR_OK);
 	for (size_t i = 0; i < n; i++)
 		if (ss[i].ssid == 1)
 			ss[i].length = img.len;
 	nsr_buf_reset(&cat);
-	assert_int_equal(cfi_cat_put(&cat, ss, n), NSR_OK);
+	assert_int_equal(cfi_cat_put(&cat, ss, n, NULL, 0), NSR_OK);
 	assert_int_equal(nsr_file_replace(cp, cat.data, cat.len, 0600), NSR_OK);
 	cfi_ss_free(ss, n);
 	nsr_buf_release(&img);

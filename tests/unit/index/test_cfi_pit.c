@@ -10,6 +10,7 @@
  */
 #include "nsr/compat.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "nsr/asm.h"
@@ -518,7 +519,8 @@ static void downgrade(const char *root, uint64_t ssid)
 	cfi_test_to_v2(&img);
 	p = (uint8_t *)cat.data;
 	while (nsr_get_u64(p + at) != ssid) {
-		at += 34 + nsr_get_u16(p + at + 32);
+		at += 34 + nsr_get_u16(p + at + 32); /* catalogue version 2: */
+		at += 4 + 8 * (size_t)nsr_get_u32(p + at); /* and its refs */
 		assert_true(at + 4 < cat.len);
 	}
 	nsr_put_u64(p + at + 24, img.len);
@@ -598,6 +600,135 @@ static void test_old_versions(void **state)
 	nsr_cfi_close(f->c);
 	f->c = NULL;
 	nsr_buf_release(&want);
+}
+
+/* rec_size - bytes of save set ssid's record file of client "pit", 0
+ * when there is none. */
+static off_t rec_size(const char *root, uint64_t ssid)
+{
+	struct stat st;
+	char *p;
+	off_t n = 0;
+
+	assert_true(asprintf(&p, "%s/index/pit/ss-%" PRIu64 ".rec", root,
+			     ssid) > 0);
+	if (stat(p, &st) == 0)
+		n = st.st_size;
+	free(p);
+	return n;
+}
+
+/* count_ss - count the browsable save sets. */
+static int count_ss(void *ctx, const struct nsr_cfi_saveset *ss)
+{
+	NSR_UNUSED(ss);
+	(*(int *)ctx)++;
+	return 0;
+}
+
+/* test_shared_lists - a list the same as the newest earlier one of its
+ * directory is stored as a reference to the save set holding it
+ * (record file version 4): browsing is unchanged, nsrck's check passes,
+ * a holder deleted while lists name it is kept (also across a reopen
+ * and for a save set still being written) and goes once none does; a
+ * reference whose holder is gone is found by the check and refused by
+ * browsing. */
+static void test_shared_lists(void **state)
+{
+	static const struct {
+		const char *dir;
+		int64_t t;
+		const char *want;
+	} same[] = {
+		{"/t/a", 150,
+		 "1 /t/a/del 20\n1 /t/a/keep 10\n1 /t/a/old 30\n"},
+		{"/t/a", 250,
+		 "2 /t/a/del 20\n2 /t/a/keep 10\n2 /t/a/old 30\n"},
+		{"/t", 250, "2 /t/a 0\n2 /t/d 0\n2 /t/gone 0\n"},
+	};
+	struct fx *f = *state;
+	struct nsr_cfi *c = f->c;
+	struct nsr_buf cat;
+	struct cfi_ss *ss = NULL;
+	size_t problems = 9, n = 0;
+	char *cp;
+	int k = 0;
+
+	put_set(c, 1, 100, full, NSR_ARRAY_SIZE(full));
+	put_set(c, 2, 200, full, NSR_ARRAY_SIZE(full));
+	/* the same entries, no list records: only references */
+	assert_true(rec_size(f->root, 2) < rec_size(f->root, 1) - 40);
+	for (size_t i = 0; i < NSR_ARRAY_SIZE(same); i++)
+		assert_string_equal(cfi_test_ls(c, same[i].dir, same[i].t,
+						&f->b),
+				    same[i].want);
+	/* changed lists are stored whole; a third list names save set 1
+	 * too, not save set 2 (which holds none) */
+	put_set(c, 3, 300, incr1, NSR_ARRAY_SIZE(incr1));
+	assert_int_equal(nsr_cfi_check(c, NULL, NULL, &problems), NSR_OK);
+	assert_int_equal(problems, 0);
+	assert_string_equal(cfi_test_ls(c, "/t/a", 350, &f->b),
+			    "3 /t/a/add 60\n2 /t/a/keep 10\n"
+			    "3 /t/a/new 30\n");
+
+	/* save set 4, being written, names 1 for /t/d's list */
+	assert_int_equal(nsr_cfi_begin(c, 4, 400, "/t"), NSR_OK);
+	assert_int_equal(nsr_cfi_add_list(c, 4, "/t/d", 1, 0, full[5].list,
+					  1),
+			 NSR_OK);
+	/* deleting 1 keeps its file for 2 and 4; 2 browses as before */
+	assert_int_equal(nsr_cfi_delete(c, 1), NSR_OK);
+	assert_int_equal(nsr_cfi_commit(c, 4), NSR_OK);
+	assert_true(rec_size(f->root, 1) > 0);
+	assert_int_equal(nsr_cfi_savesets(c, count_ss, &k), NSR_OK);
+	assert_int_equal(k, 3);
+	nsr_cfi_close(c);
+	assert_int_equal(nsr_cfi_open(&c, f->root, "pit", 0), NSR_OK);
+	f->c = c;
+	assert_string_equal(cfi_test_ls(c, "/t/a", 250, &f->b),
+			    "2 /t/a/del 20\n2 /t/a/keep 10\n"
+			    "2 /t/a/old 30\n");
+	assert_string_equal(cfi_test_ls(c, "/t/d", 450, &f->b),
+			    "2 /t/d/f 40\n");
+	assert_int_equal(nsr_cfi_check(c, NULL, NULL, &problems), NSR_OK);
+	assert_int_equal(problems, 0);
+	/* still named by 4 after 2 goes; gone with 4 */
+	assert_int_equal(nsr_cfi_delete(c, 2), NSR_OK);
+	assert_true(rec_size(f->root, 1) > 0);
+	assert_string_equal(cfi_test_ls(c, "/t/d", 450, &f->b), "");
+	assert_int_equal(nsr_cfi_delete(c, 4), NSR_OK);
+	assert_true(rec_size(f->root, 1) == 0);
+	assert_true(rec_size(f->root, 2) == 0);
+	assert_string_equal(cfi_test_ls(c, "/t/a", 350, &f->b),
+			    "3 /t/a/add 60\n3 /t/a/new 30\n");
+
+	/* a reference whose holder the catalogue lost */
+	put_set(c, 5, 500, incr1, NSR_ARRAY_SIZE(incr1));
+	nsr_cfi_close(c);
+	f->c = NULL;
+	cp = nsr_path_join(f->root, "index/pit/catalog");
+	nsr_buf_init(&cat, 0);
+	assert_int_equal(nsr_file_read(cp, &cat, 1 << 20), NSR_OK);
+	assert_int_equal(cfi_cat_get((uint8_t *)cat.data, cat.len, &ss, &n,
+				     NULL, NULL),
+			 NSR_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(ss[1].ssid, 5);
+	assert_int_equal(ss[1].nrefs, 1);
+	nsr_buf_reset(&cat);
+	assert_int_equal(cfi_cat_put(&cat, ss + 1, 1, NULL, 0), NSR_OK);
+	assert_int_equal(nsr_file_replace(cp, cat.data, cat.len, 0600),
+			 NSR_OK);
+	assert_int_equal(nsr_cfi_open(&f->c, f->root, "pit", NSR_CFI_RDONLY),
+			 NSR_OK);
+	assert_int_equal(nsr_cfi_check(f->c, NULL, NULL, &problems), NSR_OK);
+	assert_int_equal(problems, 1);
+	assert_int_equal(nsr_cfi_list_dir(f->c, "/t/a", 600, cfi_test_show,
+					  &f->b),
+			 NSR_ERR_CORRUPT);
+	cfi_ss_free(ss, n);
+	nsr_buf_release(&cat);
+	free(cp);
 }
 
 /* results_text - a result set as text (cfi_test_show), from .. from+n. */
@@ -737,6 +868,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_decode_lists, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_old_versions, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_shared_lists, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_queries, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cursors, setup, teardown),
