@@ -66,7 +66,8 @@ static const struct nsr_rpc_proc nsrd_procs[] = {
 };
 
 static const struct nsr_rpc_prog nsrd_progs[] = {
-	{NSRD_PROG, NSRD_V1, nsrd_procs, NSR_ARRAY_SIZE(nsrd_procs), &g_nsrd},
+	{NSRD_PROG, NSRD_V1, nsrd_procs, NSR_ARRAY_SIZE(nsrd_procs), &g_nsrd,
+	 NULL},
 };
 
 /* veto_device - a device's path is absolute; a device in use (a volume

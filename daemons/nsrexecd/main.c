@@ -187,7 +187,7 @@ static const struct nsr_rpc_proc execd_procs[] = {
 
 static const struct nsr_rpc_prog execd_progs[] = {
 	{NSREXECD_PROG, NSREXECD_V1, execd_procs, NSR_ARRAY_SIZE(execd_procs),
-	 &g_execd},
+	 &g_execd, NULL},
 };
 
 /* execd_option - -l locator port, -s storage node; -x, -S, -M: run.c. */

@@ -528,7 +528,7 @@ static const struct nsr_rpc_proc ix_procs[] = {
 
 static const struct nsr_rpc_prog ix_progs[] = {
 	{NSRINDEXD_PROG, NSRINDEXD_V1, ix_procs, NSR_ARRAY_SIZE(ix_procs),
-	 &g_ix},
+	 &g_ix, NULL},
 };
 
 /* ix_init - remember the root (indexes open on first use), make the

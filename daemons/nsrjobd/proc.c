@@ -466,5 +466,5 @@ static const struct nsr_rpc_proc jobd_procs[] = {
 
 const struct nsr_rpc_prog jobd_progs[1] = {
 	{NSRJOBD_PROG, NSRJOBD_V1, jobd_procs, NSR_ARRAY_SIZE(jobd_procs),
-	 &g_jobd},
+	 &g_jobd, NULL},
 };

@@ -169,7 +169,8 @@ static const struct nsr_rpc_proc mmd_procs[] = {
 };
 
 static const struct nsr_rpc_prog mmd_progs[] = {
-	{NSRMMD_PROG, NSRMMD_V1, mmd_procs, NSR_ARRAY_SIZE(mmd_procs), &g_mmd},
+	{NSRMMD_PROG, NSRMMD_V1, mmd_procs, NSR_ARRAY_SIZE(mmd_procs), &g_mmd,
+	 NULL},
 };
 
 /* mmd_option - the device, the server, the idle time, the ready pipe. */

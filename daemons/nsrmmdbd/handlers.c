@@ -751,5 +751,5 @@ static const struct nsr_rpc_proc mmdbd_procs[] = {
 
 const struct nsr_rpc_prog mmdbd_progs[1] = {
 	{NSRMMDBD_PROG, NSRMMDBD_V1, mmdbd_procs,
-	 NSR_ARRAY_SIZE(mmdbd_procs), &g_mmdbd},
+	 NSR_ARRAY_SIZE(mmdbd_procs), &g_mmdbd, NULL},
 };

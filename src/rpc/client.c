@@ -37,6 +37,7 @@ struct nsr_rpc_clnt {
 	uint32_t prog, vers, xid;
 	int reply_ms;
 	int broken; /* transport failed: every later call fails */
+	int stated; /* the first call carried NSR_AUTH_USER */
 	char err[512];
 	/* Calls sent by nsr_rpc_call_send whose reply is not read yet. */
 	struct {
@@ -118,6 +119,7 @@ static int fail(struct nsr_rpc_clnt *c, int rc, const char *what)
 static int encode_call(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
 		       void *args, int flush)
 {
+	const char *user;
 	struct rpc_msg m;
 
 	if (c->broken)
@@ -131,6 +133,14 @@ static int encode_call(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
 	m.rm_call.cb_proc = proc;
 	m.rm_call.cb_cred = _null_auth;
 	m.rm_call.cb_verf = _null_auth;
+	/* The caller's identity, once per connection (nsr/rpc.h). */
+	user = c->stated ? NULL : nsr_rpc_self_user();
+	if (user) {
+		m.rm_call.cb_cred.oa_flavor = NSR_AUTH_USER;
+		m.rm_call.cb_cred.oa_base = (caddr_t)(uintptr_t)user;
+		m.rm_call.cb_cred.oa_length = (u_int)strlen(user);
+	}
+	c->stated = 1;
 	c->x.x_op = XDR_ENCODE;
 	if (!xdr_callmsg(&c->x, &m) || !xargs(&c->x, args) ||
 	    !xdrrec_endofrecord(&c->x, flush))
