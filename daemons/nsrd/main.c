@@ -31,43 +31,51 @@
 
 struct nsrd g_nsrd;
 
+/* Access classes (nsrd(8), AUTHORIZATION; nsrd_authz decides): public,
+ * OWN (a host saves its own client's data) and ADMIN (administrators). */
 #define PROC(num, name, targ, tres, fn) \
 	NSR_RPC_PROC(num, name, targ, tres, fn, NSR_RPC_SERIAL)
+#define OWN(num, name, targ, tres, fn) \
+	NSR_RPC_PROC(num, name, targ, tres, fn, NSR_RPC_SERIAL | NSR_RPC_OWN)
+#define ADMIN(num, name, targ, tres, fn) \
+	NSR_RPC_PROC(num, name, targ, tres, fn, NSR_RPC_SERIAL | NSR_RPC_ADMIN)
 
 static const struct nsr_rpc_proc nsrd_procs[] = {
 	PROC(RES_QUERY, "res_query", res_query_args, res_list_res,
 	     nsrd_res_query),
-	PROC(RES_CREATE, "res_create", res_text_args, res_change_res,
-	     nsrd_res_create),
-	PROC(RES_UPDATE, "res_update", res_text_args, res_change_res,
-	     nsrd_res_update),
-	PROC(RES_DELETE, "res_delete", res_text_args, nsr_void_res,
-	     nsrd_res_delete),
-	PROC(SAVE_START, "save_start", save_start_args, save_start_res,
-	     nsrd_save_start),
+	ADMIN(RES_CREATE, "res_create", res_text_args, res_change_res,
+	      nsrd_res_create),
+	ADMIN(RES_UPDATE, "res_update", res_text_args, res_change_res,
+	      nsrd_res_update),
+	ADMIN(RES_DELETE, "res_delete", res_text_args, nsr_void_res,
+	      nsrd_res_delete),
+	OWN(SAVE_START, "save_start", save_start_args, save_start_res,
+	    nsrd_save_start),
 	PROC(SAVE_END, "save_end", save_end_args, nsr_void_res, nsrd_save_end),
+	/* the client is known from the save set: checked in the handler */
 	PROC(RECOVER_START, "recover_start", rec_start_args, rec_start_res,
 	     nsrd_recover_start),
 	PROC(RECOVER_END, "recover_end", rec_end_args, nsr_void_res,
 	     nsrd_recover_end),
-	PROC(LABEL, "label", label_args, label_res, nsrd_label),
-	PROC(MOUNT, "mount", label_args, label_res, nsrd_mount),
-	PROC(VOL_MODE, "vol_mode", vol_mode_args, nsr_void_res, nsrd_vol_mode),
-	PROC(VOL_DELETE, "vol_delete", vol_del_args, nsr_void_res,
-	     nsrd_vol_delete),
-	PROC(UNMOUNT, "unmount", label_args, nsr_void_res, nsrd_unmount),
+	ADMIN(LABEL, "label", label_args, label_res, nsrd_label),
+	ADMIN(MOUNT, "mount", label_args, label_res, nsrd_mount),
+	ADMIN(VOL_MODE, "vol_mode", vol_mode_args, nsr_void_res,
+	      nsrd_vol_mode),
+	ADMIN(VOL_DELETE, "vol_delete", vol_del_args, nsr_void_res,
+	      nsrd_vol_delete),
+	ADMIN(UNMOUNT, "unmount", label_args, nsr_void_res, nsrd_unmount),
 	PROC(NEXT_VOLUME, "next_volume", next_vol_args, next_vol_res,
 	     nsrd_next_volume),
 	PROC(SAVE_RENEW, "save_renew", save_renew_args, nsr_void_res,
 	     nsrd_save_renew),
 	{STATUS, "status", NSR_XDR(xdr_void), 0, NSR_XDR(xdr_status_res),
 	 sizeof(status_res), nsrd_status, NSR_RPC_SERIAL},
-	PROC(SAVEGRP, "savegrp", savegrp_args, savegrp_res, nsrd_savegrp),
+	ADMIN(SAVEGRP, "savegrp", savegrp_args, savegrp_res, nsrd_savegrp),
 };
 
 static const struct nsr_rpc_prog nsrd_progs[] = {
 	{NSRD_PROG, NSRD_V1, nsrd_procs, NSR_ARRAY_SIZE(nsrd_procs), &g_nsrd,
-	 NULL},
+	 nsrd_authz},
 };
 
 /* veto_device - a device's path is absolute; a device in use (a volume

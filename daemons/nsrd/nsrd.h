@@ -335,4 +335,18 @@ void nsrd_nsrim_tick(struct nsrd *n);
 /* nsrd_nsrim_stop - wait for a run under way. */
 void nsrd_nsrim_stop(struct nsrd *n);
 
+/* authz.c: the authorization policy (nsrd(8), AUTHORIZATION). */
+/* nsrd_authz - the authz function of nsrd's dispatch table. */
+int nsrd_authz(void *ctx, const struct nsr_rpc_call *call,
+	       const struct nsr_rpc_proc *p, const void *args,
+	       struct nsr_buf *why);
+/* nsrd_is_admin - 1 if user@host is an administrator of this server. */
+int nsrd_is_admin(struct nsrd *n, const char *user, const char *host);
+/* nsrd_authz_client - NSR_OK if the caller may read client's data (its
+ * host, an administrator, or in its remote access); else NSR_ERR_PERM,
+ * logged, with the reason in why. */
+int nsrd_authz_client(struct nsrd *n, const struct nsr_rpc_call *call,
+		      const char *client, const char *verb,
+		      struct nsr_buf *why);
+
 #endif /* NSRD_H */
