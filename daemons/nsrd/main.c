@@ -78,15 +78,15 @@ static const struct nsr_rpc_prog nsrd_progs[] = {
 	 nsrd_authz},
 };
 
-/* veto_device - a device's path is absolute; a device in use (a volume
- * mounted, sessions on it) is not deleted. */
+/* veto_device - a device's path is absolute and, on the server, exists;
+ * a device in use (a volume mounted, sessions on it) is not deleted. */
 static int veto_device(enum nsr_resdb_op op, const struct nsr_res *old,
 		       const struct nsr_res *new_res, struct nsr_buf *why)
 {
 	const struct nsr_res *r = op == NSR_RESDB_DELETE ? old : new_res;
 	const char *name = r ? nsr_res_get(r, "name") : NULL;
-	const char *vol, *path;
-	char host[NSR_HOST_MAX + 1] = "";
+	const char *vol, *path, *opath;
+	char host[NSR_HOST_MAX + 1] = "", ohost[NSR_HOST_MAX + 1] = "";
 	int busy = 0;
 
 	if (!r || !name)
@@ -100,6 +100,12 @@ static int veto_device(enum nsr_resdb_op op, const struct nsr_res *old,
 				     name, path);
 			return NSR_ERR_INVAL;
 		}
+		/* devpath.c: checked when set, for a device on the server */
+		opath = old ? nsrd_device_host(old, ohost, sizeof(ohost))
+			    : NULL;
+		if (path && !host[0] && (!opath || strcmp(opath, path) != 0))
+			return nsrd_device_path_check(
+				name, nsr_res_get(r, "media type"), path, why);
 		return NSR_OK;
 	}
 	vol = nsr_res_get(old, "volume name");

@@ -349,4 +349,12 @@ int nsrd_authz_client(struct nsrd *n, const struct nsr_rpc_call *call,
 		      const char *client, const char *verb,
 		      struct nsr_buf *why);
 
+/* devpath.c */
+/* nsrd_device_path_check - NSR_OK if a device on the server names what
+ * its media type needs (an existing directory, a tape node, a vtape
+ * file or a new one in an existing directory); else NSR_ERR_INVAL and
+ * why says what to do. */
+int nsrd_device_path_check(const char *name, const char *type,
+			   const char *path, struct nsr_buf *why);
+
 #endif /* NSRD_H */
