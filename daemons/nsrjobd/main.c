@@ -17,6 +17,7 @@
 #include "nsr/err.h"
 #include "nsr/jobdb.h"
 #include "nsr/log.h"
+#include "nsr/policy.h"
 #include "nsr/xmalloc.h"
 
 #include "jobd.h"
@@ -110,6 +111,8 @@ static int jobd_init(struct nsr_daemon *d)
 	if (test_interval())
 		return -1;
 	g_jobd.dbpath = nsr_xcheck(nsr_daemon_path(d, "res/jobsdb"));
+	if (nsr_policy_open(d->root, &g_jobd.policy) != NSR_OK)
+		return -1;
 	{
 		struct nsr_jobdb_options opt;
 

@@ -16,6 +16,7 @@
 #include "nsr/err.h"
 #include "nsr/jobd_clnt.h"
 #include "nsr/jobdb.h"
+#include "nsr/policy.h"
 #include "nsr/log.h"
 #include "nsr/rpc.h"
 #include "nsr/rpc_status.h"
@@ -459,12 +460,30 @@ static const struct nsr_rpc_proc jobd_procs[] = {
 	{JOB_QUERY_NEXT, "query_next", NSR_XDR(xdr_job_next_args),
 	 sizeof(job_next_args), NSR_XDR(xdr_job_next_res),
 	 sizeof(job_next_res), job_query_next, 0},
+	/* access class: administrators only (jobd_authz) */
 	{JOB_PURGE, "purge", NSR_XDR(xdr_job_purge_args),
 	 sizeof(job_purge_args), NSR_XDR(xdr_job_purge_res),
-	 sizeof(job_purge_res), job_purge, 0},
+	 sizeof(job_purge_res), job_purge, NSR_RPC_ADMIN},
 };
+
+/* jobd_authz - JOB_PURGE: an administrator of the server (policy.h);
+ * refusals logged. */
+int jobd_authz(void *ctx, const struct nsr_rpc_call *call,
+	       const struct nsr_rpc_proc *p, const void *args,
+	       struct nsr_buf *why)
+{
+	struct jobd *jd = ctx;
+
+	NSR_UNUSED(args);
+	if (nsr_policy_call_admin(jd->policy, call))
+		return NSR_OK;
+	nsr_policy_deny(call, "jobs database purge", NSR_POLICY_NOT_ADMIN,
+			why);
+	nsr_warn("%s (%s)", why->data, p->name);
+	return NSR_ERR_PERM;
+}
 
 const struct nsr_rpc_prog jobd_progs[1] = {
 	{NSRJOBD_PROG, NSRJOBD_V1, jobd_procs, NSR_ARRAY_SIZE(jobd_procs),
-	 &g_jobd, NULL},
+	 &g_jobd, jobd_authz},
 };

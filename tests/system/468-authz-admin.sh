@@ -5,7 +5,8 @@
 # read resources but her resource changes, label, nsrmm -d and savegrp
 # are refused with words that name her and what to do, nsradmin and
 # nsrmm exit non-zero, nothing changes, and nsrd logs each denial with
-# who and what.  An administrator list naming only alice shuts root
+# who and what; she can neither write the media database nor purge the
+# jobs database directly.  An administrator list naming only alice shuts root
 # out at once and lets alice in; a malformed entry is refused when it is
 # set.
 . "$(dirname "$0")/lib.sh"
@@ -64,6 +65,22 @@ expect_fail "alice cannot label" \
 check "nsrd logs the label denial" nsr_wait_logged "$LOG" \
 	"warn: denied: label of device 'aftd1' by alice@"
 expect_fail "alice cannot run a group" as alice "$BIN/savegrp" -s $S Default
+
+# Straight to the databases: writes to the media database are the
+# server's programs', a purge of the jobs database an administrator's.
+as alice "$BIN/mmdb_testclnt" populate >"$W/mmdb.out" 2>&1
+check "alice cannot write volumes into nsrmmdbd directly" test $? -ne 0
+check "told why" grep -q "denied: media database vol_put by alice@" \
+	"$W/mmdb.out"
+check "nsrmmdbd logs it" nsr_wait_logged "$LOG" \
+	"nsrmmdbd\[[0-9]+\]: warn: denied: media database vol_put by alice@"
+check "no volume was added" test -z "$("$BIN/mminfo" -s $S -m -r volume |
+	grep -v -e '^ *volume' -e Disk.001)"
+expect_fail "alice cannot purge the jobs database" \
+	as alice "$BIN/jobd_testclnt" purge
+check "nsrjobd logs it" nsr_wait_logged "$LOG" \
+	"nsrjobd\[[0-9]+\]: warn: denied: jobs database purge by alice@"
+check "root can" "$BIN/jobd_testclnt" purge
 
 # A malformed entry is refused when it is set.
 expect_fail "administrator: alice (no @host) is refused" \

@@ -1,14 +1,13 @@
 #!/bin/bash
-# 469-authz-hosts: which host may save and recover which client's data,
-# across hosts (network namespaces): server srv, clients ca and cb, each
-# enrolled.  cb saves its own data; ca can neither save as cb nor
-# recover cb's save set (refused with words naming root@ca and the
-# client, logged by nsrd) until an administrator puts root@ca in cb's
-# remote access; then ca recovers it, identical.  ca is no administrator
-# of srv: its resource update is refused.  Needs root and network
-# namespaces (skipped otherwise).
-# Known gap (nsrd(8) AUTHORIZATION): mminfo on ca still lists cb's save
-# sets, since nsrmmdbd checks only certificates; not checked here.
+# 469-authz-hosts: which host may save, list and recover which client's
+# data, across hosts (network namespaces): server srv, clients ca and
+# cb, each enrolled.  cb saves its own data and lists it; ca can neither
+# save as cb, nor see cb's save sets in mminfo, nor list cb's index
+# (nsrinfo), nor recover cb's save set (refused with words naming
+# root@ca and the client, logged) until an administrator puts root@ca
+# in cb's remote access; then ca lists and recovers it, identical.  ca
+# is no administrator of srv: its resource update is refused.  Needs
+# root and network namespaces (skipped otherwise).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/netns.sh"
 nsr_setup 469-authz-hosts
@@ -29,6 +28,8 @@ check "label Srv.001" on srv "$BIN/nsrmm" -s $S -q -l -y -b Default \
 check "srv creates client cb" on srv "$BIN/nsradmin" -s $S -i - \
 	< <(printf 'create type: NSR client; name: cb\n')
 
+# not_listed - ca's nsrinfo output names no file of cb's.
+not_listed() { ! grep -q "$T/numbers" "$W/ca-nsrinfo.out"; }
 T=$ROOT/tree-b
 mkdir -p "$T/d"
 seq 1 30000 >"$T/numbers"
@@ -37,6 +38,26 @@ check "cb saves its own data" on cb "$BIN/save" -s $S -c cb -q "$T"
 SSID=$(on srv "$BIN/mminfo" -s $S -q client=cb -r ssid | tail -n 1 |
 	tr -d ' ')
 check "srv's mminfo lists cb's save set ($SSID)" test "$SSID" -gt 0
+
+# ssids HOST QUERY - the ssids mminfo on HOST lists for QUERY.
+ssids() {
+	on "$1" "$BIN/mminfo" -s $S -q "$2" -r ssid 2>/dev/null |
+		grep -v ssid | tr -d ' '
+}
+check "cb's mminfo lists its save set" test "$(ssids cb client=cb)" = "$SSID"
+check "ca's mminfo does not show cb's save set" \
+	test -z "$(ssids ca client=cb)"
+check "not even by ssid" test -z "$(ssids ca "ssid=$SSID")"
+on cb "$BIN/nsrinfo" -s $S cb >"$W/cb-nsrinfo.out" 2>&1
+check "cb's nsrinfo lists its index" test $? -eq 0
+check "with the file" grep -q "$T/numbers" "$W/cb-nsrinfo.out"
+on ca "$BIN/nsrinfo" -s $S cb >"$W/ca-nsrinfo.out" 2>&1
+check "ca's nsrinfo of cb is refused" test $? -ne 0
+check "saying why" grep -q "denied: index .* of client 'cb' by root@ca" \
+	"$W/ca-nsrinfo.out"
+check "listing no file" not_listed
+check "nsrindexd logs it" nsr_wait_logged "$LOG" \
+	"nsrindexd\[[0-9]+\]: warn: denied: index .* of client 'cb' by root@ca"
 
 on ca "$BIN/save" -s $S -c cb -q "$T" >"$W/ca-save.out" 2>&1
 check "ca cannot save as cb" test $? -ne 0
@@ -62,6 +83,11 @@ check "nsradmin says so" grep -q \
 check "srv puts root@ca in cb's remote access" \
 	on srv "$BIN/nsradmin" -s $S -i - < <(printf \
 	'. type: NSR client; name: cb\nupdate remote access: root@ca\n')
+check "now ca's mminfo shows cb's save set" \
+	test "$(ssids ca client=cb)" = "$SSID"
+on ca "$BIN/nsrinfo" -s $S cb >"$W/ca-nsrinfo2.out" 2>&1
+check "and ca's nsrinfo lists cb's index" test $? -eq 0
+check "with the file" grep -q "$T/numbers" "$W/ca-nsrinfo2.out"
 on ca "$BIN/recover" -s $S -c ca -S "$SSID" -d "$W/r2" >"$W/rec2.out" 2>&1
 check "now ca recovers cb's save set" test $? -eq 0
 check "identical" cmp -s "$T/numbers" "$W/r2$T/numbers"
