@@ -22,8 +22,8 @@
 #include "nsr/policy.h"
 #include "nsrd.h"
 
-/* nsrd_is_admin - 1 if user@host is an administrator of this server. */
-int nsrd_is_admin(struct nsrd *n, const char *user, const char *host)
+/* is_admin - 1 if user@host is an administrator of this server. */
+static int is_admin(struct nsrd *n, const char *user, const char *host)
 {
 	return nsr_policy_is_admin(n->res, n->server_name, user, host);
 }
@@ -121,7 +121,7 @@ int nsrd_authz(void *ctx, const struct nsr_rpc_call *call,
 	const char *host = nsr_rpc_call_host(call);
 	char what[NSR_NAME_MAX + 128];
 
-	if (nsrd_is_admin(n, user, host))
+	if (is_admin(n, user, host))
 		return NSR_OK;
 	if (p->proc == SAVE_START) {
 		const save_start_args *a = args;

@@ -340,8 +340,6 @@ void nsrd_nsrim_stop(struct nsrd *n);
 int nsrd_authz(void *ctx, const struct nsr_rpc_call *call,
 	       const struct nsr_rpc_proc *p, const void *args,
 	       struct nsr_buf *why);
-/* nsrd_is_admin - 1 if user@host is an administrator of this server. */
-int nsrd_is_admin(struct nsrd *n, const char *user, const char *host);
 /* nsrd_authz_client - NSR_OK if the caller may read client's data (its
  * host, an administrator, or in its remote access); else NSR_ERR_PERM,
  * logged, with the reason in why. */

@@ -45,8 +45,8 @@ int ix_authz(void *ctx, const struct nsr_rpc_call *call,
 
 	NSR_UNUSED(ctx);
 	if (writes(p->proc)) {
-		if (nsr_policy_call_daemon(policy, call) ||
-		    nsr_policy_call_own(policy, call, client))
+		if (nsr_policy_call_own(policy, call, client) ||
+		    nsr_policy_call_daemon(policy, call))
 			return NSR_OK;
 		snprintf(what, sizeof(what), "index %s of client '%s'",
 			 p->name, client);

@@ -6,7 +6,7 @@
 # are refused with words that name her and what to do, nsradmin and
 # nsrmm exit non-zero, nothing changes, and nsrd logs each denial with
 # who and what; she can neither write the media database nor purge the
-# jobs database directly.  An administrator list naming only alice shuts root
+# jobs database directly, nor label through a mover.  An administrator list naming only alice shuts root
 # out at once and lets alice in; a malformed entry is refused when it is
 # set.
 . "$(dirname "$0")/lib.sh"
@@ -81,6 +81,20 @@ expect_fail "alice cannot purge the jobs database" \
 check "nsrjobd logs it" nsr_wait_logged "$LOG" \
 	"nsrjobd\[[0-9]+\]: warn: denied: jobs database purge by alice@"
 check "root can" "$BIN/jobd_testclnt" purge
+
+# Nor can she label through the mover directly, bypassing nsrd.
+mport=$(sed -n 's/.*started nsrmmd #[0-9]* (pid [0-9]*) for device aftd1 .* on port \([0-9]*\):.*/\1/p' \
+	"$LOG" | tail -n 1)
+check "the mover of aftd1 has a port ($mport)" test -n "$mport"
+as alice "$BIN/mmdtest" label 127.0.0.1 "${mport:-1}" Evil.001 Default \
+	65536 force >"$W/mmd.out" 2>&1
+check "alice's label through the mover is refused" test $? -ne 0
+check "the mover logs it" nsr_wait_logged "$LOG" \
+	"nsrmmd\.[0-9]+\[[0-9]+\]: warn: denied: label on device aftd1 by alice@"
+"$BIN/mmdtest" readlabel 127.0.0.1 "${mport:-1}" >"$W/label.out" 2>&1
+check "the volume in aftd1 is still Disk.001" grep -q "Disk.001" \
+	"$W/label.out"
+check "not Evil.001" test "$(grep -c Evil "$W/label.out")" = 0
 
 # A malformed entry is refused when it is set.
 expect_fail "administrator: alice (no @host) is refused" \
