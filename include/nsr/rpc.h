@@ -50,9 +50,9 @@
  * function, called with the decoded arguments before the handler (under
  * the server mutex for SERIAL ones), returns NSR_OK; otherwise the caller
  * gets the procedure's result with st.code NSR_ERR_PERM and st.msg the
- * reason authz wrote (no authz function: refused).  Users vouched for by
- * nsrexecd (a non-root user who cannot read the host's key) are not
- * written yet.
+ * reason authz wrote (no authz function: refused).  A process that
+ * cannot read the host's key (not root) reaches other hosts through the
+ * local nsrexecd, which vouches for its uid (see vouch.c).
  *
  * Bounds, read once by nsr_rpc_server_new from the environment (defaults
  * sized for 1,024 concurrent sessions, several connections each, plus
@@ -284,6 +284,14 @@ int nsr_rpc_user_valid(const char *name);
 /* nsr_rpc_self_user - the name this process states: its effective uid's
  * name (tests: NSR_TEST_USER); NULL if it has none that is valid. */
 const char *nsr_rpc_self_user(void);
+/* nsr_rpc_vouch_path - "<root>/nsrexecd.sock", the Unix socket where
+ * nsrexecd vouches for local users, into out[len]. */
+int nsr_rpc_vouch_path(const char *root, char *out, size_t len);
+/* nsr_rpc_vouch_serve - nsrexecd: serve one connection fd of that
+ * socket whose peer the kernel says is user (SO_PEERCRED): read the
+ * request, connect as this host stating user, relay until either side
+ * closes (fd is left open).  NSR_OK or why it could not connect. */
+int nsr_rpc_vouch_serve(int fd, const char *user);
 /* nsr_rpc_call_conn_data - per-connection slot: a handler may attach state
  * to its connection (freed with the given destructor when it closes). */
 void *nsr_rpc_call_conn_data(const struct nsr_rpc_call *call);
