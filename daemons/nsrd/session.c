@@ -684,7 +684,9 @@ static int save_create(struct mmdb_clnt *mc, struct nsr_jobd *j,
 	}
 	/* Made with its save set's id: one call to nsrjobd less. */
 	snprintf(ssidtxt, sizeof(ssidtxt), "%u", c->ss.ssid);
-	c->jobid = job_create(j, NSR_JOBDB_TYPE_SAVE, a->client, a->name,
+	c->jobid = job_create(j, nsrd_bootstrap_is(a->name)
+				 ? NSR_JOBDB_TYPE_BOOTSTRAP_SAVE
+				 : NSR_JOBDB_TYPE_SAVE, a->client, a->name,
 			      c->level, a->pid, a->command, ssidtxt);
 	if (c->jobid) {
 		nsr_jobd_logf(j, c->jobid, NULL,
@@ -1101,6 +1103,9 @@ int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	 * pipeline command's end): after the verdict */
 	snprintf(done, sizeof(done), "%s%s%s",
 		 browsable ? "save completed"
+		 : nsrd_bootstrap_is(ss.name)
+			   ? "bootstrap save completed (no file index "
+			     "entries, by design)"
 			   : "save completed, but its file index entries "
 			     "were lost: recover it by save set id",
 		 a->msg[0] ? "; " : "", a->msg);

@@ -29,6 +29,8 @@
 
 struct jobd {
 	char *dbpath;		 /* <root>/res/jobsdb */
+	char *bootdir;		 /* <root>/bootstrap (nsrbootstrap) */
+	char *bootcopy;		 /* <root>/bootstrap/jobsdb */
 	struct nsr_jobdb *db;	 /* writer handle (SERIAL handlers) */
 	unsigned retention;	 /* hours, -r */
 	unsigned interval;	 /* seconds between purges, -P */
@@ -52,8 +54,8 @@ struct jobd {
 extern struct jobd g_jobd;
 extern const struct nsr_rpc_prog jobd_progs[1];
 
-/* jobd_authz - authz of the dispatch table: JOB_PURGE, the one ADMIN
- * procedure, only for an administrator of the server (proc.c). */
+/* jobd_authz - authz of the dispatch table (proc.c): JOB_PURGE only for
+ * an administrator of the server, JOB_BACKUP also for its programs. */
 int jobd_authz(void *ctx, const struct nsr_rpc_call *call,
 	       const struct nsr_rpc_proc *p, const void *args,
 	       struct nsr_buf *why);

@@ -13,8 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nsr/boot.h"
 #include "nsr/daemon.h"
 #include "nsr/err.h"
+#include "nsr/fileio.h"
 #include "nsr/jobdb.h"
 #include "nsr/log.h"
 #include "nsr/policy.h"
@@ -111,6 +113,9 @@ static int jobd_init(struct nsr_daemon *d)
 	if (test_interval())
 		return -1;
 	g_jobd.dbpath = nsr_xcheck(nsr_daemon_path(d, "res/jobsdb"));
+	g_jobd.bootdir = nsr_xcheck(nsr_daemon_path(d, NSR_BOOT_DIR));
+	g_jobd.bootcopy = nsr_xcheck(nsr_path_join(g_jobd.bootdir,
+						   NSR_BOOT_JOBSDB));
 	if (nsr_policy_open(d->root, &g_jobd.policy) != NSR_OK)
 		return -1;
 	{
@@ -202,5 +207,7 @@ int main(int argc, char **argv)
 	int rc = nsr_daemon_main(argc, argv, &jobd_ops, &g_jobd);
 
 	free(g_jobd.dbpath);
+	free(g_jobd.bootdir);
+	free(g_jobd.bootcopy);
 	return rc;
 }

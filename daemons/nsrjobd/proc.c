@@ -10,6 +10,7 @@
  */
 #include "nsr/compat.h"
 
+#include <sys/stat.h>
 #include <time.h>
 
 #include "nsr/buf.h"
@@ -444,6 +445,41 @@ static int job_purge(void *ctx, void *argp, void *resp,
 	return NSR_OK;
 }
 
+/* job_backup - JOB_BACKUP: a copy of the database into the bootstrap's
+ * staging directory, which must exist (nsrbootstrap(8) makes it).  Runs
+ * on the writer handle under the server mutex (SERIAL): the copy is of
+ * one moment, and short. */
+static int job_backup(void *ctx, void *argp, void *resp,
+		      struct nsr_rpc_call *call)
+{
+	struct jobd *jd = ctx;
+	job_backup_res *res = resp;
+	uint64_t bytes = 0;
+	struct stat st;
+	int rc;
+
+	NSR_UNUSED(argp);
+	if (stat(jd->bootdir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		nsr_status_set(&res->st, NSR_ERR_NOTFOUND, "no staging "
+			       "directory %s: a copy is made only for "
+			       "nsrbootstrap, which makes it", jd->bootdir);
+		return NSR_OK;
+	}
+	rc = nsr_jobdb_backup(jd->db, jd->bootcopy, &bytes);
+	res->bytes = bytes;
+	if (rc)
+		nsr_status_set(&res->st, rc, "cannot copy the jobs database "
+			       "%s to %s: %s", jd->dbpath, jd->bootcopy,
+			       rc == NSR_ERR_SYSTEM ? strerror(errno)
+						    : nsr_strerror(rc));
+	else
+		nsr_status_set(&res->st, NSR_OK, "%s", "");
+	nsr_info("jobs database copy for %s: %s (%llu bytes)",
+		 nsr_rpc_call_peer(call), rc ? nsr_strerror(rc) : "written",
+		 (unsigned long long)bytes);
+	return NSR_OK;
+}
+
 static const struct nsr_rpc_proc jobd_procs[] = {
 	{JOB_CREATE, "create", NSR_XDR(xdr_job_rec), sizeof(job_rec),
 	 NSR_XDR(xdr_job_create_res), sizeof(job_create_res), job_create,
@@ -464,22 +500,32 @@ static const struct nsr_rpc_proc jobd_procs[] = {
 	{JOB_PURGE, "purge", NSR_XDR(xdr_job_purge_args),
 	 sizeof(job_purge_args), NSR_XDR(xdr_job_purge_res),
 	 sizeof(job_purge_res), job_purge, NSR_RPC_ADMIN},
+	/* access class: the server's programs (nsrbootstrap) and
+	 * administrators (jobd_authz) */
+	{JOB_BACKUP, "backup", NSR_XDR(xdr_void), 0,
+	 NSR_XDR(xdr_job_backup_res), sizeof(job_backup_res), job_backup,
+	 NSR_RPC_SERIAL | NSR_RPC_ADMIN},
 };
 
-/* jobd_authz - JOB_PURGE: an administrator of the server (policy.h);
- * refusals logged. */
+/* jobd_authz - JOB_PURGE: an administrator of the server; JOB_BACKUP:
+ * also the server's programs (nsrbootstrap) (policy.h); refusals
+ * logged. */
 int jobd_authz(void *ctx, const struct nsr_rpc_call *call,
 	       const struct nsr_rpc_proc *p, const void *args,
 	       struct nsr_buf *why)
 {
 	struct jobd *jd = ctx;
+	int backup = p->proc == JOB_BACKUP;
 
 	NSR_UNUSED(args);
-	if (nsr_policy_call_admin(jd->policy, call))
+	if (backup ? nsr_policy_call_daemon(jd->policy, call)
+		   : nsr_policy_call_admin(jd->policy, call))
 		return NSR_OK;
-	nsr_policy_deny(call, "jobs database purge", NSR_POLICY_NOT_ADMIN,
+	nsr_policy_deny(call, backup ? "jobs database copy"
+				     : "jobs database purge",
+			backup ? NSR_POLICY_NOT_DAEMON : NSR_POLICY_NOT_ADMIN,
 			why);
-	nsr_warn("%s (%s)", why->data, p->name);
+	nsr_warn("%s", why->data);
 	return NSR_ERR_PERM;
 }
 

@@ -757,6 +757,8 @@ static const struct nsr_rpc_proc mmdbd_procs[] = {
 	WRITE(MM_SS_FLAGS, "ss_flags", xdr_mm_ss_flags_args,
 	     sizeof(mm_ss_flags_args), xdr_nsr_void_res,
 	     sizeof(nsr_void_res), ss_flags),
+	WRITE(MM_SNAPSHOT, "snapshot", xdr_void, 0, xdr_mm_snapshot_res,
+	     sizeof(mm_snapshot_res), mmdbd_snapshot),
 };
 
 const struct nsr_rpc_prog mmdbd_progs[1] = {
