@@ -66,6 +66,8 @@ static int peer_user(int fd, char *out, size_t len)
 /* accept_main - accept requesters until the socket is shut down. */
 static void *accept_main(void *arg)
 {
+	static const char busy[] = "error: busy or unknown user\n";
+
 	NSR_UNUSED(arg);
 	for (;;) {
 		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
@@ -83,8 +85,7 @@ static void *accept_main(void *arg)
 		    atomic_fetch_add(&relays, 1) >= MAX_RELAYS) {
 			if (r && r->user[0])
 				atomic_fetch_sub(&relays, 1);
-			(void)nsr_write_full(fd, "error: busy or unknown user\n",
-					     28);
+			(void)nsr_write_full(fd, busy, sizeof(busy) - 1);
 			close(fd);
 			free(r);
 			continue;

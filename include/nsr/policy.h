@@ -46,7 +46,7 @@ struct nsr_policy;
  * administrators).  NSR_OK or NSR_ERR_NOMEM. */
 int nsr_policy_open(const char *root, struct nsr_policy **out);
 /* nsr_policy_refresh - re-read the resources if the directory changed
- * since the last look, at most once a second. */
+ * since the last look (every call changes show at the next call). */
 void nsr_policy_refresh(struct nsr_policy *p);
 /* nsr_policy_admin / nsr_policy_reader - nsr_policy_is_admin and
  * nsr_policy_may_read on the handle's copy. */

@@ -32,7 +32,6 @@ struct nsr_policy {
 	char server[NSR_HOST_MAX + 1];
 	struct nsr_resdb *db;	   /* the copy, or NULL */
 	struct stat st;		   /* of dir when db was loaded */
-	time_t looked;		   /* last refresh */
 };
 
 /* find1 - the first resource of type named name (NULL: any), or NULL. */
@@ -175,7 +174,9 @@ static int changed(const struct stat *a, const struct stat *b)
 }
 
 /* nsr_policy_refresh - invariant 2: load anew when the directory
- * changed, keeping the old copy if the load fails. */
+ * changed, keeping the old copy if the load fails.  A directory changed
+ * in the last two seconds is read again at every call: a second change
+ * within the file system's time stamp granularity leaves no trace. */
 void nsr_policy_refresh(struct nsr_policy *p)
 {
 	struct nsr_resdb_opts o;
@@ -184,10 +185,8 @@ void nsr_policy_refresh(struct nsr_policy *p)
 	time_t now = time(NULL);
 
 	pthread_mutex_lock(&p->mu);
-	if (p->db && now == p->looked)
-		goto out;
-	p->looked = now;
-	if (stat(p->dir, &st) != 0 || (p->db && !changed(&st, &p->st)))
+	if (stat(p->dir, &st) != 0 ||
+	    (p->db && !changed(&st, &p->st) && now - st.st_mtim.tv_sec > 2))
 		goto out;
 	memset(&o, 0, sizeof(o));
 	o.readonly = 1;
