@@ -31,31 +31,39 @@
 
 struct nsrd g_nsrd;
 
+/* Access classes (nsrd(8), AUTHORIZATION; nsrd_authz decides): public,
+ * OWN (a host saves its own client's data) and ADMIN (administrators). */
 #define PROC(num, name, targ, tres, fn) \
 	NSR_RPC_PROC(num, name, targ, tres, fn, NSR_RPC_SERIAL)
+#define OWN(num, name, targ, tres, fn) \
+	NSR_RPC_PROC(num, name, targ, tres, fn, NSR_RPC_SERIAL | NSR_RPC_OWN)
+#define ADMIN(num, name, targ, tres, fn) \
+	NSR_RPC_PROC(num, name, targ, tres, fn, NSR_RPC_SERIAL | NSR_RPC_ADMIN)
 
 static const struct nsr_rpc_proc nsrd_procs[] = {
 	PROC(RES_QUERY, "res_query", res_query_args, res_list_res,
 	     nsrd_res_query),
-	PROC(RES_CREATE, "res_create", res_text_args, res_change_res,
-	     nsrd_res_create),
-	PROC(RES_UPDATE, "res_update", res_text_args, res_change_res,
-	     nsrd_res_update),
-	PROC(RES_DELETE, "res_delete", res_text_args, nsr_void_res,
-	     nsrd_res_delete),
-	PROC(SAVE_START, "save_start", save_start_args, save_start_res,
-	     nsrd_save_start),
+	ADMIN(RES_CREATE, "res_create", res_text_args, res_change_res,
+	      nsrd_res_create),
+	ADMIN(RES_UPDATE, "res_update", res_text_args, res_change_res,
+	      nsrd_res_update),
+	ADMIN(RES_DELETE, "res_delete", res_text_args, nsr_void_res,
+	      nsrd_res_delete),
+	OWN(SAVE_START, "save_start", save_start_args, save_start_res,
+	    nsrd_save_start),
 	PROC(SAVE_END, "save_end", save_end_args, nsr_void_res, nsrd_save_end),
+	/* the client is known from the save set: checked in the handler */
 	PROC(RECOVER_START, "recover_start", rec_start_args, rec_start_res,
 	     nsrd_recover_start),
 	PROC(RECOVER_END, "recover_end", rec_end_args, nsr_void_res,
 	     nsrd_recover_end),
-	PROC(LABEL, "label", label_args, label_res, nsrd_label),
-	PROC(MOUNT, "mount", label_args, label_res, nsrd_mount),
-	PROC(VOL_MODE, "vol_mode", vol_mode_args, nsr_void_res, nsrd_vol_mode),
-	PROC(VOL_DELETE, "vol_delete", vol_del_args, nsr_void_res,
-	     nsrd_vol_delete),
-	PROC(UNMOUNT, "unmount", label_args, nsr_void_res, nsrd_unmount),
+	ADMIN(LABEL, "label", label_args, label_res, nsrd_label),
+	ADMIN(MOUNT, "mount", label_args, label_res, nsrd_mount),
+	ADMIN(VOL_MODE, "vol_mode", vol_mode_args, nsr_void_res,
+	      nsrd_vol_mode),
+	ADMIN(VOL_DELETE, "vol_delete", vol_del_args, nsr_void_res,
+	      nsrd_vol_delete),
+	ADMIN(UNMOUNT, "unmount", label_args, nsr_void_res, nsrd_unmount),
 	PROC(NEXT_VOLUME, "next_volume", next_vol_args, next_vol_res,
 	     nsrd_next_volume),
 	PROC(SAVE_RENEW, "save_renew", save_renew_args, nsr_void_res,
@@ -65,25 +73,27 @@ static const struct nsr_rpc_proc nsrd_procs[] = {
 	{STATUS_RATES, "status_rates", NSR_XDR(xdr_void), 0,
 	 NSR_XDR(xdr_rates_res), sizeof(rates_res), nsrd_status_rates,
 	 NSR_RPC_SERIAL},
-	PROC(SAVEGRP, "savegrp", savegrp_args, savegrp_res, nsrd_savegrp),
-	PROC(KEY_CURRENT, "key_current", key_cur_args, key_res,
-	     nsrd_key_current),
+	ADMIN(SAVEGRP, "savegrp", savegrp_args, savegrp_res, nsrd_savegrp),
+	/* a data key only for the caller's own client (authz.c) */
+	OWN(KEY_CURRENT, "key_current", key_cur_args, key_res,
+	    nsrd_key_current),
 	PROC(KEY_GET, "key_get", key_args, key_res, nsrd_key_get),
 };
 
 static const struct nsr_rpc_prog nsrd_progs[] = {
-	{NSRD_PROG, NSRD_V1, nsrd_procs, NSR_ARRAY_SIZE(nsrd_procs), &g_nsrd},
+	{NSRD_PROG, NSRD_V1, nsrd_procs, NSR_ARRAY_SIZE(nsrd_procs), &g_nsrd,
+	 nsrd_authz},
 };
 
-/* veto_device - a device's path is absolute; a device in use (a volume
- * mounted, sessions on it) is not deleted. */
+/* veto_device - a device's path is absolute and, on the server, exists;
+ * a device in use (a volume mounted, sessions on it) is not deleted. */
 static int veto_device(enum nsr_resdb_op op, const struct nsr_res *old,
 		       const struct nsr_res *new_res, struct nsr_buf *why)
 {
 	const struct nsr_res *r = op == NSR_RESDB_DELETE ? old : new_res;
 	const char *name = r ? nsr_res_get(r, "name") : NULL;
-	const char *vol, *path;
-	char host[NSR_HOST_MAX + 1] = "";
+	const char *vol, *path, *opath;
+	char host[NSR_HOST_MAX + 1] = "", ohost[NSR_HOST_MAX + 1] = "";
 	int busy = 0;
 
 	if (!r || !name)
@@ -97,6 +107,12 @@ static int veto_device(enum nsr_resdb_op op, const struct nsr_res *old,
 				     name, path);
 			return NSR_ERR_INVAL;
 		}
+		/* devpath.c: checked when set, for a device on the server */
+		opath = old ? nsrd_device_host(old, ohost, sizeof(ohost))
+			    : NULL;
+		if (path && !host[0] && (!opath || strcmp(opath, path) != 0))
+			return nsrd_device_path_check(
+				name, nsr_res_get(r, "media type"), path, why);
 		return NSR_OK;
 	}
 	vol = nsr_res_get(old, "volume name");

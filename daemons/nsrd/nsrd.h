@@ -354,4 +354,24 @@ void nsrd_nsrim_tick(struct nsrd *n);
 /* nsrd_nsrim_stop - wait for a run under way. */
 void nsrd_nsrim_stop(struct nsrd *n);
 
+/* authz.c: the authorization policy (nsrd(8), AUTHORIZATION). */
+/* nsrd_authz - the authz function of nsrd's dispatch table. */
+int nsrd_authz(void *ctx, const struct nsr_rpc_call *call,
+	       const struct nsr_rpc_proc *p, const void *args,
+	       struct nsr_buf *why);
+/* nsrd_authz_client - NSR_OK if the caller may read client's data (its
+ * host, an administrator, or in its remote access); else NSR_ERR_PERM,
+ * logged, with the reason in why. */
+int nsrd_authz_client(struct nsrd *n, const struct nsr_rpc_call *call,
+		      const char *client, const char *verb,
+		      struct nsr_buf *why);
+
+/* devpath.c */
+/* nsrd_device_path_check - NSR_OK if a device on the server names what
+ * its media type needs (an existing directory, a tape node, a vtape
+ * file or a new one in an existing directory); else NSR_ERR_INVAL and
+ * why says what to do. */
+int nsrd_device_path_check(const char *name, const char *type,
+			   const char *path, struct nsr_buf *why);
+
 #endif /* NSRD_H */

@@ -1236,7 +1236,6 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp,
 	pid_t fpid = 0, rpid = 0;
 	struct nsrd_wait *wt = nsrd_wait_find(n, a->ticket);
 
-	NSR_UNUSED(call);
 	r->ss_client = nsr_rpc_str("");
 	r->ss_name = nsr_rpc_str("");
 	r->mover_host = nsr_rpc_str("");
@@ -1247,6 +1246,10 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp,
 			       "save set %u is not in the media "
 			       "database",
 			       a->ssid);
+		goto out;
+	}
+	if (nsrd_authz_client(n, call, ss.client, "recover", &err)) {
+		nsr_status_set(&r->st, NSR_ERR_PERM, "%s", err.data);
 		goto out;
 	}
 	r->pss_dependents.pss_dependents_val =

@@ -28,4 +28,10 @@ void execd_run_tick(void);
 /* execd_run_stop - SIGTERM every running save; free everything. */
 void execd_run_stop(void);
 
+/* vouch.c: vouching for this host's users (nsrexecd(8), VOUCHING). */
+/* execd_vouch_start - serve <root>/nsrexecd.sock (logged if it cannot). */
+void execd_vouch_start(struct nsr_daemon *d);
+/* execd_vouch_stop - stop serving it. */
+void execd_vouch_stop(struct nsr_daemon *d);
+
 #endif /* EXECD_H */

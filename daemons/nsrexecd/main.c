@@ -187,7 +187,7 @@ static const struct nsr_rpc_proc execd_procs[] = {
 
 static const struct nsr_rpc_prog execd_progs[] = {
 	{NSREXECD_PROG, NSREXECD_V1, execd_procs, NSR_ARRAY_SIZE(execd_procs),
-	 &g_execd},
+	 &g_execd, NULL},
 };
 
 /* execd_option - -l locator port, -s storage node; -x, -S, -M: run.c. */
@@ -227,6 +227,7 @@ static int execd_started(struct nsr_daemon *d)
 	nsr_buf_release(&err);
 	nsr_info("locator on port %d", g_execd.locator_port);
 	execd_run_start(d);
+	execd_vouch_start(d);
 	/* Children find the locator through the environment. */
 	{
 		char port[16];
@@ -275,7 +276,7 @@ static void execd_child_exit(struct nsr_daemon *d, pid_t pid, int status)
 /* execd_stop - stop nsrsnmd; forget the table's borrowed names. */
 static void execd_stop(struct nsr_daemon *d)
 {
-	NSR_UNUSED(d);
+	execd_vouch_stop(d);
 	execd_run_stop();
 	if (g_execd.super) {
 		nsr_super_stop_all(g_execd.super, 10000);

@@ -20,6 +20,7 @@
 #include "nsr/rpc/nsrindex.h"
 #include "nsr/rpc_status.h"
 #include "nsr/xmalloc.h"
+#include "ixd.h"
 
 #define MAX_OPEN 256
 
@@ -506,29 +507,35 @@ static int ix_savesets(void *ctx, void *argp, void *resp,
 	return NSR_OK;
 }
 
+/* Access classes: reading or writing an index is OWN (ix_authz: reads
+ * by the client's own host, an administrator, or its remote access;
+ * writes by its own host or the server's programs); every OWN
+ * procedure's arguments begin with the client's name. */
 #define PROC(num, name, targ, tres, fn) \
 	NSR_RPC_PROC(num, name, targ, tres, fn, NSR_RPC_SERIAL)
+#define OWN(num, name, targ, tres, fn) \
+	NSR_RPC_PROC(num, name, targ, tres, fn, NSR_RPC_SERIAL | NSR_RPC_OWN)
 
 static const struct nsr_rpc_proc ix_procs[] = {
-	PROC(IX_BEGIN, "begin", ix_begin_args, nsr_void_res, ix_begin),
-	PROC(IX_ADD, "add", ix_add_args, nsr_void_res, ix_add),
-	PROC(IX_COMMIT, "commit", ix_ss_args, nsr_void_res, ix_commit),
-	PROC(IX_ABORT, "abort", ix_ss_args, nsr_void_res, ix_abort),
-	PROC(IX_DELETE, "delete", ix_ss_args, nsr_void_res, ix_delete),
-	PROC(IX_LIST, "list", ix_lookup_args, ix_lookup_res, ix_list),
-	PROC(IX_FIND, "find", ix_lookup_args, ix_lookup_res, ix_find),
-	PROC(IX_ADD_LISTS, "add lists", ix_lists_args, nsr_void_res,
+	OWN(IX_BEGIN, "begin", ix_begin_args, nsr_void_res, ix_begin),
+	OWN(IX_ADD, "add", ix_add_args, nsr_void_res, ix_add),
+	OWN(IX_COMMIT, "commit", ix_ss_args, nsr_void_res, ix_commit),
+	OWN(IX_ABORT, "abort", ix_ss_args, nsr_void_res, ix_abort),
+	OWN(IX_DELETE, "delete", ix_ss_args, nsr_void_res, ix_delete),
+	OWN(IX_LIST, "list", ix_lookup_args, ix_lookup_res, ix_list),
+	OWN(IX_FIND, "find", ix_lookup_args, ix_lookup_res, ix_find),
+	OWN(IX_ADD_LISTS, "add lists", ix_lists_args, nsr_void_res,
 	     ix_add_lists),
-	PROC(IX_QUERY, "query", ix_query_args, ix_page_res, ix_query),
-	PROC(IX_PAGE, "page", ix_page_args, ix_page_res, ix_page),
+	OWN(IX_QUERY, "query", ix_query_args, ix_page_res, ix_query),
+	OWN(IX_PAGE, "page", ix_page_args, ix_page_res, ix_page),
 	PROC(IX_CLOSE, "close query", ix_page_args, nsr_void_res, ix_close),
-	PROC(IX_SAVESETS, "save sets", ix_savesets_args, ix_savesets_res,
-	     ix_savesets),
+	OWN(IX_SAVESETS, "save sets", ix_savesets_args, ix_savesets_res,
+	    ix_savesets),
 };
 
 static const struct nsr_rpc_prog ix_progs[] = {
 	{NSRINDEXD_PROG, NSRINDEXD_V1, ix_procs, NSR_ARRAY_SIZE(ix_procs),
-	 &g_ix},
+	 &g_ix, ix_authz},
 };
 
 /* ix_init - remember the root (indexes open on first use), make the
@@ -539,6 +546,10 @@ static int ix_init(struct nsr_daemon *d)
 	int n = e ? atoi(e) : 0;
 
 	g_ix.root = d->root;
+	if (ix_authz_init(d->root) != NSR_OK) {
+		nsr_error("out of memory for the access policy");
+		return -1;
+	}
 	if (nsr_cfi_cursors_new(IX_CURSORS_MAX, &g_ix.cursors) != NSR_OK) {
 		nsr_error("out of memory for the kept queries");
 		return -1;

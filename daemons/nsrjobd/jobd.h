@@ -48,10 +48,17 @@ struct jobd {
 	int have_thread;
 	pthread_t thread;
 	  /* the worker's checkpoint connection */
+	struct nsr_policy *policy; /* who administers (JOB_PURGE) */
 };
 
 extern struct jobd g_jobd;
 extern const struct nsr_rpc_prog jobd_progs[1];
+
+/* jobd_authz - authz of the dispatch table (proc.c): JOB_PURGE only for
+ * an administrator of the server, JOB_BACKUP also for its programs. */
+int jobd_authz(void *ctx, const struct nsr_rpc_call *call,
+	       const struct nsr_rpc_proc *p, const void *args,
+	       struct nsr_buf *why);
 
 /* jobd_purge_start - start the purge worker (and open its handle). */
 int jobd_purge_start(struct jobd *jd);

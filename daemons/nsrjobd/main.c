@@ -19,6 +19,7 @@
 #include "nsr/fileio.h"
 #include "nsr/jobdb.h"
 #include "nsr/log.h"
+#include "nsr/policy.h"
 #include "nsr/xmalloc.h"
 
 #include "jobd.h"
@@ -115,6 +116,8 @@ static int jobd_init(struct nsr_daemon *d)
 	g_jobd.bootdir = nsr_xcheck(nsr_daemon_path(d, NSR_BOOT_DIR));
 	g_jobd.bootcopy = nsr_xcheck(nsr_path_join(g_jobd.bootdir,
 						   NSR_BOOT_JOBSDB));
+	if (nsr_policy_open(d->root, &g_jobd.policy) != NSR_OK)
+		return -1;
 	{
 		struct nsr_jobdb_options opt;
 

@@ -17,6 +17,7 @@
 #include "nsr/err.h"
 #include "nsr/jobd_clnt.h"
 #include "nsr/jobdb.h"
+#include "nsr/policy.h"
 #include "nsr/log.h"
 #include "nsr/rpc.h"
 #include "nsr/rpc_status.h"
@@ -495,15 +496,40 @@ static const struct nsr_rpc_proc jobd_procs[] = {
 	{JOB_QUERY_NEXT, "query_next", NSR_XDR(xdr_job_next_args),
 	 sizeof(job_next_args), NSR_XDR(xdr_job_next_res),
 	 sizeof(job_next_res), job_query_next, 0},
+	/* access class: administrators only (jobd_authz) */
 	{JOB_PURGE, "purge", NSR_XDR(xdr_job_purge_args),
 	 sizeof(job_purge_args), NSR_XDR(xdr_job_purge_res),
-	 sizeof(job_purge_res), job_purge, 0},
+	 sizeof(job_purge_res), job_purge, NSR_RPC_ADMIN},
+	/* access class: the server's programs (nsrbootstrap) and
+	 * administrators (jobd_authz) */
 	{JOB_BACKUP, "backup", NSR_XDR(xdr_void), 0,
 	 NSR_XDR(xdr_job_backup_res), sizeof(job_backup_res), job_backup,
-	 NSR_RPC_SERIAL},
+	 NSR_RPC_SERIAL | NSR_RPC_ADMIN},
 };
+
+/* jobd_authz - JOB_PURGE: an administrator of the server; JOB_BACKUP:
+ * also the server's programs (nsrbootstrap) (policy.h); refusals
+ * logged. */
+int jobd_authz(void *ctx, const struct nsr_rpc_call *call,
+	       const struct nsr_rpc_proc *p, const void *args,
+	       struct nsr_buf *why)
+{
+	struct jobd *jd = ctx;
+	int backup = p->proc == JOB_BACKUP;
+
+	NSR_UNUSED(args);
+	if (backup ? nsr_policy_call_daemon(jd->policy, call)
+		   : nsr_policy_call_admin(jd->policy, call))
+		return NSR_OK;
+	nsr_policy_deny(call, backup ? "jobs database copy"
+				     : "jobs database purge",
+			backup ? NSR_POLICY_NOT_DAEMON : NSR_POLICY_NOT_ADMIN,
+			why);
+	nsr_warn("%s", why->data);
+	return NSR_ERR_PERM;
+}
 
 const struct nsr_rpc_prog jobd_progs[1] = {
 	{NSRJOBD_PROG, NSRJOBD_V1, jobd_procs, NSR_ARRAY_SIZE(jobd_procs),
-	 &g_jobd},
+	 &g_jobd, jobd_authz},
 };

@@ -142,10 +142,12 @@ struct mmd_conn *mmd_conn_get(struct nsr_rpc_call *call, struct mmd *m)
 	return c;
 }
 
+/* Access classes: label and remove are ADMIN (mmd_authz: nsrd only);
+ * sessions are public (nsrd hands them out). */
 static const struct nsr_rpc_proc mmd_procs[] = {
 	{MMD_LABEL, "label", NSR_XDR(xdr_mmd_label_args),
 	 sizeof(mmd_label_args), NSR_XDR(xdr_mmd_label_res),
-	 sizeof(mmd_label_res), mmd_h_label, 0},
+	 sizeof(mmd_label_res), mmd_h_label, NSR_RPC_ADMIN},
 	{MMD_READ_LABEL, "read_label", NSR_XDR(xdr_void), 0,
 	 NSR_XDR(xdr_mmd_label_res), sizeof(mmd_label_res), mmd_h_read_label,
 	 0},
@@ -164,7 +166,7 @@ static const struct nsr_rpc_proc mmd_procs[] = {
 	 mmd_h_read_next, 0},
 	{MMD_SS_REMOVE, "ss_remove", NSR_XDR(xdr_mmd_remove_args),
 	 sizeof(mmd_remove_args), NSR_XDR(xdr_mmd_remove_res),
-	 sizeof(mmd_remove_res), mmd_h_ss_remove, 0},
+	 sizeof(mmd_remove_res), mmd_h_ss_remove, NSR_RPC_ADMIN},
 	{MMD_SS_SYNC, "ss_sync", NSR_XDR(xdr_mmd_sync_args),
 	 sizeof(mmd_sync_args), NSR_XDR(xdr_mmd_sync_res), sizeof(mmd_sync_res),
 	 mmd_h_ss_sync, 0},
@@ -183,7 +185,8 @@ static const struct nsr_rpc_proc mmd_procs[] = {
 };
 
 static const struct nsr_rpc_prog mmd_progs[] = {
-	{NSRMMD_PROG, NSRMMD_V1, mmd_procs, NSR_ARRAY_SIZE(mmd_procs), &g_mmd},
+	{NSRMMD_PROG, NSRMMD_V1, mmd_procs, NSR_ARRAY_SIZE(mmd_procs), &g_mmd,
+	 mmd_authz},
 };
 
 /* mmd_option - the device, the server, the idle time, the ready pipe. */

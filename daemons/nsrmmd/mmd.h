@@ -100,6 +100,12 @@ struct mmd_conn {
 	int warned;		   /* data without a session was logged */
 };
 
+/* mmd_authz - authz of the dispatch table: label and remove only for
+ * nsrd, root on the mover's server (authz.c). */
+int mmd_authz(void *ctx, const struct nsr_rpc_call *call,
+	      const struct nsr_rpc_proc *p, const void *args,
+	      struct nsr_buf *why);
+
 /* mmd_conn_get - this connection's state, made on first use. */
 struct mmd_conn *mmd_conn_get(struct nsr_rpc_call *call, struct mmd *m);
 /* mmd_save_free - abort and free an unfinished save session. */

@@ -557,22 +557,27 @@ static int ss_get(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	static const struct mmdb_saveset none;
 	u_int ssid = *(u_int *)args;
 	mm_ss_res *r = res;
+	struct mmdbd_reader who;
 	struct mmdb_saveset ss;
 	int rc = NSR_ERR_AGAIN;
 
 	NSR_UNUSED(ctx);
-	NSR_UNUSED(call);
 	if (!begin(&r->st)) {
 		rc = mmdb_ss_get(g_mmdbd.db, ssid, &ss);
 		end();
+		mmdbd_reader_of(call, &who);
 		if (rc == NSR_ERR_NOTFOUND)
 			nsr_status_set(&r->st, rc, "save set %u is not in the "
 				     "media database", ssid);
 		else if (rc)
 			mmdbd_db_status(&r->st, rc, "cannot read save set %u",
 					ssid);
+		else if (!mmdbd_reader_may(&who, ss.client))
+			mmdbd_reader_deny(call, ssid, ss.client, &r->st);
 		else
 			nsr_status_set(&r->st, NSR_OK, "%s", "");
+		if (r->st.code)
+			rc = r->st.code;
 	}
 	if (mmdb_clnt_ss_to_wire(rc ? &none : &ss, &r->ss) != NSR_OK)
 		nsr_fatal("out of memory");
@@ -704,8 +709,13 @@ static int check(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	return NSR_OK;
 }
 
+/* Access classes: reads are public (query rows and ss_get show only what
+ * the caller may read: authz.c); writes are ADMIN (mmdbd_authz: the
+ * server's programs and administrators). */
 #define PROC(num, name, xa, sa, xr, sr, fn) \
 	{num, name, NSR_XDR(xa), sa, NSR_XDR(xr), sr, fn, 0}
+#define WRITE(num, name, xa, sa, xr, sr, fn) \
+	{num, name, NSR_XDR(xa), sa, NSR_XDR(xr), sr, fn, NSR_RPC_ADMIN}
 
 static const struct nsr_rpc_proc mmdbd_procs[] = {
 	PROC(MM_VOL_GET, "vol_get", xdr_mm_name_args, sizeof(mm_name_args),
@@ -713,23 +723,23 @@ static const struct nsr_rpc_proc mmdbd_procs[] = {
 	PROC(MM_VOL_GET_BY_ID, "vol_get_by_id", xdr_mm_volid,
 	     sizeof(mm_volid), xdr_mm_vol_res, sizeof(mm_vol_res),
 	     vol_get_by_id),
-	PROC(MM_VOL_PUT, "vol_put", xdr_mm_volume, sizeof(mm_volume),
+	WRITE(MM_VOL_PUT, "vol_put", xdr_mm_volume, sizeof(mm_volume),
 	     xdr_nsr_void_res, sizeof(nsr_void_res), vol_put),
-	PROC(MM_VOL_DELETE, "vol_delete", xdr_mm_name_args,
+	WRITE(MM_VOL_DELETE, "vol_delete", xdr_mm_name_args,
 	     sizeof(mm_name_args), xdr_nsr_void_res, sizeof(nsr_void_res),
 	     vol_delete),
-	PROC(MM_VOL_WRITTEN, "vol_written", xdr_mm_vol_written_args,
+	WRITE(MM_VOL_WRITTEN, "vol_written", xdr_mm_vol_written_args,
 	     sizeof(mm_vol_written_args), xdr_nsr_void_res,
 	     sizeof(nsr_void_res), vol_written),
-	PROC(MM_SS_CREATE, "ss_create", xdr_mm_saveset, sizeof(mm_saveset),
+	WRITE(MM_SS_CREATE, "ss_create", xdr_mm_saveset, sizeof(mm_saveset),
 	     xdr_mm_ss_create_res, sizeof(mm_ss_create_res), ss_create),
-	PROC(MM_SS_UPDATE, "ss_update", xdr_mm_saveset, sizeof(mm_saveset),
+	WRITE(MM_SS_UPDATE, "ss_update", xdr_mm_saveset, sizeof(mm_saveset),
 	     xdr_nsr_void_res, sizeof(nsr_void_res), ss_update),
 	PROC(MM_SS_GET, "ss_get", xdr_u_int, sizeof(u_int), xdr_mm_ss_res,
 	     sizeof(mm_ss_res), ss_get),
-	PROC(MM_SS_DELETE, "ss_delete", xdr_u_int, sizeof(u_int),
+	WRITE(MM_SS_DELETE, "ss_delete", xdr_u_int, sizeof(u_int),
 	     xdr_nsr_void_res, sizeof(nsr_void_res), ss_delete),
-	PROC(MM_FRAG_ADD, "frag_add", xdr_mm_fragment, sizeof(mm_fragment),
+	WRITE(MM_FRAG_ADD, "frag_add", xdr_mm_fragment, sizeof(mm_fragment),
 	     xdr_nsr_void_res, sizeof(nsr_void_res), frag_add),
 	PROC(MM_FRAG_LIST, "frag_list", xdr_u_int, sizeof(u_int),
 	     xdr_mm_frag_list_res, sizeof(mm_frag_list_res), frag_list),
@@ -741,17 +751,17 @@ static const struct nsr_rpc_proc mmdbd_procs[] = {
 	     mmdbd_query_next),
 	PROC(MM_CHECK, "check", xdr_void, 0, xdr_mm_check_res,
 	     sizeof(mm_check_res), check),
-	PROC(MM_SS_RESTORE, "ss_restore", xdr_mm_ss_restore_args,
+	WRITE(MM_SS_RESTORE, "ss_restore", xdr_mm_ss_restore_args,
 	     sizeof(mm_ss_restore_args), xdr_mm_ss_create_res,
 	     sizeof(mm_ss_create_res), ss_restore),
-	PROC(MM_SS_FLAGS, "ss_flags", xdr_mm_ss_flags_args,
+	WRITE(MM_SS_FLAGS, "ss_flags", xdr_mm_ss_flags_args,
 	     sizeof(mm_ss_flags_args), xdr_nsr_void_res,
 	     sizeof(nsr_void_res), ss_flags),
-	PROC(MM_SNAPSHOT, "snapshot", xdr_void, 0, xdr_mm_snapshot_res,
+	WRITE(MM_SNAPSHOT, "snapshot", xdr_void, 0, xdr_mm_snapshot_res,
 	     sizeof(mm_snapshot_res), mmdbd_snapshot),
 };
 
 const struct nsr_rpc_prog mmdbd_progs[1] = {
 	{NSRMMDBD_PROG, NSRMMDBD_V1, mmdbd_procs,
-	 NSR_ARRAY_SIZE(mmdbd_procs), &g_mmdbd},
+	 NSR_ARRAY_SIZE(mmdbd_procs), &g_mmdbd, mmdbd_authz},
 };

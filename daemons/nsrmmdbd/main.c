@@ -79,6 +79,8 @@ static int mmdbd_init(struct nsr_daemon *d)
 	int rc;
 
 	g_mmdbd.dir = nsr_xcheck(nsr_daemon_path(d, "mm"));
+	if (mmdbd_authz_init(d->root) != NSR_OK)
+		return -1;
 	rc = mmdb_open(g_mmdbd.dir, NULL, &g_mmdbd.db);
 	if (rc)
 		return open_failed(g_mmdbd.dir, rc);

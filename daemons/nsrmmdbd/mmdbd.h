@@ -38,6 +38,31 @@ extern const struct nsr_rpc_prog mmdbd_progs[1];
 void mmdbd_db_status(nsr_status *st, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Who reads (authz.c): a caller and whether it may read all. */
+struct mmdbd_reader {
+	int all;    /* an administrator */
+	int stated; /* user is the caller's stated user */
+	char user[NSR_RPC_USER_MAX + 1];
+	char host[256];
+};
+/* mmdbd_authz_init - the access policy of the resources under root. */
+int mmdbd_authz_init(const char *root);
+/* mmdbd_authz - authz of the dispatch table: writes (NSR_RPC_ADMIN) by
+ * the server's programs (nsrd, movers, storage nodes) and
+ * administrators only. */
+int mmdbd_authz(void *ctx, const struct nsr_rpc_call *call,
+		const struct nsr_rpc_proc *p, const void *args,
+		struct nsr_buf *why);
+/* mmdbd_reader_of - *r: the caller of call (resources re-read first if
+ * they changed). */
+void mmdbd_reader_of(const struct nsr_rpc_call *call, struct mmdbd_reader *r);
+/* mmdbd_reader_may - 1 if r may read client's save sets. */
+int mmdbd_reader_may(const struct mmdbd_reader *r, const char *client);
+/* mmdbd_reader_deny - st says the caller may not read save set ssid of
+ * client (logged). */
+void mmdbd_reader_deny(const struct nsr_rpc_call *call, uint32_t ssid,
+		       const char *client, nsr_status *st);
+
 /* Query procedures (query.c). */
 int mmdbd_query_open(void *ctx, void *args, void *res,
 		     struct nsr_rpc_call *call);

@@ -10,6 +10,9 @@
  * cleanup, so a forgotten one must not live forever).  Memory per
  * connection is one parsed query plus one batch, however many rows match.
  *
+ * A query returns only the save set rows its caller may read (authz.c);
+ * volumes are not filtered.
+ *
  * Locking order: g_mmdbd.life, then g_mmdbd.qlock, then a query's mu.
  * q->mu guards the query's fields; handlers of the connection and the
  * idle reaper take it.
@@ -38,6 +41,7 @@ struct mmdbd_query {
 	int volumes;
 	int expired;				/* ended by the reaper */
 	uint64_t rows;				/* returned so far */
+	struct mmdbd_reader who;		/* rows it may read only */
 	time_t last;				/* last request */
 	char peer[64];
 };
@@ -188,6 +192,7 @@ int mmdbd_query_open(void *ctx, void *args, void *res,
 	reset(q);
 	q->expired = 0;
 	q->last = time(NULL);
+	mmdbd_reader_of(call, &q->who);
 	if (!g_mmdbd.db)
 		nsr_status_set(&r->st, NSR_ERR_AGAIN, "nsrmmdbd is shutting "
 			     "down: retry once it is restarted");
@@ -209,6 +214,8 @@ static int next_rows(struct mmdbd_query *q, u_int max, mm_next_res *r)
 		rc = mmdb_ss_next(q->cur, &row);
 		if (rc <= 0)
 			break;
+		if (!mmdbd_reader_may(&q->who, row.ss.client))
+			continue;
 		if (mmdb_clnt_row_to_wire(&row,
 					  &r->rows.rows_val[r->rows.rows_len]))
 			nsr_fatal("out of memory");

@@ -424,7 +424,7 @@ static const struct nsr_rpc_proc snm_procs[] = {
 
 static const struct nsr_rpc_prog snm_progs[] = {
 	{NSRSNMD_PROG, NSRSNMD_V1, snm_procs, NSR_ARRAY_SIZE(snm_procs),
-	 &g_snmd},
+	 &g_snmd, NULL},
 };
 
 /* snmd_option - -i idle seconds for the movers. */

@@ -36,6 +36,24 @@
  * marked busy) before it lets go and works only on its own data until it
  * has the mutex back.
  *
+ * Authorization: every connection has a caller, user@host.  The host is
+ * the name its TLS certificate certifies (signed by the datazone CA, not
+ * revoked), "localhost" on a plain loopback connection and the address on
+ * a plain one plain-hosts allows.  The user is the name the calling
+ * program states on its first call (NSR_AUTH_USER: the name of its
+ * effective uid); it is believed because only a process that can read
+ * the host's key (root there) can open a TLS connection as that host.
+ * A plain connection's statement is believed as is: plain-hosts (and
+ * NSR_TEST_NO_TLS) trust whoever can reach the port.  A connection that
+ * states a second, different user is refused.  Procedures flagged
+ * NSR_RPC_OWN or NSR_RPC_ADMIN run only when their program's authz
+ * function, called with the decoded arguments before the handler (under
+ * the server mutex for SERIAL ones), returns NSR_OK; otherwise the caller
+ * gets the procedure's result with st.code NSR_ERR_PERM and st.msg the
+ * reason authz wrote (no authz function: refused).  A process that
+ * cannot read the host's key (not root) reaches other hosts through the
+ * local nsrexecd, which vouches for its uid (see vouch.c).
+ *
  * Bounds, read once by nsr_rpc_server_new from the environment (defaults
  * sized for 1,024 concurrent sessions, several connections each, plus
  * headroom):
@@ -103,6 +121,17 @@ struct nsr_buf;
 #define NSR_RPC_CLOSE 2	  /* handler return: close this connection */
 
 #define NSR_RPC_SERIAL 0x1 /* run under the server-wide mutex */
+/* Access classes (see "Authorization" above); a procedure with neither
+ * flag is public.  The result of a classed procedure must begin with an
+ * nsr_status, which carries the refusal. */
+#define NSR_RPC_OWN 0x2	  /* own client: the program's authz decides */
+#define NSR_RPC_ADMIN 0x4 /* administrators only: authz decides */
+
+/* The identity a client states once per connection: a credential of this
+ * private flavour ("NSRU") on its first call, whose body is the user name
+ * (1 to NSR_RPC_USER_MAX bytes of [A-Za-z0-9._-], '$' last). */
+#define NSR_AUTH_USER 0x4e535255
+#define NSR_RPC_USER_MAX 64
 
 /* Calls a client may have sent with nsr_rpc_call_send and not yet read
  * the reply of. */
@@ -139,12 +168,20 @@ struct nsr_rpc_proc {
 	unsigned flags;
 };
 
+/* An authorization decision for a classed procedure p (flags
+ * NSR_RPC_OWN or NSR_RPC_ADMIN): NSR_OK lets the handler run; anything
+ * else refuses the call with the words appended to why. */
+typedef int (*nsr_rpc_authz_fn)(void *ctx, const struct nsr_rpc_call *call,
+				const struct nsr_rpc_proc *p, const void *args,
+				struct nsr_buf *why);
+
 struct nsr_rpc_prog {
 	uint32_t prog;
 	uint32_t vers;
 	const struct nsr_rpc_proc *procs;
 	size_t nprocs;
-	void *ctx; /* handed to every handler */
+	void *ctx;		/* handed to every handler */
+	nsr_rpc_authz_fn authz; /* NULL: classed procedures are refused */
 };
 
 struct nsr_rpc_server;
@@ -232,6 +269,29 @@ int nsr_rpc_call_peer_is_local(const struct nsr_rpc_call *call);
  * connection did not start TLS (a host allowed in plain-hosts).  The
  * identity an authorization step builds on. */
 const char *nsr_rpc_call_peer_host(const struct nsr_rpc_call *call);
+/* nsr_rpc_call_user - the user the caller stated on its connection
+ * (NSR_AUTH_USER), or NULL when it stated none. */
+const char *nsr_rpc_call_user(const struct nsr_rpc_call *call);
+/* nsr_rpc_call_host - the caller's host: the certified name with TLS,
+ * "localhost" on a plain loopback connection, else its address. */
+const char *nsr_rpc_call_host(const struct nsr_rpc_call *call);
+/* nsr_rpc_call_who - "user@host" of the caller into out[len] ("?" for a
+ * user not stated); returns out. */
+const char *nsr_rpc_call_who(const struct nsr_rpc_call *call, char *out,
+			     size_t len);
+/* nsr_rpc_user_valid - 1 if name is a user name a caller may state. */
+int nsr_rpc_user_valid(const char *name);
+/* nsr_rpc_self_user - the name this process states: its effective uid's
+ * name (tests: NSR_TEST_USER); NULL if it has none that is valid. */
+const char *nsr_rpc_self_user(void);
+/* nsr_rpc_vouch_path - "<root>/nsrexecd.sock", the Unix socket where
+ * nsrexecd vouches for local users, into out[len]. */
+int nsr_rpc_vouch_path(const char *root, char *out, size_t len);
+/* nsr_rpc_vouch_serve - nsrexecd: serve one connection fd of that
+ * socket whose peer the kernel says is user (SO_PEERCRED): read the
+ * request, connect as this host stating user, relay until either side
+ * closes (fd is left open).  NSR_OK or why it could not connect. */
+int nsr_rpc_vouch_serve(int fd, const char *user);
 /* nsr_rpc_call_conn_data - per-connection slot: a handler may attach state
  * to its connection (freed with the given destructor when it closes). */
 void *nsr_rpc_call_conn_data(const struct nsr_rpc_call *call);

@@ -19,6 +19,7 @@
 #include <fnmatch.h>
 #include <strings.h>
 
+#include "nsr/access.h"
 #include "nsr/buf.h"
 #include "nsr/err.h"
 #include "nsr/resdb.h"
@@ -271,6 +272,39 @@ static int check_pool_criteria(const struct nsr_resdb *db,
 	return rc;
 }
 
+/* Access lists (access.h): every value must be a valid user@host entry,
+ * so a typing error never silently admits nobody, or everybody. */
+static const struct {
+	const char *type, *attr;
+} access_attrs[] = {
+	{ "NSR", "administrator" },
+	{ "NSR client", "remote access" },
+};
+
+/* check_access - the access list attributes of r hold valid entries. */
+static int check_access(const struct nsr_res *r, struct nsr_buf *why)
+{
+	const char *type = nsr_res_type(r);
+
+	for (size_t i = 0; type && i < NSR_ARRAY_SIZE(access_attrs); i++) {
+		long a;
+
+		if (strcmp(type, access_attrs[i].type) != 0)
+			continue;
+		a = nsr_res_find(r, access_attrs[i].attr);
+		for (size_t j = 0;
+		     a >= 0 && j < nsr_res_attr_nvalues(r, (size_t)a); j++) {
+			const char *v = nsr_res_attr_value(r, (size_t)a, j);
+
+			if (nsr_access_check_entry(v, NULL) == NSR_OK)
+				continue;
+			nsr_buf_addf(why, "%s: ", access_attrs[i].attr);
+			return nsr_access_check_entry(v, why);
+		}
+	}
+	return NSR_OK;
+}
+
 /* nsr_resdb_check_refs - the reference rules for one change. */
 int nsr_resdb_check_refs(const struct nsr_resdb *db, enum nsr_resdb_op op,
 			 const struct nsr_res *old,
@@ -279,6 +313,8 @@ int nsr_resdb_check_refs(const struct nsr_resdb *db, enum nsr_resdb_op op,
 	int rc = NSR_OK;
 
 	if (new_res)
+		rc = check_access(new_res, why);
+	if (new_res && rc == NSR_OK)
 		rc = check_targets(db, new_res, why);
 	if (rc == NSR_OK && new_res)
 		rc = check_pool_criteria(db, old, new_res, why);

@@ -830,7 +830,7 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 		 d.bound_port,
 		 nsr_tls_disabled()
 			 ? " (NSR_TEST_NO_TLS: no TLS, for tests only)"
-			 : " (TLS with certificates; no authorization yet)");
+			 : " (TLS with certificates)");
 	log_rpc_limits(&d);
 	if (ops->started && ops->started(&d) != 0)
 		nsr_fatal("start-up failed; see the messages above");

@@ -23,7 +23,14 @@
  *  2. a number is never used twice: creation skips numbers that exist
  *     under either name;
  *  3. a `.part` file is removed by a sweep only while the sweep holds its
- *     lock, and written by its creator only while the creator holds it.
+ *     lock, and written by its creator only while the creator holds it;
+ *  4. no file of the directory is opened through a symbolic link: session
+ *     files are created with O_EXCL and opened with O_NOFOLLOW, the label
+ *     is read with O_NOFOLLOW, so whoever can write into the directory
+ *     cannot make a mover read or write outside it.  The directory itself
+ *     is the administrator's choice (nsrd checks it exists when the device
+ *     is set) and is never created by a mover (nsrmmd opens an AFTD
+ *     without create).
  */
 #include "nsr/compat.h"
 
@@ -211,7 +218,7 @@ static int aftd_usage(struct nsr_dev *dev, const uint32_t *nums, size_t n,
 		rc = aftd_file_path(dev, nums[i], path, sizeof(path));
 		if (rc != NSR_OK)
 			return rc;
-		if (stat(path, &st) != 0)
+		if (lstat(path, &st) != 0) /* invariant 4 */
 			return dev_sys(dev, "stat session file");
 		*total += (uint64_t)st.st_size;
 	}
@@ -299,31 +306,42 @@ static int aftd_label_put(struct nsr_dev *dev, const void *p, size_t len)
 	return NSR_OK;
 }
 
-/* aftd_label_get - read dir/label. */
+/* aftd_label_get - read dir/label (never through a link: invariant 4). */
 static int aftd_label_get(struct nsr_dev *dev, void *p, size_t cap,
 			  size_t *got)
 {
 	char path[PATH_MAX];
-	struct nsr_buf b;
-	int rc;
+	struct stat st;
+	size_t n = 0;
+	int fd, rc;
 
 	rc = aftd_path(dev, AFTD_LABEL, path, sizeof(path));
 	if (rc != NSR_OK)
 		return rc;
-	nsr_buf_init(&b, 0);
-	rc = nsr_file_read(path, &b, cap);
-	if (rc == NSR_ERR_NOTFOUND)
-		rc = dev_fail(dev, rc, "no label file (unlabeled volume)");
-	else if (rc == NSR_ERR_TOOBIG)
-		rc = dev_fail(dev, rc, "label file over %zu bytes", cap);
-	else if (rc != NSR_OK)
-		rc = dev_fail(dev, rc, "cannot read label: %s",
-			      nsr_strerror(rc));
-	if (rc == NSR_OK) {
-		memcpy(p, b.data, b.len);
-		*got = b.len;
-	}
-	nsr_buf_release(&b);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return errno == ENOENT
+			       ? dev_fail(dev, NSR_ERR_NOTFOUND,
+					  "no label file (unlabeled volume)")
+		       : errno == ELOOP
+			       ? dev_fail(dev, NSR_ERR_PERM,
+					  "the label file is a symbolic "
+					  "link; refused")
+			       : dev_fail(dev, NSR_ERR_SYSTEM,
+					  "cannot read label: %s",
+					  strerror(errno));
+	if (fstat(fd, &st) != 0)
+		rc = dev_sys(dev, "stat label");
+	else if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > cap)
+		rc = dev_fail(dev, NSR_ERR_TOOBIG, "label file over %zu bytes "
+			      "or not a file", cap);
+	else
+		rc = nsr_read_full(fd, p, (size_t)st.st_size, &n);
+	if (rc == NSR_ERR_SYSTEM)
+		rc = dev_sys(dev, "read label");
+	close(fd);
+	if (rc == NSR_OK)
+		*got = n;
 	return rc;
 }
 
@@ -409,11 +427,16 @@ static int aftd_file_open(struct nsr_dev *dev, uint32_t fileno,
 	f = calloc(1, sizeof(*f));
 	if (f == NULL)
 		return NSR_ERR_NOMEM;
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Never out of the directory through a link (invariant 4). */
+	f->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (f->fd < 0 || fstat(f->fd, &st) != 0) {
 		rc = errno == ENOENT
 			     ? dev_fail(dev, NSR_ERR_NOTFOUND,
 					"no session file %" PRIu32, fileno)
+			     : errno == ELOOP
+			     ? dev_fail(dev, NSR_ERR_PERM,
+					"session file %" PRIu32 " is a "
+					"symbolic link; refused", fileno)
 			     : dev_sys(dev, "open session file");
 		if (f->fd >= 0)
 			close(f->fd);
@@ -483,7 +506,7 @@ static int aftd_unlink_counted(struct nsr_dev *dev, const char *path,
 	struct stat st;
 	uint64_t sz = 0;
 
-	if (stat(path, &st) == 0)
+	if (lstat(path, &st) == 0)
 		sz = (uint64_t)st.st_size;
 	if (unlink(path) != 0)
 		return errno == ENOENT ? NSR_ERR_NOTFOUND
@@ -534,7 +557,7 @@ static int aftd_sweep(struct nsr_dev *dev, uint32_t *count, uint64_t *bytes)
 		rc = aftd_path(dev, de->d_name, path, sizeof(path));
 		if (rc != NSR_OK)
 			break;
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 		if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0) {
 			/* gone, or a live writer's (another mover's) */
 			if (fd >= 0)

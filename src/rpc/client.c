@@ -37,6 +37,8 @@ struct nsr_rpc_clnt {
 	uint32_t prog, vers, xid;
 	int reply_ms;
 	int broken; /* transport failed: every later call fails */
+	int stated; /* the first call carried NSR_AUTH_USER */
+	char as_user[NSR_RPC_USER_MAX + 1]; /* stated instead of ours */
 	char err[512];
 	/* Calls sent by nsr_rpc_call_send whose reply is not read yet. */
 	struct {
@@ -55,30 +57,42 @@ static int connect_timeout(void)
 	return v > 0 ? v : DEFAULT_CONNECT_MS;
 }
 
-/* nsr_rpc_connect - connect to host:port and set up the record stream. */
-int nsr_rpc_connect(const char *host, int port, uint32_t prog, uint32_t vers,
-		    int timeout_ms, struct nsr_rpc_clnt **out,
-		    struct nsr_buf *err)
+/* connect_user - connect to host:port, stating user (NULL: this
+ * process's name), and set up the record stream.  A process that
+ * cannot read this host's key goes through nsrexecd (vouch.c). */
+static int connect_user(const char *host, int port, uint32_t prog,
+			uint32_t vers, int timeout_ms, const char *user,
+			struct nsr_rpc_clnt **out, struct nsr_buf *err)
 {
 	struct nsr_rpc_clnt *c;
+	char path[4200];
 	int rc;
 
 	*out = NULL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NSR_ERR_NOMEM;
-	rc = nsr_conn_connect(&c->conn, host, port,
-			      timeout_ms > 0 ? timeout_ms : connect_timeout(),
-			      err);
-	if (rc == NSR_OK) {
-		rc = nsr_tls_client_start(&c->conn, host, prog, vers, err);
-		if (rc)
-			nsr_conn_close(&c->conn);
+	if (!user && nsr_rpc_vouch_wanted(path, sizeof(path))) {
+		rc = nsr_rpc_vouch_connect(&c->conn, path, host, port, prog,
+					   vers, err);
+	} else {
+		rc = nsr_conn_connect(&c->conn, host, port,
+				      timeout_ms > 0 ? timeout_ms
+						     : connect_timeout(),
+				      err);
+		if (rc == NSR_OK) {
+			rc = nsr_tls_client_start(&c->conn, host, prog, vers,
+						  err);
+			if (rc)
+				nsr_conn_close(&c->conn);
+		}
 	}
 	if (rc) {
 		free(c);
 		return rc;
 	}
+	if (user)
+		snprintf(c->as_user, sizeof(c->as_user), "%s", user);
 	c->prog = prog;
 	c->vers = vers;
 	c->reply_ms = DEFAULT_REPLY_MS;
@@ -87,6 +101,31 @@ int nsr_rpc_connect(const char *host, int port, uint32_t prog, uint32_t vers,
 		      nsr_conn_xdr_read, nsr_conn_xdr_write);
 	*out = c;
 	return NSR_OK;
+}
+
+/* nsr_rpc_connect - connect to host:port and set up the record stream. */
+int nsr_rpc_connect(const char *host, int port, uint32_t prog, uint32_t vers,
+		    int timeout_ms, struct nsr_rpc_clnt **out,
+		    struct nsr_buf *err)
+{
+	return connect_user(host, port, prog, vers, timeout_ms, NULL, out,
+			    err);
+}
+
+/* nsr_rpc_connect_as - connect stating another user (nsrexecd). */
+int nsr_rpc_connect_as(const char *host, int port, uint32_t prog,
+		       uint32_t vers, const char *user,
+		       struct nsr_rpc_clnt **out, struct nsr_buf *err)
+{
+	if (!nsr_rpc_user_valid(user))
+		return NSR_ERR_INVAL;
+	return connect_user(host, port, prog, vers, 0, user, out, err);
+}
+
+/* nsr_rpc_clnt_conn - the connection under c. */
+struct nsr_conn *nsr_rpc_clnt_conn(struct nsr_rpc_clnt *c)
+{
+	return &c->conn;
 }
 
 /* nsr_rpc_set_timeout - reply timeout of later calls. */
@@ -118,6 +157,7 @@ static int fail(struct nsr_rpc_clnt *c, int rc, const char *what)
 static int encode_call(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
 		       void *args, int flush)
 {
+	const char *user;
 	struct rpc_msg m;
 
 	if (c->broken)
@@ -131,6 +171,16 @@ static int encode_call(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
 	m.rm_call.cb_proc = proc;
 	m.rm_call.cb_cred = _null_auth;
 	m.rm_call.cb_verf = _null_auth;
+	/* The caller's identity, once per connection (nsr/rpc.h). */
+	user = c->stated	? NULL
+	       : c->as_user[0] ? c->as_user
+				: nsr_rpc_self_user();
+	if (user) {
+		m.rm_call.cb_cred.oa_flavor = NSR_AUTH_USER;
+		m.rm_call.cb_cred.oa_base = (caddr_t)(uintptr_t)user;
+		m.rm_call.cb_cred.oa_length = (u_int)strlen(user);
+	}
+	c->stated = 1;
 	c->x.x_op = XDR_ENCODE;
 	if (!xdr_callmsg(&c->x, &m) || !xargs(&c->x, args) ||
 	    !xdrrec_endofrecord(&c->x, flush))
@@ -179,11 +229,15 @@ static int recv_reply(struct nsr_rpc_clnt *c, uint32_t xid, uint32_t proc,
 	if (r.rm_reply.rp_stat != MSG_ACCEPTED) {
 		int weak = r.rjcted_rply.rj_stat == AUTH_ERROR &&
 			   r.rjcted_rply.rj_why == AUTH_TOOWEAK;
+		int badcred = r.rjcted_rply.rj_stat == AUTH_ERROR &&
+			      r.rjcted_rply.rj_why == AUTH_BADCRED;
 
 		snprintf(c->err, sizeof(c->err), "%s rejected the call%s",
 			 c->conn.peer,
 			 weak ? ": it needs TLS and this host has no "
 				"certificate of its datazone (see nsrtrust(8))"
+			 : badcred ? ": the user this program states is not "
+				     "the one its connection was opened for"
 			 : r.rjcted_rply.rj_stat == AUTH_ERROR
 				 ? ": this host's certificate was revoked"
 				 : "");

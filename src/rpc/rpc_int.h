@@ -57,4 +57,18 @@ void nsr_tls_serial_hex(const struct x509_st *x, char *out);
 struct ssl_ctx_st;
 struct ssl_ctx_st *nsr_tls_ctx_get(int *broken);
 
+/* vouch.c and client.c: connections through nsrexecd for a process that
+ * cannot read this host's key (nsr/rpc.h, "Authorization"). */
+int nsr_rpc_vouch_wanted(char *path, size_t len);
+int nsr_rpc_vouch_connect(struct nsr_conn *c, const char *path,
+			  const char *host, int port, uint32_t prog,
+			  uint32_t vers, struct nsr_buf *err);
+/* nsr_rpc_connect_as - nsr_rpc_connect stating user instead of this
+ * process's name (nsrexecd vouching). */
+int nsr_rpc_connect_as(const char *host, int port, uint32_t prog,
+		       uint32_t vers, const char *user,
+		       struct nsr_rpc_clnt **out, struct nsr_buf *err);
+/* nsr_rpc_clnt_conn - the connection under a client (for the relay). */
+struct nsr_conn *nsr_rpc_clnt_conn(struct nsr_rpc_clnt *c);
+
 #endif /* NSR_RPC_INT_H */

@@ -43,7 +43,11 @@
  *  8. when the process requires TLS (nsr/tls.h), no handler runs for a
  *     connection that did not start TLS, unless plain-hosts allows its
  *     address, nor for one whose certificate is revoked: the call is
- *     denied and the connection closed; NULL is always answered.
+ *     denied and the connection closed; NULL is always answered;
+ *  9. a connection's stated user never changes once set (a call stating
+ *     another is denied and the connection closed), and no handler of a
+ *     procedure flagged NSR_RPC_OWN or NSR_RPC_ADMIN runs unless its
+ *     program's authz function returned NSR_OK for that call.
  */
 #include "nsr/compat.h"
 
@@ -59,6 +63,7 @@
 #include "nsr/buf.h"
 #include "nsr/err.h"
 #include "nsr/rpc.h"
+#include "nsr/rpc_status.h"
 #include "nsr/tls.h"
 #include "rpc_int.h"
 #include "server_int.h"
@@ -296,6 +301,81 @@ static int admitted(struct srv_conn *sc, XDR *x, const struct rpc_msg *m)
 	return NSR_OK;
 }
 
+/* take_user - invariant 9: remember the user a call states (NSR_AUTH_USER
+ * credential); NSR_OK, or the denial was sent and the connection is to
+ * close. */
+static int take_user(struct srv_conn *sc, XDR *x, const struct rpc_msg *m)
+{
+	const struct opaque_auth *a = &m->rm_call.cb_cred;
+	char name[NSR_RPC_USER_MAX + 1];
+
+	if (a->oa_flavor != NSR_AUTH_USER)
+		return NSR_OK;
+	if (a->oa_length == 0 || a->oa_length > NSR_RPC_USER_MAX)
+		goto bad;
+	memcpy(name, a->oa_base, a->oa_length);
+	name[a->oa_length] = '\0';
+	if (!nsr_rpc_user_valid(name) ||
+	    (sc->user[0] && strcmp(sc->user, name) != 0))
+		goto bad;
+	memcpy(sc->user, name, a->oa_length + 1);
+	return NSR_OK;
+bad:
+	send_denied(x, m->rm_xid, AUTH_BADCRED);
+	return NSR_ERR_PERM;
+}
+
+/* send_refused - answer call xid of p with p's result whose status is
+ * NSR_ERR_PERM and why (invariant 9).  Every other field takes the value
+ * XDR decodes from zero bytes (0, "", empty, absent), so any result type
+ * can be sent without knowing its layout beyond the leading status. */
+static int send_refused(XDR *x, uint32_t xid, const struct nsr_rpc_proc *p,
+			const char *why)
+{
+	static char zeros[16384]; /* only ever read */
+	void *res = calloc(1, p->ressize ? p->ressize : 1);
+	XDR m;
+	int ok, rc;
+
+	if (!res)
+		return send_reply(x, xid, SYSTEM_ERR, NULL, NULL, 0, 0);
+	xdrmem_create(&m, zeros, sizeof(zeros), XDR_DECODE);
+	ok = p->ressize >= sizeof(nsr_status) && p->xres(&m, res);
+	xdr_destroy(&m);
+	if (!ok) {
+		xdr_free(p->xres, res);
+		free(res);
+		return send_denied(x, xid, AUTH_TOOWEAK);
+	}
+	nsr_status_set(res, NSR_ERR_PERM, "%s", why);
+	rc = send_reply(x, xid, SUCCESS, p->xres, res, 0, 0);
+	xdr_free(p->xres, res);
+	free(res);
+	return rc;
+}
+
+/* authorized - invariant 9: 1 if the call of p may run; else *why says
+ * why not. */
+static int authorized(const struct nsr_rpc_prog *prog,
+		      const struct nsr_rpc_proc *p,
+		      const struct nsr_rpc_call *call, const void *args,
+		      struct nsr_buf *why)
+{
+	if (!(p->flags & (NSR_RPC_OWN | NSR_RPC_ADMIN)))
+		return 1;
+	if (!prog->authz) {
+		nsr_buf_addf(why, "%s refuses %s: it has no authorization "
+			     "policy for it", nsr_rpc_prog_name(prog->prog),
+			     p->name);
+		return 0;
+	}
+	if (prog->authz(prog->ctx, call, p, args, why) == NSR_OK)
+		return 1;
+	if (!why->len)
+		nsr_buf_addf(why, "permission denied");
+	return 0;
+}
+
 /* find_proc - look up the handler; sets *st to the RPC status if none. */
 static const struct nsr_rpc_proc *find_proc(
 	const struct nsr_rpc_server *s, const struct call_body *cb,
@@ -337,7 +417,8 @@ static int dispatch(struct srv_conn *sc, XDR *x, struct rpc_msg *msg)
 	enum accept_stat st = SUCCESS;
 	uint32_t low, high, xid = msg->rm_xid;
 	void *args = NULL, *res = NULL;
-	int rc;
+	struct nsr_buf why;
+	int rc, ok;
 
 	if (msg->rm_call.cb_rpcvers != 2)
 		return NSR_ERR_PROTO;
@@ -349,6 +430,8 @@ static int dispatch(struct srv_conn *sc, XDR *x, struct rpc_msg *msg)
 		return starttls(sc, x, xid);
 	}
 	rc = admitted(sc, x, msg);
+	if (rc == NSR_OK)
+		rc = take_user(sc, x, msg);
 	if (rc)
 		return rc;
 	p = find_proc(s, &msg->rm_call, &prog, &st, &low, &high);
@@ -371,12 +454,17 @@ static int dispatch(struct srv_conn *sc, XDR *x, struct rpc_msg *msg)
 		free(res);
 		return send_reply(x, xid, GARBAGE_ARGS, NULL, NULL, 0, 0);
 	}
+	nsr_buf_init(&why, 0);
 	if (p->flags & NSR_RPC_SERIAL)
 		pthread_mutex_lock(&s->serial);
-	rc = p->fn(prog->ctx, args, res, &call);
+	ok = authorized(prog, p, &call, args, &why);
+	if (ok)
+		rc = p->fn(prog->ctx, args, res, &call);
 	if (p->flags & NSR_RPC_SERIAL)
 		pthread_mutex_unlock(&s->serial);
-	if (rc == NSR_OK)
+	if (!ok)
+		rc = send_refused(x, xid, p, why.len ? why.data : "denied");
+	else if (rc == NSR_OK)
 		rc = send_reply(x, xid, SUCCESS, p->xres, res, 0, 0);
 	else if (rc == NSR_RPC_NOREPLY)
 		rc = NSR_OK;
@@ -384,6 +472,7 @@ static int dispatch(struct srv_conn *sc, XDR *x, struct rpc_msg *msg)
 		rc = NSR_ERR_PROTO;
 	else
 		rc = send_reply(x, xid, SYSTEM_ERR, NULL, NULL, 0, 0);
+	nsr_buf_release(&why);
 	xdr_free(p->xargs, args);
 	xdr_free(p->xres, res);
 	free(args);
@@ -550,6 +639,32 @@ int nsr_rpc_call_peer_is_local(const struct nsr_rpc_call *call)
 const char *nsr_rpc_call_peer_host(const struct nsr_rpc_call *call)
 {
 	return call->sc->conn.ssl ? call->sc->conn.peer_host : NULL;
+}
+
+/* nsr_rpc_call_user - the stated user, NULL if none. */
+const char *nsr_rpc_call_user(const struct nsr_rpc_call *call)
+{
+	return call->sc->user[0] ? call->sc->user : NULL;
+}
+
+/* nsr_rpc_call_host - certified name, "localhost" or the address. */
+const char *nsr_rpc_call_host(const struct nsr_rpc_call *call)
+{
+	const struct nsr_conn *c = &call->sc->conn;
+
+	if (c->ssl)
+		return c->peer_host;
+	return c->peer_loopback ? "localhost" : c->addr;
+}
+
+/* nsr_rpc_call_who - "user@host" of the caller. */
+const char *nsr_rpc_call_who(const struct nsr_rpc_call *call, char *out,
+			     size_t len)
+{
+	const char *u = nsr_rpc_call_user(call);
+
+	snprintf(out, len, "%s@%s", u ? u : "?", nsr_rpc_call_host(call));
+	return out;
 }
 
 /* nsr_rpc_call_conn_data - the per-connection slot. */

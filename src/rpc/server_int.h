@@ -35,6 +35,7 @@ struct srv_conn {
 	long long since_ms;	      /* accepted, or last request ended */
 	uint32_t slot;		      /* index in srv->slots */
 	struct srv_peer *peer;	      /* NULL for loopback peers */
+	char user[NSR_RPC_USER_MAX + 1]; /* stated (NSR_AUTH_USER), or "" */
 };
 
 struct sc_list {

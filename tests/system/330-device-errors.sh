@@ -6,7 +6,9 @@
 # a segment size that is not a size; an AFTD whose directory does not exist
 # (refused with the advice to create it, not created), a relative device
 # path (refused), a device with a volume mounted (not deleted until it is
-# unmounted).
+# unmounted).  A tape node or AFTD directory missing when the device is
+# created is refused at once; one that disappears later is named by the
+# mover.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 330-device-errors
 export NSR_MOVER_IDLE=1 # movers let go of their device when idle
@@ -16,7 +18,16 @@ mkdir -p "$W"
 nsr_start_datazone
 nsr_device wp vtape "$W/wp.vtape"
 nsr_device notape tape /dev/null
+# A device's path must name what is there when it is set (nsrd(8),
+# AUTHORIZATION); "gone" is made on a node that then disappears.
+out=$(printf 'create type: NSR device; name: gone; media type: tape; device access information: %s\n' \
+	"$W/nst9" | "$BIN/nsradmin" -s $S -i - 2>&1); rc=$?
+check "a tape device on a missing node is refused" test $rc -ne 0
+check "saying it is not a tape device node" \
+	grep -q "$W/nst9 is not a tape device node" <<<"$out"
+ln -s /dev/null "$W/nst9"
 nsr_device gone tape "$W/nst9"
+rm -f "$W/nst9"
 nsr_device badseg vtape "$W/badseg.vtape" "segment size: lots"
 
 check "label the vtape WP1" "$BIN/nsrmm" -s $S -q -l -y -f wp WP1
@@ -63,7 +74,15 @@ out=$("$BIN/nsrmm" -s $S -l -y -f badseg B1 2>&1 </dev/null); rc=$?
 check "labeling on a device whose segment size is not a size fails" test $rc -ne 0
 check "saying what is wrong with it" grep -q "segment size 'lots' is not a size" <<<"$out"
 
+out=$(printf 'create type: NSR device; name: typo; media type: adv_file; device access information: %s\n' \
+	"$W/no/such/dir" | "$BIN/nsradmin" -s $S -i - 2>&1); rc=$?
+check "an AFTD on a missing directory is refused" test $rc -ne 0
+check "saying to create it first" \
+	grep -q "$W/no/such/dir is not an existing directory; create it first" <<<"$out"
+check "and nsrd did not make it" test ! -e "$W/no"
+mkdir -p "$W/no/such/dir"
 nsr_device typo adv_file "$W/no/such/dir"
+rm -r "$W/no"
 out=$("$BIN/nsrmm" -s $S -l -y -f typo T1 2>&1 </dev/null); rc=$?
 check "labeling an AFTD whose directory does not exist fails" test $rc -ne 0
 check "saying to create it" grep -q "no such directory; create it .*mkdir -p $W/no/such/dir" <<<"$out"

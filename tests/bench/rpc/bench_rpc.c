@@ -64,7 +64,7 @@ static const struct nsr_rpc_proc procs[] = {
 };
 
 static const struct nsr_rpc_prog progs[] = {
-	{NSREXECD_PROG, NSREXECD_V1, procs, NSR_ARRAY_SIZE(procs), NULL},
+	{NSREXECD_PROG, NSREXECD_V1, procs, NSR_ARRAY_SIZE(procs), NULL, NULL},
 };
 
 static struct nsr_rpc_server *srv;

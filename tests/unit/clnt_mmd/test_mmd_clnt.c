@@ -210,7 +210,7 @@ static const struct nsr_rpc_proc procs[] = {
 };
 
 static const struct nsr_rpc_prog progs[] = {
-	{NSRMMD_PROG, NSRMMD_V1, procs, NSR_ARRAY_SIZE(procs), NULL},
+	{NSRMMD_PROG, NSRMMD_V1, procs, NSR_ARRAY_SIZE(procs), NULL, NULL},
 };
 
 struct server {

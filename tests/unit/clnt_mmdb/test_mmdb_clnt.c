@@ -137,7 +137,7 @@ static const struct nsr_rpc_proc procs[] = {
 };
 
 static const struct nsr_rpc_prog progs[] = {
-	{NSRMMDBD_PROG, NSRMMDBD_V1, procs, NSR_ARRAY_SIZE(procs), NULL},
+	{NSRMMDBD_PROG, NSRMMDBD_V1, procs, NSR_ARRAY_SIZE(procs), NULL, NULL},
 };
 
 /* serve - accept connections until g_stop. */

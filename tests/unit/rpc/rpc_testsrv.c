@@ -5,8 +5,13 @@
 
 #include <poll.h>
 
+#include <arpa/inet.h>
+#include <unistd.h>
+
 #include "nsr/buf.h"
 #include "nsr/err.h"
+#include "nsr/fileio.h"
+#include "nsr/rpc/nsrexecd.h"
 #include "nsr_test.h"
 #include "rpc_testsrv.h"
 
@@ -56,4 +61,46 @@ struct nsr_rpc_clnt *test_connect(int port, uint32_t prog, uint32_t vers)
 		NSR_OK);
 	nsr_buf_release(&err);
 	return c;
+}
+
+/* test_call_msg - a bare call message. */
+void test_call_msg(struct rpc_msg *m, uint32_t proc)
+{
+	memset(m, 0, sizeof(*m));
+	m->rm_xid = 77;
+	m->rm_direction = CALL;
+	m->rm_call.cb_rpcvers = 2;
+	m->rm_call.cb_prog = NSREXECD_PROG;
+	m->rm_call.cb_vers = NSREXECD_V1;
+	m->rm_call.cb_proc = proc;
+	m->rm_call.cb_cred = _null_auth;
+	m->rm_call.cb_verf = _null_auth;
+}
+
+/* test_raw_exchange - one call record out, one reply record in. */
+size_t test_raw_exchange(int fd, struct rpc_msg *m, uint8_t *buf,
+			 size_t size)
+{
+	loc_key k = {.prog = 1, .vers = 1};
+	uint32_t mark, len;
+	size_t got;
+	XDR x;
+
+	xdrmem_create(&x, (char *)buf + 4, (u_int)(size - 4), XDR_ENCODE);
+	assert_true(xdr_callmsg(&x, m));
+	if (m->rm_call.cb_proc)
+		assert_true(xdr_loc_key(&x, &k));
+	len = xdr_getpos(&x);
+	xdr_destroy(&x);
+	mark = htonl(0x80000000u | len);
+	memcpy(buf, &mark, 4);
+	assert_int_equal(write(fd, buf, 4 + len), (ssize_t)(4 + len));
+	assert_int_equal(nsr_read_full(fd, buf, 4, &got), NSR_OK);
+	assert_int_equal(got, 4);
+	memcpy(&mark, buf, 4);
+	len = ntohl(mark) & 0x7fffffffu;
+	assert_true(len < size);
+	assert_int_equal(nsr_read_full(fd, buf, len, &got), NSR_OK);
+	assert_int_equal(got, len);
+	return len;
 }

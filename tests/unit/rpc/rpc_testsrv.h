@@ -27,4 +27,13 @@ void test_server_stop(struct test_server *s);
 /* test_connect - a client of prog/vers at 127.0.0.1:port (asserted). */
 struct nsr_rpc_clnt *test_connect(int port, uint32_t prog, uint32_t vers);
 
+/* test_call_msg - *m: call 77 of NSREXECD procedure proc, no
+ * credential. */
+void test_call_msg(struct rpc_msg *m, uint32_t proc);
+/* test_raw_exchange - send call m as one record on fd (with loc_key
+ * {1, 1} as arguments unless it is procedure 0) and read the reply
+ * record into buf[size] (asserted); returns the reply's length. */
+size_t test_raw_exchange(int fd, struct rpc_msg *m, uint8_t *buf,
+			 size_t size);
+
 #endif /* NSR_RPC_TESTSRV_H */

@@ -107,7 +107,7 @@ static const struct nsr_rpc_proc procs[] = {
 };
 
 static const struct nsr_rpc_prog progs[] = {
-	{NSREXECD_PROG, NSREXECD_V1, procs, NSR_ARRAY_SIZE(procs), NULL},
+	{NSREXECD_PROG, NSREXECD_V1, procs, NSR_ARRAY_SIZE(procs), NULL, NULL},
 };
 
 static void test_pipelined_oneway_then_call(void **state)

@@ -50,7 +50,7 @@ static const struct nsr_rpc_proc procs[] = {
 };
 
 static const struct nsr_rpc_prog progs[] = {
-	{NSREXECD_PROG, NSREXECD_V1, procs, NSR_ARRAY_SIZE(procs), NULL},
+	{NSREXECD_PROG, NSREXECD_V1, procs, NSR_ARRAY_SIZE(procs), NULL, NULL},
 };
 
 /* who - one LOC_GETPORT call on c: its nsr_rpc_call result. */
@@ -75,45 +75,20 @@ static int raw_call(int port, uint32_t proc)
 				.sin_port = htons((uint16_t)port)};
 	uint8_t buf[512];
 	struct rpc_msg m, r;
-	loc_key k = {.prog = 1, .vers = 1};
 	XDR x;
-	uint32_t mark, len;
 	int fd = socket(AF_INET, SOCK_STREAM, 0), rc = -1;
-	size_t got;
+	size_t len;
 
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	assert_true(fd >= 0);
 	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	memset(&m, 0, sizeof(m));
-	m.rm_xid = 77;
-	m.rm_direction = CALL;
-	m.rm_call.cb_rpcvers = 2;
-	m.rm_call.cb_prog = NSREXECD_PROG;
-	m.rm_call.cb_vers = NSREXECD_V1;
-	m.rm_call.cb_proc = proc;
-	m.rm_call.cb_cred = _null_auth;
-	m.rm_call.cb_verf = _null_auth;
-	xdrmem_create(&x, (char *)buf + 4, sizeof(buf) - 4, XDR_ENCODE);
-	assert_true(xdr_callmsg(&x, &m));
-	if (proc)
-		assert_true(xdr_loc_key(&x, &k));
-	len = xdr_getpos(&x);
-	xdr_destroy(&x);
-	mark = htonl(0x80000000u | len);
-	memcpy(buf, &mark, 4);
-	assert_int_equal(write(fd, buf, 4 + len), (ssize_t)(4 + len));
-	assert_int_equal(nsr_read_full(fd, buf, 4, &got), NSR_OK);
-	assert_int_equal(got, 4);
-	memcpy(&mark, buf, 4);
-	len = ntohl(mark) & 0x7fffffffu;
-	assert_true(len < sizeof(buf));
-	assert_int_equal(nsr_read_full(fd, buf, len, &got), NSR_OK);
-	assert_int_equal(got, len);
+	test_call_msg(&m, proc);
+	len = test_raw_exchange(fd, &m, buf, sizeof(buf));
 	memset(&r, 0, sizeof(r));
 	r.acpted_rply.ar_verf = _null_auth;
 	r.acpted_rply.ar_results.where = NULL;
 	r.acpted_rply.ar_results.proc = NSR_XDR(xdr_void);
-	xdrmem_create(&x, (char *)buf, len, XDR_DECODE);
+	xdrmem_create(&x, (char *)buf, (u_int)len, XDR_DECODE);
 	if (xdr_replymsg(&x, &r)) {
 		if (r.rm_reply.rp_stat == MSG_ACCEPTED &&
 		    r.acpted_rply.ar_stat == SUCCESS)

@@ -1,0 +1,218 @@
+/*
+ * test_authz.c - the caller identity and access classes of the transport
+ * (nsr/rpc.h, "Authorization"): the user a client states on its
+ * connection and its host reach the handler; a procedure flagged
+ * NSR_RPC_ADMIN runs only when the program's authz function says yes,
+ * else the caller gets the result with NSR_ERR_PERM and authz's words
+ * (other fields empty) and the handler never runs; a program without an
+ * authz function refuses its classed procedures; a connection stating a
+ * second, different user is refused.
+ */
+#include "nsr/compat.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "nsr/rpc.h"
+#include "nsr/rpc/nsrexecd.h"
+#include "nsr/xmalloc.h"
+#include "nsr_test.h"
+#include "rpc_testsrv.h"
+
+#define P_PUBLIC 1
+#define P_ADMIN 2
+
+static char seen_who[200]; /* user@host the last handler saw */
+static int handled;	   /* handler runs */
+static int allow;	   /* what authz answers */
+
+/* h_who - remember who called; port 42. */
+static int h_who(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
+{
+	loc_get_res *r = res;
+
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(args);
+	nsr_rpc_call_who(call, seen_who, sizeof(seen_who));
+	handled++;
+	r->st.msg = nsr_xstrdup("");
+	r->port = 42;
+	return NSR_OK;
+}
+
+/* authz - allow or refuse, naming the caller. */
+static int authz(void *ctx, const struct nsr_rpc_call *call,
+		 const struct nsr_rpc_proc *p, const void *args,
+		 struct nsr_buf *why)
+{
+	char who[200];
+
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(args);
+	if (allow)
+		return NSR_OK;
+	nsr_buf_addf(why, "denied: %s by %s: not an administrator", p->name,
+		     nsr_rpc_call_who(call, who, sizeof(who)));
+	return NSR_ERR_PERM;
+}
+
+static const struct nsr_rpc_proc procs[] = {
+	{P_PUBLIC, "public", NSR_XDR(xdr_loc_key), sizeof(loc_key),
+	 NSR_XDR(xdr_loc_get_res), sizeof(loc_get_res), h_who, 0},
+	{P_ADMIN, "admin thing", NSR_XDR(xdr_loc_key), sizeof(loc_key),
+	 NSR_XDR(xdr_loc_get_res), sizeof(loc_get_res), h_who,
+	 NSR_RPC_SERIAL | NSR_RPC_ADMIN},
+};
+
+static const struct nsr_rpc_prog with_authz[] = {
+	{NSREXECD_PROG, NSREXECD_V1, procs, NSR_ARRAY_SIZE(procs), NULL,
+	 authz},
+};
+
+static const struct nsr_rpc_prog without_authz[] = {
+	{NSREXECD_PROG, NSREXECD_V1, procs, NSR_ARRAY_SIZE(procs), NULL,
+	 NULL},
+};
+
+/* call - proc on c; *r gets the result (freed by the caller). */
+static int call(struct nsr_rpc_clnt *c, uint32_t proc, loc_get_res *r)
+{
+	loc_key k = {.prog = 1, .vers = 1};
+
+	memset(r, 0, sizeof(*r));
+	return nsr_rpc_call(c, proc, NSR_XDR(xdr_loc_key), &k,
+			    NSR_XDR(xdr_loc_get_res), r);
+}
+
+/* test_identity_and_admin - who reaches the handler; refusal and
+ * permission of an administrative procedure. */
+static void test_identity_and_admin(void **state)
+{
+	struct test_server s;
+	struct nsr_rpc_clnt *c;
+	loc_get_res r;
+
+	NSR_UNUSED(state);
+	test_server_start(&s, with_authz, 1);
+	c = test_connect(s.port, NSREXECD_PROG, NSREXECD_V1);
+	handled = 0;
+	assert_int_equal(call(c, P_PUBLIC, &r), NSR_OK);
+	assert_int_equal(r.st.code, NSR_OK);
+	assert_string_equal(seen_who, "tester@localhost");
+	xdr_free(NSR_XDR(xdr_loc_get_res), (char *)&r);
+
+	allow = 0;
+	assert_int_equal(call(c, P_ADMIN, &r), NSR_OK);
+	assert_int_equal(r.st.code, NSR_ERR_PERM);
+	assert_string_equal(r.st.msg, "denied: admin thing by "
+			    "tester@localhost: not an administrator");
+	assert_int_equal(r.port, 0);
+	assert_int_equal(handled, 1);
+	xdr_free(NSR_XDR(xdr_loc_get_res), (char *)&r);
+
+	allow = 1;
+	assert_int_equal(call(c, P_ADMIN, &r), NSR_OK);
+	assert_int_equal(r.st.code, NSR_OK);
+	assert_int_equal(r.port, 42);
+	assert_int_equal(handled, 2);
+	xdr_free(NSR_XDR(xdr_loc_get_res), (char *)&r);
+	nsr_rpc_close(c);
+	test_server_stop(&s);
+}
+
+/* test_no_policy - without an authz function classed calls are
+ * refused, public ones served. */
+static void test_no_policy(void **state)
+{
+	struct test_server s;
+	struct nsr_rpc_clnt *c;
+	loc_get_res r;
+
+	NSR_UNUSED(state);
+	test_server_start(&s, without_authz, 1);
+	c = test_connect(s.port, NSREXECD_PROG, NSREXECD_V1);
+	handled = 0;
+	assert_int_equal(call(c, P_ADMIN, &r), NSR_OK);
+	assert_int_equal(r.st.code, NSR_ERR_PERM);
+	assert_non_null(strstr(r.st.msg, "no authorization policy"));
+	assert_int_equal(handled, 0);
+	xdr_free(NSR_XDR(xdr_loc_get_res), (char *)&r);
+	assert_int_equal(call(c, P_PUBLIC, &r), NSR_OK);
+	assert_int_equal(handled, 1);
+	xdr_free(NSR_XDR(xdr_loc_get_res), (char *)&r);
+	nsr_rpc_close(c);
+	test_server_stop(&s);
+}
+
+/* raw_call - a call of P_PUBLIC stating user on fd: the reply's
+ * rp_stat (MSG_ACCEPTED or MSG_DENIED). */
+static int raw_call(int fd, const char *user)
+{
+	uint8_t buf[512];
+	struct rpc_msg m, r;
+	loc_get_res res;
+	XDR x;
+	size_t len;
+	int st;
+
+	test_call_msg(&m, P_PUBLIC);
+	m.rm_call.cb_cred.oa_flavor = NSR_AUTH_USER;
+	m.rm_call.cb_cred.oa_base = (caddr_t)(uintptr_t)user;
+	m.rm_call.cb_cred.oa_length = (u_int)strlen(user);
+	len = test_raw_exchange(fd, &m, buf, sizeof(buf));
+	memset(&r, 0, sizeof(r));
+	memset(&res, 0, sizeof(res));
+	r.acpted_rply.ar_results.where = (caddr_t)&res;
+	r.acpted_rply.ar_results.proc = NSR_XDR(xdr_loc_get_res);
+	xdrmem_create(&x, (char *)buf, (u_int)len, XDR_DECODE);
+	assert_true(xdr_replymsg(&x, &r));
+	xdr_destroy(&x);
+	st = r.rm_reply.rp_stat;
+	if (st == MSG_ACCEPTED)
+		xdr_free(NSR_XDR(xdr_loc_get_res), (char *)&res);
+	return st;
+}
+
+/* test_user_fixed - a connection's user does not change; a bad name is
+ * refused. */
+static void test_user_fixed(void **state)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	struct test_server s;
+	int fd;
+
+	NSR_UNUSED(state);
+	test_server_start(&s, with_authz, 1);
+	a.sin_port = htons((uint16_t)s.port);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(raw_call(fd, "alice"), MSG_ACCEPTED);
+	assert_string_equal(seen_who, "alice@localhost");
+	assert_int_equal(raw_call(fd, "alice"), MSG_ACCEPTED);
+	assert_int_equal(raw_call(fd, "root"), MSG_DENIED);
+	close(fd);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(raw_call(fd, "ro ot"), MSG_DENIED);
+	close(fd);
+	test_server_stop(&s);
+}
+
+/* main - run the tests as user "tester" without TLS. */
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_identity_and_admin),
+		cmocka_unit_test(test_no_policy),
+		cmocka_unit_test(test_user_fixed),
+	};
+
+	setenv("NSR_TEST_NO_TLS", "1", 1);
+	setenv("NSR_TEST_USER", "tester", 1);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
