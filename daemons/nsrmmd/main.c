@@ -166,6 +166,9 @@ static const struct nsr_rpc_proc mmd_procs[] = {
 	{MMD_SS_SYNC, "ss_sync", NSR_XDR(xdr_mmd_sync_args),
 	 sizeof(mmd_sync_args), NSR_XDR(xdr_mmd_sync_res), sizeof(mmd_sync_res),
 	 mmd_h_ss_sync, 0},
+	{MMD_CLONE_BEGIN, "clone_begin", NSR_XDR(xdr_mmd_clone_begin_args),
+	 sizeof(mmd_clone_begin_args), NSR_XDR(xdr_nsr_void_res),
+	 sizeof(nsr_void_res), mmd_h_clone_begin, 0},
 };
 
 static const struct nsr_rpc_prog mmd_progs[] = {
