@@ -63,6 +63,10 @@ static const struct nsr_rpc_proc nsrd_procs[] = {
 	{STATUS, "status", NSR_XDR(xdr_void), 0, NSR_XDR(xdr_status_res),
 	 sizeof(status_res), nsrd_status, NSR_RPC_SERIAL},
 	PROC(SAVEGRP, "savegrp", savegrp_args, savegrp_res, nsrd_savegrp),
+	PROC(CLONE_START, "clone_start", clone_start_args, clone_start_res,
+	     nsrd_clone_start),
+	PROC(CLONE_END, "clone_end", clone_end_args, clone_end_res,
+	     nsrd_clone_end),
 };
 
 static const struct nsr_rpc_prog nsrd_progs[] = {
@@ -223,6 +227,7 @@ static int nsrd_connect_databases(struct nsrd *n)
 		return -1;
 	}
 	nsrd_reconcile(n);
+	nsrd_clone_reconcile(n);
 	return nsrd_sched_start(n);
 }
 

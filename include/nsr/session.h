@@ -186,6 +186,12 @@ int nsr_session_recover_ssid(struct nsr_session_recover *sr, uint32_t ssid,
 int nsr_session_recover_path(struct nsr_session_recover *sr,
 			     const char *path, int64_t browse,
 			     struct nsr_restore_stats *st);
+/* nsr_session_recover_copy - recover -S ssid/cloneid: the next recover
+ * of save set ssid reads its clone instance cloneid (0 = the copy nsrd
+ * picks: the original, or another complete copy when the original's
+ * volume is gone or cannot be read, which the message callback hears). */
+void nsr_session_recover_copy(struct nsr_session_recover *sr, uint32_t ssid,
+			      uint32_t cloneid);
 void nsr_session_recover_close(struct nsr_session_recover *sr);
 
 #endif /* NSR_SESSION_H */

@@ -17,6 +17,7 @@ struct nsr_session_recover {
 	struct nsr_nsrd *nsrd;
 	struct nsr_ixclnt *ix; /* opened on first use (-a lookups) */
 	int pss_whole; /* recover -S of a PSS master: its dependents too */
+	uint32_t want_ssid, want_cloneid; /* recover -S ssid/cloneid */
 };
 
 /* session_recover_set - restore save set ssid: only paths[0..npaths)

@@ -335,6 +335,29 @@ static void rec_end(struct rec_run *run, struct nsr_nsrd *nsrd,
 	xdr_free(NSR_XDR(xdr_nsr_void_res), &r);
 }
 
+/* other_copy - the copy nsrd gave (r) cannot be read and nothing of it
+ * was restored: if it named no copy by request and this is the first
+ * failure, close its job, say so and ask for another copy (a->skip_cloneid
+ * set, r freed): 1.  Else 0 (the caller reports the failure). */
+static int other_copy(struct rec_run *run, struct nsr_nsrd *nsrd,
+		      rec_start_args *a, rec_start_res *r,
+		      const struct nsr_buf *err)
+{
+	char msg[1024];
+
+	if (a->cloneid || a->skip_cloneid || !r->cloneid)
+		return 0;
+	snprintf(msg, sizeof(msg), "cannot read copy %u of save set %u: %s; "
+		 "trying another copy", r->cloneid, a->ssid, err->data);
+	say(run, NSR_SESSION_WARN, "%s", msg);
+	rec_end(run, nsrd, r->jobid, NSR_ERR_IO, 0, 0, msg);
+	a->skip_cloneid = r->cloneid;
+	a->ticket = 0;
+	xdr_free(NSR_XDR(xdr_rec_start_res), (char *)r);
+	memset(r, 0, sizeof(*r));
+	return 1;
+}
+
 /* start - RECOVER_START; while nsrd says a volume must be mounted first
  * (a mount request), say so once and ask again with the ticket. */
 static int start(struct rec_run *run, struct nsr_nsrd *nsrd,
@@ -431,7 +454,7 @@ int session_recover_set(struct nsr_session_recover *sr, uint32_t ssid,
 	struct nsr_buf err;
 	char msg[1024] = "";
 	char *buf = NULL;
-	int rc, eof = 0, result = 1, dfailed = 0;
+	int rc, eof = 0, result = 1, dfailed = 0, fed = 0;
 	struct nsr_restore_stats dst;
 	char cmd[64];
 
@@ -448,17 +471,23 @@ int session_recover_set(struct nsr_session_recover *sr, uint32_t ssid,
 	a.client = (char *)o->client;
 	a.pid = getpid();
 	a.command = cmd;
+	a.cloneid = ssid == sr->want_ssid ? sr->want_cloneid : 0;
+again:
 	rc = start(&run, nsrd, &a, &r);
 	if (rc) {
 		say(&run, NSR_SESSION_ERROR, "%s", nsr_nsrd_errmsg(nsrd));
 		goto out;
 	}
-	dfailed = dependents(sr, &r, paths, npaths, exact, &dst);
+	if (r.clone_msg && r.clone_msg[0])
+		say(&run, NSR_SESSION_NOTICE, "%s", r.clone_msg);
+	if (!a.skip_cloneid)
+		dfailed = dependents(sr, &r, paths, npaths, exact, &dst);
 	nfrags = r.frags.frags_len;
 	frags = calloc(nfrags + 1, sizeof(*frags));
 	ports = calloc(nfrags + 1, sizeof(*ports));
 	hosts = calloc(nfrags + 1, sizeof(*hosts));
-	buf = malloc(READ_CHUNK);
+	if (!buf)
+		buf = malloc(READ_CHUNK);
 	if (!frags || !ports || !hosts || !buf ||
 	    frags_in_order(&r, frags, ports, hosts) != NSR_OK) {
 		snprintf(msg, sizeof(msg), "save set %u: out of memory", ssid);
@@ -481,7 +510,7 @@ int session_recover_set(struct nsr_session_recover *sr, uint32_t ssid,
 	cb.error = on_error;
 	cb.warn = on_warn;
 	cb.ctx = &run;
-	rc = nsr_restore_new(&rs, &ro, &cb);
+	rc = rs ? NSR_OK : nsr_restore_new(&rs, &ro, &cb);
 	if (rc) {
 		snprintf(msg, sizeof(msg), "cannot start the restore: %s",
 			 nsr_strerror(rc));
@@ -503,6 +532,17 @@ int session_recover_set(struct nsr_session_recover *sr, uint32_t ssid,
 				    ports[i], &m, &err) != NSR_OK ||
 		    nsr_mmd_read_open(m, ssid, frags + i, j - i, &err) !=
 			    NSR_OK) {
+			if (!fed && other_copy(&run, nsrd, &a, &r, &err)) {
+				nsr_mmd_close(m);
+				m = NULL;
+				free(frags);
+				free(ports);
+				free(hosts);
+				frags = NULL;
+				ports = NULL;
+				hosts = NULL;
+				goto again;
+			}
 			snprintf(msg, sizeof(msg),
 				 "cannot read save set %u from volume "
 				 "%s: %s",
@@ -534,6 +574,7 @@ int session_recover_set(struct nsr_session_recover *sr, uint32_t ssid,
 				say(&run, NSR_SESSION_ERROR, "%s", msg);
 				break;
 			}
+			fed |= got > 0;
 			if (got &&
 			    (rc = nsr_restore_feed(rs, buf, got)) != NSR_OK) {
 				snprintf(msg, sizeof(msg),
@@ -625,6 +666,14 @@ int nsr_session_recover_open(const struct nsr_session_recover_opts *o,
 	}
 	*out = sr;
 	return NSR_OK;
+}
+
+/* nsr_session_recover_copy - pin the copy read of save set ssid. */
+void nsr_session_recover_copy(struct nsr_session_recover *sr, uint32_t ssid,
+			      uint32_t cloneid)
+{
+	sr->want_ssid = ssid;
+	sr->want_cloneid = cloneid;
 }
 
 /* nsr_session_recover_close - close and free (NULL is fine). */
