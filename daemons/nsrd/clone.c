@@ -435,9 +435,11 @@ int nsrd_clone_start(void *ctx, void *argp, void *resp,
 			nsr_status_set(&r->st, NSR_OK, "%s", "");
 	}
 	if (!dev) {
-		nsr_status_set(&r->st, r->st.code ? r->st.code : NSR_ERR_NOTFOUND,
-			       "cannot clone save set %u to pool '%s': %s",
-			       a->ssid, a->pool, r->st.msg ? r->st.msg : "");
+		int code = r->st.code ? r->st.code : NSR_ERR_NOTFOUND;
+
+		nsr_status_set(&r->st, code, "cannot clone save set %u to "
+			       "pool '%s': %s", a->ssid, a->pool,
+			       r->st.msg ? r->st.msg : "");
 		goto out;
 	}
 	if (holds_copy(fr, nf, vol.volid)) {
@@ -686,9 +688,10 @@ int nsrd_clone_end(void *ctx, void *argp, void *resp,
 					 ok ? 0 : MMDB_CLONE_ABORTED,
 					 ok ? MMDB_CLONE_INCOMPLETE : 0);
 		if (rc != NSR_OK) {
-			nsr_status_set(&r->st, NSR_ERR_IO, "cannot settle clone "
-				       "%u of save set %u: %s", a->cloneid,
-				       a->ssid, mmdb_clnt_errmsg(n->mmdb));
+			nsr_status_set(&r->st, NSR_ERR_IO, "cannot settle "
+				       "clone %u of save set %u: %s",
+				       a->cloneid, a->ssid,
+				       mmdb_clnt_errmsg(n->mmdb));
 			return NSR_OK; /* the session settles it later */
 		}
 		nsrd_job_finish(a->jobid, ok, a->bytes,

@@ -24,8 +24,9 @@
 #include "nsr/rpc.h"
 #include "nsr/rpc_status.h"
 
-/* Bytes asked of the source mover per read. */
-#define CLONE_READ (4u << 20)
+/* Bytes asked of the source mover per read: its piece size, which it
+ * hands over without a copy (nsrmmd recover.c). */
+#define CLONE_READ NSR_MMD_CHUNK_DEFAULT
 /* The lease is renewed this often while copying (nsrd's is 120 s). */
 #define CLONE_RENEW_SEC 20
 

@@ -215,8 +215,9 @@ int main(int argc, char **argv)
 		items = nsr_xcalloc((size_t)(argc - optind), sizeof(*items));
 		for (int i = optind; i < argc; i++)
 			if (parse_ssid(argv[i], &items[nitems++]) != 0) {
-				fprintf(stderr, "%s: bad save set id '%s' (ssid "
-					"or ssid/cloneid)\n", prog, argv[i]);
+				fprintf(stderr, "%s: bad save set id '%s' "
+					"(ssid or ssid/cloneid)\n", prog,
+					argv[i]);
 				free(items);
 				return 2;
 			}
