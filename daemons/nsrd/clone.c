@@ -318,23 +318,6 @@ static int holds_copy(const struct mmdb_fragment *fr, size_t nf,
 	return 0;
 }
 
-/* pool_volume - the first volume of pool holding a fragment of the save
- * set (the one the destination must not be) into volid; 0 if none. */
-static int pool_volume(struct nsrd *n, const struct mmdb_fragment *fr,
-		       size_t nf, const char *pool, uint8_t volid[16])
-{
-	struct mmdb_volume v;
-
-	for (size_t i = 0; i < nf; i++)
-		if (mmdb_clnt_vol_get_by_id(n->mmdb, fr[i].volid, &v) ==
-			    NSR_OK &&
-		    strcmp(v.pool, pool) == 0) {
-			memcpy(volid, v.volid, 16);
-			return 1;
-		}
-	return 0;
-}
-
 /* clone_start_init - every string of the reply set, as XDR requires. */
 static void clone_start_init(clone_start_res *r)
 {
@@ -401,10 +384,10 @@ int nsrd_clone_start(void *ctx, void *argp, void *resp,
 	struct nsrd_session *s = NULL;
 	const struct nsr_res *dev;
 	struct nsr_buf err;
-	uint8_t excl[16];
+	uint8_t excl[MMDB_FRAGS_MAX * 16];
 	size_t nf = 0;
 	char ssidtxt[32], mhost[NSR_HOST_MAX + 1] = "";
-	int port = 0, has_excl;
+	int port = 0;
 
 	clone_start_init(r);
 	memset(&cp, 0, sizeof(cp));
@@ -425,12 +408,13 @@ int nsrd_clone_start(void *ctx, void *argp, void *resp,
 		goto out;
 	}
 	nf = NSR_MIN(nf, (size_t)MMDB_FRAGS_MAX);
-	has_excl = pool_volume(n, fr, nf, a->pool, excl);
-	dev = nsrd_pick_device(n, a->pool, has_excl ? excl : NULL, &vol,
-			       &r->st);
-	if (!dev && has_excl && r->st.code == NSR_ERR_NOTFOUND) {
-		/* Only the volume holding a copy is writable: say so. */
-		dev = nsrd_pick_device(n, a->pool, NULL, &vol, &r->st);
+	/* Never a volume that holds a copy (any of its fragments). */
+	for (size_t i = 0; i < nf; i++)
+		memcpy(excl + 16 * i, fr[i].volid, 16);
+	dev = nsrd_pick_device(n, a->pool, excl, nf, &vol, &r->st);
+	if (!dev && nf && r->st.code == NSR_ERR_NOTFOUND) {
+		/* Only volumes holding a copy are writable: say so. */
+		dev = nsrd_pick_device(n, a->pool, NULL, 0, &vol, &r->st);
 		if (dev)
 			nsr_status_set(&r->st, NSR_OK, "%s", "");
 	}

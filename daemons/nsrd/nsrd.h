@@ -321,7 +321,8 @@ const char *nsrd_device_host(const struct nsr_res *dev, char *host,
 			     size_t hlen);
 
 /* Session helpers of session.c for clone.c: new_session, find_session,
- * pick_device (with nsrd's media database handle), device_with_volume,
+ * pick_device (with nsrd's media database handle and any number of
+ * volume ids, 16 bytes each, never chosen), device_with_volume,
  * and the job record's start and end. */
 struct mmdb_volume;
 struct nsrd_session *nsrd_session_new(struct nsrd *n,
@@ -329,7 +330,7 @@ struct nsrd_session *nsrd_session_new(struct nsrd *n,
 struct nsrd_session *nsrd_session_find(struct nsrd *n, int64_t jobid,
 				       uint32_t ssid);
 const struct nsr_res *nsrd_pick_device(struct nsrd *n, const char *pool,
-				       const uint8_t *exclude,
+				       const uint8_t *exclude, size_t nexcl,
 				       struct mmdb_volume *vol, nsr_status *st);
 const struct nsr_res *nsrd_device_with_volume(struct nsrd *n,
 					      const char *volume);

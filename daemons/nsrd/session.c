@@ -180,14 +180,17 @@ static int unmounted_volume(struct nsrd *n, struct mmdb_clnt *mc,
 	return found;
 }
 
-/* pick_device - the enabled device with a writable volume of pool mounted
- * and the fewest sessions below its max sessions, never the volume exclude
- * (NULL = none).  On failure st says why; the caller may replace it. */
-static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
-					 const char *pool,
-					 const uint8_t *exclude,
-					 struct mmdb_volume *vol,
-					 nsr_status *st)
+/* pick_device_in - the enabled device with a writable volume of pool
+ * mounted and the fewest sessions below its max sessions, never one of
+ * the nexcl volumes whose ids exclude holds (16 bytes each).  On failure
+ * st says why; the caller may replace it. */
+static const struct nsr_res *pick_device_in(struct nsrd *n,
+					    struct mmdb_clnt *mc,
+					    const char *pool,
+					    const uint8_t *exclude,
+					    size_t nexcl,
+					    struct mmdb_volume *vol,
+					    nsr_status *st)
 {
 	const struct nsr_res *best = NULL;
 	struct nsr_res *q = nsr_res_new();
@@ -218,7 +221,10 @@ static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
 		}
 		if (rc != NSR_OK || strcmp(v.pool, pool) != 0)
 			continue;
-		if (exclude && memcmp(v.volid, exclude, 16) == 0)
+		for (size_t x = 0; x < nexcl && rc == NSR_OK; x++)
+			if (memcmp(v.volid, exclude + 16 * x, 16) == 0)
+				rc = NSR_ERR_EXISTS; /* excluded */
+		if (rc != NSR_OK)
 			continue;
 		if (v.flags & (MMDB_VOL_FULL | MMDB_VOL_READONLY |
 			       MMDB_VOL_RECYCLABLE)) {
@@ -260,6 +266,17 @@ static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
 				  : "",
 			pool);
 	return best;
+}
+
+/* pick_device - pick_device_in never choosing the volume exclude (NULL =
+ * none). */
+static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
+					 const char *pool,
+					 const uint8_t *exclude,
+					 struct mmdb_volume *vol,
+					 nsr_status *st)
+{
+	return pick_device_in(n, mc, pool, exclude, exclude ? 1 : 0, vol, st);
 }
 
 /* nsrd_device_host - the storage node of a device and its path there:
@@ -1469,12 +1486,12 @@ struct nsrd_session *nsrd_session_find(struct nsrd *n, int64_t jobid,
 	return find_session(n, jobid, ssid);
 }
 
-/* nsrd_pick_device - pick_device for the other handler files. */
+/* nsrd_pick_device - pick_device_in for the other handler files. */
 const struct nsr_res *nsrd_pick_device(struct nsrd *n, const char *pool,
-				       const uint8_t *exclude,
+				       const uint8_t *exclude, size_t nexcl,
 				       struct mmdb_volume *vol, nsr_status *st)
 {
-	return pick_device(n, n->mmdb, pool, exclude, vol, st);
+	return pick_device_in(n, n->mmdb, pool, exclude, nexcl, vol, st);
 }
 
 /* nsrd_device_with_volume - device_with_volume for the other files. */

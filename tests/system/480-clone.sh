@@ -1,7 +1,8 @@
 #!/bin/bash
 # 480-clone: cloning and staging.  A save set on an AFTD is cloned with
 # nsrclone to a vtape of pool Clone; mminfo lists both copies (each its
-# own clone id); a second clone to the same volume is refused; staging
+# own clone id); a second clone to the same volume is refused, further
+# copies go to the pool's volumes that hold none, one each; staging
 # (nsrstage -m) of another save set from the AFTD to a vtape of pool
 # Stage leaves one copy and frees the AFTD bytes (the written figure
 # drops, the session file goes); the AFTD volume is deleted from the
@@ -63,6 +64,16 @@ echo "$out" | sed 's/^/# /'
 check "a second copy on CL01 is refused (exit $rc)" test $rc -ne 0
 check "... saying the volume holds a copy already" grep -q "holds a copy of save set $s1 already" <<<"$out"
 check "still two copies" test "$(copies "$s1" | wc -l)" -eq 2
+# Two more volumes of Clone: each further copy goes to one holding none.
+nsr_device tape3 vtape "$W/tape3.vtape"
+nsr_device tape4 vtape "$W/tape4.vtape"
+check "label CL02" "$BIN/nsrmm" -s $S -q -l -y -b Clone -f tape3 CL02
+check "label CL03" "$BIN/nsrmm" -s $S -q -l -y -b Clone -f tape4 CL03
+check "a third copy of $s1" "$BIN/nsrclone" -s $S -b Clone -S "$s1"
+check "a fourth copy of $s1" "$BIN/nsrclone" -s $S -b Clone -S "$s1"
+c=$(copies "$s1"); echo "$c" | sed 's/^/# copies: /'
+check "on CL01, CL02, CL03 and Disk.001, one each" test "$(cut -d: -f3 <<<"$c" | sort | tr '\n' ' ')" = "CL01 CL02 CL03 Disk.001 "
+expect_fail "a fifth (every Clone volume holds one) is refused" "$BIN/nsrclone" -s $S -b Clone -S "$s1"
 
 # --- errors -----------------------------------------------------------------
 out=$("$BIN/nsrclone" -s $S -b Clone -S 4000000001 2>&1)
@@ -143,8 +154,8 @@ check "the original is intact" recovers_identical "$T3" -S "$s4"
 check "a clone run again succeeds" "$BIN/nsrclone" -s $S -b Clone -S "$s4"
 
 # --- choosing save sets by query and by volume ------------------------------
-check "nsrclone -q name=tree two clones $s2 to CL01" "$BIN/nsrclone" -s $S -b Clone -q "name=$T2"
-check "... which now has a copy there" grep -q ":CL01$" <<<"$(copies "$s2")"
+check "nsrclone -q name=tree two clones $s2 to pool Clone" "$BIN/nsrclone" -s $S -b Clone -q "name=$T2"
+check "... which now has a copy there" grep -q ":CL0[123]$" <<<"$(copies "$s2")"
 check "nsrstage -m -V Disk.002 moves $s4 to ST01" "$BIN/nsrstage" -s $S -b Stage -m -V Disk.002
 c=$(copies "$s4"); echo "$c" | sed 's/^/# copies: /'
 check "... nothing of it is left on Disk.002" test -z "$(grep ":Disk.002$" <<<"$c")"
