@@ -4,14 +4,15 @@
  * mover under the new clone id, CLONE_END; and the choice of save sets
  * by an mminfo query.
  *
- * The bytes pass through this process (read a piece, queue it to the
- * pipelined writer, read the next): the destination mover writes while
- * the next piece is read, so the copy runs at the slower of the two
- * volumes.  Damage read from the source fails the clone: a copy is made
+ * The bytes pass through this process: a reader thread pulls pieces from
+ * the source mover into a small ring while the caller's thread queues
+ * them to the pipelined writer, so reads, writes and both movers' disk
+ * work overlap.  Damage read from the source fails the clone: a copy is made
  * only of intact data.
  */
 #include "nsr/compat.h"
 
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,7 +39,6 @@ struct clone_run {
 	struct nsr_mmd *dst;
 	time_t renewed;
 	uint64_t bytes;
-	char *buf;
 };
 
 /* notice - one line to the caller. */
@@ -104,43 +104,158 @@ static void frag_of(const rec_frag *w, struct nsr_vol_frag *f)
 	f->complete = w->complete;
 }
 
+/* The reader of one volume's run: a thread pulling pieces from the
+ * source mover into a ring of CLONE_SLOTS buffers while the caller writes
+ * the filled ones to the destination, so a read's round trip overlaps
+ * with the writes.  Invariants: the reader alone fills slot (head + n) %
+ * CLONE_SLOTS, outside the lock, and only while n < CLONE_SLOTS; the
+ * writer alone reads slot head, outside the lock, and only while n > 0;
+ * n, done and stop change under mu. */
+#define CLONE_SLOTS 4
+
+struct clone_reader {
+	struct nsr_mmd *src;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	char *buf[CLONE_SLOTS];
+	size_t len[CLONE_SLOTS];
+	size_t head, n;
+	int done;		/* the reader ended: rc, err final */
+	int stop;		/* the writer gave up: end now */
+	int rc;
+	struct nsr_buf err;
+};
+
+/* reader_main - the reader thread: fill slots until eof, an error or
+ * stop. */
+static void *reader_main(void *arg)
+{
+	struct clone_reader *rd = arg;
+	int rc = NSR_OK, eof = 0;
+
+	while (rc == NSR_OK && !eof) {
+		size_t slot, got = 0;
+
+		pthread_mutex_lock(&rd->mu);
+		while (rd->n == CLONE_SLOTS && !rd->stop)
+			pthread_cond_wait(&rd->cv, &rd->mu);
+		slot = (rd->head + rd->n) % CLONE_SLOTS;
+		eof = rd->stop;
+		pthread_mutex_unlock(&rd->mu);
+		if (eof)
+			break;
+		rc = nsr_mmd_read_next(rd->src, rd->buf[slot], CLONE_READ,
+				       &got, &eof, &rd->err);
+		pthread_mutex_lock(&rd->mu);
+		if (rc == NSR_OK && got) {
+			rd->len[slot] = got;
+			rd->n++;
+		}
+		pthread_cond_broadcast(&rd->cv);
+		pthread_mutex_unlock(&rd->mu);
+	}
+	pthread_mutex_lock(&rd->mu);
+	rd->rc = rc;
+	rd->done = 1;
+	pthread_cond_broadcast(&rd->cv);
+	pthread_mutex_unlock(&rd->mu);
+	return NULL;
+}
+
+/* write_pieces - write what the reader fills until it is done; NSR_OK,
+ * the destination's error (words in err) or nsrd's end of the session. */
+static int write_pieces(struct clone_run *c, struct clone_reader *rd,
+			struct nsr_buf *err)
+{
+	int rc = NSR_OK;
+
+	for (;;) {
+		size_t slot;
+
+		pthread_mutex_lock(&rd->mu);
+		while (rd->n == 0 && !rd->done)
+			pthread_cond_wait(&rd->cv, &rd->mu);
+		if (rd->n == 0) {
+			pthread_mutex_unlock(&rd->mu);
+			return NSR_OK;
+		}
+		slot = rd->head;
+		pthread_mutex_unlock(&rd->mu);
+		rc = nsr_mmd_ss_write(c->dst, rd->buf[slot], rd->len[slot]);
+		if (rc != NSR_OK) {
+			nsr_buf_addf(err, "writing to volume %s: %s",
+				     c->r.volume, nsr_mmd_errmsg(c->dst));
+			return rc;
+		}
+		c->bytes += rd->len[slot];
+		pthread_mutex_lock(&rd->mu);
+		rd->head = (rd->head + 1) % CLONE_SLOTS;
+		rd->n--;
+		pthread_cond_broadcast(&rd->cv);
+		pthread_mutex_unlock(&rd->mu);
+		test_stall();
+		rc = renew(c, err);
+		if (rc != NSR_OK)
+			return rc;
+	}
+}
+
 /* copy_run - the fragments frags[i..j) (one volume) from its mover to the
- * destination. */
+ * destination, the reader thread reading ahead. */
 static int copy_run(struct clone_run *c, uint32_t ssid, size_t i, size_t j,
 		    struct nsr_buf *err)
 {
 	const rec_frag *w = &c->r.frags.frags_val[i];
 	const char *host = w->mover_host[0] ? w->mover_host : c->o->server;
 	struct nsr_vol_frag f[NSRD_FRAGS_MAX];
-	struct nsr_mmd *src = NULL;
-	int rc, eof = 0;
+	struct clone_reader rd;
+	pthread_t th;
+	int rc, started = 0;
 
+	memset(&rd, 0, sizeof(rd));
+	pthread_mutex_init(&rd.mu, NULL);
+	pthread_cond_init(&rd.cv, NULL);
+	nsr_buf_init(&rd.err, 0);
 	for (size_t k = i; k < j; k++)
 		frag_of(&c->r.frags.frags_val[k], &f[k - i]);
-	rc = nsr_mmd_connect(host, w->mover_port, &src, err);
+	rc = nsr_mmd_connect(host, w->mover_port, &rd.src, err);
 	if (rc == NSR_OK)
-		rc = nsr_mmd_read_open(src, ssid, f, j - i, err);
-	while (rc == NSR_OK && !eof) {
-		size_t got = 0;
-
-		rc = nsr_mmd_read_next(src, c->buf, CLONE_READ, &got, &eof,
-				       err);
-		if (rc == NSR_OK && got) {
-			rc = nsr_mmd_ss_write(c->dst, c->buf, got);
-			if (rc != NSR_OK)
-				nsr_buf_addf(err, "writing to volume %s: %s",
-					     c->r.volume,
-					     nsr_mmd_errmsg(c->dst));
-			c->bytes += got;
-			test_stall();
+		rc = nsr_mmd_read_open(rd.src, ssid, f, j - i, err);
+	for (int k = 0; rc == NSR_OK && k < CLONE_SLOTS; k++) {
+		rd.buf[k] = malloc(CLONE_READ);
+		if (!rd.buf[k]) {
+			nsr_buf_addstr(err, "out of memory");
+			rc = NSR_ERR_NOMEM;
 		}
-		if (rc == NSR_OK)
-			rc = renew(c, err);
+	}
+	if (rc == NSR_OK) {
+		rc = pthread_create(&th, NULL, reader_main, &rd) == 0
+			     ? NSR_OK
+			     : NSR_ERR_NOMEM;
+		started = rc == NSR_OK;
+	}
+	if (rc == NSR_OK)
+		rc = write_pieces(c, &rd, err);
+	if (started) {
+		pthread_mutex_lock(&rd.mu);
+		rd.stop = 1;
+		pthread_cond_broadcast(&rd.cv);
+		pthread_mutex_unlock(&rd.mu);
+		pthread_join(th, NULL);
+		if (rc == NSR_OK && rd.rc != NSR_OK) {
+			rc = rd.rc;
+			nsr_buf_addstr(err, rd.err.data);
+		}
 	}
 	if (rc != NSR_OK && rc != NSR_ERR_STATE)
 		nsr_buf_addf(err, " (reading save set %u from volume %s)", ssid,
 			     w->volume);
-	nsr_mmd_close(src);
+	nsr_mmd_close(rd.src);
+	for (int k = 0; k < CLONE_SLOTS; k++)
+		free(rd.buf[k]);
+	nsr_buf_release(&rd.err);
+	pthread_cond_destroy(&rd.cv);
+	pthread_mutex_destroy(&rd.mu);
 	return rc;
 }
 
@@ -264,11 +379,9 @@ int nsr_clone_ssid(struct nsr_nsrd *d, const struct nsr_clone_opts *o,
 	}
 	notice(o, c.r.src_msg);
 	c.renewed = time(NULL);
-	c.buf = malloc(CLONE_READ);
-	if (!c.buf || c.r.frags.frags_len == 0) {
-		nsr_buf_addf(err, c.buf ? "nsrd named no fragment to read"
-					: "out of memory");
-		rc = c.buf ? NSR_ERR_PROTO : NSR_ERR_NOMEM;
+	if (c.r.frags.frags_len == 0) {
+		nsr_buf_addf(err, "nsrd named no fragment to read");
+		rc = NSR_ERR_PROTO;
 	} else {
 		rc = copy_all(&c, ssid, err);
 	}
@@ -283,7 +396,6 @@ int nsr_clone_ssid(struct nsr_nsrd *d, const struct nsr_clone_opts *o,
 		res->bytes = c.bytes;
 		snprintf(res->volume, sizeof(res->volume), "%s", c.r.volume);
 	}
-	free(c.buf);
 	xdr_free(NSR_XDR(xdr_clone_start_res), (char *)&c.r);
 	return rc;
 }
