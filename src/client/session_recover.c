@@ -454,7 +454,7 @@ int session_recover_set(struct nsr_session_recover *sr, uint32_t ssid,
 	struct nsr_buf err;
 	char msg[1024] = "";
 	char *buf = NULL;
-	int rc, eof = 0, result = 1, dfailed = 0, fed = 0;
+	int rc, eof = 0, result = 1, dfailed = 0, fed = 0, retry = 0;
 	struct nsr_restore_stats dst;
 	char cmd[64];
 
@@ -533,15 +533,8 @@ again:
 		    nsr_mmd_read_open(m, ssid, frags + i, j - i, &err) !=
 			    NSR_OK) {
 			if (!fed && other_copy(&run, nsrd, &a, &r, &err)) {
-				nsr_mmd_close(m);
-				m = NULL;
-				free(frags);
-				free(ports);
-				free(hosts);
-				frags = NULL;
-				ports = NULL;
-				hosts = NULL;
-				goto again;
+				retry = 1;
+				break;
 			}
 			snprintf(msg, sizeof(msg),
 				 "cannot read save set %u from volume "
@@ -567,6 +560,11 @@ again:
 				eof = 1;
 				break;
 			}
+			if (rc && !fed &&
+			    other_copy(&run, nsrd, &a, &r, &err)) {
+				retry = 1;
+				break;
+			}
 			if (rc) {
 				snprintf(msg, sizeof(msg),
 					 "reading save set %u failed: %s", ssid,
@@ -586,6 +584,20 @@ again:
 		}
 		nsr_mmd_close(m);
 		m = NULL;
+		if (retry)
+			break;
+	}
+	if (retry) { /* another copy: nothing of this one was restored */
+		nsr_mmd_close(m);
+		m = NULL;
+		free(frags);
+		free(ports);
+		free(hosts);
+		frags = NULL;
+		ports = NULL;
+		hosts = NULL;
+		retry = 0;
+		goto again;
 	}
 	if (eof && !msg[0]) {
 		rc = nsr_restore_finish(rs);

@@ -8,7 +8,9 @@
 # drops, the session file goes); the AFTD volume is deleted from the
 # media database and recover -S gives the first tree back identical from
 # the clone, saying which copy it uses, and recover -S ssid/cloneid reads
-# a named copy; a clone of an unknown save set and a clone to a pool
+# a named copy; when the original's data cannot be read (its AFTD file
+# removed) recover asks for another copy and says so; a clone of an
+# unknown save set and a clone to a pool
 # without a writable volume fail with clear words and a non-zero exit;
 # SIGKILL of nsrclone in the middle of a clone leaves the original intact
 # and, once nsrd settled it, no clone in progress (the new copy aborted).
@@ -160,4 +162,20 @@ check "nsrstage -m -V Disk.002 moves $s4 to ST01" "$BIN/nsrstage" -s $S -b Stage
 c=$(copies "$s4"); echo "$c" | sed 's/^/# copies: /'
 check "... nothing of it is left on Disk.002" test -z "$(grep ":Disk.002$" <<<"$c")"
 check "... and it comes back from a copy" recovers_identical "$T3" -S "$s4"
+
+# --- the original cannot be read: recover tries another copy ----------------
+check "save tree two to Disk.002 (pool Big)" "$BIN/save" -s $S -q -b Big "$T2"
+s5=$("$BIN/mminfo" -s $S -a -q "name=$T2,pool=Big" -r ssid 2>/dev/null | awk '$1 ~ /^[0-9]+$/ {print $1; exit}')
+check "it is in the media database ($s5)" test -n "$s5"
+f=$(ls -t "$W/aftd2"/ss.* | head -1)   # the newest session file is its
+check "its session file on Disk.002 is there" test -n "$f"
+check "clone $s5 to pool Clone" "$BIN/nsrclone" -s $S -b Clone -S "$s5"
+rm -f $f
+rm -rf "$W/out"; mkdir -p "$W/out"
+out=$("$BIN/recover" -s $S -f -d "$W/out" -S "$s5" 2>&1)
+check "recover -S $s5 succeeds with the original's file gone" test $? -eq 0
+echo "$out" | sed 's/^/# /'
+check "... identical" "$BIN/nsrtreecmp" "$T2" "$W/out$T2"
+check "... saying it tries another copy" grep -q "trying another copy" <<<"$out"
+check "... and which one it uses" grep -q "could not be read; using clone [0-9]* on volume CL0" <<<"$out"
 nsr_done
