@@ -4,9 +4,9 @@
  *
  * Calling sequence:
  *   1. nsr_nsrd_open(server, &d, err) (nsrd_clnt.h);
- *   2. optionally nsr_clone_select(server, query, &ssids, &n, err): the
+ *   2. optionally nsr_clone_select(server, query, pin, &v, &n, err): the
  *      save sets (ssid, cloneid) that match mminfo query text, one entry
- *      per save set (the first complete copy), for -q, -V, -t and -g;
+ *      per save set, for -q, -V, -t and -g;
  *   3. nsr_clone_ssid(d, &opts, ssid, cloneid, &res, err) for each save
  *      set, one after another:
  *        a. CLONE_START at nsrd: a new clone instance of the save set in
@@ -78,9 +78,11 @@ int nsr_clone_ssid(struct nsr_nsrd *d, const struct nsr_clone_opts *o,
 /* nsr_clone_select - the complete save sets matching mminfo query text
  * (nsr_mmquery syntax, e.g. "volume=V", "savetime>=yesterday",
  * "group=G"), each once, in ssid order, into a malloc'ed *out (*n
- * entries, cloneid 0); the caller frees it.  NSR_OK (possibly none), or
- * the media database's error with words in err. */
-int nsr_clone_select(const char *server, const char *query,
+ * entries); the caller frees it.  With pin, each entry names the copy
+ * of the first matching row (for "volume=V": the copy on V, which
+ * nsrstage -V then moves), else cloneid 0 (any copy).  NSR_OK (possibly
+ * none), or the media database's error with words in err. */
+int nsr_clone_select(const char *server, const char *query, int pin,
 		     struct nsr_clone_item **out, size_t *n,
 		     struct nsr_buf *err);
 

@@ -342,8 +342,9 @@ static int clone_end(struct clone_run *c, uint32_t ssid, int rc,
 	} else if (rc == NSR_OK && r.note && r.note[0]) {
 		char line[NSR_MSG_MAX + 128];
 
-		snprintf(line, sizeof(line), "save set %u: original copy %u "
-			 "removed from %s", ssid, c->r.src_cloneid, r.note);
+		snprintf(line, sizeof(line), "save set %u: the copy read "
+			 "(clone %u) removed from %s", ssid, c->r.src_cloneid,
+			 r.note);
 		notice(c->o, line);
 	}
 	xdr_free(NSR_XDR(xdr_clone_end_res), (char *)&r);
@@ -400,9 +401,10 @@ int nsr_clone_ssid(struct nsr_nsrd *d, const struct nsr_clone_opts *o,
 	return rc;
 }
 
-/* item_add - ssid onto *v (once: rows come one per copy and volume). */
+/* item_add - ssid (its copy cloneid, 0 = any) onto *v, once: rows come
+ * one per copy and volume. */
 static int item_add(struct nsr_clone_item **v, size_t *n, size_t *cap,
-		    uint32_t ssid)
+		    uint32_t ssid, uint32_t cloneid)
 {
 	struct nsr_clone_item *nv;
 
@@ -419,7 +421,7 @@ static int item_add(struct nsr_clone_item **v, size_t *n, size_t *cap,
 		*cap = nc;
 	}
 	(*v)[*n].ssid = ssid;
-	(*v)[*n].cloneid = 0;
+	(*v)[*n].cloneid = cloneid;
 	(*n)++;
 	return NSR_OK;
 }
@@ -433,7 +435,7 @@ static int by_ssid(const void *a, const void *b)
 }
 
 /* nsr_clone_select - see clone.h. */
-int nsr_clone_select(const char *server, const char *query,
+int nsr_clone_select(const char *server, const char *query, int pin,
 		     struct nsr_clone_item **out, size_t *n,
 		     struct nsr_buf *err)
 {
@@ -460,7 +462,8 @@ int nsr_clone_select(const char *server, const char *query,
 		if (rc != NSR_OK)
 			nsr_buf_addf(err, "%s", mmdb_clnt_errmsg(mc));
 		for (size_t i = 0; rc == NSR_OK && i < got; i++)
-			rc = item_add(out, n, &cap, rows[i].ss.ssid);
+			rc = item_add(out, n, &cap, rows[i].ss.ssid,
+				      pin ? rows[i].clone.cloneid : 0);
 		if (got == 0)
 			break;
 	}

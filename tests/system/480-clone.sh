@@ -178,4 +178,13 @@ echo "$out" | sed 's/^/# /'
 check "... identical" "$BIN/nsrtreecmp" "$T2" "$W/out$T2"
 check "... saying it tries another copy" grep -q "trying another copy" <<<"$out"
 check "... and which one it uses" grep -q "could not be read; using clone [0-9]* on volume CL0" <<<"$out"
+# nsrstage -V moves the copy on that volume (not the unreadable original).
+cv=$(copies "$s5" | awk -F: '$3 ~ /^CL0/ {print $3; exit}')
+# (the other save sets with a copy on it may have one on ST01 already:
+# those are refused and make the exit status 1)
+out=$("$BIN/nsrstage" -s $S -b Stage -m -v -V "$cv" 2>&1)
+echo "$out" | sed 's/^/# /'
+check "nsrstage -m -V $cv moves the copy of $s5 on it" grep -q "^save set $s5: staged to volume ST01" <<<"$out"
+c=$(copies "$s5"); echo "$c" | sed 's/^/# copies: /'
+check "... to ST01, leaving the original's record" test "$(cut -d: -f3 <<<"$c" | sort | tr '\n' ' ')" = "Disk.002 ST01 "
 nsr_done

@@ -121,7 +121,8 @@ static int select_items(const char *server, const char *prog, int nvol,
 			add_query(&one, "volume", "=", vols[i]);
 		else
 			nsr_buf_addstr(&one, q);
-		rc = nsr_clone_select(server, one.data, &got, &ng, &err);
+		rc = nsr_clone_select(server, one.data, nvol > 0, &got, &ng,
+				      &err);
 		if (rc != NSR_OK) {
 			fprintf(stderr, "%s: cannot list the save sets: %s\n",
 				prog, err.data);
