@@ -84,11 +84,15 @@ static void wait_log_end(const struct nsrd_wait *w, const char *how)
 /* nsrd_wait_find - the live wait of ticket, or NULL. */
 struct nsrd_wait *nsrd_wait_find(struct nsrd *n, uint64_t ticket)
 {
+	int seen = 0;
+
 	if (ticket == 0)
 		return NULL;
-	for (int i = 0; i < NSRD_MAX_WAITS; i++)
+	for (int i = 0; i < NSRD_MAX_WAITS && seen < n->nwaits; i++) {
+		seen += n->waits[i].ticket != 0;
 		if (n->waits[i].ticket == ticket)
 			return &n->waits[i];
+	}
 	return NULL;
 }
 
@@ -96,17 +100,16 @@ struct nsrd_wait *nsrd_wait_find(struct nsrd *n, uint64_t ticket)
 static struct nsrd_wait *wait_new(struct nsrd *n, const char *client,
 				  const char *group, const char *name)
 {
-	int cap = nsrd_wait_cap(), used = 0;
 	struct nsrd_wait *w = NULL;
 
-	for (int i = 0; i < NSRD_MAX_WAITS; i++) {
-		if (n->waits[i].ticket)
-			used++;
-		else if (!w)
-			w = &n->waits[i];
-	}
-	if (!w || used >= cap)
+	if (n->nwaits >= nsrd_wait_cap())
 		return NULL;
+	for (int i = 0; i < NSRD_MAX_WAITS && !w; i++)
+		if (!n->waits[i].ticket)
+			w = &n->waits[i];
+	if (!w)
+		return NULL;
+	n->nwaits++;
 	memset(w, 0, sizeof(*w));
 	w->ticket = ++n->next_ticket;
 	w->first = time(NULL);
@@ -155,11 +158,11 @@ struct nsrd_wait *nsrd_wait_join(struct nsrd *n, struct nsrd_wait *w,
 /* nsrd_wait_end - the wait is over. */
 void nsrd_wait_end(struct nsrd *n, struct nsrd_wait *w, const char *how)
 {
-	NSR_UNUSED(n);
-	if (!w)
+	if (!w || !w->ticket)
 		return;
 	wait_log_end(w, how);
 	memset(w, 0, sizeof(*w));
+	n->nwaits--;
 }
 
 static unsigned queue_retry_ms(struct nsrd *n);
@@ -214,10 +217,12 @@ int nsrd_wait_answer(struct nsrd *n, struct nsrd_wait **w,
 void nsrd_wait_lapse(struct nsrd *n)
 {
 	time_t now = time(NULL);
+	int seen = 0, live = n->nwaits;
 
-	for (int i = 0; i < NSRD_MAX_WAITS; i++) {
+	for (int i = 0; i < NSRD_MAX_WAITS && seen < live; i++) {
 		struct nsrd_wait *w = &n->waits[i];
 
+		seen += w->ticket != 0;
 		if (w->ticket && now - w->last > NSRD_WAIT_LAPSE_SEC)
 			nsrd_wait_end(n, w, "lapsed (its client stopped "
 				      "asking)");
@@ -255,8 +260,8 @@ static void snap_take(struct nsrd *n, struct snapshot *sn)
 {
 	memset(sn, 0, sizeof(*sn));
 	sn->run = nsr_xcalloc(NSRD_MAX_SESSIONS, sizeof(*sn->run));
-	sn->wait = nsr_xcalloc(NSRD_MAX_WAITS, sizeof(*sn->wait));
-	sn->of = nsr_xcalloc(NSRD_MAX_WAITS, sizeof(*sn->of));
+	sn->wait = nsr_xcalloc((size_t)n->nwaits + 1, sizeof(*sn->wait));
+	sn->of = nsr_xcalloc((size_t)n->nwaits + 1, sizeof(*sn->of));
 	for (int i = 0; i < NSRD_MAX_SESSIONS; i++) {
 		const struct nsrd_session *s = &n->sessions[i];
 		struct fairq_item *it = &sn->run[sn->nrun];
@@ -268,10 +273,12 @@ static void snap_take(struct nsrd *n, struct snapshot *sn)
 		it->group = s->recover ? "" : s->group;
 		sn->nrun++;
 	}
-	for (int i = 0; i < NSRD_MAX_WAITS; i++) {
+	for (int i = 0, seen = 0; i < NSRD_MAX_WAITS && seen < n->nwaits;
+	     i++) {
 		struct nsrd_wait *w = &n->waits[i];
 		struct fairq_item *it = &sn->wait[sn->nwait];
 
+		seen += w->ticket != 0;
 		if (!w->ticket || w->kind != NSRD_WAIT_SLOT)
 			continue;
 		it->client = w->client;
@@ -323,9 +330,11 @@ static void brief_take(struct nsrd *n, struct brief *b)
 		h = mix(h, (uint64_t)s->jobid ^ ((uint64_t)s->ssid << 32));
 		h = mix(h, (uint64_t)s->started ^ (s->conn << 32));
 	}
-	for (int i = 0; i < NSRD_MAX_WAITS; i++) {
+	for (int i = 0, seen = 0; i < NSRD_MAX_WAITS && seen < n->nwaits;
+	     i++) {
 		const struct nsrd_wait *w = &n->waits[i];
 
+		seen += w->ticket != 0;
 		if (!w->ticket || w->kind != NSRD_WAIT_SLOT)
 			continue;
 		b->nslot++;
@@ -364,10 +373,11 @@ int nsrd_admit(struct nsrd *n, struct nsrd_wait *w, const char *client,
 	}
 	snap_take(n, &sn);
 	if (sn.nwait && fairq_grant(sn.run, sn.nrun, sn.wait, sn.nwait,
-				    &sn.lim) > 0)
+				    &sn.lim) > 0) {
 		for (size_t i = 0; i < sn.nwait; i++)
 			sn.of[i]->granted = sn.wait[i].granted;
-	brief_take(n, &b);
+		brief_take(n, &b); /* else b is what the grant saw */
+	}
 	n->admit_fp = b.fp; /* what this grant saw, grants included */
 	if (queued && w->granted) {
 		snap_free(&sn);

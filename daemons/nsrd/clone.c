@@ -41,6 +41,7 @@
 #include "nsr/mmd_clnt.h"
 #include "nsr/mmdb_clnt.h"
 #include "nsr/xmalloc.h"
+#include "devcache.h"
 #include "nsrd.h"
 
 /* A clone instance as the choice sees it. */
@@ -544,6 +545,7 @@ static int unclone_do(struct nsrd *n, uint32_t ssid, uint32_t cloneid,
 {
 	int rc;
 
+	devcache_vol_forget(NULL); /* its volumes may not be full */
 	if (nsrd_free_copy_space(n, ssid, cloneid, st) != 0)
 		return -1;
 	rc = mmdb_clnt_clone_remove(n->mmdb, ssid, cloneid);

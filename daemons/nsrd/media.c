@@ -19,7 +19,14 @@
 #include "nsr/size.h"
 #include "nsr/vol.h"
 #include "nsr/xmalloc.h"
+#include "devcache.h"
 #include "nsrd.h"
+
+/* A save set with a fragment on a volume, and its client. */
+struct vol_ss {
+	uint32_t ssid;
+	char client[MMDB_CLIENT_MAX + 1];
+};
 
 /* find_device - the device resource named name, or the only one there is. */
 static const struct nsr_res *find_device(struct nsrd *n, const char *name,
@@ -63,6 +70,7 @@ static void set_mounted(struct nsrd *n, const char *devname, const char *volume,
 	static const char *const attrs[] = {"volume name", "volume pool"};
 	const char *vals[] = {volume, pool};
 
+	devcache_vol_forget(NULL);
 	for (size_t i = 0; i < NSR_ARRAY_SIZE(attrs); i++) {
 		const struct nsr_res *dev =
 			nsrd_res_find1(n, "NSR device", devname);
@@ -270,24 +278,20 @@ static int other_copy(struct mmdb_clnt *mc, uint32_t ssid,
 	return 0;
 }
 
-/* drop_relabeled - a relabel destroyed volume old: the save sets whose
- * only copy was on it leave the media database and the file index
- * (mminfo never lists a save set that cannot come back).  Repeatable
- * (under the label's intent): NSR_OK, or the media database's error. */
-static int drop_relabeled(struct nsrd *n, const struct mmdb_volume *old)
+/* vol_ssids - the save sets with a fragment on volume name, sorted by
+ * the query (an ssid may repeat), with their clients: *out (free it),
+ * *count.  NSR_OK or the media database's error. */
+static int vol_ssids(struct nsrd *n, const char *name, struct vol_ss **out,
+		     size_t *count)
 {
 	struct mmdb_clnt *mc = n->mmdb;
 	struct mmdb_ss_row rows[64];
-	struct {
-		uint32_t ssid;
-		char client[MMDB_CLIENT_MAX + 1];
-	} *v = NULL, *nv;
+	struct vol_ss *v = NULL, *nv;
 	size_t nv_n = 0, cap = 0, got = 0;
-	unsigned dropped = 0;
 	char q[MMDB_VOLNAME_MAX + 16];
 	int done = 0, rc;
 
-	snprintf(q, sizeof(q), "volume=%s", old->name);
+	snprintf(q, sizeof(q), "volume=%s", name);
 	rc = mmdb_clnt_query_open(mc, q, 0, 0);
 	while (rc == NSR_OK && !done) {
 		rc = mmdb_clnt_query_next_rows(mc, rows, NSR_ARRAY_SIZE(rows),
@@ -310,6 +314,30 @@ static int drop_relabeled(struct nsrd *n, const struct mmdb_volume *old)
 		if (got == 0)
 			break;
 	}
+	if (rc != NSR_OK) {
+		free(v);
+		v = NULL;
+		nv_n = 0;
+	}
+	*out = v;
+	*count = nv_n;
+	return rc;
+}
+
+/* drop_only_copies - volume old is destroyed (relabeled) or deleted
+ * (what says which, for the log): the save sets whose only copy was on
+ * it leave the media database and the file index (mminfo never lists a
+ * save set that cannot come back).  Repeatable (under the label's or
+ * the delete's intent): NSR_OK, or the media database's error. */
+static int drop_only_copies(struct nsrd *n, const struct mmdb_volume *old,
+			    const char *what)
+{
+	struct mmdb_clnt *mc = n->mmdb;
+	struct vol_ss *v = NULL;
+	size_t nv_n = 0;
+	unsigned dropped = 0;
+	int rc = vol_ssids(n, old->name, &v, &nv_n);
+
 	for (size_t i = 0; rc == NSR_OK && i < nv_n; i++) {
 		if (i > 0 && v[i].ssid == v[i - 1].ssid)
 			continue;
@@ -325,18 +353,18 @@ static int drop_relabeled(struct nsrd *n, const struct mmdb_volume *old)
 		if (rc == NSR_ERR_NOTFOUND) /* none (browse expired) */
 			rc = NSR_OK;
 		if (rc != NSR_OK)
-			nsr_warn("save set %u (relabeled away) left the media "
-				 "database, but its index entries of client %s "
-				 "remain until nsrindexd answers: %s",
-				 v[i].ssid, v[i].client,
+			nsr_warn("save set %u (%s of volume %s) left the "
+				 "media database, but its index entries of "
+				 "client %s remain until nsrindexd answers: %s",
+				 v[i].ssid, what, old->name, v[i].client,
 				 nsr_ixclnt_errmsg(n->ix));
 		rc = NSR_OK;
 	}
 	free(v);
 	if (rc == NSR_OK && dropped)
-		nsr_info("relabel of volume %s: %u save set(s) whose only copy "
+		nsr_info("%s of volume %s: %u save set(s) whose only copy "
 			 "was on it removed from the media database and the "
-			 "file index", old->name, dropped);
+			 "file index", what, old->name, dropped);
 	return rc;
 }
 
@@ -358,7 +386,7 @@ static int record_label(struct nsrd *n, const char *devname,
 	if (had_old && memcmp(old.volid, lab->volid, 16) == 0)
 		goto mounted;
 	if (had_old) {
-		rc = drop_relabeled(n, &old);
+		rc = drop_only_copies(n, &old, "relabel");
 		if (rc != NSR_OK)
 			return rc;
 		rc = mmdb_clnt_vol_delete(mc, lab->name);
@@ -715,6 +743,7 @@ int nsrd_vol_mode(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 			       mmdb_clnt_errmsg(mc));
 		goto out;
 	}
+	devcache_vol_forget(a->volume);
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	nsr_info("volume %s marked %s", a->volume, a->mode);
 out:
@@ -856,6 +885,7 @@ static int delete_ss(struct nsrd *n, uint32_t ssid, const char *client,
 		return -1;
 	}
 	if (rc == NSR_OK) {
+		devcache_vol_forget(NULL); /* its volumes may not be full */
 		if (free_ss_space(n, mc, ssid, 0, st) != 0)
 			return -1;
 		rc = mmdb_clnt_ss_delete(mc, ssid);
@@ -865,8 +895,10 @@ static int delete_ss(struct nsrd *n, uint32_t ssid, const char *client,
 			return -1;
 		}
 	}
-	/* The file index entries go with the save set. */
-	if (nsr_ixclnt_delete(n->ix, client, ssid) != NSR_OK) {
+	/* The file index entries go with the save set (none left: an
+	 * earlier try removed them, or they expired with browse time). */
+	rc = nsr_ixclnt_delete(n->ix, client, ssid);
+	if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND) {
 		nsr_warn("save set %u deleted, but its index entries of "
 			 "client %s remain until nsrindexd answers: %s", ssid,
 			 client, nsr_ixclnt_errmsg(n->ix));
@@ -902,9 +934,148 @@ int nsrd_delete_finish(struct nsrd *n, const char *line)
 	return rc == 0 ? 0 : -1;
 }
 
-/* nsrd_vol_delete - VOL_DELETE: remove a volume, or a save set with its
- * bytes on AFTDs and its index entries (under an intent record, so a
- * delete that dies halfway is finished by the tick). */
+/* free_volume_space - volume vol is being deleted: have the mover of the
+ * device it is mounted on (an AFTD) remove the session files of every
+ * save set on it.  0 = done or nothing to do (not an AFTD, or not
+ * mounted: then its bytes stay until it is relabeled), -1 = not done (st
+ * says why; the volume record is kept). */
+static int free_volume_space(struct nsrd *n, const struct mmdb_volume *vol,
+			     const struct nsr_res *dev, nsr_status *st)
+{
+	struct vol_ss *v = NULL;
+	uint32_t *ids = NULL;
+	size_t nv = 0, nid = 0;
+	struct nsr_mmd *m = NULL;
+	struct nsr_buf err;
+	uint64_t total = 0;
+	int rc, ret = -1;
+
+	if (strcmp(vol->type, "adv_file") != 0)
+		return 0;
+	if (!dev) {
+		nsr_warn("volume %s is not mounted: its bytes stay on its "
+			 "device until it is relabeled", vol->name);
+		return 0;
+	}
+	nsr_buf_init(&err, 0);
+	rc = vol_ssids(n, vol->name, &v, &nv);
+	if (rc != NSR_OK) {
+		nsr_status_set(st, rc, "volume %s: the media database is not "
+			       "available: %s", vol->name,
+			       mmdb_clnt_errmsg(n->mmdb));
+		goto out;
+	}
+	ids = calloc(nv ? nv : 1, sizeof(*ids));
+	if (!ids) {
+		nsr_status_set(st, NSR_ERR_NOMEM, "volume %s: out of memory",
+			       vol->name);
+		goto out;
+	}
+	for (size_t i = 0; i < nv; i++)
+		if (nid == 0 || ids[nid - 1] != v[i].ssid)
+			ids[nid++] = v[i].ssid;
+	if (nid > 0 && !(m = connect_mover(n, dev, st)))
+		goto out;
+	for (size_t i = 0; i < nid; i += MMD_REMOVE_MAX) {
+		size_t k = NSR_MIN(nid - i, (size_t)MMD_REMOVE_MAX);
+		uint64_t bytes = 0;
+
+		nsr_buf_reset(&err);
+		if (nsr_mmd_ss_remove(m, ids + i, k, NULL, &bytes, &err) !=
+		    NSR_OK) {
+			nsr_status_set(st, NSR_ERR_IO, "cannot remove the data "
+				       "of volume %s: %s", vol->name,
+				       err.data);
+			goto out;
+		}
+		total += bytes;
+	}
+	if (nid > 0)
+		nsr_info("volume %s: %llu bytes of %zu save set(s) freed on "
+			 "its device before its deletion", vol->name,
+			 (unsigned long long)total, nid);
+	ret = 0;
+out:
+	nsr_mmd_close(m);
+	free(ids);
+	free(v);
+	nsr_buf_release(&err);
+	return ret;
+}
+
+/* delete_volume - a volume's bytes on a mounted AFTD, the save sets whose
+ * only copy it held (with their index entries), and its record, in that
+ * order, each step repeatable: 0 = done (or already gone), -1 = not done
+ * yet (st says why). */
+static int delete_volume(struct nsrd *n, const char *name, nsr_status *st)
+{
+	struct mmdb_clnt *mc = n->mmdb;
+	const struct nsr_res *dev = NULL;
+	struct mmdb_volume vol;
+	struct nsr_res *q;
+	char devname[256] = "";
+	long i;
+	int rc = mmdb_clnt_vol_get(mc, name, &vol);
+
+	if (rc == NSR_ERR_NOTFOUND)
+		return 0;
+	if (rc != NSR_OK) {
+		nsr_status_set(st, rc, "volume %s: the media database is not "
+			       "available: %s", name, mmdb_clnt_errmsg(mc));
+		return -1;
+	}
+	q = nsr_res_new();
+	if (!q) {
+		nsr_status_set(st, NSR_ERR_NOMEM, "volume %s: out of memory",
+			       name);
+		return -1;
+	}
+	nsr_res_set1(q, "type", "NSR device");
+	nsr_res_set1(q, "volume name", name);
+	i = nsr_resdb_find(n->res, q, 0);
+	nsr_res_free(q);
+	if (i >= 0) {
+		dev = nsr_resdb_at(n->res, (size_t)i);
+		snprintf(devname, sizeof(devname), "%s",
+			 nsr_res_get(dev, "name"));
+	}
+	if (free_volume_space(n, &vol, dev, st) != 0)
+		return -1;
+	rc = drop_only_copies(n, &vol, "deletion");
+	if (rc == NSR_OK)
+		rc = mmdb_clnt_vol_delete(mc, name);
+	devcache_vol_forget(name);
+	if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND) {
+		nsr_status_set(st, rc, "cannot delete volume %s: %s", name,
+			       mmdb_clnt_errmsg(mc));
+		return -1;
+	}
+	if (*devname)
+		set_mounted(n, devname, NULL, NULL);
+	nsr_info("volume %s deleted from the media database", name);
+	return 0;
+}
+
+/* nsrd_voldelete_finish - from the tick: finish a volume delete a crash
+ * or an absent peer cut short.  0 = done, -1 = try again later. */
+int nsrd_voldelete_finish(struct nsrd *n, const char *line)
+{
+	nsr_status st;
+	int rc;
+
+	memset(&st, 0, sizeof(st));
+	rc = delete_volume(n, line, &st);
+	xdr_free(NSR_XDR(xdr_nsr_status), (char *)&st);
+	if (rc == 0)
+		nsr_info("volume %s: the delete cut short by a failure is "
+			 "finished", line);
+	return rc;
+}
+
+/* nsrd_vol_delete - VOL_DELETE: remove a save set with its bytes on AFTDs
+ * and its index entries, or a volume with its bytes on a mounted AFTD
+ * and the save sets whose only copy it held (each under an intent
+ * record, so a delete that dies halfway is finished by the tick). */
 int nsrd_vol_delete(void *ctx, void *argp, void *resp,
 		    struct nsr_rpc_call *call)
 {
@@ -913,6 +1084,7 @@ int nsrd_vol_delete(void *ctx, void *argp, void *resp,
 	nsr_void_res *r = resp;
 	struct mmdb_clnt *mc = NULL;
 	struct mmdb_saveset ss;
+	struct mmdb_volume vol;
 	char line[512];
 	int rc;
 
@@ -946,31 +1118,26 @@ int nsrd_vol_delete(void *ctx, void *argp, void *resp,
 			nsrd_intent_drop(n, "delete", line);
 		nsr_status_set(&r->st, NSR_OK, "%s", "");
 		return NSR_OK;
-	} else {
-		const struct nsr_res *dev = NULL;
-		struct nsr_res *q = nsr_res_new();
-		long i;
-
-		rc = mmdb_clnt_vol_delete(mc, a->volume);
-		nsr_res_set1(q, "type", "NSR device");
-		nsr_res_set1(q, "volume name", a->volume);
-		i = nsr_resdb_find(n->res, q, 0);
-		if (i >= 0)
-			dev = nsr_resdb_at(n->res, (size_t)i);
-		if (rc == NSR_OK && dev) {
-			char devname[256];
-
-			snprintf(devname, sizeof(devname), "%s",
-				 nsr_res_get(dev, "name"));
-			set_mounted(n, devname, NULL, NULL);
-		}
-		nsr_res_free(q);
 	}
-	if (rc)
-		nsr_status_set(&r->st, rc, "cannot delete volume %s: %s",
-			       a->volume, mmdb_clnt_errmsg(mc));
-	else
-		nsr_status_set(&r->st, NSR_OK, "%s", "");
+	if (mmdb_clnt_vol_get(mc, a->volume, &vol) != NSR_OK) {
+		nsr_status_set(&r->st, NSR_ERR_NOTFOUND, "no volume %s in the "
+			       "media database", a->volume);
+		return NSR_OK;
+	}
+	if (nsrd_intent_add(n, "voldelete", a->volume) != NSR_OK) {
+		nsr_status_set(&r->st, NSR_ERR_IO, "volume %s kept: nsrd "
+			       "cannot write its intent record (see the log)",
+			       a->volume);
+		return NSR_OK;
+	}
+	if (delete_volume(n, a->volume, &r->st) != 0) {
+		nsr_status_set(&r->st, r->st.code, "%s; nsrd finishes the "
+			       "delete once the data mover and the media "
+			       "database answer again", r->st.msg);
+		return NSR_OK;
+	}
+	nsrd_intent_drop(n, "voldelete", a->volume);
+	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	return NSR_OK;
 }
 

@@ -152,6 +152,7 @@ struct nsrd {
 	struct nsrd_session sessions[NSRD_MAX_SESSIONS];
 	uint64_t next_conn; /* connection ids handed out */
 	struct nsrd_wait waits[NSRD_MAX_WAITS];
+	int nwaits;	      /* live entries of waits (admit.c) */
 	uint64_t next_ticket; /* tickets handed out */
 	uint64_t res_gen;     /* resource changes so far (res_rpc.c) */
 	uint64_t admit_fp;    /* admit.c: the state its last grant saw */
@@ -286,6 +287,9 @@ int nsrd_status(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
  * settled, -1 = a peer does not answer yet (try again later). */
 int nsrd_label_finish(struct nsrd *n, const char *line);
 int nsrd_delete_finish(struct nsrd *n, const char *line);
+/* nsrd_voldelete_finish - finish a volume delete (the intent line is the
+ * volume's name): 0 = done, -1 = try again later. */
+int nsrd_voldelete_finish(struct nsrd *n, const char *line);
 
 /* sched.c: the scheduler (groups, savegrp) */
 /* nsrd_sched_start - start the scheduler thread once the databases
@@ -294,6 +298,13 @@ int nsrd_sched_start(struct nsrd *n);
 void nsrd_sched_stop(struct nsrd *n);
 /* nsrd_savegrp - SAVEGRP: run a group now, or preview it. */
 int nsrd_savegrp(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
+
+/* bootstrap.c: nsrd_bootstrap_after_group - start a bootstrap save
+ * (nsrbootstrap) after a run of group; nsrd does not wait for it. */
+void nsrd_bootstrap_after_group(struct nsrd *n, const char *group);
+/* nsrd_bootstrap_is - is a save set of this name a bootstrap (its job a
+ * bootstrap save job, no index entries expected)? */
+int nsrd_bootstrap_is(const char *name);
 
 /* intent.c */
 /* nsrd_intent_add - durably list line under kind ("label", "delete")

@@ -626,6 +626,7 @@ static void run_end(struct nsrd *n, struct grun *r)
 	job_end(n, r->jobid, nf ? NSR_JOBDB_FAILED : NSR_JOBDB_COMPLETED,
 		nf ? "failed" : "succeeded", status);
 	nsr_rpc_server_unlock(n->d->srv);
+	nsrd_bootstrap_after_group(n, r->group);
 	nsr_buf_release(&failed);
 	free_tasks(r);
 	pthread_mutex_lock(&g_sched.lock);

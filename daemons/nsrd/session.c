@@ -12,10 +12,13 @@
  * nsrmmdbd's group commit instead of paying one fsync after another while
  * every other start waits.  The mover request stays under the mutex: the
  * storage node picks a mover by the load nsrd reports, which must count
- * every session before it.  SAVE_END marks the save set complete and
- * browsable only after the client reported the data and the index
- * durable; a failed save leaves the save set aborted and the job failed,
- * with the reason.
+ * every session before it; but a local mover that already serves
+ * sessions of nsrd's below its target sessions takes one more without a
+ * question (devcache.h), and the device's volume record is read once per
+ * DEVCACHE_VOL_TTL_MS, not once per start.  SAVE_END marks the save
+ * set complete and browsable only after the client reported the data
+ * and the index durable; a failed save leaves the save set aborted and
+ * the job failed, with the reason.
  * RECOVER_START finds the fragments of a save set and, for each, the mover
  * of the device its volume is mounted on.  NEXT_VOLUME tells the client
  * of a save whose volume filled up where the save set continues (the
@@ -23,6 +26,7 @@
  */
 #include "nsr/compat.h"
 
+#include <signal.h>
 #include <time.h>
 #include <uuid/uuid.h>
 
@@ -40,6 +44,7 @@
 #include "nsr/size.h"
 #include "nsr/snmd_clnt.h"
 #include "nsr/xmalloc.h"
+#include "devcache.h"
 #include "nsrd.h"
 
 /* open_jobd - the connection to nsrjobd; jobs are bookkeeping, so a
@@ -180,6 +185,21 @@ static int unmounted_volume(struct nsrd *n, struct mmdb_clnt *mc,
 	return found;
 }
 
+/* now_ms - the monotonic clock in ms (devcache.h). */
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* vol_fetch - a volume's record from the media database (devcache.h). */
+static int vol_fetch(void *arg, const char *volume, struct mmdb_volume *v)
+{
+	return mmdb_clnt_vol_get(arg, volume, v);
+}
+
 /* pick_device_in - the enabled device with a writable volume of pool
  * mounted and the fewest sessions below its max sessions, never one of
  * the nexcl volumes whose ids exclude holds (16 bytes each).  On failure
@@ -211,7 +231,8 @@ static const struct nsr_res *pick_device_in(struct nsrd *n,
 		if (!vname || !*vname || (en && strcasecmp(en, "Yes") != 0) ||
 		    (ro && strcasecmp(ro, "Yes") == 0))
 			continue;
-		rc = mmdb_clnt_vol_get(mc, vname, &v);
+		rc = devcache_vol_get(nsr_res_get(dev, "name"), vname,
+				      now_ms(), vol_fetch, mc, &v);
 		if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND) {
 			nsr_status_set(st, rc, "the media database is not "
 				       "available: %s", mmdb_clnt_errmsg(mc));
@@ -361,6 +382,12 @@ static size_t device_load(struct nsrd *n, const char *device,
 	return nl;
 }
 
+/* mover_alive - is the local mover pid still there (devcache.h)? */
+static int mover_alive(pid_t pid)
+{
+	return kill(pid, 0) == 0 || errno == EPERM;
+}
+
 /* nsrd_device_mover - a data mover of a device from its storage node
  * (this server's own nsrsnmd through loopback for local devices). */
 int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
@@ -402,6 +429,16 @@ int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
 					       md.max_sessions);
 	md.load = load;
 	md.nload = device_load(n, md.name, load, NSR_ARRAY_SIZE(load));
+	/* A local mover that serves sessions of ours below its target takes
+	 * one more without a question to nsrsnmd (devcache.h): nsrsnmd would
+	 * neither start a mover then nor count differently. */
+	if (!host[0] && devcache_mover_pick(md.name, load, md.nload,
+					    md.target_sessions, mover_alive,
+					    &pid, port)) {
+		if (pidp)
+			*pidp = pid;
+		return NSR_OK;
+	}
 	sn = nsrd_snmd_for(n, host);
 	if (!sn) {
 		nsr_buf_addf(err, "more than %d storage nodes",
@@ -414,6 +451,8 @@ int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
 			    port, &pid, err);
 	if (pidp)
 		*pidp = rc == NSR_OK ? pid : 0;
+	if (rc == NSR_OK && !host[0])
+		devcache_mover_learn(md.name, pid, *port);
 	return rc;
 }
 
@@ -701,7 +740,9 @@ static int save_create(struct mmdb_clnt *mc, struct nsr_jobd *j,
 	}
 	/* Made with its save set's id: one call to nsrjobd less. */
 	snprintf(ssidtxt, sizeof(ssidtxt), "%u", c->ss.ssid);
-	c->jobid = job_create(j, NSR_JOBDB_TYPE_SAVE, a->client, a->name,
+	c->jobid = job_create(j, nsrd_bootstrap_is(a->name)
+				 ? NSR_JOBDB_TYPE_BOOTSTRAP_SAVE
+				 : NSR_JOBDB_TYPE_SAVE, a->client, a->name,
 			      c->level, a->pid, a->command, ssidtxt);
 	if (c->jobid) {
 		nsr_jobd_logf(j, c->jobid, NULL,
@@ -1000,6 +1041,8 @@ int nsrd_next_volume(void *ctx, void *argp, void *resp,
 	r->device = nsr_rpc_str("");
 	r->mover_host = nsr_rpc_str("");
 	nsr_buf_init(&err, 0);
+	/* A volume filled: what nsrd remembers of volumes is out of date. */
+	devcache_vol_forget(NULL);
 	mc = n->mmdb;
 	dev = pick_device(n, mc, a->pool, (const uint8_t *)a->exclude, &vol,
 			  &r->st);
@@ -1088,6 +1131,10 @@ int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	int browsable = a->status == 0;
 
 	NSR_UNUSED(call);
+	/* A failed save may have filled its volume (a full AFTD fails the
+	 * session): what nsrd remembers of volumes is read again. */
+	if (!ok)
+		devcache_vol_forget(NULL);
 	mc = n->mmdb;
 	if (mmdb_clnt_ss_get(mc, a->ssid, &ss) != NSR_OK) {
 		nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
@@ -1118,6 +1165,9 @@ int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	 * pipeline command's end): after the verdict */
 	snprintf(done, sizeof(done), "%s%s%s",
 		 browsable ? "save completed"
+		 : nsrd_bootstrap_is(ss.name)
+			   ? "bootstrap save completed (no file index "
+			     "entries, by design)"
 			   : "save completed, but its file index entries "
 			     "were lost: recover it by save set id",
 		 a->msg[0] ? "; " : "", a->msg);

@@ -29,6 +29,8 @@
 
 struct jobd {
 	char *dbpath;		 /* <root>/res/jobsdb */
+	char *bootdir;		 /* <root>/bootstrap (nsrbootstrap) */
+	char *bootcopy;		 /* <root>/bootstrap/jobsdb */
 	struct nsr_jobdb *db;	 /* writer handle (SERIAL handlers) */
 	unsigned retention;	 /* hours, -r */
 	unsigned interval;	 /* seconds between purges, -P */

@@ -13,8 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nsr/boot.h"
 #include "nsr/daemon.h"
 #include "nsr/err.h"
+#include "nsr/fileio.h"
 #include "nsr/jobdb.h"
 #include "nsr/log.h"
 #include "nsr/xmalloc.h"
@@ -110,6 +112,9 @@ static int jobd_init(struct nsr_daemon *d)
 	if (test_interval())
 		return -1;
 	g_jobd.dbpath = nsr_xcheck(nsr_daemon_path(d, "res/jobsdb"));
+	g_jobd.bootdir = nsr_xcheck(nsr_daemon_path(d, NSR_BOOT_DIR));
+	g_jobd.bootcopy = nsr_xcheck(nsr_path_join(g_jobd.bootdir,
+						   NSR_BOOT_JOBSDB));
 	{
 		struct nsr_jobdb_options opt;
 
@@ -199,5 +204,7 @@ int main(int argc, char **argv)
 	int rc = nsr_daemon_main(argc, argv, &jobd_ops, &g_jobd);
 
 	free(g_jobd.dbpath);
+	free(g_jobd.bootdir);
+	free(g_jobd.bootcopy);
 	return rc;
 }

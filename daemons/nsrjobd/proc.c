@@ -10,6 +10,7 @@
  */
 #include "nsr/compat.h"
 
+#include <sys/stat.h>
 #include <time.h>
 
 #include "nsr/buf.h"
@@ -443,6 +444,41 @@ static int job_purge(void *ctx, void *argp, void *resp,
 	return NSR_OK;
 }
 
+/* job_backup - JOB_BACKUP: a copy of the database into the bootstrap's
+ * staging directory, which must exist (nsrbootstrap(8) makes it).  Runs
+ * on the writer handle under the server mutex (SERIAL): the copy is of
+ * one moment, and short. */
+static int job_backup(void *ctx, void *argp, void *resp,
+		      struct nsr_rpc_call *call)
+{
+	struct jobd *jd = ctx;
+	job_backup_res *res = resp;
+	uint64_t bytes = 0;
+	struct stat st;
+	int rc;
+
+	NSR_UNUSED(argp);
+	if (stat(jd->bootdir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		nsr_status_set(&res->st, NSR_ERR_NOTFOUND, "no staging "
+			       "directory %s: a copy is made only for "
+			       "nsrbootstrap, which makes it", jd->bootdir);
+		return NSR_OK;
+	}
+	rc = nsr_jobdb_backup(jd->db, jd->bootcopy, &bytes);
+	res->bytes = bytes;
+	if (rc)
+		nsr_status_set(&res->st, rc, "cannot copy the jobs database "
+			       "%s to %s: %s", jd->dbpath, jd->bootcopy,
+			       rc == NSR_ERR_SYSTEM ? strerror(errno)
+						    : nsr_strerror(rc));
+	else
+		nsr_status_set(&res->st, NSR_OK, "%s", "");
+	nsr_info("jobs database copy for %s: %s (%llu bytes)",
+		 nsr_rpc_call_peer(call), rc ? nsr_strerror(rc) : "written",
+		 (unsigned long long)bytes);
+	return NSR_OK;
+}
+
 static const struct nsr_rpc_proc jobd_procs[] = {
 	{JOB_CREATE, "create", NSR_XDR(xdr_job_rec), sizeof(job_rec),
 	 NSR_XDR(xdr_job_create_res), sizeof(job_create_res), job_create,
@@ -462,6 +498,9 @@ static const struct nsr_rpc_proc jobd_procs[] = {
 	{JOB_PURGE, "purge", NSR_XDR(xdr_job_purge_args),
 	 sizeof(job_purge_args), NSR_XDR(xdr_job_purge_res),
 	 sizeof(job_purge_res), job_purge, 0},
+	{JOB_BACKUP, "backup", NSR_XDR(xdr_void), 0,
+	 NSR_XDR(xdr_job_backup_res), sizeof(job_backup_res), job_backup,
+	 NSR_RPC_SERIAL},
 };
 
 const struct nsr_rpc_prog jobd_progs[1] = {

@@ -836,6 +836,8 @@ static const struct nsr_rpc_proc mmdbd_procs[] = {
 	PROC(MM_CLONE_SET, "clone_set", xdr_mm_clone_set_args,
 	     sizeof(mm_clone_set_args), xdr_nsr_void_res,
 	     sizeof(nsr_void_res), clone_set),
+	PROC(MM_SNAPSHOT, "snapshot", xdr_void, 0, xdr_mm_snapshot_res,
+	     sizeof(mm_snapshot_res), mmdbd_snapshot),
 };
 
 const struct nsr_rpc_prog mmdbd_progs[1] = {

@@ -43,6 +43,9 @@ int mmdbd_query_open(void *ctx, void *args, void *res,
 		     struct nsr_rpc_call *call);
 int mmdbd_query_next(void *ctx, void *args, void *res,
 		     struct nsr_rpc_call *call);
+/* mmdbd_snapshot - MM_SNAPSHOT (snapshot.c). */
+int mmdbd_snapshot(void *ctx, void *args, void *res,
+		   struct nsr_rpc_call *call);
 /* mmdbd_query_close_all - end every open cursor (stop path, life held for
  * writing, before mmdb_close). */
 void mmdbd_query_close_all(void);

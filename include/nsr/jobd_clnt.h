@@ -122,6 +122,11 @@ int nsr_jobd_print(struct nsr_jobd *j, enum nsr_jobdb_format fmt,
  * (may be NULL) gets the counts. */
 int nsr_jobd_purge(struct nsr_jobd *j, unsigned retention_hours,
 		   struct nsr_jobdb_purge_stats *st, struct nsr_buf *err);
+/* nsr_jobd_backup - have nsrjobd write a copy of the jobs database as
+ * <root>/bootstrap/jobsdb (the directory must exist: nsrbootstrap(8));
+ * *bytes (may be NULL) gets its size. */
+int nsr_jobd_backup(struct nsr_jobd *j, uint64_t *bytes,
+		    struct nsr_buf *err);
 
 /*
  * Wire helpers shared with nsrjobd.  The `log` string of a job_row holds

@@ -209,6 +209,13 @@ int nsr_jobdb_purge(struct nsr_jobdb *db, unsigned retention_hours,
  * another thread, so that no insert pays for the copy and its fsync. */
 int nsr_jobdb_checkpoint(struct nsr_jobdb *db);
 
+/* nsr_jobdb_backup - a consistent copy of db, as of now, written to the
+ * file path (through path.tmp and a rename; SQLite's backup API, in
+ * steps, so other handles' writers go on); *bytes (may be NULL) gets its
+ * size.  For the bootstrap save (nsrbootstrap(8)). */
+int nsr_jobdb_backup(struct nsr_jobdb *db, const char *path,
+		     uint64_t *bytes);
+
 /* Lock waits of one handle, for monitoring. */
 struct nsr_jobdb_stats {
 	uint64_t busy_waits;   /* operations that found the db locked */

@@ -187,6 +187,12 @@ int mmdb_clnt_query_next_vols(struct mmdb_clnt *c, struct mmdb_volume *vols,
  * are appended to report (may be NULL).  NSR_OK if consistent,
  * NSR_ERR_CORRUPT if not. */
 int mmdb_clnt_check(struct mmdb_clnt *c, struct nsr_buf *report);
+/* mmdb_clnt_snapshot - have the daemon write a consistent snapshot of the
+ * database as <root>/bootstrap/mmdb (the directory must exist: see
+ * nsrbootstrap(8)); *commit_seq and *bytes (may be NULL) get the commit
+ * it reflects and its size. */
+int mmdb_clnt_snapshot(struct mmdb_clnt *c, uint64_t *commit_seq,
+		       uint64_t *bytes);
 
 /* ---- wire conversion (for nsrmmdbd and tests) ------------------------ */
 

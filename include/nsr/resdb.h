@@ -76,8 +76,10 @@ struct nsr_resdb_opts {
  * pool and policies, a group's schedule and clone pool, a pool's groups,
  * label template and devices must exist (NSR_ERR_NOTFOUND), and a
  * resource something names cannot be deleted or renamed (NSR_ERR_BUSY);
- * why gets a reason naming them.  With opts->refs every change is
- * checked before the veto hook. */
+ * an enabled Backup pool cannot claim the saves another one claims (the
+ * same selection criteria set, each with a value in common:
+ * NSR_ERR_EXISTS); why gets a reason naming them.  With opts->refs
+ * every change is checked before the veto hook. */
 int nsr_resdb_check_refs(const struct nsr_resdb *db, enum nsr_resdb_op op,
 			 const struct nsr_res *old,
 			 const struct nsr_res *new_res, struct nsr_buf *why);

@@ -48,6 +48,9 @@ struct nsr_session_save_opts {
 	int64_t browse_time;	/* 0 = the client's policy */
 	int64_t retention_time; /* 0 = the client's policy */
 	int dry_run;		/* walk only; contact nobody */
+	int no_index;		/* no client file index entries: the save
+				 * set is complete but not browsable (the
+				 * bootstrap save, nsrbootstrap(8)) */
 	uint64_t bigasm;	/* > 0: each path names a file of this many
 				 * bytes generated in memory (nothing is
 				 * read: bigasm), not a path to walk */

@@ -5,6 +5,9 @@
  * devices.  A change that names a resource that does not exist is
  * refused; so is deleting (or renaming) a resource something names,
  * with the names of the users.  Names compare exactly, as queries do.
+ * Two enabled Backup pools whose selection criteria could both claim one
+ * save (nsrd's pool.c would have to break the tie by name) are refused
+ * too, naming the other pool.
  *
  * Invariant: with opts->refs, every reference in refs[] made through
  * this database names an existing resource when the change is stored
@@ -12,6 +15,9 @@
  * loadable whatever an editor did to its files).
  */
 #include "nsr/compat.h"
+
+#include <fnmatch.h>
+#include <strings.h>
 
 #include "nsr/buf.h"
 #include "nsr/err.h"
@@ -136,6 +142,135 @@ static int check_users(const struct nsr_resdb *db, const struct nsr_res *old,
 	return NSR_ERR_BUSY;
 }
 
+/* The pool selection criteria as daemons/nsrd/pool.c ranks them: a save
+ * matches a pool when every criterion the pool sets holds the save's
+ * value (shell wildcards in save sets; the others without case). */
+static const struct {
+	const char *attr;
+	int glob;
+} criteria[] = {
+	{ "groups", 0 },
+	{ "clients", 0 },
+	{ "save sets", 1 },
+	{ "levels", 0 },
+};
+
+/* selects - does pool p take part in pool selection (enabled, Backup)? */
+static int selects(const struct nsr_res *p)
+{
+	const char *type = nsr_res_get(p, "pool type");
+	const char *en = nsr_res_get(p, "enabled");
+
+	return nsr_res_name_eq(nsr_res_type(p), "NSR pool") &&
+	       (!type || strcasecmp(type, "Backup") == 0) &&
+	       (!en || strcasecmp(en, "No") != 0);
+}
+
+/* is_set - does p give attr a non-empty value? */
+static int is_set(const struct nsr_res *p, const char *attr)
+{
+	long i = nsr_res_find(p, attr);
+
+	for (size_t j = 0; i >= 0 && j < nsr_res_attr_nvalues(p, (size_t)i);
+	     j++)
+		if (*nsr_res_attr_value(p, (size_t)i, j))
+			return 1;
+	return 0;
+}
+
+/* common_value - a value of attr of a that one save's value could match
+ * together with one of b's (the same value, or a pattern of one matching
+ * a value of the other), or NULL.  Two different patterns that overlap
+ * ("/d*" and "*a") are not seen. */
+static const char *common_value(const struct nsr_res *a,
+				const struct nsr_res *b, const char *attr,
+				int glob)
+{
+	long ia = nsr_res_find(a, attr), ib = nsr_res_find(b, attr);
+
+	for (size_t j = 0; ia >= 0 && ib >= 0 &&
+			   j < nsr_res_attr_nvalues(a, (size_t)ia);
+	     j++) {
+		const char *va = nsr_res_attr_value(a, (size_t)ia, j);
+
+		for (size_t k = 0; *va &&
+				   k < nsr_res_attr_nvalues(b, (size_t)ib);
+		     k++) {
+			const char *vb = nsr_res_attr_value(b, (size_t)ib, k);
+
+			if (!*vb)
+				continue;
+			if (glob ? strcmp(va, vb) == 0 ||
+					   fnmatch(va, vb, 0) == 0 ||
+					   fnmatch(vb, va, 0) == 0
+				 : strcasecmp(va, vb) == 0)
+				return va;
+		}
+	}
+	return NULL;
+}
+
+/* same_claim - could one save match pools a and b at the same rank (the
+ * same criteria set, each with a value in common)?  desc gets those
+ * values ("groups Nightly; levels full"). */
+static int same_claim(const struct nsr_res *a, const struct nsr_res *b,
+		      struct nsr_buf *desc)
+{
+	size_t nset = 0;
+
+	for (size_t k = 0; k < NSR_ARRAY_SIZE(criteria); k++) {
+		int sa = is_set(a, criteria[k].attr);
+		const char *v;
+
+		if (sa != is_set(b, criteria[k].attr))
+			return 0;
+		if (!sa)
+			continue;
+		v = common_value(a, b, criteria[k].attr, criteria[k].glob);
+		if (!v)
+			return 0;
+		nsr_buf_addf(desc, "%s%s %s", nset ? "; " : "",
+			     criteria[k].attr, v);
+		nset++;
+	}
+	return nset > 0;
+}
+
+/* check_pool_criteria - no other pool in selection claims the saves pool
+ * p (new or changed; old = its previous version) claims. */
+static int check_pool_criteria(const struct nsr_resdb *db,
+			       const struct nsr_res *old,
+			       const struct nsr_res *p, struct nsr_buf *why)
+{
+	const char *name = nsr_res_get(p, "name");
+	struct nsr_buf desc;
+	int rc = NSR_OK;
+
+	if (!selects(p))
+		return NSR_OK;
+	nsr_buf_init(&desc, 0);
+	for (size_t i = 0; rc == NSR_OK && i < nsr_resdb_count(db); i++) {
+		const struct nsr_res *o = nsr_resdb_at(db, i);
+		const char *oname = nsr_res_get(o, "name");
+
+		nsr_buf_reset(&desc);
+		if (o == old || !selects(o) || !same_claim(p, o, &desc))
+			continue;
+		if (why)
+			nsr_buf_addf(why, "NSR pool %s: its selection "
+				     "criteria (%s) claim the same saves as "
+				     "those of pool %s, so a save could go "
+				     "to either; make the groups, clients, "
+				     "save sets or levels of one of them "
+				     "differ, or disable one (enabled: No)",
+				     name ? name : "", desc.data,
+				     oname ? oname : "?");
+		rc = NSR_ERR_EXISTS;
+	}
+	nsr_buf_release(&desc);
+	return rc;
+}
+
 /* nsr_resdb_check_refs - the reference rules for one change. */
 int nsr_resdb_check_refs(const struct nsr_resdb *db, enum nsr_resdb_op op,
 			 const struct nsr_res *old,
@@ -145,6 +280,8 @@ int nsr_resdb_check_refs(const struct nsr_resdb *db, enum nsr_resdb_op op,
 
 	if (new_res)
 		rc = check_targets(db, new_res, why);
+	if (rc == NSR_OK && new_res)
+		rc = check_pool_criteria(db, old, new_res, why);
 	if (rc == NSR_OK && old &&
 	    (op == NSR_RESDB_DELETE ||
 	     (new_res && nsr_res_get(old, "name") &&

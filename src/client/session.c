@@ -448,7 +448,7 @@ static int open_paths(struct save_run *s, struct nsr_buf *err)
 	hdr.retention_time = ss->retention_time;
 	rc = nsr_mmd_ss_begin(s->mmd, &hdr, (const uint8_t *)ss->volid, NULL,
 			      err);
-	if (rc != NSR_OK)
+	if (rc != NSR_OK || o->no_index)
 		return rc;
 	rc = nsr_ixclnt_open(o->server, &s->ix, err);
 	if (rc != NSR_OK)
@@ -596,6 +596,10 @@ static int finish(struct save_run *s, const struct nsr_saver_stats *st,
 	rc = nsr_mmd_ss_end(s->mmd, &tail, &frag, err);
 	if (rc != NSR_OK)
 		return rc;
+	if (s->o->no_index) {
+		*noindex = 1; /* asked for: complete, not browsable */
+		return NSR_OK;
+	}
 	rc = s->index_lost ? NSR_ERR_RPC : nsr_ixclnt_commit(s->ix);
 	if (rc != NSR_OK) {
 		nsr_buf_addf(err, "the data of save set %u is on its volume, "

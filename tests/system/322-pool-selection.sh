@@ -4,7 +4,8 @@
 # wildcards, levels; OR within an attribute, AND across them), the
 # highest-ranking criterion winning (group, then client, then save set,
 # then level), else Default; save -b still decides alone, and a pool
-# whose criteria do not all hold is not chosen.
+# whose criteria do not all hold is not chosen.  nsradmin cannot make a
+# pool that claims the same saves as another (the error names it).
 . "$(dirname "$0")/lib.sh"
 nsr_setup 322-pool-selection
 S=127.0.0.1
@@ -57,4 +58,16 @@ saved "level 5 of another client: BothPool does not hold" Default \
 	-c cld -l 5 "$W/data"
 saved "nothing matches: Default" Default -c cld "$W/data"
 saved "save -b decides alone" Default -c cla -b Default "$W/data"
+
+# A second pool with ClientPool's claim (one client in common) is refused
+# with a message naming ClientPool; one with another client is not.
+echo "create type: NSR pool; name: Dup; clients: clx, CLC" |
+	"$BIN/nsradmin" -s $S -i - >"$W/dup.out" 2>&1
+rc=$?
+check "a duplicate claim is refused (exit $rc)" test $rc -ne 0
+check "the error names the other pool: $(head -c 300 "$W/dup.out")" \
+	grep -q "claim the same saves as those of pool ClientPool" "$W/dup.out"
+echo "create type: NSR pool; name: Dup; clients: clx" | admin
+saved "the refused pool did not change the choice" ClientPool -c clc \
+	"$W/data"
 nsr_done

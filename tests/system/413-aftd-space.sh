@@ -10,7 +10,10 @@
 #  - a removal whose mover died after its intent record is finished by
 #    the next mover to start;
 #  - a save set delete that nsrd left in its intent record is finished by
-#    nsrd, and a listed label that did not happen is dropped.
+#    nsrd, and a listed label that did not happen is dropped;
+#  - nsrmm -d VOLUME removes a mounted AFTD volume's session files, the
+#    save sets whose only copy it held and the volume; a volume delete
+#    that nsrd left in its intent record is finished by nsrd.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 413-aftd-space
 export NSR_MOVER_IDLE=120
@@ -161,4 +164,53 @@ check "SP01 keeps its save set" test "$(finals)" -eq 1
 
 "$BIN/recover" -s $S -q -S "$keep" -d "$W/r" >/dev/null 2>&1
 check "the live save set still recovers" cmp -s "$W/keep/k.bin" "$W/r$W/keep/k.bin"
+
+# --- nsrmm -d VOLUME frees the AFTD and drops its only copies -------------
+B=$W/aftd2
+mkdir -p "$B" "$W/v1" "$W/v2" "$W/v3"
+finals2() { find "$B" -name 'ss.*' | wc -l; }
+volumes() { "$BIN/mminfo" -s $S -m 2>/dev/null; }
+head -c 700000 /dev/urandom >"$W/v1/a.bin"
+head -c 900000 /dev/urandom >"$W/v2/b.bin"
+head -c 400000 /dev/urandom >"$W/v3/c.bin"
+echo 'create type: NSR pool; name: Space2' | "$BIN/nsradmin" -s $S -i - >/dev/null
+nsr_device disk2 adv_file "$B"
+check "label SP02" "$BIN/nsrmm" -s $S -q -l -y -b Space2 -f disk2 SP02
+check "save to SP02 (1)" "$BIN/save" -s $S -q -b Space2 "$W/v1"
+check "save to SP02 (2)" "$BIN/save" -s $S -q -b Space2 "$W/v2"
+v1=$(ssid_of "$W/v1")
+check "two session files on SP02" test "$(finals2)" -eq 2
+before=$(du -b "$B" | tail -1 | cut -f1)
+check "nsrmm -d SP02" "$BIN/nsrmm" -s $S -q -d -y SP02
+after=$(du -b "$B" | tail -1 | cut -f1)
+check "its session files are gone" test "$(finals2)" -eq 0
+check "the AFTD holds at least 1.6 MB less ($before -> $after)" \
+	test $((before - after)) -ge 1600000
+expect_fail "SP02 is not in the media database" grep -qw SP02 <<<"$(volumes)"
+check "its save sets are gone from the media database" \
+	test -z "$(ssid_of "$W/v1")" -a -z "$(ssid_of "$W/v2")"
+check "nsrd said how much it freed" \
+	grep -q "volume SP02: [0-9]* bytes of 2 save set(s) freed" "$ROOT/logs/daemon.log"
+check "and which save sets left with it" \
+	grep -q "deletion of volume SP02: 2 save set(s) whose only copy" "$ROOT/logs/daemon.log"
+"$BIN/recover" -s $S -q -S "${v1:-0}" -d "$W/r1" >"$W/r1.out" 2>&1
+expect_fail "recover -S of a deleted volume's save set finds nothing" \
+	test -e "$W/r1$W/v1/a.bin"
+expect_fail "nsrmm -d of a volume that does not exist fails" \
+	"$BIN/nsrmm" -s $S -q -d -y SP77
+# a volume delete nsrd left listed (it died after its intent record)
+check "label SP03 on the same AFTD" "$BIN/nsrmm" -s $S -q -l -y -b Space2 -f disk2 SP03
+check "save to SP03" "$BIN/save" -s $S -q -b Space2 "$W/v3"
+check "one session file on SP03" test "$(finals2)" -eq 1
+printf 'SP03\n' >"$ROOT/res/voldelete.intent"
+for i in $(seq 1 200); do
+	[ -s "$ROOT/res/voldelete.intent" ] || break
+	sleep 0.1
+done
+check "nsrd finished the listed volume delete" test ! -s "$ROOT/res/voldelete.intent"
+check "SP03's session file is gone" test "$(finals2)" -eq 0
+expect_fail "SP03 is not in the media database" grep -qw SP03 <<<"$(volumes)"
+check "its save set is gone" test -z "$(ssid_of "$W/v3")"
+check "nsrd said so" grep -q "volume SP03: the delete cut short by a failure is finished" "$ROOT/logs/daemon.log"
+check "SP01 still holds its live save set" test "$(finals)" -eq 1
 nsr_done

@@ -4,7 +4,11 @@
 # once: the storage node starts another mover whenever every running one
 # serves its target, never more than 4 (sampled throughout from the
 # process table), every save set is complete and recovers identical;
-# idle movers exit by themselves.  Then the count rule: changing target
+# idle movers exit by themselves.  With target sessions 3, six saves at
+# once: nsrd hands a mover it counts below its target one more session
+# itself (daemons/nsrd/devcache.c), so still no mover serves more than
+# 3 (sampled with nsrwatch) and at most 2 are started.  Then the count
+# rule: changing target
 # or max sessions sets max nsrmmd count to MS/TS + 4, and with the
 # storage node's "dynamic nsrmmds: No" one mover serves every session.
 . "$(dirname "$0")/lib.sh"
@@ -69,6 +73,33 @@ check "every save set recovers identical ($bad differ)" test "$bad" -eq 0
 # Idle movers exit (NSR_MOVER_IDLE=3 s): none is left within 20 s.
 for _ in $(seq 1 200); do [ "$(movers)" -eq 0 ] && break; sleep 0.1; done
 check "idle movers went away" test "$(movers)" -eq 0
+
+# Target sessions 3: movers that nsrd hands out itself stay within it.
+printf '. type: NSR device; name: aftd1\nupdate target sessions: 3; max sessions: 8\n' |
+	"$BIN/nsradmin" -s $S -i - >/dev/null 2>&1
+before=$(grep -c "started nsrmmd .* for device aftd1" "$ROOT/logs/daemon.log")
+( for _ in $(seq 1 600); do
+	"$BIN/nsrwatch" -s $S -x json -n 1 2>/dev/null |
+		grep -o '"movers":\[[^]]*\]' | grep -o '"sessions":[0-9]*' |
+		cut -d: -f2
+	sleep 0.05
+done ) >"$W/msamples" &
+SAMPLER=$!
+for i in 1 2 3 4 5 6; do
+	"$BIN/save" -s $S -q -N "ts3-$i" "$W/t$i" >"$W/ts3-$i.out" 2>&1 &
+	pids[$i]=$!
+done
+ok=0
+for i in 1 2 3 4 5 6; do wait "${pids[$i]}" && ok=$((ok + 1)); done
+kill "$SAMPLER" 2>/dev/null; wait "$SAMPLER" 2>/dev/null
+after=$(grep -c "started nsrmmd .* for device aftd1" "$ROOT/logs/daemon.log")
+most=$(sort -n "$W/msamples" | tail -1)
+check "6 saves at target sessions 3 complete ($ok)" test "$ok" -eq 6
+check "no mover served more than 3 sessions at once (most ${most:-none})" \
+	test -n "$most" -a "${most:-9}" -le 3 -a "${most:-0}" -ge 1
+check "at most 2 movers were started for them ($((after - before)))" \
+	test $((after - before)) -ge 1 -a $((after - before)) -le 2
+for _ in $(seq 1 200); do [ "$(movers)" -eq 0 ] && break; sleep 0.1; done
 
 # The count rule and the switch.
 printf '. type: NSR device; name: aftd1\nupdate target sessions: 2; max sessions: 16\nprint\n' |

@@ -2,18 +2,22 @@
 # 460-savegrp: scheduled backups over many clients.  Each client is a
 # host of its own (a network namespace) running only nsrexecd -S srv;
 # the server srv has an AFTD and server parallelism 8.  Clients c01..cNN
-# (NSR_460_CLIENTS, default 50) are in two groups, each with two save
-# sets.  Checked: savegrp -n previews every client, save set and level;
-# a host other than the server cannot have a client's nsrexecd run save;
-# both groups run at once with savegrp and every save set completes
-# (mminfo), the jobs database has a savegrp job per group with a save job
-# per client under it, and a sampler (nsrwatch) never sees more than 8
-# sessions; starts are staggered; a client whose nsrexecd is stopped
-# fails only its part, after its client retries, and savegrp exits 1;
-# then a week of an autostart group against the test clock (NSR_TEST_CLOCK)
-# gives each day the level its schedule says (mminfo), skip included; a
-# group set to autostart "Start now" runs at once and becomes Enabled.
-# Group and client parallelism are checked by the admission tests.
+# (NSR_460_CLIENTS, default 50) are in two groups with savegrp
+# parallelism 6, each client with two save sets and parallelism 2.
+# Checked: savegrp -n previews every client, save set and level; a host
+# other than the server cannot have a client's nsrexecd run save; both
+# groups run at once with savegrp and every save set completes (mminfo);
+# the jobs database has a savegrp job per group with a save job per
+# client under it; a sampler (nsrwatch) and the save sessions' jobs
+# (their start and end times) show at most 8 sessions at once, at most 6
+# of a group and at most 2 of a client (the sampler sees 8 reached); client
+# starts are staggered at the default 200 ms, so no second sees more than
+# 6 (1,000 clients take over 160 s to start, not one second); a client
+# whose nsrexecd is stopped fails only its part, after its client
+# retries, and savegrp exits 1; then a week of an autostart group against
+# the test clock (NSR_TEST_CLOCK) gives each day the level its schedule
+# says (mminfo), skip included; a group set to autostart "Start now" runs
+# at once and becomes Enabled.
 # Needs root and network namespaces (skipped otherwise).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/netns.sh"
@@ -27,7 +31,8 @@ W=$ROOT/work
 mkdir -p "$W"
 export TZ=UTC
 export NSR_TEST_CLOCK=$W/clock
-export NSR_SCHED_STAGGER_MS=20
+# NSR_SCHED_STAGGER_MS stays at its default (200 ms): checked below
+unset NSR_SCHED_STAGGER_MS
 export NSR_SCHED_RETRY_SEC=1
 echo 0 >"$NSR_TEST_CLOCK"
 START=$(date +%s)
@@ -57,8 +62,8 @@ nsradmin_do() {
 		fail "nsradmin: $* ($(cat "$W/nsradmin.err"))"
 }
 nsradmin_do ". type: NSR" "update parallelism: 8" \
-	"create type: NSR group; name: G1; client retries: 1" \
-	"create type: NSR group; name: G2; client retries: 1"
+	"create type: NSR group; name: G1; client retries: 1; savegrp parallelism: 6" \
+	"create type: NSR group; name: G2; client retries: 1; savegrp parallelism: 6"
 head -c 1048576 /dev/urandom >"$W/piece"
 cmds=()
 for i in $(seq 1 "$N"); do
@@ -69,7 +74,7 @@ for i in $(seq 1 "$N"); do
 		for _ in $(seq 1 16); do cat "$W/piece"; done >"$ROOT/$c/data/$s/big"
 		echo "$c $s" >"$ROOT/$c/data/$s/small"
 	done
-	cmds+=("create type: NSR client; name: $c; group: $g; save set: $ROOT/$c/data/s1, $ROOT/$c/data/s2")
+	cmds+=("create type: NSR client; name: $c; group: $g; parallelism: 2; save set: $ROOT/$c/data/s1, $ROOT/$c/data/s2")
 done
 nsradmin_do "${cmds[@]}"
 
@@ -99,14 +104,37 @@ check "a host that is not the server cannot run saves on a client (exit 2)" test
 check "... told why" grep -q "calls from $(nsr_host_addr c01):[0-9]* are not from a server" "$W/rogue.out"
 
 # --- both groups at once, a sampler watching ----------------------------
+# group_of CLIENT - its group: odd numbers G1, even G2 (as made above).
+# peaks - from lines "CLIENT START END" (or one client per line: a
+# sample), the most sessions at once in all, of one group and of one
+# client, as "ALL G1 G2 CLIENT" (intervals [START, END), ends first).
+peaks() {
+	awk '{ n = substr($1, 2) + 0; g = (n % 2) ? "G1" : "G2"
+	       if (NF == 1) { all++; grp[g]++; cl[$1]++; next }
+	       s[++k] = $2 " 1 " $1 " " g; s[++k] = $3 " 0 " $1 " " g }
+	     END {
+		if (NR && !k) { for (c in cl) if (cl[c] > mc) mc = cl[c]
+			print all + 0, grp["G1"] + 0, grp["G2"] + 0, mc + 0; exit }
+		for (i = 2; i <= k; i++) { v = s[i]; split(v, a, " ")
+			for (j = i - 1; j >= 1; j--) { split(s[j], b, " ")
+				if (b[1] + 0 < a[1] + 0 || (b[1] == a[1] && b[2] <= a[2])) break
+				s[j + 1] = s[j] }
+			s[j + 1] = v }
+		for (i = 1; i <= k; i++) { split(s[i], a, " "); d = a[2] ? 1 : -1
+			all += d; grp[a[4]] += d; cl[a[3]] += d
+			if (all > ma) ma = all
+			if (grp["G1"] > m1) m1 = grp["G1"]
+			if (grp["G2"] > m2) m2 = grp["G2"]
+			if (cl[a[3]] > mc) mc = cl[a[3]] }
+		print ma + 0, m1 + 0, m2 + 0, mc + 0 }'
+}
 (
-	max=0
 	for _ in $(seq 1 3000); do
 		[ -f "$W/stop-sampler" ] && break
-		n=$(on srv "$BIN/nsrwatch" -s srv -x json -n 1 2>/dev/null |
-			grep -o '"type":"save"' | wc -l)
-		[ "$n" -gt "$max" ] && max=$n
-		echo "$max" >"$W/sampler.max"
+		on srv "$BIN/nsrwatch" -s srv -x json -n 1 2>/dev/null |
+			grep -o '"type":"save","client":"c[0-9]*"' |
+			sed 's/.*"client":"\(c[0-9]*\)"/\1/' >"$W/sample"
+		peaks <"$W/sample" >>"$W/samples"
 	done
 ) &
 SAMPLER=$!
@@ -127,9 +155,31 @@ check "mminfo: all $((2 * N)) save sets complete" \
 	test "$(grep -c "^c[0-9]* *$ROOT/c[0-9]*/data/s[12] *full *cb" "$W/mminfo.out")" = $((2 * N))
 check "every client's own data under its own name" \
 	test "$(awk '{split($2, p, "/"); if (p[length(p) - 2] == $1) n++} END {print n+0}' "$W/mminfo.out")" = $((2 * N))
-MAX=$(cat "$W/sampler.max" 2>/dev/null)
-echo "# sampler: at most $MAX save sessions at once"
+# the sampler's peaks over all samples: all, G1, G2, one client
+read -r MAX MG1 MG2 MCL < <(awk '{ for (i = 1; i <= 4; i++) if ($i > m[i]) m[i] = $i }
+	END { print m[1] + 0, m[2] + 0, m[3] + 0, m[4] + 0 }' "$W/samples" 2>/dev/null)
+echo "# sampler, $(wc -l <"$W/samples") samples: at most $MAX save sessions at once, $MG1 of G1, $MG2 of G2, $MCL of one client"
 check "server parallelism 8 reached, never exceeded (saw ${MAX:-?})" test "${MAX:-99}" = 8
+check "group parallelism 6 never exceeded (saw G1 ${MG1:-?}, G2 ${MG2:-?})" \
+	test "${MG1:-99}" -le 6 -a "${MG2:-99}" -le 6 -a "${MG1:-0}" -ge 1 -a "${MG2:-0}" -ge 1
+check "client parallelism 2 never exceeded (saw ${MCL:-?})" \
+	test "${MCL:-99}" -le 2 -a "${MCL:-0}" -ge 1
+# The save sessions' jobs (no parent: made by SAVE_START) as
+# "CLIENT START END": the same limits over their whole lifetimes.
+printf '. type: save job; parent job id: 0\nshow client; start time; end time\nprint\n' |
+	on srv "$BIN/jobquery" -s srv >"$W/sessjobs.out" 2>&1
+awk -F': *' '/^ *client:/ { c = $2 } /^ *start time:/ { s = $2 }
+	/^ *end time:/ { e = $2; gsub(/[; ]/, "", c); gsub(/[; ]/, "", s)
+		gsub(/[; ]/, "", e); if (c ~ /^c[0-9]+$/) print c, s, e }' \
+	"$W/sessjobs.out" >"$W/sessjobs"
+check "jobs: a save session job per save set ($(wc -l <"$W/sessjobs"))" \
+	test "$(wc -l <"$W/sessjobs")" -ge $((2 * N))
+check "jobs: every session ended after it started" \
+	test "$(awk '$3 < $2 || $3 == 0' "$W/sessjobs" | wc -l)" = 0
+read -r JALL JG1 JG2 JCL < <(peaks <"$W/sessjobs")
+echo "# jobs: at most $JALL sessions at once, $JG1 of G1, $JG2 of G2, $JCL of one client (to the second)"
+check "jobs: never more than 8 sessions, 6 of a group, 2 of a client (saw $JALL $JG1 $JG2 $JCL)" \
+	test "${JALL:-99}" -le 8 -a "${JG1:-99}" -le 6 -a "${JG2:-99}" -le 6 -a "${JCL:-99}" -le 2
 printf '. type: savegrp job\nshow job id; name; job state; completion status\nprint\n' |
 	on srv "$BIN/jobquery" -s srv >"$W/jobs.out" 2>&1
 check "jobs: a completed savegrp job per group" \
@@ -138,9 +188,18 @@ printf '. type: save job; group: G1\nshow parent job id; client\nprint\n' |
 	on srv "$BIN/jobquery" -s srv >"$W/g1jobs.out" 2>&1
 check "jobs: each G1 client a save job under its group's job" \
 	test "$(grep -c 'parent job id: [1-9]' "$W/g1jobs.out")" -ge "$(( (N + 1) / 2 ))"
-# staggered: the clients' runs did not all start in the same second
-secs=$(grep -h "info: run 1 for" "$ROOT"/c*/logs/daemon.log | awk '{print $2}' | sort -u | wc -l)
-check "client starts are spread over more than one second ($secs)" test "$secs" -gt 1
+# staggered: 200 ms between any two client starts (both groups'), so
+# at most 6 in any one second (without it 12 start at once), over 10 s
+grep -h "info: group G[12]: client c[0-9]* runs save" \
+	"$ROOT/srv/logs/daemon.log" | awk '{print $2}' >"$W/starts"
+per_s=$(uniq -c "$W/starts" | awk '$1 > m { m = $1 } END { print m + 0 }')
+span=$(awk 'NR == 1 { split($1, a, ":"); f = a[1] * 3600 + a[2] * 60 + a[3] }
+	{ split($1, a, ":"); l = a[1] * 3600 + a[2] * 60 + a[3] }
+	END { print l - f }' "$W/starts")
+check "all $N client starts logged ($(wc -l <"$W/starts"))" \
+	test "$(wc -l <"$W/starts")" = "$N"
+check "client starts staggered: at most 6 in one second (saw $per_s), over $span s" \
+	test "$per_s" -le 6 -a "$span" -ge $(( (N - 1) / 5 - 1 ))
 
 # --- a client whose nsrexecd is stopped ---------------------------------
 kill -TERM "$(nsr_host_pid c03 nsrexecd)"

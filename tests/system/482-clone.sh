@@ -1,5 +1,5 @@
 #!/bin/bash
-# 480-clone: cloning and staging.  A save set on an AFTD is cloned with
+# 482-clone: cloning and staging.  A save set on an AFTD is cloned with
 # nsrclone to a vtape of pool Clone; mminfo lists both copies (each its
 # own clone id); a second clone to the same volume is refused, further
 # copies go to the pool's volumes that hold none, one each; staging
@@ -15,7 +15,7 @@
 # SIGKILL of nsrclone in the middle of a clone leaves the original intact
 # and, once nsrd settled it, no clone in progress (the new copy aborted).
 . "$(dirname "$0")/lib.sh"
-nsr_setup 480-clone
+nsr_setup 482-clone
 S=127.0.0.1
 W=$ROOT/work
 mkdir -p "$W/aftd1"

@@ -4,6 +4,9 @@
 #   - relabel of an AFTD that holds save sets (nsrmm -l -y; victim: nsrmm,
 #     nsrd, nsrmmdbd or the mover doing it), or a label of a new AFTD;
 #   - delete of a save set and its bytes (nsrmm -d -S; same victims);
+#   - delete of a whole AFTD volume with its save sets (nsrmm -d VOLUME;
+#     same victims): afterwards the volume, its session files and its
+#     save sets are all gone, or all there and in agreement;
 #   - a purge of the jobs database (an explicit purge and the periodic
 #     one every second; victim: the purging client, nsrd or nsrjobd).
 # The mover sleeps after each session file it removes
@@ -71,7 +74,9 @@ aftd_bytes() {
 # settled - no intent record left at nsrd or on the AFTD.
 settled() {
 	[ ! -s "$ROOT/res/label.intent" ] && [ ! -s "$ROOT/res/delete.intent" ] &&
-		[ ! -e "$A/label.intent" ] && [ ! -e "$A/remove.intent" ]
+		[ ! -s "$ROOT/res/voldelete.intent" ] &&
+		[ ! -e "$A/label.intent" ] && [ ! -e "$A/remove.intent" ] &&
+		{ [ -z "${VD:-}" ] || [ ! -e "$VD/remove.intent" ]; }
 }
 # figures_true - one session file per save set on the volume, whose
 # sizes add up to the written figure; the files hold that plus at most
@@ -101,12 +106,16 @@ fill() {
 			fail "round $1: fill save $i"
 	done
 }
-# old_jobs R N - N finished jobs that ended two hours ago (expired).
+# old_jobs R N - N finished jobs with a log line that ended two hours ago
+# (expired).  Each is made active with its log, then finished: the purge
+# that runs every second must not take it between the two calls.
 old_jobs() {
-	local i
+	local i id
 	for i in $(seq 1 "$2"); do
-		"$BIN/jobd_testclnt" create "type=save job" client=old$1 \
-			state=completed start=-8000 end=-7200 log=x >/dev/null ||
+		id=$("$BIN/jobd_testclnt" create "type=save job" client=old$1 \
+			state=active start=-8000 log=x) &&
+			"$BIN/jobd_testclnt" update "$id" state=completed \
+				end=-7200 >/dev/null ||
 			fail "round $1: create an expired job"
 	done
 }
@@ -129,16 +138,60 @@ fresh_label_clean() {
 	! grep -q "volume name: Lab.N$1;" <<<"$out"
 }
 
+# vol_whole R - volume Lab.V<R> was deleted whole or not at all: gone
+# with its session files and save sets, or there with one session file
+# per save set on it.
+vol_whole() {
+	local nf ns gone=1 id
+	nf=$(find "$VD" -name 'ss.*' ! -name '*.part' | wc -l)
+	if "$BIN/mminfo" -s $S -m 2>/dev/null | grep -qw "Lab.V$1"; then
+		ns=$("$BIN/mminfo" -s $S -a -q "volume=Lab.V$1" -r ssid 2>/dev/null |
+			awk '$1 ~ /^[0-9]+$/' | wc -l)
+		FIG="Lab.V$1 kept: $nf files, $ns save sets"
+		[ "$nf" = "$ns" ] && [ "$ns" -gt 0 ]
+		return
+	fi
+	for id in $VSSIDS; do
+		"$BIN/mminfo" -s $S -a -q "ssid=$id" -r ssid 2>/dev/null |
+			grep -qw "$id" && gone=0
+	done
+	FIG="Lab.V$1 deleted: $nf files left, save sets gone: $gone"
+	[ "$nf" = 0 ] && [ "$gone" = 1 ]
+}
+
 VICTIMS=(nsrmm nsrd nsrmmdbd nsrmmd)
 PVICTIMS=(jobpurge nsrd nsrjobd)
 "$BIN/jobd_testclnt" create "type=save job" client=recent state=completed \
 	start=-120 end=-60 >/dev/null || fail "create a recent job"
 
 for r in $(seq 1 "$ROUNDS"); do
-	kind=$((RANDOM % 4))
+	kind=$((RANDOM % 5))
 	ms=$((RANDOM % 600))
 	FAULT_DEVICE=lab
-	if [ $kind = 3 ]; then
+	VD=""
+	if [ $kind = 4 ]; then
+		v=${VICTIMS[$((RANDOM % ${#VICTIMS[@]}))]}
+		VD=$W/vd$r
+		FAULT_DEVICE=vd$r
+		mkdir -p "$VD"
+		nsr_device "vd$r" adv_file "$VD"
+		# a pool of its own: a volume kept by an earlier round is not
+		# written to
+		echo "create type: NSR pool; name: LabV$r" |
+			quiet "$BIN/nsradmin" -s $S -i -
+		quiet "$BIN/nsrmm" -s $S -q -l -y -b "LabV$r" -f "vd$r" "Lab.V$r" ||
+			fail "round $r: label Lab.V$r"
+		for i in 1 2 3; do
+			mkdir -p "$W/v$r.$i"
+			head -c $((200000 + RANDOM * 30)) /dev/urandom >"$W/v$r.$i/d"
+			"$BIN/save" -s $S -q -b "LabV$r" "$W/v$r.$i" >/dev/null 2>&1 ||
+				fail "round $r: save $i to Lab.V$r"
+		done
+		VSSIDS=$("$BIN/mminfo" -s $S -a -q "volume=Lab.V$r" -r ssid 2>/dev/null |
+			awk '$1 ~ /^[0-9]+$/ {print $1}')
+		echo "# round $r: delete of volume Lab.V$r ($(echo $VSSIDS | wc -w) save sets), kill $v after $ms ms"
+		"$BIN/nsrmm" -s $S -q -d -y "Lab.V$r" >"$W/op$r.out" 2>&1 &
+	elif [ $kind = 3 ]; then
 		v=${VICTIMS[$((RANDOM % ${#VICTIMS[@]}))]}
 		FAULT_DEVICE=new$r
 		mkdir -p "$W/new$r"
@@ -180,6 +233,14 @@ for r in $(seq 1 "$ROUNDS"); do
 			fresh_label_clean "$r"
 		[ $rc = 0 ] && check "round $r: the reported label is in the media database" \
 			grep -qw "Lab.N$r" <<<"$("$BIN/mminfo" -s $S -m 2>/dev/null)"
+	elif [ $kind = 4 ]; then
+		FIG=""
+		wait_until 30 vol_whole "$r"
+		check "round $r: the volume is deleted whole or not at all ($FIG)" \
+			vol_whole "$r"
+		[ $rc = 0 ] && check "round $r: the reported delete removed Lab.V$r" \
+			test -z "$("$BIN/mminfo" -s $S -m 2>/dev/null | grep -w "Lab.V$r")"
+		check "round $r: one volume Lab.001, mounted" one_volume
 	elif [ $kind = 2 ]; then
 		check "round $r: the jobs database is intact" \
 			quiet "$BIN/jobd_testclnt" check-db "$ROOT/res/jobsdb"

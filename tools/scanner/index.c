@@ -8,11 +8,13 @@
  * IX_COMMIT).  A stream that does not decode to its end is aborted, so the
  * index never holds half a save set (but the old entries are gone then:
  * they described a save set whose data does not decode).  Save sets that
- * span volumes are reported and left out.
+ * span volumes are reported and left out, and so are bootstraps
+ * (nsrbootstrap(8): a bootstrap has no index entries).
  */
 #include "nsr/compat.h"
 
 #include "nsr/asm.h"
+#include "nsr/boot.h"
 #include "nsr/buf.h"
 #include "nsr/cfi.h"
 #include "nsr/err.h"
@@ -169,6 +171,12 @@ int rebuild_index(const char *server, struct nsr_dev *dev,
 
 		if (!s->selected)
 			continue;
+		if (strcmp(s->hdr.name, NSR_BOOT_SSNAME) == 0) {
+			printf("scanner: save set %u (%s:%s) is a bootstrap: "
+			       "no index entries, by design\n", s->hdr.ssid,
+			       s->hdr.client, s->hdr.name);
+			continue;
+		}
 		if (!s->has_begin || !s->has_end || s->span.frag_seq != 0) {
 			fprintf(stderr, "scanner: save set %u (%s:%s) is not "
 				"whole on volume %s: not indexed (spanning "

@@ -8,7 +8,6 @@
 #include "nsr/compat.h"
 
 #include <getopt.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "nsr/buf.h"
@@ -52,18 +51,6 @@ static void usage(FILE *f)
 		"  -q         no table, only errors and the summary\n"
 		"  -h, --help this help\n"
 		"exit: 0 ok, 1 damage or failure, 2 usage error\n");
-}
-
-/* guess_type - a directory is an AFTD, /dev/... a tape, else a vtape. */
-static enum nsr_dev_type guess_type(const char *path)
-{
-	struct stat st;
-
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return NSR_DEV_AFTD;
-	if (strncmp(path, "/dev/", 5) == 0)
-		return NSR_DEV_TAPE;
-	return NSR_DEV_VTAPE;
 }
 
 /* parse - the options; 0, 1 (help: exit 0) or -1 (usage error). */
@@ -127,7 +114,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		return -1;
 	o->device = argv[optind];
 	if (!o->have_type)
-		o->type = guess_type(o->device);
+		o->type = scan_guess_type(o->device);
 	return 0;
 }
 
@@ -180,7 +167,6 @@ int main(int argc, char **argv)
 {
 	struct opts o;
 	struct nsr_dev *dev = NULL;
-	struct nsr_dev_opts dopts;
 	struct scan_result res;
 	struct nsr_buf why;
 	size_t shown = 0, damaged = 0;
@@ -194,20 +180,9 @@ int main(int argc, char **argv)
 	}
 	nsr_buf_init(&why, 0);
 	memset(&res, 0, sizeof(res));
-	memset(&dopts, 0, sizeof(dopts));
-	dopts.read_only = 1;
-	rc = nsr_dev_open(o.type, o.device, &dopts, &dev, &why);
-	if (rc != NSR_OK) {
-		fprintf(stderr, "scanner: cannot open %s device %s: %s\n",
-			nsr_dev_type_name(o.type), o.device, why.data);
+	rc = scan_device("scanner", o.type, o.device, &dev, &res, &why);
+	if (rc == 1)
 		goto out;
-	}
-	rc = scan_volume(dev, &res, &why);
-	if (rc != NSR_OK && res.label.name[0] == '\0') {
-		fprintf(stderr, "scanner: cannot read the volume in %s: %s\n",
-			o.device, why.len ? why.data : nsr_strerror(rc));
-		goto out;
-	}
 	print_label(&o, &res.label);
 	if (!o.quiet)
 		printf("%-20s %-24s %-19s %c %12s %8s %10s %c\n", "client",

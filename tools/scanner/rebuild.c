@@ -14,6 +14,7 @@
  */
 #include "nsr/compat.h"
 
+#include "nsr/boot.h"
 #include "nsr/buf.h"
 #include "nsr/err.h"
 #include "nsr/mmdb.h"
@@ -21,6 +22,7 @@
 #include "nsr/vol.h"
 
 #include "rebuild.h"
+#include "scan.h"
 
 /* add_volume - the volume record, unless the database has it. */
 static int add_volume(struct mmdb_clnt *c, enum nsr_dev_type type,
@@ -61,14 +63,6 @@ static int add_volume(struct mmdb_clnt *c, enum nsr_dev_type type,
 	return 0;
 }
 
-/* frag_flags - MMDB_FRAG_* of a fragment. */
-static uint32_t frag_flags(const struct scan_ss *s)
-{
-	if (s->span.frag_seq == 0)
-		return s->has_end ? MMDB_FRAG_COMPLETE : MMDB_FRAG_HEAD;
-	return s->has_end ? MMDB_FRAG_TAIL : MMDB_FRAG_MIDDLE;
-}
-
 /* restore_ss - re-create a save set the database lost, from what the
  * volume records about it: browsable and complete if its trailer is here
  * and says so, incomplete otherwise (a later volume may hold the rest). */
@@ -89,8 +83,10 @@ static int restore_ss(struct mmdb_clnt *c, const struct scan_ss *s,
 	ss->ssretent = s->hdr.retention_time;
 	ss->flags = MMDB_SS_SCANNED;
 	if (s->has_end && s->tail.status != NSR_VOL_SS_ABORTED) {
-		ss->flags |=
-			MMDB_SS_FINISHED | MMDB_SS_VALID | MMDB_SS_BROWSABLE;
+		ss->flags |= MMDB_SS_FINISHED | MMDB_SS_VALID;
+		/* a bootstrap is never browsable: it has no index entries */
+		if (strcmp(s->hdr.name, NSR_BOOT_SSNAME) != 0)
+			ss->flags |= MMDB_SS_BROWSABLE;
 		if (s->tail.status == NSR_VOL_SS_SUSPECT)
 			ss->flags |= MMDB_SS_SUSPECT;
 		ss->totalsize = s->tail.bytes;
@@ -124,7 +120,9 @@ static void complete_ss(struct mmdb_clnt *c, const struct scan_ss *s,
 	    s->tail.status == NSR_VOL_SS_ABORTED)
 		return;
 	ss->flags &= ~(uint32_t)MMDB_SS_INCOMPLETE;
-	ss->flags |= MMDB_SS_FINISHED | MMDB_SS_VALID | MMDB_SS_BROWSABLE;
+	ss->flags |= MMDB_SS_FINISHED | MMDB_SS_VALID;
+	if (strcmp(s->hdr.name, NSR_BOOT_SSNAME) != 0)
+		ss->flags |= MMDB_SS_BROWSABLE;
 	ss->totalsize = s->tail.bytes;
 	ss->nfiles = s->tail.files;
 	if (mmdb_clnt_ss_update(c, ss) != NSR_OK)
@@ -190,17 +188,8 @@ static int add_frag(struct mmdb_clnt *c, const struct scan_result *res,
 		if (memcmp(have[i].volid, res->label.volid, 16) == 0 &&
 		    have[i].seq == s->span.frag_seq)
 			return 0; /* already recorded */
-	memset(&f, 0, sizeof(f));
-	f.ssid = s->hdr.ssid;
-	f.cloneid = n ? have[0].cloneid : (uint32_t)s->hdr.savetime;
-	memcpy(f.volid, res->label.volid, 16);
-	f.seq = s->frag.frag_seq;
-	f.ss_offset = s->frag.ss_offset;
-	f.size = s->frag.size;
-	f.file = s->frag.file;
-	f.record = s->frag.record;
-	f.offset = s->frag.offset;
-	f.flags = frag_flags(s);
+	scan_fragment(res, s, n ? have[0].cloneid : (uint32_t)s->hdr.savetime,
+		      &f);
 	if (mmdb_clnt_frag_add(c, &f) != NSR_OK) {
 		fprintf(stderr, "scanner: cannot add the fragment of save set "
 			"%u: %s\n", s->hdr.ssid, mmdb_clnt_errmsg(c));

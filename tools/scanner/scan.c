@@ -13,10 +13,13 @@
  */
 #include "nsr/compat.h"
 
+#include <sys/stat.h>
+
 #include "nsr/asm.h"
 #include "nsr/buf.h"
 #include "nsr/dev.h"
 #include "nsr/err.h"
+#include "nsr/mmdb.h"
 
 #include "scan.h"
 
@@ -289,4 +292,62 @@ char scan_level_letter(const char *level)
 	if (level[0] >= '0' && level[0] <= '9' && level[1] == '\0')
 		return level[0];
 	return ' ';
+}
+
+/* scan_guess_type - a directory is an AFTD, /dev/... a tape, else a
+ * vtape. */
+enum nsr_dev_type scan_guess_type(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return NSR_DEV_AFTD;
+	if (strncmp(path, "/dev/", 5) == 0)
+		return NSR_DEV_TAPE;
+	return NSR_DEV_VTAPE;
+}
+
+/* scan_device - open read-only and scan. */
+int scan_device(const char *prog, enum nsr_dev_type type,
+		const char *device, struct nsr_dev **dev,
+		struct scan_result *res, struct nsr_buf *why)
+{
+	struct nsr_dev_opts dopts;
+	int rc;
+
+	memset(&dopts, 0, sizeof(dopts));
+	dopts.read_only = 1;
+	rc = nsr_dev_open(type, device, &dopts, dev, why);
+	if (rc != NSR_OK) {
+		fprintf(stderr, "%s: cannot open %s device %s: %s\n", prog,
+			nsr_dev_type_name(type), device, why->data);
+		return 1;
+	}
+	rc = scan_volume(*dev, res, why);
+	if (rc != NSR_OK && res->label.name[0] == '\0') {
+		fprintf(stderr, "%s: cannot read the volume in %s: %s\n",
+			prog, device, why->len ? why->data : nsr_strerror(rc));
+		return 1;
+	}
+	return rc;
+}
+
+/* scan_fragment - MMDB_FRAG_* from where the fragment begins and ends. */
+void scan_fragment(const struct scan_result *res, const struct scan_ss *s,
+		   uint32_t cloneid, struct mmdb_fragment *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->ssid = s->hdr.ssid;
+	f->cloneid = cloneid;
+	memcpy(f->volid, res->label.volid, 16);
+	f->seq = s->frag.frag_seq;
+	f->ss_offset = s->frag.ss_offset;
+	f->size = s->frag.size;
+	f->file = s->frag.file;
+	f->record = s->frag.record;
+	f->offset = s->frag.offset;
+	if (s->span.frag_seq == 0)
+		f->flags = s->has_end ? MMDB_FRAG_COMPLETE : MMDB_FRAG_HEAD;
+	else
+		f->flags = s->has_end ? MMDB_FRAG_TAIL : MMDB_FRAG_MIDDLE;
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nsr/dev.h"
 #include "nsr/vol.h"
 
 struct scan_ss {
@@ -46,5 +47,22 @@ char scan_flag(const struct scan_ss *s);
 /* scan_level_letter - "full" -> 'f', "incr" -> 'i', "5" -> '5', ad hoc
  * (manual / empty) -> ' '. */
 char scan_level_letter(const char *level);
+
+/* scan_device - open device (type) read-only into *dev (the caller closes
+ * it) and scan its volume into res; problems are printed to stderr after
+ * "prog: ".  NSR_OK, or the scan's damage code with res complete (*why
+ * given then), or 1: nothing could be read (printed). */
+int scan_device(const char *prog, enum nsr_dev_type type,
+		const char *device, struct nsr_dev **dev,
+		struct scan_result *res, struct nsr_buf *why);
+/* scan_fragment - the media database's fragment record of s on the
+ * scanned volume, as clone cloneid. */
+struct mmdb_fragment;
+void scan_fragment(const struct scan_result *res, const struct scan_ss *s,
+		   uint32_t cloneid, struct mmdb_fragment *f);
+
+/* scan_guess_type - a device named by path alone: a directory is an
+ * AFTD, /dev/... a tape, else a vtape. */
+enum nsr_dev_type scan_guess_type(const char *path);
 
 #endif /* SCANNER_SCAN_H */

@@ -459,6 +459,22 @@ int nsr_jobd_purge(struct nsr_jobd *j, unsigned retention_hours,
 	return rc;
 }
 
+/* nsr_jobd_backup - JOB_BACKUP. */
+int nsr_jobd_backup(struct nsr_jobd *j, uint64_t *bytes,
+		    struct nsr_buf *err)
+{
+	job_backup_res res;
+	int rc;
+
+	memset(&res, 0, sizeof(res));
+	rc = call(j, JOB_BACKUP, NSR_XDR(xdr_void), NULL,
+		  NSR_XDR(xdr_job_backup_res), &res, &res.st, err);
+	if (!rc && bytes)
+		*bytes = res.bytes;
+	xdr_free(NSR_XDR(xdr_job_backup_res), (char *)&res);
+	return rc;
+}
+
 /* nsr_jobd_log_encode - "<seq> <time> <escaped text>\n". */
 int nsr_jobd_log_encode(struct nsr_buf *out, int64_t seq, int64_t time,
 			const char *line)

@@ -147,6 +147,7 @@ static unsigned retry_ok(uint32_t proc)
 	case MM_FRAG_ADD:	/* (ssid, cloneid, seq) is replaced */
 	case MM_FRAG_LIST:
 	case MM_CHECK:
+	case MM_SNAPSHOT:	/* the file is written again whole */
 	case MM_QUERY_OPEN:	/* replaces the connection's cursor */
 	case MM_CLONE_SET:	/* flags set/cleared; a removal found done
 				   says NSR_ERR_NOTFOUND */
@@ -618,5 +619,23 @@ int mmdb_clnt_check(struct mmdb_clnt *c, struct nsr_buf *report)
 	if (report && res.report && (!rc || rc == NSR_ERR_CORRUPT))
 		nsr_buf_addstr(report, res.report);
 	xdr_free(NSR_XDR(xdr_mm_check_res), (char *)&res);
+	return rc;
+}
+
+/* mmdb_clnt_snapshot - MM_SNAPSHOT. */
+int mmdb_clnt_snapshot(struct mmdb_clnt *c, uint64_t *commit_seq,
+		       uint64_t *bytes)
+{
+	mm_snapshot_res res;
+	int rc;
+
+	memset(&res, 0, sizeof(res));
+	rc = call(c, MM_SNAPSHOT, NSR_XDR(xdr_void), NULL,
+		  NSR_XDR(xdr_mm_snapshot_res), &res, &res.st);
+	if (rc == NSR_OK && commit_seq)
+		*commit_seq = res.commit_seq;
+	if (rc == NSR_OK && bytes)
+		*bytes = res.bytes;
+	xdr_free(NSR_XDR(xdr_mm_snapshot_res), (char *)&res);
 	return rc;
 }

@@ -317,22 +317,30 @@ static void expect_why(int rc, int want, struct nsr_buf *why,
 	nsr_buf_reset(why);
 }
 
+/* open_refs - a seeded database under tmp that checks references. */
+static struct nsr_resdb *open_refs(const char *tmp)
+{
+	struct nsr_resdb_opts o;
+	struct nsr_resdb *db = NULL;
+
+	memset(&o, 0, sizeof(o));
+	o.refs = 1;
+	assert_int_equal(nsr_resdb_open(tmp, &o, &db, NULL), NSR_OK);
+	assert_int_equal(nsr_resdb_seed(db, "bksrv", NULL), NSR_OK);
+	return db;
+}
+
 /* test_refs - with opts.refs: references must exist; a resource in use
  * cannot be deleted or renamed; parallelism out of range is refused. */
 static void test_refs(void **state)
 {
 	char *tmp = nsr_test_tmpdir("resdb");
-	struct nsr_resdb_opts o;
-	struct nsr_resdb *db = NULL;
+	struct nsr_resdb *db = open_refs(tmp);
 	struct nsr_res *chg;
 	struct nsr_buf why;
 
 	NSR_UNUSED(state);
 	nsr_buf_init(&why, 0);
-	memset(&o, 0, sizeof(o));
-	o.refs = 1;
-	assert_int_equal(nsr_resdb_open(tmp, &o, &db, NULL), NSR_OK);
-	assert_int_equal(nsr_resdb_seed(db, "bksrv", &why), NSR_OK);
 	expect_why(create_text(db, "type: NSR client; name: web01; "
 			       "group: Nightly", NULL, &why),
 		   NSR_ERR_NOTFOUND, &why,
@@ -387,6 +395,82 @@ static void test_refs(void **state)
 	expect_why(nsr_resdb_update(db, find_id(db, "type: NSR"), chg, &why),
 		   NSR_ERR_INVAL, &why, "'5000' is not a valid value for "
 		   "'parallelism' (a number from 1 to 1024)");
+	nsr_res_free(chg);
+	nsr_resdb_close(db);
+	nsr_buf_release(&why);
+	nsr_test_rmrf(tmp);
+	free(tmp);
+}
+
+/* test_pool_criteria - two enabled Backup pools that could both claim a
+ * save (the same criteria set, a value in common each) are refused,
+ * naming the other pool; different criteria sets, no common value, a
+ * disabled or non-Backup pool, and a pool's own update are not. */
+static void test_pool_criteria(void **state)
+{
+	char *tmp = nsr_test_tmpdir("resdb");
+	struct nsr_resdb *db = open_refs(tmp);
+	struct nsr_res *chg;
+	struct nsr_buf why;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&why, 0);
+	assert_int_equal(create_text(db, "type: NSR group; name: Nightly",
+				     NULL, &why), NSR_OK);
+	assert_int_equal(create_text(db, "type: NSR group; name: Weekly",
+				     NULL, &why), NSR_OK);
+	assert_int_equal(create_text(db, "type: NSR pool; name: A; groups: "
+				     "Nightly; levels: full", NULL, &why),
+			 NSR_OK);
+	/* the same claim, values in another order and case */
+	expect_why(create_text(db, "type: NSR pool; name: B; groups: Weekly, "
+			       "Nightly; levels: incr, FULL", NULL, &why),
+		   NSR_ERR_EXISTS, &why, "NSR pool B: its selection criteria "
+		   "(groups Nightly; levels FULL) claim the same saves as "
+		   "those of pool A");
+	/* a criterion more or less ranks differently: allowed */
+	assert_int_equal(create_text(db, "type: NSR pool; name: C; groups: "
+				     "Nightly", NULL, &why), NSR_OK);
+	assert_int_equal(create_text(db, "type: NSR pool; name: D; groups: "
+				     "Nightly; levels: full; clients: web01",
+				     NULL, &why), NSR_OK);
+	/* no value in common: allowed */
+	assert_int_equal(create_text(db, "type: NSR pool; name: E; groups: "
+				     "Weekly; levels: full", NULL, &why),
+			 NSR_OK);
+	/* save set patterns: one matching the other's value collides */
+	assert_int_equal(create_text(db, "type: NSR pool; name: F; "
+				     "save sets: /data*", NULL, &why), NSR_OK);
+	expect_why(create_text(db, "type: NSR pool; name: G; save sets: "
+			       "/home, /data/db", NULL, &why),
+		   NSR_ERR_EXISTS, &why, "those of pool F");
+	assert_int_equal(create_text(db, "type: NSR pool; name: G; save sets: "
+				     "/home", NULL, &why), NSR_OK);
+	/* disabled or not a Backup pool: not in selection */
+	assert_int_equal(create_text(db, "type: NSR pool; name: H; groups: "
+				     "Nightly; enabled: No", NULL, &why),
+			 NSR_OK);
+	assert_int_equal(create_text(db, "type: NSR pool; name: I; groups: "
+				     "Nightly; pool type: Backup Clone", NULL,
+				     &why), NSR_OK);
+	/* enabling H collides with C; C's own update does not */
+	chg = parse_one("type: NSR pool; name: H; groups: Nightly; "
+			"enabled: Yes");
+	expect_why(nsr_resdb_update(db, find_id(db, "type: NSR pool; name: H"),
+				    chg, &why),
+		   NSR_ERR_EXISTS, &why, "those of pool C");
+	nsr_res_free(chg);
+	chg = parse_one("type: NSR pool; name: C; groups: Nightly, Weekly");
+	assert_int_equal(nsr_resdb_update(db, find_id(db, "type: NSR pool; "
+						      "name: C"), chg, &why),
+			 NSR_OK);
+	nsr_res_free(chg);
+	/* an update into another's claim is refused as well */
+	chg = parse_one("type: NSR pool; name: E; groups: Nightly; "
+			"levels: full");
+	expect_why(nsr_resdb_update(db, find_id(db, "type: NSR pool; name: E"),
+				    chg, &why),
+		   NSR_ERR_EXISTS, &why, "those of pool A");
 	nsr_res_free(chg);
 	nsr_resdb_close(db);
 	nsr_buf_release(&why);
@@ -538,6 +622,7 @@ int main(void)
 		cmocka_unit_test(test_update_delete),
 		cmocka_unit_test(test_hook_and_seed),
 		cmocka_unit_test(test_refs),
+		cmocka_unit_test(test_pool_criteria),
 		cmocka_unit_test(test_strict_load),
 		cmocka_unit_test(test_crash_leftovers),
 		cmocka_unit_test(test_lock_and_readonly),

@@ -133,6 +133,8 @@ static const struct xdr_type xdr_types[] = {
 	XT(ix_saveset),
 	XT(ix_savesets_args),
 	XT(ix_savesets_res),
+	XT(mm_snapshot_res),
+	XT(job_backup_res),
 };
 
 /*
@@ -243,6 +245,8 @@ static const struct xdr_proc xdr_procs[] = {
 	XP(NSRINDEXD_PROG, NSRINDEXD_V1, IX_CLOSE, ix_page_args, nsr_void_res),
 	XP(NSRINDEXD_PROG, NSRINDEXD_V1, IX_SAVESETS, ix_savesets_args,
 	   ix_savesets_res),
+	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_SNAPSHOT, xt_void, mm_snapshot_res),
+	XP(NSRJOBD_PROG, NSRJOBD_V1, JOB_BACKUP, xt_void, job_backup_res),
 	XP(NSRD_PROG, NSRD_V1, CLONE_START, clone_start_args,
 	   clone_start_res),
 	XP(NSRD_PROG, NSRD_V1, CLONE_END, clone_end_args, clone_end_res),

@@ -1,0 +1,73 @@
+/*
+ * devcache.h - what nsrd remembers of its devices between SAVE_STARTs, so
+ * that a burst of starts does not ask the media database and nsrsnmd the
+ * same questions, one at a time under the RPC server mutex, once per
+ * session:
+ *  - the volume each device has mounted, as the media database last said
+ *    (read again after DEVCACHE_VOL_TTL_MS, and at once after nsrd itself
+ *    changed a volume: label, mount, unmount, mode, delete, recycle);
+ *  - the movers (pid, port) nsrsnmd handed out for each device, so that a
+ *    mover already serving sessions of nsrd's can take one more without
+ *    asking (devcache_mover_pick: the same rule as nsrsnmd's policy).
+ * No daemon state: tests/unit/nsrd tests it.  Used under the RPC server
+ * mutex only.
+ */
+#ifndef NSRD_DEVCACHE_H
+#define NSRD_DEVCACHE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "nsr/mmdb.h"
+#include "nsr/snmd_clnt.h"
+
+/* How long a volume's record read from the media database is used for a
+ * device.  Bounds what nsrd cannot see: a mover that marks its volume
+ * full, nsrim marking one recyclable.  A save sent to a tape that just
+ * filled asks NEXT_VOLUME, and one on a full AFTD fails (SAVE_END): both
+ * make nsrd read the volumes again (devcache_vol_forget).  Known gap: a
+ * save started in between still goes to the full AFTD and fails. */
+#define DEVCACHE_VOL_TTL_MS 500
+
+/* devcache_vol_fetch_fn - read volume from the media database into *v:
+ * NSR_OK, NSR_ERR_NOTFOUND or another error (never cached). */
+typedef int (*devcache_vol_fetch_fn)(void *arg, const char *volume,
+				     struct mmdb_volume *v);
+
+/* devcache_vol_get - the record of volume, mounted on device, at now_ms
+ * (a monotonic clock): the cached one while it is younger than the TTL
+ * and the device still has that volume, else fetched (and cached unless
+ * the fetch failed other than NSR_ERR_NOTFOUND).  Returns the fetch's
+ * code (NSR_OK: *v set). */
+int devcache_vol_get(const char *device, const char *volume, long long now_ms,
+		     devcache_vol_fetch_fn fetch, void *arg,
+		     struct mmdb_volume *v);
+
+/* devcache_vol_forget - volume (NULL: every volume) changed: read it
+ * again next time. */
+void devcache_vol_forget(const char *volume);
+
+/* devcache_mover_learn - nsrsnmd handed out mover pid, serving on port,
+ * for device. */
+void devcache_mover_learn(const char *device, pid_t pid, int port);
+
+/* devcache_mover_forget - pid (0: every mover of device; device NULL:
+ * every device) is gone or may be. */
+void devcache_mover_forget(const char *device, pid_t pid);
+
+/* devcache_mover_pick - a mover of device to hand one more session
+ * without asking nsrsnmd: among the nload movers nsrd counts sessions on
+ * (load), the least loaded one whose port is known and that serves fewer
+ * than target_sessions (0: nsrsnmd's default, 4) and for which alive(pid)
+ * says yes (alive NULL: all are).  1 with *pid and *port, or 0: ask
+ * nsrsnmd (it may start a mover, or pick an idle one nsrd does not
+ * count). */
+int devcache_mover_pick(const char *device,
+			const struct nsr_snmd_load *load,
+			size_t nload, unsigned target_sessions,
+			int (*alive)(pid_t pid), pid_t *pid, int *port);
+
+/* devcache_clear - forget everything (stop, tests). */
+void devcache_clear(void);
+
+#endif /* NSRD_DEVCACHE_H */

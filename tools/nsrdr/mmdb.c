@@ -1,0 +1,128 @@
+/*
+ * mmdb.c - nsrdr's media database step.  The snapshot in a bootstrap is
+ * of the moment before the bootstrap was saved, so it lists neither the
+ * bootstrap save set nor its bytes on the volume.  nsrdr knows both from
+ * the volume it read the bootstrap from and adds them, as nsrd would have
+ * recorded them: complete, not browsable, level full, the clone id of
+ * its save time, the fragment where the scan found it.  (The completion
+ * time is not on the volume: the save time stands for it.)
+ */
+#include "nsr/compat.h"
+
+#include "nsr/err.h"
+#include "nsr/fileio.h"
+#include "nsr/level.h"
+#include "nsr/mmdb.h"
+#include "nsr/vol.h"
+
+#include "nsrdr.h"
+
+/* add_volume - the volume's record: raise its figures past the bootstrap
+ * (or add it from the label if the snapshot does not have it). */
+static int add_volume(struct mmdb *db, struct mmdb_txn *txn,
+		      const struct scan_result *res, const struct scan_ss *s)
+{
+	const struct nsr_vol_label *l = &res->label;
+	struct mmdb_volume v;
+	int rc = mmdb_vol_get_by_id(db, l->volid, &v);
+
+	if (rc == NSR_ERR_NOTFOUND) {
+		memset(&v, 0, sizeof(v));
+		snprintf(v.name, sizeof(v.name), "%s", l->name);
+		memcpy(v.volid, l->volid, sizeof(v.volid));
+		snprintf(v.pool, sizeof(v.pool), "%s", l->pool);
+		v.block_size = l->block_size;
+		v.flags = MMDB_VOL_SCANNED;
+		v.olabel = l->created;
+		v.labeled = l->created;
+	} else if (rc != NSR_OK) {
+		return rc;
+	}
+	v.written += s->bytes_here;
+	if (s->first.file >= v.next_file)
+		v.next_file = s->first.file + 1;
+	return mmdb_vol_put(db, txn, &v);
+}
+
+/* add_saveset - the bootstrap save set and its fragment. */
+static int add_saveset(struct mmdb *db, struct mmdb_txn *txn,
+		       const struct scan_result *res, const struct scan_ss *s)
+{
+	struct mmdb_saveset ss;
+	struct mmdb_fragment f;
+	int level = nsr_level_parse(s->hdr.level);
+	int rc;
+
+	memset(&ss, 0, sizeof(ss));
+	ss.ssid = s->hdr.ssid;
+	snprintf(ss.client, sizeof(ss.client), "%s", s->hdr.client);
+	snprintf(ss.name, sizeof(ss.name), "%s", s->hdr.name);
+	snprintf(ss.pool, sizeof(ss.pool), "%s", s->hdr.pool);
+	ss.level = (uint8_t)(level < 0 ? NSR_LEVEL_FULL : level);
+	ss.flags = MMDB_SS_FINISHED | MMDB_SS_VALID;
+	if (s->tail.status == NSR_VOL_SS_SUSPECT)
+		ss.flags |= MMDB_SS_SUSPECT;
+	ss.savetime = s->hdr.savetime;
+	ss.sscreate = s->hdr.savetime;
+	ss.sscomp = s->hdr.savetime;
+	ss.ssbrowse = s->hdr.browse_time;
+	ss.ssretent = s->hdr.retention_time;
+	ss.totalsize = s->tail.bytes;
+	ss.nfiles = s->tail.files;
+	rc = mmdb_ss_restore(db, txn, &ss, 0);
+	if (rc != NSR_OK)
+		return rc;
+	scan_fragment(res, s, (uint32_t)s->hdr.savetime, &f);
+	return mmdb_frag_add(db, txn, &f);
+}
+
+/* report_unknown - save sets on the volume the snapshot does not have. */
+static void report_unknown(struct mmdb *db, const struct scan_result *res,
+			   const struct scan_ss *boot, const char *device)
+{
+	struct mmdb_saveset ss;
+
+	for (size_t i = 0; i < res->n; i++) {
+		const struct scan_ss *s = &res->ss[i];
+
+		if (s == boot || !s->has_begin ||
+		    mmdb_ss_get(db, s->hdr.ssid, &ss) != NSR_ERR_NOTFOUND)
+			continue;
+		printf("nsrdr: save set %u (%s:%s) on volume %s is newer than "
+		       "the bootstrap: once nsrd runs, add it with scanner -m "
+		       "-S %u %s\n", s->hdr.ssid, s->hdr.client, s->hdr.name,
+		       res->label.name, s->hdr.ssid, device);
+	}
+}
+
+/* nsrdr_fix_mmdb - open root/mm, add, commit, close. */
+int nsrdr_fix_mmdb(const char *root, const struct scan_result *res,
+		   const struct scan_ss *s, const char *device)
+{
+	char *dir = nsr_path_join(root, "mm");
+	struct mmdb *db = NULL;
+	struct mmdb_txn *txn = NULL;
+	int rc;
+
+	if (dir == NULL)
+		return -1;
+	rc = mmdb_open(dir, NULL, &db);
+	if (rc == NSR_OK)
+		rc = mmdb_txn_begin(db, &txn);
+	if (rc == NSR_OK)
+		rc = add_volume(db, txn, res, s);
+	if (rc == NSR_OK)
+		rc = add_saveset(db, txn, res, s);
+	if (txn)
+		rc = rc == NSR_OK ? mmdb_txn_commit(txn)
+				  : (mmdb_txn_abort(txn), rc);
+	if (rc == NSR_OK)
+		report_unknown(db, res, s, device);
+	else
+		fprintf(stderr, "nsrdr: cannot record the bootstrap save set "
+			"%u in the restored media database %s: %s\n",
+			s->hdr.ssid, dir, nsr_strerror(rc));
+	mmdb_close(db);
+	free(dir);
+	return rc == NSR_OK ? 0 : -1;
+}
