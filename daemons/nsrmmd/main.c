@@ -122,6 +122,8 @@ static void conn_destroy(void *data)
 
 	if (c->save)
 		mmd_save_free(c->m, c->save);
+	if (c->joined)
+		mmd_stripe_leave(c->m, c->joined);
 	if (c->read)
 		mmd_read_free(c->m, c->read);
 	free(c);
@@ -166,6 +168,12 @@ static const struct nsr_rpc_proc mmd_procs[] = {
 	{MMD_SS_SYNC, "ss_sync", NSR_XDR(xdr_mmd_sync_args),
 	 sizeof(mmd_sync_args), NSR_XDR(xdr_mmd_sync_res), sizeof(mmd_sync_res),
 	 mmd_h_ss_sync, 0},
+	{MMD_SS_STRIPE, "ss_stripe", NSR_XDR(xdr_void), 0,
+	 NSR_XDR(xdr_mmd_stripe_res), sizeof(mmd_stripe_res), mmd_h_ss_stripe,
+	 0},
+	{MMD_SS_JOIN, "ss_join", NSR_XDR(xdr_mmd_join_args),
+	 sizeof(mmd_join_args), NSR_XDR(xdr_nsr_void_res), sizeof(nsr_void_res),
+	 mmd_h_ss_join, 0},
 	{MMD_CLONE_BEGIN, "clone_begin", NSR_XDR(xdr_mmd_clone_begin_args),
 	 sizeof(mmd_clone_begin_args), NSR_XDR(xdr_nsr_void_res),
 	 sizeof(nsr_void_res), mmd_h_clone_begin, 0},

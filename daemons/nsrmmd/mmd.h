@@ -22,6 +22,8 @@
 #include "nsr/vol.h"
 #include "nsr/rpc/nsrmmd.h"
 
+#include "reorder.h"
+
 struct mmd {
 	/* Configuration (options; fixed once serving). */
 	char *dev_name;		/* device resource name */
@@ -42,24 +44,91 @@ struct mmd {
 	unsigned sessions;	      /* save sessions using w */
 	unsigned readers;	      /* recover sessions on the device */
 	time_t last_work;	      /* for the idle timeout */
+	struct mmd_stripe *stripes;   /* striped sessions (stripe.c) */
 };
 
 extern struct mmd g_mmd;
 
+/* One save session (save.c), bound to the connection that began it. */
+struct mmd_save {
+	struct nsr_vol_session *vs; /* NULL after an end of medium */
+	struct nsr_vol_sshdr hdr;
+	uint32_t cloneid;
+	uint8_t volid[16];
+	char volname[NSR_VOL_NAME_MAX + 1];
+	struct nsr_vol_span span; /* this fragment's place in the save set */
+	uint64_t next_seq; /* expected data call number */
+	uint64_t bytes;	   /* data bytes received */
+	int held;	   /* counted in m->sessions (invariant 2) */
+	int eom;	   /* the volume filled: the session stops here */
+	int eom_told;	   /* a reply said so to the client */
+	int settled;	   /* the client settled it (MMD_SS_END after eom) */
+	struct nsr_vol_frag eom_frag; /* the part on the full volume */
+	uint64_t dropped;  /* data bytes dropped after the end of medium */
+	int err;	   /* first error, NSR_OK if none */
+	char *errmsg;
+	struct mmd_stripe *stripe; /* stripe.c: NULL unless striped */
+};
+
+/* A save session striped over several connections (stripe.c).  Once a
+ * session has one, every use of the session from its connections holds
+ * mu (the first connection's handlers too). */
+struct mmd_stripe {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;	 /* a chunk was written or the session ended */
+	struct mmd_save *s;	 /* NULL once the session is gone */
+	struct mmd_reorder ro;	 /* chunks that came early */
+	uint8_t token[16];	 /* what MMD_SS_JOIN must show */
+	uint32_t ssid;
+	char peer_host[256];	 /* the first connection's TLS host, or "" */
+	int closed;		 /* MMD_SS_END came: no more data */
+	int late_warned;	 /* data after the end was logged */
+	/* Under struct mmd.mu: */
+	unsigned conns;		 /* connections that joined */
+	unsigned refs;		 /* the session + joined connections */
+	struct mmd_stripe *next; /* in m->stripes */
+};
+
 /* What one client connection has open (its conn_data). */
-struct mmd_save;
 struct mmd_read;
 struct mmd_conn {
 	struct mmd *m;
-	struct mmd_save *save; /* save.c */
-	struct mmd_read *read; /* recover.c */
-	int warned;	       /* data without a session was logged */
+	struct mmd_save *save;	   /* save.c */
+	struct mmd_read *read;	   /* recover.c */
+	struct mmd_stripe *joined; /* stripe.c: a session this one joined */
+	int warned;		   /* data without a session was logged */
 };
 
 /* mmd_conn_get - this connection's state, made on first use. */
 struct mmd_conn *mmd_conn_get(struct nsr_rpc_call *call, struct mmd *m);
 /* mmd_save_free - abort and free an unfinished save session. */
 void mmd_save_free(struct mmd *m, struct mmd_save *s);
+/* mmd_save_fail - remember the first error of a session (takes msg). */
+void mmd_save_fail(struct mmd_save *s, int rc, char *msg);
+/* mmd_save_chunk - write data call seq of a session in order, or drop
+ * it after the session's first error or end of medium. */
+void mmd_save_chunk(struct mmd *m, struct mmd_save *s, uint64_t seq,
+		    const void *p, size_t len);
+
+/* Striping (stripe.c). */
+/* mmd_stripe_data - a data call of a striped session, from any of its
+ * connections: written in order, held if early, waited for if too
+ * early. */
+void mmd_stripe_data(struct mmd *m, struct mmd_stripe *st,
+		     mmd_data_args *a);
+/* mmd_stripe_wait_locked - wait (holding st->mu) until every data call
+ * numbered below seq is written or the session failed or ended. */
+void mmd_stripe_wait_locked(struct mmd_stripe *st, uint64_t seq);
+/* mmd_stripe_end_locked - MMD_SS_END came (holding st->mu): no data
+ * after it; fail the session if chunks still wait for a gap. */
+void mmd_stripe_end_locked(struct mmd_stripe *st);
+/* mmd_stripe_detach - the session is going away: joined connections
+ * drop what they still get. */
+void mmd_stripe_detach(struct mmd *m, struct mmd_stripe *st);
+/* mmd_stripe_leave - a joined connection closed: fail the session if it
+ * was still open. */
+void mmd_stripe_leave(struct mmd *m, struct mmd_stripe *st);
+
 /* mmd_read_free - stop and free a recover session. */
 void mmd_read_free(struct mmd *m, struct mmd_read *r);
 
@@ -94,6 +163,9 @@ int mmd_h_read_next(void *ctx, void *args, void *res,
 		  struct nsr_rpc_call *call);
 int mmd_h_ss_remove(void *ctx, void *args, void *res,
 		    struct nsr_rpc_call *call);
+int mmd_h_ss_stripe(void *ctx, void *args, void *res,
+		    struct nsr_rpc_call *call);
+int mmd_h_ss_join(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 /* mmd_label_resume - at start: finish a relabel a crash interrupted
  * (label.c). */
 void mmd_label_resume(struct mmd *m, struct nsr_dev *dev);

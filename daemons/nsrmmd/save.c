@@ -19,6 +19,11 @@
  * This mover never talks to another mover.  A full AFTD fails the session
  * (the disk is full, not the medium).
  *
+ * Striping (stripe.c): an AFTD session's data calls may come over several
+ * connections; they reach mmd_save_chunk in seq order, and every use of
+ * such a session holds its stripe's mutex (MMD_SS_SYNC waits there for
+ * the calls before it).
+ *
  * Invariants:
  *  1. a fragment is reported to nsrmmdbd only after nsr_vol_session_end
  *     or nsr_vol_session_eom returned NSR_OK (the data is durable);
@@ -49,27 +54,8 @@
 
 #include "mmd.h"
 
-struct mmd_save {
-	struct nsr_vol_session *vs; /* NULL after an end of medium */
-	struct nsr_vol_sshdr hdr;
-	uint32_t cloneid;
-	uint8_t volid[16];
-	char volname[NSR_VOL_NAME_MAX + 1];
-	struct nsr_vol_span span; /* this fragment's place in the save set */
-	uint64_t next_seq; /* expected data call number */
-	uint64_t bytes;	   /* data bytes received */
-	int held;	   /* counted in m->sessions (invariant 2) */
-	int eom;	   /* the volume filled: the session stops here */
-	int eom_told;	   /* a reply said so to the client */
-	int settled;	   /* the client settled it (MMD_SS_END after eom) */
-	struct nsr_vol_frag eom_frag; /* the part on the full volume */
-	uint64_t dropped;  /* data bytes dropped after the end of medium */
-	int err;	   /* first error, NSR_OK if none */
-	char *errmsg;
-};
-
-/* save_fail - remember the first error of the session. */
-static void save_fail(struct mmd_save *s, int rc, char *msg)
+/* mmd_save_fail - remember the first error of the session. */
+void mmd_save_fail(struct mmd_save *s, int rc, char *msg)
 {
 	if (s->err != NSR_OK) {
 		free(msg);
@@ -104,6 +90,11 @@ static void release_writer(struct mmd *m, struct mmd_save *s)
 /* mmd_save_free - the connection went away with a session open. */
 void mmd_save_free(struct mmd *m, struct mmd_save *s)
 {
+	if (s->stripe) {
+		/* First: no joined connection touches s after this. */
+		mmd_stripe_detach(m, s->stripe);
+		s->stripe = NULL;
+	}
 	if (s->vs) {
 		nsr_warn("save set %u (%s:%s) aborted: the client connection "
 			 "closed before the session ended", s->hdr.ssid,
@@ -305,17 +296,18 @@ static void volume_full(struct mmd *m, struct mmd_save *s)
 	if (rc != NSR_OK)
 		nsr_warn("cannot mark volume %s full in the media database: %s",
 			 s->volname, why.data);
-	save_fail(s, NSR_ERR_EOM,
-		  nsr_xasprintf(
-			  "volume %s in device %s is full: save set %u "
-			  "(%s:%s) got %llu of the %llu bytes received "
-			  "so far onto it; the "
-			  "volume is marked full and the save set failed: "
-			  "label or mount another volume of pool %s and "
-			  "run it again",
-			  s->volname, m->dev_name, s->hdr.ssid, s->hdr.client,
-			  s->hdr.name, (unsigned long long)frag.size,
-			  (unsigned long long)s->bytes, s->hdr.pool));
+	mmd_save_fail(
+		s, NSR_ERR_EOM,
+		nsr_xasprintf("volume %s in device %s is full: save set %u "
+			      "(%s:%s) got %llu of the %llu bytes received "
+			      "so far onto it; the "
+			      "volume is marked full and the save set failed: "
+			      "label or mount another volume of pool %s and "
+			      "run it again",
+			      s->volname, m->dev_name, s->hdr.ssid,
+			      s->hdr.client, s->hdr.name,
+			      (unsigned long long)frag.size,
+			      (unsigned long long)s->bytes, s->hdr.pool));
 	nsr_buf_release(&why);
 	release_writer(m, s);
 }
@@ -334,12 +326,13 @@ static void volume_filled(struct mmd *m, struct mmd_save *s)
 	s->vs = NULL;
 	release_writer(m, s);
 	if (rc != NSR_OK) {
-		save_fail(s, rc,
-			  nsr_xasprintf("save set %u: volume %s in device %s "
-					"is full and the part of the save set "
-					"on it could not be made durable: %s",
-					s->hdr.ssid, s->volname, m->dev_name,
-					nsr_strerror(rc)));
+		mmd_save_fail(
+			s, rc,
+			nsr_xasprintf("save set %u: volume %s in device %s "
+				      "is full and the part of the save set "
+				      "on it could not be made durable: %s",
+				      s->hdr.ssid, s->volname, m->dev_name,
+				      nsr_strerror(rc)));
 		goto out;
 	}
 	if (mmd_report_written(m, s->volid, s->eom_frag.size, 0, 0,
@@ -383,6 +376,42 @@ static void eom_answer(struct mmd *m, struct mmd_save *s, nsr_status *st,
 	s->eom_told = 1;
 }
 
+/* mmd_save_chunk - write data call seq in order (invariant 3, 4). */
+void mmd_save_chunk(struct mmd *m, struct mmd_save *s, uint64_t seq,
+		    const void *p, size_t len)
+{
+	int rc;
+
+	if (s->err != NSR_OK)
+		return;
+	if (s->eom) {
+		s->dropped += len;
+		return;
+	}
+	if (seq != s->next_seq) {
+		mmd_save_fail(s, NSR_ERR_PROTO,
+			      nsr_xasprintf("save set %u: data call %llu "
+					    "arrived where %llu was expected; "
+					    "the client lost data on the way",
+					    s->hdr.ssid,
+					    (unsigned long long)seq,
+					    (unsigned long long)s->next_seq));
+		return;
+	}
+	s->next_seq++;
+	s->bytes += len;
+	rc = nsr_vol_session_write(s->vs, p, len);
+	if (rc == NSR_ERR_EOM)
+		end_of_medium(m, s);
+	else if (rc != NSR_OK)
+		mmd_save_fail(s, rc,
+			      nsr_xasprintf("save set %u: writing to volume %s "
+					    "in device %s failed: %s",
+					    s->hdr.ssid, s->volname,
+					    m->dev_name,
+					    nsr_vol_writer_errmsg(m->w)));
+}
+
 /* mmd_h_ss_data - MMD_SS_DATA (one-way: never replies). */
 int mmd_h_ss_data(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 {
@@ -390,9 +419,12 @@ int mmd_h_ss_data(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	mmd_data_args *a = args;
 	struct mmd_conn *c = mmd_conn_get(call, m);
 	struct mmd_save *s = c->save;
-	int rc;
 
 	NSR_UNUSED(res);
+	if (c->joined || (s && s->stripe)) {
+		mmd_stripe_data(m, c->joined ? c->joined : s->stripe, a);
+		return NSR_RPC_NOREPLY;
+	}
 	if (!s) {
 		if (!c->warned)
 			nsr_warn("data from %s without a save session: "
@@ -401,73 +433,63 @@ int mmd_h_ss_data(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 		c->warned = 1;
 		return NSR_RPC_NOREPLY;
 	}
-	if (s->err != NSR_OK)
-		return NSR_RPC_NOREPLY;
-	if (s->eom) {
-		s->dropped += a->data.data_len;
-		return NSR_RPC_NOREPLY;
-	}
-	if (a->seq != s->next_seq) {
-		save_fail(s, NSR_ERR_PROTO,
-			  nsr_xasprintf("save set %u: data call %llu arrived "
-					"where %llu was expected; the client "
-					"lost data on the way", s->hdr.ssid,
-					(unsigned long long)a->seq,
-					(unsigned long long)s->next_seq));
-		return NSR_RPC_NOREPLY;
-	}
-	s->next_seq++;
-	s->bytes += a->data.data_len;
-	rc = nsr_vol_session_write(s->vs, a->data.data_val, a->data.data_len);
-	if (rc == NSR_ERR_EOM) {
-		end_of_medium(m, s);
-		return NSR_RPC_NOREPLY;
-	}
-	if (rc != NSR_OK) {
-		save_fail(s, rc,
-			  nsr_xasprintf("save set %u: writing to volume %s in "
-					"device %s failed: %s", s->hdr.ssid,
-					s->volname, m->dev_name,
-					nsr_vol_writer_errmsg(m->w)));
-		return NSR_RPC_NOREPLY;
-	}
+	mmd_save_chunk(m, s, a->seq, a->data.data_val, a->data.data_len);
 	return NSR_RPC_NOREPLY;
+}
+
+/* sync_answer - how far the session is placed (invariant 5).  Striped,
+ * the data calls before the sync came over other connections too: wait
+ * for them first. */
+static void sync_answer(struct mmd *m, struct mmd_save *s,
+			const mmd_sync_args *a, mmd_sync_res *r)
+{
+	uint64_t on_vol = 0;
+
+	if (s->stripe)
+		mmd_stripe_wait_locked(s->stripe, a->seq);
+	if (s->err == NSR_OK && !s->eom &&
+	    (s->stripe ? a->seq > s->next_seq : a->seq != s->next_seq))
+		mmd_save_fail(s, NSR_ERR_PROTO,
+			      nsr_xasprintf("save set %u: %llu data calls "
+					    "were sent before a sync, %llu "
+					    "arrived",
+					    s->hdr.ssid,
+					    (unsigned long long)a->seq,
+					    (unsigned long long)s->next_seq));
+	if (s->err != NSR_OK) {
+		nsr_status_set(&r->st, s->err, "%s", s->errmsg);
+		return;
+	}
+	if (s->eom) {
+		eom_answer(m, s, &r->st, &r->eom);
+		return;
+	}
+	/* Invariant 5: bytes in blocks written stay in the fragment. */
+	nsr_vol_session_bytes(s->vs, &on_vol, NULL);
+	r->placed = s->span.ss_offset + on_vol;
+	nsr_status_set(&r->st, NSR_OK, "%s", "");
 }
 
 /* mmd_h_ss_sync - MMD_SS_SYNC: how far the session is placed. */
 int mmd_h_ss_sync(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 {
 	struct mmd *m = ctx;
-	mmd_sync_args *a = args;
 	mmd_sync_res *r = res;
 	struct mmd_conn *c = mmd_conn_get(call, m);
 	struct mmd_save *s = c->save;
-	uint64_t on_vol = 0;
+	struct mmd_stripe *st;
 
 	if (!s) {
 		mmd_status(&r->st, NSR_ERR_STATE,
 			   "no save session is open on this connection");
 		return NSR_OK;
 	}
-	if (s->err == NSR_OK && !s->eom && a->seq != s->next_seq)
-		save_fail(s, NSR_ERR_PROTO,
-			  nsr_xasprintf("save set %u: %llu data calls were "
-					"sent before a sync, %llu arrived",
-					s->hdr.ssid,
-					(unsigned long long)a->seq,
-					(unsigned long long)s->next_seq));
-	if (s->err != NSR_OK) {
-		nsr_status_set(&r->st, s->err, "%s", s->errmsg);
-		return NSR_OK;
-	}
-	if (s->eom) {
-		eom_answer(m, s, &r->st, &r->eom);
-		return NSR_OK;
-	}
-	/* Invariant 5: bytes in blocks written stay in the fragment. */
-	nsr_vol_session_bytes(s->vs, &on_vol, NULL);
-	r->placed = s->span.ss_offset + on_vol;
-	nsr_status_set(&r->st, NSR_OK, "%s", "");
+	st = s->stripe;
+	if (st)
+		pthread_mutex_lock(&st->mu);
+	sync_answer(m, s, args, r);
+	if (st)
+		pthread_mutex_unlock(&st->mu);
 	return NSR_OK;
 }
 
@@ -488,22 +510,25 @@ static int finish(struct mmd *m, struct mmd_save *s, const mmd_end_args *a,
 		return end_of_medium(m, s);
 	s->vs = NULL;
 	if (rc != NSR_OK) {
-		save_fail(s, rc,
-			  nsr_xasprintf("save set %u: ending it on volume %s "
-					"in device %s failed: %s", s->hdr.ssid,
-					s->volname, m->dev_name,
-					nsr_strerror(rc)));
+		mmd_save_fail(
+			s, rc,
+			nsr_xasprintf("save set %u: ending it on volume %s "
+				      "in device %s failed: %s",
+				      s->hdr.ssid, s->volname, m->dev_name,
+				      nsr_strerror(rc)));
 		return rc;
 	}
 	nsr_buf_init(&why, 4096);
 	rc = mmd_report_frag(m, frag, s->cloneid, &why);
 	if (rc != NSR_OK) {
-		save_fail(s, rc,
-			  nsr_xasprintf("save set %u is on volume %s but the "
-					"media database on %s did not record "
-					"it: %s; run scanner -m on the volume "
-					"to add it", s->hdr.ssid, s->volname,
-					m->server, why.data));
+		mmd_save_fail(
+			s, rc,
+			nsr_xasprintf("save set %u is on volume %s but the "
+				      "media database on %s did not record "
+				      "it: %s; run scanner -m on the volume "
+				      "to add it",
+				      s->hdr.ssid, s->volname, m->server,
+				      why.data));
 		goto out;
 	}
 	/* The fragment is recorded: the save set is safe whatever
@@ -539,11 +564,13 @@ static void settle(struct mmd *m, struct mmd_save *s, const mmd_end_args *a)
 		return; /* not even its begin chunk reached the volume */
 	nsr_buf_init(&why, 4096);
 	if (mmd_report_frag(m, &s->eom_frag, s->cloneid, &why) != NSR_OK)
-		save_fail(s, NSR_ERR_IO,
-			  nsr_xasprintf("save set %u: the media database on "
-					"%s did not record its part on the "
-					"full volume %s: %s", s->hdr.ssid,
-					m->server, s->volname, why.data));
+		mmd_save_fail(
+			s, NSR_ERR_IO,
+			nsr_xasprintf("save set %u: the media database on "
+				      "%s did not record its part on the "
+				      "full volume %s: %s",
+				      s->hdr.ssid, m->server, s->volname,
+				      why.data));
 	else
 		nsr_info("save set %u (%s:%s): %llu bytes on the full volume "
 			 "%s recorded (fragment %u); received %llu bytes, "
@@ -572,6 +599,13 @@ int mmd_h_ss_end(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 		return NSR_OK;
 	}
 	memset(&frag, 0, sizeof(frag));
+	if (s->stripe) {
+		/* Joined connections drop what still comes from now on, so
+		 * the rest runs on this thread alone. */
+		pthread_mutex_lock(&s->stripe->mu);
+		mmd_stripe_end_locked(s->stripe);
+		pthread_mutex_unlock(&s->stripe->mu);
+	}
 	if (s->err == NSR_OK && s->eom && s->eom_told) {
 		s->settled = 1;
 		settle(m, s, a);

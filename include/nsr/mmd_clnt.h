@@ -30,6 +30,17 @@
  * Without a span function a full volume fails the session (NSR_ERR_EOM),
  * as a full AFTD always does.  After spanning, the struct nsr_mmd talks
  * to the last volume's mover.
+ * Striping: over a long link one TCP connection carries at most its
+ * window per round trip, so a save session to a mover that is not on
+ * loopback goes over NSR_MMD_STRIPES_AUTO connections (the mover's own
+ * choice of how many may join aside; nsr_mmd_set_stripes or
+ * NSR_MMD_STRIPES=N set another number, 1 = none): nsr_mmd_ss_begin opens
+ * the others and nsr_mmd_ss_end closes them, nothing changes for the
+ * caller.  Only AFTD movers stripe (a tape or vtape session, which may
+ * span, stays on one connection); a connection that cannot be added is
+ * done without; any connection failing during the session fails it.
+ * Test knob: NSR_TEST_MMD_BAD_TOKEN=1 spoils the token joins show, so
+ * the mover refuses them.
  * A recover: nsr_mmd_read_open(m, ssid, frags, n, err), then
  * nsr_mmd_read_next(m, ...) until *eof.  A mover reads only the fragments
  * on its own volume: for a save set on several volumes, read each run of
@@ -72,6 +83,9 @@ struct nsr_mmd;
 #define NSR_MMD_REPLAY_MAX(every, depth, chunk) \
 	((depth) * ((every) + (chunk)) + NSR_VOL_BLOCK_MAX + (chunk))
 
+/* Connections of one save session to a mover not on loopback. */
+#define NSR_MMD_STRIPES_AUTO 4u
+
 /* The next volume of a save set whose volume filled, and its mover. */
 struct nsr_mmd_next {
 	char host[256];		/* the mover's host */
@@ -105,6 +119,14 @@ void nsr_mmd_set_window(struct nsr_mmd *m, size_t every, unsigned depth,
 			unsigned cap);
 /* nsr_mmd_window_depth - syncs the window holds now. */
 unsigned nsr_mmd_window_depth(const struct nsr_mmd *m);
+/* nsr_mmd_set_stripes - connections per save session: 0 automatic
+ * (1 on loopback, else NSR_MMD_STRIPES_AUTO), 1 none, at most
+ * MMD_STRIPES_MAX.  At connect: NSR_MMD_STRIPES from the environment,
+ * else 0.  Takes effect at the next nsr_mmd_ss_begin. */
+void nsr_mmd_set_stripes(struct nsr_mmd *m, unsigned n);
+/* nsr_mmd_stripes - connections the last save session used (1: not
+ * striped; 0: none begun). */
+unsigned nsr_mmd_stripes(const struct nsr_mmd *m);
 /* nsr_mmd_set_span_fn - the function asked for the next volume when a
  * volume fills during a save session (NULL: fail instead). */
 void nsr_mmd_set_span_fn(struct nsr_mmd *m, nsr_mmd_span_fn fn, void *ctx);

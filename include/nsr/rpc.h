@@ -271,6 +271,10 @@ unsigned nsr_rpc_pending(const struct nsr_rpc_clnt *c);
 /* nsr_rpc_send - a one-way call to a procedure that never replies. */
 int nsr_rpc_send(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
 		 void *args);
+/* nsr_rpc_send_now - nsr_rpc_send, and the buffer written out at once
+ * (a connection whose next call may come much later). */
+int nsr_rpc_send_now(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
+		     void *args);
 /* nsr_rpc_closed - 1 if the peer has closed this idle connection (no
  * reply outstanding, end of file waiting): a caller may reconnect and
  * send its call there without risk of doing it twice. */
@@ -278,6 +282,8 @@ int nsr_rpc_closed(struct nsr_rpc_clnt *c);
 /* nsr_rpc_unsent - bytes this client wrote that its TCP has not sent yet
  * (-1: unknown); see nsr_mmd_set_window for the use. */
 long nsr_rpc_unsent(const struct nsr_rpc_clnt *c);
+/* nsr_rpc_peer_local - 1 if the peer's address is 127/8 or ::1. */
+int nsr_rpc_peer_local(const struct nsr_rpc_clnt *c);
 /* nsr_rpc_peer - "host:port" this client talks to. */
 const char *nsr_rpc_peer(const struct nsr_rpc_clnt *c);
 /* nsr_rpc_last_error - text of the last failure on this client. */

@@ -83,6 +83,9 @@ struct nsr_session_save_opts {
 	unsigned pss_streams;
 	uint32_t pss_master;
 	unsigned pss_index;
+	/* Connections to the mover for the data (nsr_mmd_set_stripes): 0
+	 * automatic, 1 one, up to MMD_STRIPES_MAX. */
+	unsigned stripes;
 	/* Objects from a feed instead of walking paths (NULL = walk). */
 	const struct nsr_session_feed *feed;
 	/* Optional: after SAVE_START, before the first object is read
@@ -116,6 +119,7 @@ struct nsr_session_save_result {
 	char pipe_end[160];	     /* pipeline save with a command: how it
 				      * ended ("command x exited with status
 				      * 0"), else "" */
+	unsigned stripes;	     /* connections the data went over */
 };
 
 /* nsr_session_save - back up paths (absolute) as one save set.  NSR_OK

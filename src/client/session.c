@@ -434,6 +434,8 @@ static int open_paths(struct save_run *s, struct nsr_buf *err)
 		return rc;
 	}
 	nsr_mmd_set_span_fn(s->mmd, next_volume, s);
+	if (o->stripes)
+		nsr_mmd_set_stripes(s->mmd, o->stripes);
 	memset(&hdr, 0, sizeof(hdr));
 	hdr.ssid = ss->ssid;
 	memcpy(hdr.longid, ss->longid, 16);
@@ -724,6 +726,8 @@ int nsr_session_save(const struct nsr_session_save_opts *o,
 			 NSR_OK;
 out:
 	renewer_stop(&s);
+	if (s.mmd)
+		r->stripes = nsr_mmd_stripes(s.mmd);
 	nsr_mmd_close(s.mmd);
 	nsr_ixclnt_close(s.ix);
 	nsr_nsrd_close(s.nsrd);

@@ -145,6 +145,13 @@ int nsr_rpc_send(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
 	return encode_call(c, proc, xargs, args, FALSE);
 }
 
+/* nsr_rpc_send_now - one-way call, written out at once. */
+int nsr_rpc_send_now(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
+		     void *args)
+{
+	return encode_call(c, proc, xargs, args, TRUE);
+}
+
 /* recv_reply - read the reply to call xid (procedure proc). */
 static int recv_reply(struct nsr_rpc_clnt *c, uint32_t xid, uint32_t proc,
 		      xdrproc_t xres, void *res)
@@ -310,6 +317,12 @@ long nsr_rpc_unsent(const struct nsr_rpc_clnt *c)
 	if (c->broken || c->conn.fd < 0 || ioctl(c->conn.fd, SIOCOUTQNSD, &n))
 		return -1;
 	return n;
+}
+
+/* nsr_rpc_peer_local - the peer's address is loopback. */
+int nsr_rpc_peer_local(const struct nsr_rpc_clnt *c)
+{
+	return c->conn.peer_loopback;
 }
 
 /* nsr_rpc_peer - "host:port" of the peer. */

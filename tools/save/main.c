@@ -29,6 +29,7 @@
 #include "nsr/getdate.h"
 #include "nsr/host.h"
 #include "nsr/log.h"
+#include "nsr/mmd_clnt.h"
 #include "nsr/mmreport.h"
 #include "nsr/pss.h"
 #include "nsr/runcmd.h"
@@ -48,7 +49,7 @@ enum {
 #define SAVE_REASONS 16 /* distinct reasons counted; the rest as "other" */
 
 /* Long options without a letter. */
-enum { OPT_PIPE = 0x100, OPT_PIPE_READ };
+enum { OPT_PIPE = 0x100, OPT_PIPE_READ, OPT_STRIPES };
 
 /* Files not saved whole, counted by reason for the summary. */
 struct save_reason {
@@ -103,6 +104,10 @@ static void usage(FILE *f)
 		"number; default 4)\n"
 		"  --parallelism=N  at most N streams active at once (PSS; "
 		"default 4)\n"
+		"  --stripes=N   send the data to the mover over N "
+		"connections (1-16;\n"
+		"                default 1 on loopback, 4 to other hosts; "
+		"AFTD only)\n"
 		"  -v            list each file; -q quiet\n"
 		"  -h, --help    this help\n"
 		"pipeline save: save --pipe=NAME [--pipe-read=SIZE] [options] "
@@ -515,6 +520,20 @@ static unsigned parse_parallelism(const char *text)
 	return (unsigned)v;
 }
 
+/* parse_stripes - --stripes=N, 1 .. MMD_STRIPES_MAX; 0 if it is not. */
+static unsigned parse_stripes(const char *text)
+{
+	char *end;
+	long v = strtol(text, &end, 10);
+
+	if (*text == '\0' || *end != '\0' || v < 1 || v > MMD_STRIPES_MAX) {
+		fprintf(stderr, "save: --stripes wants a number from 1 to %d, "
+			"not '%s'\n", MMD_STRIPES_MAX, text);
+		return 0;
+	}
+	return (unsigned)v;
+}
+
 /* main - parse options, run the session, report, exit status. */
 int main(int argc, char **argv)
 {
@@ -525,6 +544,7 @@ int main(int argc, char **argv)
 		{"parallelism", required_argument, NULL, 'p' + 256},
 		{"pipe", required_argument, NULL, OPT_PIPE},
 		{"pipe-read", required_argument, NULL, OPT_PIPE_READ},
+		{"stripes", required_argument, NULL, OPT_STRIPES},
 		{NULL, 0, NULL, 0}};
 	static struct save_pss pss; /* static: reachable until exit */
 	static char *bigasm_path[] = {(char *)"/bigasm"};
@@ -570,6 +590,11 @@ int main(int argc, char **argv)
 			break;
 		case OPT_PIPE: so.pipe = optarg; break;
 		case OPT_PIPE_READ: pipe_read = optarg; break;
+		case OPT_STRIPES:
+			so.stripes = parse_stripes(optarg);
+			if (!so.stripes)
+				return SAVE_EXIT_USAGE;
+			break;
 		case 'v': ui.verbose = 1; break;
 		case 'q': quiet = 1; break;
 		case 'P' + 256:
@@ -701,6 +726,9 @@ int main(int argc, char **argv)
 				res.level[0] ? res.level : so.level, &res.st,
 				elapsed(&t0));
 			print_level(&res);
+			if (ui.verbose && res.stripes > 1)
+				printf("save: the data went to the mover over "
+				       "%u connections\n", res.stripes);
 			if (so.pipe)
 				printf("save: read size %zu KB%s%s\n",
 				       res.st.last_read_size / 1024,

@@ -27,6 +27,16 @@
  * the depth as it is.  The depth never shrinks within a connection: the
  * link it measured stays the same.
  *
+ * Striping (nsr_mmd_set_stripes): a session whose mover is not on
+ * loopback asks the mover (MMD_SS_STRIPE) for a token and opens more
+ * connections that join the session (MMD_SS_JOIN) through the same
+ * transport (TLS on each).  Data call number n goes over connection
+ * n % (joined + 1), each written out at once; syncs and the end stay on
+ * the first connection, and one more sync goes out before MMD_SS_END, so
+ * the final drain means every data call is written.  A mover of a volume
+ * that may span (tape, vtape) refuses, and the session stays on one
+ * connection; a striped session never spans.
+ *
  * Invariants (save session):
  *  1. the replay queue holds every byte in [acked, sent), in order, and
  *     fill holds the bytes from sent on that are not sent yet;
@@ -66,6 +76,9 @@ struct mmd_sync {
 
 struct nsr_mmd {
 	struct nsr_rpc_clnt *c;
+	char host[256];	  /* the mover, for more connections */
+	int port;
+	unsigned stripes; /* wanted: 0 automatic, 1 none */
 	size_t chunk_cap; /* size of one data call */
 	size_t sync_every;
 	unsigned sync_depth;
@@ -94,6 +107,11 @@ struct nsr_mmd {
 	unsigned spans;
 	int err; /* sticky failure of the session */
 	char errmsg[1024];
+	/* Striping of the session (MMD_SS_STRIPE said yes). */
+	int striped;
+	struct nsr_rpc_clnt *xc[MMD_STRIPES_MAX - 1]; /* joined connections */
+	unsigned nx;
+	unsigned used; /* connections the last session used */
 };
 
 /* why - append printf-formatted text to err (NULL is fine). */
@@ -146,6 +164,16 @@ static void window_from_env(struct nsr_mmd *m)
 		nsr_mmd_set_chunk(m, (size_t)chunk);
 }
 
+/* stripes_from_env - NSR_MMD_STRIPES=N: connections per save session
+ * (1 = no striping), unless the program sets them. */
+static void stripes_from_env(struct nsr_mmd *m)
+{
+	const char *e = getenv("NSR_MMD_STRIPES");
+
+	if (e && *e)
+		nsr_mmd_set_stripes(m, (unsigned)strtoul(e, NULL, 10));
+}
+
 /* nsr_mmd_connect - connect to one mover. */
 int nsr_mmd_connect(const char *host, int port, struct nsr_mmd **out,
 		    struct nsr_buf *err)
@@ -168,6 +196,9 @@ int nsr_mmd_connect(const char *host, int port, struct nsr_mmd **out,
 		return rc;
 	}
 	window_from_env(m);
+	snprintf(m->host, sizeof(m->host), "%s", host);
+	m->port = port;
+	stripes_from_env(m);
 	*out = m;
 	return NSR_OK;
 }
@@ -183,9 +214,19 @@ static void segs_free(struct seg *g)
 	}
 }
 
+/* stripes_close - close the session's joined connections. */
+static void stripes_close(struct nsr_mmd *m)
+{
+	for (unsigned i = 0; i < m->nx; i++)
+		nsr_rpc_close(m->xc[i]);
+	m->nx = 0;
+	m->striped = 0;
+}
+
 /* session_drop - free everything a save session holds. */
 static void session_drop(struct nsr_mmd *m)
 {
+	stripes_close(m);
 	segs_free(m->head);
 	segs_free(m->fill);
 	m->head = m->tail = m->fill = NULL;
@@ -219,6 +260,18 @@ void nsr_mmd_set_window(struct nsr_mmd *m, size_t every, unsigned depth,
 unsigned nsr_mmd_window_depth(const struct nsr_mmd *m)
 {
 	return m->sync_depth;
+}
+
+/* nsr_mmd_set_stripes - connections per save session. */
+void nsr_mmd_set_stripes(struct nsr_mmd *m, unsigned n)
+{
+	m->stripes = NSR_MIN(n, (unsigned)MMD_STRIPES_MAX);
+}
+
+/* nsr_mmd_stripes - connections the last save session used. */
+unsigned nsr_mmd_stripes(const struct nsr_mmd *m)
+{
+	return m->used;
 }
 
 /* nsr_mmd_set_span_fn - who names the next volume at end of medium. */
@@ -396,6 +449,82 @@ static int begin_call(struct nsr_mmd *m, const uint8_t volid[16],
 	return rc;
 }
 
+/* stripes_wanted - connections for this session: as set, else one for
+ * a mover on loopback and NSR_MMD_STRIPES_AUTO for any other. */
+static unsigned stripes_wanted(const struct nsr_mmd *m)
+{
+	if (m->stripes)
+		return m->stripes;
+	return nsr_rpc_peer_local(m->c) ? 1 : NSR_MMD_STRIPES_AUTO;
+}
+
+/* join - one more connection into the striped session. */
+static int join(struct nsr_mmd *m, const mmd_stripe_res *sr,
+		struct nsr_buf *err)
+{
+	struct nsr_rpc_clnt *c = NULL;
+	mmd_join_args a;
+	nsr_void_res r;
+	int rc;
+
+	rc = nsr_rpc_connect(m->host, m->port, NSRMMD_PROG, NSRMMD_V1, 0, &c,
+			     err);
+	if (rc != NSR_OK)
+		return rc;
+	memset(&a, 0, sizeof(a));
+	memset(&r, 0, sizeof(r));
+	a.ssid = m->hdr.ssid;
+	memcpy(a.token, sr->token, sizeof(a.token));
+	if (getenv("NSR_TEST_MMD_BAD_TOKEN"))
+		a.token[0] ^= 1; /* tests: the mover must refuse the join */
+	rc = nsr_rpc_call(c, MMD_SS_JOIN, NSR_XDR(xdr_mmd_join_args), &a,
+			  NSR_XDR(xdr_nsr_void_res), &r);
+	if (rc != NSR_OK)
+		why(err, "%s", nsr_rpc_last_error(c));
+	else
+		rc = status_rc(&r.st, err);
+	xdr_free(NSR_XDR(xdr_nsr_void_res), (char *)&r);
+	if (rc != NSR_OK) {
+		nsr_rpc_close(c);
+		return rc;
+	}
+	m->xc[m->nx++] = c;
+	return NSR_OK;
+}
+
+/* stripe_open - stripe the session just begun over more connections, if
+ * wanted and the mover agrees.  Only a failure of the first connection
+ * is an error: a refusal, or a connection that cannot be opened or
+ * joined, leaves the session on the connections it has. */
+static int stripe_open(struct nsr_mmd *m, struct nsr_buf *err)
+{
+	unsigned want = stripes_wanted(m);
+	mmd_stripe_res r;
+	struct nsr_buf ignore;
+	int rc;
+
+	m->used = 1;
+	if (want <= 1)
+		return NSR_OK;
+	memset(&r, 0, sizeof(r));
+	rc = call(m, MMD_SS_STRIPE, NSR_XDR(xdr_void), NULL,
+		  NSR_XDR(xdr_mmd_stripe_res), &r, err);
+	if (rc != NSR_OK)
+		return rc;
+	if (r.st.code == NSR_OK) {
+		m->striped = 1;
+		want = NSR_MIN(want - 1, r.conns);
+		want = NSR_MIN(want, (unsigned)NSR_ARRAY_SIZE(m->xc));
+		nsr_buf_init(&ignore, 0);
+		while (m->nx < want && join(m, &r, &ignore) == NSR_OK)
+			;
+		nsr_buf_release(&ignore);
+		m->used = m->nx + 1;
+	}
+	xdr_free(NSR_XDR(xdr_mmd_stripe_res), (char *)&r);
+	return NSR_OK;
+}
+
 /* session_begin - the first fragment's begin of a save (cloneid 0) or
  * clone session. */
 static int session_begin(struct nsr_mmd *m, const struct nsr_vol_sshdr *hdr,
@@ -424,7 +553,10 @@ static int session_begin(struct nsr_mmd *m, const struct nsr_vol_sshdr *hdr,
 	m->spans = 0;
 	m->err = NSR_OK;
 	m->errmsg[0] = '\0';
-	return NSR_OK;
+	rc = stripe_open(m, err);
+	if (rc != NSR_OK)
+		session_drop(m);
+	return rc;
 }
 
 /* nsr_mmd_ss_begin - MMD_SS_BEGIN of the session's first fragment. */
@@ -547,7 +679,7 @@ static int recv_sync(struct nsr_mmd *m)
 		rc = sfail(m, r.st.code < 0 ? r.st.code : NSR_ERR_PROTO, "%s",
 			   r.st.msg && *r.st.msg ? r.st.msg
 						 : nsr_strerror(r.st.code));
-	} else if (!m->eom && r.placed > y->off) {
+	} else if (!m->eom && r.placed > (m->striped ? m->sent : y->off)) {
 		rc = sfail(m, NSR_ERR_PROTO, "mover %s says %llu bytes of save "
 			   "set %u are placed, only %llu were sent",
 			   nsr_rpc_peer(m->c), (unsigned long long)r.placed,
@@ -577,11 +709,25 @@ static int drain(struct nsr_mmd *m)
 	return rc;
 }
 
+/* unsent - bytes not yet sent by TCP on every connection of the session
+ * (-1: unknown). */
+static long unsent(const struct nsr_mmd *m)
+{
+	long u = nsr_rpc_unsent(m->c);
+
+	for (unsigned i = 0; i < m->nx && u >= 0; i++) {
+		long v = nsr_rpc_unsent(m->xc[i]);
+
+		u = v < 0 ? -1 : u + v;
+	}
+	return u;
+}
+
 /* window_grows - the window is full: grow it by one sync if the link is
  * idle (TCP sent everything) and the cap allows. */
 static int window_grows(struct nsr_mmd *m)
 {
-	if (m->sync_depth >= m->depth_cap || nsr_rpc_unsent(m->c) != 0)
+	if (m->sync_depth >= m->depth_cap || unsent(m) != 0)
 		return 0;
 	m->sync_depth++;
 	return 1;
@@ -617,15 +763,27 @@ static int send_sync(struct nsr_mmd *m)
  * sync when sync_every bytes went out since the last. */
 static int send_data(struct nsr_mmd *m, const void *p, size_t len)
 {
+	struct nsr_rpc_clnt *c = m->c;
 	mmd_data_args a;
 	int rc;
 
 	a.seq = m->seq;
 	a.data.data_len = (u_int)len;
 	a.data.data_val = (char *)p;
-	rc = nsr_rpc_send(m->c, MMD_SS_DATA, NSR_XDR(xdr_mmd_data_args), &a);
+	if (m->striped) {
+		unsigned k = (unsigned)(m->seq % (m->nx + 1));
+
+		c = k ? m->xc[k - 1] : m->c;
+		/* Out at once: the mover may need it before this
+		 * connection's next call, which comes nx calls later. */
+		rc = nsr_rpc_send_now(c, MMD_SS_DATA,
+				      NSR_XDR(xdr_mmd_data_args), &a);
+	} else {
+		rc = nsr_rpc_send(c, MMD_SS_DATA, NSR_XDR(xdr_mmd_data_args),
+				  &a);
+	}
 	if (rc != NSR_OK)
-		return sfail(m, rc, "%s", nsr_rpc_last_error(m->c));
+		return sfail(m, rc, "%s", nsr_rpc_last_error(c));
 	m->seq++;
 	m->sent += len;
 	if (m->sent - m->sync_at >= m->sync_every)
@@ -715,6 +873,13 @@ static int span(struct nsr_mmd *m)
 	rc = drain(m);
 	if (rc != NSR_OK)
 		goto out;
+	if (m->striped) {
+		/* The mover never offers to stripe a volume that spans. */
+		rc = sfail(m, NSR_ERR_PROTO, "mover %s: save set %u was "
+			   "striped over %u connections but its volume spans",
+			   nsr_rpc_peer(m->c), m->hdr.ssid, m->nx + 1);
+		goto out;
+	}
 	if (m->resume < m->acked || m->resume > m->sent) {
 		rc = sfail(m, NSR_ERR_PROTO, "mover %s: save set %u resumes at "
 			   "%llu, outside the %llu..%llu bytes not yet placed",
@@ -901,6 +1066,8 @@ int nsr_mmd_ss_end(struct nsr_mmd *m, const struct nsr_vol_sstail *tail,
 		return NSR_ERR_STATE;
 	}
 	rc = m->err != NSR_OK ? m->err : flush_fill(m);
+	if (rc == NSR_OK && m->striped && m->sent > m->sync_at)
+		rc = send_sync(m); /* the drain below covers every call */
 	for (unsigned i = 0; rc == NSR_OK && i <= SPANS_MAX + 1; i++) {
 		/* Invariant 4: no END while syncs are outstanding. */
 		rc = drain(m);

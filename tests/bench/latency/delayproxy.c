@@ -6,9 +6,12 @@
  * It accepts connections on 127.0.0.1:PORT (-l, -p) and forwards each
  * to its destination: the original destination of a connection that
  * iptables REDIRECTed here (getsockopt SO_ORIGINAL_DST), or the fixed
- * -c ADDR:PORT.  Its own upstream sockets carry SO_MARK (-m, default
- * 0x4e), so that a rule "-m mark ! --mark 0x4e -j REDIRECT" does not send
- * them back to the proxy.
+ * -c ADDR:PORT, or (-V) the host and port named by a first line
+ * "CONNECT host port" as OpenNSR clients send it with
+ * NSR_TEST_CONNECT_VIA=127.0.0.1:PORT (tests/system/421-stripe: on
+ * loopback, without iptables).  Its own upstream sockets carry SO_MARK
+ * (-m, default 0x4e), so that a rule "-m mark ! --mark 0x4e -j REDIRECT"
+ * does not send them back to the proxy.
  *
  * The link model, per direction of each connection:
  *   - every chunk read from the source is held until read time + D
@@ -38,7 +41,7 @@
  * (default 3600), or on SIGTERM/SIGINT.
  *
  *   delayproxy -p PORT -d DELAY_MS [-l ADDR] [-w WINDOW_BYTES]
- *              [-c ADDR:PORT] [-m MARK] [-t SECONDS] [-C] [-v]
+ *              [-c ADDR:PORT | -V] [-m MARK] [-t SECONDS] [-C] [-v]
  *
  * Prints "delayproxy: listening on ADDR:PORT" once ready, and at exit a
  * line with the connections and bytes forwarded.  Exit 0 at the time
@@ -48,6 +51,8 @@
 
 #include <arpa/inet.h>
 #include <limits.h>
+#include <netdb.h>
+#include <poll.h>
 #include <linux/netfilter_ipv4.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -126,6 +131,7 @@ struct dp_opts {
 	int seconds;
 	bool copy;		/* -C: read/write instead of splice */
 	bool verbose;
+	bool via;		/* -V: "CONNECT host port" line first */
 };
 
 static volatile sig_atomic_t dp_stop;
@@ -154,8 +160,8 @@ static int64_t now_ns(void)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: delayproxy -p PORT -d DELAY_MS [-l ADDR] "
-		   "[-w WINDOW_BYTES] [-c ADDR:PORT] [-m MARK] [-t SECONDS] "
-		   "[-C] [-v]\n");
+		   "[-w WINDOW_BYTES] [-c ADDR:PORT | -V] [-m MARK] "
+		   "[-t SECONDS] [-C] [-v]\n");
 }
 
 /* parse_num - a whole number in [lo, hi] (any base strtoll takes). */
@@ -223,7 +229,7 @@ static int parse_opts(int argc, char **argv, struct dp_opts *o)
 	o->window = 4u << 20;
 	o->mark = 0x4e;
 	o->seconds = 3600;
-	while ((c = getopt(argc, argv, "p:d:l:w:c:m:t:Cvh")) != -1) {
+	while ((c = getopt(argc, argv, "p:d:l:w:c:m:t:CvVh")) != -1) {
 		switch (c) {
 		case 'p':
 			if (parse_num(optarg, 1, 65535, &v) != 0)
@@ -261,6 +267,9 @@ static int parse_opts(int argc, char **argv, struct dp_opts *o)
 			break;
 		case 'v':
 			o->verbose = true;
+			break;
+		case 'V':
+			o->via = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -591,6 +600,41 @@ static void dir_pipes(struct dp_dir *d, const struct dp_opts *o)
 	d->in = 0;
 }
 
+/* via_dst - -V: read "CONNECT host port\n" (within 2 s; the client sends
+ * it right after connecting) and resolve it into dst; 0 or -1. */
+static int via_dst(int fd, struct sockaddr_in *dst)
+{
+	struct addrinfo hints, *ai = NULL;
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	char line[320], host[256], port[16];
+	size_t n = 0;
+
+	while (n + 1 < sizeof(line)) {
+		ssize_t k = read(fd, line + n, 1);
+
+		if (k == 1 && line[n] == '\n')
+			break;
+		if (k == 1) {
+			n++;
+			continue;
+		}
+		if (k == 0 || (errno != EAGAIN && errno != EINTR) ||
+		    poll(&p, 1, 2000) != 1)
+			return -1;
+	}
+	line[n] = '\0';
+	if (sscanf(line, "CONNECT %255s %15s", host, port) != 2)
+		return -1;
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_INET;
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo(host, port, &hints, &ai) != 0 || ai == NULL)
+		return -1;
+	memcpy(dst, ai->ai_addr, sizeof(*dst));
+	freeaddrinfo(ai);
+	return 0;
+}
+
 /* conn_open - accept one connection and start its upstream connect. */
 static void conn_open(int lfd, const struct dp_opts *o)
 {
@@ -608,8 +652,15 @@ static void conn_open(int lfd, const struct dp_opts *o)
 			DP_MAX_CONNS);
 		goto fail;
 	}
-	/* Where was it going?  The REDIRECTed destination, else -c. */
-	if (getsockopt(cfd, SOL_IP, SO_ORIGINAL_DST, &dst, &len) != 0 ||
+	/* Where was it going?  The CONNECT line (-V), the REDIRECTed
+	 * destination, else -c. */
+	if (o->via) {
+		if (via_dst(cfd, &dst) != 0) {
+			fprintf(stderr, "delayproxy: no CONNECT line: "
+				"closed\n");
+			goto fail;
+		}
+	} else if (getsockopt(cfd, SOL_IP, SO_ORIGINAL_DST, &dst, &len) != 0 ||
 	    (dst.sin_addr.s_addr == htonl(INADDR_LOOPBACK) &&
 	     dst.sin_port == htons((uint16_t)o->port))) {
 		if (o->fixed.sin_port == 0) {

@@ -12,13 +12,19 @@
 # 0x4e), which the rule lets through.  The runs of each round go through
 # the configurations in an order rotated by one per round.  Prints one
 # line per save and a table: median MB/s and the ratio to the 0 ms row.
+# With -T, every added round-trip time is run once per number of
+# connections given (save --stripes=N), one right after the other in each
+# round, and the table has a column pair per number, each ratio taken to the 0 ms
+# row of the same number.
 #
-#   run-latency.sh [-q] [-s MB] [-r RUNS] [-R "RTTS"] [-w BYTES] [-S BYTES]
-#                  -b BINDIR -p PROXY -d DIR
+#   run-latency.sh [-q] [-s MB] [-r RUNS] [-R "RTTS"] [-T "STRIPES"]
+#                  [-w BYTES] [-S BYTES] -b BINDIR -p PROXY -d DIR
 #     -q        quick: 256 MB, 1 round
 #     -s MB     size of the file saved (default 2048)
 #     -r RUNS   rounds (default 3)
 #     -R RTTS   added round-trip times in ms (default "0 5 10 20 50")
+#     -T STRIPES  connections per save to compare, e.g. "1 4" (default:
+#               save's own choice, 4 to this storage node)
 #     -w BYTES  the proxy's window (default: what TCP would have here,
 #               min(client tcp_wmem max, storage node tcp_rmem max / 2))
 #     -S BYTES  first set the client namespace's net.ipv4.tcp_wmem max to
@@ -34,12 +40,14 @@
 # exit, also on failure.
 set -u
 SIZE=2048 RUNS=3 RTTS="0 5 10 20 50" WIN="" BIN="" PROXY="" DIR="" TUNE=""
-while getopts "qs:r:R:w:S:b:p:d:" o; do
+STRIPES=auto
+while getopts "qs:r:R:T:w:S:b:p:d:" o; do
 	case $o in
 	q) SIZE=256 RUNS=1 ;;
 	s) SIZE=$OPTARG ;;
 	r) RUNS=$OPTARG ;;
 	R) RTTS=$OPTARG ;;
+	T) STRIPES=$OPTARG ;;
 	w) WIN=$OPTARG ;;
 	S) TUNE=$OPTARG ;;
 	b) BIN=$OPTARG ;;
@@ -135,7 +143,7 @@ echo "# proxy window: $WIN bytes (max throughput at RTT r: $WIN / r)"
 # forwards connections to its address there (nat PREROUTING DNAT,
 # route_localnet): the client still connects over the link, by address.
 R=$DIR/sn
-rm -rf "$R" "$DIR/cli"
+rm -rf "$R" "$DIR/cli" "$DIR/cli.csr" "$DIR/cli.bundle"
 mkdir -p "$R/aftd" "$DIR/cli/data"
 start() { # DAEMON ARGS - start a daemon on the storage node, remember pid
 	local d=$1; shift
@@ -183,6 +191,16 @@ label() {
 }
 label || die "label"
 
+# --- the client's certificate (TLS on every connection, nsrtrust(8)) -----
+if [ -x "$BIN/nsrtrust" ]; then
+	mkdir -p "$DIR/cli"
+	NSR_ROOT=$DIR/cli on "$CLI" cli "$BIN/nsrtrust" request >"$DIR/cli.csr" &&
+		NSR_ROOT=$R on "$SN" sn "$BIN/nsrtrust" accept "$DIR/cli.csr" >"$DIR/cli.bundle" &&
+		NSR_ROOT=$DIR/cli on "$CLI" cli "$BIN/nsrtrust" install "$DIR/cli.bundle" >/dev/null ||
+		die "cannot enrol the client in the datazone (nsrtrust)"
+	echo "# client enrolled (nsrtrust): every connection uses TLS"
+fi
+
 # --- the file ------------------------------------------------------------
 F=$DIR/cli/data/large.bin
 head -c 4194304 /dev/urandom >"$DIR/cli/piece"
@@ -191,15 +209,18 @@ BYTES=$(stat -c %s "$F")
 echo "# file: $BYTES bytes"
 
 # --- the runs --------------------------------------------------------------
-CONFIGS=(base)
-for r in $RTTS; do CONFIGS+=("$r"); done
+CONFIGS=()	# RTT/STRIPES; the numbers of connections of one RTT run
+for r in base $RTTS; do	# one after the other (side by side)
+	for t in $STRIPES; do CONFIGS+=("$r/$t"); done
+done
 REDIRECT=(-t nat -A OUTPUT -p tcp -d "$SN_ADDR" -m mark ! --mark 0x4e -j REDIRECT --to-ports "$PPORT")
 rule() { ip netns exec "$CLI" iptables "${REDIRECT[@]/#-A/$1}"; }
 RES=$DIR/runs.txt
 : >"$RES"
 
-run_one() { # CONFIG ROUND
-	local c=$1 n=$2 t0 t1 rc mbs cpu=""
+run_one() { # RTT/STRIPES ROUND
+	local c=${1%/*} t=${1#*/} n=$2 t0 t1 rc mbs cpu="" opt=()
+	[ "$t" = auto ] || opt=(--stripes="$t")
 	if [ "$c" != base ]; then
 		ip netns exec "$CLI" "$PROXY" -p $PPORT -w "$WIN" -t 900 \
 			-d "$(awk -v r="$c" 'BEGIN {printf "%g", r / 2}')" \
@@ -210,7 +231,7 @@ run_one() { # CONFIG ROUND
 	fi
 	t0=$(date +%s.%N)
 	NSR_ROOT=$DIR/cli on "$CLI" cli timeout 900 "$BIN/save" -q -s "$SERVER" -c cli \
-		"$DIR/cli/data" >"$DIR/save.out" 2>&1
+		"${opt[@]}" "$DIR/cli/data" >"$DIR/save.out" 2>&1
 	rc=$?
 	t1=$(date +%s.%N)
 	if [ "$c" != base ]; then
@@ -223,12 +244,12 @@ run_one() { # CONFIG ROUND
 		PROXY_PID=""
 	fi
 	if [ $rc -ne 0 ]; then
-		echo "round $n rtt $c: save failed (exit $rc): $(tail -n 3 "$DIR/save.out")"
+		echo "round $n rtt $c stripes $t: save failed (exit $rc): $(tail -n 3 "$DIR/save.out")"
 		return 1
 	fi
 	mbs=$(awk -v b="$BYTES" -v a="$t0" -v z="$t1" 'BEGIN {printf "%.1f", b / 1e6 / (z - a)}')
-	echo "round $n rtt $c: $mbs MB/s ($(awk -v a="$t0" -v z="$t1" 'BEGIN {printf "%.2f", z - a}') s$cpu)"
-	echo "$c $mbs" >>"$RES"
+	echo "round $n rtt $c stripes $t: $mbs MB/s ($(awk -v a="$t0" -v z="$t1" 'BEGIN {printf "%.2f", z - a}') s$cpu)"
+	echo "$c $t $mbs" >>"$RES"
 	label || die "relabel"	# the volume is emptied for the next run
 }
 
@@ -242,16 +263,26 @@ done
 
 # --- the table -------------------------------------------------------------
 median() { sort -n | awk '{a[NR] = $1} END {if (NR == 0) print "-"; else if (NR % 2) print a[(NR + 1) / 2]; else printf "%.1f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
-zero=$(awk '$1 == "0" {print $2}' "$RES" | median)
+ratio() { awk -v m="$1" -v z="$2" 'BEGIN {if (z + 0 > 0 && m != "-") printf "%.2f", m / z; else print "-"}'; }
 echo
-echo "| added RTT | proxy delay each way | MB/s (median of $RUNS) | runs | ratio to 0 ms |"
-echo "|---|---|---|---|---|"
-for c in "${CONFIGS[@]}"; do
-	m=$(awk -v c="$c" '$1 == c {print $2}' "$RES" | median)
-	all=$(awk -v c="$c" '$1 == c {printf "%s%s", s, $2; s = ", "}' "$RES")
+head="| added RTT | proxy delay each way |" rule="|---|---|"
+for t in $STRIPES; do
+	head="$head stripes $t: MB/s (median of $RUNS), runs | ratio to 0 ms |"
+	rule="$rule---|---|"
+done
+echo "$head"
+echo "$rule"
+for c in base $RTTS; do
 	if [ "$c" = base ]; then
-		echo "| none (no proxy) | - | $m | $all | $(awk -v m="$m" -v z="$zero" 'BEGIN {if (z + 0 > 0 && m != "-") printf "%.2f", m / z; else print "-"}') |"
+		line="| none (no proxy) | - |"
 	else
-		echo "| $c ms | $(awk -v r="$c" 'BEGIN {printf "%g", r / 2}') ms | $m | $all | $(awk -v m="$m" -v z="$zero" 'BEGIN {if (z + 0 > 0 && m != "-") printf "%.2f", m / z; else print "-"}') |"
+		line="| $c ms | $(awk -v r="$c" 'BEGIN {printf "%g", r / 2}') ms |"
 	fi
+	for t in $STRIPES; do
+		zero=$(awk -v t="$t" '$1 == "0" && $2 == t {print $3}' "$RES" | median)
+		m=$(awk -v c="$c" -v t="$t" '$1 == c && $2 == t {print $3}' "$RES" | median)
+		all=$(awk -v c="$c" -v t="$t" '$1 == c && $2 == t {printf "%s%s", s, $3; s = ", "}' "$RES")
+		line="$line $m ($all) | $(ratio "$m" "$zero") |"
+	done
+	echo "$line"
 done

@@ -135,6 +135,8 @@ static const struct xdr_type xdr_types[] = {
 	XT(ix_savesets_res),
 	XT(mm_snapshot_res),
 	XT(job_backup_res),
+	XT(mmd_stripe_res),
+	XT(mmd_join_args),
 };
 
 /*
@@ -247,6 +249,8 @@ static const struct xdr_proc xdr_procs[] = {
 	   ix_savesets_res),
 	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_SNAPSHOT, xt_void, mm_snapshot_res),
 	XP(NSRJOBD_PROG, NSRJOBD_V1, JOB_BACKUP, xt_void, job_backup_res),
+	XP(NSRMMD_PROG, NSRMMD_V1, MMD_SS_STRIPE, xt_void, mmd_stripe_res),
+	XP(NSRMMD_PROG, NSRMMD_V1, MMD_SS_JOIN, mmd_join_args, nsr_void_res),
 	XP(NSRD_PROG, NSRD_V1, CLONE_START, clone_start_args,
 	   clone_start_res),
 	XP(NSRD_PROG, NSRD_V1, CLONE_END, clone_end_args, clone_end_res),
