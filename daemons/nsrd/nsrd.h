@@ -282,6 +282,10 @@ unsigned nsrd_device_max_movers(struct nsrd *n, const struct nsr_res *dev,
 				const char *host, unsigned ts, unsigned ms);
 /* nsrd_status - STATUS: what nsrwatch shows (status.c). */
 int nsrd_status(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
+/* nsrd_status_rates - STATUS_RATES: rates from the movers' counters
+ * (rates.c). */
+int nsrd_status_rates(void *ctx, void *args, void *res,
+		      struct nsr_rpc_call *call);
 /* nsrd_label_finish, nsrd_delete_finish - settle a label or finish a
  * save set delete that a failure cut short, from its intent line: 0 =
  * settled, -1 = a peer does not answer yet (try again later). */
@@ -296,6 +300,10 @@ int nsrd_voldelete_finish(struct nsrd *n, const char *line);
  * answer; nsrd_sched_stop - stop it (first thing at stop). */
 int nsrd_sched_start(struct nsrd *n);
 void nsrd_sched_stop(struct nsrd *n);
+/* passphrase.c: the data keys of encryption at rest. */
+int nsrd_key_current(void *ctx, void *args, void *res,
+		     struct nsr_rpc_call *call);
+int nsrd_key_get(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 /* nsrd_savegrp - SAVEGRP: run a group now, or preview it. */
 int nsrd_savegrp(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 

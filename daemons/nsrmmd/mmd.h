@@ -59,6 +59,7 @@ struct mmd_save {
 	struct nsr_vol_span span; /* this fragment's place in the save set */
 	uint64_t next_seq; /* expected data call number */
 	uint64_t bytes;	   /* data bytes received */
+	int ctr;	   /* counters.c handle */
 	int held;	   /* counted in m->sessions (invariant 2) */
 	int eom;	   /* the volume filled: the session stops here */
 	int eom_told;	   /* a reply said so to the client */
@@ -147,7 +148,16 @@ int mmd_dev_open_extra(struct mmd *m, int read_only, struct nsr_dev **out,
 /* mmd_volid_str - a volume id as 32 hex digits into out[33]. */
 void mmd_volid_str(const uint8_t *volid, char *out);
 
-/* Handlers (label.c, save.c, recover.c). */
+/* Session counters (counters.c), for MMD_COUNTERS: a handle per open
+ * session (0 = not counted: the table was full). */
+/* mmd_ctr_open - count a session of save set ssid from now. */
+int mmd_ctr_open(uint32_t ssid, int recover);
+/* mmd_ctr_add - n more data bytes moved by session h. */
+void mmd_ctr_add(int h, uint64_t n);
+/* mmd_ctr_close - session h is over (0 is fine). */
+void mmd_ctr_close(int h);
+
+/* Handlers (label.c, save.c, recover.c, recover_sets.c, counters.c). */
 int mmd_h_label(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 int mmd_h_read_label(void *ctx, void *args, void *res,
 		   struct nsr_rpc_call *call);
@@ -161,6 +171,10 @@ int mmd_h_read_open(void *ctx, void *args, void *res,
 		  struct nsr_rpc_call *call);
 int mmd_h_read_next(void *ctx, void *args, void *res,
 		  struct nsr_rpc_call *call);
+int mmd_h_read_sets_next(void *ctx, void *args, void *res,
+			 struct nsr_rpc_call *call);
+int mmd_h_counters(void *ctx, void *args, void *res,
+		   struct nsr_rpc_call *call);
 int mmd_h_ss_remove(void *ctx, void *args, void *res,
 		    struct nsr_rpc_call *call);
 int mmd_h_ss_stripe(void *ctx, void *args, void *res,

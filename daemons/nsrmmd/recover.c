@@ -36,58 +36,21 @@
 #include "nsr/xmalloc.h"
 
 #include "mmd.h"
+#include "recover_int.h"
 
-#define QUEUE_MAX (4u << 20)
-#define PIECE_CAP NSR_MMD_CHUNK_DEFAULT
-
-struct piece {
-	struct piece *next;
-	size_t len, off;
-	char *data; /* PIECE_CAP bytes; a reply's data_val as it is */
-};
-
-struct mmd_read {
-	struct mmd *m;
-	uint32_t ssid;
-	struct nsr_vol_frag *frags; /* those on this volume, by frag_seq */
-	size_t nfrags;
-	struct nsr_dev *own_dev;    /* AFTD: our own read-only handle */
-	struct nsr_dev *dev;	    /* the device the reader uses */
-	struct nsr_vol_reader *rd;
-	char volname[NSR_VOL_NAME_MAX + 1];
-
-	pthread_t thread;
-	int started;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct piece *head, *tail;
-	struct piece *fill; /* being filled by the reader (invariant 1) */
-	size_t q_bytes;
-	int done, cancel;
-	uint64_t ndamage; /* damaged blocks of ours (reader thread) */
-	struct nsr_vol_rstats cost; /* blocks read and passed, all frags */
-	int err;
-	char *errmsg;
-};
-
-/* piece_free - free a piece and its buffer. */
-static void piece_free(struct piece *pc)
+/* mmd_piece_free - free a piece and its buffer. */
+void mmd_piece_free(struct mmd_piece *pc)
 {
 	if (pc) {
 		free(pc->data);
+		free(pc->msg);
 		free(pc);
 	}
 }
 
-/* seal - queue the piece being filled, if it holds anything (reader
- * thread). */
-static void seal(struct mmd_read *r)
+/* mmd_read_queue - append pc to the queue (reader thread). */
+void mmd_read_queue(struct mmd_read *r, struct mmd_piece *pc)
 {
-	struct piece *pc = r->fill;
-
-	if (pc == NULL || pc->len == 0)
-		return;
-	r->fill = NULL;
 	pthread_mutex_lock(&r->mu);
 	if (r->tail)
 		r->tail->next = pc;
@@ -99,15 +62,38 @@ static void seal(struct mmd_read *r)
 	pthread_mutex_unlock(&r->mu);
 }
 
-/* push - reader callback: copy into the piece being filled, queueing it
- * when full; wait for room before starting a new one. */
+/* mmd_read_seal - queue the piece being filled, if it holds anything
+ * (reader thread). */
+void mmd_read_seal(struct mmd_read *r)
+{
+	struct mmd_piece *pc = r->fill;
+
+	if (pc == NULL || pc->len == 0)
+		return;
+	r->fill = NULL;
+	mmd_read_queue(r, pc);
+}
+
+/* push - reader callback: data of the session's save set. */
 static int push(void *arg, const void *p, size_t len)
 {
 	struct mmd_read *r = arg;
+
+	return mmd_read_push(r, r->ssid, p, len);
+}
+
+/* mmd_read_push - copy data of save set ssid into the piece being
+ * filled, queueing it when full or when ssid changes; wait for room
+ * before starting a new one.  1 if the session was cancelled. */
+int mmd_read_push(struct mmd_read *r, uint32_t ssid, const void *p,
+		  size_t len)
+{
 	const char *c = p;
 
+	if (r->fill && r->fill->ssid != ssid)
+		mmd_read_seal(r);
 	while (len > 0) {
-		struct piece *pc = r->fill;
+		struct mmd_piece *pc = r->fill;
 		size_t n;
 
 		if (pc == NULL) {
@@ -120,9 +106,8 @@ static int push(void *arg, const void *p, size_t len)
 			pthread_mutex_unlock(&r->mu);
 			if (cancel)
 				return 1;
-			pc = nsr_xmalloc(sizeof(*pc));
-			pc->next = NULL;
-			pc->len = pc->off = 0;
+			pc = nsr_xcalloc(1, sizeof(*pc));
+			pc->ssid = ssid;
 			pc->data = nsr_xmalloc(PIECE_CAP);
 			r->fill = pc;
 		}
@@ -132,7 +117,7 @@ static int push(void *arg, const void *p, size_t len)
 		c += n;
 		len -= n;
 		if (pc->len == PIECE_CAP)
-			seal(r);
+			mmd_read_seal(r);
 	}
 	return 0;
 }
@@ -159,28 +144,42 @@ static void damage(void *arg, uint32_t ssid, int rc,
 	pthread_mutex_unlock(&r->mu);
 }
 
-/* mark_suspect - tell the media database that save set ssid holds
+/* mmd_mark_suspect - tell the media database that save set ssid holds
  * damaged data (its suspect flag, until scanner reads it intact). */
-static void mark_suspect(struct mmd_read *r)
+void mmd_mark_suspect(struct mmd *m, uint32_t ssid, uint64_t ndamage)
 {
 	struct mmdb_clnt *c = NULL;
 	struct nsr_buf err;
 
-	if (!r->m->server)
+	if (!m->server)
 		return;
 	nsr_buf_init(&err, 0);
-	if (mmdb_clnt_open(r->m->server, &c, &err) != NSR_OK)
-		nsr_error("cannot mark save set %u suspect: %s", r->ssid,
+	if (mmdb_clnt_open(m->server, &c, &err) != NSR_OK)
+		nsr_error("cannot mark save set %u suspect: %s", ssid,
 			  err.data);
-	else if (mmdb_clnt_ss_flags(c, r->ssid, MMDB_SS_SUSPECT, 0) != NSR_OK)
-		nsr_error("cannot mark save set %u suspect: %s", r->ssid,
+	else if (mmdb_clnt_ss_flags(c, ssid, MMDB_SS_SUSPECT, 0) != NSR_OK)
+		nsr_error("cannot mark save set %u suspect: %s", ssid,
 			  mmdb_clnt_errmsg(c));
 	else
 		nsr_info("save set %u marked suspect in the media database "
-			 "(%llu damaged blocks)", r->ssid,
-			 (unsigned long long)r->ndamage);
+			 "(%llu damaged blocks)", ssid,
+			 (unsigned long long)ndamage);
 	mmdb_clnt_close(c);
 	nsr_buf_release(&err);
+}
+
+/* mmd_damage_total - msg (freed) with the count of damaged blocks added
+ * when there were several. */
+char *mmd_damage_total(char *msg, uint64_t n)
+{
+	char *all;
+
+	if (n <= 1 || !msg)
+		return msg;
+	all = nsr_xasprintf("%s (%llu damaged blocks in all)", msg,
+			    (unsigned long long)n);
+	free(msg);
+	return all;
 }
 
 /* add_cost - count what reading one fragment cost. */
@@ -192,6 +191,7 @@ static void add_cost(struct mmd_read *r)
 	r->cost.blocks_read += st.blocks_read;
 	r->cost.blocks_skipped += st.blocks_skipped;
 	r->cost.blocks_passed += st.blocks_passed;
+	r->cost.positions += st.positions;
 }
 
 /* reader_main - the session thread: read each fragment in order. */
@@ -224,9 +224,9 @@ static void *reader_main(void *arg)
 		if (rc != NSR_OK)
 			break;
 	}
-	seal(r); /* the rest, before done (invariant 3) */
+	mmd_read_seal(r); /* the rest, before done (invariant 3) */
 	if (r->ndamage > 0 && !r->cancel)
-		mark_suspect(r);
+		mmd_mark_suspect(r->m, r->ssid, r->ndamage);
 	nsr_info("save set %u from volume %s: %llu blocks read (%llu of "
 		 "them other save sets'), %llu blocks of other save sets "
 		 "passed unread", r->ssid, r->volname,
@@ -234,14 +234,7 @@ static void *reader_main(void *arg)
 		 (unsigned long long)r->cost.blocks_skipped,
 		 (unsigned long long)r->cost.blocks_passed);
 	pthread_mutex_lock(&r->mu);
-	if (r->ndamage > 1 && r->errmsg) {
-		char *all = nsr_xasprintf("%s (%llu damaged blocks in all)",
-					  r->errmsg,
-					  (unsigned long long)r->ndamage);
-
-		free(r->errmsg);
-		r->errmsg = all;
-	}
+	r->errmsg = mmd_damage_total(r->errmsg, r->ndamage);
 	if (rc == NSR_OK && f && f->complete && got != f->size &&
 	    r->err == NSR_OK && !r->cancel) {
 		/* The caller's fragment does not describe what is there. */
@@ -274,7 +267,7 @@ static void *reader_main(void *arg)
 /* mmd_read_free - stop the thread, free the queue, give the device back. */
 void mmd_read_free(struct mmd *m, struct mmd_read *r)
 {
-	struct piece *p, *next;
+	struct mmd_piece *p, *next;
 
 	if (r->started) {
 		pthread_mutex_lock(&r->mu);
@@ -285,9 +278,9 @@ void mmd_read_free(struct mmd *m, struct mmd_read *r)
 	}
 	for (p = r->head; p; p = next) {
 		next = p->next;
-		piece_free(p);
+		mmd_piece_free(p);
 	}
-	piece_free(r->fill);
+	mmd_piece_free(r->fill);
 	nsr_vol_reader_close(r->rd);
 	nsr_dev_close(r->own_dev);
 	pthread_mutex_lock(&m->mu);
@@ -298,6 +291,12 @@ void mmd_read_free(struct mmd *m, struct mmd_read *r)
 	pthread_mutex_destroy(&r->mu);
 	pthread_cond_destroy(&r->cv);
 	free(r->frags);
+	mmd_ctr_close(r->ctr);
+	for (size_t i = 0; i < r->nsets; i++) {
+		free(r->sets[i].errmsg);
+		mmd_ctr_close(r->sets[i].ctr);
+	}
+	free(r->sets);
 	free(r->errmsg);
 	free(r);
 }
@@ -310,8 +309,8 @@ static int by_seq(const void *a, const void *b)
 	return x->frag_seq < y->frag_seq ? -1 : x->frag_seq > y->frag_seq;
 }
 
-/* open_device - take the device for reading (holds m->mu). */
-static int open_device(struct mmd *m, struct mmd_read *r, struct nsr_buf *why)
+/* mmd_read_device - take the device for reading (holds m->mu). */
+int mmd_read_device(struct mmd *m, struct mmd_read *r, struct nsr_buf *why)
 {
 	if (m->dev_type == NSR_DEV_AFTD) {
 		/* AFTD: read beside the writers with a handle of our own. */
@@ -354,6 +353,45 @@ static size_t select_frags(struct mmd_read *r, const mmd_read_args *a,
 	return r->nfrags;
 }
 
+/* mmd_read_new - a recover session on connection c (replacing an older
+ * one there): the device taken and the volume's label read. */
+int mmd_read_new(struct mmd *m, struct mmd_conn *c, struct mmd_read **out,
+		 struct nsr_buf *why)
+{
+	struct mmd_read *rd;
+	int rc;
+
+	*out = NULL;
+	if (c->save) {
+		nsr_buf_addf(why, "a save session is open on this connection; "
+			     "end it before reading");
+		return NSR_ERR_BUSY;
+	}
+	if (c->read) {
+		mmd_read_free(m, c->read); /* a new read replaces the old */
+		c->read = NULL;
+	}
+	rd = nsr_xcalloc(1, sizeof(*rd));
+	rd->m = m;
+	pthread_mutex_init(&rd->mu, NULL);
+	pthread_cond_init(&rd->cv, NULL);
+	pthread_mutex_lock(&m->mu);
+	mmd_touch(m);
+	m->readers++; /* from here on mmd_read_free gives it back */
+	rc = mmd_read_device(m, rd, why);
+	pthread_mutex_unlock(&m->mu);
+	if (rc == NSR_OK)
+		rc = nsr_vol_reader_open(rd->dev, NULL, &rd->rd, why);
+	if (rc != NSR_OK) {
+		mmd_read_free(m, rd);
+		return rc;
+	}
+	snprintf(rd->volname, sizeof(rd->volname), "%s",
+		 nsr_vol_reader_label(rd->rd)->name);
+	*out = rd;
+	return NSR_OK;
+}
+
 /* mmd_h_read_open - MMD_READ_OPEN. */
 int mmd_h_read_open(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 {
@@ -361,43 +399,22 @@ int mmd_h_read_open(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	mmd_read_args *a = args;
 	nsr_void_res *r = res;
 	struct mmd_conn *c = mmd_conn_get(call, m);
-	struct mmd_read *rd;
-	const struct nsr_vol_label *lab;
+	struct mmd_read *rd = NULL;
 	struct nsr_buf why;
 	int rc;
 
-	if (c->save) {
-		mmd_status(&r->st, NSR_ERR_BUSY, "a save session is open on "
-			   "this connection; end it before reading");
-		return NSR_OK;
-	}
-	if (c->read) {
-		mmd_read_free(m, c->read); /* a new read replaces the old */
-		c->read = NULL;
-	}
+	if (a->ssid == 0)
+		return mmd_read_sets_open(m, c, a, r);
 	nsr_buf_init(&why, 4096);
-	rd = nsr_xcalloc(1, sizeof(*rd));
-	rd->m = m;
-	rd->ssid = a->ssid;
-	pthread_mutex_init(&rd->mu, NULL);
-	pthread_cond_init(&rd->cv, NULL);
-
-	pthread_mutex_lock(&m->mu);
-	mmd_touch(m);
-	m->readers++; /* from here on mmd_read_free gives it back */
-	rc = open_device(m, rd, &why);
-	pthread_mutex_unlock(&m->mu);
-	if (rc == NSR_OK)
-		rc = nsr_vol_reader_open(rd->dev, NULL, &rd->rd, &why);
+	rc = mmd_read_new(m, c, &rd, &why);
 	if (rc != NSR_OK) {
 		mmd_status(&r->st, rc, "cannot read save set %u from device "
 			   "%s: %s", a->ssid, m->dev_name,
 			   why.len ? why.data : nsr_strerror(rc));
 		goto fail;
 	}
-	lab = nsr_vol_reader_label(rd->rd);
-	snprintf(rd->volname, sizeof(rd->volname), "%s", lab->name);
-	if (select_frags(rd, a, lab->volid) == 0) {
+	rd->ssid = a->ssid;
+	if (select_frags(rd, a, nsr_vol_reader_label(rd->rd)->volid) == 0) {
 		mmd_status(&r->st, NSR_ERR_NOTFOUND, "none of the %u fragments "
 			   "given for save set %u is on volume %s in device "
 			   "%s", a->frags.frags_len, a->ssid, rd->volname,
@@ -411,6 +428,7 @@ int mmd_h_read_open(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 		goto fail;
 	}
 	rd->started = 1;
+	rd->ctr = mmd_ctr_open(rd->ssid, 1);
 	c->read = rd;
 	nsr_info("reading save set %u (%zu fragments) from volume %s in "
 		 "device %s", a->ssid, rd->nfrags, rd->volname, m->dev_name);
@@ -418,7 +436,8 @@ int mmd_h_read_open(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	nsr_buf_release(&why);
 	return NSR_OK;
 fail:
-	mmd_read_free(m, rd);
+	if (rd)
+		mmd_read_free(m, rd);
 	nsr_buf_release(&why);
 	return NSR_OK;
 }
@@ -429,7 +448,7 @@ static size_t take(struct mmd_read *r, char *out, size_t max)
 	size_t got = 0;
 
 	while (r->head && got < max) {
-		struct piece *p = r->head;
+		struct mmd_piece *p = r->head;
 		size_t n = NSR_MIN(max - got, p->len - p->off);
 
 		memcpy(out + got, p->data + p->off, n);
@@ -440,10 +459,26 @@ static size_t take(struct mmd_read *r, char *out, size_t max)
 			if (!r->head)
 				r->tail = NULL;
 			r->q_bytes -= p->len;
-			piece_free(p);
+			mmd_piece_free(p);
 		}
 	}
 	return got;
+}
+
+/* mmd_read_max - the most a reply may carry for a client asking max. */
+size_t mmd_read_max(u_int max)
+{
+	if (max == 0)
+		return 1u << 20;
+	return NSR_MIN((size_t)max, (size_t)MMD_CHUNK_MAX);
+}
+
+/* mmd_read_wait - lock r->mu and wait for queued data or the end. */
+void mmd_read_wait(struct mmd_read *r)
+{
+	pthread_mutex_lock(&r->mu);
+	while (!r->head && !r->done)
+		pthread_cond_wait(&r->cv, &r->mu);
 }
 
 /* mmd_h_read_next - MMD_READ_NEXT: the next queued bytes, then eof/error. */
@@ -454,21 +489,17 @@ int mmd_h_read_next(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	mmd_next_res *r = res;
 	struct mmd_conn *c = mmd_conn_get(call, m);
 	struct mmd_read *rd = c->read;
-	size_t max = NSR_MIN((size_t)a->max, (size_t)MMD_CHUNK_MAX);
+	size_t max = mmd_read_max(a->max);
 
 	if (!rd) {
 		mmd_status(&r->st, NSR_ERR_STATE,
 			   "no recover session is open on this connection");
 		return NSR_OK;
 	}
-	if (max == 0)
-		max = 1u << 20;
-	pthread_mutex_lock(&rd->mu);
-	while (!rd->head && !rd->done)
-		pthread_cond_wait(&rd->cv, &rd->mu);
+	mmd_read_wait(rd);
 	if (rd->head && rd->head->off == 0 && rd->head->len <= max) {
 		/* the piece's buffer is the reply (invariant 4) */
-		struct piece *p = rd->head;
+		struct mmd_piece *p = rd->head;
 
 		rd->head = p->next;
 		if (!rd->head)
@@ -481,6 +512,7 @@ int mmd_h_read_next(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 		r->data.data_val = nsr_xmalloc(max);
 		r->data.data_len = (u_int)take(rd, r->data.data_val, max);
 	}
+	mmd_ctr_add(rd->ctr, r->data.data_len);
 	pthread_cond_broadcast(&rd->cv);
 	if (!rd->head && rd->done) {
 		if (rd->err != NSR_OK && r->data.data_len == 0) {

@@ -107,6 +107,7 @@ void mmd_save_free(struct mmd *m, struct mmd_save *s)
 			 " the part on that volume is not recorded",
 			 s->hdr.ssid, s->hdr.client, s->hdr.name, s->volname);
 	free(s->errmsg);
+	mmd_ctr_close(s->ctr);
 	release_writer(m, s);
 	free(s);
 }
@@ -245,6 +246,7 @@ static int begin_session(struct mmd *m, const mmd_begin_args *a,
 		 "device %s%s", s->hdr.ssid, s->hdr.client, s->hdr.name,
 		 s->hdr.level, s->volname, m->dev_name,
 		 cloneid ? " (a clone)" : "");
+	s->ctr = mmd_ctr_open(s->hdr.ssid, 0);
 	c->save = s;
 	s = NULL;
 	mmd_status(&r->st, NSR_OK, "%s", "");
@@ -400,6 +402,7 @@ void mmd_save_chunk(struct mmd *m, struct mmd_save *s, uint64_t seq,
 	}
 	s->next_seq++;
 	s->bytes += len;
+	mmd_ctr_add(s->ctr, len);
 	rc = nsr_vol_session_write(s->vs, p, len);
 	if (rc == NSR_ERR_EOM)
 		end_of_medium(m, s);

@@ -17,6 +17,14 @@
  * records follow, and its FILE_END, the terminator, carries the total
  * and the checksum; file_end() is where a reader learns the size.
  *
+ * File data may be transformed on the client (version 5, SEALED records
+ * in place of DATA): compressed with zlib, then encrypted with
+ * AES-256-GCM under a key named by its key id (crypt.h); metadata stays
+ * readable, so indexes and scanner work without the key.  A decoder
+ * given no key for a record's id passes none of that file's data on and
+ * says so at its FILE_END (nokey), so a wrong or missing key is an
+ * error, never garbage.
+ *
  * Every record starts with a 12-byte frame (type, flags, length, CRC-32C)
  * and is bounded (NSR_ASM_MAX_DATA for data, NSR_ASM_MAX_XATTR_REC for
  * extended attributes, NSR_ASM_MAX_META for the rest).  The frame CRC of
@@ -38,7 +46,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#define NSR_ASM_VERSION 4	/* written; 1 to 3 are still read */
+#define NSR_ASM_VERSION 5	/* read; 4 written unless sealed */
 #define NSR_ASM_VERSION_MIN 1
 #define NSR_ASM_MAGIC 0x4E534153u /* "NSAS" */
 #define NSR_ASM_FRAME_LEN 12
@@ -53,6 +61,8 @@
 #define NSR_ASM_XATTR_VALUE_MAX 65536  /* as XATTR_SIZE_MAX */
 #define NSR_ASM_MAX_XATTR_REC (NSR_ASM_XATTR_VALUE_MAX + 1024)
 #define NSR_ASM_MAX_XATTRS 1024	       /* XATTR records per file */
+#define NSR_ASM_SEAL_HDR 28	       /* SEALED payload before the body */
+#define NSR_ASM_MAX_SEALED (NSR_ASM_MAX_DATA + 64) /* SEALED payload */
 
 /* Record types (the first byte of a frame).  A new type gets the next
  * number here, its bound in asm_max_len (cksum.c), its place in the
@@ -68,6 +78,14 @@ enum nsr_asm_rec {
 	NSR_ASM_REC_XATTR = 7,
 	NSR_ASM_REC_LONGSTR = 8, /* version 2: a piece of a long path */
 	NSR_ASM_REC_DIRENTS = 9, /* version 3: a directory's entry names */
+	NSR_ASM_REC_SEALED = 10, /* version 5: compressed/encrypted data */
+};
+
+/* SEALED record flags and ciphers (bytes 0 and 1 of its payload). */
+enum nsr_asm_seal {
+	NSR_ASM_SEAL_DEFLATE = 0x01, /* flag: the body is zlib data */
+	NSR_ASM_CIPHER_NONE = 0,
+	NSR_ASM_CIPHER_AES256GCM = 1,
 };
 
 /* Which string of the next FILE record a LONGSTR record carries. */
@@ -148,6 +166,10 @@ struct nsr_asm_file_end {
 	size_t ck_len;
 	uint8_t ck[NSR_ASM_CK_MAX];
 	int ck_ok;
+	/* 1: the file's data is encrypted under a key the decoder was not
+	 * given (key_id names it); none of it was passed on, ck_ok is 0 */
+	int nokey;
+	uint8_t key_id[8];
 };
 
 /* Stream totals from the END record (checked by the decoder). */
@@ -160,6 +182,17 @@ struct nsr_asm_trailer {
 /* Sink: write n bytes; return NSR_OK or a negative nsr_err (sticky). */
 typedef int (*nsr_asm_write_fn)(void *ctx, const void *p, size_t n);
 
+/* Key lookup for SEALED records: fill key[32] for the 8-byte id and
+ * return 0, or non-zero when the key is not known. */
+typedef int (*nsr_asm_key_fn)(void *ctx, const uint8_t *id, uint8_t *key);
+
+/* The transform of file data (nsr_asm_enc_xform). */
+struct nsr_asm_xform {
+	int compress;	    /* 0 = none, 1-9 = zlib level */
+	const uint8_t *key; /* 32 bytes: AES-256-GCM; NULL = none */
+	const uint8_t *key_id; /* 8 bytes, with key */
+};
+
 /* ---- encoder ---------------------------------------------------------- */
 
 struct nsr_asm_enc;
@@ -168,6 +201,13 @@ struct nsr_asm_enc;
  * NSR_OK, NSR_ERR_INVAL (bad ck_alg), NSR_ERR_NOMEM. */
 int nsr_asm_enc_new(struct nsr_asm_enc **out, int ck_alg,
 		    nsr_asm_write_fn sink, void *sink_ctx);
+/* nsr_asm_enc_xform - transform file data from now on: before the
+ * header, which then says version 5.  Data goes out in SEALED records of
+ * up to NSR_ASM_MAX_DATA plain bytes (a compressed record whose data
+ * did not shrink keeps it as it was).  The key is copied.  NSR_ERR_STATE
+ * after the header, NSR_ERR_INVAL (nothing to do, bad level),
+ * NSR_ERR_NOMEM. */
+int nsr_asm_enc_xform(struct nsr_asm_enc *e, const struct nsr_asm_xform *x);
 /* nsr_asm_enc_free - free the encoder (NULL is fine); writes nothing. */
 void nsr_asm_enc_free(struct nsr_asm_enc *e);
 /* nsr_asm_enc_header - write the HEADER record (first, exactly once).
@@ -243,6 +283,10 @@ struct nsr_asm_dec_ops {
 	 * records has no list (a full save, or one not entered). */
 	int (*dirent)(void *ctx, const char *name, uint32_t index,
 		      uint32_t total);
+	/* SEALED records: the key of an id (asked once per id and
+	 * decoder, the answer kept).  NULL: no keys; encrypted data is
+	 * passed over, every such file ends with nokey. */
+	nsr_asm_key_fn key;
 };
 
 struct nsr_asm_dec;

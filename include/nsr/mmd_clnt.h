@@ -206,6 +206,46 @@ int nsr_mmd_read_open(struct nsr_mmd *m, uint32_t ssid,
 int nsr_mmd_read_next(struct nsr_mmd *m, void *p, size_t cap, size_t *got,
 		      int *eof, struct nsr_buf *err);
 
+/* One pass for several save sets of one volume. */
+/* nsr_mmd_read_sets_open - start reading, in one pass over the mover's
+ * volume, every save set that has fragments in frags (n, at most
+ * MMD_FRAGS_MAX, at most MMD_SETS_MAX save sets; those on other volumes
+ * are left out by the mover); each must have one on the volume. */
+int nsr_mmd_read_sets_open(struct nsr_mmd *m, const struct nsr_vol_frag *frags,
+			   size_t n, struct nsr_buf *err);
+/* One piece of a sets read. */
+struct nsr_mmd_sets_piece {
+	uint32_t ssid;	    /* whose data (or end) it is */
+	const void *data;   /* its data (len bytes; until fn returns) */
+	size_t len;
+	int ss_end;	    /* ssid's last piece from this volume */
+	int ss_code;	    /* with ss_end: NSR_OK or its error (damage as
+			       for nsr_mmd_read_next) */
+	const char *ss_msg; /* with ss_end: the error in words */
+};
+/* What takes each piece; non-zero stops (and is returned). */
+typedef int (*nsr_mmd_piece_fn)(void *arg,
+				const struct nsr_mmd_sets_piece *pc);
+/* nsr_mmd_read_sets_next - the next reply: its pieces (at most cap data
+ * bytes in all), in volume order, to fn; *eof = 1 once every save set
+ * has ended.  A transport or session error is returned; a save set's
+ * own error comes in its last piece. */
+int nsr_mmd_read_sets_next(struct nsr_mmd *m, size_t cap,
+			   nsr_mmd_piece_fn fn, void *arg, int *eof,
+			   struct nsr_buf *err);
+
+/* What one session of a mover has moved (MMD_COUNTERS). */
+struct nsr_mmd_counter {
+	uint32_t ssid;
+	int recover;	/* 1: sent to a recover client; 0: saved */
+	uint64_t bytes; /* data bytes so far */
+	uint64_t usec;	/* since the session began */
+};
+/* nsr_mmd_counters - the mover's open sessions: *out (malloc'ed, caller
+ * frees; NULL when *n is 0). */
+int nsr_mmd_counters(struct nsr_mmd *m, struct nsr_mmd_counter **out,
+		     size_t *n, struct nsr_buf *err);
+
 /* Fragments on the wire, for the mover and its clients alike: no strings,
  * so nothing to check or free. */
 /* nsr_mmd_frag_to_wire - the XDR fragment from the public one. */

@@ -54,7 +54,18 @@ int nsr_nsrd_res_delete(struct nsr_nsrd *d, res_text_args *a,
 			nsr_void_res *r);
 /* nsr_nsrd_status - devices, movers, sessions and waits (nsrwatch). */
 int nsr_nsrd_status(struct nsr_nsrd *d, status_res *r);
+/* nsr_nsrd_status_rates - transfer rates per session and device, from
+ * the movers' counters (nsrwatch). */
+int nsr_nsrd_status_rates(struct nsr_nsrd *d, rates_res *r);
 
+/* nsr_nsrd_key_current - what the client's resource asks for (aes
+ * encryption, compression) and, when a->want_key or it asks for
+ * encryption, the data key of the datazone pass phrase; the error says
+ * when no pass phrase is set. */
+int nsr_nsrd_key_current(struct nsr_nsrd *d, key_cur_args *a, key_res *r);
+/* nsr_nsrd_key_get - the data key of a key id (recover), from the
+ * current or a previous pass phrase; NSR_ERR_NOTFOUND if none has it. */
+int nsr_nsrd_key_get(struct nsr_nsrd *d, key_args *a, key_res *r);
 /* nsr_nsrd_savegrp - run a group now, or preview it (savegrp). */
 int nsr_nsrd_savegrp(struct nsr_nsrd *d, savegrp_args *a, savegrp_res *r);
 

@@ -115,6 +115,18 @@ struct nsr_restore_opts {
 				     *     over, a checksum mismatch is an
 				     *     error after the bytes went out */
 	int out_fd;
+	/* The keys of encrypted save sets (asm.h): asked once per key id;
+	 * NULL = none.  A file whose key is not given is not written and
+	 * is reported ("cannot decrypt: key ID unknown ..."). */
+	nsr_asm_key_fn key;
+	void *key_ctx;
+	int dirs_last;		    /* 1 = directory metadata only in
+				     *     nsr_restore_finish, not as the
+				     *     stream leaves a directory: for
+				     *     several restores filling one tree
+				     *     at once (recover's one pass over
+				     *     interleaved save sets), each
+				     *     finished after all were flushed */
 	int workers;		    /* >= 2: small files (up to 1 MiB) in
 				     *     directories being restored are
 				     *     written by this many threads
@@ -169,6 +181,10 @@ int nsr_restore_sink(void *restore, const void *p, size_t n);
  * stream was complete and intact, NSR_ERR_TRUNCATED if it stopped early,
  * NSR_ERR_CORRUPT if damage was skipped, or the sticky error. */
 int nsr_restore_finish(struct nsr_restore *r);
+/* nsr_restore_flush - wait until every file queued to the writer
+ * workers is in place (their problems are reported by the next call).
+ * NSR_OK or the sticky error. */
+int nsr_restore_flush(struct nsr_restore *r);
 /* nsr_restore_stats - counters so far. */
 void nsr_restore_stats(const struct nsr_restore *r,
 		       struct nsr_restore_stats *st);

@@ -77,6 +77,8 @@ struct nsr_saver_opts {
 	/* The caller filtered already (nsr_saver_skip, in walk order):
 	 * save every object given; since only marks a level save. */
 	bool prefiltered;
+	/* Compress and/or encrypt file data (asm.h); NULL = neither. */
+	const struct nsr_asm_xform *xform;
 };
 
 struct nsr_saver_cb {

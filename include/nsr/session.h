@@ -64,6 +64,16 @@ struct nsr_session_save_opts {
 	const char *pipe;
 	const char *const *pipe_argv;
 	size_t pipe_read;
+	/* Encryption at rest (nsr_savestream(5)): file data encrypted with
+	 * the key of the datazone pass phrase (asked of nsrd before the
+	 * save set is made; no pass phrase set: the save fails), and/or
+	 * compressed first (zlib level 1-9; 0 = not). */
+	int encrypt;
+	int compress;
+	/* 1: leave out what the client's resource asks for (aes
+	 * encryption, compression): a bootstrap, which nsrdr reads from
+	 * the volume without nsrd and so without keys */
+	int no_directives;
 	/* Optional callbacks (ctx is handed to each). */
 	void (*file)(void *ctx, const struct nsr_asm_file *f);
 	void (*file_error)(void *ctx, const char *path, int err,
@@ -142,8 +152,13 @@ int nsr_session_next_volume(struct nsr_nsrd *d, const char *server,
 /*
  * Recover sessions:
  *   1. nsr_session_recover_open(&opts, &sr, err)   connects to nsrd;
+ *      nsr_session_recover_copy(sr, ssid, cloneid) pins the copy
+ *      (clone) of a save set to read (recover -S ssid/cloneid);
  *   2. nsr_session_recover_ssid(sr, ssid, paths, n, &st) for a save set
- *      (only the paths named, if any), or nsr_session_recover_path(sr,
+ *      (only the paths named, if any), nsr_session_recover_ssids(sr,
+ *      ssids, n, paths, npaths, &st) for several (in the order given;
+ *      those of one volume that cannot write the same path, by their
+ *      names, read in one pass), or nsr_session_recover_path(sr,
  *      path, browse, &st) for a path as the client file index shows it
  *      at browse time (0 = now): a directory with the tree below it as
  *      it was then, each object from the save set holding its version
@@ -152,7 +167,11 @@ int nsr_session_next_volume(struct nsr_nsrd *d, const char *server,
  *      everything came back intact, 1 otherwise (the messages say why);
  *   3. nsr_session_recover_close(sr).
  * A save set is read volume after volume from the mover nsrd names for
- * each (on the storage node holding it) into one restored stream.  A
+ * each (on the storage node holding it) into one restored stream; the
+ * save sets of a point-in-time tree or a list that share a volume are
+ * read from it in one pass, each into its own restore.  A save set
+ * whose copy nsrd picked cannot be opened or read before any of it was
+ * restored is read again from another copy (once).  A
  * damaged block is skipped: every intact file is recovered, the damaged
  * and the lost ones are named.
  */
@@ -190,15 +209,21 @@ int nsr_session_recover_open(const struct nsr_session_recover_opts *o,
 int nsr_session_recover_ssid(struct nsr_session_recover *sr, uint32_t ssid,
 			     const char *const *paths, size_t npaths,
 			     struct nsr_restore_stats *st);
+int nsr_session_recover_ssids(struct nsr_session_recover *sr,
+			      const uint32_t *ssids, size_t n,
+			      const char *const *paths, size_t npaths,
+			      struct nsr_restore_stats *st);
 int nsr_session_recover_path(struct nsr_session_recover *sr,
 			     const char *path, int64_t browse,
 			     struct nsr_restore_stats *st);
-/* nsr_session_recover_copy - recover -S ssid/cloneid: the next recover
- * of save set ssid reads its clone instance cloneid (0 = the copy nsrd
- * picks: the original, or another complete copy when the original's
- * volume is gone or cannot be read, which the message callback hears). */
-void nsr_session_recover_copy(struct nsr_session_recover *sr, uint32_t ssid,
-			      uint32_t cloneid);
+/* nsr_session_recover_copy - recover -S ssid/cloneid: the recovers of
+ * save set ssid that follow (alone, in a list or as part of a tree) read
+ * its clone instance cloneid (0 = the copy nsrd picks: the original, or
+ * another complete copy when the original's volume is gone or cannot be
+ * read, which the message callback hears).  NSR_ERR_LIMIT past 64 save
+ * sets pinned. */
+int nsr_session_recover_copy(struct nsr_session_recover *sr, uint32_t ssid,
+			     uint32_t cloneid);
 void nsr_session_recover_close(struct nsr_session_recover *sr);
 
 #endif /* NSR_SESSION_H */

@@ -252,6 +252,27 @@ int nsr_vol_reader_read(struct nsr_vol_reader *r,
 			const struct nsr_vol_frag *frag, nsr_vol_data_fn fn,
 			void *arg, const struct nsr_vol_scan_ops *ops,
 			void *ops_arg, uint64_t *bytes);
+/* nsr_vol_reader_read_sets - one pass for several save sets: frags (n,
+ * at most NSR_VOL_SETS_MAX, each a different save set or fragment on
+ * this volume) are read in one walk from the first one's place, each
+ * save set's data, in order, to ops->data with its ssid.  Between
+ * fragments the reader positions forward (tape: seek; AFTD: the next
+ * session file) rather than read what no wanted save set holds, and a
+ * block whose header names an unwanted save set is passed as in
+ * nsr_vol_reader_read.  Each fragment ends once, through ops->end (its
+ * end chunk: *t and the bytes delivered) or ops->unfinished (the volume
+ * holds no more of it: it continues elsewhere, or was cut short).  Damage
+ * is reported per save set to ops->damage: a gap in its chunks or a lost
+ * end after damaged blocks (rc NSR_ERR_CHECKSUM/_CORRUPT), a fragment
+ * whose begin is not where it says (NSR_ERR_NOTFOUND, then
+ * unfinished); damaged blocks of other save sets are not reported.
+ * ops->begin may be NULL.  A non-zero return of a callback stops the
+ * read.  NSR_OK, or an I/O error (words in nsr_vol_reader_errmsg) that
+ * ended the pass: the fragments not ended then are not reported. */
+#define NSR_VOL_SETS_MAX 128
+int nsr_vol_reader_read_sets(struct nsr_vol_reader *r,
+			     const struct nsr_vol_frag *frags, size_t n,
+			     const struct nsr_vol_scan_ops *ops, void *arg);
 /* nsr_vol_reader_frag - the fragment a scan's begin callback describes
  * (volume id, ssid, span, file/record and, on AFTD, byte offset), ready
  * for nsr_vol_reader_read; size and complete come from the end callback
@@ -280,6 +301,8 @@ struct nsr_vol_rstats {
 				    not looked at (format version 2) */
 	uint64_t blocks_passed;	 /* another save set's, spaced over by
 				    their header without reading (vtape) */
+	uint64_t positions;	 /* seeks (tape) or session files opened
+				    (AFTD) */
 };
 /* nsr_vol_reader_stats - *out = the counts of the last scan or read. */
 void nsr_vol_reader_stats(const struct nsr_vol_reader *r,

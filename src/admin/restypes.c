@@ -62,6 +62,8 @@ static const struct nsr_res_attrdef client_attrs[] = {
 	S("pool", NULL),
 	N("parallelism", "4", 1, 1024),
 	C("parallel save streams per save set", "No", YESNO),
+	C("aes encryption", "No", YESNO),
+	C("compression", "No", YESNO),
 	T("save operations"),
 	T("remote access"),
 	S("remote user", NULL),

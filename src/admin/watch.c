@@ -141,8 +141,51 @@ static int text_pending(const status_res *st, struct nsr_buf *o)
 	return rc;
 }
 
+/* mbs - bytes per second as MB/s (decimal) into out. */
+static const char *mbs(uint64_t rate, char *out, size_t cap)
+{
+	snprintf(out, cap, "%.1f MB/s", (double)rate / 1e6);
+	return out;
+}
+
+/* text_rates - the Rates section: each device, then each session. */
+static int text_rates(const rates_res *rt, struct nsr_buf *o)
+{
+	int rc = nsr_buf_addstr(o, "\nRates\n");
+	char r1[32];
+
+	for (u_int i = 0; rc == NSR_OK && i < rt->devices.devices_len; i++) {
+		const rate_device *d = &rt->devices.devices_val[i];
+
+		rc = nsr_buf_addf(o, "  device  %-30s %14s  (%u sessions)\n",
+				  d->name, mbs(d->rate, r1, sizeof(r1)),
+				  d->sessions);
+	}
+	for (u_int i = 0; rc == NSR_OK && i < rt->sessions.sessions_len;
+	     i++) {
+		const rate_session *s = &rt->sessions.sessions_val[i];
+		char what[64];
+
+		snprintf(what, sizeof(what), "ssid %u on", s->ssid);
+		rc = nsr_buf_addf(o, "  %-7s %-14s %-15s %14s  %.1f MB so "
+				  "far\n", s->recover ? "recover" : "save",
+				  what, s->device, mbs(s->rate, r1, sizeof(r1)),
+				  (double)s->bytes / 1e6);
+	}
+	if (rc == NSR_OK && *rt->notes)
+		rc = nsr_buf_addf(o, "  (%s)\n", rt->notes);
+	return rc;
+}
+
 /* nsr_watch_text - the status as a screen of text lines. */
 int nsr_watch_text(const status_res *st, struct nsr_buf *out)
+{
+	return nsr_watch_text_rates(st, NULL, out);
+}
+
+/* nsr_watch_text_rates - the screen, with the rates if any. */
+int nsr_watch_text_rates(const status_res *st, const rates_res *rt,
+			 struct nsr_buf *out)
 {
 	char when[32];
 	time_t t = (time_t)st->now;
@@ -163,6 +206,8 @@ int nsr_watch_text(const status_res *st, struct nsr_buf *out)
 		rc = text_movers(st, out);
 	if (rc == NSR_OK)
 		rc = text_sessions(st, out);
+	if (rc == NSR_OK && rt)
+		rc = text_rates(rt, out);
 	if (rc == NSR_OK)
 		rc = text_pending(st, out);
 	if (rc == NSR_OK && *st->notes)
@@ -243,8 +288,50 @@ static int json_lists(const status_res *st, struct nsr_buf *o)
 	return rc ? rc : nsr_buf_addch(o, ']');
 }
 
+/* json_rates - "rates":{"devices":[...],"sessions":[...],"notes":..}. */
+static int json_rates(const rates_res *rt, struct nsr_buf *o)
+{
+	int rc = nsr_buf_addstr(o, ",\"rates\":{\"devices\":[");
+
+	for (u_int i = 0; rc == NSR_OK && i < rt->devices.devices_len; i++) {
+		const rate_device *d = &rt->devices.devices_val[i];
+
+		rc = nsr_buf_addstr(o, i ? ",{" : "{");
+		rc = rc ? rc : kv(o, 1, "name", d->name);
+		rc = rc ? rc : nsr_buf_addf(o, ",\"sessions\":%u,"
+					    "\"bytes_per_sec\":%llu}",
+					    d->sessions,
+					    (unsigned long long)d->rate);
+	}
+	rc = rc ? rc : nsr_buf_addstr(o, "],\"sessions\":[");
+	for (u_int i = 0; rc == NSR_OK && i < rt->sessions.sessions_len;
+	     i++) {
+		const rate_session *s = &rt->sessions.sessions_val[i];
+
+		rc = nsr_buf_addf(o, "%s{\"type\":\"%s\",\"ssid\":%u",
+				  i ? "," : "", s->recover ? "recover" : "save",
+				  s->ssid);
+		rc = rc ? rc : kv(o, 0, "device", s->device);
+		rc = rc ? rc : nsr_buf_addf(o, ",\"mover_pid\":%d,\"bytes\":"
+					    "%llu,\"bytes_per_sec\":%llu}",
+					    s->mover_pid,
+					    (unsigned long long)s->bytes,
+					    (unsigned long long)s->rate);
+	}
+	rc = rc ? rc : nsr_buf_addch(o, ']');
+	rc = rc ? rc : kv(o, 0, "notes", rt->notes);
+	return rc ? rc : nsr_buf_addch(o, '}');
+}
+
 /* nsr_watch_json - the status as one JSON object and a newline. */
 int nsr_watch_json(const status_res *st, struct nsr_buf *out)
+{
+	return nsr_watch_json_rates(st, NULL, out);
+}
+
+/* nsr_watch_json_rates - the JSON object, with the rates if any. */
+int nsr_watch_json_rates(const status_res *st, const rates_res *rt,
+			 struct nsr_buf *out)
 {
 	int rc = nsr_buf_addch(out, '{');
 
@@ -252,6 +339,7 @@ int nsr_watch_json(const status_res *st, struct nsr_buf *out)
 	rc = rc ? rc : nsr_buf_addf(out, ",\"parallelism\":%u,\"time\":%lld",
 				    st->parallelism, (long long)st->now);
 	rc = rc ? rc : json_lists(st, out);
+	rc = rc || !rt ? rc : json_rates(rt, out);
 	rc = rc ? rc : kv(out, 0, "notes", st->notes);
 	return rc ? rc : nsr_buf_addstr(out, "}\n");
 }

@@ -40,6 +40,35 @@ int asm_ck_final(struct asm_ck *ck, uint8_t *out);
 /* asm_ck_release - free the context. */
 void asm_ck_release(struct asm_ck *ck);
 
+/* ---- SEALED records (enc_seal.c, dec_seal.c) -------------------- */
+
+struct nsr_crypt;
+
+/* The encoder's transform: plain data collected up to NSR_ASM_MAX_DATA
+ * bytes, then compressed and/or encrypted into one SEALED record. */
+struct asm_seal {
+	int level;  /* zlib level, 0 = none */
+	int cipher; /* enum nsr_asm_seal */
+	uint8_t key[32];
+	uint8_t id[8];
+	struct nsr_crypt *c;
+	uint8_t *plain; /* NSR_ASM_MAX_DATA bytes being collected */
+	size_t fill;
+	uint8_t *z; /* deflate output */
+	size_t zcap;
+	uint8_t *out; /* the record: frame + payload */
+};
+
+/* asm_seal_new - a transform for x.  NSR_ERR_INVAL, NSR_ERR_NOMEM. */
+int asm_seal_new(struct asm_seal **out, const struct nsr_asm_xform *x);
+/* asm_seal_free - free it, key wiped (NULL is fine). */
+void asm_seal_free(struct asm_seal *s);
+/* asm_seal_record - p[0..n) (1 to NSR_ASM_MAX_DATA bytes) as a record
+ * in s->out, *len bytes with the frame: SEALED, or DATA when there is no
+ * cipher and deflate did not make it smaller. */
+int asm_seal_record(struct asm_seal *s, const uint8_t *p, size_t n,
+		    size_t *len);
+
 /* asm_frame_put - fill a frame header (crc over bytes 0..7 only). */
 void asm_frame_put(uint8_t *fr, int type, uint32_t len);
 /* asm_max_len - payload bound of a record type, 0 if unknown type. */
@@ -119,7 +148,36 @@ struct nsr_asm_dec {
 	uint32_t dir_total, dir_next;
 	char dname[NSR_ASM_NAME_MAX + 1]; /* the name being decoded */
 	char dprev[NSR_ASM_NAME_MAX + 1]; /* the one before it */
+	/* SEALED records (dec_seal.c) */
+	uint8_t *sbuf;	     /* the record's payload */
+	uint8_t *pbuf;	     /* its plain data */
+	uint8_t *zbuf;	     /* decrypted zlib data */
+	size_t scap, pcap, zcap; /* their sizes, grown as records need */
+	struct nsr_crypt *crypt;
+	int kid_state;	     /* 0 none asked, 1 known, -1 unknown */
+	uint8_t kid[8];	     /* the id last asked for */
+	uint8_t key[32];     /* its key when known */
+	int file_nokey;	     /* this file's data is passed over */
+	uint8_t nokey_id[8];
+	/* A stream's file data is either all in clear (DATA, SEALED
+	 * without a cipher) or all encrypted under one key: 0 not known
+	 * yet, 1 in clear, 2 encrypted under seal_id. */
+	int seal_mode;
+	uint8_t seal_id[8];
 };
+
+/* asm_dec_seal_mode - a data record in clear (id NULL) or encrypted
+ * under id: NSR_ERR_CORRUPT if the stream's earlier data was not. */
+int asm_dec_seal_mode(struct nsr_asm_dec *d, const uint8_t *id);
+
+/* asm_dec_seal_frame - a SEALED frame: room for its payload, and the
+ * checks that need no payload. */
+int asm_dec_seal_frame(struct nsr_asm_dec *d);
+/* asm_dec_on_sealed - a complete SEALED record: decrypt, inflate and
+ * pass the data on (or pass it over for want of the key). */
+int asm_dec_on_sealed(struct nsr_asm_dec *d);
+/* asm_dec_seal_free - release what dec_seal.c allocated. */
+void asm_dec_seal_free(struct nsr_asm_dec *d);
 
 /* asm_dec_fail - make rc the decoder's sticky error and return it. */
 int asm_dec_fail(struct nsr_asm_dec *d, int rc);

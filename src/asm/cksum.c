@@ -142,6 +142,8 @@ uint32_t asm_max_len(int type)
 		return NSR_ASM_MAX_DATA;
 	case NSR_ASM_REC_XATTR:
 		return NSR_ASM_MAX_XATTR_REC;
+	case NSR_ASM_REC_SEALED:
+		return NSR_ASM_MAX_SEALED;
 	case NSR_ASM_REC_HEADER:
 	case NSR_ASM_REC_FILE:
 	case NSR_ASM_REC_HOLE:

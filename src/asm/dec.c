@@ -53,6 +53,7 @@ void nsr_asm_dec_free(struct nsr_asm_dec *d)
 	free(d->lng[1].s);
 	free(d->win);
 	nsr_buf_release(&d->q);
+	asm_dec_seal_free(d);
 	free(d);
 }
 
@@ -263,6 +264,7 @@ static int on_file(struct nsr_asm_dec *d, struct nsr_rd *r)
 	d->file_data = 0;
 	d->file_type = f.type;
 	d->dir_listed = 0;
+	d->file_nokey = 0;
 	d->state = DEC_IN_FILE;
 	if (d->ops.file) {
 		rc = d->ops.file(d->ctx, &f, d->long_start);
@@ -436,6 +438,11 @@ static int on_file_end(struct nsr_asm_dec *d, struct nsr_rd *r)
 	} else {
 		fe.ck_ok = memcmp(mine, fe.ck, fe.ck_len) == 0;
 	}
+	if (d->file_nokey) { /* data passed over: nothing to check */
+		fe.nokey = 1;
+		fe.ck_ok = 0;
+		memcpy(fe.key_id, d->nokey_id, sizeof(fe.key_id));
+	}
 	d->tot.files++;
 	d->tot.bytes += d->file_done;
 	if (fe.status != NSR_ASM_FILE_OK)
@@ -531,6 +538,7 @@ static int type_allowed(const struct nsr_asm_dec *d, int type)
 		       type == NSR_ASM_REC_LONGSTR;
 	case DEC_IN_FILE:
 		return type == NSR_ASM_REC_DATA || type == NSR_ASM_REC_HOLE ||
+		       type == NSR_ASM_REC_SEALED ||
 		       type == NSR_ASM_REC_FILE_END ||
 		       type == NSR_ASM_REC_XATTR ||
 		       type == NSR_ASM_REC_DIRENTS;
@@ -551,7 +559,7 @@ static int on_frame(struct nsr_asm_dec *d)
 	max = asm_max_len(d->type);
 	if (f[1] != 0 || f[2] != 0 || f[3] != 0 || max == 0)
 		return NSR_ERR_CORRUPT;
-	if (d->type == NSR_ASM_REC_DATA &&
+	if ((d->type == NSR_ASM_REC_DATA || d->type == NSR_ASM_REC_SEALED) &&
 	    nsr_get_u32(f + 8) != nsr_crc32c(0, f, 8))
 		return NSR_ERR_CHECKSUM;
 	if (d->len > max)
@@ -561,6 +569,10 @@ static int on_frame(struct nsr_asm_dec *d)
 	if (d->type == NSR_ASM_REC_DATA &&
 	    (d->len == 0 || d->len > d->file_size - d->file_done))
 		return NSR_ERR_CORRUPT;
+	if (d->type == NSR_ASM_REC_DATA)
+		return asm_dec_seal_mode(d, NULL);
+	if (d->type == NSR_ASM_REC_SEALED)
+		return asm_dec_seal_frame(d);
 	return NSR_OK;
 }
 
@@ -616,6 +628,8 @@ static int decode(struct nsr_asm_dec *d, const uint8_t *c, size_t n,
 			k = NSR_MIN(n, (size_t)(d->len - d->got));
 			if (d->type == NSR_ASM_REC_DATA)
 				rc = take_data(d, c, k);
+			else if (d->type == NSR_ASM_REC_SEALED)
+				memcpy(d->sbuf + d->got, c, k);
 			else
 				memcpy(d->meta + d->got, c, k);
 			d->got += (uint32_t)k;
@@ -628,7 +642,9 @@ static int decode(struct nsr_asm_dec *d, const uint8_t *c, size_t n,
 		/* A payload is complete (possibly empty). */
 		if (d->in_payload && d->got == d->len) {
 			d->in_payload = 0;
-			if (d->type != NSR_ASM_REC_DATA)
+			if (d->type == NSR_ASM_REC_SEALED)
+				rc = asm_dec_on_sealed(d);
+			else if (d->type != NSR_ASM_REC_DATA)
 				rc = asm_dec_on_meta(d);
 		}
 	}

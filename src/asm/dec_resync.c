@@ -58,7 +58,8 @@ int asm_dec_start_hunt(struct nsr_asm_dec *d, int why, size_t frame_bytes)
 	 * metadata record, the payload read so far */
 	if (frame_bytes > 1)
 		win_add(d, d->frame + 1, frame_bytes - 1);
-	if (frame_bytes == NSR_ASM_FRAME_LEN && d->type != NSR_ASM_REC_DATA)
+	if (frame_bytes == NSR_ASM_FRAME_LEN && d->type != NSR_ASM_REC_DATA &&
+	    d->type != NSR_ASM_REC_SEALED)
 		win_add(d, d->meta, d->got); /* got is 0 if the frame failed */
 	if (d->ck_alg == 0) { /* the header was lost */
 		d->ck_alg = NSR_ASM_CK_CRC32C;
@@ -173,7 +174,8 @@ static int swallowed(const struct nsr_asm_dec *d, size_t *frame_bytes)
 	int found = 0;
 
 	*frame_bytes = d->in_payload ? NSR_ASM_FRAME_LEN : d->frame_fill;
-	if ((d->in_payload && d->type == NSR_ASM_REC_DATA) ||
+	if ((d->in_payload && (d->type == NSR_ASM_REC_DATA ||
+			       d->type == NSR_ASM_REC_SEALED)) ||
 	    *frame_bytes <= 1)
 		return 0;
 	tmp = malloc(NSR_ASM_FRAME_LEN + NSR_ASM_MAX_XATTR_REC);

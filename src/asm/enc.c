@@ -31,6 +31,7 @@ struct nsr_asm_enc {
 	int file_type;	 /* of the current file */
 	int file_listed; /* its DIRENTS were written: no more XATTR */
 	int file_unsized; /* its size is known at FILE_END only */
+	struct asm_seal *seal; /* the data transform, NULL = none */
 };
 
 /* sink_write - pass bytes to the sink, tracking the offset. */
@@ -157,7 +158,24 @@ void nsr_asm_enc_free(struct nsr_asm_enc *e)
 		return;
 	nsr_buf_release(&e->rec);
 	asm_ck_release(&e->ck);
+	asm_seal_free(e->seal);
 	free(e);
+}
+
+/* nsr_asm_enc_xform - transform file data (before the header). */
+int nsr_asm_enc_xform(struct nsr_asm_enc *e, const struct nsr_asm_xform *x)
+{
+	struct asm_seal *s;
+	int rc;
+
+	if (e->err)
+		return e->err;
+	if (e->state != ENC_START || e->seal != NULL)
+		return NSR_ERR_STATE;
+	rc = asm_seal_new(&s, x);
+	if (rc == NSR_OK)
+		e->seal = s;
+	return rc;
 }
 
 /* enc_check - common entry check: sticky error and expected state. */
@@ -179,7 +197,7 @@ int nsr_asm_enc_header(struct nsr_asm_enc *e, const struct nsr_asm_header *h)
 		return rc;
 	rec_start(e);
 	put_u32(&e->rec, NSR_ASM_MAGIC);
-	put_u16(&e->rec, NSR_ASM_VERSION);
+	put_u16(&e->rec, e->seal ? 5 : 4);
 	put_u8(&e->rec, (uint8_t)e->ck_alg);
 	put_u8(&e->rec, 0);
 	put_u64(&e->rec, h->ssid);
@@ -386,7 +404,62 @@ int nsr_asm_enc_dirents(struct nsr_asm_enc *e, const char *const *names,
 	return rc;
 }
 
-/* nsr_asm_enc_data - write file data as DATA records. */
+/* seal_emit - one record of transformed data. */
+static int seal_emit(struct nsr_asm_enc *e, const uint8_t *p, size_t n)
+{
+	size_t len;
+	int rc = asm_seal_record(e->seal, p, n, &len);
+
+	if (rc) {
+		e->err = rc;
+		return rc;
+	}
+	return sink_write(e, e->seal->out, len);
+}
+
+/* seal_flush - emit the data collected so far (before a hole or the
+ * end of the file). */
+static int seal_flush(struct nsr_asm_enc *e)
+{
+	struct asm_seal *s = e->seal;
+	int rc;
+
+	if (s == NULL || s->fill == 0)
+		return NSR_OK;
+	rc = seal_emit(e, s->plain, s->fill);
+	s->fill = 0;
+	return rc;
+}
+
+/* seal_data - collect file data into records of NSR_ASM_MAX_DATA plain
+ * bytes (whole ones straight from the caller's buffer). */
+static int seal_data(struct nsr_asm_enc *e, const uint8_t *c, size_t n)
+{
+	struct asm_seal *s = e->seal;
+	int rc = NSR_OK;
+
+	asm_ck_update(&e->ck, c, n);
+	e->file_done += n;
+	while (n > 0 && rc == NSR_OK) {
+		size_t k;
+
+		if (s->fill == 0 && n >= NSR_ASM_MAX_DATA) {
+			rc = seal_emit(e, c, NSR_ASM_MAX_DATA);
+			k = NSR_ASM_MAX_DATA;
+		} else {
+			k = NSR_MIN(n, NSR_ASM_MAX_DATA - s->fill);
+			memcpy(s->plain + s->fill, c, k);
+			s->fill += k;
+			if (s->fill == NSR_ASM_MAX_DATA)
+				rc = seal_flush(e);
+		}
+		c += k;
+		n -= k;
+	}
+	return rc;
+}
+
+/* nsr_asm_enc_data - write file data as DATA (or SEALED) records. */
 int nsr_asm_enc_data(struct nsr_asm_enc *e, const void *p, size_t n)
 {
 	const uint8_t *c = p;
@@ -398,6 +471,8 @@ int nsr_asm_enc_data(struct nsr_asm_enc *e, const void *p, size_t n)
 		e->file_data = 1;
 	if (n > e->file_size - e->file_done)
 		return NSR_ERR_INVAL;
+	if (e->seal)
+		return seal_data(e, c, n);
 	while (n > 0) {
 		size_t chunk = NSR_MIN(n, (size_t)NSR_ASM_MAX_DATA);
 		uint8_t fr[NSR_ASM_FRAME_LEN];
@@ -428,6 +503,9 @@ int nsr_asm_enc_hole(struct nsr_asm_enc *e, uint64_t len)
 	if (len > e->file_size - e->file_done)
 		return NSR_ERR_INVAL;
 	e->file_data = 1;
+	rc = seal_flush(e);
+	if (rc)
+		return rc;
 	rec_start(e);
 	put_u64(&e->rec, len);
 	rc = rec_emit(e, NSR_ASM_REC_HOLE);
@@ -450,7 +528,9 @@ int nsr_asm_enc_file_end(struct nsr_asm_enc *e, int status)
 	if ((!e->file_unsized && e->file_done != e->file_size) ||
 	    status < NSR_ASM_FILE_OK || status > NSR_ASM_FILE_CHANGED)
 		return NSR_ERR_INVAL;
-	rc = asm_ck_final(&e->ck, ck);
+	rc = seal_flush(e);
+	if (rc == NSR_OK)
+		rc = asm_ck_final(&e->ck, ck);
 	if (rc)
 		return rc;
 	rec_start(e);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "nsr/asm.h"
+#include "nsr/crypt.h"
 #include "nsr/err.h"
 #include "nsr/fileio.h"
 #include "nsr/restore.h"
@@ -185,6 +186,28 @@ static void file_status(struct nsr_restore *r,
 			 "changed during save");
 }
 
+/* on_key - the key of an encrypted save set, from the caller. */
+static int on_key(void *ctx, const uint8_t *id, uint8_t *key)
+{
+	struct nsr_restore *r = ctx;
+
+	return r->key ? r->key(r->key_ctx, id, key) : -1;
+}
+
+/* no_key - a file encrypted under a key not given: nothing of it was
+ * written; it is reported and left out. */
+static void no_key(struct nsr_restore *r, const struct nsr_asm_file_end *fe)
+{
+	char id[NSR_CRYPT_ID_HEX], what[160];
+
+	nsr_crypt_id_hex(fe->key_id, id);
+	snprintf(what, sizeof(what),
+		 "cannot decrypt: key %s unknown (was the datazone pass "
+		 "phrase changed and the old one removed?)", id);
+	rst_error(r, r->cur.path, NSR_ERR_NOTFOUND, what);
+	r->cur.failed = 1;
+}
+
 /* on_file_end - finish a regular file: size, metadata, checksum (a
  * mismatch makes it a damaged file: not left under its name). */
 static int on_file_end(void *ctx, const struct nsr_asm_file_end *fe)
@@ -200,6 +223,10 @@ static int on_file_end(void *ctx, const struct nsr_asm_file_end *fe)
 	}
 	if (!r->cur.write)
 		goto out;
+	if (fe->nokey) {
+		no_key(r, fe);
+		goto out;
+	}
 	if (r->to_fd) {
 		rc = rst_pipe_end(r, fe);
 		goto out;
@@ -291,7 +318,7 @@ int nsr_restore_new(struct nsr_restore **out,
 {
 	static const struct nsr_asm_dec_ops ops = {
 		on_header, on_file, on_data, on_hole, on_file_end, on_end,
-		on_xattr, on_damaged, NULL,
+		on_xattr, on_damaged, NULL, on_key,
 	};
 	struct nsr_restore *r;
 	int rc = NSR_ERR_NOMEM;
@@ -318,8 +345,11 @@ int nsr_restore_new(struct nsr_restore **out,
 	r->no_owner = o->no_owner;
 	r->owner_by_name = o->owner_by_name;
 	r->keep_damaged = o->keep_damaged;
+	r->dirs_last = o->dirs_last;
 	r->to_fd = o->to_fd;
 	r->out_fd = o->out_fd;
+	r->key = o->key;
+	r->key_ctx = o->key_ctx;
 	r->is_root = geteuid() == 0;
 	if (cb)
 		r->cb = *cb;
@@ -435,9 +465,20 @@ int nsr_restore_finish(struct nsr_restore *r)
 		rst_error(r, r->cur.path, NSR_ERR_TRUNCATED, "incomplete");
 	rst_cur_reset(r);
 	rc2 = rst_work_reap(r, 1);
+	r->finishing = 1;
 	rst_dirs_pop_to(r, NULL);
 	if (rc == NSR_OK)
 		rc = rc2;
+	if (rc && r->err == 0)
+		r->err = rc;
+	return r->err;
+}
+
+/* nsr_restore_flush - every queued file in place. */
+int nsr_restore_flush(struct nsr_restore *r)
+{
+	int rc = rst_work_reap(r, 1);
+
 	if (rc && r->err == 0)
 		r->err = rc;
 	return r->err;

@@ -518,7 +518,7 @@ int rst_dirs_would_pop(const struct nsr_restore *r, const char *path)
 {
 	const char *top;
 
-	if (r->ndirs == 0)
+	if (r->ndirs == 0 || (r->dirs_last && !r->finishing))
 		return 0;
 	top = r->dirs[r->ndirs - 1].path;
 	return !is_under(path, top) || strcmp(path, top) == 0;
@@ -529,6 +529,8 @@ int rst_dirs_would_pop(const struct nsr_restore *r, const char *path)
  * the callers do, while the current file is free). */
 void rst_dirs_pop_to(struct nsr_restore *r, const char *path)
 {
+	if (r->dirs_last && !r->finishing)
+		return;
 	while (r->ndirs > 0) {
 		struct pending_dir *d = &r->dirs[r->ndirs - 1];
 

@@ -116,10 +116,14 @@ struct nsr_restore {
 	int no_owner;
 	int owner_by_name;
 	int keep_damaged;
+	int dirs_last;	/* directory metadata only when finishing */
+	int finishing;	/* nsr_restore_finish is under way */
 	int is_root;
 	unsigned tmp_seq; /* for temporary names */
 	pid_t pid;	  /* ours, for temporary names */
 	struct nsr_restore_cb cb;
+	nsr_asm_key_fn key; /* keys of encrypted data, NULL = none */
+	void *key_ctx;
 	struct nsr_asm_dec *dec;
 	int base_fd; /* dest, or "/" in place */
 	int cwd_fd;  /* dest, or "." in place (relative saved paths) */

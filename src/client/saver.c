@@ -88,6 +88,8 @@ int nsr_saver_new(struct nsr_saver **out, const struct nsr_saver_opts *o,
 	s->since = o->since;
 	s->prefiltered = o->prefiltered;
 	rc = nsr_asm_enc_new(&s->enc, ck, cb->write, cb->write_ctx);
+	if (rc == NSR_OK && o->xform)
+		rc = nsr_asm_enc_xform(s->enc, o->xform);
 	if (rc)
 		goto fail;
 	rc = nsr_readsize_new(&s->rs, o->read_size, o->clock, o->clock_ctx);

@@ -6,9 +6,10 @@
  * and the lease renewals that tell nsrd this client is alive.
  *
  * Renewals come from a thread of their own with a connection of its own
- * (struct renewer), so a save that writes nothing for a long time (a walk
- * over unchanged files, a slow source) keeps its lease; the stream's
- * thread only reads what the renewer found (settled, a warning).
+ * (lease.c, shared with the recover driver), so a save that writes
+ * nothing for a long time (a walk over unchanged files, a slow source)
+ * keeps its lease; the stream's thread only reads what the renewer found
+ * (settled, a warning).
  */
 #include "nsr/compat.h"
 
@@ -31,32 +32,17 @@
 
 #include "session_int.h"
 
-/* How often a save renews its session lease at nsrd (nsrd settles a
- * session whose lease, 120 s by default, lapses). */
-#define SESSION_RENEW_SEC 30
 /* The progress callback hears of every this many stream bytes. */
 #define PROGRESS_EVERY (4u << 20)
 /* A pipeline command's stderr in messages to nsrd (the job log): the
  * last this many bytes (the RPC message holds 4 KB). */
 #define PIPE_ERR_SHOWN 2048
 
-/* The lease renewer: a thread renewing every renew_sec() over its own
- * connection to nsrd until stopped.  mu guards everything below it. */
-struct renewer {
-	pthread_t thread;
-	int running;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int stop;
-	int settled;	/* nsrd settled the save set: stop the save */
-	char warn[512]; /* a failed renewal, for the stream's thread */
-};
-
 struct save_run {
 	const struct nsr_session_save_opts *o;
 	struct nsr_nsrd *nsrd;
 	const save_start_res *ss;
-	struct renewer rn;
+	struct session_lease *lease; /* lease.c: renews the session */
 	struct nsr_mmd *mmd;
 	struct nsr_ixclnt *ix;
 	int index_lost;	/* nsrindexd went away: data goes on, browse won't */
@@ -66,17 +52,8 @@ struct save_run {
 	unsigned wait_kind; /* what SAVE_START last waited for */
 	uint64_t streamed, progress_at; /* stream bytes; next progress */
 	struct nsr_buf pipe_msg; /* how a pipeline command ended */
+	struct session_xform xf; /* --encrypt, --compress */
 };
-
-/* renew_sec - seconds between renewals: a quarter of the lease when a
- * test shortens it (NSR_LEASE_SEC, as nsrd reads it), else 30. */
-static time_t renew_sec(void)
-{
-	const char *e = getenv("NSR_LEASE_SEC");
-	long v = e && *e ? strtol(e, NULL, 10) / 4 : 0;
-
-	return v > 0 && v < SESSION_RENEW_SEC ? (time_t)v : SESSION_RENEW_SEC;
-}
 
 /* warn_cb - a non-fatal problem, through the caller's callback. */
 static void warn_cb(const struct save_run *s, const char *msg)
@@ -85,124 +62,13 @@ static void warn_cb(const struct save_run *s, const char *msg)
 		s->o->warn(s->o->ctx, msg);
 }
 
-/* renew - one SAVE_RENEW over d: NSR_ERR_STATE when nsrd answers that
- * the save set was settled meanwhile, else NSR_OK (a failure is put in
- * warn; the data path decides whether the save goes on). */
-static int renew(struct nsr_nsrd *d, const save_start_res *ss,
-		 const char *client, char *warn, size_t wlen)
-{
-	save_renew_args a;
-	nsr_void_res r;
-	int rc;
-
-	memset(&a, 0, sizeof(a));
-	memset(&r, 0, sizeof(r));
-	a.ssid = ss->ssid;
-	a.jobid = ss->jobid;
-	a.client = (char *)client;
-	rc = d ? nsr_nsrd_save_renew(d, &a, &r) : NSR_ERR_CONNECT;
-	if (rc != NSR_OK)
-		snprintf(warn, wlen, "cannot renew the lease of save set %u "
-			 "at nsrd: %s", ss->ssid,
-			 d ? nsr_nsrd_errmsg(d) : "no connection");
-	xdr_free(NSR_XDR(xdr_nsr_void_res), (char *)&r);
-	return rc == NSR_ERR_STATE ? rc : NSR_OK;
-}
-
-/* renew_main - the renewer thread: renew every renew_sec() until told
- * to stop (the wait for a restarting nsrd is bounded by the period, so
- * stopping never waits long). */
-static void *renew_main(void *arg)
-{
-	struct save_run *s = arg;
-	struct renewer *rn = &s->rn;
-	struct nsr_nsrd *d = NULL;
-	struct nsr_buf err;
-	struct timespec until;
-	char warn[sizeof(rn->warn)];
-	int rc;
-
-	nsr_buf_init(&err, 0);
-	pthread_mutex_lock(&rn->mu);
-	while (!rn->stop) {
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += renew_sec();
-		while (!rn->stop &&
-		       pthread_cond_timedwait(&rn->cv, &rn->mu, &until) !=
-			       ETIMEDOUT)
-			;
-		if (rn->stop)
-			break;
-		pthread_mutex_unlock(&rn->mu);
-		warn[0] = '\0';
-		if (!d && nsr_nsrd_open(s->o->server, &d, &err) == NSR_OK)
-			nsr_nsrd_set_wait(d, (int)renew_sec() * 500);
-		rc = renew(d, s->ss, s->o->client, warn, sizeof(warn));
-		nsr_buf_reset(&err);
-		pthread_mutex_lock(&rn->mu);
-		if (rc == NSR_ERR_STATE)
-			rn->settled = 1;
-		if (warn[0])
-			snprintf(rn->warn, sizeof(rn->warn), "%s", warn);
-	}
-	pthread_mutex_unlock(&rn->mu);
-	nsr_nsrd_close(d);
-	nsr_buf_release(&err);
-	return NULL;
-}
-
-/* renewer_start - start renewing the lease of s->ss. */
-static int renewer_start(struct save_run *s, struct nsr_buf *err)
-{
-	struct renewer *rn = &s->rn;
-	int e;
-
-	pthread_mutex_init(&rn->mu, NULL);
-	pthread_cond_init(&rn->cv, NULL);
-	e = pthread_create(&rn->thread, NULL, renew_main, s);
-	if (e != 0) {
-		nsr_buf_addf(err, "cannot start the lease renewer: %s",
-			     strerror(e));
-		pthread_cond_destroy(&rn->cv);
-		pthread_mutex_destroy(&rn->mu);
-		return NSR_ERR_SYSTEM;
-	}
-	rn->running = 1;
-	return NSR_OK;
-}
-
-/* renewer_stop - stop the renewer and wait for it (no-op if none). */
-static void renewer_stop(struct save_run *s)
-{
-	struct renewer *rn = &s->rn;
-
-	if (!rn->running)
-		return;
-	pthread_mutex_lock(&rn->mu);
-	rn->stop = 1;
-	pthread_cond_signal(&rn->cv);
-	pthread_mutex_unlock(&rn->mu);
-	pthread_join(rn->thread, NULL);
-	pthread_cond_destroy(&rn->cv);
-	pthread_mutex_destroy(&rn->mu);
-	rn->running = 0;
-}
-
-/* renewed - what the renewer found: a warning goes to the caller (from
- * this thread), and NSR_ERR_STATE once nsrd settled the save set. */
+/* renewed - what the lease renewer found: a warning goes to the caller
+ * (from this thread), and NSR_ERR_STATE once nsrd settled the save set. */
 static int renewed(struct save_run *s)
 {
-	struct renewer *rn = &s->rn;
-	char warn[sizeof(rn->warn)];
-	int settled;
+	char warn[512];
+	int settled = session_lease_check(s->lease, 0, warn, sizeof(warn));
 
-	if (!rn->running)
-		return NSR_OK;
-	pthread_mutex_lock(&rn->mu);
-	settled = rn->settled;
-	snprintf(warn, sizeof(warn), "%s", rn->warn);
-	rn->warn[0] = '\0';
-	pthread_mutex_unlock(&rn->mu);
 	if (warn[0])
 		warn_cb(s, warn);
 	return settled ? NSR_ERR_STATE : NSR_OK;
@@ -392,6 +258,9 @@ static int start(struct save_run *s, save_start_res *ss, struct nsr_buf *err)
 		return rc;
 	/* A restarting nsrd is waited for at the end of the save. */
 	nsr_nsrd_set_wait(s->nsrd, nsr_peer_wait_default());
+	rc = session_xform(s->nsrd, o, &s->xf, err); /* before the save set */
+	if (rc != NSR_OK)
+		return rc;
 	memset(&a, 0, sizeof(a));
 	a.client = (char *)o->client;
 	a.name = (char *)o->name;
@@ -556,6 +425,9 @@ static int stream(struct save_run *s, char *const *paths, size_t npaths,
 	/* A feed's objects were filtered by whoever walked them (a
 	 * stream may get them out of walk order). */
 	so.prefiltered = s->o->feed != NULL;
+	if (s->o->dry_run)
+		(void)session_xform(NULL, s->o, &s->xf, err);
+	so.xform = s->xf.on ? &s->xf.xf : NULL;
 	rc = nsr_saver_new(&sv, &so, &cb);
 	if (rc == NSR_OK && s->o->feed)
 		rc = feed_all(s, sv);
@@ -683,7 +555,10 @@ int nsr_session_save(const struct nsr_session_save_opts *o,
 	if (rc != NSR_OK)
 		goto out;
 	s.ss = &ss;
-	rc = renewer_start(&s, err);
+	rc = session_lease_start(o->server, o->client ? o->client : "",
+				 &s.lease, err);
+	if (rc == NSR_OK)
+		rc = session_lease_add(s.lease, ss.jobid, ss.ssid);
 	if (rc != NSR_OK) {
 		r->told_server = save_end(&s, NSR_ERR_SYSTEM, 0, 0, err->data,
 					  NULL) == NSR_OK;
@@ -725,7 +600,7 @@ int nsr_session_save(const struct nsr_session_save_opts *o,
 	r->told_server = save_end(&s, NSR_ERR_IO, 0, 0, err->data, NULL) ==
 			 NSR_OK;
 out:
-	renewer_stop(&s);
+	session_lease_stop(s.lease);
 	if (s.mmd)
 		r->stripes = nsr_mmd_stripes(s.mmd);
 	nsr_mmd_close(s.mmd);
@@ -733,5 +608,6 @@ out:
 	nsr_nsrd_close(s.nsrd);
 	xdr_free(NSR_XDR(xdr_save_start_res), (char *)&ss);
 	nsr_buf_release(&s.pipe_msg);
+	session_xform_wipe(&s.xf);
 	return rc;
 }

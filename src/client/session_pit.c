@@ -5,8 +5,11 @@
  * list at or before the time (so what was deleted or renamed away is
  * not there), each name in its newest version.  A level chain spreads
  * that tree over several save sets; each of them then restores exactly
- * its objects, oldest save set first, so that the newest one, which holds
- * the directories of a level save, sets directory metadata last.
+ * its objects (no object is in two), and they end oldest save set
+ * first, so that the newest one, which holds the directories of a level
+ * save, sets directory metadata last.  Save sets of the chain that share
+ * a volume are read in one pass and restored side by side
+ * (session_recover.c says why the tree still ends the same).
  *
  * The walk lists one directory per IX_LIST call, and each call reads the
  * record files of every save set up to the browse time: the cost grows
@@ -242,29 +245,34 @@ static int walk_tree(struct nsr_session_recover *sr, struct pit *p,
 	return rc < 0 ? rc : NSR_OK;
 }
 
-/* restore_sets - each save set restores exactly its objects, oldest
- * first.  0 if all came back intact, 1 otherwise. */
+/* restore_sets - each save set restores exactly its objects (disjoint
+ * parts of the tree), those sharing a volume read in one pass, finished
+ * oldest first.  0 if all came back intact, 1 otherwise. */
 static int restore_sets(struct nsr_session_recover *sr, struct pit *p,
 			struct nsr_restore_stats *out)
 {
 	const char **paths = calloc(p->n + 1, sizeof(char *));
-	struct nsr_restore_stats st;
-	int failed = 0;
+	struct session_want *w = calloc(p->n + 1, sizeof(*w));
+	size_t nw = 0;
+	int failed;
 
-	if (!paths) {
+	if (!paths || !w) {
 		tell(sr, NSR_SESSION_ERROR, "out of memory");
+		free(paths);
+		free(w);
 		return 1;
 	}
 	qsort(p->obj, p->n, sizeof(*p->obj), by_set);
 	for (size_t i = 0, j; i < p->n; i = j) {
 		for (j = i; j < p->n && p->obj[j].ssid == p->obj[i].ssid; j++)
-			paths[j - i] = p->obj[j].path;
-		memset(&st, 0, sizeof(st));
-		failed |= session_recover_set(sr, (uint32_t)p->obj[i].ssid,
-					      paths, j - i, 1, &st);
-		session_add_stats(out, &st);
+			paths[j] = p->obj[j].path;
+		w[nw].ssid = (uint32_t)p->obj[i].ssid;
+		w[nw].paths = paths + i;
+		w[nw++].npaths = j - i;
 	}
+	failed = session_recover_sets(sr, w, nw, 1, out);
 	free(paths);
+	free(w);
 	return failed;
 }
 

@@ -1,8 +1,28 @@
 /*
  * session_recover.c - the client's recover session driver (session.h):
- * RECOVER_START at nsrd, the save set's fragments read volume after
- * volume from the mover of each (on whichever storage node holds it),
- * one stream restored with its metadata, RECOVER_END with the outcome.
+ * RECOVER_START at nsrd for each save set, their fragments read volume
+ * after volume from the mover of each (on whichever storage node holds
+ * it), each save set's stream restored with its metadata, RECOVER_END
+ * with the outcome.
+ *
+ * One pass per volume: the save sets whose next fragments lie on one
+ * volume are read together (MMD_READ_OPEN with ssid 0, then
+ * MMD_READ_SETS_NEXT: the mover walks the volume once and tags each
+ * piece with its save set), each into its own
+ * restore.  Save sets restored side by side must not write the same
+ * path: a point-in-time recover gives each save set of its chain a
+ * disjoint part of the tree (exact paths); `recover -S a -S b` reads
+ * together only save sets whose names are different trees (else one
+ * after the other, in the order given), and a PSS master with its
+ * dependents.  Such restores apply directory metadata only at their end
+ * (dirs_last), and they end only after all of them have every file in
+ * place, in the order given (oldest first for a point-in-time recover),
+ * so the tree ends as the sequential restore would leave it.
+ * Copies (clones): nsrd picks the copy of each save set to read (the
+ * original first), or the one `recover -S ssid/cloneid` pins.  When the
+ * copy it picked cannot be opened or read and nothing of that save set
+ * was restored yet, its job ends and it starts again from another copy
+ * (once), while the other save sets of the pass go on.
  * After damage it asks the client file index which files were lost with
  * the damaged data and names them.  Nothing here prints or logs: every
  * message goes to the caller's callback.
@@ -154,17 +174,16 @@ static int by_seq(const void *a, const void *b)
 					     : x->f.frag_seq > y->f.frag_seq;
 }
 
-/* frags_in_order - nsrd's fragments into frags[] in save-set order, with
- * each one's mover port in ports[] and storage node in hosts[] (borrowed
- * from r; all have frags_len entries). */
-static int frags_in_order(const rec_start_res *r, struct nsr_vol_frag *frags,
-			  int *ports, const char **hosts)
+/* frags_in_order - nsrd's fragments in save-set order, each with its
+ * mover's port and storage node (borrowed from r); NULL if out of
+ * memory. */
+static struct rec_piece *frags_in_order(const rec_start_res *r)
 {
 	size_t n = r->frags.frags_len;
 	struct rec_piece *p = calloc(n + 1, sizeof(*p));
 
 	if (!p)
-		return NSR_ERR_NOMEM;
+		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		const rec_frag *w = &r->frags.frags_val[i];
 
@@ -181,13 +200,7 @@ static int frags_in_order(const rec_start_res *r, struct nsr_vol_frag *frags,
 		p[i].host = w->mover_port ? w->mover_host : r->mover_host;
 	}
 	qsort(p, n, sizeof(*p), by_seq);
-	for (size_t i = 0; i < n; i++) {
-		frags[i] = p[i].f;
-		ports[i] = p[i].port;
-		hosts[i] = p[i].host;
-	}
-	free(p);
-	return NSR_OK;
+	return p;
 }
 
 /* is_damage - a read error that names damaged data (the rest came). */
@@ -335,29 +348,6 @@ static void rec_end(struct rec_run *run, struct nsr_nsrd *nsrd,
 	xdr_free(NSR_XDR(xdr_nsr_void_res), &r);
 }
 
-/* other_copy - the copy nsrd gave (r) cannot be read and nothing of it
- * was restored: if it named no copy by request and this is the first
- * failure, close its job, say so and ask for another copy (a->skip_cloneid
- * set, r freed): 1.  Else 0 (the caller reports the failure). */
-static int other_copy(struct rec_run *run, struct nsr_nsrd *nsrd,
-		      rec_start_args *a, rec_start_res *r,
-		      const struct nsr_buf *err)
-{
-	char msg[1024];
-
-	if (a->cloneid || a->skip_cloneid || !r->cloneid)
-		return 0;
-	snprintf(msg, sizeof(msg), "cannot read copy %u of save set %u: %s; "
-		 "trying another copy", r->cloneid, a->ssid, err->data);
-	say(run, NSR_SESSION_WARN, "%s", msg);
-	rec_end(run, nsrd, r->jobid, NSR_ERR_IO, 0, 0, msg);
-	a->skip_cloneid = r->cloneid;
-	a->ticket = 0;
-	xdr_free(NSR_XDR(xdr_rec_start_res), (char *)r);
-	memset(r, 0, sizeof(*r));
-	return 1;
-}
-
 /* start - RECOVER_START; while nsrd says a volume must be mounted first
  * (a mount request), say so once and ask again with the ticket. */
 static int start(struct rec_run *run, struct nsr_nsrd *nsrd,
@@ -379,20 +369,6 @@ static int start(struct rec_run *run, struct nsr_nsrd *nsrd,
 	}
 }
 
-/* nsr_session_recover_ssid - restore save set ssid (filtered by paths,
- * if any).  0 if everything came back intact, 1 otherwise. */
-int nsr_session_recover_ssid(struct nsr_session_recover *sr, uint32_t ssid,
-			     const char *const *paths, size_t npaths,
-			     struct nsr_restore_stats *out)
-{
-	int failed;
-
-	sr->pss_whole = 1;
-	failed = session_recover_set(sr, ssid, paths, npaths, 0, out);
-	sr->pss_whole = 0;
-	return failed;
-}
-
 /* session_add_stats - sum restore statistics. */
 void session_add_stats(struct nsr_restore_stats *t,
 		       const struct nsr_restore_stats *s)
@@ -407,253 +383,590 @@ void session_add_stats(struct nsr_restore_stats *t,
 	t->warnings += s->warnings;
 }
 
-/* dependents - a PSS master's dependents restored before the master
- * itself (whose directories then get their metadata last), as one save
- * point.  1 if one did not come back intact. */
-static int dependents(struct nsr_session_recover *sr, const rec_start_res *r,
-		      const char *const *paths, size_t npaths, int exact,
-		      struct nsr_restore_stats *out)
-{
+/* One save set of a recover: its job, fragments, restore and outcome.
+ * next is the first fragment not read yet; msg, once set, is the error
+ * that stops the save set (it reads no further, and is not finished). */
+struct rec_set {
+	struct rec_run run;
+	rec_start_res r;
+	int started; /* RECOVER_START answered */
+	int dependent; /* a PSS dependent of the next master in the list */
+	const char *const *paths;
+	size_t npaths;
+	struct rec_piece *pc;
+	size_t nfrags, next;
+	struct nsr_restore *rs;
+	size_t damaged;
 	struct nsr_restore_stats st;
-	int failed = 0;
+	char msg[1024];
+	int exact, dirs_last; /* as set_start was called */
+	uint32_t skip_cloneid; /* a copy that failed: not that one again */
+	int fed; /* data of it reached its restore */
+	int other; /* read failed before any data: another copy (why) */
+	char why[512];
+};
 
-	if (!sr->pss_whole)
-		return 0;
-	sr->pss_whole = 0; /* dependents have none */
-	for (u_int i = 0; i < r->pss_dependents.pss_dependents_len; i++) {
-		memset(&st, 0, sizeof(st));
-		failed |= session_recover_set(
-			sr, r->pss_dependents.pss_dependents_val[i], paths,
-			npaths, exact, &st);
-		session_add_stats(out, &st);
-	}
-	sr->pss_whole = 1;
-	return failed;
+/* set_fail - the save set's error (the first one stays), said once. */
+static void set_fail(struct rec_set *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void set_fail(struct rec_set *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->msg[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(s->msg, sizeof(s->msg), fmt, ap);
+	va_end(ap);
+	say(&s->run, NSR_SESSION_ERROR, "%s", s->msg);
 }
 
-/* session_recover_set - restore save set ssid: with exact, only the
- * objects paths names (not what is below them). */
-int session_recover_set(struct nsr_session_recover *sr, uint32_t ssid,
-			const char *const *paths, size_t npaths, int exact,
-			struct nsr_restore_stats *out)
+/* pinned_copy - the copy of ssid recover -S ssid/cloneid asks for (0 =
+ * the one nsrd picks). */
+static uint32_t pinned_copy(const struct nsr_session_recover *sr,
+			    uint32_t ssid)
+{
+	for (size_t i = 0; i < sr->npins; i++)
+		if (sr->want_ssid[i] == ssid)
+			return sr->want_cloneid[i];
+	return 0;
+}
+
+/* set_start - RECOVER_START for save set ssid and a restore for it.
+ * 0, or 1 with the error said (s->msg). */
+static int set_start(struct nsr_session_recover *sr, struct rec_set *s,
+		     uint32_t ssid, int exact, int dirs_last)
 {
 	const struct nsr_session_recover_opts *o = sr->o;
-	struct nsr_nsrd *nsrd = sr->nsrd;
 	rec_start_args a;
-	rec_start_res r;
-	struct nsr_vol_frag *frags = NULL;
-	int *ports = NULL;
-	const char **hosts = NULL;
-	size_t nfrags = 0, damaged = 0;
-	struct nsr_restore *rs = NULL;
 	struct nsr_restore_opts ro;
 	struct nsr_restore_cb cb;
-	struct nsr_restore_stats st;
-	struct nsr_mmd *m = NULL;
-	struct rec_run run;
-	struct nsr_buf err;
-	char msg[1024] = "";
-	char *buf = NULL;
-	int rc, eof = 0, result = 1, dfailed = 0, fed = 0, retry = 0;
-	struct nsr_restore_stats dst;
 	char cmd[64];
+	int rc;
 
 	memset(&a, 0, sizeof(a));
-	memset(&r, 0, sizeof(r));
-	memset(&st, 0, sizeof(st));
-	memset(&dst, 0, sizeof(dst));
-	memset(&run, 0, sizeof(run));
-	run.o = o;
-	run.ssid = ssid;
-	nsr_buf_init(&err, 0);
+	s->run.o = o;
+	s->run.ssid = ssid;
+	s->exact = exact;
+	s->dirs_last = dirs_last;
 	snprintf(cmd, sizeof(cmd), "recover -S %u", ssid);
 	a.ssid = ssid;
 	a.client = (char *)o->client;
 	a.pid = getpid();
 	a.command = cmd;
-	a.cloneid = ssid == sr->want_ssid ? sr->want_cloneid : 0;
-again:
-	rc = start(&run, nsrd, &a, &r);
-	if (rc) {
-		say(&run, NSR_SESSION_ERROR, "%s", nsr_nsrd_errmsg(nsrd));
-		goto out;
+	a.cloneid = pinned_copy(sr, ssid);
+	a.skip_cloneid = s->skip_cloneid;
+	if (start(&s->run, sr->nsrd, &a, &s->r)) {
+		set_fail(s, "%s", nsr_nsrd_errmsg(sr->nsrd));
+		return 1;
 	}
-	if (r.clone_msg && r.clone_msg[0])
-		say(&run, NSR_SESSION_NOTICE, "%s", r.clone_msg);
-	if (!a.skip_cloneid)
-		dfailed = dependents(sr, &r, paths, npaths, exact, &dst);
-	nfrags = r.frags.frags_len;
-	frags = calloc(nfrags + 1, sizeof(*frags));
-	ports = calloc(nfrags + 1, sizeof(*ports));
-	hosts = calloc(nfrags + 1, sizeof(*hosts));
-	if (!buf)
-		buf = malloc(READ_CHUNK);
-	if (!frags || !ports || !hosts || !buf ||
-	    frags_in_order(&r, frags, ports, hosts) != NSR_OK) {
-		snprintf(msg, sizeof(msg), "save set %u: out of memory", ssid);
-		say(&run, NSR_SESSION_ERROR, "%s", msg);
-		goto out;
+	s->started = 1;
+	if (s->r.clone_msg && s->r.clone_msg[0])
+		say(&s->run, NSR_SESSION_NOTICE, "%s", s->r.clone_msg);
+	/* Its job's lease is renewed until its RECOVER_END (a recover that
+	 * waits for its mover or a slow disk is not settled as gone). */
+	if (s->r.jobid &&
+	    session_lease_add(sr->lease, s->r.jobid, 0) != NSR_OK)
+		say(&s->run, NSR_SESSION_WARN, "save set %u: its recover job's "
+		    "lease is not renewed (too many save sets at once): nsrd "
+		    "settles it after two minutes", ssid);
+	s->nfrags = s->r.frags.frags_len;
+	s->pc = frags_in_order(&s->r);
+	if (!s->pc) {
+		set_fail(s, "save set %u: out of memory", ssid);
+		return 1;
 	}
 	memset(&ro, 0, sizeof(ro));
 	memset(&cb, 0, sizeof(cb));
 	ro.dest = o->dest;
-	ro.paths = paths;
-	ro.npaths = npaths;
+	ro.paths = s->paths;
+	ro.npaths = s->npaths;
 	ro.exact = exact;
 	ro.conflict = o->conflict;
 	ro.keep_damaged = o->keep_damaged;
+	ro.dirs_last = dirs_last;
 	ro.workers = o->workers;
 	ro.to_fd = o->to_fd;
 	ro.out_fd = o->out_fd;
+	ro.key = session_key_by_id; /* encrypted save sets */
+	ro.key_ctx = sr->nsrd;
 	cb.restored = on_restored;
 	cb.skipped = on_skipped;
 	cb.error = on_error;
 	cb.warn = on_warn;
-	cb.ctx = &run;
-	rc = rs ? NSR_OK : nsr_restore_new(&rs, &ro, &cb);
+	cb.ctx = &s->run;
+	rc = nsr_restore_new(&s->rs, &ro, &cb);
 	if (rc) {
-		snprintf(msg, sizeof(msg), "cannot start the restore: %s",
-			 nsr_strerror(rc));
-		say(&run, NSR_SESSION_ERROR, "%s", msg);
+		set_fail(s, "cannot start the restore: %s", nsr_strerror(rc));
+		return 1;
+	}
+	say(&s->run, NSR_SESSION_NOTICE,
+	    "Recovering save set %u (%s:%s) into %s", ssid, s->r.ss_client,
+	    s->r.ss_name,
+	    o->to_fd ? "a command" : o->dest ? o->dest : "its original place");
+	return 0;
+}
+
+/* reading - the save set still has fragments to read. */
+static int reading(const struct rec_set *s)
+{
+	return s->started && !s->msg[0] && s->next < s->nfrags;
+}
+
+/* run_end - the end of fragment run on the volume of s's next one. */
+static size_t run_end(const struct rec_set *s)
+{
+	size_t j = s->next + 1;
+
+	while (j < s->nfrags && memcmp(s->pc[j].f.volid,
+				       s->pc[s->next].f.volid, 16) == 0)
+		j++;
+	return j;
+}
+
+/* One pass over one volume: the save sets read in it. */
+struct rec_pass {
+	const struct nsr_session_recover *sr;
+	struct rec_set *set[MMD_SETS_MAX];
+	size_t upto[MMD_SETS_MAX]; /* end of each one's run */
+	int ended[MMD_SETS_MAX];
+	uint32_t ssids[MMD_SETS_MAX];
+	struct nsr_vol_frag frags[MMD_FRAGS_MAX];
+	size_t n, nf;
+};
+
+/* pass_plan - the volume of the first save set still reading, and every
+ * save set whose next fragments are on it (within the protocol's
+ * bounds).  0 if no save set is left to read. */
+static int pass_plan(struct rec_set **sets, size_t n, struct rec_pass *p)
+{
+	const uint8_t *volid = NULL;
+
+	memset(p, 0, sizeof(*p));
+	for (size_t i = 0; i < n; i++) {
+		struct rec_set *s = sets[i];
+		size_t end;
+
+		if (!reading(s))
+			continue;
+		if (!volid)
+			volid = s->pc[s->next].f.volid;
+		if (memcmp(s->pc[s->next].f.volid, volid, 16) != 0)
+			continue;
+		end = run_end(s);
+		if (p->n == MMD_SETS_MAX || p->nf + end - s->next >
+						    MMD_FRAGS_MAX)
+			continue; /* in a later pass */
+		for (size_t k = s->next; k < end; k++)
+			p->frags[p->nf++] = s->pc[k].f;
+		p->set[p->n] = s;
+		p->upto[p->n] = end;
+		p->ssids[p->n++] = s->run.ssid;
+	}
+	return p->n > 0;
+}
+
+/* pass_member - the pass's save set ssid that has not ended, or -1. */
+static int pass_member(const struct rec_pass *p, uint32_t ssid)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->ssids[i] == ssid && !p->ended[i])
+			return (int)i;
+	return -1;
+}
+
+/* want_other - the copy nsrd picked for s cannot be read (why): if
+ * nothing of s was restored yet, nsrd named the copy, none was pinned
+ * and this is the first failure, mark s to start again from another
+ * copy after the pass (other_copy): 1.  Else 0 (s fails).  This is per
+ * save set: the others of the pass keep what they read. */
+static int want_other(const struct nsr_session_recover *sr,
+		      struct rec_set *s, const char *why)
+{
+	if (s->fed || s->other || s->msg[0] || s->skip_cloneid ||
+	    !s->r.cloneid || pinned_copy(sr, s->run.ssid))
+		return 0;
+	s->other = 1;
+	snprintf(s->why, sizeof(s->why), "%s", why);
+	return 1;
+}
+
+/* pass_fail - every save set of the pass not ended fails with why (or
+ * is read again from another copy, want_other). */
+static void pass_fail(const struct nsr_session_recover *sr,
+		      struct rec_pass *p, const char *what, const char *why)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->ended[i] || p->set[i]->other ||
+		    want_other(sr, p->set[i], why))
+			continue;
+		set_fail(p->set[i], "%s save set %u from volume %s: %s",
+			 what, p->ssids[i],
+			 volume_name(&p->set[i]->r, p->frags[0].volid),
+			 why);
+	}
+}
+
+/* pass_piece - one piece from the mover: data to its save set's
+ * restore, or the end of its run with the outcome (nsr_mmd_piece_fn).
+ * Non-zero: a piece of a save set the pass did not ask for. */
+static int pass_piece(void *arg, const struct nsr_mmd_sets_piece *pc)
+{
+	struct rec_pass *p = arg;
+	int i = pass_member(p, pc->ssid), rc;
+	struct rec_set *s;
+
+	if (i < 0)
+		return NSR_ERR_PROTO;
+	s = p->set[i];
+	if (pc->len && !s->msg[0] && !s->other) {
+		s->fed = 1;
+		rc = nsr_restore_feed(s->rs, pc->data, pc->len);
+		if (rc != NSR_OK)
+			set_fail(s, "save set %u: bad save stream: %s",
+				 s->run.ssid, nsr_strerror(rc));
+	}
+	if (!pc->ss_end)
+		return 0;
+	p->ended[i] = 1;
+	s->next = p->upto[i];
+	if (pc->ss_code == NSR_OK || s->msg[0] || s->other)
+		return 0;
+	if (is_damage(pc->ss_code)) {
+		/* Named by the mover; what follows was delivered. */
+		say(&s->run, NSR_SESSION_ERROR, "%s", pc->ss_msg);
+		s->damaged++;
+		return 0;
+	}
+	if (!want_other(p->sr, s, pc->ss_msg))
+		set_fail(s, "reading save set %u failed: %s", s->run.ssid,
+			 pc->ss_msg);
+	return 0;
+}
+
+/* pass_run - read the planned save sets in one pass over their volume,
+ * from the mover of the first one's fragment. */
+static void pass_run(struct nsr_session_recover *sr, struct rec_pass *p)
+{
+	const struct rec_piece *lead = &p->set[0]->pc[p->set[0]->next];
+	struct nsr_mmd *m = NULL;
+	struct nsr_buf err;
+	int eof = 0, rc;
+
+	nsr_buf_init(&err, 0);
+	p->sr = sr;
+	if (nsr_mmd_connect(lead->host && lead->host[0] ? lead->host
+							: sr->o->server,
+			    lead->port, &m, &err) != NSR_OK ||
+	    nsr_mmd_read_sets_open(m, p->frags, p->nf, &err) != NSR_OK) {
+		pass_fail(sr, p, "cannot read", err.data);
 		goto out;
 	}
-	say(&run, NSR_SESSION_NOTICE, "Recovering save set %u (%s:%s) into %s",
-	    ssid, r.ss_client, r.ss_name,
-	    o->to_fd ? "a command" : o->dest ? o->dest
-					      : "its original place");
-	/* One volume at a time: the run of fragments on it, from its mover. */
-	for (size_t i = 0, j; i < nfrags && !msg[0]; i = j) {
-		for (j = i + 1; j < nfrags && memcmp(frags[j].volid,
-						     frags[i].volid, 16) == 0;)
-			j++;
+	while (!eof) {
 		nsr_buf_reset(&err);
-		if (nsr_mmd_connect(hosts[i] && hosts[i][0] ? hosts[i]
-							    : o->server,
-				    ports[i], &m, &err) != NSR_OK ||
-		    nsr_mmd_read_open(m, ssid, frags + i, j - i, &err) !=
-			    NSR_OK) {
-			if (!fed && other_copy(&run, nsrd, &a, &r, &err)) {
-				retry = 1;
-				break;
-			}
-			snprintf(msg, sizeof(msg),
-				 "cannot read save set %u from volume "
-				 "%s: %s",
-				 ssid, volume_name(&r, frags[i].volid),
-				 err.data);
-			say(&run, NSR_SESSION_ERROR, "%s", msg);
+		rc = nsr_mmd_read_sets_next(m, READ_CHUNK, pass_piece, p, &eof,
+					    &err);
+		if (rc == NSR_ERR_PROTO && !err.len)
+			nsr_buf_addf(&err, "the mover sent data of a save set "
+				     "that was not asked for");
+		if (rc != NSR_OK) {
+			pass_fail(sr, p, "reading", err.data);
 			break;
 		}
-		eof = 0;
-		while (!eof) {
-			size_t got = 0;
-
-			nsr_buf_reset(&err);
-			rc = nsr_mmd_read_next(m, buf, READ_CHUNK, &got, &eof,
-					       &err);
-			if (rc && is_damage(rc)) {
-				/* Named by the mover; what follows was
-				 * delivered. */
-				say(&run, NSR_SESSION_ERROR, "%s",
-				    err.len ? err.data : nsr_strerror(rc));
-				damaged++;
-				eof = 1;
-				break;
-			}
-			if (rc && !fed &&
-			    other_copy(&run, nsrd, &a, &r, &err)) {
-				retry = 1;
-				break;
-			}
-			if (rc) {
-				snprintf(msg, sizeof(msg),
-					 "reading save set %u failed: %s", ssid,
-					 err.len ? err.data : nsr_strerror(rc));
-				say(&run, NSR_SESSION_ERROR, "%s", msg);
-				break;
-			}
-			fed |= got > 0;
-			if (got &&
-			    (rc = nsr_restore_feed(rs, buf, got)) != NSR_OK) {
-				snprintf(msg, sizeof(msg),
-					 "save set %u: bad save stream: %s",
-					 ssid, nsr_strerror(rc));
-				say(&run, NSR_SESSION_ERROR, "%s", msg);
-				break;
-			}
-		}
-		nsr_mmd_close(m);
-		m = NULL;
-		if (retry)
-			break;
 	}
-	if (retry) { /* another copy: nothing of this one was restored */
-		nsr_mmd_close(m);
-		m = NULL;
-		free(frags);
-		free(ports);
-		free(hosts);
-		frags = NULL;
-		ports = NULL;
-		hosts = NULL;
-		retry = 0;
-		goto again;
-	}
-	if (eof && !msg[0]) {
-		rc = nsr_restore_finish(rs);
-		if (rc == NSR_ERR_CORRUPT || (rc == NSR_OK && damaged)) {
-			name_lost(&run, o, r.ss_client, r.savetime,
-				  npaths == 1 ? paths[0] : r.ss_name, paths,
-				  npaths);
-			snprintf(msg, sizeof(msg),
-				 "save set %u is damaged: every intact "
-				 "file was recovered, the damaged ones are "
-				 "named above",
-				 ssid);
-		}
-		else if (rc)
-			snprintf(msg, sizeof(msg),
-				 "save set %u: stream incomplete: %s", ssid,
-				 nsr_strerror(rc));
-		if (rc)
-			say(&run, NSR_SESSION_ERROR, "%s", msg);
-	}
-	nsr_restore_stats(rs, &st);
-	if (!msg[0] && st.errors) {
-		snprintf(msg, sizeof(msg),
-			 "%llu file(s) of save set %u could not be "
-			 "recovered intact",
-			 (unsigned long long)st.errors, ssid);
-		say(&run, NSR_SESSION_ERROR, "%s", msg);
-	}
-	if (!msg[0] && run.oom) {
-		snprintf(msg, sizeof(msg), "save set %u: out of memory while "
-			 "keeping track of the restored files", ssid);
-		say(&run, NSR_SESSION_ERROR, "%s", msg);
-	}
-	say(&run, NSR_SESSION_NOTICE, "Received %llu file(s) from NSR server "
-	    "`%s'", (unsigned long long)st.files, o->server);
-	result = msg[0] ? 1 : 0;
+	pass_fail(sr, p, "reading",
+		  "the mover ended the pass before its end");
 out:
-	if (out) {
-		*out = st;
-		session_add_stats(out, &dst);
-	}
-	if (r.jobid)
-		rec_end(&run, nsrd, r.jobid, result ? NSR_ERR_IO : 0, st.bytes,
-			st.files, msg);
-	nsr_restore_free(rs);
 	nsr_mmd_close(m);
-	free(buf);
-	free(frags);
-	free(ports);
-	free(hosts);
-	for (size_t i = 0; i < run.nseen; i++)
-		free(run.seen[i]);
-	free(run.seen);
-	xdr_free(NSR_XDR(xdr_rec_start_res), &r);
 	nsr_buf_release(&err);
-	return result | dfailed;
+}
+
+/* other_copy - s was marked by want_other: say so, end its job and
+ * start it again from another copy than the one that failed (nsrd picks
+ * it; its clone_msg says which).  Its next fragments are read in a later
+ * pass of the same group. */
+static void other_copy(struct nsr_session_recover *sr, struct rec_set *s)
+{
+	uint32_t ssid = s->run.ssid, bad = s->r.cloneid;
+	char msg[1024];
+
+	snprintf(msg, sizeof(msg), "cannot read copy %u of save set %u: %s; "
+		 "trying another copy", bad, ssid, s->why);
+	say(&s->run, NSR_SESSION_WARN, "%s", msg);
+	if (s->r.jobid) {
+		session_lease_remove(sr->lease, s->r.jobid);
+		rec_end(&s->run, sr->nsrd, s->r.jobid, NSR_ERR_IO, 0, 0, msg);
+	}
+	nsr_restore_free(s->rs); /* nothing was fed to it */
+	s->rs = NULL;
+	free(s->pc);
+	s->pc = NULL;
+	xdr_free(NSR_XDR(xdr_rec_start_res), (char *)&s->r);
+	memset(&s->r, 0, sizeof(s->r));
+	s->started = 0;
+	s->nfrags = 0;
+	s->next = 0;
+	s->other = 0;
+	s->skip_cloneid = bad;
+	set_start(sr, s, ssid, s->exact, s->dirs_last);
+}
+
+/* set_finish - the end of a save set's restore: finish it, name what
+ * damage cost, report, close its job.  0 if it came back intact. */
+static int set_finish(struct nsr_session_recover *sr, struct rec_set *s)
+{
+	const struct nsr_session_recover_opts *o = sr->o;
+	uint32_t ssid = s->run.ssid;
+	int rc;
+
+	if (s->started && !s->msg[0] && s->rs) {
+		rc = nsr_restore_finish(s->rs);
+		if (rc == NSR_ERR_CORRUPT || (rc == NSR_OK && s->damaged)) {
+			name_lost(&s->run, o, s->r.ss_client, s->r.savetime,
+				  s->npaths == 1 ? s->paths[0] : s->r.ss_name,
+				  s->paths, s->npaths);
+			set_fail(s, "save set %u is damaged: every intact file "
+				 "was recovered, the damaged ones are named "
+				 "above", ssid);
+		} else if (rc) {
+			set_fail(s, "save set %u: stream incomplete: %s", ssid,
+				 nsr_strerror(rc));
+		}
+	}
+	if (s->rs)
+		nsr_restore_stats(s->rs, &s->st);
+	if (s->started) {
+		if (s->st.errors)
+			set_fail(s, "%llu file(s) of save set %u could not "
+				 "be recovered intact",
+				 (unsigned long long)s->st.errors, ssid);
+		if (s->run.oom)
+			set_fail(s, "save set %u: out of memory while keeping "
+				 "track of the restored files", ssid);
+		say(&s->run, NSR_SESSION_NOTICE, "Received %llu file(s) from "
+		    "NSR server `%s'", (unsigned long long)s->st.files,
+		    o->server);
+	}
+	if (s->r.jobid) {
+		char warn[512];
+
+		if (session_lease_check(sr->lease, s->r.jobid, warn,
+					sizeof(warn)))
+			say(&s->run, NSR_SESSION_WARN, "save set %u: nsrd "
+			    "settled this recover's job while it ran (see the "
+			    "server's log)", ssid);
+		else if (warn[0])
+			say(&s->run, NSR_SESSION_WARN, "%s", warn);
+		session_lease_remove(sr->lease, s->r.jobid);
+	}
+	if (s->r.jobid)
+		rec_end(&s->run, sr->nsrd, s->r.jobid,
+			s->msg[0] ? NSR_ERR_IO : 0, s->st.bytes, s->st.files,
+			s->msg);
+	return s->msg[0] ? 1 : 0;
+}
+
+/* set_free - free what a save set holds. */
+static void set_free(struct rec_set *s)
+{
+	nsr_restore_free(s->rs);
+	free(s->pc);
+	for (size_t i = 0; i < s->run.nseen; i++)
+		free(s->run.seen[i]);
+	free(s->run.seen);
+	xdr_free(NSR_XDR(xdr_rec_start_res), (char *)&s->r);
+}
+
+/* path_within - a is b or below it. */
+static int path_within(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+
+	return strcmp(b, "/") == 0 ||
+	       (strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '/'));
+}
+
+/* overlaps - may save sets x and y restore the same path?  By their
+ * names (save points): unless one is below the other, they are
+ * different trees.  A PSS dependent goes with its master. */
+static int overlaps(const struct rec_set *x, const struct rec_set *y)
+{
+	if (x->dependent || y->dependent || !x->started || !y->started)
+		return 0;
+	return path_within(x->r.ss_name, y->r.ss_name) ||
+	       path_within(y->r.ss_name, x->r.ss_name);
+}
+
+/* group_end - from sets[i], the end of the group read side by side: with
+ * exact (the disjoint parts of a point-in-time tree) all of them, else
+ * as long as no two save sets may restore the same path.  Into a command
+ * (to_fd) one at a time: their bytes must not mix. */
+static size_t group_end(const struct nsr_session_recover *sr,
+			struct rec_set *const *sets, size_t n, size_t i,
+			int exact)
+{
+	size_t j;
+
+	if (sr->o->to_fd)
+		return i + 1;
+	if (exact)
+		return n;
+	for (j = i + 1; j < n; j++)
+		for (size_t k = i; k < j; k++)
+			if (overlaps(sets[k], sets[j]))
+				return j;
+	return j;
+}
+
+/* new_set - a save set appended to the list (its address stays: the
+ * restore's callbacks hold it).  NULL if out of memory. */
+static struct rec_set *new_set(struct rec_set ***v, size_t *n, size_t *cap)
+{
+	struct rec_set *s;
+
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 8;
+		struct rec_set **nv = realloc(*v, c * sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		*v = nv;
+		*cap = c;
+	}
+	s = calloc(1, sizeof(*s));
+	if (s)
+		(*v)[(*n)++] = s;
+	return s;
+}
+
+/* start_all - RECOVER_START for every wanted save set, a PSS master's
+ * dependents (recover -S of a whole master) placed before it. */
+static int start_all(struct nsr_session_recover *sr,
+		     const struct session_want *want, size_t n, int exact,
+		     struct rec_set ***sets, size_t *nsets)
+{
+	size_t cap = 0;
+	int dirs_last = n > 1 || sr->pss_whole;
+
+	for (size_t i = 0; i < n; i++) {
+		struct rec_set *s = new_set(sets, nsets, &cap);
+		u_int nd;
+
+		if (!s)
+			return NSR_ERR_NOMEM;
+		s->paths = want[i].paths;
+		s->npaths = want[i].npaths;
+		set_start(sr, s, want[i].ssid, exact, dirs_last);
+		nd = s->r.pss_dependents.pss_dependents_len;
+		if (!sr->pss_whole || nd == 0)
+			continue;
+		for (u_int k = 0; k < nd; k++) {
+			struct rec_set *d = new_set(sets, nsets, &cap);
+
+			if (!d)
+				return NSR_ERR_NOMEM;
+			d->paths = want[i].paths;
+			d->npaths = want[i].npaths;
+			d->dependent = 1;
+			set_start(sr, d,
+				  s->r.pss_dependents.pss_dependents_val[k],
+				  exact, dirs_last);
+			/* the master moves behind its dependents */
+			(*sets)[*nsets - 2] = d;
+			(*sets)[*nsets - 1] = s;
+		}
+	}
+	return NSR_OK;
+}
+
+/* session_recover_sets - restore want[0..n), each volume read once. */
+int session_recover_sets(struct nsr_session_recover *sr,
+			 const struct session_want *want, size_t n, int exact,
+			 struct nsr_restore_stats *out)
+{
+	struct rec_set **sets = NULL;
+	struct rec_pass *p = malloc(sizeof(*p));
+	size_t nsets = 0;
+	int failed = 0;
+
+	if (!p || start_all(sr, want, n, exact, &sets, &nsets)) {
+		if (sr->o->message)
+			sr->o->message(sr->o->ctx, NSR_SESSION_ERROR,
+				       "out of memory");
+		failed = 1;
+	}
+	for (size_t i = 0, j; i < nsets && p; i = j) {
+		j = group_end(sr, sets, nsets, i, exact);
+		while (pass_plan(sets + i, j - i, p)) {
+			pass_run(sr, p);
+			for (size_t k = 0; k < p->n; k++)
+				if (p->set[k]->other)
+					other_copy(sr, p->set[k]);
+		}
+		/* Every file in place before any directory gets its
+		 * metadata: the save sets filled one tree side by side. */
+		for (size_t k = i; k < j; k++)
+			if (sets[k]->rs && j - i > 1)
+				nsr_restore_flush(sets[k]->rs);
+		for (size_t k = i; k < j; k++)
+			failed |= set_finish(sr, sets[k]);
+	}
+	for (size_t i = 0; i < nsets; i++) {
+		if (out)
+			session_add_stats(out, &sets[i]->st);
+		set_free(sets[i]);
+		free(sets[i]);
+	}
+	free(sets);
+	free(p);
+	return failed;
+}
+
+/* session_recover_set - one save set (see session_recover_sets). */
+int session_recover_set(struct nsr_session_recover *sr, uint32_t ssid,
+			const char *const *paths, size_t npaths, int exact,
+			struct nsr_restore_stats *out)
+{
+	struct session_want w = {ssid, paths, npaths};
+
+	return session_recover_sets(sr, &w, 1, exact, out);
+}
+
+/* nsr_session_recover_ssids - restore save sets ssids[0..n) (filtered by
+ * paths, if any), in that order, each volume read once for the save
+ * sets on it that are restored side by side.  0 if all came back
+ * intact, 1 otherwise. */
+int nsr_session_recover_ssids(struct nsr_session_recover *sr,
+			      const uint32_t *ssids, size_t n,
+			      const char *const *paths, size_t npaths,
+			      struct nsr_restore_stats *out)
+{
+	struct session_want *w = calloc(n + 1, sizeof(*w));
+	int failed;
+
+	if (!w)
+		return 1;
+	for (size_t i = 0; i < n; i++) {
+		w[i].ssid = ssids[i];
+		w[i].paths = paths;
+		w[i].npaths = npaths;
+	}
+	if (out)
+		memset(out, 0, sizeof(*out));
+	sr->pss_whole = 1;
+	failed = session_recover_sets(sr, w, n, 0, out);
+	sr->pss_whole = 0;
+	free(w);
+	return failed;
+}
+
+/* nsr_session_recover_ssid - restore save set ssid (filtered by paths,
+ * if any).  0 if everything came back intact, 1 otherwise. */
+int nsr_session_recover_ssid(struct nsr_session_recover *sr, uint32_t ssid,
+			     const char *const *paths, size_t npaths,
+			     struct nsr_restore_stats *out)
+{
+	return nsr_session_recover_ssids(sr, &ssid, 1, paths, npaths, out);
 }
 
 /* nsr_session_recover_open - connect to nsrd on the server. */
@@ -672,7 +985,11 @@ int nsr_session_recover_open(const struct nsr_session_recover_opts *o,
 		return NSR_ERR_NOMEM;
 	sr->o = o;
 	rc = nsr_nsrd_open(o->server, &sr->nsrd, err);
+	if (rc == NSR_OK)
+		rc = session_lease_start(o->server, o->client, &sr->lease,
+					 err);
 	if (rc != NSR_OK) {
+		nsr_nsrd_close(sr->nsrd);
 		free(sr);
 		return rc;
 	}
@@ -680,12 +997,25 @@ int nsr_session_recover_open(const struct nsr_session_recover_opts *o,
 	return NSR_OK;
 }
 
-/* nsr_session_recover_copy - pin the copy read of save set ssid. */
-void nsr_session_recover_copy(struct nsr_session_recover *sr, uint32_t ssid,
-			      uint32_t cloneid)
+/* nsr_session_recover_copy - pin (or with cloneid 0 unpin) the copy
+ * read of save set ssid. */
+int nsr_session_recover_copy(struct nsr_session_recover *sr, uint32_t ssid,
+			     uint32_t cloneid)
 {
-	sr->want_ssid = ssid;
-	sr->want_cloneid = cloneid;
+	size_t i = 0;
+
+	while (i < sr->npins && sr->want_ssid[i] != ssid)
+		i++;
+	if (i == sr->npins) {
+		if (!cloneid)
+			return NSR_OK;
+		if (sr->npins == SESSION_PINS_MAX)
+			return NSR_ERR_LIMIT;
+		sr->npins++;
+	}
+	sr->want_ssid[i] = ssid;
+	sr->want_cloneid[i] = cloneid;
+	return NSR_OK;
 }
 
 /* nsr_session_recover_close - close and free (NULL is fine). */
@@ -693,6 +1023,7 @@ void nsr_session_recover_close(struct nsr_session_recover *sr)
 {
 	if (!sr)
 		return;
+	session_lease_stop(sr->lease);
 	nsr_ixclnt_close(sr->ix);
 	nsr_nsrd_close(sr->nsrd);
 	free(sr);

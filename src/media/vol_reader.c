@@ -47,6 +47,21 @@ struct rstate {
 	uint64_t bad_mark; /* nbad when its last chunk was seen */
 };
 
+/* What the reader is doing (nsr_vol_reader.reading). */
+enum { MODE_SCAN, MODE_READ, MODE_SETS };
+
+/* Sets mode: one wanted fragment and how far it got. */
+enum { W_PENDING, W_OPEN, W_DONE };
+struct want {
+	struct nsr_vol_frag f;
+	int state;
+	uint32_t next_seq;
+	uint64_t bytes;
+	uint64_t bad_mark; /* nbad when its last chunk was seen */
+	struct nsr_vol_loc bad_loc; /* the first damaged block since */
+	char bad_msg[400];
+};
+
 struct nsr_vol_reader {
 	struct nsr_dev *dev;
 	struct nsr_vol_label lab;
@@ -63,6 +78,7 @@ struct nsr_vol_reader {
 	void *arg;
 	int first_damage;
 	int last_bad; /* code of the last bad block, for gap reports */
+	struct nsr_vol_loc bad_at; /* where the last bad block was */
 	uint64_t nbad;	   /* damaged blocks met by this walk */
 	uint64_t ndamaged; /* damaged blocks counted (see the top) */
 	/* read mode: damaged blocks not yet known to be ours */
@@ -73,8 +89,11 @@ struct nsr_vol_reader {
 	/* scan mode: open save sets */
 	struct rstate *st;
 	size_t nst, ast;
+	/* sets mode: the wanted fragments, in volume order */
+	struct want *want;
+	size_t nwant;
 	/* read mode */
-	int reading;
+	int reading; /* MODE_* */
 	uint32_t want_ssid, want_frag;
 	nsr_vol_data_fn fn;
 	void *fn_arg;
@@ -111,8 +130,21 @@ static void bad_block(struct nsr_vol_reader *r, int rc,
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	r->last_bad = rc;
+	r->bad_at = *loc;
 	r->nbad++;
-	if (!r->reading) {
+	if (r->reading == MODE_SETS) {
+		/* Known through the gaps it leaves (sets_gap). */
+		for (size_t i = 0; i < r->nwant; i++) {
+			struct want *w = &r->want[i];
+
+			if (w->state != W_OPEN || w->bad_mark + 1 != r->nbad)
+				continue;
+			w->bad_loc = *loc;
+			snprintf(w->bad_msg, sizeof(w->bad_msg), "%s", msg);
+		}
+		return;
+	}
+	if (r->reading == MODE_SCAN) {
 		r->ndamaged++;
 		report(r, 0, rc, loc, msg);
 		return;
@@ -160,7 +192,7 @@ static void ss_damage(struct nsr_vol_reader *r, uint32_t ssid, int rc,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (r->reading && claim_pending(r, msg))
+	if (r->reading == MODE_READ && claim_pending(r, msg))
 		return;
 	if (!explained)
 		r->ndamaged++;
@@ -282,13 +314,37 @@ fail:
 	return rc;
 }
 
+/* want_find - sets mode: the wanted fragment of ssid in state st (the
+ * first in volume order), or NULL. */
+static struct want *want_find(const struct nsr_vol_reader *r, uint32_t ssid,
+			      int st)
+{
+	for (size_t i = 0; i < r->nwant; i++)
+		if (r->want[i].f.ssid == ssid && r->want[i].state == st)
+			return &r->want[i];
+	return NULL;
+}
+
 /* other_ss - the block header b (verified, in place) says every chunk of
- * the block is of a save set other than the one being read. */
+ * the block is of a save set other than the one(s) being read. */
 static int other_ss(const struct nsr_vol_reader *r,
 		    const struct media_fmt_block *b)
 {
-	return r->reading && (b->flags & MEDIA_FMT_BLK_ONE_SS) != 0 &&
-	       b->ssid != r->want_ssid;
+	if (r->reading == MODE_SCAN || (b->flags & MEDIA_FMT_BLK_ONE_SS) == 0)
+		return 0;
+	if (r->reading == MODE_SETS)
+		return !want_find(r, b->ssid, W_OPEN) &&
+		       !want_find(r, b->ssid, W_PENDING);
+	return b->ssid != r->want_ssid;
+}
+
+/* any_open - sets mode: a wanted fragment has begun and not ended. */
+static int any_open(const struct nsr_vol_reader *r)
+{
+	for (size_t i = 0; i < r->nwant; i++)
+		if (r->want[i].state == W_OPEN)
+			return 1;
+	return 0;
 }
 
 /* pass_other - read mode: if the next record is, by its header alone, a
@@ -302,7 +358,9 @@ static int pass_other(struct nsr_vol_reader *r)
 	size_t got = 0, len = 0;
 	int rc;
 
-	if (!r->reading || !r->began || !r->can_peek)
+	if (r->reading == MODE_SCAN || !r->can_peek ||
+	    (r->reading == MODE_READ && !r->began) ||
+	    (r->reading == MODE_SETS && !any_open(r)))
 		return 0;
 	rc = nsr_dev_peek(r->dev, h, sizeof(h), &got, &len);
 	if (rc == NSR_ERR_UNSUPPORTED)
@@ -519,6 +577,184 @@ static int read_chunk(struct nsr_vol_reader *r,
 	return 0;
 }
 
+/* sets_stop - sets mode: a callback's non-zero answer stops the read. */
+static int sets_stop(struct nsr_vol_reader *r, int rc)
+{
+	if (rc == 0)
+		return 0;
+	r->stop_rc = rc < 0 ? rc : NSR_ERR_INVAL;
+	return 1;
+}
+
+/* all_done - sets mode: 1 when no wanted fragment is left. */
+static int all_done(const struct nsr_vol_reader *r)
+{
+	for (size_t i = 0; i < r->nwant; i++)
+		if (r->want[i].state != W_DONE)
+			return 0;
+	return 1;
+}
+
+/* sets_gap - sets mode: w lost data (what says how it showed).  After
+ * damaged blocks since its last chunk, they are its damage: reported
+ * once, at the first of them, and counted; else one count here. */
+static void sets_gap(struct nsr_vol_reader *r, struct want *w,
+		     const struct nsr_vol_loc *loc, const char *what)
+{
+	uint64_t n = r->nbad - w->bad_mark;
+
+	if (n == 0) {
+		ss_damage(r, w->f.ssid, NSR_ERR_CORRUPT, 0, loc, "%s", what);
+		return;
+	}
+	r->ndamaged += n;
+	if (n > 1)
+		ss_damage(r, w->f.ssid, r->last_bad, 1, &w->bad_loc,
+			  "%.200s; %.100s (%" PRIu64 " damaged blocks from "
+			  "here)",
+			  w->bad_msg, what, n);
+	else
+		ss_damage(r, w->f.ssid, r->last_bad, 1, &w->bad_loc,
+			  "%.200s; %.100s",
+			  w->bad_msg, what);
+}
+
+/* want_unfinished - sets mode: fragment w ends without its end chunk
+ * here; after damaged blocks since its last chunk that is damage. */
+static int want_unfinished(struct nsr_vol_reader *r, struct want *w,
+			   const struct nsr_vol_loc *loc)
+{
+	if (r->nbad > w->bad_mark)
+		sets_gap(r, w, loc, "the end of the save set was not reached");
+	w->state = W_DONE;
+	if (r->ops->unfinished != NULL)
+		r->ops->unfinished(r->arg, w->f.ssid, w->bytes);
+	return 0;
+}
+
+/* want_pos - the block where w begins, in the reader's terms. */
+static struct nsr_vol_loc want_pos(const struct nsr_vol_reader *r,
+				   const struct want *w)
+{
+	struct nsr_vol_loc l = { w->f.file, w->f.record };
+
+	if (!r->seq)
+		l.record = w->f.offset / r->lab.block_size;
+	return l;
+}
+
+/* loc_cmp - order of two places on the volume. */
+static int loc_cmp(const struct nsr_vol_loc *a, const struct nsr_vol_loc *b)
+{
+	if (a->file != b->file)
+		return a->file < b->file ? -1 : 1;
+	if (a->record != b->record)
+		return a->record < b->record ? -1 : 1;
+	return 0;
+}
+
+/* want_lost - sets mode: fragment w's begin is not where it says: its
+ * first block is damaged (damage: what is in it is lost), or it is not
+ * there at all (NSR_ERR_NOTFOUND). */
+static void want_lost(struct nsr_vol_reader *r, struct want *w)
+{
+	struct nsr_vol_loc loc = { w->f.file, w->f.record };
+	struct nsr_vol_loc at = want_pos(r, w);
+
+	if (r->nbad > 0 && loc_cmp(&r->bad_at, &at) == 0) {
+		r->ndamaged++;
+		report(r, w->f.ssid, r->last_bad, &loc, "the fragment's first "
+		       "block is damaged: the fragment is lost");
+	} else {
+		report(r, w->f.ssid, NSR_ERR_NOTFOUND, &loc, "no begin of "
+		       "save set there (fragment not on the volume)");
+	}
+	w->state = W_DONE;
+	if (r->ops->unfinished != NULL)
+		r->ops->unfinished(r->arg, w->f.ssid, 0);
+}
+
+/* sets_begin - sets mode: a begin chunk of a wanted save set. */
+static int sets_begin(struct nsr_vol_reader *r,
+		      const struct media_fmt_chunk *c, const uint8_t *payload,
+		      const struct nsr_vol_loc *loc)
+{
+	struct want *w = want_find(r, c->ssid, W_OPEN);
+	struct nsr_vol_sshdr h;
+	struct nsr_vol_span sp;
+	int rc;
+
+	if (media_fmt_sshdr_decode(payload, c->len, &h, &sp) != NSR_OK ||
+	    h.ssid != c->ssid)
+		return 0; /* its gap or lost end shows it, if it is ours */
+	if (w != NULL) {
+		/* A new session of the same save set: the open fragment
+		 * ended without its end chunk. */
+		rc = want_unfinished(r, w, loc);
+		if (rc != 0)
+			return rc;
+	}
+	for (size_t i = 0; i < r->nwant; i++) {
+		w = &r->want[i];
+		if (w->state != W_PENDING || w->f.ssid != c->ssid ||
+		    w->f.frag_seq != sp.frag_seq)
+			continue;
+		w->state = W_OPEN;
+		w->next_seq = c->seq + 1;
+		w->bad_mark = r->nbad;
+		return r->ops->begin ? sets_stop(r, r->ops->begin(r->arg, &h,
+								  &sp, loc))
+				     : 0;
+	}
+	return all_done(r);
+}
+
+/* sets_chunk - sets mode: one verified chunk; only wanted ones matter. */
+static int sets_chunk(struct nsr_vol_reader *r,
+		      const struct media_fmt_chunk *c, const uint8_t *payload,
+		      const struct nsr_vol_loc *loc)
+{
+	struct want *w;
+	struct nsr_vol_sstail t;
+	int rc = 0;
+
+	if (c->kind == MEDIA_FMT_BEGIN)
+		return want_find(r, c->ssid, W_PENDING) ||
+			       want_find(r, c->ssid, W_OPEN)
+		       ? sets_begin(r, c, payload, loc)
+		       : 0;
+	w = want_find(r, c->ssid, W_OPEN);
+	if (w == NULL)
+		return 0;
+	if (c->seq != w->next_seq) {
+		char what[100];
+
+		snprintf(what, sizeof(what), "save set %" PRIu32 " lost chunks "
+			 "%" PRIu32 "..%" PRIu32 " (in a damaged block)",
+			 c->ssid, w->next_seq, c->seq - 1);
+		sets_gap(r, w, loc, what);
+	}
+	w->next_seq = c->seq + 1;
+	w->bad_mark = r->nbad;
+	if (c->kind == MEDIA_FMT_DATA) {
+		w->bytes += c->len;
+		return r->ops->data ? sets_stop(r, r->ops->data(r->arg, c->ssid,
+								payload,
+								c->len))
+				    : 0;
+	}
+	if (media_fmt_sstail_decode(payload, c->len, &t) != NSR_OK) {
+		ss_damage(r, c->ssid, NSR_ERR_CORRUPT, 0, loc,
+			  "bad trailer of save set %" PRIu32, c->ssid);
+		return want_unfinished(r, w, loc);
+	}
+	w->state = W_DONE;
+	if (r->ops->end != NULL)
+		rc = sets_stop(r, r->ops->end(r->arg, c->ssid, &t, w->bytes,
+					     loc));
+	return rc != 0 ? rc : all_done(r);
+}
+
 /* walk_block - check the block in r->blk and hand on its chunks.
  * Returns 0 to go on, 1 to stop (read mode done), or a negative code. */
 static int walk_block(struct nsr_vol_reader *r, size_t len,
@@ -563,13 +799,40 @@ static int walk_block(struct nsr_vol_reader *r, size_t len,
 				  "block skipped)", off, nsr_strerror(rc));
 			return 0;
 		}
-		rc = r->reading ? read_chunk(r, &c, payload, loc)
-				: scan_chunk(r, &c, payload, loc);
+		if (r->reading == MODE_SETS)
+			rc = sets_chunk(r, &c, payload, loc);
+		else if (r->reading == MODE_READ)
+			rc = read_chunk(r, &c, payload, loc);
+		else
+			rc = scan_chunk(r, &c, payload, loc);
 		if (rc != 0)
 			return rc;
 		off += MEDIA_FMT_CHUNK_HDR + c.len;
 	}
 	return 0;
+}
+
+/* sets_next - sets mode, nothing open: 0 if the next wanted fragment
+ * begins at the next block, 1 to position elsewhere (or all done).
+ * Fragments whose place was passed without their begin are lost. */
+static int sets_next(struct nsr_vol_reader *r)
+{
+	for (size_t i = 0; i < r->nwant; i++) {
+		struct want *w = &r->want[i];
+		struct nsr_vol_loc l;
+		int c;
+
+		if (w->state != W_PENDING)
+			continue;
+		l = want_pos(r, w);
+		c = loc_cmp(&l, &r->at);
+		if (c == 0)
+			return 0;
+		if (c > 0)
+			return 1;
+		want_lost(r, w);
+	}
+	return 1;
 }
 
 /* walk - blocks until the end (or a stop); AFTD: one session file. */
@@ -580,6 +843,11 @@ static int walk(struct nsr_vol_reader *r, int first_only_check)
 	int rc, n = 0;
 
 	for (;;) {
+		if (r->reading == MODE_SETS && !any_open(r)) {
+			rc = sets_next(r);
+			if (rc != 0)
+				return rc > 0 ? NSR_OK : rc;
+		}
 		rc = pass_other(r);
 		if (rc < 0)
 			return rc;
@@ -618,7 +886,7 @@ int nsr_vol_reader_scan(struct nsr_vol_reader *r,
 
 	r->ops = ops ? ops : &none;
 	r->arg = arg;
-	r->reading = 0;
+	r->reading = MODE_SCAN;
 	r->first_damage = 0;
 	r->last_bad = 0;
 	r->nbad = r->ndamaged = r->pend = 0;
@@ -709,7 +977,7 @@ int nsr_vol_reader_read(struct nsr_vol_reader *r,
 	}
 	r->ops = ops ? ops : &none;
 	r->arg = ops_arg;
-	r->reading = 1;
+	r->reading = MODE_READ;
 	r->want_ssid = frag->ssid;
 	r->want_frag = frag->frag_seq;
 	r->fn = fn;
@@ -722,6 +990,7 @@ int nsr_vol_reader_read(struct nsr_vol_reader *r,
 	memset(&r->stats, 0, sizeof(r->stats));
 	r->at.file = frag->file;
 	r->at.record = frag->record;
+	r->stats.positions++;
 	if (r->seq) {
 		pos.file = frag->file;
 		pos.record = frag->record;
@@ -762,4 +1031,135 @@ int nsr_vol_reader_read(struct nsr_vol_reader *r,
 	if (r->first_damage != 0)
 		return r->first_damage;
 	return r->done ? NSR_OK : NSR_ERR_EOM;
+}
+
+/* by_place - qsort order of wanted fragments: where they begin. */
+static int by_place(const void *a, const void *b)
+{
+	const struct want *x = a, *y = b;
+
+	if (x->f.file != y->f.file)
+		return x->f.file < y->f.file ? -1 : 1;
+	if (x->f.record + x->f.offset != y->f.record + y->f.offset)
+		return x->f.record + x->f.offset < y->f.record + y->f.offset
+			       ? -1
+			       : 1;
+	return 0;
+}
+
+/* sets_position - go to where w begins (tape: seek; AFTD: its session
+ * file).  NSR_ERR_NOTFOUND if the volume has no such place. */
+static int sets_position(struct nsr_vol_reader *r, const struct want *w)
+{
+	struct nsr_dev_pos pos = { w->f.file, w->f.record };
+	int rc;
+
+	r->at = want_pos(r, w);
+	r->stats.positions++;
+	if (r->seq) {
+		rc = nsr_dev_seek(r->dev, &pos);
+	} else {
+		nsr_dev_file_close(r->f);
+		r->f = NULL;
+		rc = nsr_dev_file_open(r->dev, w->f.file, &r->f);
+	}
+	if (rc == NSR_ERR_EOD || rc == NSR_ERR_EOF || rc == NSR_ERR_NOTFOUND)
+		return NSR_ERR_NOTFOUND;
+	if (rc != NSR_OK)
+		snprintf(r->errmsg, sizeof(r->errmsg),
+			 "volume %s: cannot position to file %" PRIu32
+			 " block %" PRIu64 ": %s", r->lab.name, w->f.file,
+			 w->f.record, nsr_dev_errmsg(r->dev));
+	return rc;
+}
+
+/* sets_setup - sets mode: the wanted fragments in volume order. */
+static int sets_setup(struct nsr_vol_reader *r,
+		      const struct nsr_vol_frag *frags, size_t n,
+		      const struct nsr_vol_scan_ops *ops, void *arg)
+{
+	static const struct nsr_vol_scan_ops none;
+
+	if (n == 0 || n > NSR_VOL_SETS_MAX) {
+		snprintf(r->errmsg, sizeof(r->errmsg), "%zu fragments to read "
+			 "in one pass (1..%d allowed)", n, NSR_VOL_SETS_MAX);
+		return NSR_ERR_INVAL;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (memcmp(frags[i].volid, r->lab.volid, 16) != 0) {
+			snprintf(r->errmsg, sizeof(r->errmsg),
+				 "fragment of save set %" PRIu32
+				 " is not on volume %s", frags[i].ssid,
+				 r->lab.name);
+			return NSR_ERR_MISMATCH;
+		}
+	r->want = calloc(n, sizeof(*r->want));
+	if (r->want == NULL)
+		return NSR_ERR_NOMEM;
+	for (size_t i = 0; i < n; i++)
+		r->want[i].f = frags[i];
+	r->nwant = n;
+	qsort(r->want, n, sizeof(*r->want), by_place);
+	r->ops = ops ? ops : &none;
+	r->arg = arg;
+	r->reading = MODE_SETS;
+	r->stop_rc = 0;
+	r->first_damage = 0;
+	r->last_bad = 0;
+	r->nbad = r->ndamaged = r->pend = 0;
+	memset(&r->stats, 0, sizeof(r->stats));
+	return NSR_OK;
+}
+
+/* sets_close_open - sets mode: the fragments still open end here. */
+static void sets_close_open(struct nsr_vol_reader *r)
+{
+	for (size_t i = 0; i < r->nwant; i++)
+		if (r->want[i].state == W_OPEN)
+			want_unfinished(r, &r->want[i], &r->at);
+}
+
+/* nsr_vol_reader_read_sets - several save sets in one pass. */
+int nsr_vol_reader_read_sets(struct nsr_vol_reader *r,
+			     const struct nsr_vol_frag *frags, size_t n,
+			     const struct nsr_vol_scan_ops *ops, void *arg)
+{
+	int rc = sets_setup(r, frags, n, ops, arg);
+
+	while (rc == NSR_OK && r->stop_rc == 0 && !all_done(r)) {
+		struct want *p = NULL;
+
+		for (size_t i = 0; i < r->nwant && !p; i++)
+			if (r->want[i].state == W_PENDING)
+				p = &r->want[i];
+		if (p == NULL)
+			break;
+		rc = sets_position(r, p);
+		if (rc == NSR_ERR_NOTFOUND) {
+			want_lost(r, p);
+			rc = NSR_OK;
+			continue;
+		}
+		if (rc == NSR_OK)
+			rc = walk(r, 0);
+		if (rc != NSR_OK || r->stop_rc != 0)
+			break;
+		/* The session file or the volume ended. */
+		sets_close_open(r);
+		if (p->state == W_PENDING)
+			want_lost(r, p); /* nothing was there */
+	}
+	if (rc == NSR_OK && r->stop_rc == 0)
+		for (size_t i = 0; i < r->nwant; i++)
+			if (r->want[i].state != W_DONE)
+				want_unfinished(r, &r->want[i], &r->at);
+	nsr_dev_file_close(r->f);
+	r->f = NULL;
+	free(r->want);
+	r->want = NULL;
+	r->nwant = 0;
+	r->reading = MODE_SCAN;
+	if (rc == NSR_OK && r->stop_rc != 0)
+		rc = r->stop_rc;
+	return rc;
 }

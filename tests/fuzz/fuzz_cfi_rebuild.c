@@ -125,7 +125,7 @@ static void decode_alone(const uint8_t *p, size_t n, int resync,
 {
 	static const struct nsr_asm_dec_ops ops = {
 		seen_header, seen_file, NULL, NULL, NULL, NULL, NULL, NULL,
-		NULL,
+		NULL, NULL,
 	};
 	struct nsr_asm_dec *d = NULL;
 

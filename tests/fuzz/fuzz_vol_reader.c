@@ -4,7 +4,8 @@
  * file format underneath.  Input: first byte even = a whole vtape file;
  * odd = an adv_file volume: 4 bytes label length L, L label bytes, the
  * rest is session file 1.  Every begin chunk found by the scan is then
- * read back positioned.  Nothing may crash, leak or hang.
+ * read back positioned, one by one and all in one pass
+ * (nsr_vol_reader_read_sets).  Nothing may crash, leak or hang.
  *
  * Seeds: built with -DFUZZ_VOL_MAKE_SEED (a main() that writes a small
  * multiplexed vtape volume and an adv_file volume image to the current
@@ -88,7 +89,22 @@ static const struct nsr_vol_scan_ops ops = {
 	.damage = on_damage,
 };
 
-/* run_volume - open, scan, read every fragment found. */
+/* on_unfinished - a fragment without its end: nothing to check. */
+static void on_unfinished(void *arg, uint32_t ssid, uint64_t bytes)
+{
+	NSR_UNUSED(arg);
+	NSR_UNUSED(ssid);
+	NSR_UNUSED(bytes);
+}
+
+static const struct nsr_vol_scan_ops sets_ops = {
+	.data = on_data,
+	.damage = on_damage,
+	.unfinished = on_unfinished,
+};
+
+/* run_volume - open, scan, read every fragment found, one by one and
+ * all in one pass. */
 static void run_volume(struct nsr_dev *dev)
 {
 	struct nsr_vol_reader *r = NULL;
@@ -104,6 +120,10 @@ static void run_volume(struct nsr_dev *dev)
 	for (i = 0; i < s.n; i++)
 		(void)nsr_vol_reader_read(r, &s.f[i], sink, NULL, &ops, NULL,
 					  &got);
+	/* And all of them in one pass (recover's read of several). */
+	if (s.n > 0)
+		(void)nsr_vol_reader_read_sets(r, s.f, (size_t)s.n, &sets_ops,
+					       NULL);
 	nsr_vol_reader_close(r);
 }
 

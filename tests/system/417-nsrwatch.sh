@@ -4,7 +4,8 @@
 # for a volume of a pool that has none (a mount request): the JSON form
 # lists the device with its volume and two sessions, its movers, both
 # sessions and the mount request; the text form (not a terminal: one
-# screen) says the same in words.  Afterwards nothing is left; a server
+# screen) says the same in words.  Both give transfer rates from the
+# movers' counters: each save's and the device's bytes per second.  Afterwards nothing is left; a server
 # that does not run gives an error naming host and port and exit 1, a bad
 # option exit 2.
 . "$(dirname "$0")/lib.sh"
@@ -51,6 +52,26 @@ check "text: the mount request in words" \
 	grep -q "mount request [0-9]*: save of .*:$W/c waits for a writable volume of pool Nowhere" \
 	"$W/watch.txt"
 check "text: a session line" grep -Eq "^  save +[^ ]+ +[0-9]+ aftd1 " "$W/watch.txt"
+
+# Rates, from the movers' counters: each save and the device move bytes.
+rates=""
+for _ in $(seq 1 100); do
+	rates=$("$BIN/nsrwatch" -s $S -x json 2>&1 | grep -o '"rates":.*')
+	n=$(grep -Eo '"type":"save","ssid":[0-9]+,"device":"aftd1","mover_pid":[0-9]+,"bytes":[1-9][0-9]*,"bytes_per_sec":[1-9][0-9]*' <<<"$rates" | wc -l)
+	[ "$n" -ge 2 ] && break
+	sleep 0.1
+done
+echo "# $rates"
+check "JSON: a rate for each of the two saves (bytes/s > 0)" test "$n" -ge 2
+check "JSON: the device's rate (bytes/s > 0, 2 sessions)" grep -Eq \
+	'"devices":\[\{"name":"aftd1","sessions":2,"bytes_per_sec":[1-9]' \
+	<<<"$rates"
+"$BIN/nsrwatch" -s $S >"$W/rates.txt" 2>&1
+sed -n '/^Rates/,/^$/p' "$W/rates.txt" | sed 's/^/# /'
+check "text: the device's rate" \
+	grep -Eq "^  device  aftd1 +[0-9.]+ MB/s  \([0-9]+ sessions\)" "$W/rates.txt"
+check "text: a save's rate" \
+	grep -Eq "^  save +ssid [0-9]+ on +aftd1 +[0-9.]+ MB/s +[0-9.]+ MB so far" "$W/rates.txt"
 
 kill "$pc" 2>/dev/null
 wait "$pa"; ra=$?

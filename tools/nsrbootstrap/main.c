@@ -157,6 +157,7 @@ static int save_stage(const struct opts *o, char *stage,
 	so.group = o->group;
 	so.command = "nsrbootstrap";
 	so.no_index = 1;
+	so.no_directives = 1; /* never encrypted: nsrdr has no keys */
 	so.warn = warn;
 	so.file_error = file_error;
 	return nsr_session_save(&so, &stage, 1, r, err);

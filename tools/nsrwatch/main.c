@@ -44,23 +44,35 @@ static void usage(FILE *f)
 		   "  -x json     one JSON object per screen, for scripts\n");
 }
 
-/* screen - one STATUS, rendered to stdout; 0, or 1 on failure. */
+/* screen - one STATUS and its rates (STATUS_RATES; left out, with a
+ * note on stderr, if nsrd cannot give them), rendered to stdout; 0, or 1
+ * on failure. */
 static int screen(struct nsr_nsrd *c, int json, int live)
 {
 	status_res r;
+	rates_res rt;
+	const rates_res *rates = &rt;
 	struct nsr_buf out;
 	int rc;
 
 	memset(&r, 0, sizeof(r));
+	memset(&rt, 0, sizeof(rt));
 	rc = nsr_nsrd_status(c, &r);
 	if (rc != NSR_OK) {
 		fprintf(stderr, "nsrwatch: %s\n", nsr_nsrd_errmsg(c));
 		xdr_free(NSR_XDR(xdr_status_res), (char *)&r);
 		return 1;
 	}
+	if (nsr_nsrd_status_rates(c, &rt) != NSR_OK) {
+		fprintf(stderr, "nsrwatch: no rates: %s\n",
+			nsr_nsrd_errmsg(c));
+		rates = NULL;
+	}
 	nsr_buf_init(&out, 0);
-	rc = json ? nsr_watch_json(&r, &out) : nsr_watch_text(&r, &out);
+	rc = json ? nsr_watch_json_rates(&r, rates, &out)
+		  : nsr_watch_text_rates(&r, rates, &out);
 	xdr_free(NSR_XDR(xdr_status_res), (char *)&r);
+	xdr_free(NSR_XDR(xdr_rates_res), (char *)&rt);
 	if (rc == NSR_OK) {
 		if (live)
 			fputs("\033[H\033[2J", stdout);

@@ -403,12 +403,16 @@ int main(int argc, char **argv)
 			for (int i = 0; i < np; i++)
 				paths[i] = absolute(argv[optind + i]);
 		}
-		for (int i = 0; i < nssid; i++) {
-			nsr_session_recover_copy(sr, ssids[i], clones[i]);
-			failed |= nsr_session_recover_ssid(sr, ssids[i], paths,
-							   (size_t)np, &st);
-			sum.files += st.files;
+		for (int i = 0; i < nssid; i++) { /* -S ssid/cloneid */
+			if (!clones[i] || nsr_session_recover_copy(
+					sr, ssids[i], clones[i]) == NSR_OK)
+				continue;
+			fprintf(stderr, "recover: too many -S ssid/cloneid\n");
+			failed = 1;
 		}
+		failed |= nsr_session_recover_ssids(sr, ssids, (size_t)nssid,
+						    paths, (size_t)np, &st);
+		sum.files += st.files;
 		for (int i = 0; i < np; i++)
 			free((char *)paths[i]);
 		free(paths);

@@ -49,7 +49,13 @@ enum {
 #define SAVE_REASONS 16 /* distinct reasons counted; the rest as "other" */
 
 /* Long options without a letter. */
-enum { OPT_PIPE = 0x100, OPT_PIPE_READ, OPT_STRIPES };
+enum {
+	OPT_PIPE = 0x100,
+	OPT_PIPE_READ,
+	OPT_STRIPES,
+	OPT_ENCRYPT,
+	OPT_COMPRESS
+};
 
 /* Files not saved whole, counted by reason for the summary. */
 struct save_reason {
@@ -108,6 +114,13 @@ static void usage(FILE *f)
 		"connections (1-16;\n"
 		"                default 1 on loopback, 4 to other hosts; "
 		"AFTD only)\n"
+		"  --encrypt     encrypt file data (AES-256-GCM) with the key "
+		"of the\n"
+		"                datazone pass phrase, before it leaves this "
+		"host\n"
+		"  --compress[=LEVEL]  compress file data (zlib, level 1-9, "
+		"default 1)\n"
+		"                before any encryption\n"
 		"  -v            list each file; -q quiet\n"
 		"  -h, --help    this help\n"
 		"pipeline save: save --pipe=NAME [--pipe-read=SIZE] [options] "
@@ -545,6 +558,8 @@ int main(int argc, char **argv)
 		{"pipe", required_argument, NULL, OPT_PIPE},
 		{"pipe-read", required_argument, NULL, OPT_PIPE_READ},
 		{"stripes", required_argument, NULL, OPT_STRIPES},
+		{"encrypt", no_argument, NULL, OPT_ENCRYPT},
+		{"compress", optional_argument, NULL, OPT_COMPRESS},
 		{NULL, 0, NULL, 0}};
 	static struct save_pss pss; /* static: reachable until exit */
 	static char *bigasm_path[] = {(char *)"/bigasm"};
@@ -594,6 +609,18 @@ int main(int argc, char **argv)
 			so.stripes = parse_stripes(optarg);
 			if (!so.stripes)
 				return SAVE_EXIT_USAGE;
+			break;
+		case OPT_ENCRYPT: so.encrypt = 1; break;
+		case OPT_COMPRESS:
+			so.compress = optarg ? atoi(optarg) : 1;
+			if (so.compress < 1 || so.compress > 9 ||
+			    (optarg && strspn(optarg, "0123456789") !=
+					   strlen(optarg))) {
+				fprintf(stderr, "save: --compress wants a "
+					"level from 1 to 9, not '%s'\n",
+					optarg);
+				return SAVE_EXIT_USAGE;
+			}
 			break;
 		case 'v': ui.verbose = 1; break;
 		case 'q': quiet = 1; break;

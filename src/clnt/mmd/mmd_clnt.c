@@ -1090,14 +1090,39 @@ int nsr_mmd_ss_end(struct nsr_mmd *m, const struct nsr_vol_sstail *tail,
 	return rc;
 }
 
+/* read_open - a READ_OPEN-style call with args a, whose fragment list
+ * (*len, *val) is filled from frags[0..n) for the call. */
+static int read_open(struct nsr_mmd *m, uint32_t proc, xdrproc_t xa, void *a,
+		     u_int *len, mmd_frag **val,
+		     const struct nsr_vol_frag *frags, size_t n,
+		     struct nsr_buf *err)
+{
+	nsr_void_res r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	*len = (u_int)n;
+	*val = calloc(n, sizeof(mmd_frag));
+	if (!*val)
+		return NSR_ERR_NOMEM;
+	for (size_t i = 0; i < n; i++)
+		nsr_mmd_frag_to_wire(&(*val)[i], &frags[i]);
+	rc = call(m, proc, xa, a, NSR_XDR(xdr_nsr_void_res), &r, err);
+	free(*val);
+	*val = NULL;
+	if (rc != NSR_OK)
+		return rc;
+	rc = status_rc(&r.st, err);
+	xdr_free(NSR_XDR(xdr_nsr_void_res), (char *)&r);
+	return rc;
+}
+
 /* nsr_mmd_read_open - MMD_READ_OPEN. */
 int nsr_mmd_read_open(struct nsr_mmd *m, uint32_t ssid,
 		      const struct nsr_vol_frag *frags, size_t n,
 		      struct nsr_buf *err)
 {
 	mmd_read_args a;
-	nsr_void_res r;
-	int rc;
 
 	if (n == 0 || n > MMD_FRAGS_MAX) {
 		why(err, "save set %u: %zu fragments (1..%d allowed)", ssid, n,
@@ -1105,22 +1130,10 @@ int nsr_mmd_read_open(struct nsr_mmd *m, uint32_t ssid,
 		return NSR_ERR_INVAL;
 	}
 	memset(&a, 0, sizeof(a));
-	memset(&r, 0, sizeof(r));
 	a.ssid = ssid;
-	a.frags.frags_len = (u_int)n;
-	a.frags.frags_val = calloc(n, sizeof(mmd_frag));
-	if (!a.frags.frags_val)
-		return NSR_ERR_NOMEM;
-	for (size_t i = 0; i < n; i++)
-		nsr_mmd_frag_to_wire(&a.frags.frags_val[i], &frags[i]);
-	rc = call(m, MMD_READ_OPEN, NSR_XDR(xdr_mmd_read_args), &a,
-		  NSR_XDR(xdr_nsr_void_res), &r, err);
-	free(a.frags.frags_val);
-	if (rc != NSR_OK)
-		return rc;
-	rc = status_rc(&r.st, err);
-	xdr_free(NSR_XDR(xdr_nsr_void_res), (char *)&r);
-	return rc;
+	return read_open(m, MMD_READ_OPEN, NSR_XDR(xdr_mmd_read_args), &a,
+			 &a.frags.frags_len, &a.frags.frags_val, frags, n,
+			 err);
 }
 
 /* nsr_mmd_read_next - MMD_READ_NEXT into the caller's buffer. */
@@ -1152,5 +1165,101 @@ int nsr_mmd_read_next(struct nsr_mmd *m, void *p, size_t cap, size_t *got,
 		*eof = r.eof ? 1 : 0;
 	}
 	xdr_free(NSR_XDR(xdr_mmd_next_res), (char *)&r);
+	return rc;
+}
+
+/* nsr_mmd_read_sets_open - MMD_READ_OPEN with ssid 0. */
+int nsr_mmd_read_sets_open(struct nsr_mmd *m, const struct nsr_vol_frag *frags,
+			   size_t n, struct nsr_buf *err)
+{
+	mmd_read_args a;
+
+	if (n == 0 || n > MMD_FRAGS_MAX) {
+		why(err, "%zu fragments in one pass (1..%d allowed)", n,
+		    MMD_FRAGS_MAX);
+		return NSR_ERR_INVAL;
+	}
+	memset(&a, 0, sizeof(a));
+	return read_open(m, MMD_READ_OPEN, NSR_XDR(xdr_mmd_read_args), &a,
+			 &a.frags.frags_len, &a.frags.frags_val, frags, n,
+			 err);
+}
+
+/* nsr_mmd_counters - MMD_COUNTERS: the mover's sessions (*out
+ * malloc'ed, *n entries; NULL when none). */
+int nsr_mmd_counters(struct nsr_mmd *m, struct nsr_mmd_counter **out,
+		     size_t *n, struct nsr_buf *err)
+{
+	mmd_counters_res r;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	memset(&r, 0, sizeof(r));
+	rc = call(m, MMD_COUNTERS, NSR_XDR(xdr_void), NULL,
+		  NSR_XDR(xdr_mmd_counters_res), &r, err);
+	if (rc != NSR_OK)
+		return rc;
+	rc = status_rc(&r.st, err);
+	if (rc == NSR_OK && r.sessions.sessions_len > 0) {
+		*out = calloc(r.sessions.sessions_len, sizeof(**out));
+		if (!*out)
+			rc = NSR_ERR_NOMEM;
+	}
+	for (u_int i = 0; rc == NSR_OK && i < r.sessions.sessions_len; i++) {
+		const mmd_counter *c = &r.sessions.sessions_val[i];
+
+		(*out)[i].ssid = c->ssid;
+		(*out)[i].recover = c->recover ? 1 : 0;
+		(*out)[i].bytes = c->bytes;
+		(*out)[i].usec = c->usec;
+		*n = i + 1;
+	}
+	xdr_free(NSR_XDR(xdr_mmd_counters_res), (char *)&r);
+	return rc;
+}
+
+/* nsr_mmd_read_sets_next - MMD_READ_SETS_NEXT: each piece to fn. */
+int nsr_mmd_read_sets_next(struct nsr_mmd *m, size_t cap,
+			   nsr_mmd_piece_fn fn, void *arg, int *eof,
+			   struct nsr_buf *err)
+{
+	mmd_next_args a;
+	mmd_sets_next_res r;
+	size_t total = 0;
+	int rc;
+
+	*eof = 0;
+	memset(&r, 0, sizeof(r));
+	a.max = (u_int)NSR_MIN(cap, (size_t)MMD_CHUNK_MAX);
+	rc = call(m, MMD_READ_SETS_NEXT, NSR_XDR(xdr_mmd_next_args), &a,
+		  NSR_XDR(xdr_mmd_sets_next_res), &r, err);
+	if (rc != NSR_OK)
+		return rc;
+	rc = status_rc(&r.st, err);
+	for (u_int i = 0; rc == NSR_OK && i < r.pieces.pieces_len; i++)
+		total += r.pieces.pieces_val[i].data.data_len;
+	if (rc == NSR_OK && total > a.max) {
+		why(err, "mover %s sent %zu bytes, %u were asked for",
+		    nsr_rpc_peer(m->c), total, a.max);
+		rc = NSR_ERR_PROTO;
+	}
+	for (u_int i = 0; rc == NSR_OK && i < r.pieces.pieces_len; i++) {
+		const mmd_sets_piece *w = &r.pieces.pieces_val[i];
+		struct nsr_mmd_sets_piece pc;
+
+		pc.ssid = w->ssid;
+		pc.data = w->data.data_val;
+		pc.len = w->data.data_len;
+		pc.ss_end = w->ss_end ? 1 : 0;
+		pc.ss_code = w->ss_end ? w->ss_code : NSR_OK;
+		pc.ss_msg = w->ss_msg && w->ss_msg[0]
+				    ? w->ss_msg
+				    : nsr_strerror(pc.ss_code);
+		rc = fn(arg, &pc);
+	}
+	if (rc == NSR_OK)
+		*eof = r.eof ? 1 : 0;
+	xdr_free(NSR_XDR(xdr_mmd_sets_next_res), (char *)&r);
 	return rc;
 }

@@ -167,6 +167,28 @@ int nsr_nsrd_status(struct nsr_nsrd *d, status_res *r)
 		    r, &r->st, NSR_PEER_RETRY);
 }
 
+/* nsr_nsrd_status_rates - STATUS_RATES (nsrwatch). */
+int nsr_nsrd_status_rates(struct nsr_nsrd *d, rates_res *r)
+{
+	void *a = NULL;
+
+	return call(d, STATUS_RATES, NSR_XDR(xdr_void), a,
+		    NSR_XDR(xdr_rates_res), r, &r->st, NSR_PEER_RETRY);
+}
+
+/* nsr_nsrd_key_current - KEY_CURRENT: the key of the pass phrase and
+ * the client's transform. */
+int nsr_nsrd_key_current(struct nsr_nsrd *d, key_cur_args *a, key_res *r)
+{
+	return CALL(KEY_CURRENT, key_cur_args, key_res, NSR_PEER_RETRY);
+}
+
+/* nsr_nsrd_key_get - KEY_GET: the key of an id. */
+int nsr_nsrd_key_get(struct nsr_nsrd *d, key_args *a, key_res *r)
+{
+	return CALL(KEY_GET, key_args, key_res, NSR_PEER_RETRY);
+}
+
 /* nsr_nsrd_savegrp - SAVEGRP (not repeated: it starts a group run). */
 int nsr_nsrd_savegrp(struct nsr_nsrd *d, savegrp_args *a, savegrp_res *r)
 {

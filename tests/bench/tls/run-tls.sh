@@ -1,15 +1,22 @@
 #!/bin/bash
-# run-tls.sh - what RPC-with-TLS costs a large-file save, TLS off and on
-# in one run against one datazone on loopback.
+# run-tls.sh - what RPC-with-TLS and encryption at rest cost a
+# large-file save: TLS off and on, each with and without save --encrypt
+# (AES-256-GCM), in one run against one datazone on loopback.
 #
 # One datazone (nsrexecd -s, nsrd and its children) under a fresh root,
-# an AFTD, one file of MB megabytes (a random 4 MiB piece repeated).
-# Each round saves the file twice, with TLS (every connection: nsrd,
-# locator, index, mover) and without (the client runs with
-# NSR_TEST_NO_TLS=1 and root/tls/plain-hosts admits 127.0.0.1, so the
-# same daemons serve both), in an order rotated every round.  Prints one
-# line per save and the medians in MB/s with the cost of TLS in percent
-# (target: <= 10 %).
+# an AFTD, one file of MB megabytes (a random 4 MiB piece repeated, so
+# incompressible), a datazone pass phrase.  Each round saves the file
+# four times: with TLS (every connection: nsrd, locator, index, mover)
+# and without (the client runs with NSR_TEST_NO_TLS=1 and
+# root/tls/plain-hosts admits 127.0.0.1, so the same daemons serve
+# both), each plain and with --encrypt, in the orders of a balanced Latin
+# square (over 4 rounds each mode comes first once and follows each other
+# mode once, so what a save leaves behind, e.g. writeback, does not
+# always fall on the same mode).  Prints one line per save (MB/s and the
+# save process's CPU seconds) and the medians in MB/s with the cost of TLS
+# (on vs off, both without --encrypt; target: <= 10 %) and of
+# encryption at rest (--encrypt vs not, both with TLS; target: <= 15 %)
+# in percent.
 #
 #   run-tls.sh [-q] [-s MB] [-r RUNS] -b BINDIR -d DIR
 #     -q        quick: 256 MB, 1 round
@@ -40,6 +47,9 @@ S=127.0.0.1
 W=$ROOT/work
 nsr_start_aftd_datazone
 echo "127.0.0.1  # run-tls.sh: the TLS-off runs" >"$ROOT/tls/plain-hosts"
+printf '. type: NSR\nupdate datazone pass phrase: run-tls bench\n' |
+	"$BIN/nsradmin" -s $S -i - >/dev/null 2>&1 ||
+	{ echo "cannot set the datazone pass phrase"; FAILED=1; }
 
 F=$W/big/file
 mkdir -p "$W/big"
@@ -47,29 +57,43 @@ head -c 4194304 /dev/urandom >"$F.piece"
 for (( i = 0; i < SIZE / 4; i++ )); do cat "$F.piece"; done >"$F"
 rm -f "$F.piece"
 
-declare -A RATES=()
-# one MODE - one save of the file, TLS "on" or "off"; appends its MB/s.
+declare -A RATES=() CPUS=()
+# one MODE - one save of the file, MODE on, off (TLS), on-aes or off-aes
+# (TLS, and save --encrypt); appends its MB/s.
 one() {
-	local t0 t1 rate env=()
-	[ "$1" = off ] && env=(NSR_TEST_NO_TLS=1)
+	local t0 t1 rate cpu env=() opt=()
+	case $1 in off*) env=(NSR_TEST_NO_TLS=1) ;; esac
+	case $1 in *-aes) opt=(--encrypt) ;; esac
 	t0=$(date +%s.%N)
-	env "${env[@]}" "$BIN/save" -s $S "$W/big" >/dev/null 2>"$W/save.err" ||
-		{ echo "save (TLS $1) failed:"; cat "$W/save.err"; FAILED=1; return; }
+	/usr/bin/time -f '%U %S' -o "$W/save.cpu" env "${env[@]}" \
+		"$BIN/save" -s $S "${opt[@]}" "$W/big" >/dev/null 2>"$W/save.err" ||
+		{ echo "save ($1) failed:"; cat "$W/save.err"; FAILED=1; return; }
 	t1=$(date +%s.%N)
 	rate=$(echo "$SIZE / ($t1 - $t0)" | bc -l)
-	printf 'round %d  TLS %-3s  %6.1f MB/s  (%.2f s)\n' "$r" "$1" "$rate" \
-		"$(echo "$t1 - $t0" | bc -l)"
+	cpu=$(awk '{print $1 + $2}' "$W/save.cpu")
+	printf 'round %d  %-7s  %6.1f MB/s  (%.2f s, save used %.2f CPU s)\n' \
+		"$r" "$1" "$rate" "$(echo "$t1 - $t0" | bc -l)" "$cpu"
 	RATES[$1]+="$rate "
+	CPUS[$1]+="$cpu "
 }
 
+MODES=(on off on-aes off-aes)
+ORDERS=("0 1 3 2" "1 2 0 3" "2 3 1 0" "3 0 2 1")
 for (( r = 1; r <= RUNS; r++ )); do
-	if (( r % 2 )); then one on; one off; else one off; one on; fi
+	for m in ${ORDERS[(r - 1) % 4]}; do one "${MODES[m]}"; done
 done
 
 # median LIST - the median of numbers.
 median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{a[NR] = $1}
 	END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 on=$(median "${RATES[on]:-}") off=$(median "${RATES[off]:-}")
+aes=$(median "${RATES[on-aes]:-}") offaes=$(median "${RATES[off-aes]:-}")
 printf 'median of %d rounds, %d MB: TLS off %.1f MB/s, TLS on %.1f MB/s, TLS costs %.1f %%\n' \
 	"$RUNS" "$SIZE" "$off" "$on" "$(echo "(1 - $on / $off) * 100" | bc -l)"
+printf 'with --encrypt: TLS off %.1f MB/s, TLS on %.1f MB/s; encryption at rest costs %.1f %% with TLS, %.1f %% without\n' \
+	"$offaes" "$aes" "$(echo "(1 - $aes / $on) * 100" | bc -l)" \
+	"$(echo "(1 - $offaes / $off) * 100" | bc -l)"
+printf 'save CPU seconds (median): TLS off %.2f, on %.2f, off + --encrypt %.2f, on + --encrypt %.2f\n' \
+	"$(median "${CPUS[off]:-}")" "$(median "${CPUS[on]:-}")" \
+	"$(median "${CPUS[off-aes]:-}")" "$(median "${CPUS[on-aes]:-}")"
 nsr_done

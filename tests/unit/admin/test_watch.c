@@ -143,11 +143,78 @@ static void test_json(void **state)
 	nsr_buf_release(&b);
 }
 
+/* test_rates - the rates: a Rates section and a "rates" member. */
+static void test_rates(void **state)
+{
+	status_res st;
+	st_device d;
+	st_mover m[2];
+	st_session s;
+	st_wait w[2];
+	rates_res rt;
+	rate_device rd;
+	rate_session rs[2];
+	struct nsr_buf b;
+
+	NSR_UNUSED(state);
+	sample(&st, &d, m, &s, w);
+	memset(&rt, 0, sizeof(rt));
+	rt.notes = (char *)"";
+	rd.name = (char *)"aftd1";
+	rd.sessions = 2;
+	rd.rate = 150000000;
+	rt.devices.devices_len = 1;
+	rt.devices.devices_val = &rd;
+	memset(rs, 0, sizeof(rs));
+	rs[0].ssid = 77;
+	rs[0].device = (char *)"aftd1";
+	rs[0].mover_pid = 4242;
+	rs[0].bytes = 2500000000u;
+	rs[0].rate = 100000000;
+	rs[1] = rs[0];
+	rs[1].ssid = 78;
+	rs[1].recover = TRUE;
+	rs[1].bytes = 1000000;
+	rs[1].rate = 50000000;
+	rt.sessions.sessions_len = 2;
+	rt.sessions.sessions_val = rs;
+	nsr_buf_init(&b, 0);
+	assert_int_equal(nsr_watch_text_rates(&st, &rt, &b), NSR_OK);
+	assert_non_null(strstr(b.data, "\nRates\n  device  aftd1 "));
+	assert_non_null(strstr(b.data, "150.0 MB/s  (2 sessions)"));
+	assert_non_null(strstr(b.data, "  save    ssid 77 on     aftd1 "));
+	assert_non_null(strstr(b.data, "100.0 MB/s  2500.0 MB so far"));
+	assert_non_null(strstr(b.data, "  recover ssid 78 on "));
+	/* the section sits before Pending */
+	assert_true(strstr(b.data, "Rates") < strstr(b.data, "Pending"));
+	nsr_buf_reset(&b);
+	assert_int_equal(nsr_watch_json_rates(&st, &rt, &b), NSR_OK);
+	assert_non_null(strstr(b.data,
+			       ",\"rates\":{\"devices\":[{\"name\":\"aftd1\","
+			       "\"sessions\":2,\"bytes_per_sec\":150000000}],"
+			       "\"sessions\":[{\"type\":\"save\",\"ssid\":77,"
+			       "\"device\":\"aftd1\",\"mover_pid\":4242,"
+			       "\"bytes\":2500000000,\"bytes_per_sec\":"
+			       "100000000},{\"type\":\"recover\","
+			       "\"ssid\":78,"));
+	assert_non_null(strstr(b.data,
+			       "\"notes\":\"\"},\"notes\":\"\"}\n"));
+	/* without rates, no member and no section */
+	nsr_buf_reset(&b);
+	assert_int_equal(nsr_watch_json_rates(&st, NULL, &b), NSR_OK);
+	assert_null(strstr(b.data, "rates"));
+	nsr_buf_reset(&b);
+	assert_int_equal(nsr_watch_text_rates(&st, NULL, &b), NSR_OK);
+	assert_null(strstr(b.data, "Rates"));
+	nsr_buf_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_rates),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -104,7 +104,7 @@ static int ev_xattr(void *ctx, const char *name, const void *v, size_t n)
 
 static const struct nsr_asm_dec_ops ev_ops = {
 	ev_header, ev_file, ev_data, ev_hole, ev_file_end, ev_end, ev_xattr,
-	NULL, NULL,
+	NULL, NULL, NULL,
 };
 
 /* file_init - a file record with fixed plausible metadata. */

@@ -267,8 +267,8 @@ static void test_decoder_refuses(void **state)
 	for (uint8_t v = 1; v <= 3; v++)
 		assert_int_equal(patched(NSR_ASM_REC_HEADER, 0, 5, v),
 				 NSR_ERR_CORRUPT);
-	/* and a newer one is not read */
-	assert_int_equal(patched(NSR_ASM_REC_HEADER, 0, 5, 5),
+	/* and one newer than 5 is not read */
+	assert_int_equal(patched(NSR_ASM_REC_HEADER, 0, 5, 6),
 			 NSR_ERR_UNSUPPORTED);
 }
 

@@ -404,6 +404,94 @@ static void test_round_trip_relocated(void **state)
 	assert_true((uint64_t)b.st_blocks * 512 < (uint64_t)b.st_size);
 }
 
+/* test_side_by_side - two restores fill one tree from one stream, as
+ * recover's one pass feeds the save sets of a point-in-time chain: one
+ * restores the directories, the other every other object (exact,
+ * disjoint), and the second is fed past the first.  With dirs_last,
+ * both flushed, then finished, the tree is the source's, directory
+ * times included (without dirs_last, a directory's times are those from
+ * before the other restore applied them). */
+static void test_side_by_side(void **state)
+{
+	struct fixture *f = *state;
+	const char *paths[1] = { f->src };
+	const char **dirs = NULL, **rest = NULL;
+	size_t ndirs = 0, nrest = 0, step = 4096, half;
+	struct nsr_saver_stats ss;
+	struct nsr_restore_opts oa = { 0 }, ob = { 0 };
+	struct nsr_restore_cb cb = { 0 };
+	struct nsr_restore *ra = NULL, *rb = NULL;
+	struct nsr_buf diff;
+	char dest[PATH_MAX], rsrc[PATH_MAX];
+	char *idx, *line, *save_ptr = NULL;
+	struct stat st;
+
+	save(f, paths, 1, NSR_ASM_CK_CRC32C, &ss);
+	idx = strdup(f->index.data);
+	assert_non_null(idx);
+	dirs = calloc((size_t)f->nobjects + 2, sizeof(char *));
+	rest = calloc((size_t)f->nobjects + 2, sizeof(char *));
+	assert_true(dirs && rest);
+	for (line = strtok_r(idx, "\n", &save_ptr); line;
+	     line = strtok_r(NULL, "\n", &save_ptr)) {
+		const char *path = strchr(line, ' ') + 1;
+
+		assert_int_equal(lstat(path, &st), 0);
+		if (S_ISDIR(st.st_mode))
+			dirs[ndirs++] = path;
+		else
+			rest[nrest++] = path;
+	}
+	assert_true(ndirs >= 3 && nrest >= 5);
+	assert_true(snprintf(dest, sizeof(dest), "%s/side", f->tmp) > 0);
+	oa.dest = ob.dest = dest;
+	oa.exact = ob.exact = 1;
+	oa.dirs_last = ob.dirs_last = 1;
+	oa.workers = ob.workers = g_workers;
+	oa.paths = dirs;
+	oa.npaths = ndirs;
+	ob.paths = rest;
+	ob.npaths = nrest;
+	cb.error = rst_err;
+	cb.ctx = f;
+	assert_int_equal(nsr_restore_new(&ra, &oa, &cb), NSR_OK);
+	assert_int_equal(nsr_restore_new(&rb, &ob, &cb), NSR_OK);
+	/* The files' restore stops inside "big", the directories' one
+	 * runs to its end, then the files' one goes on: big lands in its
+	 * directory after the other restore was through with it. */
+	half = f->stream.len / 2;
+	for (size_t i = 0; i < half; i += step)
+		assert_int_equal(nsr_restore_feed(rb, f->stream.data + i,
+						  NSR_MIN(step, half - i)),
+				 NSR_OK);
+	for (size_t i = 0; i < f->stream.len; i += step)
+		assert_int_equal(nsr_restore_feed(ra, f->stream.data + i,
+						  NSR_MIN(step,
+							  f->stream.len - i)),
+				 NSR_OK);
+	for (size_t i = half; i < f->stream.len; i += step)
+		assert_int_equal(nsr_restore_feed(rb, f->stream.data + i,
+						  NSR_MIN(step,
+							  f->stream.len - i)),
+				 NSR_OK);
+	assert_int_equal(nsr_restore_flush(ra), NSR_OK);
+	assert_int_equal(nsr_restore_flush(rb), NSR_OK);
+	assert_int_equal(nsr_restore_finish(rb), NSR_OK);
+	assert_int_equal(nsr_restore_finish(ra), NSR_OK);
+	nsr_restore_free(ra);
+	nsr_restore_free(rb);
+	assert_string_equal(f->log.data, "");
+	assert_true(snprintf(rsrc, sizeof(rsrc), "%s%s", dest, f->src) > 0);
+	nsr_buf_init(&diff, 0);
+	/* The only difference: the socket, which is never saved. */
+	assert_int_equal(compare(f->src, rsrc, 0, &diff), 1);
+	assert_string_equal(diff.data, "sock: only in first tree\n");
+	nsr_buf_release(&diff);
+	free(dirs);
+	free(rest);
+	free(idx);
+}
+
 /* test_one_byte_feeding - every byte fed one at a time, SHA-256 checksums,
  * in a subtree. */
 static void test_one_byte_feeding(void **state)
@@ -1367,6 +1455,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_round_trip_relocated,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_side_by_side, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_one_byte_feeding, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_small_reads_relative_dest,
@@ -1399,6 +1489,8 @@ int main(void)
 
 	const struct CMUnitTest with_workers[] = {
 		cmocka_unit_test_setup_teardown(test_round_trip_relocated,
+						setup_workers, teardown),
+		cmocka_unit_test_setup_teardown(test_side_by_side,
 						setup_workers, teardown),
 		cmocka_unit_test_setup_teardown(test_one_byte_feeding,
 						setup_workers, teardown),

@@ -127,17 +127,111 @@ static void test_label_rules(void **state)
 
 #define NMUX 5
 
+/* What a one-pass read of several save sets delivered, by save set. */
+struct sets_got {
+	struct nsr_buf data[NMUX + 1]; /* ssid 1..NMUX; [0]: ssid 99 */
+	int ends, unfinished, damages;
+	uint32_t damage_ssid; /* of the last damage report */
+	int damage_rc;
+};
+
+/* sets_data - one save set's data into its buffer, in order. */
+static int sets_data(void *arg, uint32_t ssid, const void *p, size_t len)
+{
+	struct sets_got *g = arg;
+
+	assert_true(ssid == 99 || (ssid >= 1 && ssid <= NMUX));
+	return nsr_buf_add(&g->data[ssid == 99 ? 0 : ssid], p, len);
+}
+
+/* sets_end - a fragment's end chunk. */
+static int sets_end(void *arg, uint32_t ssid, const struct nsr_vol_sstail *t,
+		    uint64_t bytes, const struct nsr_vol_loc *loc)
+{
+	struct sets_got *g = arg;
+
+	NSR_UNUSED(ssid);
+	NSR_UNUSED(t);
+	NSR_UNUSED(bytes);
+	NSR_UNUSED(loc);
+	g->ends++;
+	return 0;
+}
+
+/* sets_unfinished - a fragment without its end here. */
+static void sets_unfinished(void *arg, uint32_t ssid, uint64_t bytes)
+{
+	NSR_UNUSED(ssid);
+	NSR_UNUSED(bytes);
+	((struct sets_got *)arg)->unfinished++;
+}
+
+/* sets_damage - damage reported for a wanted save set. */
+static void sets_damage(void *arg, uint32_t ssid, int rc,
+			const struct nsr_vol_loc *loc, const char *msg)
+{
+	struct sets_got *g = arg;
+
+	NSR_UNUSED(loc);
+	NSR_UNUSED(msg);
+	g->damages++;
+	g->damage_ssid = ssid;
+	g->damage_rc = rc;
+}
+
+static const struct nsr_vol_scan_ops sets_ops = {
+	.data = sets_data,
+	.end = sets_end,
+	.unfinished = sets_unfinished,
+	.damage = sets_damage,
+};
+
+/* sets_read - read the save sets of want[0..n) in one pass and check
+ * every one's data; *st gets the pass's counts. */
+static void sets_read(struct nsr_vol_reader *r, const struct nsr_vol_frag *f,
+		      const int *want, size_t n, const uint64_t *total,
+		      struct nsr_vol_rstats *st)
+{
+	struct nsr_vol_frag pick[NMUX + 1];
+	struct sets_got g;
+
+	memset(&g, 0, sizeof(g));
+	for (int i = 0; i <= NMUX; i++)
+		nsr_buf_init(&g.data[i], 0);
+	for (size_t i = 0; i < n; i++)
+		pick[i] = f[want[i]];
+	assert_int_equal(nsr_vol_reader_read_sets(r, pick, n, &sets_ops, &g),
+			 NSR_OK);
+	nsr_vol_reader_stats(r, st);
+	assert_int_equal(g.ends, (int)n);
+	assert_int_equal(g.unfinished, 0);
+	assert_int_equal(g.damages, 0);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t id = pick[i].ssid;
+		const struct nsr_buf *b = &g.data[id == 99 ? 0 : id];
+
+		assert_int_equal(b->len, id == 99 ? 100000 : total[id - 1]);
+		assert_true(mt_check(id, 0, (const uint8_t *)b->data,
+				     b->len));
+	}
+	for (int i = 0; i <= NMUX; i++)
+		nsr_buf_release(&g.data[i]);
+}
+
 /* mux_case - five save sets multiplexed onto a volume labeled in format
  * version ver, the third read back positioned; *st gets that read's
- * block counts. */
-static void mux_case(uint32_t ver, struct nsr_vol_rstats *st)
+ * block counts, sets[0] those of one pass for save sets 2, 3 and 5,
+ * sets[1] those of one pass for 99 (alone, first) and 4. */
+static void mux_case(uint32_t ver, struct nsr_vol_rstats *st,
+		     struct nsr_vol_rstats sets[2])
 {
+	static const int three[] = { 1, 2, 4 }, apart[] = { 5, 3 };
 	static const uint64_t total[NMUX] = { 300000, 1000000, 650001, 7,
 					      420000 };
 	char *dir = nsr_test_tmpdir("vol-mux");
 	struct nsr_dev *dev = mt_vtape(dir, "mux.vt", 0, 0);
 	struct nsr_vol_session *s[NMUX];
-	struct nsr_vol_frag frag[NMUX];
+	struct nsr_vol_frag frag[NMUX + 1];
 	struct nsr_vol_label lab;
 	struct nsr_vol_writer *w;
 	struct nsr_vol_reader *r = NULL;
@@ -224,6 +318,34 @@ static void mux_case(uint32_t ver, struct nsr_vol_rstats *st)
 					     NULL, NULL, &got),
 			 NSR_ERR_NOTFOUND);
 
+	/* Several in one pass: 2, 3 and 5 from where 2 begins; then 99
+	 * and 4, positioned again after 99 (the others lie between). */
+	frag[2].record -= 3;
+	frag[5] = frag[0];
+	sets_read(r, frag, three, 3, total, &sets[0]);
+	sets_read(r, frag, apart, 2, total, &sets[1]);
+	/* A fragment that is not on the volume is lost, the others come
+	 * (one whose begin turns up elsewhere in the walk is taken there). */
+	{
+		struct nsr_vol_frag two[2] = { frag[1], frag[2] };
+		struct sets_got g;
+
+		memset(&g, 0, sizeof(g));
+		for (i = 0; i <= NMUX; i++)
+			nsr_buf_init(&g.data[i], 0);
+		two[1].frag_seq = 7; /* no such fragment there */
+		assert_int_equal(nsr_vol_reader_read_sets(r, two, 2, &sets_ops,
+							  &g),
+				 NSR_OK);
+		assert_int_equal(g.ends, 1);
+		assert_int_equal(g.damages, 1);
+		assert_int_equal(g.unfinished, 1);
+		assert_int_equal(g.data[3].len, 0);
+		assert_int_equal(g.data[2].len, total[1]);
+		for (i = 0; i <= NMUX; i++)
+			nsr_buf_release(&g.data[i]);
+	}
+
 	/* Scan sees every save set begin and end with its size. */
 	memset(&scan, 0, sizeof(scan));
 	assert_int_equal(nsr_vol_reader_scan(r, &mt_scan_ops, &scan), NSR_OK);
@@ -250,18 +372,18 @@ static void test_multiplex_read_third(void **state)
 	/* Blocks of save set 3: 650001 bytes in 32 KB blocks, less the
 	 * block and chunk headers and a sliver left at a block's end. */
 	const uint64_t own = 650001 / (32768 - 64 - 2 * 24 - 256) + 1;
-	struct nsr_vol_rstats v1, v2, tape;
+	struct nsr_vol_rstats v1, v2, tape, s1[2], s2[2], stape[2];
 
 	NSR_UNUSED(state);
 	/* A version 1 volume (blocks name no save set) is still read, by
 	 * looking into every block from the first to the last of ours. */
-	mux_case(1, &v1);
+	mux_case(1, &v1, s1);
 	assert_int_equal(v1.blocks_passed, 0);
 	assert_int_equal(v1.blocks_skipped, 0);
 	assert_true(v1.blocks_read > 2 * own);
 	/* Version 2 on vtape: the other save sets' blocks are spaced over
 	 * by their header, only ours are read. */
-	mux_case(2, &v2);
+	mux_case(2, &v2, s2);
 	assert_true(v2.blocks_read <= own);
 	assert_int_equal(v2.blocks_skipped, 0);
 	assert_true(v2.blocks_passed > own);
@@ -269,11 +391,29 @@ static void test_multiplex_read_third(void **state)
 	/* A device that must read a record to see it (tape): the other
 	 * save sets' blocks are read, but their chunks are not looked at. */
 	setenv("NSR_TEST_VTAPE_NO_PEEK", "1", 1);
-	mux_case(2, &tape);
+	mux_case(2, &tape, stape);
 	unsetenv("NSR_TEST_VTAPE_NO_PEEK");
 	assert_int_equal(tape.blocks_passed, 0);
 	assert_int_equal(tape.blocks_read, v1.blocks_read);
 	assert_int_equal(tape.blocks_skipped, v2.blocks_passed);
+
+	/* One pass for three save sets: positioned once; on vtape only
+	 * their blocks are read, the others' spaced over; a device that
+	 * must read them reads each block once, as the single read does. */
+	assert_int_equal(s1[0].positions, 1);
+	assert_int_equal(s2[0].positions, 1);
+	assert_int_equal(s2[0].blocks_skipped, 0);
+	assert_true(s2[0].blocks_passed > 0);
+	assert_true(s2[0].blocks_read > 2 * own);
+	assert_int_equal(s2[0].blocks_read + s2[0].blocks_passed,
+			 stape[0].blocks_read);
+	assert_int_equal(stape[0].blocks_skipped, s2[0].blocks_passed);
+	assert_true(s1[0].blocks_read <= v1.blocks_read + 2 * own + 64);
+	/* 99 and 4 lie apart: the pass positions again in between rather
+	 * than read what lies there. */
+	assert_int_equal(s2[1].positions, 2);
+	assert_int_equal(stape[1].positions, 2);
+	assert_true(stape[1].blocks_read < stape[0].blocks_read);
 }
 
 static void test_block_sizes(void **state)
@@ -549,6 +689,27 @@ static void test_corruption_vtape(void **state)
 			 rc);
 	assert_true(got < 200000);
 	assert_true(mt_scan_has(scan.damage_ssid, scan.damages, 2));
+	/* In one pass: 2's damage is its own, 1 and 3 come whole. */
+	{
+		struct nsr_vol_frag all[3] = { f1, f2, f3 };
+		struct sets_got g;
+
+		memset(&g, 0, sizeof(g));
+		for (i = 0; i <= NMUX; i++)
+			nsr_buf_init(&g.data[i], 0);
+		assert_int_equal(nsr_vol_reader_read_sets(r, all, 3, &sets_ops,
+							  &g),
+				 NSR_OK);
+		assert_int_equal(g.damages, 1);
+		assert_int_equal(g.damage_ssid, 2);
+		assert_int_equal(g.damage_rc, rc);
+		assert_int_equal(g.data[1].len, 200000);
+		assert_int_equal(g.data[3].len, 200000);
+		assert_true(g.data[2].len < 200000);
+		assert_true(mt_check(3, 0, (uint8_t *)g.data[3].data, 200000));
+		for (i = 0; i <= NMUX; i++)
+			nsr_buf_release(&g.data[i]);
+	}
 	nsr_vol_reader_close(r);
 	assert_int_equal(nsr_dev_close(dev), NSR_OK);
 
@@ -565,6 +726,34 @@ static void test_corruption_vtape(void **state)
 	assert_true(mt_scan_has(scan.damage_ssid, scan.damages, 1));
 	assert_true(mt_scan_has(scan.damage_ssid, scan.damages, 2));
 	assert_false(mt_scan_has(scan.damage_ssid, scan.damages, 3));
+	nsr_vol_reader_close(r);
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+
+	/* The first block of a fragment unreadable: in one pass that
+	 * fragment is lost as damage (not "not found"), the others come. */
+	flip_byte(path, 64 + (16 + 32768) + 16 +
+				(off_t)f3.record * (16 + 32768) + 8 + 30);
+	dev = mt_vtape(dir, "bad.vt", 0, 0);
+	assert_int_equal(nsr_vol_reader_open(dev, NULL, &r, NULL), NSR_OK);
+	{
+		struct nsr_vol_frag two[2] = { f2, f3 };
+		struct sets_got g;
+
+		memset(&g, 0, sizeof(g));
+		for (i = 0; i <= NMUX; i++)
+			nsr_buf_init(&g.data[i], 0);
+		assert_int_equal(nsr_vol_reader_read_sets(r, two, 2, &sets_ops,
+							  &g),
+				 NSR_OK);
+		assert_int_equal(g.damage_ssid, 3);
+		assert_true(g.damage_rc != NSR_ERR_NOTFOUND &&
+			    g.damage_rc < 0);
+		assert_int_equal(g.data[3].len, 0);
+		assert_true(g.data[2].len > 0);
+		assert_int_equal(g.unfinished, 1);
+		for (i = 0; i <= NMUX; i++)
+			nsr_buf_release(&g.data[i]);
+	}
 	nsr_vol_reader_close(r);
 	nsr_buf_release(&out);
 	assert_int_equal(nsr_dev_close(dev), NSR_OK);
