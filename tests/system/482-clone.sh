@@ -9,7 +9,8 @@
 # media database and recover -S gives the first tree back identical from
 # the clone, saying which copy it uses, and recover -S ssid/cloneid reads
 # a named copy; when the original's data cannot be read (its AFTD file
-# removed) recover asks for another copy and says so; a clone of an
+# removed) recover asks for another copy and says so, also for that save
+# set alone when it is read in one pass with another; a clone of an
 # unknown save set and a clone to a pool
 # without a writable volume fail with clear words and a non-zero exit;
 # SIGKILL of nsrclone in the middle of a clone leaves the original intact
@@ -187,4 +188,17 @@ echo "$out" | sed 's/^/# /'
 check "nsrstage -m -V $cv moves the copy of $s5 on it" grep -q "^save set $s5: staged to volume ST01" <<<"$out"
 c=$(copies "$s5"); echo "$c" | sed 's/^/# copies: /'
 check "... to ST01, leaving the original's record" test "$(cut -d: -f3 <<<"$c" | sort | tr '\n' ' ')" = "Disk.002 ST01 "
+
+# --- one pass over Disk.002: only the save set that fails tries another copy
+check "save tree one to Disk.002 (pool Big)" "$BIN/save" -s $S -q -b Big "$T1"
+s6=$("$BIN/mminfo" -s $S -a -q "name=$T1,pool=Big" -r ssid 2>/dev/null | awk '$1 ~ /^[0-9]+$/ {print $1; exit}')
+check "it is in the media database ($s6)" test -n "$s6"
+rm -rf "$W/out"; mkdir -p "$W/out"
+out=$("$BIN/recover" -s $S -f -d "$W/out" -S "$s5" -S "$s6" 2>&1)
+check "recover -S $s5 -S $s6 succeeds ($s5's original unreadable)" test $? -eq 0
+echo "$out" | sed 's/^/# /'
+check "... $s5 identical" "$BIN/nsrtreecmp" "$T2" "$W/out$T2"
+check "... $s6 identical" "$BIN/nsrtreecmp" "$T1" "$W/out$T1"
+check "... $s5 read from another copy" grep -q "of save set $s5: .*trying another copy" <<<"$out"
+check "... $s6 (one copy) read in the same pass" test "$(grep -c "trying another copy" <<<"$out")" -eq 1
 nsr_done
