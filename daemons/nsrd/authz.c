@@ -1,8 +1,8 @@
 /*
  * authz.c - nsrd's authorization policy (nsrd(8), AUTHORIZATION): who
  * may call the procedures its dispatch table classes as administrative
- * (resource changes, labels, mounts, volume modes and deletes, savegrp)
- * or own-client (save start and the current data key; recover start
+ * (resource changes, labels, mounts, volume modes and deletes, savegrp,
+ * clones) or own-client (save start and the current data key; recover start
  * checks inside its handler, once it knows the save set's client).
  *
  * The caller is user@host from the transport (nsr/rpc.h): the host its
@@ -105,6 +105,11 @@ static void describe(struct nsrd *n, const struct nsr_rpc_proc *p,
 	case SAVEGRP:
 		snprintf(out, len, "savegrp of group '%s'",
 			 ((const savegrp_args *)args)->group);
+		return;
+	case CLONE_START:
+		snprintf(out, len, "clone of save set %u to pool '%s'",
+			 ((const clone_start_args *)args)->ssid,
+			 ((const clone_start_args *)args)->pool);
 		return;
 	default:
 		snprintf(out, len, "%s", p->name);

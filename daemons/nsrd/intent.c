@@ -158,5 +158,6 @@ void nsrd_intents_resume(struct nsrd *n)
 	resume_kind(n, "label", nsrd_label_finish);
 	resume_kind(n, "delete", nsrd_delete_finish);
 	resume_kind(n, "voldelete", nsrd_voldelete_finish);
+	resume_kind(n, "unclone", nsrd_unclone_finish);
 	mmdb_clnt_set_wait(n->mmdb, nsr_peer_wait_default());
 }

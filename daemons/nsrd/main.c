@@ -78,6 +78,10 @@ static const struct nsr_rpc_proc nsrd_procs[] = {
 	OWN(KEY_CURRENT, "key_current", key_cur_args, key_res,
 	    nsrd_key_current),
 	PROC(KEY_GET, "key_get", key_args, key_res, nsrd_key_get),
+	ADMIN(CLONE_START, "clone_start", clone_start_args, clone_start_res,
+	      nsrd_clone_start),
+	ADMIN(CLONE_END, "clone_end", clone_end_args, clone_end_res,
+	      nsrd_clone_end),
 };
 
 static const struct nsr_rpc_prog nsrd_progs[] = {
@@ -245,6 +249,7 @@ static int nsrd_connect_databases(struct nsrd *n)
 		return -1;
 	}
 	nsrd_reconcile(n);
+	nsrd_clone_reconcile(n);
 	return nsrd_sched_start(n);
 }
 

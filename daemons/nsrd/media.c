@@ -797,7 +797,7 @@ static void free_unrecorded(struct nsrd *n, uint32_t ssid)
  * record, MM_SS_DELETE).  Non-zero (st set) if a mover could not; the
  * record is then kept, so the delete can be finished later. */
 static int free_ss_space(struct nsrd *n, struct mmdb_clnt *mc, uint32_t ssid,
-			 nsr_status *st)
+			 uint32_t cloneid, nsr_status *st)
 {
 	struct mmdb_fragment fr[MM_FRAGS_MAX];
 	struct mmdb_volume vol;
@@ -807,8 +807,17 @@ static int free_ss_space(struct nsrd *n, struct mmdb_clnt *mc, uint32_t ssid,
 
 	if (mmdb_clnt_frag_list(mc, ssid, fr, NSR_ARRAY_SIZE(fr), &nf) !=
 	    NSR_OK || nf == 0) {
-		free_unrecorded(n, ssid);
+		if (!cloneid)
+			free_unrecorded(n, ssid);
 		return 0;
+	}
+	if (cloneid) { /* one copy only: not a volume of another one */
+		size_t k = 0;
+
+		for (size_t i = 0; i < nf; i++)
+			if (fr[i].cloneid == cloneid)
+				fr[k++] = fr[i];
+		nf = k;
 	}
 	nsr_buf_init(&err, 0);
 	for (size_t i = 0; i < nf && !ret; i++) {
@@ -877,7 +886,7 @@ static int delete_ss(struct nsrd *n, uint32_t ssid, const char *client,
 	}
 	if (rc == NSR_OK) {
 		devcache_vol_forget(NULL); /* its volumes may not be full */
-		if (free_ss_space(n, mc, ssid, st) != 0)
+		if (free_ss_space(n, mc, ssid, 0, st) != 0)
 			return -1;
 		rc = mmdb_clnt_ss_delete(mc, ssid);
 		if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND) {
@@ -1222,4 +1231,11 @@ int nsrd_auto_recycle(struct nsrd *n, const char *pool)
 		}
 	nsr_res_free(q);
 	return done;
+}
+
+/* nsrd_free_copy_space - see nsrd.h. */
+int nsrd_free_copy_space(struct nsrd *n, uint32_t ssid, uint32_t cloneid,
+			 nsr_status *st)
+{
+	return free_ss_space(n, n->mmdb, ssid, cloneid, st);
 }

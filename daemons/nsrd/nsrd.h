@@ -32,6 +32,7 @@
 #include <time.h>
 
 #include "nsr/daemon.h"
+#include "nsr/jobdb.h"
 #include "nsr/res.h"
 #include "nsr/resdb.h"
 #include "nsr/rpc/nsrd.h"
@@ -65,6 +66,8 @@ struct nsrd_session {
 	uint64_t conn;	    /* owning connection (0 = none: adopted) */
 	time_t lease_until; /* settle after this; 0 = owner gone */
 	int starting;	    /* SAVE_START works unlocked (invariant 2) */
+	int clone;	    /* a clone session (clone.c) of ssid ... */
+	uint32_t cloneid;   /* ... writing this new instance */
 };
 
 /* A SAVE_START's own database handles for its unlocked work (invariant
@@ -335,6 +338,71 @@ int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
  * returned (NULL if the name is malformed). */
 const char *nsrd_device_host(const struct nsr_res *dev, char *host,
 			     size_t hlen);
+
+/* Session helpers of session.c for clone.c: new_session, find_session,
+ * pick_device (with nsrd's media database handle and any number of
+ * volume ids, 16 bytes each, never chosen), device_with_volume,
+ * and the job record's start and end. */
+struct mmdb_volume;
+struct nsrd_session *nsrd_session_new(struct nsrd *n,
+				      struct nsr_rpc_call *call);
+struct nsrd_session *nsrd_session_find(struct nsrd *n, int64_t jobid,
+				       uint32_t ssid);
+const struct nsr_res *nsrd_pick_device(struct nsrd *n, const char *pool,
+				       const uint8_t *exclude, size_t nexcl,
+				       struct mmdb_volume *vol, nsr_status *st);
+const struct nsr_res *nsrd_device_with_volume(struct nsrd *n,
+					      const char *volume);
+int64_t nsrd_job_create(enum nsr_jobdb_type type, const char *client,
+			const char *name, const char *level, int64_t pid,
+			const char *command, const char *ssids);
+void nsrd_job_finish(int64_t id, int ok, uint64_t bytes, const char *msg);
+
+/* clone.c: clone sessions (nsrclone, nsrstage) and the choice of the
+ * copy a recover or a clone reads. */
+/* The copy of a save set to read and the movers of its volumes. */
+struct nsrd_copy {
+	uint32_t cloneid;
+	rec_frag *frags;	/* allocated; its strings too (xdr_free) */
+	u_int nfrags;
+	const struct nsr_res *dev; /* device of the first fragment */
+	char mhost[256];	/* its mover's host ("" = this server) */
+	int port;
+	pid_t pid;
+	char msg[512];		/* "" or why not the original copy */
+	char wait_volume[65];	/* NSR_ERR_WAIT: mount this one first */
+};
+/* nsrd_copy_pick - the clone instance of save set ssid to read: want (0
+ * = any complete one whose volumes are known, the original first, those
+ * with every volume mounted before others), never skip (0 = none).
+ * NSR_OK with c filled (free with nsrd_copy_release); NSR_ERR_WAIT when
+ * the copy's volume c->wait_volume is not mounted; else an error with st
+ * set. */
+int nsrd_copy_pick(struct nsrd *n, uint32_t ssid, uint32_t want,
+		   uint32_t skip, struct nsrd_copy *c, nsr_status *st);
+/* nsrd_copy_release - free what nsrd_copy_pick left in c. */
+void nsrd_copy_release(struct nsrd_copy *c);
+/* nsrd_clone_start, nsrd_clone_end - CLONE_START and CLONE_END. */
+int nsrd_clone_start(void *ctx, void *args, void *res,
+		     struct nsr_rpc_call *call);
+int nsrd_clone_end(void *ctx, void *args, void *res,
+		   struct nsr_rpc_call *call);
+/* nsrd_clone_settle - a clone session whose client went away: complete
+ * if the mover recorded all of it, else aborted.  0 settled, -1 the
+ * media database is away (next tick). */
+int nsrd_clone_settle(struct nsrd *n, struct nsrd_session *s,
+		      const char *why);
+/* nsrd_clone_reconcile - at start: clones left in progress are settled
+ * (their clients cannot be adopted). */
+void nsrd_clone_reconcile(struct nsrd *n);
+/* nsrd_unclone_finish - from the tick: finish removing a staged save
+ * set's original copy (intent "unclone"): 0 done, -1 later. */
+int nsrd_unclone_finish(struct nsrd *n, const char *line);
+/* nsrd_free_copy_space - media.c: have the movers of mounted AFTDs
+ * holding fragments of clone instance cloneid of ssid (0 = all) remove
+ * their bytes; non-zero (st set) if one could not. */
+int nsrd_free_copy_space(struct nsrd *n, uint32_t ssid, uint32_t cloneid,
+			 nsr_status *st);
 
 /* expire.c */
 struct mmdb_saveset;

@@ -200,14 +200,17 @@ static int vol_fetch(void *arg, const char *volume, struct mmdb_volume *v)
 	return mmdb_clnt_vol_get(arg, volume, v);
 }
 
-/* pick_device - the enabled device with a writable volume of pool mounted
- * and the fewest sessions below its max sessions, never the volume exclude
- * (NULL = none).  On failure st says why; the caller may replace it. */
-static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
-					 const char *pool,
-					 const uint8_t *exclude,
-					 struct mmdb_volume *vol,
-					 nsr_status *st)
+/* pick_device_in - the enabled device with a writable volume of pool
+ * mounted and the fewest sessions below its max sessions, never one of
+ * the nexcl volumes whose ids exclude holds (16 bytes each).  On failure
+ * st says why; the caller may replace it. */
+static const struct nsr_res *pick_device_in(struct nsrd *n,
+					    struct mmdb_clnt *mc,
+					    const char *pool,
+					    const uint8_t *exclude,
+					    size_t nexcl,
+					    struct mmdb_volume *vol,
+					    nsr_status *st)
 {
 	const struct nsr_res *best = NULL;
 	struct nsr_res *q = nsr_res_new();
@@ -239,7 +242,10 @@ static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
 		}
 		if (rc != NSR_OK || strcmp(v.pool, pool) != 0)
 			continue;
-		if (exclude && memcmp(v.volid, exclude, 16) == 0)
+		for (size_t x = 0; x < nexcl && rc == NSR_OK; x++)
+			if (memcmp(v.volid, exclude + 16 * x, 16) == 0)
+				rc = NSR_ERR_EXISTS; /* excluded */
+		if (rc != NSR_OK)
 			continue;
 		if (v.flags & (MMDB_VOL_FULL | MMDB_VOL_READONLY |
 			       MMDB_VOL_RECYCLABLE)) {
@@ -281,6 +287,17 @@ static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
 				  : "",
 			pool);
 	return best;
+}
+
+/* pick_device - pick_device_in never choosing the volume exclude (NULL =
+ * none). */
+static const struct nsr_res *pick_device(struct nsrd *n, struct mmdb_clnt *mc,
+					 const char *pool,
+					 const uint8_t *exclude,
+					 struct mmdb_volume *vol,
+					 nsr_status *st)
+{
+	return pick_device_in(n, mc, pool, exclude, exclude ? 1 : 0, vol, st);
 }
 
 /* nsrd_device_host - the storage node of a device and its path there:
@@ -1223,22 +1240,22 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp,
 	struct nsrd *n = ctx;
 	rec_start_args *a = argp;
 	rec_start_res *r = resp;
-	struct mmdb_fragment frags[MMDB_FRAGS_MAX];
 	struct mmdb_clnt *mc = NULL;
-	const struct nsr_res *dev = NULL, *fdev;
+	const struct nsr_res *dev = NULL;
 	struct mmdb_saveset ss;
-	struct mmdb_volume vol;
 	struct nsrd_session *s;
+	struct nsrd_copy cp;
 	struct nsr_buf err;
-	size_t nf = 0, k = 0;
-	char mhost[NSR_HOST_MAX + 1] = "", fhost[NSR_HOST_MAX + 1];
-	int port = 0, fport = 0;
-	pid_t fpid = 0, rpid = 0;
+	char mhost[NSR_HOST_MAX + 1] = "";
+	int port = 0, rc;
+	pid_t rpid = 0;
 	struct nsrd_wait *wt = nsrd_wait_find(n, a->ticket);
 
+	memset(&cp, 0, sizeof(cp));
 	r->ss_client = nsr_rpc_str("");
 	r->ss_name = nsr_rpc_str("");
 	r->mover_host = nsr_rpc_str("");
+	r->clone_msg = nsr_rpc_str("");
 	nsr_buf_init(&err, 0);
 	mc = n->mmdb;
 	if (mmdb_clnt_ss_get(mc, a->ssid, &ss) != NSR_OK) {
@@ -1268,67 +1285,27 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp,
 				       : "incomplete (aborted)");
 		goto out;
 	}
-	if (mmdb_clnt_frag_list(mc, a->ssid, frags, MMDB_FRAGS_MAX, &nf) !=
-		    NSR_OK ||
-	    nf == 0) {
-		nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
-			       "save set %u has no fragments on "
-			       "any volume",
-			       a->ssid);
+	/* Which copy: clone.c. */
+	rc = nsrd_copy_pick(n, a->ssid, a->cloneid, a->skip_cloneid, &cp,
+			    &r->st);
+	if (rc == NSR_ERR_WAIT) {
+		rec_wait(n, a, r, &wt, cp.wait_volume);
 		goto out;
 	}
-	nf = NSR_MIN(nf, (size_t)MMDB_FRAGS_MAX);
-	r->frags.frags_val = nsr_xcalloc(nf, sizeof(rec_frag));
-	for (size_t i = 0; i < nf; i++) {
-		rec_frag *w;
-
-		if (frags[i].cloneid != frags[0].cloneid)
-			continue; /* one clone instance is enough */
-		if (mmdb_clnt_vol_get_by_id(mc, frags[i].volid, &vol) !=
-		    NSR_OK) {
-			nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
-				       "a volume of save set %u is "
-				       "missing from the media database",
-				       a->ssid);
-			goto out;
-		}
-		fdev = device_with_volume(n, vol.name);
-		if (!fdev) {
-			rec_wait(n, a, r, &wt, vol.name);
-			goto out;
-		}
-		if (nsrd_device_mover(n, fdev, fhost, sizeof(fhost), &fport,
-				      &fpid, &err) != NSR_OK) {
-			nsr_status_set(
-				&r->st, NSR_ERR_CONNECT,
-				"cannot get the data mover "
-				"of device '%s' (volume %s of save set %u): %s",
-				nsr_res_get(fdev, "name"), vol.name, a->ssid,
-				err.data);
-			goto out;
-		}
-		if (!dev || frags[i].seq == 0) {
-			dev = fdev;
-			port = fport;
-			rpid = fpid;
-			snprintf(mhost, sizeof(mhost), "%s", fhost);
-		}
-		w = &r->frags.frags_val[k++];
-		w->mover_port = fport;
-		w->mover_host = nsr_rpc_str(fhost);
-		memcpy(w->volid, frags[i].volid, 16);
-		w->volume = nsr_rpc_str(vol.name);
-		w->ssid = frags[i].ssid;
-		w->seq = frags[i].seq;
-		w->ss_offset = frags[i].ss_offset;
-		w->file = frags[i].file;
-		w->record = frags[i].record;
-		w->offset = frags[i].offset;
-		w->size = frags[i].size;
-		w->complete = (frags[i].flags &
-			       (MMDB_FRAG_COMPLETE | MMDB_FRAG_TAIL)) != 0;
-		r->frags.frags_len = (u_int)k;
-	}
+	if (rc != NSR_OK)
+		goto out;
+	r->frags.frags_val = cp.frags;
+	r->frags.frags_len = cp.nfrags;
+	cp.frags = NULL;
+	dev = cp.dev;
+	port = cp.port;
+	rpid = cp.pid;
+	snprintf(mhost, sizeof(mhost), "%s", cp.mhost);
+	r->cloneid = cp.cloneid;
+	free(r->clone_msg);
+	r->clone_msg = nsr_rpc_str(cp.msg);
+	if (cp.msg[0])
+		nsr_info("recover of save set %u: %s", a->ssid, cp.msg);
 	s = new_session(n, call);
 	if (!s) {
 		nsr_status_set(&r->st, NSR_ERR_LIMIT, "too many sessions");
@@ -1359,6 +1336,7 @@ out:
 	if (wt) /* it waited: over now */
 		nsrd_wait_end(n, wt, r->st.code == NSR_OK ? "satisfied"
 							  : "failed");
+	nsrd_copy_release(&cp);
 	nsr_buf_release(&err);
 	return NSR_OK;
 }
@@ -1452,7 +1430,10 @@ void nsrd_settle_orphans(struct nsrd *n)
 						  now
 			      ? "the client went away"
 			      : "the client stopped renewing its lease";
-		if (s->recover) {
+		if (s->clone) {
+			if (nsrd_clone_settle(n, s, why) != 0)
+				continue; /* clone.c; next tick */
+		} else if (s->recover) {
 			job_finish(s->jobid, 0, 0, 0, NULL,
 				   "the recover client went away");
 			nsr_warn("recover of save set %u for %s: the client "
@@ -1540,4 +1521,50 @@ void nsrd_reconcile(struct nsrd *n)
 			 "stopped: each is settled within %ld s unless its "
 			 "client renews or ends it", adopted,
 			 (long)lease_sec());
+}
+
+/* The session helpers clone.c shares (nsrd.h). */
+
+/* nsrd_session_new - new_session for the other handler files. */
+struct nsrd_session *nsrd_session_new(struct nsrd *n,
+				      struct nsr_rpc_call *call)
+{
+	return new_session(n, call);
+}
+
+/* nsrd_session_find - find_session for the other handler files. */
+struct nsrd_session *nsrd_session_find(struct nsrd *n, int64_t jobid,
+				       uint32_t ssid)
+{
+	return find_session(n, jobid, ssid);
+}
+
+/* nsrd_pick_device - pick_device_in for the other handler files. */
+const struct nsr_res *nsrd_pick_device(struct nsrd *n, const char *pool,
+				       const uint8_t *exclude, size_t nexcl,
+				       struct mmdb_volume *vol, nsr_status *st)
+{
+	return pick_device_in(n, n->mmdb, pool, exclude, nexcl, vol, st);
+}
+
+/* nsrd_device_with_volume - device_with_volume for the other files. */
+const struct nsr_res *nsrd_device_with_volume(struct nsrd *n,
+					      const char *volume)
+{
+	return device_with_volume(n, volume);
+}
+
+/* nsrd_job_create - job_create through nsrd's own nsrjobd handle. */
+int64_t nsrd_job_create(enum nsr_jobdb_type type, const char *client,
+			const char *name, const char *level, int64_t pid,
+			const char *command, const char *ssids)
+{
+	return job_create(open_jobd(), type, client, name, level, pid, command,
+			  ssids);
+}
+
+/* nsrd_job_finish - job_finish for the other handler files. */
+void nsrd_job_finish(int64_t id, int ok, uint64_t bytes, const char *msg)
+{
+	job_finish(id, ok, bytes, 0, NULL, msg);
 }

@@ -182,6 +182,9 @@ static const struct nsr_rpc_proc mmd_procs[] = {
 	{MMD_COUNTERS, "counters", NSR_XDR(xdr_void), 0,
 	 NSR_XDR(xdr_mmd_counters_res), sizeof(mmd_counters_res),
 	 mmd_h_counters, 0},
+	{MMD_CLONE_BEGIN, "clone_begin", NSR_XDR(xdr_mmd_clone_begin_args),
+	 sizeof(mmd_clone_begin_args), NSR_XDR(xdr_nsr_void_res),
+	 sizeof(nsr_void_res), mmd_h_clone_begin, 0},
 };
 
 static const struct nsr_rpc_prog mmd_progs[] = {

@@ -168,6 +168,8 @@ int mmd_h_label(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 int mmd_h_read_label(void *ctx, void *args, void *res,
 		   struct nsr_rpc_call *call);
 int mmd_h_ss_begin(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
+int mmd_h_clone_begin(void *ctx, void *args, void *res,
+		      struct nsr_rpc_call *call);
 int mmd_h_ss_data(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 int mmd_h_ss_end(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 int mmd_h_ss_sync(void *ctx, void *args, void *res, struct nsr_rpc_call *call);

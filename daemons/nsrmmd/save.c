@@ -187,12 +187,12 @@ static int writer_get_locked(struct mmd *m, const char *volid,
 	return rc;
 }
 
-/* mmd_h_ss_begin - MMD_SS_BEGIN. */
-int mmd_h_ss_begin(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
+/* begin_session - MMD_SS_BEGIN and MMD_CLONE_BEGIN: the fragment is
+ * reported under cloneid (0 = the one the save time names). */
+static int begin_session(struct mmd *m, const mmd_begin_args *a,
+			 uint32_t cloneid, nsr_void_res *r,
+			 struct nsr_rpc_call *call)
 {
-	struct mmd *m = ctx;
-	mmd_begin_args *a = args;
-	nsr_void_res *r = res;
 	struct mmd_conn *c = mmd_conn_get(call, m);
 	struct nsr_vol_span sp;
 	struct mmd_save *s = NULL;
@@ -212,7 +212,7 @@ int mmd_h_ss_begin(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 			   "level or pool is too long", a->ssid);
 		goto out;
 	}
-	s->cloneid = (uint32_t)a->savetime;
+	s->cloneid = cloneid ? cloneid : (uint32_t)a->savetime;
 	sp.frag_seq = a->frag_seq;
 	sp.ss_offset = a->ss_offset;
 	s->span = sp;
@@ -243,8 +243,9 @@ int mmd_h_ss_begin(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 		goto out;
 	}
 	nsr_info("save set %u (%s:%s, level %s) started on volume %s in "
-		 "device %s", s->hdr.ssid, s->hdr.client, s->hdr.name,
-		 s->hdr.level, s->volname, m->dev_name);
+		 "device %s%s", s->hdr.ssid, s->hdr.client, s->hdr.name,
+		 s->hdr.level, s->volname, m->dev_name,
+		 cloneid ? " (a clone)" : "");
 	s->ctr = mmd_ctr_open(s->hdr.ssid, 0);
 	c->save = s;
 	s = NULL;
@@ -253,6 +254,28 @@ out:
 	free(s);
 	nsr_buf_release(&why);
 	return NSR_OK;
+}
+
+/* mmd_h_ss_begin - MMD_SS_BEGIN. */
+int mmd_h_ss_begin(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
+{
+	return begin_session(ctx, args, 0, res, call);
+}
+
+/* mmd_h_clone_begin - MMD_CLONE_BEGIN: a save session writing a copy of
+ * a save set under the clone instance nsrd made for it. */
+int mmd_h_clone_begin(void *ctx, void *args, void *res,
+		      struct nsr_rpc_call *call)
+{
+	mmd_clone_begin_args *a = args;
+
+	if (a->cloneid == 0) {
+		mmd_status(&((nsr_void_res *)res)->st, NSR_ERR_INVAL,
+			   "save set %u: a clone session needs a clone id",
+			   a->b.ssid);
+		return NSR_OK;
+	}
+	return begin_session(ctx, &a->b, a->cloneid, res, call);
 }
 
 /* volume_full - end of medium on an AFTD: mark the volume full, fail the

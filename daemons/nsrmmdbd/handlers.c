@@ -281,14 +281,15 @@ out:
 	return rc;
 }
 
-/* ss_delete_txn - delete save set ssid and, in the same transaction,
- * take its fragments' bytes off the written figure of each AFTD volume
- * holding them (clearing full): an AFTD's space comes back with the
- * record (nsrd has the mover remove the files first), so a delete that
- * is repeated after a crash never lowers a figure twice.  The stripe
- * locks are taken in index order, so they cannot deadlock with
- * MM_VOL_WRITTEN, which takes one. */
-static int ss_delete_txn(uint32_t ssid)
+/* ss_delete_txn - delete save set ssid (cloneid 0) or only its clone
+ * instance cloneid and, in the same transaction, take the deleted
+ * fragments' bytes off the written figure of each AFTD volume holding
+ * them (clearing full): an AFTD's space comes back with the record (nsrd
+ * has the mover remove the files first), so a delete that is repeated
+ * after a crash never lowers a figure twice.  The stripe locks are taken
+ * in index order, so they cannot deadlock with MM_VOL_WRITTEN, which
+ * takes one. */
+static int ss_delete_txn(uint32_t ssid, uint32_t cloneid)
 {
 	struct mmdb_fragment fr[MMDB_FRAGS_MAX];
 	int held[WRITTEN_LOCKS] = {0};
@@ -300,6 +301,14 @@ static int ss_delete_txn(uint32_t ssid)
 	if (rc != NSR_OK)
 		return rc;
 	nf = NSR_MIN(nf, (size_t)MMDB_FRAGS_MAX);
+	if (cloneid) { /* only the instance's own fragments */
+		size_t k = 0;
+
+		for (size_t i = 0; i < nf; i++)
+			if (fr[i].cloneid == cloneid)
+				fr[k++] = fr[i];
+		nf = k;
+	}
 	for (size_t i = 0; i < nf; i++)
 		held[written_lock(fr[i].volid) - written_locks] = 1;
 	for (int i = 0; i < WRITTEN_LOCKS; i++)
@@ -330,7 +339,8 @@ static int ss_delete_txn(uint32_t ssid)
 		rc = mmdb_vol_put(g_mmdbd.db, txn, &v);
 	}
 	if (rc == NSR_OK)
-		rc = mmdb_ss_delete(g_mmdbd.db, txn, ssid);
+		rc = cloneid ? mmdb_clone_remove(g_mmdbd.db, txn, ssid, cloneid)
+			     : mmdb_ss_delete(g_mmdbd.db, txn, ssid);
 	if (rc == NSR_OK) {
 		rc = mmdb_txn_commit(txn);
 		txn = NULL;
@@ -595,7 +605,7 @@ static int ss_delete(void *ctx, void *args, void *res,
 	NSR_UNUSED(ctx);
 	if (begin(&r->st))
 		return NSR_OK;
-	rc = ss_delete_txn(ssid);
+	rc = ss_delete_txn(ssid, 0);
 	end();
 	if (rc == NSR_ERR_NOTFOUND)
 		nsr_status_set(&r->st, rc, "save set %u is not in the media "
@@ -605,6 +615,80 @@ static int ss_delete(void *ctx, void *args, void *res,
 	else {
 		nsr_info("save set %u deleted by %s", ssid,
 			 nsr_rpc_call_peer(call));
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
+	}
+	return NSR_OK;
+}
+
+/* clone_add - MM_CLONE_ADD: a new clone instance (nsrd, for nsrclone). */
+static int clone_add(void *ctx, void *args, void *res,
+		     struct nsr_rpc_call *call)
+{
+	mm_clone_add_res *r = res;
+	struct mmdb_clone cl;
+	uint32_t id = 0;
+	int rc;
+
+	NSR_UNUSED(ctx);
+	mmdb_clnt_clone_from_wire(args, &cl);
+	if (begin(&r->st))
+		return NSR_OK;
+	rc = mmdb_clone_add(g_mmdbd.db, NULL, &cl, &id);
+	end();
+	if (rc == NSR_ERR_NOTFOUND)
+		nsr_status_set(&r->st, rc, "save set %u is not in the media "
+			     "database", cl.ssid);
+	else if (rc == NSR_ERR_TOOBIG)
+		nsr_status_set(&r->st, rc, "save set %u has %d clone instances "
+			     "already, the most it can have: delete one "
+			     "(nsrmm -d -V of a volume holding one) first",
+			     cl.ssid, MMDB_CLONES_MAX);
+	else if (rc)
+		mmdbd_db_status(&r->st, rc, "cannot add a clone instance to "
+				"save set %u", cl.ssid);
+	else {
+		r->cloneid = id;
+		nsr_info("save set %u: clone instance %u added by %s", cl.ssid,
+			 id, nsr_rpc_call_peer(call));
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
+	}
+	return NSR_OK;
+}
+
+/* clone_set - MM_CLONE_SET: change a clone instance's flags, or remove
+ * the instance with its fragments. */
+static int clone_set(void *ctx, void *args, void *res,
+		     struct nsr_rpc_call *call)
+{
+	mm_clone_set_args *a = args;
+	nsr_void_res *r = res;
+	int rc;
+
+	NSR_UNUSED(ctx);
+	if (begin(&r->st))
+		return NSR_OK;
+	if (a->remove)
+		rc = a->cloneid ? ss_delete_txn(a->ssid, a->cloneid)
+				: NSR_ERR_NOTFOUND;
+	else
+		rc = mmdb_clone_set(g_mmdbd.db, NULL, a->ssid, a->cloneid,
+				    a->set & 0xfu, a->clear & 0xfu);
+	end();
+	if (rc == NSR_ERR_NOTFOUND)
+		nsr_status_set(&r->st, rc, "save set %u has no clone instance "
+			     "%u in the media database", a->ssid, a->cloneid);
+	else if (rc == NSR_ERR_STATE && a->remove)
+		nsr_status_set(&r->st, rc, "clone instance %u is the only "
+			     "copy of save set %u: delete the save set "
+			     "instead (nsrmm -d -S %u)", a->cloneid, a->ssid,
+			     a->ssid);
+	else if (rc)
+		mmdbd_db_status(&r->st, rc, "cannot change clone instance %u "
+				"of save set %u", a->cloneid, a->ssid);
+	else {
+		if (a->remove)
+			nsr_info("save set %u: clone instance %u removed by %s",
+				 a->ssid, a->cloneid, nsr_rpc_call_peer(call));
 		nsr_status_set(&r->st, NSR_OK, "%s", "");
 	}
 	return NSR_OK;
@@ -757,6 +841,11 @@ static const struct nsr_rpc_proc mmdbd_procs[] = {
 	WRITE(MM_SS_FLAGS, "ss_flags", xdr_mm_ss_flags_args,
 	     sizeof(mm_ss_flags_args), xdr_nsr_void_res,
 	     sizeof(nsr_void_res), ss_flags),
+	WRITE(MM_CLONE_ADD, "clone_add", xdr_mm_clone, sizeof(mm_clone),
+	     xdr_mm_clone_add_res, sizeof(mm_clone_add_res), clone_add),
+	WRITE(MM_CLONE_SET, "clone_set", xdr_mm_clone_set_args,
+	     sizeof(mm_clone_set_args), xdr_nsr_void_res,
+	     sizeof(nsr_void_res), clone_set),
 	WRITE(MM_SNAPSHOT, "snapshot", xdr_void, 0, xdr_mm_snapshot_res,
 	     sizeof(mm_snapshot_res), mmdbd_snapshot),
 };

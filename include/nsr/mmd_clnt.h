@@ -169,6 +169,13 @@ int nsr_mmd_read_label(struct nsr_mmd *m, struct nsr_vol_label *out,
 int nsr_mmd_ss_begin(struct nsr_mmd *m, const struct nsr_vol_sshdr *hdr,
 		     const uint8_t volid[16], const struct nsr_vol_span *sp,
 		     struct nsr_buf *err);
+/* nsr_mmd_clone_begin - as nsr_mmd_ss_begin for the first fragment, but
+ * the session writes a copy of an existing save set (nsrclone): the
+ * mover reports its fragments under clone instance cloneid, which nsrd
+ * made (never 0).  Write and end it as a save session. */
+int nsr_mmd_clone_begin(struct nsr_mmd *m, const struct nsr_vol_sshdr *hdr,
+			const uint8_t volid[16], uint32_t cloneid,
+			struct nsr_buf *err);
 /* nsr_mmd_ss_write - queue save-set data (any size).  Returns a transport
  * error, a mover's error that came with an acknowledgement, or a failure
  * to span (words in nsr_mmd_errmsg); the session is failed then and

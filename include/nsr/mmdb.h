@@ -276,6 +276,19 @@ int mmdb_clone_add(struct mmdb *db, struct mmdb_txn *txn,
 int mmdb_clone_list(struct mmdb *db, uint32_t ssid, struct mmdb_clone *out,
 		    size_t max, size_t *n);
 
+/* mmdb_clone_set - OR set into the flags (MMDB_CLONE_*) of clone instance
+ * cloneid of ssid, then clear the bits of clear; NSR_ERR_NOTFOUND if the
+ * save set or the instance does not exist. */
+int mmdb_clone_set(struct mmdb *db, struct mmdb_txn *txn, uint32_t ssid,
+		   uint32_t cloneid, uint32_t set, uint32_t clear);
+/* mmdb_clone_remove - remove clone instance cloneid of ssid with its
+ * fragments (a staged save set lets go of its original copy); the other
+ * instances and their fragments stay.  NSR_ERR_NOTFOUND if there is no
+ * such instance, NSR_ERR_STATE if it is the save set's only one (that
+ * goes with mmdb_ss_delete). */
+int mmdb_clone_remove(struct mmdb *db, struct mmdb_txn *txn, uint32_t ssid,
+		      uint32_t cloneid);
+
 /* ---- attributes (table-driven for the mminfo language) --------------- */
 
 enum mmdb_attr_type {

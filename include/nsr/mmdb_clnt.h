@@ -141,6 +141,22 @@ int mmdb_clnt_frag_add(struct mmdb_clnt *c, const struct mmdb_fragment *f);
 int mmdb_clnt_frag_list(struct mmdb_clnt *c, uint32_t ssid,
 			struct mmdb_fragment *out, size_t max, size_t *n);
 
+/* mmdb_clnt_clone_add - add a clone instance to save set cl->ssid
+ * (cl->cloneid 0 = the daemon picks a free id, into *cloneid_out, which
+ * may be NULL); NSR_ERR_TOOBIG past MMDB_CLONES_MAX instances. */
+int mmdb_clnt_clone_add(struct mmdb_clnt *c, const struct mmdb_clone *cl,
+			uint32_t *cloneid_out);
+/* mmdb_clnt_clone_set - OR set into the flags (MMDB_CLONE_*) of clone
+ * instance cloneid of ssid, then clear clear, atomically. */
+int mmdb_clnt_clone_set(struct mmdb_clnt *c, uint32_t ssid, uint32_t cloneid,
+			uint32_t set, uint32_t clear);
+/* mmdb_clnt_clone_remove - remove clone instance cloneid of ssid with its
+ * fragments, taking their bytes off each AFTD volume's written figure
+ * (remove the files first, nsr_mmd_ss_remove).  NSR_ERR_STATE if it is
+ * the save set's only instance, NSR_ERR_NOTFOUND if it is gone. */
+int mmdb_clnt_clone_remove(struct mmdb_clnt *c, uint32_t ssid,
+			   uint32_t cloneid);
+
 /* ---- queries --------------------------------------------------------- */
 
 /*

@@ -89,4 +89,11 @@ int nsr_nsrd_vol_mode(struct nsr_nsrd *d, vol_mode_args *a, nsr_void_res *r);
 int nsr_nsrd_vol_delete(struct nsr_nsrd *d, vol_del_args *a,
 			nsr_void_res *r);
 
+/* Clones (nsrclone, nsrstage): a clone session renews its lease with
+ * nsr_nsrd_save_renew (its ssid and jobid). */
+int nsr_nsrd_clone_start(struct nsr_nsrd *d, clone_start_args *a,
+			 clone_start_res *r);
+int nsr_nsrd_clone_end(struct nsr_nsrd *d, clone_end_args *a,
+		       clone_end_res *r);
+
 #endif /* NSR_NSRD_CLNT_H */

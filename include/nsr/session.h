@@ -156,6 +156,8 @@ int nsr_session_next_volume(struct nsr_nsrd *d, const char *server,
 /*
  * Recover sessions:
  *   1. nsr_session_recover_open(&opts, &sr, err)   connects to nsrd;
+ *      nsr_session_recover_copy(sr, ssid, cloneid) pins the copy
+ *      (clone) of a save set to read (recover -S ssid/cloneid);
  *   2. nsr_session_recover_ssid(sr, ssid, paths, n, &st) for a save set
  *      (only the paths named, if any), nsr_session_recover_ssids(sr,
  *      ssids, n, paths, npaths, &st) for several (in the order given;
@@ -171,7 +173,9 @@ int nsr_session_next_volume(struct nsr_nsrd *d, const char *server,
  * A save set is read volume after volume from the mover nsrd names for
  * each (on the storage node holding it) into one restored stream; the
  * save sets of a point-in-time tree or a list that share a volume are
- * read from it in one pass, each into its own restore.  A
+ * read from it in one pass, each into its own restore.  A save set
+ * whose copy nsrd picked cannot be opened or read before any of it was
+ * restored is read again from another copy (once).  A
  * damaged block is skipped: every intact file is recovered, the damaged
  * and the lost ones are named.
  */
@@ -216,6 +220,14 @@ int nsr_session_recover_ssids(struct nsr_session_recover *sr,
 int nsr_session_recover_path(struct nsr_session_recover *sr,
 			     const char *path, int64_t browse,
 			     struct nsr_restore_stats *st);
+/* nsr_session_recover_copy - recover -S ssid/cloneid: the recovers of
+ * save set ssid that follow (alone, in a list or as part of a tree) read
+ * its clone instance cloneid (0 = the copy nsrd picks: the original, or
+ * another complete copy when the original's volume is gone or cannot be
+ * read, which the message callback hears).  NSR_ERR_LIMIT past 64 save
+ * sets pinned. */
+int nsr_session_recover_copy(struct nsr_session_recover *sr, uint32_t ssid,
+			     uint32_t cloneid);
 void nsr_session_recover_close(struct nsr_session_recover *sr);
 
 #endif /* NSR_SESSION_H */

@@ -16,12 +16,17 @@
 struct nsr_buf;
 struct nsr_nsrd;
 
+#define SESSION_PINS_MAX 64 /* save sets with a copy pinned */
+
 struct nsr_session_recover {
 	const struct nsr_session_recover_opts *o;
 	struct nsr_nsrd *nsrd;
 	struct nsr_ixclnt *ix; /* opened on first use (-a lookups) */
 	int pss_whole; /* recover -S of a PSS master: its dependents too */
 	struct session_lease *lease; /* renews every started save set's job */
+	/* recover -S ssid/cloneid: the copies pinned */
+	uint32_t want_ssid[SESSION_PINS_MAX], want_cloneid[SESSION_PINS_MAX];
+	size_t npins;
 };
 
 /* session_recover_set - restore save set ssid: only paths[0..npaths)

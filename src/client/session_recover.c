@@ -18,6 +18,11 @@
  * (dirs_last), and they end only after all of them have every file in
  * place, in the order given (oldest first for a point-in-time recover),
  * so the tree ends as the sequential restore would leave it.
+ * Copies (clones): nsrd picks the copy of each save set to read (the
+ * original first), or the one `recover -S ssid/cloneid` pins.  When the
+ * copy it picked cannot be opened or read and nothing of that save set
+ * was restored yet, its job ends and it starts again from another copy
+ * (once), while the other save sets of the pass go on.
  * After damage it asks the client file index which files were lost with
  * the damaged data and names them.  Nothing here prints or logs: every
  * message goes to the caller's callback.
@@ -394,6 +399,11 @@ struct rec_set {
 	size_t damaged;
 	struct nsr_restore_stats st;
 	char msg[1024];
+	int exact, dirs_last; /* as set_start was called */
+	uint32_t skip_cloneid; /* a copy that failed: not that one again */
+	int fed; /* data of it reached its restore */
+	int other; /* read failed before any data: another copy (why) */
+	char why[512];
 };
 
 /* set_fail - the save set's error (the first one stays), said once. */
@@ -411,6 +421,17 @@ static void set_fail(struct rec_set *s, const char *fmt, ...)
 	say(&s->run, NSR_SESSION_ERROR, "%s", s->msg);
 }
 
+/* pinned_copy - the copy of ssid recover -S ssid/cloneid asks for (0 =
+ * the one nsrd picks). */
+static uint32_t pinned_copy(const struct nsr_session_recover *sr,
+			    uint32_t ssid)
+{
+	for (size_t i = 0; i < sr->npins; i++)
+		if (sr->want_ssid[i] == ssid)
+			return sr->want_cloneid[i];
+	return 0;
+}
+
 /* set_start - RECOVER_START for save set ssid and a restore for it.
  * 0, or 1 with the error said (s->msg). */
 static int set_start(struct nsr_session_recover *sr, struct rec_set *s,
@@ -426,16 +447,22 @@ static int set_start(struct nsr_session_recover *sr, struct rec_set *s,
 	memset(&a, 0, sizeof(a));
 	s->run.o = o;
 	s->run.ssid = ssid;
+	s->exact = exact;
+	s->dirs_last = dirs_last;
 	snprintf(cmd, sizeof(cmd), "recover -S %u", ssid);
 	a.ssid = ssid;
 	a.client = (char *)o->client;
 	a.pid = getpid();
 	a.command = cmd;
+	a.cloneid = pinned_copy(sr, ssid);
+	a.skip_cloneid = s->skip_cloneid;
 	if (start(&s->run, sr->nsrd, &a, &s->r)) {
 		set_fail(s, "%s", nsr_nsrd_errmsg(sr->nsrd));
 		return 1;
 	}
 	s->started = 1;
+	if (s->r.clone_msg && s->r.clone_msg[0])
+		say(&s->run, NSR_SESSION_NOTICE, "%s", s->r.clone_msg);
 	/* Its job's lease is renewed until its RECOVER_END (a recover that
 	 * waits for its mover or a slow disk is not settled as gone). */
 	if (s->r.jobid &&
@@ -499,6 +526,7 @@ static size_t run_end(const struct rec_set *s)
 
 /* One pass over one volume: the save sets read in it. */
 struct rec_pass {
+	const struct nsr_session_recover *sr;
 	struct rec_set *set[MMD_SETS_MAX];
 	size_t upto[MMD_SETS_MAX]; /* end of each one's run */
 	int ended[MMD_SETS_MAX];
@@ -547,16 +575,36 @@ static int pass_member(const struct rec_pass *p, uint32_t ssid)
 	return -1;
 }
 
-/* pass_fail - every save set of the pass not ended fails with why. */
-static void pass_fail(struct rec_pass *p, const char *what, const char *why)
+/* want_other - the copy nsrd picked for s cannot be read (why): if
+ * nothing of s was restored yet, nsrd named the copy, none was pinned
+ * and this is the first failure, mark s to start again from another
+ * copy after the pass (other_copy): 1.  Else 0 (s fails).  This is per
+ * save set: the others of the pass keep what they read. */
+static int want_other(const struct nsr_session_recover *sr,
+		      struct rec_set *s, const char *why)
 {
-	for (size_t i = 0; i < p->n; i++)
-		if (!p->ended[i])
-			set_fail(p->set[i], "%s save set %u from volume %s: %s",
-				 what, p->ssids[i],
-				 volume_name(&p->set[i]->r,
-					     p->frags[0].volid),
-				 why);
+	if (s->fed || s->other || s->msg[0] || s->skip_cloneid ||
+	    !s->r.cloneid || pinned_copy(sr, s->run.ssid))
+		return 0;
+	s->other = 1;
+	snprintf(s->why, sizeof(s->why), "%s", why);
+	return 1;
+}
+
+/* pass_fail - every save set of the pass not ended fails with why (or
+ * is read again from another copy, want_other). */
+static void pass_fail(const struct nsr_session_recover *sr,
+		      struct rec_pass *p, const char *what, const char *why)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->ended[i] || p->set[i]->other ||
+		    want_other(sr, p->set[i], why))
+			continue;
+		set_fail(p->set[i], "%s save set %u from volume %s: %s",
+			 what, p->ssids[i],
+			 volume_name(&p->set[i]->r, p->frags[0].volid),
+			 why);
+	}
 }
 
 /* pass_piece - one piece from the mover: data to its save set's
@@ -571,15 +619,18 @@ static int pass_piece(void *arg, const struct nsr_mmd_sets_piece *pc)
 	if (i < 0)
 		return NSR_ERR_PROTO;
 	s = p->set[i];
-	if (pc->len && !s->msg[0] &&
-	    (rc = nsr_restore_feed(s->rs, pc->data, pc->len)) != NSR_OK)
-		set_fail(s, "save set %u: bad save stream: %s", s->run.ssid,
-			 nsr_strerror(rc));
+	if (pc->len && !s->msg[0] && !s->other) {
+		s->fed = 1;
+		rc = nsr_restore_feed(s->rs, pc->data, pc->len);
+		if (rc != NSR_OK)
+			set_fail(s, "save set %u: bad save stream: %s",
+				 s->run.ssid, nsr_strerror(rc));
+	}
 	if (!pc->ss_end)
 		return 0;
 	p->ended[i] = 1;
 	s->next = p->upto[i];
-	if (pc->ss_code == NSR_OK || s->msg[0])
+	if (pc->ss_code == NSR_OK || s->msg[0] || s->other)
 		return 0;
 	if (is_damage(pc->ss_code)) {
 		/* Named by the mover; what follows was delivered. */
@@ -587,8 +638,9 @@ static int pass_piece(void *arg, const struct nsr_mmd_sets_piece *pc)
 		s->damaged++;
 		return 0;
 	}
-	set_fail(s, "reading save set %u failed: %s", s->run.ssid,
-		 pc->ss_msg);
+	if (!want_other(p->sr, s, pc->ss_msg))
+		set_fail(s, "reading save set %u failed: %s", s->run.ssid,
+			 pc->ss_msg);
 	return 0;
 }
 
@@ -602,11 +654,12 @@ static void pass_run(struct nsr_session_recover *sr, struct rec_pass *p)
 	int eof = 0, rc;
 
 	nsr_buf_init(&err, 0);
+	p->sr = sr;
 	if (nsr_mmd_connect(lead->host && lead->host[0] ? lead->host
 							: sr->o->server,
 			    lead->port, &m, &err) != NSR_OK ||
 	    nsr_mmd_read_sets_open(m, p->frags, p->nf, &err) != NSR_OK) {
-		pass_fail(p, "cannot read", err.data);
+		pass_fail(sr, p, "cannot read", err.data);
 		goto out;
 	}
 	while (!eof) {
@@ -617,14 +670,45 @@ static void pass_run(struct nsr_session_recover *sr, struct rec_pass *p)
 			nsr_buf_addf(&err, "the mover sent data of a save set "
 				     "that was not asked for");
 		if (rc != NSR_OK) {
-			pass_fail(p, "reading", err.data);
+			pass_fail(sr, p, "reading", err.data);
 			break;
 		}
 	}
-	pass_fail(p, "reading", "the mover ended the pass before its end");
+	pass_fail(sr, p, "reading",
+		  "the mover ended the pass before its end");
 out:
 	nsr_mmd_close(m);
 	nsr_buf_release(&err);
+}
+
+/* other_copy - s was marked by want_other: say so, end its job and
+ * start it again from another copy than the one that failed (nsrd picks
+ * it; its clone_msg says which).  Its next fragments are read in a later
+ * pass of the same group. */
+static void other_copy(struct nsr_session_recover *sr, struct rec_set *s)
+{
+	uint32_t ssid = s->run.ssid, bad = s->r.cloneid;
+	char msg[1024];
+
+	snprintf(msg, sizeof(msg), "cannot read copy %u of save set %u: %s; "
+		 "trying another copy", bad, ssid, s->why);
+	say(&s->run, NSR_SESSION_WARN, "%s", msg);
+	if (s->r.jobid) {
+		session_lease_remove(sr->lease, s->r.jobid);
+		rec_end(&s->run, sr->nsrd, s->r.jobid, NSR_ERR_IO, 0, 0, msg);
+	}
+	nsr_restore_free(s->rs); /* nothing was fed to it */
+	s->rs = NULL;
+	free(s->pc);
+	s->pc = NULL;
+	xdr_free(NSR_XDR(xdr_rec_start_res), (char *)&s->r);
+	memset(&s->r, 0, sizeof(s->r));
+	s->started = 0;
+	s->nfrags = 0;
+	s->next = 0;
+	s->other = 0;
+	s->skip_cloneid = bad;
+	set_start(sr, s, ssid, s->exact, s->dirs_last);
 }
 
 /* set_finish - the end of a save set's restore: finish it, name what
@@ -813,8 +897,12 @@ int session_recover_sets(struct nsr_session_recover *sr,
 	}
 	for (size_t i = 0, j; i < nsets && p; i = j) {
 		j = group_end(sr, sets, nsets, i, exact);
-		while (pass_plan(sets + i, j - i, p))
+		while (pass_plan(sets + i, j - i, p)) {
 			pass_run(sr, p);
+			for (size_t k = 0; k < p->n; k++)
+				if (p->set[k]->other)
+					other_copy(sr, p->set[k]);
+		}
 		/* Every file in place before any directory gets its
 		 * metadata: the save sets filled one tree side by side. */
 		for (size_t k = i; k < j; k++)
@@ -906,6 +994,27 @@ int nsr_session_recover_open(const struct nsr_session_recover_opts *o,
 		return rc;
 	}
 	*out = sr;
+	return NSR_OK;
+}
+
+/* nsr_session_recover_copy - pin (or with cloneid 0 unpin) the copy
+ * read of save set ssid. */
+int nsr_session_recover_copy(struct nsr_session_recover *sr, uint32_t ssid,
+			     uint32_t cloneid)
+{
+	size_t i = 0;
+
+	while (i < sr->npins && sr->want_ssid[i] != ssid)
+		i++;
+	if (i == sr->npins) {
+		if (!cloneid)
+			return NSR_OK;
+		if (sr->npins == SESSION_PINS_MAX)
+			return NSR_ERR_LIMIT;
+		sr->npins++;
+	}
+	sr->want_ssid[i] = ssid;
+	sr->want_cloneid[i] = cloneid;
 	return NSR_OK;
 }
 

@@ -1368,6 +1368,111 @@ int mmdb_clone_list(struct mmdb *db, uint32_t ssid, struct mmdb_clone *out,
 	return rc;
 }
 
+/* clone_load - the record of ssid into r and the index of its clone
+ * cloneid into *ci; NSR_ERR_NOTFOUND if either is missing. */
+static int clone_load(struct mmdb_txn *t, uint32_t ssid, uint32_t cloneid,
+		      struct ssrec *r, int *ci)
+{
+	int rc = mmdb_ss_load(t->db, t->v, ssid, r);
+
+	*ci = rc == NSR_OK ? clone_index(r, cloneid) : -1;
+	return rc == NSR_OK && *ci < 0 ? NSR_ERR_NOTFOUND : rc;
+}
+
+/* clone_set_tx - body of mmdb_clone_set. */
+static int clone_set_tx(struct mmdb_txn *t, uint32_t ssid, uint32_t cloneid,
+			uint32_t set, uint32_t clear)
+{
+	struct ssrec *r = malloc(sizeof(*r));
+	int ci, rc = NSR_ERR_NOMEM;
+
+	if (!r)
+		return rc;
+	rc = clone_load(t, ssid, cloneid, r, &ci);
+	if (rc == NSR_OK) {
+		r->clones[ci].flags |= set;
+		r->clones[ci].flags &= ~clear;
+		rc = ss_store(t, r);
+	}
+	free(r);
+	return rc;
+}
+
+/* mmdb_clone_set - OR set into, then clear from, a clone's flags. */
+int mmdb_clone_set(struct mmdb *db, struct mmdb_txn *txn, uint32_t ssid,
+		   uint32_t cloneid, uint32_t set, uint32_t clear)
+{
+	struct mmdb_txn *t;
+	int own, rc = begin(db, txn, &t, &own);
+
+	if (rc != NSR_OK)
+		return rc;
+	return finish(t, own, clone_set_tx(t, ssid, cloneid, set, clear));
+}
+
+/* clone_remove_tx - body of mmdb_clone_remove: drop the instance's
+ * fragments (and the frag_vol entries of volumes no fragment of the save
+ * set is left on), renumber the later instances' fragments. */
+static int clone_remove_tx(struct mmdb_txn *t, uint32_t ssid,
+			   uint32_t cloneid)
+{
+	struct ssrec *r = malloc(sizeof(*r));
+	uint32_t gone[MMDB_FRAGS_MAX], ngone = 0, j = 0;
+	uint8_t k[8];
+	int ci, rc = NSR_ERR_NOMEM;
+
+	if (!r)
+		return rc;
+	rc = clone_load(t, ssid, cloneid, r, &ci);
+	if (rc == NSR_OK && r->nclones < 2)
+		rc = NSR_ERR_STATE; /* the last copy goes with the save set */
+	if (rc != NSR_OK)
+		goto out;
+	for (uint32_t i = 0; i < r->nfrags; i++) {
+		struct ss_frag f = r->frags[i];
+
+		if (f.clone == (uint8_t)ci) {
+			gone[ngone++] = f.volno;
+			continue;
+		}
+		if (f.clone > (uint8_t)ci)
+			f.clone--;
+		r->frags[j++] = f;
+	}
+	r->nfrags = j;
+	memmove(&r->clones[ci], &r->clones[ci + 1],
+		(r->nclones - (uint32_t)ci - 1) * sizeof(r->clones[0]));
+	r->nclones--;
+	rc = ss_store(t, r);
+	for (uint32_t i = 0; rc == NSR_OK && i < ngone; i++) {
+		int dup = 0;
+
+		for (uint32_t g = 0; g < i; g++)
+			dup |= gone[g] == gone[i];
+		if (dup || has_volno(r, gone[i], -1))
+			continue;
+		fv_key(k, gone[i], ssid);
+		rc = mmdb_bt_del(t->v, t->db->roots[T_FRAG_VOL], k, 8);
+		if (rc == NSR_ERR_NOTFOUND)
+			rc = NSR_ERR_CORRUPT;
+	}
+out:
+	free(r);
+	return rc;
+}
+
+/* mmdb_clone_remove - remove one clone instance and its fragments. */
+int mmdb_clone_remove(struct mmdb *db, struct mmdb_txn *txn, uint32_t ssid,
+		      uint32_t cloneid)
+{
+	struct mmdb_txn *t;
+	int own, rc = begin(db, txn, &t, &own);
+
+	if (rc != NSR_OK)
+		return rc;
+	return finish(t, own, clone_remove_tx(t, ssid, cloneid));
+}
+
 /* ---- snapshot and stats ---------------------------------------------- */
 
 /* mmdb_snapshot - stream every page of one committed state. */

@@ -70,7 +70,8 @@ static void usage(FILE *f)
 		"  -a          recover the named paths (newest version as of "
 		"-t)\n"
 		"  -S ssid     recover save set ssid (optionally only the "
-		"paths named)\n"
+		"paths named);\n"
+		"              -S ssid/cloneid reads that copy (clone)\n"
 		"  -d dir      relocate: /a/b is restored as dir/a/b\n"
 		"  -c client   whose index to browse (default: this host)\n"
 		"  -t time     browse time (nsr_getdate syntax; default: now)\n"
@@ -246,7 +247,7 @@ int main(int argc, char **argv)
 	struct nsr_session_recover_opts o;
 	struct nsr_session_recover *sr = NULL;
 	struct rec_ui ui = {0};
-	uint32_t ssids[64];
+	uint32_t ssids[64], clones[64];
 	int nssid = 0, automatic = 0, opt, failed = 0;
 	int64_t browse = 0;
 	char host[256];
@@ -328,6 +329,20 @@ int main(int argc, char **argv)
 					"recover: too many -S options\n");
 				return 2;
 			}
+			clones[nssid] = 0;
+			if (*end == '/') {
+				const char *c = end + 1;
+				unsigned long cl = strtoul(c, &end, 10);
+
+				if (end == c || *end || !cl ||
+				    cl > UINT32_MAX) {
+					fprintf(stderr, "recover: bad clone id "
+						"in '%s' (ssid/cloneid)\n",
+						optarg);
+					return 2;
+				}
+				clones[nssid] = (uint32_t)cl;
+			}
 			ssids[nssid++] = (uint32_t)v;
 			break;
 		}
@@ -387,6 +402,13 @@ int main(int argc, char **argv)
 			paths = nsr_xcalloc((size_t)np, sizeof(char *));
 			for (int i = 0; i < np; i++)
 				paths[i] = absolute(argv[optind + i]);
+		}
+		for (int i = 0; i < nssid; i++) { /* -S ssid/cloneid */
+			if (!clones[i] || nsr_session_recover_copy(
+					sr, ssids[i], clones[i]) == NSR_OK)
+				continue;
+			fprintf(stderr, "recover: too many -S ssid/cloneid\n");
+			failed = 1;
 		}
 		failed |= nsr_session_recover_ssids(sr, ssids, (size_t)nssid,
 						    paths, (size_t)np, &st);

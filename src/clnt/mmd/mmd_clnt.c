@@ -88,6 +88,7 @@ struct nsr_mmd {
 	/* The save session. */
 	int in_session;
 	struct nsr_vol_sshdr hdr; /* for the next fragment's begin */
+	uint32_t cloneid;	  /* a clone session's instance; 0 = save */
 	uint64_t seq;		  /* next data call number at this mover */
 	uint64_t sent;		  /* save-set offset after the last sent byte */
 	uint64_t acked;		  /* placed: everything before is on a volume */
@@ -431,8 +432,16 @@ static int begin_call(struct nsr_mmd *m, const uint8_t volid[16],
 	memcpy(a.volid, volid, sizeof(a.volid));
 	a.frag_seq = frag_seq;
 	a.ss_offset = ss_offset;
-	rc = call(m, MMD_SS_BEGIN, NSR_XDR(xdr_mmd_begin_args), &a,
-		  NSR_XDR(xdr_nsr_void_res), &r, err);
+	if (m->cloneid) {
+		mmd_clone_begin_args ca = {.b = a, .cloneid = m->cloneid};
+
+		rc = call(m, MMD_CLONE_BEGIN,
+			  NSR_XDR(xdr_mmd_clone_begin_args), &ca,
+			  NSR_XDR(xdr_nsr_void_res), &r, err);
+	} else {
+		rc = call(m, MMD_SS_BEGIN, NSR_XDR(xdr_mmd_begin_args), &a,
+			  NSR_XDR(xdr_nsr_void_res), &r, err);
+	}
 	if (rc != NSR_OK)
 		return rc;
 	rc = status_rc(&r.st, err);
@@ -516,10 +525,12 @@ static int stripe_open(struct nsr_mmd *m, struct nsr_buf *err)
 	return NSR_OK;
 }
 
-/* nsr_mmd_ss_begin - MMD_SS_BEGIN of the session's first fragment. */
-int nsr_mmd_ss_begin(struct nsr_mmd *m, const struct nsr_vol_sshdr *hdr,
-		     const uint8_t volid[16], const struct nsr_vol_span *sp,
-		     struct nsr_buf *err)
+/* session_begin - the first fragment's begin of a save (cloneid 0) or
+ * clone session. */
+static int session_begin(struct nsr_mmd *m, const struct nsr_vol_sshdr *hdr,
+			 const uint8_t volid[16],
+			 const struct nsr_vol_span *sp, uint32_t cloneid,
+			 struct nsr_buf *err)
 {
 	int rc;
 
@@ -529,6 +540,7 @@ int nsr_mmd_ss_begin(struct nsr_mmd *m, const struct nsr_vol_sshdr *hdr,
 	}
 	session_drop(m);
 	m->hdr = *hdr;
+	m->cloneid = cloneid;
 	rc = begin_call(m, volid, sp ? sp->frag_seq : 0,
 			sp ? sp->ss_offset : 0, err);
 	if (rc != NSR_OK)
@@ -545,6 +557,26 @@ int nsr_mmd_ss_begin(struct nsr_mmd *m, const struct nsr_vol_sshdr *hdr,
 	if (rc != NSR_OK)
 		session_drop(m);
 	return rc;
+}
+
+/* nsr_mmd_ss_begin - MMD_SS_BEGIN of the session's first fragment. */
+int nsr_mmd_ss_begin(struct nsr_mmd *m, const struct nsr_vol_sshdr *hdr,
+		     const uint8_t volid[16], const struct nsr_vol_span *sp,
+		     struct nsr_buf *err)
+{
+	return session_begin(m, hdr, volid, sp, 0, err);
+}
+
+/* nsr_mmd_clone_begin - MMD_CLONE_BEGIN: a copy under clone cloneid. */
+int nsr_mmd_clone_begin(struct nsr_mmd *m, const struct nsr_vol_sshdr *hdr,
+			const uint8_t volid[16], uint32_t cloneid,
+			struct nsr_buf *err)
+{
+	if (cloneid == 0) {
+		why(err, "a clone session needs a clone id");
+		return NSR_ERR_INVAL;
+	}
+	return session_begin(m, hdr, volid, NULL, cloneid, err);
 }
 
 /* sfail - make rc the session's sticky failure, with words. */

@@ -149,6 +149,8 @@ static unsigned retry_ok(uint32_t proc)
 	case MM_CHECK:
 	case MM_SNAPSHOT:	/* the file is written again whole */
 	case MM_QUERY_OPEN:	/* replaces the connection's cursor */
+	case MM_CLONE_SET:	/* flags set/cleared; a removal found done
+				   says NSR_ERR_NOTFOUND */
 		return NSR_PEER_RETRY;
 	}
 	return 0;
@@ -460,6 +462,52 @@ int mmdb_clnt_frag_list(struct mmdb_clnt *c, uint32_t ssid,
 	}
 	xdr_free(NSR_XDR(xdr_mm_frag_list_res), (char *)&res);
 	return rc;
+}
+
+/* mmdb_clnt_clone_add - MM_CLONE_ADD. */
+int mmdb_clnt_clone_add(struct mmdb_clnt *c, const struct mmdb_clone *cl,
+			uint32_t *cloneid_out)
+{
+	mm_clone w;
+	mm_clone_add_res res;
+	int rc;
+
+	memset(&w, 0, sizeof(w));
+	memset(&res, 0, sizeof(res));
+	mmdb_clnt_clone_to_wire(cl, &w);
+	rc = call(c, MM_CLONE_ADD, NSR_XDR(xdr_mm_clone), &w,
+		  NSR_XDR(xdr_mm_clone_add_res), &res, &res.st);
+	if (!rc && cloneid_out)
+		*cloneid_out = res.cloneid;
+	xdr_free(NSR_XDR(xdr_mm_clone_add_res), (char *)&res);
+	return rc;
+}
+
+/* mmdb_clnt_clone_set - MM_CLONE_SET changing flags. */
+int mmdb_clnt_clone_set(struct mmdb_clnt *c, uint32_t ssid, uint32_t cloneid,
+			uint32_t set, uint32_t clear)
+{
+	mm_clone_set_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.ssid = ssid;
+	a.cloneid = cloneid;
+	a.set = set;
+	a.clear = clear;
+	return void_call(c, MM_CLONE_SET, NSR_XDR(xdr_mm_clone_set_args), &a);
+}
+
+/* mmdb_clnt_clone_remove - MM_CLONE_SET removing the instance. */
+int mmdb_clnt_clone_remove(struct mmdb_clnt *c, uint32_t ssid,
+			   uint32_t cloneid)
+{
+	mm_clone_set_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.ssid = ssid;
+	a.cloneid = cloneid;
+	a.remove = TRUE;
+	return void_call(c, MM_CLONE_SET, NSR_XDR(xdr_mm_clone_set_args), &a);
 }
 
 /* mmdb_clnt_query_open - MM_QUERY_OPEN. */

@@ -254,3 +254,17 @@ int nsr_nsrd_vol_delete(struct nsr_nsrd *d, vol_del_args *a,
 {
 	return CALL(VOL_DELETE, vol_del_args, nsr_void_res, 0);
 }
+
+/* nsr_nsrd_clone_start - CLONE_START (not repeated: it makes a clone). */
+int nsr_nsrd_clone_start(struct nsr_nsrd *d, clone_start_args *a,
+			 clone_start_res *r)
+{
+	return CALL(CLONE_START, clone_start_args, clone_start_res, 0);
+}
+
+/* nsr_nsrd_clone_end - CLONE_END (settling twice settles once). */
+int nsr_nsrd_clone_end(struct nsr_nsrd *d, clone_end_args *a,
+		       clone_end_res *r)
+{
+	return CALL(CLONE_END, clone_end_args, clone_end_res, NSR_PEER_RETRY);
+}

@@ -439,6 +439,97 @@ static void same_rows(struct mmdb *db, const struct mmdb_pred *p, size_t n,
 }
 
 /* test_query_plans - every index against scan and brute force. */
+/* test_clone_set_remove - a clone instance's flags change; removing the
+ * original keeps the other copy's fragments (renumbered), drops the
+ * volume index entry of a volume no fragment is left on, and refuses the
+ * last copy. */
+static void test_clone_set_remove(void **state)
+{
+	struct mmdb_vfs *vfs = mmdb_vfs_mem_new(1);
+	struct mmdb_opts o;
+	struct mmdb *db;
+	struct mmdb_volume va, vb, vc;
+	struct mmdb_saveset s;
+	struct mmdb_fragment f, fl[8];
+	struct mmdb_clone cl, cls[4];
+	uint32_t c1, c2, c3;
+	size_t n;
+
+	NSR_UNUSED(state);
+	mmdb_opts_init(&o);
+	o.vfs = vfs;
+	assert_int_equal(mmdb_open("/m", &o, &db), NSR_OK);
+	mkvol(&va, 10);
+	mkvol(&vb, 11);
+	mkvol(&vc, 12);
+	assert_int_equal(mmdb_vol_put(db, NULL, &va), NSR_OK);
+	assert_int_equal(mmdb_vol_put(db, NULL, &vb), NSR_OK);
+	assert_int_equal(mmdb_vol_put(db, NULL, &vc), NSR_OK);
+	mkss(&s, 1, 1, 1700000100);
+	assert_int_equal(mmdb_ss_create(db, NULL, &s, 0, &c1), NSR_OK);
+	memset(&f, 0, sizeof(f));
+	f.ssid = s.ssid;
+	f.cloneid = c1;
+	memcpy(f.volid, va.volid, 16);
+	f.size = 700;
+	f.flags = MMDB_FRAG_COMPLETE;
+	assert_int_equal(mmdb_frag_add(db, NULL, &f), NSR_OK);
+	memset(&cl, 0, sizeof(cl));
+	cl.ssid = s.ssid;
+	cl.clone_time = 1700000900;
+	cl.flags = MMDB_CLONE_INCOMPLETE;
+	assert_int_equal(mmdb_clone_add(db, NULL, &cl, &c2), NSR_OK);
+	cl.clone_time = 1700000950;
+	assert_int_equal(mmdb_clone_add(db, NULL, &cl, &c3), NSR_OK);
+	f.cloneid = c2;
+	memcpy(f.volid, vb.volid, 16);
+	assert_int_equal(mmdb_frag_add(db, NULL, &f), NSR_OK);
+	f.cloneid = c3;
+	memcpy(f.volid, vc.volid, 16);
+	assert_int_equal(mmdb_frag_add(db, NULL, &f), NSR_OK);
+	must_check(db);
+
+	/* Flags: complete c2, abort c3; an unknown clone is NOTFOUND. */
+	assert_int_equal(mmdb_clone_set(db, NULL, s.ssid, c2, 0,
+					MMDB_CLONE_INCOMPLETE), NSR_OK);
+	assert_int_equal(mmdb_clone_set(db, NULL, s.ssid, c3,
+					MMDB_CLONE_ABORTED, 0), NSR_OK);
+	assert_int_equal(mmdb_clone_set(db, NULL, s.ssid, 999, 1, 0),
+			 NSR_ERR_NOTFOUND);
+	assert_int_equal(mmdb_clone_list(db, s.ssid, cls, 4, &n), NSR_OK);
+	assert_int_equal(n, 3);
+	assert_int_equal(cls[1].flags, 0);
+	assert_int_equal(cls[2].flags,
+			 MMDB_CLONE_INCOMPLETE | MMDB_CLONE_ABORTED);
+
+	/* Remove the original: the others keep their fragments. */
+	assert_int_equal(mmdb_clone_remove(db, NULL, s.ssid, c1), NSR_OK);
+	must_check(db);
+	assert_int_equal(mmdb_frag_list(db, s.ssid, fl, 8, &n), NSR_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(fl[0].cloneid, c2);
+	assert_memory_equal(fl[0].volid, vb.volid, 16);
+	assert_int_equal(fl[1].cloneid, c3);
+	assert_memory_equal(fl[1].volid, vc.volid, 16);
+	assert_int_equal(mmdb_clone_remove(db, NULL, s.ssid, c1),
+			 NSR_ERR_NOTFOUND);
+	assert_int_equal(mmdb_clone_remove(db, NULL, s.ssid, c3), NSR_OK);
+	assert_int_equal(mmdb_clone_remove(db, NULL, s.ssid, c2),
+			 NSR_ERR_STATE);
+	assert_int_equal(mmdb_clone_list(db, s.ssid, cls, 4, &n), NSR_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(cls[0].cloneid, c2);
+	must_check(db);
+	/* The volumes let go of it: deleting them leaves the copy on B. */
+	assert_int_equal(mmdb_vol_delete(db, NULL, va.name), NSR_OK);
+	assert_int_equal(mmdb_vol_delete(db, NULL, vc.name), NSR_OK);
+	assert_int_equal(mmdb_frag_list(db, s.ssid, fl, 8, &n), NSR_OK);
+	assert_int_equal(n, 1);
+	must_check(db);
+	mmdb_close(db);
+	mmdb_vfs_mem_free(vfs);
+}
+
 /* test_restore - a save set stored under the ssid it already has (scanner
  * rebuilding a lost database): kept, found by its indexes, refused when
  * the ssid is taken, and never handed out again by mmdb_ss_create. */
@@ -986,6 +1077,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_records),
+		cmocka_unit_test(test_clone_set_remove),
 		cmocka_unit_test(test_restore),
 		cmocka_unit_test(test_query_plans),
 		cmocka_unit_test(test_vol_query),

@@ -140,6 +140,13 @@ static const struct xdr_type xdr_types[] = {
 	XT(job_backup_res),
 	XT(mmd_stripe_res),
 	XT(mmd_join_args),
+	XT(clone_start_args),
+	XT(clone_start_res),
+	XT(clone_end_args),
+	XT(clone_end_res),
+	XT(mm_clone_add_res),
+	XT(mm_clone_set_args),
+	XT(mmd_clone_begin_args),
 };
 
 /*
@@ -260,6 +267,15 @@ static const struct xdr_proc xdr_procs[] = {
 	XP(NSRMMD_PROG, NSRMMD_V1, MMD_COUNTERS, xt_void, mmd_counters_res),
 	XP(NSRD_PROG, NSRD_V1, KEY_CURRENT, key_cur_args, key_res),
 	XP(NSRD_PROG, NSRD_V1, KEY_GET, key_args, key_res),
+	XP(NSRD_PROG, NSRD_V1, CLONE_START, clone_start_args,
+	   clone_start_res),
+	XP(NSRD_PROG, NSRD_V1, CLONE_END, clone_end_args, clone_end_res),
+	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_CLONE_ADD, mm_clone,
+	   mm_clone_add_res),
+	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_CLONE_SET, mm_clone_set_args,
+	   nsr_void_res),
+	XP(NSRMMD_PROG, NSRMMD_V1, MMD_CLONE_BEGIN, mmd_clone_begin_args,
+	   nsr_void_res),
 };
 
 #endif
