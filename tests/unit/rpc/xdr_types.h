@@ -1,7 +1,9 @@
 /*
  * xdr_types.h - every message type of every OpenNSR RPC program, as a
  * table the XDR tests and the XDR fuzz target walk.  Add a line here when
- * a .x file gains a type.
+ * a .x file gains a type, at the END of its table: the seeds of fuzz_xdr
+ * (byte 0) and fuzz_rpc_record (byte 1 of a reply seed) select entries
+ * by index, and name the entry they mean.
  */
 #ifndef NSR_TEST_XDR_TYPES_H
 #define NSR_TEST_XDR_TYPES_H
