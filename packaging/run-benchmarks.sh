@@ -12,7 +12,8 @@
 # parallel save streams (tests/bench/pss), admission of many sessions
 # (tests/bench/admission), the client file index (tests/bench/index) and
 # save with TLS on and off (tests/bench/tls), and several save sets of one
-# volume restored in one pass (tests/bench/multiread).  Output goes to the terminal and to
+# volume restored in one pass (tests/bench/multiread), and nsrclone against
+# dd (tests/bench/clone).  Output goes to the terminal and to
 # DIR/<name>.txt; the data lives under DIR too (default ./bench-results,
 # a few GB at full size).  Run it on a quiet machine and
 # compare ratios, not absolute figures, between machines.
@@ -36,17 +37,17 @@ cmake --build "$BUILD" -j "$(nproc)" --target bench_mmdb bench_media \
 	bench_jobdb bench_jobd bench_demux bench_savedata bench_admission \
 	bench_index nsrexecd nsrjobd \
 	delayproxy save recover mminfo nsrd nsrmmdbd nsrindexd nsrsnmd nsrmmd \
-	nsrmm nsradmin
+	nsrmm nsradmin nsrclone
 B=$BUILD/tests/bench
 
 if [ $quick = 1 ]; then
 	mmdb="-n 20000 -q 200" media="-s 32 -r 3" jobs=100000 latency=-q
 	sessions=-q save=-q recover=-q pss=-q admission=-q index="-n 100000"
-	tls=-q multiread=-q
+	tls=-q multiread=-q clone=-q
 else
 	mmdb="-n 1000000 -q 2000" media="-s 256 -r 12" jobs=1000000 latency=""
 	sessions="-s 256 -r 3" save="-r 3" recover="-r 3" pss="-r 3"
-	admission="-r 3" index="-n 10000000" tls="-r 3" multiread="-r 3"
+	admission="-r 3" index="-n 10000000" tls="-r 3" multiread="-r 3" clone="-r 3"
 fi
 
 run() { # NAME COMMAND... - run, show and keep the output
@@ -58,7 +59,7 @@ run() { # NAME COMMAND... - run, show and keep the output
 
 mkdir -p "$out/mmdb" "$out/media" "$out/jobdb" "$out/jobd" "$out/latency" \
 	"$out/sessions" "$out/demux" "$out/save" "$out/recover" "$out/pss" \
-	"$out/admission" "$out/index" "$out/tls" "$out/multiread"
+	"$out/admission" "$out/index" "$out/tls" "$out/multiread" "$out/clone"
 # shellcheck disable=SC2086 # the option strings are meant to split
 run mmdb "$B/bench_mmdb" $mmdb -d "$out/mmdb"
 # shellcheck disable=SC2086
@@ -94,4 +95,6 @@ run index "$B/bench_index" $index -d "$out/index"
 run tls ./tests/bench/tls/run-tls.sh $tls -b "$BUILD/bin" -d "$out/tls"
 run multiread ./tests/bench/multiread/run-multiread.sh $multiread \
 	-b "$BUILD/bin" -d "$out/multiread"
+run clone ./tests/bench/clone/run-clone.sh $clone -b "$BUILD/bin" \
+	-d "$out/clone"
 echo "==> results in $out"
