@@ -24,12 +24,13 @@
 #include "nsr/nsrd_clnt.h"
 #include "nsr/rpc.h"
 #include "nsr/rpc_status.h"
+#include "nsr/session.h"
+
+#include "session_int.h"
 
 /* Bytes asked of the source mover per read: its piece size, which it
  * hands over without a copy (nsrmmd recover.c). */
 #define CLONE_READ NSR_MMD_CHUNK_DEFAULT
-/* The lease is renewed this often while copying (nsrd's is 120 s). */
-#define CLONE_RENEW_SEC 20
 
 /* A clone in progress. */
 struct clone_run {
@@ -37,7 +38,7 @@ struct clone_run {
 	const struct nsr_clone_opts *o;
 	clone_start_res r;
 	struct nsr_mmd *dst;
-	time_t renewed;
+	struct session_lease *lease; /* lease.c: renews the clone session */
 	uint64_t bytes;
 };
 
@@ -48,29 +49,19 @@ static void notice(const struct nsr_clone_opts *o, const char *msg)
 		o->notice(o->ctx, msg);
 }
 
-/* renew - SAVE_RENEW of the clone session when it is due; NSR_OK or
- * nsrd's refusal (the session was settled meanwhile). */
-static int renew(struct clone_run *c, struct nsr_buf *err)
+/* renewed - what the lease renewer found: NSR_ERR_STATE once nsrd
+ * settled the clone session, else NSR_OK (a failed renewal is told). */
+static int renewed(struct clone_run *c, struct nsr_buf *err)
 {
-	save_renew_args a;
-	nsr_void_res r;
-	int rc;
+	char warn[512];
 
-	if (time(NULL) - c->renewed < CLONE_RENEW_SEC)
-		return NSR_OK;
-	memset(&a, 0, sizeof(a));
-	memset(&r, 0, sizeof(r));
-	a.ssid = c->r.frags.frags_val[0].ssid;
-	a.jobid = c->r.jobid;
-	a.client = (char *)(c->o->client ? c->o->client : "");
-	rc = nsr_nsrd_save_renew(c->d, &a, &r);
-	xdr_free(NSR_XDR(xdr_nsr_void_res), (char *)&r);
-	if (rc == NSR_ERR_STATE) {
-		nsr_buf_addf(err, "nsrd ended the clone session: %s",
-			     nsr_nsrd_errmsg(c->d));
-		return rc;
+	if (session_lease_check(c->lease, 0, warn, sizeof(warn))) {
+		nsr_buf_addf(err, "nsrd ended the clone session (see the "
+			     "server's log)");
+		return NSR_ERR_STATE;
 	}
-	c->renewed = time(NULL); /* a transport failure: try again later */
+	if (warn[0])
+		notice(c->o, warn);
 	return NSR_OK;
 }
 
@@ -194,7 +185,7 @@ static int write_pieces(struct clone_run *c, struct clone_reader *rd,
 		pthread_cond_broadcast(&rd->cv);
 		pthread_mutex_unlock(&rd->mu);
 		test_stall();
-		rc = renew(c, err);
+		rc = renewed(c, err);
 		if (rc != NSR_OK)
 			return rc;
 	}
@@ -379,16 +370,24 @@ int nsr_clone_ssid(struct nsr_nsrd *d, const struct nsr_clone_opts *o,
 		return rc;
 	}
 	notice(o, c.r.src_msg);
-	c.renewed = time(NULL);
-	if (c.r.frags.frags_len == 0) {
+	/* Renewed by job id from a thread of its own, so a copy that
+	 * stalls keeps its session as a save does. */
+	rc = session_lease_start(o->server, o->client ? o->client : "",
+				 &c.lease, err);
+	if (rc == NSR_OK)
+		rc = session_lease_add(c.lease, c.r.jobid, 0);
+	/* A lease that cannot be kept: nothing is copied, and the session
+	 * ends aborted below. */
+	if (rc == NSR_OK && c.r.frags.frags_len == 0) {
 		nsr_buf_addf(err, "nsrd named no fragment to read");
 		rc = NSR_ERR_PROTO;
-	} else {
+	} else if (rc == NSR_OK) {
 		rc = copy_all(&c, ssid, err);
 	}
 	/* A failed destination session is aborted by closing it. */
 	nsr_mmd_close(c.dst);
 	c.dst = NULL;
+	session_lease_stop(c.lease);
 	rc = clone_end(&c, ssid, rc, err);
 	if (res) {
 		memset(res, 0, sizeof(*res));

@@ -148,8 +148,8 @@ static void *lease_main(void *arg)
 }
 
 /* session_lease_start - a lease renewer for client's sessions at nsrd on
- * server (none yet).  NSR_OK, NSR_ERR_NOMEM or NSR_ERR_SYSTEM (err
- * says why). */
+ * server (NULL: as nsr_nsrd_open takes it); none yet.  NSR_OK,
+ * NSR_ERR_NOMEM or NSR_ERR_SYSTEM (err says why). */
 int session_lease_start(const char *server, const char *client,
 			struct session_lease **out, struct nsr_buf *err)
 {
@@ -157,8 +157,8 @@ int session_lease_start(const char *server, const char *client,
 	int e;
 
 	*out = NULL;
-	if (!l || !(l->server = strdup(server)) ||
-	    !(l->client = strdup(client))) {
+	if (!l || (server && !(l->server = strdup(server))) ||
+	    !(l->client = strdup(client ? client : ""))) {
 		if (l) {
 			free(l->server);
 			free(l);
