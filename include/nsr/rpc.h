@@ -22,8 +22,9 @@
  *      one at a time, in order, and hands it back when it falls silent;
  *   5. now and then (the skeleton: every second) nsr_rpc_server_stats() to
  *      learn which bounds were hit, and log them;
- *   6. nsr_rpc_server_free(srv) at shutdown: closes listeners, shuts down
- *      every connection and joins the threads.
+ *   6. at shutdown nsr_rpc_server_stop(srv) (closes listeners, shuts down
+ *      every connection and joins the threads) before the state the
+ *      handlers use is torn down, then nsr_rpc_server_free(srv).
  * Handlers return NSR_OK to send the result, NSR_RPC_NOREPLY for one-way
  * (batched) procedures, NSR_RPC_CLOSE to drop the connection, or a negative
  * nsr_err to answer SYSTEM_ERR.  Application errors travel inside results
@@ -256,7 +257,11 @@ void nsr_rpc_server_unlock(struct nsr_rpc_server *srv);
 /* nsr_rpc_server_trylock - take it only if free (1), else 0: for a
  * daemon's main loop, which must never wait on a handler. */
 int nsr_rpc_server_trylock(struct nsr_rpc_server *srv);
-/* nsr_rpc_server_free - stop accepting, close every connection, join. */
+/* nsr_rpc_server_stop - stop accepting, close every connection and join
+ * the workers: once it returns no handler runs and every connection's
+ * close callback has run, while srv itself (its lock) stays usable. */
+void nsr_rpc_server_stop(struct nsr_rpc_server *srv);
+/* nsr_rpc_server_free - stop (if not yet) and free. */
 void nsr_rpc_server_free(struct nsr_rpc_server *srv);
 
 /* Per-call helpers for handlers. */

@@ -866,6 +866,9 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 		for (size_t i = 0; i < ops->nprogs; i++)
 			nsr_rpc_unregister(ops->progs[i].prog,
 					   ops->progs[i].vers);
+	/* No handler runs once the daemon tears its state down (invariant:
+	 * handlers never see a closed database or peer). */
+	nsr_rpc_server_stop(d.srv);
 	if (ops->stop)
 		ops->stop(&d);
 	nsr_rpc_server_free(d.srv);

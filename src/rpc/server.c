@@ -601,14 +601,23 @@ int nsr_rpc_server_accept(struct nsr_rpc_server *s, int i)
 	return rc;
 }
 
-/* nsr_rpc_server_free - close listeners, end every connection, free. */
-void nsr_rpc_server_free(struct nsr_rpc_server *s)
+/* nsr_rpc_server_stop - close listeners, end every connection, join. */
+void nsr_rpc_server_stop(struct nsr_rpc_server *s)
 {
-	if (!s)
+	if (!s || s->stopped)
 		return;
 	for (int i = 0; i < s->nlisten; i++)
 		close(s->lfd[i]);
 	srv_room_stop(s);
+	s->stopped = 1;
+}
+
+/* nsr_rpc_server_free - stop (if not yet) and free. */
+void nsr_rpc_server_free(struct nsr_rpc_server *s)
+{
+	if (!s)
+		return;
+	nsr_rpc_server_stop(s);
 	srv_room_release(s);
 	pthread_mutex_destroy(&s->serial);
 	pthread_mutex_destroy(&s->mu);

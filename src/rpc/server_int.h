@@ -59,6 +59,7 @@ struct nsr_rpc_server {
 	size_t nprogs;
 	int lfd[MAX_LISTEN];
 	int nlisten;
+	int stopped;		/* nsr_rpc_server_stop ran */
 	pthread_mutex_t serial; /* SERIAL procedures */
 	struct nsr_rpc_limits lim;
 	size_t stack_size;
