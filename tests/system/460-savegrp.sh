@@ -45,10 +45,16 @@ nsr_host_wait_registered srv nsrindexd
 nsr_host_wait_registered srv nsrsnmd
 # every client enrolled in the datazone (nsrtrust), as an administrator
 # does for a new client host
+# Each save the client agents run pauses 1 s after its first file
+# (NSR_TEST_SAVE_STALL_SEC), so sessions overlap however fast the machine
+# is: at 5 client starts a second (2 saves each) server parallelism 8 is
+# then always reached, which the sampler must see.
+export NSR_TEST_SAVE_STALL_SEC=1
 for c in "${CL[@]}"; do
 	nsr_host_enrol "$c"
 	nsr_host_start "$c" nsrexecd -S srv 2>/dev/null
 done
+unset NSR_TEST_SAVE_STALL_SEC
 check "$N client agents run" test "$(ls "$ROOT"/c*/logs/nsrexecd.pid | wc -l)" = "$N"
 
 mkdir -p "$ROOT/srv/aftd1"
