@@ -116,6 +116,21 @@ static void describe(struct nsrd *n, const struct nsr_rpc_proc *p,
 	}
 }
 
+/* own_client - the client an own-client procedure's arguments name, or
+ * NULL: a save's, and the data key's (KEY_CURRENT is the first call of
+ * every save, so it is refused as the save). */
+static const char *own_client(const struct nsr_rpc_proc *p, const void *args)
+{
+	switch (p->proc) {
+	case SAVE_START:
+		return ((const save_start_args *)args)->client;
+	case KEY_CURRENT:
+		return ((const key_cur_args *)args)->client;
+	default:
+		return NULL;
+	}
+}
+
 /* nsrd_authz - the transport's question for a classed procedure. */
 int nsrd_authz(void *ctx, const struct nsr_rpc_call *call,
 	       const struct nsr_rpc_proc *p, const void *args,
@@ -124,27 +139,16 @@ int nsrd_authz(void *ctx, const struct nsr_rpc_call *call,
 	struct nsrd *n = ctx;
 	const char *user = nsr_rpc_call_user(call);
 	const char *host = nsr_rpc_call_host(call);
+	const char *client;
 	char what[NSR_NAME_MAX + 128];
 
 	if (is_admin(n, user, host))
 		return NSR_OK;
-	if (p->proc == SAVE_START) {
-		const save_start_args *a = args;
-
-		if (nsr_policy_own_client(n->res, a->client, host))
+	client = own_client(p, args);
+	if (client) {
+		if (nsr_policy_own_client(n->res, client, host))
 			return NSR_OK;
-		snprintf(what, sizeof(what), "save of client '%s'",
-			 a->client);
-		return deny(call, what, NSR_POLICY_NOT_OWN, why);
-	}
-	if (p->proc == KEY_CURRENT) {
-		/* the first call of every save: refused as the save */
-		const key_cur_args *a = args;
-
-		if (nsr_policy_own_client(n->res, a->client, host))
-			return NSR_OK;
-		snprintf(what, sizeof(what), "save of client '%s'",
-			 a->client);
+		snprintf(what, sizeof(what), "save of client '%s'", client);
 		return deny(call, what, NSR_POLICY_NOT_OWN, why);
 	}
 	describe(n, p, args, what, sizeof(what));
