@@ -13,7 +13,8 @@
 #    nsrd, and a listed label that did not happen is dropped;
 #  - nsrmm -d VOLUME removes a mounted AFTD volume's session files, the
 #    save sets whose only copy it held and the volume; a volume delete
-#    that nsrd left in its intent record is finished by nsrd.
+#    that nsrd left in its intent record is finished by nsrd; a volume
+#    that is not mounted goes without its bytes, and nsrd says so.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 413-aftd-space
 export NSR_MOVER_IDLE=120
@@ -212,5 +213,17 @@ check "SP03's session file is gone" test "$(finals2)" -eq 0
 expect_fail "SP03 is not in the media database" grep -qw SP03 <<<"$(volumes)"
 check "its save set is gone" test -z "$(ssid_of "$W/v3")"
 check "nsrd said so" grep -q "volume SP03: the delete cut short by a failure is finished" "$ROOT/logs/daemon.log"
+# a volume that is not mounted: its record and only copies go, its bytes
+# stay (no mover can reach them) until it is relabeled, and nsrd says so
+mkdir -p "$W/v4"
+head -c 300000 /dev/urandom >"$W/v4/d.bin"
+check "label SP04 on the same AFTD" "$BIN/nsrmm" -s $S -q -l -y -b Space2 -f disk2 SP04
+check "save to SP04" "$BIN/save" -s $S -q -b Space2 "$W/v4"
+check "unmount SP04" "$BIN/nsrmm" -s $S -q -u -f disk2
+check "nsrmm -d SP04 (not mounted)" "$BIN/nsrmm" -s $S -q -d -y SP04
+expect_fail "SP04 is not in the media database" grep -qw SP04 <<<"$(volumes)"
+check "its save set is gone" test -z "$(ssid_of "$W/v4")"
+check "its session file stays on the device" test "$(finals2)" -eq 1
+check "nsrd said why" grep -q "volume SP04 is not mounted: its bytes stay" "$ROOT/logs/daemon.log"
 check "SP01 still holds its live save set" test "$(finals)" -eq 1
 nsr_done
