@@ -288,8 +288,40 @@ static int start(struct save_run *s, save_start_res *ss, struct nsr_buf *err)
 	return rc;
 }
 
-/* open_paths - the mover's fragment and the index session. */
-static int open_paths(struct save_run *s, struct nsr_buf *err)
+/* The index session, begun on a thread of its own while the mover's
+ * fragment begins: each costs several round trips (locator, TCP, TLS,
+ * the first call), which on a long link add up if taken one after the
+ * other. */
+struct ix_opener {
+	const char *server, *client, *name;
+	uint64_t ssid;
+	int64_t savetime;
+	struct nsr_ixclnt *ix; /* open (begun or not), or NULL */
+	int rc;
+	char err[1024];
+};
+
+/* ix_open_main - locate nsrindexd, connect, IX_BEGIN (thread body). */
+static void *ix_open_main(void *arg)
+{
+	struct ix_opener *x = arg;
+	struct nsr_buf err;
+
+	nsr_buf_init(&err, 0);
+	x->rc = nsr_ixclnt_open(x->server, &x->ix, &err);
+	if (x->rc == NSR_OK) {
+		x->rc = nsr_ixclnt_begin(x->ix, x->client, x->ssid,
+					 x->savetime, x->name);
+		if (x->rc != NSR_OK)
+			nsr_buf_addstr(&err, nsr_ixclnt_errmsg(x->ix));
+	}
+	snprintf(x->err, sizeof(x->err), "%s", err.len ? err.data : "");
+	nsr_buf_release(&err);
+	return NULL;
+}
+
+/* mmd_open - connect to the mover nsrd chose and begin the fragment. */
+static int mmd_open(struct save_run *s, struct nsr_buf *err)
 {
 	const struct nsr_session_save_opts *o = s->o;
 	const save_start_res *ss = s->ss;
@@ -317,17 +349,35 @@ static int open_paths(struct save_run *s, struct nsr_buf *err)
 	hdr.savetime = ss->savetime;
 	hdr.browse_time = ss->browse_time;
 	hdr.retention_time = ss->retention_time;
-	rc = nsr_mmd_ss_begin(s->mmd, &hdr, (const uint8_t *)ss->volid, NULL,
-			      err);
-	if (rc != NSR_OK || o->no_index)
-		return rc;
-	rc = nsr_ixclnt_open(o->server, &s->ix, err);
-	if (rc != NSR_OK)
-		return rc;
-	rc = nsr_ixclnt_begin(s->ix, o->client, ss->ssid, ss->savetime,
-			      o->name);
-	if (rc != NSR_OK)
-		nsr_buf_addstr(err, nsr_ixclnt_errmsg(s->ix));
+	return nsr_mmd_ss_begin(s->mmd, &hdr, (const uint8_t *)ss->volid,
+				NULL, err);
+}
+
+/* open_paths - the mover's fragment and, at the same time, the index
+ * session (on this thread if no other can start).  An index begun for a
+ * save that then fails is aborted by the caller, as s->ix is set. */
+static int open_paths(struct save_run *s, struct nsr_buf *err)
+{
+	struct ix_opener x = {.server = s->o->server,
+			      .client = s->o->client,
+			      .name = s->o->name,
+			      .ssid = s->ss->ssid,
+			      .savetime = s->ss->savetime};
+	pthread_t tid;
+	int started = 0, rc;
+
+	if (!s->o->no_index)
+		started = pthread_create(&tid, NULL, ix_open_main, &x) == 0;
+	rc = mmd_open(s, err);
+	if (started)
+		pthread_join(tid, NULL);
+	else if (rc == NSR_OK && !s->o->no_index)
+		ix_open_main(&x);
+	s->ix = x.ix;
+	if (rc == NSR_OK && x.rc != NSR_OK && !s->o->no_index) {
+		nsr_buf_addstr(err, x.err);
+		rc = x.rc;
+	}
 	return rc;
 }
 

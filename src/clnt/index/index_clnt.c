@@ -3,7 +3,16 @@
  * batching so a save costs one round trip per 512 files, not per file
  * (or per 1 MB of paths, when long paths make the entries large), and
  * directory lists batched the same way (IX_LISTS_MAX pieces or 1 MB of
- * names per IX_ADD_LISTS).
+ * names per IX_ADD_LISTS).  Batches are pipelined: IX_ADD and IX_ADD_LISTS
+ * go out without waiting for their replies, which are read PIPE_DEPTH
+ * calls later or before any other call, so on a long link a save of many
+ * files does not wait a round trip per batch.  A batch the server refused
+ * fails the next add or the commit, with the server's words.
+ *
+ * Invariant: ix->npend replies are outstanding on the peer's open
+ * connection, their xids in pend[] from phead on; no other call goes out
+ * while any is (nsr_rpc_call refuses), and a transport failure closes the
+ * connection and forgets them all.
  */
 #include "nsr/compat.h"
 
@@ -15,6 +24,7 @@
 
 #define BATCH 512
 #define BATCH_BYTES (1u << 20) /* paths queued before a batch is sent */
+#define PIPE_DEPTH 8		/* batch replies outstanding at most */
 
 struct nsr_ixclnt {
 	struct nsr_peer *peer; /* nsrindexd on the server */
@@ -26,6 +36,8 @@ struct nsr_ixclnt {
 	ix_dirlist lists[IX_LISTS_MAX];
 	unsigned nlists;
 	size_t lbytes; /* name bytes queued */
+	uint32_t pend[PIPE_DEPTH]; /* xids of batches sent, reply unread */
+	unsigned npend, phead;
 	char err[1024];
 };
 
@@ -111,13 +123,92 @@ const char *nsr_ixclnt_errmsg(const struct nsr_ixclnt *ix)
 	return ix->err[0] ? ix->err : "no error";
 }
 
-/* void_call - one call returning nsr_void_res; errors into ix->err. */
+/* lost - the connection failed with rc: close it, forget the batches
+ * outstanding on it, say why in ix->err. */
+static int lost(struct nsr_ixclnt *ix, int rc)
+{
+	nsr_peer_fail(ix->peer, rc);
+	snprintf(ix->err, sizeof(ix->err), "%s", nsr_peer_errmsg(ix->peer));
+	ix->npend = 0;
+	ix->phead = 0;
+	return rc;
+}
+
+/* recv_one - read the reply to the oldest batch outstanding. */
+static int recv_one(struct nsr_ixclnt *ix)
+{
+	struct nsr_rpc_clnt *c = nsr_peer_clnt(ix->peer);
+	uint32_t xid = ix->pend[ix->phead];
+	nsr_void_res r;
+	int rc;
+
+	if (!c)
+		return lost(ix, NSR_ERR_RPC);
+	ix->phead = (ix->phead + 1) % PIPE_DEPTH;
+	ix->npend--;
+	memset(&r, 0, sizeof(r));
+	rc = nsr_rpc_call_recv(c, xid, NSR_XDR(xdr_nsr_void_res), &r);
+	if (rc) {
+		xdr_free(NSR_XDR(xdr_nsr_void_res), &r);
+		return lost(ix, rc);
+	}
+	rc = r.st.code;
+	if (rc)
+		snprintf(ix->err, sizeof(ix->err), "%s", r.st.msg);
+	xdr_free(NSR_XDR(xdr_nsr_void_res), &r);
+	return rc;
+}
+
+/* drain - read every outstanding reply; the first failure is returned. */
+static int drain(struct nsr_ixclnt *ix)
+{
+	int rc = NSR_OK;
+
+	while (ix->npend > 0) {
+		int r = recv_one(ix);
+
+		if (rc == NSR_OK)
+			rc = r;
+	}
+	return rc;
+}
+
+/* send_batch - a batch call whose reply is read later. */
+static int send_batch(struct nsr_ixclnt *ix, uint32_t proc, xdrproc_t xa,
+		      void *a)
+{
+	uint32_t xid;
+	int rc;
+
+	if (ix->npend == PIPE_DEPTH && (rc = recv_one(ix)) != NSR_OK)
+		return rc;
+	/* Connect (or replace a connection the server closed while idle)
+	 * only with no reply outstanding: none may be lost silently. */
+	if (ix->npend == 0 && (rc = nsr_peer_connect(ix->peer)) != NSR_OK) {
+		snprintf(ix->err, sizeof(ix->err), "%s",
+			 nsr_peer_errmsg(ix->peer));
+		return rc;
+	}
+	if (!nsr_peer_clnt(ix->peer))
+		return lost(ix, NSR_ERR_RPC);
+	rc = nsr_rpc_call_send(nsr_peer_clnt(ix->peer), proc, xa, a, &xid);
+	if (rc)
+		return lost(ix, rc);
+	ix->pend[(ix->phead + ix->npend) % PIPE_DEPTH] = xid;
+	ix->npend++;
+	return NSR_OK;
+}
+
+/* void_call - one call returning nsr_void_res, after the replies of the
+ * batches before it; errors into ix->err. */
 static int void_call(struct nsr_ixclnt *ix, uint32_t proc, xdrproc_t xa,
 		     void *a)
 {
 	nsr_void_res r;
-	int rc;
+	int rc = drain(ix);
 
+	if (rc != NSR_OK && proc != IX_ABORT)
+		return rc;
 	memset(&r, 0, sizeof(r));
 	rc = nsr_peer_call(ix->peer, proc, xa, a, NSR_XDR(xdr_nsr_void_res), &r,
 			   proc == IX_DELETE ? NSR_PEER_RETRY : 0);
@@ -163,7 +254,7 @@ static int flush(struct nsr_ixclnt *ix)
 	a.ssid = ix->ssid;
 	a.entries.entries_len = ix->n;
 	a.entries.entries_val = ix->batch;
-	rc = void_call(ix, IX_ADD, NSR_XDR(xdr_ix_add_args), &a);
+	rc = send_batch(ix, IX_ADD, NSR_XDR(xdr_ix_add_args), &a);
 	clear_batch(ix);
 	return rc;
 }
@@ -222,8 +313,8 @@ static int flush_lists(struct nsr_ixclnt *ix)
 	int rc = NSR_OK;
 
 	if (ix->nlists)
-		rc = void_call(ix, IX_ADD_LISTS, NSR_XDR(xdr_ix_lists_args),
-			       &a);
+		rc = send_batch(ix, IX_ADD_LISTS,
+				NSR_XDR(xdr_ix_lists_args), &a);
 	clear_lists(ix);
 	return rc;
 }
@@ -343,6 +434,9 @@ static int status_call(struct nsr_ixclnt *ix, uint32_t proc, xdrproc_t xa,
 	int rc;
 
 	memset(r, 0, rsize);
+	rc = drain(ix); /* a batch refused before: st stays zero */
+	if (rc)
+		return rc;
 	rc = nsr_peer_call(ix->peer, proc, xa, a, xr, r, NSR_PEER_RETRY);
 	if (rc) {
 		snprintf(ix->err, sizeof(ix->err), "%s",

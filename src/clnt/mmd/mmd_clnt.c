@@ -30,12 +30,13 @@
  * Striping (nsr_mmd_set_stripes): a session whose mover is not on
  * loopback asks the mover (MMD_SS_STRIPE) for a token and opens more
  * connections that join the session (MMD_SS_JOIN) through the same
- * transport (TLS on each).  Data call number n goes over connection
- * n % (joined + 1), each written out at once; syncs and the end stay on
- * the first connection, and one more sync goes out before MMD_SS_END, so
- * the final drain means every data call is written.  A mover of a volume
- * that may span (tape, vtape) refuses, and the session stays on one
- * connection; a striped session never spans.
+ * transport (TLS on each), all at once, one thread each, so that their
+ * handshakes overlap on a long link.  Data call number n goes over
+ * connection n % (joined + 1), each written out at once; syncs and the
+ * end stay on the first connection, and one more sync goes out before
+ * MMD_SS_END, so the final drain means every data call is written.  A
+ * mover of a volume that may span (tape, vtape) refuses, and the session
+ * stays on one connection; a striped session never spans.
  *
  * Invariants (save session):
  *  1. the replay queue holds every byte in [acked, sent), in order, and
@@ -49,6 +50,7 @@
  */
 #include "nsr/compat.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 
 #include "nsr/buf.h"
@@ -458,19 +460,34 @@ static unsigned stripes_wanted(const struct nsr_mmd *m)
 	return nsr_rpc_peer_local(m->c) ? 1 : NSR_MMD_STRIPES_AUTO;
 }
 
-/* join - one more connection into the striped session. */
-static int join(struct nsr_mmd *m, const mmd_stripe_res *sr,
-		struct nsr_buf *err)
+/* A connection joining a striped session, opened on a thread of its own
+ * so that the handshakes of all of them (TCP, TLS, MMD_SS_JOIN: three
+ * round trips or more each) overlap instead of adding up on a long link. */
+struct joiner {
+	const struct nsr_mmd *m;
+	const mmd_stripe_res *sr;
+	struct nsr_rpc_clnt *c; /* joined, or NULL */
+	pthread_t tid;
+	int started;
+};
+
+/* join - open one more connection and join it to the striped session;
+ * NULL if it cannot (the session goes on with the others). */
+static struct nsr_rpc_clnt *join(const struct nsr_mmd *m,
+				 const mmd_stripe_res *sr)
 {
 	struct nsr_rpc_clnt *c = NULL;
 	mmd_join_args a;
 	nsr_void_res r;
+	struct nsr_buf ignore;
 	int rc;
 
+	nsr_buf_init(&ignore, 0);
 	rc = nsr_rpc_connect(m->host, m->port, NSRMMD_PROG, NSRMMD_V1, 0, &c,
-			     err);
+			     &ignore);
+	nsr_buf_release(&ignore);
 	if (rc != NSR_OK)
-		return rc;
+		return NULL;
 	memset(&a, 0, sizeof(a));
 	memset(&r, 0, sizeof(r));
 	a.ssid = m->hdr.ssid;
@@ -479,17 +496,47 @@ static int join(struct nsr_mmd *m, const mmd_stripe_res *sr,
 		a.token[0] ^= 1; /* tests: the mover must refuse the join */
 	rc = nsr_rpc_call(c, MMD_SS_JOIN, NSR_XDR(xdr_mmd_join_args), &a,
 			  NSR_XDR(xdr_nsr_void_res), &r);
-	if (rc != NSR_OK)
-		why(err, "%s", nsr_rpc_last_error(c));
-	else
-		rc = status_rc(&r.st, err);
+	if (rc == NSR_OK && r.st.code != NSR_OK)
+		rc = r.st.code;
 	xdr_free(NSR_XDR(xdr_nsr_void_res), (char *)&r);
 	if (rc != NSR_OK) {
 		nsr_rpc_close(c);
-		return rc;
+		return NULL;
 	}
-	m->xc[m->nx++] = c;
-	return NSR_OK;
+	return c;
+}
+
+/* joiner_main - thread body: one join. */
+static void *joiner_main(void *arg)
+{
+	struct joiner *j = arg;
+
+	j->c = join(j->m, j->sr);
+	return NULL;
+}
+
+/* join_all - want more connections into the session, joined at once;
+ * a thread that cannot start joins on this one. */
+static void join_all(struct nsr_mmd *m, const mmd_stripe_res *sr,
+		     unsigned want)
+{
+	struct joiner j[MMD_STRIPES_MAX - 1];
+
+	memset(j, 0, sizeof(j));
+	for (unsigned i = 0; i < want; i++) {
+		j[i].m = m;
+		j[i].sr = sr;
+		j[i].started = pthread_create(&j[i].tid, NULL, joiner_main,
+					      &j[i]) == 0;
+		if (!j[i].started)
+			j[i].c = join(m, sr);
+	}
+	for (unsigned i = 0; i < want; i++) {
+		if (j[i].started)
+			pthread_join(j[i].tid, NULL);
+		if (j[i].c)
+			m->xc[m->nx++] = j[i].c;
+	}
 }
 
 /* stripe_open - stripe the session just begun over more connections, if
@@ -500,7 +547,6 @@ static int stripe_open(struct nsr_mmd *m, struct nsr_buf *err)
 {
 	unsigned want = stripes_wanted(m);
 	mmd_stripe_res r;
-	struct nsr_buf ignore;
 	int rc;
 
 	m->used = 1;
@@ -515,10 +561,7 @@ static int stripe_open(struct nsr_mmd *m, struct nsr_buf *err)
 		m->striped = 1;
 		want = NSR_MIN(want - 1, r.conns);
 		want = NSR_MIN(want, (unsigned)NSR_ARRAY_SIZE(m->xc));
-		nsr_buf_init(&ignore, 0);
-		while (m->nx < want && join(m, &r, &ignore) == NSR_OK)
-			;
-		nsr_buf_release(&ignore);
+		join_all(m, &r, want);
 		m->used = m->nx + 1;
 	}
 	xdr_free(NSR_XDR(xdr_mmd_stripe_res), (char *)&r);
