@@ -286,12 +286,32 @@ const char *nsr_rpc_call_who(const struct nsr_rpc_call *call, char *out,
 			     size_t len);
 /* nsr_rpc_user_valid - 1 if name is a user name a caller may state. */
 int nsr_rpc_user_valid(const char *name);
+/* nsr_rpc_cred_user - the user an NSR_AUTH_USER credential body of len
+ * bytes states, into out: 1 if it is a valid name (no NUL inside), 0 if
+ * the credential is to be refused. */
+int nsr_rpc_cred_user(const void *body, size_t len,
+		      char out[NSR_RPC_USER_MAX + 1]);
 /* nsr_rpc_self_user - the name this process states: its effective uid's
  * name (tests: NSR_TEST_USER); NULL if it has none that is valid. */
 const char *nsr_rpc_self_user(void);
 /* nsr_rpc_vouch_path - "<root>/nsrexecd.sock", the Unix socket where
  * nsrexecd vouches for local users, into out[len]. */
 int nsr_rpc_vouch_path(const char *root, char *out, size_t len);
+/* A request to nsrexecd's vouching socket: one line, "HOST PORT PROG
+ * VERS\n" (vouch.c). */
+struct nsr_vouch_req {
+	char host[256]; /* 1-255 bytes, none of them space or control */
+	int port;	/* 1-65535 */
+	uint32_t prog, vers;
+};
+/* nsr_rpc_vouch_format - the request line of r (with its newline) into
+ * out[len]; NSR_ERR_INVAL if r is not a valid request. */
+int nsr_rpc_vouch_format(const struct nsr_vouch_req *r, char *out,
+			 size_t len);
+/* nsr_rpc_vouch_parse - a request line (without its newline): exactly
+ * four fields separated by single spaces, decimal numbers without sign
+ * or leading zeros in range; NSR_ERR_SYNTAX for anything else. */
+int nsr_rpc_vouch_parse(const char *line, struct nsr_vouch_req *r);
 /* nsr_rpc_vouch_serve - nsrexecd: serve one connection fd of that
  * socket whose peer the kernel says is user (SO_PEERCRED): read the
  * request, connect as this host stating user, relay until either side

@@ -35,6 +35,21 @@ int nsr_rpc_user_valid(const char *name)
 	return 1;
 }
 
+/* nsr_rpc_cred_user - the name an NSR_AUTH_USER credential states. */
+int nsr_rpc_cred_user(const void *body, size_t len,
+		      char out[NSR_RPC_USER_MAX + 1])
+{
+	out[0] = '\0';
+	if (len == 0 || len > NSR_RPC_USER_MAX || memchr(body, '\0', len))
+		return 0;
+	memcpy(out, body, len);
+	out[len] = '\0';
+	if (nsr_rpc_user_valid(out))
+		return 1;
+	out[0] = '\0';
+	return 0;
+}
+
 /* self_init - look the effective uid's name up once.  NSR_TEST_USER
  * (tests) states another name: it grants nothing a process could not
  * state anyway, since stating is believed only of a process that holds

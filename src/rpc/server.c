@@ -311,14 +311,10 @@ static int take_user(struct srv_conn *sc, XDR *x, const struct rpc_msg *m)
 
 	if (a->oa_flavor != NSR_AUTH_USER)
 		return NSR_OK;
-	if (a->oa_length == 0 || a->oa_length > NSR_RPC_USER_MAX)
-		goto bad;
-	memcpy(name, a->oa_base, a->oa_length);
-	name[a->oa_length] = '\0';
-	if (!nsr_rpc_user_valid(name) ||
+	if (!nsr_rpc_cred_user(a->oa_base, a->oa_length, name) ||
 	    (sc->user[0] && strcmp(sc->user, name) != 0))
 		goto bad;
-	memcpy(sc->user, name, a->oa_length + 1);
+	memcpy(sc->user, name, strlen(name) + 1);
 	return NSR_OK;
 bad:
 	send_denied(x, m->rm_xid, AUTH_BADCRED);

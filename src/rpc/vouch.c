@@ -41,6 +41,77 @@ int nsr_rpc_vouch_path(const char *root, char *out, size_t len)
 	return n < 0 || (size_t)n >= len ? NSR_ERR_TOOBIG : NSR_OK;
 }
 
+/* host_ok - 1 to 255 bytes, none a space or control character. */
+static int host_ok(const char *h, size_t n)
+{
+	if (n == 0 || n > 255)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)h[i] <= ' ' || (unsigned char)h[i] == 0x7f)
+			return 0;
+	return 1;
+}
+
+/* nsr_rpc_vouch_format - "HOST PORT PROG VERS\n" of a valid request. */
+int nsr_rpc_vouch_format(const struct nsr_vouch_req *r, char *out,
+			 size_t len)
+{
+	int n;
+
+	if (!host_ok(r->host, strnlen(r->host, sizeof(r->host))) ||
+	    r->port < 1 || r->port > 65535)
+		return NSR_ERR_INVAL;
+	n = snprintf(out, len, "%s %d %u %u\n", r->host, r->port,
+		     (unsigned)r->prog, (unsigned)r->vers);
+	return n < 0 || (size_t)n >= len ? NSR_ERR_TOOBIG : NSR_OK;
+}
+
+/* number - a decimal field of p[0..n): no sign, no leading zero, at most
+ * max; 1 and its value in *v, or 0. */
+static int number(const char *p, size_t n, uint64_t max, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (n == 0 || n > 10 || (p[0] == '0' && n > 1))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return 0;
+		x = x * 10 + (uint64_t)(p[i] - '0');
+	}
+	*v = x;
+	return x <= max;
+}
+
+/* nsr_rpc_vouch_parse - the four fields of a request line. */
+int nsr_rpc_vouch_parse(const char *line, struct nsr_vouch_req *r)
+{
+	const char *f[4];
+	size_t n[4];
+	uint64_t v[3];
+	const char *p = line;
+
+	memset(r, 0, sizeof(*r));
+	for (int i = 0; i < 4; i++) {
+		const char *e = strchr(p, ' ');
+
+		f[i] = p;
+		n[i] = e ? (size_t)(e - p) : strlen(p);
+		if ((i < 3) != (e != NULL))
+			return NSR_ERR_SYNTAX; /* not exactly four fields */
+		p = e ? e + 1 : p + n[i];
+	}
+	if (!host_ok(f[0], n[0]) || !number(f[1], n[1], 65535, &v[0]) ||
+	    v[0] == 0 || !number(f[2], n[2], UINT32_MAX, &v[1]) ||
+	    !number(f[3], n[3], UINT32_MAX, &v[2]))
+		return NSR_ERR_SYNTAX;
+	memcpy(r->host, f[0], n[0]);
+	r->port = (int)v[0];
+	r->prog = (uint32_t)v[1];
+	r->vers = (uint32_t)v[2];
+	return NSR_OK;
+}
+
 /* read_line - one line of at most len-1 bytes from fd within ms. */
 static int read_line(int fd, char *out, size_t len, int ms)
 {
@@ -103,27 +174,26 @@ static void pump(int fd, struct nsr_conn *c)
  * user; returns when the relay ends (fd is left open). */
 int nsr_rpc_vouch_serve(int fd, const char *user)
 {
-	char line[LINE_MAX_], host[256], msg[600];
-	unsigned prog, vers;
+	char line[LINE_MAX_], msg[600];
+	struct nsr_vouch_req q;
 	struct nsr_rpc_clnt *c = NULL;
 	struct nsr_buf err;
-	int port, rc;
+	int rc;
 
 	if (!nsr_rpc_user_valid(user)) {
 		answer(fd, "error: this user has no valid name\n");
 		return NSR_ERR_PERM;
 	}
 	rc = read_line(fd, line, sizeof(line), REQUEST_MS);
-	if (rc == NSR_OK && (sscanf(line, "%255s %d %u %u", host, &port, &prog,
-				    &vers) != 4 ||
-			     port <= 0 || port > 65535))
-		rc = NSR_ERR_SYNTAX;
+	if (rc == NSR_OK)
+		rc = nsr_rpc_vouch_parse(line, &q);
 	if (rc) {
 		answer(fd, "error: bad request\n");
 		return rc;
 	}
 	nsr_buf_init(&err, 0);
-	rc = nsr_rpc_connect_as(host, port, prog, vers, user, &c, &err);
+	rc = nsr_rpc_connect_as(q.host, q.port, q.prog, q.vers, user, &c,
+				&err);
 	if (rc == NSR_OK)
 		rc = nsr_rpc_call(c, 0, NSR_XDR(xdr_void), NULL,
 				  NSR_XDR(xdr_void), NULL);
@@ -168,9 +238,18 @@ int nsr_rpc_vouch_connect(struct nsr_conn *c, const char *path,
 			  uint32_t vers, struct nsr_buf *err)
 {
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	struct nsr_vouch_req q = {.port = port, .prog = prog, .vers = vers};
 	char line[LINE_MAX_];
 	int fd, rc;
 
+	snprintf(q.host, sizeof(q.host), "%s", host);
+	if (strlen(host) >= sizeof(q.host) ||
+	    nsr_rpc_vouch_format(&q, line, sizeof(line)) != NSR_OK) {
+		if (err)
+			nsr_buf_addf(err, "cannot ask nsrexecd for a "
+				     "connection to %s:%d", host, port);
+		return NSR_ERR_INVAL;
+	}
 	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
@@ -181,8 +260,6 @@ int nsr_rpc_vouch_connect(struct nsr_conn *c, const char *path,
 			close(fd);
 		return NSR_ERR_CONNECT;
 	}
-	snprintf(line, sizeof(line), "%s %d %u %u\n", host, port,
-		 (unsigned)prog, (unsigned)vers);
 	rc = nsr_write_full(fd, line, strlen(line));
 	if (rc == NSR_OK)
 		rc = read_line(fd, line, sizeof(line), 30000);

@@ -203,6 +203,69 @@ static void test_user_fixed(void **state)
 	test_server_stop(&s);
 }
 
+/* test_cred_user - the names a credential may state. */
+static void test_cred_user(void **state)
+{
+	char name[NSR_RPC_USER_MAX + 1];
+	char long_name[NSR_RPC_USER_MAX + 2];
+
+	NSR_UNUSED(state);
+	assert_int_equal(nsr_rpc_cred_user("root", 4, name), 1);
+	assert_string_equal(name, "root");
+	assert_int_equal(nsr_rpc_cred_user("HOST$", 5, name), 1);
+	assert_int_equal(nsr_rpc_cred_user("a$b", 3, name), 0);
+	assert_string_equal(name, "");
+	assert_int_equal(nsr_rpc_cred_user("-x", 2, name), 0);
+	assert_int_equal(nsr_rpc_cred_user(".x", 2, name), 0);
+	assert_int_equal(nsr_rpc_cred_user("a\0b", 3, name), 0);
+	assert_int_equal(nsr_rpc_cred_user("", 0, name), 0);
+	memset(long_name, 'u', sizeof(long_name));
+	assert_int_equal(nsr_rpc_cred_user(long_name, NSR_RPC_USER_MAX, name),
+			 1);
+	assert_int_equal(
+		nsr_rpc_cred_user(long_name, NSR_RPC_USER_MAX + 1, name), 0);
+}
+
+/* test_vouch_line - the request line to nsrexecd's socket: strict
+ * fields, and the formatter writes what the parser reads. */
+static void test_vouch_line(void **state)
+{
+	static const char *bad[] = {
+		"",		"h 1 1",      "h 1 1 1 1", "h  1 1 1",
+		" h 1 1 1",	"h 0 1 1",    "h 65536 1 1", "h +1 1 1",
+		"h -1 1 1",	"h 01 1 1",   "h 1 1 4294967296",
+		"h 1 1 1 ",	"h\t 1 1 1", "h 1 1 x",
+	};
+	struct nsr_vouch_req r, q;
+	char line[600];
+
+	NSR_UNUSED(state);
+	assert_int_equal(nsr_rpc_vouch_parse("sn 7938 537461011 1", &r),
+			 NSR_OK);
+	assert_string_equal(r.host, "sn");
+	assert_int_equal(r.port, 7938);
+	assert_int_equal(r.prog, 537461011u);
+	assert_int_equal(r.vers, 1u);
+	assert_int_equal(nsr_rpc_vouch_parse("::1 65535 4294967295 0", &r),
+			 NSR_OK);
+	assert_int_equal(r.prog, 4294967295u);
+	assert_int_equal(nsr_rpc_vouch_format(&r, line, sizeof(line)),
+			 NSR_OK);
+	assert_string_equal(line, "::1 65535 4294967295 0\n");
+	for (size_t i = 0; i < NSR_ARRAY_SIZE(bad); i++)
+		assert_int_equal(nsr_rpc_vouch_parse(bad[i], &r),
+				 NSR_ERR_SYNTAX);
+	memset(&q, 0, sizeof(q));
+	snprintf(q.host, sizeof(q.host), "a b");
+	q.port = 1;
+	assert_int_equal(nsr_rpc_vouch_format(&q, line, sizeof(line)),
+			 NSR_ERR_INVAL);
+	snprintf(q.host, sizeof(q.host), "h");
+	q.port = 0;
+	assert_int_equal(nsr_rpc_vouch_format(&q, line, sizeof(line)),
+			 NSR_ERR_INVAL);
+}
+
 /* main - run the tests as user "tester" without TLS. */
 int main(void)
 {
@@ -210,6 +273,8 @@ int main(void)
 		cmocka_unit_test(test_identity_and_admin),
 		cmocka_unit_test(test_no_policy),
 		cmocka_unit_test(test_user_fixed),
+		cmocka_unit_test(test_cred_user),
+		cmocka_unit_test(test_vouch_line),
 	};
 
 	setenv("NSR_TEST_NO_TLS", "1", 1);
