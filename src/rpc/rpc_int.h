@@ -23,6 +23,9 @@ struct nsr_conn {
 	void *ssl;	   /* SSL *, once TLS started (tls.c) */
 	char peer_host[256]; /* host name certified by the peer's cert */
 	char serial[64];     /* that certificate's serial (hex) */
+	char *wbuf;	     /* TLS records of one large write (tlswire.c) */
+	int wlen, wcap;	     /* bytes in wbuf, its size */
+	int coalesce;	     /* a large write is gathering its records */
 };
 
 void nsr_conn_init_fd(struct nsr_conn *c, int fd);

@@ -10,7 +10,15 @@
  *  2. the handshake starts only after the probe's reply was read whole
  *     (client) or flushed (server), and the peer sends nothing between,
  *     so no TLS byte is ever left in an XDR buffer;
- *  3. no close_notify is sent (tls.c invariant 2).
+ *  3. no close_notify is sent (tls.c invariant 2);
+ *  4. c->wlen is 0 whenever no tls_write is in progress: the records of
+ *     a large write are gathered in c->wbuf and sent before it returns,
+ *     so a reply or a one-way call never waits in it.
+ *
+ * Why gather: OpenSSL hands the BIO one record (at most 16 KB) at a time,
+ * so writing 1 MB of save data cost 64 send() calls; gathered, it costs
+ * one per WBUF_CAP.  Reading, OpenSSL reads ahead (one read() per record
+ * instead of two: header, then body).
  */
 #include "nsr/compat.h"
 
@@ -28,6 +36,10 @@
 #include "rpc_int.h"
 
 #define HANDSHAKE_MS 30000 /* the probe and the handshake, each */
+/* A write of at least COALESCE_MIN bytes gathers its records, up to
+ * WBUF_CAP bytes per send(). */
+#define COALESCE_MIN (64 * 1024)
+#define WBUF_CAP (256 * 1024)
 
 /* The connection as an OpenSSL BIO: reads and writes go through the
  * TCP functions of conn.c, so timeouts and MSG_NOSIGNAL hold. */
@@ -47,20 +59,45 @@ static int bio_read(BIO *b, char *p, int n)
 	return r;
 }
 
-/* bio_write - BIO write: all bytes or -1. */
-static int bio_write(BIO *b, const char *p, int n)
+/* wbuf_flush - send what c->wbuf gathered; -1 on failure. */
+static int wbuf_flush(struct nsr_conn *c)
 {
-	BIO_clear_retry_flags(b);
-	return nsr_conn_tcp_write(BIO_get_data(b), p, n);
+	int n = c->wlen;
+
+	c->wlen = 0;
+	return n > 0 && nsr_conn_tcp_write(c, c->wbuf, n) != n ? -1 : 0;
 }
 
-/* bio_ctrl - only flush means anything (writes are not buffered). */
+/* bio_write - BIO write: all bytes or -1; gathered while c->coalesce
+ * (invariant 4). */
+static int bio_write(BIO *b, const char *p, int n)
+{
+	struct nsr_conn *c = BIO_get_data(b);
+
+	BIO_clear_retry_flags(b);
+	if (!c->coalesce || n > WBUF_CAP)
+		return wbuf_flush(c) ? -1 : nsr_conn_tcp_write(c, p, n);
+	if (!c->wbuf) {
+		c->wbuf = malloc(WBUF_CAP);
+		if (!c->wbuf)
+			return nsr_conn_tcp_write(c, p, n);
+		c->wcap = WBUF_CAP;
+	}
+	if (c->wlen + n > c->wcap && wbuf_flush(c))
+		return -1;
+	memcpy(c->wbuf + c->wlen, p, (size_t)n);
+	c->wlen += n;
+	return n;
+}
+
+/* bio_ctrl - only flush means anything: it sends what was gathered. */
 static long bio_ctrl(BIO *b, int cmd, long num, void *ptr)
 {
-	NSR_UNUSED(b);
 	NSR_UNUSED(num);
 	NSR_UNUSED(ptr);
-	return cmd == BIO_CTRL_FLUSH ? 1 : 0;
+	if (cmd != BIO_CTRL_FLUSH)
+		return 0;
+	return wbuf_flush(BIO_get_data(b)) ? 0 : 1;
 }
 
 /* bio_create - a new BIO is ready at once. */
@@ -117,10 +154,12 @@ static int tls_write(struct nsr_conn *c, const void *p, int n)
 	c->err = NSR_OK;
 	if (n == 0)
 		return 0;
+	c->coalesce = n >= COALESCE_MIN;
 	r = SSL_write(c->ssl, p, n);
-	if (r == n)
+	c->coalesce = 0;
+	if (wbuf_flush(c) == 0 && r == n)
 		return n;
-	ssl_fail(c, c->ssl, r);
+	ssl_fail(c, c->ssl, r > 0 ? -1 : r);
 	ERR_clear_error();
 	return -1;
 }
@@ -130,6 +169,9 @@ static void tls_close(struct nsr_conn *c)
 {
 	SSL_free(c->ssl);
 	c->ssl = NULL;
+	free(c->wbuf);
+	c->wbuf = NULL;
+	c->wlen = c->wcap = 0;
 	if (c->fd >= 0)
 		close(c->fd);
 	c->fd = -1;
@@ -171,6 +213,7 @@ static int handshake(struct nsr_conn *c, int client, struct nsr_buf *err)
 	}
 	BIO_set_data(b, c);
 	SSL_set_bio(s, b, b);
+	SSL_set_read_ahead(s, 1);
 	c->err = NSR_OK;
 	c->timeout_ms = HANDSHAKE_MS;
 	r = client ? SSL_connect(s) : SSL_accept(s);
