@@ -360,6 +360,11 @@ static const struct nsr_daemon_ops nsrd_ops = {
 	.summary = "OpenNSR server master daemon: resources, sessions, media "
 		   "operations",
 	.tick_ms = 500,
+	/* Its handlers never wait long (a save that must wait is told to
+	 * ask again), so 1,024 sessions need far fewer workers than
+	 * connections; each worker keeps per-thread state (malloc's cache,
+	 * OpenSSL's) while it lives: tests/bench/admission. */
+	.max_threads = NSRD_MAX_THREADS,
 	.progs = nsrd_progs,
 	.nprogs = NSR_ARRAY_SIZE(nsrd_progs),
 	.check = nsrd_check,

@@ -74,6 +74,8 @@ struct nsrd_session {
  * 1), made on first use.  Enough that concurrent creates meet in
  * nsrmmdbd's group commit; one more start waits for a free lane. */
 #define NSRD_LANES 32
+/* RPC worker threads by default (NSR_RPC_MAX_THREADS overrides). */
+#define NSRD_MAX_THREADS 256
 struct nsrd_lane {
 	int busy;
 	struct mmdb_clnt *mmdb;

@@ -50,6 +50,7 @@ struct nsr_daemon_ops {
 	int default_port;	 /* 0 = ephemeral */
 	int no_register;	 /* nsrexecd: it is the locator */
 	unsigned tick_ms;	 /* 0 = no tick */
+	int max_threads; /* RPC workers by default (0: the transport's) */
 	const struct nsr_rpc_prog *progs;
 	size_t nprogs;
 	/* option - a daemon option; 0 or -1 (message already printed). */

@@ -217,6 +217,9 @@ struct nsr_rpc_limits {
 /* nsr_rpc_server_limits - copy the bounds in force into *lim. */
 void nsr_rpc_server_limits(const struct nsr_rpc_server *srv,
 			   struct nsr_rpc_limits *lim);
+/* nsr_rpc_server_set_max_threads - a program's own default for the
+ * worker threads (before serving), unless NSR_RPC_MAX_THREADS gives one. */
+void nsr_rpc_server_set_max_threads(struct nsr_rpc_server *srv, int n);
 
 /* Kinds of TLS refusals (nsr/tls.h) the stats count. */
 enum nsr_rpc_tls_event {

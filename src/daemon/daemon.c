@@ -811,6 +811,7 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 	raise_nofile();
 	if (nsr_rpc_server_new(ops->progs, ops->nprogs, &d.srv) != NSR_OK)
 		nsr_fatal("cannot start the RPC server: %s", strerror(errno));
+	nsr_rpc_server_set_max_threads(d.srv, ops->max_threads);
 	{
 		struct nsr_buf err;
 

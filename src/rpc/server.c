@@ -628,6 +628,16 @@ void nsr_rpc_server_limits(const struct nsr_rpc_server *s,
 	*lim = s->lim;
 }
 
+/* nsr_rpc_server_set_max_threads - the program's default, not the
+ * administrator's (the environment wins). */
+void nsr_rpc_server_set_max_threads(struct nsr_rpc_server *s, int n)
+{
+	const char *e = getenv("NSR_RPC_MAX_THREADS");
+
+	if (n > 0 && !(e && *e))
+		s->lim.max_threads = n;
+}
+
 /* nsr_rpc_call_peer - "address:port" of the caller. */
 const char *nsr_rpc_call_peer(const struct nsr_rpc_call *call)
 {
