@@ -10,6 +10,7 @@
 #   save-large  save -q DIR/data/large           (one save set, AFTD)
 #   tar-large   tar -cf DIR/tar/large.tar large, then sync of the archive
 #   save-small  save -q DIR/data/small
+#   pss-small   save -q --pss DIR/data/small (4 streams, parallelism 4)
 #   tar-small   tar -cf DIR/tar/small.tar small, then sync of the archive
 #   pipe-large  save --pipe=/PIPE/tar -- tar -cf - large (the large files
 #               through a pipe, read 64 KB at a time)
@@ -90,6 +91,7 @@ task() {
 	case $1 in
 	save-large) "$BIN/save" -s $S -q -N large "$DATA/large" >"$DIR/out/$1" 2>&1 || rc=1 ;;
 	save-small) "$BIN/save" -s $S -q -N small "$DATA/small" >"$DIR/out/$1" 2>&1 || rc=1 ;;
+	pss-small) "$BIN/save" -s $S -q --pss "$DATA/small" >"$DIR/out/$1" 2>&1 || rc=1 ;;
 	tar-large) { tar -cf "$DIR/tar/large.tar" -C "$DATA" large &&
 		     sync "$DIR/tar/large.tar"; } >"$DIR/out/$1" 2>&1 || rc=1 ;;
 	tar-small) { tar -cf "$DIR/tar/small.tar" -C "$DATA" small &&
@@ -101,7 +103,7 @@ task() {
 	[ $rc = 0 ] || echo "# $1 failed: $(head -3 "$DIR/out/$1")" >&2
 }
 
-TASKS=(save-large tar-large save-small tar-small pipe-large)
+TASKS=(save-large tar-large save-small tar-small pss-small pipe-large)
 declare -A R
 echo "# $NL x $LMB MB and $NS files of 4-64 KiB ($SBYTES bytes); rounds $RUNS;"
 echo "# $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); cold cache: $COLD; $(date -u)"
@@ -118,12 +120,14 @@ INCR=$(since "$t0")
 
 sl=$(med "${R[save-large]}") tl=$(med "${R[tar-large]}")
 ss=$(med "${R[save-small]}") ts=$(med "${R[tar-small]}")
+ps=$(med "${R[pss-small]}")
 pl=$(med "${R[pipe-large]}")
 echo
 echo "| data | tar s | tar MB/s | save s | save MB/s | save rate / tar rate | runs s (tar / save) |"
 echo "|---|---|---|---|---|---|---|"
 echo "| $NL x $LMB MB | $tl | $(mbs "$LBYTES" "$tl") | $sl | $(mbs "$LBYTES" "$sl") | $(ratio "$tl" "$sl") | ${R[tar-large]}/ ${R[save-large]} |"
 echo "| $NS small files | $ts | $(mbs "$SBYTES" "$ts") ($(awk -v n="$NS" -v t="$ts" 'BEGIN{printf "%.0f", n/t}') files/s) | $ss | $(mbs "$SBYTES" "$ss") ($(awk -v n="$NS" -v t="$ss" 'BEGIN{printf "%.0f", n/t}') files/s) | $(ratio "$ts" "$ss") | ${R[tar-small]}/ ${R[save-small]} |"
+echo "| $NS small files, save --pss (4 streams) | $ts | $(mbs "$SBYTES" "$ts") ($(awk -v n="$NS" -v t="$ts" 'BEGIN{printf "%.0f", n/t}') files/s) | $ps | $(mbs "$SBYTES" "$ps") ($(awk -v n="$NS" -v t="$ps" 'BEGIN{printf "%.0f", n/t}') files/s) | $(ratio "$ts" "$ps") | ${R[tar-small]}/ ${R[pss-small]} |"
 echo "| $NL x $LMB MB via save --pipe -- tar -cf - | $tl | $(mbs "$LBYTES" "$tl") | $pl | $(mbs "$LBYTES" "$pl") | $(ratio "$tl" "$pl") | ${R[tar-large]}/ ${R[pipe-large]} |"
 echo
 echo "incremental of $NS unchanged files after a full (warm cache): $INCR s"
