@@ -12,8 +12,9 @@
 # parallel save streams (tests/bench/pss), admission of many sessions
 # (tests/bench/admission), the client file index (tests/bench/index) and
 # save with TLS on and off (tests/bench/tls), and several save sets of one
-# volume restored in one pass (tests/bench/multiread), and nsrclone against
-# dd (tests/bench/clone).  Output goes to the terminal and to
+# volume restored in one pass (tests/bench/multiread), nsrclone against
+# dd (tests/bench/clone), and nsrim over a million save sets
+# (tests/bench/nsrim).  Output goes to the terminal and to
 # DIR/<name>.txt; the data lives under DIR too (default ./bench-results,
 # a few GB at full size).  Run it on a quiet machine and
 # compare ratios, not absolute figures, between machines.
@@ -43,11 +44,12 @@ B=$BUILD/tests/bench
 if [ $quick = 1 ]; then
 	mmdb="-n 20000 -q 200" media="-s 32 -r 3" jobs=100000 latency=-q
 	sessions=-q save=-q recover=-q pss=-q admission=-q index="-n 100000"
-	tls=-q multiread=-q clone=-q
+	tls=-q multiread=-q clone=-q nsrim=-q
 else
 	mmdb="-n 1000000 -q 2000" media="-s 256 -r 12" jobs=1000000 latency=""
 	sessions="-s 256 -r 3" save="-r 3" recover="-r 3" pss="-r 3"
 	admission="-r 3" index="-n 10000000" tls="-r 3" multiread="-r 3" clone="-r 3"
+	nsrim=""
 fi
 
 run() { # NAME COMMAND... - run, show and keep the output
@@ -59,7 +61,8 @@ run() { # NAME COMMAND... - run, show and keep the output
 
 mkdir -p "$out/mmdb" "$out/media" "$out/jobdb" "$out/jobd" "$out/latency" \
 	"$out/sessions" "$out/demux" "$out/save" "$out/recover" "$out/pss" \
-	"$out/admission" "$out/index" "$out/tls" "$out/multiread" "$out/clone"
+	"$out/admission" "$out/index" "$out/tls" "$out/multiread" "$out/clone" \
+	"$out/nsrim"
 # shellcheck disable=SC2086 # the option strings are meant to split
 run mmdb "$B/bench_mmdb" $mmdb -d "$out/mmdb"
 # shellcheck disable=SC2086
@@ -97,4 +100,7 @@ run multiread ./tests/bench/multiread/run-multiread.sh $multiread \
 	-b "$BUILD/bin" -d "$out/multiread"
 run clone ./tests/bench/clone/run-clone.sh $clone -b "$BUILD/bin" \
 	-d "$out/clone"
+# shellcheck disable=SC2086
+run nsrim ./tests/bench/nsrim/run-nsrim.sh $nsrim -b "$BUILD/bin" -t "$B" \
+	-d "$out/nsrim"
 echo "==> results in $out"

@@ -533,6 +533,110 @@ out:
 	return rc;
 }
 
+/* A change of MM_SS_FLAGS_MANY with its place in the call. */
+struct flags_at {
+	mm_ss_flags_args f;
+	u_int at;
+};
+
+/* by_ssid_at - order: ssid, then place in the call. */
+static int by_ssid_at(const void *a, const void *b)
+{
+	const struct flags_at *x = a, *y = b;
+
+	if (x->f.ssid != y->f.ssid)
+		return x->f.ssid < y->f.ssid ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* flags_merge - changes of one save set in call order as one: applying
+ * (set, clear) then (set2, clear2) is (set & ~clear2 | set2,
+ * clear & ~set2 | clear2). */
+static size_t flags_merge(struct flags_at *v, size_t n)
+{
+	size_t k = 0;
+
+	qsort(v, n, sizeof(*v), by_ssid_at);
+	for (size_t i = 0; i < n; i++) {
+		mm_ss_flags_args *p = k ? &v[k - 1].f : NULL;
+
+		if (p && p->ssid == v[i].f.ssid) {
+			p->set = (p->set & ~v[i].f.clear) | v[i].f.set;
+			p->clear = (p->clear & ~v[i].f.set) | v[i].f.clear;
+		} else {
+			v[k++] = v[i];
+		}
+	}
+	return k;
+}
+
+/* flags_many_txn - every change of a in one transaction (those of one
+ * save set merged, as the engine reads committed records); *missing
+ * counts the save sets not there. */
+static int flags_many_txn(const mm_ss_flags_many_args *a, unsigned *missing)
+{
+	struct mmdb_txn *txn = NULL;
+	struct mmdb_saveset ss;
+	struct flags_at *v;
+	size_t n = a->items.items_len;
+	int rc;
+
+	*missing = 0;
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v)
+		return NSR_ERR_NOMEM;
+	for (size_t i = 0; i < n; i++) {
+		v[i].f = a->items.items_val[i];
+		v[i].at = (u_int)i;
+	}
+	n = flags_merge(v, n);
+	rc = mmdb_txn_begin(g_mmdbd.db, &txn);
+	for (size_t i = 0; rc == NSR_OK && i < n; i++) {
+		const mm_ss_flags_args *f = &v[i].f;
+
+		rc = mmdb_ss_get(g_mmdbd.db, f->ssid, &ss);
+		if (rc == NSR_ERR_NOTFOUND) {
+			(*missing)++;
+			rc = NSR_OK;
+			continue;
+		}
+		if (rc)
+			break;
+		ss.flags |= f->set & MMDB_SS_ALLFLAGS;
+		ss.flags &= ~(f->clear & MMDB_SS_ALLFLAGS);
+		rc = mmdb_ss_update(g_mmdbd.db, txn, &ss);
+	}
+	if (rc == NSR_OK) {
+		rc = mmdb_txn_commit(txn);
+		txn = NULL;
+	}
+	mmdb_txn_abort(txn);
+	free(v);
+	return rc;
+}
+
+/* ss_flags_many - MM_SS_FLAGS_MANY: all of them or none. */
+static int ss_flags_many(void *ctx, void *args, void *res,
+			 struct nsr_rpc_call *call)
+{
+	mm_ss_flags_many_args *a = args;
+	mm_ss_flags_many_res *r = res;
+	int rc;
+
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(call);
+	if (begin(&r->st))
+		return NSR_OK;
+	rc = flags_many_txn(a, &r->missing);
+	end();
+	if (rc)
+		mmdbd_db_status(&r->st, rc, "cannot change the flags of %u "
+				"save sets", a->items.items_len);
+	else
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}
+
 /* ss_flags - MM_SS_FLAGS. */
 static int ss_flags(void *ctx, void *args, void *res,
 		    struct nsr_rpc_call *call)
@@ -848,6 +952,9 @@ static const struct nsr_rpc_proc mmdbd_procs[] = {
 	     sizeof(nsr_void_res), clone_set),
 	WRITE(MM_SNAPSHOT, "snapshot", xdr_void, 0, xdr_mm_snapshot_res,
 	     sizeof(mm_snapshot_res), mmdbd_snapshot),
+	WRITE(MM_SS_FLAGS_MANY, "ss_flags_many", xdr_mm_ss_flags_many_args,
+	     sizeof(mm_ss_flags_many_args), xdr_mm_ss_flags_many_res,
+	     sizeof(mm_ss_flags_many_res), ss_flags_many),
 };
 
 const struct nsr_rpc_prog mmdbd_progs[1] = {

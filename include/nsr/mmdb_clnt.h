@@ -130,6 +130,16 @@ int mmdb_clnt_ss_get(struct mmdb_clnt *c, uint32_t ssid,
  * NSR_ERR_NOTFOUND if the save set is not in the database. */
 int mmdb_clnt_ss_flags(struct mmdb_clnt *c, uint32_t ssid, uint32_t set,
 		       uint32_t clear);
+/* One change of mmdb_clnt_ss_flags_many. */
+struct mmdb_clnt_flags {
+	uint32_t ssid, set, clear;
+};
+/* mmdb_clnt_ss_flags_many - n changes as mmdb_clnt_ss_flags, one
+ * transaction per MM_FLAGS_MAX of them (one commit each); save sets not
+ * in the database are skipped and counted in *missing (may be NULL). */
+int mmdb_clnt_ss_flags_many(struct mmdb_clnt *c,
+			    const struct mmdb_clnt_flags *v, size_t n,
+			    unsigned *missing);
 /* mmdb_clnt_ss_delete - remove a save set with its fragments and clones. */
 int mmdb_clnt_ss_delete(struct mmdb_clnt *c, uint32_t ssid);
 /* mmdb_clnt_frag_add - record a fragment (its save set, clone and volume

@@ -18,14 +18,25 @@
 #include "nsr/mmdb_clnt.h"
 #include "nsr/nsrim.h"
 
+/* Save set flag changes sent together (mmdb_clnt_ss_flags_many). */
+#define PENDING_MAX 1024
+
 /* Flags of a save set that can hold no chain back (expiry.h usable). */
 #define SS_BROKEN (MMDB_SS_ABORTED | MMDB_SS_INCOMPLETE | MMDB_SS_INPROGRESS)
 
-/* One save set as the run sees it. */
+/* Client, save set and volume names, each kept once however many save
+ * sets share it (a million save sets name a few thousand of each):
+ * open addressing, FNV-1a. */
+struct im_pool {
+	char **slot;
+	size_t cap, n;
+};
+
+/* One save set as the run sees it (names in the pool). */
 struct im_ss {
 	uint32_t ssid;
-	char client[MMDB_CLIENT_MAX + 1];
-	char name[MMDB_SSNAME_MAX + 1];
+	const char *client;
+	const char *name;
 	unsigned level;
 	uint32_t flags;
 	int64_t savetime, browse, retention;
@@ -35,7 +46,7 @@ struct im_ss {
 
 /* A save set on a volume (one per row with a volume). */
 struct im_on {
-	char vol[MMDB_VOLNAME_MAX + 1];
+	const char *vol; /* in the pool */
 	uint32_t ssid;
 };
 
@@ -49,6 +60,11 @@ struct im_run {
 	size_t nss, capss;
 	struct im_on *on;
 	size_t non, capon;
+	struct im_pool names;
+	/* Flag changes not yet sent: one MM_SS_FLAGS_MANY per PENDING_MAX
+	 * (a commit each), always before the volumes are judged. */
+	struct mmdb_clnt_flags pending[PENDING_MAX];
+	size_t npending;
 	int64_t now;
 	unsigned writes; /* changes made so far */
 };
@@ -64,6 +80,65 @@ static int writes_left(struct im_run *r)
 		return NSR_ERR_LIMIT;
 	r->writes++;
 	return 1;
+}
+
+/* fnv - FNV-1a of a string. */
+static uint64_t fnv(const char *s)
+{
+	uint64_t h = 14695981039346656037ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+/* pool_grow - double the table (at half load). */
+static int pool_grow(struct im_pool *p)
+{
+	size_t cap = p->cap ? p->cap * 2 : 1024;
+	char **slot = calloc(cap, sizeof(*slot));
+
+	if (!slot)
+		return NSR_ERR_NOMEM;
+	for (size_t i = 0; i < p->cap; i++) {
+		size_t k;
+
+		if (!p->slot[i])
+			continue;
+		for (k = fnv(p->slot[i]) & (cap - 1); slot[k];
+		     k = (k + 1) & (cap - 1))
+			;
+		slot[k] = p->slot[i];
+	}
+	free(p->slot);
+	p->slot = slot;
+	p->cap = cap;
+	return NSR_OK;
+}
+
+/* intern - the pool's copy of s (made if new); NULL without memory. */
+static const char *intern(struct im_pool *p, const char *s)
+{
+	size_t k;
+
+	if (2 * (p->n + 1) > p->cap && pool_grow(p) != NSR_OK)
+		return NULL;
+	for (k = fnv(s) & (p->cap - 1); p->slot[k]; k = (k + 1) & (p->cap - 1))
+		if (strcmp(p->slot[k], s) == 0)
+			return p->slot[k];
+	p->slot[k] = strdup(s);
+	if (p->slot[k])
+		p->n++;
+	return p->slot[k];
+}
+
+/* pool_free - every name and the table. */
+static void pool_free(struct im_pool *p)
+{
+	for (size_t i = 0; i < p->cap; i++)
+		free(p->slot[i]);
+	free(p->slot);
+	memset(p, 0, sizeof(*p));
 }
 
 /* grow - make room for one more element of size sz in *v. */
@@ -90,8 +165,9 @@ static int add_row(struct im_run *r, const struct mmdb_ss_row *row)
 		if (grow((void **)&r->on, r->non, &r->capon,
 			 sizeof(*r->on)) != NSR_OK)
 			return NSR_ERR_NOMEM;
-		memcpy(r->on[r->non].vol, row->vol.name,
-		       sizeof(r->on[r->non].vol));
+		r->on[r->non].vol = intern(&r->names, row->vol.name);
+		if (!r->on[r->non].vol)
+			return NSR_ERR_NOMEM;
 		r->on[r->non++].ssid = row->ss.ssid;
 	}
 	if (r->nss && r->ss[r->nss - 1].ssid == row->ss.ssid)
@@ -101,8 +177,10 @@ static int add_row(struct im_run *r, const struct mmdb_ss_row *row)
 	s = &r->ss[r->nss++];
 	memset(s, 0, sizeof(*s));
 	s->ssid = row->ss.ssid;
-	memcpy(s->client, row->ss.client, sizeof(s->client));
-	memcpy(s->name, row->ss.name, sizeof(s->name));
+	s->client = intern(&r->names, row->ss.client);
+	s->name = intern(&r->names, row->ss.name);
+	if (!s->client || !s->name)
+		return NSR_ERR_NOMEM;
 	s->level = row->ss.level;
 	s->flags = row->ss.flags;
 	s->savetime = row->ss.savetime;
@@ -112,13 +190,14 @@ static int add_row(struct im_run *r, const struct mmdb_ss_row *row)
 	return NSR_OK;
 }
 
-/* by_chain - order: client, save set name, save time, ssid. */
+/* by_chain - order: client, save set name, save time, ssid (pooled
+ * names: equal strings are the same pointer). */
 static int by_chain(const void *a, const void *b)
 {
 	const struct im_ss *x = a, *y = b;
-	int d = strcmp(x->client, y->client);
+	int d = x->client == y->client ? 0 : strcmp(x->client, y->client);
 
-	if (!d)
+	if (!d && x->name != y->name)
 		d = strcmp(x->name, y->name);
 	if (!d && x->savetime != y->savetime)
 		d = x->savetime < y->savetime ? -1 : 1;
@@ -140,7 +219,7 @@ static int by_vol(const void *a, const void *b)
 {
 	const struct im_on *x = a, *y = b;
 
-	return strcmp(x->vol, y->vol);
+	return x->vol == y->vol ? 0 : strcmp(x->vol, y->vol);
 }
 
 /* read_savesets - every save set row of the media database. */
@@ -193,9 +272,8 @@ static int chains(struct im_run *r)
 	if (!v)
 		return NSR_ERR_NOMEM;
 	for (size_t a = 0, b; a < r->nss; a = b) {
-		for (b = a; b < r->nss && strcmp(r->ss[a].client,
-						 r->ss[b].client) == 0 &&
-			    strcmp(r->ss[a].name, r->ss[b].name) == 0;
+		for (b = a; b < r->nss && r->ss[a].client == r->ss[b].client &&
+			    r->ss[a].name == r->ss[b].name;
 		     b++) {
 			struct nsr_expiry_ss *e = &v[b - a];
 
@@ -243,6 +321,43 @@ static void say_ss(struct im_run *r, const struct im_ss *s, const char *what,
 		what, when(t, b, sizeof(b)));
 }
 
+/* flush - send the flag changes gathered so far. */
+static int flush(struct im_run *r)
+{
+	int rc = NSR_OK;
+
+	if (r->npending > 0)
+		rc = mmdb_clnt_ss_flags_many(r->mc, r->pending, r->npending,
+					     NULL);
+	r->npending = 0;
+	return rc;
+}
+
+/* set_flags - one save set's flag change, sent with the others; a
+ * second change of the save set just before is folded into it. */
+static int set_flags(struct im_run *r, uint32_t ssid, uint32_t set,
+		     uint32_t clear)
+{
+	struct mmdb_clnt_flags *p =
+		r->npending ? &r->pending[r->npending - 1] : NULL;
+
+	if (p && p->ssid == ssid) {
+		p->set = (p->set & ~clear) | set;
+		p->clear = (p->clear & ~set) | clear;
+		return NSR_OK;
+	}
+	if (r->npending == PENDING_MAX) {
+		int rc = flush(r);
+
+		if (rc != NSR_OK)
+			return rc;
+	}
+	r->pending[r->npending].ssid = ssid;
+	r->pending[r->npending].set = set;
+	r->pending[r->npending++].clear = clear;
+	return NSR_OK;
+}
+
 /* expire_one - steps 2 and 3 for one save set; NSR_OK or the media
  * database's error (an index failure is counted, the save set then
  * keeps its flags for the next run: invariant 1). */
@@ -275,10 +390,9 @@ static int expire_one(struct im_run *r, struct im_ss *s)
 			}
 			if ((w = writes_left(r)) < 0)
 				return w;
-			rc = mmdb_clnt_ss_flags(r->mc, s->ssid,
-						MMDB_SS_RECOVERABLE,
-						MMDB_SS_BROWSABLE);
-			if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND)
+			rc = set_flags(r, s->ssid, MMDB_SS_RECOVERABLE,
+				       MMDB_SS_BROWSABLE);
+			if (rc != NSR_OK)
 				return rc;
 		}
 		browsable = 0;
@@ -290,9 +404,8 @@ static int expire_one(struct im_run *r, struct im_ss *s)
 		if ((w = writes_left(r)) < 0)
 			return w;
 		if (w) {
-			rc = mmdb_clnt_ss_flags(r->mc, s->ssid,
-						MMDB_SS_RECYCLABLE, 0);
-			if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND)
+			rc = set_flags(r, s->ssid, MMDB_SS_RECYCLABLE, 0);
+			if (rc != NSR_OK)
 				return rc;
 		}
 		s->recyclable = 1;
@@ -310,14 +423,14 @@ static int vol_state(struct im_run *r, const struct mmdb_volume *v,
 
 	*nss = 0;
 	memset(&key, 0, sizeof(key));
-	memcpy(key.vol, v->name, sizeof(key.vol));
+	key.vol = v->name;
 	on = r->non ? bsearch(&key, r->on, r->non, sizeof(*r->on), by_vol)
 		    : NULL;
 	if (on) {
 		lo = hi = (size_t)(on - r->on);
-		while (lo > 0 && strcmp(r->on[lo - 1].vol, v->name) == 0)
+		while (lo > 0 && r->on[lo - 1].vol == on->vol)
 			lo--;
-		while (hi < r->non && strcmp(r->on[hi].vol, v->name) == 0)
+		while (hi < r->non && r->on[hi].vol == on->vol)
 			hi++;
 		for (size_t i = lo; i < hi; i++) {
 			struct im_ss k, *s;
@@ -426,13 +539,19 @@ int nsr_nsrim_run(const struct nsr_nsrim_opts *o, struct nsr_nsrim_stats *st,
 	if (rc == NSR_OK && (rc = chains(&r)) != NSR_OK)
 		nsr_buf_addf(err, "out of memory");
 	st->savesets = (unsigned)r.nss;
-	for (size_t i = 0; rc == NSR_OK && i < r.nss; i++) {
+	for (size_t i = 0; rc == NSR_OK && i < r.nss; i++)
 		rc = expire_one(&r, &r.ss[i]);
-		if (rc != NSR_OK && rc != NSR_ERR_LIMIT)
-			nsr_buf_addf(err, "cannot flag save set %u in the "
-				     "media database: %s", r.ss[i].ssid,
-				     mmdb_clnt_errmsg(r.mc));
+	/* What was counted as made is made, also when a test's crash
+	 * point stopped the run (NSR_ERR_LIMIT). */
+	if (rc == NSR_OK || rc == NSR_ERR_LIMIT) {
+		int f = flush(&r);
+
+		if (f != NSR_OK)
+			rc = f;
 	}
+	if (rc != NSR_OK && rc != NSR_ERR_LIMIT)
+		nsr_buf_addf(err, "cannot flag save sets in the media "
+			     "database: %s", mmdb_clnt_errmsg(r.mc));
 	if (rc == NSR_OK) {
 		if (r.nss)
 			qsort(r.ss, r.nss, sizeof(*r.ss), by_ssid);
@@ -447,6 +566,7 @@ int nsr_nsrim_run(const struct nsr_nsrim_opts *o, struct nsr_nsrim_stats *st,
 	mmdb_clnt_close(r.mc);
 	free(r.ss);
 	free(r.on);
+	pool_free(&r.names);
 	return rc;
 }
 

@@ -14,7 +14,10 @@
  *                       with its fragment; prints how many were checked
  *   written VOL N THREADS   N MM_VOL_WRITTEN calls of 1 byte per thread
  *   check               MM_CHECK: print the report, exit 1 if damaged
- *   get SSID            print one save set's main attributes
+ *   get SSID            print one save set's main attributes and flags
+ *   flags SSID SET CLEAR ...   one MM_SS_FLAGS_MANY with these changes
+ *                       in order (numbers in any base strtoul takes);
+ *                       prints how many save sets were missing
  *   query TEXT [vol]    open TEXT on the daemon (no local parsing), print
  *                       the row count or the daemon's message; "vol"
  *                       makes it a volume query; 7 rows per call
@@ -422,10 +425,34 @@ static int get(uint32_t ssid)
 	if (rc) {
 		fprintf(stderr, "mmdb_testclnt: %s\n", mmdb_clnt_errmsg(c));
 	} else {
-		printf("ssid %u client %s name %s level %u size %llu\n",
+		printf("ssid %u client %s name %s level %u size %llu "
+		       "flags 0x%x\n",
 		       ss.ssid, ss.client, ss.name, (unsigned)ss.level,
-		       (unsigned long long)ss.totalsize);
+		       (unsigned long long)ss.totalsize, ss.flags);
 	}
+	mmdb_clnt_close(c);
+	return rc ? 1 : 0;
+}
+
+/* flags - argv holds n triples SSID SET CLEAR: one MM_SS_FLAGS_MANY. */
+static int flags(char **argv, size_t n)
+{
+	struct mmdb_clnt *c = connect_or_die();
+	struct mmdb_clnt_flags v[16];
+	unsigned missing = 0;
+	int rc;
+
+	n = NSR_MIN(n, NSR_ARRAY_SIZE(v));
+	for (size_t i = 0; i < n; i++) {
+		v[i].ssid = (uint32_t)strtoul(argv[3 * i], NULL, 0);
+		v[i].set = (uint32_t)strtoul(argv[3 * i + 1], NULL, 0);
+		v[i].clear = (uint32_t)strtoul(argv[3 * i + 2], NULL, 0);
+	}
+	rc = mmdb_clnt_ss_flags_many(c, v, n, &missing);
+	if (rc)
+		fprintf(stderr, "mmdb_testclnt: %s\n", mmdb_clnt_errmsg(c));
+	else
+		printf("missing %u\n", missing);
 	mmdb_clnt_close(c);
 	return rc ? 1 : 0;
 }
@@ -505,6 +532,8 @@ int main(int argc, char **argv)
 		return check();
 	if (a + 1 < argc && !strcmp(argv[a], "get"))
 		return get((uint32_t)strtoul(argv[a + 1], NULL, 10));
+	if (a + 3 < argc && !strcmp(argv[a], "flags"))
+		return flags(argv + a + 1, (size_t)(argc - a - 1) / 3);
 	if (a + 1 < argc && !strcmp(argv[a], "query"))
 		return query(argv[a + 1],
 			     a + 2 < argc && !strcmp(argv[a + 2], "vol"));
@@ -512,6 +541,7 @@ int main(int argc, char **argv)
 		return hold(argv[a + 1], atoi(argv[a + 2]));
 	fprintf(stderr, "usage: mmdb_testclnt [-s server] populate | recent | "
 		"storm N THREADS | verify FILE | written VOL N THREADS | "
-		"check | get SSID | query TEXT [vol] | hold TEXT SECS\n");
+		"check | get SSID | flags SSID SET CLEAR ... | query TEXT "
+		"[vol] | hold TEXT SECS\n");
 	return 2;
 }

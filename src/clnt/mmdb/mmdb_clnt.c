@@ -151,6 +151,7 @@ static unsigned retry_ok(uint32_t proc)
 	case MM_QUERY_OPEN:	/* replaces the connection's cursor */
 	case MM_CLONE_SET:	/* flags set/cleared; a removal found done
 				   says NSR_ERR_NOTFOUND */
+	case MM_SS_FLAGS_MANY:	/* flags set/cleared again: the same */
 		return NSR_PEER_RETRY;
 	}
 	return 0;
@@ -429,6 +430,40 @@ int mmdb_clnt_ss_flags(struct mmdb_clnt *c, uint32_t ssid, uint32_t set,
 	a.set = set;
 	a.clear = clear;
 	return void_call(c, MM_SS_FLAGS, NSR_XDR(xdr_mm_ss_flags_args), &a);
+}
+
+/* mmdb_clnt_ss_flags_many - MM_SS_FLAGS_MANY per MM_FLAGS_MAX changes. */
+int mmdb_clnt_ss_flags_many(struct mmdb_clnt *c,
+			    const struct mmdb_clnt_flags *v, size_t n,
+			    unsigned *missing)
+{
+	mm_ss_flags_args items[MM_FLAGS_MAX];
+	int rc = NSR_OK;
+
+	if (missing)
+		*missing = 0;
+	for (size_t at = 0; rc == NSR_OK && at < n;) {
+		size_t k = NSR_MIN(n - at, (size_t)MM_FLAGS_MAX);
+		mm_ss_flags_many_args a;
+		mm_ss_flags_many_res r;
+
+		for (size_t i = 0; i < k; i++) {
+			items[i].ssid = v[at + i].ssid;
+			items[i].set = v[at + i].set;
+			items[i].clear = v[at + i].clear;
+		}
+		a.items.items_len = (u_int)k;
+		a.items.items_val = items;
+		memset(&r, 0, sizeof(r));
+		rc = call(c, MM_SS_FLAGS_MANY,
+			  NSR_XDR(xdr_mm_ss_flags_many_args), &a,
+			  NSR_XDR(xdr_mm_ss_flags_many_res), &r, &r.st);
+		if (rc == NSR_OK && missing)
+			*missing += r.missing;
+		xdr_free(NSR_XDR(xdr_mm_ss_flags_many_res), (char *)&r);
+		at += k;
+	}
+	return rc;
 }
 
 /* mmdb_clnt_frag_add - MM_FRAG_ADD. */

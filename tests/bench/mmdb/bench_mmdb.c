@@ -47,6 +47,8 @@ static double now(void)
 }
 
 static long nss = 1000000, batch = 1000, nq = 2000;
+/* Browse and retention periods of the generated save sets (-B, -R). */
+static long browse_days = 30, retent_days = 90;
 static long nvol, ncli;
 static const int64_t T0 = 1600000000;
 static const char *const names[] = {
@@ -175,8 +177,8 @@ static double mm_insert(struct mmdb *db)
 		ss.savetime = g.savetime;
 		ss.sscreate = g.savetime + 2;
 		ss.sscomp = g.savetime + 600;
-		ss.ssbrowse = g.savetime + 86400 * 30;
-		ss.ssretent = g.savetime + 86400 * 90;
+		ss.ssbrowse = g.savetime + 86400 * browse_days;
+		ss.ssretent = g.savetime + 86400 * retent_days;
 		ss.totalsize = g.size;
 		ss.nfiles = g.size / 100000;
 		rc = mmdb_ss_create(db, t, &ss, 0, &cid);
@@ -595,7 +597,10 @@ static void cpu_model(char *buf, size_t len)
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench_mmdb [-n savesets] [-b batch] "
-		"[-q queries] [-d dir]\n");
+		"[-q queries] [-d dir] [-G [-B days] [-R days]]\n"
+		"  -G  only generate the media database in DIR/mm (save "
+		"times from\n      %lld, one every 30 s; browse -B, "
+		"retention -R days after)\n", (long long)T0);
 	exit(2);
 }
 
@@ -610,10 +615,13 @@ int main(int argc, char **argv)
 	double mm_ins, sq_ins, mm_scan, sq_scan, t0;
 	uint64_t mm_rows, sq_rows, mm_bytes, sq_bytes;
 	time_t tnow = time(NULL);
-	int opt, rc;
+	int opt, rc, gen_only = 0;
 
-	while ((opt = getopt(argc, argv, "n:b:q:d:h")) != -1) {
+	while ((opt = getopt(argc, argv, "n:b:q:d:GB:R:h")) != -1) {
 		switch (opt) {
+		case 'G': gen_only = 1; break;
+		case 'B': browse_days = atol(optarg); break;
+		case 'R': retent_days = atol(optarg); break;
 		case 'n': nss = atol(optarg); break;
 		case 'b': batch = atol(optarg); break;
 		case 'q': nq = atol(optarg); break;
@@ -645,6 +653,11 @@ int main(int argc, char **argv)
 		die("open", rc);
 	mm_ins = mm_insert(db);
 	mmdb_close(db);		/* checkpoint */
+	if (gen_only) {
+		printf("generated %ld save sets on %ld volumes in %s/mm "
+		       "(%.1f s)\n", nss, nvol, dir, mm_ins);
+		return 0;
+	}
 	snprintf(path, sizeof(path), "%s/sq.db", dir);
 	sq_ok(sqlite3_open(path, &sq), "sqlite open");
 	sq_ok(sqlite3_exec(sq, sq_schema, NULL, NULL, NULL), "schema");

@@ -149,6 +149,8 @@ static const struct xdr_type xdr_types[] = {
 	XT(mm_clone_add_res),
 	XT(mm_clone_set_args),
 	XT(mmd_clone_begin_args),
+	XT(mm_ss_flags_many_args),
+	XT(mm_ss_flags_many_res),
 };
 
 /*
@@ -278,6 +280,8 @@ static const struct xdr_proc xdr_procs[] = {
 	   nsr_void_res),
 	XP(NSRMMD_PROG, NSRMMD_V1, MMD_CLONE_BEGIN, mmd_clone_begin_args,
 	   nsr_void_res),
+	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_SS_FLAGS_MANY, mm_ss_flags_many_args,
+	   mm_ss_flags_many_res),
 };
 
 #endif
