@@ -10,7 +10,8 @@
 #   save-large  save -q DIR/data/large           (one save set, AFTD)
 #   tar-large   tar -cf DIR/tar/large.tar large, then sync of the archive
 #   save-small  save -q DIR/data/small
-#   pss-small   save -q --pss DIR/data/small (4 streams, parallelism 4)
+#   pss-small   save -q --pss DIR/data/small (4 streams, parallelism 4;
+#               PSS=N in the environment: N streams, parallelism N)
 #   tar-small   tar -cf DIR/tar/small.tar small, then sync of the archive
 #   pipe-large  save --pipe=/PIPE/tar -- tar -cf - large (the large files
 #               through a pipe, read 64 KB at a time)
@@ -91,7 +92,8 @@ task() {
 	case $1 in
 	save-large) "$BIN/save" -s $S -q -N large "$DATA/large" >"$DIR/out/$1" 2>&1 || rc=1 ;;
 	save-small) "$BIN/save" -s $S -q -N small "$DATA/small" >"$DIR/out/$1" 2>&1 || rc=1 ;;
-	pss-small) "$BIN/save" -s $S -q --pss "$DATA/small" >"$DIR/out/$1" 2>&1 || rc=1 ;;
+	pss-small) "$BIN/save" -s $S -q --pss="${PSS:-4}" \
+			--parallelism="${PSS:-4}" "$DATA/small" >"$DIR/out/$1" 2>&1 || rc=1 ;;
 	tar-large) { tar -cf "$DIR/tar/large.tar" -C "$DATA" large &&
 		     sync "$DIR/tar/large.tar"; } >"$DIR/out/$1" 2>&1 || rc=1 ;;
 	tar-small) { tar -cf "$DIR/tar/small.tar" -C "$DATA" small &&
@@ -127,7 +129,7 @@ echo "| data | tar s | tar MB/s | save s | save MB/s | save rate / tar rate | ru
 echo "|---|---|---|---|---|---|---|"
 echo "| $NL x $LMB MB | $tl | $(mbs "$LBYTES" "$tl") | $sl | $(mbs "$LBYTES" "$sl") | $(ratio "$tl" "$sl") | ${R[tar-large]}/ ${R[save-large]} |"
 echo "| $NS small files | $ts | $(mbs "$SBYTES" "$ts") ($(awk -v n="$NS" -v t="$ts" 'BEGIN{printf "%.0f", n/t}') files/s) | $ss | $(mbs "$SBYTES" "$ss") ($(awk -v n="$NS" -v t="$ss" 'BEGIN{printf "%.0f", n/t}') files/s) | $(ratio "$ts" "$ss") | ${R[tar-small]}/ ${R[save-small]} |"
-echo "| $NS small files, save --pss (4 streams) | $ts | $(mbs "$SBYTES" "$ts") ($(awk -v n="$NS" -v t="$ts" 'BEGIN{printf "%.0f", n/t}') files/s) | $ps | $(mbs "$SBYTES" "$ps") ($(awk -v n="$NS" -v t="$ps" 'BEGIN{printf "%.0f", n/t}') files/s) | $(ratio "$ts" "$ps") | ${R[tar-small]}/ ${R[pss-small]} |"
+echo "| $NS small files, save --pss (${PSS:-4} streams) | $ts | $(mbs "$SBYTES" "$ts") ($(awk -v n="$NS" -v t="$ts" 'BEGIN{printf "%.0f", n/t}') files/s) | $ps | $(mbs "$SBYTES" "$ps") ($(awk -v n="$NS" -v t="$ps" 'BEGIN{printf "%.0f", n/t}') files/s) | $(ratio "$ts" "$ps") | ${R[tar-small]}/ ${R[pss-small]} |"
 echo "| $NL x $LMB MB via save --pipe -- tar -cf - | $tl | $(mbs "$LBYTES" "$tl") | $pl | $(mbs "$LBYTES" "$pl") | $(ratio "$tl" "$pl") | ${R[tar-large]}/ ${R[pipe-large]} |"
 echo
 echo "incremental of $NS unchanged files after a full (warm cache): $INCR s"
