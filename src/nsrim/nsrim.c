@@ -517,6 +517,26 @@ static int volumes(struct im_run *r, struct nsr_buf *err)
 	return rc;
 }
 
+/* expire_all - steps 2 and 3 for every save set.  What was counted as
+ * made is sent, also when a test's crash point stopped the run
+ * (NSR_ERR_LIMIT). */
+static int expire_all(struct im_run *r, struct nsr_buf *err)
+{
+	int rc = NSR_OK, f;
+
+	for (size_t i = 0; rc == NSR_OK && i < r->nss; i++)
+		rc = expire_one(r, &r->ss[i]);
+	if (rc == NSR_OK || rc == NSR_ERR_LIMIT) {
+		f = flush(r);
+		if (f != NSR_OK)
+			rc = f;
+	}
+	if (rc != NSR_OK && rc != NSR_ERR_LIMIT)
+		nsr_buf_addf(err, "cannot flag save sets in the media "
+			     "database: %s", mmdb_clnt_errmsg(r->mc));
+	return rc;
+}
+
 /* nsr_nsrim_run - steps 1-4 of nsrim.h. */
 int nsr_nsrim_run(const struct nsr_nsrim_opts *o, struct nsr_nsrim_stats *st,
 		  struct nsr_buf *err)
@@ -539,19 +559,8 @@ int nsr_nsrim_run(const struct nsr_nsrim_opts *o, struct nsr_nsrim_stats *st,
 	if (rc == NSR_OK && (rc = chains(&r)) != NSR_OK)
 		nsr_buf_addf(err, "out of memory");
 	st->savesets = (unsigned)r.nss;
-	for (size_t i = 0; rc == NSR_OK && i < r.nss; i++)
-		rc = expire_one(&r, &r.ss[i]);
-	/* What was counted as made is made, also when a test's crash
-	 * point stopped the run (NSR_ERR_LIMIT). */
-	if (rc == NSR_OK || rc == NSR_ERR_LIMIT) {
-		int f = flush(&r);
-
-		if (f != NSR_OK)
-			rc = f;
-	}
-	if (rc != NSR_OK && rc != NSR_ERR_LIMIT)
-		nsr_buf_addf(err, "cannot flag save sets in the media "
-			     "database: %s", mmdb_clnt_errmsg(r.mc));
+	if (rc == NSR_OK)
+		rc = expire_all(&r, err);
 	if (rc == NSR_OK) {
 		if (r.nss)
 			qsort(r.ss, r.nss, sizeof(*r.ss), by_ssid);
