@@ -393,6 +393,9 @@ static const struct nsr_daemon_ops mmd_ops = {
 	.option = mmd_option,
 	.check = mmd_check,
 	.init = mmd_init,
+	/* A buffer per data call, freed once written: keep them for reuse
+	 * (above MMD_CHUNK_MAX and its XDR framing). */
+	.malloc_keep = 16u << 20,
 	.started = mmd_started,
 	.tick = mmd_tick,
 	.stop = mmd_stop,

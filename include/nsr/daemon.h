@@ -51,6 +51,10 @@ struct nsr_daemon_ops {
 	int no_register;	 /* nsrexecd: it is the locator */
 	unsigned tick_ms;	 /* 0 = no tick */
 	int max_threads; /* RPC workers by default (0: the transport's) */
+	/* Freed blocks up to this size stay in malloc's arenas for reuse
+	 * (M_MMAP_THRESHOLD; 4 times it may stay free at an arena's top):
+	 * 0 for glibc's default, 128 KiB (daemon.c, fix_mmap_threshold). */
+	size_t malloc_keep;
 	const struct nsr_rpc_prog *progs;
 	size_t nprogs;
 	/* option - a daemon option; 0 or -1 (message already printed). */

@@ -409,12 +409,24 @@ static void raise_nofile(void)
  * burst of 1,024 sessions on (tests/bench/admission/RESULTS.md); with the
  * threshold fixed at glibc's default it stays under 40 MB.  Setting it
  * also fixes the trim threshold, so freed arena tops go back too.
+ *
+ * A data mover is the other way round: it allocates a buffer per data
+ * call (up to 8 MiB) and frees it once written, a few thousand times a
+ * second; mmapped, each costs page faults and zeroing, and a trimmed
+ * arena top faults again: a third of nsrmmd's CPU for a large save
+ * (tests/bench/save/RESULTS.md).  Such a daemon sets malloc_keep.
  */
-static void fix_mmap_threshold(void)
+static void fix_mmap_threshold(const struct nsr_daemon_ops *ops)
 {
 #if defined(__GLIBC__)
-	if (!mallopt(M_MMAP_THRESHOLD, 128 * 1024))
+	size_t keep = ops->malloc_keep ? ops->malloc_keep : 128 * 1024;
+
+	if (!mallopt(M_MMAP_THRESHOLD, (int)keep))
 		errno = 0; /* keep the default behaviour */
+	if (ops->malloc_keep && !mallopt(M_TRIM_THRESHOLD, (int)(4 * keep)))
+		errno = 0;
+#else
+	(void)ops;
 #endif
 }
 
@@ -743,7 +755,7 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 	int pidfd, ready_fd = -1, rc;
 	sigset_t orig;
 
-	fix_mmap_threshold();
+	fix_mmap_threshold(ops);
 	memset(&d, 0, sizeof(d));
 	d.ops = ops;
 	d.ctx = ctx;
