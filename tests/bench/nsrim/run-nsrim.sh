@@ -5,9 +5,9 @@
 # bench_mmdb -G generates the media database (N save sets of 2,000
 # clients and 8 save set names, one every 30 s from 2020-09-13, on N/200
 # volumes; retention R = 98 % of that span, in whole days (340 days at
-# N = 1,000,000), browse 5 days less) straight
-# into the datazone's root (DIR/root/mm) before the datazone starts, with
-# nsrd's daily run off (NSR_NSRIM_DAILY=no).  nsrim then runs by hand on
+# N = 1,000,000), browse 5 days less) straight into the media database
+# of the datazone (mm under its root, in DIR) before the datazone
+# starts, with nsrd's daily run off (NSR_NSRIM_DAILY=no).  nsrim then runs by hand on
 # a test clock (NSR_TEST_CLOCK) set to one day after the last save: the
 # save sets of the first days pass their browse and retention times, as
 # if nsrim had not run for a week (2 to 4 % of N change at N =
