@@ -7,12 +7,12 @@
 # volumes; retention R = 98 % of that span, in whole days (340 days at
 # N = 1,000,000), browse 5 days less) straight into the media database
 # of the datazone (mm under its root, in DIR) before the datazone
-# starts, with nsrd's daily run off (NSR_NSRIM_DAILY=no).  nsrim then runs by hand on
-# a test clock (NSR_TEST_CLOCK) set to one day after the last save: the
-# save sets of the first days pass their browse and retention times, as
-# if nsrim had not run for a week (2 to 4 % of N change at N =
-# 1,000,000).  Timed,
-# with the peak RSS of the nsrim process (/usr/bin/time):
+# starts, with nsrd's daily run off (NSR_NSRIM_DAILY=no).  nsrim then
+# runs by hand on a test clock (NSR_TEST_CLOCK) set to one day after the
+# last save: the save sets of the first days pass their browse and
+# retention times, as if nsrim had not run for a week (2 to 4 % of N
+# change at N = 1,000,000).  Timed, with the peak RSS of the nsrim
+# process (/usr/bin/time):
 #   dry run  nsrim -n: read every save set and volume, compute, change
 #            nothing
 #   run      nsrim: the same, and the changes (index entries removed,
