@@ -18,7 +18,10 @@
  *      data.  Nothing is erased: the bytes of recyclable save sets stay
  *      on the volume (an AFTD's files too) until it is relabeled, by hand
  *      or by nsrd's auto media management.
- * Save sets in progress are left alone.
+ * Save sets in progress are left alone.  A run may be narrowed (nsrim -c,
+ * -N, -V): every save set is still read, so chains are whole, but only
+ * the save sets of that client, of that save set name and with a
+ * fragment on that volume change, and with a volume only it is judged.
  *
  * Invariants (crash safety):
  *   1. every change is idempotent and ordered so that an interrupted run
@@ -45,10 +48,14 @@ struct nsr_nsrim_opts {
 	FILE *out;	    /* report lines; NULL = none */
 	unsigned stop_after; /* tests: stop (NSR_ERR_LIMIT) after this many
 				changes, as a crash would; 0 = never */
+	const char *client;  /* -c: only this client's save sets change */
+	const char *name;    /* -N: only save sets of this name change */
+	const char *volume;  /* -V: only save sets on it change, and only it
+				is judged */
 };
 
 struct nsr_nsrim_stats {
-	unsigned savesets;	  /* save sets looked at */
+	unsigned savesets;	  /* save sets looked at (in the run's scope) */
 	unsigned browse_expired;  /* index entries removed now */
 	unsigned recyclable;	  /* save sets flagged recyclable now */
 	unsigned volumes;	  /* volumes looked at */

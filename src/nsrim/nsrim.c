@@ -42,6 +42,7 @@ struct im_ss {
 	int64_t savetime, browse, retention;
 	int64_t eff_browse, eff_retention;
 	int recyclable; /* flagged, or flagged by this run (or would be) */
+	int out_of_scope; /* -c, -N, -V: read for its chain, not changed */
 };
 
 /* A save set on a volume (one per row with a volume). */
@@ -260,6 +261,36 @@ static void dedup(struct im_run *r)
 	r->nss = k;
 }
 
+/* scope - mark the save sets a narrowed run (-c, -N, -V) leaves alone;
+ * r->ss is in ssid order.  The number in scope. */
+static size_t scope(struct im_run *r)
+{
+	const struct nsr_nsrim_opts *o = r->o;
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->nss; i++) {
+		struct im_ss *s = &r->ss[i];
+
+		s->out_of_scope = (o->client && strcmp(s->client, o->client)) ||
+				  (o->name && strcmp(s->name, o->name)) ||
+				  o->volume;
+	}
+	for (size_t i = 0; o->volume && i < r->non; i++) {
+		struct im_ss k, *s;
+
+		if (strcmp(r->on[i].vol, o->volume) != 0)
+			continue;
+		k.ssid = r->on[i].ssid;
+		s = bsearch(&k, r->ss, r->nss, sizeof(*r->ss), by_ssid);
+		if (s && (!o->client || !strcmp(s->client, o->client)) &&
+		    (!o->name || !strcmp(s->name, o->name)))
+			s->out_of_scope = 0;
+	}
+	for (size_t i = 0; i < r->nss; i++)
+		n += !r->ss[i].out_of_scope;
+	return n;
+}
+
 /* chains - effective times of every save set (expiry.h rule 4). */
 static int chains(struct im_run *r)
 {
@@ -368,7 +399,7 @@ static int expire_one(struct im_run *r, struct im_ss *s)
 			 !(s->flags & MMDB_SS_RECOVERABLE));
 	int rc, w;
 
-	if (s->flags & MMDB_SS_INPROGRESS)
+	if ((s->flags & MMDB_SS_INPROGRESS) || s->out_of_scope)
 		return NSR_OK;
 	if (browsable && s->eff_browse <= r->now) {
 		say_ss(r, s, "browse time passed: index entries removed",
@@ -488,6 +519,8 @@ static int volumes(struct im_run *r, struct nsr_buf *err)
 	for (size_t i = 0; rc == NSR_OK && i < n; i++) {
 		unsigned nss;
 
+		if (r->o->volume && strcmp(all[i].name, r->o->volume) != 0)
+			continue;
 		r->st->volumes++;
 		if (!vol_state(r, &all[i], &nss))
 			continue;
@@ -554,18 +587,19 @@ int nsr_nsrim_run(const struct nsr_nsrim_opts *o, struct nsr_nsrim_stats *st,
 		rc = nsr_ixclnt_open(o->server, &r.ix, err);
 	if (rc == NSR_OK)
 		rc = read_savesets(&r, err);
-	if (rc == NSR_OK)
+	if (rc == NSR_OK) {
 		dedup(&r);
+		if (r.non)
+			qsort(r.on, r.non, sizeof(*r.on), by_vol);
+		st->savesets = (unsigned)scope(&r);
+	}
 	if (rc == NSR_OK && (rc = chains(&r)) != NSR_OK)
 		nsr_buf_addf(err, "out of memory");
-	st->savesets = (unsigned)r.nss;
 	if (rc == NSR_OK)
 		rc = expire_all(&r, err);
 	if (rc == NSR_OK) {
 		if (r.nss)
 			qsort(r.ss, r.nss, sizeof(*r.ss), by_ssid);
-		if (r.non)
-			qsort(r.on, r.non, sizeof(*r.on), by_vol);
 		rc = volumes(&r, err);
 	}
 	if (rc == NSR_ERR_LIMIT)

@@ -120,6 +120,26 @@ ssflags after-n
 check "nsrim -n changed no save set" diff "$W/before" "$W/after-n"
 check "nsrim -n changed no volume" diff "$W/vols.before" "$W/vols.after-n"
 
+# A narrowed run changes only what it names; every save set is still read.
+"$BIN/nsrim" -s $S -c nosuchclient >"$W/nsrim-c0.out" 2>&1
+check "nsrim -c of a client with no save sets exits 0" test $? -eq 0
+check "and checks none" grep -q "^nsrim: 0 save set(s) checked" \
+	"$W/nsrim-c0.out"
+"$BIN/nsrim" -s $S -N /no/such/name -V Life.001 >"$W/nsrim-n0.out" 2>&1
+check "nsrim -N of another name with -V: none checked, the volume kept" \
+	grep -q "^nsrim: 0 save set(s) checked.*1 volume(s) checked, 0 became" \
+	"$W/nsrim-n0.out"
+ssflags after-c0
+check "and nothing changed" diff "$W/before" "$W/after-c0"
+"$BIN/nsrim" -s $S -n -c "$C" >"$W/nsrim-nc.out" 2>&1
+check "nsrim -n -c with this client: the whole run" \
+	grep -q "14 would lose.*7 would become recyclable.*2 volume(s) checked, 1 would" \
+	"$W/nsrim-nc.out"
+"$BIN/nsrim" -s $S -n -V Life.001 >"$W/nsrim-nv.out" 2>&1
+check "nsrim -n -V Life.001: its save sets and only it" \
+	grep -q "7 would become recyclable.*1 volume(s) checked, 1 would" \
+	"$W/nsrim-nv.out"
+
 # An nsrim cut short after 7 changes (as by a crash): days 0 and 1 lost
 # their index entries and became recyclable (3 changes each), day 2 lost
 # its entries but is still flagged browsable.

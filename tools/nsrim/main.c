@@ -1,7 +1,7 @@
 /*
  * nsrim - apply the browse and retention policies (nsrim.h):
  *
- *   nsrim [-n] [-v] [-s server]
+ *   nsrim [-n] [-v] [-s server] [-c client] [-N saveset] [-V volume]
  *
  * Exit status: 0 done (or, with -n, reported), 1 usage, 2 the run failed
  * or could not reach the server (the next run completes it), 3 done but
@@ -22,7 +22,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: nsrim [-n] [-v] [-s server]\n"
+		"usage: nsrim [-n] [-v] [-s server] [-c client] [-N saveset] "
+		"[-V volume]\n"
 		"  Removes the index entries of save sets past their browse "
 		"time and\n"
 		"  marks save sets past their retention time recyclable, and "
@@ -34,7 +35,14 @@ static void usage(FILE *f)
 		"  save needs one).\n"
 		"  -n  report what would be done, change nothing\n"
 		"  -v  a line per save set changed\n"
-		"  -s  the NetWorker server (default: this host)\n");
+		"  -s  the NetWorker server (default: this host)\n"
+		"  -c  only the save sets of this client change\n"
+		"  -N  only the save sets of this save set name change\n"
+		"  -V  only the save sets on this volume change, and only "
+		"this volume\n"
+		"      is judged (every save set is still read, so that a "
+		"backup's\n"
+		"      chain keeps what later backups build on)\n");
 }
 
 /* main - parse the options, run once, print the summary. */
@@ -55,8 +63,12 @@ int main(int argc, char **argv)
 	if (getenv("NSR_TEST_NSRIM_STOP_AFTER"))
 		o.stop_after = (unsigned)atoi(
 			getenv("NSR_TEST_NSRIM_STOP_AFTER"));
-	while ((c = getopt_long(argc, argv, "nvs:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "nvs:c:N:V:h", longopts, NULL)) !=
+	       -1) {
 		switch (c) {
+		case 'c': o.client = optarg; break;
+		case 'N': o.name = optarg; break;
+		case 'V': o.volume = optarg; break;
 		case 'n': o.dry_run = 1; break;
 		case 'v': o.verbose = 1; break;
 		case 's': o.server = optarg; break;
