@@ -36,6 +36,12 @@ struct qconn {
 	struct nsr_jobdb *db;
 	struct nsr_jobdb_query *q;
 	struct nsr_jobdb_cursor *cur;
+	/* Who asked (at JOB_QUERY_OPEN): an administrator or one of the
+	 * server's programs sees every job, anyone else the jobs of the
+	 * clients they may read (policy.h, as mminfo's save sets). */
+	int all, stated;
+	char user[NSR_RPC_USER_MAX + 1];
+	char host[256];
 };
 
 /* dup_text - a malloc'ed wire copy of a job member ("" for NULL), cut
@@ -271,6 +277,13 @@ static int job_query_open(void *ctx, void *argp, void *resp,
 	int rc;
 
 	qconn_end(qc);
+	qc->stated = nsr_rpc_call_user(call) != NULL;
+	snprintf(qc->user, sizeof(qc->user), "%s",
+		 qc->stated ? nsr_rpc_call_user(call) : "");
+	snprintf(qc->host, sizeof(qc->host), "%s", nsr_rpc_call_host(call));
+	qc->all = nsr_policy_call_daemon(jd->policy, call) ||
+		  nsr_policy_admin(jd->policy, qc->stated ? qc->user : NULL,
+				   qc->host);
 	rc = nsr_jobdb_query_new(&qc->q);
 	if (rc) {
 		nsr_status_set(&res->st, rc, "out of memory");
@@ -383,6 +396,11 @@ static int job_query_next(void *ctx, void *argp, void *resp,
 		rc = nsr_jobdb_cursor_next(qc->cur, &job);
 		if (rc)
 			break;
+		if (!qc->all &&
+		    !nsr_policy_reader(jd->policy,
+				       job->client ? job->client : "",
+				       qc->stated ? qc->user : NULL, qc->host))
+			continue; /* another client's job */
 		bytes += rec_from_job(&row->job, job);
 		row->log = NULL;
 		if (a->with_log)

@@ -6,7 +6,8 @@
 # are refused with words that name her and what to do, nsradmin and
 # nsrmm exit non-zero, nothing changes, and nsrd logs each denial with
 # who and what; she can neither write the media database nor purge the
-# jobs database directly, nor label through a mover.  An administrator list naming only alice shuts root
+# jobs database directly, nor label through a mover, and she sees only
+# the jobs of the clients she may read.  An administrator list naming only alice shuts root
 # out at once and lets alice in; a malformed entry is refused when it is
 # set.
 . "$(dirname "$0")/lib.sh"
@@ -81,6 +82,19 @@ expect_fail "alice cannot purge the jobs database" \
 check "nsrjobd logs it" nsr_wait_logged "$LOG" \
 	"nsrjobd\[[0-9]+\]: warn: denied: jobs database purge by alice@"
 check "root can" "$BIN/jobd_testclnt" purge
+
+# Jobs, like save sets, are shown to whoever may read their client: an
+# administrator all, alice those of her host's client, not another's.
+other=$("$BIN/jobd_testclnt" create "type=save job" client=elsewhere \
+	name=/x 2>"$W/jobs.err")
+check "a job of client elsewhere ($other)" test -n "$other"
+"$BIN/jobd_testclnt" query "" >"$W/jobs.root" 2>&1
+as alice "$BIN/jobd_testclnt" query "" >"$W/jobs.alice" 2>&1
+check "root sees it" grep -qx "$other" "$W/jobs.root"
+check "alice does not" test "$(grep -cx "$other" "$W/jobs.alice")" = 0
+check "alice sees the jobs of her host's client" test -s "$W/jobs.alice"
+check "fewer than root" \
+	test "$(wc -l <"$W/jobs.alice")" -lt "$(wc -l <"$W/jobs.root")"
 
 # Nor can she label through the mover directly, bypassing nsrd.
 mport=$(sed -n 's/.*started nsrmmd #[0-9]* (pid [0-9]*) for device aftd1 .* on port \([0-9]*\):.*/\1/p' \
