@@ -102,8 +102,8 @@ fill() {
 	for i in $(seq 1 "$2"); do
 		mkdir -p "$W/f$1.$i"
 		head -c $((200000 + RANDOM * 30)) /dev/urandom >"$W/f$1.$i/d"
-		"$BIN/save" -s $S -q -b Lab "$W/f$1.$i" >/dev/null 2>&1 ||
-			fail "round $1: fill save $i"
+		"$BIN/save" -s $S -q -b Lab "$W/f$1.$i" >"$W/fill.out" 2>&1 ||
+			fail "round $1: fill save $i: $(tail -n 2 "$W/fill.out")"
 	done
 }
 # old_jobs R N - N finished jobs with a log line that ended two hours ago
