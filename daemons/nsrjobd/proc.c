@@ -499,15 +499,17 @@ static int job_backup(void *ctx, void *argp, void *resp,
 }
 
 static const struct nsr_rpc_proc jobd_procs[] = {
+	/* access class: the server's programs (nsrd) and administrators
+	 * (jobd_authz): a job record is what the server says happened */
 	{JOB_CREATE, "create", NSR_XDR(xdr_job_rec), sizeof(job_rec),
 	 NSR_XDR(xdr_job_create_res), sizeof(job_create_res), job_create,
-	 NSR_RPC_SERIAL},
+	 NSR_RPC_SERIAL | NSR_RPC_ADMIN},
 	{JOB_UPDATE, "update", NSR_XDR(xdr_job_update_args),
 	 sizeof(job_update_args), NSR_XDR(xdr_nsr_void_res),
-	 sizeof(nsr_void_res), job_update, NSR_RPC_SERIAL},
+	 sizeof(nsr_void_res), job_update, NSR_RPC_SERIAL | NSR_RPC_ADMIN},
 	{JOB_LOG, "log", NSR_XDR(xdr_job_log_args), sizeof(job_log_args),
 	 NSR_XDR(xdr_nsr_void_res), sizeof(nsr_void_res), job_log,
-	 NSR_RPC_SERIAL},
+	 NSR_RPC_SERIAL | NSR_RPC_ADMIN},
 	{JOB_QUERY_OPEN, "query_open", NSR_XDR(xdr_job_query_args),
 	 sizeof(job_query_args), NSR_XDR(xdr_nsr_void_res),
 	 sizeof(nsr_void_res), job_query_open, 0},
@@ -525,23 +527,25 @@ static const struct nsr_rpc_proc jobd_procs[] = {
 	 NSR_RPC_SERIAL | NSR_RPC_ADMIN},
 };
 
-/* jobd_authz - JOB_PURGE: an administrator of the server; JOB_BACKUP:
- * also the server's programs (nsrbootstrap) (policy.h); refusals
- * logged. */
+/* jobd_authz - JOB_PURGE: an administrator of the server; JOB_BACKUP
+ * and the writes of job records: also the server's programs (nsrd,
+ * nsrbootstrap) (policy.h); refusals logged. */
 int jobd_authz(void *ctx, const struct nsr_rpc_call *call,
 	       const struct nsr_rpc_proc *p, const void *args,
 	       struct nsr_buf *why)
 {
 	struct jobd *jd = ctx;
-	int backup = p->proc == JOB_BACKUP;
+	int daemon = p->proc != JOB_PURGE;
+	char what[64];
 
 	NSR_UNUSED(args);
-	if (backup ? nsr_policy_call_daemon(jd->policy, call)
+	if (daemon ? nsr_policy_call_daemon(jd->policy, call)
 		   : nsr_policy_call_admin(jd->policy, call))
 		return NSR_OK;
-	nsr_policy_deny(call, backup ? "jobs database copy"
-				     : "jobs database purge",
-			backup ? NSR_POLICY_NOT_DAEMON : NSR_POLICY_NOT_ADMIN,
+	snprintf(what, sizeof(what), "jobs database %s",
+		 p->proc == JOB_BACKUP ? "copy" : p->name);
+	nsr_policy_deny(call, what,
+			daemon ? NSR_POLICY_NOT_DAEMON : NSR_POLICY_NOT_ADMIN,
 			why);
 	nsr_warn("%s", why->data);
 	return NSR_ERR_PERM;

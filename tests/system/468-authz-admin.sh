@@ -6,8 +6,8 @@
 # are refused with words that name her and what to do, nsradmin and
 # nsrmm exit non-zero, nothing changes, and nsrd logs each denial with
 # who and what; she can neither write the media database nor purge the
-# jobs database directly, nor label through a mover, and she sees only
-# the jobs of the clients she may read.  An administrator list naming only alice shuts root
+# jobs database directly, nor write job records, nor label through a
+# mover, and she sees only the jobs of the clients she may read.  An administrator list naming only alice shuts root
 # out at once and lets alice in; a malformed entry is refused when it is
 # set.
 . "$(dirname "$0")/lib.sh"
@@ -95,6 +95,10 @@ check "alice does not" test "$(grep -cx "$other" "$W/jobs.alice")" = 0
 check "alice sees the jobs of her host's client" test -s "$W/jobs.alice"
 check "fewer than root" \
 	test "$(wc -l <"$W/jobs.alice")" -lt "$(wc -l <"$W/jobs.root")"
+expect_fail "alice cannot write a job record" \
+	as alice "$BIN/jobd_testclnt" create "type=save job" client=forged
+check "nsrjobd logs it" nsr_wait_logged "$LOG" \
+	"nsrjobd\[[0-9]+\]: warn: denied: jobs database create by alice@"
 
 # Nor can she label through the mover directly, bypassing nsrd.
 mport=$(sed -n 's/.*started nsrmmd #[0-9]* (pid [0-9]*) for device aftd1 .* on port \([0-9]*\):.*/\1/p' \
