@@ -42,7 +42,28 @@ struct qconn {
 	int all, stated;
 	char user[NSR_RPC_USER_MAX + 1];
 	char host[256];
+	/* The last client judged and the verdict: rows of one client come
+	 * together, so the resources are looked at once per run of them. */
+	char last[JOB_STR_MAX + 1];
+	int have_last, last_ok;
 };
+
+/* may_read - may the query's caller see a job of client? */
+static int may_read(struct jobd *jd, struct qconn *qc, const char *client)
+{
+	if (qc->all)
+		return 1;
+	if (!client)
+		client = "";
+	if (!qc->have_last || strcmp(client, qc->last) != 0) {
+		snprintf(qc->last, sizeof(qc->last), "%s", client);
+		qc->have_last = 1;
+		qc->last_ok = nsr_policy_reader(jd->policy, client,
+						qc->stated ? qc->user : NULL,
+						qc->host);
+	}
+	return qc->last_ok;
+}
 
 /* dup_text - a malloc'ed wire copy of a job member ("" for NULL), cut
  * to the protocol's bound (at a UTF-8 character boundary): a job written
@@ -281,6 +302,7 @@ static int job_query_open(void *ctx, void *argp, void *resp,
 	snprintf(qc->user, sizeof(qc->user), "%s",
 		 qc->stated ? nsr_rpc_call_user(call) : "");
 	snprintf(qc->host, sizeof(qc->host), "%s", nsr_rpc_call_host(call));
+	qc->have_last = 0;
 	qc->all = nsr_policy_call_daemon(jd->policy, call) ||
 		  nsr_policy_admin(jd->policy, qc->stated ? qc->user : NULL,
 				   qc->host);
@@ -396,10 +418,7 @@ static int job_query_next(void *ctx, void *argp, void *resp,
 		rc = nsr_jobdb_cursor_next(qc->cur, &job);
 		if (rc)
 			break;
-		if (!qc->all &&
-		    !nsr_policy_reader(jd->policy,
-				       job->client ? job->client : "",
-				       qc->stated ? qc->user : NULL, qc->host))
+		if (!may_read(jd, qc, job->client))
 			continue; /* another client's job */
 		bytes += rec_from_job(&row->job, job);
 		row->log = NULL;
