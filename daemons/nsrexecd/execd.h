@@ -13,6 +13,11 @@ struct nsr_daemon;
 /* execd_run_option - -x save program, -S allowed server, -M mount table;
  * 0 or -1 (bad argument). */
 int execd_run_option(int opt, const char *arg);
+/* Servers -S may name. */
+#define EXECD_SERVERS_MAX 16
+/* execd_run_server_argv - append "-S NAME" for each -S server (nsrsnmd
+ * serves the same servers); argv needs room for 2 * EXECD_SERVERS_MAX. */
+void execd_run_server_argv(char **argv, int *n);
 /* execd_run_start - find the save program; 0, or -1 when it is missing
  * (logged). */
 int execd_run_start(struct nsr_daemon *d);

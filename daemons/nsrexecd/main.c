@@ -237,11 +237,13 @@ static int execd_started(struct nsr_daemon *d)
 	}
 	if (g_execd.storage_node) {
 		char *snmd = nsr_xcheck(nsr_path_join(d->exe_dir, "nsrsnmd"));
-		char *argv[4 + 2 * NSR_DAEMON_MAX_ADDRS] = {snmd, (char *)"-R",
-							     d->root};
+		char *argv[4 + 2 * NSR_DAEMON_MAX_ADDRS +
+			   2 * EXECD_SERVERS_MAX] = {snmd, (char *)"-R",
+						     d->root};
 		int n = 3;
 
 		nsr_daemon_addr_argv(d, argv, &n);
+		execd_run_server_argv(argv, &n);
 		argv[n] = NULL;
 
 		g_execd.super = nsr_xcheck(nsr_super_new());
@@ -296,7 +298,8 @@ static const struct nsr_daemon_ops execd_ops = {
 		"  -l port     locator port (env NSR_PORTMAP_PORT, default "
 		"7938)\n"
 		"  -s          storage node: run and supervise nsrsnmd\n"
-		"  -S server   a server that may run save here (repeatable)\n"
+		"  -S server   a server that may run save here and, with -s,\n"
+		"              use this storage node's devices (repeatable)\n"
 		"  -x path     the save program (default: next to nsrexecd)\n"
 		"  -M file     mount table for the save set All (default "
 		"/proc/self/mounts)\n",

@@ -45,7 +45,7 @@
 #include "execd.h"
 
 #define RUN_FORGET_SEC 3600
-#define MAX_SERVERS 16
+#define MAX_SERVERS EXECD_SERVERS_MAX
 #define MAX_SERVER_ADDRS 64
 #define RESOLVE_AGAIN_SEC 60	/* a caller not known: look up again */
 
@@ -105,6 +105,16 @@ int execd_run_option(int opt, const char *arg)
 		return 0;
 	}
 	return -1;
+}
+
+/* execd_run_server_argv - "-S NAME" for every -S server, appended to
+ * argv at *n (room for 2 * EXECD_SERVERS_MAX): nsrsnmd serves them too. */
+void execd_run_server_argv(char **argv, int *n)
+{
+	for (int i = 0; i < g_runs.nservers; i++) {
+		argv[(*n)++] = (char *)"-S";
+		argv[(*n)++] = g_runs.servers[i];
+	}
 }
 
 /* resolve - the addresses of the -S servers into g_runs.addrs. */

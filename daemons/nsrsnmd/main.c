@@ -417,22 +417,24 @@ static int snm_status(void *ctx, void *args, void *res,
 static const struct nsr_rpc_proc snm_procs[] = {
 	{SNM_MOVER, "mover", NSR_XDR(xdr_snm_mover_args),
 	 sizeof(snm_mover_args), NSR_XDR(xdr_snm_mover_res),
-	 sizeof(snm_mover_res), snm_mover, 0},
+	 sizeof(snm_mover_res), snm_mover, NSR_RPC_ADMIN},
 	{SNM_STATUS, "status", NSR_XDR(xdr_void), 0,
 	 NSR_XDR(xdr_snm_status_res), sizeof(snm_status_res), snm_status, 0},
 };
 
 static const struct nsr_rpc_prog snm_progs[] = {
 	{NSRSNMD_PROG, NSRSNMD_V1, snm_procs, NSR_ARRAY_SIZE(snm_procs),
-	 &g_snmd, NULL},
+	 &g_snmd, snmd_authz},
 };
 
-/* snmd_option - -i idle seconds for the movers. */
+/* snmd_option - -i idle seconds for the movers, -S a server served. */
 static int snmd_option(struct nsr_daemon *d, int opt, const char *arg)
 {
 	struct snmd *x = d->ctx;
 	char *end;
 
+	if (opt == 'S')
+		return snmd_authz_server(arg);
 	if (opt != 'i')
 		return -1;
 	x->idle_sec = (unsigned)strtoul(arg, &end, 10);
@@ -536,15 +538,18 @@ static void snmd_stop(struct nsr_daemon *d)
 	pthread_mutex_unlock(&x->spawn_mu);
 	free(x->mmd_exe);
 	x->mmd_exe = NULL;
+	snmd_authz_free();
 }
 
 static const struct nsr_daemon_ops snmd_ops = {
 	.name = "nsrsnmd",
 	.summary = "OpenNSR storage node manager: starts the data movers "
 		   "(nsrmmd) of this host's devices",
-	.extra_opts = "i:",
+	.extra_opts = "i:S:",
 	.extra_usage = "  -i seconds  idle time after which movers exit "
-		       "(env NSR_MOVER_IDLE, default 600)\n",
+		       "(env NSR_MOVER_IDLE, default 600)\n"
+		       "  -S server   a server whose nsrd may ask for movers "
+		       "(repeatable; nsrexecd passes its own -S)\n",
 	.progs = snm_progs,
 	.nprogs = NSR_ARRAY_SIZE(snm_progs),
 	.tick_ms = 0,

@@ -86,4 +86,13 @@ int snmd_policy_may_start(const struct snmd_slot *s, long long now,
 int snmd_policy_exited(struct snmd_slot *s, long long started_ms, int status,
 		       long long now);
 
+/* authz.c: who may ask for a mover (root here or of an -S server). */
+struct nsr_rpc_call;
+struct nsr_rpc_proc;
+int snmd_authz_server(const char *name);
+void snmd_authz_free(void);
+int snmd_authz(void *ctx, const struct nsr_rpc_call *call,
+	       const struct nsr_rpc_proc *p, const void *args,
+	       struct nsr_buf *why);
+
 #endif /* NSRSNMD_SNMD_H */

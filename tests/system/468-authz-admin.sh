@@ -7,9 +7,10 @@
 # nsrmm exit non-zero, nothing changes, and nsrd logs each denial with
 # who and what; she can neither write the media database nor purge the
 # jobs database directly, nor write job records, nor label through a
-# mover, and she sees only the jobs of the clients she may read.  An administrator list naming only alice shuts root
-# out at once and lets alice in; a malformed entry is refused when it is
-# set.
+# mover, nor have nsrsnmd start a mover, and she sees only the jobs of
+# the clients she may read.  An administrator list naming only alice
+# shuts root out at once and lets alice in; a malformed entry is refused
+# when it is set.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 468-authz-admin
 S=127.0.0.1
@@ -113,6 +114,18 @@ check "the mover logs it" nsr_wait_logged "$LOG" \
 check "the volume in aftd1 is still Disk.001" grep -q "Disk.001" \
 	"$W/label.out"
 check "not Evil.001" test "$(grep -c Evil "$W/label.out")" = 0
+
+# Nor can she have the storage node start a mover on a path of her own.
+mkdir -p "$W/evil"
+chmod 0777 "$W/evil"
+as alice "$BIN/mmdtest" mover 127.0.0.1 adv_file "$W/evil" evil \
+	>"$W/snm.out" 2>&1
+check "alice's request for a mover is refused" test $? -ne 0
+check "saying who may" grep -q "only root of this host" "$W/snm.out"
+check "nsrsnmd logs it" nsr_wait_logged "$LOG" \
+	"nsrsnmd\[[0-9]+\]: warn: denied: mover by alice@"
+check "no mover was started for it" \
+	test "$(grep -c 'for device evil' "$LOG")" = 0
 
 # A malformed entry is refused when it is set.
 expect_fail "administrator: alice (no @host) is refused" \

@@ -6,7 +6,8 @@
 # (nsrinfo), nor recover cb's save set (refused with words naming
 # root@ca and the client, logged) until an administrator puts root@ca
 # in cb's remote access; then ca lists and recovers it, identical.  ca
-# is no administrator of srv: its resource update is refused.  Needs
+# is no administrator of srv: its resource update is refused, and it
+# cannot have srv's nsrsnmd start a mover.  Needs
 # root and network namespaces (skipped otherwise).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/netns.sh"
@@ -79,6 +80,15 @@ check "ca cannot grant itself remote access (not an administrator)" \
 check "nsradmin says so" grep -q \
 	"denied: res update NSR client 'cb' by root@ca: not an administrator" \
 	"$W/ca-radmin.out"
+
+# Nor can ca have srv's storage node start a mover (it would read any
+# volume there): ca is no server of srv's nsrsnmd.
+on ca "$BIN/mmdtest" mover srv adv_file "$D" evil >"$W/ca-snm.out" 2>&1
+check "ca's request for a mover of srv is refused" test $? -ne 0
+check "saying why" grep -q "ca is not a server of this storage node" \
+	"$W/ca-snm.out"
+check "srv's nsrsnmd logs it" nsr_wait_logged "$LOG" \
+	"nsrsnmd\[[0-9]+\]: warn: denied: mover by root@ca"
 
 check "srv puts root@ca in cb's remote access" \
 	on srv "$BIN/nsradmin" -s $S -i - < <(printf \

@@ -303,10 +303,11 @@ nsr_host_enrol() {
 	rm -f "$ROOT/$h.csr" "$ROOT/$h.bundle"
 }
 
-# nsr_host_start_storage HOST - a storage node: nsrexecd -s (nsrsnmd).
+# nsr_host_start_storage HOST - a storage node of server $S: nsrexecd -s
+# -S $S (nsrsnmd, which serves that server's nsrd only).
 nsr_host_start_storage() {
 	nsr_host_enrol "$1"
-	nsr_host_start "$1" nsrexecd -s
+	nsr_host_start "$1" nsrexecd -s -S "${S:-srv}"
 	nsr_host_wait_registered "$1" nsrsnmd
 }
 
