@@ -144,6 +144,9 @@ int nsrd_authz(void *ctx, const struct nsr_rpc_call *call,
 
 	if (is_admin(n, user, host))
 		return NSR_OK;
+	if (p->proc == GRANT_KEY &&
+	    nsr_policy_is_daemon(n->res, n->server_name, user, host))
+		return NSR_OK;
 	client = own_client(p, args);
 	if (client) {
 		if (nsr_policy_own_client(n->res, client, host))

@@ -493,6 +493,8 @@ int nsrd_clone_start(void *ctx, void *argp, void *resp,
 	free(r->mover_host);
 	r->mover_host = nsr_rpc_str(mhost);
 	r->mover_port = port;
+	nsrd_grant(NSR_GRANT_READ, a->ssid, &r->read_grant);
+	nsrd_grant(NSR_GRANT_WRITE, a->ssid, &r->write_grant);
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	nsr_info("clone of save set %u (%s:%s) for %s: clone %u of clone %u, "
 		 "job %lld, volume %s on %s", a->ssid, ss.client, ss.name,

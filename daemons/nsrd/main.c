@@ -82,6 +82,10 @@ static const struct nsr_rpc_proc nsrd_procs[] = {
 	      nsrd_clone_start),
 	ADMIN(CLONE_END, "clone_end", clone_end_args, clone_end_res,
 	      nsrd_clone_end),
+	/* the server's programs only (authz.c) */
+	{GRANT_KEY, "grant_key", NSR_XDR(xdr_void), 0,
+	 NSR_XDR(xdr_grant_key_res), sizeof(grant_key_res), nsrd_grant_key,
+	 NSR_RPC_SERIAL | NSR_RPC_ADMIN},
 };
 
 static const struct nsr_rpc_prog nsrd_progs[] = {
@@ -200,6 +204,8 @@ static int nsrd_init(struct nsr_daemon *d)
 	if (rc)
 		nsr_error("cannot create the preconfigured resources: %s",
 			  why.len ? why.data : nsr_strerror(rc));
+	if (!rc)
+		rc = nsrd_grant_init(n);
 	nsr_info("resource database %s: %zu resources", dir,
 		 nsr_resdb_count(n->res));
 	nsr_buf_release(&why);

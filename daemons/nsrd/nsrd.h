@@ -302,6 +302,11 @@ int nsrd_voldelete_finish(struct nsrd *n, const char *line);
  * answer; nsrd_sched_stop - stop it (first thing at stop). */
 int nsrd_sched_start(struct nsrd *n);
 void nsrd_sched_stop(struct nsrd *n);
+/* grant.c: session grants for the movers (nsrd(8), GRANTS). */
+int nsrd_grant_init(struct nsrd *n);
+void nsrd_grant(uint32_t kind, uint32_t ssid, nsr_grant *g);
+int nsrd_grant_key(void *ctx, void *args, void *res,
+		   struct nsr_rpc_call *call);
 /* passphrase.c: the data keys of encryption at rest. */
 int nsrd_key_current(void *ctx, void *args, void *res,
 		     struct nsr_rpc_call *call);

@@ -994,6 +994,7 @@ int nsrd_save_start(void *ctx, void *argp, void *resp,
 	free(r->mover_host);
 	r->mover_host = nsr_rpc_str(mhost);
 	r->mover_port = port;
+	nsrd_grant(NSR_GRANT_WRITE, ss.ssid, &r->grant);
 	free(r->level);
 	r->level = nsr_rpc_str(nsr_level_name((unsigned)level));
 	r->since = ld.since;
@@ -1328,6 +1329,7 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp,
 	free(r->mover_host);
 	r->mover_host = nsr_rpc_str(mhost);
 	r->mover_port = port;
+	nsrd_grant(NSR_GRANT_READ, a->ssid, &r->grant);
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	nsr_info("recover of save set %u (%s:%s) for %s: job %lld, device %s",
 		 a->ssid, ss.client, ss.name, a->client, (long long)s->jobid,

@@ -142,8 +142,9 @@ struct mmd_conn *mmd_conn_get(struct nsr_rpc_call *call, struct mmd *m)
 	return c;
 }
 
-/* Access classes: label and remove are ADMIN (mmd_authz: nsrd only);
- * sessions are public (nsrd hands them out). */
+/* Access classes (authz.c): label and remove are ADMIN (nsrd only); the
+ * opening of a save set (begin, clone begin, read open) is OWN (nsrd's
+ * grant for it); the other calls act on their connection's session. */
 static const struct nsr_rpc_proc mmd_procs[] = {
 	{MMD_LABEL, "label", NSR_XDR(xdr_mmd_label_args),
 	 sizeof(mmd_label_args), NSR_XDR(xdr_mmd_label_res),
@@ -153,14 +154,15 @@ static const struct nsr_rpc_proc mmd_procs[] = {
 	 0},
 	{MMD_SS_BEGIN, "ss_begin", NSR_XDR(xdr_mmd_begin_args),
 	 sizeof(mmd_begin_args), NSR_XDR(xdr_nsr_void_res),
-	 sizeof(nsr_void_res), mmd_h_ss_begin, 0},
+	 sizeof(nsr_void_res), mmd_h_ss_begin,
+	 NSR_RPC_OWN},
 	{MMD_SS_DATA, "ss_data", NSR_XDR(xdr_mmd_data_args),
 	 sizeof(mmd_data_args), NSR_XDR(xdr_void), 0, mmd_h_ss_data, 0},
 	{MMD_SS_END, "ss_end", NSR_XDR(xdr_mmd_end_args), sizeof(mmd_end_args),
 	 NSR_XDR(xdr_mmd_end_res), sizeof(mmd_end_res), mmd_h_ss_end, 0},
 	{MMD_READ_OPEN, "read_open", NSR_XDR(xdr_mmd_read_args),
 	 sizeof(mmd_read_args), NSR_XDR(xdr_nsr_void_res), sizeof(nsr_void_res),
-	 mmd_h_read_open, 0},
+	 mmd_h_read_open, NSR_RPC_OWN},
 	{MMD_READ_NEXT, "read_next", NSR_XDR(xdr_mmd_next_args),
 	 sizeof(mmd_next_args), NSR_XDR(xdr_mmd_next_res), sizeof(mmd_next_res),
 	 mmd_h_read_next, 0},
@@ -184,7 +186,8 @@ static const struct nsr_rpc_proc mmd_procs[] = {
 	 mmd_h_counters, 0},
 	{MMD_CLONE_BEGIN, "clone_begin", NSR_XDR(xdr_mmd_clone_begin_args),
 	 sizeof(mmd_clone_begin_args), NSR_XDR(xdr_nsr_void_res),
-	 sizeof(nsr_void_res), mmd_h_clone_begin, 0},
+	 sizeof(nsr_void_res), mmd_h_clone_begin,
+	 NSR_RPC_OWN},
 };
 
 static const struct nsr_rpc_prog mmd_progs[] = {

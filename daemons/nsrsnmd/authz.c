@@ -70,21 +70,26 @@ int snmd_authz(void *ctx, const struct nsr_rpc_call *call,
 	nsr_host_self(self, sizeof(self));
 	nsr_rpc_call_who(call, who, sizeof(who));
 	if (!user || strcmp(user, "root") != 0) {
-		nsr_buf_addf(why, "denied: %s by %s: only root of this host or "
+		nsr_buf_addf(why,
+			     "denied: %s by %s: only root of this host or "
 			     "of a server it serves (nsrexecd -S) may start "
-			     "data movers", p->name, who);
+			     "data movers",
+			     p->name, who);
 	} else if (strcmp(host, "localhost") == 0 ||
 		   nsr_access_match_host(self, host)) {
 		return NSR_OK;
 	} else if (!(srv = served(host))) {
-		nsr_buf_addf(why, "denied: %s by %s: %s is not a server of "
+		nsr_buf_addf(why,
+			     "denied: %s by %s: %s is not a server of "
 			     "this storage node (start its nsrexecd with -S "
-			     "%s to serve it)", p->name, who, host, host);
+			     "%s to serve it)",
+			     p->name, who, host, host);
 	} else if (a && !nsr_access_match_host(srv, a->server) &&
 		   !nsr_access_match_host(a->server, host)) {
-		nsr_buf_addf(why, "denied: %s by %s: a mover for server '%s' "
-			     "may only be asked for by that server", p->name,
-			     who, a->server);
+		nsr_buf_addf(why,
+			     "denied: %s by %s: a mover for server '%s' "
+			     "may only be asked for by that server",
+			     p->name, who, a->server);
 	} else {
 		return NSR_OK;
 	}

@@ -41,6 +41,11 @@
  * done without; any connection failing during the session fails it.
  * Test knob: NSR_TEST_MMD_BAD_TOKEN=1 spoils the token joins show, so
  * the mover refuses them.
+ * Grants: a mover opens a save set for writing or reading only with
+ * nsrd's grant for it (nsr/rpc.h, "Grants"), which SAVE_START,
+ * RECOVER_START and CLONE_START hand out with the mover; give each to
+ * nsr_mmd_grant before nsr_mmd_ss_begin, nsr_mmd_clone_begin or
+ * nsr_mmd_read_open (root on the mover's server needs none).
  * A recover: nsr_mmd_read_open(m, ssid, frags, n, err), then
  * nsr_mmd_read_next(m, ...) until *eof.  A mover reads only the fragments
  * on its own volume: for a save set on several volumes, read each run of
@@ -127,6 +132,10 @@ void nsr_mmd_set_stripes(struct nsr_mmd *m, unsigned n);
 /* nsr_mmd_stripes - connections the last save session used (1: not
  * striped; 0: none begun). */
 unsigned nsr_mmd_stripes(const struct nsr_mmd *m);
+/* nsr_mmd_grant - keep nsrd's grant g for this connection's sessions
+ * (one per kind and save set, the last given wins; up to MMD_SETS_MAX):
+ * sent with the session's begin or read.  NSR_ERR_LIMIT when full. */
+int nsr_mmd_grant(struct nsr_mmd *m, const nsr_grant *g);
 /* nsr_mmd_set_span_fn - the function asked for the next volume when a
  * volume fills during a save session (NULL: fail instead). */
 void nsr_mmd_set_span_fn(struct nsr_mmd *m, nsr_mmd_span_fn fn, void *ctx);

@@ -54,6 +54,9 @@ int nsr_nsrd_res_delete(struct nsr_nsrd *d, res_text_args *a,
 			nsr_void_res *r);
 /* nsr_nsrd_status - devices, movers, sessions and waits (nsrwatch). */
 int nsr_nsrd_status(struct nsr_nsrd *d, status_res *r);
+/* nsr_nsrd_grant_key - GRANT_KEY: the datazone's grant key, for a data
+ * mover to check session grants (root on the server or a storage node). */
+int nsr_nsrd_grant_key(struct nsr_nsrd *d, grant_key_res *r);
 /* nsr_nsrd_status_rates - transfer rates per session and device, from
  * the movers' counters (nsrwatch). */
 int nsr_nsrd_status_rates(struct nsr_nsrd *d, rates_res *r);

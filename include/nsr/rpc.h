@@ -297,6 +297,22 @@ int nsr_rpc_cred_user(const void *body, size_t len,
 /* nsr_rpc_self_user - the name this process states: its effective uid's
  * name (tests: NSR_TEST_USER); NULL if it has none that is valid. */
 const char *nsr_rpc_self_user(void);
+/*
+ * Grants: nsrd hands a client, with the mover of its session, a grant to
+ * write or read one save set there (struct nsr_grant, nsr_common.x); the
+ * mover checks it with the datazone's grant key (fetched once from nsrd,
+ * GRANT_KEY) and needs no call back.  The mac covers kind, ssid and
+ * expiry (grant.c).
+ */
+struct nsr_grant;
+/* nsr_rpc_grant_make - *g = a grant of kind for ssid until expires. */
+int nsr_rpc_grant_make(const uint8_t *key, uint32_t kind, uint32_t ssid,
+		       int64_t expires, struct nsr_grant *g);
+/* nsr_rpc_grant_check - NSR_OK if g grants kind on ssid at now; else
+ * NSR_ERR_PERM (other kind or ssid, expired, another key). */
+int nsr_rpc_grant_check(const uint8_t *key, const struct nsr_grant *g,
+			uint32_t kind, uint32_t ssid, int64_t now);
+
 /* nsr_rpc_vouch_path - "<root>/nsrexecd.sock", the Unix socket where
  * nsrexecd vouches for local users, into out[len]. */
 int nsr_rpc_vouch_path(const char *root, char *out, size_t len);

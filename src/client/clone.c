@@ -211,6 +211,8 @@ static int copy_run(struct clone_run *c, uint32_t ssid, size_t i, size_t j,
 		frag_of(&c->r.frags.frags_val[k], &f[k - i]);
 	rc = nsr_mmd_connect(host, w->mover_port, &rd.src, err);
 	if (rc == NSR_OK)
+		rc = nsr_mmd_grant(rd.src, &c->r.read_grant);
+	if (rc == NSR_OK)
 		rc = nsr_mmd_read_open(rd.src, ssid, f, j - i, err);
 	for (int k = 0; rc == NSR_OK && k < CLONE_SLOTS; k++) {
 		rd.buf[k] = malloc(CLONE_READ);
@@ -279,6 +281,8 @@ static int copy_all(struct clone_run *c, uint32_t ssid, struct nsr_buf *err)
 	h.browse_time = r->browse_time;
 	h.retention_time = r->retention_time;
 	rc = nsr_mmd_connect(host, r->mover_port, &c->dst, err);
+	if (rc == NSR_OK)
+		rc = nsr_mmd_grant(c->dst, &r->write_grant);
 	if (rc == NSR_OK)
 		rc = nsr_mmd_clone_begin(c->dst, &h, (const uint8_t *)r->volid,
 					 r->cloneid, err);

@@ -335,6 +335,7 @@ static int mmd_open(struct save_run *s, struct nsr_buf *err)
 		return rc;
 	}
 	nsr_mmd_set_span_fn(s->mmd, next_volume, s);
+	nsr_mmd_grant(s->mmd, &ss->grant);
 	if (o->stripes)
 		nsr_mmd_set_stripes(s->mmd, o->stripes);
 	memset(&hdr, 0, sizeof(hdr));

@@ -657,8 +657,15 @@ static void pass_run(struct nsr_session_recover *sr, struct rec_pass *p)
 	p->sr = sr;
 	if (nsr_mmd_connect(lead->host && lead->host[0] ? lead->host
 							: sr->o->server,
-			    lead->port, &m, &err) != NSR_OK ||
-	    nsr_mmd_read_sets_open(m, p->frags, p->nf, &err) != NSR_OK) {
+			    lead->port, &m, &err) != NSR_OK) {
+		pass_fail(sr, p, "cannot read", err.data);
+		goto out;
+	}
+	/* nsrd's grant of each save set of the pass (at most MMD_SETS_MAX,
+	 * as many as nsr_mmd_grant keeps). */
+	for (size_t i = 0; i < p->n; i++)
+		nsr_mmd_grant(m, &p->set[i]->r.grant);
+	if (nsr_mmd_read_sets_open(m, p->frags, p->nf, &err) != NSR_OK) {
 		pass_fail(sr, p, "cannot read", err.data);
 		goto out;
 	}

@@ -47,8 +47,25 @@ static int usage(void)
 		"       mmdtest save HOST PORT SSID CLIENT NAME [SAVETIME] < "
 		"data\n"
 		"       mmdtest savetree HOST PORT SSID CLIENT PATH\n"
-		"       mmdtest recover HOST PORT SSID FRAG... > data\n");
+		"       mmdtest recover HOST PORT SSID FRAG... > data\n"
+		"MMDTEST_FORGE=1: save and recover bring a grant made with "
+		"a key of zeros\n"
+		"(nsrd's key is another: the mover must refuse it)\n");
 	return 2;
+}
+
+/* forge - with MMDTEST_FORGE=1, give m a grant of kind for ssid made
+ * with a key of zeros, good for an hour. */
+static void forge(struct nsr_mmd *m, uint32_t kind, uint32_t ssid)
+{
+	static const uint8_t zeros[NSR_GRANT_KEY_LEN];
+	const char *e = getenv("MMDTEST_FORGE");
+	nsr_grant g;
+
+	if (e && strcmp(e, "1") == 0 &&
+	    nsr_rpc_grant_make(zeros, kind, ssid, time(NULL) + 3600, &g) ==
+		    NSR_OK)
+		nsr_mmd_grant(m, &g);
 }
 
 /* fail - print the library's message and return 1. */
@@ -129,6 +146,7 @@ static int cmd_save(struct nsr_mmd *m, char **av)
 	snprintf(hdr.pool, sizeof(hdr.pool), "Default");
 	hdr.savetime = av[3] ? strtoll(av[3], NULL, 10) : time(NULL);
 	memset(&tail, 0, sizeof(tail));
+	forge(m, NSR_GRANT_WRITE, hdr.ssid);
 	rc = nsr_mmd_ss_begin(m, &hdr, volid, NULL, &err);
 	if (rc != NSR_OK)
 		return fail("begin", rc, &err);
@@ -186,6 +204,7 @@ static int cmd_savetree(struct nsr_mmd *m, char **av)
 	snprintf(hdr.level, sizeof(hdr.level), "full");
 	snprintf(hdr.pool, sizeof(hdr.pool), "Default");
 	hdr.savetime = time(NULL);
+	forge(m, NSR_GRANT_WRITE, hdr.ssid);
 	rc = nsr_mmd_ss_begin(m, &hdr, volid, NULL, &err);
 	if (rc != NSR_OK)
 		return fail("begin", rc, &err);
@@ -234,6 +253,7 @@ static int cmd_recover(struct nsr_mmd *m, int ac, char **av)
 			nsr_buf_release(&err);
 			return usage();
 		}
+	forge(m, NSR_GRANT_READ, (uint32_t)strtoul(av[0], NULL, 10));
 	rc = nsr_mmd_read_open(m, (uint32_t)strtoul(av[0], NULL, 10), frags,
 			       nf, &err);
 	if (rc != NSR_OK)

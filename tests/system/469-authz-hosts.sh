@@ -7,7 +7,9 @@
 # root@ca and the client, logged) until an administrator puts root@ca
 # in cb's remote access; then ca lists and recovers it, identical.  ca
 # is no administrator of srv: its resource update is refused, and it
-# cannot have srv's nsrsnmd start a mover.  Needs
+# cannot have srv's nsrsnmd start a mover.  Nor can ca read or write a
+# save set at srv's mover directly: without nsrd's grant (or with a
+# forged one) the mover refuses.  Needs
 # root and network namespaces (skipped otherwise).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/netns.sh"
@@ -80,6 +82,38 @@ check "ca cannot grant itself remote access (not an administrator)" \
 check "nsradmin says so" grep -q \
 	"denied: res update NSR client 'cb' by root@ca: not an administrator" \
 	"$W/ca-radmin.out"
+
+# Nor can ca read cb's save set at srv's mover directly, bypassing nsrd:
+# the mover opens a save set only with nsrd's grant for it.
+MPORT=$(on srv "$BIN/mmdtest" status 127.0.0.1 2>/dev/null |
+	awk '$1 == "aftd1" {print $2; exit}')
+FRAGS=$(on srv "$BIN/mmdtest" mmdb-fragwords $S "$SSID" 2>/dev/null)
+check "srv's mover of aftd1 has a port ($MPORT)" test -n "$MPORT"
+check "cb's save set has fragments ($FRAGS)" test -n "$FRAGS"
+check "cb's save brought nsrd's grant (the mover fetched the key)" \
+	nsr_wait_logged "$LOG" "nsrmmd\.[0-9]+\[[0-9]+\]: info: session grants are checked with the grant key"
+# shellcheck disable=SC2086
+on ca "$BIN/mmdtest" recover srv "$MPORT" "$SSID" $FRAGS \
+	>"$W/ca-direct.data" 2>"$W/ca-direct.err"
+check "ca's direct read at the mover is refused" test $? -ne 0
+check "no byte of cb's data came" test ! -s "$W/ca-direct.data"
+check "saying why" grep -q \
+	"denied: read_open of save set $SSID on device aftd1 by root@ca: no grant" \
+	"$W/ca-direct.err"
+check "the mover logs it" nsr_wait_logged "$LOG" \
+	"nsrmmd\.[0-9]+\[[0-9]+\]: warn: denied: read_open of save set $SSID .* by root@ca"
+# shellcheck disable=SC2086
+on ca env MMDTEST_FORGE=1 "$BIN/mmdtest" recover srv "$MPORT" "$SSID" \
+	$FRAGS >"$W/ca-forged.data" 2>"$W/ca-forged.err"
+check "a forged grant is refused too" test $? -ne 0
+check "with nothing read" test ! -s "$W/ca-forged.data"
+check "saying why (forged)" grep -q "by root@ca: no grant" "$W/ca-forged.err"
+echo data | on ca env MMDTEST_FORGE=1 "$BIN/mmdtest" save srv "$MPORT" \
+	4000000001 cb /forged >"$W/ca-write.out" 2>&1
+check "ca cannot write a save set at the mover either" test $? -ne 0
+check "saying why (write)" grep -q \
+	"denied: ss_begin of save set 4000000001 on device aftd1 by root@ca" \
+	"$W/ca-write.out"
 
 # Nor can ca have srv's storage node start a mover (it would read any
 # volume there): ca is no server of srv's nsrsnmd.

@@ -114,6 +114,9 @@ struct nsr_mmd {
 	struct nsr_rpc_clnt *xc[MMD_STRIPES_MAX - 1]; /* joined connections */
 	unsigned nx;
 	unsigned used; /* connections the last session used */
+	/* nsrd's grants (nsr_mmd_grant), sent with begins and reads. */
+	nsr_grant grants[MMD_SETS_MAX];
+	unsigned ngrants;
 };
 
 /* why - append printf-formatted text to err (NULL is fine). */
@@ -410,6 +413,54 @@ int nsr_mmd_read_label(struct nsr_mmd *m, struct nsr_vol_label *out,
 	return rc;
 }
 
+/* nsr_mmd_grant - keep g (see mmd_clnt.h). */
+int nsr_mmd_grant(struct nsr_mmd *m, const nsr_grant *g)
+{
+	unsigned i;
+
+	for (i = 0; i < m->ngrants; i++)
+		if (m->grants[i].kind == g->kind &&
+		    m->grants[i].ssid == g->ssid)
+			break;
+	if (i == m->ngrants && m->ngrants == MMD_SETS_MAX)
+		return NSR_ERR_LIMIT;
+	m->grants[i] = *g;
+	if (i == m->ngrants)
+		m->ngrants++;
+	return NSR_OK;
+}
+
+/* grant_of - the kept grant of kind for ssid, or NULL. */
+static const nsr_grant *grant_of(const struct nsr_mmd *m, uint32_t kind,
+				 uint32_t ssid)
+{
+	for (unsigned i = 0; i < m->ngrants; i++)
+		if (m->grants[i].kind == kind && m->grants[i].ssid == ssid)
+			return &m->grants[i];
+	return NULL;
+}
+
+/* read_grants - the kept read grants into a (pointing into m). */
+static void read_grants(struct nsr_mmd *m, mmd_read_args *a)
+{
+	unsigned n = 0;
+
+	/* Read grants first: they are what a read sends. */
+	for (unsigned i = 0; i < m->ngrants; i++) {
+		if (m->grants[i].kind != NSR_GRANT_READ)
+			continue;
+		if (i != n) {
+			nsr_grant t = m->grants[n];
+
+			m->grants[n] = m->grants[i];
+			m->grants[i] = t;
+		}
+		n++;
+	}
+	a->grants.grants_len = n;
+	a->grants.grants_val = n ? m->grants : NULL;
+}
+
 /* begin_call - MMD_SS_BEGIN of a fragment of m->hdr on volid. */
 static int begin_call(struct nsr_mmd *m, const uint8_t volid[16],
 		      uint32_t frag_seq, uint64_t ss_offset,
@@ -434,6 +485,8 @@ static int begin_call(struct nsr_mmd *m, const uint8_t volid[16],
 	memcpy(a.volid, volid, sizeof(a.volid));
 	a.frag_seq = frag_seq;
 	a.ss_offset = ss_offset;
+	if (grant_of(m, NSR_GRANT_WRITE, hdr->ssid))
+		a.grant = *grant_of(m, NSR_GRANT_WRITE, hdr->ssid);
 	if (m->cloneid) {
 		mmd_clone_begin_args ca = {.b = a, .cloneid = m->cloneid};
 
@@ -1174,6 +1227,7 @@ int nsr_mmd_read_open(struct nsr_mmd *m, uint32_t ssid,
 	}
 	memset(&a, 0, sizeof(a));
 	a.ssid = ssid;
+	read_grants(m, &a);
 	return read_open(m, MMD_READ_OPEN, NSR_XDR(xdr_mmd_read_args), &a,
 			 &a.frags.frags_len, &a.frags.frags_val, frags, n,
 			 err);
@@ -1223,6 +1277,7 @@ int nsr_mmd_read_sets_open(struct nsr_mmd *m, const struct nsr_vol_frag *frags,
 		return NSR_ERR_INVAL;
 	}
 	memset(&a, 0, sizeof(a));
+	read_grants(m, &a);
 	return read_open(m, MMD_READ_OPEN, NSR_XDR(xdr_mmd_read_args), &a,
 			 &a.frags.frags_len, &a.frags.frags_val, frags, n,
 			 err);

@@ -167,6 +167,15 @@ int nsr_nsrd_status(struct nsr_nsrd *d, status_res *r)
 		    r, &r->st, NSR_PEER_RETRY);
 }
 
+/* nsr_nsrd_grant_key - GRANT_KEY (a data mover). */
+int nsr_nsrd_grant_key(struct nsr_nsrd *d, grant_key_res *r)
+{
+	void *a = NULL;
+
+	return call(d, GRANT_KEY, NSR_XDR(xdr_void), a,
+		    NSR_XDR(xdr_grant_key_res), r, &r->st, NSR_PEER_RETRY);
+}
+
 /* nsr_nsrd_status_rates - STATUS_RATES (nsrwatch). */
 int nsr_nsrd_status_rates(struct nsr_nsrd *d, rates_res *r)
 {

@@ -6,7 +6,8 @@
  * else the caller gets the result with NSR_ERR_PERM and authz's words
  * (other fields empty) and the handler never runs; a program without an
  * authz function refuses its classed procedures; a connection stating a
- * second, different user is refused.
+ * second, different user is refused.  Session grants (grant.c) are good
+ * for their kind, save set, key and time only.
  */
 #include "nsr/compat.h"
 
@@ -18,6 +19,7 @@
 #include "nsr/buf.h"
 #include "nsr/err.h"
 #include "nsr/rpc.h"
+#include "nsr/rpc/nsr_common.h"
 #include "nsr/rpc/nsrexecd.h"
 #include "nsr/xmalloc.h"
 #include "nsr_test.h"
@@ -266,6 +268,71 @@ static void test_vouch_line(void **state)
 			 NSR_ERR_INVAL);
 }
 
+/* test_grants - a grant is good for its kind, save set and key until
+ * it expires, and for nothing else; one changed bit of it spoils it. */
+static void test_grants(void **state)
+{
+	uint8_t key[NSR_GRANT_KEY_LEN], other[NSR_GRANT_KEY_LEN];
+	nsr_grant g, t;
+
+	NSR_UNUSED(state);
+	for (size_t i = 0; i < sizeof(key); i++) {
+		key[i] = (uint8_t)(i * 7 + 1);
+		other[i] = key[i];
+	}
+	other[31] ^= 1;
+	assert_int_equal(nsr_rpc_grant_make(key, NSR_GRANT_READ, 42, 1000,
+					    &g),
+			 NSR_OK);
+	assert_int_equal(g.kind, NSR_GRANT_READ);
+	assert_int_equal(g.ssid, 42);
+	assert_int_equal(g.expires, 1000);
+	assert_int_equal(nsr_rpc_grant_check(key, &g, NSR_GRANT_READ, 42, 999),
+			 NSR_OK);
+	assert_int_equal(nsr_rpc_grant_check(key, &g, NSR_GRANT_READ, 42,
+					     1000),
+			 NSR_OK);
+	/* Expired, another save set, another kind, another key. */
+	assert_int_equal(nsr_rpc_grant_check(key, &g, NSR_GRANT_READ, 42,
+					     1001),
+			 NSR_ERR_PERM);
+	assert_int_equal(nsr_rpc_grant_check(key, &g, NSR_GRANT_READ, 43, 0),
+			 NSR_ERR_PERM);
+	assert_int_equal(nsr_rpc_grant_check(key, &g, NSR_GRANT_WRITE, 42, 0),
+			 NSR_ERR_PERM);
+	assert_int_equal(nsr_rpc_grant_check(other, &g, NSR_GRANT_READ, 42,
+					     0),
+			 NSR_ERR_PERM);
+	assert_int_equal(nsr_rpc_grant_check(key, NULL, NSR_GRANT_READ, 42, 0),
+			 NSR_ERR_PERM);
+	/* The holder cannot stretch its fields: each is under the mac. */
+	t = g;
+	t.expires = 2000;
+	assert_int_equal(nsr_rpc_grant_check(key, &t, NSR_GRANT_READ, 42,
+					     1500),
+			 NSR_ERR_PERM);
+	t = g;
+	t.ssid = 43;
+	assert_int_equal(nsr_rpc_grant_check(key, &t, NSR_GRANT_READ, 43, 0),
+			 NSR_ERR_PERM);
+	t = g;
+	t.kind = NSR_GRANT_WRITE;
+	assert_int_equal(nsr_rpc_grant_check(key, &t, NSR_GRANT_WRITE, 42, 0),
+			 NSR_ERR_PERM);
+	for (int bit = 0; bit < 128; bit++) {
+		t = g;
+		t.mac[bit / 8] = (char)(t.mac[bit / 8] ^ (1 << (bit % 8)));
+		assert_int_equal(nsr_rpc_grant_check(key, &t, NSR_GRANT_READ,
+						     42, 0),
+				 NSR_ERR_PERM);
+	}
+	/* A grant of save set 0 grants nothing. */
+	assert_int_equal(nsr_rpc_grant_make(key, NSR_GRANT_READ, 0, 1000, &t),
+			 NSR_OK);
+	assert_int_equal(nsr_rpc_grant_check(key, &t, NSR_GRANT_READ, 0, 0),
+			 NSR_ERR_PERM);
+}
+
 /* main - run the tests as user "tester" without TLS. */
 int main(void)
 {
@@ -275,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_user_fixed),
 		cmocka_unit_test(test_cred_user),
 		cmocka_unit_test(test_vouch_line),
+		cmocka_unit_test(test_grants),
 	};
 
 	setenv("NSR_TEST_NO_TLS", "1", 1);

@@ -151,6 +151,8 @@ static const struct xdr_type xdr_types[] = {
 	XT(mmd_clone_begin_args),
 	XT(mm_ss_flags_many_args),
 	XT(mm_ss_flags_many_res),
+	XT(nsr_grant),
+	XT(grant_key_res),
 };
 
 /*
@@ -282,6 +284,7 @@ static const struct xdr_proc xdr_procs[] = {
 	   nsr_void_res),
 	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_SS_FLAGS_MANY, mm_ss_flags_many_args,
 	   mm_ss_flags_many_res),
+	XP(NSRD_PROG, NSRD_V1, GRANT_KEY, xt_void, grant_key_res),
 };
 
 #endif
