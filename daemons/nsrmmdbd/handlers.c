@@ -637,6 +637,76 @@ static int ss_flags_many(void *ctx, void *args, void *res,
 	return NSR_OK;
 }
 
+/* retent_many_txn - every retention time of a in one transaction, under
+ * the locks of the volumes' stripes (taken in index order, as
+ * ss_delete_txn does, so MM_VOL_WRITTEN's read-modify-writes never
+ * interleave); *missing counts the volumes not there. */
+static int retent_many_txn(const mm_vol_retent_many_args *a,
+			   unsigned *missing)
+{
+	int held[WRITTEN_LOCKS] = {0};
+	struct mmdb_txn *txn = NULL;
+	struct mmdb_volume v;
+	int rc;
+
+	*missing = 0;
+	pthread_once(&written_once, written_init);
+	for (u_int i = 0; i < a->items.items_len; i++)
+		held[written_lock((const uint8_t *)
+					  a->items.items_val[i].volid) -
+		     written_locks] = 1;
+	for (int i = 0; i < WRITTEN_LOCKS; i++)
+		if (held[i])
+			pthread_mutex_lock(&written_locks[i]);
+	rc = mmdb_txn_begin(g_mmdbd.db, &txn);
+	for (u_int i = 0; rc == NSR_OK && i < a->items.items_len; i++) {
+		const mm_vol_retent *it = &a->items.items_val[i];
+
+		rc = mmdb_vol_get_by_id(g_mmdbd.db,
+					(const uint8_t *)it->volid, &v);
+		if (rc == NSR_ERR_NOTFOUND) {
+			(*missing)++;
+			rc = NSR_OK;
+			continue;
+		}
+		if (rc == NSR_OK && v.volretent != it->volretent) {
+			v.volretent = it->volretent;
+			rc = mmdb_vol_put(g_mmdbd.db, txn, &v);
+		}
+	}
+	if (rc == NSR_OK) {
+		rc = mmdb_txn_commit(txn);
+		txn = NULL;
+	}
+	mmdb_txn_abort(txn);
+	for (int i = WRITTEN_LOCKS - 1; i >= 0; i--)
+		if (held[i])
+			pthread_mutex_unlock(&written_locks[i]);
+	return rc;
+}
+
+/* vol_retent_many - MM_VOL_RETENT_MANY: all of them or none. */
+static int vol_retent_many(void *ctx, void *args, void *res,
+			   struct nsr_rpc_call *call)
+{
+	mm_vol_retent_many_args *a = args;
+	mm_ss_flags_many_res *r = res;
+	int rc;
+
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(call);
+	if (begin(&r->st))
+		return NSR_OK;
+	rc = retent_many_txn(a, &r->missing);
+	end();
+	if (rc)
+		mmdbd_db_status(&r->st, rc, "cannot set the retention times of "
+				"%u volumes", a->items.items_len);
+	else
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}
+
 /* ss_flags - MM_SS_FLAGS. */
 static int ss_flags(void *ctx, void *args, void *res,
 		    struct nsr_rpc_call *call)
@@ -798,6 +868,37 @@ static int clone_set(void *ctx, void *args, void *res,
 	return NSR_OK;
 }
 
+/* frag_add_txn - record fragment f and, in the same transaction and
+ * under its volume's lock (as MM_VOL_WRITTEN), raise the volume's
+ * retention time to the save set's: volretent is the latest retention
+ * of what the volume holds (nsrim sets it exactly, chains included). */
+static int frag_add_txn(const struct mmdb_fragment *f)
+{
+	pthread_mutex_t *lock = written_lock(f->volid);
+	struct mmdb_txn *txn = NULL;
+	struct mmdb_saveset ss;
+	struct mmdb_volume v;
+	int rc;
+
+	pthread_mutex_lock(lock);
+	rc = mmdb_txn_begin(g_mmdbd.db, &txn);
+	if (rc == NSR_OK)
+		rc = mmdb_frag_add(g_mmdbd.db, txn, f);
+	if (rc == NSR_OK && mmdb_ss_get(g_mmdbd.db, f->ssid, &ss) == NSR_OK &&
+	    mmdb_vol_get_by_id(g_mmdbd.db, f->volid, &v) == NSR_OK &&
+	    ss.ssretent > v.volretent) {
+		v.volretent = ss.ssretent;
+		rc = mmdb_vol_put(g_mmdbd.db, txn, &v);
+	}
+	if (rc == NSR_OK) {
+		rc = mmdb_txn_commit(txn);
+		txn = NULL;
+	}
+	mmdb_txn_abort(txn);
+	pthread_mutex_unlock(lock);
+	return rc;
+}
+
 /* frag_add - MM_FRAG_ADD. */
 static int frag_add(void *ctx, void *args, void *res,
 		    struct nsr_rpc_call *call)
@@ -812,7 +913,7 @@ static int frag_add(void *ctx, void *args, void *res,
 	mmdb_clnt_frag_from_wire(args, &f);
 	if (begin(&r->st))
 		return NSR_OK;
-	rc = mmdb_frag_add(g_mmdbd.db, NULL, &f);
+	rc = frag_add_txn(&f);
 	end();
 	if (rc == NSR_ERR_NOTFOUND)
 		nsr_status_set(&r->st, rc, "cannot record fragment %u of save "
@@ -955,6 +1056,10 @@ static const struct nsr_rpc_proc mmdbd_procs[] = {
 	WRITE(MM_SS_FLAGS_MANY, "ss_flags_many", xdr_mm_ss_flags_many_args,
 	     sizeof(mm_ss_flags_many_args), xdr_mm_ss_flags_many_res,
 	     sizeof(mm_ss_flags_many_res), ss_flags_many),
+	WRITE(MM_VOL_RETENT_MANY, "vol_retent_many",
+	      xdr_mm_vol_retent_many_args, sizeof(mm_vol_retent_many_args),
+	      xdr_mm_ss_flags_many_res, sizeof(mm_ss_flags_many_res),
+	      vol_retent_many),
 };
 
 const struct nsr_rpc_prog mmdbd_progs[1] = {

@@ -140,6 +140,20 @@ struct mmdb_clnt_flags {
 int mmdb_clnt_ss_flags_many(struct mmdb_clnt *c,
 			    const struct mmdb_clnt_flags *v, size_t n,
 			    unsigned *missing);
+/* One volume's retention time for mmdb_clnt_vol_retent_many. */
+struct mmdb_clnt_retent {
+	uint8_t volid[16];
+	int64_t volretent;
+};
+/* mmdb_clnt_vol_retent_many - set the retention time (volretent) of n
+ * volumes, one transaction per MM_FLAGS_MAX of them (recording a
+ * fragment only ever raises it to its save set's retention; nsrim sets
+ * the latest effective retention of each volume's save sets).  Volumes
+ * not in the database are skipped and counted in *missing (may be
+ * NULL). */
+int mmdb_clnt_vol_retent_many(struct mmdb_clnt *c,
+			      const struct mmdb_clnt_retent *v, size_t n,
+			      unsigned *missing);
 /* mmdb_clnt_ss_delete - remove a save set with its fragments and clones. */
 int mmdb_clnt_ss_delete(struct mmdb_clnt *c, uint32_t ssid);
 /* mmdb_clnt_frag_add - record a fragment (its save set, clone and volume

@@ -62,6 +62,8 @@ struct nsr_nsrim_stats {
 	unsigned vol_recyclable;  /* volumes flagged recyclable now */
 	unsigned index_failures;  /* index removals that failed (retried
 				     by the next run) */
+	unsigned vol_retent;	  /* volumes whose retention time (the
+				     latest of their save sets') changed */
 };
 
 /* nsr_nsrim_run - one run (see above); st gets the counts (also with

@@ -66,6 +66,9 @@ struct im_run {
 	 * (a commit each), always before the volumes are judged. */
 	struct mmdb_clnt_flags pending[PENDING_MAX];
 	size_t npending;
+	/* Volumes' retention times to set, sent after step 4's loop. */
+	struct mmdb_clnt_retent *retents;
+	size_t nretents, capretents;
 	int64_t now;
 	unsigned writes; /* changes made so far */
 };
@@ -444,15 +447,18 @@ static int expire_one(struct im_run *r, struct im_ss *s)
 	return NSR_OK;
 }
 
-/* vol_state - step 4 for volume v: 1 if it is to become recyclable. */
+/* vol_state - step 4 for volume v: 1 if it is to become recyclable;
+ * *retent gets the latest effective retention of its save sets (0 when
+ * it holds none). */
 static int vol_state(struct im_run *r, const struct mmdb_volume *v,
-		     unsigned *nss)
+		     unsigned *nss, int64_t *retent)
 {
 	struct im_on key, *on;
 	size_t lo, hi;
 	int all = 1;
 
 	*nss = 0;
+	*retent = 0;
 	memset(&key, 0, sizeof(key));
 	key.vol = v->name;
 	on = r->non ? bsearch(&key, r->on, r->non, sizeof(*r->on), by_vol)
@@ -472,6 +478,10 @@ static int vol_state(struct im_run *r, const struct mmdb_volume *v,
 			(*nss)++;
 			if (!s || !s->recyclable)
 				all = 0;
+			if (s && NSR_MAX(s->eff_retention, s->retention) >
+					 *retent)
+				*retent = NSR_MAX(s->eff_retention,
+						  s->retention);
 		}
 	}
 	if (v->flags & (MMDB_VOL_RECYCLABLE | MMDB_VOL_MANUAL))
@@ -480,6 +490,54 @@ static int vol_state(struct im_run *r, const struct mmdb_volume *v,
 		return v->written > 0 || v->next_file > 0 ||
 		       v->next_record > 0;
 	return all;
+}
+
+/* set_volretent - volume v's retention time becomes retent (the latest
+ * effective retention of its save sets) if it is another. */
+static int set_volretent(struct im_run *r, const struct mmdb_volume *v,
+			 int64_t retent, struct nsr_buf *err)
+{
+	char a[64], b[64];
+	int rc;
+
+	if (retent == 0 || retent == v->volretent)
+		return NSR_OK;
+	r->st->vol_retent++;
+	if (r->o->out && r->o->verbose)
+		fprintf(r->o->out, "%svolume %s: retention time %s (was %s)\n",
+			r->o->dry_run ? "would: " : "", v->name,
+			when(retent, a, sizeof(a)),
+			v->volretent ? when(v->volretent, b, sizeof(b))
+				     : "not set");
+	if ((rc = writes_left(r)) <= 0)
+		return rc;
+	if (grow((void **)&r->retents, r->nretents, &r->capretents,
+		 sizeof(*r->retents)) != NSR_OK) {
+		nsr_buf_addstr(err, "out of memory");
+		return NSR_ERR_NOMEM;
+	}
+	memcpy(r->retents[r->nretents].volid, v->volid, 16);
+	r->retents[r->nretents++].volretent = retent;
+	return NSR_OK;
+}
+
+/* send_retents - the volumes' retention times gathered, in one
+ * transaction per MM_FLAGS_MAX; rc is the run's so far, returned unless
+ * this fails. */
+static int send_retents(struct im_run *r, int rc, struct nsr_buf *err)
+{
+	int src;
+
+	if (r->nretents == 0)
+		return rc;
+	src = mmdb_clnt_vol_retent_many(r->mc, r->retents, r->nretents,
+					NULL);
+	r->nretents = 0;
+	if (src == NSR_OK)
+		return rc;
+	nsr_buf_addf(err, "%scannot set the retention time of volumes: %s",
+		     err->len ? "; " : "", mmdb_clnt_errmsg(r->mc));
+	return src;
 }
 
 /* volumes - step 4 over every volume. */
@@ -517,12 +575,16 @@ static int volumes(struct im_run *r, struct nsr_buf *err)
 		return rc;
 	}
 	for (size_t i = 0; rc == NSR_OK && i < n; i++) {
+		int64_t retent;
 		unsigned nss;
+		int recycle;
 
 		if (r->o->volume && strcmp(all[i].name, r->o->volume) != 0)
 			continue;
 		r->st->volumes++;
-		if (!vol_state(r, &all[i], &nss))
+		recycle = vol_state(r, &all[i], &nss, &retent);
+		rc = set_volretent(r, &all[i], retent, err);
+		if (rc != NSR_OK || !recycle)
 			continue;
 		r->st->vol_recyclable++;
 		if (r->o->out)
@@ -547,7 +609,7 @@ static int volumes(struct im_run *r, struct nsr_buf *err)
 		}
 	}
 	free(all);
-	return rc;
+	return send_retents(r, rc, err);
 }
 
 /* expire_all - steps 2 and 3 for every save set.  What was counted as
@@ -609,6 +671,7 @@ int nsr_nsrim_run(const struct nsr_nsrim_opts *o, struct nsr_nsrim_stats *st,
 	mmdb_clnt_close(r.mc);
 	free(r.ss);
 	free(r.on);
+	free(r.retents);
 	pool_free(&r.names);
 	return rc;
 }

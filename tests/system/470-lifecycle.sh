@@ -16,7 +16,9 @@
 # Life.002 full, the next save relabels the recyclable Life.001 by
 # itself (same name and block size) and writes to it; the recycled save
 # sets leave the media database and their AFTD files go.  Last, nsrd's
-# own daily nsrim is seen to run once the test clock passes a day.
+# own daily nsrim is seen to run once the test clock passes a day.  A
+# volume's retention time (volretent) is the latest ssretent of its save
+# sets as they are saved, and nsrim sets it again after a delete.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 470-lifecycle
 S=127.0.0.1
@@ -98,6 +100,27 @@ expect() { # expect DAY -> "BROWSABLE RECYCLABLE" (1/0)
 }
 
 set_day $NOW
+# volretent VOLUME - the volume's retention time (epoch seconds), as the
+# rows of its save sets show it.
+volretent() {
+	"$BIN/mminfo" -s $S -a -x j -q "volume=$1" -r volretent 2>/dev/null |
+		tr '{' '\n' |
+		sed -n 's/.*"volretent": *"\{0,1\}\([0-9]*\).*/\1/p' |
+		head -n 1
+}
+# maxretent VOLUME - the latest ssretent of the save sets on it.
+maxretent() {
+	"$BIN/mminfo" -s $S -a -x j -q "volume=$1" -r ssretent 2>/dev/null |
+		tr '{' '\n' |
+		sed -n 's/.*"ssretent": *"\{0,1\}\([0-9]*\).*/\1/p' |
+		sort -n | tail -n 1
+}
+echo "# volretent before nsrim: Life.001 $(volretent Life.001)," \
+	"Life.002 $(volretent Life.002)"
+for v in Life.001 Life.002; do
+	check "$v: volretent is the latest ssretent of its save sets" \
+		test -n "$(maxretent $v)" -a "$(volretent $v)" = "$(maxretent $v)"
+done
 # ssflags of every save set of lc1 into $W/$1
 ssflags() {
 	"$BIN/mminfo" -s $S -a -v -q "client=$C" -r ssid,ssflags,sumflags \
@@ -278,5 +301,21 @@ check "week 2's full lost its index entries" test "$("$BIN/nsrinfo" -s $S \
 	-S "${DAYSS[14]}" $C 2>/dev/null | grep -c date=)" = 0
 check "week 3's full kept them" test "$("$BIN/nsrinfo" -s $S \
 	-S "${DAYSS[21]}" $C 2>/dev/null | grep -c date=)" -gt 0
+
+# A volume's retention time follows its save sets down too: the newest
+# save set on Life.002 (day 27's) deleted, nsrim sets Life.002's to the
+# latest retention of those left (day 26's, the end of its chain).
+v2=$(volretent Life.002)
+"$BIN/nsrmm" -s $S -q -y -d -S "${DAYSS[27]}" >"$W/del27.out" 2>&1
+check "day 27's save set is deleted" test $? -eq 0
+check "Life.002's volretent stays until nsrim runs" \
+	test "$(volretent Life.002)" = "$v2"
+"$BIN/nsrim" -s $S -v >"$W/nsrim3.out" 2>&1
+check "nsrim exits 0" test $? -eq 0
+check "nsrim -v says it set Life.002's retention time" \
+	grep -q "^volume Life.002: retention time .* (was " "$W/nsrim3.out"
+check "Life.002's volretent is now the latest ssretent left" \
+	test "$(volretent Life.002)" = "$(maxretent Life.002)" -a \
+	"$(volretent Life.002)" -lt "$v2"
 
 nsr_done

@@ -466,6 +466,42 @@ int mmdb_clnt_ss_flags_many(struct mmdb_clnt *c,
 	return rc;
 }
 
+/* mmdb_clnt_vol_retent_many - MM_VOL_RETENT_MANY per MM_FLAGS_MAX. */
+int mmdb_clnt_vol_retent_many(struct mmdb_clnt *c,
+			      const struct mmdb_clnt_retent *v, size_t n,
+			      unsigned *missing)
+{
+	int rc = NSR_OK;
+
+	if (missing)
+		*missing = 0;
+	for (size_t at = 0; rc == NSR_OK && at < n;) {
+		size_t k = NSR_MIN(n - at, (size_t)MM_FLAGS_MAX);
+		mm_vol_retent_many_args a;
+		mm_ss_flags_many_res r;
+
+		a.items.items_val = calloc(k, sizeof(mm_vol_retent));
+		if (!a.items.items_val)
+			return NSR_ERR_NOMEM;
+		for (size_t i = 0; i < k; i++) {
+			memcpy(a.items.items_val[i].volid, v[at + i].volid,
+			       16);
+			a.items.items_val[i].volretent = v[at + i].volretent;
+		}
+		a.items.items_len = (u_int)k;
+		memset(&r, 0, sizeof(r));
+		rc = call(c, MM_VOL_RETENT_MANY,
+			  NSR_XDR(xdr_mm_vol_retent_many_args), &a,
+			  NSR_XDR(xdr_mm_ss_flags_many_res), &r, &r.st);
+		if (rc == NSR_OK && missing)
+			*missing += r.missing;
+		xdr_free(NSR_XDR(xdr_mm_ss_flags_many_res), (char *)&r);
+		free(a.items.items_val);
+		at += k;
+	}
+	return rc;
+}
+
 /* mmdb_clnt_frag_add - MM_FRAG_ADD. */
 int mmdb_clnt_frag_add(struct mmdb_clnt *c, const struct mmdb_fragment *f)
 {

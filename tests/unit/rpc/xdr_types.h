@@ -153,6 +153,8 @@ static const struct xdr_type xdr_types[] = {
 	XT(mm_ss_flags_many_res),
 	XT(nsr_grant),
 	XT(grant_key_res),
+	XT(mm_vol_retent),
+	XT(mm_vol_retent_many_args),
 };
 
 /*
@@ -285,6 +287,8 @@ static const struct xdr_proc xdr_procs[] = {
 	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_SS_FLAGS_MANY, mm_ss_flags_many_args,
 	   mm_ss_flags_many_res),
 	XP(NSRD_PROG, NSRD_V1, GRANT_KEY, xt_void, grant_key_res),
+	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_VOL_RETENT_MANY,
+	   mm_vol_retent_many_args, mm_ss_flags_many_res),
 };
 
 #endif
