@@ -52,6 +52,8 @@ struct nsr_nsrim_opts {
 	const char *name;    /* -N: only save sets of this name change */
 	const char *volume;  /* -V: only save sets on it change, and only it
 				is judged */
+	int oldest_cycle;    /* -l: each chain's oldest full cycle leaves
+				the index now, when a newer full exists */
 };
 
 struct nsr_nsrim_stats {
@@ -64,6 +66,7 @@ struct nsr_nsrim_stats {
 				     by the next run) */
 	unsigned vol_retent;	  /* volumes whose retention time (the
 				     latest of their save sets') changed */
+	unsigned oldest_cycle;	  /* of browse_expired: by -l */
 };
 
 /* nsr_nsrim_run - one run (see above); st gets the counts (also with

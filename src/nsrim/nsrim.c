@@ -42,6 +42,7 @@ struct im_ss {
 	int64_t savetime, browse, retention;
 	int64_t eff_browse, eff_retention;
 	int recyclable; /* flagged, or flagged by this run (or would be) */
+	int cycle;	/* in its chain's oldest full cycle, taken by -l */
 	int out_of_scope; /* -c, -N, -V: read for its chain, not changed */
 };
 
@@ -294,6 +295,48 @@ static size_t scope(struct im_run *r)
 	return n;
 }
 
+/* browsable - does s still have its index entries? */
+static int browsable(const struct im_ss *s)
+{
+	return (s->flags & MMDB_SS_BROWSABLE) ||
+	       ((s->flags & MMDB_SS_FINISHED) &&
+		!(s->flags & MMDB_SS_RECOVERABLE));
+}
+
+/* usable_full - a complete, browsable full save set? */
+static int usable_full(const struct im_ss *s)
+{
+	return s->level == NSR_LEVEL_FULL && (s->flags & MMDB_SS_FINISHED) &&
+	       !(s->flags & SS_BROKEN) && browsable(s);
+}
+
+/* oldest_cycle - -l for the chain ss[a..b) (in save time order): if it
+ * has two browsable full save sets or more, the oldest one and every
+ * save set after it and before the next full (its cycle: nothing saved
+ * later builds on them) lose their index entries now. */
+static void oldest_cycle(struct im_run *r, size_t a, size_t b)
+{
+	size_t f0 = b, f1 = b;
+
+	for (size_t i = a; i < b && f1 == b; i++) {
+		if (!usable_full(&r->ss[i]))
+			continue;
+		if (f0 == b)
+			f0 = i;
+		else
+			f1 = i;
+	}
+	for (size_t i = f0; f1 < b && i < f1; i++) {
+		struct im_ss *s = &r->ss[i];
+
+		if (!browsable(s) || (s->flags & MMDB_SS_INPROGRESS))
+			continue;
+		s->cycle = 1;
+		if (s->eff_browse > r->now)
+			s->eff_browse = r->now;
+	}
+}
+
 /* chains - effective times of every save set (expiry.h rule 4). */
 static int chains(struct im_run *r)
 {
@@ -325,6 +368,8 @@ static int chains(struct im_run *r)
 			r->ss[i].eff_browse = v[i - a].eff_browse;
 			r->ss[i].eff_retention = v[i - a].eff_retention;
 		}
+		if (r->o->oldest_cycle)
+			oldest_cycle(r, a, b);
 	}
 	free(v);
 	return NSR_OK;
@@ -397,17 +442,20 @@ static int set_flags(struct im_run *r, uint32_t ssid, uint32_t set,
  * keeps its flags for the next run: invariant 1). */
 static int expire_one(struct im_run *r, struct im_ss *s)
 {
-	int browsable = (s->flags & MMDB_SS_BROWSABLE) ||
-			((s->flags & MMDB_SS_FINISHED) &&
-			 !(s->flags & MMDB_SS_RECOVERABLE));
+	int live = browsable(s);
 	int rc, w;
 
 	if ((s->flags & MMDB_SS_INPROGRESS) || s->out_of_scope)
 		return NSR_OK;
-	if (browsable && s->eff_browse <= r->now) {
-		say_ss(r, s, "browse time passed: index entries removed",
+	if (live && s->eff_browse <= r->now) {
+		say_ss(r, s, s->cycle ? "oldest full cycle (-l): index "
+					"entries removed"
+				      : "browse time passed: index entries "
+					"removed",
 		       s->eff_browse);
 		r->st->browse_expired++;
+		if (s->cycle)
+			r->st->oldest_cycle++;
 		if ((w = writes_left(r)) < 0)
 			return w;
 		if (w) {
@@ -429,9 +477,9 @@ static int expire_one(struct im_run *r, struct im_ss *s)
 			if (rc != NSR_OK)
 				return rc;
 		}
-		browsable = 0;
+		live = 0;
 	}
-	if (!browsable && !s->recyclable && s->eff_retention <= r->now) {
+	if (!live && !s->recyclable && s->eff_retention <= r->now) {
 		say_ss(r, s, "retention time passed: recyclable",
 		       s->eff_retention);
 		r->st->recyclable++;
@@ -680,12 +728,17 @@ int nsr_nsrim_run(const struct nsr_nsrim_opts *o, struct nsr_nsrim_stats *st,
 void nsr_nsrim_summary(const struct nsr_nsrim_stats *st, int dry_run,
 		       char *buf, size_t len)
 {
+	char cyc[64] = "";
+
+	if (st->oldest_cycle)
+		snprintf(cyc, sizeof(cyc), ", %u of them the oldest cycle",
+			 st->oldest_cycle);
 	snprintf(buf, len, "nsrim: %u save set(s) checked: %u %s their "
-		 "index entries (browse policy), %u %s recyclable "
+		 "index entries (browse policy%s), %u %s recyclable "
 		 "(retention policy); %u volume(s) checked, %u %s "
 		 "recyclable%s",
 		 st->savesets, st->browse_expired,
-		 dry_run ? "would lose" : "lost", st->recyclable,
+		 dry_run ? "would lose" : "lost", cyc, st->recyclable,
 		 dry_run ? "would become" : "became", st->volumes,
 		 st->vol_recyclable, dry_run ? "would become" : "became",
 		 st->index_failures ? "; some index entries could not be "

@@ -18,7 +18,10 @@
 # sets leave the media database and their AFTD files go.  Last, nsrd's
 # own daily nsrim is seen to run once the test clock passes a day.  A
 # volume's retention time (volretent) is the latest ssretent of its save
-# sets as they are saved, and nsrim sets it again after a delete.
+# sets as they are saved, and nsrim sets it again after a delete.  nsrim
+# -l -n names the oldest full cycle with index entries and changes
+# nothing; nsrim -l takes it out of the index (recoverable by ssid),
+# never the last full.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 470-lifecycle
 S=127.0.0.1
@@ -227,6 +230,21 @@ check "a second nsrim changes nothing" grep -q \
 ssflags after2
 check "and the flags are the same" diff "$W/after" "$W/after2"
 
+# nsrim -l -n: of the chains with two browsable fulls or more (weeks 2
+# and 3 are browsable on day 28), the oldest full cycle (week 2, days
+# 14-20) would leave the index; nothing changes.
+"$BIN/nsrim" -s $S -l -n -v >"$W/nsrim-ln.out" 2>&1
+check "nsrim -l -n exits 0" test $? -eq 0
+check "nsrim -l -n: week 2's 7 save sets would lose their entries by -l" \
+	grep -q "7 would lose their index entries (browse policy, 7 of them the oldest cycle)" \
+	"$W/nsrim-ln.out"
+check "naming day 14's full" grep -q \
+	"^would: $C:$T ssid ${DAYSS[14]} level full .*oldest full cycle (-l)" \
+	"$W/nsrim-ln.out"
+check "and not week 3's" test -z "$(grep "ssid ${DAYSS[21]} " "$W/nsrim-ln.out")"
+ssflags after-ln
+check "nsrim -l -n changed no flag" diff "$W/after" "$W/after-ln"
+
 # Recover by ssid of browse-expired save sets: the full of day 7 (past
 # browse, not recyclable) and of day 0 (recyclable, not yet relabeled).
 for d in 7 0; do
@@ -317,5 +335,29 @@ check "nsrim -v says it set Life.002's retention time" \
 check "Life.002's volretent is now the latest ssretent left" \
 	test "$(volretent Life.002)" = "$(maxretent Life.002)" -a \
 	"$(volretent Life.002)" -lt "$v2"
+
+# nsrim -l for real on day 35: week 3 (days 21-26; 27 was deleted) is
+# the oldest cycle with entries, day 28's full the newer one: week 3
+# leaves the index (still recoverable by ssid), day 28 keeps it all.
+"$BIN/nsrim" -s $S -l >"$W/nsrim-l.out" 2>&1
+check "nsrim -l exits 0" test $? -eq 0
+check "nsrim -l: week 3's 6 save sets by -l" grep -q \
+	"6 lost their index entries (browse policy, 6 of them the oldest cycle)" \
+	"$W/nsrim-l.out"
+check "day 21's full has no index entries" test "$("$BIN/nsrinfo" -s $S \
+	-S "${DAYSS[21]}" $C 2>/dev/null | grep -c date=)" = 0
+check "day 21's full is flagged r, not E" test -n "$("$BIN/mminfo" -s $S -a \
+	-v -q "ssid=${DAYSS[21]}" -r ssid,ssflags 2>/dev/null |
+	awk '$2 ~ /r/ && $2 !~ /E/')"
+D28=$("$BIN/mminfo" -s $S -a -q "client=$C,volume=Life.001" -r ssid \
+	2>/dev/null | awk '$1 ~ /^[0-9]+$/ {print $1}' | tail -n 1)
+check "day 28's full keeps its entries" test "$("$BIN/nsrinfo" -s $S \
+	-S "$D28" $C 2>/dev/null | grep -c date=)" -gt 0
+rm -rf "$W/r21"; mkdir -p "$W/r21"
+"$BIN/recover" -s $S -S "${DAYSS[21]}" -d "$W/r21" >"$W/r21.out" 2>&1
+check "day 21's full still recovers by ssid" test $? -eq 0 -a -s "$W/r21$T/f21"
+"$BIN/nsrim" -s $S -l >"$W/nsrim-l2.out" 2>&1
+check "nsrim -l again: one full left, nothing more" grep -q \
+	"0 lost their index entries (browse policy)" "$W/nsrim-l2.out"
 
 nsr_done

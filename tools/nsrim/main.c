@@ -22,8 +22,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: nsrim [-n] [-v] [-s server] [-c client] [-N saveset] "
-		"[-V volume]\n"
+		"usage: nsrim [-l] [-n] [-v] [-s server] [-c client] "
+		"[-N saveset] [-V volume]\n"
 		"  Removes the index entries of save sets past their browse "
 		"time and\n"
 		"  marks save sets past their retention time recyclable, and "
@@ -33,6 +33,12 @@ static void usage(FILE *f)
 		"  the volume is relabeled (nsrd relabels a recyclable volume "
 		"when a\n"
 		"  save needs one).\n"
+		"  -l  also take the oldest full cycle of each client's save "
+		"set name out\n"
+		"      of the index (its full and what was saved after it "
+		"before the next\n"
+		"      full), when a newer full is there, whatever the browse "
+		"policy says\n"
 		"  -n  report what would be done, change nothing\n"
 		"  -v  a line per save set changed\n"
 		"  -s  the NetWorker server (default: this host)\n"
@@ -63,12 +69,13 @@ int main(int argc, char **argv)
 	if (getenv("NSR_TEST_NSRIM_STOP_AFTER"))
 		o.stop_after = (unsigned)atoi(
 			getenv("NSR_TEST_NSRIM_STOP_AFTER"));
-	while ((c = getopt_long(argc, argv, "nvs:c:N:V:h", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "lnvs:c:N:V:h", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'c': o.client = optarg; break;
 		case 'N': o.name = optarg; break;
 		case 'V': o.volume = optarg; break;
+		case 'l': o.oldest_cycle = 1; break;
 		case 'n': o.dry_run = 1; break;
 		case 'v': o.verbose = 1; break;
 		case 's': o.server = optarg; break;
