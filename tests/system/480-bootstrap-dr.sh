@@ -5,7 +5,10 @@
 # root.  nsrdr on it from the bootstrap's volume; nsrd starts, and mminfo
 # -avot, mminfo -m (the volumes' written figures, with the bootstrap's
 # bytes), nsrinfo of both clients and a browse with recover equal what they
-# were; a file recovers.  Refusals: nsrdr into a root that is not empty
+# were; a file recovers.  The bootstrap is encrypted with the datazone
+# pass phrase (its volume holds neither the CA's private key nor the
+# pass phrase in clear): nsrdr without -P, or with another pass phrase,
+# fails saying so.  Refusals: nsrdr into a root that is not empty
 # (exit 3) and from a volume without a bootstrap (exit 1, saying what to
 # do).  Last, the server is lost again and rebuilt from the volumes alone
 # (a new datazone, scanner -m -i): nsrinfo and the browse equal what they
@@ -45,9 +48,21 @@ check "nsrdr before any bootstrap: exit 1 (got $rc)" test $rc = 1
 check "it says the volume holds no bootstrap" \
 	grep -q "holds no whole bootstrap save set" "$W/dr0.out"
 
+# A datazone pass phrase is set: the bootstrap is encrypted with it.
+printf '. type: NSR\nupdate datazone pass phrase: dr phrase one\n' |
+	"$BIN/nsradmin" -s $S -i - >"$W/phrase.out" 2>&1
+check "set the datazone pass phrase" test $? = 0
+printf 'dr phrase one\n' >"$W/phrase"
+printf 'not the phrase\n' >"$W/wrong"
 "$BIN/nsrbootstrap" -s $S >"$W/boot.out" 2>&1
 rc=$?
 check "nsrbootstrap: exit 0 (got $rc)" test $rc = 0
+check "it says the bootstrap is encrypted" \
+	grep -q "encrypted with the datazone pass phrase" "$W/boot.out"
+check "the volume holds no private key in clear" \
+	test "$(cat "$W"/aftd1/* 2>/dev/null | grep -c 'PRIVATE KEY')" = 0
+check "nor the pass phrase" \
+	test "$(cat "$W"/aftd1/* 2>/dev/null | grep -c 'dr phrase one')" = 0
 check "it names the save set" grep -q "bootstrap save set [0-9]* of" \
 	"$W/boot.out"
 BOOT=$(sed -n 's/.*bootstrap save set \([0-9]*\) of.*/\1/p' "$W/boot.out")
@@ -117,9 +132,20 @@ check "it says so and what to do" grep -q "scanner -m -i" "$W/dr2.out"
 "$BIN/nsrdr" -l -d "$W/aftd1" >"$W/list.out" 2>&1
 check "nsrdr -l lists the bootstrap, whole: exit $?" \
 	grep -q "ssid $BOOT  client $C1  whole\$" "$W/list.out"
-"$BIN/nsrdr" -R "$ROOT" -d "$W/aftd1" >"$W/dr.out" 2>&1
+"$BIN/nsrdr" -R "$ROOT" -d "$W/aftd1" >"$W/dr-nokey.out" 2>&1
 rc=$?
-check "nsrdr from the bootstrap volume: exit 0 (got $rc)" test $rc = 0
+check "nsrdr without the pass phrase: exit 1 (got $rc)" test $rc = 1
+check "it says to give the pass phrase" \
+	grep -q "encrypted with a datazone pass phrase .*nsrdr -P FILE" \
+	"$W/dr-nokey.out"
+"$BIN/nsrdr" -R "$ROOT" -d "$W/aftd1" -P "$W/wrong" >"$W/dr-wrong.out" 2>&1
+rc=$?
+check "nsrdr with another pass phrase: exit 1 (got $rc)" test $rc = 1
+check "it says so" grep -q "other than the one given" "$W/dr-wrong.out"
+"$BIN/nsrdr" -R "$ROOT" -d "$W/aftd1" -P "$W/phrase" >"$W/dr.out" 2>&1
+rc=$?
+check "nsrdr from the bootstrap volume with -P: exit 0 (got $rc)" \
+	test $rc = 0
 [ $rc = 0 ] || sed 's/^/# /' "$W/dr.out"
 check "the old root's CA came back" cmp "$OLD/tls/ca.pem" "$ROOT/tls/ca.pem"
 

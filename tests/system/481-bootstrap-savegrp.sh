@@ -40,6 +40,9 @@ check "savegrp G1 exits 0" test $? = 0
 check "a bootstrap is listed by mminfo -B after the run" boots 1
 check "nsrd logged that it started it after G1" \
 	nsr_wait_logged "$ROOT/logs/daemon.log" "group G1: bootstrap save started"
+check "no pass phrase is set: the bootstrap warns that it is in clear" \
+	nsr_wait_logged "$ROOT/logs/daemon.log" \
+	"nsrbootstrap: warning: no datazone pass phrase is set, so the bootstrap is saved in clear"
 "$BIN/mminfo" -s $S -a -q "client=$C" -ot -r "name(250),level,client" >"$W/order.out" 2>&1
 check "the bootstrap comes after the client's save set" \
 	test "$(awk 'NR > 1 {print $1}' "$W/order.out" | tail -1)" = bootstrap

@@ -16,6 +16,7 @@
 
 #include "nsr/boot.h"
 #include "nsr/buf.h"
+#include "nsr/crypt.h"
 #include "nsr/dev.h"
 #include "nsr/err.h"
 #include "nsr/fileio.h"
@@ -36,19 +37,24 @@ struct opts {
 	int have_type;
 	uint32_t ssid;	    /* -B; 0 = the newest */
 	int list;	    /* -l */
+	const char *phrase_file; /* -P */
 };
 
 /* What the restore found. */
 struct got {
 	char stage[4096]; /* the restored staging directory, or "" */
 	uint64_t errors;
+	int no_key;	  /* a file's key was not given (-P) */
+	int have_key;	  /* key: the -P pass phrase's */
+	struct nsr_crypt_key key;
 };
 
 /* usage - short and exact. */
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: nsrdr -d device [-t type] [-B ssid] [-R root] [-l]\n"
+		"usage: nsrdr -d device [-t type] [-B ssid] [-R root] "
+		"[-P file] [-l]\n"
 		"  -d device  the volume's device (AFTD directory, vtape "
 		"file or tape)\n"
 		"  -t type    adv_file, vtape or tape (default: guessed from "
@@ -58,6 +64,10 @@ static void usage(FILE *f)
 		"  -R root    the server's root to recover into, empty, "
 		"daemons stopped\n"
 		"             (default $NSR_ROOT, else %s)\n"
+		"  -P file    the datazone pass phrase (the file's first "
+		"line) the bootstrap\n"
+		"             was encrypted with (nsrbootstrap says whether "
+		"it was)\n"
 		"  -l         only list the bootstrap save sets on the "
 		"volume\n"
 		"  -h, --help this help\n"
@@ -77,7 +87,7 @@ static int parse(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->root = env && *env ? env : NSR_DEFAULT_ROOT;
-	while ((c = getopt_long(argc, argv, "d:t:B:R:lh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:t:B:R:P:lh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			o->device = optarg;
@@ -104,6 +114,9 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'l':
 			o->list = 1;
+			break;
+		case 'P':
+			o->phrase_file = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -202,8 +215,53 @@ static void on_error(void *ctx, const char *path, int rc, int sys_errno,
 	struct got *g = ctx;
 
 	g->errors++;
+	if (strstr(what, "cannot decrypt"))
+		g->no_key = 1;
 	fprintf(stderr, "nsrdr: %s: %s: %s\n", path, what,
 		rc == NSR_ERR_SYSTEM ? strerror(sys_errno) : nsr_strerror(rc));
+}
+
+/* key_of - the data key of id: the -P pass phrase's, if it is that. */
+static int key_of(void *ctx, const uint8_t *id, uint8_t *key)
+{
+	const struct got *g = ctx;
+
+	if (!g->have_key || memcmp(id, g->key.id, NSR_CRYPT_ID_LEN) != 0)
+		return NSR_ERR_NOTFOUND;
+	memcpy(key, g->key.key, NSR_CRYPT_KEY_LEN);
+	return NSR_OK;
+}
+
+/* load_phrase - the key of the pass phrase in file (its first line). */
+static int load_phrase(const char *file, struct got *g)
+{
+	struct nsr_buf b;
+	char *nl;
+	int rc;
+
+	nsr_buf_init(&b, 0);
+	rc = nsr_file_read(file, &b, NSR_CRYPT_PHRASE_MAX + 2);
+	if (rc != NSR_OK) {
+		fprintf(stderr, "nsrdr: cannot read the pass phrase file %s: "
+			"%s\n", file, rc == NSR_ERR_SYSTEM ? strerror(errno) :
+			nsr_strerror(rc));
+		nsr_buf_release(&b);
+		return rc;
+	}
+	nl = memchr(b.data, '\n', b.len);
+	if (nl)
+		*nl = '\0';
+	rc = nsr_crypt_derive(b.data, &g->key);
+	nsr_crypt_wipe(b.data, b.len);
+	nsr_buf_release(&b);
+	if (rc != NSR_OK) {
+		fprintf(stderr, "nsrdr: the first line of %s is not a usable "
+			"pass phrase (1 to %d bytes)\n", file,
+			NSR_CRYPT_PHRASE_MAX);
+		return rc;
+	}
+	g->have_key = 1;
+	return NSR_OK;
 }
 
 /* feed - volume data into the restore. */
@@ -228,6 +286,8 @@ static int restore_into(struct nsr_dev *dev, const struct scan_result *res,
 	memset(&cb, 0, sizeof(cb));
 	ro.dest = scratch;
 	ro.conflict = NSR_RESTORE_OVERWRITE;
+	ro.key = key_of;
+	ro.key_ctx = g;
 	cb.restored = on_restored;
 	cb.error = on_error;
 	cb.ctx = g;
@@ -253,6 +313,11 @@ static int restore_into(struct nsr_dev *dev, const struct scan_result *res,
 	nsr_buf_release(&why);
 	if (rc == NSR_OK && g->errors)
 		rc = NSR_ERR_IO;
+	if (g->no_key)
+		fprintf(stderr, "nsrdr: the bootstrap is encrypted with a "
+			"datazone pass phrase %s: give the pass phrase it was "
+			"saved with in a file, nsrdr -P FILE\n",
+			g->have_key ? "other than the one given" : "");
 	if (rc == NSR_OK && !g->stage[0]) {
 		fprintf(stderr, "nsrdr: save set %u holds no media database "
 			"snapshot: it is not a bootstrap nsrbootstrap made\n",
@@ -276,6 +341,10 @@ static int recover(const struct opts *o, struct nsr_dev *dev,
 	nsr_buf_init(&err, 0);
 	if (scratch == NULL)
 		return NSRDR_EXIT_FAIL;
+	if (o->phrase_file && load_phrase(o->phrase_file, &g) != NSR_OK) {
+		free(scratch);
+		return NSRDR_EXIT_FAIL;
+	}
 	printf("nsrdr: recovering bootstrap save set %u of %s, saved %s, "
 	       "from volume %s\n", s->hdr.ssid, s->hdr.client,
 	       when(s->hdr.savetime, t, sizeof(t)), res->label.name);
@@ -299,6 +368,7 @@ static int recover(const struct opts *o, struct nsr_dev *dev,
 	(void)nsr_boot_remove_tree(scratch);
 	free(scratch);
 	nsr_buf_release(&err);
+	nsr_crypt_wipe(&g.key, sizeof(g.key));
 	if (rc != NSR_OK)
 		return NSRDR_EXIT_FAIL;
 	printf("nsrdr: %s now holds the server's resources, media database, "
