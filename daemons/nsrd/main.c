@@ -308,6 +308,8 @@ static void nsrd_child_exit(struct nsr_daemon *d, pid_t pid, int status)
 {
 	struct nsrd *n = d->ctx;
 
+	if (nsrd_bootstrap_exited(n, pid, status))
+		return;
 	nsr_super_exited(n->super, pid, status);
 }
 

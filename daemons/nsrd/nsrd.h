@@ -317,6 +317,12 @@ int nsrd_savegrp(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
 /* bootstrap.c: nsrd_bootstrap_after_group - start a bootstrap save
  * (nsrbootstrap) after a run of group; nsrd does not wait for it. */
 void nsrd_bootstrap_after_group(struct nsrd *n, const char *group);
+/* nsrd_bootstrap_start - start nsrbootstrap for group: its pid, or 0. */
+pid_t nsrd_bootstrap_start(struct nsrd *n, const char *group);
+/* sched.c: nsrd_bootstrap_exited - a reaped child: if it was the
+ * bootstrap of a savegrp -O run, end that run's job by its exit; 1 if
+ * so, 0 if the child was another. */
+int nsrd_bootstrap_exited(struct nsrd *n, pid_t pid, int status);
 /* nsrd_bootstrap_is - is a save set of this name a bootstrap (its job a
  * bootstrap save job, no index entries expected)? */
 int nsrd_bootstrap_is(const char *name);

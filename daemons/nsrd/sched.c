@@ -40,6 +40,7 @@
 #include "nsr/compat.h"
 
 #include <pthread.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -751,6 +752,96 @@ static void preview(const struct grun *r, savegrp_res *res)
 	nsr_status_ok(&res->st);
 }
 
+/* savegrp -O runs: the bootstrap's pid and the run's job, until the
+ * main loop reaps the bootstrap (nsrd_bootstrap_exited). */
+#define BOOT_RUNS_MAX 8
+static struct {
+	pid_t pid;
+	int64_t jobid;
+	char group[NSR_SHORT_MAX];
+} g_boot_runs[BOOT_RUNS_MAX];
+static pthread_mutex_t g_boot_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* bootstrap_run - savegrp -O of group g: a savegrp job whose end is the
+ * bootstrap's.  Under the RPC mutex; 0 or -1 (why). */
+static int bootstrap_run(struct nsrd *n, const struct nsr_res *g,
+			 int64_t *jobid, struct nsr_buf *why)
+{
+	const char *gname = nsr_res_get(g, "name");
+	int slot = -1;
+	pid_t pid;
+
+	pthread_mutex_lock(&g_boot_mu);
+	for (int i = 0; i < BOOT_RUNS_MAX && slot < 0; i++)
+		if (!g_boot_runs[i].pid)
+			slot = i;
+	if (slot >= 0)
+		g_boot_runs[slot].pid = -1; /* taken while it starts */
+	pthread_mutex_unlock(&g_boot_mu);
+	if (slot < 0) {
+		nsr_buf_addf(why, "%d bootstrap runs (savegrp -O) are under "
+			     "way already; try again when one ended",
+			     BOOT_RUNS_MAX);
+		return -1;
+	}
+	*jobid = job_new(n, NSR_JOBDB_TYPE_SAVEGRP, 0, n->server_name,
+			 gname, "full", gname);
+	job_end(n, *jobid, NSR_JOBDB_ACTIVE, "bootstrap only (savegrp -O)",
+		"savegrp -O: the bootstrap only (client file indexes "
+		"included), no client save");
+	/* Started and recorded under the lock: the main loop that reaps it
+	 * (nsrd_bootstrap_exited) finds it however soon it ends. */
+	pthread_mutex_lock(&g_boot_mu);
+	pid = nsrd_bootstrap_start(n, gname);
+	g_boot_runs[slot].pid = pid;
+	g_boot_runs[slot].jobid = *jobid;
+	snprintf(g_boot_runs[slot].group, sizeof(g_boot_runs[slot].group),
+		 "%s", gname);
+	pthread_mutex_unlock(&g_boot_mu);
+	if (pid > 0)
+		return 0;
+	job_end(n, *jobid, NSR_JOBDB_FAILED, "failed",
+		"nsrbootstrap could not be started: see daemon.log");
+	pthread_mutex_lock(&g_boot_mu);
+	g_boot_runs[slot].pid = 0;
+	pthread_mutex_unlock(&g_boot_mu);
+	return 0; /* the job says how it ended */
+}
+
+/* nsrd_bootstrap_exited - see nsrd.h. */
+int nsrd_bootstrap_exited(struct nsrd *n, pid_t pid, int status)
+{
+	int64_t jobid = 0;
+	char group[NSR_SHORT_MAX] = "", line[256];
+	int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+
+	pthread_mutex_lock(&g_boot_mu);
+	for (int i = 0; i < BOOT_RUNS_MAX && !jobid; i++)
+		if (pid > 0 && g_boot_runs[i].pid == pid) {
+			jobid = g_boot_runs[i].jobid;
+			snprintf(group, sizeof(group), "%s",
+				 g_boot_runs[i].group);
+			g_boot_runs[i].pid = 0;
+		}
+	pthread_mutex_unlock(&g_boot_mu);
+	if (!jobid)
+		return 0;
+	if (ok)
+		snprintf(line, sizeof(line), "bootstrap saved (mminfo -B)");
+	else if (WIFEXITED(status))
+		snprintf(line, sizeof(line), "nsrbootstrap exited %d: see "
+			 "daemon.log for why", WEXITSTATUS(status));
+	else
+		snprintf(line, sizeof(line), "nsrbootstrap was killed by "
+			 "signal %d", WTERMSIG(status));
+	nsr_info("group %s: savegrp -O ended: %s", group, line);
+	nsr_rpc_server_lock(n->d->srv);
+	job_end(n, jobid, ok ? NSR_JOBDB_COMPLETED : NSR_JOBDB_FAILED,
+		ok ? "succeeded" : "failed", line);
+	nsr_rpc_server_unlock(n->d->srv);
+	return 1;
+}
+
 /* nsrd_savegrp - SAVEGRP: run a group now, or preview it. */
 int nsrd_savegrp(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 {
@@ -776,7 +867,13 @@ int nsrd_savegrp(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	}
 	nsr_buf_init(&why, 0);
 	memset(&run, 0, sizeof(run));
-	if (a->preview) {
+	if (a->only_bootstrap && a->preview) {
+		r->plan.plan_len = 0; /* nothing of the clients' */
+		nsr_status_ok(&r->st);
+	} else if (a->only_bootstrap) {
+		if (bootstrap_run(n, g, &r->jobid, &why) == 0)
+			nsr_status_ok(&r->st);
+	} else if (a->preview) {
 		if (plan(n, g, a->level, a->clients.clients_val,
 			 a->clients.clients_len, &run, &why) == 0) {
 			preview(&run, r);

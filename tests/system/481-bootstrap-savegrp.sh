@@ -3,8 +3,9 @@
 # group of one client runs (savegrp, on the test clock); once the run has
 # ended, nsrd starts nsrbootstrap, and mminfo -B lists a bootstrap of the
 # server saved after the client's save set; jobquery shows its bootstrap
-# save job.  A second run gives a second
-# bootstrap.
+# save job.  A second run gives a second bootstrap.  savegrp -O saves the
+# bootstrap only (no client save set), and its run's job ends with it;
+# -O -n says so and does nothing.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 481-bootstrap-savegrp
 S=127.0.0.1
@@ -57,4 +58,21 @@ echo more >"$W/data/g"
 timeout 300 "$BIN/savegrp" -s $S G1 >"$W/g2.out" 2>&1
 check "savegrp G1 again exits 0" test $? = 0
 check "a second bootstrap after the second run" boots 2
+
+# savegrp -O: the bootstrap only, no client save, followed as a run.
+nss() { "$BIN/mminfo" -s $S -a -q "client=$C" -r ssid 2>/dev/null |
+	grep -c '^ *[0-9]'; }
+before=$(nss)
+timeout 60 "$BIN/savegrp" -s $S -O -n G1 >"$W/gO-n.out" 2>&1
+check "savegrp -O -n exits 0" test $? = 0
+check "saying only the bootstrap would be saved" \
+	grep -q "would save only the bootstrap" "$W/gO-n.out"
+timeout 300 "$BIN/savegrp" -s $S -O G1 >"$W/gO.out" 2>&1
+check "savegrp -O G1 exits 0" test $? = 0
+check "its job succeeded" grep -q "savegrp: group job [0-9]* succeeded" \
+	"$W/gO.out"
+check "a third bootstrap" boots 3
+check "and no other save set" test "$(nss)" = $(( before + 1 ))
+check "nsrd logged the end of the -O run" nsr_wait_logged \
+	"$ROOT/logs/daemon.log" "group G1: savegrp -O ended: bootstrap saved"
 nsr_done

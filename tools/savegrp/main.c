@@ -1,5 +1,6 @@
 /*
- * savegrp - run a group of scheduled backups now, or preview it (-n).
+ * savegrp - run a group of scheduled backups now, or preview it (-n);
+ * with -O only the bootstrap of the server's state (nsrbootstrap).
  *
  * nsrd plans the run (each client's save sets and level of the day),
  * starts it as a savegrp job and has each client's nsrexecd run save;
@@ -31,7 +32,7 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_ERROR = 3 };
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: savegrp [-nv] [-s server] [-l level] [-c client]... "
+		"usage: savegrp [-nvO] [-s server] [-l level] [-c client]... "
 		"[-G] group\n"
 		"  -s server   the server (default: this host)\n"
 		"  -l level    full, incr or 1-9 for every client (default: "
@@ -39,6 +40,9 @@ static void usage(FILE *f)
 		"              schedule, or the group's level or schedule)\n"
 		"  -c client   only this client (repeatable)\n"
 		"  -n          preview: print what would run, run nothing\n"
+		"  -O          only the bootstrap (the server's state, client "
+		"file indexes\n"
+		"              included), no client save\n"
 		"  -v          print every client's job log (a failed "
 		"client's always)\n"
 		"  -G group    the group (or give it as the last argument)\n"
@@ -149,10 +153,11 @@ int main(int argc, char **argv)
 	struct nsr_buf err;
 	savegrp_args a;
 	savegrp_res r;
-	int opt, nc = 0, preview = 0, verbose = 0, rc;
+	int opt, nc = 0, preview = 0, verbose = 0, only_boot = 0, rc;
 
 	nsr_log_init("savegrp", NSR_LOG_STDERR | NSR_LOG_BARE);
-	while ((opt = getopt_long(argc, argv, "s:l:c:G:nvh", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "s:l:c:G:nvOh", lo, NULL)) !=
+	       -1) {
 		switch (opt) {
 		case 's': server = optarg; break;
 		case 'l': level = optarg; break;
@@ -167,6 +172,7 @@ int main(int argc, char **argv)
 		case 'G': group = optarg; break;
 		case 'n': preview = 1; break;
 		case 'v': verbose = 1; break;
+		case 'O': only_boot = 1; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		default: usage(stderr); return EXIT_USAGE;
 		}
@@ -191,10 +197,15 @@ int main(int argc, char **argv)
 	a.clients.clients_len = (u_int)nc;
 	a.clients.clients_val = clients;
 	a.preview = preview;
+	a.only_bootstrap = only_boot;
 	rc = nsr_nsrd_savegrp(d, &a, &r);
 	if (rc != NSR_OK) {
 		nsr_error("group %s: %s", group, nsr_nsrd_errmsg(d));
 		rc = EXIT_ERROR;
+	} else if (preview && only_boot) {
+		printf("savegrp: group %s would save only the bootstrap (-O): "
+		       "no client save\n", group);
+		rc = EXIT_OK;
 	} else if (preview) {
 		print_plan(&r, group);
 		rc = EXIT_OK;
