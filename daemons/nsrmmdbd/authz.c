@@ -54,6 +54,7 @@ void mmdbd_reader_of(const struct nsr_rpc_call *call, struct mmdbd_reader *r)
 	snprintf(r->host, sizeof(r->host), "%s", nsr_rpc_call_host(call));
 	nsr_policy_refresh(policy);
 	r->all = nsr_policy_admin(policy, u, r->host);
+	r->daemon = r->all || nsr_policy_call_daemon(policy, call);
 }
 
 /* mmdbd_reader_may - 1 if r may read client's save sets. */

@@ -41,6 +41,7 @@ void mmdbd_db_status(nsr_status *st, int rc, const char *fmt, ...)
 /* Who reads (authz.c): a caller and whether it may read all. */
 struct mmdbd_reader {
 	int all;    /* an administrator */
+	int daemon; /* one of the server's programs (sees every volume) */
 	int stated; /* user is the caller's stated user */
 	char user[NSR_RPC_USER_MAX + 1];
 	char host[256];

@@ -225,6 +225,29 @@ static int next_rows(struct mmdbd_query *q, u_int max, mm_next_res *r)
 	return rc < 0 ? rc : NSR_OK;
 }
 
+/* vol_visible - may q's caller see volume v?  Administrators and the
+ * server's programs see every volume; anyone else the volumes that hold
+ * a save set they may read (mminfo -m shows a client's user where its
+ * data is, not the datazone's other volumes). */
+static int vol_visible(const struct mmdbd_query *q,
+		       const struct mmdb_volume *v)
+{
+	struct mmdb_pred pred = {MMDB_A_VOLUME, MMDB_OP_EQ, 0, v->name};
+	struct mmdb_query vq = {&pred, 1};
+	struct mmdb_cursor *cur = NULL;
+	struct mmdb_ss_row row;
+	int seen = 0;
+
+	if (q->who.daemon)
+		return 1;
+	if (mmdb_ss_query(g_mmdbd.db, &vq, 0, &cur) != NSR_OK)
+		return 0;
+	while (!seen && mmdb_ss_next(cur, &row) > 0)
+		seen = mmdbd_reader_may(&q->who, row.ss.client);
+	mmdb_cursor_free(cur);
+	return seen;
+}
+
 /* next_vols - up to max volumes into r; *done at the end. */
 static int next_vols(struct mmdbd_query *q, u_int max, mm_next_res *r)
 {
@@ -236,6 +259,8 @@ static int next_vols(struct mmdbd_query *q, u_int max, mm_next_res *r)
 		rc = mmdb_vol_next(q->cur, &v);
 		if (rc <= 0)
 			break;
+		if (!vol_visible(q, &v))
+			continue;
 		if (mmdb_clnt_vol_to_wire(&v,
 					  &r->vols.vols_val[r->vols.vols_len]))
 			nsr_fatal("out of memory");

@@ -7,7 +7,8 @@
 # root@ca and the client, logged) until an administrator puts root@ca
 # in cb's remote access; then ca lists and recovers it, identical.  ca
 # is no administrator of srv: its resource update is refused, and it
-# cannot have srv's nsrsnmd start a mover.  Nor can ca read or write a
+# cannot have srv's nsrsnmd start a mover, and its mminfo -m lists no
+# volume until it may read a save set on one.  Nor can ca read or write a
 # save set at srv's mover directly: without nsrd's grant (or with a
 # forged one) the mover refuses.  Needs
 # root and network namespaces (skipped otherwise).
@@ -51,6 +52,14 @@ check "cb's mminfo lists its save set" test "$(ssids cb client=cb)" = "$SSID"
 check "ca's mminfo does not show cb's save set" \
 	test -z "$(ssids ca client=cb)"
 check "not even by ssid" test -z "$(ssids ca "ssid=$SSID")"
+# vols HOST - the volumes mminfo -m on HOST lists.
+vols() {
+	on "$1" "$BIN/mminfo" -s $S -m 2>/dev/null |
+		grep -o 'Srv\.[0-9]*' | sort -u | tr '\n' ' '
+}
+check "srv's mminfo -m lists Srv.001" test "$(vols srv)" = "Srv.001 "
+check "cb's too (it holds cb's data)" test "$(vols cb)" = "Srv.001 "
+check "ca's does not (nothing of ca's is on it)" test -z "$(vols ca)"
 on cb "$BIN/nsrinfo" -s $S cb >"$W/cb-nsrinfo.out" 2>&1
 check "cb's nsrinfo lists its index" test $? -eq 0
 check "with the file" grep -q "$T/numbers" "$W/cb-nsrinfo.out"
@@ -129,6 +138,7 @@ check "srv puts root@ca in cb's remote access" \
 	'. type: NSR client; name: cb\nupdate remote access: root@ca\n')
 check "now ca's mminfo shows cb's save set" \
 	test "$(ssids ca client=cb)" = "$SSID"
+check "and its volume in mminfo -m" test "$(vols ca)" = "Srv.001 "
 on ca "$BIN/nsrinfo" -s $S cb >"$W/ca-nsrinfo2.out" 2>&1
 check "and ca's nsrinfo lists cb's index" test $? -eq 0
 check "with the file" grep -q "$T/numbers" "$W/ca-nsrinfo2.out"
