@@ -999,19 +999,21 @@ static int check(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 }
 
 /* Access classes: reads are public (query rows and ss_get show only what
- * the caller may read: authz.c); writes are ADMIN (mmdbd_authz: the
- * server's programs and administrators). */
+ * the caller may read: authz.c), but for a volume by name or id (only
+ * the server's programs look one up: nsrd, scanner); writes are ADMIN
+ * (mmdbd_authz: the server's programs and administrators). */
 #define PROC(num, name, xa, sa, xr, sr, fn) \
 	{num, name, NSR_XDR(xa), sa, NSR_XDR(xr), sr, fn, 0}
 #define WRITE(num, name, xa, sa, xr, sr, fn) \
 	{num, name, NSR_XDR(xa), sa, NSR_XDR(xr), sr, fn, NSR_RPC_ADMIN}
+#define DAEMON WRITE
 
 static const struct nsr_rpc_proc mmdbd_procs[] = {
-	PROC(MM_VOL_GET, "vol_get", xdr_mm_name_args, sizeof(mm_name_args),
-	     xdr_mm_vol_res, sizeof(mm_vol_res), vol_get),
-	PROC(MM_VOL_GET_BY_ID, "vol_get_by_id", xdr_mm_volid,
-	     sizeof(mm_volid), xdr_mm_vol_res, sizeof(mm_vol_res),
-	     vol_get_by_id),
+	DAEMON(MM_VOL_GET, "vol_get", xdr_mm_name_args, sizeof(mm_name_args),
+	       xdr_mm_vol_res, sizeof(mm_vol_res), vol_get),
+	DAEMON(MM_VOL_GET_BY_ID, "vol_get_by_id", xdr_mm_volid,
+	       sizeof(mm_volid), xdr_mm_vol_res, sizeof(mm_vol_res),
+	       vol_get_by_id),
 	WRITE(MM_VOL_PUT, "vol_put", xdr_mm_volume, sizeof(mm_volume),
 	     xdr_nsr_void_res, sizeof(nsr_void_res), vol_put),
 	WRITE(MM_VOL_DELETE, "vol_delete", xdr_mm_name_args,

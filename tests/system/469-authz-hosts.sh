@@ -60,6 +60,10 @@ vols() {
 check "srv's mminfo -m lists Srv.001" test "$(vols srv)" = "Srv.001 "
 check "cb's too (it holds cb's data)" test "$(vols cb)" = "Srv.001 "
 check "ca's does not (nothing of ca's is on it)" test -z "$(vols ca)"
+on ca "$BIN/mmdtest" mmdb-volget $S Srv.001 >"$W/ca-volget.out" 2>&1
+check "nor can ca look Srv.001 up by name" test $? -ne 0
+check "saying why" grep -q "denied: media database vol_get by root@ca" \
+	"$W/ca-volget.out"
 on cb "$BIN/nsrinfo" -s $S cb >"$W/cb-nsrinfo.out" 2>&1
 check "cb's nsrinfo lists its index" test $? -eq 0
 check "with the file" grep -q "$T/numbers" "$W/cb-nsrinfo.out"
