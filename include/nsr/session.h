@@ -72,7 +72,8 @@ struct nsr_session_save_opts {
 	int compress;
 	/* 1: leave out what the client's resource asks for (aes
 	 * encryption, compression): a bootstrap, which nsrdr reads from
-	 * the volume without nsrd and so without keys */
+	 * the volume without nsrd (encrypt, which nsrbootstrap sets when a
+	 * datazone pass phrase is set, still applies: nsrdr -P) */
 	int no_directives;
 	/* Optional callbacks (ctx is handed to each). */
 	void (*file)(void *ctx, const struct nsr_asm_file *f);

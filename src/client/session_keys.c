@@ -50,10 +50,11 @@ int session_xform(struct nsr_nsrd *d, const struct nsr_session_save_opts *o,
 		/* an nsrd without KEY_CURRENT: no client directives */
 		rc = NSR_OK;
 	} else if (rc == NSR_OK) {
-		if (!x->xf.compress && r.client_compress)
+		if (!x->xf.compress && r.client_compress &&
+		    !o->no_directives)
 			x->xf.compress = 1;
 		x->on = x->xf.compress > 0;
-		if (o->encrypt || r.client_encrypt) {
+		if (o->encrypt || (r.client_encrypt && !o->no_directives)) {
 			rc = take_key(&r, x);
 			x->on = 1;
 		}
