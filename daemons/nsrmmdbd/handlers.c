@@ -244,6 +244,23 @@ static pthread_mutex_t *written_lock(const uint8_t *volid)
 	return &written_locks[h % WRITTEN_LOCKS];
 }
 
+/* stripes_lock - take the stripe locks marked in held, in index order
+ * (so that two holders of several never deadlock, nor with one holder
+ * of one); stripes_unlock - let them go. */
+static void stripes_lock(const int *held)
+{
+	for (int i = 0; i < WRITTEN_LOCKS; i++)
+		if (held[i])
+			pthread_mutex_lock(&written_locks[i]);
+}
+
+static void stripes_unlock(const int *held)
+{
+	for (int i = WRITTEN_LOCKS; i-- > 0;)
+		if (held[i])
+			pthread_mutex_unlock(&written_locks[i]);
+}
+
 /* vol_written_txn - the read-modify-write of MM_VOL_WRITTEN in one
  * transaction, under the volume's lock. */
 static int vol_written_txn(const mm_vol_written_args *a,
@@ -311,9 +328,7 @@ static int ss_delete_txn(uint32_t ssid, uint32_t cloneid)
 	}
 	for (size_t i = 0; i < nf; i++)
 		held[written_lock(fr[i].volid) - written_locks] = 1;
-	for (int i = 0; i < WRITTEN_LOCKS; i++)
-		if (held[i])
-			pthread_mutex_lock(&written_locks[i]);
+	stripes_lock(held);
 	rc = mmdb_txn_begin(g_mmdbd.db, &txn);
 	for (size_t i = 0; rc == NSR_OK && i < nf; i++) {
 		struct mmdb_volume v;
@@ -346,9 +361,7 @@ static int ss_delete_txn(uint32_t ssid, uint32_t cloneid)
 		txn = NULL;
 	}
 	mmdb_txn_abort(txn);
-	for (int i = WRITTEN_LOCKS; i-- > 0;)
-		if (held[i])
-			pthread_mutex_unlock(&written_locks[i]);
+	stripes_unlock(held);
 	return rc;
 }
 
@@ -615,6 +628,17 @@ static int flags_many_txn(const mm_ss_flags_many_args *a, unsigned *missing)
 	return rc;
 }
 
+/* many_status - the reply of a batch call (MM_SS_FLAGS_MANY,
+ * MM_VOL_RETENT_MANY) that ended with rc: "cannot VERB N WHAT". */
+static void many_status(mm_ss_flags_many_res *r, int rc, const char *verb,
+			u_int n, const char *what)
+{
+	if (rc)
+		mmdbd_db_status(&r->st, rc, "cannot %s %u %s", verb, n, what);
+	else
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
+}
+
 /* ss_flags_many - MM_SS_FLAGS_MANY: all of them or none. */
 static int ss_flags_many(void *ctx, void *args, void *res,
 			 struct nsr_rpc_call *call)
@@ -629,11 +653,8 @@ static int ss_flags_many(void *ctx, void *args, void *res,
 		return NSR_OK;
 	rc = flags_many_txn(a, &r->missing);
 	end();
-	if (rc)
-		mmdbd_db_status(&r->st, rc, "cannot change the flags of %u "
-				"save sets", a->items.items_len);
-	else
-		nsr_status_set(&r->st, NSR_OK, "%s", "");
+	many_status(r, rc, "change the flags of", a->items.items_len,
+		    "save sets");
 	return NSR_OK;
 }
 
@@ -650,14 +671,11 @@ static int retent_many_txn(const mm_vol_retent_many_args *a,
 	int rc;
 
 	*missing = 0;
-	pthread_once(&written_once, written_init);
 	for (u_int i = 0; i < a->items.items_len; i++)
 		held[written_lock((const uint8_t *)
 					  a->items.items_val[i].volid) -
 		     written_locks] = 1;
-	for (int i = 0; i < WRITTEN_LOCKS; i++)
-		if (held[i])
-			pthread_mutex_lock(&written_locks[i]);
+	stripes_lock(held);
 	rc = mmdb_txn_begin(g_mmdbd.db, &txn);
 	for (u_int i = 0; rc == NSR_OK && i < a->items.items_len; i++) {
 		const mm_vol_retent *it = &a->items.items_val[i];
@@ -679,9 +697,7 @@ static int retent_many_txn(const mm_vol_retent_many_args *a,
 		txn = NULL;
 	}
 	mmdb_txn_abort(txn);
-	for (int i = WRITTEN_LOCKS - 1; i >= 0; i--)
-		if (held[i])
-			pthread_mutex_unlock(&written_locks[i]);
+	stripes_unlock(held);
 	return rc;
 }
 
@@ -699,11 +715,8 @@ static int vol_retent_many(void *ctx, void *args, void *res,
 		return NSR_OK;
 	rc = retent_many_txn(a, &r->missing);
 	end();
-	if (rc)
-		mmdbd_db_status(&r->st, rc, "cannot set the retention times of "
-				"%u volumes", a->items.items_len);
-	else
-		nsr_status_set(&r->st, NSR_OK, "%s", "");
+	many_status(r, rc, "set the retention times of", a->items.items_len,
+		    "volumes");
 	return NSR_OK;
 }
 

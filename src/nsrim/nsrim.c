@@ -526,10 +526,10 @@ static int vol_state(struct im_run *r, const struct mmdb_volume *v,
 			(*nss)++;
 			if (!s || !s->recyclable)
 				all = 0;
-			if (s && NSR_MAX(s->eff_retention, s->retention) >
-					 *retent)
-				*retent = NSR_MAX(s->eff_retention,
-						  s->retention);
+			if (s)
+				*retent = NSR_MAX(*retent,
+						  NSR_MAX(s->eff_retention,
+							  s->retention));
 		}
 	}
 	if (v->flags & (MMDB_VOL_RECYCLABLE | MMDB_VOL_MANUAL))
