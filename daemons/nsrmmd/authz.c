@@ -101,22 +101,25 @@ static int fetch_key(const char *server, struct nsr_buf *why)
 	return rc;
 }
 
-/* check_grant - NSR_OK if g grants kind on ssid (see the top). */
-static int check_grant(const char *server, const nsr_grant *g, uint32_t kind,
-		       uint32_t ssid, struct nsr_buf *why)
+/* check_grant - NSR_OK if g grants kind on ssid (see the top).  A grant
+ * of another kind, save set or time is refused without the key; one
+ * whose mac does not match has the key fetched again first, at most
+ * every KEY_REFETCH_SEC (nsrd's key file was replaced). */
+static int check_grant(const char *server, const nsr_grant *g,
+		       uint32_t kind, uint32_t ssid, struct nsr_buf *why)
 {
 	int64_t now = time(NULL);
 	int rc = NSR_ERR_PERM;
 
-	if (!g || g->ssid == 0)
+	if (!g || ssid == 0 || g->ssid != ssid || g->kind != kind ||
+	    g->expires < now)
 		return NSR_ERR_PERM;
 	pthread_mutex_lock(&g_key_mu);
 	if (!g_have_key)
 		fetch_key(server, why);
 	if (g_have_key)
 		rc = nsr_rpc_grant_check(g_key, g, kind, ssid, now);
-	if (rc == NSR_ERR_PERM && g_have_key && g->ssid == ssid &&
-	    g->kind == kind && g->expires >= now &&
+	if (rc == NSR_ERR_PERM && g_have_key &&
 	    now - g_fetched >= KEY_REFETCH_SEC &&
 	    fetch_key(server, why) == NSR_OK)
 		rc = nsr_rpc_grant_check(g_key, g, kind, ssid, now);
@@ -124,11 +127,12 @@ static int check_grant(const char *server, const nsr_grant *g, uint32_t kind,
 	return rc;
 }
 
-/* read_grant - the grant of args' list for ssid, or NULL. */
+/* read_grant - the read grant of args' list for ssid, or NULL. */
 static const nsr_grant *read_grant(const mmd_read_args *a, uint32_t ssid)
 {
 	for (u_int i = 0; i < a->grants.grants_len; i++)
-		if (a->grants.grants_val[i].ssid == ssid)
+		if (a->grants.grants_val[i].ssid == ssid &&
+		    a->grants.grants_val[i].kind == NSR_GRANT_READ)
 			return &a->grants.grants_val[i];
 	return NULL;
 }

@@ -440,25 +440,12 @@ static const nsr_grant *grant_of(const struct nsr_mmd *m, uint32_t kind,
 	return NULL;
 }
 
-/* read_grants - the kept read grants into a (pointing into m). */
+/* read_grants - the kept grants into a (pointing into m): the mover
+ * takes the read grant of each save set it is asked for. */
 static void read_grants(struct nsr_mmd *m, mmd_read_args *a)
 {
-	unsigned n = 0;
-
-	/* Read grants first: they are what a read sends. */
-	for (unsigned i = 0; i < m->ngrants; i++) {
-		if (m->grants[i].kind != NSR_GRANT_READ)
-			continue;
-		if (i != n) {
-			nsr_grant t = m->grants[n];
-
-			m->grants[n] = m->grants[i];
-			m->grants[i] = t;
-		}
-		n++;
-	}
-	a->grants.grants_len = n;
-	a->grants.grants_val = n ? m->grants : NULL;
+	a->grants.grants_len = m->ngrants;
+	a->grants.grants_val = m->ngrants ? m->grants : NULL;
 }
 
 /* begin_call - MMD_SS_BEGIN of a fragment of m->hdr on volid. */
