@@ -138,6 +138,11 @@ check "nsrdr without the pass phrase: exit 1 (got $rc)" test $rc = 1
 check "it says to give the pass phrase" \
 	grep -q "encrypted with a datazone pass phrase .*nsrdr -P FILE" \
 	"$W/dr-nokey.out"
+"$BIN/nsrdr" -R "$ROOT" -d "$W/aftd1" -P "$W/nosuchfile" >"$W/dr-nofile.out" 2>&1
+rc=$?
+check "nsrdr -P with a file that is not there: exit 1 (got $rc)" test $rc = 1
+check "naming the file" grep -q "cannot read the pass phrase file $W/nosuchfile" \
+	"$W/dr-nofile.out"
 "$BIN/nsrdr" -R "$ROOT" -d "$W/aftd1" -P "$W/wrong" >"$W/dr-wrong.out" 2>&1
 rc=$?
 check "nsrdr with another pass phrase: exit 1 (got $rc)" test $rc = 1
