@@ -160,7 +160,8 @@ static int open_cursor(struct mmdbd_query *q, const mm_query_args *a,
 	if (a->volumes)
 		rc = mmdb_vol_query(g_mmdbd.db, mmdbd_qparse_query(p), 0, &cur);
 	else
-		rc = mmdb_ss_query(g_mmdbd.db, mmdbd_qparse_query(p), 0, &cur);
+		rc = mmdb_ss_query(g_mmdbd.db, mmdbd_qparse_query(p),
+				   a->chains ? MMDB_CUR_CHAINS : 0, &cur);
 	if (rc == NSR_ERR_INVAL) {
 		nsr_status_set(st, rc, "query \"%s\" cannot be evaluated%s",
 			     a->query, a->volumes ? " on volumes: use only "

@@ -411,6 +411,11 @@ enum mmdb_plan {
 
 /* Cursor flags. */
 #define MMDB_CUR_FORCE_SCAN 0x1 /* ignore indexes (tests compare plans) */
+/* Save set rows grouped by backup chain: client, save set name, save
+ * time (clients and names in the engine's string id order, not
+ * alphabetical); predicates still apply.  nsrim reads one chain at a
+ * time this way and forgets it. */
+#define MMDB_CUR_CHAINS 0x2
 
 /*
  * mmdb_ss_query - open a cursor over save set rows matching q (NULL or

@@ -185,14 +185,18 @@ int mmdb_clnt_clone_remove(struct mmdb_clnt *c, uint32_t ssid,
 
 /*
  * mmdb_clnt_query_open - open a cursor on the daemon for mminfo query text
- * (the -q language; "" or NULL = everything), over volumes if volumes is
- * nonzero, else over save set rows.  now is the time relative dates
- * ("yesterday") are evaluated against (0 = the caller's current time).
- * A syntax error gives NSR_ERR_SYNTAX (or NSR_ERR_INVAL) with the parser's
- * message, which points at the mistake, in mmdb_clnt_errmsg().
+ * (the -q language; "" or NULL = everything), over volumes with
+ * MMDB_CLNT_Q_VOLUMES (1) in how, else over save set rows, in backup
+ * chain order with MMDB_CLNT_Q_CHAINS (mmdb.h MMDB_CUR_CHAINS).  now is
+ * the time relative dates ("yesterday") are evaluated against (0 = the
+ * caller's current time).  A syntax error gives NSR_ERR_SYNTAX (or
+ * NSR_ERR_INVAL) with the parser's message, which points at the mistake,
+ * in mmdb_clnt_errmsg().
  */
-int mmdb_clnt_query_open(struct mmdb_clnt *c, const char *query, int volumes,
-			 int64_t now);
+#define MMDB_CLNT_Q_VOLUMES 0x1
+#define MMDB_CLNT_Q_CHAINS 0x2
+int mmdb_clnt_query_open(struct mmdb_clnt *c, const char *query,
+			 unsigned how, int64_t now);
 /*
  * mmdb_clnt_query_next_rows - up to max (<= MM_BATCH_MAX is asked for)
  * save set rows into rows[0..*n); *done is set when the cursor is

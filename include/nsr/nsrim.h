@@ -3,10 +3,11 @@
  * database and the client file indexes (nsrim(8), and nsrd once a day).
  *
  * One run, at time now (nsr_clock_now() unless given):
- *   1. every save set of the media database is read, grouped into backup
- *      chains (client and save set name) and given its effective browse
- *      and retention times (expiry.h rule 4: a full or level others build
- *      on lives as long as the latest of them);
+ *   1. every save set of the media database is read, one backup chain
+ *      (client and save set name) at a time in the media database's
+ *      chain order, and given its effective browse and retention times
+ *      (expiry.h rule 4: a full or level others build on lives as long
+ *      as the latest of them);
  *   2. a completed save set past its effective browse time loses its
  *      index entries (nsrindexd), then is flagged recoverable and no
  *      longer browsable (sumflags r): it stays recoverable by ssid
@@ -30,7 +31,11 @@
  *      entries), a save set is flagged recyclable only after it lost its
  *      entries, a volume only after every save set on it was flagged;
  *   2. a run with dry_run changes nothing and reports what a run would
- *      do; repeating a run at the same time changes nothing more.
+ *      do; repeating a run at the same time changes nothing more;
+ *   3. memory is flat: a run holds one chain's save sets, a count per
+ *      volume and at most 1,024 flag changes not yet sent, whatever the
+ *      number of save sets (steps 2-3 of a chain are done before the
+ *      next is read; step 4 needs only the counts).
  */
 #ifndef NSR_NSRIM_H
 #define NSR_NSRIM_H

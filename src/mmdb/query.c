@@ -574,8 +574,9 @@ static int plan_ss(struct mmdb_cursor *c, unsigned flags)
 		return add_range(c, "", 0, NULL, 0);
 	if (tb < 0)
 		return NSR_OK;	/* no ranges: no rows */
-	/* 1. ssid = ... */
-	for (size_t i = 0; i < c->npreds; i++) {
+	/* 1. ssid = ... (not in chain order) */
+	for (size_t i = 0; !(flags & MMDB_CUR_CHAINS) && i < c->npreds;
+	     i++) {
 		const struct mmdb_pred *p = &c->preds[i];
 
 		if (p->attr != MMDB_A_SSID || p->op != MMDB_OP_EQ)
@@ -625,8 +626,9 @@ static int plan_ss(struct mmdb_cursor *c, unsigned flags)
 			}
 		return rc;
 	}
-	/* 3. volume = ... / volid = ... */
-	if ((nvn || nvi) && nvn + nvi <= COMBO_MAX) {
+	/* 3. volume = ... / volid = ... (not in chain order) */
+	if ((nvn || nvi) && nvn + nvi <= COMBO_MAX &&
+	    !(flags & MMDB_CUR_CHAINS)) {
 		c->plan = MMDB_PLAN_VOLUME;
 		c->root = db->roots[T_FRAG_VOL];
 		for (size_t i = 0; i < nvn + nvi && rc == NSR_OK; i++) {
@@ -661,13 +663,19 @@ static int plan_ss(struct mmdb_cursor *c, unsigned flags)
 		}
 		return rc;
 	}
-	/* 5. savetime range */
+	/* 5. chain order: the whole client, name, time index */
+	if (flags & MMDB_CUR_CHAINS) {
+		c->plan = MMDB_PLAN_CLIENT;
+		c->root = db->roots[T_SS_CNT];
+		return add_range(c, "", 0, NULL, 0);
+	}
+	/* 6. savetime range */
 	if (tb > 0) {
 		c->plan = MMDB_PLAN_SAVETIME;
 		c->root = db->roots[T_SS_TIME];
 		return add_time_range(c, NULL, 0, tlo, thi);
 	}
-	/* 6. scan */
+	/* 7. scan */
 	return add_range(c, "", 0, NULL, 0);
 }
 

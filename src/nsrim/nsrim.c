@@ -24,32 +24,48 @@
 /* Flags of a save set that can hold no chain back (expiry.h usable). */
 #define SS_BROKEN (MMDB_SS_ABORTED | MMDB_SS_INCOMPLETE | MMDB_SS_INPROGRESS)
 
-/* Client, save set and volume names, each kept once however many save
- * sets share it (a million save sets name a few thousand of each):
- * open addressing, FNV-1a. */
-struct im_pool {
-	char **slot;
-	size_t cap, n;
+/* One volume as the run has seen it in the save set rows so far (an
+ * open addressing table by name, FNV-1a: a datazone has thousands of
+ * volumes, not millions). */
+struct im_vol {
+	char *name;
+	unsigned nss;	/* save sets on it */
+	int all;	/* every one of them recyclable (or to become so) */
+	int64_t retent;	/* latest retention of them (own or effective) */
 };
 
-/* One save set as the run sees it (names in the pool). */
+struct im_vols {
+	struct im_vol *v;	/* in the order first seen: stable indices */
+	size_t n, capv;
+	size_t *slot;		/* index + 1 into v; 0 = free */
+	size_t cap;
+};
+
+/* One save set of the chain being read. */
 struct im_ss {
 	uint32_t ssid;
-	const char *client;
-	const char *name;
 	unsigned level;
 	uint32_t flags;
 	int64_t savetime, browse, retention;
 	int64_t eff_browse, eff_retention;
 	int recyclable; /* flagged, or flagged by this run (or would be) */
 	int cycle;	/* in its chain's oldest full cycle, taken by -l */
+	int on_volume;	/* has a fragment on -V's volume */
 	int out_of_scope; /* -c, -N, -V: read for its chain, not changed */
+	size_t on0, non;  /* its volumes: chain.on[on0 .. on0 + non) */
 };
 
-/* A save set on a volume (one per row with a volume). */
-struct im_on {
-	const char *vol; /* in the pool */
-	uint32_t ssid;
+/* The backup chain being read (one client and save set name): its save
+ * sets in save time order and the volumes each is on.  Only one chain
+ * is held at a time (invariant 3 of nsrim.h). */
+struct im_chain {
+	char *client, *name;
+	struct im_ss *ss;
+	size_t nss, capss;
+	size_t *on;	/* indices into the run's vols.v */
+	size_t non, capon;
+	struct nsr_expiry_ss *ex;
+	size_t capex;
 };
 
 /* The state of one run. */
@@ -58,11 +74,8 @@ struct im_run {
 	struct nsr_nsrim_stats *st;
 	struct mmdb_clnt *mc;
 	struct nsr_ixclnt *ix;
-	struct im_ss *ss;
-	size_t nss, capss;
-	struct im_on *on;
-	size_t non, capon;
-	struct im_pool names;
+	struct im_chain ch;
+	struct im_vols vols;
 	/* Flag changes not yet sent: one MM_SS_FLAGS_MANY per PENDING_MAX
 	 * (a commit each), always before the volumes are judged. */
 	struct mmdb_clnt_flags pending[PENDING_MAX];
@@ -72,6 +85,7 @@ struct im_run {
 	size_t nretents, capretents;
 	int64_t now;
 	unsigned writes; /* changes made so far */
+	int flag_failed; /* a flag change was refused (for the message) */
 };
 
 /* writes_left - may the run make one more change?  1 yes (counted), 0
@@ -97,55 +111,6 @@ static uint64_t fnv(const char *s)
 	return h;
 }
 
-/* pool_grow - double the table (at half load). */
-static int pool_grow(struct im_pool *p)
-{
-	size_t cap = p->cap ? p->cap * 2 : 1024;
-	char **slot = calloc(cap, sizeof(*slot));
-
-	if (!slot)
-		return NSR_ERR_NOMEM;
-	for (size_t i = 0; i < p->cap; i++) {
-		size_t k;
-
-		if (!p->slot[i])
-			continue;
-		for (k = fnv(p->slot[i]) & (cap - 1); slot[k];
-		     k = (k + 1) & (cap - 1))
-			;
-		slot[k] = p->slot[i];
-	}
-	free(p->slot);
-	p->slot = slot;
-	p->cap = cap;
-	return NSR_OK;
-}
-
-/* intern - the pool's copy of s (made if new); NULL without memory. */
-static const char *intern(struct im_pool *p, const char *s)
-{
-	size_t k;
-
-	if (2 * (p->n + 1) > p->cap && pool_grow(p) != NSR_OK)
-		return NULL;
-	for (k = fnv(s) & (p->cap - 1); p->slot[k]; k = (k + 1) & (p->cap - 1))
-		if (strcmp(p->slot[k], s) == 0)
-			return p->slot[k];
-	p->slot[k] = strdup(s);
-	if (p->slot[k])
-		p->n++;
-	return p->slot[k];
-}
-
-/* pool_free - every name and the table. */
-static void pool_free(struct im_pool *p)
-{
-	for (size_t i = 0; i < p->cap; i++)
-		free(p->slot[i]);
-	free(p->slot);
-	memset(p, 0, sizeof(*p));
-}
-
 /* grow - make room for one more element of size sz in *v. */
 static int grow(void **v, size_t n, size_t *cap, size_t sz)
 {
@@ -161,138 +126,98 @@ static int grow(void **v, size_t n, size_t *cap, size_t sz)
 	return NSR_OK;
 }
 
-/* add_row - remember a row's save set (once) and its volume. */
-static int add_row(struct im_run *r, const struct mmdb_ss_row *row)
+/* vols_slot - the slot of name in t (free if it is not there). */
+static size_t vols_slot(const struct im_vols *t, const char *name)
 {
-	struct im_ss *s;
+	size_t k;
 
-	if (row->has_volume) {
-		if (grow((void **)&r->on, r->non, &r->capon,
-			 sizeof(*r->on)) != NSR_OK)
-			return NSR_ERR_NOMEM;
-		r->on[r->non].vol = intern(&r->names, row->vol.name);
-		if (!r->on[r->non].vol)
-			return NSR_ERR_NOMEM;
-		r->on[r->non++].ssid = row->ss.ssid;
-	}
-	if (r->nss && r->ss[r->nss - 1].ssid == row->ss.ssid)
-		return NSR_OK; /* more rows of it: dedup() drops the rest */
-	if (grow((void **)&r->ss, r->nss, &r->capss, sizeof(*r->ss)) != NSR_OK)
-		return NSR_ERR_NOMEM;
-	s = &r->ss[r->nss++];
-	memset(s, 0, sizeof(*s));
-	s->ssid = row->ss.ssid;
-	s->client = intern(&r->names, row->ss.client);
-	s->name = intern(&r->names, row->ss.name);
-	if (!s->client || !s->name)
-		return NSR_ERR_NOMEM;
-	s->level = row->ss.level;
-	s->flags = row->ss.flags;
-	s->savetime = row->ss.savetime;
-	s->browse = row->ss.ssbrowse;
-	s->retention = row->ss.ssretent;
-	s->recyclable = !!(s->flags & MMDB_SS_RECYCLABLE);
-	return NSR_OK;
-}
-
-/* by_chain - order: client, save set name, save time, ssid (pooled
- * names: equal strings are the same pointer). */
-static int by_chain(const void *a, const void *b)
-{
-	const struct im_ss *x = a, *y = b;
-	int d = x->client == y->client ? 0 : strcmp(x->client, y->client);
-
-	if (!d && x->name != y->name)
-		d = strcmp(x->name, y->name);
-	if (!d && x->savetime != y->savetime)
-		d = x->savetime < y->savetime ? -1 : 1;
-	if (!d)
-		d = x->ssid < y->ssid ? -1 : x->ssid > y->ssid;
-	return d;
-}
-
-/* by_ssid - order of im_ss by ssid (for bsearch). */
-static int by_ssid(const void *a, const void *b)
-{
-	const struct im_ss *x = a, *y = b;
-
-	return x->ssid < y->ssid ? -1 : x->ssid > y->ssid;
-}
-
-/* by_vol - order of im_on by volume name. */
-static int by_vol(const void *a, const void *b)
-{
-	const struct im_on *x = a, *y = b;
-
-	return x->vol == y->vol ? 0 : strcmp(x->vol, y->vol);
-}
-
-/* read_savesets - every save set row of the media database. */
-static int read_savesets(struct im_run *r, struct nsr_buf *err)
-{
-	struct mmdb_ss_row rows[64];
-	size_t got = 0;
-	int done = 0, rc;
-
-	rc = mmdb_clnt_query_open(r->mc, "", 0, r->now);
-	while (rc == NSR_OK && !done) {
-		rc = mmdb_clnt_query_next_rows(r->mc, rows,
-					       sizeof(rows) / sizeof(rows[0]),
-					       &got, &done);
-		for (size_t i = 0; rc == NSR_OK && i < got; i++)
-			rc = add_row(r, &rows[i]);
-		if (rc == NSR_OK && got == 0 && !done)
+	for (k = fnv(name) & (t->cap - 1); t->slot[k];
+	     k = (k + 1) & (t->cap - 1))
+		if (strcmp(t->v[t->slot[k] - 1].name, name) == 0)
 			break;
-	}
-	if (rc != NSR_OK)
-		nsr_buf_addf(err, "cannot read the save sets of the media "
-			     "database: %s", rc == NSR_ERR_NOMEM ?
-			     "out of memory" : mmdb_clnt_errmsg(r->mc));
-	return rc;
+	return k;
 }
 
-/* dedup - one entry per save set (sorted by ssid). */
-static void dedup(struct im_run *r)
+/* vols_find - the index of volume name in t, or (size_t)-1. */
+static size_t vols_find(const struct im_vols *t, const char *name)
 {
-	size_t k = 0;
+	size_t k;
 
-	if (r->nss == 0)
-		return;
-	qsort(r->ss, r->nss, sizeof(*r->ss), by_ssid);
-	for (size_t i = 0; i < r->nss; i++)
-		if (k == 0 || r->ss[k - 1].ssid != r->ss[i].ssid)
-			r->ss[k++] = r->ss[i];
-	r->nss = k;
+	if (t->cap == 0)
+		return (size_t)-1;
+	k = vols_slot(t, name);
+	return t->slot[k] ? t->slot[k] - 1 : (size_t)-1;
 }
 
-/* scope - mark the save sets a narrowed run (-c, -N, -V) leaves alone;
- * r->ss is in ssid order.  The number in scope. */
-static size_t scope(struct im_run *r)
+/* vols_add - the index of volume name in t, added (nothing on it yet)
+ * if new; NSR_ERR_NOMEM as (size_t)-1. */
+static size_t vols_add(struct im_vols *t, const char *name)
 {
-	const struct nsr_nsrim_opts *o = r->o;
-	size_t n = 0;
+	size_t k;
 
-	for (size_t i = 0; i < r->nss; i++) {
-		struct im_ss *s = &r->ss[i];
+	if (2 * (t->n + 1) > t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 1024;
+		size_t *slot = calloc(cap, sizeof(*slot));
 
-		s->out_of_scope = (o->client && strcmp(s->client, o->client)) ||
-				  (o->name && strcmp(s->name, o->name)) ||
-				  o->volume;
+		if (!slot)
+			return (size_t)-1;
+		free(t->slot);
+		t->slot = slot;
+		t->cap = cap;
+		for (size_t i = 0; i < t->n; i++)
+			t->slot[vols_slot(t, t->v[i].name)] = i + 1;
 	}
-	for (size_t i = 0; o->volume && i < r->non; i++) {
-		struct im_ss k, *s;
+	k = vols_slot(t, name);
+	if (t->slot[k])
+		return t->slot[k] - 1;
+	if (grow((void **)&t->v, t->n, &t->capv, sizeof(*t->v)) != NSR_OK)
+		return (size_t)-1;
+	memset(&t->v[t->n], 0, sizeof(t->v[t->n]));
+	t->v[t->n].name = strdup(name);
+	if (!t->v[t->n].name)
+		return (size_t)-1;
+	t->v[t->n].all = 1;
+	t->slot[k] = ++t->n;
+	return t->n - 1;
+}
 
-		if (strcmp(r->on[i].vol, o->volume) != 0)
-			continue;
-		k.ssid = r->on[i].ssid;
-		s = bsearch(&k, r->ss, r->nss, sizeof(*r->ss), by_ssid);
-		if (s && (!o->client || !strcmp(s->client, o->client)) &&
-		    (!o->name || !strcmp(s->name, o->name)))
-			s->out_of_scope = 0;
-	}
-	for (size_t i = 0; i < r->nss; i++)
-		n += !r->ss[i].out_of_scope;
-	return n;
+/* vols_free - every volume and the table. */
+static void vols_free(struct im_vols *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i].name);
+	free(t->v);
+	free(t->slot);
+	memset(t, 0, sizeof(*t));
+}
+
+/* chain_reset - forget the chain read (keeps its arrays for the next). */
+static void chain_reset(struct im_chain *ch)
+{
+	free(ch->client);
+	free(ch->name);
+	ch->client = ch->name = NULL;
+	ch->nss = ch->non = 0;
+}
+
+/* chain_free - the chain and its arrays. */
+static void chain_free(struct im_chain *ch)
+{
+	chain_reset(ch);
+	free(ch->ss);
+	free(ch->on);
+	free(ch->ex);
+	memset(ch, 0, sizeof(*ch));
+}
+
+/* by_time - order of a chain's save sets: save time, ssid. */
+static int by_time(const void *a, const void *b)
+{
+	const struct im_ss *x = a, *y = b;
+
+	if (x->savetime != y->savetime)
+		return x->savetime < y->savetime ? -1 : 1;
+	return x->ssid < y->ssid ? -1 : x->ssid > y->ssid;
 }
 
 /* browsable - does s still have its index entries? */
@@ -310,24 +235,25 @@ static int usable_full(const struct im_ss *s)
 	       !(s->flags & SS_BROKEN) && browsable(s);
 }
 
-/* oldest_cycle - -l for the chain ss[a..b) (in save time order): if it
- * has two browsable full save sets or more, the oldest one and every
- * save set after it and before the next full (its cycle: nothing saved
- * later builds on them) lose their index entries now. */
-static void oldest_cycle(struct im_run *r, size_t a, size_t b)
+/* oldest_cycle - -l for the chain read: if it has two browsable full
+ * save sets or more, the oldest one and every save set after it and
+ * before the next full (its cycle: nothing saved later builds on them)
+ * lose their index entries now. */
+static void oldest_cycle(struct im_run *r)
 {
-	size_t f0 = b, f1 = b;
+	struct im_chain *ch = &r->ch;
+	size_t f0 = ch->nss, f1 = ch->nss;
 
-	for (size_t i = a; i < b && f1 == b; i++) {
-		if (!usable_full(&r->ss[i]))
+	for (size_t i = 0; i < ch->nss && f1 == ch->nss; i++) {
+		if (!usable_full(&ch->ss[i]))
 			continue;
-		if (f0 == b)
+		if (f0 == ch->nss)
 			f0 = i;
 		else
 			f1 = i;
 	}
-	for (size_t i = f0; f1 < b && i < f1; i++) {
-		struct im_ss *s = &r->ss[i];
+	for (size_t i = f0; f1 < ch->nss && i < f1; i++) {
+		struct im_ss *s = &ch->ss[i];
 
 		if (!browsable(s) || (s->flags & MMDB_SS_INPROGRESS))
 			continue;
@@ -337,41 +263,43 @@ static void oldest_cycle(struct im_run *r, size_t a, size_t b)
 	}
 }
 
-/* chains - effective times of every save set (expiry.h rule 4). */
-static int chains(struct im_run *r)
+/* chain_times - effective times of the chain's save sets (expiry.h
+ * rule 4), which are put in save time order. */
+static int chain_times(struct im_run *r)
 {
-	struct nsr_expiry_ss *v;
+	struct im_chain *ch = &r->ch;
 
-	if (r->nss == 0)
-		return NSR_OK;
-	qsort(r->ss, r->nss, sizeof(*r->ss), by_chain);
-	v = calloc(r->nss, sizeof(*v));
-	if (!v)
-		return NSR_ERR_NOMEM;
-	for (size_t a = 0, b; a < r->nss; a = b) {
-		for (b = a; b < r->nss && r->ss[a].client == r->ss[b].client &&
-			    r->ss[a].name == r->ss[b].name;
-		     b++) {
-			struct nsr_expiry_ss *e = &v[b - a];
+	if (ch->nss > ch->capex) {
+		struct nsr_expiry_ss *ex = realloc(ch->ex,
+						   ch->nss * sizeof(*ex));
 
-			e->ssid = r->ss[b].ssid;
-			e->level = r->ss[b].level;
-			e->savetime = r->ss[b].savetime;
-			e->usable = (r->ss[b].flags & MMDB_SS_FINISHED) &&
-				    !(r->ss[b].flags & SS_BROKEN);
-			e->browse = r->ss[b].browse;
-			e->retention = r->ss[b].retention;
-		}
-		/* Same order (save time, ssid: unique keys) in and out. */
-		nsr_expiry_chain(v, b - a);
-		for (size_t i = a; i < b; i++) {
-			r->ss[i].eff_browse = v[i - a].eff_browse;
-			r->ss[i].eff_retention = v[i - a].eff_retention;
-		}
-		if (r->o->oldest_cycle)
-			oldest_cycle(r, a, b);
+		if (!ex)
+			return NSR_ERR_NOMEM;
+		ch->ex = ex;
+		ch->capex = ch->nss;
 	}
-	free(v);
+	qsort(ch->ss, ch->nss, sizeof(*ch->ss), by_time);
+	memset(ch->ex, 0, ch->nss * sizeof(*ch->ex));
+	for (size_t i = 0; i < ch->nss; i++) {
+		const struct im_ss *s = &ch->ss[i];
+		struct nsr_expiry_ss *e = &ch->ex[i];
+
+		e->ssid = s->ssid;
+		e->level = s->level;
+		e->savetime = s->savetime;
+		e->usable = (s->flags & MMDB_SS_FINISHED) &&
+			    !(s->flags & SS_BROKEN);
+		e->browse = s->browse;
+		e->retention = s->retention;
+	}
+	/* Same order (save time, ssid: unique keys) in and out. */
+	nsr_expiry_chain(ch->ex, ch->nss);
+	for (size_t i = 0; i < ch->nss; i++) {
+		ch->ss[i].eff_browse = ch->ex[i].eff_browse;
+		ch->ss[i].eff_retention = ch->ex[i].eff_retention;
+	}
+	if (r->o->oldest_cycle)
+		oldest_cycle(r);
 	return NSR_OK;
 }
 
@@ -395,7 +323,8 @@ static void say_ss(struct im_run *r, const struct im_ss *s, const char *what,
 	if (!r->o->out || !r->o->verbose)
 		return;
 	fprintf(r->o->out, "%s%s:%s ssid %u level %s saved %s: %s (%s)\n",
-		r->o->dry_run ? "would: " : "", s->client, s->name, s->ssid,
+		r->o->dry_run ? "would: " : "", r->ch.client, r->ch.name,
+		s->ssid,
 		nsr_level_name(s->level), when(s->savetime, a, sizeof(a)),
 		what, when(t, b, sizeof(b)));
 }
@@ -409,6 +338,8 @@ static int flush(struct im_run *r)
 		rc = mmdb_clnt_ss_flags_many(r->mc, r->pending, r->npending,
 					     NULL);
 	r->npending = 0;
+	if (rc != NSR_OK)
+		r->flag_failed = 1;
 	return rc;
 }
 
@@ -459,7 +390,7 @@ static int expire_one(struct im_run *r, struct im_ss *s)
 		if ((w = writes_left(r)) < 0)
 			return w;
 		if (w) {
-			rc = nsr_ixclnt_delete(r->ix, s->client, s->ssid);
+			rc = nsr_ixclnt_delete(r->ix, r->ch.client, s->ssid);
 			if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND) {
 				r->st->index_failures++;
 				if (r->o->out)
@@ -501,36 +432,15 @@ static int expire_one(struct im_run *r, struct im_ss *s)
 static int vol_state(struct im_run *r, const struct mmdb_volume *v,
 		     unsigned *nss, int64_t *retent)
 {
-	struct im_on key, *on;
-	size_t lo, hi;
+	size_t i = vols_find(&r->vols, v->name);
 	int all = 1;
 
 	*nss = 0;
 	*retent = 0;
-	memset(&key, 0, sizeof(key));
-	key.vol = v->name;
-	on = r->non ? bsearch(&key, r->on, r->non, sizeof(*r->on), by_vol)
-		    : NULL;
-	if (on) {
-		lo = hi = (size_t)(on - r->on);
-		while (lo > 0 && r->on[lo - 1].vol == on->vol)
-			lo--;
-		while (hi < r->non && r->on[hi].vol == on->vol)
-			hi++;
-		for (size_t i = lo; i < hi; i++) {
-			struct im_ss k, *s;
-
-			k.ssid = r->on[i].ssid;
-			s = bsearch(&k, r->ss, r->nss, sizeof(*r->ss),
-				    by_ssid);
-			(*nss)++;
-			if (!s || !s->recyclable)
-				all = 0;
-			if (s)
-				*retent = NSR_MAX(*retent,
-						  NSR_MAX(s->eff_retention,
-							  s->retention));
-		}
+	if (i != (size_t)-1) {
+		*nss = r->vols.v[i].nss;
+		*retent = r->vols.v[i].retent;
+		all = r->vols.v[i].all;
 	}
 	if (v->flags & (MMDB_VOL_RECYCLABLE | MMDB_VOL_MANUAL))
 		return 0;
@@ -660,23 +570,130 @@ static int volumes(struct im_run *r, struct nsr_buf *err)
 	return send_retents(r, rc, err);
 }
 
-/* expire_all - steps 2 and 3 for every save set.  What was counted as
- * made is sent, also when a test's crash point stopped the run
- * (NSR_ERR_LIMIT). */
+/* chain_end - steps 1-3 for the chain read, then what its save sets
+ * tell about their volumes; the chain is forgotten.  NSR_OK, or the
+ * media database's error, or NSR_ERR_LIMIT (a test's crash point). */
+static int chain_end(struct im_run *r)
+{
+	const struct nsr_nsrim_opts *o = r->o;
+	struct im_chain *ch = &r->ch;
+	int out = (o->client && strcmp(ch->client, o->client)) ||
+		  (o->name && strcmp(ch->name, o->name));
+	int rc = NSR_OK;
+
+	if (ch->nss == 0)
+		return NSR_OK;
+	rc = chain_times(r);
+	for (size_t i = 0; rc == NSR_OK && i < ch->nss; i++) {
+		struct im_ss *s = &ch->ss[i];
+
+		s->out_of_scope = out || (o->volume && !s->on_volume);
+		r->st->savesets += !s->out_of_scope;
+		rc = expire_one(r, s);
+		for (size_t j = 0; rc == NSR_OK && j < s->non; j++) {
+			struct im_vol *v = &r->vols.v[ch->on[s->on0 + j]];
+
+			v->nss++;
+			if (!s->recyclable)
+				v->all = 0;
+			v->retent = NSR_MAX(v->retent,
+					    NSR_MAX(s->eff_retention,
+						    s->retention));
+		}
+	}
+	chain_reset(ch);
+	return rc;
+}
+
+/* add_row - one save set row into the chain being read, ending it first
+ * if the row starts another (rows come in chain order, a save set's
+ * rows together: one per volume it is on). */
+static int add_row(struct im_run *r, const struct mmdb_ss_row *row)
+{
+	struct im_chain *ch = &r->ch;
+	struct im_ss *s = ch->nss ? &ch->ss[ch->nss - 1] : NULL;
+	int rc;
+
+	if (!s || s->ssid != row->ss.ssid) {
+		if (s && (strcmp(ch->client, row->ss.client) ||
+			  strcmp(ch->name, row->ss.name))) {
+			if ((rc = chain_end(r)) != NSR_OK)
+				return rc;
+		}
+		if (!ch->client) {
+			ch->client = strdup(row->ss.client);
+			ch->name = strdup(row->ss.name);
+			if (!ch->client || !ch->name)
+				return NSR_ERR_NOMEM;
+		}
+		if (grow((void **)&ch->ss, ch->nss, &ch->capss,
+			 sizeof(*ch->ss)) != NSR_OK)
+			return NSR_ERR_NOMEM;
+		s = &ch->ss[ch->nss++];
+		memset(s, 0, sizeof(*s));
+		s->ssid = row->ss.ssid;
+		s->level = row->ss.level;
+		s->flags = row->ss.flags;
+		s->savetime = row->ss.savetime;
+		s->browse = row->ss.ssbrowse;
+		s->retention = row->ss.ssretent;
+		s->recyclable = !!(s->flags & MMDB_SS_RECYCLABLE);
+		s->on0 = ch->non;
+	}
+	if (row->has_volume) {
+		size_t v = vols_add(&r->vols, row->vol.name);
+
+		if (v == (size_t)-1)
+			return NSR_ERR_NOMEM;
+		for (size_t j = 0; j < s->non; j++)
+			if (ch->on[s->on0 + j] == v)
+				return NSR_OK; /* another clone there */
+		if (grow((void **)&ch->on, ch->non, &ch->capon,
+			 sizeof(*ch->on)) != NSR_OK)
+			return NSR_ERR_NOMEM;
+		ch->on[ch->non++] = v;
+		s->non++;
+		if (r->o->volume && !strcmp(row->vol.name, r->o->volume))
+			s->on_volume = 1;
+	}
+	return NSR_OK;
+}
+
+/* expire_all - steps 1-3 over every save set, read one chain at a
+ * time in chain order.  What was counted as made is sent, also when a
+ * test's crash point stopped the run (NSR_ERR_LIMIT). */
 static int expire_all(struct im_run *r, struct nsr_buf *err)
 {
-	int rc = NSR_OK, f;
+	struct mmdb_ss_row rows[64];
+	size_t got = 0;
+	int done = 0, rc, f;
 
-	for (size_t i = 0; rc == NSR_OK && i < r->nss; i++)
-		rc = expire_one(r, &r->ss[i]);
+	rc = mmdb_clnt_query_open(r->mc, "", MMDB_CLNT_Q_CHAINS, r->now);
+	while (rc == NSR_OK && !done) {
+		rc = mmdb_clnt_query_next_rows(r->mc, rows,
+					       sizeof(rows) / sizeof(rows[0]),
+					       &got, &done);
+		for (size_t i = 0; rc == NSR_OK && i < got; i++)
+			rc = add_row(r, &rows[i]);
+		if (rc == NSR_OK && got == 0 && !done)
+			break;
+	}
+	if (rc == NSR_OK)
+		rc = chain_end(r);
 	if (rc == NSR_OK || rc == NSR_ERR_LIMIT) {
 		f = flush(r);
 		if (f != NSR_OK)
 			rc = f;
 	}
-	if (rc != NSR_OK && rc != NSR_ERR_LIMIT)
-		nsr_buf_addf(err, "cannot flag save sets in the media "
-			     "database: %s", mmdb_clnt_errmsg(r->mc));
+	if (rc == NSR_OK || rc == NSR_ERR_LIMIT)
+		return rc;
+	if (rc == NSR_ERR_NOMEM)
+		nsr_buf_addstr(err, "out of memory");
+	else
+		nsr_buf_addf(err, "cannot %s the media database: %s",
+			     r->flag_failed ? "flag save sets in"
+					    : "read the save sets of",
+			     mmdb_clnt_errmsg(r->mc));
 	return rc;
 }
 
@@ -696,31 +713,17 @@ int nsr_nsrim_run(const struct nsr_nsrim_opts *o, struct nsr_nsrim_stats *st,
 	if (rc == NSR_OK && !o->dry_run)
 		rc = nsr_ixclnt_open(o->server, &r.ix, err);
 	if (rc == NSR_OK)
-		rc = read_savesets(&r, err);
-	if (rc == NSR_OK) {
-		dedup(&r);
-		if (r.non)
-			qsort(r.on, r.non, sizeof(*r.on), by_vol);
-		st->savesets = (unsigned)scope(&r);
-	}
-	if (rc == NSR_OK && (rc = chains(&r)) != NSR_OK)
-		nsr_buf_addf(err, "out of memory");
-	if (rc == NSR_OK)
 		rc = expire_all(&r, err);
-	if (rc == NSR_OK) {
-		if (r.nss)
-			qsort(r.ss, r.nss, sizeof(*r.ss), by_ssid);
+	if (rc == NSR_OK)
 		rc = volumes(&r, err);
-	}
 	if (rc == NSR_ERR_LIMIT)
 		nsr_buf_addf(err, "stopped after %u changes "
 			     "(NSR_TEST_NSRIM_STOP_AFTER)", r.writes);
 	nsr_ixclnt_close(r.ix);
 	mmdb_clnt_close(r.mc);
-	free(r.ss);
-	free(r.on);
+	chain_free(&r.ch);
+	vols_free(&r.vols);
 	free(r.retents);
-	pool_free(&r.names);
 	return rc;
 }
 

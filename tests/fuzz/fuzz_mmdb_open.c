@@ -52,7 +52,11 @@ static void exercise(struct mmdb *db)
 	rc = mmdb_check(db, &rep);
 	nsr_buf_release(&rep);
 	if (rc == NSR_OK) {
-		if (mmdb_ss_query(db, NULL, 0, &c) == NSR_OK) {
+		/* ssid order, then chain order (nsrim's) */
+		for (unsigned f = 0; f <= MMDB_CUR_CHAINS;
+		     f += MMDB_CUR_CHAINS) {
+			if (mmdb_ss_query(db, NULL, f, &c) != NSR_OK)
+				continue;
 			for (int i = 0; i < 10000; i++)
 				if (mmdb_ss_next(c, row) != 1)
 					break;

@@ -582,9 +582,10 @@ int mmdb_clnt_clone_remove(struct mmdb_clnt *c, uint32_t ssid,
 }
 
 /* mmdb_clnt_query_open - MM_QUERY_OPEN. */
-int mmdb_clnt_query_open(struct mmdb_clnt *c, const char *query, int volumes,
-			 int64_t now)
+int mmdb_clnt_query_open(struct mmdb_clnt *c, const char *query,
+			 unsigned how, int64_t now)
 {
+	int volumes = (how & MMDB_CLNT_Q_VOLUMES) != 0;
 	mm_query_args a;
 	int rc;
 
@@ -596,6 +597,7 @@ int mmdb_clnt_query_open(struct mmdb_clnt *c, const char *query, int volumes,
 	memset(&a, 0, sizeof(a));
 	a.query = (char *)(query ? query : "");
 	a.volumes = volumes ? TRUE : FALSE;
+	a.chains = (how & MMDB_CLNT_Q_CHAINS) ? TRUE : FALSE;
 	a.now = now ? now : (int64_t)time(NULL);
 	rc = void_call(c, MM_QUERY_OPEN, NSR_XDR(xdr_mm_query_args), &a);
 	if (!rc)

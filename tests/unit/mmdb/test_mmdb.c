@@ -438,7 +438,6 @@ static void same_rows(struct mmdb *db, const struct mmdb_pred *p, size_t n,
 	free(c);
 }
 
-/* test_query_plans - every index against scan and brute force. */
 /* test_clone_set_remove - a clone instance's flags change; removing the
  * original keeps the other copy's fragments (renumbered), drops the
  * volume index entry of a volume no fragment is left on, and refuses the
@@ -576,18 +575,120 @@ static void test_restore(void **state)
 	mmdb_vfs_mem_free(vfs);
 }
 
-static void test_query_plans(void **state)
+/* chain_order - rows of a MMDB_CUR_CHAINS cursor over q come a backup
+ * chain at a time (no chain seen twice), in save time order within one,
+ * a save set's rows together; the number of rows. */
+static size_t chain_order(struct mmdb *db, const struct mmdb_query *q)
 {
-	struct mmdb_vfs *vfs = mmdb_vfs_mem_new(2);
+	char (*ended)[2][MMDB_SSNAME_MAX + 1] = calloc(NSS, sizeof(*ended));
+	uint8_t *seen = calloc(NSS + 1, 1);
+	struct mmdb_ss_row *row = malloc(sizeof(*row));
+	struct mmdb_cursor *c;
+	size_t nended = 0, rows = 0;
+	uint32_t last = 0;
+	int64_t t = 0;
+	int rc;
+
+	assert_non_null(ended);
+	assert_non_null(seen);
+	assert_non_null(row);
+	assert_int_equal(mmdb_ss_query(db, q, MMDB_CUR_CHAINS, &c), NSR_OK);
+	assert_int_equal(mmdb_cursor_plan(c), MMDB_PLAN_CLIENT);
+	while ((rc = mmdb_ss_next(c, row)) == 1) {
+		const struct mmdb_saveset *ss = &row->ss;
+
+		rows++;
+		if (ss->ssid == last)
+			continue;
+		assert_true(ss->ssid <= NSS);
+		assert_false(seen[ss->ssid]);	/* its rows together */
+		seen[ss->ssid] = 1;
+		last = ss->ssid;
+		if (nended && !strcmp(ended[nended - 1][0], ss->client) &&
+		    !strcmp(ended[nended - 1][1], ss->name)) {
+			assert_true(ss->savetime >= t);
+			t = ss->savetime;
+			continue;
+		}
+		for (size_t i = 0; i < nended; i++)
+			assert_false(!strcmp(ended[i][0], ss->client) &&
+				     !strcmp(ended[i][1], ss->name));
+		assert_true(nended < NSS);
+		snprintf(ended[nended][0], sizeof(ended[0][0]), "%s",
+			 ss->client);
+		snprintf(ended[nended++][1], sizeof(ended[0][1]), "%s",
+			 ss->name);
+		t = ss->savetime;
+	}
+	assert_int_equal(rc, 0);
+	mmdb_cursor_free(c);
+	free(row);
+	free(seen);
+	free(ended);
+	return rows;
+}
+
+/* built - a database on vfs holding build()'s data set from seed. */
+static struct mmdb *built(struct mmdb_vfs *vfs, uint64_t seed)
+{
 	struct mmdb_opts o;
 	struct mmdb *db;
 
-	NSR_UNUSED(state);
-	rng_state = 1234;
+	rng_state = seed;
 	mmdb_opts_init(&o);
 	o.vfs = vfs;
 	assert_int_equal(mmdb_open("/m", &o, &db), NSR_OK);
 	build(db);
+	return db;
+}
+
+/* same_chain_rows - a chain order cursor over p gives the rows a brute
+ * force scan does, in chain order (chain_order). */
+static void same_chain_rows(struct mmdb *db, struct mmdb_pred *p, size_t n)
+{
+	enum { MAX = NSS * 4 };
+	struct rid *a = calloc(MAX, sizeof(*a)), *b = calloc(MAX, sizeof(*b));
+	struct mmdb_query q = { p, n };
+	size_t na, nb;
+
+	assert_non_null(a);
+	assert_non_null(b);
+	na = run_rows(db, p, n, MMDB_CUR_CHAINS, a, MAX, NULL, 0);
+	nb = run_rows(db, p, n, MMDB_CUR_FORCE_SCAN, b, MAX, NULL, 1);
+	assert_true(nb > 0);
+	assert_int_equal(na, nb);
+	assert_memory_equal(a, b, na * sizeof(*a));
+	assert_int_equal(chain_order(db, &q), na);
+	free(a);
+	free(b);
+}
+
+/* test_query_chains - chain order (nsrim's): the rows of a scan, with
+ * and without predicates, grouped by chain in save time order. */
+static void test_query_chains(void **state)
+{
+	struct mmdb_vfs *vfs = mmdb_vfs_mem_new(2);
+	struct mmdb *db = built(vfs, 99);
+	struct mmdb_pred p[2];
+
+	NSR_UNUSED(state);
+	same_chain_rows(db, NULL, 0);
+	/* Predicates still apply; a volume or time one picks no index. */
+	p[0] = (struct mmdb_pred){ MMDB_A_VOLUME, MMDB_OP_EQ, 0, "VOL003" };
+	p[1] = (struct mmdb_pred){ MMDB_A_SAVETIME, MMDB_OP_GE, 1700040000,
+				   NULL };
+	same_chain_rows(db, p, 2);
+	mmdb_close(db);
+	mmdb_vfs_mem_free(vfs);
+}
+
+/* test_query_plans - every index against scan and brute force. */
+static void test_query_plans(void **state)
+{
+	struct mmdb_vfs *vfs = mmdb_vfs_mem_new(2);
+	struct mmdb *db = built(vfs, 1234);
+
+	NSR_UNUSED(state);
 	must_check(db);
 	for (int round = 0; round < 25; round++) {
 		char c1[64], c2[64], n1[32], v1[16], v2[16];
@@ -1080,6 +1181,7 @@ int main(void)
 		cmocka_unit_test(test_clone_set_remove),
 		cmocka_unit_test(test_restore),
 		cmocka_unit_test(test_query_plans),
+		cmocka_unit_test(test_query_chains),
 		cmocka_unit_test(test_vol_query),
 		cmocka_unit_test(test_snapshot),
 		cmocka_unit_test(test_concurrent_readers),
