@@ -247,14 +247,8 @@ int nsrd_copy_pick(struct nsrd *n, uint32_t ssid, uint32_t want,
 	char vol[65] = "", vol0[65] = "";
 
 	memset(c, 0, sizeof(*c));
-	if (mmdb_clnt_frag_list(n->mmdb, ssid, fr, MMDB_FRAGS_MAX, &nf) !=
-	    NSR_OK) {
-		nsr_status_set(st, NSR_ERR_IO, "cannot read the fragments of "
-			       "save set %u: %s", ssid,
-			       mmdb_clnt_errmsg(n->mmdb));
+	if (nsrd_frags(n, ssid, fr, &nf, st) != NSR_OK)
 		return NSR_ERR_IO;
-	}
-	nf = NSR_MIN(nf, (size_t)MMDB_FRAGS_MAX);
 	nc = list_copies(n, ssid, fr, nf, ci, MMDB_CLONES_MAX, st);
 	if (nc < 0)
 		return st->code;
@@ -401,14 +395,8 @@ int nsrd_clone_start(void *ctx, void *argp, void *resp,
 	}
 	if (clone_source(n, a, &ss, &cp, &r->st) != NSR_OK)
 		goto out;
-	if (mmdb_clnt_frag_list(n->mmdb, a->ssid, fr, MMDB_FRAGS_MAX, &nf) !=
-	    NSR_OK) {
-		nsr_status_set(&r->st, NSR_ERR_IO, "cannot read the fragments "
-			       "of save set %u: %s", a->ssid,
-			       mmdb_clnt_errmsg(n->mmdb));
+	if (nsrd_frags(n, a->ssid, fr, &nf, &r->st) != NSR_OK)
 		goto out;
-	}
-	nf = NSR_MIN(nf, (size_t)MMDB_FRAGS_MAX);
 	/* Never a volume that holds a copy (any of its fragments). */
 	for (size_t i = 0; i < nf; i++)
 		memcpy(excl + 16 * i, fr[i].volid, 16);

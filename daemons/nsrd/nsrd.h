@@ -366,6 +366,12 @@ const struct nsr_res *nsrd_pick_device(struct nsrd *n, const char *pool,
 				       struct mmdb_volume *vol, nsr_status *st);
 const struct nsr_res *nsrd_device_with_volume(struct nsrd *n,
 					      const char *volume);
+/* nsrd_frags - the fragments of every copy of save set ssid (at most
+ * MMDB_FRAGS_MAX) into fr, their count into *nf; NSR_OK, or NSR_ERR_IO
+ * with the media database's words in st. */
+struct mmdb_fragment;
+int nsrd_frags(struct nsrd *n, uint32_t ssid, struct mmdb_fragment *fr,
+	       size_t *nf, nsr_status *st);
 int64_t nsrd_job_create(enum nsr_jobdb_type type, const char *client,
 			const char *name, const char *level, int64_t pid,
 			const char *command, const char *ssids);

@@ -1020,9 +1020,31 @@ out:
 	return NSR_OK;
 }
 
+/* next_exclude - the volumes save set ssid may not go on to: the full
+ * one and every volume holding a fragment of any copy of it (a clone
+ * spanning must not put its tail beside another copy: a save set gets at
+ * most one copy per volume), into excl (16 bytes each), their count into
+ * *n.  NSR_OK, or the media database's error in st. */
+static int next_exclude(struct nsrd *n, uint32_t ssid, const uint8_t full[16],
+			uint8_t *excl, size_t *nexcl, nsr_status *st)
+{
+	struct mmdb_fragment fr[MMDB_FRAGS_MAX];
+	size_t nf = 0;
+
+	memcpy(excl, full, 16);
+	*nexcl = 1;
+	if (nsrd_frags(n, ssid, fr, &nf, st) != NSR_OK)
+		return NSR_ERR_IO;
+	for (size_t i = 0; i < nf; i++)
+		memcpy(excl + 16 * (*nexcl)++, fr[i].volid, 16);
+	return NSR_OK;
+}
+
 /* nsrd_next_volume - NEXT_VOLUME: the volume of save set a->ssid filled
- * up (its client asks); choose the next writable volume of the pool (as
- * SAVE_START does, never the full one) and hand back its device's mover. */
+ * up (its client, or nsrclone for a copy, asks); choose the next
+ * writable volume of the pool (as SAVE_START does, never the full one
+ * nor one holding a copy of the save set) and hand back its device's
+ * mover. */
 int nsrd_next_volume(void *ctx, void *argp, void *resp,
 		     struct nsr_rpc_call *call)
 {
@@ -1033,6 +1055,8 @@ int nsrd_next_volume(void *ctx, void *argp, void *resp,
 	const struct nsr_res *dev;
 	struct mmdb_volume vol;
 	struct nsr_buf err;
+	uint8_t excl[(MMDB_FRAGS_MAX + 1) * 16];
+	size_t nexcl;
 	char mhost[NSR_HOST_MAX + 1] = "";
 	int port = 0;
 	pid_t mpid = 0;
@@ -1045,14 +1069,17 @@ int nsrd_next_volume(void *ctx, void *argp, void *resp,
 	/* A volume filled: what nsrd remembers of volumes is out of date. */
 	devcache_vol_forget(NULL);
 	mc = n->mmdb;
-	dev = pick_device(n, mc, a->pool, (const uint8_t *)a->exclude, &vol,
-			  &r->st);
+	if (next_exclude(n, a->ssid, (const uint8_t *)a->exclude, excl,
+			 &nexcl, &r->st) != NSR_OK)
+		goto out;
+	dev = pick_device_in(n, mc, a->pool, excl, nexcl, &vol, &r->st);
 	if (!dev) {
 		nsr_status_set(
 			&r->st, NSR_ERR_NOTFOUND,
-			"no writable volume of pool '%s' left for save set %u: "
-			"label one with: nsrmm -l -b '%s' -f DEVICE",
-			a->pool, a->ssid, a->pool);
+			"no writable volume of pool '%s' left for save set "
+			"%u%s: label one with: nsrmm -l -b '%s' -f DEVICE",
+			a->pool, a->ssid, nexcl > 1 ? " (volumes that hold "
+			"part or a copy of it do not count)" : "", a->pool);
 		goto out;
 	}
 	if (nsrd_device_mover(n, dev, mhost, sizeof(mhost), &port, &mpid,
@@ -1539,6 +1566,22 @@ struct nsrd_session *nsrd_session_find(struct nsrd *n, int64_t jobid,
 				       uint32_t ssid)
 {
 	return find_session(n, jobid, ssid);
+}
+
+/* nsrd_frags - see nsrd.h. */
+int nsrd_frags(struct nsrd *n, uint32_t ssid, struct mmdb_fragment *fr,
+	       size_t *nf, nsr_status *st)
+{
+	*nf = 0;
+	if (mmdb_clnt_frag_list(n->mmdb, ssid, fr, MMDB_FRAGS_MAX, nf) !=
+	    NSR_OK) {
+		nsr_status_set(st, NSR_ERR_IO, "cannot read the fragments of "
+			       "save set %u: %s", ssid,
+			       mmdb_clnt_errmsg(n->mmdb));
+		return NSR_ERR_IO;
+	}
+	*nf = NSR_MIN(*nf, (size_t)MMDB_FRAGS_MAX);
+	return NSR_OK;
 }
 
 /* nsrd_pick_device - pick_device_in for the other handler files. */

@@ -59,7 +59,9 @@ struct nsr_clone_result {
 	uint32_t cloneid;	/* the new instance */
 	uint32_t src_cloneid;	/* the copy read */
 	uint64_t bytes;		/* copied */
-	char volume[65];	/* destination volume */
+	char volume[65];	/* destination volume (the first) */
+	char last_volume[65];	/* the last, when the copy spans */
+	unsigned spans;		/* volumes the copy went on to */
 };
 
 /* A save set to clone: cloneid 0 = any complete copy. */

@@ -40,6 +40,8 @@ struct clone_run {
 	struct nsr_mmd *dst;
 	struct session_lease *lease; /* lease.c: renews the clone session */
 	uint64_t bytes;
+	char volume[65];	/* the destination volume being written */
+	unsigned spans;		/* volumes gone on to after the first */
 };
 
 /* notice - one line to the caller. */
@@ -175,7 +177,7 @@ static int write_pieces(struct clone_run *c, struct clone_reader *rd,
 		rc = nsr_mmd_ss_write(c->dst, rd->buf[slot], rd->len[slot]);
 		if (rc != NSR_OK) {
 			nsr_buf_addf(err, "writing to volume %s: %s",
-				     c->r.volume, nsr_mmd_errmsg(c->dst));
+				     c->volume, nsr_mmd_errmsg(c->dst));
 			return rc;
 		}
 		c->bytes += rd->len[slot];
@@ -260,6 +262,29 @@ static int by_seq(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* clone_span - the destination's span function (mmd_clnt.h): its volume
+ * is full, nsrd names the next writable volume of the pool that holds
+ * no copy of the save set, and the copy goes on there. */
+static int clone_span(void *ctx, uint32_t ssid, const char *pool,
+		      const uint8_t full_volid[16], struct nsr_mmd_next *nx,
+		      struct nsr_buf *err)
+{
+	struct clone_run *c = ctx;
+	char line[256];
+	int rc;
+
+	rc = nsr_session_next_volume(c->d, c->o->server, ssid, pool,
+				     full_volid, nx, err);
+	if (rc != NSR_OK)
+		return rc;
+	snprintf(line, sizeof(line), "save set %u: volume %s is full, the "
+		 "copy goes on on volume %s", ssid, c->volume, nx->volume);
+	notice(c->o, line);
+	snprintf(c->volume, sizeof(c->volume), "%s", nx->volume);
+	c->spans++;
+	return NSR_OK;
+}
+
 /* copy_all - begin the destination session, copy every run, end it. */
 static int copy_all(struct clone_run *c, uint32_t ssid, struct nsr_buf *err)
 {
@@ -280,9 +305,12 @@ static int copy_all(struct clone_run *c, uint32_t ssid, struct nsr_buf *err)
 	h.savetime = r->savetime;
 	h.browse_time = r->browse_time;
 	h.retention_time = r->retention_time;
+	snprintf(c->volume, sizeof(c->volume), "%s", r->volume);
 	rc = nsr_mmd_connect(host, r->mover_port, &c->dst, err);
-	if (rc == NSR_OK)
+	if (rc == NSR_OK) {
+		nsr_mmd_set_span_fn(c->dst, clone_span, c);
 		rc = nsr_mmd_grant(c->dst, &r->write_grant);
+	}
 	if (rc == NSR_OK)
 		rc = nsr_mmd_clone_begin(c->dst, &h, (const uint8_t *)r->volid,
 					 r->cloneid, err);
@@ -308,7 +336,7 @@ static int copy_all(struct clone_run *c, uint32_t ssid, struct nsr_buf *err)
 	t.files = r->nfiles;
 	rc = nsr_mmd_ss_end(c->dst, &t, NULL, err);
 	if (rc != NSR_OK)
-		nsr_buf_addf(err, " (ending the copy on volume %s)", r->volume);
+		nsr_buf_addf(err, " (ending the copy on volume %s)", c->volume);
 	return rc;
 }
 
@@ -398,7 +426,10 @@ int nsr_clone_ssid(struct nsr_nsrd *d, const struct nsr_clone_opts *o,
 		res->cloneid = c.r.cloneid;
 		res->src_cloneid = c.r.src_cloneid;
 		res->bytes = c.bytes;
+		res->spans = c.spans;
 		snprintf(res->volume, sizeof(res->volume), "%s", c.r.volume);
+		snprintf(res->last_volume, sizeof(res->last_volume), "%s",
+			 c.volume[0] ? c.volume : c.r.volume);
 	}
 	xdr_free(NSR_XDR(xdr_clone_start_res), (char *)&c.r);
 	return rc;

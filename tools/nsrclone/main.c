@@ -265,7 +265,14 @@ int main(int argc, char **argv)
 			continue;
 		}
 		done++;
-		if (verbose)
+		if (verbose && res.spans)
+			printf("save set %u: %s to volumes %s to %s (%u) as "
+			       "clone %u (%llu bytes, read from clone %u)\n",
+			       items[i].ssid, stage ? "staged" : "cloned",
+			       res.volume, res.last_volume, res.spans + 1,
+			       res.cloneid, (unsigned long long)res.bytes,
+			       res.src_cloneid);
+		else if (verbose)
 			printf("save set %u: %s to volume %s as clone %u "
 			       "(%llu bytes, read from clone %u)\n",
 			       items[i].ssid, stage ? "staged" : "cloned",
