@@ -121,33 +121,33 @@ static struct nsrd_wait *wait_new(struct nsrd *n, const char *client,
 
 /* nsrd_wait_join - the wait w asked for again, or a new one. */
 struct nsrd_wait *nsrd_wait_join(struct nsrd *n, struct nsrd_wait *w,
-				 int kind, const char *client,
-				 const char *group, const char *name,
-				 const char *pool)
+				 const struct nsrd_wait_ask *q)
 {
+	const char *what = q->what ? q->what : "save";
 	time_t now = time(NULL);
+	int kind = q->kind;
 
 	if (!w)
-		w = wait_new(n, client, group, name);
+		w = wait_new(n, q->client, q->group, q->name);
 	if (!w)
 		return NULL;
-	snprintf(w->pool, sizeof(w->pool), "%s", pool ? pool : "");
+	snprintf(w->pool, sizeof(w->pool), "%s", q->pool ? q->pool : "");
 	if (kind != w->kind && is_mount(w->kind))
 		wait_log_end(w, "satisfied");
 	if (kind != w->kind && is_mount(kind))
 		w->first = now; /* a queue's wait does not count against
 				 * the mount timeout */
 	if (kind == NSRD_WAIT_VOLUME && w->kind != NSRD_WAIT_VOLUME)
-		nsr_info("mount request %llu: the save of %s:%s waits for a "
+		nsr_info("mount request %llu: the %s of %s:%s waits for a "
 			 "writable volume of pool %s; label one (nsrmm -l -b "
 			 "'%s' -f DEVICE) or mount one (nsrmm -m VOLUME -f "
-			 "DEVICE)", (unsigned long long)w->ticket, client,
-			 name, w->pool, w->pool);
+			 "DEVICE)", (unsigned long long)w->ticket, what,
+			 q->client, q->name, w->pool, w->pool);
 	if (kind == NSRD_WAIT_READ && w->kind != NSRD_WAIT_READ)
-		nsr_info("mount request %llu: the recover of %s for %s waits "
-			 "for volume %s; mount it (nsrmm -m %s -f DEVICE)",
-			 (unsigned long long)w->ticket, name, client, w->pool,
-			 w->pool);
+		nsr_info("mount request %llu: the %s of %s for %s waits for "
+			 "volume %s; mount it (nsrmm -m %s -f DEVICE)",
+			 (unsigned long long)w->ticket, what, q->name,
+			 q->client, w->pool, w->pool);
 	if (kind != NSRD_WAIT_SLOT)
 		w->granted = 0; /* invariant 3 */
 	w->kind = kind;
@@ -189,8 +189,7 @@ int nsrd_wait_answer(struct nsrd *n, struct nsrd_wait **w,
 		*w = NULL;
 		return st->code;
 	}
-	*w = nsrd_wait_join(n, *w, q->kind, q->client, q->group, q->name,
-			    q->pool);
+	*w = nsrd_wait_join(n, *w, q);
 	if (!*w) {
 		nsr_status_set(st, NSR_ERR_LIMIT, "%s, and %d sessions "
 			       "already wait (the most nsrd keeps); try again "

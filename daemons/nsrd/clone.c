@@ -7,7 +7,11 @@
  * writable volume of the destination pool that holds no copy of the save
  * set yet, and answers the fragments of the copy to read with their
  * movers and the destination's mover; the client reads one and writes the
- * other (the bytes pass through it).  CLONE_END marks the instance
+ * other (the bytes pass through it).  When the volume to read is not
+ * mounted, or the pool has no writable volume (after auto media
+ * management), CLONE_START answers "not yet" with a mount request, as
+ * SAVE_START and RECOVER_START do, until the mount timeout; a copy whose
+ * destination fills goes on at NEXT_VOLUME.  CLONE_END marks the instance
  * complete (clflags cleared) or aborted (a), and for nsrstage then
  * removes the original copy: its bytes on an AFTD, then its record, under
  * an intent line ("unclone"), so a failure between the two leaves both
@@ -325,13 +329,12 @@ static void clone_start_init(clone_start_res *r)
 }
 
 /* clone_source - the save set a->ssid, cloneable, and the copy to read
- * (cp); NSR_OK or an error with st set. */
+ * (cp); NSR_OK, NSR_ERR_WAIT (cp->wait_volume is not mounted) or an
+ * error with st set. */
 static int clone_source(struct nsrd *n, const clone_start_args *a,
 			struct mmdb_saveset *ss, struct nsrd_copy *cp,
 			nsr_status *st)
 {
-	int rc;
-
 	if (mmdb_clnt_ss_get(n->mmdb, a->ssid, ss) != NSR_OK) {
 		nsr_status_set(st, NSR_ERR_NOTFOUND, "save set %u is not in "
 			       "the media database (mminfo -q ssid=%u)",
@@ -353,15 +356,51 @@ static int clone_source(struct nsrd *n, const clone_start_args *a,
 			       "that has ended", a->ssid);
 		return NSR_ERR_BUSY;
 	}
-	rc = nsrd_copy_pick(n, a->ssid, a->cloneid, 0, cp, st);
-	if (rc == NSR_ERR_WAIT) {
-		nsr_status_set(st, NSR_ERR_STATE, "volume %s (holding save "
-			       "set %u) is not mounted: mount it (nsrmm -m %s "
-			       "-f DEVICE), then run nsrclone again",
-			       cp->wait_volume, a->ssid, cp->wait_volume);
-		rc = NSR_ERR_STATE;
+	return nsrd_copy_pick(n, a->ssid, a->cloneid, 0, cp, st);
+}
+
+/* clone_wait - CLONE_START's "not yet", a mount request as a save's or a
+ * recover's: for the volume to read (volume), else for a writable
+ * volume of the pool (why: what pick_device said).  *w as
+ * nsrd_wait_answer leaves it. */
+static void clone_wait(struct nsrd *n, const clone_start_args *a,
+		       clone_start_res *r, struct nsrd_wait **w,
+		       const char *volume, const char *why)
+{
+	char what[32], tmo[512], advice[512], msg[NSR_MSG_MAX];
+	struct nsrd_wait_ask q;
+
+	snprintf(what, sizeof(what), "save set %u", a->ssid);
+	snprintf(msg, sizeof(msg), "%s", why ? why : "");
+	memset(&q, 0, sizeof(q));
+	q.client = a->client;
+	q.group = "";
+	q.name = what;
+	q.what = "clone";
+	q.timed_out = tmo;
+	q.advice = advice;
+	if (volume) {
+		snprintf(tmo, sizeof(tmo), "volume %s (holding save set %u) "
+			 "was not mounted", volume, a->ssid);
+		snprintf(advice, sizeof(advice), "mount it (nsrmm -m %s -f "
+			 "DEVICE), then run nsrclone again", volume);
+		q.kind = NSRD_WAIT_READ;
+		q.pool = volume;
+		nsrd_wait_answer(n, w, &q, &r->st, &r->ticket, &r->retry_ms,
+				 "volume %s (holding save set %u) is not "
+				 "mounted; mount it with: nsrmm -m %s -f "
+				 "DEVICE", volume, a->ssid, volume);
+		return;
 	}
-	return rc;
+	snprintf(tmo, sizeof(tmo), "no writable volume of pool '%s' was "
+		 "mounted", a->pool);
+	snprintf(advice, sizeof(advice), "label one (nsrmm -l -b '%s' -f "
+		 "DEVICE) or mount one (nsrmm -m VOLUME), then run nsrclone "
+		 "again", a->pool);
+	q.kind = NSRD_WAIT_VOLUME;
+	q.pool = a->pool;
+	nsrd_wait_answer(n, w, &q, &r->st, &r->ticket, &r->retry_ms, "%s",
+			 msg);
 }
 
 /* nsrd_clone_start - CLONE_START: see the top of this file. */
@@ -382,7 +421,8 @@ int nsrd_clone_start(void *ctx, void *argp, void *resp,
 	uint8_t excl[MMDB_FRAGS_MAX * 16];
 	size_t nf = 0;
 	char ssidtxt[32], mhost[NSR_HOST_MAX + 1] = "";
-	int port = 0;
+	int port = 0, rc;
+	struct nsrd_wait *wt = nsrd_wait_find(n, a->ticket);
 
 	clone_start_init(r);
 	memset(&cp, 0, sizeof(cp));
@@ -393,7 +433,10 @@ int nsrd_clone_start(void *ctx, void *argp, void *resp,
 			       a->pool);
 		goto out;
 	}
-	if (clone_source(n, a, &ss, &cp, &r->st) != NSR_OK)
+	rc = clone_source(n, a, &ss, &cp, &r->st);
+	if (rc == NSR_ERR_WAIT)
+		clone_wait(n, a, r, &wt, cp.wait_volume, NULL);
+	if (rc != NSR_OK)
 		goto out;
 	if (nsrd_frags(n, a->ssid, fr, &nf, &r->st) != NSR_OK)
 		goto out;
@@ -406,6 +449,14 @@ int nsrd_clone_start(void *ctx, void *argp, void *resp,
 		dev = nsrd_pick_device(n, a->pool, NULL, 0, &vol, &r->st);
 		if (dev)
 			nsr_status_set(&r->st, NSR_OK, "%s", "");
+	}
+	if (!dev && r->st.code == NSR_ERR_NOTFOUND &&
+	    nsrd_auto_recycle(n, a->pool)) /* media.c */
+		dev = nsrd_pick_device(n, a->pool, excl, nf, &vol, &r->st);
+	if (!dev && r->st.code == NSR_ERR_NOTFOUND) {
+		/* A mount request: wait for a volume, up to the timeout. */
+		clone_wait(n, a, r, &wt, NULL, r->st.msg);
+		goto out;
 	}
 	if (!dev) {
 		int code = r->st.code ? r->st.code : NSR_ERR_NOTFOUND;
@@ -490,6 +541,9 @@ int nsrd_clone_start(void *ctx, void *argp, void *resp,
 		 vol.name, s->device);
 	s = NULL; /* started: the session lives on */
 out:
+	if (wt) /* it waited: over now */
+		nsrd_wait_end(n, wt, r->st.code == NSR_OK ? "satisfied"
+							  : "failed");
 	if (s)
 		s->used = 0;
 	nsrd_copy_release(&cp);

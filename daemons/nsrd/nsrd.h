@@ -124,7 +124,8 @@ struct nsrd_wait_ask {
 	int kind;		 /* enum nsrd_wait_kind */
 	const char *client, *group, *name;
 	const char *pool;	 /* its pool (VOLUME) or volume (READ) */
-	const char *what;	 /* "save" or "recover", for the message */
+	const char *what;	 /* "save", "recover" or "clone", for the
+				    messages */
 	const char *timed_out;	 /* a mount request's end: "volume X was
 				  * not mounted" (" within N s: " follows) */
 	const char *advice;	 /* then what to do */
@@ -195,13 +196,11 @@ long long nsrd_server_attr_num(struct nsrd *n, const char *attr,
 /* admit.c */
 /* nsrd_wait_find - the live wait of ticket, or NULL (never or lapsed). */
 struct nsrd_wait *nsrd_wait_find(struct nsrd *n, uint64_t ticket);
-/* nsrd_wait_join - w again (its kind may change), or a new wait with a
- * new ticket; NULL when nsrd_wait_cap() waits already.  Either way it
- * was asked for now. */
+/* nsrd_wait_join - w again (its kind may change to q's), or a new wait
+ * for q with a new ticket; NULL when nsrd_wait_cap() waits already.
+ * Either way it was asked for now. */
 struct nsrd_wait *nsrd_wait_join(struct nsrd *n, struct nsrd_wait *w,
-				 int kind, const char *client,
-				 const char *group, const char *name,
-				 const char *pool);
+				 const struct nsrd_wait_ask *q);
 /* nsrd_wait_end - the wait is over (how: "satisfied", "failed", ...). */
 void nsrd_wait_end(struct nsrd *n, struct nsrd_wait *w, const char *how);
 /* nsrd_wait_cap - how many waits may exist at once. */

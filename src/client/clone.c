@@ -374,6 +374,36 @@ static int clone_end(struct clone_run *c, uint32_t ssid, int rc,
 	return rc;
 }
 
+/* start - CLONE_START at nsrd, waiting while it answers "not yet" (a
+ * mount request: the volume to read, or a writable volume of the pool),
+ * told to the caller whenever the reason changes; nsrd ends a wait at
+ * its mount timeout. */
+static int start(struct clone_run *c, clone_start_args *a)
+{
+	char said[NSR_MSG_MAX + 16] = "", line[NSR_MSG_MAX + 16];
+	unsigned retry_ms;
+	int rc;
+
+	for (;;) {
+		rc = nsr_nsrd_clone_start(c->d, a, &c->r);
+		if (rc != NSR_ERR_WAIT)
+			return rc;
+		if (c->r.ticket == 0)
+			return NSR_ERR_PROTO;
+		snprintf(line, sizeof(line), "waiting: %s",
+			 nsr_nsrd_errmsg(c->d));
+		if (strcmp(line, said) != 0) {
+			notice(c->o, line);
+			memcpy(said, line, sizeof(said));
+		}
+		a->ticket = c->r.ticket;
+		retry_ms = c->r.retry_ms;
+		xdr_free(NSR_XDR(xdr_clone_start_res), (char *)&c->r);
+		memset(&c->r, 0, sizeof(c->r));
+		session_pause(retry_ms);
+	}
+}
+
 /* nsr_clone_ssid - see clone.h. */
 int nsr_clone_ssid(struct nsr_nsrd *d, const struct nsr_clone_opts *o,
 		   uint32_t ssid, uint32_t cloneid,
@@ -395,7 +425,7 @@ int nsr_clone_ssid(struct nsr_nsrd *d, const struct nsr_clone_opts *o,
 	a.client = (char *)(o->client ? o->client : "");
 	a.pid = getpid();
 	a.command = (char *)(o->command ? o->command : cmd);
-	rc = nsr_nsrd_clone_start(d, &a, &c.r);
+	rc = start(&c, &a);
 	if (rc != NSR_OK) {
 		nsr_buf_addf(err, "%s", nsr_nsrd_errmsg(d));
 		xdr_free(NSR_XDR(xdr_clone_start_res), (char *)&c.r);

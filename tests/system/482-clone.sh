@@ -21,6 +21,7 @@ S=127.0.0.1
 W=$ROOT/work
 mkdir -p "$W/aftd1"
 export NSR_LEASE_SEC=20
+export NSR_MOUNT_TIMEOUT_SEC=3 # a clone to a pool without volumes
 nsr_start_aftd_datazone
 
 admin() { "$BIN/nsradmin" -s $S -i - >/dev/null; }
@@ -88,7 +89,9 @@ out=$("$BIN/nsrclone" -s $S -b Empty -S "$s2" 2>&1)
 rc=$?
 echo "$out" | sed 's/^/# /'
 check "a clone to a pool with no writable volume exits non-zero ($rc)" test $rc -ne 0
-check "... saying to label one" grep -q "no writable volume of pool 'Empty'.*nsrmm -l -b 'Empty'" <<<"$out"
+check "... after waiting for one" grep -q "waiting: .*no writable volume of pool 'Empty'" <<<"$out"
+check "... saying the mount timeout passed and to label one" \
+	grep -q "no writable volume of pool 'Empty' was mounted within 3 s: label one (nsrmm -l -b 'Empty'" <<<"$out"
 check "... and makes no copy" test "$(copies "$s2" | wc -l)" -eq 1
 out=$("$BIN/nsrclone" -s $S -b Nowhere -S "$s2" 2>&1)
 check "a pool that does not exist is named ($?)" grep -q "pool 'Nowhere' does not exist" <<<"$out"
