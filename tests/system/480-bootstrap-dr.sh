@@ -94,16 +94,6 @@ same() {
 		fi
 	done
 }
-stop_all() {
-	for (( i=${#PIDS[@]}-1; i>=0; i-- )); do kill -TERM "${PIDS[$i]}"; done
-	for p in "${PIDS[@]}"; do
-		for i in $(seq 1 100); do
-			kill -0 "$p" 2>/dev/null || break; sleep 0.1
-		done
-	done
-	PIDS=()
-}
-
 snap before
 check "mminfo -avot lists 5 save sets, the bootstrap's complete, not browsable" \
 	test "$(awk 'NR > 1' "$W/before.mminfo" | wc -l)" = 5 -a \
@@ -112,7 +102,7 @@ check "nsrinfo lists client 2's file" grep -q "^$W/t2/c, " \
 	"$W/before.info2"
 
 # The loss: stop everything, forget the old root.
-stop_all
+nsr_stop_all
 
 ROOT=$(mktemp -d "${NSR_TEST_TMPDIR:-/tmp}/480-new.XXXXXX")
 export NSR_ROOT=$ROOT
@@ -169,7 +159,7 @@ snap before2
 
 # Lost again, and this time no bootstrap is used: a new root, a new
 # datazone (its own CA), the devices, scanner -m -i on each volume.
-stop_all
+nsr_stop_all
 DR=$ROOT
 ROOT=$(mktemp -d "${NSR_TEST_TMPDIR:-/tmp}/480-vol.XXXXXX")
 export NSR_ROOT=$ROOT

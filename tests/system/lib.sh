@@ -190,6 +190,25 @@ recovers_identical() {
 		"$BIN/nsrtreecmp" "$src" "$W/out$src" >/dev/null 2>&1
 }
 
+# nsr_stop_all - stop every daemon we started, newest first (SIGTERM,
+# then SIGKILL after 10 s each), and forget them: a test that loses its
+# server starts anew after this.
+nsr_stop_all() {
+	local p i
+	for (( i=${#PIDS[@]}-1; i>=0; i-- )); do
+		p=${PIDS[$i]}
+		kill -TERM "$p" 2>/dev/null
+	done
+	for p in "${PIDS[@]}"; do
+		for i in $(seq 1 100); do
+			kill -0 "$p" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$p" 2>/dev/null
+	done
+	PIDS=()
+}
+
 # nsr_cleanup - stop every daemon we started (their children stop with them).
 # nsr_kill_nsrd - SIGKILL of nsrd; waits (10 s at most each) until it and
 # its database daemons, which the kernel stops when it dies, are gone.
@@ -205,18 +224,7 @@ nsr_kill_nsrd() {
 }
 
 nsr_cleanup() {
-	local p i
-	for (( i=${#PIDS[@]}-1; i>=0; i-- )); do
-		p=${PIDS[$i]}
-		kill -TERM "$p" 2>/dev/null
-	done
-	for p in "${PIDS[@]}"; do
-		for i in $(seq 1 100); do
-			kill -0 "$p" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -KILL "$p" 2>/dev/null
-	done
+	nsr_stop_all
 	if [ "$FAILED" != 0 ] && [ -f "$ROOT/logs/daemon.log" ]; then
 		echo "# --- daemon.log ---"; tail -n 60 "$ROOT/logs/daemon.log" | sed 's/^/# /'
 	fi

@@ -82,6 +82,18 @@ static int parse(int argc, char **argv, struct opts *o)
 	return optind == argc ? 0 : -1;
 }
 
+/* test_stall - the test knob NSR_TEST_BOOT_STALL_SEC (<= 600): wait
+ * that long between the databases' snapshot and the copy of the indexes
+ * (a test ends a save in between; nsrdr(8) makes the indexes agree). */
+static void test_stall(void)
+{
+	const char *e = getenv("NSR_TEST_BOOT_STALL_SEC");
+	long v = e ? strtol(e, NULL, 10) : 0;
+
+	if (v > 0 && v <= 600)
+		sleep((unsigned)v);
+}
+
 /* snapshot_dbs - the media database snapshot and the jobs database copy
  * into the staging directory, written there by their daemons. */
 static int snapshot_dbs(const struct opts *o, const char *stage,
@@ -129,6 +141,7 @@ static int snapshot_dbs(const struct opts *o, const char *stage,
 		       "%llu bytes), jobs database copy (%llu bytes)\n",
 		       (unsigned long long)seq, (unsigned long long)mbytes,
 		       (unsigned long long)jbytes);
+	fflush(stdout); /* a progress line, also into a file */
 	return rc;
 }
 
@@ -241,6 +254,8 @@ int main(int argc, char **argv)
 		rc = nsr_boot_prepare(o.root, &stage, &err);
 	if (rc == NSR_OK)
 		rc = snapshot_dbs(&o, stage, &err);
+	if (rc == NSR_OK)
+		test_stall();
 	if (rc == NSR_OK)
 		rc = nsr_boot_stage(o.root, stage, &files, &err);
 	if (rc == NSR_OK)

@@ -6,9 +6,17 @@
  * recorded them: complete, not browsable, level full, the clone id of
  * its save time, the fragment where the scan found it.  (The completion
  * time is not on the volume: the save time stands for it.)
+ *
+ * The client file indexes were copied after the snapshot was taken, so a
+ * save that ended (or began) between the two has index entries but no
+ * complete save set in the snapshot.  fix_indexes takes every such save
+ * set out of the restored indexes, so that browsing shows exactly the
+ * save sets mminfo lists as browsable, as at the snapshot (nsrck -m
+ * finds nothing); scanner adds them back from their volume if wanted.
  */
 #include "nsr/compat.h"
 
+#include "nsr/cfi.h"
 #include "nsr/err.h"
 #include "nsr/fileio.h"
 #include "nsr/level.h"
@@ -95,6 +103,95 @@ static void report_unknown(struct mmdb *db, const struct scan_result *res,
 	}
 }
 
+/* An index being fixed: the save sets to take out of it. */
+struct ix_fix {
+	const char *root;
+	struct mmdb *db;
+	const char *client;
+	uint64_t *out;
+	size_t nout, cap;
+	int rc;
+};
+
+/* stale - gather ss if it is not a complete, browsable save set of the
+ * client in the restored media database. */
+static int stale(void *ctx, const struct nsr_cfi_saveset *ss)
+{
+	struct ix_fix *f = ctx;
+	struct mmdb_saveset m;
+	int rc = ss->ssid > UINT32_MAX
+			 ? NSR_ERR_NOTFOUND
+			 : mmdb_ss_get(f->db, (uint32_t)ss->ssid, &m);
+
+	if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND)
+		return f->rc = rc;
+	if (rc == NSR_OK && !strcmp(m.client, f->client) &&
+	    (m.flags & MMDB_SS_BROWSABLE) &&
+	    !(m.flags & (MMDB_SS_INPROGRESS | MMDB_SS_ABORTED)))
+		return 0;
+	if (f->nout == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 16;
+		uint64_t *v = realloc(f->out, cap * sizeof(*v));
+
+		if (!v)
+			return f->rc = NSR_ERR_NOMEM;
+		f->out = v;
+		f->cap = cap;
+	}
+	f->out[f->nout++] = ss->ssid;
+	return 0;
+}
+
+/* fix_index - take the stale save sets out of one client's index. */
+static int fix_index(void *ctx, const char *client)
+{
+	struct ix_fix *f = ctx;
+	struct nsr_cfi *c = NULL;
+	int rc;
+
+	f->client = client;
+	f->nout = 0;
+	f->rc = NSR_OK;
+	rc = nsr_cfi_open(&c, f->root, client, 0);
+	if (rc == NSR_OK)
+		rc = nsr_cfi_savesets(c, stale, f);
+	if (rc == NSR_OK)
+		rc = f->rc;
+	for (size_t i = 0; rc == NSR_OK && i < f->nout; i++) {
+		rc = nsr_cfi_delete(c, f->out[i]);
+		if (rc == NSR_ERR_NOTFOUND) {
+			rc = NSR_OK; /* kept for others' lists only */
+			continue;
+		}
+		if (rc == NSR_OK)
+			printf("nsrdr: save set %llu of client %s taken out "
+			       "of its index: it ended after the bootstrap's "
+			       "media database snapshot, which does not hold "
+			       "it complete\n", (unsigned long long)f->out[i],
+			       client);
+	}
+	nsr_cfi_close(c);
+	if (rc != NSR_OK)
+		fprintf(stderr, "nsrdr: cannot fix the index of client %s: "
+			"%s\n", client, nsr_strerror(rc));
+	return rc;
+}
+
+/* fix_indexes - every restored index against the restored media
+ * database (see the top of this file). */
+static int fix_indexes(const char *root, struct mmdb *db)
+{
+	struct ix_fix f;
+	int rc;
+
+	memset(&f, 0, sizeof(f));
+	f.root = root;
+	f.db = db;
+	rc = nsr_cfi_clients(root, fix_index, &f);
+	free(f.out);
+	return rc == NSR_ERR_NOTFOUND ? NSR_OK : rc;
+}
+
 /* nsrdr_fix_mmdb - open root/mm, add, commit, close. */
 int nsrdr_fix_mmdb(const char *root, const struct scan_result *res,
 		   const struct scan_ss *s, const char *device)
@@ -116,12 +213,19 @@ int nsrdr_fix_mmdb(const char *root, const struct scan_result *res,
 	if (txn)
 		rc = rc == NSR_OK ? mmdb_txn_commit(txn)
 				  : (mmdb_txn_abort(txn), rc);
-	if (rc == NSR_OK)
+	if (rc == NSR_OK) {
 		report_unknown(db, res, s, device);
-	else
+		rc = fix_indexes(root, db);
+		if (rc != NSR_OK)
+			fprintf(stderr, "nsrdr: the restored indexes under %s "
+				"may name save sets the media database does "
+				"not hold complete (nsrck -m lists them)\n",
+				root);
+	} else {
 		fprintf(stderr, "nsrdr: cannot record the bootstrap save set "
 			"%u in the restored media database %s: %s\n",
 			s->hdr.ssid, dir, nsr_strerror(rc));
+	}
 	mmdb_close(db);
 	free(dir);
 	return rc == NSR_OK ? 0 : -1;
