@@ -6,7 +6,10 @@
 # as is a bad level; an unknown client or root exits 3.  With -m the
 # index agrees with the media database; an index of save sets the media
 # database does not have for that client, and a client whose index lost
-# its save sets, are reported (1) naming each save set.
+# its save sets, are reported (1) naming each save set.  -X repairs: the
+# other client's save sets are removed through nsrindexd (then healthy,
+# 0); for the save sets an index lost it names the scanner -i command
+# that adds them back and removes nothing (1).
 . "$(dirname "$0")/lib.sh"
 nsr_setup 363-nsrck
 S=127.0.0.1
@@ -73,7 +76,13 @@ check "-m: another client's save sets (1)" test $? -eq 1
 for id in $SSIDS; do
 	check "naming $id" grep -qx "other: save set $id: in the index, not a browsable save set in the media database" "$W/m2"
 done
-rm -f "$ROOT/index/other"/ss-*.rec "$ROOT/index/other/catalog"
+"$BIN/nsrck" -X -s $S other >"$W/x1" 2>&1
+check "-X: the other client's index repaired (0)" test $? -eq 0
+sed 's/^/# /' "$W/x1"
+for id in $SSIDS; do
+	check "removing $id" grep -qx "other: save set $id: removed from the index" "$W/x1"
+done
+check "its summary" grep -qx "other: level 6: 2 problems, 2 repaired" "$W/x1"
 "$BIN/nsrck" -m -s $S -q other >"$W/m3" 2>&1
 check "-m: an empty index of a client with none: healthy" test $? -eq 0
 mv "$ROOT/index/$C" "$W/index.saved"
@@ -83,6 +92,13 @@ check "-m: an index that lost its save sets (1)" test $? -eq 1
 for id in $SSIDS; do
 	check "naming $id" grep -qx "$C: save set $id: browsable in the media database, not in the index" "$W/m4"
 done
+"$BIN/nsrck" -X -s $S "$C" >"$W/x2" 2>&1
+check "-X cannot add them (1)" test $? -eq 1
+for id in $SSIDS; do
+	check "it names scanner -i -S $id" \
+		grep -q "^$C: save set $id: scanner -i -S $id DEVICE" "$W/x2"
+done
+check "and removes nothing" grep -qx "$C: level 6: 2 problems, 0 repaired" "$W/x2"
 rm -rf "$ROOT/index/$C" "$ROOT/index/other"
 mv "$W/index.saved" "$ROOT/index/$C"
 "$BIN/nsrck" -m -s 127.0.0.1:1 "$C" >"$W/m5" 2>&1

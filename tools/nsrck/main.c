@@ -1,13 +1,19 @@
 /*
- * nsrck - check client file indexes on the server (nsr_cfi_check_level).
+ * nsrck - check client file indexes on the server (nsr_cfi_check_level),
+ * and with -X repair them.
  *
- *   nsrck [-qm] [-s server] [-L level] [-R root] [client ...]
+ *   nsrck [-qmX] [-s server] [-L level] [-R root] [client ...]
  *
  * Reads the indexes without their lock (as browsing does: only whole
- * catalogues are seen), so it may run while nsrindexd does.
- * Exit status: 0 every index checked is healthy, 1 a problem was found
- * (each one on stdout), 2 usage, 3 an index could not be checked at all
- * (the message says why).
+ * catalogues are seen), so it may run while nsrindexd does.  -X (which
+ * implies -m) has nsrindexd remove the save sets that are not
+ * browsable save sets of the client in the media database; a save set
+ * browsable there but missing from the index is named with the scanner
+ * command that adds it back.  A damaged record is reported, not
+ * repaired (nsrck(8) BUGS).  Exit status: 0 every index checked is
+ * healthy (or was repaired), 1 a problem was found and remains (each one
+ * on stdout), 2 usage, 3 an index could not be checked or repaired at
+ * all (the message says why).
  */
 #include "nsr/compat.h"
 
@@ -16,23 +22,36 @@
 #include "nsr/buf.h"
 #include "nsr/cfi.h"
 #include "nsr/err.h"
+#include "nsr/index_clnt.h"
 #include "nsr/mmdb_clnt.h"
 
 #include "nsrck.h"
 
 struct run {
 	const char *root, *server;
-	int level, quiet, mm;
+	int level, quiet, mm, fix;
 	struct mmdb_clnt *m; /* -m: the media database */
+	struct nsr_ixclnt *ix; /* -X: nsrindexd */
 	size_t problems;
 	int failed;
+};
+
+/* What one client's check found that -X removes. */
+struct found {
+	struct run *r;
+	const char *client;
+	uint64_t *mm;		/* the media database's browsable ids */
+	size_t nmm;
+	int crossing;		/* comparing with them (cross) */
+	uint64_t *rm;		/* save sets to remove */
+	size_t nrm, cap;
 };
 
 /* usage - print --help text. */
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: nsrck [-qm] [-s server] [-L level] [-R root] "
+		"usage: nsrck [-qmX] [-s server] [-L level] [-R root] "
 		"[client ...]\n"
 		"  Check the client file index of each client (default: "
 		"every client\n"
@@ -49,37 +68,100 @@ static void usage(FILE *f)
 		"  -m        also compare with the media database: save sets "
 		"in the index\n"
 		"            and not browsable there, and the reverse\n"
-		"  -s server the media database's server for -m (default: "
-		"this host)\n"
+		"  -X        repair: -m, and have nsrindexd remove the save "
+		"sets that are\n"
+		"            not browsable in the media database\n"
+		"  -s server the server for -m and -X (default: this host)\n"
 		"  -q        print problems only, no summary line per client\n"
-		"Exit status: 0 healthy, 1 problems found, 2 usage, 3 an "
-		"index could not\n"
-		"be checked.\n",
+		"Exit status: 0 healthy (or repaired), 1 problems found "
+		"(and left), 2 usage,\n"
+		"3 an index could not be checked or repaired.\n",
 		NSR_DEFAULT_ROOT);
 }
 
-/* problem - print one problem of a client's index. */
+/* by_id - order of ids. */
+static int by_id(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* problem - print one problem of a client's index.  With -X, during
+ * the comparison with the media database (f->crossing): a save set the
+ * index lacks gets the command that adds it back, one the media
+ * database does not hold browsable is remembered for removal. */
 static void problem(void *ctx, uint64_t ssid, const char *what)
 {
-	printf("%s: save set %" PRIu64 ": %s\n", (const char *)ctx, ssid,
-	       what);
+	struct found *f = ctx;
+
+	printf("%s: save set %" PRIu64 ": %s\n", f->client, ssid, what);
+	if (!f->r->fix || !f->crossing || ssid == 0)
+		return;
+	if (f->nmm && bsearch(&ssid, f->mm, f->nmm, sizeof(*f->mm), by_id)) {
+		printf("%s: save set %" PRIu64 ": scanner -i -S %" PRIu64
+		       " DEVICE (the device of its volume) adds its entries "
+		       "back\n", f->client, ssid, ssid);
+		return;
+	}
+	for (size_t i = 0; i < f->nrm; i++)
+		if (f->rm[i] == ssid)
+			return;
+	if (f->nrm == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 16;
+		uint64_t *v = realloc(f->rm, cap * sizeof(*v));
+
+		if (!v)
+			return; /* not removed: still counted as a problem */
+		f->rm = v;
+		f->cap = cap;
+	}
+	f->rm[f->nrm++] = ssid;
+}
+
+/* repair - -X: have nsrindexd remove the save sets found; the number
+ * removed, or -1 (said why, r->failed) if nsrindexd would not. */
+static long repair(struct run *r, struct found *f)
+{
+	long done = 0;
+
+	for (size_t i = 0; i < f->nrm; i++) {
+		int rc = nsr_ixclnt_delete(r->ix, f->client, f->rm[i]);
+
+		if (rc == NSR_ERR_NOTFOUND)
+			rc = NSR_OK; /* gone meanwhile */
+		if (rc != NSR_OK) {
+			fprintf(stderr, "nsrck: %s: cannot remove save set "
+				"%" PRIu64 " from the index: %s\n", f->client,
+				f->rm[i], nsr_ixclnt_errmsg(r->ix));
+			r->failed = 1;
+			return -1;
+		}
+		printf("%s: save set %" PRIu64 ": removed from the index\n",
+		       f->client, f->rm[i]);
+		done++;
+	}
+	return done;
 }
 
 /* cross - -m: compare the index of client with the media database; adds
  * to *n; -1 (said why, r->failed) if the media database could not be
  * asked. */
-static int cross(struct run *r, struct nsr_cfi *c, const char *client,
+static int cross(struct run *r, struct nsr_cfi *c, struct found *f,
 		 size_t *n)
 {
+	const char *client = f->client;
 	uint64_t *ids = NULL;
 	size_t nid = 0, more = 0;
 	char err[256] = "";
 	int rc = nsrck_mm_ids(r->m, client, &ids, &nid, err, sizeof(err));
 
+	f->mm = ids; /* the caller frees them (problem() uses them) */
+	f->nmm = nid;
+	f->crossing = 1;
 	if (rc == NSR_OK)
-		rc = nsr_cfi_crosscheck(c, ids, nid, problem, (void *)client,
-					&more);
-	free(ids);
+		rc = nsr_cfi_crosscheck(c, ids, nid, problem, f, &more);
+	f->crossing = 0;
 	if (rc != NSR_OK) {
 		fprintf(stderr, "nsrck: %s: cannot compare with the media "
 				"database: %s%s%s\n", client, nsr_strerror(rc),
@@ -95,18 +177,27 @@ static int cross(struct run *r, struct nsr_cfi *c, const char *client,
 static int check_client(void *vctx, const char *client)
 {
 	struct run *r = vctx;
+	struct found f = {.r = r, .client = client};
 	struct nsr_cfi *c = NULL;
 	size_t n = 0;
+	long fixed = 0;
 	int rc = nsr_cfi_open(&c, r->root, client, NSR_CFI_RDONLY);
 
 	if (rc == NSR_OK)
-		rc = nsr_cfi_check_level(c, r->level, problem, (void *)client,
-					 &n);
-	if (rc == NSR_OK && r->m != NULL && cross(r, c, client, &n) != 0) {
+		rc = nsr_cfi_check_level(c, r->level, problem, &f, &n);
+	if (rc == NSR_OK && r->m != NULL && cross(r, c, &f, &n) != 0) {
 		nsr_cfi_close(c);
+		free(f.rm);
+		free(f.mm);
 		return 0;
 	}
 	nsr_cfi_close(c);
+	if (rc == NSR_OK && r->fix)
+		fixed = repair(r, &f);
+	free(f.rm);
+	free(f.mm);
+	if (fixed < 0)
+		return 0;
 	if (rc != NSR_OK) {
 		fprintf(stderr, "nsrck: %s: cannot check the index: %s%s\n",
 			client, nsr_strerror(rc),
@@ -117,8 +208,11 @@ static int check_client(void *vctx, const char *client)
 		r->failed = 1;
 		return 0;
 	}
-	r->problems += n;
-	if (!r->quiet)
+	r->problems += n - (size_t)fixed;
+	if (!r->quiet && r->fix)
+		printf("%s: level %d: %zu problem%s, %ld repaired\n", client,
+		       r->level, n, n == 1 ? "" : "s", fixed);
+	else if (!r->quiet)
 		printf("%s: level %d: %zu problem%s\n", client, r->level, n,
 		       n == 1 ? "" : "s");
 	return 0;
@@ -135,13 +229,16 @@ int main(int argc, char **argv)
 	int opt, rc;
 
 	r.root = env && *env ? env : NSR_DEFAULT_ROOT;
-	while ((opt = getopt_long(argc, argv, "qms:L:R:h", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "qmXs:L:R:h", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'q':
 			r.quiet = 1;
 			break;
 		case 'm':
 			r.mm = 1;
+			break;
+		case 'X':
+			r.fix = r.mm = 1;
 			break;
 		case 's':
 			r.server = optarg;
@@ -182,6 +279,14 @@ int main(int argc, char **argv)
 			nsr_buf_release(&err);
 			return 3;
 		}
+		if (r.fix && (rc = nsr_ixclnt_open(r.server, &r.ix, &err)) !=
+				     NSR_OK) {
+			fprintf(stderr, "nsrck: -X: %s\n",
+				err.len ? err.data : nsr_strerror(rc));
+			nsr_buf_release(&err);
+			mmdb_clnt_close(r.m);
+			return 3;
+		}
 		nsr_buf_release(&err);
 	}
 	if (optind < argc) {
@@ -193,10 +298,12 @@ int main(int argc, char **argv)
 			fprintf(stderr, "nsrck: %s/index: %s (is -R the "
 					"server root?)\n", r.root,
 				nsr_strerror(rc));
+			nsr_ixclnt_close(r.ix);
 			mmdb_clnt_close(r.m);
 			return 3;
 		}
 	}
+	nsr_ixclnt_close(r.ix);
 	mmdb_clnt_close(r.m);
 	if (r.failed)
 		return 3;
