@@ -4,7 +4,8 @@
  * bootstrap save set nor its bytes on the volume.  nsrdr knows both from
  * the volume it read the bootstrap from and adds them, as nsrd would have
  * recorded them: complete, not browsable, level full, the clone id of
- * its save time, the fragment where the scan found it.  (The completion
+ * its save time, the fragments where the scans found it (one per volume
+ * it spans).  (The completion
  * time is not on the volume: the save time stands for it.)
  *
  * The client file indexes were copied after the snapshot was taken, so a
@@ -52,10 +53,12 @@ static int add_volume(struct mmdb *db, struct mmdb_txn *txn,
 	return mmdb_vol_put(db, txn, &v);
 }
 
-/* add_saveset - the bootstrap save set and its fragment. */
+/* add_saveset - the bootstrap save set (its header from the first
+ * piece, its end from the last) and a fragment per piece. */
 static int add_saveset(struct mmdb *db, struct mmdb_txn *txn,
-		       const struct scan_result *res, const struct scan_ss *s)
+		       const struct nsrdr_piece *p, size_t n)
 {
+	const struct scan_ss *s = p[0].ss, *e = p[n - 1].ss;
 	struct mmdb_saveset ss;
 	struct mmdb_fragment f;
 	int level = nsr_level_parse(s->hdr.level);
@@ -68,20 +71,22 @@ static int add_saveset(struct mmdb *db, struct mmdb_txn *txn,
 	snprintf(ss.pool, sizeof(ss.pool), "%s", s->hdr.pool);
 	ss.level = (uint8_t)(level < 0 ? NSR_LEVEL_FULL : level);
 	ss.flags = MMDB_SS_FINISHED | MMDB_SS_VALID;
-	if (s->tail.status == NSR_VOL_SS_SUSPECT)
+	if (e->tail.status == NSR_VOL_SS_SUSPECT)
 		ss.flags |= MMDB_SS_SUSPECT;
 	ss.savetime = s->hdr.savetime;
 	ss.sscreate = s->hdr.savetime;
 	ss.sscomp = s->hdr.savetime;
 	ss.ssbrowse = s->hdr.browse_time;
 	ss.ssretent = s->hdr.retention_time;
-	ss.totalsize = s->tail.bytes;
-	ss.nfiles = s->tail.files;
+	ss.totalsize = e->tail.bytes;
+	ss.nfiles = e->tail.files;
 	rc = mmdb_ss_restore(db, txn, &ss, 0);
-	if (rc != NSR_OK)
-		return rc;
-	scan_fragment(res, s, (uint32_t)s->hdr.savetime, &f);
-	return mmdb_frag_add(db, txn, &f);
+	for (size_t i = 0; rc == NSR_OK && i < n; i++) {
+		scan_fragment(p[i].res, p[i].ss, (uint32_t)s->hdr.savetime,
+			      &f);
+		rc = mmdb_frag_add(db, txn, &f);
+	}
+	return rc;
 }
 
 /* report_unknown - save sets on the volume the snapshot does not have. */
@@ -193,9 +198,9 @@ static int fix_indexes(const char *root, struct mmdb *db)
 }
 
 /* nsrdr_fix_mmdb - open root/mm, add, commit, close. */
-int nsrdr_fix_mmdb(const char *root, const struct scan_result *res,
-		   const struct scan_ss *s, const char *device)
+int nsrdr_fix_mmdb(const char *root, const struct nsrdr_piece *p, size_t n)
 {
+	const struct scan_ss *s = p[0].ss;
 	char *dir = nsr_path_join(root, "mm");
 	struct mmdb *db = NULL;
 	struct mmdb_txn *txn = NULL;
@@ -206,15 +211,16 @@ int nsrdr_fix_mmdb(const char *root, const struct scan_result *res,
 	rc = mmdb_open(dir, NULL, &db);
 	if (rc == NSR_OK)
 		rc = mmdb_txn_begin(db, &txn);
+	for (size_t i = 0; rc == NSR_OK && i < n; i++)
+		rc = add_volume(db, txn, p[i].res, p[i].ss);
 	if (rc == NSR_OK)
-		rc = add_volume(db, txn, res, s);
-	if (rc == NSR_OK)
-		rc = add_saveset(db, txn, res, s);
+		rc = add_saveset(db, txn, p, n);
 	if (txn)
 		rc = rc == NSR_OK ? mmdb_txn_commit(txn)
 				  : (mmdb_txn_abort(txn), rc);
 	if (rc == NSR_OK) {
-		report_unknown(db, res, s, device);
+		for (size_t i = 0; i < n; i++)
+			report_unknown(db, p[i].res, p[i].ss, p[i].device);
 		rc = fix_indexes(root, db);
 		if (rc != NSR_OK)
 			fprintf(stderr, "nsrdr: the restored indexes under %s "
