@@ -66,8 +66,9 @@ struct nsr_session_save_opts {
 	size_t pipe_read;
 	/* Encryption at rest (nsr_savestream(5)): file data encrypted with
 	 * the key of the datazone pass phrase (asked of nsrd before the
-	 * save set is made; no pass phrase set: the save fails), and/or
-	 * compressed first (zlib level 1-9; 0 = not). */
+	 * save set is made; no pass phrase set: the save fails, or with
+	 * NSR_SESSION_ENCRYPT_IF_SET it is saved in clear and the result
+	 * says so), and/or compressed first (zlib level 1-9; 0 = not). */
 	int encrypt;
 	int compress;
 	/* 1: leave out what the client's resource asks for (aes
@@ -135,7 +136,12 @@ struct nsr_session_save_result {
 				      * ended ("command x exited with status
 				      * 0"), else "" */
 	unsigned stripes;	     /* connections the data went over */
+	int encrypted;		     /* file data encrypted with the
+				      * datazone pass phrase's key */
 };
+
+/* nsr_session_save_opts.encrypt: when the datazone has a pass phrase. */
+#define NSR_SESSION_ENCRYPT_IF_SET 2
 
 /* nsr_session_save - back up paths (absolute) as one save set.  NSR_OK
  * when the save set is complete (r->st.errors counts files that could

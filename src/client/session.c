@@ -656,6 +656,7 @@ int nsr_session_save(const struct nsr_session_save_opts *o,
 			 NSR_OK;
 out:
 	session_lease_stop(s.lease);
+	r->encrypted = s.xf.xf.key != NULL;
 	if (s.mmd)
 		r->stripes = nsr_mmd_stripes(s.mmd);
 	nsr_mmd_close(s.mmd);

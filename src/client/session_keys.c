@@ -29,7 +29,8 @@ static int take_key(const key_res *r, struct session_xform *x)
 }
 
 /* session_xform - the transform o and the client's resource ask for:
- * x->on 0 when none.  A dry run (d NULL) asks nobody. */
+ * x->on 0 when none, x->xf.key set when it encrypts.  A dry run (d
+ * NULL) asks nobody. */
 int session_xform(struct nsr_nsrd *d, const struct nsr_session_save_opts *o,
 		  struct session_xform *x, struct nsr_buf *err)
 {
@@ -49,6 +50,9 @@ int session_xform(struct nsr_nsrd *d, const struct nsr_session_save_opts *o,
 	if (rc == NSR_ERR_PROTO && !o->encrypt) {
 		/* an nsrd without KEY_CURRENT: no client directives */
 		rc = NSR_OK;
+	} else if (rc == NSR_ERR_NOTFOUND &&
+		   o->encrypt == NSR_SESSION_ENCRYPT_IF_SET) {
+		rc = NSR_OK; /* no pass phrase: in clear, as asked */
 	} else if (rc == NSR_OK) {
 		if (!x->xf.compress && r.client_compress &&
 		    !o->no_directives)

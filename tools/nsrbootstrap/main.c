@@ -17,9 +17,7 @@
 #include "nsr/fileio.h"
 #include "nsr/host.h"
 #include "nsr/jobd_clnt.h"
-#include "nsr/crypt.h"
 #include "nsr/mmdb_clnt.h"
-#include "nsr/nsrd_clnt.h"
 #include "nsr/rpc.h"
 #include "nsr/session.h"
 
@@ -161,53 +159,15 @@ static void file_error(void *ctx, const char *path, int err,
 		nsr_strerror(err));
 }
 
-/* phrase_set - does nsrd have a datazone pass phrase (KEY_CURRENT)?
- * 1 yes, 0 no, -1 it could not say (err). */
-static int phrase_set(const struct opts *o, struct nsr_buf *err)
-{
-	struct nsr_nsrd *d = NULL;
-	key_cur_args a;
-	key_res r;
-	int rc;
-
-	memset(&a, 0, sizeof(a));
-	memset(&r, 0, sizeof(r));
-	a.client = (char *)o->client;
-	a.want_key = 1;
-	rc = nsr_nsrd_open(o->server, &d, err);
-	if (rc == NSR_OK) {
-		rc = nsr_nsrd_key_current(d, &a, &r);
-		if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND)
-			nsr_buf_addf(err, "cannot ask nsrd for the datazone "
-				     "pass phrase's key: %s",
-				     nsr_nsrd_errmsg(d));
-	}
-	nsr_crypt_wipe(r.key, sizeof(r.key)); /* the key: not needed here */
-	xdr_free(NSR_XDR(xdr_key_res), (char *)&r);
-	nsr_nsrd_close(d);
-	return rc == NSR_OK ? 1 : rc == NSR_ERR_NOTFOUND ? 0 : -1;
-}
-
 /* save_stage - the staging directory as the bootstrap save set: its file
  * data encrypted with the datazone pass phrase's key when one is set
  * (nsrdr -P then needs the pass phrase), else in clear, with a warning:
  * it holds the CA's key and the kept pass phrases. */
 static int save_stage(const struct opts *o, char *stage,
-		      struct nsr_session_save_result *r, int *encrypted,
-		      struct nsr_buf *err)
+		      struct nsr_session_save_result *r, struct nsr_buf *err)
 {
 	struct nsr_session_save_opts so;
-	int enc = phrase_set(o, err);
-
-	if (enc < 0)
-		return NSR_ERR_RPC;
-	if (!enc)
-		fprintf(stderr, "nsrbootstrap: warning: no datazone pass "
-			"phrase is set, so the bootstrap is saved in clear: "
-			"its volume holds the datazone CA's key as it is; set "
-			"the NSR resource's 'datazone pass phrase' to have it "
-			"encrypted\n");
-	*encrypted = enc;
+	int rc;
 
 	memset(&so, 0, sizeof(so));
 	so.server = o->server;
@@ -219,10 +179,17 @@ static int save_stage(const struct opts *o, char *stage,
 	so.command = "nsrbootstrap";
 	so.no_index = 1;
 	so.no_directives = 1; /* not the client resource's choice */
-	so.encrypt = enc;
+	so.encrypt = NSR_SESSION_ENCRYPT_IF_SET;
 	so.warn = warn;
 	so.file_error = file_error;
-	return nsr_session_save(&so, &stage, 1, r, err);
+	rc = nsr_session_save(&so, &stage, 1, r, err);
+	if (rc == NSR_OK && !r->encrypted)
+		fprintf(stderr, "nsrbootstrap: warning: no datazone pass "
+			"phrase is set, so the bootstrap is saved in clear: "
+			"its volume holds the datazone CA's key as it is; set "
+			"the NSR resource's 'datazone pass phrase' to have it "
+			"encrypted\n");
+	return rc;
 }
 
 /* main - lock, stage, save, clean up. */
@@ -234,7 +201,7 @@ int main(int argc, char **argv)
 	char host[NSR_HOST_MAX + 1];
 	char *stage = NULL;
 	uint64_t files = 0;
-	int lock = -1, encrypted = 0, rc;
+	int lock = -1, rc;
 
 	rc = parse(argc, argv, &o);
 	if (rc != 0) {
@@ -259,7 +226,7 @@ int main(int argc, char **argv)
 	if (rc == NSR_OK)
 		rc = nsr_boot_stage(o.root, stage, &files, &err);
 	if (rc == NSR_OK)
-		rc = save_stage(&o, stage, &r, &encrypted, &err);
+		rc = save_stage(&o, stage, &r, &err);
 	if (rc == NSR_OK && r.st.errors) {
 		nsr_buf_addf(&err, "%llu files of the staging directory could "
 			     "not be saved", (unsigned long long)r.st.errors);
@@ -281,7 +248,7 @@ int main(int argc, char **argv)
 		       "-B)\n", r.ssid, o.client, r.pool,
 		       (unsigned long long)r.st.stream_bytes,
 		       (unsigned long long)r.st.files,
-		       encrypted ? ", encrypted with the datazone pass "
+		       r.encrypted ? ", encrypted with the datazone pass "
 				   "phrase: nsrdr -P needs it"
 				 : ", in clear");
 	free(stage);
