@@ -18,6 +18,10 @@
  *   flags SSID SET CLEAR ...   one MM_SS_FLAGS_MANY with these changes
  *                       in order (numbers in any base strtoul takes);
  *                       prints how many save sets were missing
+ *   retent VOL TIME ...   one MM_VOL_RETENT_MANY: each volume (by name;
+ *                       one not in the database is sent with a made-up
+ *                       id) to retention time TIME; prints how many were
+ *                       missing, then each known volume's volretent
  *   query TEXT [vol]    open TEXT on the daemon (no local parsing), print
  *                       the row count or the daemon's message; "vol"
  *                       makes it a volume query; 7 rows per call
@@ -457,6 +461,35 @@ static int flags(char **argv, size_t n)
 	return rc ? 1 : 0;
 }
 
+/* retent - argv holds n pairs VOL TIME: one MM_VOL_RETENT_MANY. */
+static int retent(char **argv, size_t n)
+{
+	struct mmdb_clnt *c = connect_or_die();
+	struct mmdb_clnt_retent v[16];
+	struct mmdb_volume vol;
+	unsigned missing = 0;
+	int rc;
+
+	n = NSR_MIN(n, NSR_ARRAY_SIZE(v));
+	for (size_t i = 0; i < n; i++) {
+		memset(v[i].volid, 0xee, sizeof(v[i].volid));
+		if (mmdb_clnt_vol_get(c, argv[2 * i], &vol) == NSR_OK)
+			memcpy(v[i].volid, vol.volid, sizeof(v[i].volid));
+		v[i].volretent = strtoll(argv[2 * i + 1], NULL, 10);
+	}
+	rc = mmdb_clnt_vol_retent_many(c, v, n, &missing);
+	if (rc)
+		fprintf(stderr, "mmdb_testclnt: %s\n", mmdb_clnt_errmsg(c));
+	else
+		printf("missing %u\n", missing);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		if (mmdb_clnt_vol_get(c, argv[2 * i], &vol) == NSR_OK)
+			printf("%s volretent %lld\n", vol.name,
+			       (long long)vol.volretent);
+	mmdb_clnt_close(c);
+	return rc ? 1 : 0;
+}
+
 /* query - the daemon's own parsing and streaming, in batches of 7. */
 static int query(const char *text, int volumes)
 {
@@ -534,6 +567,8 @@ int main(int argc, char **argv)
 		return get((uint32_t)strtoul(argv[a + 1], NULL, 10));
 	if (a + 3 < argc && !strcmp(argv[a], "flags"))
 		return flags(argv + a + 1, (size_t)(argc - a - 1) / 3);
+	if (a + 2 < argc && !strcmp(argv[a], "retent"))
+		return retent(argv + a + 1, (size_t)(argc - a - 1) / 2);
 	if (a + 1 < argc && !strcmp(argv[a], "query"))
 		return query(argv[a + 1],
 			     a + 2 < argc && !strcmp(argv[a + 2], "vol"));

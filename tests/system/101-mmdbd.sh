@@ -99,6 +99,14 @@ check "flags-many: one save set missing: $out" test "$out" = "missing 1"
 f1=$("$T" get 1 2>&1 | grep -o 'flags 0x[0-9a-f]*' | cut -d' ' -f2)
 check "flags-many: both changes of ssid 1 held ($f0 -> $f1)" \
 	test -n "$f0" -a "$((f1))" -eq "$(( (f0 | 0x4 | 0x8) & ~0x2000 ))"
+# Volumes' retention times in one transaction (nsrim's
+# MM_VOL_RETENT_MANY): a volume that is not there is counted, the others
+# are set.
+out=$("$T" retent DD01.001 1900000000 NO.SUCH.VOL 1900000001 2>&1)
+check "retent-many: one volume missing: $(head -1 <<<"$out")" \
+	test "$(head -1 <<<"$out")" = "missing 1"
+check "retent-many: DD01.001's volretent set" \
+	grep -qx "DD01.001 volretent 1900000000" <<<"$out"
 out=$("$T" query 'client=x,=5' 2>&1); rc=$?
 check "server-side syntax error fails" test $rc -ne 0
 check "and the message shows the query and column: $out" \
