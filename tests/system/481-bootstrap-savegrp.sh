@@ -14,6 +14,7 @@ C=$(hostname)
 mkdir -p "$W/data"
 export NSR_TEST_CLOCK=$W/clock
 export NSR_SCHED_STAGGER_MS=20
+export NSR_MOUNT_TIMEOUT_SEC=3 # the last run's bootstrap finds no volume
 echo 0 >"$NSR_TEST_CLOCK"
 NSR_EXECD_ARGS=(-S localhost -S $S -S "$C")
 nsr_start_aftd_datazone
@@ -75,4 +76,18 @@ check "a third bootstrap" boots 3
 check "and no other save set" test "$(nss)" = $(( before + 1 ))
 check "nsrd logged the end of the -O run" nsr_wait_logged \
 	"$ROOT/logs/daemon.log" "group G1: savegrp -O ended: bootstrap saved"
+
+# savegrp -O whose nsrbootstrap fails: no volume to write to (the mount
+# request times out), the run's job fails with nsrbootstrap's exit.
+check "unmount Disk.001" "$BIN/nsrmm" -s $S -q -u -f aftd1
+timeout 300 "$BIN/savegrp" -s $S -O G1 >"$W/gOf.out" 2>&1
+rc=$?
+sed 's/^/# /' "$W/gOf.out" | tail -5
+check "savegrp -O with nowhere to save the bootstrap fails (exit $rc)" \
+	test $rc -ne 0
+check "its job failed" grep -q "savegrp: group job [0-9]* failed" \
+	"$W/gOf.out"
+check "nsrd logged nsrbootstrap's exit" nsr_wait_logged \
+	"$ROOT/logs/daemon.log" "group G1: savegrp -O ended: nsrbootstrap exited 1: see daemon.log"
+check "still three bootstraps" boots 3
 nsr_done
