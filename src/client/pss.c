@@ -9,9 +9,14 @@
  *     one of cp slots (active), taken for its first object, given back
  *     while its queue has nothing for it yet, when it has nothing more
  *     for it, or when it fails;
- *  2. claimed is the number of streams of started save points that have
- *     not left their queue; a save point starts only while claimed < cp;
- *  3. a stream leaves its queue (and claimed) exactly once;
+ *  2. claimed is the number of streams of started save points whose
+ *     session has not ended; a save point of n streams starts only
+ *     when claimed + min(n, cp) <= cp, so its sessions find nsrd's
+ *     client parallelism free (nsrd counts a session until its
+ *     SAVE_END: one started sooner would be queued there and ask again
+ *     only after nsrd's retry time, idling its slot meanwhile);
+ *  3. a stream leaves its queue exactly once, and gives its claim back
+ *     once, when its session has ended;
  *  4. the user's callbacks run one at a time, under mu;
  *  5. ended counts the save point's streams that reached SAVE_END
  *     complete; the one that makes it n writes the PSS summary into its
@@ -50,6 +55,7 @@ struct pss_stream {
 	int thread_started;
 	struct pss_item *cur; /* handed to the session */
 	int active, left;     /* invariants 1, 3 */
+	int claim;	      /* holds a claim (invariants 2, 3) */
 	int cut_off;	      /* its queue was aborted (another failed) */
 	double vt;	      /* rate knob: when the stream is free again */
 	uint64_t reported;    /* stream bytes told to progress */
@@ -143,12 +149,25 @@ static void stream_leave(struct pss_stream *st)
 	pthread_mutex_lock(&run->mu);
 	first = !st->left;
 	st->left = 1;
-	if (first)
-		run->claimed--;
-	pthread_cond_broadcast(&run->cv);
 	pthread_mutex_unlock(&run->mu);
 	if (first)
 		pss_queue_leave(&st->sp->q, st->index == 0);
+}
+
+/* stream_end - the stream's session is over (or never began): it leaves
+ * its queue if it has not, and gives its claim back (invariants 2, 3). */
+static void stream_end(struct pss_stream *st)
+{
+	struct pss_run *run = st->sp->run;
+
+	stream_leave(st);
+	pthread_mutex_lock(&run->mu);
+	if (st->claim) {
+		st->claim = 0;
+		run->claimed--;
+		pthread_cond_broadcast(&run->cv);
+	}
+	pthread_mutex_unlock(&run->mu);
 }
 
 /* throttle - the rate knob: an active stream sends at most rate bytes
@@ -374,7 +393,7 @@ static void *dependent_main(void *arg)
 	struct pss_stream *st = arg;
 
 	st->rc = nsr_session_save(&st->so, NULL, 0, &st->res, &st->err);
-	stream_leave(st);
+	stream_end(st);
 	return NULL;
 }
 
@@ -496,14 +515,14 @@ static void *master_main(void *arg)
 
 	sp->t0 = now_sec();
 	m->rc = nsr_session_save(&m->so, NULL, 0, &m->res, &m->err);
-	stream_leave(m);
+	stream_end(m);
 	if (sp->walker_started)
 		pthread_join(sp->walker, NULL);
 	for (unsigned k = 1; k < sp->n; k++) {
 		if (sp->st[k].thread_started)
 			pthread_join(sp->st[k].thread, NULL);
 		else
-			stream_leave(&sp->st[k]);
+			stream_end(&sp->st[k]);
 		if (!sp->st[k].thread_started && sp->st[k].rc == NSR_OK &&
 		    m->rc == NSR_OK) {
 			sp->st[k].rc = NSR_ERR_SYSTEM;
@@ -583,19 +602,20 @@ int nsr_pss_save(const struct nsr_pss_opts *o, char *const *sps, size_t n,
 	pthread_cond_init(&run.cv, NULL);
 	for (size_t i = 0; i < n && rc == NSR_OK; i++)
 		rc = sp_init(&run, &sp[i], sps[i], &res[i]);
-	/* Save points start in order while fewer than cp streams are
-	 * claimed (invariant 2). */
+	/* Save points start in order, when their streams' sessions find
+	 * room (invariant 2). */
 	for (size_t i = 0; i < n && rc == NSR_OK; i++) {
 		pthread_mutex_lock(&run.mu);
-		while (run.claimed >= run.cp)
+		while (run.claimed + NSR_MIN(sp[i].n, run.cp) > run.cp)
 			pthread_cond_wait(&run.cv, &run.mu);
 		run.claimed += sp[i].n;
+		for (unsigned k = 0; k < sp[i].n; k++)
+			sp[i].st[k].claim = 1;
 		pthread_mutex_unlock(&run.mu);
 		if (pthread_create(&sp[i].st[0].thread, NULL, master_main,
 				   &sp[i]) != 0) {
-			pthread_mutex_lock(&run.mu);
-			run.claimed -= sp[i].n;
-			pthread_mutex_unlock(&run.mu);
+			for (unsigned k = 0; k < sp[i].n; k++)
+				stream_end(&sp[i].st[k]);
 			rc = NSR_ERR_SYSTEM;
 			break;
 		}

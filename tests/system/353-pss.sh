@@ -130,7 +130,8 @@ check "mminfo shows a full" \
 
 # --- dynamic PSS: two save points, 4 streams each, parallelism 4 -----------
 # The first claims all 4 slots; the second starts when the first's
-# streams run out of work, and takes over their slots one by one.
+# streams run out of work, and takes over their slots one by one; nsrd
+# never queues it (its sessions start only once the first's ended).
 A=$W/spa
 B=$W/spb
 mkdir -p "$A" "$B"
@@ -165,6 +166,8 @@ check "the second started only as the first gave slots back" \
 check "the second reclaimed all 4 slots ($MAXB)" test "$MAXB" -eq 4
 check "never more than 4 active together ($MAXT, save said $MAXR)" \
 	test "$MAXT" -le 4 -a "$MAXR" -le 4
+check "nsrd queued none of the streams (client parallelism 4)" \
+	test "$(grep -c "waiting: client parallelism" "$W/dyn.err")" = 0
 # --- a master that cannot start fails the save point at once -------------
 timeout 60 "$BIN/save" -s $S --pss=4 -b NoSuchPool "$A" >"$W/nopool.out" \
 	2>"$W/nopool.err"
