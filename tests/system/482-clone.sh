@@ -26,10 +26,6 @@ nsr_start_aftd_datazone
 
 admin() { "$BIN/nsradmin" -s $S -i - >/dev/null; }
 ssid_of() { "$BIN/mminfo" -s $S -a -q "name=$1" -r ssid 2>/dev/null | awk '$1 ~ /^[0-9]+$/ {print $1; exit}'; }
-# copies SSID - "cloneid:clflags:volume" of each copy of the save set.
-copies() { "$BIN/mminfo" -s $S -a -q "ssid=$1" -xj -r cloneid,clflags,volume 2>/dev/null |
-	tr -d '\n' | tr '}' '\n' |
-	sed -nE 's/.*"cloneid": *"?([0-9]+)"?.*"clflags": *"([a-z]*)".*"volume": *"([^"]*)".*/\1:\2:\3/p'; }
 written() { "$BIN/mminfo" -s $S -xj -r written "$1" 2>/dev/null | grep -o '"written": *[0-9]*' | grep -o '[0-9]*$'; }
 
 for p in Clone Stage Empty; do echo "create type: NSR pool; name: $p" | admin; done
@@ -55,7 +51,7 @@ check "three save sets ($s1 $s2 $s3)" test -n "$s1" -a -n "$s2" -a -n "$s3"
 out=$("$BIN/nsrclone" -s $S -b Clone -v -S "$s1" 2>&1)
 check "nsrclone -b Clone -S $s1 succeeds" test $? -eq 0
 echo "$out" | sed 's/^/# /'
-c=$(copies "$s1"); echo "$c" | sed 's/^/# copies: /'
+c=$(nsr_copies "$s1"); echo "$c" | sed 's/^/# copies: /'
 check "mminfo lists two copies of $s1" test "$(wc -l <<<"$c")" -eq 2
 check "with two clone ids" test "$(cut -d: -f1 <<<"$c" | sort -u | wc -l)" -eq 2
 check "one on Disk.001, one on CL01" test "$(cut -d: -f3 <<<"$c" | sort | tr '\n' ' ')" = "CL01 Disk.001 "
@@ -67,7 +63,7 @@ rc=$?
 echo "$out" | sed 's/^/# /'
 check "a second copy on CL01 is refused (exit $rc)" test $rc -ne 0
 check "... saying the volume holds a copy already" grep -q "holds a copy of save set $s1 already" <<<"$out"
-check "still two copies" test "$(copies "$s1" | wc -l)" -eq 2
+check "still two copies" test "$(nsr_copies "$s1" | wc -l)" -eq 2
 # Two more volumes of Clone: each further copy goes to one holding none.
 nsr_device tape3 vtape "$W/tape3.vtape"
 nsr_device tape4 vtape "$W/tape4.vtape"
@@ -75,7 +71,7 @@ check "label CL02" "$BIN/nsrmm" -s $S -q -l -y -b Clone -f tape3 CL02
 check "label CL03" "$BIN/nsrmm" -s $S -q -l -y -b Clone -f tape4 CL03
 check "a third copy of $s1" "$BIN/nsrclone" -s $S -b Clone -S "$s1"
 check "a fourth copy of $s1" "$BIN/nsrclone" -s $S -b Clone -S "$s1"
-c=$(copies "$s1"); echo "$c" | sed 's/^/# copies: /'
+c=$(nsr_copies "$s1"); echo "$c" | sed 's/^/# copies: /'
 check "on CL01, CL02, CL03 and Disk.001, one each" test "$(cut -d: -f3 <<<"$c" | sort | tr '\n' ' ')" = "CL01 CL02 CL03 Disk.001 "
 expect_fail "a fifth (every Clone volume holds one) is refused" "$BIN/nsrclone" -s $S -b Clone -S "$s1"
 
@@ -92,7 +88,7 @@ check "a clone to a pool with no writable volume exits non-zero ($rc)" test $rc 
 check "... after waiting for one" grep -q "waiting: .*no writable volume of pool 'Empty'" <<<"$out"
 check "... saying the mount timeout passed and to label one" \
 	grep -q "no writable volume of pool 'Empty' was mounted within 3 s: label one (nsrmm -l -b 'Empty'" <<<"$out"
-check "... and makes no copy" test "$(copies "$s2" | wc -l)" -eq 1
+check "... and makes no copy" test "$(nsr_copies "$s2" | wc -l)" -eq 1
 out=$("$BIN/nsrclone" -s $S -b Nowhere -S "$s2" 2>&1)
 check "a pool that does not exist is named ($?)" grep -q "pool 'Nowhere' does not exist" <<<"$out"
 "$BIN/nsrclone" -s $S -S "$s2" 2>/dev/null
@@ -109,13 +105,13 @@ f1=$(find "$W/aftd1" -type f -name 'ss.*' | wc -l)
 echo "# Disk.001 written: $w0 before, $w1 after; session files $f0 -> $f1"
 check "the AFTD's written figure dropped by the save set's size" test $((w0 - w1)) -ge 2000000
 check "its session file is gone from the AFTD" test "$f1" -eq $((f0 - 1))
-c=$(copies "$s2"); echo "$c" | sed 's/^/# copies: /'
+c=$(nsr_copies "$s2"); echo "$c" | sed 's/^/# copies: /'
 check "one copy left, on ST01" test "$(cut -d: -f3 <<<"$c")" = "ST01"
 check "recover -S $s2 gives tree two back from ST01" recovers_identical "$T2" -S "$s2"
 
 # --- the original volume deleted: recover from the clone --------------------
 check "nsrmm -d Disk.001" "$BIN/nsrmm" -s $S -q -d -y Disk.001
-c=$(copies "$s1"); echo "$c" | sed 's/^/# copies: /'
+c=$(nsr_copies "$s1"); echo "$c" | sed 's/^/# copies: /'
 check "$s1 keeps its copy on CL01" grep -q "CL01" <<<"$c"
 rm -rf "$W/out"; mkdir -p "$W/out"
 out=$("$BIN/recover" -s $S -f -d "$W/out" -S "$s1" 2>&1)
@@ -140,7 +136,7 @@ NSR_TEST_CLONE_STALL_SEC=60 "$BIN/nsrclone" -s $S -b Clone -S "$s4" >"$W/kill.ou
 cpid=$!
 started=0
 for i in $(seq 1 200); do
-	if copies "$s4" | grep -q ":i:"; then started=1; break; fi
+	if nsr_copies "$s4" | grep -q ":i:"; then started=1; break; fi
 	sleep 0.1
 done
 check "the clone is under way (clflags i)" test $started -eq 1
@@ -149,7 +145,7 @@ kill -KILL $cpid
 wait $cpid 2>/dev/null
 settled=0
 for i in $(seq 1 150); do
-	c=$(copies "$s4")
+	c=$(nsr_copies "$s4")
 	if ! grep -q ":i:" <<<"$c"; then settled=1; break; fi
 	sleep 0.2
 done
@@ -161,9 +157,9 @@ check "a clone run again succeeds" "$BIN/nsrclone" -s $S -b Clone -S "$s4"
 
 # --- choosing save sets by query and by volume ------------------------------
 check "nsrclone -q name=tree two clones $s2 to pool Clone" "$BIN/nsrclone" -s $S -b Clone -q "name=$T2"
-check "... which now has a copy there" grep -q ":CL0[123]$" <<<"$(copies "$s2")"
+check "... which now has a copy there" grep -q ":CL0[123]$" <<<"$(nsr_copies "$s2")"
 check "nsrstage -m -V Disk.002 moves $s4 to ST01" "$BIN/nsrstage" -s $S -b Stage -m -V Disk.002
-c=$(copies "$s4"); echo "$c" | sed 's/^/# copies: /'
+c=$(nsr_copies "$s4"); echo "$c" | sed 's/^/# copies: /'
 check "... nothing of it is left on Disk.002" test -z "$(grep ":Disk.002$" <<<"$c")"
 check "... and it comes back from a copy" recovers_identical "$T3" -S "$s4"
 
@@ -183,13 +179,13 @@ check "... identical" "$BIN/nsrtreecmp" "$T2" "$W/out$T2"
 check "... saying it tries another copy" grep -q "trying another copy" <<<"$out"
 check "... and which one it uses" grep -q "could not be read; using clone [0-9]* on volume CL0" <<<"$out"
 # nsrstage -V moves the copy on that volume (not the unreadable original).
-cv=$(copies "$s5" | awk -F: '$3 ~ /^CL0/ {print $3; exit}')
+cv=$(nsr_copies "$s5" | awk -F: '$3 ~ /^CL0/ {print $3; exit}')
 # (the other save sets with a copy on it may have one on ST01 already:
 # those are refused and make the exit status 1)
 out=$("$BIN/nsrstage" -s $S -b Stage -m -v -V "$cv" 2>&1)
 echo "$out" | sed 's/^/# /'
 check "nsrstage -m -V $cv moves the copy of $s5 on it" grep -q "^save set $s5: staged to volume ST01" <<<"$out"
-c=$(copies "$s5"); echo "$c" | sed 's/^/# copies: /'
+c=$(nsr_copies "$s5"); echo "$c" | sed 's/^/# copies: /'
 check "... to ST01, leaving the original's record" test "$(cut -d: -f3 <<<"$c" | sort | tr '\n' ' ')" = "Disk.002 ST01 "
 
 # --- one pass over Disk.002: only the save set that fails tries another copy

@@ -30,10 +30,6 @@ ended() {
 }
 
 admin() { "$BIN/nsradmin" -s $S -i - >/dev/null; }
-# copies SSID - "cloneid:clflags:volume" of each copy and volume.
-copies() { "$BIN/mminfo" -s $S -a -q "ssid=$1" -xj -r cloneid,clflags,volume 2>/dev/null |
-	tr -d '\n' | tr '}' '\n' |
-	sed -nE 's/.*"cloneid": *"?([0-9]+)"?.*"clflags": *"([a-z]*)".*"volume": *"([^"]*)".*/\1:\2:\3/p'; }
 
 echo 'create type: NSR pool; name: CSpan' | admin
 for i in 1 2 3; do
@@ -58,7 +54,7 @@ check "it says the first volume is full and where the copy went on" \
 	grep -Eq "volume CS0[1-3] is full, the copy goes on on volume CS0[1-3]" <<<"$out"
 check "and that the copy is on two volumes" \
 	grep -Eq "cloned to volumes CS0[1-3] to CS0[1-3] \(2\)" <<<"$out"
-c=$(copies $ssid); echo "$c" | sed 's/^/# copies: /'
+c=$(nsr_copies $ssid); echo "$c" | sed 's/^/# copies: /'
 clone=$(grep -v ':Disk.001$' <<<"$c" | cut -d: -f1 | sort -u)
 check "one new clone instance ($clone)" test "$(wc -w <<<"$clone")" -eq 1
 check "on two volumes of CSpan" test "$(grep -c "^$clone::CS0" <<<"$c")" -eq 2
@@ -79,7 +75,7 @@ echo "$out" | sed 's/^/# /'
 check "a second clone with no volume left fails (exit $rc)" test $rc -ne 0
 check "... saying why and what to do" \
 	grep -q "no writable volume of pool 'CSpan' left for save set $ssid (volumes that hold part or a copy of it do not count): label one" <<<"$out"
-c=$(copies $ssid); echo "$c" | sed 's/^/# copies: /'
+c=$(nsr_copies $ssid); echo "$c" | sed 's/^/# copies: /'
 check "the tail's volume ${tailvol:-none} still holds one copy" \
 	test "$(grep -c ":${tailvol:-none}$" <<<"$c")" -eq 1
 check "no copy is left in progress (clflags i alone)" test -z "$(grep ":i:" <<<"$c")"
@@ -105,11 +101,11 @@ check "label CW01 (pool CWait) while it waits" "$BIN/nsrmm" -s $S -q -l -y -b CW
 ended $cpid
 check "the waiting clone completes" test $? -eq 0
 sed 's/^/# /' "$W/wait1.out"
-check "its copy is on CW01" grep -q "::CW01$" <<<"$(copies $s2)"
+check "its copy is on CW01" grep -q "::CW01$" <<<"$(nsr_copies $s2)"
 
 check "label CW02 (pool CWait)" "$BIN/nsrmm" -s $S -q -l -y -b CWait -f tape5 CW02
 check "unmount Disk.001" "$BIN/nsrmm" -s $S -q -u -f aftd1
-orig2=$(grep '::Disk.001$' <<<"$(copies $s2)" | cut -d: -f1)
+orig2=$(grep '::Disk.001$' <<<"$(nsr_copies $s2)" | cut -d: -f1)
 "$BIN/nsrclone" -s $S -b CWait -S $s2/${orig2:-0} >"$W/wait2.out" 2>&1 &
 cpid=$!
 check "a clone of the copy on an unmounted volume waits for it" \
@@ -120,8 +116,8 @@ check "mount Disk.001 again" "$BIN/nsrmm" -s $S -q -m -f aftd1 Disk.001
 ended $cpid
 check "then the clone completes" test $? -eq 0
 sed 's/^/# /' "$W/wait2.out"
-check "its copy is on CW02" grep -q "::CW02$" <<<"$(copies $s2)"
-check "recover -S $s2 from the CW02 copy" recovers_identical "$T2" -S "$s2/$(grep '::CW02$' <<<"$(copies $s2)" | cut -d: -f1)"
+check "its copy is on CW02" grep -q "::CW02$" <<<"$(nsr_copies $s2)"
+check "recover -S $s2 from the CW02 copy" recovers_identical "$T2" -S "$s2/$(grep '::CW02$' <<<"$(nsr_copies $s2)" | cut -d: -f1)"
 
 # The original volume gone: recover from the spanned clone.
 check "nsrmm -d Disk.001" "$BIN/nsrmm" -s $S -q -d -y Disk.001

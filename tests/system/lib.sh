@@ -247,6 +247,14 @@ nsr_tree_files() {
 	fi
 }
 
+# nsr_copies SSID - "cloneid:clflags:volume" of each copy of the save set
+# and volume it is on (mminfo -xj), on the server $S.
+nsr_copies() {
+	"$BIN/mminfo" -s "${S:-127.0.0.1}" -a -q "ssid=$1" -xj \
+		-r cloneid,clflags,volume 2>/dev/null | tr -d '\n' | tr '}' '\n' |
+		sed -nE 's/.*"cloneid": *"?([0-9]+)"?.*"clflags": *"([a-z]*)".*"volume": *"([^"]*)".*/\1:\2:\3/p'
+}
+
 # nsr_wait_logged LOG REGEX - LOG shows REGEX (an extended regexp)
 # within 10 s (daemons log some events in summaries, a little later).
 nsr_wait_logged() {
