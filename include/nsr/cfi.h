@@ -132,9 +132,11 @@ int nsr_cfi_entries(struct nsr_cfi *c, uint64_t ssid, nsr_cfi_visit_fn visit,
 int nsr_cfi_list_dir(struct nsr_cfi *c, const char *dir, int64_t t,
 		     nsr_cfi_visit_fn visit, void *ctx);
 /* nsr_cfi_list_dir_from - the same from the skip-th entry on (paging).
- * The handle keeps the last listing (up to 262144 entries) until the
- * catalogue changes or another directory or time is listed, so the pages
- * of one listing cost one scan of the record files, not one each. */
+ * A listing is built 262144 names at a time and the handle keeps the
+ * last such window until the catalogue changes or another directory or
+ * time is listed, so pages read in order cost one scan of the record
+ * files per window, not one each, and memory stays bounded whatever the
+ * directory's size. */
 int nsr_cfi_list_dir_from(struct nsr_cfi *c, const char *dir, int64_t t,
 			  size_t skip, nsr_cfi_visit_fn visit, void *ctx);
 /* nsr_cfi_find - every version of path in save sets at or before t, newest

@@ -20,9 +20,16 @@
  *     NSR_ERR_STATE until it is reopened, which reloads the truth; the
  *     record file of a save set whose commit failed that way is kept (if
  *     the new catalogue did not land, the next writer removes it).
- *  6. The last directory listing is kept (up to KEEP_MAX entries) until
- *     the catalogue changes (commit, delete) or another one is asked
- *     for: its hits index c->ss, which a change reorders.
+ *  6. A directory listing is built a window at a time: the first
+ *     cfi_list_window names of the listing after a name (none: from the
+ *     start), every version of each, so memory is bounded whatever the
+ *     directory's size and the pages of a window cost no new scan.  The
+ *     last window is kept until the catalogue changes (commit, delete)
+ *     or another listing is asked for: its hits index c->ss, which a
+ *     change reorders.  Window w + 1 starts after the last name window w
+ *     considered (its bound), so the windows of a listing partition its
+ *     names in order and a listing of n names costs n / cfi_list_window + 1
+ *     scans when read in page order.
  *  7. A record file (version 3) ends with its directory table, appended
  *     once, at commit: after that the save set takes no more records.
  *     A committed save set's table, once read, is kept with it in c->ss
@@ -59,7 +66,11 @@
 #include "cfi_query_int.h"
 
 #define FLUSH_AT (256 * 1024) /* buffered record bytes before a write */
-#define KEEP_MAX (256 * 1024) /* entries of a listing kept for paging */
+
+/* Names of a listing held at a time (invariant 6); tests make it small. */
+size_t cfi_list_window = 256 * 1024;
+/* Windows built since the process started (tests count scans). */
+size_t cfi_list_windows;
 #define LIST_HOLD (64u << 20) /* pending bytes a list may hold back */
 
 /* A save set being written. */
@@ -95,13 +106,16 @@ struct hit {
 	size_t ssi;		/* index into c->ss */
 };
 
-/* The last directory listing, kept so that the next page of it costs no
- * new scan (invariant 6). */
+/* The window of a directory listing kept, so that the next page of it
+ * costs no new scan (invariant 6). */
 struct cfi_listing {
 	char *dir; /* NULL = none kept */
 	int64_t t;
 	struct hit *hits;
 	size_t n;
+	size_t base; /* the listing's index of hits[0] */
+	char *bound; /* the last name the window considered; NULL = the
+		      * window ends the listing */
 };
 
 struct nsr_cfi {
@@ -367,6 +381,7 @@ static void listing_release(struct cfi_listing *k)
 		free((char *)k->hits[i].e.path);
 	free(k->hits);
 	free(k->dir);
+	free(k->bound);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -961,19 +976,24 @@ static int child_of(const char *p, const char *d)
 
 /* A directory's entry list, gathered from its pieces. */
 struct dlist {
-	char **names;
+	char **names; /* those in the window's range, sorted */
 	size_t n, cap;
+	uint32_t seen; /* names of the list gathered, kept or not */
 	uint32_t total;
 	size_t rank; /* of the save set holding it */
 };
 
 struct list_ctx {
 	const char *dir;
+	size_t dlen;	    /* strlen(dir), 0 for "/" */
 	struct hit *hits;
 	size_t n, cap, rank, ssi;
 	struct dlist got;   /* the newest whole list of dir */
 	struct dlist build; /* the one being gathered */
 	int have;	    /* got is set */
+	/* the window (invariant 6): names after `after`, up to `bound` */
+	const char *after;  /* a child's name; NULL = from the start */
+	char *bound;	    /* NULL = not past cfi_list_window names */
 };
 
 /* dlist_release - free a gathered list. */
@@ -985,8 +1005,22 @@ static void dlist_release(struct dlist *d)
 	memset(d, 0, sizeof(*d));
 }
 
+/* in_window - is the child name in the window's range? */
+static int in_window(const struct list_ctx *l, const char *name)
+{
+	return (l->after == NULL || strcmp(name, l->after) > 0) &&
+	       (l->bound == NULL || strcmp(name, l->bound) <= 0);
+}
+
+/* name_of - the child's name in a child's path. */
+static const char *name_of(const struct list_ctx *l, const char *path)
+{
+	return path + l->dlen + 1;
+}
+
 /* list_piece - gather the newest whole entry list of the directory (a
- * piece that does not continue the list drops it: never a partial one). */
+ * piece that does not continue the list drops it: never a partial one);
+ * only the names in the window's range are kept. */
 static int list_piece(void *vctx, const struct nsr_cfi_saveset *ss,
 		      const struct cfi_list *p)
 {
@@ -996,7 +1030,7 @@ static int list_piece(void *vctx, const struct nsr_cfi_saveset *ss,
 	NSR_UNUSED(ss);
 	if (l->have || strcmp(p->dir, l->dir) != 0)
 		return 0;
-	if (p->first == 0 || b->rank != l->rank || p->first != b->n ||
+	if (p->first == 0 || b->rank != l->rank || p->first != b->seen ||
 	    p->total != b->total) {
 		dlist_release(b);
 		if (p->first != 0)
@@ -1014,12 +1048,15 @@ static int list_piece(void *vctx, const struct nsr_cfi_saveset *ss,
 		b->cap = cap;
 	}
 	for (size_t i = 0; i < p->n; i++) {
+		b->seen++;
+		if (!in_window(l, p->names[i]))
+			continue;
 		b->names[b->n] = strdup(p->names[i]);
 		if (b->names[b->n] == NULL)
 			return NSR_ERR_NOMEM;
 		b->n++;
 	}
-	if (b->n == b->total) {
+	if (b->seen == b->total) {
 		l->got = *b;
 		memset(b, 0, sizeof(*b));
 		l->have = 1;
@@ -1046,7 +1083,70 @@ static int listed(const struct list_ctx *l, const struct hit *h)
 				       sizeof(char *), cmp_name) != NULL;
 }
 
-/* list_visit - collect direct children of the directory. */
+/* cmp_hit - by path, then newest save set, then first seen. */
+static int cmp_hit(const void *a, const void *b)
+{
+	const struct hit *x = a, *y = b;
+	int d = strcmp(x->e.path, y->e.path);
+
+	if (d != 0)
+		return d;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* dlist_trim - drop the names of d past the window's bound. */
+static void dlist_trim(const struct list_ctx *l, struct dlist *d)
+{
+	while (d->n > 0 && strcmp(d->names[d->n - 1], l->bound) > 0)
+		free(d->names[--d->n]);
+}
+
+/* list_shrink - sort the hits, keep each child's newest version and, of
+ * more than cfi_list_window children, the first cfi_list_window: the window's
+ * bound becomes the last one kept (invariant 6). */
+static int list_shrink(struct list_ctx *l)
+{
+	size_t n = 0;
+	char *bound;
+	int rc = NSR_OK;
+
+	if (l->n > 1)
+		qsort(l->hits, l->n, sizeof(*l->hits), cmp_hit);
+	for (size_t i = 0; i < l->n; i++) {
+		const char *p = l->hits[i].e.path;
+
+		if (n == 0 || strcmp(p, l->hits[n - 1].e.path) != 0) {
+			if (n < cfi_list_window) {
+				l->hits[n++] = l->hits[i];
+				continue;
+			}
+			/* a child past the window: the bound comes down to
+			 * the last one kept */
+			p = name_of(l, l->hits[n - 1].e.path);
+			if (l->bound == NULL || strcmp(p, l->bound) < 0) {
+				bound = strdup(p);
+				if (bound == NULL)
+					rc = NSR_ERR_NOMEM;
+				else {
+					free(l->bound);
+					l->bound = bound;
+				}
+			}
+		}
+		free((char *)l->hits[i].e.path);
+	}
+	l->n = n;
+	if (l->bound != NULL) {
+		dlist_trim(l, &l->got);
+		dlist_trim(l, &l->build);
+	}
+	return rc;
+}
+
+/* list_visit - collect direct children of the directory in the window;
+ * past twice the window's size, shrink (list_shrink). */
 static int list_visit(void *vctx, const struct nsr_cfi_saveset *ss,
 		      const struct nsr_cfi_entry *e)
 {
@@ -1054,7 +1154,7 @@ static int list_visit(void *vctx, const struct nsr_cfi_saveset *ss,
 	struct hit *h;
 
 	NSR_UNUSED(ss);
-	if (!child_of(e->path, l->dir))
+	if (!child_of(e->path, l->dir) || !in_window(l, name_of(l, e->path)))
 		return 0;
 	if (l->n == l->cap) {
 		size_t ncap = l->cap ? l->cap * 2 : 64;
@@ -1074,30 +1174,19 @@ static int list_visit(void *vctx, const struct nsr_cfi_saveset *ss,
 	h->seq = l->n;
 	h->ssi = l->ssi;
 	l->n++;
-	return 0;
+	return l->n >= 2 * cfi_list_window ? list_shrink(l) : 0;
 }
 
-/* cmp_hit - by path, then newest save set, then first seen. */
-static int cmp_hit(const void *a, const void *b)
-{
-	const struct hit *x = a, *y = b;
-	int d = strcmp(x->e.path, y->e.path);
-
-	if (d != 0)
-		return d;
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* list_build - the children of l->dir as of t that a browse shows,
- * sorted, in l->hits[0..l->n) (paths owned). */
+/* list_build - the window of children of l->dir as of t after l->after
+ * (invariant 6) that a browse shows, sorted, in l->hits[0..l->n) (paths
+ * owned); l->bound is set when children past the window are left. */
 static int list_build(struct nsr_cfi *c, struct list_ctx *l, int64_t t)
 {
 	struct cfi_holders h = {.find = find_holder, .ctx = c};
 	size_t n = 0;
 	int rc = NSR_OK;
 
+	l->dlen = strcmp(l->dir, "/") == 0 ? 0 : strlen(l->dir);
 	/* Newest save set at or before t first. */
 	for (size_t i = c->nss; i-- > 0 && rc == NSR_OK;) {
 		if (c->ss[i].savetime > t)
@@ -1108,14 +1197,11 @@ static int list_build(struct nsr_cfi *c, struct list_ctx *l, int64_t t)
 				  &h);
 		l->rank++;
 	}
-	if (rc == NSR_OK && l->n > 1)
-		qsort(l->hits, l->n, sizeof(*l->hits), cmp_hit);
+	if (rc == NSR_OK)
+		rc = list_shrink(l);
 	/* Keep the newest version of each path, if the list shows it. */
 	for (size_t i = 0; i < l->n; i++) {
-		if (rc == NSR_OK &&
-		    (n == 0 || strcmp(l->hits[i].e.path,
-				      l->hits[n - 1].e.path) != 0) &&
-		    listed(l, &l->hits[i]))
+		if (rc == NSR_OK && listed(l, &l->hits[i]))
 			l->hits[n++] = l->hits[i];
 		else
 			free((char *)l->hits[i].e.path);
@@ -1124,21 +1210,45 @@ static int list_build(struct nsr_cfi *c, struct list_ctx *l, int64_t t)
 	return rc;
 }
 
+/* window_next - replace the kept window of k (listing dir d as of t)
+ * by the one after `after` (NULL: the first), at listing index base. */
+static int window_next(struct nsr_cfi *c, struct cfi_listing *k, char *d,
+		       int64_t t, const char *after, size_t base)
+{
+	struct list_ctx l;
+	int rc;
+
+	memset(&l, 0, sizeof(l));
+	l.dir = d;
+	l.after = after;
+	cfi_list_windows++;
+	rc = list_build(c, &l, t);
+	dlist_release(&l.got);
+	dlist_release(&l.build);
+	listing_release(k);
+	k->dir = d;
+	k->t = t;
+	k->hits = l.hits;
+	k->n = l.n;
+	k->base = base;
+	k->bound = l.bound;
+	return rc;
+}
+
 /* nsr_cfi_list_dir_from - browse a directory as of a time: the newest
  * version of each child, and when a save set at or before t recorded the
  * directory's entry list, only the children the newest such list names
  * (or that a later save set at or before t holds); from the skip-th on,
- * out of the kept listing when it is the same one (invariant 6). */
+ * window by window, out of the kept window when it is the same listing
+ * and it or a later one holds the skip-th (invariant 6). */
 int nsr_cfi_list_dir_from(struct nsr_cfi *c, const char *dir, int64_t t,
 			  size_t skip, nsr_cfi_visit_fn visit, void *ctx)
 {
 	struct cfi_listing *k = &c->last;
 	struct nsr_cfi_saveset v;
-	struct list_ctx l;
-	char *d;
+	char *d, *after;
 	int rc = NSR_OK;
 
-	memset(&l, 0, sizeof(l));
 	if (c->err)
 		return c->err;
 	if (dir == NULL || dir[0] == '\0')
@@ -1146,25 +1256,29 @@ int nsr_cfi_list_dir_from(struct nsr_cfi *c, const char *dir, int64_t t,
 	d = trim(dir);
 	if (d == NULL)
 		return NSR_ERR_NOMEM;
-	if (k->dir == NULL || strcmp(k->dir, d) != 0 || k->t != t) {
-		listing_release(k);
-		l.dir = d;
-		rc = list_build(c, &l, t);
-		dlist_release(&l.got);
-		dlist_release(&l.build);
-		k->dir = d;
-		k->t = t;
-		k->hits = l.hits;
-		k->n = l.n;
-		d = NULL;
+	if (k->dir == NULL || strcmp(k->dir, d) != 0 || k->t != t ||
+	    skip < k->base)
+		rc = window_next(c, k, d, t, NULL, 0);
+	else
+		free(d);
+	while (rc == NSR_OK) {
+		for (size_t i = skip > k->base ? skip - k->base : 0;
+		     i < k->n && rc == NSR_OK; i++) {
+			ss_view(&c->ss[k->hits[i].ssi], &v);
+			rc = visit(ctx, &v, &k->hits[i].e);
+		}
+		if (rc != NSR_OK || k->bound == NULL)
+			break;
+		/* the next window; its dir is the kept one's */
+		after = k->bound;
+		d = k->dir;
+		k->bound = NULL;
+		k->dir = NULL;
+		rc = window_next(c, k, d, t, after, k->base + k->n);
+		free(after);
 	}
-	for (size_t i = skip; i < k->n && rc == NSR_OK; i++) {
-		ss_view(&c->ss[k->hits[i].ssi], &v);
-		rc = visit(ctx, &v, &k->hits[i].e);
-	}
-	if (rc < 0 || k->n > KEEP_MAX)
+	if (rc < 0)
 		listing_release(k);
-	free(d);
 	return rc;
 }
 

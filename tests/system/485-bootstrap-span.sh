@@ -47,6 +47,13 @@ rc=$?
 sed 's/^/# /' "$W/dr1.out"
 check "nsrdr with the first volume alone fails (exit $rc)" test $rc = 1
 check "saying to give every volume it spans" grep -q "one that spans needs every volume it is on, -d each" "$W/dr1.out"
+# more volumes than nsrdr takes: a usage error that says the limit
+many=()
+for i in $(seq 17); do many+=(-d "$W/tape1.vtape"); done
+"$BIN/nsrdr" -R "$ROOT" "${many[@]}" >"$W/dr17.out" 2>&1
+rc=$?
+check "nsrdr with -d 17 times is a usage error (exit $rc)" test $rc = 2
+check "saying at most 16 devices" grep -q "at most 16 devices (-d)" "$W/dr17.out"
 "$BIN/nsrdr" -l "${devs[@]}" >"$W/list.out" 2>&1
 check "nsrdr -l with all of them lists it whole" grep -q "ssid ${BOOT:-0}  client $C  whole\$" "$W/list.out"
 # every volume, the last first

@@ -80,8 +80,8 @@ static void usage(FILE *f)
 		"  -f          overwrite existing files (same as -iY)\n"
 		"  -k          keep a damaged file's bytes as name.damaged\n"
 		"              (default: remove it)\n"
-		"  -j N        N threads write small files (default 4; 1: "
-		"one)\n"
+		"  -j N        N threads write small files (default: the "
+		"CPUs, 2 to 8; 1: one)\n"
 		"  -s server   OpenNSR server (default: this host); -q quiet; "
 		"-v verbose\n"
 		"       recover [-q] [-s server] [-c client] [-t time] "
@@ -233,6 +233,17 @@ static int pipe_end(struct nsr_runcmd *c, const char *name, int failed,
 	return failed ? 1 : status;
 }
 
+/* default_workers - writer threads when -j is not given: one per online
+ * CPU, 2 to 8.  More writers than CPUs only contend for the directory
+ * being filled: on 2 CPUs 50,000 small files took 4.4 s with 2 and 5.1 s
+ * with 4 (tests/bench/recover/RESULTS.md). */
+static int default_workers(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 2 ? 2 : n > 8 ? 8 : (int)n;
+}
+
 /* main - parse options, do the work, exit status. */
 int main(int argc, char **argv)
 {
@@ -258,7 +269,7 @@ int main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	nsr_buf_init(&err, 0);
 	o.conflict = NSR_RESTORE_SKIP;
-	o.workers = 4;
+	o.workers = default_workers();
 	ui.out = stdout;
 	/* options and paths before a "--", a --pipe command after it */
 	if (dd < argc) {

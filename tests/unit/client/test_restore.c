@@ -32,6 +32,8 @@
 
 /* Writer workers of every restore() (0: none); set by the setups. */
 static int g_workers;
+/* 1: the workers name files the way without O_TMPFILE; set by setups. */
+static int g_by_name;
 
 struct fixture {
 	char *tmp;
@@ -194,6 +196,7 @@ static int setup(void **state)
 	build_tree(f);
 	*state = f;
 	g_workers = 0;
+	g_by_name = 0;
 	return 0;
 }
 
@@ -205,6 +208,15 @@ static int setup_workers(void **state)
 {
 	setup(state);
 	g_workers = 4;
+	return 0;
+}
+
+/* setup_by_name - setup_workers, the workers creating each file under a
+ * temporary name and renaming it, as where O_TMPFILE does not serve. */
+static int setup_by_name(void **state)
+{
+	setup_workers(state);
+	g_by_name = 1;
 	return 0;
 }
 
@@ -298,6 +310,7 @@ static int restore(struct fixture *f, const void *data, size_t len,
 	cb.error = rst_err;
 	cb.ctx = f;
 	wo.workers = g_workers;
+	wo.by_name = g_by_name;
 	assert_int_equal(nsr_restore_new(&r, &wo, &cb), NSR_OK);
 	for (size_t i = 0; i < len && rc == NSR_OK; i += step)
 		rc = nsr_restore_feed(r, c + i, NSR_MIN(step, len - i));
@@ -448,6 +461,7 @@ static void test_side_by_side(void **state)
 	oa.exact = ob.exact = 1;
 	oa.dirs_last = ob.dirs_last = 1;
 	oa.workers = ob.workers = g_workers;
+	oa.by_name = ob.by_name = g_by_name;
 	oa.paths = dirs;
 	oa.npaths = ndirs;
 	ob.paths = rest;
@@ -1509,7 +1523,21 @@ int main(void)
 						setup_workers, teardown),
 	};
 
+	const struct CMUnitTest by_name[] = {
+		cmocka_unit_test_setup_teardown(test_round_trip_relocated,
+						setup_by_name, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_corruption_reported_by_path, setup_by_name,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_conflicts, setup_by_name,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_fresh_dir_conflicts,
+						setup_by_name, teardown),
+	};
+
 	return cmocka_run_group_tests(tests, NULL, NULL) |
 	       cmocka_run_group_tests_name("restore with writer workers",
-					   with_workers, NULL, NULL);
+					   with_workers, NULL, NULL) |
+	       cmocka_run_group_tests_name("writer workers, by name",
+					   by_name, NULL, NULL);
 }

@@ -21,6 +21,7 @@
 #include "nsr/err.h"
 #include "nsr/fileio.h"
 #include "nsr_test.h"
+#include "cfi_int.h" /* cfi_list_window */
 #include "cfi_test.h"
 
 /* Each test's index: client "pit" under a fresh root, and a buffer. */
@@ -326,6 +327,127 @@ static void test_paging(void **state)
 	/* another listing reads the record files again */
 	assert_int_equal(nsr_cfi_list_dir(c, "/t", 250, cfi_test_show, &f->b),
 			 NSR_ERR_NOTFOUND);
+	nsr_buf_release(&whole);
+	nsr_buf_release(&pg.b);
+}
+
+/* win_set - save set ssid at t in "/w": the files i of [0, n) with
+ * i % every == 0 (size size), named n%03d and, when add, n%03dx too; a
+ * list of "/w" naming the names of [0, n) not deleted (i % del != 0;
+ * del 0: none deleted) and the added ones, when del >= 0. */
+static void win_set(struct nsr_cfi *c, uint64_t ssid, int64_t t, int n,
+		    int every, uint64_t size, int add, int del)
+{
+	char **names = calloc((size_t)n * 2, sizeof(char *));
+	struct nsr_cfi_entry e;
+	char path[64];
+	size_t k = 0;
+
+	assert_non_null(names);
+	assert_int_equal(nsr_cfi_begin(c, ssid, t, "/w"), NSR_OK);
+	for (int i = 0; i < n; i++) {
+		for (int x = 0; x <= add; x++) {
+			snprintf(path, sizeof(path), "/w/n%03d%s", i,
+				 x ? "x" : "");
+			memset(&e, 0, sizeof(e));
+			e.path = path;
+			e.type = NSR_ASM_REG;
+			e.size = size;
+			if (x || i % every == 0)
+				assert_int_equal(nsr_cfi_add(c, ssid, &e, 1),
+						 NSR_OK);
+			if (x || del <= 0 || i % del != 0)
+				names[k++] = strdup(path + 3);
+		}
+	}
+	if (del >= 0)
+		assert_int_equal(nsr_cfi_add_list(c, ssid, "/w", (uint32_t)k,
+						  0,
+						  (const char *const *)names,
+						  k),
+				 NSR_OK);
+	assert_int_equal(nsr_cfi_commit(c, ssid), NSR_OK);
+	for (size_t i = 0; i < k; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* test_windows - a listing built a window at a time (invariant 6 of
+ * cfi.c) is the listing built at once, whole or page by page, windows
+ * of one name up to more than the directory, pages crossing windows,
+ * a page asked for again after later ones, across a chain whose lists
+ * delete and add names and a save set without a list. */
+static void test_windows(void **state)
+{
+	struct fx *f = *state;
+	struct nsr_cfi *c = f->c;
+	const size_t wins[] = {1, 2, 7, 16, 1000};
+	const int64_t times[] = {150, 250, INT64_MAX};
+	size_t saved = cfi_list_window;
+	struct nsr_buf whole;
+	struct page pg;
+
+	nsr_buf_init(&whole, 0);
+	nsr_buf_init(&pg.b, 0);
+	win_set(c, 1, 100, 60, 1, 1, 0, 0);  /* full: 60, listed */
+	win_set(c, 2, 200, 60, 4, 2, 1, 5);  /* incr: every 5th deleted,
+					       * n%03dx added */
+	win_set(c, 3, 300, 60, 6, 3, 0, -1); /* incr without a list */
+	for (size_t ti = 0; ti < NSR_ARRAY_SIZE(times); ti++) {
+		cfi_list_window = 1u << 20;
+		nsr_buf_reset(&whole);
+		nsr_buf_addstr(&whole, cfi_test_ls(c, "/w", times[ti], &f->b));
+		assert_true(whole.len > 0);
+		for (size_t wi = 0; wi < NSR_ARRAY_SIZE(wins); wi++) {
+			size_t lines = 0, scans;
+
+			cfi_list_window = wins[wi];
+			/* whole, window by window: at most 120 names (60
+			 * and 60 added), so at most 120 / w + 1 scans (the
+			 * kept window is let go by listing "/") */
+			(void)cfi_test_ls(c, "/", times[ti], &f->b);
+			scans = cfi_list_windows;
+			assert_string_equal(cfi_test_ls(c, "/w", times[ti],
+							&f->b),
+					    whole.data);
+			scans = cfi_list_windows - scans;
+			assert_true(scans <= 120 / wins[wi] + 1);
+			assert_true(wins[wi] > 100 || scans > 1);
+			/* pages of three, in order: no more scans (each
+			 * page from the kept window or the next) */
+			(void)cfi_test_ls(c, "/", times[ti], &f->b);
+			cfi_list_windows = 0;
+			nsr_buf_reset(&pg.b);
+			for (size_t skip = 0;; skip += 3) {
+				size_t was = pg.b.len;
+
+				pg.left = 3;
+				assert_true(nsr_cfi_list_dir_from(
+						    c, "/w", times[ti], skip,
+						    page_one, &pg) >= 0);
+				if (pg.b.len == was)
+					break;
+			}
+			assert_string_equal(pg.b.data, whole.data);
+			assert_int_equal(cfi_list_windows, scans);
+			/* the second page again, after the last */
+			for (size_t i = 0; i < whole.len && lines < 1; i++)
+				if (whole.data[i] == '\n') {
+					lines++;
+					nsr_buf_reset(&pg.b);
+					pg.left = 1;
+					assert_int_equal(
+						nsr_cfi_list_dir_from(
+							c, "/w", times[ti], 1,
+							page_one, &pg),
+						1);
+					assert_true(strncmp(whole.data + i + 1,
+							    pg.b.data,
+							    pg.b.len) == 0);
+				}
+		}
+	}
+	cfi_list_window = saved;
 	nsr_buf_release(&whole);
 	nsr_buf_release(&pg.b);
 }
@@ -861,6 +983,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_long_list, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_paging, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_windows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kept_listing_renewed,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rebuild_lists, setup,
