@@ -49,21 +49,24 @@ static void drop_index(struct indexd *x, int i)
 	x->nopen--;
 }
 
-/* forget_failed - after an I/O error an index refuses all work (sticky):
- * close it so the next request reopens it from disk. */
+/* forget_failed - after an I/O error, or any failure that left the
+ * index refusing all work (sticky: a catalogue replacement that failed,
+ * say with EPERM), close it so the next request reopens it from disk. */
 static void forget_failed(struct indexd *x, const char *client, int rc)
 {
-	if (rc != NSR_ERR_STATE && rc != NSR_ERR_IO && rc != NSR_ERR_NOSPACE)
-		return;
-	for (int i = 0; i < x->nopen; i++)
-		if (strcmp(x->open[i].client, client) == 0) {
-			nsr_warn("closing the index of client '%s' after an "
-				 "error (%s); "
-				 "it is reopened on the next request",
-				 client, nsr_strerror(rc));
-			drop_index(x, i);
+	for (int i = 0; i < x->nopen; i++) {
+		if (strcmp(x->open[i].client, client) != 0)
+			continue;
+		if (rc != NSR_ERR_STATE && rc != NSR_ERR_IO &&
+		    rc != NSR_ERR_NOSPACE &&
+		    nsr_cfi_error(x->open[i].cfi) == NSR_OK)
 			return;
-		}
+		nsr_warn("closing the index of client '%s' after an error "
+			 "(%s); it is reopened on the next request",
+			 client, nsr_strerror(rc));
+		drop_index(x, i);
+		return;
+	}
 }
 
 /* get_index - the open index of client (opened on first use). */

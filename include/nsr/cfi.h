@@ -89,6 +89,10 @@ void nsr_cfi_close(struct nsr_cfi *c);
 /* nsr_cfi_busy - the number of save sets begun and not yet committed or
  * aborted. */
 size_t nsr_cfi_busy(const struct nsr_cfi *c);
+/* nsr_cfi_error - NSR_ERR_STATE when a failed catalogue replacement left
+ * the handle refusing all work until it is reopened (whatever error the
+ * failing call returned), else NSR_OK. */
+int nsr_cfi_error(const struct nsr_cfi *c);
 /* nsr_cfi_begin - start writing save set ssid.  NSR_ERR_EXISTS if it is
  * committed or being written, NSR_ERR_READONLY. */
 int nsr_cfi_begin(struct nsr_cfi *c, uint64_t ssid, int64_t savetime,

@@ -408,6 +408,12 @@ size_t nsr_cfi_busy(const struct nsr_cfi *c)
 	return c->nopen;
 }
 
+/* nsr_cfi_error - the sticky error of invariant 5, or NSR_OK. */
+int nsr_cfi_error(const struct nsr_cfi *c)
+{
+	return c->err;
+}
+
 /* nsr_cfi_begin - start the record file of a new save set. */
 int nsr_cfi_begin(struct nsr_cfi *c, uint64_t ssid, int64_t savetime,
 		  const char *name)

@@ -6,10 +6,13 @@
 # as is a bad level; an unknown client or root exits 3.  With -m the
 # index agrees with the media database; an index of save sets the media
 # database does not have for that client, and a client whose index lost
-# its save sets, are reported (1) naming each save set.  -X repairs: the
-# other client's save sets are removed through nsrindexd (then healthy,
-# 0); for the save sets an index lost it names the scanner -i command
-# that adds them back and removes nothing (1).
+# its save sets, are reported (1) naming each save set.  -X repairs: when
+# nsrindexd cannot remove a save set (its index directory immutable) it
+# says so and exits 3, and the next -X, the directory writable again,
+# works (nsrindexd reopened the index its failure left refusing work);
+# the other client's save sets are removed through nsrindexd (then
+# healthy, 0); for the save sets an index lost it names the scanner -i
+# command that adds them back and removes nothing (1).
 . "$(dirname "$0")/lib.sh"
 nsr_setup 363-nsrck
 S=127.0.0.1
@@ -76,6 +79,21 @@ check "-m: another client's save sets (1)" test $? -eq 1
 for id in $SSIDS; do
 	check "naming $id" grep -qx "other: save set $id: in the index, not a browsable save set in the media database" "$W/m2"
 done
+# nsrindexd cannot remove them (its index directory immutable): said,
+# exit 3, nothing claimed removed; its index handle is reopened after
+# the failed catalogue replacement, so the repair below works
+if chattr +i "$ROOT/index/other" 2>/dev/null; then
+	"$BIN/nsrck" -X -s $S other >"$W/x0" 2>&1
+	rc=$?
+	chattr -i "$ROOT/index/other"
+	sed 's/^/# /' "$W/x0"
+	check "-X refused by nsrindexd (3, got $rc)" test $rc -eq 3
+	check "saying it cannot remove the save set" \
+		grep -q "^nsrck: other: cannot remove save set [0-9]* from the index: " "$W/x0"
+	check "claiming no removal" sh -c "! grep -q 'removed from the index' '$W/x0'"
+else
+	echo "# skip: chattr +i does not work here (not root or no ext4)"
+fi
 "$BIN/nsrck" -X -s $S other >"$W/x1" 2>&1
 check "-X: the other client's index repaired (0)" test $? -eq 0
 sed 's/^/# /' "$W/x1"

@@ -199,8 +199,11 @@ static void test_sticky_after_catalogue_failure(void **state)
 	assert_int_equal(add_entries(c, 1), NSR_OK);
 	fault_at = calls - 1; /* the rename comes before the last fsync */
 	calls = 0;
+	assert_int_equal(nsr_cfi_error(c), NSR_OK);
 	assert_int_not_equal(nsr_cfi_commit(c, 1), NSR_OK);
 	fault_at = 0;
+	/* whatever the commit returned, the handle says it is stuck */
+	assert_int_equal(nsr_cfi_error(c), NSR_ERR_STATE);
 	assert_int_equal(nsr_cfi_savesets(c, NULL, NULL), NSR_ERR_STATE);
 	assert_int_equal(nsr_cfi_begin(c, 3, 1, "/x"), NSR_ERR_STATE);
 	assert_int_equal(nsr_cfi_entries(c, 1, cfi_test_count, &n),
