@@ -546,7 +546,9 @@ static const struct nsr_rpc_prog ix_progs[] = {
 static int ix_init(struct nsr_daemon *d)
 {
 	const char *e = getenv("NSR_TEST_INDEX_MAX_OPEN");
+	const char *w = getenv("NSR_TEST_INDEX_LIST_WINDOW");
 	int n = e ? atoi(e) : 0;
+	long wn = w ? atol(w) : 0;
 
 	g_ix.root = d->root;
 	if (ix_authz_init(d->root) != NSR_OK) {
@@ -558,6 +560,8 @@ static int ix_init(struct nsr_daemon *d)
 		return -1;
 	}
 	g_ix.max_open = n >= 1 && n <= MAX_OPEN ? n : MAX_OPEN;
+	if (wn >= 1 && wn <= NSR_CFI_LIST_WINDOW)
+		nsr_cfi_set_list_window((size_t)wn);
 	return 0;
 }
 

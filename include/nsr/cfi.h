@@ -136,13 +136,19 @@ int nsr_cfi_entries(struct nsr_cfi *c, uint64_t ssid, nsr_cfi_visit_fn visit,
 int nsr_cfi_list_dir(struct nsr_cfi *c, const char *dir, int64_t t,
 		     nsr_cfi_visit_fn visit, void *ctx);
 /* nsr_cfi_list_dir_from - the same from the skip-th entry on (paging).
- * A listing is built 262144 names at a time and the handle keeps the
- * last such window until the catalogue changes or another directory or
- * time is listed, so pages read in order cost one scan of the record
- * files per window, not one each, and memory stays bounded whatever the
- * directory's size. */
+ * A listing is built NSR_CFI_LIST_WINDOW names at a time and the handle
+ * keeps the last such window until the catalogue changes or another
+ * directory or time is listed, so pages read in order cost one scan of
+ * the record files per window, not one each, and memory stays bounded
+ * whatever the directory's size. */
 int nsr_cfi_list_dir_from(struct nsr_cfi *c, const char *dir, int64_t t,
 			  size_t skip, nsr_cfi_visit_fn visit, void *ctx);
+/* Names of a listing built at a time (nsr_cfi_list_dir_from). */
+#define NSR_CFI_LIST_WINDOW (256 * 1024)
+/* nsr_cfi_set_list_window - a smaller window for this process (1 to
+ * NSR_CFI_LIST_WINDOW; others are ignored): for tests, which cross
+ * windows with few entries. */
+void nsr_cfi_set_list_window(size_t n);
 /* nsr_cfi_find - every version of path in save sets at or before t, newest
  * first (the first one is what a browse at t shows). */
 int nsr_cfi_find(struct nsr_cfi *c, const char *path, int64_t t,

@@ -68,7 +68,7 @@
 #define FLUSH_AT (256 * 1024) /* buffered record bytes before a write */
 
 /* Names of a listing held at a time (invariant 6); tests make it small. */
-size_t cfi_list_window = 256 * 1024;
+size_t cfi_list_window = NSR_CFI_LIST_WINDOW;
 /* Windows built since the process started (tests count scans). */
 size_t cfi_list_windows;
 #define LIST_HOLD (64u << 20) /* pending bytes a list may hold back */
@@ -1214,6 +1214,13 @@ static int list_build(struct nsr_cfi *c, struct list_ctx *l, int64_t t)
 	}
 	l->n = n;
 	return rc;
+}
+
+/* nsr_cfi_set_list_window - the window of this process's listings. */
+void nsr_cfi_set_list_window(size_t n)
+{
+	if (n >= 1 && n <= NSR_CFI_LIST_WINDOW)
+		cfi_list_window = n;
 }
 
 /* window_next - replace the kept window of k (listing dir d as of t)

@@ -5,12 +5,15 @@
 # entries come in several pages of nsrindexd's kept query), those of one save time (-t, seconds or a date),
 # of one save set (-S), one name (-N), verbose (-v); an unknown client,
 # save time or ssid is refused with a message naming it and exit 1; bad
-# usage exits 2.
+# usage exits 2.  nsrindexd builds listings 100 names at a time here
+# (NSR_TEST_INDEX_LIST_WINDOW), so the browser's ls of the 2,500 files
+# and recover -a of them page across 25 windows: every name once.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 362-nsrinfo
 S=127.0.0.1
 W=$ROOT/work
 T=$W/tree
+export NSR_TEST_INDEX_LIST_WINDOW=100
 nsr_start_aftd_datazone
 C=$(hostname)
 
@@ -33,6 +36,15 @@ INCR=$(echo "$times" | tail -1)
 check "two save times" test -n "$FULL" -a "$FULL" != "$INCR"
 SSID=$("$BIN/mminfo" -s $S -a -q "name=$T,level=incr" -r ssid |
 	awk '$1 ~ /^[0-9]+$/ {print $1; exit}')
+
+printf 'cd %s\nls\n' "$T/many" | "$BIN/recover" -s $S -c "$C" >"$W/ls" 2>&1
+check "the browser lists the 2,500 files across listing windows" \
+	test "$(grep -x 'f[0-9]*' "$W/ls" | sort)" = "$(ls "$T/many" | sort)"
+mkdir "$W/r"
+"$BIN/recover" -s $S -c "$C" -q -d "$W/r" -a "$T/many" >"$W/rec" 2>&1
+check "recover -a of them: exit 0" test $? -eq 0
+check "every one recovered" \
+	test "$(ls "$W/r$T/many" | sort)" = "$(ls "$T/many" | sort)"
 
 "$BIN/nsrinfo" -s $S "$C" >"$W/all" 2>&1
 check "nsrinfo lists the index" test $? -eq 0
