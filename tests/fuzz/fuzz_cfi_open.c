@@ -8,7 +8,8 @@
  * Checked, against nsr_cfi_decode_file on the same bytes: when that
  * accepts the image, nsr_cfi_check_level finds no problem at levels 1
  * and 6, every directory of a visited entry lists, every visited path is
- * found (at least once), and listings hold only direct children; when it
+ * found (at least once), and listings hold only direct children and are
+ * the same built whole and in windows of 1 to 3 names; when it
  * refuses the image, level 6 reports exactly one problem.  An accepted
  * version 4 image whose table names lists in other save sets (form 2;
  * this index has no other) is one problem at level 6, none at level 1,
@@ -127,6 +128,7 @@ static void commit_image(const char *root, const uint8_t *p, size_t size,
 struct child {
 	const char *dir;
 	size_t n;
+	uint32_t crc; /* of the listed paths in order, with their NULs */
 };
 
 /* only_children - a listed entry is a direct child of the directory. */
@@ -146,6 +148,8 @@ static int only_children(void *ctx, const struct nsr_cfi_saveset *ss,
 	if (rest == NULL || *rest == '\0' || strchr(rest, '/') != NULL)
 		abort();
 	c->n++;
+	c->crc = nsr_crc32c(c->crc, e->path, strlen(e->path) + 1);
+	c->crc = nsr_crc32c(c->crc, &ss->ssid, sizeof(ss->ssid));
 	return 0;
 }
 
@@ -177,10 +181,21 @@ static void browse(struct nsr_cfi *c, const struct seen *s)
 		} else if (slash == dir && dir[1] != '\0') {
 			ch.dir = "/";
 		}
-		if (ch.dir != NULL &&
-		    nsr_cfi_list_dir(c, ch.dir, INT64_MAX, only_children,
-				     &ch) != NSR_OK)
-			abort();
+		if (ch.dir != NULL) {
+			/* whole, then in windows of 1 to 3 names (another
+			 * time, so not from the kept window): the same */
+			struct child w = {.dir = ch.dir};
+
+			nsr_cfi_set_list_window(NSR_CFI_LIST_WINDOW);
+			if (nsr_cfi_list_dir(c, ch.dir, INT64_MAX,
+					     only_children, &ch) != NSR_OK)
+				abort();
+			nsr_cfi_set_list_window(1 + i % 3);
+			if (nsr_cfi_list_dir(c, ch.dir, INT64_MAX - 1,
+					     only_children, &w) != NSR_OK ||
+			    w.n != ch.n || w.crc != ch.crc)
+				abort();
+		}
 		/* find trims trailing slashes: such a path is not found */
 		if (len > 1 && s->path[i][len - 1] != '/' &&
 		    (nsr_cfi_find(c, s->path[i], INT64_MAX, count,
