@@ -30,7 +30,17 @@
  *     cannot make a mover read or write outside it.  The directory itself
  *     is the administrator's choice (nsrd checks it exists when the device
  *     is set) and is never created by a mover (nsrmmd opens an AFTD
- *     without create).
+ *     without create);
+ *  5. a session file opened for reading is read with O_DIRECT (a second
+ *     descriptor, reopened through /proc/self/fd so it is the same file)
+ *     whenever the buffer, offset and length are aligned to
+ *     AFTD_DIRECT_ALIGN, which a volume reader's whole blocks are: the
+ *     page cache's copy costs more CPU than the disk needs time on the
+ *     machines we measured (tests/bench/recover/RESULTS.md), and the
+ *     kernel writes dirty pages of the range back before such a read, so
+ *     it sees what buffered writes wrote.  Where O_DIRECT is refused
+ *     (tmpfs, some network file systems) or NSR_AFTD_DIRECT_READ=0, reads
+ *     go through the page cache as before.
  */
 #include "nsr/compat.h"
 
@@ -58,9 +68,14 @@ struct aftd {
 	uint64_t used;	      /* bytes in session files (with a quota) */
 };
 
+/* Buffer, offset and length alignment of a direct read (invariant 5):
+ * the largest logical block size of the disks in use. */
+#define AFTD_DIRECT_ALIGN 4096
+
 struct nsr_dev_file {
 	struct nsr_dev *dev;
 	int fd;
+	int dfd; /* O_DIRECT descriptor of a file read, or -1 (invariant 5) */
 	uint32_t no;
 	uint64_t size;
 	uint64_t wb; /* write-back started below this offset */
@@ -406,10 +421,24 @@ static int aftd_file_create(struct nsr_dev *dev, uint32_t *fileno,
 	}
 	f->dev = dev;
 	f->fd = fd;
+	f->dfd = -1;
 	f->no = no;
 	*fileno = no;
 	*out = f;
 	return NSR_OK;
+}
+
+/* direct_fd - an O_DIRECT descriptor of the file open as fd, or -1
+ * (invariant 5). */
+static int direct_fd(int fd)
+{
+	const char *e = getenv("NSR_AFTD_DIRECT_READ");
+	char proc[64];
+
+	if (e != NULL && strcmp(e, "0") == 0)
+		return -1;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return open(proc, O_RDONLY | O_CLOEXEC | O_DIRECT);
 }
 
 /* aftd_file_open - an existing session file, read-only. */
@@ -445,6 +474,7 @@ static int aftd_file_open(struct nsr_dev *dev, uint32_t fileno,
 	}
 	/* Session files are read front to back. */
 	(void)posix_fadvise(f->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	f->dfd = direct_fd(f->fd);
 	f->dev = dev;
 	f->no = fileno;
 	f->size = (uint64_t)st.st_size;
@@ -626,12 +656,49 @@ int nsr_dev_file_append(struct nsr_dev_file *f, const void *p, size_t len)
 			PRIu32 " kept at %" PRIu64 " bytes)", f->no, f->size);
 }
 
-/* nsr_dev_file_pread - read at an offset. */
+/* direct_read - nsr_pread_full through an O_DIRECT descriptor: a read
+ * that returns less than asked, and not a multiple of the alignment, met
+ * the end of the file (the next one would be unaligned); 0, or -1 with
+ * errno. */
+static int direct_read(int fd, void *p, size_t n, uint64_t off, size_t *got)
+{
+	size_t done = 0;
+
+	*got = 0;
+	while (done < n) {
+		ssize_t r = pread(fd, (char *)p + done, n - done,
+				  (off_t)(off + done));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		done += (size_t)r;
+		if (r == 0 || (size_t)r % AFTD_DIRECT_ALIGN != 0)
+			break;
+	}
+	*got = done;
+	return 0;
+}
+
+/* nsr_dev_file_pread - read at an offset (invariant 5). */
 int nsr_dev_file_pread(struct nsr_dev_file *f, void *p, size_t len,
 		       uint64_t off, size_t *got)
 {
-	int rc = nsr_pread_full(f->fd, p, len, (off_t)off, got);
+	int rc;
 
+	if (f->dfd >= 0 && (uintptr_t)p % AFTD_DIRECT_ALIGN == 0 &&
+	    len % AFTD_DIRECT_ALIGN == 0 && off % AFTD_DIRECT_ALIGN == 0) {
+		if (direct_read(f->dfd, p, len, off, got) == 0)
+			return NSR_OK;
+		if (errno != EINVAL)
+			return dev_sys(f->dev, "read session file");
+		/* alignment this file system does not take: the page
+		 * cache from now on */
+		close(f->dfd);
+		f->dfd = -1;
+	}
+	rc = nsr_pread_full(f->fd, p, len, (off_t)off, got);
 	if (rc != NSR_OK)
 		return dev_sys(f->dev, "read session file");
 	return NSR_OK;
@@ -663,6 +730,8 @@ int nsr_dev_file_close(struct nsr_dev_file *f)
 
 	if (f == NULL)
 		return NSR_OK;
+	if (f->dfd >= 0)
+		close(f->dfd);
 	if (close(f->fd) != 0)
 		rc = dev_sys(f->dev, "close session file");
 	free(f);

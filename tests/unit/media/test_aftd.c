@@ -279,23 +279,31 @@ static void test_truncated_and_foreign(void **state)
 	free(dir);
 }
 
-/* read_check - read block no (bs bytes) of the file and compare. */
-static void read_check(struct nsr_dev_file *f, uint64_t no, size_t bs,
-		       uint64_t fsize)
+/* read_check - read block no (bs bytes) of the file into a page-aligned
+ * buffer (read with O_DIRECT, dev_aftd.c invariant 5) or, with mis, one
+ * byte past it (through the page cache), and compare. */
+static void read_check_at(struct nsr_dev_file *f, uint64_t no, size_t bs,
+			  uint64_t fsize, int mis)
 {
-	static uint8_t p[512 << 10];
+	_Alignas(4096) static uint8_t buf[(512 << 10) + 4096];
+	uint8_t *p = buf + (mis ? 1 : 0);
 	size_t got = 99;
 	uint64_t off = no * bs;
 	size_t want = off >= fsize ? 0 : (size_t)NSR_MIN(bs, fsize - off);
 
-	assert_true(bs <= sizeof(p));
+	assert_true(bs <= sizeof(buf) - 4096);
 	assert_int_equal(nsr_dev_file_pread(f, p, bs, off, &got), NSR_OK);
 	assert_int_equal(got, want);
 	assert_true(mt_check(1, off, p, got));
 }
 
-/* Session files read back block by block, in any order; the tail is
- * short and after it comes end of file. */
+/* read_check - read_check_at with an aligned buffer. */
+static void read_check(struct nsr_dev_file *f, uint64_t no, size_t bs,
+		       uint64_t fsize)
+{
+	read_check_at(f, no, bs, fsize, 0);
+}
+
 /* flip_at - xor one byte of a file. */
 static void flip_at(const char *path, off_t off)
 {
@@ -391,6 +399,9 @@ static void test_damage_count(void **state)
 	free(dir);
 }
 
+/* Session files read back block by block, in any order, with O_DIRECT
+ * and through the page cache; the tail is short and after it comes end
+ * of file. */
 static void test_read_blocks(void **state)
 {
 	char *dir = nsr_test_tmpdir("aftd-rd");
@@ -407,14 +418,25 @@ static void test_read_blocks(void **state)
 	assert_int_equal(nsr_dev_file_append(f, buf, sizeof(buf)), NSR_OK);
 	assert_int_equal(nsr_dev_file_commit(f), NSR_OK);
 	assert_int_equal(nsr_dev_file_close(f), NSR_OK);
-	assert_int_equal(nsr_dev_file_open(dev, no, &f), NSR_OK);
-	for (k = 0; k <= 11; k++)
-		read_check(f, k, bs, fsize);
-	read_check(f, 7, bs, fsize);
-	read_check(f, 2, bs, fsize);
-	read_check(f, 1, 2 * bs, fsize);
-	read_check(f, 5, 2 * bs, fsize);
-	assert_int_equal(nsr_dev_file_close(f), NSR_OK);
+	/* direct reads of whole blocks (the last one short: the file ends
+	 * 1000 bytes into it), reads into a misaligned buffer between them,
+	 * and all of it again with direct reads turned off */
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1)
+			setenv("NSR_AFTD_DIRECT_READ", "0", 1);
+		assert_int_equal(nsr_dev_file_open(dev, no, &f), NSR_OK);
+		for (k = 0; k <= 11; k++)
+			read_check(f, k, bs, fsize);
+		read_check(f, 7, bs, fsize);
+		read_check_at(f, 7, bs, fsize, 1);
+		read_check(f, 2, bs, fsize);
+		read_check_at(f, 10, bs, fsize, 1);
+		read_check(f, 10, bs, fsize);
+		read_check(f, 1, 2 * bs, fsize);
+		read_check(f, 5, 2 * bs, fsize);
+		assert_int_equal(nsr_dev_file_close(f), NSR_OK);
+	}
+	unsetenv("NSR_AFTD_DIRECT_READ");
 	assert_int_equal(nsr_dev_close(dev), NSR_OK);
 	nsr_test_rmrf(dir);
 	free(dir);
