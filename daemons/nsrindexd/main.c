@@ -560,7 +560,7 @@ static int ix_init(struct nsr_daemon *d)
 		return -1;
 	}
 	g_ix.max_open = n >= 1 && n <= MAX_OPEN ? n : MAX_OPEN;
-	if (wn >= 1 && wn <= NSR_CFI_LIST_WINDOW)
+	if (wn > 0) /* the range is checked there */
 		nsr_cfi_set_list_window((size_t)wn);
 	return 0;
 }

@@ -66,12 +66,13 @@
 #include "cfi_query_int.h"
 
 #define FLUSH_AT (256 * 1024) /* buffered record bytes before a write */
+#define LIST_HOLD (64u << 20) /* pending bytes a list may hold back */
 
-/* Names of a listing held at a time (invariant 6); tests make it small. */
-size_t cfi_list_window = NSR_CFI_LIST_WINDOW;
+/* Names of a listing held at a time (invariant 6; tests make it small
+ * with nsr_cfi_set_list_window). */
+static size_t cfi_list_window = NSR_CFI_LIST_WINDOW;
 /* Windows built since the process started (tests count scans). */
 size_t cfi_list_windows;
-#define LIST_HOLD (64u << 20) /* pending bytes a list may hold back */
 
 /* A save set being written. */
 struct cfi_open_ss {
@@ -1121,18 +1122,18 @@ static int list_shrink(struct list_ctx *l)
 	if (l->n > 1)
 		qsort(l->hits, l->n, sizeof(*l->hits), cmp_hit);
 	for (size_t i = 0; i < l->n; i++) {
-		const char *p = l->hits[i].e.path;
+		const char *last = n ? l->hits[n - 1].e.path : NULL;
 
-		if (n == 0 || strcmp(p, l->hits[n - 1].e.path) != 0) {
+		if (last == NULL || strcmp(l->hits[i].e.path, last) != 0) {
 			if (n < cfi_list_window) {
 				l->hits[n++] = l->hits[i];
 				continue;
 			}
 			/* a child past the window: the bound comes down to
 			 * the last one kept */
-			p = name_of(l, l->hits[n - 1].e.path);
-			if (l->bound == NULL || strcmp(p, l->bound) < 0) {
-				bound = strdup(p);
+			last = name_of(l, last);
+			if (l->bound == NULL || strcmp(last, l->bound) < 0) {
+				bound = strdup(last);
 				if (bound == NULL)
 					rc = NSR_ERR_NOMEM;
 				else {

@@ -297,9 +297,6 @@ int cfi_cat_get(const uint8_t *p, size_t n, struct cfi_ss **ss, size_t *count,
 /* cfi_ss_free - free n save sets and the array. */
 void cfi_ss_free(struct cfi_ss *ss, size_t n);
 
-/* Names of a directory listing held at a time (cfi.c invariant 6):
- * 262144; tests set a small one to cross windows with few entries. */
-extern size_t cfi_list_window;
 /* Listing windows built so far (each one a scan of the record files). */
 extern size_t cfi_list_windows;
 

@@ -34,13 +34,13 @@
  *  5. a session file opened for reading is read with O_DIRECT (a second
  *     descriptor, reopened through /proc/self/fd so it is the same file)
  *     whenever the buffer, offset and length are aligned to
- *     AFTD_DIRECT_ALIGN, which a volume reader's whole blocks are: the
+ *     NSR_DEV_DIRECT_ALIGN, which a volume reader's whole blocks are: the
  *     page cache's copy costs more CPU than the disk needs time on the
  *     machines we measured (tests/bench/recover/RESULTS.md), and the
  *     kernel writes dirty pages of the range back before such a read, so
  *     it sees what buffered writes wrote.  Where O_DIRECT is refused
- *     (tmpfs, some network file systems) or NSR_AFTD_DIRECT_READ=0, reads
- *     go through the page cache as before.
+ *     (tmpfs before Linux 6.6, some network file systems) or
+ *     NSR_AFTD_DIRECT_READ=0, reads go through the page cache as before.
  */
 #include "nsr/compat.h"
 
@@ -67,10 +67,6 @@ struct aftd {
 	uint64_t quota;	      /* 0 = none */
 	uint64_t used;	      /* bytes in session files (with a quota) */
 };
-
-/* Buffer, offset and length alignment of a direct read (invariant 5):
- * the largest logical block size of the disks in use. */
-#define AFTD_DIRECT_ALIGN 4096
 
 struct nsr_dev_file {
 	struct nsr_dev *dev;
@@ -674,7 +670,7 @@ static int direct_read(int fd, void *p, size_t n, uint64_t off, size_t *got)
 		if (r < 0)
 			return -1;
 		done += (size_t)r;
-		if (r == 0 || (size_t)r % AFTD_DIRECT_ALIGN != 0)
+		if (r == 0 || (size_t)r % NSR_DEV_DIRECT_ALIGN != 0)
 			break;
 	}
 	*got = done;
@@ -687,8 +683,9 @@ int nsr_dev_file_pread(struct nsr_dev_file *f, void *p, size_t len,
 {
 	int rc;
 
-	if (f->dfd >= 0 && (uintptr_t)p % AFTD_DIRECT_ALIGN == 0 &&
-	    len % AFTD_DIRECT_ALIGN == 0 && off % AFTD_DIRECT_ALIGN == 0) {
+	if (f->dfd >= 0 && (uintptr_t)p % NSR_DEV_DIRECT_ALIGN == 0 &&
+	    len % NSR_DEV_DIRECT_ALIGN == 0 &&
+	    off % NSR_DEV_DIRECT_ALIGN == 0) {
 		if (direct_read(f->dfd, p, len, off, got) == 0)
 			return NSR_OK;
 		if (errno != EINVAL)

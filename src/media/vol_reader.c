@@ -227,7 +227,8 @@ int nsr_vol_reader_open(struct nsr_dev *dev, const uint8_t *expect_volid,
 		 * O_DIRECT (dev_aftd.c invariant 5) */
 		void *b = NULL;
 
-		if (posix_memalign(&b, 4096, r->lab.block_size) != 0)
+		if (posix_memalign(&b, NSR_DEV_DIRECT_ALIGN,
+				   r->lab.block_size) != 0)
 			rc = NSR_ERR_NOMEM;
 		r->blk = b;
 	}

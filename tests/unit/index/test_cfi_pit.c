@@ -21,7 +21,7 @@
 #include "nsr/err.h"
 #include "nsr/fileio.h"
 #include "nsr_test.h"
-#include "cfi_int.h" /* cfi_list_window */
+#include "cfi_int.h" /* cfi_list_windows */
 #include "cfi_test.h"
 
 /* Each test's index: client "pit" under a fresh root, and a buffer. */
@@ -383,7 +383,6 @@ static void test_windows(void **state)
 	struct nsr_cfi *c = f->c;
 	const size_t wins[] = {1, 2, 7, 16, 1000};
 	const int64_t times[] = {150, 250, INT64_MAX};
-	size_t saved = cfi_list_window;
 	struct nsr_buf whole;
 	struct page pg;
 
@@ -394,14 +393,14 @@ static void test_windows(void **state)
 					       * n%03dx added */
 	win_set(c, 3, 300, 60, 6, 3, 0, -1); /* incr without a list */
 	for (size_t ti = 0; ti < NSR_ARRAY_SIZE(times); ti++) {
-		cfi_list_window = 1u << 20;
+		nsr_cfi_set_list_window(NSR_CFI_LIST_WINDOW);
 		nsr_buf_reset(&whole);
 		nsr_buf_addstr(&whole, cfi_test_ls(c, "/w", times[ti], &f->b));
 		assert_true(whole.len > 0);
 		for (size_t wi = 0; wi < NSR_ARRAY_SIZE(wins); wi++) {
 			size_t lines = 0, scans;
 
-			cfi_list_window = wins[wi];
+			nsr_cfi_set_list_window(wins[wi]);
 			/* whole, window by window: at most 120 names (60
 			 * and 60 added), so at most 120 / w + 1 scans (the
 			 * kept window is let go by listing "/") */
@@ -447,7 +446,7 @@ static void test_windows(void **state)
 				}
 		}
 	}
-	cfi_list_window = saved;
+	nsr_cfi_set_list_window(NSR_CFI_LIST_WINDOW);
 	nsr_buf_release(&whole);
 	nsr_buf_release(&pg.b);
 }
