@@ -134,26 +134,46 @@ static int job_open_anon(struct rst_job *j)
 	return fd;
 }
 
+/* with_tmp_name - try(j, arg) under the job's temporary name, then with
+ * .1 to .99 added while it fails with EEXIST; its last result (>= 0 on
+ * success, -1 with errno). */
+static int with_tmp_name(struct rst_job *j,
+			 int (*try)(struct rst_job *, void *), void *arg)
+{
+	size_t base = strlen(j->tmp);
+	int rc = -1;
+
+	for (int i = 0; i < 100; i++) {
+		if (i > 0)
+			snprintf(j->tmp + base, sizeof(j->tmp) - base, ".%d",
+				 i);
+		rc = try(j, arg);
+		if (rc >= 0 || errno != EEXIST)
+			break;
+	}
+	return rc;
+}
+
+/* create_tmp - with_tmp_name's try: create the file under j->tmp. */
+static int create_tmp(struct rst_job *j, void *arg)
+{
+	NSR_UNUSED(arg);
+	return openat(j->dir->fd, j->tmp,
+		      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		      j->mode);
+}
+
 /* job_create - create the job's file, unnamed when anon_ok and it can
  * be, else under a free temporary name, and write its data; the
  * descriptor, or -1 (a problem recorded, nothing left behind). */
 static int job_create(struct rst_job *j, int anon_ok)
 {
-	size_t base = strlen(j->tmp), off = 0;
+	size_t off = 0;
 	int fd = anon_ok ? job_open_anon(j) : -1;
 
 	j->anon = fd >= 0;
-	for (int i = 0; i < 100 && fd < 0; i++) {
-		if (i > 0)
-			snprintf(j->tmp + base, sizeof(j->tmp) - base, ".%d",
-				 i);
-		fd = openat(j->dir->fd, j->tmp,
-			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-				    O_CLOEXEC,
-			    j->mode);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
+	if (fd < 0)
+		fd = with_tmp_name(j, create_tmp, NULL);
 	if (fd < 0) {
 		rst_prob(&j->probs, RP_CREATE);
 		return -1;
@@ -200,32 +220,26 @@ static int link_anon(struct rst_job *j, int fd, const char *name)
 	return linkat(AT_FDCWD, proc, j->dir->fd, name, AT_SYMLINK_FOLLOW);
 }
 
+/* link_tmp - with_tmp_name's try: link the unnamed file *arg as j->tmp. */
+static int link_tmp(struct rst_job *j, void *arg)
+{
+	return link_anon(j, *(int *)arg, j->tmp);
+}
+
 /* job_link - the unnamed file fd takes its name; when that is taken and
  * the file unclaimed, a free temporary name (j->exists, as job_rename).
  * 0, 1 when it could not be linked at all (not an EEXIST: the caller
  * writes it again by name), or -1 with errno. */
 static int job_link(struct rst_job *j, int fd)
 {
-	size_t base = strlen(j->tmp);
-
 	if (link_anon(j, fd, j->name) == 0)
 		return 0;
 	if (errno != EEXIST)
 		return 1;
-	if (!j->unclaimed)
+	if (!j->unclaimed || with_tmp_name(j, link_tmp, &fd) < 0)
 		return -1;
-	for (int i = 0; i < 100; i++) {
-		if (i > 0)
-			snprintf(j->tmp + base, sizeof(j->tmp) - base, ".%d",
-				 i);
-		if (link_anon(j, fd, j->tmp) == 0) {
-			j->exists = 1;
-			return 0;
-		}
-		if (errno != EEXIST)
-			return -1;
-	}
-	return -1;
+	j->exists = 1;
+	return 0;
 }
 
 /* job_rename - the whole file takes its name (not over something that
