@@ -6,7 +6,10 @@
  * rate is the sum of its sessions'.  The samples are kept here, one per
  * (mover, save set, direction), and dropped when the session is gone.
  * Runs serialized (NSR_RPC_SERIAL) like STATUS, so the table needs no
- * lock of its own.  A mover that does not answer is named in notes.
+ * lock of its own; the movers are asked with the server mutex released
+ * (their answers go to a list of the call's own), so a slow or silent
+ * mover holds up no other call.  A mover that does not answer is named
+ * in notes.
  */
 #include "nsr/compat.h"
 
@@ -88,43 +91,66 @@ static rate_device *device_rate(rates_res *r, const char *name)
 	return NULL;
 }
 
-/* add_mover - the sessions of one mover, with their rates. */
-static void add_mover(struct nsrd *n, const st_mover *mv, rates_res *r,
-		      struct nsr_buf *notes, double now)
+/* What one mover answered (asked without the server mutex). */
+struct answer {
+	struct nsr_mmd_counter *c; /* malloc'ed, nc entries */
+	size_t nc;
+	int failed;
+	char err[512];
+};
+
+/* ask_mover - the counters of one mover's sessions into *a; touches no
+ * shared state (runs with the server mutex released). */
+static void ask_mover(const struct nsrd *n, const st_mover *mv,
+		      struct answer *a)
 {
-	struct nsr_mmd_counter *c = NULL;
 	struct nsr_mmd *m = NULL;
 	struct nsr_buf err;
-	rate_device *d = device_rate(r, mv->device);
-	size_t nc = 0;
 
 	nsr_buf_init(&err, 0);
+	memset(a, 0, sizeof(*a));
 	if (nsr_mmd_connect(*mv->host ? mv->host : "127.0.0.1", mv->port, &m,
 			    &err) != NSR_OK ||
-	    nsr_mmd_counters(m, &c, &nc, &err) != NSR_OK) {
-		nsr_buf_addf(notes, "%smover %d of %s on %s: %s",
-			     notes->len ? "; " : "", mv->pid, mv->device,
-			     *mv->host ? mv->host : n->server_name, err.data);
-		nc = 0;
+	    nsr_mmd_counters(m, &a->c, &a->nc, &err) != NSR_OK) {
+		free(a->c);
+		a->c = NULL;
+		a->nc = 0;
+		a->failed = 1;
+		snprintf(a->err, sizeof(a->err),
+			 "mover %d of %.100s on %.100s: %.250s",
+			 mv->pid, mv->device,
+			 *mv->host ? mv->host : n->server_name,
+			 err.data ? err.data : "no answer");
 	}
-	for (size_t i = 0; i < nc && r->sessions.sessions_len < 1024; i++) {
+	nsr_mmd_close(m);
+	nsr_buf_release(&err);
+}
+
+/* add_mover - the sessions of one mover, with their rates (server mutex
+ * held: the samples are shared). */
+static void add_mover(const st_mover *mv, const struct answer *a,
+		      rates_res *r, struct nsr_buf *notes, double now)
+{
+	rate_device *d = device_rate(r, mv->device);
+
+	if (a->failed)
+		nsr_buf_addf(notes, "%s%s", notes->len ? "; " : "", a->err);
+	for (size_t i = 0; i < a->nc && r->sessions.sessions_len < 1024;
+	     i++) {
 		rate_session *o =
 			&r->sessions.sessions_val[r->sessions.sessions_len++];
 
-		o->ssid = c[i].ssid;
-		o->recover = c[i].recover ? TRUE : FALSE;
+		o->ssid = a->c[i].ssid;
+		o->recover = a->c[i].recover ? TRUE : FALSE;
 		o->device = nsr_rpc_str(mv->device);
 		o->mover_pid = mv->pid;
-		o->bytes = c[i].bytes;
-		o->rate = rate_of(mv->pid, &c[i], now);
+		o->bytes = a->c[i].bytes;
+		o->rate = rate_of(mv->pid, &a->c[i], now);
 		if (d) {
 			d->rate += o->rate;
 			d->sessions++;
 		}
 	}
-	free(c);
-	nsr_mmd_close(m);
-	nsr_buf_release(&err);
 }
 
 /* nsrd_status_rates - STATUS_RATES. */
@@ -135,7 +161,8 @@ int nsrd_status_rates(void *ctx, void *args, void *res,
 	rates_res *r = res;
 	status_res st;
 	struct nsr_buf notes;
-	double now = mono();
+	struct answer *ans;
+	double now;
 
 	NSR_UNUSED(args);
 	memset(&st, 0, sizeof(st));
@@ -149,10 +176,19 @@ int nsrd_status_rates(void *ctx, void *args, void *res,
 		r->devices.devices_val[r->devices.devices_len++].name =
 			nsr_rpc_str(st.devices.devices_val[i].name);
 	r->sessions.sessions_val = nsr_xcalloc(1024, sizeof(rate_session));
+	ans = nsr_xcalloc(st.movers.movers_len + 1, sizeof(*ans));
+	nsr_rpc_server_unlock(n->d->srv);
+	for (u_int i = 0; i < st.movers.movers_len; i++)
+		ask_mover(n, &st.movers.movers_val[i], &ans[i]);
+	nsr_rpc_server_lock(n->d->srv);
+	now = mono();
 	for (int i = 0; i < SAMPLES_MAX; i++)
 		g_samples[i].seen = 0;
-	for (u_int i = 0; i < st.movers.movers_len; i++)
-		add_mover(n, &st.movers.movers_val[i], r, &notes, now);
+	for (u_int i = 0; i < st.movers.movers_len; i++) {
+		add_mover(&st.movers.movers_val[i], &ans[i], r, &notes, now);
+		free(ans[i].c);
+	}
+	free(ans);
 	for (int i = 0; i < SAMPLES_MAX; i++)
 		if (!g_samples[i].seen)
 			g_samples[i].used = 0; /* the session is over */

@@ -5,7 +5,8 @@
 # lists the device with its volume and two sessions, its movers, both
 # sessions and the mount request; the text form (not a terminal: one
 # screen) says the same in words.  Both give transfer rates from the
-# movers' counters: each save's and the device's bytes per second.  Afterwards nothing is left; a server
+# movers' counters: each save's and the device's bytes per second.  Afterwards nothing is left; a stopped mover
+# holds up only nsrwatch's call, not a resource update; a server
 # that does not run gives an error naming host and port and exit 1, a bad
 # option exit 2.
 . "$(dirname "$0")/lib.sh"
@@ -80,6 +81,25 @@ wait "$pc" 2>/dev/null
 check "the two saves complete ($ra $rb)" test "$ra$rb" = 00
 "$BIN/nsrwatch" -s $S -x json >"$W/after.json" 2>&1
 check "afterwards: no session" grep -q '"sessions":\[\]' "$W/after.json"
+
+# A mover that does not answer holds up only the call that asks it: nsrd
+# asks the movers for their counters with its server mutex released, so
+# a resource change (serialized like STATUS) goes through meanwhile.
+mpid=$(grep -o '"device":"aftd1","pid":[0-9]*' "$W/after.json" | head -1 |
+	grep -o '[0-9]*$')
+check "an idle mover is left to stop" test -n "$mpid"
+kill -STOP "$mpid"
+"$BIN/nsrwatch" -s $S -x json >"$W/stopped.json" 2>&1 & pw=$!
+sleep 1
+printf '. type: NSR pool; name: Nowhere\nupdate comment: changed while a mover sleeps\n' |
+	timeout 20 "$BIN/nsradmin" -s $S -i - >"$W/upd.out" 2>&1
+check "a resource update while nsrwatch waits for a stopped mover" \
+	test $? -eq 0
+check "nsrwatch still waits for it" kill -0 "$pw"
+kill -CONT "$mpid"
+wait "$pw"
+check "then nsrwatch answers (exit 0)" test $? -eq 0
+check "with the rates part" grep -q '"rates":' "$W/stopped.json"
 
 out=$(NSR_PORTMAP_PORT=$(free_port) "$BIN/nsrwatch" -s $S 2>&1); rc=$?
 check "no server: exit 1" test $rc -eq 1
