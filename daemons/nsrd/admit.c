@@ -27,8 +27,12 @@
  * first (manual saves, in no group, share as one group in that order,
  * without a group limit); the granted session starts when it asks next
  * (queued sessions ask every NSRD_QUEUE_RETRY_MS, less often when many
- * wait).  A granted session whose client died holds its slot until its
- * ticket lapses.
+ * wait), or at once if its ask is being held: a queued save's ask is
+ * answered only when it may start or after NSRD_HOLD_MS
+ * (nsrd_admit_hold: up to NSRD_HOLDERS_MAX at a time, waiting on
+ * admit_cv with the RPC mutex released, woken by nsrd_admit_wake).  A
+ * granted session whose client died holds its slot until its ticket
+ * lapses.
  *
  * Invariants:
  *  1. a ticket is never handed out twice (they count up from 1);
@@ -48,6 +52,7 @@
 #include "nsr/compat.h"
 
 #include <stdarg.h>
+#include <time.h>
 
 #include "nsr/err.h"
 #include "nsr/log.h"
@@ -161,8 +166,57 @@ void nsrd_wait_end(struct nsrd *n, struct nsrd_wait *w, const char *how)
 	if (!w || !w->ticket)
 		return;
 	wait_log_end(w, how);
+	if (w->granted)
+		nsrd_admit_wake(n); /* its grant is free again */
 	memset(w, 0, sizeof(*w));
 	n->nwaits--;
+}
+
+/* nsrd_admit_wake - wake the held answers (they check for themselves). */
+void nsrd_admit_wake(struct nsrd *n)
+{
+	if (n->holders > 0)
+		pthread_cond_broadcast(&n->admit_cv);
+}
+
+/* mono_ms - monotonic milliseconds. */
+static long long mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* nsrd_admit_hold - hold a queued save's answer until it is admitted.
+ * Woken by nsrd_admit_wake, and every 100 ms regardless (a change that
+ * wakes nobody costs at most that); each time the wait is kept alive
+ * and admission asked again, exactly as if the client had asked. */
+int nsrd_admit_hold(struct nsrd *n, uint64_t ticket, const char *client,
+		    const char *group, char *why, size_t len)
+{
+	long long until = mono_ms() + NSRD_HOLD_MS, left;
+	int admitted = 0;
+
+	if (!ticket || n->holders >= NSRD_HOLDERS_MAX || !n->d || !n->d->srv)
+		return 0;
+	n->holders++;
+	while (!admitted && (left = until - mono_ms()) > 0) {
+		struct nsrd_wait *w = nsrd_wait_find(n, ticket);
+
+		if (w)
+			w->held = 1;
+		nsr_rpc_server_wait(n->d->srv, &n->admit_cv,
+				    (unsigned)NSR_MIN(left, 100));
+		w = nsrd_wait_find(n, ticket);
+		if (!w || w->kind != NSRD_WAIT_SLOT)
+			break; /* it lapsed or changed: the caller says so */
+		w->held = 0;
+		w->last = time(NULL);
+		admitted = nsrd_admit(n, w, client, group, why, len);
+	}
+	n->holders--;
+	return admitted;
 }
 
 static unsigned queue_retry_ms(struct nsrd *n);

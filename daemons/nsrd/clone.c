@@ -545,7 +545,7 @@ out:
 		nsrd_wait_end(n, wt, r->st.code == NSR_OK ? "satisfied"
 							  : "failed");
 	if (s)
-		s->used = 0;
+		nsrd_session_free(n, s);
 	nsrd_copy_release(&cp);
 	nsr_buf_release(&err);
 	return NSR_OK;
@@ -732,7 +732,7 @@ int nsrd_clone_end(void *ctx, void *argp, void *resp,
 			 ok ? "" : a->msg);
 	}
 	if (s && s->clone && s->cloneid == a->cloneid)
-		s->used = 0;
+		nsrd_session_free(n, s);
 	if (r->st.msg && r->st.code)
 		return NSR_OK;
 	nsr_status_set(&r->st, NSR_OK, "%s", "");

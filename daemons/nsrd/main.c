@@ -182,6 +182,11 @@ static int nsrd_init(struct nsr_daemon *d)
 	int rc;
 
 	n->d = d;
+	if (nsr_rpc_cond_init(&n->admit_cv) != NSR_OK) {
+		nsr_error("cannot make a condition variable: %s",
+			  strerror(errno));
+		return -1;
+	}
 	nsr_host_self(n->server_name, sizeof(n->server_name));
 	memset(&o, 0, sizeof(o));
 	o.hook = veto;

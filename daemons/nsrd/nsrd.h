@@ -102,6 +102,13 @@ enum nsrd_wait_kind {
 /* How soon a queued session asks again: a slot granted to it is held
  * for it until it does. */
 #define NSRD_QUEUE_RETRY_MS 250
+/* A queued save that asks again is answered only once it is admitted,
+ * or after this long (admit.c, nsrd_admit_hold), so a slot that frees
+ * goes to it at once; at most NSRD_HOLDERS_MAX answers are held at a
+ * time (each holds an RPC worker), the others ask again after their
+ * retry time. */
+#define NSRD_HOLD_MS 1000
+#define NSRD_HOLDERS_MAX 64
 /* A ticket nobody asked for within this long lapses (its client left). */
 #define NSRD_WAIT_LAPSE_SEC 30
 /* How long a save waits for a volume unless the server says otherwise
@@ -117,6 +124,7 @@ struct nsrd_wait {
 	char pool[64];		/* its pool (VOLUME) or the volume (READ) */
 	time_t first, last;	/* queued, last asked */
 	int granted;		/* SLOT: a slot is held for it (fairq.c) */
+	int held;		/* SLOT: its answer is held (nsrd_admit_hold) */
 };
 
 /* What a session waits for, for nsrd_wait_answer. */
@@ -159,6 +167,11 @@ struct nsrd {
 	uint64_t next_ticket; /* tickets handed out */
 	uint64_t res_gen;     /* resource changes so far (res_rpc.c) */
 	uint64_t admit_fp;    /* admit.c: the state its last grant saw */
+	/* admit.c: queued saves whose answer is held wait on admit_cv
+	 * (under the RPC server mutex), woken when admission may have
+	 * changed (nsrd_admit_wake); holders counts them. */
+	pthread_cond_t admit_cv;
+	int holders;
 	/* The lanes and their fields below are guarded by lane_mu alone. */
 	pthread_mutex_t lane_mu;
 	pthread_cond_t lane_cv; /* a lane was given back */
@@ -222,10 +235,22 @@ int nsrd_admit(struct nsrd *n, struct nsrd_wait *w, const char *client,
 	       const char *group, char *why, size_t len);
 /* nsrd_wait_lapse - drop the waits nobody asked for lately (tick). */
 void nsrd_wait_lapse(struct nsrd *n);
+/* nsrd_admit_hold - a queued save (ticket) asks again and is not
+ * admitted yet: hold its answer until it is (1) or NSRD_HOLD_MS pass, or
+ * when NSRD_HOLDERS_MAX answers are held already (0; why[len] says which
+ * limit).  Releases the RPC server mutex while it waits. */
+int nsrd_admit_hold(struct nsrd *n, uint64_t ticket, const char *client,
+		    const char *group, char *why, size_t len);
+/* nsrd_admit_wake - admission may have changed (a session ended, a wait
+ * with a grant ended, limits changed): wake the held answers. */
+void nsrd_admit_wake(struct nsrd *n);
 /* nsrd_mount_timeout - seconds a save waits for a volume. */
 time_t nsrd_mount_timeout(struct nsrd *n);
 
 /* session.c */
+/* nsrd_session_free - the session's slot is free again (and admission
+ * may have changed: nsrd_admit_wake). */
+void nsrd_session_free(struct nsrd *n, struct nsrd_session *s);
 int nsrd_save_start(void *ctx, void *args, void *res,
 		    struct nsr_rpc_call *call);
 int nsrd_save_end(void *ctx, void *args, void *res, struct nsr_rpc_call *call);

@@ -67,6 +67,7 @@ int nsrd_res_set_attr(struct nsrd *n, const struct nsr_res *r, const char *attr,
 	if (rc == NSR_OK || rc == NSR_ERR_NOTFOUND)
 		rc = nsr_resdb_update(n->res, id, c, &why);
 	n->res_gen++; /* admission rereads its limits */
+	nsrd_admit_wake(n);
 	if (rc)
 		nsr_error("cannot set '%s' of resource %s: %s", attr, id,
 			  why.len ? why.data : nsr_strerror(rc));
@@ -266,6 +267,7 @@ int nsrd_res_create(void *ctx, void *argp, void *resp,
 		free(r->text);
 		finish_change(n, id, r);
 		n->res_gen++;
+		nsrd_admit_wake(n);
 		nsr_info("created resource %s (%s: %s) for %s", id,
 			 nsr_res_type(res) ? nsr_res_type(res) : "?",
 			 nsr_res_get(res, "name") ? nsr_res_get(res, "name")
@@ -323,6 +325,7 @@ int nsrd_res_update(void *ctx, void *argp, void *resp,
 		free(r->text);
 		finish_change(n, a->id, r);
 		n->res_gen++;
+		nsrd_admit_wake(n);
 		nsr_info("updated resource %s for %s", a->id,
 			 nsr_rpc_call_peer(call));
 	}
@@ -350,6 +353,7 @@ int nsrd_res_delete(void *ctx, void *argp, void *resp,
 			       why.len ? why.data : nsr_strerror(rc));
 	else {
 		n->res_gen++;
+		nsrd_admit_wake(n);
 		nsr_status_set(&r->st, NSR_OK, "%s", "");
 		nsr_info("deleted resource %s for %s", a->id,
 			 nsr_rpc_call_peer(call));

@@ -783,6 +783,13 @@ static int save_create_unlocked(struct nsrd *n, struct save_create *c,
 	return save_create(n->mmdb, open_jobd(), c, st);
 }
 
+/* nsrd_session_free - the slot is free; held answers may go on. */
+void nsrd_session_free(struct nsrd *n, struct nsrd_session *s)
+{
+	s->used = 0;
+	nsrd_admit_wake(n);
+}
+
 /* nsrd_save_start - SAVE_START: admit a save and say where to stream. */
 int nsrd_save_start(void *ctx, void *argp, void *resp,
 		    struct nsr_rpc_call *call)
@@ -864,11 +871,16 @@ int nsrd_save_start(void *ctx, void *argp, void *resp,
 	q.pool = pool;
 	q.what = "save";
 	w = nsrd_wait_find(n, a->ticket);
-	if (!nsrd_admit(n, w, a->client, a->group, why, sizeof(why))) {
+	if (!nsrd_admit(n, w, a->client, a->group, why, sizeof(why)) &&
+	    !(w && w->kind == NSRD_WAIT_SLOT &&
+	      nsrd_admit_hold(n, a->ticket, a->client, a->group, why,
+			      sizeof(why)))) {
+		w = nsrd_wait_find(n, a->ticket); /* the hold let go */
 		q.kind = NSRD_WAIT_SLOT;
 		save_wait(n, r, &w, &q, why);
 		goto out;
 	}
+	w = nsrd_wait_find(n, a->ticket);
 	mc = n->mmdb;
 	dev = pick_device(n, mc, pool, NULL, &vol, &r->st);
 	if (!dev && r->st.code == NSR_ERR_NOTFOUND &&
@@ -1010,7 +1022,7 @@ int nsrd_save_start(void *ctx, void *argp, void *resp,
 	s = NULL; /* admitted: the session lives on */
 out:
 	if (s)
-		s->used = 0; /* not admitted: no save set was created */
+		nsrd_session_free(n, s); /* not admitted: no save set */
 	if (w) /* it waited: over now */
 		nsrd_wait_end(n, w, r->st.code == NSR_OK ? "satisfied"
 							  : "failed");
@@ -1209,7 +1221,7 @@ int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 out:
 	if (s)
-		s->used = 0;
+		nsrd_session_free(n, s);
 	return NSR_OK;
 }
 
@@ -1383,7 +1395,7 @@ int nsrd_recover_end(void *ctx, void *argp, void *resp,
 	job_finish(a->jobid, a->status == 0, a->bytes, a->files, NULL,
 		   a->status == 0 ? "recover completed" : a->msg);
 	if (s)
-		s->used = 0;
+		nsrd_session_free(n, s);
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	return NSR_OK;
 }
@@ -1471,7 +1483,7 @@ void nsrd_settle_orphans(struct nsrd *n)
 		} else if (settle_save(n, s, why) != 0) {
 			continue; /* the media database is away: next tick */
 		}
-		s->used = 0;
+		nsrd_session_free(n, s);
 	}
 	mmdb_clnt_set_wait(n->mmdb, nsr_peer_wait_default());
 }

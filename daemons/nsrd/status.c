@@ -148,6 +148,7 @@ static void add_sessions(struct nsrd *n, status_res *r)
 		o->name = nsr_rpc_str(w->name);
 		o->pool = nsr_rpc_str(w->pool);
 		o->since = (int64_t)w->first;
+		o->held = w->held;
 	}
 }
 

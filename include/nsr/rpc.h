@@ -109,6 +109,7 @@
 #ifndef NSR_RPC_H
 #define NSR_RPC_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include <rpc/rpc.h>
@@ -260,6 +261,16 @@ void nsr_rpc_server_unlock(struct nsr_rpc_server *srv);
 /* nsr_rpc_server_trylock - take it only if free (1), else 0: for a
  * daemon's main loop, which must never wait on a handler. */
 int nsr_rpc_server_trylock(struct nsr_rpc_server *srv);
+/* nsr_rpc_cond_init - a condition variable for nsr_rpc_server_wait (on
+ * the monotonic clock).  NSR_OK or NSR_ERR_SYSTEM. */
+int nsr_rpc_cond_init(pthread_cond_t *c);
+/* nsr_rpc_server_wait - with the server mutex held (a SERIAL handler, or
+ * after nsr_rpc_server_lock): wait on c, the mutex released meanwhile,
+ * until c is signalled or ms milliseconds pass; the mutex is held again
+ * on return, and other SERIAL handlers may have run (the rule above for
+ * releasing it applies).  1 signalled (or woken early), 0 timed out. */
+int nsr_rpc_server_wait(struct nsr_rpc_server *srv, pthread_cond_t *c,
+			unsigned ms);
 /* nsr_rpc_server_stop - stop accepting, close every connection and join
  * the workers: once it returns no handler runs and every connection's
  * close callback has run, while srv itself (its lock) stays usable. */

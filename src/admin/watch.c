@@ -282,6 +282,8 @@ static int json_lists(const status_res *st, struct nsr_buf *o)
 		rc = rc ? rc : kv(o, 0, "client", w->client);
 		rc = rc ? rc : kv(o, 0, "name", w->name);
 		rc = rc ? rc : kv(o, 0, "pool", w->pool);
+		rc = rc ? rc : nsr_buf_addf(o, ",\"held\":%s",
+					    w->held ? "true" : "false");
 		rc = rc ? rc : nsr_buf_addf(o, ",\"seconds\":%lld}",
 					    age(st, w->since));
 	}

@@ -183,6 +183,36 @@ void nsr_rpc_server_unlock(struct nsr_rpc_server *s)
 	pthread_mutex_unlock(&s->serial);
 }
 
+/* nsr_rpc_cond_init - a condition variable on the monotonic clock. */
+int nsr_rpc_cond_init(pthread_cond_t *c)
+{
+	pthread_condattr_t a;
+	int rc;
+
+	if (pthread_condattr_init(&a) != 0)
+		return NSR_ERR_SYSTEM;
+	rc = pthread_condattr_setclock(&a, CLOCK_MONOTONIC) == 0 &&
+	     pthread_cond_init(c, &a) == 0;
+	pthread_condattr_destroy(&a);
+	return rc ? NSR_OK : NSR_ERR_SYSTEM;
+}
+
+/* nsr_rpc_server_wait - wait on c with the server mutex released. */
+int nsr_rpc_server_wait(struct nsr_rpc_server *s, pthread_cond_t *c,
+			unsigned ms)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	t.tv_sec += ms / 1000;
+	t.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	return pthread_cond_timedwait(c, &s->serial, &t) == 0;
+}
+
 /* reply_head - the start of a reply to xid. */
 static void reply_head(struct rpc_msg *r, uint32_t xid, enum reply_stat st)
 {

@@ -12,7 +12,9 @@
 #  - A device at its max sessions: the next save to its pool queues for
 #    it and goes on when the session ends.
 #  - Server parallelism 1: saves queue and start in the order they came
-#    (first come, first served), each after the one before ended.
+#    (first come, first served), each after the one before ended; a
+#    queued save's next ask is held at nsrd until a slot frees (nsrwatch
+#    shows it held).
 . "$(dirname "$0")/lib.sh"
 nsr_setup 416-waits
 S=127.0.0.1
@@ -132,7 +134,7 @@ printf '. type: NSR\nupdate parallelism: 1\n' |
 mkdir -p "$W/big" "$W/q2" "$W/q3"
 head -c 300000000 /dev/zero | tr '\0' b >"$W/big/file"
 echo two >"$W/q2/f"; echo three >"$W/q3/f"
-"$BIN/save" -s $S -q "$W/big" >"$W/big.out" 2>&1 &
+NSR_TEST_SAVE_STALL_SEC=3 "$BIN/save" -s $S -q "$W/big" >"$W/big.out" 2>&1 &
 p1=$!
 for _ in $(seq 1 100); do
 	grep -q "save of .*:$W/big admitted" "$ROOT/logs/daemon.log" && break
@@ -146,6 +148,16 @@ for _ in $(seq 1 100); do
 done
 "$BIN/save" -s $S -q "$W/q3" >"$W/q3.out" 2>&1 &
 p3=$!
+# A queued save that asks again has its answer held until a slot frees
+# (nsrd(8): NSRD_HOLD_MS), and nsrwatch says so.
+held=0
+for _ in $(seq 1 100); do
+	"$BIN/nsrwatch" -s $S -x json 2>/dev/null |
+		grep -q '"kind":"queued","ticket":[0-9]*,"client":"[^"]*","name":"'"$W"'/q2","pool":"[^"]*","held":true' &&
+		{ held=1; break; }
+	sleep 0.05
+done
+check "the queued save's answer is held (nsrwatch: held)" test $held = 1
 wait $p1; r1=$?
 wait $p2; r2=$?
 wait $p3; r3=$?
