@@ -14,8 +14,9 @@
  *     that covers every frame of the transaction (the commit frame last).
  *  4. A transaction in the WAL counts only if every frame of it, up to and
  *     including its commit frame, has the current salt and a valid chained
- *     CRC; recovery stops at the first frame that fails, so a torn or
- *     unsynced tail is ignored as a whole and no transaction is half
+ *     CRC and names a page below the database's page count as of that
+ *     transaction; recovery stops at the first frame that fails, so a torn
+ *     or unsynced tail is ignored as a whole and no transaction is half
  *     applied.
  *  5. The WAL is reset (new salt; truncated only at open and close, else
  *     its old frames stay as a stale tail) only after the db file holding
@@ -366,8 +367,35 @@ static int ro_install(struct mmdb_pager *p, uint32_t pgno, const uint8_t *pg)
 	return rc;
 }
 
+/* meta_npages - the page count a verified meta page pg states, or
+ * UINT32_MAX when pg is no meta page. */
+static uint32_t meta_npages(const uint8_t *pg)
+{
+	if (pg[PH_TYPE] != MMDB_PT_META || nsr_get_u32(pg + META_NPAGES) == 0)
+		return UINT32_MAX;
+	return nsr_get_u32(pg + META_NPAGES);
+}
+
+/* db_npages - the page count of the db file's meta page (fr is a page
+ * buffer to read it into), or UINT32_MAX when it cannot be read. */
+static uint32_t db_npages(struct mmdb_pager *p, uint8_t *fr)
+{
+	size_t got = 0;
+
+	if (p->vfs->read(p->db, fr, MMDB_PAGE_SIZE, 0, &got) != NSR_OK ||
+	    got < MMDB_PAGE_SIZE || mmdb_page_verify(fr, 0) != NSR_OK)
+		return UINT32_MAX;
+	return meta_npages(fr);
+}
+
 /* wal_recover - replay committed WAL transactions into the db file (or,
- * read-only, into memory), then reset the WAL.  Sets p->durable_seq. */
+ * read-only, into memory), then reset the WAL.  Sets p->durable_seq.
+ * A frame naming a page at or past the end of the database as its
+ * transaction leaves it (the meta page's count: a transaction that grows
+ * the database writes the meta page, its first frame, as pages are in
+ * order) ends the replay there like a frame that fails its checksum
+ * (invariant 4): no writer of ours made it, and obeying it would grow
+ * the file and the page map to any size a damaged WAL names. */
 static int wal_recover(struct mmdb_pager *p)
 {
 	uint8_t h[WAL_HDR_SIZE];
@@ -376,7 +404,7 @@ static int wal_recover(struct mmdb_pager *p)
 	size_t npend = 0, cpend = 0, ndone = 0, cdone = 0, got;
 	uint64_t salt, seq = 0, off, wal_size, txseq = 0;
 	uint8_t fr_hdr[WAL_FRAME_HDR];
-	uint32_t crc;
+	uint32_t crc, np = UINT32_MAX, np_tx = UINT32_MAX, pgno;
 	int rc;
 
 	rc = p->vfs->size(p->wal, &wal_size);
@@ -403,6 +431,7 @@ static int wal_recover(struct mmdb_pager *p)
 		rc = NSR_ERR_NOMEM;
 		goto out;
 	}
+	np = np_tx = db_npages(p, fr);
 	crc = wal_seed(salt);
 	for (off = WAL_ALIGN; off + WAL_FRAME_SIZE <= wal_size;
 	     off = (nsr_get_u32(fr_hdr + 24) & WAL_FLAG_COMMIT)
@@ -430,12 +459,20 @@ static int wal_recover(struct mmdb_pager *p)
 			break;
 		if (npend && nsr_get_u64(fh + 8) != txseq)
 			break;
+		pgno = nsr_get_u32(fh + 4);
+		if (npend == 0)
+			np_tx = np; /* a transaction begins */
+		if (pgno == 0)
+			np_tx = meta_npages(fr);
+		if (pgno >= np_tx)
+			break;
 		crc = c;
 		txseq = nsr_get_u64(fh + 8);
-		rc = rec_note(&pend, &npend, &cpend, nsr_get_u32(fh + 4), off);
+		rc = rec_note(&pend, &npend, &cpend, pgno, off);
 		if (rc != NSR_OK)
 			goto out;
 		if (nsr_get_u32(fh + 24) & WAL_FLAG_COMMIT) {
+			np = np_tx;
 			for (size_t i = 0; i < npend; i++) {
 				rc = rec_note(&done, &ndone, &cdone,
 					      pend[i].pgno, pend[i].off);

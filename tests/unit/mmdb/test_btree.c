@@ -10,6 +10,7 @@
 #include "nsr/compat.h"
 
 #include <pthread.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "nsr_test.h"
@@ -20,6 +21,8 @@
 #include "nsr/mmdb_btree.h"
 #include "nsr/mmdb_pager.h"
 #include "nsr/mmdb_vfs.h"
+#include "nsr/crc32c.h"
+#include "pager_int.h"
 
 #define NKEYS 4000
 
@@ -752,6 +755,120 @@ static void test_posix_reopen(void **state)
 	free(dir);
 }
 
+/* copy_file - dir/name to dir2/name (whole). */
+static void copy_file(const char *dir, const char *dir2, const char *name)
+{
+	char a[4200], b[4200];
+	struct nsr_buf data;
+	FILE *f;
+	size_t n;
+	char buf[65536];
+
+	snprintf(a, sizeof(a), "%s/%s", dir, name);
+	snprintf(b, sizeof(b), "%s/%s", dir2, name);
+	nsr_buf_init(&data, 0);
+	f = fopen(a, "rb");
+	assert_non_null(f);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		assert_int_equal(nsr_buf_add(&data, buf, n), NSR_OK);
+	fclose(f);
+	f = fopen(b, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data.data, 1, data.len, f), data.len);
+	fclose(f);
+	nsr_buf_release(&data);
+}
+
+/* test_wal_past_end - a committed WAL frame, valid in every checksum,
+ * that names a page far past the database's end (as a damaged or
+ * hostile WAL could) ends recovery there: the transactions before it
+ * are replayed, and neither the file nor the page map grows to reach
+ * it. */
+static void test_wal_past_end(void **state)
+{
+	char *dir = nsr_test_tmpdir("mmdb_wal"), *dir2;
+	struct mmdb_pager *p = NULL;
+	struct model m = { 0 };
+	char walpath[4200], dbpath[4200];
+	uint8_t *fr = malloc(WAL_FRAME_SIZE), hdr[WAL_HDR_SIZE];
+	const uint32_t far = 1000000; /* 32 GB into the file */
+	struct stat st;
+	uint64_t off, salt;
+	uint32_t crc = 0;
+	FILE *f;
+	int committing;
+
+	NSR_UNUSED(state);
+	assert_non_null(fr);
+	dir2 = malloc(strlen(dir) + 3);
+	assert_non_null(dir2);
+	snprintf(dir2, strlen(dir) + 3, "%s/c", dir);
+	assert_int_equal(mkdir(dir2, 0700), 0);
+	rng_state = 5;
+	/* Committed transactions left in the WAL: copy the files while the
+	 * pager is open (nothing checkpointed yet). */
+	assert_int_equal(mmdb_pager_open(NULL, dir, MMDB_PAGER_CREATE,
+					 64u << 20, &p),
+			 NSR_OK);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(apply_txn(p, &m, 30, NKEYS, &committing),
+				 NSR_OK);
+	copy_file(dir, dir2, MMDB_DB_NAME);
+	copy_file(dir, dir2, MMDB_WAL_NAME);
+	mmdb_pager_close(p);
+	/* Find the end of the chain: the last frame's CRC, and where the
+	 * next transaction would start. */
+	snprintf(walpath, sizeof(walpath), "%s/%s", dir2, MMDB_WAL_NAME);
+	snprintf(dbpath, sizeof(dbpath), "%s/%s", dir2, MMDB_DB_NAME);
+	f = fopen(walpath, "r+b");
+	assert_non_null(f);
+	assert_int_equal(fread(hdr, 1, sizeof(hdr), f), sizeof(hdr));
+	salt = nsr_get_u64(hdr + 16);
+	off = WAL_ALIGN;
+	for (;;) {
+		assert_int_equal(fseek(f, (long)off, SEEK_SET), 0);
+		if (fread(fr, 1, WAL_FRAME_SIZE, f) != WAL_FRAME_SIZE ||
+		    nsr_get_u32(fr) != WAL_FRAME_MAGIC ||
+		    nsr_get_u64(fr + 16) != salt)
+			break;
+		crc = nsr_get_u32(fr + 28);
+		off = (nsr_get_u32(fr + 24) & WAL_FLAG_COMMIT)
+			      ? (off + WAL_FRAME_SIZE + WAL_ALIGN - 1) /
+					WAL_ALIGN * WAL_ALIGN
+			      : off + WAL_FRAME_SIZE;
+	}
+	assert_true(crc != 0);
+	/* A one-frame transaction for page `far`: a valid page image
+	 * (zeros, numbered and sealed), a chained CRC. */
+	memset(fr, 0, WAL_FRAME_SIZE);
+	nsr_put_u32(fr + WAL_FRAME_HDR + PH_PGNO, far);
+	nsr_put_u32(fr + WAL_FRAME_HDR + PH_CRC,
+		    nsr_crc32c(0, fr + WAL_FRAME_HDR + 4, MMDB_PAGE_SIZE - 4));
+	nsr_put_u32(fr, WAL_FRAME_MAGIC);
+	nsr_put_u32(fr + 4, far);
+	nsr_put_u64(fr + 8, 999);
+	nsr_put_u64(fr + 16, salt);
+	nsr_put_u32(fr + 24, WAL_FLAG_COMMIT);
+	crc = nsr_crc32c(crc, fr, 28);
+	nsr_put_u32(fr + 28, nsr_crc32c(crc, fr + WAL_FRAME_HDR,
+					MMDB_PAGE_SIZE));
+	assert_int_equal(fseek(f, (long)off, SEEK_SET), 0);
+	assert_int_equal(fwrite(fr, 1, WAL_FRAME_SIZE, f), WAL_FRAME_SIZE);
+	fclose(f);
+	/* Recovery replays the four transactions and stops at the frame. */
+	assert_int_equal(mmdb_pager_open(NULL, dir2, 0, 0, &p), NSR_OK);
+	assert_true(db_matches(p, &m));
+	check_all(p);
+	mmdb_pager_close(p);
+	assert_int_equal(stat(dbpath, &st), 0);
+	assert_true((uint64_t)st.st_size < (uint64_t)far * MMDB_PAGE_SIZE);
+	model_free(&m);
+	free(fr);
+	free(dir2);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
 /* mem_file_is - path on vfs is n bytes long: k bytes v, then zeros. */
 static void mem_file_is(struct mmdb_vfs *vfs, const char *path, size_t n,
 			size_t k, uint8_t v)
@@ -838,6 +955,7 @@ int main(void)
 		cmocka_unit_test(test_power_loss),
 		cmocka_unit_test(test_group_commit),
 		cmocka_unit_test(test_posix_reopen),
+		cmocka_unit_test(test_wal_past_end),
 		cmocka_unit_test(test_mem_reset),
 	};
 
