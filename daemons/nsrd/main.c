@@ -11,6 +11,11 @@
  */
 #include "nsr/compat.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/stat.h>
+
 #include <unistd.h>
 
 #include "nsr/buf.h"
@@ -171,6 +176,71 @@ static int veto(void *arg, enum nsr_resdb_op op, const struct nsr_res *old,
 	return NSR_OK;
 }
 
+/* share_resources - -U: the database daemons' user may read the resource
+ * database (they check every call against its policy): the directory
+ * and its files go to the user's group, group-readable, the directory
+ * setgid so files nsrd writes later keep that group (resdb writes them
+ * 0640).  The files stay root's, and nothing else under res/ changes
+ * (the pass phrases and keys there stay root's alone). */
+static int share_resources(struct nsrd *n, const char *dir)
+{
+	struct passwd *pw = getpwnam(n->db_user);
+	struct dirent *e;
+	DIR *dd;
+	int rc = 0;
+
+	if (!pw || pw->pw_uid == 0) {
+		nsr_error("-U %s: %s", n->db_user,
+			  pw ? "that is root; name an unprivileged user"
+			     : "no such user (make one, e.g. useradd --system "
+			       "--no-create-home nsr)");
+		return -1;
+	}
+	if (geteuid() != 0) {
+		nsr_error("-U %s: nsrd must run as root to start the database "
+			  "daemons as another user", n->db_user);
+		return -1;
+	}
+	if (chown(dir, 0, pw->pw_gid) != 0 || chmod(dir, 02750) != 0)
+		rc = -1;
+	dd = rc == 0 ? opendir(dir) : NULL;
+	while (dd && (e = readdir(dd)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue; /* ., .. and the lock */
+		if (fchownat(dirfd(dd), e->d_name, 0, pw->pw_gid,
+			     AT_SYMLINK_NOFOLLOW) != 0 ||
+		    fchmodat(dirfd(dd), e->d_name, 0640, 0) != 0)
+			rc = -1;
+	}
+	if (dd)
+		closedir(dd);
+	if (rc != 0 || (rc == 0 && !dd)) {
+		nsr_error("cannot share %s with user %s: %s", dir, n->db_user,
+			  strerror(errno));
+		return -1;
+	}
+	nsr_info("nsrmmdbd and nsrindexd run as %s (uid %u); the resource "
+		 "database is readable to its group %u", n->db_user,
+		 (unsigned)pw->pw_uid, (unsigned)pw->pw_gid);
+	return 0;
+}
+
+/* nsrd_option - -U USER: run the database daemons as USER. */
+static int nsrd_option(struct nsr_daemon *d, int opt, const char *arg)
+{
+	struct nsrd *n = d->ctx;
+
+	if (opt != 'U')
+		return -1;
+	if (strlen(arg) >= sizeof(n->db_user) || !*arg) {
+		fprintf(stderr, "nsrd: -U: a user name of 1 to %zu "
+			"characters\n", sizeof(n->db_user) - 1);
+		return -1;
+	}
+	snprintf(n->db_user, sizeof(n->db_user), "%s", arg);
+	return 0;
+}
+
 /* nsrd_init - load (and seed) the resource database. */
 static int nsrd_init(struct nsr_daemon *d)
 {
@@ -211,6 +281,8 @@ static int nsrd_init(struct nsr_daemon *d)
 			  why.len ? why.data : nsr_strerror(rc));
 	if (!rc)
 		rc = nsrd_grant_init(n);
+	if (!rc && n->db_user[0])
+		rc = share_resources(n, dir);
 	nsr_info("resource database %s: %zu resources", dir,
 		 nsr_resdb_count(n->res));
 	nsr_buf_release(&why);
@@ -273,11 +345,17 @@ static int nsrd_started(struct nsr_daemon *d)
 	n->super = nsr_xcheck(nsr_super_new());
 	for (size_t i = 0; i < NSR_ARRAY_SIZE(kids); i++) {
 		char *path = nsr_xcheck(nsr_path_join(d->exe_dir, kids[i]));
-		char *argv[4 + 2 * NSR_DAEMON_MAX_ADDRS] = {path, (char *)"-R",
+		char *argv[6 + 2 * NSR_DAEMON_MAX_ADDRS] = {path, (char *)"-R",
 							     d->root};
 		int na = 3;
 
 		nsr_daemon_addr_argv(d, argv, &na);
+		/* -U: the two that need only their own files; nsrjobd's
+		 * database lives in res/ beside nsrd's secrets */
+		if (n->db_user[0] && strcmp(kids[i], "nsrjobd") != 0) {
+			argv[na++] = (char *)"-u";
+			argv[na++] = n->db_user;
+		}
 		argv[na] = NULL;
 
 		if (nsr_super_add(n->super, kids[i], argv) != NSR_OK)
@@ -374,12 +452,17 @@ static const struct nsr_daemon_ops nsrd_ops = {
 		   "operations",
 	.tick_ms = 500,
 	/* Its handlers never wait long (a save that must wait is told to
-	 * ask again), so 1,024 sessions need far fewer workers than
+	 * ask again; at most NSRD_HOLDERS_MAX queued asks are held, up to
+	 * NSRD_HOLD_MS), so 1,024 sessions need far fewer workers than
 	 * connections; each worker keeps per-thread state (malloc's cache,
 	 * OpenSSL's) while it lives: tests/bench/admission. */
 	.max_threads = NSRD_MAX_THREADS,
 	.progs = nsrd_progs,
 	.nprogs = NSR_ARRAY_SIZE(nsrd_progs),
+	.extra_opts = "U:",
+	.extra_usage = "  -U user     run nsrmmdbd and nsrindexd as user (nsrd "
+		       "stays root)\n",
+	.option = nsrd_option,
 	.check = nsrd_check,
 	.init = nsrd_init,
 	.started = nsrd_started,

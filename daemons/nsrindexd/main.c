@@ -578,11 +578,16 @@ static void ix_stop(struct nsr_daemon *d)
 	g_ix.cursors = NULL;
 }
 
+/* Everything nsrindexd writes is under <root>/index (-u runs it as a
+ * user). */
+static const char *const ix_dirs[] = {"index", NULL};
+
 static const struct nsr_daemon_ops ix_ops = {
 	.name = "nsrindexd",
 	.summary = "OpenNSR client file index daemon",
 	.progs = ix_progs,
 	.nprogs = NSR_ARRAY_SIZE(ix_progs),
+	.own_dirs = ix_dirs,
 	.init = ix_init,
 	.stop = ix_stop,
 };

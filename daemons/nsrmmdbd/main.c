@@ -121,6 +121,9 @@ static void mmdbd_stop(struct nsr_daemon *d)
 	nsr_info("media database %s closed", g_mmdbd.dir);
 }
 
+/* Everything nsrmmdbd writes is under <root>/mm (-u runs it as a user). */
+static const char *const mmdbd_dirs[] = {"mm", NULL};
+
 static const struct nsr_daemon_ops mmdbd_ops = {
 	.name = "nsrmmdbd",
 	.summary = "OpenNSR media database daemon: volumes, save sets, "
@@ -129,6 +132,7 @@ static const struct nsr_daemon_ops mmdbd_ops = {
 	.tick_ms = 1000,
 	.progs = mmdbd_progs,
 	.nprogs = NSR_ARRAY_SIZE(mmdbd_progs),
+	.own_dirs = mmdbd_dirs,
 	.check = mmdbd_check,
 	.init = mmdbd_init,
 	.tick = mmdbd_tick,

@@ -15,6 +15,9 @@
  *   2. -t: call ops->check (if any), report, exit;
  *   3. make <root>/{logs,tmp,res,mm,index}, open <root>/logs/daemon.log,
  *      lock <root>/logs/<name>.pid (a second copy on one root is fatal);
+ *      with -u USER (daemons that name their own_dirs): give those
+ *      directories to USER, load the TLS certificate, and run as USER
+ *      from here on (root no more: initgroups, setgid, setuid);
  *   4. ops->init (open databases; may fail fatally with a reason);
  *   5. listen on 127.0.0.1 and every -a address (one port), register
  *      every program with the local nsrexecd locator (not for nsrexecd
@@ -57,6 +60,11 @@ struct nsr_daemon_ops {
 	size_t malloc_keep;
 	const struct nsr_rpc_prog *progs;
 	size_t nprogs;
+	/* The directories under the root that hold all this daemon writes
+	 * (NULL-terminated): with them it takes -u USER and runs as USER,
+	 * its directories given to USER at every start.  NULL: it needs
+	 * root (nsrd, nsrexecd, ...) and refuses -u. */
+	const char *const *own_dirs;
 	/* option - a daemon option; 0 or -1 (message already printed). */
 	int (*option)(struct nsr_daemon *d, int opt, const char *arg);
 	/* check - -t: validate configuration; 0 ok, -1 bad (logged). */
@@ -81,6 +89,7 @@ struct nsr_daemon {
 	int bound_port;		/* actual port */
 	int background;		/* -b */
 	int debug;		/* -d */
+	char *user;		/* -u: run as this user (NULL: as started) */
 	char *exe_dir;		/* directory of this executable */
 	int log_fd;		/* <root>/logs/daemon.log, for children */
 	struct nsr_rpc_server *srv;

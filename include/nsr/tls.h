@@ -53,6 +53,12 @@ int nsr_tls_configure(const char *root, int require);
 int nsr_tls_disabled(void);
 /* nsr_tls_root - the root in use (configured, NSR_ROOT or default). */
 const char *nsr_tls_root(void);
+/* nsr_tls_load - load this host's certificate and key now, for a daemon
+ * about to give up root (nsr/daemon.h, -u): the process keeps them and
+ * uses them while the certificate and CA files stay as they are (it can
+ * no longer read the key: after a new certificate, restart it).  1 when
+ * loaded, 0 when this host has none (or TLS is off). */
+int nsr_tls_load(void);
 
 /* nsr_tls_probe_call - encode the AUTH_TLS NULL call (record-marked)
  * into out[NSR_TLS_CALL_MAX]; returns its length. */

@@ -446,7 +446,9 @@ static int write_res(const struct nsr_resdb *db, const struct nsr_res *r,
 	nsr_buf_init(&text, 0);
 	rc = path ? nsr_res_print(r, &po, &text) : NSR_ERR_NOMEM;
 	if (rc == NSR_OK)
-		rc = nsr_file_replace(path, text.data, text.len, 0600);
+		/* 0640: the group of the directory may read (nsrd -U gives
+		 * it to the database daemons' user; else root's group) */
+		rc = nsr_file_replace(path, text.data, text.len, 0640);
 	if (rc != NSR_OK && rc != NSR_ERR_NOMEM && why)
 		nsr_buf_addf(why, "cannot write %s: %s", path,
 			     rc == NSR_ERR_SYSTEM ? strerror(errno)

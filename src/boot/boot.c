@@ -62,20 +62,31 @@ void nsr_boot_unlock(int fd)
 		close(fd);
 }
 
-/* nsr_boot_prepare - a fresh, empty staging directory. */
+/* nsr_boot_prepare - a fresh, empty staging directory, owned like
+ * <root>/mm: nsrmmdbd writes its snapshot into it, also when it runs as
+ * a user of its own (nsrd -U). */
 int nsr_boot_prepare(const char *root, char **stage, struct nsr_buf *err)
 {
 	char *p = nsr_path_join(root, NSR_BOOT_DIR);
+	char *mm = nsr_path_join(root, "mm");
+	struct stat st;
 
 	*stage = NULL;
-	if (p == NULL)
+	if (p == NULL || mm == NULL) {
+		free(p);
+		free(mm);
 		return NSR_ERR_NOMEM;
-	if (nsr_boot_remove_tree(p) != NSR_OK || mkdir(p, 0700) != 0) {
+	}
+	if (nsr_boot_remove_tree(p) != NSR_OK || mkdir(p, 0700) != 0 ||
+	    (stat(mm, &st) == 0 && st.st_uid != geteuid() &&
+	     chown(p, st.st_uid, st.st_gid) != 0)) {
 		nsr_buf_addf(err, "cannot make an empty staging directory "
 			     "%s: %s", p, strerror(errno));
 		free(p);
+		free(mm);
 		return NSR_ERR_SYSTEM;
 	}
+	free(mm);
 	*stage = p;
 	return NSR_OK;
 }

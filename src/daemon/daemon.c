@@ -11,12 +11,15 @@
 #include "nsr/compat.h"
 
 #include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
+#include <grp.h>
 #include <libgen.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/resource.h>
@@ -176,13 +179,16 @@ static void usage(const struct nsr_daemon_ops *ops, FILE *f)
 		"  -b          run in the background once ready\n"
 		"  -d          debug logging, log to stderr too\n"
 		"  -t          check the configuration and exit\n"
-		"%s"
+		"%s%s"
 		"  -h, --help  show this help;  -V, --version  show the "
 		"version\n",
 		ops->name,
 		ops->extra_opts && *ops->extra_opts ? " [options]" : "", "",
 		ops->summary, NSR_DEFAULT_ROOT,
 		ops->default_port ? "fixed, see the man page" : "any free port",
+		ops->own_dirs ? "  -u user     run as user, not root (started "
+				"as root)\n"
+			      : "",
 		ops->extra_usage ? ops->extra_usage : "");
 }
 
@@ -198,7 +204,8 @@ static int parse_options(struct nsr_daemon *d, int argc, char **argv)
 	char optstr[128], **addrs;
 	int c;
 
-	snprintf(optstr, sizeof(optstr), "R:p:a:bdthV%s",
+	snprintf(optstr, sizeof(optstr), "R:p:a:bdthV%s%s",
+		 ops->own_dirs ? "u:" : "",
 		 ops->extra_opts ? ops->extra_opts : "");
 	while ((c = getopt_long(argc, argv, optstr, longopts, NULL)) != -1) {
 		switch (c) {
@@ -235,6 +242,14 @@ static int parse_options(struct nsr_daemon *d, int argc, char **argv)
 		case 'b':
 			d->background = 1;
 			break;
+		case 'u':
+			if (!ops->own_dirs)
+				goto other; /* the daemon's own option */
+			free(d->user);
+			d->user = strdup(optarg);
+			if (!d->user)
+				goto nomem;
+			break;
 		case 'd':
 			d->debug = 1;
 			break;
@@ -249,6 +264,7 @@ static int parse_options(struct nsr_daemon *d, int argc, char **argv)
 			       NSR_VERSION_STRING);
 			return 1;
 		default:
+		other:
 			if (c != '?' && ops->option &&
 			    ops->option(d, c, optarg) == 0)
 				break;
@@ -718,6 +734,102 @@ static void make_root(struct nsr_daemon *d)
 	}
 }
 
+/* Who run_as_user gives the daemon's directories to (nftw passes no
+ * context to its callback). */
+static uid_t tree_uid;
+static gid_t tree_gid;
+
+/* give_one - nftw: lchown one entry (links themselves, never their
+ * targets). */
+static int give_one(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	NSR_UNUSED(flag);
+	NSR_UNUSED(ftw);
+	if (st->st_uid == tree_uid && st->st_gid == tree_gid)
+		return 0;
+	return lchown(path, tree_uid, tree_gid) == 0 ? 0 : -1;
+}
+
+/* tls_readable - with -u: the certificates (public) and the revocation
+ * list stay readable to the user, through a searchable (not listable)
+ * tls directory; the private keys keep mode 0600 and are read once,
+ * before root is given up (nsr/tls.h). */
+static void tls_readable(struct nsr_daemon *d)
+{
+	static const char *const pub[] = {"host.pem", "ca.pem", "revoked"};
+	char *dir = start_path(d, "tls");
+	struct stat st;
+
+	if (stat(dir, &st) == 0 && (st.st_mode & 0111) != 0111 &&
+	    chmod(dir, (st.st_mode & 07777) | 0111) != 0)
+		nsr_fatal("cannot make %s searchable: %s", dir,
+			  strerror(errno));
+	for (size_t i = 0; i < NSR_ARRAY_SIZE(pub); i++) {
+		char *p = nsr_path_join(dir, pub[i]);
+
+		if (p && stat(p, &st) == 0 && (st.st_mode & 0444) != 0444 &&
+		    chmod(p, (st.st_mode & 07777) | 0444) != 0)
+			nsr_fatal("cannot make %s readable: %s", p,
+				  strerror(errno));
+		free(p);
+	}
+	free(dir);
+}
+
+/* run_as_user - step 3 with -u: the daemon's directories to the user,
+ * the TLS context loaded while the key is readable, then root given up
+ * for good.  Anything that fails is fatal: a daemon never runs as
+ * another user than the one asked for. */
+static void run_as_user(struct nsr_daemon *d)
+{
+	struct passwd *pw;
+
+	if (!d->user)
+		return;
+	errno = 0;
+	pw = getpwnam(d->user);
+	if (!pw)
+		nsr_fatal("-u %s: no such user%s%s (make one, e.g. useradd "
+			  "--system --no-create-home %s)", d->user,
+			  errno ? ": " : "", errno ? strerror(errno) : "",
+			  d->user);
+	if (geteuid() != 0) {
+		if (geteuid() == pw->pw_uid)
+			return; /* started as that user already */
+		nsr_fatal("-u %s: only root can run a daemon as another "
+			  "user", d->user);
+	}
+	if (pw->pw_uid == 0)
+		nsr_fatal("-u %s: that is root; name an unprivileged user",
+			  d->user);
+	tree_uid = pw->pw_uid;
+	tree_gid = pw->pw_gid;
+	for (const char *const *r = d->ops->own_dirs; *r; r++) {
+		char *p = start_path(d, *r);
+
+		if (nsr_mkdir_p(p, 0750) != NSR_OK ||
+		    nftw(p, give_one, 16, FTW_PHYS | FTW_MOUNT) != 0)
+			nsr_fatal("cannot give %s to %s: %s", p, d->user,
+				  strerror(errno));
+		free(p);
+	}
+	if (!nsr_tls_disabled()) {
+		tls_readable(d);
+		if (!nsr_tls_load())
+			nsr_warn("no TLS certificate loaded before giving up "
+				 "root: calls to this daemon will be refused");
+	}
+	if (initgroups(pw->pw_name, pw->pw_gid) != 0 ||
+	    setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0)
+		nsr_fatal("cannot run as %s: %s", d->user, strerror(errno));
+	if (setuid(0) == 0 || geteuid() == 0)
+		nsr_fatal("-u %s: root could be taken back; refusing to run",
+			  d->user);
+	nsr_info("running as %s (uid %u, gid %u), not root", d->user,
+		 (unsigned)pw->pw_uid, (unsigned)pw->pw_gid);
+}
+
 /* setup_tls - step 3: this process's TLS root and policy (every call
  * but NULL needs TLS), and at first start the certificates (nsr/tls.h):
  * a key, and a CA and certificate when the root has none; a root of an
@@ -766,6 +878,7 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 		fprintf(stderr, "%s: out of memory\n", ops->name);
 		free(d.root);
 		free(d.exe_dir);
+		free(d.user);
 		return 1;
 	}
 	d.log_fd = -1;
@@ -777,6 +890,7 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 		free(d.root);
 		free_addrs(&d);
 		free(d.exe_dir);
+		free(d.user);
 		return rc > 0 ? 0 : 2;
 	}
 	if (d.debug)
@@ -788,6 +902,7 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 		free(d.root);
 		free_addrs(&d);
 		free(d.exe_dir);
+		free(d.user);
 		return rc ? 1 : 0;
 	}
 
@@ -811,6 +926,7 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 	free(logpath);
 	pidfd = lock_pidfile(&d, &pidpath);
 	setup_tls(&d);
+	run_as_user(&d);
 	install_signals(&orig);
 	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
 		nsr_fatal("pipe: %s", strerror(errno));
@@ -849,22 +965,17 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 		nsr_fatal("start-up failed; see the messages above");
 	if (ready_fd >= 0) {
 		int nul = open("/dev/null", O_RDWR);
-		char *lp = start_path(&d, "logs/daemon.log");
-		int logfd = open(lp, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
-				 0640);
 
 		/* From here on the log file is the only sink; anything written
 		 * to stderr (a sanitizer report, a crash message) lands there
-		 * too instead of vanishing. */
+		 * too instead of vanishing.  (d.log_fd was opened at step 3,
+		 * while this process could still open the file as root.) */
 		if (nul >= 0) {
 			dup2(nul, 0);
 			dup2(nul, 1);
-			dup2(logfd >= 0 ? logfd : nul, 2);
+			dup2(d.log_fd >= 0 ? d.log_fd : nul, 2);
 			close(nul);
 		}
-		if (logfd >= 0)
-			close(logfd);
-		free(lp);
 		nsr_log_init(ops->name, 0);
 		if (write(ready_fd, "R", 1) != 1)
 			nsr_warn("cannot signal readiness: %s",
@@ -894,5 +1005,6 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 	free(d.root);
 	free_addrs(&d);
 	free(d.exe_dir);
+	free(d.user);
 	return 0;
 }

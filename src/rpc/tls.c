@@ -331,6 +331,12 @@ struct ssl_ctx_st *nsr_tls_ctx_get(int *broken)
 	return x;
 }
 
+/* nsr_tls_load - the context loaded and kept (ctx_get caches it). */
+int nsr_tls_load(void)
+{
+	return nsr_tls_server_offer();
+}
+
 /* nsr_tls_server_offer - 1 if this process can answer STARTTLS. */
 int nsr_tls_server_offer(void)
 {

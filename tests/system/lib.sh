@@ -79,10 +79,11 @@ nsr_start() {
 }
 
 # nsr_start_datazone - nsrexecd -s (with the array NSR_EXECD_ARGS added,
-# e.g. -S SERVER) and nsrd with its children, all answering.
+# e.g. -S SERVER) and nsrd (with the array NSRD_ARGS added, e.g. -U USER)
+# with its children, all answering.
 nsr_start_datazone() {
 	nsr_start nsrexecd -s "${NSR_EXECD_ARGS[@]}"
-	nsr_start nsrd
+	nsr_start nsrd "${NSRD_ARGS[@]}"
 	nsr_wait_registered nsrmmdbd
 	nsr_wait_registered nsrjobd
 	nsr_wait_registered nsrindexd

@@ -55,7 +55,9 @@ static void sample(status_res *st, st_device *d, st_mover *m,
 	w[0].name = (char *)"/q";
 	w[0].pool = (char *)"Default";
 	w[0].since = 997;
+	w[0].held = 1; /* its SAVE_START answer held at nsrd */
 	w[1] = w[0];
+	w[1].held = 0;
 	w[1].ticket = 6;
 	w[1].kind = SAVE_WAIT_MOUNT;
 	w[1].name = (char *)"/a \"quoted\" name";
@@ -134,10 +136,15 @@ static void test_json(void **state)
 			       "\"client\":\"cli\",\"device\":\"aftd1\","
 			       "\"ssid\":77,\"mover_pid\":4242,\"jobid\":0,"
 			       "\"seconds\":10}]"));
+	assert_non_null(strstr(b.data, "{\"kind\":\"queued\",\"ticket\":5,"
+			       "\"client\":\"cli\",\"name\":\"/q\","
+			       "\"pool\":\"Default\",\"held\":true,"
+			       "\"seconds\":3}"));
 	assert_non_null(strstr(
 		b.data, "{\"kind\":\"mount request\",\"ticket\":6,"
 			"\"client\":\"cli\",\"name\":\"/a \\\"quoted\\\" "
-			"name\",\"pool\":\"Far\",\"seconds\":60}"));
+			"name\",\"pool\":\"Far\",\"held\":false,"
+			"\"seconds\":60}"));
 	assert_non_null(strstr(b.data, ",\"notes\":\"\"}\n"));
 	assert_int_equal(b.data[b.len - 1], '\n');
 	nsr_buf_release(&b);

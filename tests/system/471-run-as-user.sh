@@ -1,0 +1,84 @@
+#!/bin/bash
+# 471-run-as-user: nsrd -U USER runs the media database and index daemons
+# as USER, not root (needs root; skipped otherwise).
+#  - nsrmmdbd and nsrindexd run with USER's uid and gid (all four: real,
+#    effective, saved, file system) and without root's groups; nsrd,
+#    nsrjobd and the rest stay root;
+#  - the media database and the client file indexes belong to USER,
+#    the resource database is readable to USER's group only, the private
+#    keys stay root's alone (mode 0600);
+#  - a save, mminfo, nsrinfo, a recover, an administrator's deletion of a
+#    save set (nsrmm -d, checked against the policy nsrmmdbd reads) and a
+#    bootstrap (nsrmmdbd's snapshot into the staging directory) work;
+#  - nsrmmdbd -u root and -u of a user that does not exist refuse to
+#    start, saying why; a daemon that needs root (nsrexecd) has no -u.
+. "$(dirname "$0")/lib.sh"
+[ "$(id -u)" = 0 ] || { echo "# skip: needs root"; exit 77; }
+U=nobody
+id "$U" >/dev/null 2>&1 || { echo "# skip: no user $U"; exit 77; }
+UID_=$(id -u "$U") GID_=$(id -g "$U")
+nsr_setup 471-run-as-user
+S=127.0.0.1
+W=$ROOT/work
+# The user must reach the root (mktemp made it 0700).
+chmod 0711 "$ROOT"
+mkdir -p "$W/data/d"
+head -c 300000 /dev/urandom >"$W/data/d/f1"
+echo hello >"$W/data/f2"
+NSRD_ARGS=(-U "$U")
+nsr_start_aftd_datazone
+
+# ids - "real effective saved fs" uid and gid lines of a pid.
+ids() {
+	awk '/^Uid:|^Gid:/ { print $2, $3, $4, $5 }' "/proc/$1/status" | tr '\n' ' '
+}
+for d in nsrmmdbd nsrindexd; do
+	p=$(cat "$ROOT/logs/$d.pid")
+	check "$d runs as $U ($(ids "$p"))" \
+		test "$(ids "$p")" = "$UID_ $UID_ $UID_ $UID_ $GID_ $GID_ $GID_ $GID_ "
+	check "$d has none of root's groups" \
+		test "$(awk '/^Groups:/ { $1 = ""; print }' "/proc/$p/status" |
+			tr ' ' '\n' | grep -cx 0)" = 0
+done
+for d in nsrd nsrjobd nsrexecd; do
+	p=$(cat "$ROOT/logs/$d.pid")
+	check "$d stays root" test "$(awk '/^Uid:/ { print $3 }' "/proc/$p/status")" = 0
+done
+check "the log says so" grep -q "nsrmmdbd\[[0-9]*\]: info: running as $U (uid $UID_" \
+	"$ROOT/logs/daemon.log"
+
+check "save" "$BIN/save" -s $S -q "$W/data"
+check "the media database belongs to $U" \
+	test -z "$(find "$ROOT/mm" ! -user "$U" -print | head -1)"
+check "the client indexes belong to $U" \
+	test -z "$(find "$ROOT/index" ! -user "$U" -print | head -1)"
+check "the resource database: group $GID_, setgid directory, files 0640" \
+	test "$(stat -c '%g %a' "$ROOT/res/nsrdb")" = "$GID_ 2750" -a \
+	-z "$(find "$ROOT/res/nsrdb" -type f ! -name .lock ! -perm 0640 -print | head -1)"
+check "the private keys stay root's, 0600" \
+	test "$(stat -c '%u %a' "$ROOT/tls/host.key")" = "0 600"
+out=$("$BIN/mminfo" -s $S -q "name=$W/data" -r ssid 2>&1)
+ssid=$(echo "$out" | awk '$1 ~ /^[0-9]+$/ { print $1; exit }')
+check "mminfo lists the save set ($ssid)" test -n "$ssid"
+check "nsrinfo lists the files" grep -q "$W/data/d/f1" \
+	<<<"$("$BIN/nsrinfo" -s $S "$(hostname)" 2>&1)"
+mkdir -p "$W/out"
+check "recover" "$BIN/recover" -s $S -a -d "$W/out" "$W/data"
+check "identical" cmp -s "$W/data/d/f1" "$W/out$W/data/d/f1"
+check "a bootstrap (nsrmmdbd's snapshot into the staging directory)" \
+	"$BIN/nsrbootstrap" -s $S
+check "an administrator deletes the save set" \
+	"$BIN/nsrmm" -s $S -q -d -y -S "$ssid"
+check "mminfo no longer lists it" \
+	test -z "$("$BIN/mminfo" -s $S -q "ssid=$ssid" -r ssid 2>/dev/null |
+		awk '$1 ~ /^[0-9]+$/')"
+
+out=$("$BIN/nsrmmdbd" -R "$ROOT/other" -u root 2>&1); rc=$?
+check "nsrmmdbd -u root refuses (exit $rc)" test $rc -ne 0
+check "saying why" grep -q "that is root" <<<"$out"
+out=$("$BIN/nsrmmdbd" -R "$ROOT/other" -u no-such-user-471 2>&1); rc=$?
+check "nsrmmdbd -u of no user refuses (exit $rc)" test $rc -ne 0
+check "saying why" grep -q "no such user" <<<"$out"
+"$BIN/nsrexecd" -R "$ROOT/other" -u "$U" >/dev/null 2>&1
+check "nsrexecd has no -u (exit 2)" test $? -eq 2
+nsr_done
