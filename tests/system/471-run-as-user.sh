@@ -17,11 +17,23 @@
 U=nobody
 id "$U" >/dev/null 2>&1 || { echo "# skip: no user $U"; exit 77; }
 UID_=$(id -u "$U") GID_=$(id -g "$U")
+command -v runuser >/dev/null || { echo "# skip: no runuser"; exit 77; }
+# The user must reach the datazone's root: when the test directory's
+# parents are closed to it (a checkout in root's home), the root goes
+# under /tmp instead.
+OWNTMP=""
+base=${NSR_TEST_TMPDIR:-/tmp}
+mkdir -p "$base"
+if ! runuser -u "$U" -- test -x "$base"; then
+	OWNTMP=$(mktemp -d /tmp/nsr-471.XXXXXX)
+	chmod 0711 "$OWNTMP"
+	export NSR_TEST_TMPDIR=$OWNTMP
+fi
 nsr_setup 471-run-as-user
 S=127.0.0.1
 W=$ROOT/work
-# The user must reach the root (mktemp made it 0700).
-chmod 0711 "$ROOT"
+chmod 0711 "$ROOT" # mktemp made it 0700
+check "the user can reach the root" runuser -u "$U" -- test -x "$ROOT"
 mkdir -p "$W/data/d"
 head -c 300000 /dev/urandom >"$W/data/d/f1"
 echo hello >"$W/data/f2"
@@ -81,4 +93,8 @@ check "nsrmmdbd -u of no user refuses (exit $rc)" test $rc -ne 0
 check "saying why" grep -q "no such user" <<<"$out"
 "$BIN/nsrexecd" -R "$ROOT/other" -u "$U" >/dev/null 2>&1
 check "nsrexecd has no -u (exit 2)" test $? -eq 2
+if [ -n "$OWNTMP" ]; then
+	# nsr_cleanup removes the root on success; its parent then goes too
+	trap 'nsr_cleanup; rmdir "$OWNTMP" 2>/dev/null' EXIT
+fi
 nsr_done
