@@ -219,8 +219,8 @@ static int share_resources(struct nsrd *n, const char *dir)
 			  strerror(errno));
 		return -1;
 	}
-	nsr_info("nsrmmdbd and nsrindexd run as %s (uid %u); the resource "
-		 "database is readable to its group %u", n->db_user,
+	nsr_info("nsrmmdbd, nsrindexd and nsrjobd run as %s (uid %u); the "
+		 "resource database is readable to its group %u", n->db_user,
 		 (unsigned)pw->pw_uid, (unsigned)pw->pw_gid);
 	return 0;
 }
@@ -350,9 +350,8 @@ static int nsrd_started(struct nsr_daemon *d)
 		int na = 3;
 
 		nsr_daemon_addr_argv(d, argv, &na);
-		/* -U: the two that need only their own files; nsrjobd's
-		 * database lives in res/ beside nsrd's secrets */
-		if (n->db_user[0] && strcmp(kids[i], "nsrjobd") != 0) {
+		/* -U: the database daemons need only their own files */
+		if (n->db_user[0]) {
 			argv[na++] = (char *)"-u";
 			argv[na++] = n->db_user;
 		}
@@ -460,8 +459,8 @@ static const struct nsr_daemon_ops nsrd_ops = {
 	.progs = nsrd_progs,
 	.nprogs = NSR_ARRAY_SIZE(nsrd_progs),
 	.extra_opts = "U:",
-	.extra_usage = "  -U user     run nsrmmdbd and nsrindexd as user (nsrd "
-		       "stays root)\n",
+	.extra_usage = "  -U user     run the database daemons (nsrmmdbd, "
+		       "nsrindexd, nsrjobd) as user\n",
 	.option = nsrd_option,
 	.check = nsrd_check,
 	.init = nsrd_init,

@@ -148,7 +148,7 @@ struct nsr_snmd;
 
 struct nsrd {
 	struct nsr_daemon *d;
-	/* -U: the user nsrmmdbd and nsrindexd run as ("" = root, as nsrd) */
+	/* -U: the user the database daemons run as ("" = root, as nsrd) */
 	char db_user[64];
 	struct nsr_resdb *res;
 	struct nsr_super *super;

@@ -28,7 +28,7 @@
 #define JOBD_RETENTION_MAX (24 * 366 * 100) /* hours */
 
 struct jobd {
-	char *dbpath;		 /* <root>/res/jobsdb */
+	char *dbpath;		 /* <root>/jobs/jobsdb */
 	char *bootdir;		 /* <root>/bootstrap (nsrbootstrap) */
 	char *bootcopy;		 /* <root>/bootstrap/jobsdb */
 	struct nsr_jobdb *db;	 /* writer handle (SERIAL handlers) */

@@ -1,7 +1,8 @@
 /*
- * nsrjobd - the jobs database daemon.  It owns <root>/res/jobsdb (SQLite,
- * WAL): nsrd, save and recover record their jobs and job logs here over
- * RPC (nsrjob.x, client in src/clnt/jobd), jobquery reads them back.
+ * nsrjobd - the jobs database daemon.  It owns <root>/jobs/jobsdb (SQLite,
+ * WAL; <root>/res/jobsdb before, moved at start): nsrd, save and recover
+ * record their jobs and job logs here over RPC (nsrjob.x, client in
+ * src/clnt/jobd), jobquery reads them back.
  * At start-up, jobs that were queued or active when the server died are
  * marked failed.  Finished jobs older than the retention (-r hours) are
  * purged every -P seconds by a worker thread the one-second tick wakes;
@@ -78,10 +79,55 @@ static int test_interval(void)
 	return 0;
 }
 
+/* Everything nsrjobd writes is under <root>/jobs (-u runs it as a user),
+ * and its snapshot into nsrbootstrap's staging directory. */
+#define JOBD_DIR "jobs"
+#define JOBD_DB JOBD_DIR "/jobsdb"
+#define JOBD_OLD_DB "res/jobsdb" /* before it had a directory of its own */
+static const char *const jobd_dirs[] = {JOBD_DIR, NULL};
+
+/* jobd_prepare - step 3, still root: <root>/jobs, and a jobs database of
+ * the older layout (res/jobsdb, -wal, -shm) moved into it, its log files
+ * first, so an interrupted move finishes at the next start and never
+ * leaves a database apart from its log. */
+static int jobd_prepare(struct nsr_daemon *d)
+{
+	static const char *const sfx[] = {"-wal", "-shm", ""};
+	char *dir = nsr_xcheck(nsr_daemon_path(d, JOBD_DIR));
+	char *neu = nsr_xcheck(nsr_daemon_path(d, JOBD_DB));
+	char *old = nsr_xcheck(nsr_daemon_path(d, JOBD_OLD_DB));
+	struct stat st;
+	int rc = 0;
+
+	if (nsr_mkdir_p(dir, 0750) != NSR_OK)
+		rc = nsr_error("cannot create %s: %s", dir, strerror(errno));
+	if (!rc && stat(old, &st) == 0 && stat(neu, &st) != 0) {
+		for (size_t i = 0; !rc && i < NSR_ARRAY_SIZE(sfx); i++) {
+			char from[PATH_MAX], to[PATH_MAX];
+
+			snprintf(from, sizeof(from), "%s%s", old, sfx[i]);
+			snprintf(to, sizeof(to), "%s%s", neu, sfx[i]);
+			if (rename(from, to) != 0 && errno != ENOENT)
+				rc = nsr_error("cannot move %s to %s: %s",
+					       from, to, strerror(errno));
+		}
+		if (!rc && nsr_fsync_dir(dir, 1) != NSR_OK)
+			rc = nsr_error("cannot sync %s: %s", dir,
+				       strerror(errno));
+		if (!rc)
+			nsr_info("jobs database moved from %s to %s", old,
+				 neu);
+	}
+	free(dir);
+	free(neu);
+	free(old);
+	return rc ? -1 : 0;
+}
+
 /* jobd_check - -t: options, and the jobs db if it exists. */
 static int jobd_check(struct nsr_daemon *d)
 {
-	char *path = nsr_xcheck(nsr_daemon_path(d, "res/jobsdb"));
+	char *path = nsr_xcheck(nsr_daemon_path(d, JOBD_DB));
 	struct nsr_jobdb *db = NULL;
 	struct stat sb;
 	int rc = 0;
@@ -112,7 +158,7 @@ static int jobd_init(struct nsr_daemon *d)
 
 	if (test_interval())
 		return -1;
-	g_jobd.dbpath = nsr_xcheck(nsr_daemon_path(d, "res/jobsdb"));
+	g_jobd.dbpath = nsr_xcheck(nsr_daemon_path(d, JOBD_DB));
 	g_jobd.bootdir = nsr_xcheck(nsr_daemon_path(d, NSR_BOOT_DIR));
 	g_jobd.bootcopy = nsr_xcheck(nsr_path_join(g_jobd.bootdir,
 						   NSR_BOOT_JOBSDB));
@@ -193,8 +239,10 @@ static const struct nsr_daemon_ops jobd_ops = {
 	.tick_ms = 1000,
 	.progs = jobd_progs,
 	.nprogs = NSR_ARRAY_SIZE(jobd_progs),
+	.own_dirs = jobd_dirs,
 	.option = jobd_option,
 	.check = jobd_check,
+	.prepare = jobd_prepare,
 	.init = jobd_init,
 	.started = jobd_started,
 	.tick = jobd_tick,

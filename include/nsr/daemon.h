@@ -15,9 +15,9 @@
  *   2. -t: call ops->check (if any), report, exit;
  *   3. make <root>/{logs,tmp,res,mm,index}, open <root>/logs/daemon.log,
  *      lock <root>/logs/<name>.pid (a second copy on one root is fatal);
- *      with -u USER (daemons that name their own_dirs): give those
- *      directories to USER, load the TLS certificate, and run as USER
- *      from here on (root no more: initgroups, setgid, setuid);
+ *      ops->prepare; with -u USER (daemons that name their own_dirs):
+ *      give those directories to USER, load the TLS certificate, and run
+ *      as USER from here on (root no more: initgroups, setgid, setuid);
  *   4. ops->init (open databases; may fail fatally with a reason);
  *   5. listen on 127.0.0.1 and every -a address (one port), register
  *      every program with the local nsrexecd locator (not for nsrexecd
@@ -69,6 +69,10 @@ struct nsr_daemon_ops {
 	int (*option)(struct nsr_daemon *d, int opt, const char *arg);
 	/* check - -t: validate configuration; 0 ok, -1 bad (logged). */
 	int (*check)(struct nsr_daemon *d);
+	/* prepare - step 3, still as started (root), before -u gives it up:
+	 * work that needs more than the user will have (moving files of an
+	 * older layout into own_dirs); 0 or -1 (fatal, logged). */
+	int (*prepare)(struct nsr_daemon *d);
 	/* init - open state before serving; 0 or -1 (fatal, logged). */
 	int (*init)(struct nsr_daemon *d);
 	/* started - serving and registered; 0 or -1 (fatal). */

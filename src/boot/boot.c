@@ -116,7 +116,8 @@ int nsr_boot_check_empty(const char *root, struct nsr_buf *err)
 		const char *what;
 	} parts[] = {
 		{"mm/mmdb", 0, "a media database"},
-		{"res/jobsdb", 0, "a jobs database"},
+		{"jobs/jobsdb", 0, "a jobs database"},
+		{"res/jobsdb", 0, "a jobs database (older layout)"},
 		{"res/nsrdb", 1, "resources"},
 		{"index", 1, "client file indexes"},
 	};

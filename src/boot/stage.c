@@ -69,8 +69,9 @@ out:
 	return rc;
 }
 
-/* skip_name - "." and ".."; in the top of res/ also the jobs database
- * and its WAL files (copied through nsrjobd instead). */
+/* skip_name - "." and ".."; in the top of res/ also a jobs database of
+ * the older layout and its WAL files (the jobs database is copied
+ * through nsrjobd; it now lives in jobs/, which is not staged). */
 static int skip_name(const char *name, int top_of_res)
 {
 	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
@@ -360,8 +361,8 @@ int nsr_boot_install(const char *stage, const char *root,
 
 	rc = move_file(stage, NSR_BOOT_MMDB, root, "mm", "mm/mmdb", err);
 	if (rc == NSR_OK)
-		rc = move_file(stage, NSR_BOOT_JOBSDB, root, "res",
-			       "res/jobsdb", err);
+		rc = move_file(stage, NSR_BOOT_JOBSDB, root, "jobs",
+			       "jobs/jobsdb", err);
 	for (size_t i = 0; rc == NSR_OK && i < NSR_ARRAY_SIZE(boot_parts); i++)
 		rc = on_part(stage, root, boot_parts[i], move_part, NULL, err);
 	return rc;

@@ -926,6 +926,8 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 	free(logpath);
 	pidfd = lock_pidfile(&d, &pidpath);
 	setup_tls(&d);
+	if (ops->prepare && ops->prepare(&d) != 0)
+		nsr_fatal("preparation failed; see the messages above");
 	run_as_user(&d);
 	install_signals(&orig);
 	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0)

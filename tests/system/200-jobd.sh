@@ -3,11 +3,12 @@
 # calls nsrd, save and recover make), jobquery prints them (golden output,
 # and byte for byte what the jobs db library prints locally), query
 # mistakes are reported by column, and jobs left active by a dead server
-# are marked failed at the next start.
+# are marked failed at the next start (which also moves a database of the
+# older layout, res/jobsdb, into jobs/).
 . "$(dirname "$0")/lib.sh"
 nsr_setup 200-jobd
 T=$BIN/jobd_testclnt
-DB=$ROOT/res/jobsdb
+DB=$ROOT/jobs/jobsdb
 
 nsr_start nsrexecd
 nsr_start nsrjobd
@@ -99,10 +100,19 @@ out=$("$T" codec 2>&1)
 check "job_row.log codec: round trips, garbage rejected ($out)" grep -q "^codec ok" <<<"$out"
 
 # --- Restart: the active job is marked failed. ---------------------------
+# The database is also put back where older versions kept it (res/, with
+# the WAL the kill left): nsrjobd moves it to jobs/ first, log included.
 kill -KILL "$JOBD_PID"
 for i in $(seq 1 50); do kill -0 "$JOBD_PID" 2>/dev/null || break; sleep 0.1; done
+for f in "$DB" "$DB-wal" "$DB-shm"; do
+	[ -e "$f" ] && mv "$f" "$ROOT/res/$(basename "$f")"
+done
 nsr_start nsrjobd
 nsr_wait_answers nsrjobd
+check "a jobs database in res/ (older layout) is moved to jobs/" \
+	test -f "$DB" -a ! -e "$ROOT/res/jobsdb" -a ! -e "$ROOT/res/jobsdb-wal"
+check "and the log says so" grep -q "jobs database moved from $ROOT/res/jobsdb to $DB" \
+	"$ROOT/logs/daemon.log"
 out=$(printf 'show job id; job state; completion status; job log\nprint job id: 2\n' | "$BIN/jobquery")
 check "job 2 (active when nsrjobd died) is now FAILED" grep -q "job state: FAILED;" <<<"$out"
 check "with the reason as its status" grep -q "completion status: interrupted: server restarted;" <<<"$out"

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 nsr_setup 201-jobd-purge
 T=$BIN/jobd_testclnt
-DB=$ROOT/res/jobsdb
+DB=$ROOT/jobs/jobsdb
 
 # wait_for DESC SECONDS CMD... - poll CMD every 0.1 s until it succeeds.
 wait_for() {

@@ -1,15 +1,17 @@
 #!/bin/bash
-# 471-run-as-user: nsrd -U USER runs the media database and index daemons
-# as USER, not root (needs root; skipped otherwise).
-#  - nsrmmdbd and nsrindexd run with USER's uid and gid (all four: real,
-#    effective, saved, file system) and without root's groups; nsrd,
-#    nsrjobd and the rest stay root;
-#  - the media database and the client file indexes belong to USER,
-#    the resource database is readable to USER's group only, the private
-#    keys stay root's alone (mode 0600);
-#  - a save, mminfo, nsrinfo, a recover, an administrator's deletion of a
-#    save set (nsrmm -d, checked against the policy nsrmmdbd reads) and a
-#    bootstrap (nsrmmdbd's snapshot into the staging directory) work;
+# 471-run-as-user: nsrd -U USER runs the database daemons (media
+# database, client file indexes, jobs) as USER, not root (needs root;
+# skipped otherwise).
+#  - nsrmmdbd, nsrindexd and nsrjobd run with USER's uid and gid (all
+#    four: real, effective, saved, file system) and without root's
+#    groups; nsrd and nsrexecd stay root;
+#  - the media database, the client file indexes and the jobs database
+#    belong to USER, the resource database is readable to USER's group
+#    only, the private keys stay root's alone (mode 0600);
+#  - a save, mminfo, nsrinfo, jobquery, a recover, an administrator's
+#    deletion of a save set (nsrmm -d, checked against the policy
+#    nsrmmdbd reads) and a bootstrap (the databases' snapshots into the
+#    staging directory) work;
 #  - nsrmmdbd -u root and -u of a user that does not exist refuse to
 #    start, saying why; a daemon that needs root (nsrexecd) has no -u.
 . "$(dirname "$0")/lib.sh"
@@ -44,7 +46,7 @@ nsr_start_aftd_datazone
 ids() {
 	awk '/^Uid:|^Gid:/ { print $2, $3, $4, $5 }' "/proc/$1/status" | tr '\n' ' '
 }
-for d in nsrmmdbd nsrindexd; do
+for d in nsrmmdbd nsrindexd nsrjobd; do
 	p=$(cat "$ROOT/logs/$d.pid")
 	check "$d runs as $U ($(ids "$p"))" \
 		test "$(ids "$p")" = "$UID_ $UID_ $UID_ $UID_ $GID_ $GID_ $GID_ $GID_ "
@@ -52,7 +54,7 @@ for d in nsrmmdbd nsrindexd; do
 		test "$(awk '/^Groups:/ { $1 = ""; print }' "/proc/$p/status" |
 			tr ' ' '\n' | grep -cx 0)" = 0
 done
-for d in nsrd nsrjobd nsrexecd; do
+for d in nsrd nsrexecd; do
 	p=$(cat "$ROOT/logs/$d.pid")
 	check "$d stays root" test "$(awk '/^Uid:/ { print $3 }' "/proc/$p/status")" = 0
 done
@@ -64,6 +66,11 @@ check "the media database belongs to $U" \
 	test -z "$(find "$ROOT/mm" ! -user "$U" -print | head -1)"
 check "the client indexes belong to $U" \
 	test -z "$(find "$ROOT/index" ! -user "$U" -print | head -1)"
+check "the jobs database belongs to $U" \
+	test -z "$(find "$ROOT/jobs" ! -user "$U" -print | head -1)" -a \
+	-f "$ROOT/jobs/jobsdb"
+check "jobquery shows the save job" grep -q "$W/data" \
+	<<<"$(printf 'show name\nprint type: save job\n' | "$BIN/jobquery" 2>&1)"
 check "the resource database: group $GID_, setgid directory, files 0640" \
 	test "$(stat -c '%g %a' "$ROOT/res/nsrdb")" = "$GID_ 2750" -a \
 	-z "$(find "$ROOT/res/nsrdb" -type f ! -name .lock ! -perm 0640 -print | head -1)"

@@ -243,7 +243,7 @@ for r in $(seq 1 "$ROUNDS"); do
 		check "round $r: one volume Lab.001, mounted" one_volume
 	elif [ $kind = 2 ]; then
 		check "round $r: the jobs database is intact" \
-			quiet "$BIN/jobd_testclnt" check-db "$ROOT/res/jobsdb"
+			quiet "$BIN/jobd_testclnt" check-db "$ROOT/jobs/jobsdb"
 		check "round $r: the expired jobs are purged" \
 			wait_until 30 test "$(jobs_of old$r)" = 0
 		check "round $r: a recent job is kept" test "$(jobs_of recent)" = 1

@@ -95,7 +95,7 @@ static void test_stage_then_install(void **state)
 	assert_int_equal(nsr_boot_check_empty(new, &err), NSR_OK);
 	assert_int_equal(nsr_boot_install(stage, new, &err), NSR_OK);
 	assert_true(has(new, "mm/mmdb", "snapshot"));
-	assert_true(has(new, "res/jobsdb", "jobs copy"));
+	assert_true(has(new, "jobs/jobsdb", "jobs copy"));
 	assert_true(has(new, "res/nsrdb/r1", "type: NSR;\n"));
 	assert_true(has(new, "res/nsrim.prv", "123\n"));
 	assert_true(has(new, "index/c1/db/rec1", "records"));
