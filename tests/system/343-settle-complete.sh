@@ -31,7 +31,15 @@ for i in $(seq 1 300); do
 	sleep 0.1
 done
 check "nsrd settled it as complete, not browsable ($flags)" test "$flags" = cr
-check "and said so" grep -q "save set $ssid of .*settled as complete" "$ROOT/logs/daemon.log"
+# nsrd logs it after the media database's update and the job's end
+# (a round trip to nsrjobd): wait for the line as well.
+said=0
+for i in $(seq 1 100); do
+	grep -q "save set $ssid of .*settled as complete" "$ROOT/logs/daemon.log" &&
+		{ said=1; break; }
+	sleep 0.1
+done
+check "and said so" test $said = 1
 active=$(printf 'print job state: active\n' | "$BIN/jobquery" -s $S 2>/dev/null |
 	grep -c "job id:")
 check "no job is left active ($active)" test "$active" = 0
