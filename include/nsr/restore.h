@@ -132,11 +132,6 @@ struct nsr_restore_opts {
 				     *     written by this many threads
 				     *     (see below); 0 or 1: all by the
 				     *     caller's thread */
-	int by_name;		    /* 1 = workers create files under a
-				     *     temporary name renamed into place,
-				     *     as on a file system without
-				     *     O_TMPFILE (default: unnamed, then
-				     *     linked; for tests) */
 };
 
 /*

@@ -395,8 +395,7 @@ int nsr_restore_new(struct nsr_restore **out,
 	nsr_asm_dec_resync(r->dec, 1);
 	/* no workers is fine too: everything is written here then */
 	if (o->workers > 1 && !r->to_fd)
-		if (rst_work_start(r, o->workers) == NSR_OK && o->by_name)
-			rst_work_by_name(r);
+		(void)rst_work_start(r, o->workers);
 	*out = r;
 	return NSR_OK;
 fail:

@@ -175,9 +175,6 @@ struct nsr_restore {
 /* rst_work_start - n writer workers (n >= 2).  NSR_OK, NSR_ERR_NOMEM,
  * NSR_ERR_SYSTEM (no thread). */
 int rst_work_start(struct nsr_restore *r, int n);
-/* rst_work_by_name - the workers create files under temporary names
- * (no O_TMPFILE), as restore opts' by_name asks. */
-void rst_work_by_name(struct nsr_restore *r);
 /* rst_work_stop - wait for and reap every job, stop the workers. */
 void rst_work_stop(struct nsr_restore *r);
 /* rst_work_defer - the current regular file (in dir, named name, mode

@@ -17,7 +17,9 @@
  * many of them: several in flight keep the disk busy.  On kernels that
  * refuse linkat(AT_EMPTY_PATH) to a process without CAP_DAC_READ_SEARCH
  * the file is linked through /proc/self/fd; where neither works, the
- * first job finds out and every job goes by temporary name.
+ * first job finds out and every job goes by temporary name.  Each of
+ * these ways around is tested on any file system through the test
+ * faults of NSR_TEST_RESTORE_FAULT (enum work_fault).
  */
 #include "nsr/compat.h"
 
@@ -65,7 +67,16 @@ struct rst_job {
 	int exists; /* unclaimed and its name was taken: still under tmp */
 	int anon;   /* created with O_TMPFILE: no name yet */
 	int *no_anon; /* the restore's "O_TMPFILE does not serve" flag */
+	int fault;    /* the restore's test fault (enum work_fault) */
 };
+
+/* Test faults (NSR_TEST_RESTORE_FAULT), so the ways around a file system
+ * without O_TMPFILE or without linking an unnamed file are tested on one
+ * that has both: "tmpfile" (opening an unnamed file fails as where
+ * O_TMPFILE is not supported), "emptypath" (linking it by its descriptor
+ * fails as without CAP_DAC_READ_SEARCH), "link" (it cannot be linked at
+ * all, so it is written again by name). */
+enum work_fault { FAULT_NONE, FAULT_TMPFILE, FAULT_EMPTYPATH, FAULT_LINK };
 
 struct rst_work {
 	pthread_mutex_t mu;
@@ -80,6 +91,7 @@ struct rst_work {
 	int nthreads;
 	int no_anon; /* O_TMPFILE or linking it failed once: not tried again
 		      * (read and set atomically by the workers) */
+	int fault;   /* enum work_fault, read once at the start */
 	/* saved paths of the jobs since the last full drain (feeding
 	 * thread only): a name the stream brings twice waits for the
 	 * first (rst_work_named) */
@@ -127,8 +139,13 @@ static int job_open_anon(struct rst_job *j)
 
 	if (j->replace || __atomic_load_n(j->no_anon, __ATOMIC_RELAXED))
 		return -1;
-	fd = openat(j->dir->fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC,
-		    j->mode);
+	if (j->fault == FAULT_TMPFILE) {
+		fd = -1;
+		errno = EOPNOTSUPP;
+	} else {
+		fd = openat(j->dir->fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC,
+			    j->mode);
+	}
 	if (fd < 0)
 		__atomic_store_n(j->no_anon, 1, __ATOMIC_RELAXED);
 	return fd;
@@ -212,10 +229,15 @@ static int link_anon(struct rst_job *j, int fd, const char *name)
 
 	/* Without CAP_DAC_READ_SEARCH AT_EMPTY_PATH fails with ENOENT;
 	 * the /proc link works for anyone. */
-	if (linkat(fd, "", j->dir->fd, name, AT_EMPTY_PATH) == 0)
+	if (j->fault == FAULT_NONE &&
+	    linkat(fd, "", j->dir->fd, name, AT_EMPTY_PATH) == 0)
 		return 0;
-	if (errno == EEXIST)
+	if (j->fault == FAULT_NONE && errno == EEXIST)
 		return -1;
+	if (j->fault == FAULT_LINK) {
+		errno = EPERM;
+		return -1;
+	}
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	return linkat(AT_FDCWD, proc, j->dir->fd, name, AT_SYMLINK_FOLLOW);
 }
@@ -356,6 +378,15 @@ int rst_work_start(struct nsr_restore *r, int n)
 	pthread_cond_init(&w->more, NULL);
 	pthread_cond_init(&w->done, NULL);
 	rst_map_init(&w->names);
+	{
+		const char *e = getenv("NSR_TEST_RESTORE_FAULT");
+
+		w->fault = !e			     ? FAULT_NONE
+			   : strcmp(e, "tmpfile") == 0   ? FAULT_TMPFILE
+			   : strcmp(e, "emptypath") == 0 ? FAULT_EMPTYPATH
+			   : strcmp(e, "link") == 0	     ? FAULT_LINK
+							     : FAULT_NONE;
+	}
 	r->work = w;
 	for (int i = 0; i < n; i++) {
 		if (pthread_create(&w->threads[i], NULL, worker, w) != 0)
@@ -367,12 +398,6 @@ int rst_work_start(struct nsr_restore *r, int n)
 		return NSR_ERR_SYSTEM;
 	}
 	return NSR_OK;
-}
-
-/* rst_work_by_name - no O_TMPFILE for the workers of r. */
-void rst_work_by_name(struct nsr_restore *r)
-{
-	__atomic_store_n(&r->work->no_anon, 1, __ATOMIC_RELAXED);
 }
 
 /* rst_work_stop - reap every job, stop and free the workers. */
@@ -416,6 +441,7 @@ int rst_work_defer(struct nsr_restore *r, struct rst_dirh *dir, mode_t mode)
 		 (long)r->pid, r->tmp_seq++);
 	j->mode = mode;
 	j->no_anon = &r->work->no_anon;
+	j->fault = r->work->fault;
 	j->made_mode = r->cur.made_mode;
 	j->replace = r->cur.replace;
 	j->unclaimed = r->cur.unclaimed;

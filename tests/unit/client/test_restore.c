@@ -33,7 +33,6 @@
 /* Writer workers of every restore() (0: none); set by the setups. */
 static int g_workers;
 /* 1: the workers name files the way without O_TMPFILE; set by setups. */
-static int g_by_name;
 
 struct fixture {
 	char *tmp;
@@ -196,7 +195,6 @@ static int setup(void **state)
 	build_tree(f);
 	*state = f;
 	g_workers = 0;
-	g_by_name = 0;
 	return 0;
 }
 
@@ -211,12 +209,33 @@ static int setup_workers(void **state)
 	return 0;
 }
 
-/* setup_by_name - setup_workers, the workers creating each file under a
- * temporary name and renaming it, as where O_TMPFILE does not serve. */
+/* setup_by_name - setup_workers where O_TMPFILE does not serve (the
+ * restore's test fault): the workers create each file under a temporary
+ * name and rename it. */
 static int setup_by_name(void **state)
 {
 	setup_workers(state);
-	g_by_name = 1;
+	setenv("NSR_TEST_RESTORE_FAULT", "tmpfile", 1);
+	return 0;
+}
+
+/* setup_proc_link - setup_workers where an unnamed file cannot be linked
+ * by its descriptor (AT_EMPTY_PATH refused): linked through
+ * /proc/self/fd. */
+static int setup_proc_link(void **state)
+{
+	setup_workers(state);
+	setenv("NSR_TEST_RESTORE_FAULT", "emptypath", 1);
+	return 0;
+}
+
+/* setup_no_link - setup_workers where an unnamed file cannot be linked
+ * at all: the first job writes its file again by name, and every later
+ * one goes by name. */
+static int setup_no_link(void **state)
+{
+	setup_workers(state);
+	setenv("NSR_TEST_RESTORE_FAULT", "link", 1);
 	return 0;
 }
 
@@ -225,6 +244,7 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
+	unsetenv("NSR_TEST_RESTORE_FAULT");
 	nsr_test_rmrf(f->tmp);
 	free(f->tmp);
 	nsr_buf_release(&f->stream);
@@ -310,7 +330,6 @@ static int restore(struct fixture *f, const void *data, size_t len,
 	cb.error = rst_err;
 	cb.ctx = f;
 	wo.workers = g_workers;
-	wo.by_name = g_by_name;
 	assert_int_equal(nsr_restore_new(&r, &wo, &cb), NSR_OK);
 	for (size_t i = 0; i < len && rc == NSR_OK; i += step)
 		rc = nsr_restore_feed(r, c + i, NSR_MIN(step, len - i));
@@ -461,7 +480,6 @@ static void test_side_by_side(void **state)
 	oa.exact = ob.exact = 1;
 	oa.dirs_last = ob.dirs_last = 1;
 	oa.workers = ob.workers = g_workers;
-	oa.by_name = ob.by_name = g_by_name;
 	oa.paths = dirs;
 	oa.npaths = ndirs;
 	ob.paths = rest;
@@ -1534,10 +1552,30 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fresh_dir_conflicts,
 						setup_by_name, teardown),
 	};
+	const struct CMUnitTest proc_link[] = {
+		cmocka_unit_test_setup_teardown(test_round_trip_relocated,
+						setup_proc_link, teardown),
+		cmocka_unit_test_setup_teardown(test_conflicts,
+						setup_proc_link, teardown),
+	};
+	const struct CMUnitTest no_link[] = {
+		cmocka_unit_test_setup_teardown(test_round_trip_relocated,
+						setup_no_link, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_corruption_reported_by_path, setup_no_link,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_conflicts, setup_no_link,
+						teardown),
+	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL) |
 	       cmocka_run_group_tests_name("restore with writer workers",
 					   with_workers, NULL, NULL) |
 	       cmocka_run_group_tests_name("writer workers, by name",
-					   by_name, NULL, NULL);
+					   by_name, NULL, NULL) |
+	       cmocka_run_group_tests_name("writer workers, linked through "
+					   "/proc/self/fd",
+					   proc_link, NULL, NULL) |
+	       cmocka_run_group_tests_name("writer workers, no link",
+					   no_link, NULL, NULL);
 }
