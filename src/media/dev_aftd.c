@@ -72,6 +72,9 @@ struct nsr_dev_file {
 	struct nsr_dev *dev;
 	int fd;
 	int dfd; /* O_DIRECT descriptor of a file read, or -1 (invariant 5) */
+	int einval; /* test fault: the first direct read fails with EINVAL
+		     * (NSR_TEST_AFTD_DIRECT_EINVAL=1), as on a file system
+		     * whose direct-I/O alignment is above ours */
 	uint32_t no;
 	uint64_t size;
 	uint64_t wb; /* write-back started below this offset */
@@ -471,6 +474,8 @@ static int aftd_file_open(struct nsr_dev *dev, uint32_t fileno,
 	/* Session files are read front to back. */
 	(void)posix_fadvise(f->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	f->dfd = direct_fd(f->fd);
+	f->einval = f->dfd >= 0 && getenv("NSR_TEST_AFTD_DIRECT_EINVAL") &&
+		    strcmp(getenv("NSR_TEST_AFTD_DIRECT_EINVAL"), "1") == 0;
 	f->dev = dev;
 	f->no = fileno;
 	f->size = (uint64_t)st.st_size;
@@ -686,7 +691,16 @@ int nsr_dev_file_pread(struct nsr_dev_file *f, void *p, size_t len,
 	if (f->dfd >= 0 && (uintptr_t)p % NSR_DEV_DIRECT_ALIGN == 0 &&
 	    len % NSR_DEV_DIRECT_ALIGN == 0 &&
 	    off % NSR_DEV_DIRECT_ALIGN == 0) {
-		if (direct_read(f->dfd, p, len, off, got) == 0)
+		int rc2;
+
+		if (f->einval) {
+			f->einval = 0;
+			errno = EINVAL;
+			rc2 = -1;
+		} else {
+			rc2 = direct_read(f->dfd, p, len, off, got);
+		}
+		if (rc2 == 0)
 			return NSR_OK;
 		if (errno != EINVAL)
 			return dev_sys(f->dev, "read session file");

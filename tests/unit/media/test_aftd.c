@@ -9,7 +9,10 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <linux/magic.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "nsr/buf.h"
@@ -399,9 +402,40 @@ static void test_damage_count(void **state)
 	free(dir);
 }
 
+/* cached_pages - pages of the first len bytes of the file at path in the
+ * page cache (after dropping them first, with drop). */
+static size_t cached_pages(const char *path, size_t len, int drop)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), n = (len + pg - 1) / pg;
+	unsigned char *vec = calloc(n, 1);
+	int fd = open(path, O_RDONLY);
+	size_t in = 0;
+	void *m;
+
+	assert_non_null(vec);
+	assert_true(fd >= 0);
+	if (drop) {
+		assert_int_equal(fdatasync(fd), 0);
+		assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED),
+				 0);
+	}
+	m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	assert_true(m != MAP_FAILED);
+	assert_int_equal(mincore(m, len, vec), 0);
+	for (size_t i = 0; i < n; i++)
+		in += vec[i] & 1;
+	munmap(m, len);
+	close(fd);
+	free(vec);
+	return in;
+}
+
 /* Session files read back block by block, in any order, with O_DIRECT
  * and through the page cache; the tail is short and after it comes end
- * of file. */
+ * of file.  A file system that refuses our direct reads (EINVAL, the
+ * test fault NSR_TEST_AFTD_DIRECT_EINVAL) is read through the page
+ * cache from that read on: the same data, and (on a disk file system)
+ * the pages now in the cache, where direct reads leave none. */
 static void test_read_blocks(void **state)
 {
 	char *dir = nsr_test_tmpdir("aftd-rd");
@@ -409,6 +443,8 @@ static void test_read_blocks(void **state)
 	struct nsr_dev_file *f = NULL;
 	const uint64_t bs = 256 << 10, fsize = 10 * (256 << 10) + 1000;
 	static uint8_t buf[10 * (256 << 10) + 1000];
+	struct statfs sf;
+	char path[512];
 	uint32_t no = 0;
 	uint64_t k;
 
@@ -418,12 +454,34 @@ static void test_read_blocks(void **state)
 	assert_int_equal(nsr_dev_file_append(f, buf, sizeof(buf)), NSR_OK);
 	assert_int_equal(nsr_dev_file_commit(f), NSR_OK);
 	assert_int_equal(nsr_dev_file_close(f), NSR_OK);
+	snprintf(path, sizeof(path), "%s/rd/ss.%010" PRIu32, dir, no);
+	assert_int_equal(statfs(dir, &sf), 0);
+	/* first block alone, direct, then with the fault */
+	for (int fault = 0; fault < 2; fault++) {
+		if (fault)
+			setenv("NSR_TEST_AFTD_DIRECT_EINVAL", "1", 1);
+		(void)cached_pages(path, bs, 1);
+		assert_int_equal(nsr_dev_file_open(dev, no, &f), NSR_OK);
+		read_check(f, 0, bs, fsize);
+		if (sf.f_type != TMPFS_MAGIC && !fault)
+			assert_int_equal(cached_pages(path, bs, 0), 0);
+		if (sf.f_type != TMPFS_MAGIC && fault)
+			assert_int_not_equal(cached_pages(path, bs, 0), 0);
+		assert_int_equal(nsr_dev_file_close(f), NSR_OK);
+	}
 	/* direct reads of whole blocks (the last one short: the file ends
 	 * 1000 bytes into it), reads into a misaligned buffer between them,
-	 * and all of it again with direct reads turned off */
-	for (int pass = 0; pass < 2; pass++) {
+	 * all of it again with direct reads turned off, and once more with
+	 * the first direct read refused (EINVAL, the fault still set) */
+	for (int pass = 0; pass < 3; pass++) {
+		if (pass == 0)
+			unsetenv("NSR_TEST_AFTD_DIRECT_EINVAL");
 		if (pass == 1)
 			setenv("NSR_AFTD_DIRECT_READ", "0", 1);
+		if (pass == 2) {
+			unsetenv("NSR_AFTD_DIRECT_READ");
+			setenv("NSR_TEST_AFTD_DIRECT_EINVAL", "1", 1);
+		}
 		assert_int_equal(nsr_dev_file_open(dev, no, &f), NSR_OK);
 		for (k = 0; k <= 11; k++)
 			read_check(f, k, bs, fsize);
@@ -436,7 +494,7 @@ static void test_read_blocks(void **state)
 		read_check(f, 5, 2 * bs, fsize);
 		assert_int_equal(nsr_dev_file_close(f), NSR_OK);
 	}
-	unsetenv("NSR_AFTD_DIRECT_READ");
+	unsetenv("NSR_TEST_AFTD_DIRECT_EINVAL");
 	assert_int_equal(nsr_dev_close(dev), NSR_OK);
 	nsr_test_rmrf(dir);
 	free(dir);
