@@ -35,6 +35,7 @@ struct execd {
 	int n;
 	int locator_port;
 	int storage_node;
+	char mover_user[64]; /* -U: with -s, the movers run as this user */
 	struct nsr_super *super;
 };
 
@@ -204,6 +205,13 @@ static int execd_option(struct nsr_daemon *d, int opt, const char *arg)
 		g_execd.storage_node = 1;
 		return 0;
 	}
+	if (opt == 'U') {
+		if (!*arg || strlen(arg) >= sizeof(g_execd.mover_user))
+			return -1;
+		snprintf(g_execd.mover_user, sizeof(g_execd.mover_user), "%s",
+			 arg);
+		return 0;
+	}
 	return execd_run_option(opt, arg);
 }
 
@@ -237,13 +245,17 @@ static int execd_started(struct nsr_daemon *d)
 	}
 	if (g_execd.storage_node) {
 		char *snmd = nsr_xcheck(nsr_path_join(d->exe_dir, "nsrsnmd"));
-		char *argv[4 + 2 * NSR_DAEMON_MAX_ADDRS +
+		char *argv[6 + 2 * NSR_DAEMON_MAX_ADDRS +
 			   2 * EXECD_SERVERS_MAX] = {snmd, (char *)"-R",
 						     d->root};
 		int n = 3;
 
 		nsr_daemon_addr_argv(d, argv, &n);
 		execd_run_server_argv(argv, &n);
+		if (g_execd.mover_user[0]) {
+			argv[n++] = (char *)"-U";
+			argv[n++] = g_execd.mover_user;
+		}
 		argv[n] = NULL;
 
 		g_execd.super = nsr_xcheck(nsr_super_new());
@@ -293,11 +305,12 @@ static const struct nsr_daemon_ops execd_ops = {
 	.name = "nsrexecd",
 	.summary = "OpenNSR host agent: locator for RPC programs, storage node "
 		   "supervisor, runs save for its servers",
-	.extra_opts = "l:sx:S:M:",
+	.extra_opts = "l:sx:S:M:U:",
 	.extra_usage =
 		"  -l port     locator port (env NSR_PORTMAP_PORT, default "
 		"7938)\n"
 		"  -s          storage node: run and supervise nsrsnmd\n"
+		"  -U user     with -s: the data movers run as user\n"
 		"  -S server   a server that may run save here and, with -s,\n"
 		"              use this storage node's devices (repeatable)\n"
 		"  -x path     the save program (default: next to nsrexecd)\n"

@@ -373,6 +373,10 @@ static void mmd_stop(struct nsr_daemon *d)
 	pthread_mutex_unlock(&m->mu);
 }
 
+/* A mover writes nothing under the root: only its device, which the
+ * administrator gives to the user it runs as (-u; nsrsnmd -U). */
+static const char *const mmd_dirs[] = {NULL};
+
 static const struct nsr_daemon_ops mmd_ops = {
 	.name = "nsrmmd",
 	.summary = "OpenNSR data mover: labels, writes and reads the volumes "
@@ -395,6 +399,7 @@ static const struct nsr_daemon_ops mmd_ops = {
 	.nprogs = NSR_ARRAY_SIZE(mmd_progs),
 	.option = mmd_option,
 	.check = mmd_check,
+	.own_dirs = mmd_dirs,
 	.init = mmd_init,
 	/* A buffer per data call, freed once written: keep them for reuse
 	 * (above MMD_CHUNK_MAX and its XDR framing). */

@@ -48,6 +48,7 @@ struct snmd {
 	struct snmd_slot *slots[MAX_SLOTS];
 	int nslots;
 	unsigned idle_sec; /* -i: handed to every mover */
+	char mover_user[64]; /* -U: the movers run as this user ("" = root) */
 	struct nsr_daemon *d;
 	char *mmd_exe;
 };
@@ -216,6 +217,7 @@ static int start_mover(struct snmd *x, struct snmd_slot *s, int k,
 	sa.root = x->d->root;
 	sa.d = x->d;
 	sa.idle_sec = x->idle_sec;
+	sa.user = x->mover_user;
 	sa.slot = s;
 	sa.num = v->num;
 	nsr_buf_init(&why, 4096);
@@ -435,6 +437,12 @@ static int snmd_option(struct nsr_daemon *d, int opt, const char *arg)
 
 	if (opt == 'S')
 		return snmd_authz_server(arg);
+	if (opt == 'U') {
+		if (!*arg || strlen(arg) >= sizeof(x->mover_user))
+			return -1;
+		snprintf(x->mover_user, sizeof(x->mover_user), "%s", arg);
+		return 0;
+	}
 	if (opt != 'i')
 		return -1;
 	x->idle_sec = (unsigned)strtoul(arg, &end, 10);
@@ -545,11 +553,13 @@ static const struct nsr_daemon_ops snmd_ops = {
 	.name = "nsrsnmd",
 	.summary = "OpenNSR storage node manager: starts the data movers "
 		   "(nsrmmd) of this host's devices",
-	.extra_opts = "i:S:",
+	.extra_opts = "i:S:U:",
 	.extra_usage = "  -i seconds  idle time after which movers exit "
 		       "(env NSR_MOVER_IDLE, default 600)\n"
 		       "  -S server   a server whose nsrd may ask for movers "
-		       "(repeatable; nsrexecd passes its own -S)\n",
+		       "(repeatable; nsrexecd passes its own -S)\n"
+		       "  -U user     the movers run as user (nsrexecd passes "
+		       "its own -U)\n",
 	.progs = snm_progs,
 	.nprogs = NSR_ARRAY_SIZE(snm_progs),
 	.tick_ms = 0,

@@ -50,6 +50,7 @@ struct snmd_spawn_args {
 	const char *root;
 	const struct nsr_daemon *d; /* its -a addresses go to the mover */
 	unsigned idle_sec;	 /* 0 = nsrmmd's default */
+	const char *user;	 /* "" or the user the mover runs as (-u) */
 	const struct snmd_slot *slot;
 	int num;		 /* the new mover's number */
 };

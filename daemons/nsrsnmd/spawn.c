@@ -110,6 +110,10 @@ int snmd_spawn(const struct snmd_spawn_args *a, int timeout_ms, pid_t *pid,
 		argv[n++] = (char *)"-G";
 		argv[n++] = segstr;
 	}
+	if (a->user && *a->user) {
+		argv[n++] = (char *)"-u";
+		argv[n++] = (char *)a->user;
+	}
 	if (a->idle_sec) {
 		snprintf(idlestr, sizeof(idlestr), "%u", a->idle_sec);
 		argv[n++] = (char *)"-i";

@@ -820,6 +820,10 @@ static void run_as_user(struct nsr_daemon *d)
 			nsr_warn("no TLS certificate loaded before giving up "
 				 "root: calls to this daemon will be refused");
 	}
+	/* The daemon states the user it was started as (root) on its calls
+	 * to other daemons, as before: it holds this host's key, which is
+	 * what makes a stated user believed (nsr/rpc.h, Authorization). */
+	(void)nsr_rpc_self_user();
 	if (initgroups(pw->pw_name, pw->pw_gid) != 0 ||
 	    setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0)
 		nsr_fatal("cannot run as %s: %s", d->user, strerror(errno));

@@ -1,10 +1,12 @@
 #!/bin/bash
 # 471-run-as-user: nsrd -U USER runs the database daemons (media
-# database, client file indexes, jobs) as USER, not root (needs root;
-# skipped otherwise).
-#  - nsrmmdbd, nsrindexd and nsrjobd run with USER's uid and gid (all
-#    four: real, effective, saved, file system) and without root's
-#    groups; nsrd and nsrexecd stay root;
+# database, client file indexes, jobs) as USER, not root, and nsrexecd
+# -s -U USER the data movers (needs root; skipped otherwise).
+#  - nsrmmdbd, nsrindexd, nsrjobd and the movers run with USER's uid and
+#    gid (all four: real, effective, saved, file system) and without
+#    root's groups; nsrd, nsrexecd and nsrsnmd stay root;
+#  - the AFTD's directory, given to USER by the administrator, holds the
+#    label and session files the movers write, all USER's;
 #  - the media database, the client file indexes and the jobs database
 #    belong to USER, the resource database is readable to USER's group
 #    only, the private keys stay root's alone (mode 0600);
@@ -40,6 +42,9 @@ mkdir -p "$W/data/d"
 head -c 300000 /dev/urandom >"$W/data/d/f1"
 echo hello >"$W/data/f2"
 NSRD_ARGS=(-U "$U")
+NSR_EXECD_ARGS=(-U "$U")
+mkdir -p "$W/aftd1"
+chown "$U" "$W/aftd1" # the administrator's step for a mover run as $U
 nsr_start_aftd_datazone
 
 # ids - "real effective saved fs" uid and gid lines of a pid.
@@ -54,7 +59,7 @@ for d in nsrmmdbd nsrindexd nsrjobd; do
 		test "$(awk '/^Groups:/ { $1 = ""; print }' "/proc/$p/status" |
 			tr ' ' '\n' | grep -cx 0)" = 0
 done
-for d in nsrd nsrexecd; do
+for d in nsrd nsrexecd nsrsnmd; do
 	p=$(cat "$ROOT/logs/$d.pid")
 	check "$d stays root" test "$(awk '/^Uid:/ { print $3 }' "/proc/$p/status")" = 0
 done
@@ -62,6 +67,16 @@ check "the log says so" grep -q "nsrmmdbd\[[0-9]*\]: info: running as $U (uid $U
 	"$ROOT/logs/daemon.log"
 
 check "save" "$BIN/save" -s $S -q "$W/data"
+movers=$("$BIN/nsrwatch" -s $S -x json 2>/dev/null |
+	grep -o '"device":"aftd1","pid":[0-9]*' | grep -o '[0-9]*$')
+check "a mover of aftd1 is there ($(echo $movers))" test -n "$movers"
+for p in $movers; do
+	check "mover $p runs as $U ($(ids "$p"))" \
+		test "$(ids "$p")" = "$UID_ $UID_ $UID_ $UID_ $GID_ $GID_ $GID_ $GID_ "
+done
+check "the AFTD's label and session files are $U's" \
+	test -n "$(ls "$W/aftd1")" -a \
+	-z "$(find "$W/aftd1" ! -user "$U" -print | head -1)"
 check "the media database belongs to $U" \
 	test -z "$(find "$ROOT/mm" ! -user "$U" -print | head -1)"
 check "the client indexes belong to $U" \
