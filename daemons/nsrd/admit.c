@@ -54,6 +54,7 @@
 #include <stdarg.h>
 #include <time.h>
 
+#include "nsr/clock.h"
 #include "nsr/err.h"
 #include "nsr/log.h"
 #include "nsr/xmalloc.h"
@@ -179,15 +180,6 @@ void nsrd_admit_wake(struct nsrd *n)
 		pthread_cond_broadcast(&n->admit_cv);
 }
 
-/* mono_ms - monotonic milliseconds. */
-static long long mono_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 /* nsrd_admit_hold - hold a queued save's answer until it is admitted.
  * Woken by nsrd_admit_wake, and every 100 ms regardless (a change that
  * wakes nobody costs at most that); each time the wait is kept alive
@@ -195,13 +187,13 @@ static long long mono_ms(void)
 int nsrd_admit_hold(struct nsrd *n, uint64_t ticket, const char *client,
 		    const char *group, char *why, size_t len)
 {
-	long long until = mono_ms() + NSRD_HOLD_MS, left;
+	long long until = nsr_clock_mono_ms() + NSRD_HOLD_MS, left;
 	int admitted = 0;
 
 	if (!ticket || n->holders >= NSRD_HOLDERS_MAX || !n->d || !n->d->srv)
 		return 0;
 	n->holders++;
-	while (!admitted && (left = until - mono_ms()) > 0) {
+	while (!admitted && (left = until - nsr_clock_mono_ms()) > 0) {
 		struct nsrd_wait *w = nsrd_wait_find(n, ticket);
 
 		if (w)

@@ -31,6 +31,7 @@
 #include <uuid/uuid.h>
 
 #include "nsr/buf.h"
+#include "nsr/clock.h"
 #include "nsr/err.h"
 #include "nsr/host.h"
 #include "nsr/jobd_clnt.h"
@@ -185,15 +186,6 @@ static int unmounted_volume(struct nsrd *n, struct mmdb_clnt *mc,
 	return found;
 }
 
-/* now_ms - the monotonic clock in ms (devcache.h). */
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* vol_fetch - a volume's record from the media database (devcache.h). */
 static int vol_fetch(void *arg, const char *volume, struct mmdb_volume *v)
 {
@@ -232,7 +224,7 @@ static const struct nsr_res *pick_device_in(struct nsrd *n,
 		    (ro && strcasecmp(ro, "Yes") == 0))
 			continue;
 		rc = devcache_vol_get(nsr_res_get(dev, "name"), vname,
-				      now_ms(), vol_fetch, mc, &v);
+				      nsr_clock_mono_ms(), vol_fetch, mc, &v);
 		if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND) {
 			nsr_status_set(st, rc, "the media database is not "
 				       "available: %s", mmdb_clnt_errmsg(mc));

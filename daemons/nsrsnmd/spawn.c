@@ -14,30 +14,22 @@
 #include <unistd.h>
 
 #include "nsr/buf.h"
+#include "nsr/clock.h"
 #include "nsr/daemon.h"
 #include "nsr/err.h"
 
 #include "snmd.h"
 
-/* now_ms - monotonic milliseconds. */
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* read_port - wait for "PORT\n" on fd; NSR_OK, _TIMEOUT or _EOF. */
 static int read_port(int fd, int timeout_ms, int *port)
 {
-	long long end = now_ms() + timeout_ms;
+	long long end = nsr_clock_mono_ms() + timeout_ms;
 	char buf[32];
 	size_t len = 0;
 
 	for (;;) {
 		struct pollfd p = {.fd = fd, .events = POLLIN};
-		long long left = end - now_ms();
+		long long left = end - nsr_clock_mono_ms();
 		ssize_t n;
 		int pr;
 

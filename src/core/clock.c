@@ -99,3 +99,12 @@ time_t nsr_clock_now(void)
 {
 	return time(NULL) + (time_t)nsr_clock_offset();
 }
+
+/* nsr_clock_mono_ms - CLOCK_MONOTONIC in milliseconds. */
+long long nsr_clock_mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "nsr/buf.h"
+#include "nsr/clock.h"
 #include "nsr/daemon.h"
 #include "nsr/err.h"
 #include "nsr/fileio.h"
@@ -392,15 +393,6 @@ static void reap_children(struct nsr_daemon *d)
 			d->ops->child_exit(d, pid, status);
 }
 
-/* now_ms - monotonic milliseconds. */
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* raise_nofile - RLIMIT_NOFILE soft up to hard: the transport sizes its
  * connection cap from it (nsr_rpc_server_new), so call this first. */
 static void raise_nofile(void)
@@ -579,7 +571,7 @@ static void rpc_log_events(struct nsr_daemon *d, struct rpc_log *lg)
 {
 	struct nsr_rpc_limits l;
 	struct nsr_rpc_stats st;
-	long long now = now_ms();
+	long long now = nsr_clock_mono_ms();
 	long got[EV_N];
 
 	nsr_rpc_server_stats(d->srv, &st, 1);
@@ -628,7 +620,7 @@ static void rpc_log_events(struct nsr_daemon *d, struct rpc_log *lg)
 #define ACCEPT_REST_MS 200
 static void accept_failed(long long *accept_after, long long *warned)
 {
-	long long now = now_ms();
+	long long now = nsr_clock_mono_ms();
 
 	*accept_after = now + ACCEPT_REST_MS;
 	if (*warned && now - *warned < RPC_LOG_EVERY_MS)
@@ -646,8 +638,8 @@ static void accept_failed(long long *accept_after, long long *warned)
 static void run_loop(struct nsr_daemon *d, const sigset_t *orig)
 {
 	struct pollfd pfd[20]; /* listeners (<= 16) + wake pipe */
-	long long next_tick = now_ms() + d->ops->tick_ms;
-	long long next_stats = now_ms() + 1000;
+	long long next_tick = nsr_clock_mono_ms() + d->ops->tick_ms;
+	long long next_stats = nsr_clock_mono_ms() + 1000;
 	long long accept_after = 0, warned = 0;
 	int n = nsr_rpc_server_nlisten(d->srv);
 	struct rpc_log lg;
@@ -663,17 +655,17 @@ static void run_loop(struct nsr_daemon *d, const sigset_t *orig)
 		 * connection busy) the listeners rest, or ppoll would spin. */
 		for (int i = 0; i < n; i++) {
 			pfd[i].fd = nsr_rpc_server_listen_fd(d->srv, i);
-			if (now_ms() < accept_after)
+			if (nsr_clock_mono_ms() < accept_after)
 				pfd[i].fd = -1;
 			pfd[i].events = POLLIN;
 		}
-		if (accept_after > now_ms() && accept_after < due)
+		if (accept_after > nsr_clock_mono_ms() && accept_after < due)
 			due = accept_after;
 		pfd[n].fd = wake_pipe[0];
 		pfd[n].events = POLLIN;
 		if (d->ops->tick_ms && next_tick < due)
 			due = next_tick;
-		left = NSR_MAX(due - now_ms(), 0);
+		left = NSR_MAX(due - nsr_clock_mono_ms(), 0);
 		ts.tv_sec = left / 1000;
 		ts.tv_nsec = (left % 1000) * 1000000;
 		pr = ppoll(pfd, (nfds_t)n + 1, tsp, orig);
@@ -693,13 +685,13 @@ static void run_loop(struct nsr_daemon *d, const sigset_t *orig)
 			if (pfd[i].revents & POLLIN &&
 			    nsr_rpc_server_accept(d->srv, i) == NSR_ERR_SYSTEM)
 				accept_failed(&accept_after, &warned);
-		if (now_ms() >= next_stats) {
+		if (nsr_clock_mono_ms() >= next_stats) {
 			rpc_log_events(d, &lg);
-			next_stats = now_ms() + 1000;
+			next_stats = nsr_clock_mono_ms() + 1000;
 		}
-		if (d->ops->tick_ms && now_ms() >= next_tick) {
+		if (d->ops->tick_ms && nsr_clock_mono_ms() >= next_tick) {
 			d->ops->tick(d);
-			next_tick = now_ms() + d->ops->tick_ms;
+			next_tick = nsr_clock_mono_ms() + d->ops->tick_ms;
 		}
 	}
 }

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "nsr/buf.h"
+#include "nsr/clock.h"
 #include "nsr/err.h"
 #include "nsr/peer.h"
 #include "nsr/rpc.h"
@@ -33,15 +34,6 @@ struct nsr_peer {
 	struct nsr_rpc_clnt *c;
 	char err[PEER_ERR_MAX];
 };
-
-/* now_ms - monotonic milliseconds. */
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* sleep_ms - sleep (EINTR ends it early, which is harmless here). */
 static void sleep_ms(long long ms)
@@ -119,7 +111,8 @@ static int connect_once(struct nsr_peer *p, struct nsr_buf *why)
  * wait: the daemon may be restarting (not registered, refused). */
 int nsr_peer_connect(struct nsr_peer *p)
 {
-	long long end = now_ms() + p->wait_ms, delay = BACKOFF_FIRST_MS;
+	long long end = nsr_clock_mono_ms() + p->wait_ms;
+	long long delay = BACKOFF_FIRST_MS;
 	struct nsr_buf why;
 	int rc, tries = 0;
 
@@ -139,7 +132,7 @@ int nsr_peer_connect(struct nsr_peer *p)
 		 * waiting. */
 		if (rc == NSR_OK || rc == NSR_ERR_NOHOST ||
 		    rc == NSR_ERR_NOMEM || rc == NSR_ERR_PERM ||
-		    now_ms() + delay > end)
+		    nsr_clock_mono_ms() + delay > end)
 			break;
 		sleep_ms(delay);
 		delay = delay * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : delay * 2;
@@ -183,7 +176,8 @@ int nsr_peer_fail(struct nsr_peer *p, int rc)
 int nsr_peer_call(struct nsr_peer *p, uint32_t proc, xdrproc_t xargs,
 		  void *args, xdrproc_t xres, void *res, unsigned flags)
 {
-	long long end = now_ms() + p->wait_ms, delay = BACKOFF_FIRST_MS;
+	long long end = nsr_clock_mono_ms() + p->wait_ms;
+	long long delay = BACKOFF_FIRST_MS;
 	int rc;
 
 	p->err[0] = '\0';
@@ -197,7 +191,7 @@ int nsr_peer_call(struct nsr_peer *p, uint32_t proc, xdrproc_t xargs,
 		nsr_peer_fail(p, rc);
 		if (!(flags & NSR_PEER_RETRY) || rc == NSR_ERR_TIMEOUT ||
 		    rc == NSR_ERR_PERM ||
-		    (attempt > 0 && now_ms() + delay > end))
+		    (attempt > 0 && nsr_clock_mono_ms() + delay > end))
 			return rc;
 		/* A partly decoded reply: free it (pointers go back to
 		 * NULL) so the next decode allocates afresh. */

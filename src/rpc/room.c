@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nsr/clock.h"
 #include "nsr/err.h"
 #include "nsr/rpc.h"
 #include "rpc_int.h"
@@ -62,15 +63,6 @@ struct srv_peer {
 	int n;
 	struct srv_peer *next;
 };
-
-/* now_ms - monotonic milliseconds. */
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* env_int - integer from the environment within [lo, hi], else def. */
 static int env_int(const char *name, int def, int lo, int hi)
@@ -327,7 +319,7 @@ static void served(struct nsr_rpc_server *s, struct srv_conn *sc,
 {
 	if (how == SRV_HANDBACK && !s->stopping) {
 		move_to(s, sc, SC_IDLE);
-		sc->since_ms = now_ms();
+		sc->since_ms = nsr_clock_mono_ms();
 		if (arm(s, sc, EPOLL_CTL_MOD) == 0)
 			return;
 	}
@@ -485,7 +477,7 @@ static void *room_main(void *arg)
 		if (s->ready.head && !s->idle_workers &&
 		    s->nthreads < s->lim.max_threads)
 			wake_worker(s);
-		wait_ms = sweep(s, now_ms(), &reap);
+		wait_ms = sweep(s, nsr_clock_mono_ms(), &reap);
 		pthread_mutex_unlock(&s->mu);
 		finish_all(reap);
 	}
@@ -640,7 +632,7 @@ static int admit(struct nsr_rpc_server *s, struct srv_conn *sc,
 	if (p)
 		p->n++;
 	sc->state = SC_SILENT;
-	sc->since_ms = now_ms();
+	sc->since_ms = nsr_clock_mono_ms();
 	list_add(&s->silent, sc);
 	if (arm(s, sc, EPOLL_CTL_ADD) != 0) {
 		detach(s, sc);
