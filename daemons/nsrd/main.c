@@ -13,7 +13,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <pwd.h>
 #include <sys/stat.h>
 
 #include <unistd.h>
@@ -184,44 +183,47 @@ static int veto(void *arg, enum nsr_resdb_op op, const struct nsr_res *old,
  * (the pass phrases and keys there stay root's alone). */
 static int share_resources(struct nsrd *n, const char *dir)
 {
-	struct passwd *pw = getpwnam(n->db_user);
+	struct nsr_buf why;
 	struct dirent *e;
-	DIR *dd;
-	int rc = 0;
+	uid_t uid;
+	gid_t gid;
+	DIR *dd = NULL;
+	int err;
 
-	if (!pw || pw->pw_uid == 0) {
-		nsr_error("-U %s: %s", n->db_user,
-			  pw ? "that is root; name an unprivileged user"
-			     : "no such user (make one, e.g. useradd --system "
-			       "--no-create-home nsr)");
+	nsr_buf_init(&why, 0);
+	err = nsr_daemon_user_lookup(n->db_user, &uid, &gid, &why);
+	if (err != NSR_OK)
+		nsr_error("-U %s", why.data); /* gone since the start */
+	nsr_buf_release(&why);
+	if (err != NSR_OK)
 		return -1;
-	}
 	if (geteuid() != 0) {
 		nsr_error("-U %s: nsrd must run as root to start the database "
 			  "daemons as another user", n->db_user);
 		return -1;
 	}
-	if (chown(dir, 0, pw->pw_gid) != 0 || chmod(dir, 02750) != 0)
-		rc = -1;
-	dd = rc == 0 ? opendir(dir) : NULL;
+	if (chown(dir, 0, gid) != 0 || chmod(dir, 02750) != 0 ||
+	    (dd = opendir(dir)) == NULL)
+		err = errno;
 	while (dd && (e = readdir(dd)) != NULL) {
 		if (e->d_name[0] == '.')
 			continue; /* ., .. and the lock */
-		if (fchownat(dirfd(dd), e->d_name, 0, pw->pw_gid,
-			     AT_SYMLINK_NOFOLLOW) != 0 ||
-		    fchmodat(dirfd(dd), e->d_name, 0640, 0) != 0)
-			rc = -1;
+		if (!err &&
+		    (fchownat(dirfd(dd), e->d_name, 0, gid,
+			      AT_SYMLINK_NOFOLLOW) != 0 ||
+		     fchmodat(dirfd(dd), e->d_name, 0640, 0) != 0))
+			err = errno;
 	}
 	if (dd)
 		closedir(dd);
-	if (rc != 0 || (rc == 0 && !dd)) {
+	if (err) {
 		nsr_error("cannot share %s with user %s: %s", dir, n->db_user,
-			  strerror(errno));
+			  strerror(err));
 		return -1;
 	}
 	nsr_info("nsrmmdbd, nsrindexd and nsrjobd run as %s (uid %u); the "
 		 "resource database is readable to its group %u", n->db_user,
-		 (unsigned)pw->pw_uid, (unsigned)pw->pw_gid);
+		 (unsigned)uid, (unsigned)gid);
 	return 0;
 }
 
@@ -232,13 +234,8 @@ static int nsrd_option(struct nsr_daemon *d, int opt, const char *arg)
 
 	if (opt != 'U')
 		return -1;
-	if (strlen(arg) >= sizeof(n->db_user) || !*arg) {
-		fprintf(stderr, "nsrd: -U: a user name of 1 to %zu "
-			"characters\n", sizeof(n->db_user) - 1);
-		return -1;
-	}
-	snprintf(n->db_user, sizeof(n->db_user), "%s", arg);
-	return 0;
+	return nsr_daemon_user_opt(d, opt, arg, n->db_user,
+				   sizeof(n->db_user));
 }
 
 /* nsrd_init - load (and seed) the resource database. */

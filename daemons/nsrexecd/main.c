@@ -191,10 +191,10 @@ static const struct nsr_rpc_prog execd_progs[] = {
 	 &g_execd, NULL},
 };
 
-/* execd_option - -l locator port, -s storage node; -x, -S, -M: run.c. */
+/* execd_option - -l locator port, -s storage node, -U the movers' user;
+ * -x, -S, -M: run.c. */
 static int execd_option(struct nsr_daemon *d, int opt, const char *arg)
 {
-	NSR_UNUSED(d);
 	if (opt == 'l') {
 		g_execd.locator_port = atoi(arg);
 		return g_execd.locator_port > 0 && g_execd.locator_port < 65536
@@ -205,13 +205,9 @@ static int execd_option(struct nsr_daemon *d, int opt, const char *arg)
 		g_execd.storage_node = 1;
 		return 0;
 	}
-	if (opt == 'U') {
-		if (!*arg || strlen(arg) >= sizeof(g_execd.mover_user))
-			return -1;
-		snprintf(g_execd.mover_user, sizeof(g_execd.mover_user), "%s",
-			 arg);
-		return 0;
-	}
+	if (opt == 'U')
+		return nsr_daemon_user_opt(d, opt, arg, g_execd.mover_user,
+					   sizeof(g_execd.mover_user));
 	return execd_run_option(opt, arg);
 }
 

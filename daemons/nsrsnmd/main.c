@@ -437,12 +437,9 @@ static int snmd_option(struct nsr_daemon *d, int opt, const char *arg)
 
 	if (opt == 'S')
 		return snmd_authz_server(arg);
-	if (opt == 'U') {
-		if (!*arg || strlen(arg) >= sizeof(x->mover_user))
-			return -1;
-		snprintf(x->mover_user, sizeof(x->mover_user), "%s", arg);
-		return 0;
-	}
+	if (opt == 'U')
+		return nsr_daemon_user_opt(d, opt, arg, x->mover_user,
+					   sizeof(x->mover_user));
 	if (opt != 'i')
 		return -1;
 	x->idle_sec = (unsigned)strtoul(arg, &end, 10);

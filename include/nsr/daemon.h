@@ -99,6 +99,19 @@ struct nsr_daemon {
 	struct nsr_rpc_server *srv;
 };
 
+/* nsr_daemon_user_lookup - name is a user of this host other than root
+ * (one a daemon may run as, -u): NSR_OK with its ids (uid, gid may be
+ * NULL), else NSR_ERR_NOTFOUND or NSR_ERR_INVAL with the reason in words
+ * appended to why. */
+int nsr_daemon_user_lookup(const char *name, uid_t *uid, gid_t *gid,
+			   struct nsr_buf *why);
+/* nsr_daemon_user_opt - a daemon option naming the user it starts other
+ * daemons as (-U): checked with nsr_daemon_user_lookup and copied into
+ * out[cap]; 0, or -1 with the reason printed on stderr (option() then
+ * fails the start). */
+int nsr_daemon_user_opt(const struct nsr_daemon *d, int opt, const char *arg,
+			char *out, size_t cap);
+
 /* nsr_daemon_main - run the daemon; returns the process exit status. */
 int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 		    void *ctx);

@@ -769,34 +769,80 @@ static void tls_readable(struct nsr_daemon *d)
 	free(dir);
 }
 
+/* nsr_daemon_user_lookup - a user other than root, and its ids. */
+int nsr_daemon_user_lookup(const char *name, uid_t *uid, gid_t *gid,
+			   struct nsr_buf *why)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+	int e = getpwnam_r(name, &pw, buf, sizeof(buf), &res);
+
+	if (!res) {
+		nsr_buf_addf(why, "%s: no such user%s%s (make one, e.g. "
+			     "useradd --system --no-create-home %s)", name,
+			     e ? ": " : "", e ? strerror(e) : "", name);
+		return NSR_ERR_NOTFOUND;
+	}
+	if (pw.pw_uid == 0) {
+		nsr_buf_addf(why, "%s: that is root; name an unprivileged "
+			     "user", name);
+		return NSR_ERR_INVAL;
+	}
+	if (uid)
+		*uid = pw.pw_uid;
+	if (gid)
+		*gid = pw.pw_gid;
+	return NSR_OK;
+}
+
+/* nsr_daemon_user_opt - -U USER, checked and copied. */
+int nsr_daemon_user_opt(const struct nsr_daemon *d, int opt, const char *arg,
+			char *out, size_t cap)
+{
+	struct nsr_buf why;
+	int rc;
+
+	nsr_buf_init(&why, 0);
+	if (!*arg || strlen(arg) >= cap) {
+		nsr_buf_addf(&why, "a user name of 1 to %zu characters",
+			     cap - 1);
+		rc = NSR_ERR_INVAL;
+	} else {
+		rc = nsr_daemon_user_lookup(arg, NULL, NULL, &why);
+	}
+	if (rc == NSR_OK)
+		snprintf(out, cap, "%s", arg);
+	else
+		fprintf(stderr, "%s: -%c %s\n", d->ops->name, opt,
+			why.data ? why.data : "");
+	nsr_buf_release(&why);
+	return rc == NSR_OK ? 0 : -1;
+}
+
 /* run_as_user - step 3 with -u: the daemon's directories to the user,
  * the TLS context loaded while the key is readable, then root given up
  * for good.  Anything that fails is fatal: a daemon never runs as
  * another user than the one asked for. */
 static void run_as_user(struct nsr_daemon *d)
 {
-	struct passwd *pw;
+	struct nsr_buf why;
+	uid_t uid;
+	gid_t gid;
 
 	if (!d->user)
 		return;
-	errno = 0;
-	pw = getpwnam(d->user);
-	if (!pw)
-		nsr_fatal("-u %s: no such user%s%s (make one, e.g. useradd "
-			  "--system --no-create-home %s)", d->user,
-			  errno ? ": " : "", errno ? strerror(errno) : "",
-			  d->user);
+	nsr_buf_init(&why, 0);
+	if (nsr_daemon_user_lookup(d->user, &uid, &gid, &why) != NSR_OK)
+		nsr_fatal("-u %s", why.data);
+	nsr_buf_release(&why);
 	if (geteuid() != 0) {
-		if (geteuid() == pw->pw_uid)
+		if (geteuid() == uid)
 			return; /* started as that user already */
 		nsr_fatal("-u %s: only root can run a daemon as another "
 			  "user", d->user);
 	}
-	if (pw->pw_uid == 0)
-		nsr_fatal("-u %s: that is root; name an unprivileged user",
-			  d->user);
-	tree_uid = pw->pw_uid;
-	tree_gid = pw->pw_gid;
+	tree_uid = uid;
+	tree_gid = gid;
 	for (const char *const *r = d->ops->own_dirs; *r; r++) {
 		char *p = start_path(d, *r);
 
@@ -816,14 +862,14 @@ static void run_as_user(struct nsr_daemon *d)
 	 * to other daemons, as before: it holds this host's key, which is
 	 * what makes a stated user believed (nsr/rpc.h, Authorization). */
 	(void)nsr_rpc_self_user();
-	if (initgroups(pw->pw_name, pw->pw_gid) != 0 ||
-	    setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0)
+	if (initgroups(d->user, gid) != 0 || setgid(gid) != 0 ||
+	    setuid(uid) != 0)
 		nsr_fatal("cannot run as %s: %s", d->user, strerror(errno));
 	if (setuid(0) == 0 || geteuid() == 0)
 		nsr_fatal("-u %s: root could be taken back; refusing to run",
 			  d->user);
 	nsr_info("running as %s (uid %u, gid %u), not root", d->user,
-		 (unsigned)pw->pw_uid, (unsigned)pw->pw_gid);
+		 (unsigned)uid, (unsigned)gid);
 }
 
 /* setup_tls - step 3: this process's TLS root and policy (every call

@@ -15,7 +15,8 @@
 #    nsrmmdbd reads) and a bootstrap (the databases' snapshots into the
 #    staging directory) work;
 #  - nsrmmdbd -u root and -u of a user that does not exist refuse to
-#    start, saying why; a daemon that needs root (nsrexecd) has no -u.
+#    start, saying why, and so do nsrd -U and nsrexecd -U; a daemon that
+#    needs root (nsrexecd) has no -u.
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" = 0 ] || { echo "# skip: needs root"; exit 77; }
 U=nobody
@@ -115,6 +116,12 @@ check "nsrmmdbd -u of no user refuses (exit $rc)" test $rc -ne 0
 check "saying why" grep -q "no such user" <<<"$out"
 "$BIN/nsrexecd" -R "$ROOT/other" -u "$U" >/dev/null 2>&1
 check "nsrexecd has no -u (exit 2)" test $? -eq 2
+out=$("$BIN/nsrexecd" -R "$ROOT/other" -s -U no-such-user-471 2>&1); rc=$?
+check "nsrexecd -U of no user refuses at once (exit $rc)" test $rc -eq 2
+check "saying why" grep -q "no-such-user-471: no such user" <<<"$out"
+out=$("$BIN/nsrd" -R "$ROOT/other" -U root 2>&1); rc=$?
+check "nsrd -U root refuses at once (exit $rc)" test $rc -eq 2
+check "saying why" grep -q "that is root" <<<"$out"
 if [ -n "$OWNTMP" ]; then
 	# nsr_cleanup removes the root on success; its parent then goes too
 	trap 'nsr_cleanup; rmdir "$OWNTMP" 2>/dev/null' EXIT
