@@ -201,9 +201,10 @@ int nsrd_admit_hold(struct nsrd *n, uint64_t ticket, const char *client,
 		nsr_rpc_server_wait(n->d->srv, &n->admit_cv,
 				    (unsigned)NSR_MIN(left, 100));
 		w = nsrd_wait_find(n, ticket);
+		if (w)
+			w->held = 0;
 		if (!w || w->kind != NSRD_WAIT_SLOT)
 			break; /* it lapsed or changed: the caller says so */
-		w->held = 0;
 		w->last = time(NULL);
 		admitted = nsrd_admit(n, w, client, group, why, len);
 	}

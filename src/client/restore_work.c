@@ -229,14 +229,15 @@ static int link_anon(struct rst_job *j, int fd, const char *name)
 
 	/* Without CAP_DAC_READ_SEARCH AT_EMPTY_PATH fails with ENOENT;
 	 * the /proc link works for anyone. */
-	if (j->fault == FAULT_NONE &&
-	    linkat(fd, "", j->dir->fd, name, AT_EMPTY_PATH) == 0)
-		return 0;
-	if (j->fault == FAULT_NONE && errno == EEXIST)
-		return -1;
 	if (j->fault == FAULT_LINK) {
 		errno = EPERM;
 		return -1;
+	}
+	if (j->fault != FAULT_EMPTYPATH) {
+		if (linkat(fd, "", j->dir->fd, name, AT_EMPTY_PATH) == 0)
+			return 0;
+		if (errno == EEXIST)
+			return -1;
 	}
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	return linkat(AT_FDCWD, proc, j->dir->fd, name, AT_SYMLINK_FOLLOW);

@@ -474,8 +474,11 @@ static int aftd_file_open(struct nsr_dev *dev, uint32_t fileno,
 	/* Session files are read front to back. */
 	(void)posix_fadvise(f->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	f->dfd = direct_fd(f->fd);
-	f->einval = f->dfd >= 0 && getenv("NSR_TEST_AFTD_DIRECT_EINVAL") &&
-		    strcmp(getenv("NSR_TEST_AFTD_DIRECT_EINVAL"), "1") == 0;
+	{
+		const char *e = getenv("NSR_TEST_AFTD_DIRECT_EINVAL");
+
+		f->einval = f->dfd >= 0 && e != NULL && strcmp(e, "1") == 0;
+	}
 	f->dev = dev;
 	f->no = fileno;
 	f->size = (uint64_t)st.st_size;
