@@ -306,7 +306,10 @@ int nsr_rpc_user_valid(const char *name);
 int nsr_rpc_cred_user(const void *body, size_t len,
 		      char out[NSR_RPC_USER_MAX + 1]);
 /* nsr_rpc_self_user - the name this process states: its effective uid's
- * name (tests: NSR_TEST_USER); NULL if it has none that is valid. */
+ * name (tests: NSR_TEST_USER); NULL if it has none that is valid.  The
+ * name is looked up at the first call and kept: a daemon that calls it
+ * before it gives up root (nsr/daemon.h, -u) goes on stating root, as
+ * it holds the host's key. */
 const char *nsr_rpc_self_user(void);
 /*
  * Grants: nsrd hands a client, with the mover of its session, a grant to
