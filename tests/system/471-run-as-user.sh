@@ -18,11 +18,11 @@
 #    start, saying why, and so do nsrd -U and nsrexecd -U; a daemon that
 #    needs root (nsrexecd) has no -u.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" = 0 ] || { echo "# skip: needs root"; exit 77; }
+[ "$(id -u)" = 0 ] || { echo "# SKIP: needs root"; exit 77; }
 U=nobody
-id "$U" >/dev/null 2>&1 || { echo "# skip: no user $U"; exit 77; }
+id "$U" >/dev/null 2>&1 || { echo "# SKIP: no user $U"; exit 77; }
 UID_=$(id -u "$U") GID_=$(id -g "$U")
-command -v runuser >/dev/null || { echo "# skip: no runuser"; exit 77; }
+command -v runuser >/dev/null || { echo "# SKIP: no runuser"; exit 77; }
 # The user must reach the datazone's root: when the test directory's
 # parents are closed to it (a checkout in root's home), the root goes
 # under /tmp instead.
