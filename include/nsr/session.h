@@ -169,12 +169,14 @@ int nsr_session_next_volume(struct nsr_nsrd *d, const char *server,
  *      (only the paths named, if any), nsr_session_recover_ssids(sr,
  *      ssids, n, paths, npaths, &st) for several (in the order given;
  *      those of one volume that cannot write the same path, by their
- *      names, read in one pass), or nsr_session_recover_path(sr,
- *      path, browse, &st) for a path as the client file index shows it
- *      at browse time (0 = now): a directory with the tree below it as
- *      it was then, each object from the save set holding its version
- *      (a full and the level saves after it), deleted ones left out; a
- *      path that was not there then is refused.  Each returns 0 if
+ *      names, read in one pass), or nsr_session_recover_paths(sr,
+ *      paths, n, browse, &st) for paths as the client file index shows
+ *      them at browse time (0 = now): a directory with the tree below
+ *      it as it was then, each object from the save set holding its
+ *      version (a full and the level saves after it), deleted ones left
+ *      out, all paths in one recover (each volume read once for all of
+ *      them); a path that was not there then is refused and the others
+ *      are still restored.  Each returns 0 if
  *      everything came back intact, 1 otherwise (the messages say why);
  *   3. nsr_session_recover_close(sr).
  * A save set is read volume after volume from the mover nsrd names for
@@ -224,9 +226,9 @@ int nsr_session_recover_ssids(struct nsr_session_recover *sr,
 			      const uint32_t *ssids, size_t n,
 			      const char *const *paths, size_t npaths,
 			      struct nsr_restore_stats *st);
-int nsr_session_recover_path(struct nsr_session_recover *sr,
-			     const char *path, int64_t browse,
-			     struct nsr_restore_stats *st);
+int nsr_session_recover_paths(struct nsr_session_recover *sr,
+			      const char *const *paths, size_t n,
+			      int64_t browse, struct nsr_restore_stats *st);
 /* nsr_session_recover_copy - recover -S ssid/cloneid: the recovers of
  * save set ssid that follow (alone, in a list or as part of a tree) read
  * its clone instance cloneid (0 = the copy nsrd picks: the original, or

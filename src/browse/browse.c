@@ -2,9 +2,10 @@
  * browse.c - the interactive browser of recover (the recover> prompt):
  * the client's file index as of a browse time (nsrindexd's IX_LIST, the
  * same point-in-time view recover -a -t uses), navigated with cd/ls,
- * files marked with add/delete, and the marked ones restored through the
- * recover session (nsr_session_recover_path), relocated and with the
- * overwrite policy the dialogue chose.
+ * files marked with add/delete, and the marked ones restored together
+ * through the recover session (nsr_session_recover_paths: each volume
+ * read once for all marks), relocated and with the overwrite policy the
+ * dialogue chose.
  *
  * Invariants:
  *  1. cwd is always a normalized absolute path ("/" or "/a/b"); when
@@ -953,7 +954,8 @@ static void cmd_list(struct browser *b)
 static void cmd_recover(struct browser *b)
 {
 	struct nsr_session_recover *sr = NULL;
-	struct nsr_restore_stats st, sum;
+	struct nsr_restore_stats sum;
+	const char **paths;
 	struct nsr_buf err;
 	uint64_t files = 0;
 	int failed = 0;
@@ -975,13 +977,17 @@ static void cmd_recover(struct browser *b)
 			b->rec.server, err.data);
 		failed = 1;
 	}
-	for (size_t i = 0; sr && i < b->nmarks; i++) {
-		memset(&st, 0, sizeof(st));
-		failed |= nsr_session_recover_path(sr, b->marks[i].path,
-						   b->browse, &st);
-		sum.files += st.files;
-		sum.skipped += st.skipped;
+	paths = calloc(b->nmarks, sizeof(*paths));
+	if (sr && !paths) {
+		fprintf(b->out, "recover: out of memory\n");
+		failed = 1;
+	} else if (sr) {
+		for (size_t i = 0; i < b->nmarks; i++)
+			paths[i] = b->marks[i].path;
+		failed |= nsr_session_recover_paths(sr, paths, b->nmarks,
+						    b->browse, &sum);
 	}
+	free(paths);
 	nsr_session_recover_close(sr);
 	nsr_buf_release(&err);
 	fflush(stdout);

@@ -38,11 +38,12 @@ struct pit_obj {
 	int dir;
 };
 
-/* The tree as of the browse time, gathered by the walk. */
+/* The trees as of the browse time, gathered by the walks. */
 struct pit {
 	struct pit_obj *obj;
 	size_t n, cap;
 	const char *want; /* root lookup: the path looked for */
+	int found;	  /* root lookup: want was found */
 };
 
 /* tell - one message to the caller (printf-style). */
@@ -104,8 +105,9 @@ static int pit_root(void *arg, const struct nsr_cfi_saveset *ss,
 {
 	struct pit *p = arg;
 
-	if (p->n > 0 || strcmp(e->path, p->want) != 0)
+	if (p->found || strcmp(e->path, p->want) != 0)
 		return 0;
+	p->found = 1;
 	return pit_add(p, ss, e);
 }
 
@@ -117,7 +119,15 @@ static void pit_free(struct pit *p)
 	free(p->obj);
 }
 
-/* by_set - order objects by save time, save set, then path. */
+/* pit_truncate - forget the objects from n on. */
+static void pit_truncate(struct pit *p, size_t n)
+{
+	while (p->n > n)
+		free(p->obj[--p->n].path);
+}
+
+/* by_set - order objects by save time, save set, then path (the same
+ * object found twice, by overlapping paths, lies next to itself). */
 static int by_set(const void *a, const void *b)
 {
 	const struct pit_obj *x = a, *y = b;
@@ -131,7 +141,7 @@ static int by_set(const void *a, const void *b)
 
 /* lookup - the version of path listed in its parent directory as of
  * browse (so a path deleted before browse is not found); "/" by its
- * newest version.  p->n stays 0 if there is none. */
+ * newest version, added to p.  p->found stays 0 if there is none. */
 static int lookup(struct nsr_session_recover *sr, struct pit *p,
 		  const char *path, int64_t browse)
 {
@@ -141,6 +151,7 @@ static int lookup(struct nsr_session_recover *sr, struct pit *p,
 	int rc;
 
 	p->want = path;
+	p->found = 0;
 	if (strcmp(path, "/") == 0 || !slash)
 		return nsr_ixclnt_find(sr->ix, client, path, browse, pit_root,
 				       p);
@@ -193,7 +204,7 @@ static int visible_above(struct nsr_session_recover *sr, const char *path,
 		memset(&above, 0, sizeof(above));
 		*s = '\0';
 		rc = lookup(sr, &above, up, browse);
-		if (rc >= 0 && above.n > 0) {
+		if (rc >= 0 && above.found) {
 			rc = 1;
 		} else if (rc >= 0) {
 			rc = gone(sr, up, browse);
@@ -207,26 +218,27 @@ static int visible_above(struct nsr_session_recover *sr, const char *path,
 	return rc;
 }
 
-/* find_root - the version of path as of browse, if it was there then
- * (p->n stays 0 if not). */
+/* find_root - the version of path as of browse, if it was there then,
+ * added to p (p->found stays 0 if not). */
 static int find_root(struct nsr_session_recover *sr, struct pit *p,
 		     const char *path, int64_t browse)
 {
 	int rc = visible_above(sr, path, browse);
 
+	p->found = 0;
 	if (rc <= 0)
 		return rc;
 	return lookup(sr, p, path, browse);
 }
 
-/* walk_tree - list every directory of the tree (breadth first: the
- * array grows while it is walked). */
+/* walk_tree - list every directory of the tree whose root is object
+ * from (breadth first: the array grows while it is walked). */
 static int walk_tree(struct nsr_session_recover *sr, struct pit *p,
-		     int64_t browse)
+		     size_t from, int64_t browse)
 {
 	int rc = NSR_OK;
 
-	for (size_t i = 0; i < p->n && rc >= 0; i++) {
+	for (size_t i = from; i < p->n && rc >= 0; i++) {
 		char *dir;
 
 		if (!p->obj[i].dir)
@@ -263,12 +275,15 @@ static int restore_sets(struct nsr_session_recover *sr, struct pit *p,
 		return 1;
 	}
 	qsort(p->obj, p->n, sizeof(*p->obj), by_set);
-	for (size_t i = 0, j; i < p->n; i = j) {
-		for (j = i; j < p->n && p->obj[j].ssid == p->obj[i].ssid; j++)
-			paths[j] = p->obj[j].path;
+	for (size_t i = 0, j, k = 0; i < p->n; i = j) {
 		w[nw].ssid = (uint32_t)p->obj[i].ssid;
-		w[nw].paths = paths + i;
-		w[nw++].npaths = j - i;
+		w[nw].paths = paths + k;
+		for (j = i; j < p->n && p->obj[j].ssid == p->obj[i].ssid; j++)
+			if (j == i || strcmp(p->obj[j].path,
+					     p->obj[j - 1].path) != 0)
+				paths[k++] = p->obj[j].path;
+		w[nw].npaths = (size_t)(paths + k - w[nw].paths);
+		nw++;
 	}
 	failed = session_recover_sets(sr, w, nw, 1, out);
 	free(paths);
@@ -294,46 +309,50 @@ static int open_index(struct nsr_session_recover *sr)
 	return rc;
 }
 
-/* nsr_session_recover_path - path (and, for a directory, the tree under
- * it) as of browse (0 = now) in the client's file index, restored from
- * the save sets holding each object's version. */
-int nsr_session_recover_path(struct nsr_session_recover *sr,
-			     const char *path, int64_t browse,
-			     struct nsr_restore_stats *out)
+/* nsr_session_recover_paths - each of paths[0..n) (and, for a
+ * directory, the tree under it) as of browse (0 = now) in the client's
+ * file index, all of them restored together from the save sets holding
+ * each object's version: a volume is read once for all.  A path that was
+ * not there then is said and the others are still restored. */
+int nsr_session_recover_paths(struct nsr_session_recover *sr,
+			      const char *const *paths, size_t n,
+			      int64_t browse, struct nsr_restore_stats *out)
 {
 	struct nsr_restore_stats st;
 	struct pit p;
-	int rc, failed = 1;
+	int failed = 0;
 
 	memset(&p, 0, sizeof(p));
 	memset(&st, 0, sizeof(st));
-	if (open_index(sr) != NSR_OK)
-		goto out;
-	rc = find_root(sr, &p, path, browse);
-	if (rc < 0) {
-		tell(sr, NSR_SESSION_ERROR, "%s: %s", path,
-		     rc == NSR_ERR_NOMEM ? nsr_strerror(rc)
-					 : nsr_ixclnt_errmsg(sr->ix));
-		goto out;
+	if (open_index(sr) != NSR_OK) {
+		failed = 1;
+		n = 0;
 	}
-	if (p.n == 0) {
-		tell(sr, NSR_SESSION_ERROR,
-		     "%s: not in the index of client %s%s", path,
-		     sr->o->client, browse ? " as of the browse time" : "");
-		goto out;
-	}
-	/* A file: its save set, as it always was. */
-	if (!p.obj[0].dir) {
-		const char *one[1] = {path};
+	for (size_t i = 0; i < n; i++) {
+		size_t root = p.n;
+		int rc = find_root(sr, &p, paths[i], browse);
 
-		failed = session_recover_set(sr, (uint32_t)p.obj[0].ssid, one,
-					     1, 0, &st);
-		goto out;
+		if (rc < 0)
+			tell(sr, NSR_SESSION_ERROR, "%s: %s", paths[i],
+			     rc == NSR_ERR_NOMEM
+				     ? nsr_strerror(rc)
+				     : nsr_ixclnt_errmsg(sr->ix));
+		else if (!p.found)
+			tell(sr, NSR_SESSION_ERROR,
+			     "%s: not in the index of client %s%s", paths[i],
+			     sr->o->client,
+			     browse ? " as of the browse time" : "");
+		else if (p.obj[root].dir)
+			rc = walk_tree(sr, &p, root, browse);
+		if (rc < 0 || !p.found) {
+			/* Nothing of a tree whose listing failed: it would
+			 * look whole with holes in it. */
+			pit_truncate(&p, root);
+			failed = 1;
+		}
 	}
-	if (walk_tree(sr, &p, browse) != NSR_OK)
-		goto out;
-	failed = restore_sets(sr, &p, &st);
-out:
+	if (p.n > 0)
+		failed |= restore_sets(sr, &p, &st);
 	if (out)
 		*out = st;
 	pit_free(&p);

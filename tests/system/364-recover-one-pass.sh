@@ -7,7 +7,9 @@
 # as many blocks as the four single recovers read together (no block
 # twice; its log counts them); trees and bytes are identical.  Into a
 # command (--pipe) they still come one after the other.  Two save sets of one
-# tree (overlapping names) are still read one after the other.  Then the
+# tree (overlapping names) are still read one after the other.  Paths of
+# an index browse (recover -a with several, or marks of recover>) are
+# restored together, in one pass, a missing one named.  Then the
 # point-in-time scenario of 360 (pit.sh) on that vtape, with another save
 # multiplexed beside each backup: each moment recovers exactly, and a
 # chain's save sets are read in one pass.
@@ -136,6 +138,46 @@ nsr_wait_logged "$LOG" "save sets ${again:-0}, ${ssids[3]} from volume" ||
 	fail "the second save set of tree 1 was not read with tree 2"
 check "the overlapping ones in two passes, the third joins the second" \
 	test "$(passes "$mark" | grep -c .)" -eq 2
+
+# --- several paths of an index browse: one recover, one pass -------------
+# recover -a with two trees (two save sets on the vtape) and the same two
+# marked in the recover> browser: each volume read once for all of them.
+mark=$(wc -l <"$LOG")
+"$BIN/recover" -s $S -q -a -d "$W/a2" "$W/t1" "$W/t2/sub/mid.bin" \
+	"$W/nosuch" >"$W/a2.out" 2>&1
+rc=$?
+sed 's/^/# recover -a: /' "$W/a2.out"
+check "recover -a with a path not in the index exits non-zero" test $rc -ne 0
+check "naming it" grep -q "$W/nosuch: not in the index" "$W/a2.out"
+check "and prints no completion line" \
+	test "$(grep -c 'Recover completion time' "$W/a2.out")" = 0
+check "tree 1 is identical all the same" \
+	"$BIN/nsrtreecmp" "$W/t1" "$W/a2$W/t1"
+check "the file of tree 2 is identical" \
+	cmp "$W/t2/sub/mid.bin" "$W/a2$W/t2/sub/mid.bin"
+check "and nothing else of tree 2 came back" \
+	test ! -e "$W/a2$W/t2/big.bin"
+nsr_wait_logged "$LOG" "from volume MUX01 in one pass" ||
+	fail "the mover logged no pass for recover -a"
+check "recover -a of two save sets' paths read the volume once" \
+	test "$(passes "$mark" | grep -c .)" -eq 1
+check "for both save sets" \
+	test "$(passes "$mark" | grep -cE 'save sets [0-9]+, [0-9]+ from')" -eq 1
+mark=$(wc -l <"$LOG")
+printf 'cd %s\nadd t1\nadd t2\nrelocate %s\nrecover\nquit\n' "$W" \
+	"$W/m2" | "$BIN/recover" -s $S >"$W/m2.out" 2>&1
+rc=$?
+sed 's/^/# recover>: /' "$W/m2.out"
+check "recover> of two marks exits 0" test $rc -eq 0
+check "it completed" grep -q 'Recover completion time' "$W/m2.out"
+for i in 1 2; do
+	check "marked tree $i is identical" \
+		"$BIN/nsrtreecmp" "$W/t$i" "$W/m2$W/t$i"
+done
+nsr_wait_logged "$LOG" "from volume MUX01 in one pass" ||
+	fail "the mover logged no pass for the marks"
+check "the marks were read in one pass" \
+	test "$(passes "$mark" | grep -c .)" -eq 1
 
 # --- point in time on the multiplexed vtape -----------------------------
 T=$W/tree

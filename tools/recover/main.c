@@ -428,13 +428,18 @@ int main(int argc, char **argv)
 			free((char *)paths[i]);
 		free(paths);
 	} else {
-		for (int i = optind; i < argc; i++) {
-			char *p = absolute(argv[i]);
+		int np = argc - optind;
+		const char **paths = nsr_xcalloc((size_t)np + 1,
+						 sizeof(char *));
 
-			failed |= nsr_session_recover_path(sr, p, browse, &st);
-			sum.files += st.files;
-			free(p);
-		}
+		for (int i = 0; i < np; i++)
+			paths[i] = absolute(argv[optind + i]);
+		failed |= nsr_session_recover_paths(sr, paths, (size_t)np,
+						    browse, &st);
+		sum.files += st.files;
+		for (int i = 0; i < np; i++)
+			free((char *)paths[i]);
+		free(paths);
 	}
 	nsr_session_recover_close(sr);
 	if (cmd)
