@@ -197,11 +197,6 @@ static int share_resources(struct nsrd *n, const char *dir)
 	nsr_buf_release(&why);
 	if (err != NSR_OK)
 		return -1;
-	if (geteuid() != 0) {
-		nsr_error("-U %s: nsrd must run as root to start the database "
-			  "daemons as another user", n->db_user);
-		return -1;
-	}
 	if (chown(dir, 0, gid) != 0 || chmod(dir, 02750) != 0 ||
 	    (dd = opendir(dir)) == NULL)
 		err = errno;

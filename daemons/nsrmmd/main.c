@@ -13,7 +13,9 @@
  */
 #include "nsr/compat.h"
 
+#include <fcntl.h>
 #include <stdarg.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "nsr/buf.h"
@@ -33,6 +35,10 @@ struct mmd g_mmd = {
 	.mu = PTHREAD_MUTEX_INITIALIZER,
 };
 
+/* What a mover run as a user that cannot use its device adds to every
+ * error it answers (mmd_check_access): the cause, and what to do. */
+static char access_hint[512];
+
 /* mmd_status - fill an nsr_status; errors are logged as well. */
 void mmd_status(nsr_status *st, int code, const char *fmt, ...)
 {
@@ -41,8 +47,56 @@ void mmd_status(nsr_status *st, int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	nsr_status_vset(st, code, fmt, ap);
 	va_end(ap);
+	if (code != NSR_OK && access_hint[0] && st->msg) {
+		char *msg = st->msg;
+
+		st->msg = NULL;
+		nsr_status_set(st, code, "%s (%s)", msg, access_hint);
+		free(msg);
+	}
 	if (code != NSR_OK && *st->msg)
 		nsr_error("%s", st->msg);
+}
+
+/* mmd_check_access - run as a user (-u), can this mover use its device:
+ * read and write it (and search it, a directory), or, not there yet,
+ * make it in its parent directory?  If not, say so now and with every
+ * error answered, rather than only "Permission denied" at the first
+ * label or save. */
+static void mmd_check_access(const struct nsr_daemon *d, struct mmd *m)
+{
+	const char *p = m->dev_path;
+	char *parent = NULL;
+	struct stat sb;
+	int mode = R_OK | W_OK;
+
+	if (geteuid() == 0 || !p)
+		return;
+	if (stat(p, &sb) != 0 && errno == ENOENT) {
+		const char *slash = strrchr(p, '/');
+
+		parent = slash && slash != p ? strndup(p, (size_t)(slash - p))
+					     : strdup(slash ? "/" : ".");
+		if (!parent)
+			return;
+		p = parent;
+		mode = W_OK | X_OK;
+	} else if (S_ISDIR(sb.st_mode)) {
+		mode |= X_OK;
+	}
+	if (faccessat(AT_FDCWD, p, mode, AT_EACCESS) != 0 &&
+	    (errno == EACCES || errno == EPERM || errno == EROFS)) {
+		snprintf(access_hint, sizeof(access_hint),
+			 "this data mover runs as %s (uid %u), who cannot "
+			 "%s %s: give it to that user (chown %s %s), or run "
+			 "the movers as root (nsrexecd without -U)",
+			 d->user ? d->user : "another user",
+			 (unsigned)geteuid(),
+			 parent ? "create files in" : "read and write", p,
+			 d->user ? d->user : "USER", p);
+		nsr_warn("device %s: %s", m->dev_name, access_hint);
+	}
+	free(parent);
 }
 
 /* mmd_touch - remember that work happened now. */
@@ -292,6 +346,7 @@ static int mmd_init(struct nsr_daemon *d)
 
 	if (mmd_check(d) != 0)
 		return -1;
+	mmd_check_access(d, m);
 	m->no_sync = e && *e == '1';
 	/* Tests: a small vtape without a device attribute for it. */
 	e = getenv("NSR_TEST_VTAPE_CAPACITY");

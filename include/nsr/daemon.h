@@ -106,9 +106,9 @@ struct nsr_daemon {
 int nsr_daemon_user_lookup(const char *name, uid_t *uid, gid_t *gid,
 			   struct nsr_buf *why);
 /* nsr_daemon_user_opt - a daemon option naming the user it starts other
- * daemons as (-U): checked with nsr_daemon_user_lookup and copied into
- * out[cap]; 0, or -1 with the reason printed on stderr (option() then
- * fails the start). */
+ * daemons as (-U): checked with nsr_daemon_user_lookup, refused unless
+ * this process is root, and copied into out[cap]; 0, or -1 with the
+ * reason printed on stderr (option() then fails the start). */
 int nsr_daemon_user_opt(const struct nsr_daemon *d, int opt, const char *arg,
 			char *out, size_t cap);
 

@@ -795,7 +795,8 @@ int nsr_daemon_user_lookup(const char *name, uid_t *uid, gid_t *gid,
 	return NSR_OK;
 }
 
-/* nsr_daemon_user_opt - -U USER, checked and copied. */
+/* nsr_daemon_user_opt - -U USER, checked (and that we are root to
+ * use it) and copied. */
 int nsr_daemon_user_opt(const struct nsr_daemon *d, int opt, const char *arg,
 			char *out, size_t cap)
 {
@@ -809,6 +810,12 @@ int nsr_daemon_user_opt(const struct nsr_daemon *d, int opt, const char *arg,
 		rc = NSR_ERR_INVAL;
 	} else {
 		rc = nsr_daemon_user_lookup(arg, NULL, NULL, &why);
+	}
+	if (rc == NSR_OK && geteuid() != 0) {
+		nsr_buf_addf(&why, "%s: %s needs root to start daemons as "
+			     "another user (start it as root, or leave -%c "
+			     "out)", arg, d->ops->name, opt);
+		rc = NSR_ERR_PERM;
 	}
 	if (rc == NSR_OK)
 		snprintf(out, cap, "%s", arg);

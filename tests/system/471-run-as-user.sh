@@ -14,9 +14,12 @@
 #    deletion of a save set (nsrmm -d, checked against the policy
 #    nsrmmdbd reads) and a bootstrap (the databases' snapshots into the
 #    staging directory) work;
+#  - a device the user cannot write: labelling it fails, naming the user,
+#    the path and the chown that fixes it, and creates nothing there;
 #  - nsrmmdbd -u root and -u of a user that does not exist refuse to
-#    start, saying why, and so do nsrd -U and nsrexecd -U; a daemon that
-#    needs root (nsrexecd) has no -u.
+#    start, saying why, and so do nsrd -U and nsrexecd -U, and nsrd -U
+#    started by a user that is not root; a daemon that needs root
+#    (nsrexecd) has no -u.
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" = 0 ] || { echo "# SKIP: needs root"; exit 77; }
 U=nobody
@@ -108,6 +111,19 @@ check "mminfo no longer lists it" \
 	test -z "$("$BIN/mminfo" -s $S -q "ssid=$ssid" -r ssid 2>/dev/null |
 		awk '$1 ~ /^[0-9]+$/')"
 
+# A device the administrator did not give to the user: labelling fails,
+# naming the device and what to do, and the datazone goes on.
+mkdir -p "$W/aftd2"
+chmod 0755 "$W/aftd2"
+nsr_device aftd2 adv_file "$W/aftd2"
+out=$("$BIN/nsrmm" -s $S -q -l -y -f aftd2 AFTD2 2>&1); rc=$?
+echo "# nsrmm -l on aftd2: $out"
+check "labelling a device $U cannot write fails (exit $rc)" test $rc -ne 0
+check "naming the device" grep -q "$W/aftd2" <<<"$out"
+check "and saying the movers run as $U" grep -q "runs as $U" <<<"$out"
+check "nothing was created there" test -z "$(ls -A "$W/aftd2")"
+check "a save to aftd1 still works" "$BIN/save" -s $S -q -b Default "$W/data"
+
 out=$("$BIN/nsrmmdbd" -R "$ROOT/other" -u root 2>&1); rc=$?
 check "nsrmmdbd -u root refuses (exit $rc)" test $rc -ne 0
 check "saying why" grep -q "that is root" <<<"$out"
@@ -122,6 +138,10 @@ check "saying why" grep -q "no-such-user-471: no such user" <<<"$out"
 out=$("$BIN/nsrd" -R "$ROOT/other" -U root 2>&1); rc=$?
 check "nsrd -U root refuses at once (exit $rc)" test $rc -eq 2
 check "saying why" grep -q "that is root" <<<"$out"
+out=$(runuser -u "$U" -- "$BIN/nsrd" -R "$ROOT/other" -U "$U" 2>&1); rc=$?
+check "nsrd -U as a user that is not root refuses at once (exit $rc)" \
+	test $rc -eq 2
+check "saying why" grep -q "needs root" <<<"$out"
 if [ -n "$OWNTMP" ]; then
 	# nsr_cleanup removes the root on success; its parent then goes too
 	trap 'nsr_cleanup; rmdir "$OWNTMP" 2>/dev/null' EXIT
