@@ -117,6 +117,10 @@ static int jobd_prepare(struct nsr_daemon *d)
 		if (!rc)
 			nsr_info("jobs database moved from %s to %s", old,
 				 neu);
+	} else if (!rc && stat(old, &st) == 0) {
+		nsr_warn("%s (the older layout) is left as it is: %s is the "
+			 "jobs database in use; remove the older one once you "
+			 "no longer need its jobs", old, neu);
 	}
 	free(dir);
 	free(neu);

@@ -113,6 +113,17 @@ check "a jobs database in res/ (older layout) is moved to jobs/" \
 	test -f "$DB" -a ! -e "$ROOT/res/jobsdb" -a ! -e "$ROOT/res/jobsdb-wal"
 check "and the log says so" grep -q "jobs database moved from $ROOT/res/jobsdb to $DB" \
 	"$ROOT/logs/daemon.log"
+# An older database beside the one in use is left alone, and said.
+printf 'not a database\n' >"$ROOT/res/jobsdb"
+JOBD_PID=${PIDS[-1]}
+kill -TERM "$JOBD_PID"
+for i in $(seq 1 50); do kill -0 "$JOBD_PID" 2>/dev/null || break; sleep 0.1; done
+nsr_start nsrjobd
+nsr_wait_answers nsrjobd
+check "an older jobs database beside jobs/jobsdb is left as it is" \
+	grep -qx 'not a database' "$ROOT/res/jobsdb"
+check "saying so" grep -q "$ROOT/res/jobsdb (the older layout) is left as it is" \
+	"$ROOT/logs/daemon.log"
 out=$(printf 'show job id; job state; completion status; job log\nprint job id: 2\n' | "$BIN/jobquery")
 check "job 2 (active when nsrjobd died) is now FAILED" grep -q "job state: FAILED;" <<<"$out"
 check "with the reason as its status" grep -q "completion status: interrupted: server restarted;" <<<"$out"
