@@ -19,19 +19,26 @@
 # earlier build's client against this datazone), so a change is measured
 # side by side with its baseline in the same run.
 # Both end with the restored data on the disk (syncfs of DIR/rst).
-# Before each task, outside the timed window: DIR/rst is removed and
-# synced, a 2 s pause (deletions on a file system with online discard
-# slow the next writer), then a cold cache: with root `sync; echo 3
+# Each task restores into a directory of its own under DIR/rst
+# (DIR/rst/ROUND-TASK), all removed only at the end of the run: a
+# deletion slows the files created after it (on ext4 without a journal
+# the inode allocator passes over recently freed inodes, for minutes;
+# RESULTS.md), which would charge one task for the one before it.  With
+# -D (a small disk: about 7.5 GB a round at the default sizes) DIR/rst
+# is removed before each task instead, synced, and a 2 s pause follows.
+# Before each task, outside the timed window, a cold cache: with root
+# `sync; echo 3
 # >/proc/sys/vm/drop_caches`; without it (or with -e) the pages of the
 # volume's and the archives' files are dropped with posix_fadvise
 # (bench_savedata evict), which leaves the inode and directory caches
 # warm (the output says which).  The table gives medians and every run.
 #
-#   run-recover.sh [-qe] [-l MB] [-n FILES] [-r RUNS] [-j N] [-o OLDBIN]
+#   run-recover.sh [-qeD] [-l MB] [-n FILES] [-r RUNS] [-j N] [-o OLDBIN]
 #                  -b BINDIR -s SAVEDATA -d DIR
 #     -q          quick: 2 x 64 MB, 2000 small files, 1 round
 #     -e          no drop_caches even as root (a shared machine): evict
 #                 the volume's and the archives' pages only
+#     -D          delete the restored tree before each task (see above)
 #     -l MB       megabytes per large file (default 1024; 2 files)
 #     -n FILES    small files (default 50000)
 #     -r RUNS     rounds (default 3)
@@ -44,12 +51,14 @@
 # Every process it starts is stopped by pid at exit, also on failure.
 set -u
 LMB=1024 NL=2 NS=50000 RUNS=3 BIN="" DATAPROG="" DIR="" DROP=1 OLD="" JOBS=""
+DEL=0
 [ "$(id -u)" = 0 ] || DROP=0
-usage="usage: $0 [-qe] [-l MB] [-n FILES] [-r RUNS] [-j N] [-o OLDBIN] -b BINDIR -s SAVEDATA -d DIR"
-while getopts "qel:n:r:j:o:b:s:d:" o; do
+usage="usage: $0 [-qeD] [-l MB] [-n FILES] [-r RUNS] [-j N] [-o OLDBIN] -b BINDIR -s SAVEDATA -d DIR"
+while getopts "qeDl:n:r:j:o:b:s:d:" o; do
 	case $o in
 	q) LMB=64 NS=2000 RUNS=1 ;;
 	e) DROP=0 ;;
+	D) DEL=1 ;;
 	l) LMB=$OPTARG ;;
 	n) NS=$OPTARG ;;
 	r) RUNS=$OPTARG ;;
@@ -88,44 +97,52 @@ done
 sync
 
 cold_how "volume and archives"
-# clean - delete the earlier restore (outside the timed window), let the
-# disk settle, then a cold cache.
+# clean - before a task (outside the timed window): with -D delete the
+# earlier restore and let the disk settle; then a cold cache.  NEXT is
+# the directory the task restores into (a new one each time).
+SEQ=0
 clean() {
-	rm -rf "$DIR/rst"
-	mkdir -p "$DIR/rst"
+	if [ "$DEL" = 1 ]; then
+		rm -rf "$DIR/rst"
+		NEXT=$DIR/rst/t
+	else
+		SEQ=$((SEQ + 1))
+		NEXT=$DIR/rst/$SEQ
+	fi
+	mkdir -p "$NEXT"
 	sync
-	sleep 2
+	[ "$DEL" = 1 ] && sleep 2
 	cold "$DIR/aftd" "$DIR/tar"
 }
-# rec PROG SET - recover SET into DIR/rst with the recover program PROG.
+# rec PROG SET - recover SET into NEXT with the recover program PROG.
 rec() {
 	local j=()
 	[ -n "$JOBS" ] && [ "$1" = "$BIN/recover" ] && j=(-j "$JOBS")
-	"$1" -s $S -q "${j[@]}" -d "$DIR/rst" -a "$DATA/$2"
+	"$1" -s $S -q "${j[@]}" -d "$NEXT" -a "$DATA/$2"
 }
-# task NAME - run one task; prints its seconds.
+# task NAME - run one task into NEXT; prints its seconds.
 task() {
 	local t0 rc=0 set=${1#*-}
 	t0=$(now)
 	case $1 in
-	rec-*) { rec "$BIN/recover" "$set" && sync -f "$DIR/rst"; } \
+	rec-*) { rec "$BIN/recover" "$set" && sync -f "$NEXT"; } \
 		>"$DIR/out/$1" 2>&1 || rc=1 ;;
-	old-*) { rec "$OLD/recover" "$set" && sync -f "$DIR/rst"; } \
+	old-*) { rec "$OLD/recover" "$set" && sync -f "$NEXT"; } \
 		>"$DIR/out/$1" 2>&1 || rc=1 ;;
-	tar-*) { tar -xf "$DIR/tar/$set.tar" -C "$DIR/rst" &&
-		 sync -f "$DIR/rst"; } >"$DIR/out/$1" 2>&1 || rc=1 ;;
+	tar-*) { tar -xf "$DIR/tar/$set.tar" -C "$NEXT" &&
+		 sync -f "$NEXT"; } >"$DIR/out/$1" 2>&1 || rc=1 ;;
 	esac
 	since "$t0"
 	[ $rc = 0 ] || echo "# $1 failed: $(head -3 "$DIR/out/$1")" >&2
 	# every task must have restored the whole tree
-	[ "$(bytes "$DIR/rst")" = "$( [ "$set" = large ] && echo "$LBYTES" || echo "$SBYTES")" ] ||
+	[ "$(bytes "$NEXT")" = "$( [ "$set" = large ] && echo "$LBYTES" || echo "$SBYTES")" ] ||
 		echo "# $1: restored bytes differ from the data" >&2
 }
 
 TASKS=(rec-large tar-large rec-small tar-small)
 [ -n "$OLD" ] && TASKS+=(old-large old-small)
 declare -A R
-echo "# $NL x $LMB MB and $NS files of 4-64 KiB ($SBYTES bytes); rounds $RUNS; recover -j ${JOBS:-default}${OLD:+; baseline client $OLD}"
+echo "# $NL x $LMB MB and $NS files of 4-64 KiB ($SBYTES bytes); rounds $RUNS; recover -j ${JOBS:-default}${OLD:+; baseline client $OLD}; $([ "$DEL" = 1 ] && echo "restored tree deleted before each task (-D)" || echo "each task into a new directory")"
 echo "# $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); cold cache: $COLD; $(date -u)"
 rounds
 rm -rf "$DIR/rst"
