@@ -140,7 +140,10 @@ int nsr_cfi_list_dir(struct nsr_cfi *c, const char *dir, int64_t t,
  * keeps the last such window until the catalogue changes or another
  * directory or time is listed, so pages read in order cost one scan of
  * the record files per window, not one each, and memory stays bounded
- * whatever the directory's size. */
+ * whatever the directory's size.  It keeps where each window reached so
+ * far starts too, so a page of an earlier window (paging backwards)
+ * costs one scan, that window's (a page that reaches its window's end
+ * builds the next one to see what follows). */
 int nsr_cfi_list_dir_from(struct nsr_cfi *c, const char *dir, int64_t t,
 			  size_t skip, nsr_cfi_visit_fn visit, void *ctx);
 /* Names of a listing built at a time (nsr_cfi_list_dir_from). */

@@ -372,6 +372,59 @@ static void win_set(struct nsr_cfi *c, uint64_t ssid, int64_t t, int n,
 	free(names);
 }
 
+/* show_first - render the first entry visited and stop there (a page
+ * that does not look past its last name). */
+static int show_first(void *ctx, const struct nsr_cfi_saveset *ss,
+		      const struct nsr_cfi_entry *e)
+{
+	assert_int_equal(cfi_test_show(ctx, ss, e), NSR_OK);
+	return 1;
+}
+
+/* page_at - the page of one name at listing index at; the window
+ * builds it cost. */
+static size_t page_at(struct nsr_cfi *c, int64_t t, size_t at,
+		      const struct nsr_buf *whole, const size_t *start)
+{
+	size_t was = cfi_list_windows;
+	struct page pg;
+
+	nsr_buf_init(&pg.b, 0);
+	assert_int_equal(nsr_cfi_list_dir_from(c, "/w", t, at, show_first,
+					       &pg.b),
+			 1);
+	assert_true(pg.b.len > 0);
+	assert_true(strncmp(whole->data + start[at], pg.b.data, pg.b.len) ==
+		    0);
+	nsr_buf_release(&pg.b);
+	return cfi_list_windows - was;
+}
+
+/* back_pages - after a listing was read to its end with windows of
+ * wsize names: its pages of one name from the last to the first each
+ * cost at most one window build (invariant 6: the start of every
+ * window reached is kept), and with more names than a window, a jump
+ * from the first to the last and back costs exactly one each. */
+static void back_pages(struct nsr_cfi *c, int64_t t,
+		       const struct nsr_buf *whole, size_t wsize)
+{
+	size_t lines = 0;
+	size_t *start = calloc(whole->len + 1, sizeof(*start));
+
+	assert_non_null(start);
+	for (size_t i = 0; i < whole->len; i++)
+		if (i == 0 || whole->data[i - 1] == '\n')
+			start[lines++] = i;
+	for (size_t i = lines; i-- > 0;)
+		assert_true(page_at(c, t, i, whole, start) <= 1);
+	assert_int_equal(page_at(c, t, 0, whole, start), 0);
+	assert_int_equal(page_at(c, t, lines - 1, whole, start),
+			 lines > wsize ? 1 : 0);
+	assert_int_equal(page_at(c, t, 0, whole, start),
+			 lines > wsize ? 1 : 0);
+	free(start);
+}
+
 /* test_windows - a listing built a window at a time (invariant 6 of
  * cfi.c) is the listing built at once, whole or page by page, windows
  * of one name up to more than the directory, pages crossing windows,
@@ -398,7 +451,7 @@ static void test_windows(void **state)
 		nsr_buf_addstr(&whole, cfi_test_ls(c, "/w", times[ti], &f->b));
 		assert_true(whole.len > 0);
 		for (size_t wi = 0; wi < NSR_ARRAY_SIZE(wins); wi++) {
-			size_t lines = 0, scans;
+			size_t scans;
 
 			nsr_cfi_set_list_window(wins[wi]);
 			/* whole, window by window: at most 120 names (60
@@ -429,21 +482,10 @@ static void test_windows(void **state)
 			}
 			assert_string_equal(pg.b.data, whole.data);
 			assert_int_equal(cfi_list_windows, scans);
-			/* the second page again, after the last */
-			for (size_t i = 0; i < whole.len && lines < 1; i++)
-				if (whole.data[i] == '\n') {
-					lines++;
-					nsr_buf_reset(&pg.b);
-					pg.left = 1;
-					assert_int_equal(
-						nsr_cfi_list_dir_from(
-							c, "/w", times[ti], 1,
-							page_one, &pg),
-						1);
-					assert_true(strncmp(whole.data + i + 1,
-							    pg.b.data,
-							    pg.b.len) == 0);
-				}
+			/* pages again after the last, backwards: each one
+			 * costs one window build when it lies before the
+			 * kept window (its start was kept), none in it */
+			back_pages(c, times[ti], &whole, wins[wi]);
 		}
 	}
 	nsr_cfi_set_list_window(NSR_CFI_LIST_WINDOW);
