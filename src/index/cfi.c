@@ -298,7 +298,16 @@ static int save_catalog(struct nsr_cfi *c)
 	return rc;
 }
 
-/* remove_leftovers - record files the catalogue does not name. */
+/* cfi_dir_of - the index directory of c. */
+const char *cfi_dir_of(const struct nsr_cfi *c)
+{
+	return c->dir;
+}
+
+/* remove_leftovers - record files the catalogue does not name, and
+ * spill files of query results a killed process left named (only
+ * without O_TMPFILE, between their creation and unlink:
+ * cfi_query_res.c). */
 static void remove_leftovers(struct nsr_cfi *c)
 {
 	DIR *d = opendir(c->dir);
@@ -310,6 +319,11 @@ static void remove_leftovers(struct nsr_cfi *c)
 		unsigned long long id;
 		char tail[8];
 
+		if (strncmp(de->d_name, CFI_SPILL_NAME,
+			    strlen(CFI_SPILL_NAME)) == 0) {
+			unlinkat(dirfd(d), de->d_name, 0);
+			continue;
+		}
 		if (sscanf(de->d_name, "ss-%llu.re%1s", &id, tail) != 2 ||
 		    strcmp(tail, "c") != 0)
 			continue;
