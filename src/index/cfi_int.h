@@ -313,6 +313,11 @@ const char *cfi_dir_of(const struct nsr_cfi *c);
 /* Largest even number of marks a spilled result set keeps (tests make
  * it small; cfi_query_res.c). */
 extern size_t cfi_results_marks;
+/* Bytes of directory paths a find keeps waiting (64 MiB; tests make it
+ * small). */
+extern size_t cfi_match_queue_max;
+/* Non-zero: spill files are made as without O_TMPFILE (tests). */
+extern int cfi_spill_no_tmpfile;
 
 /* cfi_cat_put - encode a catalogue of n save sets and nk kept ones
  * (their refs are not written) into out. */

@@ -42,13 +42,16 @@
 #define SPILL_FLUSH (256 * 1024) /* spill bytes buffered before a write */
 #define SPILL_READ (256 * 1024)	 /* > CFI_SPILL_REC_MAX: a record fits */
 #define SPILL_READ_FIRST (8 * 1024) /* the first read of a page */
-#define MATCH_QUEUE_MAX (64u << 20) /* bytes of directories to search */
 
 /* Bytes of results a result set keeps in memory (tests make it small:
  * nsr_cfi_set_results_mem). */
 static size_t cfi_results_mem = NSR_CFI_RESULTS_MEM;
 /* Marks of a spilled result set (invariant 2; even). */
 size_t cfi_results_marks = 16384;
+/* Bytes of directories a find may keep waiting to be listed. */
+size_t cfi_match_queue_max = 64u << 20;
+/* Tests: make spill files as on a file system without O_TMPFILE. */
+int cfi_spill_no_tmpfile;
 
 /* One result: a copy of the entry (path owned) and where it is. */
 struct res_item {
@@ -108,7 +111,11 @@ static int spill_open(struct nsr_cfi_results *r)
 	char *path;
 	int fd;
 
-	fd = open(r->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (cfi_spill_no_tmpfile) {
+		fd = -1;
+		errno = EOPNOTSUPP;
+	} else
+		fd = open(r->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR &&
 			errno != EINVAL)) {
 		r->fd = fd;
@@ -272,7 +279,7 @@ int nsr_cfi_versions(struct nsr_cfi *c, const char *path, int64_t t,
 
 /* The walk of nsr_cfi_match: results, and the directories still to list
  * (a queue: breadth first; dirs[next .. ndirs) are waiting, qbytes
- * their bytes, at most MATCH_QUEUE_MAX). */
+ * their bytes, at most cfi_match_queue_max). */
 struct match {
 	struct nsr_cfi_results *r;
 	const char *pattern;
@@ -285,7 +292,7 @@ static int match_queue(struct match *m, const char *path)
 {
 	size_t need = strlen(path) + 1 + sizeof(char *);
 
-	if (m->qbytes + need > MATCH_QUEUE_MAX)
+	if (m->qbytes + need > cfi_match_queue_max)
 		return NSR_ERR_LIMIT;
 	if (m->next > 0 && m->ndirs == m->cap) {
 		/* the listed ones are gone: move the waiting down */

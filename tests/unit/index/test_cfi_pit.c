@@ -1111,9 +1111,11 @@ static size_t count_files(const char *dir)
 
 /* test_spill_pages - results of each query gathered in memory, then
  * under memory bounds that keep none, a part or most of them (the rest
- * spilled) and with marks that thin out (2, 4) or not: every page, in
- * any order, shows the same results in the same order; the spill file
- * has no name (the index directory holds what it did). */
+ * spilled) and with marks that thin out (2, 4) or not, with O_TMPFILE
+ * and without: every page, in any order, shows the same results in the
+ * same order; the spill file has no name (the index directory holds
+ * what it did), a named one left over goes at the next writer open;
+ * a find whose waiting directories pass their bound fails. */
 static void test_spill_pages(void **state)
 {
 	const size_t mems[] = {0, 3000, 200000};
@@ -1148,6 +1150,7 @@ static void test_spill_pages(void **state)
 			for (size_t k = 0; k < NSR_ARRAY_SIZE(marks); k++) {
 				nsr_cfi_set_results_mem(mems[m]);
 				cfi_results_marks = marks[k];
+				cfi_spill_no_tmpfile = (int)(k == 1);
 				gather(c, q, &r);
 				if (mems[m] == 0)
 					assert_int_equal(
@@ -1163,12 +1166,29 @@ static void test_spill_pages(void **state)
 				same_pages(r, want.data);
 				nsr_cfi_results_free(r);
 			}
-		/* kept while the index changes: nothing named is left */
+		/* kept while the index changes: nothing named is left,
+		 * with O_TMPFILE or without */
 		nsr_cfi_set_results_mem(0);
+		cfi_spill_no_tmpfile = q % 2;
 		gather(c, q, &keep[q]);
+		cfi_spill_no_tmpfile = 0;
 	}
 	during = count_files(dir);
 	assert_int_equal(during, before);
+	/* a spill file a kill left named goes at the next writer open */
+	nsr_cfi_close(c);
+	f->c = NULL;
+	nsr_test_mkfile(dir, CFI_SPILL_NAME "Ab12Cd", "x");
+	assert_int_equal(count_files(dir), before + 1);
+	assert_int_equal(nsr_cfi_open(&f->c, f->root, "pit", 0), NSR_OK);
+	c = f->c;
+	assert_int_equal(count_files(dir), before);
+	/* a find whose waiting directories pass the bound fails whole */
+	cfi_match_queue_max = 100; /* /s holds 12 of 15 bytes each */
+	assert_int_equal(nsr_cfi_match(c, "/s", "*", INT64_MAX, &r),
+			 NSR_ERR_LIMIT);
+	assert_null(r);
+	cfi_match_queue_max = 64u << 20;
 	for (int q = 0; q < 3; q++)
 		nsr_cfi_results_free(keep[q]);
 	cfi_results_marks = saved;
