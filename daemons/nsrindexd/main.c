@@ -363,14 +363,13 @@ static void page_fill(const struct nsr_cfi_results *res, uint64_t id,
 	if (p.err)
 		nsr_status_set(&r->st, p.err, "cannot send a result: %s",
 			       nsr_strerror(p.err));
-	else if (rc < 0) {
-		r->entries.entries_len = 0;
+	else if (rc < 0) /* what was filled goes with the reply, unused */
 		nsr_status_set(&r->st, rc,
 			       "cannot read the results of query %llu from "
 			       "its spill file under the index directory: "
 			       "%s; run the query again",
 			       (unsigned long long)id, nsr_strerror(rc));
-	} else
+	else
 		nsr_status_set(&r->st, NSR_OK, "%s", "");
 }
 

@@ -217,7 +217,9 @@ int nsr_cfi_crosscheck(struct nsr_cfi *c, const uint64_t *mm, size_t n,
  * set holds as many results as the disk holds; 2. the order is the
  * query's and never changes once gathered; 3. a write error on the
  * spill file (NSR_ERR_NOSPACE, NSR_ERR_IO, NSR_ERR_SYSTEM) fails the
- * query, never shortens its results.
+ * query, never shortens its results.  The spill file is made in the
+ * index directory even for a read-only handle: a process that may not
+ * write there fails a query past the bound (NSR_ERR_SYSTEM).
  */
 struct nsr_cfi_results;
 
