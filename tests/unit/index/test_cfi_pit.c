@@ -1197,6 +1197,93 @@ static void test_spill_pages(void **state)
 	free(dir);
 }
 
+/* spill_fd - the descriptor of the one spill file open (an unnamed file
+ * of the index directory dir), or -1. */
+static int spill_fd(const char *dir)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	char to[4096];
+	size_t n = strlen(dir);
+	int fd = -1;
+
+	assert_non_null(d);
+	while ((de = readdir(d)) != NULL) {
+		ssize_t len;
+
+		len = readlinkat(dirfd(d), de->d_name, to, sizeof(to) - 1);
+		if (len <= 0)
+			continue;
+		to[len] = '\0';
+		if (strncmp(to, dir, n) == 0 && to[n] == '/' &&
+		    strstr(to, "(deleted)") != NULL)
+			fd = atoi(de->d_name);
+	}
+	closedir(d);
+	return fd;
+}
+
+/* visit_all - visit every result of r in pages of 100: the first
+ * error, or NSR_OK. */
+static int visit_all(const struct nsr_cfi_results *r)
+{
+	size_t n = nsr_cfi_results_count(r);
+	int rc = NSR_OK, k = 0;
+
+	for (size_t at = 0; at < n && rc == NSR_OK; at += 100)
+		rc = nsr_cfi_results_visit(r, at, 100, cfi_test_count, &k);
+	return rc;
+}
+
+/* test_spill_damaged - a spill file damaged under its reader (a flipped
+ * byte, a length past the file, a file cut short) gives NSR_ERR_CORRUPT
+ * for the pages it touches, never a wrong or short page, and pages
+ * before the damage still read. */
+static void test_spill_damaged(void **state)
+{
+	struct fx *f = *state;
+	struct nsr_cfi_results *r;
+	char *dir = nsr_path_join(f->root, "index/pit");
+	uint8_t b, big[4] = {0x7f, 0xff, 0xff, 0xff}, len[4];
+	struct stat st;
+	int fd, k = 0;
+
+	assert_non_null(dir);
+	big_set(f->c, 1, 100);
+	nsr_cfi_set_results_mem(0);
+	assert_int_equal(nsr_cfi_saveset_results(f->c, 1, &r), NSR_OK);
+	nsr_cfi_set_results_mem(NSR_CFI_RESULTS_MEM);
+	fd = spill_fd(dir);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(visit_all(r), NSR_OK);
+	/* a byte of a record in the middle */
+	assert_int_equal(pread(fd, &b, 1, st.st_size / 2), 1);
+	b ^= 0x40;
+	assert_int_equal(pwrite(fd, &b, 1, st.st_size / 2), 1);
+	assert_int_equal(visit_all(r), NSR_ERR_CORRUPT);
+	assert_int_equal(nsr_cfi_results_visit(r, 0, 10, cfi_test_count, &k),
+			 NSR_OK);
+	assert_int_equal(k, 10);
+	b ^= 0x40;
+	assert_int_equal(pwrite(fd, &b, 1, st.st_size / 2), 1);
+	assert_int_equal(visit_all(r), NSR_OK);
+	/* the first record's length past anything */
+	assert_int_equal(pread(fd, len, 4, 0), 4);
+	assert_int_equal(pwrite(fd, big, 4, 0), 4);
+	assert_int_equal(nsr_cfi_results_visit(r, 0, 1, cfi_test_count, &k),
+			 NSR_ERR_CORRUPT);
+	assert_int_equal(pwrite(fd, len, 4, 0), 4);
+	/* cut short: the results past the cut are refused */
+	assert_int_equal(ftruncate(fd, st.st_size / 3), 0);
+	assert_int_equal(visit_all(r), NSR_ERR_CORRUPT);
+	assert_int_equal(nsr_cfi_results_visit(r, 0, 10, cfi_test_count, &k),
+			 NSR_OK);
+	nsr_cfi_results_free(r);
+	assert_int_equal(spill_fd(dir), -1);
+	free(dir);
+}
+
 /* keep_one - keep the versions of "/t/a/keep" for client as a cursor. */
 static uint64_t keep_one(struct nsr_cfi *c, struct nsr_cfi_cursors *k,
 			 const char *client)
@@ -1270,6 +1357,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_queries_spilled, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_spill_pages, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_spill_damaged, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_cursors, setup, teardown),
 	};
