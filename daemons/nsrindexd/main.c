@@ -344,12 +344,14 @@ static int page_one(void *arg, const struct nsr_cfi_saveset *ss,
 	return 0;
 }
 
-/* page_fill - answer results at .. at + max - 1 of cursor id. */
+/* page_fill - answer results at .. at + max - 1 of cursor id (spilled
+ * ones are read back from the query's spill file). */
 static void page_fill(const struct nsr_cfi_results *res, uint64_t id,
 		      uint64_t at, u_int max, ix_page_res *r)
 {
 	struct page p = {.r = r};
 	size_t n = nsr_cfi_results_count(res);
+	int rc = NSR_OK;
 
 	if (max == 0 || max > IX_BATCH_MAX)
 		max = IX_BATCH_MAX;
@@ -357,12 +359,37 @@ static void page_fill(const struct nsr_cfi_results *res, uint64_t id,
 	r->total = n;
 	r->entries.entries_val = nsr_xcalloc(max, sizeof(ix_entry));
 	if (at < n)
-		nsr_cfi_results_visit(res, (size_t)at, max, page_one, &p);
+		rc = nsr_cfi_results_visit(res, (size_t)at, max, page_one, &p);
 	if (p.err)
 		nsr_status_set(&r->st, p.err, "cannot send a result: %s",
 			       nsr_strerror(p.err));
+	else if (rc < 0) /* what was filled goes with the reply, unused */
+		nsr_status_set(&r->st, rc,
+			       "cannot read the results of query %llu from "
+			       "its spill file under the index directory: "
+			       "%s; run the query again",
+			       (unsigned long long)id, nsr_strerror(rc));
 	else
 		nsr_status_set(&r->st, NSR_OK, "%s", "");
+}
+
+/* query_failed - the status of a query that failed with rc. */
+static void query_failed(ix_page_res *r, const char *client, int rc)
+{
+	const char *what = "";
+
+	if (rc == NSR_ERR_LIMIT)
+		what = " (more than 64 MiB of directory names waiting to be "
+		       "searched: search a subdirectory)";
+	else if (rc == NSR_ERR_NOSPACE)
+		what = " (no space for the query's spill file in the "
+		       "client's index directory: free space there or "
+		       "narrow the query)";
+	else if (rc == NSR_ERR_IO)
+		what = " (an I/O error writing the query's spill file in "
+		       "the client's index directory: check that disk)";
+	nsr_status_set(&r->st, rc, "cannot query the index of '%s': %s%s",
+		       client, nsr_strerror(rc), what);
 }
 
 /* ix_query - IX_QUERY: run a query once, keep its results as a cursor
@@ -395,7 +422,11 @@ static int ix_query(void *ctx, void *argp, void *resp,
 	default:
 		rc = NSR_ERR_INVAL;
 	}
-	forget_failed(ctx, a->client, rc);
+	/* A query writes nothing to the index: a full disk or an I/O
+	 * error on its spill file leaves the index as it was, open (and
+	 * the saves writing it going on). */
+	forget_failed(ctx, a->client,
+		      rc == NSR_ERR_NOSPACE || rc == NSR_ERR_IO ? NSR_OK : rc);
 	if (rc == NSR_ERR_NOTFOUND && a->kind == IX_Q_SAVESET) {
 		nsr_status_set(&r->st, rc,
 			       "no save set %llu in the index of client '%s'",
@@ -403,14 +434,14 @@ static int ix_query(void *ctx, void *argp, void *resp,
 		return NSR_OK;
 	}
 	if (rc) {
-		nsr_status_set(&r->st, rc,
-			       "cannot query the index of '%s': %s%s",
-			       a->client, nsr_strerror(rc),
-			       rc == NSR_ERR_LIMIT ? " (too many results: "
-						     "narrow the query)"
-						   : "");
+		query_failed(r, a->client, rc);
 		return NSR_OK;
 	}
+	if (nsr_cfi_results_spilled(res) > 0)
+		nsr_info("query of client '%s': %zu results, %zu of them in "
+			 "a spill file (unnamed, in its index directory)",
+			 a->client, nsr_cfi_results_count(res),
+			 nsr_cfi_results_spilled(res));
 	id = nsr_cfi_cursors_keep(x->cursors, a->client, res);
 	if (!id) {
 		nsr_status_set(&r->st, NSR_ERR_NOMEM,
@@ -547,6 +578,7 @@ static int ix_init(struct nsr_daemon *d)
 {
 	const char *e = getenv("NSR_TEST_INDEX_MAX_OPEN");
 	const char *w = getenv("NSR_TEST_INDEX_LIST_WINDOW");
+	const char *m = getenv("NSR_TEST_INDEX_RESULTS_MEM");
 	int n = e ? atoi(e) : 0;
 	long wn = w ? atol(w) : 0;
 
@@ -562,6 +594,8 @@ static int ix_init(struct nsr_daemon *d)
 	g_ix.max_open = n >= 1 && n <= MAX_OPEN ? n : MAX_OPEN;
 	if (wn > 0) /* the range is checked there */
 		nsr_cfi_set_list_window((size_t)wn);
+	if (m != NULL && atol(m) >= 0) /* so is this one's */
+		nsr_cfi_set_results_mem((size_t)atol(m));
 	return 0;
 }
 

@@ -140,7 +140,10 @@ int nsr_cfi_list_dir(struct nsr_cfi *c, const char *dir, int64_t t,
  * keeps the last such window until the catalogue changes or another
  * directory or time is listed, so pages read in order cost one scan of
  * the record files per window, not one each, and memory stays bounded
- * whatever the directory's size. */
+ * whatever the directory's size.  It keeps where each window reached so
+ * far starts too, so a page of an earlier window (paging backwards)
+ * costs one scan, that window's (a page that reaches its window's end
+ * builds the next one to see what follows). */
 int nsr_cfi_list_dir_from(struct nsr_cfi *c, const char *dir, int64_t t,
 			  size_t skip, nsr_cfi_visit_fn visit, void *ctx);
 /* Names of a listing built at a time (nsr_cfi_list_dir_from). */
@@ -206,14 +209,26 @@ int nsr_cfi_crosscheck(struct nsr_cfi *c, const uint64_t *mm, size_t n,
  * as the cursor of the query and serves pages from it (no rescan per
  * page).  Entries are copies: they outlive catalogue changes.  Visited
  * save sets have ssid and savetime (name "", entries 0).
- * Invariants: 1. results are never more than NSR_CFI_RESULTS_MAX (a
- * query that would exceed it fails with NSR_ERR_LIMIT); 2. the order is
- * the query's and never changes once gathered.
+ * Invariants: 1. the first results, up to about NSR_CFI_RESULTS_MEM
+ * bytes, are kept in memory, the rest in a spill file: an unnamed
+ * temporary file in the client's index directory, gone with the result
+ * set or its process (a killed process leaves nothing), read a page at
+ * a time with one seek from a sparse index of bounded size; so a result
+ * set holds as many results as the disk holds; 2. the order is the
+ * query's and never changes once gathered; 3. a write error on the
+ * spill file (NSR_ERR_NOSPACE, NSR_ERR_IO, NSR_ERR_SYSTEM) fails the
+ * query, never shortens its results.  The spill file is made in the
+ * index directory even for a read-only handle: a process that may not
+ * write there fails a query past the bound (NSR_ERR_SYSTEM).
  */
 struct nsr_cfi_results;
 
-#define NSR_CFI_RESULTS_MAX (1u << 20)
+#define NSR_CFI_RESULTS_MEM (4u << 20)
 
+/* nsr_cfi_set_results_mem - a smaller memory bound of this process's
+ * result sets (0 to NSR_CFI_RESULTS_MEM bytes; 0: every result spills;
+ * others are ignored): for tests. */
+void nsr_cfi_set_results_mem(size_t bytes);
 /* nsr_cfi_versions - every version of path in save sets at or before t,
  * newest first (the first one is what a browse at t shows). */
 int nsr_cfi_versions(struct nsr_cfi *c, const char *path, int64_t t,
@@ -221,20 +236,26 @@ int nsr_cfi_versions(struct nsr_cfi *c, const char *path, int64_t t,
 /* nsr_cfi_match - every object under directory dir (at any depth) whose
  * name matches the fnmatch(3) pattern (NULL or "" = every name), as a
  * browse at t shows the tree (nsr_cfi_list_dir: deletions and renames
- * honoured), directories before what they hold.  NSR_ERR_INVAL (empty
- * dir), NSR_ERR_LIMIT. */
+ * honoured), directories before what they hold (breadth first).
+ * NSR_ERR_INVAL (empty dir), NSR_ERR_LIMIT (the directories found and
+ * not listed yet take more than 64 MiB of paths: search a smaller
+ * tree). */
 int nsr_cfi_match(struct nsr_cfi *c, const char *dir, const char *pattern,
 		  int64_t t, struct nsr_cfi_results **out);
 /* nsr_cfi_saveset_results - the entries of committed save set ssid in
- * saved order.  NSR_ERR_NOTFOUND, NSR_ERR_LIMIT. */
+ * saved order.  NSR_ERR_NOTFOUND. */
 int nsr_cfi_saveset_results(struct nsr_cfi *c, uint64_t ssid,
 			    struct nsr_cfi_results **out);
 /* nsr_cfi_results_count - how many results. */
 size_t nsr_cfi_results_count(const struct nsr_cfi_results *r);
 /* nsr_cfi_results_visit - visit results from .. from + n - 1 (fewer at
- * the end); stops at a non-zero return and returns it. */
+ * the end); stops at a non-zero return and returns it.  Reading spilled
+ * results may fail: NSR_ERR_CORRUPT (a damaged spill file), NSR_ERR_IO,
+ * NSR_ERR_SYSTEM, NSR_ERR_NOMEM. */
 int nsr_cfi_results_visit(const struct nsr_cfi_results *r, size_t from,
 			  size_t n, nsr_cfi_visit_fn visit, void *ctx);
+/* nsr_cfi_results_spilled - how many results are in the spill file. */
+size_t nsr_cfi_results_spilled(const struct nsr_cfi_results *r);
 /* nsr_cfi_results_free - free (NULL is fine). */
 void nsr_cfi_results_free(struct nsr_cfi_results *r);
 
@@ -295,6 +316,13 @@ void nsr_cfi_rebuild_free(struct nsr_cfi_rebuild *rb);
  * record. */
 int nsr_cfi_decode_file(const void *p, size_t n, nsr_cfi_visit_fn visit,
 			void *ctx);
+
+/* nsr_cfi_decode_spill - decode a whole spill file image of query
+ * results (nsr_index(5)); visit gets each entry with its ssid and
+ * savetime (name "").  NSR_ERR_CORRUPT, NSR_ERR_CHECKSUM,
+ * NSR_ERR_TRUNCATED for a torn last record, NSR_ERR_NOMEM. */
+int nsr_cfi_decode_spill(const void *p, size_t n, nsr_cfi_visit_fn visit,
+			 void *ctx);
 
 /* nsr_cfi_decode_catalog - decode a catalogue file image and visit its
  * save sets in stored order.  NSR_ERR_CORRUPT, NSR_ERR_CHECKSUM,

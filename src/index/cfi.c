@@ -24,12 +24,17 @@
  *     cfi_list_window names of the listing after a name (none: from the
  *     start), every version of each, so memory is bounded whatever the
  *     directory's size and the pages of a window cost no new scan.  The
- *     last window is kept until the catalogue changes (commit, delete)
- *     or another listing is asked for: its hits index c->ss, which a
- *     change reorders.  Window w + 1 starts after the last name window w
- *     considered (its bound), so the windows of a listing partition its
- *     names in order and a listing of n names costs n / cfi_list_window + 1
- *     scans when read in page order.
+ *     last window built is kept until the catalogue changes (commit,
+ *     delete) or another listing (directory, time or window size) is
+ *     asked for: its hits index c->ss, which a change reorders.  Window
+ *     w + 1 starts after the last name window w considered (its bound),
+ *     so the windows of a listing partition its names in order and a
+ *     listing of n names costs n / cfi_list_window + 1 scans when read
+ *     in page order.  With the kept window, the listing keeps where
+ *     every window built so far starts (the name it starts after and
+ *     the listing index of its first hit; ws[0] is the start), so a
+ *     page in any window already reached, before the kept one (paging
+ *     backwards) or after it, costs one scan: that window's.
  *  7. A record file (version 3) ends with its directory table, appended
  *     once, at commit: after that the save set takes no more records.
  *     A committed save set's table, once read, is kept with it in c->ss
@@ -107,16 +112,27 @@ struct hit {
 	size_t ssi;		/* index into c->ss */
 };
 
+/* Where a window of a listing starts (invariant 6). */
+struct cfi_wstart {
+	char *after; /* the name it starts after; NULL = the start */
+	size_t base; /* the listing's index of its first hit */
+};
+
 /* The window of a directory listing kept, so that the next page of it
- * costs no new scan (invariant 6). */
+ * costs no new scan, and where each window reached starts, so that a
+ * page of any of them costs one (invariant 6). */
 struct cfi_listing {
 	char *dir; /* NULL = none kept */
 	int64_t t;
+	size_t wsize; /* cfi_list_window when the listing began */
 	struct hit *hits;
 	size_t n;
 	size_t base; /* the listing's index of hits[0] */
 	char *bound; /* the last name the window considered; NULL = the
 		      * window ends the listing */
+	size_t w;    /* the kept window's number: ws[w] */
+	struct cfi_wstart *ws; /* windows 0 .. nws - 1 reached so far */
+	size_t nws, capws;
 };
 
 struct nsr_cfi {
@@ -282,7 +298,16 @@ static int save_catalog(struct nsr_cfi *c)
 	return rc;
 }
 
-/* remove_leftovers - record files the catalogue does not name. */
+/* cfi_dir_of - the index directory of c. */
+const char *cfi_dir_of(const struct nsr_cfi *c)
+{
+	return c->dir;
+}
+
+/* remove_leftovers - record files the catalogue does not name, and
+ * spill files of query results a killed process left named (only
+ * without O_TMPFILE, between their creation and unlink:
+ * cfi_query_res.c). */
 static void remove_leftovers(struct nsr_cfi *c)
 {
 	DIR *d = opendir(c->dir);
@@ -294,6 +319,11 @@ static void remove_leftovers(struct nsr_cfi *c)
 		unsigned long long id;
 		char tail[8];
 
+		if (strncmp(de->d_name, CFI_SPILL_NAME,
+			    strlen(CFI_SPILL_NAME)) == 0) {
+			unlinkat(dirfd(d), de->d_name, 0);
+			continue;
+		}
 		if (sscanf(de->d_name, "ss-%llu.re%1s", &id, tail) != 2 ||
 		    strcmp(tail, "c") != 0)
 			continue;
@@ -383,6 +413,9 @@ static void listing_release(struct cfi_listing *k)
 	free(k->hits);
 	free(k->dir);
 	free(k->bound);
+	for (size_t i = 0; i < k->nws; i++)
+		free(k->ws[i].after);
+	free(k->ws);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -1224,43 +1257,105 @@ void nsr_cfi_set_list_window(size_t n)
 		cfi_list_window = n;
 }
 
-/* window_next - replace the kept window of k (listing dir d as of t)
- * by the one after `after` (NULL: the first), at listing index base. */
-static int window_next(struct nsr_cfi *c, struct cfi_listing *k, char *d,
-		       int64_t t, const char *after, size_t base)
+/* ws_add - note where the next window of listing k starts: after name
+ * after (NULL: the start), at listing index base. */
+static int ws_add(struct cfi_listing *k, const char *after, size_t base)
+{
+	struct cfi_wstart *v;
+
+	if (k->nws == k->capws) {
+		size_t cap = k->capws ? 2 * k->capws : 8;
+
+		v = realloc(k->ws, cap * sizeof(*v));
+		if (v == NULL)
+			return NSR_ERR_NOMEM;
+		k->ws = v;
+		k->capws = cap;
+	}
+	v = &k->ws[k->nws];
+	v->base = base;
+	v->after = NULL;
+	if (after != NULL) {
+		v->after = strdup(after);
+		if (v->after == NULL)
+			return NSR_ERR_NOMEM;
+	}
+	k->nws++;
+	return NSR_OK;
+}
+
+/* ws_find - the last window reached whose first hit is at or before
+ * listing index skip (window 0 starts at 0). */
+static size_t ws_find(const struct cfi_listing *k, size_t skip)
+{
+	size_t lo = 0, hi = k->nws;
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->ws[mid].base <= skip)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* window_build - make window w (reached: k->ws[w]) of listing k the
+ * kept one: one scan of the record files (invariant 6). */
+static int window_build(struct nsr_cfi *c, struct cfi_listing *k, size_t w)
 {
 	struct list_ctx l;
 	int rc;
 
 	memset(&l, 0, sizeof(l));
-	l.dir = d;
-	l.after = after;
+	l.dir = k->dir;
+	l.after = k->ws[w].after;
 	cfi_list_windows++;
-	rc = list_build(c, &l, t);
+	rc = list_build(c, &l, k->t);
 	dlist_release(&l.got);
 	dlist_release(&l.build);
+	for (size_t i = 0; i < k->n; i++)
+		free((char *)k->hits[i].e.path);
+	free(k->hits);
+	free(k->bound);
+	k->hits = l.hits;
+	k->n = l.n;
+	k->base = k->ws[w].base;
+	k->bound = l.bound;
+	k->w = w;
+	return rc;
+}
+
+/* listing_begin - make listing d (owned from now on) as of t the kept
+ * one, from its first window. */
+static int listing_begin(struct nsr_cfi *c, struct cfi_listing *k, char *d,
+			 int64_t t)
+{
+	int rc;
+
 	listing_release(k);
 	k->dir = d;
 	k->t = t;
-	k->hits = l.hits;
-	k->n = l.n;
-	k->base = base;
-	k->bound = l.bound;
-	return rc;
+	k->wsize = cfi_list_window;
+	rc = ws_add(k, NULL, 0);
+	return rc == NSR_OK ? window_build(c, k, 0) : rc;
 }
 
 /* nsr_cfi_list_dir_from - browse a directory as of a time: the newest
  * version of each child, and when a save set at or before t recorded the
  * directory's entry list, only the children the newest such list names
  * (or that a later save set at or before t holds); from the skip-th on,
- * window by window, out of the kept window when it is the same listing
- * and it or a later one holds the skip-th (invariant 6). */
+ * window by window, starting with the kept window when it is the same
+ * listing and it holds the skip-th, else with the last window reached
+ * that starts at or before it (invariant 6). */
 int nsr_cfi_list_dir_from(struct nsr_cfi *c, const char *dir, int64_t t,
 			  size_t skip, nsr_cfi_visit_fn visit, void *ctx)
 {
 	struct cfi_listing *k = &c->last;
 	struct nsr_cfi_saveset v;
-	char *d, *after;
+	char *d;
+	size_t w;
 	int rc = NSR_OK;
 
 	if (c->err)
@@ -1271,10 +1366,14 @@ int nsr_cfi_list_dir_from(struct nsr_cfi *c, const char *dir, int64_t t,
 	if (d == NULL)
 		return NSR_ERR_NOMEM;
 	if (k->dir == NULL || strcmp(k->dir, d) != 0 || k->t != t ||
-	    skip < k->base)
-		rc = window_next(c, k, d, t, NULL, 0);
-	else
+	    k->wsize != cfi_list_window) {
+		rc = listing_begin(c, k, d, t);
+	} else {
 		free(d);
+		w = ws_find(k, skip);
+		if (w != k->w)
+			rc = window_build(c, k, w);
+	}
 	while (rc == NSR_OK) {
 		for (size_t i = skip > k->base ? skip - k->base : 0;
 		     i < k->n && rc == NSR_OK; i++) {
@@ -1283,13 +1382,11 @@ int nsr_cfi_list_dir_from(struct nsr_cfi *c, const char *dir, int64_t t,
 		}
 		if (rc != NSR_OK || k->bound == NULL)
 			break;
-		/* the next window; its dir is the kept one's */
-		after = k->bound;
-		d = k->dir;
-		k->bound = NULL;
-		k->dir = NULL;
-		rc = window_next(c, k, d, t, after, k->base + k->n);
-		free(after);
+		/* the next window, noted when it is reached first */
+		if (k->w + 1 == k->nws)
+			rc = ws_add(k, k->bound, k->base + k->n);
+		if (rc == NSR_OK)
+			rc = window_build(c, k, k->w + 1);
 	}
 	if (rc < 0)
 		listing_release(k);

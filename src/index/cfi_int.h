@@ -86,6 +86,13 @@
  *	20     4    CRC-32C of bytes 0..19
  *	(offset + T + 24 = committed length)
  *
+ * Spill file of a query's results (cfi_query_res.c: nsrindexd's, an
+ * unnamed temporary file, never in the format of the index's files):
+ * records only, each a record as above whose payload is
+ *	0      8    ssid of the save set holding the entry
+ *	8      8    its savetime (signed)
+ *	16     ...  an entry payload (46 + P bytes, as above)
+ *
  * Catalogue file "catalog":
  *	0      4    magic "NCAT" (0x4E434154)
  *	4      2    version (2; 1 is still read)
@@ -286,6 +293,32 @@ int cfi_rec_put(struct nsr_buf *out, const struct nsr_cfi_entry *e);
  * is written NUL-terminated to pathbuf (CFI_PATH_MAX + 1 bytes). */
 int cfi_rec_get(const uint8_t *p, size_t len, struct nsr_cfi_entry *e,
 		char *pathbuf);
+#define CFI_SPILL_PRE 16 /* ssid and savetime before the entry */
+#define CFI_SPILL_NAME ".spill-" /* a spill file's name while it has one */
+/* the largest spill record, framed */
+#define CFI_SPILL_REC_MAX (8 + CFI_SPILL_PRE + CFI_FIXED_LEN + CFI_PATH_MAX)
+/* cfi_spill_put - append the framed spill record of e, found in save
+ * set ssid saved at savetime, to out.  NSR_ERR_INVAL (bad entry). */
+int cfi_spill_put(struct nsr_buf *out, uint64_t ssid, int64_t savetime,
+		  const struct nsr_cfi_entry *e);
+/* cfi_spill_get - decode the spill record at p[0..n): its length checked
+ * against n, its CRC, its entry as cfi_rec_get does (path into pathbuf,
+ * CFI_PATH_MAX + 1 bytes); *used gets its framed length.
+ * NSR_ERR_TRUNCATED (n holds less than the record), NSR_ERR_CORRUPT,
+ * NSR_ERR_CHECKSUM. */
+int cfi_spill_get(const uint8_t *p, size_t n, size_t *used, uint64_t *ssid,
+		  int64_t *savetime, struct nsr_cfi_entry *e, char *pathbuf);
+/* cfi_dir_of - the index directory of c (<root>/index/<client>). */
+const char *cfi_dir_of(const struct nsr_cfi *c);
+/* Largest even number of marks a spilled result set keeps (tests make
+ * it small; cfi_query_res.c). */
+extern size_t cfi_results_marks;
+/* Bytes of directory paths a find keeps waiting (64 MiB; tests make it
+ * small). */
+extern size_t cfi_match_queue_max;
+/* Non-zero: spill files are made as without O_TMPFILE (tests). */
+extern int cfi_spill_no_tmpfile;
+
 /* cfi_cat_put - encode a catalogue of n save sets and nk kept ones
  * (their refs are not written) into out. */
 int cfi_cat_put(struct nsr_buf *out, const struct cfi_ss *ss, size_t n,

@@ -40,8 +40,11 @@ int cfi_hdr_get(const uint8_t *in, uint64_t *ssid, int64_t *savetime,
 	return NSR_OK;
 }
 
-/* cfi_rec_put - append one framed entry record. */
-int cfi_rec_put(struct nsr_buf *out, const struct nsr_cfi_entry *e)
+/* rec_put - append one framed entry record whose payload begins with
+ * the npre bytes of pre (none in a record file; a spill record's ssid
+ * and save time). */
+static int rec_put(struct nsr_buf *out, const uint8_t *pre, size_t npre,
+		   const struct nsr_cfi_entry *e)
 {
 	uint8_t fixed[4 + CFI_FIXED_LEN], crc[4];
 	uint8_t *f = fixed + 4;
@@ -52,7 +55,7 @@ int cfi_rec_put(struct nsr_buf *out, const struct nsr_cfi_entry *e)
 	if (plen == 0 || plen > CFI_PATH_MAX || e->mode > 07777 ||
 	    e->mtime_nsec >= 1000000000u || e->type < 1 || e->type > 255)
 		return NSR_ERR_INVAL;
-	nsr_put_u32(fixed, (uint32_t)(CFI_FIXED_LEN + plen));
+	nsr_put_u32(fixed, (uint32_t)(npre + CFI_FIXED_LEN + plen));
 	f[0] = (uint8_t)e->type;
 	f[1] = f[2] = f[3] = 0;
 	nsr_put_u32(f + 4, e->mode);
@@ -63,15 +66,64 @@ int cfi_rec_put(struct nsr_buf *out, const struct nsr_cfi_entry *e)
 	nsr_put_u32(f + 32, e->mtime_nsec);
 	nsr_put_u64(f + 36, e->offset);
 	nsr_put_u16(f + 44, (uint16_t)plen);
-	c = nsr_crc32c(0, f, CFI_FIXED_LEN);
+	c = npre ? nsr_crc32c(0, pre, npre) : 0;
+	c = nsr_crc32c(c, f, CFI_FIXED_LEN);
 	c = nsr_crc32c(c, e->path, plen);
 	nsr_put_u32(crc, c);
-	rc = nsr_buf_add(out, fixed, sizeof(fixed));
+	rc = nsr_buf_add(out, fixed, 4);
+	if (rc == NSR_OK && npre > 0)
+		rc = nsr_buf_add(out, pre, npre);
+	if (rc == NSR_OK)
+		rc = nsr_buf_add(out, f, CFI_FIXED_LEN);
 	if (rc == NSR_OK)
 		rc = nsr_buf_add(out, e->path, plen);
 	if (rc == NSR_OK)
 		rc = nsr_buf_add(out, crc, sizeof(crc));
 	return rc;
+}
+
+/* cfi_rec_put - append one framed entry record. */
+int cfi_rec_put(struct nsr_buf *out, const struct nsr_cfi_entry *e)
+{
+	return rec_put(out, NULL, 0, e);
+}
+
+/* cfi_spill_put - append one spill record: e found in save set ssid
+ * saved at savetime. */
+int cfi_spill_put(struct nsr_buf *out, uint64_t ssid, int64_t savetime,
+		  const struct nsr_cfi_entry *e)
+{
+	uint8_t pre[CFI_SPILL_PRE];
+
+	nsr_put_u64(pre, ssid);
+	nsr_put_u64(pre + 8, (uint64_t)savetime);
+	return rec_put(out, pre, sizeof(pre), e);
+}
+
+/* cfi_spill_get - decode the spill record at p[0..n). */
+int cfi_spill_get(const uint8_t *p, size_t n, size_t *used, uint64_t *ssid,
+		  int64_t *savetime, struct nsr_cfi_entry *e, char *pathbuf)
+{
+	size_t len;
+
+	*used = 0;
+	if (n < 4)
+		return NSR_ERR_TRUNCATED;
+	len = nsr_get_u32(p);
+	if (len <= CFI_SPILL_PRE + CFI_FIXED_LEN ||
+	    len > CFI_SPILL_PRE + CFI_FIXED_LEN + CFI_PATH_MAX)
+		return NSR_ERR_CORRUPT;
+	if (n - 4 < len + 4)
+		return NSR_ERR_TRUNCATED;
+	if (nsr_get_u32(p + 4 + len) != nsr_crc32c(0, p + 4, len))
+		return NSR_ERR_CHECKSUM;
+	*ssid = nsr_get_u64(p + 4);
+	*savetime = (int64_t)nsr_get_u64(p + 12);
+	if (cfi_rec_get(p + 4 + CFI_SPILL_PRE, len - CFI_SPILL_PRE, e,
+			pathbuf) != NSR_OK)
+		return NSR_ERR_CORRUPT;
+	*used = len + 8;
+	return NSR_OK;
 }
 
 /* cfi_rec_get - decode one entry payload. */
@@ -103,6 +155,28 @@ int cfi_rec_get(const uint8_t *p, size_t len, struct nsr_cfi_entry *e,
 	pathbuf[plen] = '\0';
 	e->path = pathbuf;
 	return NSR_OK;
+}
+
+/* nsr_cfi_decode_spill - decode a whole spill file image. */
+int nsr_cfi_decode_spill(const void *p, size_t n, nsr_cfi_visit_fn visit,
+			 void *ctx)
+{
+	struct nsr_cfi_saveset ss = {.name = ""};
+	struct nsr_cfi_entry e;
+	char *path = malloc(CFI_PATH_MAX + 1);
+	size_t at = 0, used;
+	int rc = path ? NSR_OK : NSR_ERR_NOMEM;
+
+	while (rc == NSR_OK && at < n) {
+		rc = cfi_spill_get((const uint8_t *)p + at, n - at, &used,
+				   &ss.ssid, &ss.savetime, &e, path);
+		if (rc == NSR_OK) {
+			at += used;
+			rc = visit(ctx, &ss, &e);
+		}
+	}
+	free(path);
+	return rc;
 }
 
 /* cfi_name_ok - a name a directory list may hold. */

@@ -1,7 +1,9 @@
 /*
  * fuzz_cfi.c - the client file index decoders on hostile input: the
- * first byte picks the record file decoder (even) or the catalogue
- * decoder (odd); the rest is the file image.  A version 3 or 4 record
+ * first byte picks the record file decoder (even), the catalogue
+ * decoder (odd) or, 2, the spill file decoder of query results; the
+ * rest is the file image.  What the spill decoder visits re-encodes to
+ * the bytes it read.  A version 3 or 4 record
  * file that decodes (its directory table agreeing with its records)
  * decodes to the same entries as the version 2 file of the same records
  * (the table and footer cut, the header made version 2), unless it
@@ -14,6 +16,7 @@
 #include "nsr/cfi.h"
 #include "nsr/crc32c.h"
 #include "nsr/err.h"
+#include "../../src/index/cfi_int.h" /* the spill record encoder */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -58,6 +61,30 @@ static void same_as_v2(const uint8_t *p, size_t n, size_t sum)
 	free(v2);
 }
 
+/* respill - encode a visited spill entry again into the nsr_buf ctx. */
+static int respill(void *ctx, const struct nsr_cfi_saveset *ss,
+		   const struct nsr_cfi_entry *e)
+{
+	if (cfi_spill_put(ctx, ss->ssid, ss->savetime, e) != NSR_OK)
+		abort();
+	return 0;
+}
+
+/* spill - decode p[0..n) as a spill file: what decodes is its prefix
+ * encoded again (all of it when the decoder says NSR_OK). */
+static void spill(const uint8_t *p, size_t n)
+{
+	struct nsr_buf b;
+	int rc;
+
+	nsr_buf_init(&b, 0);
+	rc = nsr_cfi_decode_spill(p, n, respill, &b);
+	if (b.len > n || (b.len > 0 && memcmp(b.data, p, b.len) != 0) ||
+	    (rc == NSR_OK && b.len != n))
+		abort();
+	nsr_buf_release(&b);
+}
+
 /* LLVMFuzzerTestOneInput - fuzz entry point. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -65,7 +92,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	if (data[0] & 1)
+	if (data[0] == 2)
+		spill(data + 1, size - 1);
+	else if (data[0] & 1)
 		nsr_cfi_decode_catalog(data + 1, size - 1, touch_ss, &sum);
 	else if (nsr_cfi_decode_file(data + 1, size - 1, touch_entry, &sum) ==
 			 NSR_OK &&

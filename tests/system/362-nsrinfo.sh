@@ -7,13 +7,18 @@
 # save time or ssid is refused with a message naming it and exit 1; bad
 # usage exits 2.  nsrindexd builds listings 100 names at a time here
 # (NSR_TEST_INDEX_LIST_WINDOW), so the browser's ls of the 2,500 files
-# and recover -a of them page across 25 windows: every name once.
+# and recover -a of them page across 25 windows: every name once.  It
+# keeps no query result in memory either (NSR_TEST_INDEX_RESULTS_MEM=0):
+# every result of nsrinfo's queries and of the browser's versions and
+# find goes to a spill file (the log says so) and comes back whole and
+# in order; no spill file is left named in the index directory.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 362-nsrinfo
 S=127.0.0.1
 W=$ROOT/work
 T=$W/tree
 export NSR_TEST_INDEX_LIST_WINDOW=100
+export NSR_TEST_INDEX_RESULTS_MEM=0
 nsr_start_aftd_datazone
 C=$(hostname)
 
@@ -81,6 +86,27 @@ check "-S -N -v: one entry of one save set" grep -qx '1 objects found' \
 check "verbose: size and ssid" \
 	grep -q "^$T/a, date=$INCR .*, size=13, ssid=$SSID, file, mode=0644$" \
 	"$W/one"
+
+check "the full's entries came from a spill file" \
+	grep -q "nsrindexd.*query of client '$C': 2505 results, 2505 of them in a spill file" \
+	"$ROOT/logs/daemon.log"
+printf 'cd %s\nversions a\nfind "f*"\nfind "f25*"\n' "$T" |
+	"$BIN/recover" -s $S -c "$C" >"$W/vf" 2>&1
+check "versions and find through the browser: exit 0" test $? -eq 0
+check "versions of a: both, from the spill file" \
+	grep -q '^2 version(s)$' "$W/vf"
+sed -n '/^2 version(s)$/,/ object(s) found$/p' "$W/vf" >"$W/f1"
+check "find f*: the 2,500 files, each once, counted" \
+	test "$(grep -x "$T/many/f[0-9]*" "$W/f1" | sed 's|.*/||' | sort)" = \
+	"$(ls "$T/many" | sort)" -a \
+	"$(tail -1 "$W/f1")" = '2500 object(s) found'
+check "find f25*: the 12 that match" \
+	test "$(sed '1,/^2500 object(s) found$/d' "$W/vf" |
+		grep -x "$T/many/f25[0-9]*" | sed 's|.*/f||' | sort -n |
+		tr '\n' ' ')" = "25 250 251 252 253 254 255 256 257 258 259 2500 " -a \
+	"$(tail -1 "$W/vf")" = '12 object(s) found'
+check "no spill file left named in the index directory" \
+	test -z "$(ls -A "$ROOT/index/$C" | grep -v '^catalog$\|^lock$\|^ss-[0-9]*\.rec$')"
 
 "$BIN/nsrinfo" -s $S nosuchclient >"$W/e1" 2>&1
 check "an unknown client exits 1" test $? -eq 1

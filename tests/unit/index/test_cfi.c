@@ -435,6 +435,55 @@ static void test_decoders_truncated(void **state)
 	free(root);
 }
 
+/* test_spill_decoder - spill records (cfi_spill_put) decode to what was
+ * put, with their ssid and savetime; every cut is refused unless it
+ * falls on a record boundary, and every flipped bit is refused. */
+static void test_spill_decoder(void **state)
+{
+	const char *paths[] = {"/s", "/s/a", "/s/a/a-much-longer-name"};
+	struct nsr_cfi_entry e;
+	struct nsr_buf img, got;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&img, 0);
+	nsr_buf_init(&got, 0);
+	memset(&e, 0, sizeof(e));
+	e.type = NSR_ASM_REG;
+	e.mode = 0644;
+	for (size_t i = 0; i < NSR_ARRAY_SIZE(paths); i++) {
+		e.path = paths[i];
+		e.size = 10 * i;
+		assert_int_equal(cfi_spill_put(&img, 7 + i, -5, &e), NSR_OK);
+	}
+	e.path = "";
+	assert_int_equal(cfi_spill_put(&img, 1, 1, &e), NSR_ERR_INVAL);
+	assert_int_equal(nsr_cfi_decode_spill(img.data, img.len,
+					      cfi_test_show, &got),
+			 NSR_OK);
+	assert_string_equal(got.data, "7 /s 0\n8 /s/a 10\n"
+				      "9 /s/a/a-much-longer-name 20\n");
+	for (size_t i = 0, next = 0; i < img.len; i++) {
+		int rc = nsr_cfi_decode_spill(img.data, i, cfi_test_count,
+					      &(int){0});
+
+		if (i == next) {
+			assert_int_equal(rc, NSR_OK);
+			next += 8 + nsr_get_u32((uint8_t *)img.data + i);
+		} else {
+			assert_true(rc == NSR_ERR_TRUNCATED ||
+				    rc == NSR_ERR_CORRUPT);
+		}
+		img.data[i] ^= 0x10;
+		assert_int_not_equal(nsr_cfi_decode_spill(img.data, img.len,
+							  cfi_test_count,
+							  &(int){0}),
+				     NSR_OK);
+		img.data[i] ^= 0x10;
+	}
+	nsr_buf_release(&img);
+	nsr_buf_release(&got);
+}
+
 /* main - run the tests. */
 /* A catalogue naming one save set twice is refused at open. */
 static void test_duplicate_ssid_refused(void **state)
@@ -756,6 +805,7 @@ int main(void)
 		cmocka_unit_test(test_large_and_damage),
 		cmocka_unit_test(test_rebuild_from_stream),
 		cmocka_unit_test(test_decoders_truncated),
+		cmocka_unit_test(test_spill_decoder),
 		cmocka_unit_test(test_duplicate_ssid_refused),
 		cmocka_unit_test(test_bad_table),
 		cmocka_unit_test(test_odd_paths),

@@ -5,7 +5,9 @@
  * old one run with the fault armed; afterwards the index is reopened and
  * must pass nsr_cfi_check(), hold the new save set whole or not at all,
  * and agree with what the calls reported.  The loop ends when an
- * operation sequence completes without reaching the fault.
+ * operation sequence completes without reaching the fault.  The spill
+ * file of query results gets the same loop: a query whose spill write
+ * fails fails whole.
  */
 #include "nsr/compat.h"
 
@@ -26,6 +28,7 @@ int __wrap_rename(const char *a, const char *b);
 
 static int fault_at; /* 0 = off */
 static int calls;
+static int fault_errno = ENOSPC; /* what a failed write says */
 
 /* fault - count a call; 1 when this one must fail. */
 static int fault(void)
@@ -39,10 +42,10 @@ ssize_t __wrap_write(int fd, const void *p, size_t n)
 	if (fault()) {
 		/* a short write first, as a filling disk does */
 		if (n > 1 && __real_write(fd, p, n / 2) > 0) {
-			errno = ENOSPC;
+			errno = fault_errno;
 			return -1;
 		}
-		errno = ENOSPC;
+		errno = fault_errno;
 		return -1;
 	}
 	return __real_write(fd, p, n);
@@ -216,12 +219,83 @@ static void test_sticky_after_catalogue_failure(void **state)
 	free(root);
 }
 
+/* spill_text - every result of r as text, read in pages of 7. */
+static void spill_text(const struct nsr_cfi_results *r, struct nsr_buf *b)
+{
+	size_t n = nsr_cfi_results_count(r);
+
+	nsr_buf_reset(b);
+	for (size_t at = 0; at < n; at += 7)
+		assert_int_equal(nsr_cfi_results_visit(r, at, 7, cfi_test_show,
+						       b),
+				 NSR_OK);
+}
+
+/* test_spill_write_fails - a save set's entries gathered with every
+ * result spilled, the N-th write of the spill file failing (a full
+ * disk, then an I/O error) for N = 1, 2, ...: the query fails with that
+ * error and no results, never with short ones, the index stays usable,
+ * and once the fault is not reached the results are the in-memory
+ * ones. */
+static void test_spill_write_fails(void **state)
+{
+	const int errs[] = {ENOSPC, EIO};
+	const int codes[] = {NSR_ERR_NOSPACE, NSR_ERR_IO};
+	char *root = nsr_test_tmpdir("cfifault");
+	struct nsr_cfi *c = NULL;
+	struct nsr_cfi_results *r = NULL;
+	struct nsr_buf want, got;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&want, 0);
+	nsr_buf_init(&got, 0);
+	assert_int_equal(nsr_cfi_open(&c, root, "cl", NSR_CFI_CREATE), NSR_OK);
+	assert_int_equal(nsr_cfi_begin(c, 1, 100, "/data"), NSR_OK);
+	assert_int_equal(add_entries(c, 1), NSR_OK);
+	assert_int_equal(nsr_cfi_commit(c, 1), NSR_OK);
+	assert_int_equal(nsr_cfi_saveset_results(c, 1, &r), NSR_OK);
+	assert_int_equal(nsr_cfi_results_spilled(r), 0);
+	spill_text(r, &want);
+	nsr_cfi_results_free(r);
+	nsr_cfi_set_results_mem(0);
+	for (size_t k = 0; k < NSR_ARRAY_SIZE(errs); k++) {
+		int n, rc;
+
+		fault_errno = errs[k];
+		for (n = 1; n < 100; n++) {
+			calls = 0;
+			fault_at = n;
+			rc = nsr_cfi_saveset_results(c, 1, &r);
+			fault_at = 0;
+			if (calls < n)
+				break;
+			assert_int_equal(rc, codes[k]);
+			assert_null(r);
+		}
+		/* NENT results of 90 bytes or more: several writes */
+		assert_true(n > 1 && n < 100);
+		assert_int_equal(rc, NSR_OK);
+		assert_int_equal(nsr_cfi_results_spilled(r), NENT);
+		spill_text(r, &got);
+		assert_string_equal(got.data, want.data);
+		nsr_cfi_results_free(r);
+	}
+	fault_errno = ENOSPC;
+	nsr_cfi_set_results_mem(NSR_CFI_RESULTS_MEM);
+	nsr_cfi_close(c);
+	nsr_buf_release(&want);
+	nsr_buf_release(&got);
+	nsr_test_rmrf(root);
+	free(root);
+}
+
 /* main - run the tests. */
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_faults_keep_index_consistent),
 		cmocka_unit_test(test_sticky_after_catalogue_failure),
+		cmocka_unit_test(test_spill_write_fails),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

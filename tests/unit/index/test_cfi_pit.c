@@ -6,10 +6,12 @@
  * pieces refused, lists rebuilt from a stream's DIRENTS, the record
  * decoder on list records, the lists gone with their save set, and
  * pages of a listing served from the listing the handle keeps; the
- * queries kept for paging (versions, find by name, a save set's entries).
+ * queries kept for paging (versions, find by name, a save set's entries),
+ * in memory and spilled to a file, and pages of either in any order.
  */
 #include "nsr/compat.h"
 
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -372,6 +374,59 @@ static void win_set(struct nsr_cfi *c, uint64_t ssid, int64_t t, int n,
 	free(names);
 }
 
+/* show_first - render the first entry visited and stop there (a page
+ * that does not look past its last name). */
+static int show_first(void *ctx, const struct nsr_cfi_saveset *ss,
+		      const struct nsr_cfi_entry *e)
+{
+	assert_int_equal(cfi_test_show(ctx, ss, e), NSR_OK);
+	return 1;
+}
+
+/* page_at - the page of one name at listing index at; the window
+ * builds it cost. */
+static size_t page_at(struct nsr_cfi *c, int64_t t, size_t at,
+		      const struct nsr_buf *whole, const size_t *start)
+{
+	size_t was = cfi_list_windows;
+	struct page pg;
+
+	nsr_buf_init(&pg.b, 0);
+	assert_int_equal(nsr_cfi_list_dir_from(c, "/w", t, at, show_first,
+					       &pg.b),
+			 1);
+	assert_true(pg.b.len > 0);
+	assert_true(strncmp(whole->data + start[at], pg.b.data, pg.b.len) ==
+		    0);
+	nsr_buf_release(&pg.b);
+	return cfi_list_windows - was;
+}
+
+/* back_pages - after a listing was read to its end with windows of
+ * wsize names: its pages of one name from the last to the first each
+ * cost at most one window build (invariant 6: the start of every
+ * window reached is kept), and with more names than a window, a jump
+ * from the first to the last and back costs exactly one each. */
+static void back_pages(struct nsr_cfi *c, int64_t t,
+		       const struct nsr_buf *whole, size_t wsize)
+{
+	size_t lines = 0;
+	size_t *start = calloc(whole->len + 1, sizeof(*start));
+
+	assert_non_null(start);
+	for (size_t i = 0; i < whole->len; i++)
+		if (i == 0 || whole->data[i - 1] == '\n')
+			start[lines++] = i;
+	for (size_t i = lines; i-- > 0;)
+		assert_true(page_at(c, t, i, whole, start) <= 1);
+	assert_int_equal(page_at(c, t, 0, whole, start), 0);
+	assert_int_equal(page_at(c, t, lines - 1, whole, start),
+			 lines > wsize ? 1 : 0);
+	assert_int_equal(page_at(c, t, 0, whole, start),
+			 lines > wsize ? 1 : 0);
+	free(start);
+}
+
 /* test_windows - a listing built a window at a time (invariant 6 of
  * cfi.c) is the listing built at once, whole or page by page, windows
  * of one name up to more than the directory, pages crossing windows,
@@ -398,7 +453,7 @@ static void test_windows(void **state)
 		nsr_buf_addstr(&whole, cfi_test_ls(c, "/w", times[ti], &f->b));
 		assert_true(whole.len > 0);
 		for (size_t wi = 0; wi < NSR_ARRAY_SIZE(wins); wi++) {
-			size_t lines = 0, scans;
+			size_t scans;
 
 			nsr_cfi_set_list_window(wins[wi]);
 			/* whole, window by window: at most 120 names (60
@@ -429,21 +484,10 @@ static void test_windows(void **state)
 			}
 			assert_string_equal(pg.b.data, whole.data);
 			assert_int_equal(cfi_list_windows, scans);
-			/* the second page again, after the last */
-			for (size_t i = 0; i < whole.len && lines < 1; i++)
-				if (whole.data[i] == '\n') {
-					lines++;
-					nsr_buf_reset(&pg.b);
-					pg.left = 1;
-					assert_int_equal(
-						nsr_cfi_list_dir_from(
-							c, "/w", times[ti], 1,
-							page_one, &pg),
-						1);
-					assert_true(strncmp(whole.data + i + 1,
-							    pg.b.data,
-							    pg.b.len) == 0);
-				}
+			/* pages again after the last, backwards: each one
+			 * costs one window build when it lies before the
+			 * kept window (its start was kept), none in it */
+			back_pages(c, times[ti], &whole, wins[wi]);
 		}
 	}
 	nsr_cfi_set_list_window(NSR_CFI_LIST_WINDOW);
@@ -866,7 +910,8 @@ static const char *results_text(const struct nsr_cfi_results *r, size_t from,
  * newest first and bounded by the time, find by name pattern as a browse
  * shows the tree (deleted and renamed-away names absent), a save set's
  * entries, pages out of the kept results, and results that outlive a
- * delete of their save set. */
+ * delete of their save set (test_queries_spilled: the same with every
+ * result in the spill file). */
 static void test_queries(void **state)
 {
 	struct fx *f = *state;
@@ -922,6 +967,321 @@ static void test_queries(void **state)
 	assert_int_equal(nsr_cfi_saveset_results(c, 2, &r), NSR_ERR_NOTFOUND);
 	assert_null(r);
 	nsr_cfi_results_free(NULL);
+}
+
+/* test_queries_spilled - test_queries with every result spilled and
+ * two marks (the step doubling at every other result). */
+static void test_queries_spilled(void **state)
+{
+	size_t marks = cfi_results_marks;
+
+	nsr_cfi_set_results_mem(0);
+	cfi_results_marks = 2;
+	test_queries(state);
+	cfi_results_marks = marks;
+	nsr_cfi_set_results_mem(NSR_CFI_RESULTS_MEM);
+}
+
+/* big_set - save set ssid at t: NDIRS directories /s/dNN of NFILES
+ * files each, names of 1 to 200 bytes, and one path of 60,000 bytes
+ * (records larger than most pages read); size = the file's number plus
+ * ssid * 1000000. */
+#define NDIRS 12
+#define NFILES 150
+static void big_set(struct nsr_cfi *c, uint64_t ssid, int64_t t)
+{
+	char *path = malloc(60001);
+	struct nsr_cfi_entry e;
+
+	assert_non_null(path);
+	assert_int_equal(nsr_cfi_begin(c, ssid, t, "/s"), NSR_OK);
+	memset(&e, 0, sizeof(e));
+	e.path = path;
+	e.mode = 0755;
+	e.type = NSR_ASM_DIR;
+	snprintf(path, 60001, "/s");
+	assert_int_equal(nsr_cfi_add(c, ssid, &e, 1), NSR_OK);
+	for (int d = 0; d < NDIRS; d++) {
+		e.type = NSR_ASM_DIR;
+		snprintf(path, 60001, "/s/d%02d", d);
+		assert_int_equal(nsr_cfi_add(c, ssid, &e, 1), NSR_OK);
+		e.type = NSR_ASM_REG;
+		for (int i = 0; i < NFILES; i++) {
+			int len = snprintf(path, 60001, "/s/d%02d/f%04d-", d,
+					   i);
+
+			memset(path + len, 'x', (size_t)(i * 37 % 200));
+			path[len + i * 37 % 200] = '\0';
+			e.size = (uint64_t)(d * NFILES + i) + ssid * 1000000;
+			assert_int_equal(nsr_cfi_add(c, ssid, &e, 1), NSR_OK);
+		}
+	}
+	memset(path, 'y', 60000);
+	memcpy(path, "/s/d00/", 7);
+	path[60000] = '\0';
+	assert_int_equal(nsr_cfi_add(c, ssid, &e, 1), NSR_OK);
+	assert_int_equal(nsr_cfi_commit(c, ssid), NSR_OK);
+	free(path);
+}
+
+/* lines_of - the offset of each line of text (and its end). */
+static size_t lines_of(const char *text, size_t len, size_t **out)
+{
+	size_t n = 0, *v = calloc(len + 2, sizeof(*v));
+
+	assert_non_null(v);
+	for (size_t i = 0; i < len; i++)
+		if (i == 0 || text[i - 1] == '\n')
+			v[n++] = i;
+	v[n] = len;
+	*out = v;
+	return n;
+}
+
+/* same_pages - r, paged forwards in pages of several sizes, then
+ * backwards, and page by page from odd places, shows the lines of
+ * want (the in-memory results' text). */
+static void same_pages(const struct nsr_cfi_results *r, const char *want)
+{
+	const size_t sizes[] = {3, 64, 1024, 100000};
+	size_t *ln, n = lines_of(want, strlen(want), &ln);
+	struct nsr_buf b;
+
+	nsr_buf_init(&b, 0);
+	assert_int_equal(nsr_cfi_results_count(r), n);
+	for (size_t k = 0; k < NSR_ARRAY_SIZE(sizes); k++) {
+		size_t p = sizes[k];
+
+		/* forwards, then backwards from the last page */
+		for (int back = 0; back < 2; back++)
+			for (size_t i = 0; i < (n + p - 1) / p; i++) {
+				size_t at = (back ? (n + p - 1) / p - 1 - i
+						  : i) * p;
+				size_t end = at + p < n ? at + p : n;
+
+				nsr_buf_reset(&b);
+				assert_int_equal(nsr_cfi_results_visit(
+							 r, at, p,
+							 cfi_test_show, &b),
+						 NSR_OK);
+				assert_int_equal(b.len, ln[end] - ln[at]);
+				assert_memory_equal(b.data, want + ln[at],
+						    b.len);
+			}
+	}
+	/* pages at 3 mod 5 of 2, and past the end */
+	for (size_t at = 3; at < n + 3; at += 5) {
+		size_t end = at + 2 < n ? at + 2 : n;
+
+		nsr_buf_reset(&b);
+		assert_int_equal(nsr_cfi_results_visit(r, at, 2, cfi_test_show,
+						       &b),
+				 NSR_OK);
+		assert_int_equal(b.len, at < n ? ln[end] - ln[at] : 0);
+		if (at < n)
+			assert_memory_equal(b.data, want + ln[at], b.len);
+	}
+	free(ln);
+	nsr_buf_release(&b);
+}
+
+/* gather - query q (0 versions, 1 match, 2 a save set's entries) into
+ * *r. */
+static void gather(struct nsr_cfi *c, int q, struct nsr_cfi_results **r)
+{
+	int rc = q == 0	  ? nsr_cfi_versions(c, "/s/d03/f0000-", INT64_MAX, r)
+		 : q == 1 ? nsr_cfi_match(c, "/s", "*", INT64_MAX, r)
+			  : nsr_cfi_saveset_results(c, 2, r);
+
+	assert_int_equal(rc, NSR_OK);
+}
+
+/* count_files - names in directory dir. */
+static size_t count_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	size_t n = 0;
+
+	assert_non_null(d);
+	while (readdir(d) != NULL)
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* test_spill_pages - results of each query gathered in memory, then
+ * under memory bounds that keep none, a part or most of them (the rest
+ * spilled) and with marks that thin out (2, 4) or not, with O_TMPFILE
+ * and without: every page, in any order, shows the same results in the
+ * same order; the spill file has no name (the index directory holds
+ * what it did), a named one left over goes at the next writer open;
+ * a find whose waiting directories pass their bound fails. */
+static void test_spill_pages(void **state)
+{
+	const size_t mems[] = {0, 3000, 200000};
+	const size_t marks[] = {2, 4, 16384};
+	struct fx *f = *state;
+	struct nsr_cfi *c = f->c;
+	struct nsr_cfi_results *r, *keep[3];
+	struct nsr_buf want;
+	size_t before = 0, during = 0, saved = cfi_results_marks;
+	char *dir = nsr_path_join(f->root, "index/pit");
+
+	nsr_buf_init(&want, 0);
+	big_set(c, 1, 100);
+	big_set(c, 2, 200);
+	assert_non_null(dir);
+	before = count_files(dir);
+	for (int q = 0; q < 3; q++) {
+		nsr_cfi_set_results_mem(NSR_CFI_RESULTS_MEM);
+		gather(c, q, &r);
+		assert_int_equal(nsr_cfi_results_spilled(r), 0);
+		nsr_buf_reset(&want);
+		assert_int_equal(nsr_cfi_results_visit(r, 0, SIZE_MAX,
+						       cfi_test_show, &want),
+				 NSR_OK);
+		if (q == 0)
+			assert_int_equal(nsr_cfi_results_count(r), 2);
+		else
+			assert_true(nsr_cfi_results_count(r) >
+				    NDIRS * NFILES);
+		nsr_cfi_results_free(r);
+		for (size_t m = 0; m < NSR_ARRAY_SIZE(mems); m++)
+			for (size_t k = 0; k < NSR_ARRAY_SIZE(marks); k++) {
+				nsr_cfi_set_results_mem(mems[m]);
+				cfi_results_marks = marks[k];
+				cfi_spill_no_tmpfile = (int)(k == 1);
+				gather(c, q, &r);
+				if (mems[m] == 0)
+					assert_int_equal(
+						nsr_cfi_results_spilled(r),
+						nsr_cfi_results_count(r));
+				else if (q > 0)
+					assert_true(
+						nsr_cfi_results_spilled(r) >
+							0 &&
+						nsr_cfi_results_spilled(r) <
+							nsr_cfi_results_count(
+								r));
+				same_pages(r, want.data);
+				nsr_cfi_results_free(r);
+			}
+		/* kept while the index changes: nothing named is left,
+		 * with O_TMPFILE or without */
+		nsr_cfi_set_results_mem(0);
+		cfi_spill_no_tmpfile = q % 2;
+		gather(c, q, &keep[q]);
+		cfi_spill_no_tmpfile = 0;
+	}
+	during = count_files(dir);
+	assert_int_equal(during, before);
+	/* a spill file a kill left named goes at the next writer open */
+	nsr_cfi_close(c);
+	f->c = NULL;
+	nsr_test_mkfile(dir, CFI_SPILL_NAME "Ab12Cd", "x");
+	assert_int_equal(count_files(dir), before + 1);
+	assert_int_equal(nsr_cfi_open(&f->c, f->root, "pit", 0), NSR_OK);
+	c = f->c;
+	assert_int_equal(count_files(dir), before);
+	/* a find whose waiting directories pass the bound fails whole */
+	cfi_match_queue_max = 100; /* /s holds 12 of 15 bytes each */
+	assert_int_equal(nsr_cfi_match(c, "/s", "*", INT64_MAX, &r),
+			 NSR_ERR_LIMIT);
+	assert_null(r);
+	cfi_match_queue_max = 64u << 20;
+	for (int q = 0; q < 3; q++)
+		nsr_cfi_results_free(keep[q]);
+	cfi_results_marks = saved;
+	nsr_cfi_set_results_mem(NSR_CFI_RESULTS_MEM);
+	nsr_buf_release(&want);
+	free(dir);
+}
+
+/* spill_fd - the descriptor of the one spill file open (an unnamed file
+ * of the index directory dir), or -1. */
+static int spill_fd(const char *dir)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	char to[4096];
+	size_t n = strlen(dir);
+	int fd = -1;
+
+	assert_non_null(d);
+	while ((de = readdir(d)) != NULL) {
+		ssize_t len;
+
+		len = readlinkat(dirfd(d), de->d_name, to, sizeof(to) - 1);
+		if (len <= 0)
+			continue;
+		to[len] = '\0';
+		if (strncmp(to, dir, n) == 0 && to[n] == '/' &&
+		    strstr(to, "(deleted)") != NULL)
+			fd = atoi(de->d_name);
+	}
+	closedir(d);
+	return fd;
+}
+
+/* visit_all - visit every result of r in pages of 100: the first
+ * error, or NSR_OK. */
+static int visit_all(const struct nsr_cfi_results *r)
+{
+	size_t n = nsr_cfi_results_count(r);
+	int rc = NSR_OK, k = 0;
+
+	for (size_t at = 0; at < n && rc == NSR_OK; at += 100)
+		rc = nsr_cfi_results_visit(r, at, 100, cfi_test_count, &k);
+	return rc;
+}
+
+/* test_spill_damaged - a spill file damaged under its reader (a flipped
+ * byte, a length past the file, a file cut short) gives NSR_ERR_CORRUPT
+ * for the pages it touches, never a wrong or short page, and pages
+ * before the damage still read. */
+static void test_spill_damaged(void **state)
+{
+	struct fx *f = *state;
+	struct nsr_cfi_results *r;
+	char *dir = nsr_path_join(f->root, "index/pit");
+	uint8_t b, big[4] = {0x7f, 0xff, 0xff, 0xff}, len[4];
+	struct stat st;
+	int fd, k = 0;
+
+	assert_non_null(dir);
+	big_set(f->c, 1, 100);
+	nsr_cfi_set_results_mem(0);
+	assert_int_equal(nsr_cfi_saveset_results(f->c, 1, &r), NSR_OK);
+	nsr_cfi_set_results_mem(NSR_CFI_RESULTS_MEM);
+	fd = spill_fd(dir);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(visit_all(r), NSR_OK);
+	/* a byte of a record in the middle */
+	assert_int_equal(pread(fd, &b, 1, st.st_size / 2), 1);
+	b ^= 0x40;
+	assert_int_equal(pwrite(fd, &b, 1, st.st_size / 2), 1);
+	assert_int_equal(visit_all(r), NSR_ERR_CORRUPT);
+	assert_int_equal(nsr_cfi_results_visit(r, 0, 10, cfi_test_count, &k),
+			 NSR_OK);
+	assert_int_equal(k, 10);
+	b ^= 0x40;
+	assert_int_equal(pwrite(fd, &b, 1, st.st_size / 2), 1);
+	assert_int_equal(visit_all(r), NSR_OK);
+	/* the first record's length past anything */
+	assert_int_equal(pread(fd, len, 4, 0), 4);
+	assert_int_equal(pwrite(fd, big, 4, 0), 4);
+	assert_int_equal(nsr_cfi_results_visit(r, 0, 1, cfi_test_count, &k),
+			 NSR_ERR_CORRUPT);
+	assert_int_equal(pwrite(fd, len, 4, 0), 4);
+	/* cut short: the results past the cut are refused */
+	assert_int_equal(ftruncate(fd, st.st_size / 3), 0);
+	assert_int_equal(visit_all(r), NSR_ERR_CORRUPT);
+	assert_int_equal(nsr_cfi_results_visit(r, 0, 10, cfi_test_count, &k),
+			 NSR_OK);
+	nsr_cfi_results_free(r);
+	assert_int_equal(spill_fd(dir), -1);
+	free(dir);
 }
 
 /* keep_one - keep the versions of "/t/a/keep" for client as a cursor. */
@@ -994,6 +1354,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_shared_lists, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_queries, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_queries_spilled, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_spill_pages, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_spill_damaged, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_cursors, setup, teardown),
 	};
 
