@@ -125,8 +125,15 @@ void nsr_saver_free(struct nsr_saver *s);
 /* nsr_saver_add_path - walk path and save everything under it. */
 int nsr_saver_add_path(struct nsr_saver *s, const char *path);
 /* nsr_saver_add_entry - save one walked object (error entries are
- * reported and counted). */
+ * reported and counted).  A regular file with has_fd is read from fd
+ * (which stays open) instead of being opened. */
 int nsr_saver_add_entry(struct nsr_saver *s, const struct nsr_walk_ent *ent);
+/* nsr_saver_open - open the regular file of a walked entry for reading
+ * as the saver does (relative to its directory, not following a link,
+ * without changing its atime where allowed, never hanging on a FIFO
+ * put in its place): a descriptor, or -1 with errno.  For callers that
+ * open ahead (has_fd in walk.h); the saver still checks the type. */
+int nsr_saver_open(const struct nsr_walk_ent *e);
 /* nsr_saver_skip - would a level save leave e out (unchanged)?  Only
  * the decision (counted in stats.unchanged), for a caller that hands
  * the objects kept to other savers (parallel save streams, pss.h): it

@@ -60,6 +60,12 @@ struct nsr_walk_ent {
 	bool listed;
 	const char *const *names;
 	size_t nnames;
+	/* A regular file already open (the walker never does this; a
+	 * caller handing entries to a saver may, so that reading starts
+	 * early): the saver reads fd instead of opening name, and leaves
+	 * it open (its owner closes it).  false in a zeroed entry. */
+	bool has_fd;
+	int fd;
 };
 
 struct nsr_walk;

@@ -13,6 +13,12 @@
  * walk order: restoring the master last then makes every link's target
  * exist first and sets directory metadata after the files were written.
  *
+ * A small regular file (up to PSS_AHEAD_MAX bytes) is opened when it is
+ * queued and its data read ahead, so the disk serves the reads of the
+ * whole window at once rather than one per stream; at most
+ * PSS_AHEAD_FDS such descriptors are open in the process, and an item
+ * closes its own when it is freed.  Master-only objects are not.
+ *
  * Invariants (mu held):
  *  1. nshared + nmaster <= window except after a put into an empty
  *     queue (one object always fits);
@@ -29,8 +35,12 @@
 
 #include "nsr/walk.h"
 
+#define PSS_AHEAD_MAX ((uint64_t)1 << 20) /* bytes of a file opened ahead */
+#define PSS_AHEAD_FDS 256u		    /* descriptors open ahead */
+
 /* One walked object, copied with what it points to; e.dirfd is a
- * duplicate the item owns (or AT_FDCWD with e.name NULL). */
+ * duplicate the item owns (or AT_FDCWD with e.name NULL), and so is
+ * e.fd when e.has_fd (a file opened ahead). */
 struct pss_item {
 	struct nsr_walk_ent e;
 	uint64_t size;	/* bytes of a regular file: the balancing key */

@@ -10,6 +10,7 @@
 
 #include "nsr/asm.h"
 #include "nsr/err.h"
+#include "nsr/saver.h"
 
 #include "pss_int.h"
 
@@ -43,6 +44,38 @@ static int copy_names(struct nsr_walk_ent *d, const struct nsr_walk_ent *e)
 		d->nnames = i + 1;
 	}
 	return ok ? NSR_OK : NSR_ERR_NOMEM;
+}
+
+/* Descriptors open ahead, over every queue of the process (bounded so a
+ * save of many save points stays far from its descriptor limit). */
+static unsigned opened_ahead;
+
+/* open_ahead - a small regular file is opened when it is queued and its
+ * data read ahead (POSIX_FADV_WILLNEED starts the reads and returns):
+ * with a window of files in flight the disk has many reads to serve
+ * at once, where the streams alone ask one each (pss_int.h).  Nothing
+ * is said when it fails: the saver opens the file itself then, and
+ * reports what goes wrong. */
+static void open_ahead(struct pss_item *it)
+{
+	int fd;
+
+	if (it->e.type != NSR_ASM_REG || it->e.err != 0 || it->size == 0 ||
+	    it->size > PSS_AHEAD_MAX)
+		return;
+	if (__atomic_add_fetch(&opened_ahead, 1, __ATOMIC_RELAXED) >
+	    PSS_AHEAD_FDS) {
+		__atomic_sub_fetch(&opened_ahead, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	fd = nsr_saver_open(&it->e);
+	if (fd < 0) {
+		__atomic_sub_fetch(&opened_ahead, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	(void)posix_fadvise(fd, 0, (off_t)it->size, POSIX_FADV_WILLNEED);
+	it->e.has_fd = true;
+	it->e.fd = fd;
 }
 
 /* master_only - objects the master stream must save (pss_int.h). */
@@ -90,6 +123,9 @@ int pss_item_new(const struct nsr_walk_ent *e, struct pss_item **out)
 			   ? (uint64_t)e->st.st_size
 			   : 0;
 	it->master = master_only(e);
+	it->e.has_fd = false;
+	if (!it->master)
+		open_ahead(it);
 	*out = it;
 	return NSR_OK;
 }
@@ -101,6 +137,10 @@ void pss_item_free(struct pss_item *it)
 		return;
 	if (it->e.dirfd != AT_FDCWD && it->e.dirfd >= 0)
 		close(it->e.dirfd);
+	if (it->e.has_fd) {
+		close(it->e.fd);
+		__atomic_sub_fetch(&opened_ahead, 1, __ATOMIC_RELAXED);
+	}
 	free((char *)it->e.path);
 	free((char *)it->e.link);
 	free((char *)it->e.what);

@@ -238,12 +238,12 @@ static void test_touch(const struct nsr_walk_ent *e)
 	}
 }
 
-/* open_file - open a walked regular file for reading (relative to its
+/* nsr_saver_open - open a walked regular file for reading (relative to its
  * directory when the walker gave one) without following links and
  * without touching its atime where allowed.  O_NONBLOCK keeps the open
  * from hanging if the name became a FIFO since the walk saw it (the caller
  * checks the type with fstat); it is cleared again for the reads. */
-static int open_file(const struct nsr_walk_ent *e)
+int nsr_saver_open(const struct nsr_walk_ent *e)
 {
 	int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
 	int dirfd = e->name != NULL ? e->dirfd : AT_FDCWD;
@@ -255,6 +255,14 @@ static int open_file(const struct nsr_walk_ent *e)
 	if (fd >= 0)
 		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	return fd;
+}
+
+/* close_file - close what nsr_saver_open opened here (a descriptor
+ * the entry brought stays its owner's). */
+static void close_file(const struct nsr_walk_ent *e, int fd)
+{
+	if (!e->has_fd || fd != e->fd)
+		close(fd);
 }
 
 /* is_zero - are all n bytes zero? */
@@ -488,7 +496,7 @@ static int save_regular(struct nsr_saver *s, const struct nsr_walk_ent *e)
 		fd = -1;
 		errno = EACCES;
 	} else {
-		fd = open_file(e);
+		fd = e->has_fd ? e->fd : nsr_saver_open(e);
 	}
 	if (fd < 0) {
 		report(s, e->path, errno, "open");
@@ -496,19 +504,19 @@ static int save_regular(struct nsr_saver *s, const struct nsr_walk_ent *e)
 	}
 	if (fstat(fd, &st) != 0) {
 		report(s, e->path, errno, "fstat");
-		close(fd);
+		close_file(e, fd);
 		return NSR_OK;
 	}
 	if (!S_ISREG(st.st_mode)) { /* replaced since the walk saw it */
 		report(s, e->path, ESTALE, "open");
-		close(fd);
+		close_file(e, fd);
 		return NSR_OK;
 	}
 	file_from_stat(s, e, &st, &f);
 	rc = nsr_asm_enc_file(s->enc, &f, &off);
 	if (rc == NSR_ERR_TOOBIG || rc == NSR_ERR_INVAL) {
 		report(s, e->path, ENAMETOOLONG, "path");
-		close(fd);
+		close_file(e, fd);
 		return NSR_OK;
 	}
 	if (rc == NSR_OK && s->cb.index)
@@ -529,7 +537,7 @@ static int save_regular(struct nsr_saver *s, const struct nsr_walk_ent *e)
 		s->st.changed++;
 		report(s, e->path, 0, "changed during save");
 	}
-	close(fd);
+	close_file(e, fd);
 	if (rc == NSR_OK)
 		rc = nsr_asm_enc_file_end(s->enc, status);
 	if (rc)

@@ -2,13 +2,15 @@
  * test_pss_queue.c - the balancer of parallel save streams (pss_int.h):
  * largest file first, master-only objects to the master in walk order,
  * a big file found last still does not leave the other streams idle at
- * the end, every object handed out once under threads, and what leaving
- * streams do to the queue.
+ * the end, every object handed out once under threads, what leaving
+ * streams do to the queue, and small files opened ahead.
  */
 #include "nsr/compat.h"
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "nsr/asm.h"
 #include "nsr/err.h"
@@ -232,6 +234,89 @@ static void test_leave(void **state)
 	pss_queue_destroy(&q);
 }
 
+/* at - a queued copy of the entry for file name in directory dfd, as
+ * the walker gives it. */
+static struct pss_item *at(int dfd, const char *name, unsigned nlink)
+{
+	struct nsr_walk_ent e;
+	struct pss_item *it = NULL;
+
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(fstatat(dfd, name, &e.st, AT_SYMLINK_NOFOLLOW), 0);
+	e.path = name;
+	e.name = name;
+	e.dirfd = dfd;
+	e.type = NSR_ASM_REG;
+	e.st.st_nlink = nlink;
+	assert_int_equal(pss_item_new(&e, &it), NSR_OK);
+	return it;
+}
+
+/* test_open_ahead - a small regular file is opened when queued (its own
+ * descriptor, reading the file); a large, an empty or a master-only one
+ * is not, nor one past PSS_AHEAD_FDS, and a freed item gives its
+ * descriptor back. */
+static void test_open_ahead(void **state)
+{
+	char dir[] = "/tmp/test_pss_ahead.XXXXXX", buf[16] = "";
+	static struct pss_item *many[PSS_AHEAD_FDS + 4];
+	struct pss_item *small, *big, *empty, *linked;
+	size_t with = 0;
+	int dfd, fd;
+
+	NSR_UNUSED(state);
+	assert_non_null(mkdtemp(dir));
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	assert_true(dfd >= 0);
+	fd = openat(dfd, "small", O_WRONLY | O_CREAT, 0600);
+	assert_int_equal(write(fd, "small data", 10), 10);
+	close(fd);
+	fd = openat(dfd, "big", O_WRONLY | O_CREAT, 0600);
+	assert_int_equal(ftruncate(fd, (off_t)PSS_AHEAD_MAX + 1), 0);
+	close(fd);
+	fd = openat(dfd, "empty", O_WRONLY | O_CREAT, 0600);
+	close(fd);
+
+	small = at(dfd, "small", 1);
+	big = at(dfd, "big", 1);
+	empty = at(dfd, "empty", 1);
+	linked = at(dfd, "small", 2);
+	assert_true(small->e.has_fd);
+	assert_true(small->e.fd != dfd);
+	assert_int_equal(pread(small->e.fd, buf, sizeof(buf), 0), 10);
+	assert_memory_equal(buf, "small data", 10);
+	assert_false(big->e.has_fd);
+	assert_false(empty->e.has_fd);
+	assert_false(linked->e.has_fd);
+	pss_item_free(big);
+	pss_item_free(empty);
+	pss_item_free(linked);
+
+	/* one is open already (small): the budget takes PSS_AHEAD_FDS - 1
+	 * more, then none until one is freed */
+	for (size_t i = 0; i < NSR_ARRAY_SIZE(many); i++) {
+		many[i] = at(dfd, "small", 1);
+		with += many[i]->e.has_fd;
+	}
+	assert_int_equal(with, PSS_AHEAD_FDS - 1);
+	assert_false(many[NSR_ARRAY_SIZE(many) - 1]->e.has_fd);
+	pss_item_free(small);
+	small = at(dfd, "small", 1);
+	assert_true(small->e.has_fd);
+	pss_item_free(small);
+	for (size_t i = 0; i < NSR_ARRAY_SIZE(many); i++)
+		pss_item_free(many[i]);
+	small = at(dfd, "small", 1);
+	assert_true(small->e.has_fd);
+	pss_item_free(small);
+
+	assert_int_equal(unlinkat(dfd, "small", 0), 0);
+	assert_int_equal(unlinkat(dfd, "big", 0), 0);
+	assert_int_equal(unlinkat(dfd, "empty", 0), 0);
+	close(dfd);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 /* main - run the tests. */
 int main(void)
 {
@@ -240,6 +325,7 @@ int main(void)
 		cmocka_unit_test(test_big_last),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_leave),
+		cmocka_unit_test(test_open_ahead),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1072,6 +1072,82 @@ static void test_save_errors(void **state)
 	assert_int_equal(rs.files, 1);
 }
 
+/* spit - a file of text under the fixture. */
+static void spit(struct fixture *f, const char *rel, const char *text)
+{
+	int fd = open(p(f, rel), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+/* test_save_has_fd - an entry that brings its descriptor (a file opened
+ * ahead, pss_int.h) is read from it, not from its name, and the
+ * descriptor stays its owner's; one that is no regular file is reported
+ * and stays open too. */
+static void test_save_has_fd(void **state)
+{
+	struct fixture *f = *state;
+	struct nsr_saver_opts o = { 0 };
+	struct nsr_saver_cb cb = { 0 };
+	struct nsr_saver *s = NULL;
+	struct nsr_saver_stats st;
+	struct nsr_walk_ent e;
+	struct nsr_restore_stats rs;
+	struct nsr_restore_opts ro = { 0 };
+	char dest[PATH_MAX], got[64] = "";
+	int fd, dfd, n;
+
+	spit(f, "ahead", "read through the descriptor\n");
+	spit(f, "named", "read by name\n");
+	o.client = "c";
+	o.name = "n";
+	cb.write = sink;
+	cb.write_ctx = f;
+	cb.error = save_err;
+	cb.error_ctx = f;
+	assert_int_equal(nsr_saver_new(&s, &o, &cb), NSR_OK);
+	memset(&e, 0, sizeof(e));
+	e.path = p(f, "named");
+	e.type = NSR_ASM_REG;
+	fd = open(p(f, "ahead"), O_RDONLY);
+	assert_true(fd >= 0);
+	e.has_fd = true;
+	e.fd = fd;
+	assert_int_equal(nsr_saver_add_entry(s, &e), NSR_OK);
+	dfd = open(f->tmp, O_RDONLY | O_DIRECTORY);
+	assert_true(dfd >= 0);
+	e.fd = dfd; /* a descriptor of no regular file */
+	assert_int_equal(nsr_saver_add_entry(s, &e), NSR_OK);
+	assert_int_equal(nsr_saver_finish(s), NSR_OK);
+	nsr_saver_stats(s, &st);
+	nsr_saver_free(s);
+	assert_int_not_equal(fcntl(fd, F_GETFD), -1);
+	assert_int_not_equal(fcntl(dfd, F_GETFD), -1);
+	close(fd);
+	close(dfd);
+	assert_int_equal(st.files, 1);
+	assert_int_equal(st.errors, 1);
+	assert_true(snprintf(dest, sizeof(dest), "/named open %d\n", ESTALE) >
+		    0);
+	assert_non_null(strstr(f->log.data, dest));
+	assert_true(snprintf(dest, sizeof(dest), "%s/dest7", f->tmp) > 0);
+	ro.dest = dest;
+	assert_int_equal(restore(f, f->stream.data, f->stream.len, 5, &ro,
+				 &rs), NSR_OK);
+	assert_int_equal(rs.files, 1);
+	assert_true(snprintf(dest, sizeof(dest), "%s/dest7%s", f->tmp,
+			     p(f, "named")) > 0);
+	fd = open(dest, O_RDONLY);
+	assert_true(fd >= 0);
+	n = (int)read(fd, got, sizeof(got) - 1);
+	close(fd);
+	assert_true(n > 0);
+	got[n] = '\0';
+	assert_string_equal(got, "read through the descriptor\n");
+}
+
 /* test_hostile_paths - a hostile stream cannot escape the destination
  * through a symlink it restored itself, nor with ".." components. */
 static void test_hostile_paths(void **state)
@@ -1508,6 +1584,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_conflicts, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_save_errors, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_save_has_fd, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_long_paths, setup,
 						teardown),
