@@ -1025,19 +1025,13 @@ static void test_conflicts(void **state)
 	nsr_buf_release(&diff);
 }
 
-/* test_save_errors - files that vanish or cannot be read are reported; the
- * save goes on and the stream stays valid. */
-static void test_save_errors(void **state)
+/* plain_saver - a saver of client "c", save set "n", into the fixture's
+ * stream, its errors into the fixture's log. */
+static struct nsr_saver *plain_saver(struct fixture *f)
 {
-	struct fixture *f = *state;
 	struct nsr_saver_opts o = { 0 };
 	struct nsr_saver_cb cb = { 0 };
 	struct nsr_saver *s = NULL;
-	struct nsr_saver_stats st;
-	struct nsr_walk_ent e;
-	struct nsr_restore_stats rs;
-	struct nsr_restore_opts ro = { 0 };
-	char dest[PATH_MAX];
 
 	o.client = "c";
 	o.name = "n";
@@ -1046,6 +1040,22 @@ static void test_save_errors(void **state)
 	cb.error = save_err;
 	cb.error_ctx = f;
 	assert_int_equal(nsr_saver_new(&s, &o, &cb), NSR_OK);
+	return s;
+}
+
+/* test_save_errors - files that vanish or cannot be read are reported; the
+ * save goes on and the stream stays valid. */
+static void test_save_errors(void **state)
+{
+	struct fixture *f = *state;
+	struct nsr_saver *s;
+	struct nsr_saver_stats st;
+	struct nsr_walk_ent e;
+	struct nsr_restore_stats rs;
+	struct nsr_restore_opts ro = { 0 };
+	char dest[PATH_MAX];
+
+	s = plain_saver(f);
 	memset(&e, 0, sizeof(e));
 	e.path = p(f, "vanished");
 	e.type = NSR_ASM_REG;
@@ -1089,9 +1099,7 @@ static void spit(struct fixture *f, const char *rel, const char *text)
 static void test_save_has_fd(void **state)
 {
 	struct fixture *f = *state;
-	struct nsr_saver_opts o = { 0 };
-	struct nsr_saver_cb cb = { 0 };
-	struct nsr_saver *s = NULL;
+	struct nsr_saver *s;
 	struct nsr_saver_stats st;
 	struct nsr_walk_ent e;
 	struct nsr_restore_stats rs;
@@ -1101,13 +1109,7 @@ static void test_save_has_fd(void **state)
 
 	spit(f, "ahead", "read through the descriptor\n");
 	spit(f, "named", "read by name\n");
-	o.client = "c";
-	o.name = "n";
-	cb.write = sink;
-	cb.write_ctx = f;
-	cb.error = save_err;
-	cb.error_ctx = f;
-	assert_int_equal(nsr_saver_new(&s, &o, &cb), NSR_OK);
+	s = plain_saver(f);
 	memset(&e, 0, sizeof(e));
 	e.path = p(f, "named");
 	e.type = NSR_ASM_REG;
