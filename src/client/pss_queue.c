@@ -124,8 +124,7 @@ int pss_item_new(const struct nsr_walk_ent *e, struct pss_item **out)
 			   : 0;
 	it->master = master_only(e);
 	it->e.has_fd = false;
-	if (!it->master)
-		open_ahead(it);
+	open_ahead(it);
 	*out = it;
 	return NSR_OK;
 }
