@@ -15,6 +15,12 @@
  * through error() and counted, and the save goes on; sink failures and
  * callback failures stop it and are returned (sticky).
  *
+ * nsr_saver_add_path walks up to 64 objects ahead of what it saves, and
+ * opens each small regular file among them (up to 1 MiB) and asks the
+ * kernel to read it ahead, so the disk serves several files at once
+ * (pss_int.h; the level filter is applied before, so an incremental
+ * reads nothing ahead of what it leaves out).
+ *
  * File data is read with the adaptive size of readsize.h.  Holes the file
  * system reports (SEEK_DATA, for files with fewer blocks than bytes) are
  * sent as HOLE records without being read, and so are runs of all-zero

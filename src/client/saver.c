@@ -25,7 +25,10 @@
 #include "nsr/saver.h"
 #include "nsr/walk.h"
 
+#include "pss_int.h"
+
 #define HOLE_UNIT 4096 /* zero runs are detected in whole units */
+#define SAVER_AHEAD 64 /* objects walked ahead of the saving */
 
 struct idname {
 	int valid;
@@ -781,10 +784,26 @@ static int save_other(struct nsr_saver *s, const struct nsr_walk_ent *e)
 	return NSR_OK;
 }
 
+static int add_kept(struct nsr_saver *s, const struct nsr_walk_ent *e);
+
 /* nsr_saver_add_entry - save one walked object. */
 int nsr_saver_add_entry(struct nsr_saver *s, const struct nsr_walk_ent *e)
 {
 	bool skip;
+	int rc;
+
+	if (s->err)
+		return s->err;
+	rc = nsr_saver_skip(s, e, &skip);
+	if (rc)
+		return fail(s, rc);
+	return skip ? NSR_OK : add_kept(s, e);
+}
+
+/* add_kept - save one object the level filter kept (an error entry is
+ * reported and counted). */
+static int add_kept(struct nsr_saver *s, const struct nsr_walk_ent *e)
+{
 	int rc;
 
 	if (s->err)
@@ -796,13 +815,6 @@ int nsr_saver_add_entry(struct nsr_saver *s, const struct nsr_walk_ent *e)
 		report(s, e->path, e->err, e->what ? e->what : "walk");
 		return NSR_OK;
 	}
-	rc = unchanged(s, e, &skip);
-	if (rc)
-		return fail(s, rc);
-	if (skip) {
-		s->st.unchanged++;
-		return NSR_OK;
-	}
 	if (e->type == NSR_ASM_REG)
 		rc = save_regular(s, e);
 	else
@@ -812,13 +824,19 @@ int nsr_saver_add_entry(struct nsr_saver *s, const struct nsr_walk_ent *e)
 	return NSR_OK;
 }
 
-/* nsr_saver_add_path - walk a path and save everything under it. */
+/* nsr_saver_add_path - walk a path and save everything under it.  The
+ * walk runs up to SAVER_AHEAD objects ahead of the saving (level filter
+ * applied, in walk order), each copied with its small file opened and
+ * read ahead (pss_int.h), so the disk serves several files' reads at
+ * once while one is saved. */
 int nsr_saver_add_path(struct nsr_saver *s, const char *path)
 {
 	struct nsr_walk_opts wo = { s->cross_mounts };
+	struct pss_item *ring[SAVER_AHEAD];
 	struct nsr_walk *w = NULL;
 	const struct nsr_walk_ent *e = NULL;
-	int rc;
+	size_t head = 0, n = 0;
+	int rc, eof = 0;
 
 	if (s->err)
 		return s->err;
@@ -826,15 +844,33 @@ int nsr_saver_add_path(struct nsr_saver *s, const char *path)
 	if (rc)
 		return rc;
 	for (;;) {
-		rc = nsr_walk_next(w, &e);
-		if (rc == NSR_ERR_EOF) {
-			rc = NSR_OK;
-			break;
+		while (rc == NSR_OK && !eof && n < SAVER_AHEAD) {
+			struct pss_item *it;
+			bool skip;
+
+			rc = nsr_walk_next(w, &e);
+			if (rc == NSR_ERR_EOF) {
+				rc = NSR_OK;
+				eof = 1;
+				break;
+			}
+			if (rc == NSR_OK)
+				rc = nsr_saver_skip(s, e, &skip);
+			if (rc == NSR_OK && !skip &&
+			    (rc = pss_item_new(e, &it)) == NSR_OK)
+				ring[(head + n++) % SAVER_AHEAD] = it;
 		}
-		if (rc == NSR_OK)
-			rc = nsr_saver_add_entry(s, e);
-		if (rc)
+		if (rc != NSR_OK || n == 0)
 			break;
+		rc = add_kept(s, &ring[head]->e);
+		pss_item_free(ring[head]);
+		head = (head + 1) % SAVER_AHEAD;
+		n--;
+	}
+	while (n > 0) {
+		pss_item_free(ring[head]);
+		head = (head + 1) % SAVER_AHEAD;
+		n--;
 	}
 	nsr_walk_free(w);
 	if (rc)
