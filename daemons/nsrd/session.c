@@ -449,11 +449,13 @@ int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
 }
 
 /* job_create - the job record of a session (0 if nsrjobd is away); ssids
- * NULL when it has none yet. */
+ * NULL when it has none yet; its first nlines log lines go with it, in
+ * the same call and transaction. */
 static int64_t job_create(struct nsr_jobd *j, enum nsr_jobdb_type type,
 			  const char *client, const char *name,
 			  const char *level, int64_t pid, const char *command,
-			  const char *ssids)
+			  const char *ssids, const char *const *lines,
+			  size_t nlines)
 {
 	struct nsr_jobdb_job job;
 	struct nsr_buf err;
@@ -473,7 +475,7 @@ static int64_t job_create(struct nsr_jobd *j, enum nsr_jobdb_type type,
 	job.command = command;
 	job.ssids = ssids;
 	nsr_buf_init(&err, 0);
-	if (nsr_jobd_create(j, &job, &id, &err) != NSR_OK) {
+	if (nsr_jobd_create_log(j, &job, lines, nlines, &id, &err) != NSR_OK) {
 		nsr_warn("cannot record the job of %s:%s: %s", client, name,
 			 err.data);
 		id = 0;
@@ -723,6 +725,9 @@ static int save_create(struct mmdb_clnt *mc, struct nsr_jobd *j,
 {
 	const save_start_args *a = c->a;
 	char ssidtxt[32];
+	const char *lines[2];
+	size_t nlines = 0;
+	struct nsr_buf first;
 
 	if (create_saveset(mc, &c->ss, &c->cloneid) != NSR_OK) {
 		nsr_status_set(st, NSR_ERR_IO, "cannot create the save set "
@@ -730,19 +735,22 @@ static int save_create(struct mmdb_clnt *mc, struct nsr_jobd *j,
 			       mmdb_clnt_errmsg(mc));
 		return NSR_ERR_IO;
 	}
-	/* Made with its save set's id: one call to nsrjobd less. */
+	/* Made with its save set's id and its first log lines: one call
+	 * to nsrjobd and one transaction. */
 	snprintf(ssidtxt, sizeof(ssidtxt), "%u", c->ss.ssid);
+	nsr_buf_init(&first, 0);
+	if (nsr_buf_addf(&first, "saving %s:%s to volume %s on %s",
+			 a->client, a->name, c->volume, c->device) == NSR_OK) {
+		lines[nlines++] = first.data;
+		if (c->llog[0])
+			lines[nlines++] = c->llog;
+	}
 	c->jobid = job_create(j, nsrd_bootstrap_is(a->name)
 				 ? NSR_JOBDB_TYPE_BOOTSTRAP_SAVE
 				 : NSR_JOBDB_TYPE_SAVE, a->client, a->name,
-			      c->level, a->pid, a->command, ssidtxt);
-	if (c->jobid) {
-		nsr_jobd_logf(j, c->jobid, NULL,
-			      "saving %s:%s to volume %s on %s", a->client,
-			      a->name, c->volume, c->device);
-		if (c->llog[0])
-			nsr_jobd_logf(j, c->jobid, NULL, "%s", c->llog);
-	}
+			      c->level, a->pid, a->command, ssidtxt, lines,
+			      nlines);
+	nsr_buf_release(&first);
 	return NSR_OK;
 }
 
@@ -1349,7 +1357,7 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp,
 	snprintf(s->client, sizeof(s->client), "%s", a->client);
 	snprintf(s->device, sizeof(s->device), "%s", nsr_res_get(dev, "name"));
 	s->jobid = job_create(open_jobd(), NSR_JOBDB_TYPE_RECOVER, a->client,
-			      ss.name, NULL, a->pid, a->command, NULL);
+			      ss.name, NULL, a->pid, a->command, NULL, NULL, 0);
 	r->jobid = s->jobid;
 	free(r->ss_client);
 	free(r->ss_name);
@@ -1609,7 +1617,7 @@ int64_t nsrd_job_create(enum nsr_jobdb_type type, const char *client,
 			const char *command, const char *ssids)
 {
 	return job_create(open_jobd(), type, client, name, level, pid, command,
-			  ssids);
+			  ssids, NULL, 0);
 }
 
 /* nsrd_job_finish - job_finish for the other handler files. */
