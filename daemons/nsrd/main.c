@@ -399,7 +399,7 @@ static void nsrd_stop(struct nsr_daemon *d)
 
 	nsrd_sched_stop(n);
 	nsrd_nsrim_stop(n);
-	nsrd_lanes_close(n);
+	lanes_close(&n->lanes);
 	mmdb_clnt_close(n->mmdb);
 	nsr_ixclnt_close(n->ix);
 	nsr_jobd_close(n->jobd);
@@ -472,8 +472,7 @@ int main(int argc, char **argv)
 {
 	int rc;
 
-	pthread_mutex_init(&g_nsrd.lane_mu, NULL);
-	pthread_cond_init(&g_nsrd.lane_cv, NULL);
+	lanes_init(&g_nsrd.lanes);
 	rc = nsr_daemon_main(argc, argv, &nsrd_ops, &g_nsrd);
 	nsr_resdb_close(g_nsrd.res);
 	return rc;

@@ -633,80 +633,6 @@ static int pss_name_dependent(struct mmdb_clnt *mc,
 	return mmdb_clnt_ss_update(mc, &m);
 }
 
-/* lane_get - a free lane for SAVE_START's unlocked work (its handles made
- * on first use), waiting while every lane is busy; NULL when stopping
- * (*closed set) or out of memory.  Takes lane_mu only: never call it
- * under the RPC mutex (a lane's holder may need that mutex to give its
- * lane back). */
-static struct nsrd_lane *lane_get(struct nsrd *n, int *closed)
-{
-	int wait = nsr_peer_wait_default();
-	struct nsrd_lane *l = NULL;
-
-	pthread_mutex_lock(&n->lane_mu);
-	while (!n->lanes_closed) {
-		int i = 0;
-
-		while (i < NSRD_LANES && n->lanes[i].busy)
-			i++;
-		if (i == NSRD_LANES) {
-			pthread_cond_wait(&n->lane_cv, &n->lane_mu);
-			continue;
-		}
-		l = &n->lanes[i];
-		if ((!l->mmdb &&
-		     mmdb_clnt_new("localhost", wait, &l->mmdb) != NSR_OK) ||
-		    (!l->jobd && nsr_jobd_new("localhost",
-					      wait < 10000 ? wait : 10000,
-					      &l->jobd) != NSR_OK)) {
-			l = NULL; /* out of memory: go on without */
-			break;
-		}
-		l->busy = 1;
-		break;
-	}
-	*closed = n->lanes_closed;
-	pthread_mutex_unlock(&n->lane_mu);
-	return l;
-}
-
-/* lane_put - give the lane back: one waiter may take it (all of them
- * while stopping, nsrd_lanes_close among them). */
-static void lane_put(struct nsrd *n, struct nsrd_lane *l)
-{
-	pthread_mutex_lock(&n->lane_mu);
-	l->busy = 0;
-	if (n->lanes_closed)
-		pthread_cond_broadcast(&n->lane_cv);
-	else
-		pthread_cond_signal(&n->lane_cv);
-	pthread_mutex_unlock(&n->lane_mu);
-}
-
-/* nsrd_lanes_close - see nsrd.h. */
-void nsrd_lanes_close(struct nsrd *n)
-{
-	int busy;
-
-	pthread_mutex_lock(&n->lane_mu);
-	n->lanes_closed = 1;
-	pthread_cond_broadcast(&n->lane_cv);
-	do {
-		busy = 0;
-		for (int i = 0; i < NSRD_LANES; i++)
-			busy |= n->lanes[i].busy;
-		if (busy)
-			pthread_cond_wait(&n->lane_cv, &n->lane_mu);
-	} while (busy);
-	for (int i = 0; i < NSRD_LANES; i++) {
-		mmdb_clnt_close(n->lanes[i].mmdb);
-		nsr_jobd_close(n->lanes[i].jobd);
-		n->lanes[i].mmdb = NULL;
-		n->lanes[i].jobd = NULL;
-	}
-	pthread_mutex_unlock(&n->lane_mu);
-}
-
 /* What SAVE_START's unlocked part works on: copies (nsrd.h invariant 3). */
 struct save_create {
 	const save_start_args *a;
@@ -716,12 +642,25 @@ struct save_create {
 	const char *level, *device, *volume, *llog;
 };
 
-/* save_create - the save set (in progress until SAVE_END), the job and
- * its first log lines, through mc and j.  The caller holds its session
- * slot (starting); it may or may not hold the mutex.  NSR_OK, or an
- * error with st set. */
-static int save_create(struct mmdb_clnt *mc, struct nsr_jobd *j,
-		       struct save_create *c, nsr_status *st)
+/* save_set_create - the save set of a starting save, in progress until
+ * SAVE_END, through mc.  The caller holds its session slot (starting);
+ * it may or may not hold the mutex.  NSR_OK, or an error with st set. */
+static int save_set_create(struct mmdb_clnt *mc, struct save_create *c,
+			   nsr_status *st)
+{
+	if (create_saveset(mc, &c->ss, &c->cloneid) != NSR_OK) {
+		nsr_status_set(st, NSR_ERR_IO, "cannot create the save set "
+			       "in the media database: %s",
+			       mmdb_clnt_errmsg(mc));
+		return NSR_ERR_IO;
+	}
+	return NSR_OK;
+}
+
+/* save_job_create - the job of a starting save whose save set is made,
+ * with its first log lines, through j: one call to nsrjobd and one
+ * transaction there.  c->jobid is 0 if nsrjobd is away (logged). */
+static void save_job_create(struct nsr_jobd *j, struct save_create *c)
 {
 	const save_start_args *a = c->a;
 	char ssidtxt[32];
@@ -729,14 +668,6 @@ static int save_create(struct mmdb_clnt *mc, struct nsr_jobd *j,
 	size_t nlines = 0;
 	struct nsr_buf first;
 
-	if (create_saveset(mc, &c->ss, &c->cloneid) != NSR_OK) {
-		nsr_status_set(st, NSR_ERR_IO, "cannot create the save set "
-			       "in the media database: %s",
-			       mmdb_clnt_errmsg(mc));
-		return NSR_ERR_IO;
-	}
-	/* Made with its save set's id and its first log lines: one call
-	 * to nsrjobd and one transaction. */
 	snprintf(ssidtxt, sizeof(ssidtxt), "%u", c->ss.ssid);
 	nsr_buf_init(&first, 0);
 	if (nsr_buf_addf(&first, "saving %s:%s to volume %s on %s",
@@ -751,28 +682,49 @@ static int save_create(struct mmdb_clnt *mc, struct nsr_jobd *j,
 			      c->level, a->pid, a->command, ssidtxt, lines,
 			      nlines);
 	nsr_buf_release(&first);
-	return NSR_OK;
 }
 
-/* save_create_unlocked - save_create with the RPC mutex released, through
- * a lane (nsrd.h invariants 1-3); under the mutex with the shared handles
+/* save_create_locked - the save set, then the job, under the RPC mutex
+ * with the shared handles. */
+static int save_create_locked(struct nsrd *n, struct save_create *c,
+			      nsr_status *st)
+{
+	int rc = save_set_create(n->mmdb, c, st);
+
+	if (rc == NSR_OK)
+		save_job_create(open_jobd(), c);
+	return rc;
+}
+
+/* save_create_unlocked - the save set and then the job of a starting
+ * save with the RPC mutex released, each through a lane's half of its
+ * own (nsrd.h invariants 1-3); under the mutex with the shared handles
  * when there is no server (tests) or no lane (stopping, no memory).
- * Called and returns with the mutex held. */
+ * Called and returns with the mutex held.  NSR_OK, or an error with st
+ * set (then no save set was made). */
 static int save_create_unlocked(struct nsrd *n, struct save_create *c,
 				nsr_status *st)
 {
-	struct nsrd_lane *l;
-	int rc, closed = 0;
+	struct lane *l, *jl = NULL;
+	int rc = NSR_OK, closed = 0;
 
 	if (!n->d || !n->d->srv)
-		return save_create(n->mmdb, open_jobd(), c, st);
+		return save_create_locked(n, c, st);
 	nsr_rpc_server_unlock(n->d->srv);
-	l = lane_get(n, &closed);
+	l = lanes_get(&n->lanes, LANE_MMDB, &closed);
 	if (l) {
-		rc = save_create(l->mmdb, l->jobd, c, st);
-		lane_put(n, l);
+		rc = save_set_create(l->mmdb, c, st);
+		lanes_put(&n->lanes, l, LANE_MMDB);
+	}
+	if (l && rc == NSR_OK)
+		jl = lanes_get(&n->lanes, LANE_JOBD, &closed);
+	if (jl) {
+		save_job_create(jl->jobd, c);
+		lanes_put(&n->lanes, jl, LANE_JOBD);
 	}
 	nsr_rpc_server_lock(n->d->srv);
+	if (l && rc == NSR_OK && !jl) /* made: its job with the shared one */
+		save_job_create(open_jobd(), c);
 	if (l)
 		return rc;
 	if (closed) { /* stop closes the shared handles next */
@@ -780,7 +732,7 @@ static int save_create_unlocked(struct nsrd *n, struct save_create *c,
 			       "save again once it is back");
 		return NSR_ERR_BUSY;
 	}
-	return save_create(n->mmdb, open_jobd(), c, st);
+	return save_create_locked(n, c, st);
 }
 
 /* nsrd_session_free - the slot is free; held answers may go on. */
