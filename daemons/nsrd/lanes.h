@@ -2,10 +2,11 @@
  * lanes.h - the database handles SAVE_START works through while it has
  * released the RPC server mutex (nsrd.h invariants 1-3): NSRD_LANES
  * lanes, each a media database handle and a jobs database handle, made
- * on first use.  The two halves of a lane are taken apart: a start holds
- * a media database half while it creates its save set, gives it back,
- * then holds a jobs database half while it creates its job, so the next
- * start's save set does not wait for this one's job.
+ * on first use.  The two halves of a lane are taken apart: a batch of
+ * starts' save sets (nsrd_create_batch, at most NSRD_CREATE_BATCHES at
+ * once) holds a media database half, then each start holds a jobs
+ * database half while it creates its job, so the next save sets do not
+ * wait for these starts' jobs.
  *
  * Calling sequence:
  *   1. lanes_init(&ls) once;
@@ -25,9 +26,9 @@
 
 #include <pthread.h>
 
-/* Enough that concurrent creates meet in nsrmmdbd's group commit; one
- * more start waits for a free lane.  (64 made each save set create take
- * twice as long, with no gain: tests/bench/admission/RESULTS.md.) */
+/* Enough jobs database halves that starts rarely wait for one (they
+ * did not with 32: tests/bench/admission/RESULTS.md); one more start
+ * waits for a free half. */
 #define NSRD_LANES 32
 
 enum lane_half { LANE_MMDB = 0, LANE_JOBD = 1 };

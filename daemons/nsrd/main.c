@@ -473,6 +473,8 @@ int main(int argc, char **argv)
 	int rc;
 
 	lanes_init(&g_nsrd.lanes);
+	batch_init(&g_nsrd.creates, NSRD_CREATE_BATCHES, nsrd_create_batch,
+		   &g_nsrd);
 	rc = nsr_daemon_main(argc, argv, &nsrd_ops, &g_nsrd);
 	nsr_resdb_close(g_nsrd.res);
 	return rc;

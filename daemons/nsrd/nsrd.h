@@ -6,8 +6,9 @@
  *
  * One exception, SAVE_START's remote work (session.c): it reserves its
  * session slot under the mutex, releases the mutex while it creates the
- * save set and the job through a lane of its own (lanes.h), and
- * settles under the mutex again.  Invariants:
+ * save set (in a batch with other starts', batch.h) and the job, each
+ * through a lane (lanes.h), and settles under the mutex again; the
+ * lanes and the batches have locks of their own.  Invariants:
  *  1. only a lane's holder uses its handles, and only while it holds the
  *     lane (each half, the media and the jobs database handle, has a
  *     holder of its own); lanes are handed out under their own lock,
@@ -39,6 +40,7 @@
 #include "nsr/rpc/nsrd.h"
 #include "nsr/rpc_status.h"
 
+#include "batch.h"
 #include "lanes.h"
 
 #define NSRD_MAX_SESSIONS 1024
@@ -75,6 +77,8 @@ struct nsrd_session {
 
 /* RPC worker threads by default (NSR_RPC_MAX_THREADS overrides). */
 #define NSRD_MAX_THREADS 256
+/* Save set batches in nsrmmdbd at once (nsrd_create_batch). */
+#define NSRD_CREATE_BATCHES 4
 
 /* A session that waits to start (admit.c). */
 enum nsrd_wait_kind {
@@ -171,6 +175,9 @@ struct nsrd {
 	/* SAVE_START's handles for its unlocked work (lanes.h), guarded by
 	 * their own lock alone. */
 	struct lanes lanes;
+	/* Starting saves' save sets, created in batches (batch.h) of up to
+	 * BATCH_MAX, NSRD_CREATE_BATCHES at once, each through a lane. */
+	struct batch creates;
 };
 
 extern struct nsrd g_nsrd;
@@ -264,6 +271,9 @@ void nsrd_settle_orphans(struct nsrd *n);
  * progress becomes a session without owner, adopted by its client's next
  * SAVE_RENEW/SAVE_END, else settled when its lease lapses. */
 void nsrd_reconcile(struct nsrd *n);
+/* nsrd_create_batch - batch.h's run function of n->creates (session.c):
+ * the save sets of n starting saves in one call to nsrmmdbd. */
+void nsrd_create_batch(void *ctx, struct batch_item **items, size_t n);
 /* nsrd_next_volume - NEXT_VOLUME: the client of a save whose volume filled
  * asks for the next writable volume of the pool (spanning). */
 /* nsrd_level_decide - level.c: the effective level of a save of

@@ -546,19 +546,18 @@ static int find_created(struct mmdb_clnt *mc, struct mmdb_saveset *ss,
 	return rc != NSR_OK ? -1 : found;
 }
 
-/* create_saveset - MM_SS_CREATE, made safe to repeat: when the reply is
- * lost (nsrmmdbd died or restarted) the create may or may not have been
- * committed, so look for it before creating it again.  A save set is
- * never left in progress without a session that owns it. */
-static int create_saveset(struct mmdb_clnt *mc, struct mmdb_saveset *ss,
-			  uint32_t *cloneid)
+/* create_retry - after a create that failed with rc (answered: nsrmmdbd
+ * replied, so it did not create): when the reply was lost the create may
+ * or may not have been committed, so look for it before creating it
+ * again.  A save set is never left in progress without a session that
+ * owns it. */
+static int create_retry(struct mmdb_clnt *mc, struct mmdb_saveset *ss,
+			uint32_t *cloneid, int rc, int answered)
 {
-	int rc = mmdb_clnt_ss_create(mc, ss, cloneid);
-
 	for (int attempt = 0; attempt < 2 && rc != NSR_OK; attempt++) {
 		int found;
 
-		if (mmdb_clnt_answered(mc))
+		if (answered)
 			return rc; /* nsrmmdbd answered: it did not create */
 		found = find_created(mc, ss, cloneid);
 		if (found < 0)
@@ -571,8 +570,18 @@ static int create_saveset(struct mmdb_clnt *mc, struct mmdb_saveset *ss,
 			return NSR_OK;
 		}
 		rc = mmdb_clnt_ss_create(mc, ss, cloneid);
+		answered = mmdb_clnt_answered(mc);
 	}
 	return rc;
+}
+
+/* create_saveset - MM_SS_CREATE, made safe to repeat (create_retry). */
+static int create_saveset(struct mmdb_clnt *mc, struct mmdb_saveset *ss,
+			  uint32_t *cloneid)
+{
+	int rc = mmdb_clnt_ss_create(mc, ss, cloneid);
+
+	return create_retry(mc, ss, cloneid, rc, mmdb_clnt_answered(mc));
 }
 
 /* save_wait - SAVE_START's "not yet" (admit.c's nsrd_wait_answer) with
@@ -657,6 +666,64 @@ static int save_set_create(struct mmdb_clnt *mc, struct save_create *c,
 	return NSR_OK;
 }
 
+/* One start's save set in a batch (nsrd_create_batch). */
+struct create_req {
+	struct save_create *c;
+	nsr_status *st;
+	int nolane, closed;	/* out: no lane (stopping: closed) */
+};
+
+/* nsrd_create_batch - see nsrd.h: the save sets of n starts, through
+ * one lane's media database half, in one MM_SS_CREATE_MANY; when that
+ * fails, each on its own (create_retry: a lost reply is looked for, not
+ * created twice). */
+void nsrd_create_batch(void *ctx, struct batch_item **items, size_t n)
+{
+	struct nsrd *nd = ctx;
+	struct mmdb_saveset *ss; /* on the heap: workers' stacks are small */
+	uint32_t cloneid[BATCH_MAX];
+	struct lane *l;
+	int closed = 0, rc, answered;
+
+	l = lanes_get(&nd->lanes, LANE_MMDB, &closed);
+	for (size_t i = 0; !l && i < n; i++) {
+		struct create_req *q = items[i]->arg;
+
+		q->nolane = 1;
+		q->closed = closed;
+		items[i]->rc = NSR_ERR_BUSY;
+	}
+	if (!l)
+		return;
+	ss = nsr_xcalloc(n, sizeof(*ss));
+	for (size_t i = 0; i < n; i++)
+		ss[i] = ((struct create_req *)items[i]->arg)->c->ss;
+	rc = mmdb_clnt_ss_create_many(l->mmdb, ss, n, cloneid);
+	answered = mmdb_clnt_answered(l->mmdb);
+	for (size_t i = 0; i < n; i++) {
+		struct create_req *q = items[i]->arg;
+		struct save_create *c = q->c;
+
+		if (rc == NSR_OK) {
+			c->ss = ss[i];
+			c->cloneid = cloneid[i];
+		} else if (answered) { /* none was made: each on its own */
+			items[i]->rc = save_set_create(l->mmdb, c, q->st);
+			continue;
+		} else if (create_retry(l->mmdb, &c->ss, &c->cloneid, rc,
+					0) != NSR_OK) {
+			nsr_status_set(q->st, NSR_ERR_IO, "cannot create the "
+				       "save set in the media database: %s",
+				       mmdb_clnt_errmsg(l->mmdb));
+			items[i]->rc = NSR_ERR_IO;
+			continue;
+		}
+		items[i]->rc = NSR_OK;
+	}
+	free(ss);
+	lanes_put(&nd->lanes, l, LANE_MMDB);
+}
+
 /* save_job_create - the job of a starting save whose save set is made,
  * with its first log lines, through j: one call to nsrjobd and one
  * transaction there.  c->jobid is 0 if nsrjobd is away (logged). */
@@ -697,37 +764,36 @@ static int save_create_locked(struct nsrd *n, struct save_create *c,
 }
 
 /* save_create_unlocked - the save set and then the job of a starting
- * save with the RPC mutex released, each through a lane's half of its
- * own (nsrd.h invariants 1-3); under the mutex with the shared handles
- * when there is no server (tests) or no lane (stopping, no memory).
+ * save with the RPC mutex released: the save set in a batch with the
+ * other starts' (nsrd_create_batch), the job through a lane's half of
+ * its own (nsrd.h invariants 1-3); under the mutex with the shared
+ * handles when there is no server (tests) or no lane (stopping, no
+ * memory).
  * Called and returns with the mutex held.  NSR_OK, or an error with st
  * set (then no save set was made). */
 static int save_create_unlocked(struct nsrd *n, struct save_create *c,
 				nsr_status *st)
 {
-	struct lane *l, *jl = NULL;
-	int rc = NSR_OK, closed = 0;
+	struct create_req q = {c, st, 0, 0};
+	struct lane *jl = NULL;
+	int rc, closed = 0;
 
 	if (!n->d || !n->d->srv)
 		return save_create_locked(n, c, st);
 	nsr_rpc_server_unlock(n->d->srv);
-	l = lanes_get(&n->lanes, LANE_MMDB, &closed);
-	if (l) {
-		rc = save_set_create(l->mmdb, c, st);
-		lanes_put(&n->lanes, l, LANE_MMDB);
-	}
-	if (l && rc == NSR_OK)
+	rc = batch_do(&n->creates, &q);
+	if (!q.nolane && rc == NSR_OK)
 		jl = lanes_get(&n->lanes, LANE_JOBD, &closed);
 	if (jl) {
 		save_job_create(jl->jobd, c);
 		lanes_put(&n->lanes, jl, LANE_JOBD);
 	}
 	nsr_rpc_server_lock(n->d->srv);
-	if (l && rc == NSR_OK && !jl) /* made: its job with the shared one */
+	if (!q.nolane && rc == NSR_OK && !jl) /* its job: the shared one */
 		save_job_create(open_jobd(), c);
-	if (l)
+	if (!q.nolane)
 		return rc;
-	if (closed) { /* stop closes the shared handles next */
+	if (q.closed) { /* stop closes the shared handles next */
 		nsr_status_set(st, NSR_ERR_BUSY, "nsrd is stopping: run the "
 			       "save again once it is back");
 		return NSR_ERR_BUSY;
