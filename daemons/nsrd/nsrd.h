@@ -77,8 +77,11 @@ struct nsrd_session {
 
 /* RPC worker threads by default (NSR_RPC_MAX_THREADS overrides). */
 #define NSRD_MAX_THREADS 256
-/* Save set batches in nsrmmdbd at once (nsrd_create_batch). */
-#define NSRD_CREATE_BATCHES 4
+/* Save set batches in nsrmmdbd at once (nsrd_create_batch): one, since
+ * nsrmmdbd commits them one after the other anyway, and the starts that
+ * queue meanwhile make the next batch larger (1 did better than 4 and 8:
+ * tests/bench/admission/RESULTS.md). */
+#define NSRD_CREATE_BATCHES 1
 
 /* A session that waits to start (admit.c). */
 enum nsrd_wait_kind {
