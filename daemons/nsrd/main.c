@@ -394,7 +394,7 @@ static void nsrd_stop(struct nsr_daemon *d)
 
 	nsrd_sched_stop(n);
 	nsrd_nsrim_stop(n);
-	nsrd_lanes_close(n);
+	lanes_close(&n->lanes);
 	mmdb_clnt_close(n->mmdb);
 	nsr_ixclnt_close(n->ix);
 	nsr_jobd_close(n->jobd);
@@ -467,8 +467,9 @@ int main(int argc, char **argv)
 {
 	int rc;
 
-	pthread_mutex_init(&g_nsrd.lane_mu, NULL);
-	pthread_cond_init(&g_nsrd.lane_cv, NULL);
+	lanes_init(&g_nsrd.lanes);
+	batch_init(&g_nsrd.creates, NSRD_CREATE_BATCHES, nsrd_create_batch,
+		   &g_nsrd);
 	rc = nsr_daemon_main(argc, argv, &nsrd_ops, &g_nsrd);
 	nsr_resdb_close(g_nsrd.res);
 	return rc;

@@ -6,13 +6,15 @@
  *
  * One exception, SAVE_START's remote work (session.c): it reserves its
  * session slot under the mutex, releases the mutex while it creates the
- * save set and the job through a lane of its own (struct nsrd_lane), and
- * settles under the mutex again.  Invariants:
+ * save set (in a batch with other starts', batch.h) and the job, each
+ * through a lane (lanes.h), and settles under the mutex again; the
+ * lanes and the batches have locks of their own.  Invariants:
  *  1. only a lane's holder uses its handles, and only while it holds the
- *     lane (busy); lanes are handed out under lane_mu, never under the
- *     RPC mutex (a start waiting for a lane holds no other lock); the
- *     shared handles (mmdb, jobd, ix, snmd) are used only under the RPC
- *     mutex, as before;
+ *     lane (each half, the media and the jobs database handle, has a
+ *     holder of its own); lanes are handed out under their own lock,
+ *     never under the RPC mutex (a start waiting for a lane holds no
+ *     other lock); the shared handles (mmdb, jobd, ix, snmd) are used
+ *     only under the RPC mutex, as before;
  *  2. a session marked starting has its client, group, device and mover
  *     set and counts against every limit and in its mover's load
  *     (admission stays exact); other code only counts it, lists it
@@ -37,6 +39,9 @@
 #include "nsr/resdb.h"
 #include "nsr/rpc/nsrd.h"
 #include "nsr/rpc_status.h"
+
+#include "batch.h"
+#include "lanes.h"
 
 #define NSRD_MAX_SESSIONS 1024
 /* A device's "segment size" when its resource does not say: a filemark
@@ -70,17 +75,13 @@ struct nsrd_session {
 	uint32_t cloneid;   /* ... writing this new instance */
 };
 
-/* A SAVE_START's own database handles for its unlocked work (invariant
- * 1), made on first use.  Enough that concurrent creates meet in
- * nsrmmdbd's group commit; one more start waits for a free lane. */
-#define NSRD_LANES 32
 /* RPC worker threads by default (NSR_RPC_MAX_THREADS overrides). */
 #define NSRD_MAX_THREADS 256
-struct nsrd_lane {
-	int busy;
-	struct mmdb_clnt *mmdb;
-	struct nsr_jobd *jobd;
-};
+/* Save set batches in nsrmmdbd at once (nsrd_create_batch): one, since
+ * nsrmmdbd commits them one after the other anyway, and the starts that
+ * queue meanwhile make the next batch larger (1 did better than 4 and 8:
+ * tests/bench/admission/RESULTS.md). */
+#define NSRD_CREATE_BATCHES 1
 
 /* A session that waits to start (admit.c). */
 enum nsrd_wait_kind {
@@ -174,11 +175,12 @@ struct nsrd {
 	 * changed (nsrd_admit_wake); holders counts them. */
 	pthread_cond_t admit_cv;
 	int holders;
-	/* The lanes and their fields below are guarded by lane_mu alone. */
-	pthread_mutex_t lane_mu;
-	pthread_cond_t lane_cv; /* a lane was given back */
-	struct nsrd_lane lanes[NSRD_LANES];
-	int lanes_closed;	/* nsrd_stop: no more lanes */
+	/* SAVE_START's handles for its unlocked work (lanes.h), guarded by
+	 * their own lock alone. */
+	struct lanes lanes;
+	/* Starting saves' save sets, created in batches (batch.h) of up to
+	 * BATCH_MAX, NSRD_CREATE_BATCHES at once, each through a lane. */
+	struct batch creates;
 };
 
 extern struct nsrd g_nsrd;
@@ -272,9 +274,9 @@ void nsrd_settle_orphans(struct nsrd *n);
  * progress becomes a session without owner, adopted by its client's next
  * SAVE_RENEW/SAVE_END, else settled when its lease lapses. */
 void nsrd_reconcile(struct nsrd *n);
-/* nsrd_lanes_close - at stop: wait for every lane to be given back, close
- * their handles, hand out no more. */
-void nsrd_lanes_close(struct nsrd *n);
+/* nsrd_create_batch - batch.h's run function of n->creates (session.c):
+ * the save sets of n starting saves in one call to nsrmmdbd. */
+void nsrd_create_batch(void *ctx, struct batch_item **items, size_t n);
 /* nsrd_next_volume - NEXT_VOLUME: the client of a save whose volume filled
  * asks for the next writable volume of the pool (spanning). */
 /* nsrd_level_decide - level.c: the effective level of a save of

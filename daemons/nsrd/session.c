@@ -449,11 +449,13 @@ int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
 }
 
 /* job_create - the job record of a session (0 if nsrjobd is away); ssids
- * NULL when it has none yet. */
+ * NULL when it has none yet; its first nlines log lines go with it, in
+ * the same call and transaction. */
 static int64_t job_create(struct nsr_jobd *j, enum nsr_jobdb_type type,
 			  const char *client, const char *name,
 			  const char *level, int64_t pid, const char *command,
-			  const char *ssids)
+			  const char *ssids, const char *const *lines,
+			  size_t nlines)
 {
 	struct nsr_jobdb_job job;
 	struct nsr_buf err;
@@ -473,7 +475,7 @@ static int64_t job_create(struct nsr_jobd *j, enum nsr_jobdb_type type,
 	job.command = command;
 	job.ssids = ssids;
 	nsr_buf_init(&err, 0);
-	if (nsr_jobd_create(j, &job, &id, &err) != NSR_OK) {
+	if (nsr_jobd_create_log(j, &job, lines, nlines, &id, &err) != NSR_OK) {
 		nsr_warn("cannot record the job of %s:%s: %s", client, name,
 			 err.data);
 		id = 0;
@@ -544,19 +546,18 @@ static int find_created(struct mmdb_clnt *mc, struct mmdb_saveset *ss,
 	return rc != NSR_OK ? -1 : found;
 }
 
-/* create_saveset - MM_SS_CREATE, made safe to repeat: when the reply is
- * lost (nsrmmdbd died or restarted) the create may or may not have been
- * committed, so look for it before creating it again.  A save set is
- * never left in progress without a session that owns it. */
-static int create_saveset(struct mmdb_clnt *mc, struct mmdb_saveset *ss,
-			  uint32_t *cloneid)
+/* create_retry - after a create that failed with rc (answered: nsrmmdbd
+ * replied, so it did not create): when the reply was lost the create may
+ * or may not have been committed, so look for it before creating it
+ * again.  A save set is never left in progress without a session that
+ * owns it. */
+static int create_retry(struct mmdb_clnt *mc, struct mmdb_saveset *ss,
+			uint32_t *cloneid, int rc, int answered)
 {
-	int rc = mmdb_clnt_ss_create(mc, ss, cloneid);
-
 	for (int attempt = 0; attempt < 2 && rc != NSR_OK; attempt++) {
 		int found;
 
-		if (mmdb_clnt_answered(mc))
+		if (answered)
 			return rc; /* nsrmmdbd answered: it did not create */
 		found = find_created(mc, ss, cloneid);
 		if (found < 0)
@@ -569,8 +570,18 @@ static int create_saveset(struct mmdb_clnt *mc, struct mmdb_saveset *ss,
 			return NSR_OK;
 		}
 		rc = mmdb_clnt_ss_create(mc, ss, cloneid);
+		answered = mmdb_clnt_answered(mc);
 	}
 	return rc;
+}
+
+/* create_saveset - MM_SS_CREATE, made safe to repeat (create_retry). */
+static int create_saveset(struct mmdb_clnt *mc, struct mmdb_saveset *ss,
+			  uint32_t *cloneid)
+{
+	int rc = mmdb_clnt_ss_create(mc, ss, cloneid);
+
+	return create_retry(mc, ss, cloneid, rc, mmdb_clnt_answered(mc));
 }
 
 /* save_wait - SAVE_START's "not yet" (admit.c's nsrd_wait_answer) with
@@ -631,80 +642,6 @@ static int pss_name_dependent(struct mmdb_clnt *mc,
 	return mmdb_clnt_ss_update(mc, &m);
 }
 
-/* lane_get - a free lane for SAVE_START's unlocked work (its handles made
- * on first use), waiting while every lane is busy; NULL when stopping
- * (*closed set) or out of memory.  Takes lane_mu only: never call it
- * under the RPC mutex (a lane's holder may need that mutex to give its
- * lane back). */
-static struct nsrd_lane *lane_get(struct nsrd *n, int *closed)
-{
-	int wait = nsr_peer_wait_default();
-	struct nsrd_lane *l = NULL;
-
-	pthread_mutex_lock(&n->lane_mu);
-	while (!n->lanes_closed) {
-		int i = 0;
-
-		while (i < NSRD_LANES && n->lanes[i].busy)
-			i++;
-		if (i == NSRD_LANES) {
-			pthread_cond_wait(&n->lane_cv, &n->lane_mu);
-			continue;
-		}
-		l = &n->lanes[i];
-		if ((!l->mmdb &&
-		     mmdb_clnt_new("localhost", wait, &l->mmdb) != NSR_OK) ||
-		    (!l->jobd && nsr_jobd_new("localhost",
-					      wait < 10000 ? wait : 10000,
-					      &l->jobd) != NSR_OK)) {
-			l = NULL; /* out of memory: go on without */
-			break;
-		}
-		l->busy = 1;
-		break;
-	}
-	*closed = n->lanes_closed;
-	pthread_mutex_unlock(&n->lane_mu);
-	return l;
-}
-
-/* lane_put - give the lane back: one waiter may take it (all of them
- * while stopping, nsrd_lanes_close among them). */
-static void lane_put(struct nsrd *n, struct nsrd_lane *l)
-{
-	pthread_mutex_lock(&n->lane_mu);
-	l->busy = 0;
-	if (n->lanes_closed)
-		pthread_cond_broadcast(&n->lane_cv);
-	else
-		pthread_cond_signal(&n->lane_cv);
-	pthread_mutex_unlock(&n->lane_mu);
-}
-
-/* nsrd_lanes_close - see nsrd.h. */
-void nsrd_lanes_close(struct nsrd *n)
-{
-	int busy;
-
-	pthread_mutex_lock(&n->lane_mu);
-	n->lanes_closed = 1;
-	pthread_cond_broadcast(&n->lane_cv);
-	do {
-		busy = 0;
-		for (int i = 0; i < NSRD_LANES; i++)
-			busy |= n->lanes[i].busy;
-		if (busy)
-			pthread_cond_wait(&n->lane_cv, &n->lane_mu);
-	} while (busy);
-	for (int i = 0; i < NSRD_LANES; i++) {
-		mmdb_clnt_close(n->lanes[i].mmdb);
-		nsr_jobd_close(n->lanes[i].jobd);
-		n->lanes[i].mmdb = NULL;
-		n->lanes[i].jobd = NULL;
-	}
-	pthread_mutex_unlock(&n->lane_mu);
-}
-
 /* What SAVE_START's unlocked part works on: copies (nsrd.h invariant 3). */
 struct save_create {
 	const save_start_args *a;
@@ -714,65 +651,154 @@ struct save_create {
 	const char *level, *device, *volume, *llog;
 };
 
-/* save_create - the save set (in progress until SAVE_END), the job and
- * its first log lines, through mc and j.  The caller holds its session
- * slot (starting); it may or may not hold the mutex.  NSR_OK, or an
- * error with st set. */
-static int save_create(struct mmdb_clnt *mc, struct nsr_jobd *j,
-		       struct save_create *c, nsr_status *st)
+/* save_set_create - the save set of a starting save, in progress until
+ * SAVE_END, through mc.  The caller holds its session slot (starting);
+ * it may or may not hold the mutex.  NSR_OK, or an error with st set. */
+static int save_set_create(struct mmdb_clnt *mc, struct save_create *c,
+			   nsr_status *st)
 {
-	const save_start_args *a = c->a;
-	char ssidtxt[32];
-
 	if (create_saveset(mc, &c->ss, &c->cloneid) != NSR_OK) {
 		nsr_status_set(st, NSR_ERR_IO, "cannot create the save set "
 			       "in the media database: %s",
 			       mmdb_clnt_errmsg(mc));
 		return NSR_ERR_IO;
 	}
-	/* Made with its save set's id: one call to nsrjobd less. */
-	snprintf(ssidtxt, sizeof(ssidtxt), "%u", c->ss.ssid);
-	c->jobid = job_create(j, nsrd_bootstrap_is(a->name)
-				 ? NSR_JOBDB_TYPE_BOOTSTRAP_SAVE
-				 : NSR_JOBDB_TYPE_SAVE, a->client, a->name,
-			      c->level, a->pid, a->command, ssidtxt);
-	if (c->jobid) {
-		nsr_jobd_logf(j, c->jobid, NULL,
-			      "saving %s:%s to volume %s on %s", a->client,
-			      a->name, c->volume, c->device);
-		if (c->llog[0])
-			nsr_jobd_logf(j, c->jobid, NULL, "%s", c->llog);
-	}
 	return NSR_OK;
 }
 
-/* save_create_unlocked - save_create with the RPC mutex released, through
- * a lane (nsrd.h invariants 1-3); under the mutex with the shared handles
- * when there is no server (tests) or no lane (stopping, no memory).
- * Called and returns with the mutex held. */
+/* One start's save set in a batch (nsrd_create_batch). */
+struct create_req {
+	struct save_create *c;
+	nsr_status *st;
+	int nolane, closed;	/* out: no lane (stopping: closed) */
+};
+
+/* nsrd_create_batch - see nsrd.h: the save sets of n starts, through
+ * one lane's media database half, in one MM_SS_CREATE_MANY; when that
+ * fails, each on its own (create_retry: a lost reply is looked for, not
+ * created twice). */
+void nsrd_create_batch(void *ctx, struct batch_item **items, size_t n)
+{
+	struct nsrd *nd = ctx;
+	struct mmdb_saveset *ss; /* on the heap: workers' stacks are small */
+	uint32_t cloneid[BATCH_MAX];
+	struct lane *l;
+	int closed = 0, rc, answered;
+
+	l = lanes_get(&nd->lanes, LANE_MMDB, &closed);
+	for (size_t i = 0; !l && i < n; i++) {
+		struct create_req *q = items[i]->arg;
+
+		q->nolane = 1;
+		q->closed = closed;
+		items[i]->rc = NSR_ERR_BUSY;
+	}
+	if (!l)
+		return;
+	ss = nsr_xcalloc(n, sizeof(*ss));
+	for (size_t i = 0; i < n; i++)
+		ss[i] = ((struct create_req *)items[i]->arg)->c->ss;
+	rc = mmdb_clnt_ss_create_many(l->mmdb, ss, n, cloneid);
+	answered = mmdb_clnt_answered(l->mmdb);
+	for (size_t i = 0; i < n; i++) {
+		struct create_req *q = items[i]->arg;
+		struct save_create *c = q->c;
+
+		if (rc == NSR_OK) {
+			c->ss = ss[i];
+			c->cloneid = cloneid[i];
+		} else if (answered) { /* none was made: each on its own */
+			items[i]->rc = save_set_create(l->mmdb, c, q->st);
+			continue;
+		} else if (create_retry(l->mmdb, &c->ss, &c->cloneid, rc,
+					0) != NSR_OK) {
+			nsr_status_set(q->st, NSR_ERR_IO, "cannot create the "
+				       "save set in the media database: %s",
+				       mmdb_clnt_errmsg(l->mmdb));
+			items[i]->rc = NSR_ERR_IO;
+			continue;
+		}
+		items[i]->rc = NSR_OK;
+	}
+	free(ss);
+	lanes_put(&nd->lanes, l, LANE_MMDB);
+}
+
+/* save_job_create - the job of a starting save whose save set is made,
+ * with its first log lines, through j: one call to nsrjobd and one
+ * transaction there.  c->jobid is 0 if nsrjobd is away (logged). */
+static void save_job_create(struct nsr_jobd *j, struct save_create *c)
+{
+	const save_start_args *a = c->a;
+	char ssidtxt[32];
+	const char *lines[2];
+	size_t nlines = 0;
+	struct nsr_buf first;
+
+	snprintf(ssidtxt, sizeof(ssidtxt), "%u", c->ss.ssid);
+	nsr_buf_init(&first, 0);
+	if (nsr_buf_addf(&first, "saving %s:%s to volume %s on %s",
+			 a->client, a->name, c->volume, c->device) == NSR_OK) {
+		lines[nlines++] = first.data;
+		if (c->llog[0])
+			lines[nlines++] = c->llog;
+	}
+	c->jobid = job_create(j, nsrd_bootstrap_is(a->name)
+				 ? NSR_JOBDB_TYPE_BOOTSTRAP_SAVE
+				 : NSR_JOBDB_TYPE_SAVE, a->client, a->name,
+			      c->level, a->pid, a->command, ssidtxt, lines,
+			      nlines);
+	nsr_buf_release(&first);
+}
+
+/* save_create_locked - the save set, then the job, under the RPC mutex
+ * with the shared handles. */
+static int save_create_locked(struct nsrd *n, struct save_create *c,
+			      nsr_status *st)
+{
+	int rc = save_set_create(n->mmdb, c, st);
+
+	if (rc == NSR_OK)
+		save_job_create(open_jobd(), c);
+	return rc;
+}
+
+/* save_create_unlocked - the save set and then the job of a starting
+ * save with the RPC mutex released: the save set in a batch with the
+ * other starts' (nsrd_create_batch), the job through a lane's half of
+ * its own (nsrd.h invariants 1-3); under the mutex with the shared
+ * handles when there is no server (tests) or no lane (stopping, no
+ * memory).
+ * Called and returns with the mutex held.  NSR_OK, or an error with st
+ * set (then no save set was made). */
 static int save_create_unlocked(struct nsrd *n, struct save_create *c,
 				nsr_status *st)
 {
-	struct nsrd_lane *l;
+	struct create_req q = {c, st, 0, 0};
+	struct lane *jl = NULL;
 	int rc, closed = 0;
 
 	if (!n->d || !n->d->srv)
-		return save_create(n->mmdb, open_jobd(), c, st);
+		return save_create_locked(n, c, st);
 	nsr_rpc_server_unlock(n->d->srv);
-	l = lane_get(n, &closed);
-	if (l) {
-		rc = save_create(l->mmdb, l->jobd, c, st);
-		lane_put(n, l);
+	rc = batch_do(&n->creates, &q);
+	if (!q.nolane && rc == NSR_OK)
+		jl = lanes_get(&n->lanes, LANE_JOBD, &closed);
+	if (jl) {
+		save_job_create(jl->jobd, c);
+		lanes_put(&n->lanes, jl, LANE_JOBD);
 	}
 	nsr_rpc_server_lock(n->d->srv);
-	if (l)
+	if (!q.nolane && rc == NSR_OK && !jl) /* its job: the shared one */
+		save_job_create(open_jobd(), c);
+	if (!q.nolane)
 		return rc;
-	if (closed) { /* stop closes the shared handles next */
+	if (q.closed) { /* stop closes the shared handles next */
 		nsr_status_set(st, NSR_ERR_BUSY, "nsrd is stopping: run the "
 			       "save again once it is back");
 		return NSR_ERR_BUSY;
 	}
-	return save_create(n->mmdb, open_jobd(), c, st);
+	return save_create_locked(n, c, st);
 }
 
 /* nsrd_session_free - the slot is free; held answers may go on. */
@@ -1349,7 +1375,7 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp,
 	snprintf(s->client, sizeof(s->client), "%s", a->client);
 	snprintf(s->device, sizeof(s->device), "%s", nsr_res_get(dev, "name"));
 	s->jobid = job_create(open_jobd(), NSR_JOBDB_TYPE_RECOVER, a->client,
-			      ss.name, NULL, a->pid, a->command, NULL);
+			      ss.name, NULL, a->pid, a->command, NULL, NULL, 0);
 	r->jobid = s->jobid;
 	free(r->ss_client);
 	free(r->ss_name);
@@ -1609,7 +1635,7 @@ int64_t nsrd_job_create(enum nsr_jobdb_type type, const char *client,
 			const char *command, const char *ssids)
 {
 	return job_create(open_jobd(), type, client, name, level, pid, command,
-			  ssids);
+			  ssids, NULL, 0);
 }
 
 /* nsrd_job_finish - job_finish for the other handler files. */

@@ -1,11 +1,12 @@
 /*
- * proc.c - nsrjobd's RPC handlers (nsrjob.x).  Create, update and log
- * share the writer handle and run under the server-wide mutex
- * (NSR_RPC_SERIAL).  A query belongs to its connection: JOB_QUERY_OPEN
- * parses the jobquery text here (a mistake is reported by line and
- * column), opens a read handle and a cursor for that connection, and
- * JOB_QUERY_NEXT hands out at most JOB_BATCH_MAX jobs and about
- * BATCH_BYTES per reply, so memory does not grow with the result.
+ * proc.c - nsrjobd's RPC handlers (nsrjob.x).  Create (alone or with the
+ * job's first log lines), update and log share the writer handle and run
+ * under the server-wide mutex (NSR_RPC_SERIAL).  A query belongs to its
+ * connection: JOB_QUERY_OPEN parses the jobquery text here (a mistake is
+ * reported by line and column), opens a read handle and a cursor for
+ * that connection, and JOB_QUERY_NEXT hands out at most JOB_BATCH_MAX
+ * jobs and about BATCH_BYTES per reply, so memory does not grow with the
+ * result.
  * JOB_PURGE runs in the caller's thread on the purge handle.
  */
 #include "nsr/compat.h"
@@ -139,22 +140,20 @@ static int no_db(nsr_status *st)
 	return NSR_OK;
 }
 
-/* job_create - JOB_CREATE. */
-static int job_create(void *ctx, void *argp, void *resp,
-		      struct nsr_rpc_call *call)
+/* create - record job r with its first log lines (one transaction),
+ * answering in res. */
+static int create(struct jobd *jd, const job_rec *r,
+		  const char *const *lines, size_t nlines, int64_t time,
+		  job_create_res *res)
 {
-	struct jobd *jd = ctx;
-	job_rec *r = argp;
-	job_create_res *res = resp;
 	struct nsr_jobdb_job job;
 	int64_t id = 0;
 	int rc;
 
-	NSR_UNUSED(call);
 	if (!jd->db)
 		return no_db(&res->st);
 	job_from_rec(&job, r);
-	rc = nsr_jobdb_create(jd->db, &job, &id);
+	rc = nsr_jobdb_create_log(jd->db, &job, lines, nlines, time, &id);
 	if (rc) {
 		bad_job(&res->st, rc, "create", 0, r);
 		return NSR_OK;
@@ -162,6 +161,27 @@ static int job_create(void *ctx, void *argp, void *resp,
 	res->id = id;
 	nsr_status_set(&res->st, NSR_OK, "%s", "");
 	return NSR_OK;
+}
+
+/* job_create - JOB_CREATE. */
+static int job_create(void *ctx, void *argp, void *resp,
+		      struct nsr_rpc_call *call)
+{
+	NSR_UNUSED(call);
+	return create(ctx, argp, NULL, 0, 0, resp);
+}
+
+/* job_create_log - JOB_CREATE_LOG: the job and its first lines at once
+ * (one round trip and one commit where JOB_CREATE and JOB_LOGs take
+ * one each). */
+static int job_create_log(void *ctx, void *argp, void *resp,
+			  struct nsr_rpc_call *call)
+{
+	job_create_log_args *a = argp;
+
+	NSR_UNUSED(call);
+	return create(ctx, &a->job, (const char *const *)a->lines.lines_val,
+		      a->lines.lines_len, a->time, resp);
 }
 
 /* job_update - JOB_UPDATE. */
@@ -544,6 +564,11 @@ static const struct nsr_rpc_proc jobd_procs[] = {
 	{JOB_BACKUP, "backup", NSR_XDR(xdr_void), 0,
 	 NSR_XDR(xdr_job_backup_res), sizeof(job_backup_res), job_backup,
 	 NSR_RPC_SERIAL | NSR_RPC_ADMIN},
+	/* access class: as JOB_CREATE */
+	{JOB_CREATE_LOG, "create_log", NSR_XDR(xdr_job_create_log_args),
+	 sizeof(job_create_log_args), NSR_XDR(xdr_job_create_res),
+	 sizeof(job_create_res), job_create_log,
+	 NSR_RPC_SERIAL | NSR_RPC_ADMIN},
 };
 
 /* jobd_authz - JOB_PURGE: an administrator of the server; JOB_BACKUP
@@ -562,7 +587,9 @@ int jobd_authz(void *ctx, const struct nsr_rpc_call *call,
 		   : nsr_policy_call_admin(jd->policy, call))
 		return NSR_OK;
 	snprintf(what, sizeof(what), "jobs database %s",
-		 p->proc == JOB_BACKUP ? "copy" : p->name);
+		 p->proc == JOB_BACKUP	     ? "copy"
+		 : p->proc == JOB_CREATE_LOG ? "create"
+					     : p->name);
 	nsr_policy_deny(call, what,
 			daemon ? NSR_POLICY_NOT_DAEMON : NSR_POLICY_NOT_ADMIN,
 			why);

@@ -457,6 +457,73 @@ static int ss_create(void *ctx, void *args, void *res,
 	return NSR_OK;
 }
 
+/* create_many_txn - the save sets of a in one transaction (all or
+ * none); made[i] gets the i-th one's ids. */
+static int create_many_txn(mm_ss_create_many_args *a, mm_ss_create_res *made)
+{
+	struct mmdb_txn *txn = NULL;
+	struct mmdb_saveset ss;
+	int rc = mmdb_txn_begin(g_mmdbd.db, &txn);
+
+	memset(&ss, 0, sizeof(ss));
+	for (u_int i = 0; rc == NSR_OK && i < a->sets.sets_len; i++) {
+		uint32_t cloneid = 0;
+
+		rc = mmdb_clnt_ss_from_wire(&a->sets.sets_val[i], &ss);
+		if (rc == NSR_OK)
+			rc = mmdb_ss_create(g_mmdbd.db, txn, &ss, 0, &cloneid);
+		made[i].ssid = ss.ssid;
+		made[i].cloneid = cloneid;
+		memcpy(made[i].longid, ss.longid, sizeof(made[i].longid));
+	}
+	if (rc == NSR_OK) {
+		rc = mmdb_txn_commit(txn);
+		txn = NULL;
+	}
+	mmdb_txn_abort(txn);
+	return rc;
+}
+
+/* ss_create_many - MM_SS_CREATE_MANY: save sets created in one
+ * transaction, so a burst of starts shares its page writes and fsync. */
+static int ss_create_many(void *ctx, void *args, void *res,
+			  struct nsr_rpc_call *call)
+{
+	mm_ss_create_many_args *a = args;
+	mm_ss_create_many_res *r = res;
+	u_int n = a->sets.sets_len;
+	int rc;
+
+	NSR_UNUSED(ctx);
+	r->made.made_val = calloc(n ? n : 1, sizeof(*r->made.made_val));
+	if (!r->made.made_val) {
+		nsr_status_set(&r->st, NSR_ERR_NOMEM, "out of memory");
+		return NSR_OK;
+	}
+	if (begin(&r->st))
+		return NSR_OK;
+	rc = create_many_txn(a, r->made.made_val);
+	end();
+	if (rc == NSR_ERR_INVAL) {
+		nsr_status_set(&r->st, rc, "save set records from %s: one has "
+			       "a field out of range (name, client, level or "
+			       "dependents); none was created",
+			       nsr_rpc_call_peer(call));
+		return NSR_OK;
+	}
+	if (rc) {
+		mmdbd_db_status(&r->st, rc, "cannot create %u save sets", n);
+		return NSR_OK;
+	}
+	for (u_int i = 0; i < n; i++)
+		nsr_status_set(&r->made.made_val[i].st, NSR_OK, "%s", "");
+	r->made.made_len = n;
+	if (n)
+		test_die_after_create(r->made.made_val[0].ssid);
+	nsr_status_set(&r->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}
+
 /* ss_restore - MM_SS_RESTORE: a save set under its own ssid. */
 static int ss_restore(void *ctx, void *args, void *res,
 		      struct nsr_rpc_call *call)
@@ -1037,6 +1104,10 @@ static const struct nsr_rpc_proc mmdbd_procs[] = {
 	     sizeof(nsr_void_res), vol_written),
 	WRITE(MM_SS_CREATE, "ss_create", xdr_mm_saveset, sizeof(mm_saveset),
 	     xdr_mm_ss_create_res, sizeof(mm_ss_create_res), ss_create),
+	WRITE(MM_SS_CREATE_MANY, "ss_create_many",
+	      xdr_mm_ss_create_many_args, sizeof(mm_ss_create_many_args),
+	      xdr_mm_ss_create_many_res, sizeof(mm_ss_create_many_res),
+	      ss_create_many),
 	WRITE(MM_SS_UPDATE, "ss_update", xdr_mm_saveset, sizeof(mm_saveset),
 	     xdr_nsr_void_res, sizeof(nsr_void_res), ss_update),
 	PROC(MM_SS_GET, "ss_get", xdr_u_int, sizeof(u_int), xdr_mm_ss_res,

@@ -6,7 +6,9 @@
  * Calling sequence of a job's owner (nsrd, save, recover):
  *   1. nsr_jobd_open(server, &j, &err)        locate nsrjobd and connect;
  *   2. nsr_jobd_create(j, &job, &id, &err)    the job row (state QUEUED if
- *                                             job.state is 0);
+ *                                             job.state is 0), or
+ *      nsr_jobd_create_log(j, &job, lines, n, &id, &err) the row and its
+ *                                             first log lines at once;
  *   3. nsr_jobd_set_state(j, id, ACTIVE, NULL, &err) when it starts,
  *      nsr_jobd_log(j, id, "line", &err) as it goes,
  *      nsr_jobd_update(j, id, NSR_JOBDB_F_BYTES | ..., &v, &err) for other
@@ -69,6 +71,15 @@ void nsr_jobd_set_timeout(struct nsr_jobd *j, int reply_ms);
  * be NULL; type must be set; state 0 means QUEUED. */
 int nsr_jobd_create(struct nsr_jobd *j, const struct nsr_jobdb_job *job,
 		    int64_t *id, struct nsr_buf *err);
+/* nsr_jobd_create_log - nsr_jobd_create and nsr_jobd_log of each of
+ * lines[0 .. nlines - 1] in one call and one transaction of nsrjobd
+ * (JOB_CREATE_LOG): the job is recorded with all its lines or not at all
+ * (*id 0).  Lines are cut as nsr_jobd_log cuts them and stamped when
+ * recorded.  At most JOB_CREATE_LINES_MAX (8) lines, else NSR_ERR_INVAL;
+ * with none it is nsr_jobd_create. */
+int nsr_jobd_create_log(struct nsr_jobd *j, const struct nsr_jobdb_job *job,
+			const char *const *lines, size_t nlines, int64_t *id,
+			struct nsr_buf *err);
 /* nsr_jobd_update - store the members of v named in fields (a mask of
  * enum nsr_jobdb_field) into job id. */
 int nsr_jobd_update(struct nsr_jobd *j, int64_t id, unsigned fields,

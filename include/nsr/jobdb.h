@@ -161,6 +161,14 @@ void nsr_jobdb_close(struct nsr_jobdb *db);
  * of an earlier job. */
 int nsr_jobdb_create(struct nsr_jobdb *db, const struct nsr_jobdb_job *job,
 		     int64_t *id);
+/* nsr_jobdb_create_log - nsr_jobdb_create, then nlines lines appended to
+ * the new job's log (seq 1 to nlines, stamped time, 0 = now), in one
+ * transaction: the job and all its lines, or nothing (*id 0).  Besides
+ * nsr_jobdb_create's errors: NSR_ERR_INVAL for a NULL line, NSR_ERR_TOOBIG
+ * for a line over 65536 bytes. */
+int nsr_jobdb_create_log(struct nsr_jobdb *db, const struct nsr_jobdb_job *job,
+			 const char *const *lines, size_t nlines, int64_t time,
+			 int64_t *id);
 /* nsr_jobdb_update - store the members of v named in fields (a mask of
  * enum nsr_jobdb_field) into job id.  Setting a finished state while the
  * job has no end time stamps end time = now.  NSR_ERR_NOTFOUND; NSR_ERR_INVAL

@@ -115,6 +115,13 @@ int mmdb_clnt_vol_unwritten(struct mmdb_clnt *c, const uint8_t volid[16],
  */
 int mmdb_clnt_ss_create(struct mmdb_clnt *c, struct mmdb_saveset *ss,
 			uint32_t *cloneid_out);
+/* mmdb_clnt_ss_create_many - store n new save sets (1 to
+ * MM_CREATE_MANY_MAX, 64) in one call and one transaction: all of them
+ * (ss[i].ssid, ss[i].longid and cloneid[i] set) or none.  As with
+ * mmdb_clnt_ss_create, a failure that mmdb_clnt_answered() says got no
+ * reply may or may not have created them. */
+int mmdb_clnt_ss_create_many(struct mmdb_clnt *c, struct mmdb_saveset *ss,
+			     size_t n, uint32_t *cloneid);
 /* mmdb_clnt_ss_restore - store ss under the ssid it already has, with
  * clone instance cloneid (0 = from savetime); NSR_ERR_EXISTS if taken.
  * For scanner -m rebuilding a lost media database. */

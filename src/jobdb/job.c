@@ -55,24 +55,25 @@ static int step_done(sqlite3_stmt *st)
 	return src == SQLITE_DONE ? NSR_OK : jobdb_rc(src);
 }
 
-/* nsr_jobdb_create - insert a job; the database assigns the id. */
-int nsr_jobdb_create(struct nsr_jobdb *db, const struct nsr_jobdb_job *job,
-		     int64_t *id)
+/* check_line - a log line the database takes: NSR_OK, NSR_ERR_INVAL for
+ * NULL, NSR_ERR_TOOBIG over JOBDB_MAX_LOG_LINE bytes. */
+static int check_line(const char *line)
+{
+	if (!line)
+		return NSR_ERR_INVAL;
+	if (strlen(line) > JOBDB_MAX_LOG_LINE)
+		return NSR_ERR_TOOBIG;
+	return NSR_OK;
+}
+
+/* insert_job - the INSERT of a new job, inside the caller's transaction;
+ * *id gets the id the database assigned. */
+static int insert_job(struct nsr_jobdb *db, const struct nsr_jobdb_job *job,
+		      enum nsr_jobdb_state state, int64_t end, int64_t *id)
 {
 	sqlite3_stmt *st = db->st_insert;
-	enum nsr_jobdb_state state = job->state ? job->state : NSR_JOBDB_QUEUED;
-	int64_t end = job->end_time;
-	int rc;
+	int rc = NSR_OK;
 
-	*id = 0;
-	if (!valid_type(job->type) || !valid_state(state) ||
-	    job->parent_id < 0)
-		return NSR_ERR_INVAL;
-	if (is_finished(state) && end <= 0)
-		end = now_seconds();
-	rc = jobdb_begin(db);
-	if (rc)
-		return rc;
 	/* A parent must already exist or have existed (invariant 2). */
 	if (job->parent_id) {
 		int64_t top = 0;
@@ -86,7 +87,7 @@ int nsr_jobdb_create(struct nsr_jobdb *db, const struct nsr_jobdb_job *job,
 		if (!rc && job->parent_id > top)
 			rc = NSR_ERR_INVAL;
 		if (rc)
-			goto out;
+			return rc;
 	}
 	sqlite3_bind_int64(st, 1, job->parent_id);
 	sqlite3_bind_int(st, 2, job->type);
@@ -108,15 +109,71 @@ int nsr_jobdb_create(struct nsr_jobdb *db, const struct nsr_jobdb_job *job,
 	jobdb_bind_text(st, 18, job->command);
 	rc = step_done(st);
 	sqlite3_clear_bindings(st);
-	if (rc)
-		goto out;
-	*id = sqlite3_last_insert_rowid(db->db);
-	rc = jobdb_commit(db);
-	if (rc)
-		*id = 0;
+	if (!rc)
+		*id = sqlite3_last_insert_rowid(db->db);
 	return rc;
-out:
-	jobdb_rollback(db);
+}
+
+/* add_line - append one checked line to job id's log, inside the
+ * caller's transaction. */
+static int add_line(struct nsr_jobdb *db, int64_t id, int64_t time,
+		    const char *line)
+{
+	sqlite3_stmt *st = db->st_log_add;
+	int64_t seq = 0;
+	int rc = jobdb_log_next_seq(db, id, &seq);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, seq);
+	sqlite3_bind_int64(st, 3, time ? time : now_seconds());
+	sqlite3_bind_text(st, 4, line, -1, SQLITE_STATIC);
+	rc = step_done(st);
+	sqlite3_clear_bindings(st);
+	return rc;
+}
+
+/* nsr_jobdb_create - insert a job; the database assigns the id. */
+int nsr_jobdb_create(struct nsr_jobdb *db, const struct nsr_jobdb_job *job,
+		     int64_t *id)
+{
+	return nsr_jobdb_create_log(db, job, NULL, 0, 0, id);
+}
+
+/* nsr_jobdb_create_log - a job and its first log lines, one transaction. */
+int nsr_jobdb_create_log(struct nsr_jobdb *db, const struct nsr_jobdb_job *job,
+			 const char *const *lines, size_t nlines, int64_t time,
+			 int64_t *id)
+{
+	enum nsr_jobdb_state state = job->state ? job->state : NSR_JOBDB_QUEUED;
+	int64_t end = job->end_time, made = 0;
+	int rc;
+
+	*id = 0;
+	if (!valid_type(job->type) || !valid_state(state) ||
+	    job->parent_id < 0 || (nlines && !lines))
+		return NSR_ERR_INVAL;
+	for (size_t i = 0; i < nlines; i++) {
+		rc = check_line(lines[i]);
+		if (rc)
+			return rc;
+	}
+	if (is_finished(state) && end <= 0)
+		end = now_seconds();
+	rc = jobdb_begin(db);
+	if (rc)
+		return rc;
+	rc = insert_job(db, job, state, end, &made);
+	for (size_t i = 0; !rc && i < nlines; i++)
+		rc = add_line(db, made, time, lines[i]);
+	if (rc) {
+		jobdb_rollback(db);
+		return rc;
+	}
+	rc = jobdb_commit(db);
+	if (!rc)
+		*id = made;
 	return rc;
 }
 
@@ -329,27 +386,14 @@ int jobdb_log_next_seq(struct nsr_jobdb *db, int64_t id, int64_t *seq)
 int nsr_jobdb_log_append(struct nsr_jobdb *db, int64_t id, int64_t time,
 			 const char *line)
 {
-	sqlite3_stmt *st = db->st_log_add;
-	int64_t seq = 0;
-	int rc;
+	int rc = check_line(line);
 
-	if (!line)
-		return NSR_ERR_INVAL;
-	if (strlen(line) > JOBDB_MAX_LOG_LINE)
-		return NSR_ERR_TOOBIG;
+	if (rc)
+		return rc;
 	rc = jobdb_begin(db);
 	if (rc)
 		return rc;
-	rc = jobdb_log_next_seq(db, id, &seq);
-	if (rc)
-		goto out;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, seq);
-	sqlite3_bind_int64(st, 3, time ? time : now_seconds());
-	sqlite3_bind_text(st, 4, line, -1, SQLITE_STATIC);
-	rc = step_done(st);
-	sqlite3_clear_bindings(st);
-out:
+	rc = add_line(db, id, time, line);
 	if (rc) {
 		jobdb_rollback(db);
 		return rc;

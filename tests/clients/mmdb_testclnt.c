@@ -15,6 +15,9 @@
  *   written VOL N THREADS   N MM_VOL_WRITTEN calls of 1 byte per thread
  *   check               MM_CHECK: print the report, exit 1 if damaged
  *   get SSID            print one save set's main attributes and flags
+ *   create-many N       one MM_SS_CREATE_MANY of N save sets of client
+ *                       "many" named /many/1 .. /many/N, in progress;
+ *                       prints "made SSID CLONEID NAME" for each
  *   flags SSID SET CLEAR ...   one MM_SS_FLAGS_MANY with these changes
  *                       in order (numbers in any base strtoul takes);
  *                       prints how many save sets were missing
@@ -438,6 +441,37 @@ static int get(uint32_t ssid)
 	return rc ? 1 : 0;
 }
 
+/* create_many - one MM_SS_CREATE_MANY of n save sets. */
+static int create_many(size_t n)
+{
+	struct mmdb_clnt *c = connect_or_die();
+	struct mmdb_saveset *ss = calloc(n ? n : 1, sizeof(*ss));
+	uint32_t *cloneid = calloc(n ? n : 1, sizeof(*cloneid));
+	int rc;
+
+	if (!ss || !cloneid) {
+		fprintf(stderr, "mmdb_testclnt: out of memory\n");
+		exit(1);
+	}
+	for (size_t i = 0; i < n; i++) {
+		snprintf(ss[i].client, sizeof(ss[i].client), "many");
+		snprintf(ss[i].name, sizeof(ss[i].name), "/many/%zu", i + 1);
+		snprintf(ss[i].pool, sizeof(ss[i].pool), "Default");
+		ss[i].level = NSR_LEVEL_FULL;
+		ss[i].flags = MMDB_SS_INPROGRESS;
+		ss[i].savetime = (int64_t)time(NULL) + (int64_t)i;
+	}
+	rc = mmdb_clnt_ss_create_many(c, ss, n, cloneid);
+	if (rc)
+		fprintf(stderr, "mmdb_testclnt: %s\n", mmdb_clnt_errmsg(c));
+	for (size_t i = 0; !rc && i < n; i++)
+		printf("made %u %u %s\n", ss[i].ssid, cloneid[i], ss[i].name);
+	free(ss);
+	free(cloneid);
+	mmdb_clnt_close(c);
+	return rc ? 1 : 0;
+}
+
 /* flags - argv holds n triples SSID SET CLEAR: one MM_SS_FLAGS_MANY. */
 static int flags(char **argv, size_t n)
 {
@@ -565,6 +599,8 @@ int main(int argc, char **argv)
 		return check();
 	if (a + 1 < argc && !strcmp(argv[a], "get"))
 		return get((uint32_t)strtoul(argv[a + 1], NULL, 10));
+	if (a + 1 < argc && !strcmp(argv[a], "create-many"))
+		return create_many(strtoul(argv[a + 1], NULL, 10));
 	if (a + 3 < argc && !strcmp(argv[a], "flags"))
 		return flags(argv + a + 1, (size_t)(argc - a - 1) / 3);
 	if (a + 2 < argc && !strcmp(argv[a], "retent"))
@@ -576,7 +612,8 @@ int main(int argc, char **argv)
 		return hold(argv[a + 1], atoi(argv[a + 2]));
 	fprintf(stderr, "usage: mmdb_testclnt [-s server] populate | recent | "
 		"storm N THREADS | verify FILE | written VOL N THREADS | "
-		"check | get SSID | flags SSID SET CLEAR ... | query TEXT "
+		"check | get SSID | create-many N | flags SSID SET CLEAR ... | "
+		"query TEXT "
 		"[vol] | hold TEXT SECS\n");
 	return 2;
 }

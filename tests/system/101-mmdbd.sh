@@ -133,6 +133,27 @@ done
 check "nsrmmdbd survives garbage on port $port" \
 	test "$("$BIN/mminfo" -a -r ssid -q ssid=3 | tail -1 | tr -d ' ')" = 3
 
+# Save sets created in one transaction (nsrd's batches of starts):
+# distinct ids, each stored under its own name, in progress; and the
+# database stays consistent (checked next).
+out=$("$T" create-many 64 2>&1)
+check "create-many: 64 save sets made" test "$(grep -c '^made ' <<<"$out")" = 64
+check "create-many: 64 distinct ssids" \
+	test "$(awk '/^made / {print $2}' <<<"$out" | sort -u | wc -l)" = 64
+ok=1 inprog=1
+for n in 1 33 64; do
+	id=$(awk -v want="/many/$n" '$1 == "made" && $4 == want {print $2}' <<<"$out")
+	got=$("$T" get "$id" 2>&1)
+	grep -q "^ssid $id client many name /many/$n " <<<"$got" || ok=0
+	f=$(grep -o 'flags 0x[0-9a-f]*' <<<"$got" | cut -d' ' -f2)
+	[ -n "$f" ] && [ $((f & 0x200)) -ne 0 ] || inprog=0
+done
+check "create-many: each save set is stored under its own name" test $ok = 1
+check "create-many: in progress, as created" test $inprog = 1
+out=$("$T" create-many 65 2>&1); rc=$?
+check "create-many: 65 at once refused before sending (exit $rc): $out" \
+	test $rc = 1 -a "$(grep -c '^made ' <<<"$out")" = 0
+
 out=$("$T" check 2>&1)
 check "MM_CHECK: the database is consistent" grep -q "^consistent" <<<"$out"
 

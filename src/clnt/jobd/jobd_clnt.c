@@ -137,6 +137,20 @@ static char *text_in(const char *s)
 	return (char *)(s ? s : "");
 }
 
+/* cut_line - line as the wire takes it: itself, or its first
+ * JOB_LOG_MAX bytes in a malloc'ed copy that *cut keeps for the caller
+ * to free.  NULL without memory. */
+static char *cut_line(const char *line, char **cut)
+{
+	char *s = text_in(line);
+
+	*cut = NULL;
+	if (strlen(s) <= JOB_LOG_MAX)
+		return s;
+	*cut = strndup(s, JOB_LOG_MAX);
+	return *cut;
+}
+
 /* nsr_jobd_rec_from_job - point a job_rec at job's members (no copies). */
 void nsr_jobd_rec_from_job(job_rec *r, const struct nsr_jobdb_job *job)
 {
@@ -176,6 +190,45 @@ int nsr_jobd_create(struct nsr_jobd *j, const struct nsr_jobdb_job *job,
 	if (!rc)
 		*id = res.id;
 	xdr_free(NSR_XDR(xdr_job_create_res), (char *)&res);
+	return rc;
+}
+
+/* nsr_jobd_create_log - JOB_CREATE_LOG; JOB_CREATE without lines. */
+int nsr_jobd_create_log(struct nsr_jobd *j, const struct nsr_jobdb_job *job,
+			const char *const *lines, size_t nlines, int64_t *id,
+			struct nsr_buf *err)
+{
+	job_create_log_args a;
+	job_create_res res;
+	char *cut[JOB_CREATE_LINES_MAX] = {NULL};
+	job_line text[JOB_CREATE_LINES_MAX];
+	int rc = NSR_OK;
+
+	*id = 0;
+	if (nlines == 0)
+		return nsr_jobd_create(j, job, id, err);
+	if (nlines > JOB_CREATE_LINES_MAX)
+		return set_err(err, NSR_ERR_INVAL, "%zu log lines for a new "
+			       "job: at most %d go with it, log the others "
+			       "after", nlines, JOB_CREATE_LINES_MAX);
+	memset(&a, 0, sizeof(a));
+	nsr_jobd_rec_from_job(&a.job, job);
+	for (size_t i = 0; !rc && i < nlines; i++) {
+		text[i] = cut_line(lines[i], &cut[i]);
+		if (!text[i])
+			rc = set_err(err, NSR_ERR_NOMEM, "out of memory");
+	}
+	a.lines.lines_val = text;
+	a.lines.lines_len = (u_int)nlines;
+	memset(&res, 0, sizeof(res));
+	if (!rc)
+		rc = call(j, JOB_CREATE_LOG, NSR_XDR(xdr_job_create_log_args),
+			  &a, NSR_XDR(xdr_job_create_res), &res, &res.st, err);
+	if (!rc)
+		*id = res.id;
+	xdr_free(NSR_XDR(xdr_job_create_res), (char *)&res);
+	for (size_t i = 0; i < nlines; i++)
+		free(cut[i]);
 	return rc;
 }
 
@@ -226,13 +279,9 @@ int nsr_jobd_log(struct nsr_jobd *j, int64_t id, const char *line,
 
 	memset(&a, 0, sizeof(a));
 	a.id = id;
-	a.text = text_in(line);
-	if (strlen(a.text) > JOB_LOG_MAX) {
-		cut = strndup(a.text, JOB_LOG_MAX);
-		if (!cut)
-			return set_err(err, NSR_ERR_NOMEM, "out of memory");
-		a.text = cut;
-	}
+	a.text = cut_line(line, &cut);
+	if (!a.text)
+		return set_err(err, NSR_ERR_NOMEM, "out of memory");
 	memset(&res, 0, sizeof(res));
 	rc = call(j, JOB_LOG, NSR_XDR(xdr_job_log_args), &a,
 		  NSR_XDR(xdr_nsr_void_res), &res, &res.st, err);

@@ -351,6 +351,57 @@ out:
 	return rc;
 }
 
+/* mmdb_clnt_ss_create_many - MM_SS_CREATE_MANY: n (1 to
+ * MM_CREATE_MANY_MAX) save sets in one transaction. */
+int mmdb_clnt_ss_create_many(struct mmdb_clnt *c, struct mmdb_saveset *ss,
+			     size_t n, uint32_t *cloneid)
+{
+	mm_saveset w[MM_CREATE_MANY_MAX];
+	mm_ss_create_many_args a;
+	mm_ss_create_many_res res;
+	size_t made = 0;
+	int rc = NSR_OK;
+
+	memset(w, 0, sizeof(w));
+	memset(&res, 0, sizeof(res));
+	c->answered = 1; /* refused here: nothing was created */
+	if (n == 0 || n > MM_CREATE_MANY_MAX) {
+		rc = set_err(c, NSR_ERR_INVAL, "%zu save sets to create in "
+			     "one call: 1 to %d", n, MM_CREATE_MANY_MAX);
+		goto out;
+	}
+	for (; made < n && rc == NSR_OK; made++)
+		rc = mmdb_clnt_ss_to_wire(&ss[made], &w[made]);
+	if (rc) {
+		set_err(c, rc, "%s", nsr_strerror(rc));
+		goto out;
+	}
+	a.sets.sets_len = (u_int)n;
+	a.sets.sets_val = w;
+	rc = call(c, MM_SS_CREATE_MANY, NSR_XDR(xdr_mm_ss_create_many_args),
+		  &a, NSR_XDR(xdr_mm_ss_create_many_res), &res, &res.st);
+	if (rc)
+		goto out;
+	if (res.made.made_len != n) {
+		rc = set_err(c, NSR_ERR_PROTO, "nsrmmdbd answered %u of %zu "
+			     "save sets created (malformed reply)",
+			     res.made.made_len, n);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const mm_ss_create_res *m = &res.made.made_val[i];
+
+		ss[i].ssid = m->ssid;
+		memcpy(ss[i].longid, m->longid, sizeof(ss[i].longid));
+		cloneid[i] = m->cloneid;
+	}
+out:
+	for (size_t i = 0; i < made; i++)
+		xdr_free(NSR_XDR(xdr_mm_saveset), (char *)&w[i]);
+	xdr_free(NSR_XDR(xdr_mm_ss_create_many_res), (char *)&res);
+	return rc;
+}
+
 /* mmdb_clnt_ss_restore - MM_SS_RESTORE: store ss under ss->ssid. */
 int mmdb_clnt_ss_restore(struct mmdb_clnt *c, struct mmdb_saveset *ss,
 			 uint32_t cloneid)

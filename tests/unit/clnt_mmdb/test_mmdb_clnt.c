@@ -122,6 +122,37 @@ static int query_next(void *ctx, void *args, void *res,
 	return NSR_OK;
 }
 
+/* ss_create_many - ssid 100 + i for the i-th; a save set named
+ * "short" gets one answer fewer than asked (a broken server), one
+ * named "full" a refusal. */
+static int ss_create_many(void *ctx, void *args, void *res,
+			  struct nsr_rpc_call *call)
+{
+	mm_ss_create_many_args *a = args;
+	mm_ss_create_many_res *r = res;
+	u_int n = a->sets.sets_len;
+
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(call);
+	r->made.made_val = calloc(n + 1, sizeof(mm_ss_create_res));
+	if (n && !strcmp(a->sets.sets_val[0].name, "full")) {
+		status(&r->st, NSR_ERR_NOSPACE, "cannot create 1 save sets: "
+		       "no space left");
+		return NSR_OK;
+	}
+	if (n && !strcmp(a->sets.sets_val[0].name, "short"))
+		n--;
+	for (u_int i = 0; i < n; i++) {
+		status(&r->made.made_val[i].st, NSR_OK, "");
+		r->made.made_val[i].ssid = 100 + i;
+		r->made.made_val[i].cloneid = 200 + i;
+		r->made.made_val[i].longid[0] = (char)i;
+	}
+	r->made.made_len = n;
+	status(&r->st, NSR_OK, "");
+	return NSR_OK;
+}
+
 static const struct nsr_rpc_proc procs[] = {
 	{MM_VOL_GET, "vol_get", NSR_XDR(xdr_mm_name_args),
 	 sizeof(mm_name_args), NSR_XDR(xdr_mm_vol_res), sizeof(mm_vol_res),
@@ -134,6 +165,10 @@ static const struct nsr_rpc_proc procs[] = {
 	{MM_QUERY_NEXT, "query_next", NSR_XDR(xdr_mm_next_args),
 	 sizeof(mm_next_args), NSR_XDR(xdr_mm_next_res),
 	 sizeof(mm_next_res), query_next, NSR_RPC_SERIAL},
+	{MM_SS_CREATE_MANY, "ss_create_many",
+	 NSR_XDR(xdr_mm_ss_create_many_args), sizeof(mm_ss_create_many_args),
+	 NSR_XDR(xdr_mm_ss_create_many_res), sizeof(mm_ss_create_many_res),
+	 ss_create_many, NSR_RPC_SERIAL},
 };
 
 static const struct nsr_rpc_prog progs[] = {
@@ -288,6 +323,52 @@ static void test_query(void **state)
 	mmdb_clnt_close(c);
 }
 
+static void test_create_many(void **state)
+{
+	struct mmdb_clnt *c = open_clnt();
+	struct mmdb_saveset ss[MM_CREATE_MANY_MAX + 1];
+	uint32_t cloneid[MM_CREATE_MANY_MAX + 1];
+
+	NSR_UNUSED(state);
+	memset(ss, 0, sizeof(ss));
+	for (int i = 0; i <= MM_CREATE_MANY_MAX; i++) {
+		snprintf(ss[i].client, sizeof(ss[i].client), "c%d", i);
+		snprintf(ss[i].name, sizeof(ss[i].name), "/s%d", i);
+		ss[i].level = 9;
+	}
+	assert_int_equal(mmdb_clnt_ss_create_many(c, ss, 3, cloneid), NSR_OK);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(ss[i].ssid, 100 + i);
+		assert_int_equal(cloneid[i], 200 + i);
+		assert_int_equal(ss[i].longid[0], i);
+	}
+	assert_int_equal(mmdb_clnt_ss_create_many(c, ss, MM_CREATE_MANY_MAX,
+						  cloneid),
+			 NSR_OK);
+	assert_int_equal(ss[MM_CREATE_MANY_MAX - 1].ssid,
+			 100 + MM_CREATE_MANY_MAX - 1);
+	/* Too many or none: refused here, and known not to have created. */
+	assert_int_equal(mmdb_clnt_ss_create_many(c, ss,
+						  MM_CREATE_MANY_MAX + 1,
+						  cloneid),
+			 NSR_ERR_INVAL);
+	assert_int_equal(mmdb_clnt_answered(c), 1);
+	assert_int_equal(mmdb_clnt_ss_create_many(c, ss, 0, cloneid),
+			 NSR_ERR_INVAL);
+	/* The server's refusal reaches the caller with its message. */
+	snprintf(ss[0].name, sizeof(ss[0].name), "full");
+	assert_int_equal(mmdb_clnt_ss_create_many(c, ss, 2, cloneid),
+			 NSR_ERR_NOSPACE);
+	assert_int_equal(mmdb_clnt_answered(c), 1);
+	assert_non_null(strstr(mmdb_clnt_errmsg(c), "no space left"));
+	/* An answer for fewer save sets than asked is refused. */
+	snprintf(ss[0].name, sizeof(ss[0].name), "short");
+	assert_int_equal(mmdb_clnt_ss_create_many(c, ss, 2, cloneid),
+			 NSR_ERR_PROTO);
+	assert_non_null(strstr(mmdb_clnt_errmsg(c), "malformed"));
+	mmdb_clnt_close(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +376,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reconnect, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_query, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_create_many, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

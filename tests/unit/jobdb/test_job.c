@@ -322,6 +322,105 @@ static void raw_exec(const char *path, const char *sql)
 	sqlite3_close(h);
 }
 
+/* count - the jobs in db. */
+static uint64_t count(struct nsr_jobdb *db)
+{
+	uint64_t n = 0;
+
+	assert_int_equal(nsr_jobdb_count(db, &n), NSR_OK);
+	return n;
+}
+
+static void test_create_log(void **state)
+{
+	static const char *const three[] = {"saving c:/ to volume V on d",
+					    "level: incr promoted to full",
+					    ""};
+	struct jt *t = *state;
+	struct nsr_jobdb_job j = {0}, out;
+	struct lines l = {0};
+	const char *bad[2] = {"fine", NULL};
+	char *huge = malloc(65538);
+	int64_t id = 0, id2 = 0;
+
+	assert_non_null(huge);
+	memset(huge, 'x', 65537);
+	huge[65537] = '\0';
+	j.type = NSR_JOBDB_TYPE_SAVE;
+	j.client = "c";
+	j.state = NSR_JOBDB_ACTIVE;
+	assert_int_equal(nsr_jobdb_create_log(t->db, &j, three, 3, 10, &id),
+			 NSR_OK);
+	assert_int_equal(id, 1);
+	assert_int_equal(nsr_jobdb_get(t->db, id, &out), NSR_OK);
+	assert_string_equal(out.client, "c");
+	assert_int_equal(out.state, NSR_JOBDB_ACTIVE);
+	nsr_jobdb_job_release(&out);
+	/* The lines in order, seq 1..3, and the count follows: the next
+	 * line is 4. */
+	assert_int_equal(nsr_jobdb_log_append(t->db, id, 11, "later"),
+			 NSR_OK);
+	assert_int_equal(nsr_jobdb_log_read(t->db, id, collect, &l), NSR_OK);
+	assert_int_equal(l.n, 4);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(l.seq[i], i + 1);
+		assert_int_equal(l.time[i], i < 3 ? 10 : 11);
+		assert_string_equal(l.text[i], i < 3 ? three[i] : "later");
+	}
+	/* Time 0 is now; no lines is a plain create. */
+	assert_int_equal(nsr_jobdb_create_log(t->db, &j, three, 1, 0, &id),
+			 NSR_OK);
+	l.n = 0;
+	assert_int_equal(nsr_jobdb_log_read(t->db, id, collect, &l), NSR_OK);
+	assert_int_equal(l.n, 1);
+	assert_true(l.time[0] > 1000000000);
+	assert_int_equal(nsr_jobdb_create_log(t->db, &j, NULL, 0, 0, &id2),
+			 NSR_OK);
+	assert_int_equal(id2, id + 1);
+	l.n = 0;
+	assert_int_equal(nsr_jobdb_log_read(t->db, id2, collect, &l), NSR_OK);
+	assert_int_equal(l.n, 0);
+	assert_int_equal(count(t->db), 3);
+
+	/* Refused lines, type or parent: nothing is recorded. */
+	bad[1] = huge;
+	assert_int_equal(nsr_jobdb_create_log(t->db, &j, bad, 2, 0, &id),
+			 NSR_ERR_TOOBIG);
+	assert_int_equal(id, 0);
+	bad[1] = NULL;
+	assert_int_equal(nsr_jobdb_create_log(t->db, &j, bad, 2, 0, &id),
+			 NSR_ERR_INVAL);
+	assert_int_equal(nsr_jobdb_create_log(t->db, &j, NULL, 1, 0, &id),
+			 NSR_ERR_INVAL);
+	j.parent_id = 99;
+	assert_int_equal(nsr_jobdb_create_log(t->db, &j, three, 3, 0, &id),
+			 NSR_ERR_INVAL);
+	j.parent_id = 0;
+	j.type = 0;
+	assert_int_equal(nsr_jobdb_create_log(t->db, &j, three, 3, 0, &id),
+			 NSR_ERR_INVAL);
+	j.type = NSR_JOBDB_TYPE_SAVE;
+	assert_int_equal(count(t->db), 3);
+
+	/* A line the database refuses after the job and a first line went
+	 * in: the whole transaction is rolled back, and the id is not
+	 * used up. */
+	raw_exec(t->path, "CREATE TRIGGER boom BEFORE INSERT ON job_log "
+			  "WHEN NEW.line='boom' BEGIN "
+			  "SELECT RAISE(ABORT, 'boom'); END");
+	bad[1] = "boom";
+	assert_int_equal(nsr_jobdb_create_log(t->db, &j, bad, 2, 0, &id),
+			 NSR_ERR_INVAL);
+	assert_int_equal(id, 0);
+	assert_int_equal(count(t->db), 3);
+	assert_int_equal(jt_exists(t->db, id2 + 1), 0);
+	raw_exec(t->path, "DROP TRIGGER boom");
+	assert_int_equal(nsr_jobdb_create_log(t->db, &j, bad, 1, 0, &id),
+			 NSR_OK);
+	assert_int_equal(id, id2 + 1);
+	free(huge);
+}
+
 static void test_check_finds_broken_invariants(void **state)
 {
 	static const char *const breakage[] = {
@@ -389,6 +488,7 @@ int main(void)
 		T(test_create_defaults_and_invalid),
 		T(test_update_mask),
 		T(test_log_lines),
+		T(test_create_log),
 		T(test_recover_marks_unfinished),
 		T(test_reopen_persists_and_ids_grow),
 		T(test_open_rejects_garbage),

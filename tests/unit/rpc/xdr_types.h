@@ -155,6 +155,9 @@ static const struct xdr_type xdr_types[] = {
 	XT(grant_key_res),
 	XT(mm_vol_retent),
 	XT(mm_vol_retent_many_args),
+	XT(job_create_log_args),
+	XT(mm_ss_create_many_args),
+	XT(mm_ss_create_many_res),
 };
 
 /*
@@ -289,6 +292,10 @@ static const struct xdr_proc xdr_procs[] = {
 	XP(NSRD_PROG, NSRD_V1, GRANT_KEY, xt_void, grant_key_res),
 	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_VOL_RETENT_MANY,
 	   mm_vol_retent_many_args, mm_ss_flags_many_res),
+	XP(NSRJOBD_PROG, NSRJOBD_V1, JOB_CREATE_LOG, job_create_log_args,
+	   job_create_res),
+	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_SS_CREATE_MANY,
+	   mm_ss_create_many_args, mm_ss_create_many_res),
 };
 
 #endif
