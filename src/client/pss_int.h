@@ -17,7 +17,8 @@
  * queued and its data read ahead, so the disk serves the reads of the
  * whole window at once rather than one per stream; at most
  * PSS_AHEAD_FDS such descriptors are open in the process, and an item
- * closes its own when it is freed.
+ * closes its own when it is freed.  The saver's own walk-ahead
+ * (nsr_saver_add_path, one stream) keeps its objects as pss_items too.
  *
  * Invariants (mu held):
  *  1. nshared + nmaster <= window except after a put into an empty
