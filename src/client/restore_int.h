@@ -149,6 +149,9 @@ struct nsr_restore {
 	int out_fd;
 	int piped;  /* its one file was started */
 	struct rst_work *work; /* writer workers; NULL: all written here */
+	/* how the workers' files took their names (enum rst_named),
+	 * counted as they are reaped */
+	uint64_t named[3];
 };
 
 /* ---- writer workers (restore_work.c) ----
@@ -169,6 +172,11 @@ struct nsr_restore {
  *  4. A job's file takes its name only after its data and metadata are
  *     written (temporary name and rename, as in the feeding thread); a
  *     job whose checksum did not match is never queued. */
+
+/* How a worker's file took its name: an unnamed file linked by its
+ * descriptor (AT_EMPTY_PATH) or through /proc/self/fd, or a temporary
+ * name renamed (no O_TMPFILE, or written again by name). */
+enum rst_named { RST_NAMED_FD, RST_NAMED_PROC, RST_NAMED_TMP };
 
 /* RST_JOB_MAX - files up to this size go whole to a worker. */
 #define RST_JOB_MAX (1024 * 1024)

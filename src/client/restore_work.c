@@ -68,6 +68,7 @@ struct rst_job {
 	int anon;   /* created with O_TMPFILE: no name yet */
 	int *no_anon; /* the restore's "O_TMPFILE does not serve" flag */
 	int fault;    /* the restore's test fault (enum work_fault) */
+	int named;    /* how it took its name (enum rst_named), or -1 */
 };
 
 /* Test faults (NSR_TEST_RESTORE_FAULT), so the ways around a file system
@@ -234,13 +235,18 @@ static int link_anon(struct rst_job *j, int fd, const char *name)
 		return -1;
 	}
 	if (j->fault != FAULT_EMPTYPATH) {
-		if (linkat(fd, "", j->dir->fd, name, AT_EMPTY_PATH) == 0)
+		if (linkat(fd, "", j->dir->fd, name, AT_EMPTY_PATH) == 0) {
+			j->named = RST_NAMED_FD;
 			return 0;
+		}
 		if (errno == EEXIST)
 			return -1;
 	}
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	return linkat(AT_FDCWD, proc, j->dir->fd, name, AT_SYMLINK_FOLLOW);
+	if (linkat(AT_FDCWD, proc, j->dir->fd, name, AT_SYMLINK_FOLLOW) != 0)
+		return -1;
+	j->named = RST_NAMED_PROC;
+	return 0;
 }
 
 /* link_tmp - with_tmp_name's try: link the unnamed file *arg as j->tmp. */
@@ -329,6 +335,8 @@ static void job_run(struct rst_job *j)
 		rst_prob(&j->probs, RP_RENAME);
 		(void)unlinkat(j->dir->fd, j->tmp, 0);
 		j->fatal = 1;
+	} else {
+		j->named = RST_NAMED_TMP;
 	}
 	free(j->data);
 	j->data = NULL;
@@ -431,6 +439,7 @@ int rst_work_defer(struct nsr_restore *r, struct rst_dirh *dir, mode_t mode)
 
 	if (j == NULL)
 		return NSR_ERR_NOMEM;
+	j->named = -1;
 	j->data = malloc(r->cur.meta.size ? r->cur.meta.size : 1);
 	if (j->data == NULL) {
 		free(j);
@@ -610,6 +619,8 @@ static int finish_job(struct nsr_restore *r, struct rst_job *j)
 		rst_cur_reset(r);
 	} else if (!j->fatal) {
 		rc = rst_done_object(r, &j->meta, j->target);
+		if (j->named >= 0)
+			r->named[j->named]++;
 	}
 	job_free(j);
 	return rc;

@@ -27,11 +27,15 @@
 #include "nsr/treecmp.h"
 #include "nsr/walk.h"
 #include "nsr_test.h"
+#include "../../../src/client/restore_int.h"
 
 #define BIG_PART (1024 * 1024 + 3)
 
 /* Writer workers of every restore() (0: none); set by the setups. */
 static int g_workers;
+/* How the workers' files took their names over a group (enum
+ * rst_named), so each fault group shows the way it is about ran. */
+static uint64_t g_named[3];
 /* 1: the workers name files the way without O_TMPFILE; set by setups. */
 
 struct fixture {
@@ -336,6 +340,8 @@ static int restore(struct fixture *f, const void *data, size_t len,
 	if (rc == NSR_OK)
 		rc = nsr_restore_finish(r);
 	nsr_restore_stats(r, st);
+	for (int i = 0; i < 3; i++)
+		g_named[i] += r->named[i];
 	nsr_restore_free(r);
 	return rc;
 }
@@ -1559,6 +1565,57 @@ static void test_long_paths(void **state)
 	nsr_buf_release(&b);
 }
 
+/* named_reset - group setup: no file named yet (the group's last test
+ * checks how they were). */
+static int named_reset(void **state)
+{
+	NSR_UNUSED(state);
+	memset(g_named, 0, sizeof(g_named));
+	return 0;
+}
+
+/* named_says - fd, proc and tmp files were
+ * named each way (-1: at least one, 0: none, 1: any number); prints
+ * the counts on failure. */
+static int named_says(int fd, int proc, int tmp)
+{
+	const int want[3] = {fd, proc, tmp};
+	int ok = 1;
+
+	for (int i = 0; i < 3; i++)
+		if ((want[i] == -1 && g_named[i] == 0) ||
+		    (want[i] == 0 && g_named[i] != 0))
+			ok = 0;
+	if (!ok)
+		fprintf(stderr, "named by descriptor %" PRIu64 ", through "
+			"/proc %" PRIu64 ", by temporary name %" PRIu64 "\n",
+			g_named[0], g_named[1], g_named[2]);
+	return ok ? 0 : -1;
+}
+
+/* test_named_linked - last of its group: the workers' unnamed files
+ * were linked (by descriptor as root, through /proc otherwise). */
+static void test_named_linked(void **state)
+{
+	NSR_UNUSED(state);
+	assert_int_equal(geteuid() == 0 ? named_says(-1, 0, 1)
+					: named_says(0, -1, 1), 0);
+}
+
+/* test_named_proc - last of its group: linked through /proc only. */
+static void test_named_proc(void **state)
+{
+	NSR_UNUSED(state);
+	assert_int_equal(named_says(0, -1, 1), 0);
+}
+
+/* test_named_tmp - last of its group: by temporary name only. */
+static void test_named_tmp(void **state)
+{
+	NSR_UNUSED(state);
+	assert_int_equal(named_says(0, 0, -1), 0);
+}
+
 /* main - run the tests. */
 int main(void)
 {
@@ -1619,6 +1676,7 @@ int main(void)
 						setup_workers, teardown),
 		cmocka_unit_test_setup_teardown(test_error_names_file,
 						setup_workers, teardown),
+		cmocka_unit_test(test_named_linked),
 	};
 
 	const struct CMUnitTest by_name[] = {
@@ -1631,12 +1689,14 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_fresh_dir_conflicts,
 						setup_by_name, teardown),
+		cmocka_unit_test(test_named_tmp),
 	};
 	const struct CMUnitTest proc_link[] = {
 		cmocka_unit_test_setup_teardown(test_round_trip_relocated,
 						setup_proc_link, teardown),
 		cmocka_unit_test_setup_teardown(test_conflicts,
 						setup_proc_link, teardown),
+		cmocka_unit_test(test_named_proc),
 	};
 	const struct CMUnitTest no_link[] = {
 		cmocka_unit_test_setup_teardown(test_round_trip_relocated,
@@ -1646,16 +1706,17 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(test_conflicts, setup_no_link,
 						teardown),
+		cmocka_unit_test(test_named_tmp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL) |
 	       cmocka_run_group_tests_name("restore with writer workers",
-					   with_workers, NULL, NULL) |
+					   with_workers, named_reset, NULL) |
 	       cmocka_run_group_tests_name("writer workers, by name",
-					   by_name, NULL, NULL) |
+					   by_name, named_reset, NULL) |
 	       cmocka_run_group_tests_name("writer workers, linked through "
 					   "/proc/self/fd",
-					   proc_link, NULL, NULL) |
+					   proc_link, named_reset, NULL) |
 	       cmocka_run_group_tests_name("writer workers, no link",
-					   no_link, NULL, NULL);
+					   no_link, named_reset, NULL);
 }
