@@ -72,7 +72,10 @@ static void mmd_check_access(const struct nsr_daemon *d, struct mmd *m)
 
 	if (geteuid() == 0 || !p)
 		return;
-	if (stat(p, &sb) != 0 && errno == ENOENT) {
+	if (stat(p, &sb) == 0) {
+		if (S_ISDIR(sb.st_mode))
+			mode |= X_OK;
+	} else if (errno == ENOENT) {
 		const char *slash = strrchr(p, '/');
 
 		parent = slash && slash != p ? strndup(p, (size_t)(slash - p))
@@ -81,9 +84,7 @@ static void mmd_check_access(const struct nsr_daemon *d, struct mmd *m)
 			return;
 		p = parent;
 		mode = W_OK | X_OK;
-	} else if (S_ISDIR(sb.st_mode)) {
-		mode |= X_OK;
-	}
+	} /* else it cannot even be looked at: faccessat says why */
 	if (faccessat(AT_FDCWD, p, mode, AT_EACCESS) != 0 &&
 	    (errno == EACCES || errno == EPERM || errno == EROFS)) {
 		snprintf(access_hint, sizeof(access_hint),

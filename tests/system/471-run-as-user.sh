@@ -123,6 +123,15 @@ check "naming the device" grep -q "$W/aftd2" <<<"$out"
 check "and saying the movers run as $U" grep -q "runs as $U" <<<"$out"
 check "nothing was created there" test -z "$(ls -A "$W/aftd2")"
 check "a save to aftd1 still works" "$BIN/save" -s $S -q -b Default "$W/data"
+# One the user cannot even look at (its directory closed to it).
+mkdir -p "$W/closed/aftd3"
+chmod 0700 "$W/closed"
+nsr_device aftd3 adv_file "$W/closed/aftd3"
+out=$("$BIN/nsrmm" -s $S -q -l -y -f aftd3 AFTD3 2>&1); rc=$?
+echo "# nsrmm -l on aftd3: $out"
+check "labelling a device $U cannot reach fails (exit $rc)" test $rc -ne 0
+check "saying who the mover runs as, and the path" \
+	grep -q "runs as $U.*$W/closed/aftd3" <<<"$out"
 
 out=$("$BIN/nsrmmdbd" -R "$ROOT/other" -u root 2>&1); rc=$?
 check "nsrmmdbd -u root refuses (exit $rc)" test $rc -ne 0
