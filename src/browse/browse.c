@@ -977,7 +977,7 @@ static void cmd_recover(struct browser *b)
 			b->rec.server, err.data);
 		failed = 1;
 	}
-	paths = calloc(b->nmarks, sizeof(*paths));
+	paths = sr ? calloc(b->nmarks, sizeof(*paths)) : NULL;
 	if (sr && !paths) {
 		fprintf(b->out, "recover: out of memory\n");
 		failed = 1;
@@ -986,8 +986,8 @@ static void cmd_recover(struct browser *b)
 			paths[i] = b->marks[i].path;
 		failed |= nsr_session_recover_paths(sr, paths, b->nmarks,
 						    b->browse, &sum);
+		free(paths);
 	}
-	free(paths);
 	nsr_session_recover_close(sr);
 	nsr_buf_release(&err);
 	fflush(stdout);

@@ -107,6 +107,11 @@ struct cur_file {
 			      * kept until FILE_END (nothing created) */
 };
 
+/* How a worker's file took its name: an unnamed file linked by its
+ * descriptor (AT_EMPTY_PATH) or through /proc/self/fd, or a temporary
+ * name renamed (no O_TMPFILE, or written again by name). */
+enum rst_named { RST_NAMED_FD, RST_NAMED_PROC, RST_NAMED_TMP, RST_NAMED_N };
+
 struct nsr_restore {
 	char *dest;
 	char **filters; /* sorted when exact */
@@ -151,7 +156,7 @@ struct nsr_restore {
 	struct rst_work *work; /* writer workers; NULL: all written here */
 	/* how the workers' files took their names (enum rst_named),
 	 * counted as they are reaped */
-	uint64_t named[3];
+	uint64_t named[RST_NAMED_N];
 };
 
 /* ---- writer workers (restore_work.c) ----
@@ -172,11 +177,6 @@ struct nsr_restore {
  *  4. A job's file takes its name only after its data and metadata are
  *     written (temporary name and rename, as in the feeding thread); a
  *     job whose checksum did not match is never queued. */
-
-/* How a worker's file took its name: an unnamed file linked by its
- * descriptor (AT_EMPTY_PATH) or through /proc/self/fd, or a temporary
- * name renamed (no O_TMPFILE, or written again by name). */
-enum rst_named { RST_NAMED_FD, RST_NAMED_PROC, RST_NAMED_TMP };
 
 /* RST_JOB_MAX - files up to this size go whole to a worker. */
 #define RST_JOB_MAX (1024 * 1024)

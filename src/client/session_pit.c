@@ -325,8 +325,9 @@ int nsr_session_recover_paths(struct nsr_session_recover *sr,
 	memset(&p, 0, sizeof(p));
 	memset(&st, 0, sizeof(st));
 	if (open_index(sr) != NSR_OK) {
-		failed = 1;
-		n = 0;
+		if (out)
+			*out = st;
+		return 1;
 	}
 	for (size_t i = 0; i < n; i++) {
 		size_t root = p.n;

@@ -34,8 +34,8 @@
 /* Writer workers of every restore() (0: none); set by the setups. */
 static int g_workers;
 /* How the workers' files took their names over a group (enum
- * rst_named), so each fault group shows the way it is about ran. */
-static uint64_t g_named[3];
+ * rst_named), so each fault group can show that its own way ran. */
+static uint64_t g_named[RST_NAMED_N];
 /* 1: the workers name files the way without O_TMPFILE; set by setups. */
 
 struct fixture {
@@ -340,7 +340,7 @@ static int restore(struct fixture *f, const void *data, size_t len,
 	if (rc == NSR_OK)
 		rc = nsr_restore_finish(r);
 	nsr_restore_stats(r, st);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < RST_NAMED_N; i++)
 		g_named[i] += r->named[i];
 	nsr_restore_free(r);
 	return rc;
@@ -1579,10 +1579,10 @@ static int named_reset(void **state)
  * the counts on failure. */
 static int named_says(int fd, int proc, int tmp)
 {
-	const int want[3] = {fd, proc, tmp};
+	const int want[RST_NAMED_N] = {fd, proc, tmp};
 	int ok = 1;
 
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < RST_NAMED_N; i++)
 		if ((want[i] == -1 && g_named[i] == 0) ||
 		    (want[i] == 0 && g_named[i] != 0))
 			ok = 0;
