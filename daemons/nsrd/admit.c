@@ -366,16 +366,10 @@ static void brief_take(struct nsrd *n, struct brief *b)
 	uint64_t h = 1469598103934665603ull;
 
 	memset(b, 0, sizeof(*b));
-	for (int i = 0; i < NSRD_MAX_SESSIONS; i++) {
-		const struct nsrd_session *s = &n->sessions[i];
-
-		if (!s->used)
-			continue;
-		b->nrun++;
-		h = mix(h, (uint64_t)i);
-		h = mix(h, (uint64_t)s->jobid ^ ((uint64_t)s->ssid << 32));
-		h = mix(h, (uint64_t)s->started ^ (s->conn << 32));
-	}
+	/* The sessions as fairq reads them change only with sess_gen
+	 * (nsrd.h invariant 6): no pass over the table. */
+	b->nrun = (size_t)n->nlive;
+	h = mix(h, n->sess_gen);
 	for (int i = 0, seen = 0; i < NSRD_MAX_WAITS && seen < n->nwaits;
 	     i++) {
 		const struct nsrd_wait *w = &n->waits[i];
@@ -392,10 +386,51 @@ static void brief_take(struct nsrd *n, struct brief *b)
 	b->fp = mix(h, n->res_gen);
 }
 
+/* why_not - the words for a fairq_fits answer that is not FAIRQ_FITS
+ * for a new session, or FAIRQ_FITS for a queued one passed over. */
+static void why_not(struct nsrd *n, int fit, const char *client,
+		    const char *group, long server, size_t nrun,
+		    size_t nwait, char *why, size_t len)
+{
+	if (fit == FAIRQ_GROUP)
+		snprintf(why, len, "savegrp parallelism of group %s (%ld) "
+			 "reached", group, group_limit(n, group));
+	else if (fit == FAIRQ_CLIENT)
+		snprintf(why, len, "client parallelism of %s (%ld) reached",
+			 client, client_limit(n, client));
+	else if (fit == FAIRQ_SERVER)
+		snprintf(why, len, "server parallelism (%ld) reached: %zu "
+			 "sessions run, %zu wait", server, nrun, nwait);
+	else if (fit == FAIRQ_FITS)
+		snprintf(why, len, "waiting sessions of less served clients "
+			 "go first (%zu wait)", nwait);
+	else
+		snprintf(why, len, "out of memory while queueing");
+}
+
+/* fits_now - fairq_fits when nothing waits for a slot (no grants to
+ * count, nobody to pass over): from the session tallies (nsrd.h
+ * invariant 5) without a snapshot, the same answer in O(1). */
+static int fits_now(struct nsrd *n, const struct brief *b,
+		    const char *client, const char *group)
+{
+	long gl = group[0] ? group_limit(n, group) : 0;
+	long cl = client_limit(n, client);
+
+	if ((long)b->nrun >= b->server)
+		return FAIRQ_SERVER;
+	if (gl > 0 && (long)tally_count(&n->by_group, group) >= gl)
+		return FAIRQ_GROUP;
+	if (cl > 0 && (long)tally_count(&n->by_client, client) >= cl)
+		return FAIRQ_CLIENT;
+	return FAIRQ_FITS;
+}
+
 /* nsrd_admit - may a save of client in group start now (invariant 2)?
  * Queued sessions ask often: when the server is full, or nothing that
  * fairq_grant reads changed since it last ran (the fingerprint), the
- * answer is known without running it. */
+ * answer is known without running it.  A new session while no session
+ * waits for a slot is answered from the tallies, without a snapshot. */
 int nsrd_admit(struct nsrd *n, struct nsrd_wait *w, const char *client,
 	       const char *group, char *why, size_t len)
 {
@@ -406,6 +441,7 @@ int nsrd_admit(struct nsrd *n, struct nsrd_wait *w, const char *client,
 
 	if (queued && w->granted)
 		return 1;
+	nsrd_tally_check(n);
 	brief_take(n, &b);
 	if (b.nrun + b.ngranted >= (size_t)NSR_MAX(b.server, 0)) {
 		snprintf(why, len, "server parallelism (%ld) reached: %zu "
@@ -415,6 +451,14 @@ int nsrd_admit(struct nsrd *n, struct nsrd_wait *w, const char *client,
 	if (queued && b.fp == n->admit_fp) {
 		snprintf(why, len, "parallelism reached: %zu sessions run, "
 			 "%zu wait", b.nrun, b.nslot);
+		return 0;
+	}
+	if (!queued && b.nslot == 0 && !n->tally_lost) {
+		n->admit_fp = b.fp;
+		fit = fits_now(n, &b, client, group);
+		if (fit == FAIRQ_FITS)
+			return 1;
+		why_not(n, fit, client, group, b.server, b.nrun, 0, why, len);
 		return 0;
 	}
 	snap_take(n, &sn);
@@ -437,21 +481,8 @@ int nsrd_admit(struct nsrd *n, struct nsrd_wait *w, const char *client,
 		snap_free(&sn);
 		return 1;
 	}
-	if (fit == FAIRQ_GROUP)
-		snprintf(why, len, "savegrp parallelism of group %s (%ld) "
-			 "reached", group, group_limit(n, group));
-	else if (fit == FAIRQ_CLIENT)
-		snprintf(why, len, "client parallelism of %s (%ld) reached",
-			 client, client_limit(n, client));
-	else if (fit == FAIRQ_SERVER)
-		snprintf(why, len, "server parallelism (%ld) reached: %zu "
-			 "sessions run, %zu wait", sn.lim.server, sn.nrun,
-			 sn.nwait);
-	else if (fit == FAIRQ_FITS)
-		snprintf(why, len, "waiting sessions of less served clients "
-			 "go first (%zu wait)", sn.nwait);
-	else
-		snprintf(why, len, "out of memory while queueing");
+	why_not(n, fit, client, group, sn.lim.server, sn.nrun, sn.nwait, why,
+		len);
 	snap_free(&sn);
 	return 0;
 }

@@ -483,6 +483,7 @@ int nsrd_clone_start(void *ctx, void *argp, void *resp,
 	s->ssid = a->ssid;
 	snprintf(s->client, sizeof(s->client), "%s", a->client);
 	snprintf(s->device, sizeof(s->device), "%s", nsr_res_get(dev, "name"));
+	nsrd_session_tally(n, s);
 	if (nsrd_device_mover(n, dev, mhost, sizeof(mhost), &port,
 			      &s->mover_pid, &err) != NSR_OK) {
 		nsr_status_set(&r->st, NSR_ERR_CONNECT, "cannot get the data "
@@ -490,6 +491,7 @@ int nsrd_clone_start(void *ctx, void *argp, void *resp,
 			       err.data);
 		goto out;
 	}
+	nsrd_session_tally(n, s); /* and in its mover's load */
 	memset(&cl, 0, sizeof(cl));
 	cl.ssid = a->ssid;
 	cl.clone_time = time(NULL);

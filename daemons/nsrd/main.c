@@ -133,9 +133,7 @@ static int veto_device(enum nsr_resdb_op op, const struct nsr_res *old,
 			     "first (nsrmm -u -f %s)", name, vol, name);
 		return NSR_ERR_BUSY;
 	}
-	for (int i = 0; i < NSRD_MAX_SESSIONS; i++)
-		busy += g_nsrd.sessions[i].used &&
-			strcmp(g_nsrd.sessions[i].device, name) == 0;
+	busy = nsrd_device_sessions(&g_nsrd, name);
 	if (busy) {
 		nsr_buf_addf(why, "device %s serves %d session(s) now; delete "
 			     "it when they have ended", name, busy);
@@ -244,6 +242,10 @@ static int nsrd_init(struct nsr_daemon *d)
 	int rc;
 
 	n->d = d;
+	if (nsrd_sessions_init(n) != 0) {
+		nsr_error("out of memory for the session table");
+		return -1;
+	}
 	if (nsr_rpc_cond_init(&n->admit_cv) != NSR_OK) {
 		nsr_error("cannot make a condition variable: %s",
 			  strerror(errno));

@@ -25,6 +25,17 @@
  *     save set it created is then settled like any other session's;
  *  3. nothing the unlocked part reads belongs to struct nsrd: it works on
  *     copies made under the mutex (resources may change meanwhile).
+ *
+ * The session table's counts (session.c, nsrd_session_tally):
+ *  4. nlive is the number of used slots, and free_slots[0..nfree) are
+ *     exactly the unused ones;
+ *  5. unless tally_lost, by_client and by_group count each used save
+ *     session (not a recover) under its client and group, by_device
+ *     every used session with a device under it, and by_mover every one
+ *     with a mover under "PID DEVICE", from the fields as they were at
+ *     its last nsrd_session_tally, which every change of those fields is
+ *     followed by before the mutex is released;
+ *  6. sess_gen changes whenever a session is taken, freed or tallied.
  */
 #ifndef NSRD_H
 #define NSRD_H
@@ -42,6 +53,7 @@
 
 #include "batch.h"
 #include "lanes.h"
+#include "tally.h"
 
 #define NSRD_MAX_SESSIONS 1024
 /* A device's "segment size" when its resource does not say: a filemark
@@ -73,6 +85,9 @@ struct nsrd_session {
 	int starting;	    /* SAVE_START works unlocked (invariant 2) */
 	int clone;	    /* a clone session (clone.c) of ssid ... */
 	uint32_t cloneid;   /* ... writing this new instance */
+	/* What it counts in the tallies (nsrd_session_tally), given back
+	 * when it is freed whatever the fields say by then. */
+	struct tally_node *t_client, *t_group, *t_device, *t_mover;
 };
 
 /* RPC worker threads by default (NSR_RPC_MAX_THREADS overrides). */
@@ -164,6 +179,17 @@ struct nsrd {
 	struct nsr_snmd *snmd[NSRD_MAX_SNODES];
 	int nsnmd;
 	struct nsrd_session sessions[NSRD_MAX_SESSIONS];
+	/* The live sessions, counted as they come and go (session.c;
+	 * invariants 4-6 at the top), so admission needs no pass over
+	 * them: */
+	int nlive;			   /* slots in use */
+	int nfree;			   /* free_slots[0..nfree): unused */
+	uint16_t free_slots[NSRD_MAX_SESSIONS];
+	struct tally by_client, by_group;  /* saves (not recovers) */
+	struct tally by_device, by_mover;  /* every session; "PID DEVICE" */
+	int tally_lost;			   /* a count could not be kept:
+					    * admission counts by a pass */
+	uint64_t sess_gen;		   /* changes to the counted state */
 	uint64_t next_conn; /* connection ids handed out */
 	struct nsrd_wait waits[NSRD_MAX_WAITS];
 	int nwaits;	      /* live entries of waits (admit.c) */
@@ -255,6 +281,18 @@ time_t nsrd_mount_timeout(struct nsrd *n);
 /* nsrd_session_free - the session's slot is free again (and admission
  * may have changed: nsrd_admit_wake). */
 void nsrd_session_free(struct nsrd *n, struct nsrd_session *s);
+/* nsrd_session_tally - count s in the tallies by its client, group,
+ * device and mover as they are now (invariant 5); call after setting
+ * any of them. */
+void nsrd_session_tally(struct nsrd *n, struct nsrd_session *s);
+/* nsrd_sessions_init - the empty session table and its tallies; 0, or
+ * -1 when out of memory. */
+int nsrd_sessions_init(struct nsrd *n);
+/* nsrd_tally_check - tests (NSR_TEST_TALLY_CHECK=1): the tallies
+ * against a pass over the table; nsrd aborts on a difference. */
+void nsrd_tally_check(struct nsrd *n);
+/* nsrd_device_sessions - the sessions on device now (all with NULL). */
+int nsrd_device_sessions(struct nsrd *n, const char *device);
 int nsrd_save_start(void *ctx, void *args, void *res,
 		    struct nsr_rpc_call *call);
 int nsrd_save_end(void *ctx, void *args, void *res, struct nsr_rpc_call *call);

@@ -55,14 +55,169 @@ static struct nsr_jobd *open_jobd(void)
 	return g_nsrd.jobd;
 }
 
-/* count_sessions - active sessions (all, or on one device). */
-static int count_sessions(struct nsrd *n, const char *device)
+/* nsrd_sessions_init - see nsrd.h. */
+int nsrd_sessions_init(struct nsrd *n)
+{
+	n->nlive = 0;
+	n->nfree = 0;
+	for (int i = NSRD_MAX_SESSIONS - 1; i >= 0; i--)
+		if (!n->sessions[i].used)
+			n->free_slots[n->nfree++] = (uint16_t)i;
+		else
+			n->nlive++;
+	if (tally_init(&n->by_client, 1024) || tally_init(&n->by_group, 64) ||
+	    tally_init(&n->by_device, 64) || tally_init(&n->by_mover, 256))
+		return -1;
+	return 0;
+}
+
+/* untally - give back what s counts in the tallies. */
+static void untally(struct nsrd *n, struct nsrd_session *s)
+{
+	tally_put(&n->by_client, s->t_client);
+	tally_put(&n->by_group, s->t_group);
+	tally_put(&n->by_device, s->t_device);
+	tally_put(&n->by_mover, s->t_mover);
+	s->t_client = s->t_group = s->t_device = s->t_mover = NULL;
+}
+
+/* count_in - one count of name in t (an empty name is not counted);
+ * a count that cannot be kept makes admission count by passes. */
+static struct tally_node *count_in(struct nsrd *n, struct tally *t,
+				   const char *name)
+{
+	struct tally_node *node;
+
+	if (!name[0])
+		return NULL;
+	node = tally_get(t, name);
+	if (!node)
+		n->tally_lost = 1;
+	return node;
+}
+
+/* nsrd_session_tally - see nsrd.h (invariant 5). */
+void nsrd_session_tally(struct nsrd *n, struct nsrd_session *s)
+{
+	untally(n, s);
+	n->sess_gen++;
+	if (!s->used)
+		return;
+	if (!s->recover) {
+		s->t_client = count_in(n, &n->by_client, s->client);
+		s->t_group = count_in(n, &n->by_group, s->group);
+	}
+	s->t_device = count_in(n, &n->by_device, s->device);
+	if (s->device[0] && s->mover_pid > 0) {
+		char key[sizeof(s->device) + 24];
+
+		snprintf(key, sizeof(key), "%ld %s", (long)s->mover_pid,
+			 s->device);
+		s->t_mover = count_in(n, &n->by_mover, key);
+	}
+}
+
+/* same_count - the used sessions whose string field at off is v (saves
+ * only, with saves). */
+static unsigned same_count(const struct nsrd *n, size_t off, const char *v,
+			   int saves)
+{
+	unsigned c = 0;
+
+	for (int i = 0; i < NSRD_MAX_SESSIONS; i++) {
+		const struct nsrd_session *x = &n->sessions[i];
+
+		if (x->used && (!saves || !x->recover) &&
+		    strcmp((const char *)x + off, v) == 0)
+			c++;
+	}
+	return c;
+}
+
+/* nsrd_tally_check - NSR_TEST_TALLY_CHECK=1 (the system tests set it):
+ * every count of the tallies against a pass over the session table
+ * (nsrd.h invariants 4, 5); a difference is logged and nsrd aborts, so
+ * the test that met it fails.  O(sessions^2): tests only. */
+void nsrd_tally_check(struct nsrd *n)
+{
+	static int on = -1;
+	int live = 0;
+
+	if (on < 0) {
+		const char *e = getenv("NSR_TEST_TALLY_CHECK");
+
+		on = e && *e && strcmp(e, "0") != 0;
+	}
+	if (!on)
+		return;
+	for (int i = 0; i < NSRD_MAX_SESSIONS; i++) {
+		const struct nsrd_session *s = &n->sessions[i];
+		unsigned want, got;
+		const char *what = NULL;
+
+		live += s->used != 0;
+		if (!s->used || n->tally_lost)
+			continue;
+		if (!s->recover && s->client[0] &&
+		    (want = same_count(n, offsetof(struct nsrd_session,
+						    client), s->client, 1)) !=
+			    (got = tally_count(&n->by_client, s->client)))
+			what = "client";
+		else if (!s->recover && s->group[0] &&
+			 (want = same_count(n, offsetof(struct nsrd_session,
+							 group),
+					    s->group, 1)) !=
+				 (got = tally_count(&n->by_group, s->group)))
+			what = "group";
+		else if (s->device[0] &&
+			 (want = same_count(n, offsetof(struct nsrd_session,
+							 device),
+					    s->device, 0)) !=
+				 (got = tally_count(&n->by_device, s->device)))
+			what = "device";
+		if (!what && s->device[0] && s->mover_pid > 0) {
+			char key[sizeof(s->device) + 24];
+
+			want = 0;
+			for (int k = 0; k < NSRD_MAX_SESSIONS; k++)
+				want += n->sessions[k].used &&
+					n->sessions[k].mover_pid ==
+						s->mover_pid &&
+					strcmp(n->sessions[k].device,
+					       s->device) == 0;
+			snprintf(key, sizeof(key), "%ld %s",
+				 (long)s->mover_pid, s->device);
+			got = tally_count(&n->by_mover, key);
+			if (got != want)
+				what = "mover";
+		}
+		if (what) {
+			nsr_error("session tally: %s of session %d counted %u "
+				  "times, %u sessions have it", what, i, got,
+				  want);
+			abort();
+		}
+	}
+	if (live != n->nlive || live + n->nfree != NSRD_MAX_SESSIONS) {
+		nsr_error("session tally: %d sessions live, counted %d, %d "
+			  "slots free", live, n->nlive, n->nfree);
+		abort();
+	}
+}
+
+/* nsrd_device_sessions - see nsrd.h: from the tally (invariant 5), or
+ * by a pass when a count was lost. */
+int nsrd_device_sessions(struct nsrd *n, const char *device)
 {
 	int c = 0;
 
+	if (!device)
+		return n->nlive;
+	if (!n->tally_lost)
+		return (int)tally_count(&n->by_device, device);
 	for (int i = 0; i < NSRD_MAX_SESSIONS; i++)
 		if (n->sessions[i].used &&
-		    (!device || strcmp(n->sessions[i].device, device) == 0))
+		    strcmp(n->sessions[i].device, device) == 0)
 			c++;
 	return c;
 }
@@ -120,16 +275,19 @@ static uint64_t conn_id(struct nsrd *n, struct nsr_rpc_call *call)
 static struct nsrd_session *new_session(struct nsrd *n,
 					struct nsr_rpc_call *call)
 {
-	for (int i = 0; i < NSRD_MAX_SESSIONS; i++)
-		if (!n->sessions[i].used) {
-			memset(&n->sessions[i], 0, sizeof(n->sessions[i]));
-			n->sessions[i].used = 1;
-			n->sessions[i].started = time(NULL);
-			n->sessions[i].conn = conn_id(n, call);
-			n->sessions[i].lease_until = time(NULL) + lease_sec();
-			return &n->sessions[i];
-		}
-	return NULL;
+	struct nsrd_session *s;
+
+	if (n->nfree == 0)
+		return NULL;
+	s = &n->sessions[n->free_slots[--n->nfree]]; /* invariant 4 */
+	memset(s, 0, sizeof(*s));
+	s->used = 1;
+	s->started = time(NULL);
+	s->conn = conn_id(n, call);
+	s->lease_until = time(NULL) + lease_sec();
+	n->nlive++;
+	n->sess_gen++;
+	return s;
 }
 
 /* find_session - a save session by ssid (an adopted one has no job id
@@ -244,7 +402,7 @@ static const struct nsr_res *pick_device_in(struct nsrd *n,
 			seen_full = 1;
 			continue;
 		}
-		load = count_sessions(n, nsr_res_get(dev, "name"));
+		load = nsrd_device_sessions(n, nsr_res_get(dev, "name"));
 		if (ms && load >= atoi(ms)) {
 			seen_busy = 1;
 			continue;
@@ -349,12 +507,39 @@ unsigned nsrd_device_max_movers(struct nsrd *n, const struct nsr_res *dev,
 	return (ms ? ms : 32) / (ts ? ts : 4) + 4;
 }
 
+/* The movers of one device with their sessions, gathered from the
+ * by_mover tally. */
+struct mover_load {
+	const char *device;
+	struct nsr_snmd_load *load;
+	size_t max, n;
+};
+
+/* mover_load_add - one "PID DEVICE" of the tally, if of ml's device. */
+static void mover_load_add(void *ctx, const char *name, unsigned count)
+{
+	struct mover_load *ml = ctx;
+	char *end;
+	long pid = strtol(name, &end, 10);
+
+	if (*end != ' ' || strcmp(end + 1, ml->device) != 0 ||
+	    ml->n == ml->max)
+		return;
+	ml->load[ml->n].pid = (pid_t)pid;
+	ml->load[ml->n++].sessions = count;
+}
+
 /* device_load - the sessions each mover of the device serves now. */
 static size_t device_load(struct nsrd *n, const char *device,
 			  struct nsr_snmd_load *load, size_t max)
 {
+	struct mover_load ml = {device, load, max, 0};
 	size_t nl = 0, j;
 
+	if (!n->tally_lost) { /* invariant 5 */
+		tally_each(&n->by_mover, mover_load_add, &ml);
+		return ml.n;
+	}
 	for (int i = 0; i < NSRD_MAX_SESSIONS; i++) {
 		const struct nsrd_session *s = &n->sessions[i];
 
@@ -642,6 +827,7 @@ static int pss_name_dependent(struct mmdb_clnt *mc,
 	return mmdb_clnt_ss_update(mc, &m);
 }
 
+
 /* What SAVE_START's unlocked part works on: copies (nsrd.h invariant 3). */
 struct save_create {
 	const save_start_args *a;
@@ -804,7 +990,17 @@ static int save_create_unlocked(struct nsrd *n, struct save_create *c,
 /* nsrd_session_free - the slot is free; held answers may go on. */
 void nsrd_session_free(struct nsrd *n, struct nsrd_session *s)
 {
+	if (!s->used)
+		return;
+	nsrd_tally_check(n);
+	untally(n, s);
 	s->used = 0;
+	n->free_slots[n->nfree++] = (uint16_t)(s - n->sessions);
+	n->sess_gen++;
+	/* Every count is given back: nothing is missing any more. */
+	if (--n->nlive == 0)
+		n->tally_lost = 0;
+	nsrd_tally_check(n);
 	nsrd_admit_wake(n);
 }
 
@@ -951,6 +1147,7 @@ int nsrd_save_start(void *ctx, void *argp, void *resp,
 	snprintf(s->client, sizeof(s->client), "%s", a->client);
 	snprintf(s->group, sizeof(s->group), "%s", a->group);
 	snprintf(s->device, sizeof(s->device), "%s", nsr_res_get(dev, "name"));
+	nsrd_session_tally(n, s);
 	if (nsrd_device_mover(n, dev, mhost, sizeof(mhost), &port,
 			      &s->mover_pid, &err) != NSR_OK) {
 		nsr_status_set(&r->st, NSR_ERR_CONNECT,
@@ -958,6 +1155,7 @@ int nsrd_save_start(void *ctx, void *argp, void *resp,
 			    nsr_res_get(dev, "name"), err.data);
 		goto out;
 	}
+	nsrd_session_tally(n, s); /* and in its mover's load */
 
 	/* The save set, in progress until SAVE_END. */
 	memset(&c, 0, sizeof(c));
@@ -1130,6 +1328,7 @@ int nsrd_next_volume(void *ctx, void *argp, void *resp,
 			snprintf(s->device, sizeof(s->device), "%s",
 				 nsr_res_get(dev, "name"));
 			s->mover_pid = mpid;
+			nsrd_session_tally(n, s);
 		}
 	}
 	free(r->volume);
@@ -1374,6 +1573,7 @@ int nsrd_recover_start(void *ctx, void *argp, void *resp,
 	s->ssid = a->ssid;
 	snprintf(s->client, sizeof(s->client), "%s", a->client);
 	snprintf(s->device, sizeof(s->device), "%s", nsr_res_get(dev, "name"));
+	nsrd_session_tally(n, s);
 	s->jobid = job_create(open_jobd(), NSR_JOBDB_TYPE_RECOVER, a->client,
 			      ss.name, NULL, a->pid, a->command, NULL, NULL, 0);
 	r->jobid = s->jobid;
@@ -1535,6 +1735,7 @@ int nsrd_save_renew(void *ctx, void *argp, void *resp,
 		}
 		s->ssid = a->ssid;
 		snprintf(s->client, sizeof(s->client), "%s", a->client);
+		nsrd_session_tally(n, s);
 		nsr_info("save set %u of %s adopted again after a restart",
 			 a->ssid, a->client);
 	}
@@ -1568,6 +1769,7 @@ void nsrd_reconcile(struct nsrd *n)
 			s->ssid = rows[i].ss.ssid;
 			snprintf(s->client, sizeof(s->client), "%s",
 				 rows[i].ss.client);
+			nsrd_session_tally(n, s);
 			adopted++;
 		}
 	}

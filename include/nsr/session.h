@@ -103,9 +103,12 @@ struct nsr_session_save_opts {
 	/* Optional: after SAVE_START, before the first object is read
 	 * (r has ssid, savetime, level, since). */
 	void (*started)(void *ctx, const struct nsr_session_save_result *r);
-	/* Optional: a complete save set's counters just before SAVE_END;
-	 * what it appends to msg ("; " first) goes to the job log too. */
-	void (*end_note)(void *ctx, const struct nsr_saver_stats *st,
+	/* Optional: a save set's counters just before its SAVE_END, rc
+	 * NSR_OK when it is complete (msg holds the job log note: what
+	 * end_note appends, "; " first, goes to the job log too), else
+	 * the code it failed with (msg holds the reason it is aborted
+	 * with, which end_note may add to). */
+	void (*end_note)(void *ctx, const struct nsr_saver_stats *st, int rc,
 			 struct nsr_buf *msg);
 };
 

@@ -18,9 +18,11 @@
  *  3. a stream leaves its queue exactly once, and gives its claim back
  *     once, when its session has ended;
  *  4. the user's callbacks run one at a time, under mu;
- *  5. ended counts the save point's streams that reached SAVE_END
- *     complete; the one that makes it n writes the PSS summary into its
- *     job log message (so a save point with a failed stream has none).
+ *  5. the last stream of a save point to reach SAVE_END (every other
+ *     one has, or its session is over without a save set) writes the
+ *     PSS summary into its job log message, complete or aborted; when
+ *     a stream whose SAVE_START failed is the last to end, there is no
+ *     job to write it to, and no summary.
  */
 #include "nsr/compat.h"
 
@@ -60,6 +62,9 @@ struct pss_stream {
 	double vt;	      /* rate knob: when the stream is free again */
 	uint64_t reported;    /* stream bytes told to progress */
 	uint64_t end_bytes;   /* stream bytes at SAVE_END (invariant 5) */
+	int end_rc;	      /* how its save set ended (NSR_OK complete) */
+	int noted;	      /* its save set reached SAVE_END */
+	int over;	      /* its session is over */
 	struct nsr_session_save_result res;
 	int rc;
 	struct nsr_buf err;
@@ -76,7 +81,6 @@ struct pss_sp {
 	struct nsr_saver *filter; /* level saves: the traversal's filter */
 	int walk_rc;
 	struct nsr_pss_result *out;
-	unsigned ended; /* invariant 5 */
 	double t0;	/* when its master started */
 };
 
@@ -162,6 +166,7 @@ static void stream_end(struct pss_stream *st)
 
 	stream_leave(st);
 	pthread_mutex_lock(&run->mu);
+	st->over = 1;
 	if (st->claim) {
 		st->claim = 0;
 		run->claimed--;
@@ -329,25 +334,56 @@ static void *walker_main(void *arg)
 	return NULL;
 }
 
-/* w_end_note - a stream reached SAVE_END complete; the last of its save
- * point adds the PSS summary: streams, bytes per stream, time
+/* last_end - is s the last stream of its save point to reach its end
+ * (mu held)?  Every other one has (noted), or its session is over
+ * without a save set (it never got one, or its thread never ran). */
+static int last_end(const struct pss_stream *s)
+{
+	const struct pss_sp *sp = s->sp;
+
+	for (unsigned k = 0; k < sp->n; k++) {
+		const struct pss_stream *o = &sp->st[k];
+
+		if (o != s && !o->noted && !o->over)
+			return 0;
+	}
+	return 1;
+}
+
+/* w_end_note - a stream's save set reaches SAVE_END, complete (rc
+ * NSR_OK) or aborted; the last of its save point adds the PSS summary to
+ * its job log: streams, bytes per stream and which were aborted, time
  * (invariant 5). */
-static void w_end_note(void *ctx, const struct nsr_saver_stats *st,
+static void w_end_note(void *ctx, const struct nsr_saver_stats *st, int rc,
 		       struct nsr_buf *msg)
 {
 	struct pss_stream *s = ctx;
 	struct pss_sp *sp = s->sp;
+	unsigned aborted = 0, made = 0;
 
 	pthread_mutex_lock(&sp->run->mu);
 	s->end_bytes = st->stream_bytes;
-	if (++sp->ended == sp->n) {
+	s->end_rc = rc;
+	s->noted = 1;
+	if (last_end(s)) {
 		nsr_buf_addf(msg, "; PSS summary of %s: %u streams (client "
 			     "parallelism %u), stream bytes", sp->path, sp->n,
 			     sp->run->cp);
-		for (unsigned k = 0; k < sp->n; k++)
-			nsr_buf_addf(msg, "%s %s %" PRIu64, k ? "," : "",
-				     sp->st[k].name, sp->st[k].end_bytes);
+		for (unsigned k = 0; k < sp->n; k++) {
+			const struct pss_stream *o = &sp->st[k];
+
+			made += o->noted;
+			aborted += o->noted && o->end_rc != NSR_OK;
+			nsr_buf_addf(msg, "%s %s %" PRIu64 "%s", k ? "," : "",
+				     o->name, o->end_bytes,
+				     !o->noted ? " (no save set)"
+				     : o->end_rc != NSR_OK ? " (aborted)" : "");
+		}
 		nsr_buf_addf(msg, "; %.1f s", now_sec() - sp->t0);
+		if (aborted || made < sp->n)
+			nsr_buf_addf(msg, "; the save point failed: %u of its "
+				     "%u save sets aborted, %u never made",
+				     aborted, made, sp->n - made);
 	}
 	pthread_mutex_unlock(&sp->run->mu);
 }
@@ -406,6 +442,16 @@ static void wait_clock(int64_t savetime)
 		usleep(100000);
 }
 
+/* never_run - dependents first..end-1 get no thread: their sessions are
+ * over before they began (invariant 5). */
+static void never_run(struct pss_sp *sp, unsigned first, unsigned end)
+{
+	pthread_mutex_lock(&sp->run->mu);
+	for (unsigned k = first; k < end; k++)
+		sp->st[k].over = 1;
+	pthread_mutex_unlock(&sp->run->mu);
+}
+
 /* on_started - the master has its save set: the level and save time of
  * the group are known; the traversal and the dependents start. */
 static void on_started(void *ctx, const struct nsr_session_save_result *r)
@@ -427,12 +473,14 @@ static void on_started(void *ctx, const struct nsr_session_save_result *r)
 		if (nsr_saver_new(&sp->filter, &fo, &cb) != NSR_OK) {
 			sp->walk_rc = NSR_ERR_NOMEM;
 			pss_queue_abort(&sp->q);
+			never_run(sp, 1, sp->n);
 			return;
 		}
 	}
 	if (pthread_create(&sp->walker, NULL, walker_main, sp) != 0) {
 		sp->walk_rc = NSR_ERR_SYSTEM;
 		pss_queue_abort(&sp->q);
+		never_run(sp, 1, sp->n);
 		return;
 	}
 	sp->walker_started = 1;
@@ -442,6 +490,8 @@ static void on_started(void *ctx, const struct nsr_session_save_result *r)
 		d->so.pss_master = r->ssid;
 		if (pthread_create(&d->thread, NULL, dependent_main, d) == 0)
 			d->thread_started = 1;
+		else
+			never_run(sp, k, k + 1);
 	}
 }
 

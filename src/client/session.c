@@ -579,9 +579,27 @@ static void end_msg(struct save_run *s, const struct nsr_saver_stats *st)
 	if (s->pipe_msg.len)
 		nsr_buf_addf(&m, "; %s", s->pipe_msg.data);
 	if (s->o->end_note)
-		s->o->end_note(s->o->ctx, st, &m);
+		s->o->end_note(s->o->ctx, st, NSR_OK, &m);
 	nsr_buf_release(&s->pipe_msg);
 	s->pipe_msg = m;
+}
+
+/* fail_end - SAVE_END (status) of a save set that failed with rc:
+ * aborted, with the reason in err and the caller's note (end_note) in
+ * the job log. */
+static int fail_end(struct save_run *s, const struct nsr_saver_stats *st,
+		    int rc, int status, const struct nsr_buf *err)
+{
+	struct nsr_buf m;
+	int end;
+
+	nsr_buf_init(&m, 0);
+	nsr_buf_addstr(&m, err->len ? err->data : nsr_strerror(rc));
+	if (s->o->end_note)
+		s->o->end_note(s->o->ctx, st, rc, &m);
+	end = save_end(s, status, 0, 0, m.data ? m.data : "", NULL);
+	nsr_buf_release(&m);
+	return end;
 }
 
 /* nsr_session_save - one save set, start to settled. */
@@ -615,8 +633,8 @@ int nsr_session_save(const struct nsr_session_save_opts *o,
 	if (rc == NSR_OK)
 		rc = session_lease_add(s.lease, ss.jobid, ss.ssid);
 	if (rc != NSR_OK) {
-		r->told_server = save_end(&s, NSR_ERR_SYSTEM, 0, 0, err->data,
-					  NULL) == NSR_OK;
+		r->told_server = fail_end(&s, &r->st, rc, NSR_ERR_SYSTEM,
+					  err) == NSR_OK;
 		goto out;
 	}
 	r->ssid = ss.ssid;
@@ -652,8 +670,7 @@ int nsr_session_save(const struct nsr_session_save_opts *o,
 	/* Failed after the save set was made: abort it with the reason. */
 	if (s.ix)
 		nsr_ixclnt_abort(s.ix);
-	r->told_server = save_end(&s, NSR_ERR_IO, 0, 0, err->data, NULL) ==
-			 NSR_OK;
+	r->told_server = fail_end(&s, &r->st, rc, NSR_ERR_IO, err) == NSR_OK;
 out:
 	session_lease_stop(s.lease);
 	r->encrypted = s.xf.xf.key != NULL;

@@ -205,4 +205,33 @@ links >"$W/links.after"
 check "every pssid and dependents= is back after scanner -m" \
 	diff "$W/links.before" "$W/links.after"
 
+# --- a save point whose streams fail still has its summary ----------------
+# The mover is killed while 4 throttled streams run: every stream's save
+# set is aborted, save says how far it got, and the stream that ends last
+# writes the PSS summary, each stream marked aborted, into its job log.
+X=$W/spx
+mkdir -p "$X"
+for i in $(seq 1 8); do head -c 2000000 /dev/urandom >"$X/f$i"; done
+# 4 MB a stream at 500 KB/s: about 8 s; the mover goes after 2
+NSR_TEST_PSS_RATE=500K "$BIN/save" -s $S --pss=4 --parallelism=4 -l full \
+	"$X" >"$W/fail.out" 2>"$W/fail.err" &
+spid=$!
+sleep 2
+MP=$("$BIN/mmdtest" status 127.0.0.1 2>/dev/null | awk '{print $3; exit}')
+check "a mover serves the streams" test -n "$MP"
+kill -KILL "$MP"
+wait "$spid"
+check "the failed save point exits 1" test $? -eq 1
+check "save says how far it got and names the save sets" \
+	grep -Eq "parallel save streams of $X failed after [0-9]+ files, .*\
+\(4 streams: master save set [0-9]+, dependents( [0-9]+)+\)" "$W/fail.err"
+printf 'show ssids; job log\nprint type: save job\n' |
+	"$BIN/jobquery" -s $S >"$W/jobs.fail" 2>&1
+check "one job log has the failed save point's PSS summary" \
+	test "$(grep -Ec "PSS summary of $X: 4 streams \(client parallelism \
+4\), stream bytes $X [0-9]+( \(aborted\))?, <1>$X [0-9]+.*; the save \
+point failed: [1-4] of its [1-4] save sets aborted" "$W/jobs.fail")" = 1
+check "and marks the aborted streams" \
+	grep -q "PSS summary of $X: .*(aborted)" "$W/jobs.fail"
+
 nsr_done

@@ -67,6 +67,9 @@ nsr_setup() {
 		NSR_PORTMAP_PORT=$(free_port)
 	done
 	export NSR_CONNECT_TIMEOUT_MS=3000
+	# nsrd checks its session tallies against its table (benchmarks
+	# turn it off: it costs a pass per session).
+	export NSR_TEST_TALLY_CHECK=${NSR_TEST_TALLY_CHECK-1}
 	trap nsr_cleanup EXIT
 	echo "# root $ROOT, locator port $NSR_PORTMAP_PORT"
 }

@@ -450,15 +450,24 @@ static int pss_report(struct save_ui *ui, const struct nsr_session_save_opts
 	struct nsr_buf deps;
 	int status = exit_status(r->rc, &r->master);
 
-	if (r->rc != NSR_OK) {
-		nsr_error("%s", r->err);
-		nsr_error("parallel save streams of %s failed (master save "
-			  "set %u)", r->name, r->master.ssid);
-		return status;
-	}
 	nsr_buf_init(&deps, 0);
 	for (unsigned k = 0; k + 1 < r->streams; k++)
-		nsr_buf_addf(&deps, " %u", r->dependents[k]);
+		if (r->dependents[k])
+			nsr_buf_addf(&deps, " %u", r->dependents[k]);
+	if (r->rc != NSR_OK) {
+		char size[32];
+
+		human(r->master.st.stream_bytes, size, sizeof(size));
+		nsr_error("%s", r->err);
+		nsr_error("parallel save streams of %s failed after %llu "
+			  "files, %s, %.1f s (%u streams: master save set %u, "
+			  "dependents%s)", r->name,
+			  (unsigned long long)r->master.st.files, size, secs,
+			  r->streams, r->master.ssid,
+			  deps.len ? deps.data : " none");
+		nsr_buf_release(&deps);
+		return status;
+	}
 	if (!quiet) {
 		summary(ui, r->name, r->master.level[0] ? r->master.level
 							: so->level,

@@ -56,6 +56,7 @@ mkdir -p "$DIR" && DIR=$(cd "$DIR" && pwd)
 # The system tests' helpers: free ports, daemons started and stopped by
 # pid (also on failure), the datazone's root under $DIR.
 export NSR_BIN=$BIN NSR_TEST_TMPDIR=$DIR
+export NSR_TEST_TALLY_CHECK=0 # a test check: not in a benchmark
 . "$(dirname "$0")/../../system/lib.sh"
 nsr_setup admission
 W=$DIR

@@ -46,6 +46,7 @@ done
 export NSR_BIN=$(cd "$BINDIR" && pwd)
 mkdir -p "$DIR" && DIR=$(cd "$DIR" && pwd)
 export NSR_TEST_TMPDIR=$DIR
+export NSR_TEST_TALLY_CHECK=0 # a test check: not in a benchmark
 . "$(dirname "$0")/../../system/lib.sh"
 nsr_setup bench-pss
 S=127.0.0.1
