@@ -6,8 +6,11 @@
  *
  * One exception, SAVE_START's remote work (session.c): it reserves its
  * session slot under the mutex, releases the mutex while it creates the
- * save set (in a batch with other starts', batch.h) and the job, each
- * through a lane (lanes.h), and settles under the mutex again; the
+ * save set and the job (in a batch with other starts', batch.h: their
+ * save sets in one MM_SS_CREATE_MANY, then their jobs in one
+ * JOB_CREATE_MANY; a job the batch could not record is recorded by its
+ * start alone), each through a lane (lanes.h), and settles under the
+ * mutex again; the
  * lanes and the batches have locks of their own.  Invariants:
  *  1. only a lane's holder uses its handles, and only while it holds the
  *     lane (each half, the media and the jobs database handle, has a

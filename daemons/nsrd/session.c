@@ -633,6 +633,25 @@ int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
 	return rc;
 }
 
+/* job_fill - a session's job record, active from now (strings are
+ * borrowed). */
+static void job_fill(struct nsr_jobdb_job *job, enum nsr_jobdb_type type,
+		     const char *client, const char *name, const char *level,
+		     int64_t pid, const char *command, const char *ssids)
+{
+	memset(job, 0, sizeof(*job));
+	job->type = type;
+	job->client = client;
+	job->name = name;
+	job->level = level;
+	job->host = client;
+	job->pid = pid;
+	job->state = NSR_JOBDB_ACTIVE;
+	job->start_time = time(NULL);
+	job->command = command;
+	job->ssids = ssids;
+}
+
 /* job_create - the job record of a session (0 if nsrjobd is away); ssids
  * NULL when it has none yet; its first nlines log lines go with it, in
  * the same call and transaction. */
@@ -648,17 +667,7 @@ static int64_t job_create(struct nsr_jobd *j, enum nsr_jobdb_type type,
 
 	if (!j)
 		return 0;
-	memset(&job, 0, sizeof(job));
-	job.type = type;
-	job.client = client;
-	job.name = name;
-	job.level = level;
-	job.host = client;
-	job.pid = pid;
-	job.state = NSR_JOBDB_ACTIVE;
-	job.start_time = time(NULL);
-	job.command = command;
-	job.ssids = ssids;
+	job_fill(&job, type, client, name, level, pid, command, ssids);
 	nsr_buf_init(&err, 0);
 	if (nsr_jobd_create_log(j, &job, lines, nlines, &id, &err) != NSR_OK) {
 		nsr_warn("cannot record the job of %s:%s: %s", client, name,
@@ -834,6 +843,8 @@ struct save_create {
 	struct mmdb_saveset ss;		   /* in: to create; out: made */
 	uint32_t cloneid;
 	int64_t jobid;
+	int job_done;	/* out: the batch recorded the job (jobid), or
+			 * tried and must not be tried again (0) */
 	const char *level, *device, *volume, *llog;
 };
 
@@ -858,6 +869,9 @@ struct create_req {
 	nsr_status *st;
 	int nolane, closed;	/* out: no lane (stopping: closed) */
 };
+
+static void batch_jobs(struct nsrd *nd, struct batch_item **items,
+		       size_t n);
 
 /* nsrd_create_batch - see nsrd.h: the save sets of n starts, through
  * one lane's media database half, in one MM_SS_CREATE_MANY; when that
@@ -908,6 +922,44 @@ void nsrd_create_batch(void *ctx, struct batch_item **items, size_t n)
 	}
 	free(ss);
 	lanes_put(&nd->lanes, l, LANE_MMDB);
+	batch_jobs(nd, items, n);
+}
+
+/* One starting save's job as it goes to nsrjobd: the record and its
+ * first log lines, with the text they point into. */
+struct save_job {
+	struct nsr_jobdb_job job;
+	char ssid[16];
+	struct nsr_buf first;
+	const char *lines[2];
+	size_t nlines;
+};
+
+/* save_job_make - c's job: "saving C:N to volume V on D", and the level
+ * line when nsrd changed the level; release with save_job_free. */
+static void save_job_make(struct save_job *sj, const struct save_create *c)
+{
+	const save_start_args *a = c->a;
+
+	snprintf(sj->ssid, sizeof(sj->ssid), "%u", c->ss.ssid);
+	nsr_buf_init(&sj->first, 0);
+	sj->nlines = 0;
+	if (nsr_buf_addf(&sj->first, "saving %s:%s to volume %s on %s",
+			 a->client, a->name, c->volume, c->device) == NSR_OK) {
+		sj->lines[sj->nlines++] = sj->first.data;
+		if (c->llog[0])
+			sj->lines[sj->nlines++] = c->llog;
+	}
+	job_fill(&sj->job, nsrd_bootstrap_is(a->name)
+				   ? NSR_JOBDB_TYPE_BOOTSTRAP_SAVE
+				   : NSR_JOBDB_TYPE_SAVE,
+		 a->client, a->name, c->level, a->pid, a->command, sj->ssid);
+}
+
+/* save_job_free - what save_job_make allocated. */
+static void save_job_free(struct save_job *sj)
+{
+	nsr_buf_release(&sj->first);
 }
 
 /* save_job_create - the job of a starting save whose save set is made,
@@ -915,26 +967,77 @@ void nsrd_create_batch(void *ctx, struct batch_item **items, size_t n)
  * transaction there.  c->jobid is 0 if nsrjobd is away (logged). */
 static void save_job_create(struct nsr_jobd *j, struct save_create *c)
 {
-	const save_start_args *a = c->a;
-	char ssidtxt[32];
-	const char *lines[2];
-	size_t nlines = 0;
-	struct nsr_buf first;
+	struct save_job sj;
+	struct nsr_buf err;
 
-	snprintf(ssidtxt, sizeof(ssidtxt), "%u", c->ss.ssid);
-	nsr_buf_init(&first, 0);
-	if (nsr_buf_addf(&first, "saving %s:%s to volume %s on %s",
-			 a->client, a->name, c->volume, c->device) == NSR_OK) {
-		lines[nlines++] = first.data;
-		if (c->llog[0])
-			lines[nlines++] = c->llog;
+	c->jobid = 0;
+	if (!j)
+		return;
+	save_job_make(&sj, c);
+	nsr_buf_init(&err, 0);
+	if (nsr_jobd_create_log(j, &sj.job, sj.lines, sj.nlines, &c->jobid,
+				&err) != NSR_OK) {
+		nsr_warn("cannot record the job of %s:%s: %s", c->a->client,
+			 c->a->name, err.data);
+		c->jobid = 0;
 	}
-	c->jobid = job_create(j, nsrd_bootstrap_is(a->name)
-				 ? NSR_JOBDB_TYPE_BOOTSTRAP_SAVE
-				 : NSR_JOBDB_TYPE_SAVE, a->client, a->name,
-			      c->level, a->pid, a->command, ssidtxt, lines,
-			      nlines);
-	nsr_buf_release(&first);
+	nsr_buf_release(&err);
+	save_job_free(&sj);
+}
+
+/* batch_jobs - the jobs of the starts of a batch whose save sets were
+ * made, with their first lines, in one JOB_CREATE_MANY through a lane's
+ * jobs half (one transaction in nsrjobd instead of one each).  Each
+ * recorded one, or one that may have been (the call failed on the way:
+ * not tried again, its job id 0, logged), is job_done; when nsrjobd
+ * refused them (nothing made) or there is no lane, each start records
+ * its own (save_create_unlocked). */
+static void batch_jobs(struct nsrd *nd, struct batch_item **items, size_t n)
+{
+	struct save_job *sj = calloc(n, sizeof(*sj));
+	struct nsr_jobdb_new *v = calloc(n, sizeof(*v));
+	struct save_create **of = calloc(n, sizeof(*of));
+	int64_t *ids = calloc(n, sizeof(*ids));
+	struct nsr_buf err;
+	struct lane *l = NULL;
+	size_t m = 0;
+	int closed = 0, answered = 0, rc;
+
+	if (sj && v && of && ids)
+		l = lanes_get(&nd->lanes, LANE_JOBD, &closed);
+	for (size_t i = 0; l && i < n; i++) {
+		struct save_create *c = ((struct create_req *)items[i]->arg)->c;
+
+		if (items[i]->rc != NSR_OK)
+			continue;
+		save_job_make(&sj[m], c);
+		v[m].job = &sj[m].job;
+		v[m].lines = sj[m].lines;
+		v[m].nlines = sj[m].nlines;
+		of[m++] = c;
+	}
+	nsr_buf_init(&err, 0);
+	if (m) {
+		rc = nsr_jobd_create_many(l->jobd, v, m, ids, &answered,
+					  &err);
+		if (rc != NSR_OK)
+			nsr_warn("cannot record the jobs of %zu starting "
+				 "saves at once: %s%s", m, err.data,
+				 answered ? "; each is recorded on its own"
+					  : "");
+		for (size_t k = 0; k < m; k++) {
+			of[k]->jobid = ids[k];
+			of[k]->job_done = rc == NSR_OK || !answered;
+			save_job_free(&sj[k]);
+		}
+	}
+	if (l)
+		lanes_put(&nd->lanes, l, LANE_JOBD);
+	nsr_buf_release(&err);
+	free(ids);
+	free(of);
+	free(v);
+	free(sj);
 }
 
 /* save_create_locked - the save set, then the job, under the RPC mutex
@@ -968,14 +1071,15 @@ static int save_create_unlocked(struct nsrd *n, struct save_create *c,
 		return save_create_locked(n, c, st);
 	nsr_rpc_server_unlock(n->d->srv);
 	rc = batch_do(&n->creates, &q);
-	if (!q.nolane && rc == NSR_OK)
+	if (!q.nolane && rc == NSR_OK && !c->job_done)
 		jl = lanes_get(&n->lanes, LANE_JOBD, &closed);
 	if (jl) {
 		save_job_create(jl->jobd, c);
 		lanes_put(&n->lanes, jl, LANE_JOBD);
 	}
 	nsr_rpc_server_lock(n->d->srv);
-	if (!q.nolane && rc == NSR_OK && !jl) /* its job: the shared one */
+	if (!q.nolane && rc == NSR_OK && !jl && !c->job_done)
+		/* its job: the shared one */
 		save_job_create(open_jobd(), c);
 	if (!q.nolane)
 		return rc;

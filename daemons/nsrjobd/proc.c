@@ -184,6 +184,52 @@ static int job_create_log(void *ctx, void *argp, void *resp,
 		      a->lines.lines_len, a->time, resp);
 }
 
+/* job_create_many - JOB_CREATE_MANY: jobs with their first lines, one
+ * transaction for all (nsr_jobdb_create_many). */
+static int job_create_many(void *ctx, void *argp, void *resp,
+			   struct nsr_rpc_call *call)
+{
+	struct jobd *jd = ctx;
+	job_create_many_args *a = argp;
+	job_create_many_res *res = resp;
+	struct nsr_jobdb_job job[JOB_CREATE_MANY_MAX];
+	struct nsr_jobdb_new v[JOB_CREATE_MANY_MAX] = {{0}};
+	u_int n = NSR_MIN(a->jobs.jobs_len, (u_int)JOB_CREATE_MANY_MAX);
+	int64_t *ids;
+	int rc;
+
+	NSR_UNUSED(call);
+	if (!jd->db)
+		return no_db(&res->st);
+	ids = calloc(n ? n : 1, sizeof(*ids));
+	if (!ids)
+		return NSR_ERR_NOMEM;
+	for (u_int i = 0; i < n; i++) {
+		const job_create_log_args *x = &a->jobs.jobs_val[i];
+
+		job_from_rec(&job[i], &x->job);
+		v[i].job = &job[i];
+		v[i].lines = (const char *const *)x->lines.lines_val;
+		v[i].nlines = x->lines.lines_len;
+		v[i].time = x->time;
+	}
+	rc = nsr_jobdb_create_many(jd->db, v, n, ids);
+	if (rc) {
+		u_int bad = 0; /* the one whose type is wrong, if any */
+
+		while (bad + 1 < n && a->jobs.jobs_val[bad].job.type >= 1 &&
+		       a->jobs.jobs_val[bad].job.type <= 7)
+			bad++;
+		free(ids);
+		bad_job(&res->st, rc, "create", 0, &a->jobs.jobs_val[bad].job);
+		return NSR_OK;
+	}
+	res->ids.ids_val = ids;
+	res->ids.ids_len = n;
+	nsr_status_set(&res->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}
+
 /* job_update - JOB_UPDATE. */
 static int job_update(void *ctx, void *argp, void *resp,
 		      struct nsr_rpc_call *call)
@@ -569,6 +615,11 @@ static const struct nsr_rpc_proc jobd_procs[] = {
 	 sizeof(job_create_log_args), NSR_XDR(xdr_job_create_res),
 	 sizeof(job_create_res), job_create_log,
 	 NSR_RPC_SERIAL | NSR_RPC_ADMIN},
+	/* access class: as JOB_CREATE */
+	{JOB_CREATE_MANY, "create_many", NSR_XDR(xdr_job_create_many_args),
+	 sizeof(job_create_many_args), NSR_XDR(xdr_job_create_many_res),
+	 sizeof(job_create_many_res), job_create_many,
+	 NSR_RPC_SERIAL | NSR_RPC_ADMIN},
 };
 
 /* jobd_authz - JOB_PURGE: an administrator of the server; JOB_BACKUP
@@ -587,9 +638,10 @@ int jobd_authz(void *ctx, const struct nsr_rpc_call *call,
 		   : nsr_policy_call_admin(jd->policy, call))
 		return NSR_OK;
 	snprintf(what, sizeof(what), "jobs database %s",
-		 p->proc == JOB_BACKUP	     ? "copy"
-		 : p->proc == JOB_CREATE_LOG ? "create"
-					     : p->name);
+		 p->proc == JOB_BACKUP	       ? "copy"
+		 : p->proc == JOB_CREATE_LOG ||
+			 p->proc == JOB_CREATE_MANY ? "create"
+						    : p->name);
 	nsr_policy_deny(call, what,
 			daemon ? NSR_POLICY_NOT_DAEMON : NSR_POLICY_NOT_ADMIN,
 			why);

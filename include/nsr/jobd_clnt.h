@@ -80,6 +80,17 @@ int nsr_jobd_create(struct nsr_jobd *j, const struct nsr_jobdb_job *job,
 int nsr_jobd_create_log(struct nsr_jobd *j, const struct nsr_jobdb_job *job,
 			const char *const *lines, size_t nlines, int64_t *id,
 			struct nsr_buf *err);
+/* nsr_jobd_create_many - nsr_jobd_create_log of v[0..n) (v[i].time is
+ * not sent: lines are stamped when recorded) in one call and one
+ * transaction of nsrjobd (JOB_CREATE_MANY): all of them (ids[i] for
+ * v[i]) or none (every id 0).  n at most JOB_CREATE_MANY_MAX (64), each
+ * with at most JOB_CREATE_LINES_MAX lines, else NSR_ERR_INVAL.
+ * *answered (if not NULL) is 1 when nsrjobd answered, success or
+ * refusal (then nothing was made), 0 when the call failed on the way
+ * (the jobs may or may not have been made). */
+int nsr_jobd_create_many(struct nsr_jobd *j, const struct nsr_jobdb_new *v,
+			 size_t n, int64_t *ids, int *answered,
+			 struct nsr_buf *err);
 /* nsr_jobd_update - store the members of v named in fields (a mask of
  * enum nsr_jobdb_field) into job id. */
 int nsr_jobd_update(struct nsr_jobd *j, int64_t id, unsigned fields,

@@ -169,6 +169,20 @@ int nsr_jobdb_create(struct nsr_jobdb *db, const struct nsr_jobdb_job *job,
 int nsr_jobdb_create_log(struct nsr_jobdb *db, const struct nsr_jobdb_job *job,
 			 const char *const *lines, size_t nlines, int64_t time,
 			 int64_t *id);
+/* A job to create with its first log lines (nsr_jobdb_create_many). */
+struct nsr_jobdb_new {
+	const struct nsr_jobdb_job *job;
+	const char *const *lines;
+	size_t nlines;
+	int64_t time; /* of the lines; 0 = now */
+};
+
+/* nsr_jobdb_create_many - nsr_jobdb_create_log of v[0..n) in one
+ * transaction: all of them with their lines, ids[i] for v[i], or none
+ * (every id 0), with nsr_jobdb_create_log's errors. */
+int nsr_jobdb_create_many(struct nsr_jobdb *db,
+			  const struct nsr_jobdb_new *v, size_t n,
+			  int64_t *ids);
 /* nsr_jobdb_update - store the members of v named in fields (a mask of
  * enum nsr_jobdb_field) into job id.  Setting a finished state while the
  * job has no end time stamps end time = now.  NSR_ERR_NOTFOUND; NSR_ERR_INVAL

@@ -141,40 +141,78 @@ int nsr_jobdb_create(struct nsr_jobdb *db, const struct nsr_jobdb_job *job,
 	return nsr_jobdb_create_log(db, job, NULL, 0, 0, id);
 }
 
+/* check_new - is v a job nsr_jobdb_create_log would take? */
+static int check_new(const struct nsr_jobdb_new *v)
+{
+	const struct nsr_jobdb_job *job = v->job;
+	enum nsr_jobdb_state state = job->state ? job->state : NSR_JOBDB_QUEUED;
+	int rc;
+
+	if (!valid_type(job->type) || !valid_state(state) ||
+	    job->parent_id < 0 || (v->nlines && !v->lines))
+		return NSR_ERR_INVAL;
+	for (size_t i = 0; i < v->nlines; i++) {
+		rc = check_line(v->lines[i]);
+		if (rc)
+			return rc;
+	}
+	return NSR_OK;
+}
+
+/* insert_new - v's job and lines inside the caller's transaction. */
+static int insert_new(struct nsr_jobdb *db, const struct nsr_jobdb_new *v,
+		      int64_t *id)
+{
+	const struct nsr_jobdb_job *job = v->job;
+	enum nsr_jobdb_state state = job->state ? job->state : NSR_JOBDB_QUEUED;
+	int64_t end = job->end_time;
+	int rc;
+
+	if (is_finished(state) && end <= 0)
+		end = now_seconds();
+	rc = insert_job(db, job, state, end, id);
+	for (size_t i = 0; !rc && i < v->nlines; i++)
+		rc = add_line(db, *id, v->time, v->lines[i]);
+	return rc;
+}
+
+/* nsr_jobdb_create_many - see jobdb.h: checked whole first, then one
+ * transaction. */
+int nsr_jobdb_create_many(struct nsr_jobdb *db,
+			  const struct nsr_jobdb_new *v, size_t n,
+			  int64_t *ids)
+{
+	int rc = NSR_OK;
+
+	for (size_t i = 0; i < n; i++)
+		ids[i] = 0;
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = check_new(&v[i]);
+	if (rc || n == 0)
+		return rc;
+	rc = jobdb_begin(db);
+	if (rc)
+		return rc;
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = insert_new(db, &v[i], &ids[i]);
+	if (!rc)
+		rc = jobdb_commit(db);
+	else
+		jobdb_rollback(db);
+	if (rc)
+		for (size_t i = 0; i < n; i++)
+			ids[i] = 0;
+	return rc;
+}
+
 /* nsr_jobdb_create_log - a job and its first log lines, one transaction. */
 int nsr_jobdb_create_log(struct nsr_jobdb *db, const struct nsr_jobdb_job *job,
 			 const char *const *lines, size_t nlines, int64_t time,
 			 int64_t *id)
 {
-	enum nsr_jobdb_state state = job->state ? job->state : NSR_JOBDB_QUEUED;
-	int64_t end = job->end_time, made = 0;
-	int rc;
+	struct nsr_jobdb_new v = {job, lines, nlines, time};
 
-	*id = 0;
-	if (!valid_type(job->type) || !valid_state(state) ||
-	    job->parent_id < 0 || (nlines && !lines))
-		return NSR_ERR_INVAL;
-	for (size_t i = 0; i < nlines; i++) {
-		rc = check_line(lines[i]);
-		if (rc)
-			return rc;
-	}
-	if (is_finished(state) && end <= 0)
-		end = now_seconds();
-	rc = jobdb_begin(db);
-	if (rc)
-		return rc;
-	rc = insert_job(db, job, state, end, &made);
-	for (size_t i = 0; !rc && i < nlines; i++)
-		rc = add_line(db, made, time, lines[i]);
-	if (rc) {
-		jobdb_rollback(db);
-		return rc;
-	}
-	rc = jobdb_commit(db);
-	if (!rc)
-		*id = made;
-	return rc;
+	return nsr_jobdb_create_many(db, &v, 1, id);
 }
 
 /* bind_field - bind member `bit` of v to parameter idx. */

@@ -109,6 +109,19 @@ n=$("$BIN/mminfo" -s $S -a -r "name" 2>/dev/null |
 check "18 save sets in the media database ($n)" test "$n" -eq 18
 check "queued saves were told why" \
 	grep -lq "waiting: .*parallelism.*reached.*queued: ticket" "$W"/c*.out
+# Their jobs (made in batches with the save sets, JOB_CREATE_MANY): one
+# completed save job per save set, each with its save set and its first
+# log line.
+printf 'show ssids; job log\nprint type: save job\n' |
+	"$BIN/jobquery" -s $S >"$W/jobs.out" 2>&1
+n=$(grep -Ec "saving c[1-6]:$W/c[1-6]/s[123] to volume Disk.001 on aftd1" \
+	"$W/jobs.out")
+check "18 save jobs, each with its first log line ($n)" test "$n" -eq 18
+for s in $("$BIN/mminfo" -s $S -a -q "name=$W/c1/s1" -r ssid 2>/dev/null |
+	awk '$1 ~ /^[0-9]+$/'); do
+	check "save set $s has its job" grep -Eq "ssids: *\"?$s\"?;" \
+		"$W/jobs.out"
+done
 
 # --- fairness across clients, and a live change ------------------------
 check "c1's parallelism 4, live" admin '. type: NSR client; name: c1' \

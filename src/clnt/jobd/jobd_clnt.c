@@ -232,6 +232,87 @@ int nsr_jobd_create_log(struct nsr_jobd *j, const struct nsr_jobdb_job *job,
 	return rc;
 }
 
+/* nsr_jobd_create_many - JOB_CREATE_MANY (see jobd_clnt.h). */
+int nsr_jobd_create_many(struct nsr_jobd *j, const struct nsr_jobdb_new *v,
+			 size_t n, int64_t *ids, int *answered,
+			 struct nsr_buf *err)
+{
+	job_create_many_args a;
+	job_create_many_res res;
+	job_create_log_args *x = NULL;
+	job_line *text = NULL;
+	char **cut = NULL;
+	size_t nl = 0;
+	int rc = NSR_OK;
+
+	if (answered)
+		*answered = 0;
+	for (size_t i = 0; i < n; i++)
+		ids[i] = 0;
+	if (n > JOB_CREATE_MANY_MAX)
+		return set_err(err, NSR_ERR_INVAL, "%zu jobs in one call: at "
+			       "most %d", n, JOB_CREATE_MANY_MAX);
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].nlines > JOB_CREATE_LINES_MAX)
+			return set_err(err, NSR_ERR_INVAL, "%zu log lines for "
+				       "a new job: at most %d go with it",
+				       v[i].nlines, JOB_CREATE_LINES_MAX);
+		nl += v[i].nlines;
+	}
+	if (n == 0)
+		return NSR_OK;
+	x = calloc(n, sizeof(*x));
+	text = calloc(nl ? nl : 1, sizeof(*text));
+	cut = calloc(nl ? nl : 1, sizeof(*cut));
+	if (!x || !text || !cut)
+		rc = set_err(err, NSR_ERR_NOMEM, "out of memory");
+	for (size_t i = 0, k = 0; !rc && i < n; i++) {
+		nsr_jobd_rec_from_job(&x[i].job, v[i].job);
+		x[i].lines.lines_val = text + k;
+		x[i].lines.lines_len = (u_int)v[i].nlines;
+		for (size_t l = 0; !rc && l < v[i].nlines; l++, k++) {
+			text[k] = cut_line(v[i].lines[l], &cut[k]);
+			if (!text[k])
+				rc = set_err(err, NSR_ERR_NOMEM,
+					     "out of memory");
+		}
+	}
+	memset(&res, 0, sizeof(res));
+	if (!rc) {
+		a.jobs.jobs_val = x;
+		a.jobs.jobs_len = (u_int)n;
+		rc = nsr_peer_call(j->peer, JOB_CREATE_MANY,
+				   NSR_XDR(xdr_job_create_many_args), &a,
+				   NSR_XDR(xdr_job_create_many_res), &res, 0);
+		if (rc)
+			rc = set_err(err, rc, "%s", nsr_peer_errmsg(j->peer));
+		else if (answered)
+			*answered = 1;
+		if (!rc && res.st.code)
+			rc = set_err(err, res.st.code < 0 ? res.st.code
+							  : NSR_ERR_PROTO,
+				     "%s", res.st.msg ? res.st.msg
+						      : "nsrjobd failed");
+		if (!rc && res.ids.ids_len != n) {
+			/* made, but which ids are whose is not known */
+			if (answered)
+				*answered = 0;
+			rc = set_err(err, NSR_ERR_PROTO, "nsrjobd answered "
+				     "%u job ids for %zu jobs",
+				     res.ids.ids_len, n);
+		}
+		for (size_t i = 0; !rc && i < n; i++)
+			ids[i] = res.ids.ids_val[i];
+	}
+	xdr_free(NSR_XDR(xdr_job_create_many_res), (char *)&res);
+	for (size_t k = 0; cut && k < nl; k++)
+		free(cut[k]);
+	free(cut);
+	free(text);
+	free(x);
+	return rc;
+}
+
 /* nsr_jobd_update - JOB_UPDATE. */
 int nsr_jobd_update(struct nsr_jobd *j, int64_t id, unsigned fields,
 		    const struct nsr_jobdb_job *v, struct nsr_buf *err)

@@ -293,11 +293,87 @@ static void test_bounds_and_refusals(void **state)
 	nsr_jobd_close(j);
 }
 
+/* test_create_many - JOB_CREATE_MANY: the jobs as JOB_CREATE_LOG records
+ * them, ids in order; too many jobs or lines refused before sending
+ * (*answered 0); a job nsrjobd refuses fails the call answered (nothing
+ * made, *answered 1). */
+static void test_create_many(void **state)
+{
+	static const char *const lines[] = {
+		"saving web01:/var to volume V.001 on aftd",
+		"level incr: no full of web01:/var, promoted to full",
+	};
+	const char *many[JOB_CREATE_LINES_MAX + 1];
+	struct nsr_jobdb_new v[JOB_CREATE_MANY_MAX + 1];
+	int64_t ids[JOB_CREATE_MANY_MAX + 1], one = 0;
+	struct nsr_jobd *j = open_clnt();
+	struct nsr_jobdb_job job, bad;
+	struct nsr_buf err, a, b;
+	int answered = 7;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&err, 0);
+	nsr_buf_init(&a, 0);
+	nsr_buf_init(&b, 0);
+	a_job(&job);
+	for (size_t i = 0; i < NSR_ARRAY_SIZE(many); i++)
+		many[i] = "line";
+	for (size_t i = 0; i < NSR_ARRAY_SIZE(v); i++)
+		v[i] = (struct nsr_jobdb_new){&job, lines, 2, 0};
+	assert_int_equal(nsr_jobd_create_log(j, &job, lines, 2, &one, &err),
+			 NSR_OK);
+	assert_int_equal(nsr_jobd_create_many(j, v, 3, ids, &answered, &err),
+			 NSR_OK);
+	assert_int_equal(answered, 1);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(ids[i], one + 1 + i);
+	print(one, NSR_JOBDB_FMT_NSRADMIN, &a);
+	print(ids[2], NSR_JOBDB_FMT_NSRADMIN, &b);
+	assert_string_equal(a.data, b.data);
+	assert_int_equal(count(), 4);
+	/* Bounds: refused before sending. */
+	assert_int_equal(nsr_jobd_create_many(j, v, JOB_CREATE_MANY_MAX + 1,
+					      ids, &answered, &err),
+			 NSR_ERR_INVAL);
+	assert_int_equal(answered, 0);
+	v[1].lines = many;
+	v[1].nlines = JOB_CREATE_LINES_MAX + 1;
+	assert_int_equal(nsr_jobd_create_many(j, v, 2, ids, NULL, &err),
+			 NSR_ERR_INVAL);
+	v[1].lines = lines;
+	v[1].nlines = 2;
+	assert_int_equal(count(), 4);
+	/* The most there may be, in one call. */
+	assert_int_equal(nsr_jobd_create_many(j, v, JOB_CREATE_MANY_MAX, ids,
+					      &answered, &err),
+			 NSR_OK);
+	assert_int_equal(ids[JOB_CREATE_MANY_MAX - 1],
+			 one + 3 + JOB_CREATE_MANY_MAX);
+	assert_int_equal(count(), 4 + JOB_CREATE_MANY_MAX);
+	/* One refused job: none of the call is recorded; answered. */
+	bad = job;
+	bad.type = 0;
+	v[2].job = &bad;
+	nsr_buf_reset(&err);
+	assert_int_equal(nsr_jobd_create_many(j, v, 3, ids, &answered, &err),
+			 NSR_ERR_INVAL);
+	assert_int_equal(answered, 1);
+	assert_int_equal(ids[0] | ids[1] | ids[2], 0);
+	assert_non_null(strstr(err.data, "type 0 is not a job type"));
+	assert_int_equal(count(), 4 + JOB_CREATE_MANY_MAX);
+	nsr_buf_release(&a);
+	nsr_buf_release(&b);
+	nsr_buf_release(&err);
+	nsr_jobd_close(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_same_as_create_and_log,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_create_many, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_bounds_and_refusals,
 						setup, teardown),
 	};

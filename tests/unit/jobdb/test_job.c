@@ -421,6 +421,73 @@ static void test_create_log(void **state)
 	free(huge);
 }
 
+/* test_create_many - several jobs with their lines in one transaction:
+ * ids in order, each job's own lines; one refused job (bad type, a line
+ * the database refuses) and none is recorded, no id used up. */
+static void test_create_many(void **state)
+{
+	static const char *const la[] = {"saving a:/ to volume V on d"};
+	static const char *const lb[] = {"saving b:/ to volume V on d",
+					 "level: incr promoted to full"};
+	struct jt *t = *state;
+	struct nsr_jobdb_job a = {0}, b = {0}, bad = {0}, out;
+	struct nsr_jobdb_new v[3];
+	struct lines l = {0};
+	int64_t ids[3] = {7, 7, 7};
+
+	a.type = b.type = NSR_JOBDB_TYPE_SAVE;
+	a.client = "a";
+	b.client = "b";
+	a.state = b.state = NSR_JOBDB_ACTIVE;
+	v[0] = (struct nsr_jobdb_new){&a, la, 1, 20};
+	v[1] = (struct nsr_jobdb_new){&b, lb, 2, 21};
+	v[2] = (struct nsr_jobdb_new){&a, NULL, 0, 0};
+	assert_int_equal(nsr_jobdb_create_many(t->db, v, 3, ids), NSR_OK);
+	assert_int_equal(ids[0], 1);
+	assert_int_equal(ids[1], 2);
+	assert_int_equal(ids[2], 3);
+	assert_int_equal(nsr_jobdb_get(t->db, 2, &out), NSR_OK);
+	assert_string_equal(out.client, "b");
+	nsr_jobdb_job_release(&out);
+	assert_int_equal(nsr_jobdb_log_read(t->db, 2, collect, &l), NSR_OK);
+	assert_int_equal(l.n, 2);
+	assert_string_equal(l.text[1], lb[1]);
+	assert_int_equal(l.time[0], 21);
+	l.n = 0;
+	assert_int_equal(nsr_jobdb_log_read(t->db, 1, collect, &l), NSR_OK);
+	assert_int_equal(l.n, 1);
+	assert_string_equal(l.text[0], la[0]);
+	l.n = 0;
+	assert_int_equal(nsr_jobdb_log_read(t->db, 3, collect, &l), NSR_OK);
+	assert_int_equal(l.n, 0);
+	assert_int_equal(count(t->db), 3);
+
+	/* The last one is refused: nothing of the three is recorded. */
+	bad = a;
+	bad.type = 0;
+	v[2].job = &bad;
+	assert_int_equal(nsr_jobdb_create_many(t->db, v, 3, ids),
+			 NSR_ERR_INVAL);
+	assert_int_equal(ids[0] | ids[1] | ids[2], 0);
+	assert_int_equal(count(t->db), 3);
+	/* A line the database refuses in the second: rolled back whole,
+	 * and the next ids follow the first three. */
+	raw_exec(t->path, "CREATE TRIGGER boom BEFORE INSERT ON job_log "
+			  "WHEN NEW.line LIKE '%promoted%' BEGIN "
+			  "SELECT RAISE(ABORT, 'boom'); END");
+	v[2].job = &a;
+	assert_int_not_equal(nsr_jobdb_create_many(t->db, v, 3, ids), NSR_OK);
+	assert_int_equal(ids[0] | ids[1] | ids[2], 0);
+	assert_int_equal(count(t->db), 3);
+	raw_exec(t->path, "DROP TRIGGER boom");
+	assert_int_equal(nsr_jobdb_create_many(t->db, v, 2, ids), NSR_OK);
+	assert_int_equal(ids[0], 4);
+	assert_int_equal(ids[1], 5);
+	/* None is fine. */
+	assert_int_equal(nsr_jobdb_create_many(t->db, v, 0, ids), NSR_OK);
+	assert_int_equal(count(t->db), 5);
+}
+
 static void test_check_finds_broken_invariants(void **state)
 {
 	static const char *const breakage[] = {
@@ -489,6 +556,7 @@ int main(void)
 		T(test_update_mask),
 		T(test_log_lines),
 		T(test_create_log),
+		T(test_create_many),
 		T(test_recover_marks_unfinished),
 		T(test_reopen_persists_and_ids_grow),
 		T(test_open_rejects_garbage),

@@ -158,6 +158,8 @@ static const struct xdr_type xdr_types[] = {
 	XT(job_create_log_args),
 	XT(mm_ss_create_many_args),
 	XT(mm_ss_create_many_res),
+	XT(job_create_many_args),
+	XT(job_create_many_res),
 };
 
 /*
@@ -296,6 +298,8 @@ static const struct xdr_proc xdr_procs[] = {
 	   job_create_res),
 	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_SS_CREATE_MANY,
 	   mm_ss_create_many_args, mm_ss_create_many_res),
+	XP(NSRJOBD_PROG, NSRJOBD_V1, JOB_CREATE_MANY, job_create_many_args,
+	   job_create_many_res),
 };
 
 #endif
