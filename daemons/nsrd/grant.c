@@ -21,6 +21,7 @@
 #include "nsr/log.h"
 #include "nsr/rpc.h"
 #include "nsr/rpc_status.h"
+#include "nsr/tls.h"
 #include "nsr/xmalloc.h"
 #include "nsrd.h"
 
@@ -78,6 +79,35 @@ void nsrd_grant(uint32_t kind, uint32_t ssid, nsr_grant *g)
 		memset(g, 0, sizeof(*g));
 		nsr_error("cannot make a grant for save set %u", ssid);
 	}
+}
+
+/* nsrd_revoked_get - REVOKED_GET: the revocation list of nsrd's root, to
+ * anyone (see nsrd.h). */
+int nsrd_revoked_get(void *ctx, void *argp, void *resp,
+		     struct nsr_rpc_call *call)
+{
+	revoked_res *r = resp;
+	struct nsr_buf text;
+	int rc;
+
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(argp);
+	NSR_UNUSED(call);
+	nsr_buf_init(&text, 0);
+	rc = nsr_tls_revoked_text(g_nsrd.d->root, &text);
+	if (rc == NSR_OK && text.len > NSRD_REVOKED_MAX)
+		rc = NSR_ERR_TOOBIG;
+	if (rc != NSR_OK) {
+		r->text = nsr_rpc_str("");
+		nsr_status_set(&r->st, rc, "cannot read the revocation list "
+			       "%s/tls/revoked: %s", g_nsrd.d->root,
+			       nsr_strerror(rc));
+	} else {
+		r->text = nsr_rpc_str(text.len ? text.data : "");
+		nsr_status_set(&r->st, NSR_OK, "%s", "");
+	}
+	nsr_buf_release(&text);
+	return NSR_OK;
 }
 
 /* nsrd_grant_key - GRANT_KEY: the key, to a mover (authz.c lets only

@@ -90,6 +90,11 @@ static const struct nsr_rpc_proc nsrd_procs[] = {
 	{GRANT_KEY, "grant_key", NSR_XDR(xdr_void), 0,
 	 NSR_XDR(xdr_grant_key_res), sizeof(grant_key_res), nsrd_grant_key,
 	 NSR_RPC_SERIAL | NSR_RPC_ADMIN},
+	/* public: the list names no secret (and a revoked host's calls
+	 * end at the handshake); reads a file, not struct nsrd */
+	{REVOKED_GET, "revoked_get", NSR_XDR(xdr_void), 0,
+	 NSR_XDR(xdr_revoked_res), sizeof(revoked_res), nsrd_revoked_get,
+	 0},
 };
 
 static const struct nsr_rpc_prog nsrd_progs[] = {

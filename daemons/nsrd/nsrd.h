@@ -374,6 +374,10 @@ void nsrd_sched_stop(struct nsrd *n);
 /* grant.c: session grants for the movers (nsrd(8), GRANTS). */
 int nsrd_grant_init(struct nsrd *n);
 void nsrd_grant(uint32_t kind, uint32_t ssid, nsr_grant *g);
+/* nsrd_revoked_get - REVOKED_GET: <root>/tls/revoked as text, public
+ * (storage nodes' and clients' nsrexecd merge it into theirs). */
+int nsrd_revoked_get(void *ctx, void *args, void *res,
+		     struct nsr_rpc_call *call);
 int nsrd_grant_key(void *ctx, void *args, void *res,
 		   struct nsr_rpc_call *call);
 /* passphrase.c: the data keys of encryption at rest. */

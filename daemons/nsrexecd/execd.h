@@ -18,6 +18,9 @@ int execd_run_option(int opt, const char *arg);
 /* execd_run_server_argv - append "-S NAME" for each -S server (nsrsnmd
  * serves the same servers); argv needs room for 2 * EXECD_SERVERS_MAX. */
 void execd_run_server_argv(char **argv, int *n);
+/* execd_run_nservers, execd_run_server - the -S servers. */
+int execd_run_nservers(void);
+const char *execd_run_server(int i);
 /* execd_run_start - find the save program; 0, or -1 when it is missing
  * (logged). */
 int execd_run_start(struct nsr_daemon *d);
@@ -38,5 +41,14 @@ void execd_run_stop(void);
 void execd_vouch_start(struct nsr_daemon *d);
 /* execd_vouch_stop - stop serving it. */
 void execd_vouch_stop(struct nsr_daemon *d);
+
+/* revoked.c: the servers' revocations merged into this host's
+ * (nsrexecd(8), REVOCATIONS). */
+#define EXECD_REVOKED_POLL_SEC 30 /* NSR_REVOKED_POLL_SEC overrides */
+/* execd_revoked_start - poll the -S servers' lists from a thread (none
+ * without -S). */
+void execd_revoked_start(struct nsr_daemon *d);
+/* execd_revoked_stop - stop polling. */
+void execd_revoked_stop(void);
 
 #endif /* EXECD_H */

@@ -232,6 +232,7 @@ static int execd_started(struct nsr_daemon *d)
 	nsr_info("locator on port %d", g_execd.locator_port);
 	execd_run_start(d);
 	execd_vouch_start(d);
+	execd_revoked_start(d);
 	/* Children find the locator through the environment. */
 	{
 		char port[16];
@@ -286,6 +287,7 @@ static void execd_child_exit(struct nsr_daemon *d, pid_t pid, int status)
 /* execd_stop - stop nsrsnmd; forget the table's borrowed names. */
 static void execd_stop(struct nsr_daemon *d)
 {
+	execd_revoked_stop();
 	execd_vouch_stop(d);
 	execd_run_stop();
 	if (g_execd.super) {

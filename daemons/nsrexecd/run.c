@@ -107,6 +107,18 @@ int execd_run_option(int opt, const char *arg)
 	return -1;
 }
 
+/* execd_run_nservers - see execd.h. */
+int execd_run_nservers(void)
+{
+	return g_runs.nservers;
+}
+
+/* execd_run_server - see execd.h. */
+const char *execd_run_server(int i)
+{
+	return i >= 0 && i < g_runs.nservers ? g_runs.servers[i] : NULL;
+}
+
 /* execd_run_server_argv - "-S NAME" for every -S server, appended to
  * argv at *n (room for 2 * EXECD_SERVERS_MAX): nsrsnmd serves them too. */
 void execd_run_server_argv(char **argv, int *n)

@@ -57,6 +57,9 @@ int nsr_nsrd_status(struct nsr_nsrd *d, status_res *r);
 /* nsr_nsrd_grant_key - GRANT_KEY: the datazone's grant key, for a data
  * mover to check session grants (root on the server or a storage node). */
 int nsr_nsrd_grant_key(struct nsr_nsrd *d, grant_key_res *r);
+/* nsr_nsrd_revoked_get - REVOKED_GET: the datazone's revocation list
+ * ("serial host" lines) in r->text. */
+int nsr_nsrd_revoked_get(struct nsr_nsrd *d, revoked_res *r);
 /* nsr_nsrd_status_rates - transfer rates per session and device, from
  * the movers' counters (nsrwatch). */
 int nsr_nsrd_status_rates(struct nsr_nsrd *d, rates_res *r);

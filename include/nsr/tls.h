@@ -101,6 +101,16 @@ int nsr_tls_install(const char *root, const char *pem, size_t n,
 /* nsr_tls_revoke - revoke every certificate issued to host; returns how
  * many (0: none known) or an error. */
 int nsr_tls_revoke(const char *root, const char *host, struct nsr_buf *err);
+/* nsr_tls_revoked_text - the revocation list of root ("serial host"
+ * lines; empty when there is none) into out (reset first). */
+int nsr_tls_revoked_text(const char *root, struct nsr_buf *out);
+/* nsr_tls_revoked_merge - add to root's revocation list every line of
+ * text (a server's list: "serial host", serial hex) it lacks, in one
+ * replacement of the file; lines that are not such a pair are skipped.
+ * Returns how many were added (0: nothing changed, nothing written) or
+ * an error (err says why).  Revocations are only ever added. */
+int nsr_tls_revoked_merge(const char *root, const char *text,
+			  struct nsr_buf *err);
 /* nsr_tls_list - one line per issued certificate: host, serial, expiry,
  * state (valid/revoked). */
 int nsr_tls_list(const char *root, struct nsr_buf *out, struct nsr_buf *err);

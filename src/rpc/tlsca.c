@@ -15,6 +15,7 @@
  */
 #include "nsr/compat.h"
 
+#include <ctype.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -551,6 +552,21 @@ static int in_revoked(const char *text, const char *serial)
 	return 0;
 }
 
+/* add_revoked - rev (the "revoked" file's text) with the count lines of
+ * add appended, written back whole (nothing when count is 0). */
+static int add_revoked(const char *root, struct nsr_buf *rev,
+		       const struct nsr_buf *add, int count,
+		       struct nsr_buf *err)
+{
+	if (count == 0)
+		return NSR_OK;
+	if (nsr_buf_add(rev, add->data, add->len) != NSR_OK) {
+		nsr_buf_addstr(err, "out of memory");
+		return NSR_ERR_NOMEM;
+	}
+	return put_file(root, "revoked", rev->data, rev->len, 0644, err);
+}
+
 /* nsr_tls_revoke - add every certificate of host to "revoked". */
 int nsr_tls_revoke(const char *root, const char *host, struct nsr_buf *err)
 {
@@ -576,10 +592,68 @@ int nsr_tls_revoke(const char *root, const char *host, struct nsr_buf *err)
 		rc = nsr_buf_addf(&add, "%s %s\n", w[0], w[1]);
 		count++;
 	}
-	if (rc == NSR_OK && count > 0 && nsr_buf_add(&rev, add.data,
-						     add.len) == NSR_OK)
-		rc = put_file(root, "revoked", rev.data, rev.len, 0644, err);
+	if (rc == NSR_OK)
+		rc = add_revoked(root, &rev, &add, count, err);
 	nsr_buf_release(&issued);
+	nsr_buf_release(&rev);
+	nsr_buf_release(&add);
+	tls_unlock(lk);
+	return rc == NSR_OK ? count : rc;
+}
+
+/* nsr_tls_revoked_text - see tls.h. */
+int nsr_tls_revoked_text(const char *root, struct nsr_buf *out)
+{
+	int rc;
+
+	nsr_buf_reset(out);
+	rc = get_file(root, "revoked", out);
+	if (rc == NSR_ERR_NOTFOUND) {
+		nsr_buf_reset(out);
+		rc = NSR_OK;
+	}
+	return rc;
+}
+
+/* serial_ok - a serial as the CA writes them: hex digits. */
+static int serial_ok(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!isxdigit((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+/* nsr_tls_revoked_merge - see tls.h. */
+int nsr_tls_revoked_merge(const char *root, const char *text,
+			  struct nsr_buf *err)
+{
+	struct nsr_buf rev, add;
+	char w[3][300];
+	const char *p;
+	int lk, rc, count = 0;
+
+	lk = tls_lock(root, err);
+	if (lk < 0)
+		return lk;
+	nsr_buf_init(&rev, 0);
+	nsr_buf_init(&add, 0);
+	rc = nsr_tls_revoked_text(root, &rev);
+	for (p = text; rc == NSR_OK && (p = next_line(p, w));) {
+		if (!serial_ok(w[0]) || !w[1][0] || w[2][0] ||
+		    in_revoked(rev.data ? rev.data : "", w[0]) ||
+		    in_revoked(add.data ? add.data : "", w[0]))
+			continue;
+		rc = nsr_buf_addf(&add, "%s %s\n", w[0], w[1]);
+		count++;
+	}
+	if (rc == NSR_OK)
+		rc = add_revoked(root, &rev, &add, count, err);
+	else if (!err->len)
+		nsr_buf_addf(err, "cannot read the revocation list: %s",
+			     nsr_strerror(rc));
 	nsr_buf_release(&rev);
 	nsr_buf_release(&add);
 	tls_unlock(lk);

@@ -7,17 +7,20 @@
 # call denied; rog's save fails; plain-hosts naming rog admits its plain
 # calls.  cli is admitted by every daemon and saves.  Then srv revokes
 # cli: at once every daemon of srv refuses new connections from cli and
-# cli's mminfo and save fail.  Needs root and
-# network namespaces (skipped otherwise).
+# cli's mminfo and save fail, and within a poll (1 s here) the daemons of
+# storage node sn, which fetches srv's revocation list (nsrexecd -S),
+# refuse cli too.  Needs root and network namespaces (skipped otherwise).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/netns.sh"
 nsr_setup 465-tls-hosts
-nsr_net_setup srv cli rog
+nsr_net_setup srv cli rog sn
 S=srv
 W=$ROOT/work
 mkdir -p "$W"
+export NSR_REVOKED_POLL_SEC=1 # sn's nsrexecd asks srv every second
 
 nsr_host_start_server srv
+nsr_host_start_storage sn
 nsr_host_start_client cli
 nsr_host_start rog nsrexecd
 check "cli's certificate is signed by srv's CA" \
@@ -55,6 +58,19 @@ probe() {
 	on "$h" env "$@" "$BIN/rpcprobe" srv "$p" "$d" "$proc" 2>/dev/null
 	echo $?
 }
+
+# probe_sn DAEMON PROC - rpcprobe's exit status from cli to sn's DAEMON.
+probe_sn() {
+	local p
+	p=$(sed -n "s/.*$1\[[0-9]*\]: info: started, .* listening on .* port \([0-9]*\).*/\1/p" \
+		"$ROOT/sn/logs/daemon.log" | tail -n 1)
+	[ -n "$p" ] || { echo 99; return; }
+	on cli "$BIN/rpcprobe" sn "$p" "$1" "$2" 2>/dev/null
+	echo $?
+}
+for d in nsrexecd nsrsnmd; do
+	check "$d on storage node sn admits cli" test "$(probe_sn $d 1)" = 0
+done
 
 for d in $DAEMONS; do
 	check "$d on srv refuses rog's foreign certificate (handshake)" \
@@ -106,5 +122,16 @@ on cli "$BIN/mminfo" -s $S -q client=cli >"$W/cli-mminfo.out" 2>&1
 check "mminfo on revoked cli fails" test $? -ne 0
 on cli "$BIN/save" -s $S -c cli "$T" >"$W/cli-save2.out" 2>&1
 check "a save from revoked cli fails" test $? -ne 0
+# The storage node learns it from srv within a poll, and its daemons
+# refuse cli from then on.
+check "sn's nsrexecd adds srv's revocation" nsr_wait_logged \
+	"$ROOT/sn/logs/daemon.log" \
+	"1 certificate\(s\) revoked on server srv added to .*/sn/tls/revoked"
+check "sn's revocation list names cli" grep -q " cli\$" "$ROOT/sn/tls/revoked"
+for d in nsrexecd nsrsnmd; do
+	r=$(probe_sn $d 1)
+	check "$d on storage node sn refuses revoked cli (rpcprobe exit $r)" \
+		test "$r" = 4 -o "$r" = 5
+done
 expect_fail "nsrtrust revoke of an unknown host fails" on srv "$BIN/nsrtrust" revoke nosuchhost
 nsr_done

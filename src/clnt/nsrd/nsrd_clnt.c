@@ -176,6 +176,15 @@ int nsr_nsrd_grant_key(struct nsr_nsrd *d, grant_key_res *r)
 		    NSR_XDR(xdr_grant_key_res), r, &r->st, NSR_PEER_RETRY);
 }
 
+/* nsr_nsrd_revoked_get - REVOKED_GET (nsrexecd's revocation poll). */
+int nsr_nsrd_revoked_get(struct nsr_nsrd *d, revoked_res *r)
+{
+	void *a = NULL;
+
+	return call(d, REVOKED_GET, NSR_XDR(xdr_void), a,
+		    NSR_XDR(xdr_revoked_res), r, &r->st, NSR_PEER_RETRY);
+}
+
 /* nsr_nsrd_status_rates - STATUS_RATES (nsrwatch). */
 int nsr_nsrd_status_rates(struct nsr_nsrd *d, rates_res *r)
 {

@@ -291,6 +291,39 @@ static void test_revoke(void **state)
 	nsr_buf_release(&out);
 }
 
+/* test_revoked_merge - a server's revocation list merged into another
+ * root's: new lines added once, known ones and lines that are not
+ * "serial host" skipped, nothing written when nothing is new. */
+static void test_revoked_merge(void **state)
+{
+	char *r2 = nsr_test_tmpdir("tls-merge");
+	struct nsr_buf err, text;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&err, 0);
+	nsr_buf_init(&text, 0);
+	assert_int_equal(nsr_tls_provision(r2, "sn-1", &err), NSR_OK);
+	assert_int_equal(nsr_tls_revoked_text(r2, &text), NSR_OK);
+	assert_int_equal(text.len, 0);
+	assert_int_equal(nsr_tls_revoked_merge(r2, "", &err), 0);
+	assert_int_equal(nsr_tls_revoked_merge(r2, "0A1B cli\n2c old\n", &err),
+			 2);
+	assert_int_equal(nsr_tls_revoked_text(r2, &text), NSR_OK);
+	assert_string_equal(text.data, "0A1B cli\n2c old\n");
+	/* Again, and with garbage around a new one: only the new one. */
+	assert_int_equal(nsr_tls_revoked_merge(r2, "0A1B cli\n2c old\n", &err),
+			 0);
+	assert_int_equal(nsr_tls_revoked_merge(r2, "zz bad\n\n3d\nff new x\n"
+						   "4E next\n", &err),
+			 1);
+	assert_int_equal(nsr_tls_revoked_text(r2, &text), NSR_OK);
+	assert_string_equal(text.data, "0A1B cli\n2c old\n4E next\n");
+	nsr_test_rmrf(r2);
+	free(r2);
+	nsr_buf_release(&err);
+	nsr_buf_release(&text);
+}
+
 /* main - one CA root for the whole run, removed at the end. */
 int main(void)
 {
@@ -301,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_name_matches),
 		cmocka_unit_test(test_enrol),
 		cmocka_unit_test(test_revoke),
+		cmocka_unit_test(test_revoked_merge),
 	};
 	int rc;
 

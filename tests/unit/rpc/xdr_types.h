@@ -160,6 +160,7 @@ static const struct xdr_type xdr_types[] = {
 	XT(mm_ss_create_many_res),
 	XT(job_create_many_args),
 	XT(job_create_many_res),
+	XT(revoked_res),
 };
 
 /*
@@ -300,6 +301,7 @@ static const struct xdr_proc xdr_procs[] = {
 	   mm_ss_create_many_args, mm_ss_create_many_res),
 	XP(NSRJOBD_PROG, NSRJOBD_V1, JOB_CREATE_MANY, job_create_many_args,
 	   job_create_many_res),
+	XP(NSRD_PROG, NSRD_V1, REVOKED_GET, xt_void, revoked_res),
 };
 
 #endif

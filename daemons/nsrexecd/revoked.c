@@ -1,0 +1,159 @@
+/*
+ * revoked.c - the datazone's revocations reach this host: a thread asks
+ * each server named with -S for its revocation list (REVOKED_GET) at
+ * start and every NSR_REVOKED_POLL_SEC seconds (default
+ * EXECD_REVOKED_POLL_SEC), and adds what <root>/tls/revoked lacks.  Every
+ * daemon under this root (nsrexecd, nsrsnmd, the movers) re-reads that
+ * file when it changes, so a host revoked on the server is refused here
+ * within one poll, on new connections and on open ones.
+ *
+ * Revocations are only added: a list that shrank on the server (it never
+ * does: nsrtrust only revokes) changes nothing here.  A server that
+ * cannot be reached is logged once, and again when it answers.
+ */
+#include "nsr/compat.h"
+
+#include <pthread.h>
+#include <time.h>
+
+#include "nsr/buf.h"
+#include "nsr/daemon.h"
+#include "nsr/err.h"
+#include "nsr/log.h"
+#include "nsr/nsrd_clnt.h"
+#include "nsr/rpc.h"
+#include "nsr/tls.h"
+#include "execd.h"
+
+/* How a server's list is fetched, per -S server. */
+struct revoked_peer {
+	const char *server;
+	struct nsr_nsrd *nsrd; /* made on first use */
+	int failing;	       /* the last poll failed (logged once) */
+};
+
+static struct {
+	pthread_t thread;
+	int started;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int stop;
+	const char *root;
+	unsigned poll_sec;
+	struct revoked_peer peer[EXECD_SERVERS_MAX];
+	int npeers;
+} g_rev = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+/* poll_sec - NSR_REVOKED_POLL_SEC (1 to 86400), else the default. */
+static unsigned poll_sec(void)
+{
+	const char *e = getenv("NSR_REVOKED_POLL_SEC");
+	long v = e && *e ? strtol(e, NULL, 10) : 0;
+
+	return v >= 1 && v <= 86400 ? (unsigned)v : EXECD_REVOKED_POLL_SEC;
+}
+
+/* poll_one - fetch p's list and merge it into ours. */
+static void poll_one(struct revoked_peer *p)
+{
+	revoked_res r;
+	struct nsr_buf err;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	nsr_buf_init(&err, 0);
+	rc = p->nsrd ? NSR_OK : nsr_nsrd_new(p->server, 0, &p->nsrd);
+	if (rc == NSR_OK)
+		rc = nsr_nsrd_revoked_get(p->nsrd, &r);
+	if (rc != NSR_OK) {
+		if (!p->failing)
+			nsr_warn("cannot fetch the revocation list of server "
+				 "%s: %s; trying again every %u s",
+				 p->server,
+				 p->nsrd ? nsr_nsrd_errmsg(p->nsrd)
+					 : nsr_strerror(rc),
+				 g_rev.poll_sec);
+		p->failing = 1;
+		goto out;
+	}
+	if (p->failing)
+		nsr_info("the revocation list of server %s is fetched again",
+			 p->server);
+	p->failing = 0;
+	rc = nsr_tls_revoked_merge(g_rev.root, r.text ? r.text : "", &err);
+	if (rc > 0)
+		nsr_info("%d certificate(s) revoked on server %s added to "
+			 "%s/tls/revoked: their hosts are refused from now on",
+			 rc, p->server, g_rev.root);
+	else if (rc < 0)
+		nsr_error("cannot add server %s's revocations: %s", p->server,
+			  err.data);
+out:
+	xdr_free(NSR_XDR(xdr_revoked_res), (char *)&r);
+	nsr_buf_release(&err);
+}
+
+/* poller - every poll_sec seconds until told to stop. */
+static void *poller(void *arg)
+{
+	NSR_UNUSED(arg);
+	pthread_mutex_lock(&g_rev.mu);
+	while (!g_rev.stop) {
+		struct timespec t;
+
+		pthread_mutex_unlock(&g_rev.mu);
+		for (int i = 0; i < g_rev.npeers; i++)
+			poll_one(&g_rev.peer[i]);
+		pthread_mutex_lock(&g_rev.mu);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		t.tv_sec += g_rev.poll_sec;
+		while (!g_rev.stop &&
+		       pthread_cond_timedwait(&g_rev.cv, &g_rev.mu, &t) == 0)
+			;
+	}
+	pthread_mutex_unlock(&g_rev.mu);
+	return NULL;
+}
+
+/* execd_revoked_start - see execd.h. */
+void execd_revoked_start(struct nsr_daemon *d)
+{
+	g_rev.root = d->root;
+	g_rev.poll_sec = poll_sec();
+	g_rev.npeers = 0;
+	for (int i = 0; i < execd_run_nservers() &&
+			i < EXECD_SERVERS_MAX; i++) {
+		g_rev.peer[g_rev.npeers].server = execd_run_server(i);
+		g_rev.peer[g_rev.npeers].nsrd = NULL;
+		g_rev.peer[g_rev.npeers++].failing = 0;
+	}
+	if (g_rev.npeers == 0)
+		return;
+	g_rev.stop = 0;
+	if (nsr_rpc_cond_init(&g_rev.cv) != NSR_OK ||
+	    pthread_create(&g_rev.thread, NULL, poller, NULL) != 0) {
+		nsr_error("cannot start the revocation poll: revocations "
+			  "made on the server reach this host only when "
+			  "%s/tls/revoked is copied here", d->root);
+		return;
+	}
+	g_rev.started = 1;
+}
+
+/* execd_revoked_stop - see execd.h. */
+void execd_revoked_stop(void)
+{
+	if (!g_rev.started)
+		return;
+	pthread_mutex_lock(&g_rev.mu);
+	g_rev.stop = 1;
+	pthread_cond_broadcast(&g_rev.cv);
+	pthread_mutex_unlock(&g_rev.mu);
+	pthread_join(g_rev.thread, NULL);
+	pthread_cond_destroy(&g_rev.cv);
+	g_rev.started = 0;
+	for (int i = 0; i < g_rev.npeers; i++) {
+		nsr_nsrd_close(g_rev.peer[i].nsrd);
+		g_rev.peer[i].nsrd = NULL;
+	}
+}
