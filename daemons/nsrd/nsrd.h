@@ -4,20 +4,24 @@
  * Handlers run with NSR_RPC_SERIAL, so all of struct nsrd is accessed under
  * the RPC server-wide mutex and needs no locking of its own.
  *
- * One exception, SAVE_START's remote work (session.c): it reserves its
- * session slot under the mutex, releases the mutex while it creates the
- * save set and the job (in a batch with other starts', batch.h: their
- * save sets in one MM_SS_CREATE_MANY, then their jobs in one
- * JOB_CREATE_MANY; a job the batch could not record is recorded by its
- * start alone), each through a lane (lanes.h), and settles under the
- * mutex again; the
- * lanes and the batches have locks of their own.  Invariants:
+ * Two exceptions, the remote work of SAVE_START and of SAVE_END
+ * (session.c).  A start reserves its session slot under the mutex,
+ * releases the mutex while it creates the save set and the job (in a
+ * batch with other starts', batch.h: their save sets in one
+ * MM_SS_CREATE_MANY, then their jobs in one JOB_CREATE_MANY; a job the
+ * batch could not record is recorded by its start alone), each through a
+ * lane (lanes.h), and settles under the mutex again.  An end marks its
+ * session, releases the mutex while it completes the save set and closes
+ * the job through a lane's two halves (the ends of many saves share
+ * nsrmmdbd's group commits), and frees the slot under the mutex again.
+ * The lanes and the batches have locks of their own.  Invariants:
  *  1. only a lane's holder uses its handles, and only while it holds the
  *     lane (each half, the media and the jobs database handle, has a
  *     holder of its own); lanes are handed out under their own lock,
  *     never under the RPC mutex (a start waiting for a lane holds no
- *     other lock); the shared handles (mmdb, jobd, ix, snmd) are used
- *     only under the RPC mutex, as before;
+ *     other lock), and whoever holds both took the media half first;
+ *     the shared handles (mmdb, jobd, ix, snmd) are used only under the
+ *     RPC mutex, as before;
  *  2. a session marked starting has its client, group, device and mover
  *     set and counts against every limit and in its mover's load
  *     (admission stays exact); other code only counts it, lists it
@@ -25,7 +29,11 @@
  *     (conn_closed): find_session, NEXT_VOLUME and settling pass it by,
  *     so SAVE_RENEW and SAVE_END cannot touch it; its handler clears the
  *     mark, or frees the slot, under the mutex before it returns, and a
- *     save set it created is then settled like any other session's;
+ *     save set it created is then settled like any other session's.  A
+ *     session marked ending is passed by by settling (its save set is
+ *     being completed); SAVE_RENEW still finds it (a renewal racing the
+ *     end only renews), and a second SAVE_END of it only answers; the
+ *     call that marked it frees the slot under the mutex;
  *  3. nothing the unlocked part reads belongs to struct nsrd: it works on
  *     copies made under the mutex (resources may change meanwhile).
  *
@@ -86,6 +94,7 @@ struct nsrd_session {
 	uint64_t conn;	    /* owning connection (0 = none: adopted) */
 	time_t lease_until; /* settle after this; 0 = owner gone */
 	int starting;	    /* SAVE_START works unlocked (invariant 2) */
+	int ending;	    /* SAVE_END works unlocked (invariant 2) */
 	int clone;	    /* a clone session (clone.c) of ssid ... */
 	uint32_t cloneid;   /* ... writing this new instance */
 	/* What it counts in the tallies (nsrd_session_tally), given back

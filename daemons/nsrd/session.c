@@ -679,17 +679,14 @@ static int64_t job_create(struct nsr_jobd *j, enum nsr_jobdb_type type,
 }
 
 /* job_finish - close a job with its outcome and a log line. */
-static void job_finish(int64_t id, int ok, uint64_t bytes, uint64_t files,
-		       const char *ssids, const char *msg)
+static void job_finish_on(struct nsr_jobd *j, int64_t id, int ok,
+			  uint64_t bytes, uint64_t files, const char *ssids,
+			  const char *msg)
 {
-	struct nsr_jobd *j;
 	struct nsr_jobdb_job v;
 	struct nsr_buf err;
 
-	if (!id)
-		return;
-	j = open_jobd();
-	if (!j)
+	if (!id || !j)
 		return;
 	memset(&v, 0, sizeof(v));
 	v.state = ok ? NSR_JOBDB_COMPLETED : NSR_JOBDB_FAILED;
@@ -709,6 +706,13 @@ static void job_finish(int64_t id, int ok, uint64_t bytes, uint64_t files,
 	if (msg && *msg)
 		nsr_jobd_log(j, id, msg, NULL);
 	nsr_buf_release(&err);
+}
+
+/* job_finish - job_finish_on through the shared handle (RPC mutex held). */
+static void job_finish(int64_t id, int ok, uint64_t bytes, uint64_t files,
+		       const char *ssids, const char *msg)
+{
+	job_finish_on(open_jobd(), id, ok, bytes, files, ssids, msg);
 }
 
 /* find_created - after a create whose reply was lost: the in-progress
@@ -1477,35 +1481,26 @@ static int ended_again(const save_end_args *a, const struct mmdb_saveset *ss,
 	return 0;
 }
 
-/* nsrd_save_end - SAVE_END: mark the save set complete (or aborted) and
- * close the job. */
-int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+/* end_db - SAVE_END's database work through mc and j: the save set
+ * complete or aborted, its job closed, a log line; r answered.  Touches
+ * nothing of struct nsrd (it may run with the RPC mutex released). */
+static void end_db(struct mmdb_clnt *mc, struct nsr_jobd *j,
+		   const save_end_args *a, nsr_void_res *r)
 {
-	struct nsrd *n = ctx;
-	save_end_args *a = argp;
-	nsr_void_res *r = resp;
-	struct nsrd_session *s = find_session(n, a->jobid, a->ssid);
-	struct mmdb_clnt *mc = NULL;
 	struct mmdb_saveset ss;
 	char ssidtxt[32], done[4096];
 	int ok = a->status == 0 || a->status == SAVE_END_NOINDEX;
 	int browsable = a->status == 0;
 
-	NSR_UNUSED(call);
-	/* A failed save may have filled its volume (a full AFTD fails the
-	 * session): what nsrd remembers of volumes is read again. */
-	if (!ok)
-		devcache_vol_forget(NULL);
-	mc = n->mmdb;
 	if (mmdb_clnt_ss_get(mc, a->ssid, &ss) != NSR_OK) {
 		nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
 			       "save set %u is not in the media "
 			       "database: %s",
 			       a->ssid, mmdb_clnt_errmsg(mc));
-		goto out;
+		return;
 	}
 	if (!(ss.flags & MMDB_SS_INPROGRESS) && !ended_again(a, &ss, &r->st))
-		goto out;
+		return;
 	ss.flags &= ~(uint32_t)MMDB_SS_INPROGRESS;
 	ss.sscomp = time(NULL);
 	ss.totalsize = a->totalsize;
@@ -1519,7 +1514,7 @@ int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 		nsr_status_set(&r->st, NSR_ERR_IO,
 			       "cannot complete save set %u: %s", a->ssid,
 			       mmdb_clnt_errmsg(mc));
-		goto out;
+		return;
 	}
 	snprintf(ssidtxt, sizeof(ssidtxt), "%u", a->ssid);
 	/* a complete save's message says how it went (read size, a
@@ -1532,17 +1527,62 @@ int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 			   : "save completed, but its file index entries "
 			     "were lost: recover it by save set id",
 		 a->msg[0] ? "; " : "", a->msg);
-	job_finish(a->jobid, ok, a->totalsize, a->nfiles, ssidtxt,
-		   !ok ? a->msg : done);
+	job_finish_on(j, a->jobid, ok, a->totalsize, a->nfiles, ssidtxt,
+		      !ok ? a->msg : done);
 	nsr_info("save set %u of %s:%s %s (%llu bytes, %llu files)%s%s",
 		 a->ssid, ss.client, ss.name, ok ? "completed" : "FAILED",
 		 (unsigned long long)a->totalsize,
 		 (unsigned long long)a->nfiles, ok ? "" : ": ",
 		 ok ? "" : a->msg);
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
-out:
+}
+
+/* nsrd_save_end - SAVE_END: mark the save set complete (or aborted) and
+ * close the job, with the RPC mutex released (nsrd.h invariant 2: the
+ * session is marked ending meanwhile), through a lane's two halves, so
+ * that the ends of many saves share nsrmmdbd's group commits and no
+ * start waits behind their commits; under the mutex with the shared
+ * handles when there is no lane (stopping) or no server (tests).  The
+ * call that marked the session frees its slot. */
+int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
+{
+	struct nsrd *n = ctx;
+	save_end_args *a = argp;
+	nsr_void_res *r = resp;
+	struct nsrd_session *s = find_session(n, a->jobid, a->ssid);
+	int ok = a->status == 0 || a->status == SAVE_END_NOINDEX;
+	struct lane *ml = NULL, *jl = NULL;
+	int closed = 0;
+
+	NSR_UNUSED(call);
+	/* A failed save may have filled its volume (a full AFTD fails the
+	 * session): what nsrd remembers of volumes is read again. */
+	if (!ok)
+		devcache_vol_forget(NULL);
+	if (s && s->ending)
+		s = NULL; /* another call ends it: this one only answers */
 	if (s)
+		s->ending = 1;
+	if (n->d && n->d->srv) {
+		nsr_rpc_server_unlock(n->d->srv);
+		/* the media half before the jobs half, as everywhere */
+		ml = lanes_get(&n->lanes, LANE_MMDB, &closed);
+		if (ml)
+			jl = lanes_get(&n->lanes, LANE_JOBD, &closed);
+		if (ml && jl)
+			end_db(ml->mmdb, jl->jobd, a, r);
+		if (jl)
+			lanes_put(&n->lanes, jl, LANE_JOBD);
+		if (ml)
+			lanes_put(&n->lanes, ml, LANE_MMDB);
+		nsr_rpc_server_lock(n->d->srv);
+	}
+	if (!jl)
+		end_db(n->mmdb, open_jobd(), a, r);
+	if (s) {
+		s->ending = 0;
 		nsrd_session_free(n, s);
+	}
 	return NSR_OK;
 }
 
@@ -1787,7 +1827,8 @@ void nsrd_settle_orphans(struct nsrd *n)
 		struct nsrd_session *s = &n->sessions[i];
 		const char *why;
 
-		if (!s->used || s->starting || s->lease_until > now)
+		if (!s->used || s->starting || s->ending ||
+		    s->lease_until > now)
 			continue;
 		why = s->conn == 0 && s->lease_until + NSRD_ORPHAN_GRACE_SEC >
 						  now

@@ -15,7 +15,9 @@
  * data path).  Prints one line of figures: admission latency (from the
  * barrier to the answer that admitted it, waits included) p50, p99 and
  * max in ms, the time from the barrier (all connected) to the last
- * admission, waits and failures; with -o the per-session latencies.
+ * admission, waits and failures, and, when all end together (no -H),
+ * the SAVE_END latency p50 and p99 in ms and the time from the first
+ * SAVE_END to the last answer; with -o the per-session latencies.
  * Exit 0 if every session was admitted, 1 otherwise, 2 on usage.
  */
 #include "nsr/compat.h"
@@ -34,6 +36,8 @@ struct sess {
 	int i;
 	double lat_ms;	/* barrier to admission */
 	double done_s;	/* admission, seconds after the barrier */
+	double end_ms;	/* SAVE_END's round trip */
+	struct timespec end0, end1; /* when it was asked, answered */
 	int waits, ok;
 };
 
@@ -118,7 +122,10 @@ static void *run(void *arg)
 		e.jobid = r.jobid;
 		e.status = NSR_ERR_INVAL;
 		e.msg = (char *)"admission benchmark: no data sent";
+		clock_gettime(CLOCK_MONOTONIC, &s->end0);
 		nsr_nsrd_save_end(d, &e, &v);
+		clock_gettime(CLOCK_MONOTONIC, &s->end1);
+		s->end_ms = secs(&s->end0, &s->end1) * 1000;
 		xdr_free(NSR_XDR(xdr_nsr_void_res), (char *)&v);
 	}
 	xdr_free(NSR_XDR(xdr_save_start_res), (char *)&r);
@@ -198,8 +205,25 @@ int main(int argc, char **argv)
 	}
 	qsort(lat, (size_t)g_n, sizeof(*lat), cmp_d);
 	printf("sessions %d admitted %d asks_waited %d p50_ms %.1f p99_ms %.1f "
-	       "max_ms %.1f all_running_s %.3f\n", g_n, ok, waits,
+	       "max_ms %.1f all_running_s %.3f", g_n, ok, waits,
 	       lat[g_n / 2], lat[(g_n * 99) / 100], lat[g_n - 1], last);
+	if (g_hold_ms < 0 && ok == g_n) {
+		/* the ends, released together by the all-in barrier */
+		struct timespec first = ss[0].end0, lastend = ss[0].end1;
+
+		for (int i = 0; i < g_n; i++) {
+			lat[i] = ss[i].end_ms;
+			if (secs(&ss[i].end0, &first) > 0)
+				first = ss[i].end0;
+			if (secs(&lastend, &ss[i].end1) > 0)
+				lastend = ss[i].end1;
+		}
+		qsort(lat, (size_t)g_n, sizeof(*lat), cmp_d);
+		printf(" end_p50_ms %.1f end_p99_ms %.1f ends_s %.3f",
+		       lat[g_n / 2], lat[(g_n * 99) / 100],
+		       secs(&first, &lastend));
+	}
+	printf("\n");
 	if (out) {
 		FILE *f = fopen(out, "w");
 

@@ -9,9 +9,10 @@
 # only the server limit applies); once all run, each ends with SAVE_END
 # (aborted: no data; the data path is benchmarked by ../sessions).
 # Measured: admission latency p50/p99/max (the driver), the time from
-# the release to the last admission, nsrd's CPU time (user + system,
-# from /proc/PID/stat, over the run) and its peak RSS (VmHWM from
-# /proc/PID/status, at the end).  Targets: peak RSS <= 128 MB, p99 <= 50
+# the release to the last admission, without -H the ends (SAVE_END p50
+# and p99, and ends_s: first SAVE_END to last answer), nsrd's CPU time
+# (user + system, from /proc/PID/stat, over the run) and its peak RSS
+# (VmHWM from /proc/PID/status, at the end).  Targets: peak RSS <= 128 MB, p99 <= 50
 # ms at N = P = 1024.
 #
 #   run-admission.sh [-q] [-n N] [-p P] [-c C] [-r RUNS] [-H MS]
