@@ -380,6 +380,7 @@ static void nsrd_tick(struct nsr_daemon *d)
 		nsrd_settle_orphans(n);
 		nsrd_wait_lapse(n);
 		nsrd_intents_resume(n);
+		nsrd_revoked_tick(n);
 		nsr_rpc_server_unlock(d->srv);
 	}
 }
@@ -399,6 +400,7 @@ static void nsrd_stop(struct nsr_daemon *d)
 {
 	struct nsrd *n = d->ctx;
 
+	nsrd_revoked_stop();
 	nsrd_sched_stop(n);
 	nsrd_nsrim_stop(n);
 	lanes_close(&n->lanes);

@@ -383,6 +383,12 @@ void nsrd_sched_stop(struct nsrd *n);
 /* grant.c: session grants for the movers (nsrd(8), GRANTS). */
 int nsrd_grant_init(struct nsrd *n);
 void nsrd_grant(uint32_t kind, uint32_t ssid, nsr_grant *g);
+/* revnotify.c: nsrd_revoked_tick - when <root>/tls/revoked changed
+ * since the last tick, tell the nsrexecd of every host the resources
+ * name (REVOKED_NOTIFY, from a thread of its own; RPC mutex held);
+ * nsrd_revoked_stop - stop that thread. */
+void nsrd_revoked_tick(struct nsrd *n);
+void nsrd_revoked_stop(void);
 /* nsrd_revoked_get - REVOKED_GET: <root>/tls/revoked as text, public
  * (storage nodes' and clients' nsrexecd merge it into theirs). */
 int nsrd_revoked_get(void *ctx, void *args, void *res,

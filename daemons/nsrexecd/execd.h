@@ -50,5 +50,9 @@ void execd_vouch_stop(struct nsr_daemon *d);
 void execd_revoked_start(struct nsr_daemon *d);
 /* execd_revoked_stop - stop polling. */
 void execd_revoked_stop(void);
+/* execd_revoked_notify - REVOKED_NOTIFY: poll now (at most once a
+ * second; nothing without -S). */
+int execd_revoked_notify(void *ctx, void *argp, void *resp,
+			 struct nsr_rpc_call *call);
 
 #endif /* EXECD_H */

@@ -184,6 +184,9 @@ static const struct nsr_rpc_proc execd_procs[] = {
 		     execd_run_save, NSR_RPC_SERIAL),
 	NSR_RPC_PROC(RUN_POLL, "run_poll", exec_poll_args, exec_poll_res,
 		     execd_run_poll, NSR_RPC_SERIAL),
+	{REVOKED_NOTIFY, "revoked_notify", NSR_XDR(xdr_void), 0,
+	 NSR_XDR(xdr_nsr_void_res), sizeof(nsr_void_res),
+	 execd_revoked_notify, 0},
 };
 
 static const struct nsr_rpc_prog execd_progs[] = {

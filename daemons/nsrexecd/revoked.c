@@ -1,8 +1,10 @@
 /*
  * revoked.c - the datazone's revocations reach this host: a thread asks
  * each server named with -S for its revocation list (REVOKED_GET) at
- * start and every NSR_REVOKED_POLL_SEC seconds (default
- * EXECD_REVOKED_POLL_SEC), and adds what <root>/tls/revoked lacks.  Every
+ * start, every NSR_REVOKED_POLL_SEC seconds (default
+ * EXECD_REVOKED_POLL_SEC) and at once when a server says its list
+ * changed (REVOKED_NOTIFY, at most once a second), and adds what
+ * <root>/tls/revoked lacks.  Every
  * daemon under this root (nsrexecd, nsrsnmd, the movers) re-reads that
  * file when it changes, so a host revoked on the server is refused here
  * within one poll, on new connections and on open ones.
@@ -22,6 +24,8 @@
 #include "nsr/log.h"
 #include "nsr/nsrd_clnt.h"
 #include "nsr/rpc.h"
+#include "nsr/rpc/nsrexecd.h"
+#include "nsr/rpc_status.h"
 #include "nsr/tls.h"
 #include "execd.h"
 
@@ -38,6 +42,7 @@ static struct {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int stop;
+	int now;	/* REVOKED_NOTIFY: poll without waiting */
 	const char *root;
 	unsigned poll_sec;
 	struct revoked_peer peer[EXECD_SERVERS_MAX];
@@ -105,14 +110,39 @@ static void *poller(void *arg)
 		for (int i = 0; i < g_rev.npeers; i++)
 			poll_one(&g_rev.peer[i]);
 		pthread_mutex_lock(&g_rev.mu);
+		/* at most one poll a second, however often notified */
 		clock_gettime(CLOCK_MONOTONIC, &t);
-		t.tv_sec += g_rev.poll_sec;
+		t.tv_sec += 1;
 		while (!g_rev.stop &&
 		       pthread_cond_timedwait(&g_rev.cv, &g_rev.mu, &t) == 0)
 			;
+		t.tv_sec += (time_t)g_rev.poll_sec - 1;
+		while (!g_rev.stop && !g_rev.now &&
+		       pthread_cond_timedwait(&g_rev.cv, &g_rev.mu, &t) == 0)
+			;
+		g_rev.now = 0;
 	}
 	pthread_mutex_unlock(&g_rev.mu);
 	return NULL;
+}
+
+/* execd_revoked_notify - see execd.h. */
+int execd_revoked_notify(void *ctx, void *argp, void *resp,
+			 struct nsr_rpc_call *call)
+{
+	nsr_void_res *r = resp;
+
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(argp);
+	NSR_UNUSED(call);
+	pthread_mutex_lock(&g_rev.mu);
+	if (g_rev.started) {
+		g_rev.now = 1;
+		pthread_cond_broadcast(&g_rev.cv);
+	}
+	pthread_mutex_unlock(&g_rev.mu);
+	nsr_status_set(&r->st, NSR_OK, "%s", "");
+	return NSR_OK;
 }
 
 /* execd_revoked_start - see execd.h. */
@@ -137,21 +167,25 @@ void execd_revoked_start(struct nsr_daemon *d)
 			  "%s/tls/revoked is copied here", d->root);
 		return;
 	}
+	pthread_mutex_lock(&g_rev.mu);
 	g_rev.started = 1;
+	pthread_mutex_unlock(&g_rev.mu);
 }
 
 /* execd_revoked_stop - see execd.h. */
 void execd_revoked_stop(void)
 {
-	if (!g_rev.started)
-		return;
 	pthread_mutex_lock(&g_rev.mu);
+	if (!g_rev.started) {
+		pthread_mutex_unlock(&g_rev.mu);
+		return;
+	}
 	g_rev.stop = 1;
+	g_rev.started = 0; /* a REVOKED_NOTIFY from now on signals nothing */
 	pthread_cond_broadcast(&g_rev.cv);
 	pthread_mutex_unlock(&g_rev.mu);
 	pthread_join(g_rev.thread, NULL);
 	pthread_cond_destroy(&g_rev.cv);
-	g_rev.started = 0;
 	for (int i = 0; i < g_rev.npeers; i++) {
 		nsr_nsrd_close(g_rev.peer[i].nsrd);
 		g_rev.peer[i].nsrd = NULL;

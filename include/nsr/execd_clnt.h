@@ -73,6 +73,9 @@ int nsr_execd_run_save(struct nsr_execd *h, const struct nsr_execd_save *a,
  * with nsr_execd_status_free whatever the result). */
 int nsr_execd_poll(struct nsr_execd *h, uint64_t run,
 		   struct nsr_execd_status *st, struct nsr_buf *err);
+/* nsr_execd_revoked_notify - REVOKED_NOTIFY: the server's revocation
+ * list changed; the host's nsrexecd fetches it now. */
+int nsr_execd_revoked_notify(struct nsr_execd *h, struct nsr_buf *err);
 /* nsr_execd_status_free - free what a poll gave; st is empty after. */
 void nsr_execd_status_free(struct nsr_execd_status *st);
 /* nsr_execd_close - close and free (NULL is fine). */

@@ -7,9 +7,11 @@
 # call denied; rog's save fails; plain-hosts naming rog admits its plain
 # calls.  cli is admitted by every daemon and saves.  Then srv revokes
 # cli: at once every daemon of srv refuses new connections from cli and
-# cli's mminfo and save fail, and within a poll (1 s here) the daemons of
-# storage node sn, which fetches srv's revocation list (nsrexecd -S),
-# refuse cli too.  Needs root and network namespaces (skipped otherwise).
+# cli's mminfo and save fail; srv tells the storage node sn (a device
+# of srv is on it) that its revocation list changed, sn's nsrexecd
+# (-S srv) fetches it at once (its own poll is an hour here), and sn's
+# daemons refuse cli too.  Needs root and network namespaces (skipped
+# otherwise).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/netns.sh"
 nsr_setup 465-tls-hosts
@@ -17,7 +19,7 @@ nsr_net_setup srv cli rog sn
 S=srv
 W=$ROOT/work
 mkdir -p "$W"
-export NSR_REVOKED_POLL_SEC=1 # sn's nsrexecd asks srv every second
+export NSR_REVOKED_POLL_SEC=3600 # sn's nsrexecd: only srv's notice
 
 nsr_host_start_server srv
 nsr_host_start_storage sn
@@ -32,10 +34,12 @@ listed() {
 }
 check "nsrtrust list on srv shows cli valid" listed cli valid
 
-# A device and a volume for the saves.
+# A device and a volume for the saves; a device on sn makes it a storage
+# node srv knows.
 D=$ROOT/srv/aftd1
-mkdir -p "$D"
+mkdir -p "$D" "$ROOT/sn/aftd1"
 nsr_host_device srv aftd1 adv_file "$D"
+nsr_host_device srv "rd=sn:$ROOT/sn/aftd1" adv_file "$ROOT/sn/aftd1"
 check "label Srv.001" on srv "$BIN/nsrmm" -s $S -q -l -y -b Default \
 	-f aftd1 Srv.001
 T=$ROOT/tree
@@ -122,8 +126,10 @@ on cli "$BIN/mminfo" -s $S -q client=cli >"$W/cli-mminfo.out" 2>&1
 check "mminfo on revoked cli fails" test $? -ne 0
 on cli "$BIN/save" -s $S -c cli "$T" >"$W/cli-save2.out" 2>&1
 check "a save from revoked cli fails" test $? -ne 0
-# The storage node learns it from srv within a poll, and its daemons
-# refuse cli from then on.
+# srv tells sn at once; sn fetches the list and its daemons refuse cli
+# from then on.
+check "srv tells the storage node of the change" \
+	logged "revocation list changed: 1 of 1 hosts told"
 check "sn's nsrexecd adds srv's revocation" nsr_wait_logged \
 	"$ROOT/sn/logs/daemon.log" \
 	"1 certificate\(s\) revoked on server srv added to .*/sn/tls/revoked"

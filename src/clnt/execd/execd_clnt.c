@@ -101,6 +101,22 @@ int nsr_execd_run_save(struct nsr_execd *h, const struct nsr_execd_save *a,
 	return rc;
 }
 
+/* nsr_execd_revoked_notify - REVOKED_NOTIFY (asks for a fetch: not
+ * repeated). */
+int nsr_execd_revoked_notify(struct nsr_execd *h, struct nsr_buf *err)
+{
+	nsr_void_res r;
+	void *a = NULL;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	rc = nsr_peer_call(h->peer, REVOKED_NOTIFY, NSR_XDR(xdr_void), a,
+			   NSR_XDR(xdr_nsr_void_res), &r, 0);
+	rc = done(h, rc, &r.st, err);
+	xdr_free(NSR_XDR(xdr_nsr_void_res), (char *)&r);
+	return rc;
+}
+
 /* nsr_execd_poll - RUN_POLL (idempotent until it answers done). */
 int nsr_execd_poll(struct nsr_execd *h, uint64_t run,
 		   struct nsr_execd_status *st, struct nsr_buf *err)

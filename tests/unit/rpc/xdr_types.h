@@ -302,6 +302,7 @@ static const struct xdr_proc xdr_procs[] = {
 	XP(NSRJOBD_PROG, NSRJOBD_V1, JOB_CREATE_MANY, job_create_many_args,
 	   job_create_many_res),
 	XP(NSRD_PROG, NSRD_V1, REVOKED_GET, xt_void, revoked_res),
+	XP(NSREXECD_PROG, NSREXECD_V1, REVOKED_NOTIFY, xt_void, nsr_void_res),
 };
 
 #endif
