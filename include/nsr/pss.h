@@ -50,6 +50,10 @@ struct nsr_pss_opts {
 	 * active is how many are active now, over all save points. */
 	void (*stream)(void *ctx, const char *sp, unsigned index, int on,
 		       unsigned active);
+	/* Optional: a stream's own stream bytes so far, at each of its
+	 * progress reports (after the save's progress callback). */
+	void (*stream_bytes)(void *ctx, const char *sp, unsigned index,
+			     uint64_t bytes);
 };
 
 struct nsr_pss_result {

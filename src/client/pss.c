@@ -286,6 +286,9 @@ static void w_progress(void *ctx, uint64_t stream_bytes)
 	pthread_mutex_lock(&run->mu);
 	run->bytes += stream_bytes - st->reported;
 	st->reported = stream_bytes;
+	if (run->o->stream_bytes)
+		run->o->stream_bytes(run->o->save->ctx, st->sp->path, st->index,
+				     stream_bytes);
 	run->o->save->progress(run->o->save->ctx, run->bytes);
 	pthread_mutex_unlock(&run->mu);
 }

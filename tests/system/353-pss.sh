@@ -205,6 +205,18 @@ links >"$W/links.after"
 check "every pssid and dependents= is back after scanner -m" \
 	diff "$W/links.before" "$W/links.after"
 
+# --- on a terminal: the progress line gives each active stream's bytes ----
+if command -v script >/dev/null; then
+	sleep 1.1
+	NSR_TEST_PSS_RATE=300K script -qec "$BIN/save -s $S --pss=4 \
+--parallelism=4 -l full $A" /dev/null >"$W/tty.out" 2>&1
+	check "the progress line shows the active streams' bytes" \
+		grep -Eq "save: [0-9]+ files  [0-9.]+ [KMG]?B  .* s  streams: \
+[0-9.]+ [KMG]?B(, [0-9.]+ [KMG]?B){1,3}" "$W/tty.out"
+else
+	echo "# script(1) missing: no pseudo-terminal for the progress check"
+fi
+
 # --- a save point whose streams fail still has its summary ----------------
 # The mover is killed while 4 throttled streams run: every stream's save
 # set is aborted, save says how far it got, and the stream that ends last

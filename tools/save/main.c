@@ -47,6 +47,7 @@ enum {
 };
 
 #define SAVE_REASONS 16 /* distinct reasons counted; the rest as "other" */
+#define UI_STREAMS 32 /* streams kept for the progress line */
 
 /* Long options without a letter. */
 enum {
@@ -71,7 +72,40 @@ struct save_ui {
 	struct timespec t0, last;
 	struct save_reason reasons[SAVE_REASONS + 1]; /* last: other */
 	int nreasons;
+	/* --pss on a terminal: the streams for the progress line */
+	struct ui_stream {
+		const char *sp;
+		unsigned index;
+		uint64_t bytes;
+		int on;
+	} streams[UI_STREAMS];
+	int nstreams;
+	int pss_verbose; /* -v: print each stream becoming active or idle */
 };
+
+/* ui_stream - the entry of stream index of save point sp, made if new
+ * (the oldest idle one is reused when all are taken), or NULL. */
+static struct ui_stream *ui_stream(struct save_ui *ui, const char *sp,
+				   unsigned index)
+{
+	int i;
+
+	for (i = 0; i < ui->nstreams; i++)
+		if (ui->streams[i].sp == sp && ui->streams[i].index == index)
+			return &ui->streams[i];
+	if (ui->nstreams < UI_STREAMS)
+		i = ui->nstreams++;
+	else
+		for (i = 0; i < UI_STREAMS && ui->streams[i].on; i++)
+			;
+	if (i == UI_STREAMS)
+		return NULL;
+	ui->streams[i].sp = sp;
+	ui->streams[i].index = index;
+	ui->streams[i].bytes = 0;
+	ui->streams[i].on = 0;
+	return &ui->streams[i];
+}
 
 /* usage - print --help text. */
 static void usage(FILE *f)
@@ -170,8 +204,19 @@ static void progress(struct save_ui *ui, int done)
 	nsr_mmreport_size(ui->bytes, 1, &b);
 	nsr_buf_addstr(&b, "  ");
 	nsr_mmreport_size((uint64_t)((double)ui->bytes / secs), 1, &b);
-	fprintf(stderr, "\rsave: %llu files  %s/s  %.0f s   ",
+	fprintf(stderr, "\rsave: %llu files  %s/s  %.0f s",
 		(unsigned long long)ui->files, b.data, secs);
+	/* with parallel save streams: the bytes of each active one */
+	nsr_buf_reset(&b);
+	for (int i = 0, n = 0; i < ui->nstreams; i++) {
+		if (!ui->streams[i].on)
+			continue;
+		nsr_buf_addstr(&b, n++ ? ", " : "");
+		nsr_mmreport_size(ui->streams[i].bytes, 1, &b);
+	}
+	if (b.len)
+		fprintf(stderr, "  streams: %s", b.data);
+	fprintf(stderr, "   ");
 	nsr_buf_release(&b);
 	ui->shown = 1;
 }
@@ -433,13 +478,31 @@ struct save_pss {
 	int verbose;
 };
 
-/* on_stream - -v with PSS: a stream became active or idle. */
+/* on_stream - PSS: a stream became active or idle: kept for the
+ * progress line; with -v also printed. */
 static void on_stream(void *ctx, const char *sp, unsigned index, int on,
 		      unsigned active)
 {
+	struct save_ui *ui = ctx;
+	struct ui_stream *s = ui_stream(ui, sp, index);
+
+	if (s)
+		s->on = on;
+	if (!ui->pss_verbose)
+		return;
 	progress(ctx, 1);
 	printf("pss: %s stream %u %s (%u active)\n", sp, index,
 	       on ? "active" : "idle", active);
+}
+
+/* on_stream_bytes - PSS on a terminal: a stream's bytes so far. */
+static void on_stream_bytes(void *ctx, const char *sp, unsigned index,
+			    uint64_t bytes)
+{
+	struct ui_stream *s = ui_stream(ctx, sp, index);
+
+	if (s)
+		s->bytes = bytes;
 }
 
 /* pss_report - one save point's outcome; its exit status. */
@@ -495,7 +558,9 @@ static int run_pss(struct save_ui *ui, struct nsr_session_save_opts *so,
 	po.save = so;
 	po.spec = p->spec;
 	po.parallelism = p->parallelism;
-	po.stream = p->verbose ? on_stream : NULL;
+	ui->pss_verbose = p->verbose;
+	po.stream = p->verbose || ui->live ? on_stream : NULL;
+	po.stream_bytes = ui->live ? on_stream_bytes : NULL;
 	res = nsr_xcalloc((size_t)npaths, sizeof(*res));
 	nsr_pss_save(&po, paths, (size_t)npaths, res);
 	progress(ui, 1);
