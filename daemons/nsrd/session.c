@@ -793,13 +793,18 @@ static void save_wait(struct nsrd *n, save_start_res *r, struct nsrd_wait **w,
 							   : SAVE_WAIT_QUEUED;
 }
 
+/* A dependent may still start this long after its master completed. */
+#define PSS_LATE_DEPENDENT_SEC 600
+
 /* pss_dependent - SAVE_START of a PSS dependent: its master (*m), in
- * progress, of the same client, named as the dependent's name says
- * ("<index>" + the master's name), with room for it. */
+ * progress or complete within PSS_LATE_DEPENDENT_SEC, of the same
+ * client, named as the dependent's name says ("<index>" + the master's
+ * name), with room for it. */
 static int pss_dependent(struct mmdb_clnt *mc, const save_start_args *a,
 			 struct mmdb_saveset *m, nsr_status *st)
 {
 	char want[MMDB_SSNAME_MAX + 16];
+	int recent;
 
 	if (mmdb_clnt_ss_get(mc, a->pss_master, m) != NSR_OK) {
 		nsr_status_set(st, NSR_ERR_NOTFOUND, "PSS master save set %u "
@@ -808,14 +813,21 @@ static int pss_dependent(struct mmdb_clnt *mc, const save_start_args *a,
 		return NSR_ERR_NOTFOUND;
 	}
 	snprintf(want, sizeof(want), "<%u>%s", a->pss_index, m->name);
+	/* A small save point's master may be done before a dependent's
+	 * start arrives: one complete a moment ago still takes it (the
+	 * dependent then finds nothing left and ends empty). */
+	recent = (m->flags & MMDB_SS_FINISHED) &&
+		 !(m->flags & MMDB_SS_ABORTED) &&
+		 m->sscomp >= time(NULL) - PSS_LATE_DEPENDENT_SEC;
 	if (strcmp(m->client, a->client) != 0 || strcmp(want, a->name) != 0 ||
-	    !(m->flags & MMDB_SS_INPROGRESS) || m->pssid != 0 ||
+	    !((m->flags & MMDB_SS_INPROGRESS) || recent) || m->pssid != 0 ||
 	    a->pss_index < 1 || a->pss_index >= NSR_PSS_STREAMS_MAX) {
 		nsr_status_set(st, NSR_ERR_INVAL, "save set %u is no PSS "
-			       "master in progress of %s for dependent %s "
-			       "(index 1 to 7, named <index> and the "
-			       "master's name)", a->pss_master, a->client,
-			       a->name);
+			       "master in progress (or complete within %d s) "
+			       "of %s for dependent %s (index 1 to 7, named "
+			       "<index> and the master's name)",
+			       a->pss_master, PSS_LATE_DEPENDENT_SEC,
+			       a->client, a->name);
 		return NSR_ERR_INVAL;
 	}
 	return NSR_OK;

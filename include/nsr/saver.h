@@ -110,6 +110,19 @@ struct nsr_saver_cb {
 	void *error_ctx;
 };
 
+struct nsr_buf;
+
+/* Distinct reasons counted for files not saved whole; the rest go to
+ * the last entry, "other reasons". */
+#define NSR_SAVER_REASONS 16
+
+/* Files not saved whole for one reason (err: errno, or an NSR_ERR_*;
+ * 0 in the last entry: other reasons). */
+struct nsr_saver_reason {
+	int err;
+	uint64_t n;
+};
+
 struct nsr_saver_stats {
 	uint64_t files;	       /* objects saved (FILE records) */
 	uint64_t bytes;	       /* file data bytes */
@@ -118,7 +131,19 @@ struct nsr_saver_stats {
 	uint64_t stream_bytes; /* bytes given to the sink */
 	size_t last_read_size; /* read size in use at the end (a pipe's) */
 	uint64_t unchanged;    /* level save: objects left out, unchanged */
+	/* the errors by reason, in the order first met */
+	struct nsr_saver_reason reasons[NSR_SAVER_REASONS + 1];
+	unsigned nreasons;     /* entries used before the last */
 };
+
+/* nsr_saver_stats_add - add s's counters and reasons to t (the streams
+ * of a save point); the read size is the largest. */
+void nsr_saver_stats_add(struct nsr_saver_stats *t,
+			 const struct nsr_saver_stats *s);
+/* nsr_saver_reasons_text - "2 Permission denied, 1 File name too long"
+ * (the system's words; "other reasons" last) appended to out. */
+int nsr_saver_reasons_text(const struct nsr_saver_stats *st,
+			   struct nsr_buf *out);
 
 struct nsr_saver;
 

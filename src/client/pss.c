@@ -170,8 +170,8 @@ static void stream_end(struct pss_stream *st)
 	if (st->claim) {
 		st->claim = 0;
 		run->claimed--;
-		pthread_cond_broadcast(&run->cv);
 	}
+	pthread_cond_broadcast(&run->cv);
 	pthread_mutex_unlock(&run->mu);
 }
 
@@ -426,11 +426,24 @@ static int stream_opts(struct pss_sp *sp, unsigned index)
 	return NSR_OK;
 }
 
+/* test_dep_delay - the test knob NSR_TEST_PSS_DEP_DELAY_MS (<= 10000):
+ * each dependent starts its session that much later, as a slow thread
+ * would (its master may be complete by then). */
+static void test_dep_delay(void)
+{
+	const char *e = getenv("NSR_TEST_PSS_DEP_DELAY_MS");
+	long ms = e && *e ? strtol(e, NULL, 10) : 0;
+
+	if (ms > 0 && ms <= 10000)
+		usleep((useconds_t)ms * 1000);
+}
+
 /* dependent_main - one dependent stream's session. */
 static void *dependent_main(void *arg)
 {
 	struct pss_stream *st = arg;
 
+	test_dep_delay();
 	st->rc = nsr_session_save(&st->so, NULL, 0, &st->res, &st->err);
 	stream_end(st);
 	return NULL;
@@ -517,18 +530,6 @@ static const struct pss_stream *first_failure(const struct pss_sp *sp)
 	return any;
 }
 
-/* add_st - sum saver counters. */
-static void add_st(struct nsr_saver_stats *t, const struct nsr_saver_stats *s)
-{
-	t->files += s->files;
-	t->bytes += s->bytes;
-	t->errors += s->errors;
-	t->changed += s->changed;
-	t->stream_bytes += s->stream_bytes;
-	t->unchanged += s->unchanged;
-	t->last_read_size = NSR_MAX(t->last_read_size, s->last_read_size);
-}
-
 /* collect - the save point's outcome. */
 static void collect(struct pss_sp *sp)
 {
@@ -540,7 +541,7 @@ static void collect(struct pss_sp *sp)
 	out->master = sp->st[0].res;
 	memset(&out->master.st, 0, sizeof(out->master.st));
 	for (unsigned k = 0; k < sp->n; k++) {
-		add_st(&out->master.st, &sp->st[k].res.st);
+		nsr_saver_stats_add(&out->master.st, &sp->st[k].res.st);
 		if (k)
 			out->dependents[k - 1] = sp->st[k].res.ssid;
 	}

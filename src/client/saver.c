@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "nsr/asm.h"
+#include "nsr/buf.h"
 #include "nsr/err.h"
 #include "nsr/fileio.h"
 #include "nsr/level.h"
@@ -123,12 +124,67 @@ void nsr_saver_free(struct nsr_saver *s)
 	free(s);
 }
 
+/* count_reason - n more files not saved whole for reason err. */
+static void count_reason(struct nsr_saver_stats *st, int err, uint64_t n)
+{
+	unsigned i;
+
+	for (i = 0; i < st->nreasons && st->reasons[i].err != err; i++)
+		;
+	if (i == st->nreasons && st->nreasons < NSR_SAVER_REASONS)
+		st->reasons[st->nreasons++].err = err;
+	else if (i == st->nreasons)
+		i = NSR_SAVER_REASONS; /* other */
+	st->reasons[i].n += n;
+}
+
+/* nsr_saver_stats_add - see saver.h. */
+void nsr_saver_stats_add(struct nsr_saver_stats *t,
+			 const struct nsr_saver_stats *s)
+{
+	t->files += s->files;
+	t->bytes += s->bytes;
+	t->errors += s->errors;
+	t->changed += s->changed;
+	t->stream_bytes += s->stream_bytes;
+	t->unchanged += s->unchanged;
+	t->last_read_size = NSR_MAX(t->last_read_size, s->last_read_size);
+	for (unsigned i = 0; i < s->nreasons; i++)
+		count_reason(t, s->reasons[i].err, s->reasons[i].n);
+	if (s->reasons[NSR_SAVER_REASONS].n)
+		t->reasons[NSR_SAVER_REASONS].n +=
+			s->reasons[NSR_SAVER_REASONS].n;
+}
+
+/* nsr_saver_reasons_text - see saver.h. */
+int nsr_saver_reasons_text(const struct nsr_saver_stats *st,
+			   struct nsr_buf *out)
+{
+	int rc = NSR_OK, n = 0;
+
+	for (unsigned i = 0; rc == NSR_OK && i <= NSR_SAVER_REASONS; i++) {
+		const struct nsr_saver_reason *r = &st->reasons[i];
+		const char *why;
+
+		if (r->n == 0 || (i < NSR_SAVER_REASONS && i >= st->nreasons))
+			continue;
+		why = i == NSR_SAVER_REASONS ? "other reasons"
+		      : r->err > 0	     ? strerror(r->err)
+					     : nsr_strerror(r->err);
+		rc = nsr_buf_addf(out, "%s%llu %s", n++ ? ", " : "",
+				  (unsigned long long)r->n, why);
+	}
+	return rc;
+}
+
 /* report - a per-file problem (err 0 = a warning, not counted). */
 static void report(struct nsr_saver *s, const char *path, int err,
 		   const char *what)
 {
-	if (err != 0)
+	if (err != 0) {
 		s->st.errors++;
+		count_reason(&s->st, err, 1);
+	}
 	if (s->cb.error)
 		s->cb.error(s->cb.error_ctx, path, err, what);
 }

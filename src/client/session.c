@@ -568,14 +568,25 @@ static int save_end(struct save_run *s, int status, uint64_t size,
 }
 
 /* end_msg - SAVE_END's message for the job log of a complete save set:
- * the read size in use at the end, how a pipeline command ended
- * (s->pipe_msg, which this replaces) and the caller's note. */
+ * the read size in use at the end, the files not saved whole by reason
+ * and those that changed while they were read (the summary's figures;
+ * files, bytes and times are the job's own), how a pipeline command
+ * ended (s->pipe_msg, which this replaces) and the caller's note. */
 static void end_msg(struct save_run *s, const struct nsr_saver_stats *st)
 {
 	struct nsr_buf m;
 
 	nsr_buf_init(&m, 0);
 	nsr_buf_addf(&m, "read size %zu KB", st->last_read_size / 1024);
+	if (st->errors) {
+		nsr_buf_addf(&m, "; %llu file(s) not saved whole: ",
+			     (unsigned long long)st->errors);
+		nsr_saver_reasons_text(st, &m);
+	}
+	if (st->changed)
+		nsr_buf_addf(&m, "; %llu file(s) changed while being saved "
+			     "(saved as read, marked changed)",
+			     (unsigned long long)st->changed);
 	if (s->pipe_msg.len)
 		nsr_buf_addf(&m, "; %s", s->pipe_msg.data);
 	if (s->o->end_note)

@@ -74,6 +74,16 @@ check "the summary counts the file that changed" \
 SSID=$("$BIN/mminfo" -s $S -a -q "name=$T" -r ssid 2>/dev/null |
 	awk '$1 ~ /^[0-9]+$/ {print $1; exit}')
 check "mminfo shows the save set" test -n "$SSID"
+# The job record has the same figures: files, bytes and level are its
+# own, the files not saved whole by reason and the changed file in its
+# last log line.
+printf 'show ssids; level; files; job log\nprint type: save job\n' |
+	"$BIN/jobquery" -s $S >"$W/jobs.out" 2>&1
+check "the job log counts the files not saved whole by reason" \
+	grep -Eq "[0-9]+ file\(s\) not saved whole: 1 Permission denied, [0-9]+ File name too long" \
+	"$W/jobs.out"
+check "and the file that changed" \
+	grep -q "1 file(s) changed while being saved" "$W/jobs.out"
 
 # --- recover: identical --------------------------------------------------------
 # tar (GNU, directory descriptors) lists names, types, modes, owners,

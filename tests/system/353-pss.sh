@@ -205,6 +205,22 @@ links >"$W/links.after"
 check "every pssid and dependents= is back after scanner -m" \
 	diff "$W/links.before" "$W/links.after"
 
+# --- a dependent that starts after its master completed ------------------
+# (a small save point: the master may take everything before a slow
+# dependent thread asks; NSR_TEST_PSS_DEP_DELAY_MS makes it late)
+L=$W/late
+mkdir -p "$L"
+printf 'one\n' >"$L/a"
+NSR_TEST_PSS_DEP_DELAY_MS=1500 "$BIN/save" -s $S --pss=2 -l full "$L" \
+	>"$W/late.out" 2>"$W/late.err"
+check "a dependent late for its complete master still saves (exit $?)" \
+	test $? -eq 0
+LM=$(ssid_of "$L")
+check "and the master names it" \
+	grep -Eq "dependents=[0-9]+" <<<"$("$BIN/mminfo" -s $S -a -q "ssid=$LM" -S 2>&1)"
+"$BIN/recover" -s $S -S "$LM" -d "$W/r-late" >/dev/null 2>&1
+check "it recovers identical" "$BIN/nsrtreecmp" "$L" "$W/r-late$L"
+
 # --- on a terminal: the progress line gives each active stream's bytes ----
 if command -v script >/dev/null; then
 	sleep 1.1

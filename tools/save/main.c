@@ -46,7 +46,6 @@ enum {
 	SAVE_EXIT_NO_INDEX = 4, /* complete, not browsable */
 };
 
-#define SAVE_REASONS 16 /* distinct reasons counted; the rest as "other" */
 #define UI_STREAMS 32 /* streams kept for the progress line */
 
 /* Long options without a letter. */
@@ -58,20 +57,12 @@ enum {
 	OPT_COMPRESS
 };
 
-/* Files not saved whole, counted by reason for the summary. */
-struct save_reason {
-	int err;
-	uint64_t n;
-};
-
 struct save_ui {
 	int verbose;
 	int live;		/* stderr is a terminal: show progress */
 	int shown;		/* a progress line is on the screen */
 	uint64_t files, bytes;	/* files started, stream bytes (progress) */
 	struct timespec t0, last;
-	struct save_reason reasons[SAVE_REASONS + 1]; /* last: other */
-	int nreasons;
 	/* --pss on a terminal: the streams for the progress line */
 	struct ui_stream {
 		const char *sp;
@@ -243,21 +234,6 @@ static void on_progress(void *ctx, uint64_t stream_bytes)
 		progress(ui, 0);
 }
 
-/* count_reason - one more file not saved whole for reason err. */
-static void count_reason(struct save_ui *ui, int err)
-{
-	int i;
-
-	for (i = 0; i < ui->nreasons; i++)
-		if (ui->reasons[i].err == err)
-			break;
-	if (i == ui->nreasons && ui->nreasons < SAVE_REASONS)
-		ui->reasons[ui->nreasons++].err = err;
-	if (i == SAVE_REASONS)
-		ui->reasons[SAVE_REASONS].err = 0; /* other */
-	ui->reasons[i].n++;
-}
-
 /* reason_text - the system's words for an error (errno or nsr_err). */
 static const char *reason_text(int err)
 {
@@ -295,7 +271,6 @@ static void on_file_error(void *ctx, const char *path, int err,
 		nsr_warn("%s: %s", shown, what);
 		return;
 	}
-	count_reason(ctx, err);
 	nsr_warn("%s: %s: %s: %s", shown, consequence(what), what,
 		 reason_text(err));
 }
@@ -412,9 +387,8 @@ static double elapsed(const struct timespec *t0)
 }
 
 /* summary - what was saved, how fast, and what was not, unless -q. */
-static void summary(const struct save_ui *ui, const char *name,
-		    const char *level, const struct nsr_saver_stats *st,
-		    double secs)
+static void summary(const char *name, const char *level,
+		    const struct nsr_saver_stats *st, double secs)
 {
 	char size[32], rate[32];
 	long s = (long)secs;
@@ -427,11 +401,7 @@ static void summary(const struct save_ui *ui, const char *name,
 	       (unsigned long long)st->files, rate,
 	       level[0] ? level : "manual");
 	nsr_buf_init(&why, 0);
-	for (int i = 0; i <= SAVE_REASONS; i++)
-		if (ui->reasons[i].n > 0)
-			nsr_buf_addf(&why, "%s%llu %s", why.len ? ", " : "",
-				     (unsigned long long)ui->reasons[i].n,
-				     reason_text(ui->reasons[i].err));
+	nsr_saver_reasons_text(st, &why);
 	if (st->errors)
 		printf("save: %llu file(s) not saved whole: %s\n",
 		       (unsigned long long)st->errors, why.data);
@@ -506,9 +476,8 @@ static void on_stream_bytes(void *ctx, const char *sp, unsigned index,
 }
 
 /* pss_report - one save point's outcome; its exit status. */
-static int pss_report(struct save_ui *ui, const struct nsr_session_save_opts
-		      *so, const struct nsr_pss_result *r, double secs,
-		      int quiet)
+static int pss_report(const struct nsr_session_save_opts *so,
+		      const struct nsr_pss_result *r, double secs, int quiet)
 {
 	struct nsr_buf deps;
 	int status = exit_status(r->rc, &r->master);
@@ -532,7 +501,7 @@ static int pss_report(struct save_ui *ui, const struct nsr_session_save_opts
 		return status;
 	}
 	if (!quiet) {
-		summary(ui, r->name, r->master.level[0] ? r->master.level
+		summary(r->name, r->master.level[0] ? r->master.level
 							: so->level,
 			&r->master.st, secs);
 		print_level(&r->master);
@@ -565,7 +534,7 @@ static int run_pss(struct save_ui *ui, struct nsr_session_save_opts *so,
 	nsr_pss_save(&po, paths, (size_t)npaths, res);
 	progress(ui, 1);
 	for (int i = 0; i < npaths; i++) {
-		s = pss_report(ui, so, &res[i], elapsed(t0), quiet);
+		s = pss_report(so, &res[i], elapsed(t0), quiet);
 		/* the worst: failed, then not browsable, then skipped */
 		if (s == SAVE_EXIT_FAILED || status != SAVE_EXIT_FAILED)
 			status = s == SAVE_EXIT_FAILED ? s : NSR_MAX(status, s);
@@ -823,7 +792,7 @@ int main(int argc, char **argv)
 		       secs, rate, res.st.last_read_size / 1024);
 	} else {
 		if (!quiet) {
-			summary(&ui, so.name,
+			summary(so.name,
 				res.level[0] ? res.level : so.level, &res.st,
 				elapsed(&t0));
 			print_level(&res);
