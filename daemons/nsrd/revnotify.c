@@ -45,7 +45,19 @@ static int same_file(const struct stat *a, const struct stat *b)
 	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
-/* tell_all - REVOKED_NOTIFY to each host (the thread, no lock held). */
+/* stopping - nsrd is stopping: tell no more hosts. */
+static int stopping(void)
+{
+	int stop;
+
+	pthread_mutex_lock(&g_rn.mu);
+	stop = g_rn.stop;
+	pthread_mutex_unlock(&g_rn.mu);
+	return stop;
+}
+
+/* tell_all - REVOKED_NOTIFY to each host (the thread, no lock held);
+ * nsrd's stop ends it between two hosts. */
 static void tell_all(char **hosts, size_t n)
 {
 	size_t told = 0;
@@ -57,6 +69,10 @@ static void tell_all(char **hosts, size_t n)
 		struct nsr_execd *h = NULL;
 
 		nsr_buf_reset(&err);
+		if (stopping()) {
+			free(hosts[i]);
+			continue;
+		}
 		if (nsr_execd_new(hosts[i], 0, &h) == NSR_OK) {
 			nsr_execd_set_timeout(h, NOTIFY_REPLY_MS);
 			if (nsr_execd_revoked_notify(h, &err) == NSR_OK)
