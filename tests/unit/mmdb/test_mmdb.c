@@ -8,6 +8,7 @@
 #include "nsr/compat.h"
 
 #include <pthread.h>
+#include <unistd.h>
 
 #include "nsr_test.h"
 
@@ -949,7 +950,7 @@ static void *reader_main(void *arg)
 		int rc;
 
 		r->rc = mmdb_check(r->db, NULL);
-		r->checks++;
+		__atomic_add_fetch(&r->checks, 1, __ATOMIC_RELAXED);
 		if (r->rc != NSR_OK)
 			break;
 		r->rc = mmdb_ss_query(r->db, NULL, 0, &c);
@@ -998,6 +999,14 @@ static void test_concurrent_readers(void **state)
 	w.n = 200;
 	w.rc = NSR_OK;
 	writer_main(&w);
+	/* On a loaded machine a reader may not have run yet: give each one
+	 * check (10 s at most) before stopping them. */
+	for (int t = 0; t < 1000; t++) {
+		if (__atomic_load_n(&rd[0].checks, __ATOMIC_RELAXED) > 0 &&
+		    __atomic_load_n(&rd[1].checks, __ATOMIC_RELAXED) > 0)
+			break;
+		usleep(10000);
+	}
 	stop = 1;
 	for (int i = 0; i < 2; i++) {
 		pthread_join(th[i], NULL);
