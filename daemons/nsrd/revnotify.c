@@ -16,6 +16,7 @@
 #include "nsr/buf.h"
 #include "nsr/err.h"
 #include "nsr/execd_clnt.h"
+#include "nsr/fileio.h"
 #include "nsr/host.h"
 #include "nsr/log.h"
 #include "nsr/res.h"
@@ -36,14 +37,6 @@ static struct {
 	char **hosts;		/* to tell, handed to the thread */
 	size_t nhosts;
 } g_rn = {.mu = PTHREAD_MUTEX_INITIALIZER};
-
-/* same_file - a and b are the same version of the file. */
-static int same_file(const struct stat *a, const struct stat *b)
-{
-	return a->st_ino == b->st_ino && a->st_size == b->st_size &&
-	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
-	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
-}
 
 /* stopping - nsrd is stopping: tell no more hosts. */
 static int stopping(void)
@@ -182,7 +175,7 @@ void nsrd_revoked_tick(struct nsrd *n)
 		g_rn.seen = 1;
 		return;
 	}
-	if (same_file(&st, &g_rn.last))
+	if (nsr_stat_same(&st, &g_rn.last))
 		return;
 	g_rn.last = st;
 	if (hosts_of(n, &hosts, &nh) != 0) {

@@ -61,10 +61,7 @@ int nsrd_sessions_init(struct nsrd *n)
 	n->nlive = 0;
 	n->nfree = 0;
 	for (int i = NSRD_MAX_SESSIONS - 1; i >= 0; i--)
-		if (!n->sessions[i].used)
-			n->free_slots[n->nfree++] = (uint16_t)i;
-		else
-			n->nlive++;
+		n->free_slots[n->nfree++] = (uint16_t)i; /* all free at start */
 	if (tally_init(&n->by_client, 1024) || tally_init(&n->by_group, 64) ||
 	    tally_init(&n->by_device, 64) || tally_init(&n->by_mover, 256))
 		return -1;
@@ -652,6 +649,26 @@ static void job_fill(struct nsr_jobdb_job *job, enum nsr_jobdb_type type,
 	job->ssids = ssids;
 }
 
+/* job_record - job with its first nlines log lines, in one call and one
+ * transaction; its id, or 0 if nsrjobd is away (logged). */
+static int64_t job_record(struct nsr_jobd *j, const struct nsr_jobdb_job *job,
+			  const char *const *lines, size_t nlines)
+{
+	struct nsr_buf err;
+	int64_t id = 0;
+
+	if (!j)
+		return 0;
+	nsr_buf_init(&err, 0);
+	if (nsr_jobd_create_log(j, job, lines, nlines, &id, &err) != NSR_OK) {
+		nsr_warn("cannot record the job of %s:%s: %s", job->client,
+			 job->name, err.data);
+		id = 0;
+	}
+	nsr_buf_release(&err);
+	return id;
+}
+
 /* job_create - the job record of a session (0 if nsrjobd is away); ssids
  * NULL when it has none yet; its first nlines log lines go with it, in
  * the same call and transaction. */
@@ -662,20 +679,9 @@ static int64_t job_create(struct nsr_jobd *j, enum nsr_jobdb_type type,
 			  size_t nlines)
 {
 	struct nsr_jobdb_job job;
-	struct nsr_buf err;
-	int64_t id = 0;
 
-	if (!j)
-		return 0;
 	job_fill(&job, type, client, name, level, pid, command, ssids);
-	nsr_buf_init(&err, 0);
-	if (nsr_jobd_create_log(j, &job, lines, nlines, &id, &err) != NSR_OK) {
-		nsr_warn("cannot record the job of %s:%s: %s", client, name,
-			 err.data);
-		id = 0;
-	}
-	nsr_buf_release(&err);
-	return id;
+	return job_record(j, &job, lines, nlines);
 }
 
 /* job_finish - close a job with its outcome and a log line. */
@@ -852,7 +858,6 @@ static int pss_name_dependent(struct mmdb_clnt *mc,
 	return mmdb_clnt_ss_update(mc, &m);
 }
 
-
 /* What SAVE_START's unlocked part works on: copies (nsrd.h invariant 3). */
 struct save_create {
 	const save_start_args *a;
@@ -984,20 +989,9 @@ static void save_job_free(struct save_job *sj)
 static void save_job_create(struct nsr_jobd *j, struct save_create *c)
 {
 	struct save_job sj;
-	struct nsr_buf err;
 
-	c->jobid = 0;
-	if (!j)
-		return;
 	save_job_make(&sj, c);
-	nsr_buf_init(&err, 0);
-	if (nsr_jobd_create_log(j, &sj.job, sj.lines, sj.nlines, &c->jobid,
-				&err) != NSR_OK) {
-		nsr_warn("cannot record the job of %s:%s: %s", c->a->client,
-			 c->a->name, err.data);
-		c->jobid = 0;
-	}
-	nsr_buf_release(&err);
+	c->jobid = job_record(j, &sj.job, sj.lines, sj.nlines);
 	save_job_free(&sj);
 }
 

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+struct stat;
+
 struct nsr_buf;
 
 /* nsr_write_full - write all n bytes (retrying on EINTR/short writes).
@@ -32,6 +34,10 @@ int nsr_file_replace(const char *path, const void *data, size_t len,
 /* nsr_fsync_dir - fsync the directory that contains path (or path itself if
  * it is a directory when is_dir). */
 int nsr_fsync_dir(const char *path, int is_dir);
+/* nsr_stat_same - a and b describe the same unchanged file: same device
+ * and inode, size and modification time (a file replaced by rename, or
+ * written, differs). */
+int nsr_stat_same(const struct stat *a, const struct stat *b);
 /* nsr_mkdir_p - create dir and its parents (mode for new ones). */
 int nsr_mkdir_p(const char *dir, mode_t mode);
 /* nsr_path_join - malloc'ed "a/b", NULL without memory (programs may

@@ -135,6 +135,15 @@ int nsr_file_read(const char *path, struct nsr_buf *out, size_t max)
 	return rc;
 }
 
+/* nsr_stat_same - see fileio.h. */
+int nsr_stat_same(const struct stat *a, const struct stat *b)
+{
+	return a->st_ino == b->st_ino && a->st_dev == b->st_dev &&
+	       a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
 /* nsr_fsync_dir - make a rename/create in a directory durable. */
 int nsr_fsync_dir(const char *path, int is_dir)
 {

@@ -29,6 +29,7 @@
 
 #include "nsr/buf.h"
 #include "nsr/err.h"
+#include "nsr/fileio.h"
 #include "nsr/tls.h"
 #include "rpc_int.h"
 
@@ -116,15 +117,6 @@ void nsr_tls_serial_hex(const struct x509_st *x, char *out)
 	BN_free(bn);
 }
 
-/* same_stat - 1 if two stats name the same unchanged file. */
-static int same_stat(const struct stat *a, const struct stat *b)
-{
-	return a->st_ino == b->st_ino && a->st_dev == b->st_dev &&
-	       a->st_size == b->st_size &&
-	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
-	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
-}
-
 /* watched_load - mu held: re-read w if its file changed; 0 if absent. */
 static int watched_load(struct watched *w)
 {
@@ -138,7 +130,7 @@ static int watched_load(struct watched *w)
 		w->have = 0;
 		return 0;
 	}
-	if (w->have && same_stat(&st, &w->st))
+	if (w->have && nsr_stat_same(&st, &w->st))
 		return 1;
 	if (!w->text.data)
 		nsr_buf_init(&w->text, 0);
@@ -315,8 +307,8 @@ struct ssl_ctx_st *nsr_tls_ctx_get(int *broken)
 		pthread_mutex_unlock(&cfg_mu);
 		return NULL;
 	}
-	if (!ctxs.tried || !same_stat(&sc, &ctxs.cert) ||
-	    !same_stat(&sa, &ctxs.ca)) {
+	if (!ctxs.tried || !nsr_stat_same(&sc, &ctxs.cert) ||
+	    !nsr_stat_same(&sa, &ctxs.ca)) {
 		SSL_CTX_free(ctxs.ctx);
 		ctxs.ctx = ctx_build(cert, key, ca);
 		ctxs.cert = sc;

@@ -552,55 +552,6 @@ static int in_revoked(const char *text, const char *serial)
 	return 0;
 }
 
-/* add_revoked - rev (the "revoked" file's text) with the count lines of
- * add appended, written back whole (nothing when count is 0). */
-static int add_revoked(const char *root, struct nsr_buf *rev,
-		       const struct nsr_buf *add, int count,
-		       struct nsr_buf *err)
-{
-	if (count == 0)
-		return NSR_OK;
-	if (nsr_buf_add(rev, add->data, add->len) != NSR_OK) {
-		nsr_buf_addstr(err, "out of memory");
-		return NSR_ERR_NOMEM;
-	}
-	return put_file(root, "revoked", rev->data, rev->len, 0644, err);
-}
-
-/* nsr_tls_revoke - add every certificate of host to "revoked". */
-int nsr_tls_revoke(const char *root, const char *host, struct nsr_buf *err)
-{
-	struct nsr_buf issued, rev, add;
-	char w[3][300];
-	const char *p;
-	int lk, rc, count = 0;
-
-	lk = tls_lock(root, err);
-	if (lk < 0)
-		return lk;
-	nsr_buf_init(&issued, 0);
-	nsr_buf_init(&rev, 0);
-	nsr_buf_init(&add, 0);
-	rc = get_file(root, "issued", &issued);
-	if (rc == NSR_OK || rc == NSR_ERR_NOTFOUND)
-		rc = get_file(root, "revoked", &rev);
-	if (rc == NSR_ERR_NOTFOUND)
-		rc = NSR_OK;
-	for (p = issued.data; rc == NSR_OK && (p = next_line(p, w));) {
-		if (strcasecmp(w[1], host) != 0 || in_revoked(rev.data, w[0]))
-			continue;
-		rc = nsr_buf_addf(&add, "%s %s\n", w[0], w[1]);
-		count++;
-	}
-	if (rc == NSR_OK)
-		rc = add_revoked(root, &rev, &add, count, err);
-	nsr_buf_release(&issued);
-	nsr_buf_release(&rev);
-	nsr_buf_release(&add);
-	tls_unlock(lk);
-	return rc == NSR_OK ? count : rc;
-}
-
 /* nsr_tls_revoked_text - see tls.h. */
 int nsr_tls_revoked_text(const char *root, struct nsr_buf *out)
 {
@@ -626,21 +577,23 @@ static int serial_ok(const char *s)
 	return 1;
 }
 
-/* nsr_tls_revoked_merge - see tls.h. */
-int nsr_tls_revoked_merge(const char *root, const char *text,
-			  struct nsr_buf *err)
+/* merge_locked - tls_lock held: add to "revoked" each "serial host" line
+ * of text it lacks, in one replacement of the file; other lines are
+ * skipped.  How many were added, or an error. */
+static int merge_locked(const char *root, const char *text,
+			struct nsr_buf *err)
 {
 	struct nsr_buf rev, add;
 	char w[3][300];
 	const char *p;
-	int lk, rc, count = 0;
+	int rc, count = 0;
 
-	lk = tls_lock(root, err);
-	if (lk < 0)
-		return lk;
 	nsr_buf_init(&rev, 0);
 	nsr_buf_init(&add, 0);
 	rc = nsr_tls_revoked_text(root, &rev);
+	if (rc != NSR_OK)
+		nsr_buf_addf(err, "cannot read the revocation list: %s",
+			     nsr_strerror(rc));
 	for (p = text; rc == NSR_OK && (p = next_line(p, w));) {
 		if (!serial_ok(w[0]) || !w[1][0] || w[2][0] ||
 		    in_revoked(rev.data ? rev.data : "", w[0]) ||
@@ -649,15 +602,57 @@ int nsr_tls_revoked_merge(const char *root, const char *text,
 		rc = nsr_buf_addf(&add, "%s %s\n", w[0], w[1]);
 		count++;
 	}
-	if (rc == NSR_OK)
-		rc = add_revoked(root, &rev, &add, count, err);
-	else if (!err->len)
-		nsr_buf_addf(err, "cannot read the revocation list: %s",
-			     nsr_strerror(rc));
+	if (rc == NSR_OK && count > 0) {
+		rc = nsr_buf_add(&rev, add.data, add.len);
+		if (rc == NSR_OK)
+			rc = put_file(root, "revoked", rev.data, rev.len, 0644,
+				      err);
+	}
 	nsr_buf_release(&rev);
 	nsr_buf_release(&add);
-	tls_unlock(lk);
 	return rc == NSR_OK ? count : rc;
+}
+
+/* nsr_tls_revoke - add every certificate of host to "revoked". */
+int nsr_tls_revoke(const char *root, const char *host, struct nsr_buf *err)
+{
+	struct nsr_buf issued, pick;
+	char w[3][300];
+	const char *p;
+	int lk, rc;
+
+	lk = tls_lock(root, err);
+	if (lk < 0)
+		return lk;
+	nsr_buf_init(&issued, 0);
+	nsr_buf_init(&pick, 0);
+	rc = get_file(root, "issued", &issued);
+	if (rc == NSR_ERR_NOTFOUND)
+		rc = NSR_OK;
+	/* the host's certificates, "serial host": the revoked ones are
+	 * passed over by the merge */
+	for (p = issued.data; rc == NSR_OK && p && (p = next_line(p, w));)
+		if (strcasecmp(w[1], host) == 0)
+			rc = nsr_buf_addf(&pick, "%s %s\n", w[0], w[1]);
+	if (rc == NSR_OK)
+		rc = merge_locked(root, pick.data ? pick.data : "", err);
+	nsr_buf_release(&issued);
+	nsr_buf_release(&pick);
+	tls_unlock(lk);
+	return rc;
+}
+
+/* nsr_tls_revoked_merge - see tls.h. */
+int nsr_tls_revoked_merge(const char *root, const char *text,
+			  struct nsr_buf *err)
+{
+	int lk = tls_lock(root, err), rc;
+
+	if (lk < 0)
+		return lk;
+	rc = merge_locked(root, text, err);
+	tls_unlock(lk);
+	return rc;
 }
 
 /* nsr_tls_list - the issued certificates and their state. */
