@@ -75,7 +75,7 @@ struct save_ui {
 };
 
 /* ui_stream - the entry of stream index of save point sp, made if new
- * (the oldest idle one is reused when all are taken), or NULL. */
+ * (the first idle one is reused when all are taken), or NULL. */
 static struct ui_stream *ui_stream(struct save_ui *ui, const char *sp,
 				   unsigned index)
 {
