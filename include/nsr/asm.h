@@ -17,6 +17,15 @@
  * records follow, and its FILE_END, the terminator, carries the total
  * and the checksum; file_end() is where a reader learns the size.
  *
+ * A large regular file may be split over the streams of a PSS save
+ * point (version 7): its head, a FILE record with NSR_ASM_FILE_SPLIT
+ * (size 0, no data: the metadata and extended attributes, the total
+ * size and the number of parts) in one stream, usually the master, and
+ * its parts, FILE records with NSR_ASM_FILE_PART (the part's index,
+ * offset and length, the total size, and the data of that range), in
+ * any streams of the save point.  Each part has its own checksum; a
+ * restore puts the parts together (restore.h).
+ *
  * File data may be transformed on the client (version 5, SEALED records
  * in place of DATA): compressed with zlib, then encrypted with
  * AES-256-GCM under a key named by its key id (crypt.h); metadata stays
@@ -46,8 +55,9 @@
 #include <stdint.h>
 #include <time.h>
 
-#define NSR_ASM_VERSION 6	/* read; 1 to 5 too */
-#define NSR_ASM_VERSION_WR 4	/* written: 5 sealed, 6 a PSS dependent */
+#define NSR_ASM_VERSION 7	/* read; 1 to 6 too */
+#define NSR_ASM_VERSION_WR 4	/* written: 5 sealed, 6 a PSS dependent,
+				 * 7 a PSS stream that may split files */
 #define NSR_ASM_VERSION_MIN 1
 #define NSR_ASM_MAGIC 0x4E534153u /* "NSAS" */
 #define NSR_ASM_FRAME_LEN 12
@@ -64,6 +74,7 @@
 #define NSR_ASM_MAX_XATTRS 1024	       /* XATTR records per file */
 #define NSR_ASM_SEAL_HDR 28	       /* SEALED payload before the body */
 #define NSR_ASM_MAX_SEALED (NSR_ASM_MAX_DATA + 64) /* SEALED payload */
+#define NSR_ASM_PARTS_MAX 65536u       /* parts of one split file */
 
 /* Record types (the first byte of a frame).  A new type gets the next
  * number here, its bound in asm_max_len (cksum.c), its place in the
@@ -122,6 +133,8 @@ enum nsr_asm_fstatus {
 /* FILE record flags (byte 1 of the record; 0 before version 4). */
 enum nsr_asm_fflag {
 	NSR_ASM_FILE_UNSIZED = 0x01, /* version 4: size known at FILE_END */
+	NSR_ASM_FILE_SPLIT = 0x02,   /* version 7: a split file's head */
+	NSR_ASM_FILE_PART = 0x04,    /* version 7: a part of a split file */
 };
 
 /* The stream header.  Strings are NUL-terminated, at most NAME_MAX bytes. */
@@ -156,6 +169,13 @@ struct nsr_asm_file {
 	/* 1: a regular file of unknown size (size is 0): the data runs
 	 * until FILE_END, whose bytes field gives the total (version 4) */
 	int unsized;
+	/* A split file (version 7), nparts > 0: with part 0 the head
+	 * (size 0, no data follows; its metadata and attributes), with
+	 * part 1 .. nparts the data of [part_off, part_off + size) of the
+	 * file of total bytes (size > 0, no attributes).  Regular files
+	 * only, never unsized; nparts <= NSR_ASM_PARTS_MAX. */
+	uint32_t part, nparts;
+	uint64_t part_off, total;
 };
 
 /* FILE_END as decoded.  ck_ok is 1 when the checksum computed over the
@@ -215,6 +235,10 @@ void nsr_asm_enc_free(struct nsr_asm_enc *e);
  * index (1 .. 255) of master save set master (nonzero); the header is
  * then version 6 and carries both.  NSR_ERR_INVAL, NSR_ERR_STATE. */
 int nsr_asm_enc_pss(struct nsr_asm_enc *e, uint32_t master, uint32_t index);
+/* nsr_asm_enc_split - before the header: split files (head and part
+ * records) may follow; the header is then version 7 (with the PSS
+ * fields, zero for a master).  NSR_ERR_STATE after the header. */
+int nsr_asm_enc_split(struct nsr_asm_enc *e);
 /* nsr_asm_enc_header - write the HEADER record (first, exactly once).
  * h->ck_alg and h->version are ignored (the encoder's are written). */
 int nsr_asm_enc_header(struct nsr_asm_enc *e, const struct nsr_asm_header *h);
@@ -322,7 +346,7 @@ int nsr_asm_dec_damaged(const struct nsr_asm_dec *d);
 /* nsr_asm_dec_offset - stream bytes consumed so far. */
 uint64_t nsr_asm_dec_offset(const struct nsr_asm_dec *d);
 /* nsr_asm_dec_pss - after the header: a PSS dependent's master ssid
- * and stream index (version 6 header), else 0 and 0. */
+ * and stream index (version 6 and 7 headers), else 0 and 0. */
 void nsr_asm_dec_pss(const struct nsr_asm_dec *d, uint32_t *master,
 		     uint32_t *index);
 /* nsr_asm_dec_path - path of the file being decoded ("" between files),

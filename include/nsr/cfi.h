@@ -44,6 +44,12 @@ struct nsr_asm_file;
 #define NSR_CFI_MAX_RECORD (46 + 65535)
 #define NSR_CFI_CLIENT_MAX 255
 
+/* An entry's mode bit beside the permission bits (07777): a regular file
+ * whose data is split over the save sets of its PSS save point (asm.h);
+ * a recover of it reads the master's dependents too. */
+#define NSR_CFI_SPLIT 0200000u
+#define NSR_CFI_MODE_MAX (07777u | NSR_CFI_SPLIT)
+
 /* One index entry: a file of a save set. */
 struct nsr_cfi_entry {
 	const char *path;
@@ -158,8 +164,10 @@ int nsr_cfi_find(struct nsr_cfi *c, const char *path, int64_t t,
 		 nsr_cfi_visit_fn visit, void *ctx);
 
 /* nsr_cfi_entry_from_file - fill e from a stream file record (borrowing
- * f->path) and its stream offset; for saver/scanner callbacks. */
-void nsr_cfi_entry_from_file(struct nsr_cfi_entry *e,
+ * f->path) and its stream offset; for saver/scanner callbacks.  A split
+ * file's head gives the file's entry (its total size, NSR_CFI_SPLIT in
+ * its mode); its parts are no entries: 0 then, else 1. */
+int nsr_cfi_entry_from_file(struct nsr_cfi_entry *e,
 			     const struct nsr_asm_file *f, uint64_t offset);
 
 /* One problem found by nsr_cfi_check: ssid (0 for the catalogue) and a

@@ -57,6 +57,19 @@
  * caller's thread (a worker's problems are reported, naming the file,
  * by the next nsr_restore_feed or nsr_restore_finish).
  *
+ * Split files (asm.h, version 7: a large file of a PSS save point saved
+ * as a head and parts in several of its save sets): the first of its
+ * records to arrive creates the file under a temporary name, as any
+ * regular file, each part is written at its offset, and the file takes
+ * its name with the head's metadata once the head and every part came,
+ * each with a good checksum, in any order and from any of the restores
+ * that share one struct nsr_restore_split (opts.split: the restores of
+ * one recover, fed from one thread).  A part that failed makes the whole
+ * file damaged (below).  What is still missing at nsr_restore_split_end
+ * (or, for a restore with a registry of its own, at nsr_restore_finish)
+ * is reported, naming how many parts came, and its bytes removed: a
+ * split file is never left under its name in part.
+ *
  * Damaged files: a regular file is written under a temporary name in its
  * directory (NSR_RESTORE_TMP_PREFIX) and renamed to its own name only
  * when it is whole and its checksum matches; with OVERWRITE that rename
@@ -127,6 +140,10 @@ struct nsr_restore_opts {
 				     *     at once (recover's one pass over
 				     *     interleaved save sets), each
 				     *     finished after all were flushed */
+	/* Split files in assembly, shared with the other restores of one
+	 * recover (nsr_restore_split_new); NULL: a registry of this
+	 * restore's own, ended by nsr_restore_finish. */
+	struct nsr_restore_split *split;
 	int workers;		    /* >= 2: small files (up to 1 MiB) in
 				     *     directories being restored are
 				     *     written by this many threads
@@ -188,5 +205,23 @@ int nsr_restore_flush(struct nsr_restore *r);
 /* nsr_restore_stats - counters so far. */
 void nsr_restore_stats(const struct nsr_restore *r,
 		       struct nsr_restore_stats *st);
+/* nsr_restore_add_paths - more exact paths (opts.exact) to restore,
+ * before the records that name them arrive.  NSR_OK, NSR_ERR_INVAL (not
+ * exact), NSR_ERR_NOMEM. */
+int nsr_restore_add_paths(struct nsr_restore *r, const char *const *paths,
+			  size_t n);
+
+struct nsr_restore_split;
+
+/* nsr_restore_split_new - an empty registry of split files in assembly
+ * for the restores of one recover.  NSR_OK, NSR_ERR_NOMEM. */
+int nsr_restore_split_new(struct nsr_restore_split **out);
+/* nsr_restore_split_end - every split file not whole yet is reported as
+ * an error by the restore that started it (which must not be freed yet)
+ * and its bytes removed; the number of such files. */
+size_t nsr_restore_split_end(struct nsr_restore_split *sp);
+/* nsr_restore_split_free - free the registry (NULL is fine), removing
+ * the bytes of files left in it without a report. */
+void nsr_restore_split_free(struct nsr_restore_split *sp);
 
 #endif /* NSR_RESTORE_H */

@@ -89,6 +89,17 @@ struct nsr_saver_opts {
 	 * stream header (so scanner -m can link them); 0 otherwise. */
 	uint32_t pss_master;
 	uint32_t pss_index;
+	/* A PSS stream that may be given parts of split files
+	 * (nsr_saver_add_part): its header says version 7. */
+	bool split;
+};
+
+/* One piece of a regular file split over the streams of a save point
+ * (asm.h, version 7): index 0 is its head (metadata and attributes, no
+ * data), 1 .. nparts the data of [off, off + len) of total bytes. */
+struct nsr_saver_part {
+	uint32_t index, nparts;
+	uint64_t off, len, total;
 };
 
 struct nsr_saver_cb {
@@ -159,6 +170,14 @@ int nsr_saver_add_path(struct nsr_saver *s, const char *path);
  * reported and counted).  A regular file with has_fd is read from fd
  * (which stays open) instead of being opened. */
 int nsr_saver_add_entry(struct nsr_saver *s, const struct nsr_walk_ent *ent);
+/* nsr_saver_add_part - save one piece of the walked regular file e,
+ * split (opts.split must be set): the head is indexed with the file's
+ * total size and counted as a file; a part is not indexed and adds its
+ * bytes.  A file that changed from what the walk saw (its size or
+ * modification time) while a part was read is saved as read and marked
+ * changed, as a whole file is.  NSR_ERR_INVAL (bad part, no split). */
+int nsr_saver_add_part(struct nsr_saver *s, const struct nsr_walk_ent *e,
+		       const struct nsr_saver_part *p);
 /* nsr_saver_open - open the regular file of a walked entry for reading
  * as the saver does (relative to its directory, not following a link,
  * without changing its atime where allowed, never hanging on a FIFO

@@ -115,12 +115,16 @@ struct nsr_session_save_opts {
 /* A source of walked objects for a session (pss.c feeds each stream). */
 struct nsr_session_feed {
 	/* next - the next object; NSR_ERR_EOF after the last; the entry
-	 * stays valid until the next call (or done). */
-	int (*next)(void *ctx, const struct nsr_walk_ent **e);
+	 * stays valid until the next call (or done).  *part is NULL, or
+	 * with split set the piece of a split file e is saved as
+	 * (nsr_saver_add_part). */
+	int (*next)(void *ctx, const struct nsr_walk_ent **e,
+		    const struct nsr_saver_part **part);
 	/* done - the session reads no more (rc: NSR_OK at the end, else
 	 * why it stopped). */
 	void (*done)(void *ctx, int rc);
 	void *ctx;
+	int split; /* parts of split files may come (version 7 stream) */
 };
 
 struct nsr_session_save_result {

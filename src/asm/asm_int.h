@@ -71,6 +71,9 @@ int asm_seal_record(struct asm_seal *s, const uint8_t *p, size_t n,
 
 /* asm_frame_put - fill a frame header (crc over bytes 0..7 only). */
 void asm_frame_put(uint8_t *fr, int type, uint32_t len);
+/* asm_split_check - the rules of a FILE record's split fields (asm.h),
+ * the same for encoder and decoder: NSR_OK or NSR_ERR_INVAL. */
+int asm_split_check(const struct nsr_asm_file *f);
 /* asm_max_len - payload bound of a record type, 0 if unknown type. */
 uint32_t asm_max_len(int type);
 /* asm_dirent_ok - may name[0..len) be a directory entry name (1 to 255
@@ -102,7 +105,7 @@ enum dec_state {
 struct nsr_asm_dec {
 	struct nsr_asm_dec_ops ops;
 	void *ctx;
-	uint32_t pss_master, pss_index; /* version 6 header */
+	uint32_t pss_master, pss_index; /* version 6 and 7 headers */
 	int state;
 	int err;
 	uint64_t offset;     /* stream bytes consumed */
@@ -130,6 +133,7 @@ struct nsr_asm_dec {
 	char group[NSR_ASM_NAME_MAX + 1];
 	uint64_t file_size, file_done;
 	int file_unsized;    /* size known at FILE_END (file_size: max) */
+	int file_part;	     /* a part of a split file: no XATTR */
 	struct asm_ck ck;
 	struct nsr_asm_trailer tot;
 	int cb_err;	     /* the error came from a callback */

@@ -179,3 +179,24 @@ const char *nsr_asm_ftype_name(int type)
 		return "?";
 	return names[type];
 }
+
+/* asm_split_check - a whole file has no split fields; a head (part 0)
+ * has no data of its own and a total; a part is within its file. */
+int asm_split_check(const struct nsr_asm_file *f)
+{
+	if (f->nparts == 0)
+		return f->part == 0 && f->part_off == 0 && f->total == 0
+			       ? NSR_OK
+			       : NSR_ERR_INVAL;
+	if (f->type != NSR_ASM_REG || f->unsized ||
+	    f->nparts > NSR_ASM_PARTS_MAX || f->part > f->nparts ||
+	    f->total == 0)
+		return NSR_ERR_INVAL;
+	if (f->part == 0)
+		return f->size == 0 && f->part_off == 0 ? NSR_OK
+							: NSR_ERR_INVAL;
+	if (f->size == 0 || f->part_off >= f->total ||
+	    f->size > f->total - f->part_off)
+		return NSR_ERR_INVAL;
+	return NSR_OK;
+}

@@ -129,11 +129,13 @@ static int on_header(struct nsr_asm_dec *d, struct nsr_rd *r)
 		rc = get_str(r, d->name, NSR_ASM_PATH_MAX);
 	if (rc)
 		return rc;
-	if (version >= 6) { /* a PSS dependent: its master and index */
+	if (version >= 6) { /* a PSS stream: its master and index */
 		d->pss_master = nsr_rd_u32(r);
 		d->pss_index = nsr_rd_u8(r);
-		if (nsr_rd_error(r) || d->pss_master == 0 ||
-		    d->pss_index == 0)
+		/* version 6: a dependent; 7: a dependent or its master */
+		if (nsr_rd_error(r) ||
+		    (d->pss_master == 0) != (d->pss_index == 0) ||
+		    (version == 6 && d->pss_master == 0))
 			return NSR_ERR_CORRUPT;
 	}
 	d->ck_alg = h.ck_alg;
@@ -232,6 +234,17 @@ static int on_file(struct nsr_asm_dec *d, struct nsr_rd *r)
 		rc = get_str(r, d->user, NSR_ASM_NAME_MAX);
 	if (rc == NSR_OK)
 		rc = get_str(r, d->group, NSR_ASM_NAME_MAX);
+	if (rc == NSR_OK &&
+	    (flags & (NSR_ASM_FILE_SPLIT | NSR_ASM_FILE_PART)) != 0) {
+		f.part = nsr_rd_u32(r);
+		f.nparts = nsr_rd_u32(r);
+		f.part_off = nsr_rd_u64(r);
+		f.total = nsr_rd_u64(r);
+		/* a head is part 0, a part is not */
+		if ((flags & NSR_ASM_FILE_PART) != 0 ? f.part == 0
+						     : f.part != 0)
+			return NSR_ERR_CORRUPT;
+	}
 	if (rc || nsr_rd_error(r))
 		return NSR_ERR_CORRUPT;
 	f.path = long_or(&d->lng[0], d->path);
@@ -248,9 +261,14 @@ static int on_file(struct nsr_asm_dec *d, struct nsr_rd *r)
 		return NSR_ERR_CORRUPT;
 	/* Flags from version 4 on (0: the header was lost, maybe new). */
 	f.unsized = (flags & NSR_ASM_FILE_UNSIZED) != 0;
-	if ((flags & ~NSR_ASM_FILE_UNSIZED) != 0 ||
+	if ((flags & ~(NSR_ASM_FILE_UNSIZED | NSR_ASM_FILE_SPLIT |
+		       NSR_ASM_FILE_PART)) != 0 ||
+	    (flags & (flags - 1)) != 0 || /* one flag at most */
 	    (flags != 0 && d->version != 0 && d->version < 4) ||
-	    (f.unsized && (f.type != NSR_ASM_REG || f.size != 0)))
+	    ((flags & ~NSR_ASM_FILE_UNSIZED) != 0 && d->version != 0 &&
+	     d->version < 7) ||
+	    (f.unsized && (f.type != NSR_ASM_REG || f.size != 0)) ||
+	    asm_split_check(&f) != NSR_OK)
 		return NSR_ERR_CORRUPT;
 	d->path_long = f.path != d->path;
 	if (d->lng[0].total == 0 && d->lng[1].total == 0)
@@ -266,6 +284,7 @@ static int on_file(struct nsr_asm_dec *d, struct nsr_rd *r)
 	/* unsized: no bound on its data but the counter's own */
 	d->file_size = f.unsized ? UINT64_MAX : f.size;
 	d->file_unsized = f.unsized;
+	d->file_part = f.part != 0;
 	d->file_done = 0;
 	d->file_xattrs = 0;
 	d->file_data = 0;
@@ -289,7 +308,7 @@ static int on_xattr(struct nsr_asm_dec *d, struct nsr_rd *r)
 	uint32_t vlen;
 	int rc;
 
-	if (d->file_data || d->dir_listed ||
+	if (d->file_data || d->dir_listed || d->file_part ||
 	    d->file_xattrs >= NSR_ASM_MAX_XATTRS)
 		return NSR_ERR_CORRUPT;
 	rc = get_str(r, d->xname, NSR_ASM_XATTR_NAME_MAX);

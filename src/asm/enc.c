@@ -32,6 +32,8 @@ struct nsr_asm_enc {
 	int file_type;	 /* of the current file */
 	int file_listed; /* its DIRENTS were written: no more XATTR */
 	int file_unsized; /* its size is known at FILE_END only */
+	int file_part;	  /* a part of a split file: no XATTR */
+	int split;	  /* version 7: split files may follow */
 	struct asm_seal *seal; /* the data transform, NULL = none */
 };
 
@@ -203,6 +205,16 @@ int nsr_asm_enc_pss(struct nsr_asm_enc *e, uint32_t master, uint32_t index)
 	return NSR_OK;
 }
 
+/* nsr_asm_enc_split - split files may follow (version 7 header). */
+int nsr_asm_enc_split(struct nsr_asm_enc *e)
+{
+	int rc = enc_check(e, ENC_START);
+
+	if (rc == NSR_OK)
+		e->split = 1;
+	return rc;
+}
+
 /* nsr_asm_enc_header - write the HEADER record. */
 int nsr_asm_enc_header(struct nsr_asm_enc *e, const struct nsr_asm_header *h)
 {
@@ -214,7 +226,10 @@ int nsr_asm_enc_header(struct nsr_asm_enc *e, const struct nsr_asm_header *h)
 	put_u32(&e->rec, NSR_ASM_MAGIC);
 	/* A higher version only where its records or fields are there:
 	 * older readers still read every other stream. */
-	put_u16(&e->rec, e->pss_master ? 6 : e->seal ? 5 : NSR_ASM_VERSION_WR);
+	put_u16(&e->rec, e->split	  ? 7
+			 : e->pss_master ? 6
+			 : e->seal	  ? 5
+					  : NSR_ASM_VERSION_WR);
 	put_u8(&e->rec, (uint8_t)e->ck_alg);
 	put_u8(&e->rec, 0);
 	put_u64(&e->rec, h->ssid);
@@ -222,7 +237,7 @@ int nsr_asm_enc_header(struct nsr_asm_enc *e, const struct nsr_asm_header *h)
 	rc = put_str(&e->rec, h->client, NSR_ASM_NAME_MAX);
 	if (rc == NSR_OK)
 		rc = put_str(&e->rec, h->name, NSR_ASM_PATH_MAX);
-	if (rc == NSR_OK && e->pss_master) {
+	if (rc == NSR_OK && (e->pss_master || e->split)) {
 		put_u32(&e->rec, e->pss_master);
 		put_u8(&e->rec, (uint8_t)e->pss_index);
 	}
@@ -249,6 +264,8 @@ static int file_valid(const struct nsr_asm_file *f)
 	if (f->type != NSR_ASM_REG && f->size != 0)
 		return NSR_ERR_INVAL;
 	if (f->unsized && (f->type != NSR_ASM_REG || f->size != 0))
+		return NSR_ERR_INVAL;
+	if (asm_split_check(f) != NSR_OK)
 		return NSR_ERR_INVAL;
 	if (f->atime.tv_nsec < 0 || f->atime.tv_nsec >= 1000000000 ||
 	    f->mtime.tv_nsec < 0 || f->mtime.tv_nsec >= 1000000000 ||
@@ -302,6 +319,8 @@ int nsr_asm_enc_file(struct nsr_asm_enc *e, const struct nsr_asm_file *f,
 
 	if (rc == NSR_OK)
 		rc = file_valid(f);
+	if (rc == NSR_OK && f->nparts && !e->split)
+		rc = NSR_ERR_STATE;
 	if (rc)
 		return rc;
 	/* Every bound before the first byte: nothing half-written. */
@@ -318,7 +337,10 @@ int nsr_asm_enc_file(struct nsr_asm_enc *e, const struct nsr_asm_file *f,
 		return rc;
 	rec_start(e);
 	put_u8(&e->rec, (uint8_t)f->type);
-	put_u8(&e->rec, f->unsized ? NSR_ASM_FILE_UNSIZED : 0);
+	put_u8(&e->rec, f->unsized	       ? NSR_ASM_FILE_UNSIZED
+			: f->nparts && f->part ? NSR_ASM_FILE_PART
+			: f->nparts	       ? NSR_ASM_FILE_SPLIT
+					       : 0);
 	put_u16(&e->rec, 0);
 	put_u32(&e->rec, f->mode);
 	put_u32(&e->rec, f->uid);
@@ -337,6 +359,12 @@ int nsr_asm_enc_file(struct nsr_asm_enc *e, const struct nsr_asm_file *f,
 		rc = put_str(&e->rec, f->user, NSR_ASM_NAME_MAX);
 	if (rc == NSR_OK)
 		rc = put_str(&e->rec, f->group, NSR_ASM_NAME_MAX);
+	if (rc == NSR_OK && f->nparts) {
+		put_u32(&e->rec, f->part);
+		put_u32(&e->rec, f->nparts);
+		put_u64(&e->rec, f->part_off);
+		put_u64(&e->rec, f->total);
+	}
 	if (rc == NSR_OK)
 		rc = asm_ck_init(&e->ck, e->ck_alg);
 	if (rc == NSR_OK)
@@ -347,6 +375,7 @@ int nsr_asm_enc_file(struct nsr_asm_enc *e, const struct nsr_asm_file *f,
 	/* unsized: no bound but the counter's own */
 	e->file_size = f->unsized ? UINT64_MAX : f->size;
 	e->file_unsized = f->unsized != 0;
+	e->file_part = f->part != 0;
 	e->file_done = 0;
 	e->file_xattrs = 0;
 	e->file_data = 0;
@@ -365,7 +394,7 @@ int nsr_asm_enc_xattr(struct nsr_asm_enc *e, const char *name,
 
 	if (rc)
 		return rc;
-	if (e->file_data || e->file_listed)
+	if (e->file_data || e->file_listed || e->file_part)
 		return NSR_ERR_STATE;
 	if (name == NULL || name[0] == '\0')
 		return NSR_ERR_INVAL;

@@ -65,7 +65,7 @@ static int info_entry(void *ctx, const struct nsr_cfi_saveset *ss,
 		fprintf(f,
 			", size=%" PRIu64 ", ssid=%" PRIu64 ", %s, mode=%04o",
 			e->size, ss->ssid, browse_type_name(e->type),
-			(unsigned)e->mode);
+			(unsigned)(e->mode & 07777));
 	fputc('\n', f);
 	in->objects++;
 	return 0;

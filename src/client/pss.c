@@ -200,7 +200,8 @@ static void throttle(struct pss_stream *st, uint64_t size, int fresh)
 }
 
 /* feed_next - a stream's next object: a slot first, then the queue. */
-static int feed_next(void *ctx, const struct nsr_walk_ent **e)
+static int feed_next(void *ctx, const struct nsr_walk_ent **e,
+		     const struct nsr_saver_part **part)
 {
 	struct pss_stream *st = ctx;
 	int rc, fresh = 0;
@@ -229,6 +230,7 @@ static int feed_next(void *ctx, const struct nsr_walk_ent **e)
 		return rc;
 	throttle(st, st->cur->size, fresh);
 	*e = &st->cur->e;
+	*part = st->cur->has_part ? &st->cur->part : NULL;
 	return NSR_OK;
 }
 
@@ -302,6 +304,44 @@ static int never_write(void *ctx, const void *p, size_t n)
 	return NSR_ERR_STATE;
 }
 
+/* put_item - one object of the traversal into the queue; NSR_ERR_STATE
+ * once the streams stopped. */
+static int put_item(struct pss_sp *sp, struct pss_item *it)
+{
+	if (pss_queue_put(&sp->q, it) != NSR_OK) {
+		pss_item_free(it);
+		return NSR_ERR_STATE;
+	}
+	return NSR_OK;
+}
+
+/* put_split - a large file as its head (to the master) and nparts
+ * parts of plen bytes (to any stream), pss_int.h. */
+static int put_split(struct pss_sp *sp, const struct nsr_walk_ent *e,
+		     uint32_t nparts, uint64_t plen)
+{
+	uint64_t total = (uint64_t)e->st.st_size;
+	int rc = NSR_OK;
+
+	for (uint32_t i = 0; i <= nparts && rc == NSR_OK; i++) {
+		struct pss_item *it;
+
+		rc = pss_item_new(e, &it);
+		if (rc != NSR_OK)
+			break;
+		it->has_part = 1;
+		it->part.index = i;
+		it->part.nparts = nparts;
+		it->part.total = total;
+		it->part.off = i ? (uint64_t)(i - 1) * plen : 0;
+		it->part.len = i ? NSR_MIN(plen, total - it->part.off) : 0;
+		it->size = it->part.len;
+		it->master = i == 0;
+		rc = put_item(sp, it);
+	}
+	return rc;
+}
+
 /* walker_main - the save point's one traversal: what a level save keeps
  * into the queue, in walk order. */
 static void *walker_main(void *arg)
@@ -311,20 +351,28 @@ static void *walker_main(void *arg)
 	struct nsr_walk *w = NULL;
 	const struct nsr_walk_ent *e;
 	struct pss_item *it;
+	uint64_t part = pss_part_size(), plen;
 	int rc = nsr_walk_new(&w, &path, 1, NULL);
 
 	while (rc == NSR_OK && (rc = nsr_walk_next(w, &e)) == NSR_OK) {
 		bool skip = false;
+		uint32_t nparts = 0;
 
 		if (sp->filter)
 			rc = nsr_saver_skip(sp->filter, e, &skip);
 		if (rc != NSR_OK || skip)
 			continue;
-		rc = pss_item_new(e, &it);
-		if (rc == NSR_OK && pss_queue_put(&sp->q, it) != NSR_OK) {
-			pss_item_free(it);
-			rc = NSR_ERR_STATE; /* the streams stopped */
+		if (e->type == NSR_ASM_REG && e->err == 0 &&
+		    e->st.st_nlink == 1)
+			nparts = pss_split_plan((uint64_t)e->st.st_size,
+						sp->n, part, &plen);
+		if (nparts) {
+			rc = put_split(sp, e, nparts, plen);
+			continue;
 		}
+		rc = pss_item_new(e, &it);
+		if (rc == NSR_OK)
+			rc = put_item(sp, it);
 	}
 	nsr_walk_free(w);
 	if (rc == NSR_ERR_EOF) {
@@ -422,6 +470,7 @@ static int stream_opts(struct pss_sp *sp, unsigned index)
 	st->feed.next = feed_next;
 	st->feed.done = feed_done;
 	st->feed.ctx = st;
+	st->feed.split = sp->n > 1;
 	so->feed = &st->feed;
 	return NSR_OK;
 }

@@ -12,6 +12,10 @@
  * hard link may name), and walk errors go to the master stream only, in
  * walk order: restoring the master last then makes every link's target
  * exist first and sets directory metadata after the files were written.
+ * A large regular file (at least two parts, pss_split_plan) is not
+ * pinned to one stream: its head goes to the master and its parts to
+ * the shared queue, each an object any stream may take, so the streams
+ * read it side by side (asm.h, split files).
  *
  * A small regular file (up to PSS_AHEAD_MAX bytes) is opened when it is
  * queued and its data read ahead, so the disk serves the reads of the
@@ -34,6 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nsr/saver.h"
 #include "nsr/walk.h"
 
 #define PSS_AHEAD_MAX ((uint64_t)1 << 20) /* bytes of a file opened ahead */
@@ -46,6 +51,8 @@ struct pss_item {
 	struct nsr_walk_ent e;
 	uint64_t size;	/* bytes of a regular file: the balancing key */
 	int master;	/* for the master stream only */
+	int has_part;	/* a piece of a split file, part */
+	struct nsr_saver_part part;
 	struct pss_item *next;
 };
 
@@ -63,6 +70,20 @@ struct pss_queue {
 
 /* pss_item_new - a copy of e that outlives the walker's next step. */
 int pss_item_new(const struct nsr_walk_ent *e, struct pss_item **out);
+/* PSS_PART_DEFAULT - the part size of split files unless
+ * NSR_PSS_PART_SIZE (environment, 1 MiB to 1 GiB) says another. */
+#define PSS_PART_DEFAULT ((uint64_t)64 << 20)
+/* pss_part_size - the part size in use (PSS_PART_DEFAULT, or the
+ * environment's when it is valid). */
+uint64_t pss_part_size(void);
+/* pss_split_plan - how a regular file of size bytes is saved by a save
+ * point of streams streams: 0 whole (one stream, or under two parts of
+ * part bytes), else its number of parts, *plen bytes each (the last
+ * shorter): parts of at most part bytes (more when NSR_ASM_PARTS_MAX
+ * parts would not hold it), as many as a multiple of streams, each a
+ * multiple of 64 KiB. */
+uint32_t pss_split_plan(uint64_t size, unsigned streams, uint64_t part,
+			uint64_t *plen);
 /* pss_item_free - free an item (NULL is fine). */
 void pss_item_free(struct pss_item *it);
 

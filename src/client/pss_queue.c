@@ -11,6 +11,7 @@
 #include "nsr/asm.h"
 #include "nsr/err.h"
 #include "nsr/saver.h"
+#include "nsr/size.h"
 
 #include "pss_int.h"
 
@@ -127,6 +128,41 @@ int pss_item_new(const struct nsr_walk_ent *e, struct pss_item **out)
 	open_ahead(it);
 	*out = it;
 	return NSR_OK;
+}
+
+/* pss_part_size - PSS_PART_DEFAULT or NSR_PSS_PART_SIZE. */
+uint64_t pss_part_size(void)
+{
+	const char *v = getenv("NSR_PSS_PART_SIZE");
+	long long n;
+
+	if (v && nsr_size_parse(v, &n) == NSR_OK && n >= (1LL << 20) &&
+	    n <= (1LL << 30))
+		return (uint64_t)n;
+	return PSS_PART_DEFAULT;
+}
+
+/* pss_split_plan - whole, or how many parts of how many bytes: as many
+ * as parts of at most part bytes need, rounded up to a multiple of the
+ * streams (each stream gets an equal share when nothing else waits),
+ * each a multiple of 64 KiB but the last. */
+uint32_t pss_split_plan(uint64_t size, unsigned streams, uint64_t part,
+			uint64_t *plen)
+{
+	const uint64_t align = 64 * 1024;
+	uint64_t n, len;
+
+	*plen = 0;
+	if (streams < 2 || part == 0 || size / 2 < part)
+		return 0;
+	n = (size + part - 1) / part;
+	n = (n + streams - 1) / streams * streams;
+	if (n > NSR_ASM_PARTS_MAX)
+		n = NSR_ASM_PARTS_MAX;
+	len = (size + n - 1) / n;
+	len = (len + align - 1) / align * align;
+	*plen = len;
+	return (uint32_t)((size + len - 1) / len);
 }
 
 /* pss_item_free - free an item and close its descriptor. */

@@ -105,6 +105,8 @@ static int on_file(void *ctx, const struct nsr_asm_file *rec, uint64_t off)
 		r->st.filtered++;
 		return 0;
 	}
+	if (f->nparts != 0)
+		return rst_split_start(r, f);
 	if (r->to_fd)
 		return rst_pipe_start(r, f);
 	if (*rst_rel_of(f->path) == '\0')
@@ -129,7 +131,11 @@ static int on_data(void *ctx, const void *p, size_t n)
 {
 	struct nsr_restore *r = ctx;
 
-	if (!r->cur.write || r->cur.failed)
+	if (!r->cur.write)
+		return 0;
+	if (r->cur.split)
+		return rst_split_data(r, p, n);
+	if (r->cur.failed)
 		return 0;
 	if (r->to_fd)
 		return rst_pipe_write(r, p, n);
@@ -155,7 +161,13 @@ static int on_hole(void *ctx, uint64_t len)
 {
 	struct nsr_restore *r = ctx;
 
-	if (!r->cur.write || r->cur.failed)
+	if (!r->cur.write)
+		return 0;
+	if (r->cur.split) { /* the file stays sparse there */
+		r->cur.written += len;
+		return 0;
+	}
+	if (r->cur.failed)
 		return 0;
 	if (r->to_fd)
 		return rst_pipe_zeros(r, len);
@@ -174,8 +186,9 @@ static int on_hole(void *ctx, uint64_t len)
 	return 0;
 }
 
-/* file_status - warn about a file saved with a read error or changing. */
-static void file_status(struct nsr_restore *r,
+/* rst_file_status - warn about a file saved with a read error or
+ * changing. */
+void rst_file_status(struct nsr_restore *r,
 			const struct nsr_asm_file_end *fe)
 {
 	if (fe->status == NSR_ASM_FILE_READERR)
@@ -194,9 +207,9 @@ static int on_key(void *ctx, const uint8_t *id, uint8_t *key)
 	return r->key ? r->key(r->key_ctx, id, key) : -1;
 }
 
-/* no_key - a file encrypted under a key not given: nothing of it was
- * written; it is reported and left out. */
-static void no_key(struct nsr_restore *r, const struct nsr_asm_file_end *fe)
+/* rst_no_key - a file encrypted under a key not given: nothing of it
+ * was written; it is reported and left out. */
+void rst_no_key(struct nsr_restore *r, const struct nsr_asm_file_end *fe)
 {
 	char id[NSR_CRYPT_ID_HEX], what[160];
 
@@ -221,10 +234,12 @@ static int on_file_end(void *ctx, const struct nsr_asm_file_end *fe)
 		rc = rst_done_object(r, &r->cur.meta, r->cur.target);
 		goto out;
 	}
+	if (r->cur.split)
+		return rst_split_file_end(r, fe);
 	if (!r->cur.write)
 		goto out;
 	if (fe->nokey) {
-		no_key(r, fe);
+		rst_no_key(r, fe);
 		goto out;
 	}
 	if (r->to_fd) {
@@ -234,7 +249,7 @@ static int on_file_end(void *ctx, const struct nsr_asm_file_end *fe)
 	if (r->cur.meta.unsized) /* its size is known only now */
 		r->cur.meta.size = fe->bytes;
 	if (r->cur.job && fe->ck_ok) { /* whole and good: to a worker */
-		file_status(r, fe);
+		rst_file_status(r, fe);
 		r->st.bytes += r->cur.written;
 		rc = rst_work_submit(r);
 		goto out;
@@ -255,7 +270,7 @@ static int on_file_end(void *ctx, const struct nsr_asm_file_end *fe)
 		rst_damaged(r, NSR_ERR_CHECKSUM, "checksum");
 		goto out;
 	}
-	file_status(r, fe);
+	rst_file_status(r, fe);
 	r->st.bytes += r->cur.written;
 	if (!r->cur.failed)
 		rst_place(r);
@@ -276,6 +291,10 @@ static int on_damaged(void *ctx, uint64_t offset, int why)
 	snprintf(what, sizeof(what),
 		 "damaged stream at offset %" PRIu64 " (%s): skipped",
 		 offset, nsr_strerror(why));
+	if (r->cur.split) { /* the file is damaged, said when it ends */
+		rst_error(r, r->cur.path, why, what);
+		return rst_split_abandon(r);
+	}
 	if (r->cur.job) /* what arrived, kept apart like any damaged file */
 		rst_work_materialize(r);
 	if (r->cur.write && !r->cur.failed)
@@ -391,6 +410,16 @@ int nsr_restore_new(struct nsr_restore **out,
 	rc = nsr_asm_dec_new(&r->dec, &ops, r);
 	if (rc)
 		goto fail;
+	r->split = o->split;
+	if (r->split == NULL) {
+		rc = nsr_restore_split_new(&r->split);
+		if (rc)
+			goto fail;
+		r->own_split = 1;
+	}
+	rc = rst_split_join(r->split, r);
+	if (rc)
+		goto fail;
 	/* every intact file of a damaged stream is still restored */
 	nsr_asm_dec_resync(r->dec, 1);
 	/* no workers is fine too: everything is written here then */
@@ -408,8 +437,14 @@ void nsr_restore_free(struct nsr_restore *r)
 {
 	if (r == NULL)
 		return;
+	if (r->cur.split)
+		(void)rst_split_abandon(r);
 	rst_cur_reset(r);
 	rst_work_stop(r);
+	if (r->own_split)
+		nsr_restore_split_free(r->split);
+	else if (r->split)
+		rst_split_leave(r->split, r);
 	while (r->ndirs > 0) {
 		r->ndirs--;
 		free(r->dirs[r->ndirs].path);
@@ -457,6 +492,8 @@ int nsr_restore_finish(struct nsr_restore *r)
 
 	/* Whatever arrived is on disk: give its directories their metadata
 	 * even when the stream was cut short, and name the file it cut. */
+	if (r->cur.split) /* cut inside a piece of a split file */
+		(void)rst_split_abandon(r);
 	if (rc != NSR_OK && r->cur.job)
 		rst_work_materialize(r);
 	if (rc != NSR_OK && r->cur.write && !r->cur.failed)
@@ -465,6 +502,8 @@ int nsr_restore_finish(struct nsr_restore *r)
 		rst_error(r, r->cur.path, NSR_ERR_TRUNCATED, "incomplete");
 	rst_cur_reset(r);
 	rc2 = rst_work_reap(r, 1);
+	if (r->own_split) /* what never became whole is said now */
+		(void)nsr_restore_split_end(r->split);
 	r->finishing = 1;
 	rst_dirs_pop_to(r, NULL);
 	if (rc == NSR_OK)
@@ -482,6 +521,30 @@ int nsr_restore_flush(struct nsr_restore *r)
 	if (rc && r->err == 0)
 		r->err = rc;
 	return r->err;
+}
+
+/* nsr_restore_add_paths - more exact paths, kept sorted. */
+int nsr_restore_add_paths(struct nsr_restore *r, const char *const *paths,
+			  size_t n)
+{
+	char **v;
+	int rc = NSR_OK;
+
+	if (!r->exact)
+		return NSR_ERR_INVAL;
+	v = realloc(r->filters, (r->nfilters + n + 1) * sizeof(*v));
+	if (v == NULL)
+		return NSR_ERR_NOMEM;
+	r->filters = v;
+	for (size_t i = 0; i < n && rc == NSR_OK; i++) {
+		v[r->nfilters] = trimmed(paths[i]);
+		if (v[r->nfilters] != NULL)
+			r->nfilters++;
+		else
+			rc = NSR_ERR_NOMEM;
+	}
+	qsort(r->filters, r->nfilters, sizeof(char *), rst_cmp_str);
+	return rc;
 }
 
 /* nsr_restore_stats - copy the counters. */

@@ -968,6 +968,7 @@ int rst_start_object(struct nsr_restore *r, const struct nsr_asm_file *f)
 	if (f->type == NSR_ASM_REG) {
 		rc = start_reg(r, dfd, name, f, how == CLAIM_REPLACE,
 			       r->work != NULL && pending && !f->unsized &&
+				       f->nparts == 0 &&
 				       f->size <= RST_JOB_MAX);
 		if (rc != NSR_OK || !r->cur.write)
 			goto out;

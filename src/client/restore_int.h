@@ -105,6 +105,10 @@ struct cur_file {
 			    * size unless a hole follows it) */
 	struct rst_job *job; /* regular file for a worker: its data is
 			      * kept until FILE_END (nothing created) */
+	struct split_file *split; /* a piece of this split file: data at
+				   * part_off + written (restore_split.c) */
+	uint64_t part_off;
+	uint32_t part;
 };
 
 /* How a worker's file took its name: an unnamed file linked by its
@@ -154,6 +158,8 @@ struct nsr_restore {
 	int out_fd;
 	int piped;  /* its one file was started */
 	struct rst_work *work; /* writer workers; NULL: all written here */
+	struct nsr_restore_split *split; /* split files in assembly */
+	int own_split;	/* the registry is this restore's own */
 	/* how the workers' files took their names (enum rst_named),
 	 * counted as they are reaped */
 	uint64_t named[RST_NAMED_N];
@@ -219,6 +225,40 @@ int rst_pipe_write(struct nsr_restore *r, const void *p, size_t n);
 int rst_pipe_zeros(struct nsr_restore *r, uint64_t len);
 /* rst_pipe_end - the pipe target's FILE_END: checksum, counters. */
 int rst_pipe_end(struct nsr_restore *r, const struct nsr_asm_file_end *fe);
+
+/* ---- split files (restore_split.c) ----
+ * Invariants:
+ *  1. A split file in assembly is one entry of the registry, by saved
+ *     path; its file (descriptor, temporary name, its own directory
+ *     descriptor) belongs to the entry while parked, and to the cur of
+ *     the one restore whose record of it is being decoded (entry.in)
+ *     meanwhile: never to both.
+ *  2. It takes its name only once its head and all its parts were
+ *     written whole (every part's bit set, no part bad); anything else
+ *     at the end removes its bytes and is reported once.
+ *  3. A part already written is not written again (a second record of
+ *     it is passed over). */
+/* rst_split_start - the FILE record of a head or part (selected). */
+int rst_split_start(struct nsr_restore *r, const struct nsr_asm_file *f);
+/* rst_split_data - data of the current piece at its place. */
+int rst_split_data(struct nsr_restore *r, const void *p, size_t n);
+/* rst_split_file_end - the piece's FILE_END: its bit, or the file bad;
+ * the file placed when it is whole. */
+int rst_split_file_end(struct nsr_restore *r,
+		       const struct nsr_asm_file_end *fe);
+/* rst_split_abandon - the current piece was cut (damage, end of
+ * stream): the file is damaged. */
+int rst_split_abandon(struct nsr_restore *r);
+/* rst_split_join - r shares registry sp.  NSR_OK, NSR_ERR_NOMEM. */
+int rst_split_join(struct nsr_restore_split *sp, struct nsr_restore *r);
+/* rst_split_leave - r, being freed, leaves sp. */
+void rst_split_leave(struct nsr_restore_split *sp, struct nsr_restore *r);
+/* rst_no_key - report a file encrypted under a key not given (restore.c). */
+void rst_no_key(struct nsr_restore *r, const struct nsr_asm_file_end *fe);
+/* rst_file_status - warn about data saved with a read error or changing
+ * (restore.c). */
+void rst_file_status(struct nsr_restore *r,
+		     const struct nsr_asm_file_end *fe);
 
 /* rst_error - report a per-file error (rc, with errno for NSR_ERR_SYSTEM). */
 void rst_error(struct nsr_restore *r, const char *path, int rc,

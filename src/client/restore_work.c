@@ -590,14 +590,20 @@ void rst_work_drop(struct nsr_restore *r)
 	r->cur.job = NULL;
 }
 
-/* finish_job - report a job the workers are done with (the current file
- * is free: a taken name is settled through it, by the policy). */
+/* finish_job - report a job the workers are done with (a taken name is
+ * settled through the current file, by the policy; a record in progress
+ * there, as when a flush comes while a stream stopped inside one, is
+ * kept aside meanwhile). */
 static int finish_job(struct nsr_restore *r, struct rst_job *j)
 {
+	struct cur_file keep;
 	int rc = NSR_OK;
 
 	rst_report(r, j->path, &j->probs);
 	if (j->exists) {
+		keep = r->cur;
+		memset(&r->cur, 0, sizeof(r->cur));
+		r->cur.fd = r->cur.dfd = -1;
 		r->cur.active = r->cur.write = 1;
 		r->cur.unclaimed = 1;
 		r->cur.meta = j->meta;
@@ -617,6 +623,7 @@ static int finish_job(struct nsr_restore *r, struct rst_job *j)
 						     r->cur.target);
 		}
 		rst_cur_reset(r);
+		r->cur = keep;
 	} else if (!j->fatal) {
 		rc = rst_done_object(r, &j->meta, j->target);
 		if (j->named >= 0)

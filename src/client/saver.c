@@ -43,6 +43,7 @@ struct nsr_saver {
 	int64_t savetime;
 	uint64_t ssid;
 	uint32_t pss_master, pss_index; /* a PSS dependent's header */
+	bool split;		       /* parts of split files may come */
 	bool cross_mounts;
 	bool no_xattrs;
 	struct timespec since; /* level save: zero = save everything */
@@ -88,6 +89,7 @@ int nsr_saver_new(struct nsr_saver **out, const struct nsr_saver_opts *o,
 	s->ssid = o->ssid;
 	s->pss_master = o->pss_master;
 	s->pss_index = o->pss_index;
+	s->split = o->split;
 	s->cross_mounts = o->cross_mounts;
 	s->no_xattrs = o->no_xattrs;
 	s->test_eacces = getenv("NSR_TEST_SAVE_EACCES");
@@ -213,6 +215,8 @@ static int header(struct nsr_saver *s)
 	rc = s->pss_master ? nsr_asm_enc_pss(s->enc, s->pss_master,
 					     s->pss_index)
 			   : NSR_OK;
+	if (rc == NSR_OK && s->split)
+		rc = nsr_asm_enc_split(s->enc);
 	if (rc == NSR_OK)
 		rc = nsr_asm_enc_header(s->enc, &h);
 	if (rc)
@@ -384,39 +388,41 @@ static int read_buf(struct nsr_saver *s, size_t n)
 	return NSR_OK;
 }
 
-/* skip_hole - when the file system reports a hole at *done (SEEK_DATA),
- * send it as a HOLE record without reading it and move past it.  Clears
- * *sparse where the file system cannot tell. */
-static int skip_hole(struct nsr_saver *s, int fd, uint64_t *done,
-		     uint64_t size, int *sparse)
+/* skip_hole - when the file system reports a hole at base + *done
+ * (SEEK_DATA), send it as a HOLE record without reading it and move past
+ * it.  Clears *sparse where the file system cannot tell. */
+static int skip_hole(struct nsr_saver *s, int fd, uint64_t base,
+		     uint64_t *done, uint64_t size, int *sparse)
 {
-	off_t data = lseek(fd, (off_t)*done, SEEK_DATA);
+	off_t data = lseek(fd, (off_t)(base + *done), SEEK_DATA);
 	uint64_t to;
 	int rc;
 
 	if (data < 0 && errno != ENXIO) {
 		*sparse = 0;
-		return lseek(fd, (off_t)*done, SEEK_SET) < 0 ? NSR_ERR_SYSTEM
-							     : NSR_OK;
+		return lseek(fd, (off_t)(base + *done), SEEK_SET) < 0
+			       ? NSR_ERR_SYSTEM
+			       : NSR_OK;
 	}
 	/* ENXIO: nothing but a hole up to the end of the file */
-	to = data < 0 ? size : NSR_MIN((uint64_t)data, size);
+	to = data < 0 ? size : NSR_MIN((uint64_t)data - base, size);
 	if (to > *done) {
 		rc = nsr_asm_enc_hole(s->enc, to - *done);
 		if (rc)
 			return rc;
 		*done = to;
 	}
-	if (*done < size && lseek(fd, (off_t)*done, SEEK_SET) < 0)
+	if (*done < size && lseek(fd, (off_t)(base + *done), SEEK_SET) < 0)
 		return NSR_ERR_SYSTEM;
 	return NSR_OK;
 }
 
-/* send_data - stream size bytes of fd; sets *status.  Short files are
- * padded with zeros (a hole), so the data always matches the record.
- * sparse: the file has fewer blocks than bytes, so ask for its holes. */
+/* send_data - stream size bytes of fd from offset base (where fd is
+ * positioned); sets *status.  Short files are padded with zeros (a
+ * hole), so the data always matches the record.  sparse: the file has
+ * fewer blocks than bytes, so ask for its holes. */
 static int send_data(struct nsr_saver *s, int fd, const char *path,
-		     uint64_t size, int sparse, int *status)
+		     uint64_t base, uint64_t size, int sparse, int *status)
 {
 	uint64_t done = 0;
 	int rc;
@@ -427,7 +433,7 @@ static int send_data(struct nsr_saver *s, int fd, const char *path,
 		size_t got = 0;
 
 		if (sparse) {
-			rc = skip_hole(s, fd, &done, size, &sparse);
+			rc = skip_hole(s, fd, base, &done, size, &sparse);
 			if (rc == NSR_ERR_SYSTEM) {
 				report(s, path, errno, "lseek");
 				*status = NSR_ASM_FILE_READERR;
@@ -541,14 +547,17 @@ static int save_xattrs(struct nsr_saver *s, int fd, const char *path,
 	return rc;
 }
 
-/* save_regular - FILE record + data + FILE_END for a regular file.  The
- * file is opened first: one that cannot be opened is reported and left
- * out of the stream rather than saved empty. */
-static int save_regular(struct nsr_saver *s, const struct nsr_walk_ent *e)
+/* save_regular - FILE record + data + FILE_END for a regular file, or
+ * with pt for one piece of a split one (nsr_saver_add_part).  The file
+ * is opened first: one that cannot be opened is reported and left out
+ * of the stream rather than saved empty. */
+static int save_regular(struct nsr_saver *s, const struct nsr_walk_ent *e,
+			const struct nsr_saver_part *pt)
 {
 	struct nsr_asm_file f;
 	struct stat st, after;
-	uint64_t off = 0;
+	const struct stat *was = &st; /* what a change is measured by */
+	uint64_t off = 0, base = 0;
 	int fd, rc, status = NSR_ASM_FILE_OK;
 
 	if (knob_is(s->test_eacces, e)) {
@@ -572,25 +581,41 @@ static int save_regular(struct nsr_saver *s, const struct nsr_walk_ent *e)
 		return NSR_OK;
 	}
 	file_from_stat(s, e, &st, &f);
+	if (pt) { /* its pieces were cut by what the walk saw */
+		was = &e->st;
+		f.part = pt->index;
+		f.nparts = pt->nparts;
+		f.total = pt->total;
+		f.part_off = pt->off;
+		f.size = pt->len;
+		base = pt->off;
+		if (base && lseek(fd, (off_t)base, SEEK_SET) < 0) {
+			report(s, e->path, errno, "lseek");
+			close_file(e, fd);
+			return NSR_OK;
+		}
+	}
 	rc = nsr_asm_enc_file(s->enc, &f, &off);
 	if (rc == NSR_ERR_TOOBIG || rc == NSR_ERR_INVAL) {
 		report(s, e->path, ENAMETOOLONG, "path");
 		close_file(e, fd);
 		return NSR_OK;
 	}
-	if (rc == NSR_OK && s->cb.index)
+	if (rc == NSR_OK && s->cb.index && f.part == 0)
 		rc = s->cb.index(s->cb.index_ctx, &f, off);
-	if (rc == NSR_OK)
+	if (rc == NSR_OK && f.part == 0)
 		rc = save_xattrs(s, fd, e->path, e->path);
 	if (rc == NSR_OK)
-		rc = send_data(s, fd, e->path, f.size,
-			       (uint64_t)st.st_blocks * 512 < f.size, &status);
+		rc = send_data(s, fd, e->path, base, f.size,
+			       (uint64_t)st.st_blocks * 512 <
+				       (uint64_t)st.st_size,
+			       &status);
 	if (rc == NSR_OK && knob_is(s->test_touch, e))
 		test_touch(e);
 	if (rc == NSR_OK && status == NSR_ASM_FILE_OK &&
-	    (fstat(fd, &after) != 0 || after.st_size != st.st_size ||
-	     after.st_mtim.tv_sec != st.st_mtim.tv_sec ||
-	     after.st_mtim.tv_nsec != st.st_mtim.tv_nsec))
+	    (fstat(fd, &after) != 0 || after.st_size != was->st_size ||
+	     after.st_mtim.tv_sec != was->st_mtim.tv_sec ||
+	     after.st_mtim.tv_nsec != was->st_mtim.tv_nsec))
 		status = NSR_ASM_FILE_CHANGED;
 	if (rc == NSR_OK && status == NSR_ASM_FILE_CHANGED) {
 		s->st.changed++;
@@ -601,9 +626,28 @@ static int save_regular(struct nsr_saver *s, const struct nsr_walk_ent *e)
 		rc = nsr_asm_enc_file_end(s->enc, status);
 	if (rc)
 		return rc < 0 ? rc : NSR_ERR_INVAL;
-	s->st.files++;
+	if (f.part == 0)
+		s->st.files++;
 	s->st.bytes += f.size;
 	return NSR_OK;
+}
+
+/* nsr_saver_add_part - one piece of a split file. */
+int nsr_saver_add_part(struct nsr_saver *s, const struct nsr_walk_ent *e,
+		       const struct nsr_saver_part *p)
+{
+	int rc;
+
+	if (s->err)
+		return s->err;
+	if (!s->split || e->type != NSR_ASM_REG || e->err != 0 ||
+	    p->nparts == 0 || p->index > p->nparts ||
+	    (p->index == 0) != (p->len == 0))
+		return NSR_ERR_INVAL;
+	rc = header(s);
+	if (rc == NSR_OK)
+		rc = save_regular(s, e, p);
+	return rc ? fail(s, rc) : NSR_OK;
 }
 
 /* made_file - the file record of data made here rather than walked (a
@@ -872,7 +916,7 @@ static int add_kept(struct nsr_saver *s, const struct nsr_walk_ent *e)
 		return NSR_OK;
 	}
 	if (e->type == NSR_ASM_REG)
-		rc = save_regular(s, e);
+		rc = save_regular(s, e, NULL);
 	else
 		rc = save_other(s, e);
 	if (rc)

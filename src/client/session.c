@@ -186,7 +186,8 @@ static int to_index(void *arg, const struct nsr_asm_file *f, uint64_t off)
 		s->o->file(s->o->ctx, f);
 	if (!s->ix || s->index_lost)
 		return NSR_OK;
-	nsr_cfi_entry_from_file(&e, f, off);
+	if (!nsr_cfi_entry_from_file(&e, f, off))
+		return NSR_OK;
 	if (nsr_ixclnt_add(s->ix, &e) != NSR_OK)
 		index_failed(s);
 	return NSR_OK;
@@ -387,10 +388,12 @@ static int feed_all(struct save_run *s, struct nsr_saver *sv)
 {
 	const struct nsr_session_feed *f = s->o->feed;
 	const struct nsr_walk_ent *e = NULL;
+	const struct nsr_saver_part *part = NULL;
 	int rc;
 
-	while ((rc = f->next(f->ctx, &e)) == NSR_OK)
-		if ((rc = nsr_saver_add_entry(sv, e)) != NSR_OK)
+	while ((rc = f->next(f->ctx, &e, &part)) == NSR_OK)
+		if ((rc = part ? nsr_saver_add_part(sv, e, part)
+			       : nsr_saver_add_entry(sv, e)) != NSR_OK)
 			break;
 	if (rc == NSR_ERR_EOF)
 		rc = NSR_OK;
@@ -478,6 +481,7 @@ static int stream(struct save_run *s, char *const *paths, size_t npaths,
 	/* A feed's objects were filtered by whoever walked them (a
 	 * stream may get them out of walk order). */
 	so.prefiltered = s->o->feed != NULL;
+	so.split = s->o->feed != NULL && s->o->feed->split;
 	if (s->o->dry_run)
 		(void)session_xform(NULL, s->o, &s->xf, err);
 	so.xform = s->xf.on ? &s->xf.xf : NULL;

@@ -23,6 +23,8 @@ struct nsr_session_recover {
 	struct nsr_nsrd *nsrd;
 	struct nsr_ixclnt *ix; /* opened on first use (-a lookups) */
 	int pss_whole; /* recover -S of a PSS master: its dependents too */
+	struct nsr_restore_split *split; /* the split files of one
+					  * session_recover_sets */
 	struct session_lease *lease; /* renews every started save set's job */
 	/* recover -S ssid/cloneid: the copies pinned */
 	uint32_t want_ssid[SESSION_PINS_MAX], want_cloneid[SESSION_PINS_MAX];
@@ -36,11 +38,15 @@ int session_recover_set(struct nsr_session_recover *sr, uint32_t ssid,
 			const char *const *paths, size_t npaths, int exact,
 			struct nsr_restore_stats *out);
 
-/* One save set a recover wants: only paths[0..npaths) (0 = all). */
+/* One save set a recover wants: only paths[0..npaths) (0 = all);
+ * split[0..nsplit), of them, are split files (a PSS master's, in a
+ * point-in-time recover: exact), whose parts its dependents hold. */
 struct session_want {
 	uint32_t ssid;
 	const char *const *paths;
 	size_t npaths;
+	const char *const *split;
+	size_t nsplit;
 };
 
 /* session_recover_sets - restore the save sets want[0..n), reading each

@@ -11,6 +11,10 @@
  * a volume are read in one pass and restored side by side
  * (session_recover.c says why the tree still ends the same).
  *
+ * A split file (NSR_CFI_SPLIT: a large file of a PSS save point, whose
+ * head its master holds) is restored from the master and every
+ * dependent of it, which hold its parts (session_recover.c).
+ *
  * The walk lists one directory per IX_LIST call, and each call reads the
  * record files of every save set up to the browse time: the cost grows
  * with the number of directories times the size of the index (the index
@@ -36,6 +40,7 @@ struct pit_obj {
 	uint64_t ssid;
 	int64_t savetime;
 	int dir;
+	int split; /* a PSS master's split file: parts in its dependents */
 };
 
 /* The trees as of the browse time, gathered by the walks. */
@@ -87,6 +92,7 @@ static int pit_add(struct pit *p, const struct nsr_cfi_saveset *ss,
 	o->ssid = ss->ssid;
 	o->savetime = ss->savetime;
 	o->dir = e->type == NSR_ASM_DIR;
+	o->split = e->type == NSR_ASM_REG && (e->mode & NSR_CFI_SPLIT) != 0;
 	p->n++;
 	return 0;
 }
@@ -264,29 +270,38 @@ static int restore_sets(struct nsr_session_recover *sr, struct pit *p,
 			struct nsr_restore_stats *out)
 {
 	const char **paths = calloc(p->n + 1, sizeof(char *));
+	const char **split = calloc(p->n + 1, sizeof(char *));
 	struct session_want *w = calloc(p->n + 1, sizeof(*w));
 	size_t nw = 0;
 	int failed;
 
-	if (!paths || !w) {
+	if (!paths || !split || !w) {
 		tell(sr, NSR_SESSION_ERROR, "out of memory");
 		free(paths);
+		free(split);
 		free(w);
 		return 1;
 	}
 	qsort(p->obj, p->n, sizeof(*p->obj), by_set);
-	for (size_t i = 0, j, k = 0; i < p->n; i = j) {
+	for (size_t i = 0, j, k = 0, m = 0; i < p->n; i = j) {
 		w[nw].ssid = (uint32_t)p->obj[i].ssid;
 		w[nw].paths = paths + k;
-		for (j = i; j < p->n && p->obj[j].ssid == p->obj[i].ssid; j++)
-			if (j == i || strcmp(p->obj[j].path,
-					     p->obj[j - 1].path) != 0)
-				paths[k++] = p->obj[j].path;
+		w[nw].split = split + m;
+		for (j = i; j < p->n && p->obj[j].ssid == p->obj[i].ssid; j++) {
+			if (j > i && strcmp(p->obj[j].path,
+					    p->obj[j - 1].path) == 0)
+				continue;
+			paths[k++] = p->obj[j].path;
+			if (p->obj[j].split)
+				split[m++] = p->obj[j].path;
+		}
 		w[nw].npaths = (size_t)(paths + k - w[nw].paths);
+		w[nw].nsplit = (size_t)(split + m - w[nw].split);
 		nw++;
 	}
 	failed = session_recover_sets(sr, w, nw, 1, out);
 	free(paths);
+	free(split);
 	free(w);
 	return failed;
 }

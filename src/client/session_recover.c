@@ -488,6 +488,7 @@ static int set_start(struct nsr_session_recover *sr, struct rec_set *s,
 	ro.workers = o->workers;
 	ro.to_fd = o->to_fd;
 	ro.out_fd = o->out_fd;
+	ro.split = sr->split; /* their pieces meet, whichever set has them */
 	ro.key = session_key_by_id; /* encrypted save sets */
 	ro.key_ctx = sr->nsrd;
 	cb.restored = on_restored;
@@ -846,14 +847,52 @@ static struct rec_set *new_set(struct rec_set ***v, size_t *n, size_t *cap)
 	return s;
 }
 
+/* add_split - the parts of a master's split files, wanted by a
+ * point-in-time recover: each dependent restores them too (one started
+ * already gets them as more exact paths; another one is started). */
+static int add_split(struct nsr_session_recover *sr, const struct rec_set *m,
+		     const struct session_want *w, struct rec_set ***sets,
+		     size_t *nsets, size_t *cap)
+{
+	for (u_int k = 0; k < m->r.pss_dependents.pss_dependents_len; k++) {
+		uint32_t d = m->r.pss_dependents.pss_dependents_val[k];
+		struct rec_set *t = NULL;
+
+		for (size_t i = 0; i < *nsets && !t; i++)
+			if ((*sets)[i]->run.ssid == d)
+				t = (*sets)[i];
+		if (t && t->rs) {
+			if (nsr_restore_add_paths(t->rs, w->split, w->nsplit))
+				return NSR_ERR_NOMEM;
+			continue;
+		}
+		if (t) /* it failed to start: said already */
+			continue;
+		t = new_set(sets, nsets, cap);
+		if (!t)
+			return NSR_ERR_NOMEM;
+		t->paths = w->split;
+		t->npaths = w->nsplit;
+		t->dependent = 1;
+		set_start(sr, t, d, 1, 1);
+	}
+	return NSR_OK;
+}
+
 /* start_all - RECOVER_START for every wanted save set, a PSS master's
- * dependents (recover -S of a whole master) placed before it. */
+ * dependents (recover -S of a whole master) placed before it, and
+ * those holding parts of the split files a point-in-time recover
+ * wants. */
 static int start_all(struct nsr_session_recover *sr,
 		     const struct session_want *want, size_t n, int exact,
 		     struct rec_set ***sets, size_t *nsets)
 {
-	size_t cap = 0;
+	size_t cap = 0, nwant;
 	int dirs_last = n > 1 || sr->pss_whole;
+
+	for (size_t i = 0; i < n; i++)
+		if (want[i].nsplit)
+			dirs_last = 1; /* several restores fill one tree */
 
 	for (size_t i = 0; i < n; i++) {
 		struct rec_set *s = new_set(sets, nsets, &cap);
@@ -883,6 +922,14 @@ static int start_all(struct nsr_session_recover *sr,
 			(*sets)[*nsets - 1] = s;
 		}
 	}
+	nwant = *nsets;
+	for (size_t i = 0; i < nwant && exact; i++)
+		for (size_t j = 0; j < n; j++)
+			if (want[j].nsplit && (*sets)[i]->started &&
+			    (*sets)[i]->run.ssid == want[j].ssid &&
+			    add_split(sr, (*sets)[i], &want[j], sets, nsets,
+				      &cap) != NSR_OK)
+				return NSR_ERR_NOMEM;
 	return NSR_OK;
 }
 
@@ -896,6 +943,10 @@ int session_recover_sets(struct nsr_session_recover *sr,
 	size_t nsets = 0;
 	int failed = 0;
 
+	if (p && nsr_restore_split_new(&sr->split) != NSR_OK) {
+		free(p);
+		p = NULL;
+	}
 	if (!p || start_all(sr, want, n, exact, &sets, &nsets)) {
 		if (sr->o->message)
 			sr->o->message(sr->o->ctx, NSR_SESSION_ERROR,
@@ -915,6 +966,9 @@ int session_recover_sets(struct nsr_session_recover *sr,
 		for (size_t k = i; k < j; k++)
 			if (sets[k]->rs && j - i > 1)
 				nsr_restore_flush(sets[k]->rs);
+		/* a split file whose pieces did not all come is said by
+		 * the save set that started it, as one of its errors */
+		(void)nsr_restore_split_end(sr->split);
 		for (size_t k = i; k < j; k++)
 			failed |= set_finish(sr, sets[k]);
 	}
@@ -926,6 +980,8 @@ int session_recover_sets(struct nsr_session_recover *sr,
 	}
 	free(sets);
 	free(p);
+	nsr_restore_split_free(sr->split);
+	sr->split = NULL;
 	return failed;
 }
 
@@ -934,7 +990,7 @@ int session_recover_set(struct nsr_session_recover *sr, uint32_t ssid,
 			const char *const *paths, size_t npaths, int exact,
 			struct nsr_restore_stats *out)
 {
-	struct session_want w = {ssid, paths, npaths};
+	struct session_want w = {ssid, paths, npaths, NULL, 0};
 
 	return session_recover_sets(sr, &w, 1, exact, out);
 }

@@ -1444,10 +1444,12 @@ int nsr_cfi_find(struct nsr_cfi *c, const char *path, int64_t t,
 }
 
 /* nsr_cfi_entry_from_file - index entry of a stream file record. */
-void nsr_cfi_entry_from_file(struct nsr_cfi_entry *e,
-			     const struct nsr_asm_file *f, uint64_t offset)
+int nsr_cfi_entry_from_file(struct nsr_cfi_entry *e,
+			    const struct nsr_asm_file *f, uint64_t offset)
 {
 	memset(e, 0, sizeof(*e));
+	if (f->part != 0)
+		return 0;
 	e->path = f->path;
 	e->type = f->type;
 	e->mode = f->mode;
@@ -1457,6 +1459,11 @@ void nsr_cfi_entry_from_file(struct nsr_cfi_entry *e,
 	e->mtime = (int64_t)f->mtime.tv_sec;
 	e->mtime_nsec = (uint32_t)f->mtime.tv_nsec;
 	e->offset = offset;
+	if (f->nparts != 0) { /* a split file's head */
+		e->size = f->total;
+		e->mode |= NSR_CFI_SPLIT;
+	}
+	return 1;
 }
 
 /* count_entry - count one entry (nsr_cfi_check). */

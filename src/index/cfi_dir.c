@@ -694,7 +694,7 @@ int cfi_blk_add(struct cfi_blk *k, const struct nsr_cfi_entry *e, size_t kl)
 	const char *name;
 	int rc = NSR_OK;
 
-	if (plen == 0 || plen > CFI_PATH_MAX || e->mode > 07777 ||
+	if (plen == 0 || plen > CFI_PATH_MAX || e->mode > NSR_CFI_MODE_MAX ||
 	    e->mtime_nsec >= 1000000000u || e->type < 1 || e->type > 255)
 		return NSR_ERR_INVAL;
 	/* the name: what follows the key and its '/' (none for key "") */
@@ -817,9 +817,10 @@ int cfi_blk_next(struct cfi_blk_rd *r, struct nsr_cfi_entry *e, char *path)
 		if (cfi_var_get(r->p, r->len, &r->at, &v[i]))
 			return NSR_ERR_CORRUPT;
 	/* type, mode, uid, gid, size, mtime, nsec, offset, shared, rest */
-	if (v[0] < 1 || v[0] > 255 || v[1] > 07777 || v[2] > UINT32_MAX ||
-	    v[3] > UINT32_MAX || v[6] >= 1000000000u || v[8] > r->plen ||
-	    v[9] > r->len - r->at || v[8] + v[9] > CFI_PATH_MAX - ns ||
+	if (v[0] < 1 || v[0] > 255 || v[1] > NSR_CFI_MODE_MAX ||
+	    v[2] > UINT32_MAX || v[3] > UINT32_MAX || v[6] >= 1000000000u ||
+	    v[8] > r->plen || v[9] > r->len - r->at ||
+	    v[8] + v[9] > CFI_PATH_MAX - ns ||
 	    memchr(r->p + r->at, '\0', (size_t)v[9]) != NULL ||
 	    memchr(r->p + r->at, '/', (size_t)v[9]) != NULL)
 		return NSR_ERR_CORRUPT;

@@ -82,10 +82,11 @@ static int on_file(void *ctx, const struct nsr_asm_file *f, uint64_t off)
 		if (rb->dir == NULL)
 			return NSR_ERR_NOMEM;
 	}
+	if (!nsr_cfi_entry_from_file(&rb->batch[rb->n], f, off))
+		return 0; /* a part of a split file: its head is the entry */
 	rb->paths[rb->n] = strdup(f->path);
 	if (rb->paths[rb->n] == NULL)
 		return NSR_ERR_NOMEM;
-	nsr_cfi_entry_from_file(&rb->batch[rb->n], f, off);
 	rb->batch[rb->n].path = rb->paths[rb->n];
 	rb->n++;
 	return rb->n == BATCH ? flush_batch(rb) : 0;

@@ -52,7 +52,7 @@ static int rec_put(struct nsr_buf *out, const uint8_t *pre, size_t npre,
 	uint32_t c;
 	int rc;
 
-	if (plen == 0 || plen > CFI_PATH_MAX || e->mode > 07777 ||
+	if (plen == 0 || plen > CFI_PATH_MAX || e->mode > NSR_CFI_MODE_MAX ||
 	    e->mtime_nsec >= 1000000000u || e->type < 1 || e->type > 255)
 		return NSR_ERR_INVAL;
 	nsr_put_u32(fixed, (uint32_t)(npre + CFI_FIXED_LEN + plen));
@@ -149,7 +149,7 @@ int cfi_rec_get(const uint8_t *p, size_t len, struct nsr_cfi_entry *e,
 	e->mtime = (int64_t)nsr_get_u64(p + 24);
 	e->mtime_nsec = nsr_get_u32(p + 32);
 	e->offset = nsr_get_u64(p + 36);
-	if (e->mode > 07777 || e->mtime_nsec >= 1000000000u)
+	if (e->mode > NSR_CFI_MODE_MAX || e->mtime_nsec >= 1000000000u)
 		return NSR_ERR_CORRUPT;
 	memcpy(pathbuf, p + CFI_FIXED_LEN, plen);
 	pathbuf[plen] = '\0';

@@ -52,7 +52,8 @@ static int on_file(void *arg, const struct nsr_asm_file *f, uint64_t offset)
 	struct ix_ctx *c = arg;
 	struct nsr_cfi_entry e;
 
-	nsr_cfi_entry_from_file(&e, f, offset);
+	if (!nsr_cfi_entry_from_file(&e, f, offset))
+		return 0; /* a part of a split file: its head is the entry */
 	if (!f->unsized)
 		return add_entry(c, &e);
 	free(c->pend_path);

@@ -267,11 +267,14 @@ static void test_decoder_refuses(void **state)
 	for (uint8_t v = 1; v <= 3; v++)
 		assert_int_equal(patched(NSR_ASM_REC_HEADER, 0, 5, v),
 				 NSR_ERR_CORRUPT);
-	/* version 5 (SEALED records) is read; version 6 needs the PSS
-	 * fields (test_asm_pss), and a newer one is not read */
+	/* version 5 (SEALED records) is read; versions 6 and 7 need the
+	 * PSS fields (test_asm_pss, test_asm_split), and a newer one is
+	 * not read */
 	assert_int_equal(patched(NSR_ASM_REC_HEADER, 0, 5, 6),
 			 NSR_ERR_CORRUPT);
 	assert_int_equal(patched(NSR_ASM_REC_HEADER, 0, 5, 7),
+			 NSR_ERR_CORRUPT);
+	assert_int_equal(patched(NSR_ASM_REC_HEADER, 0, 5, 8),
 			 NSR_ERR_UNSUPPORTED);
 }
 

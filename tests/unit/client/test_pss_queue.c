@@ -317,6 +317,50 @@ static void test_open_ahead(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* test_split_plan - whole below two parts or with one stream; parts of
+ * at most the part size, as many as a multiple of the streams where
+ * that fits, each a multiple of 64 KiB but the last; never over
+ * NSR_ASM_PARTS_MAX parts; NSR_PSS_PART_SIZE taken when it is sane. */
+static void test_split_plan(void **state)
+{
+	const uint64_t M = 1 << 20;
+	uint64_t plen;
+	uint32_t n;
+
+	NSR_UNUSED(state);
+	assert_int_equal(pss_split_plan(2 * M - 1, 4, M, &plen), 0);
+	assert_int_equal(pss_split_plan(100 * M, 1, M, &plen), 0);
+	assert_int_equal(pss_split_plan(2 * M, 2, M, &plen), 2);
+	assert_int_equal(plen, M);
+	/* 8 parts of at most 1 MiB for 4 streams: 960 KiB + 64 KiB */
+	assert_int_equal(pss_split_plan(7 * M + 1, 4, M, &plen), 8);
+	assert_int_equal(plen, 960 * 1024);
+	/* 440 MiB in 64 MiB parts: 7, so 8 for 4 streams, of 55 MiB */
+	assert_int_equal(pss_split_plan(440 * M, 4, 64 * M, &plen), 8);
+	assert_int_equal(plen, 55 * M);
+	/* 3 streams, at most 2 MiB: 5 parts, so 6, of 27 x 64 KiB, the
+	 * last one shorter */
+	assert_int_equal(pss_split_plan(10 * M, 3, 2 * M, &plen), 6);
+	assert_int_equal(plen, 27 * 64 * 1024);
+	assert_true(5 * plen < 10 * M && 6 * plen > 10 * M);
+	/* 1 TiB in 1 MiB parts would be 2^20 parts: bigger parts */
+	assert_int_equal(pss_split_plan(M * M, 8, M, &plen),
+			 NSR_ASM_PARTS_MAX);
+	assert_int_equal(plen, 16 * M);
+	n = pss_split_plan(M * M + 1, 8, M, &plen);
+	assert_true(n > NSR_ASM_PARTS_MAX - 512 && n <= NSR_ASM_PARTS_MAX);
+	assert_true(plen * n >= M * M + 1 && plen * (n - 1) < M * M + 1);
+	unsetenv("NSR_PSS_PART_SIZE");
+	assert_int_equal(pss_part_size(), PSS_PART_DEFAULT);
+	setenv("NSR_PSS_PART_SIZE", "4M", 1);
+	assert_int_equal(pss_part_size(), 4 * M);
+	setenv("NSR_PSS_PART_SIZE", "4K", 1); /* below 1 MiB: the default */
+	assert_int_equal(pss_part_size(), PSS_PART_DEFAULT);
+	setenv("NSR_PSS_PART_SIZE", "junk", 1);
+	assert_int_equal(pss_part_size(), PSS_PART_DEFAULT);
+	unsetenv("NSR_PSS_PART_SIZE");
+}
+
 /* main - run the tests. */
 int main(void)
 {
@@ -326,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_leave),
 		cmocka_unit_test(test_open_ahead),
+		cmocka_unit_test(test_split_plan),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -359,6 +359,82 @@ static void test_rebuild_from_stream(void **state)
 	free(root);
 }
 
+/* collect_split - "path size mode" of each entry. */
+static int collect_split(void *ctx, const struct nsr_cfi_saveset *ss,
+			 const struct nsr_cfi_entry *e)
+{
+	NSR_UNUSED(ss);
+	return nsr_buf_addf(ctx, "%s %" PRIu64 " %o\n", e->path, e->size,
+			    (unsigned)e->mode);
+}
+
+/* test_rebuild_split - a split file's head is its one entry, with its
+ * total size and NSR_CFI_SPLIT, which the record files keep; its parts
+ * are no entries. */
+static void test_rebuild_split(void **state)
+{
+	char *root = nsr_test_tmpdir("cfi");
+	struct nsr_cfi *c = NULL;
+	struct nsr_cfi_rebuild *rb = NULL;
+	struct nsr_asm_enc *e = NULL;
+	struct nsr_asm_header h = { 0, 0, 331, 5000, "c4", "/srv" };
+	struct nsr_asm_file f;
+	struct nsr_cfi_entry ent;
+	struct nsr_buf s, got;
+	uint8_t data[100] = { 0 };
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&s, 0);
+	nsr_buf_init(&got, 0);
+	assert_int_equal(nsr_asm_enc_new(&e, NSR_ASM_CK_CRC32C, mem_sink, &s),
+			 NSR_OK);
+	assert_int_equal(nsr_asm_enc_split(e), NSR_OK);
+	assert_int_equal(nsr_asm_enc_header(e, &h), NSR_OK);
+	memset(&f, 0, sizeof(f));
+	f.type = NSR_ASM_REG;
+	f.path = "/srv/big";
+	f.mode = 0644;
+	f.nlink = 1;
+	f.nparts = 2;
+	f.total = 150;
+	assert_int_equal(nsr_cfi_entry_from_file(&ent, &f, 0), 1);
+	assert_int_equal(ent.size, 150);
+	assert_int_equal(ent.mode, 0644 | NSR_CFI_SPLIT);
+	assert_int_equal(nsr_asm_enc_file(e, &f, NULL), NSR_OK);
+	assert_int_equal(nsr_asm_enc_file_end(e, NSR_ASM_FILE_OK), NSR_OK);
+	for (uint32_t i = 1; i <= 2; i++) {
+		f.part = i;
+		f.part_off = (i - 1) * 100;
+		f.size = i == 1 ? 100 : 50;
+		assert_int_equal(nsr_cfi_entry_from_file(&ent, &f, 0), 0);
+		assert_int_equal(nsr_asm_enc_file(e, &f, NULL), NSR_OK);
+		assert_int_equal(nsr_asm_enc_data(e, data, f.size), NSR_OK);
+		assert_int_equal(nsr_asm_enc_file_end(e, NSR_ASM_FILE_OK),
+				 NSR_OK);
+	}
+	assert_int_equal(nsr_asm_enc_end(e), NSR_OK);
+	nsr_asm_enc_free(e);
+
+	assert_int_equal(nsr_cfi_open(&c, root, "c4", NSR_CFI_CREATE), NSR_OK);
+	assert_int_equal(nsr_cfi_rebuild_new(&rb, c, 0), NSR_OK);
+	assert_int_equal(nsr_cfi_rebuild_feed(rb, s.data, s.len), NSR_OK);
+	assert_int_equal(nsr_cfi_rebuild_finish(rb), NSR_OK);
+	nsr_cfi_rebuild_free(rb);
+	assert_int_equal(nsr_cfi_entries(c, 331, collect_split, &got), NSR_OK);
+	assert_string_equal(got.data, "/srv/big 150 200644\n");
+	nsr_cfi_close(c);
+	/* and read back from the record files, after a reopen */
+	nsr_buf_reset(&got);
+	assert_int_equal(nsr_cfi_open(&c, root, "c4", NSR_CFI_RDONLY), NSR_OK);
+	assert_int_equal(nsr_cfi_entries(c, 331, collect_split, &got), NSR_OK);
+	assert_string_equal(got.data, "/srv/big 150 200644\n");
+	nsr_cfi_close(c);
+	nsr_buf_release(&s);
+	nsr_buf_release(&got);
+	nsr_test_rmrf(root);
+	free(root);
+}
+
 /* test_decoders_truncated - decoders refuse cut and damaged images. */
 static void test_decoders_truncated(void **state)
 {
@@ -804,6 +880,7 @@ int main(void)
 		cmocka_unit_test(test_uncommitted_dropped),
 		cmocka_unit_test(test_large_and_damage),
 		cmocka_unit_test(test_rebuild_from_stream),
+		cmocka_unit_test(test_rebuild_split),
 		cmocka_unit_test(test_decoders_truncated),
 		cmocka_unit_test(test_spill_decoder),
 		cmocka_unit_test(test_duplicate_ssid_refused),
