@@ -624,7 +624,7 @@ int nsr_session_save(const struct nsr_session_save_opts *o,
 {
 	struct save_run s;
 	save_start_res ss;
-	int rc;
+	int rc, end;
 
 	memset(r, 0, sizeof(*r));
 	memset(&s, 0, sizeof(s));
@@ -669,8 +669,6 @@ int nsr_session_save(const struct nsr_session_save_opts *o,
 		rc = finish(&s, &r->st, &r->no_index, err);
 	test_exit(rc);
 	if (rc == NSR_OK || r->no_index) {
-		int end;
-
 		end_msg(&s, &r->st);
 		end = save_end(&s, r->no_index ? SAVE_END_NOINDEX : 0,
 			       r->st.stream_bytes, r->st.files,
@@ -682,10 +680,17 @@ int nsr_session_save(const struct nsr_session_save_opts *o,
 			rc = end;
 		goto out;
 	}
-	/* Failed after the save set was made: abort it with the reason. */
+	/* Failed after the save set was made: abort it with the reason.
+	 * NSR_ERR_STATE: nsrd settled it (aborted) already, which is why
+	 * the mover went away (it said so only if a renewal heard it). */
 	if (s.ix)
 		nsr_ixclnt_abort(s.ix);
-	r->told_server = fail_end(&s, &r->st, rc, NSR_ERR_IO, err) == NSR_OK;
+	end = fail_end(&s, &r->st, rc, NSR_ERR_IO, err);
+	if (end == NSR_ERR_STATE && !strstr(err->data, "settled"))
+		nsr_buf_addstr(err, " (the server had settled the save set "
+				    "already: it heard nothing from this "
+				    "client within its lease)");
+	r->told_server = end == NSR_OK || end == NSR_ERR_STATE;
 out:
 	session_lease_stop(s.lease);
 	r->encrypted = s.xf.xf.key != NULL;

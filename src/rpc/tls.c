@@ -117,13 +117,12 @@ void nsr_tls_serial_hex(const struct x509_st *x, char *out)
 	BN_free(bn);
 }
 
-/* watched_load - mu held: re-read w if its file changed; 0 if absent. */
+/* watched_load - mu held: re-read w if its file changed; 0 if absent.
+ * A stray NUL is read as the end of a line: the lines after it count. */
 static int watched_load(struct watched *w)
 {
 	char path[4200];
 	struct stat st;
-	FILE *f;
-	char line[512];
 
 	if (nsr_tls_path(nsr_tls_root(), w->name, path, sizeof(path)) ||
 	    stat(path, &st) != 0) {
@@ -135,15 +134,13 @@ static int watched_load(struct watched *w)
 	if (!w->text.data)
 		nsr_buf_init(&w->text, 0);
 	nsr_buf_clear(&w->text);
-	f = fopen(path, "re");
-	if (!f) {
+	if (nsr_file_read(path, &w->text, 64 << 20) != NSR_OK) {
 		w->have = 0;
 		return 0;
 	}
-	while (fgets(line, sizeof(line), f))
-		if (nsr_buf_addstr(&w->text, line) != NSR_OK)
-			break;
-	fclose(f);
+	for (size_t i = 0; i < w->text.len; i++)
+		if (w->text.data[i] == '\0')
+			w->text.data[i] = '\n';
 	w->st = st;
 	w->have = 1;
 	return 1;

@@ -579,29 +579,41 @@ static int serial_ok(const char *s)
 
 /* merge_locked - tls_lock held: add to "revoked" each "serial host" line
  * of text it lacks, in one replacement of the file; other lines are
- * skipped.  How many were added, or an error. */
+ * skipped.  A list whose last line has no newline (edited by hand) gets
+ * one first, and every line of it is looked at, even past a stray NUL:
+ * else what was added would not be found, and be added again at every
+ * merge.  How many were added, or an error. */
 static int merge_locked(const char *root, const char *text,
 			struct nsr_buf *err)
 {
-	struct nsr_buf rev, add;
+	struct nsr_buf rev, add, look;
 	char w[3][300];
 	const char *p;
 	int rc, count = 0;
 
 	nsr_buf_init(&rev, 0);
 	nsr_buf_init(&add, 0);
+	nsr_buf_init(&look, 0);
 	rc = nsr_tls_revoked_text(root, &rev);
 	if (rc != NSR_OK)
 		nsr_buf_addf(err, "cannot read the revocation list: %s",
 			     nsr_strerror(rc));
+	if (rc == NSR_OK && rev.len > 0 && rev.data[rev.len - 1] != '\n')
+		rc = nsr_buf_addch(&rev, '\n');
+	if (rc == NSR_OK)
+		rc = nsr_buf_add(&look, rev.data ? rev.data : "", rev.len);
+	for (size_t i = 0; rc == NSR_OK && i < look.len; i++)
+		if (look.data[i] == '\0')
+			look.data[i] = '\n';
 	for (p = text; rc == NSR_OK && (p = next_line(p, w));) {
 		if (!serial_ok(w[0]) || !w[1][0] || w[2][0] ||
-		    in_revoked(rev.data ? rev.data : "", w[0]) ||
+		    in_revoked(look.data ? look.data : "", w[0]) ||
 		    in_revoked(add.data ? add.data : "", w[0]))
 			continue;
 		rc = nsr_buf_addf(&add, "%s %s\n", w[0], w[1]);
 		count++;
 	}
+	nsr_buf_release(&look);
 	if (rc == NSR_OK && count > 0) {
 		rc = nsr_buf_add(&rev, add.data, add.len);
 		if (rc == NSR_OK)

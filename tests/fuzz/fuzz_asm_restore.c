@@ -19,18 +19,9 @@
 #include "nsr/err.h"
 #include "nsr/restore.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_tmp.h"
 
-/* rm_one - nftw callback: remove one entry. */
-static int rm_one(const char *p, const struct stat *st, int flag,
-		  struct FTW *f)
-{
-	NSR_UNUSED(st);
-	NSR_UNUSED(flag);
-	NSR_UNUSED(f);
-	chmod(p, 0700); /* restored read-only directories */
-	return remove(p);
-}
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* only_dest - is dest the only entry of dir? */
 static int only_dest(const char *dir)
@@ -119,6 +110,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (!only_dest(dir))
 		abort(); /* something was written outside dest */
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	fuzz_rmrf(dir);
 	return 0;
 }

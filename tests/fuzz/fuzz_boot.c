@@ -26,22 +26,14 @@
 
 #define FUZZ_DEPTH_MAX 8
 
+#include "fuzz_tmp.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *const names[] = {
 	"mmdb", "jobsdb", "res", "index", "tls", "nsrdb", "mm", "c1",
 	"ca.pem", "bootstrap", "x", "res.1",
 };
-
-/* rm_one - nftw callback: remove one entry. */
-static int rm_one(const char *p, const struct stat *st, int flag,
-		  struct FTW *f)
-{
-	NSR_UNUSED(st);
-	NSR_UNUSED(flag);
-	NSR_UNUSED(f);
-	return remove(p);
-}
 
 /* count - entries of dir other than those named in keep (NULL-ended). */
 static int count(const char *dir, const char *const *keep)
@@ -167,6 +159,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == NSR_OK && access(mmdb, F_OK) != 0 &&
 	    faccessat(AT_FDCWD, mmdb, F_OK, AT_SYMLINK_NOFOLLOW) != 0)
 		abort(); /* success without a media database */
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	fuzz_rmrf(dir);
 	return 0;
 }

@@ -8,7 +8,7 @@
 # give it back identical.  recover -S of one dependent alone does not leave a
 # file made of its parts: it says what is missing and exits non-zero.
 # An incr that finds the file unchanged saves none of it; a changed one
-# is split again.
+# is split again.  Encrypted and compressed, split files come back too.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 355-pss-split
 S=127.0.0.1
@@ -120,5 +120,25 @@ check "and gives the changed tree back" \
 	>"$W/r-pit.out" 2>&1
 check "recover -a -t of the full's time gives the file as it was" \
 	cmp "$W/r-master$T/huge" "$W/r-pit$T/huge"
+
+# --- encrypted and compressed: each part sealed on its own -----------------
+E=$W/enc
+mkdir -p "$E"
+head -c 3145728 /dev/urandom >"$E/random"
+yes 'a line of text that compresses well' | head -c 2097152 >"$E/text"
+printf '. type: NSR\nupdate datazone pass phrase: split test\n' |
+	"$BIN/nsradmin" -s $S -i - >"$W/nsradmin.out" 2>&1
+check "set the datazone pass phrase" test $? -eq 0
+NSR_TEST_PSS_RATE=4M "$BIN/save" -s $S --pss=4 --encrypt --compress \
+	-l full "$E" >"$W/enc.out" 2>&1
+check "save --pss=4 --encrypt --compress exits 0" test $? -eq 0
+check "the volume holds none of the text" \
+	test "$(grep -rac 'a line of text that compresses' "$W/aftd1" |
+		awk -F: '{s += $NF} END {print s + 0}')" -eq 0
+"$BIN/recover" -s $S -S "$(ssid_of "$E")" -d "$W/r-enc" \
+	>"$W/r-enc.out" 2>&1
+check "recover -S of the encrypted master exits 0" test $? -eq 0
+check "and gives both split files back identical" \
+	"$BIN/nsrtreecmp" "$E" "$W/r-enc$E"
 
 nsr_done

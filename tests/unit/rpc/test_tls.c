@@ -293,15 +293,18 @@ static void test_revoke(void **state)
 
 /* test_revoked_merge - a server's revocation list merged into another
  * root's: new lines added once, known ones and lines that are not
- * "serial host" skipped, nothing written when nothing is new. */
+ * "serial host" skipped, nothing written when nothing is new; a list
+ * with a stray NUL and no final newline. */
 static void test_revoked_merge(void **state)
 {
 	char *r2 = nsr_test_tmpdir("tls-merge");
-	struct nsr_buf err, text;
+	struct nsr_buf err, text, saved;
+	char path[PATH_MAX];
 
 	NSR_UNUSED(state);
 	nsr_buf_init(&err, 0);
 	nsr_buf_init(&text, 0);
+	nsr_buf_init(&saved, 0);
 	assert_int_equal(nsr_tls_provision(r2, "sn-1", &err), NSR_OK);
 	assert_int_equal(nsr_tls_revoked_text(r2, &text), NSR_OK);
 	assert_int_equal(text.len, 0);
@@ -320,6 +323,28 @@ static void test_revoked_merge(void **state)
 	assert_string_equal(text.data, "0A1B cli\n2c old\n4E next\n");
 	nsr_test_rmrf(r2);
 	free(r2);
+
+	/* A list edited by hand: a stray NUL, no newline at its end.  A
+	 * merge ends the last line first, and sees every line, so what it
+	 * added is not added again; the check sees the lines after the
+	 * NUL too (here in the process's own root). */
+	snprintf(path, sizeof(path), "%s/tls/revoked", root);
+	assert_int_equal(nsr_tls_revoked_text(root, &saved), NSR_OK);
+	assert_int_equal(nsr_file_replace(path, "9 a\0junk\n5f b\n77 c", 18,
+					  0644),
+			 NSR_OK);
+	assert_int_equal(nsr_tls_revoked_merge(root, "88 d\n5f b\n", &err),
+			 1);
+	assert_int_equal(nsr_tls_revoked_merge(root, "88 d\n", &err), 0);
+	assert_int_equal(nsr_tls_revoked_text(root, &text), NSR_OK);
+	assert_int_equal(text.len, 24);
+	assert_memory_equal(text.data, "9 a\0junk\n5f b\n77 c\n88 d\n", 24);
+	assert_true(nsr_tls_serial_revoked("5f"));
+	assert_true(nsr_tls_serial_revoked("77"));
+	assert_true(nsr_tls_serial_revoked("88"));
+	assert_int_equal(nsr_file_replace(path, saved.data, saved.len, 0644),
+			 NSR_OK);
+	nsr_buf_release(&saved);
 	nsr_buf_release(&err);
 	nsr_buf_release(&text);
 }
