@@ -11,11 +11,13 @@
  */
 #include "nsr/compat.h"
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include "nsr/buf.h"
 #include "nsr/err.h"
+#include "nsr/fileio.h"
 #include "nsr/jobd_clnt.h"
 #include "nsr/jobdb.h"
 #include "nsr/policy.h"
@@ -213,7 +215,19 @@ static int job_create_many(void *ctx, void *argp, void *resp,
 		v[i].nlines = x->lines.lines_len;
 		v[i].time = x->time;
 	}
+	if (nsr_test_once("NSR_TEST_JOBD_REFUSE_MANY")) {
+		free(ids);
+		nsr_warn("test knob: refusing %u jobs at once", n);
+		nsr_status_set(&res->st, NSR_ERR_IO, "%s",
+			       "test knob: refused, nothing recorded");
+		return NSR_OK;
+	}
 	rc = nsr_jobdb_create_many(jd->db, v, n, ids);
+	if (rc == NSR_OK && nsr_test_once("NSR_TEST_JOBD_DIE_AFTER_MANY")) {
+		nsr_warn("test knob: dying after recording %u jobs at once, "
+			 "before the reply", n);
+		raise(SIGKILL);
+	}
 	if (rc) {
 		u_int bad = 0; /* the one whose type is wrong, if any */
 

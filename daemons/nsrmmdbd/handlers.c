@@ -17,6 +17,7 @@
 
 #include "nsr/buf.h"
 #include "nsr/err.h"
+#include "nsr/fileio.h"
 #include "nsr/log.h"
 #include "nsr/mmdb.h"
 #include "nsr/mmdb_clnt.h"
@@ -365,22 +366,6 @@ static int ss_delete_txn(uint32_t ssid, uint32_t cloneid)
 	return rc;
 }
 
-/* test_once - a test knob naming a file: 1 (and the file made) the first
- * time it is set and the file does not exist yet, else 0. */
-static int test_once(const char *knob)
-{
-	const char *e = getenv(knob);
-	int fd;
-
-	if (!e || !*e)
-		return 0;
-	fd = open(e, O_WRONLY | O_CREAT | O_EXCL, 0644);
-	if (fd < 0)
-		return 0;
-	close(fd);
-	return 1;
-}
-
 /* vol_written - MM_VOL_WRITTEN. */
 static int vol_written(void *ctx, void *args, void *res,
 		       struct nsr_rpc_call *call)
@@ -397,7 +382,7 @@ static int vol_written(void *ctx, void *args, void *res,
 		return NSR_OK;
 	memset(&v, 0, sizeof(v));
 	/* Test knob: refuse one update (nsrmmdbd(8)). */
-	rc = test_once("NSR_TEST_MMDBD_FAIL_WRITTEN") ? NSR_ERR_IO
+	rc = nsr_test_once("NSR_TEST_MMDBD_FAIL_WRITTEN") ? NSR_ERR_IO
 						     : vol_written_txn(a, &v);
 	end();
 	hexid((const uint8_t *)a->volid, hex);
@@ -417,7 +402,7 @@ static int vol_written(void *ctx, void *args, void *res,
  * the caller loses the reply of a create that happened. */
 static void test_die_after_create(uint32_t ssid)
 {
-	if (!test_once("NSR_TEST_MMDBD_DIE_AFTER_CREATE"))
+	if (!nsr_test_once("NSR_TEST_MMDBD_DIE_AFTER_CREATE"))
 		return;
 	nsr_warn("test knob: dying after creating save set %u, before the "
 		 "reply", ssid);

@@ -38,6 +38,10 @@ int nsr_fsync_dir(const char *path, int is_dir);
  * and inode, size and modification time (a file replaced by rename, or
  * written, differs). */
 int nsr_stat_same(const struct stat *a, const struct stat *b);
+/* nsr_test_once - a test knob (environment variable knob) naming a
+ * file: 1, and the file made, the first time it is set and the file
+ * does not exist yet; else 0.  For faults a test injects once. */
+int nsr_test_once(const char *knob);
 /* nsr_mkdir_p - create dir and its parents (mode for new ones). */
 int nsr_mkdir_p(const char *dir, mode_t mode);
 /* nsr_path_join - malloc'ed "a/b", NULL without memory (programs may

@@ -244,3 +244,18 @@ char *nsr_path_join(const char *a, const char *b)
 		return NULL;
 	return p;
 }
+
+/* nsr_test_once - see fileio.h. */
+int nsr_test_once(const char *knob)
+{
+	const char *e = getenv(knob);
+	int fd;
+
+	if (!e || !*e)
+		return 0;
+	fd = open(e, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}

@@ -90,7 +90,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (after.len < before.len ||
 	    memcmp(after.data, before.data, before.len) != 0)
 		abort(); /* revocations are only ever added */
-	nl = (size_t)n > 0 && before.len > 0 && before.data[before.len - 1] != '\n';
+	nl = n > 0 && before.len > 0 &&
+	     before.data[before.len - 1] != '\n';
 	if (nl && after.data[before.len] != '\n')
 		abort();
 	if (!added_ok(after.data + before.len + nl,

@@ -1,0 +1,62 @@
+#!/bin/bash
+# 203-jobd-batch-faults: nsrd records the jobs of starting saves in
+# batches (JOB_CREATE_MANY).  When nsrjobd refuses a batch (test knob
+# NSR_TEST_JOBD_REFUSE_MANY: nothing recorded), each save records its
+# own job: the save completes and its job is there once, complete, with
+# its first line.  When nsrjobd dies after recording a batch and before
+# its reply (NSR_TEST_JOBD_DIE_AFTER_MANY), nsrd cannot tell whether the
+# jobs were made and does not make them again: the save completes all
+# the same, nsrd says so in its log, and the job nsrjobd did record is
+# not left active: nsrjobd, restarted, marks it failed with the reason.
+. "$(dirname "$0")/lib.sh"
+nsr_setup 203-jobd-batch-faults
+S=127.0.0.1
+W=$ROOT/work
+# The first batch is refused, the second recorded and its reply lost.
+export NSR_TEST_JOBD_REFUSE_MANY=$ROOT/refused-once
+export NSR_TEST_JOBD_DIE_AFTER_MANY=$ROOT/died-once
+mkdir -p "$W/a" "$W/b"
+head -c 100000 /dev/urandom >"$W/a/f"
+head -c 100000 /dev/urandom >"$W/b/f"
+nsr_start_aftd_datazone
+
+# jobs_of NAME - the save jobs of save set NAME: "state|first line".
+jobs_of() {
+	printf '. type: save job; name: %s\nshow job state; job log\nprint\n' \
+		"$1" | "$BIN/jobquery" -s $S 2>/dev/null
+}
+
+# --- a refused batch: each start records its own -------------------------
+"$BIN/save" -s $S -q "$W/a" >"$W/a.out" 2>&1
+check "the save completes" test $? = 0
+check "nsrjobd refused the batch (the knob fired)" \
+	test -e "$ROOT/refused-once"
+check "nsrd said it records each job on its own" \
+	grep -q "cannot record the jobs of 1 starting saves at once:.*each is recorded on its own" \
+	"$ROOT/logs/daemon.log"
+jobs_of "$W/a" >"$W/jobs.a"
+check "the save has one job" test "$(grep -c 'job state' "$W/jobs.a")" = 1
+check "complete" grep -q 'job state: COMPLETED' "$W/jobs.a"
+check "with its first line" grep -q "saving .*:$W/a to volume" "$W/jobs.a"
+
+# --- a lost reply: not made twice, not left active ----------------------
+"$BIN/save" -s $S -q "$W/b" >"$W/b.out" 2>&1
+check "the save completes though nsrjobd died" test $? = 0
+check "nsrjobd died after recording the batch (the knob fired)" \
+	test -e "$ROOT/died-once"
+check "nsrd said the jobs may have been recorded" \
+	grep -q "cannot record the jobs of 1 starting saves at once" \
+	"$ROOT/logs/daemon.log"
+nsr_wait_answers nsrjobd
+jobs_of "$W/b" >"$W/jobs.b"
+check "the save has one job, not two" \
+	test "$(grep -c 'job state' "$W/jobs.b")" = 1
+check "not left active: marked failed at nsrjobd's restart" \
+	grep -q 'job state: FAILED' "$W/jobs.b"
+n=$("$BIN/mminfo" -s $S -a -q "name=$W/b" -r ssid 2>/dev/null |
+	awk '$1 ~ /^[0-9]+$/' | wc -l)
+check "one save set, complete and recoverable" test "$n" = 1
+"$BIN/recover" -s $S -a -d "$W/r" "$W/b" >"$W/r.out" 2>&1
+check "recover gives it back" cmp "$W/b/f" "$W/r$W/b/f"
+
+nsr_done
