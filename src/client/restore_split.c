@@ -211,7 +211,11 @@ int rst_split_start(struct nsr_restore *r, const struct nsr_asm_file *f)
 
 	if (r->split == NULL) /* its recover ended its split files */
 		return NSR_ERR_STATE;
-	if (r->to_fd) {
+	if (r->to_fd && e == NULL) { /* said once, its pieces passed over */
+		e = entry_new(r, f);
+		if (e == NULL)
+			return NSR_ERR_NOMEM;
+		e->dead = 1;
 		rst_error(r, f->path, NSR_ERR_UNSUPPORTED,
 			  "split over the save sets of its save point: it "
 			  "cannot go to a command; recover it to a file");

@@ -5,7 +5,8 @@
  * attribute) from three restores sharing one registry, fed in any
  * interleaving; a piece missing is reported and leaves nothing behind;
  * a damaged part makes the file damaged; the skip policy keeps an
- * existing file once; a saver not told of split files refuses parts.
+ * existing file once; a split file does not go to a command; a saver
+ * not told of split files refuses parts.
  */
 #include "nsr/compat.h"
 
@@ -374,6 +375,34 @@ static void test_skip_existing(void **state)
 	same(f, target(f, dest));
 }
 
+/* test_to_command - a split file does not go to a command: said once
+ * for its two pieces in stream A, nothing written. */
+static void test_to_command(void **state)
+{
+	struct fixture *f = *state;
+	struct nsr_restore *r = NULL;
+	struct nsr_restore_opts o = { 0 };
+	struct nsr_restore_cb cb = { 0 };
+	struct nsr_restore_stats st;
+	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	o.to_fd = 1;
+	o.out_fd = fd;
+	cb.error = on_error;
+	cb.ctx = &f->log;
+	assert_int_equal(nsr_restore_new(&r, &o, &cb), NSR_OK);
+	assert_int_equal(nsr_restore_feed(r, f->s[0].data, f->s[0].len),
+			 NSR_OK);
+	assert_int_equal(nsr_restore_finish(r), NSR_OK);
+	nsr_restore_stats(r, &st);
+	nsr_restore_free(r);
+	close(fd);
+	assert_int_equal(st.errors, 1);
+	assert_int_equal(st.bytes, 0);
+	assert_non_null(strstr(f->log.data, "cannot go to a command"));
+}
+
 /* test_saver_refuses - parts need opts.split, and sane pieces. */
 static void test_saver_refuses(void **state)
 {
@@ -418,6 +447,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_damaged_part, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_skip_existing, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_to_command, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_saver_refuses, setup,
 						teardown),
