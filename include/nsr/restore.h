@@ -65,10 +65,13 @@
  * each with a good checksum, in any order and from any of the restores
  * that share one struct nsr_restore_split (opts.split: the restores of
  * one recover, fed from one thread).  A part that failed makes the whole
- * file damaged (below).  What is still missing at nsr_restore_split_end
- * (or, for a restore with a registry of its own, at nsr_restore_finish)
- * is reported, naming how many parts came, and its bytes removed: a
- * split file is never left under its name in part.
+ * file damaged (below).  A file waiting for its pieces holds no
+ * descriptor but its directory's, which the files of one directory
+ * share: each piece opens it again by its temporary name.  What is
+ * still missing at nsr_restore_split_end (or, for a restore with a
+ * registry of its own, at nsr_restore_finish) is reported, naming how
+ * many parts came, and its bytes removed: a split file is never left
+ * under its name in part.
  *
  * Damaged files: a regular file is written under a temporary name in its
  * directory (NSR_RESTORE_TMP_PREFIX) and renamed to its own name only

@@ -790,7 +790,7 @@ static int start_reg(struct nsr_restore *r, int dfd, const char *name,
 	 * set-ID bits, nothing the umask or a default ACL takes away):
 	 * then no chmod later. */
 	if (r->umask >= 0 && r->parent_plain && (f->mode & 07000) == 0 &&
-	    (f->mode & 0777 & (mode_t)r->umask) == 0) {
+	    (f->mode & 0777 & (mode_t)r->umask) == 0 && f->nparts == 0) {
 		mode = f->mode & 0777;
 		r->cur.made_mode = 1;
 	}

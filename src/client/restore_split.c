@@ -3,8 +3,11 @@
  * invariants in restore_int.h): a large file of a PSS save point saved
  * as a head and parts in several save sets, which the restores of one
  * recover bring in any order.  Each piece's records are decoded with
- * the file's cur_file swapped into the decoding restore; between pieces
- * the file is parked in the registry.
+ * a view of the file in the decoding restore's cur_file; between pieces
+ * the file is parked in the registry.  A parked file holds no descriptor
+ * of its own: only its directory (shared by the files of a directory,
+ * rst_dirh), and each piece opens it by its temporary name, so a recover
+ * of many split files does not run out of descriptors.
  */
 #include "nsr/compat.h"
 
@@ -31,8 +34,8 @@ struct split_file {
 	struct split_file *next;
 	char *key;		   /* its saved path */
 	struct nsr_restore *owner; /* reports what is missing at the end */
-	struct cur_file cur;	   /* its file, names, the head's metadata */
-	int dfd;		   /* its directory: our own descriptor */
+	struct cur_file cur;	   /* its names, the head's metadata (no fd) */
+	struct rst_dirh *dir;	   /* its directory, held */
 	uint32_t nparts, got;	   /* pieces (head and parts) ended */
 	unsigned busy;		   /* pieces being decoded now */
 	uint64_t total;
@@ -100,8 +103,8 @@ static void entry_free(struct nsr_restore_split *sp, struct split_file *e)
 		pp = &(*pp)->next;
 	if (*pp)
 		*pp = e->next;
-	if (e->cur.tmp && e->dfd >= 0)
-		(void)unlinkat(e->dfd, e->cur.tmp, 0);
+	if (e->cur.tmp && e->dir)
+		(void)unlinkat(e->dir->fd, e->cur.tmp, 0);
 	if (e->cur.fd >= 0)
 		close(e->cur.fd);
 	free(e->cur.path);
@@ -109,8 +112,7 @@ static void entry_free(struct nsr_restore_split *sp, struct split_file *e)
 	free(e->cur.name);
 	free(e->cur.tmp);
 	rst_xa_release(&e->cur.xa);
-	if (e->dfd >= 0)
-		close(e->dfd);
+	rst_dirh_put(e->dir);
 	free(e->key);
 	free(e->have);
 	free(e);
@@ -161,7 +163,6 @@ static struct split_file *entry_new(struct nsr_restore *r,
 		return NULL;
 	}
 	e->owner = r;
-	e->dfd = -1;
 	e->nparts = f->nparts;
 	e->total = f->total;
 	cur_idle(&e->cur);
@@ -171,35 +172,47 @@ static struct split_file *entry_new(struct nsr_restore *r,
 }
 
 /* create - the first piece makes the file under a temporary name, as
- * any regular file (the conflict policy applied), and the entry takes
- * it from r's cur with a descriptor of its directory of its own. */
+ * any regular file (the conflict policy applied; mode 0600 until it is
+ * whole), and the entry takes it from r's cur, holding its directory;
+ * r's cur keeps the descriptor, as a view of the file. */
 static int create(struct nsr_restore *r, struct split_file *e,
 		  const struct nsr_asm_file *f)
 {
 	int rc = rst_start_object(r, f);
 	char *path;
+	int fd;
 
 	if (rc != NSR_OK || !r->cur.write) {
 		e->dead = 1; /* kept (skip policy) or failed: said */
 		return rc;
 	}
-	e->dfd = fcntl(r->cur.dfd, F_DUPFD_CLOEXEC, 0);
 	path = strdup(r->cur.path);
-	if (e->dfd < 0 || path == NULL) {
-		rst_error(r, f->path, NSR_ERR_SYSTEM, "directory");
+	if (path == NULL) {
 		rst_drop_tmp(r);
-		free(path);
 		e->dead = 1;
-		return path ? NSR_OK : NSR_ERR_NOMEM;
+		return NSR_ERR_NOMEM;
 	}
+	/* the file was made in the cached parent: hold it */
+	e->dir = rst_dirh_get(r->parent_h);
+	fd = r->cur.fd;
 	e->cur = r->cur;
-	e->cur.dfd = e->dfd;
+	e->cur.fd = -1;
+	e->cur.dfd = e->dir->fd;
 	cur_idle(&r->cur); /* what on_file set again, as a view */
+	r->cur.fd = fd;
 	r->cur.path = path;
 	r->cur.meta = *f;
 	r->cur.meta.path = path;
 	r->cur.meta.link = r->cur.meta.user = r->cur.meta.group = NULL;
 	return NSR_OK;
+}
+
+/* reopen - a descriptor of the file named tmp in dir, a split file's
+ * temporary name, never following a link put in its place; -1 with
+ * errno. */
+static int reopen(int dir, const char *tmp)
+{
+	return openat(dir, tmp, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
 }
 
 /* rst_split_start - a head or part record: r's cur becomes a view of
@@ -238,6 +251,10 @@ int rst_split_start(struct nsr_restore *r, const struct nsr_asm_file *f)
 		rc = create(r, e, f);
 		if (rc != NSR_OK || e->dead)
 			return rc;
+	} else if (e->bad == BAD_NONE &&
+		   (r->cur.fd = reopen(e->dir->fd, e->cur.tmp)) < 0) {
+		rst_error(r, f->path, NSR_ERR_SYSTEM, "open again");
+		e->bad = BAD_SAID;
 	}
 	/* A piece is written once: a second record of it, even while the
 	 * first is decoded by another restore, is passed over. */
@@ -259,7 +276,7 @@ int rst_split_data(struct nsr_restore *r, const void *p, size_t n)
 	struct split_file *e = r->cur.split;
 
 	if (!r->cur.failed &&
-	    nsr_pwrite_full(e->cur.fd, p, n,
+	    nsr_pwrite_full(r->cur.fd, p, n,
 			    (off_t)(r->cur.part_off + r->cur.written)) !=
 		    NSR_OK) {
 		rst_error(r, r->cur.path, NSR_ERR_SYSTEM, "write");
@@ -280,6 +297,11 @@ static int complete(struct nsr_restore *r, struct split_file *e)
 
 	r->cur = e->cur;
 	cur_idle(&e->cur);
+	if (e->bad == BAD_NONE &&
+	    (r->cur.fd = reopen(r->cur.dfd, r->cur.tmp)) < 0) {
+		rst_error(r, r->cur.path, NSR_ERR_SYSTEM, "open again");
+		e->bad = BAD_SAID;
+	}
 	r->cur.meta.size = e->total;
 	r->cur.meta.part = r->cur.meta.nparts = 0;
 	r->cur.meta.total = r->cur.meta.part_off = 0;
@@ -306,7 +328,7 @@ static int complete(struct nsr_restore *r, struct split_file *e)
 		if (!r->cur.failed)
 			rc = rst_done_object(r, &r->cur.meta, r->cur.target);
 	}
-	rst_cur_reset(r); /* the descriptor of its directory is e's */
+	rst_cur_reset(r); /* its directory is e's to let go */
 	entry_free(r->split, e);
 	return rc;
 }

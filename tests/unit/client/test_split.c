@@ -5,12 +5,14 @@
  * attribute) from three restores sharing one registry, fed in any
  * interleaving; a piece missing is reported and leaves nothing behind;
  * a damaged part makes the file damaged; the skip policy keeps an
- * existing file once; a split file does not go to a command; a saver
- * not told of split files refuses parts.
+ * existing file once; a split file does not go to a command; many split
+ * files waiting for their parts hold few descriptors; a saver not told
+ * of split files refuses parts.
  */
 #include "nsr/compat.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -403,6 +405,111 @@ static void test_to_command(void **state)
 	assert_non_null(strstr(f->log.data, "cannot go to a command"));
 }
 
+/* test_many_files - 300 split files, all their heads in one stream and
+ * all their parts in another, restored one stream after the other
+ * under a limit of 64 open descriptors: every one comes back (a parked
+ * file holds no descriptor but its directory's, which they share). */
+static void test_many_files(void **state)
+{
+	struct fixture *f = *state;
+	struct nsr_restore_split *sp = NULL;
+	struct nsr_restore *r[2] = { NULL, NULL };
+	struct nsr_restore_opts o = { 0 };
+	struct nsr_restore_cb cb = { 0 };
+	struct nsr_saver *sv[2] = { NULL, NULL };
+	struct nsr_saver_opts so = { 0 };
+	struct nsr_saver_cb scb = { 0 };
+	struct nsr_buf s[2], a, b;
+	struct rlimit was, low;
+	char dir[PATH_MAX], src[PATH_MAX + 32], dest[PATH_MAX];
+	char got[2 * PATH_MAX + 64];
+	enum { N = 300 };
+
+	snprintf(dir, sizeof(dir), "%s/many", f->tmp);
+	snprintf(dest, sizeof(dest), "%s/rm", f->tmp);
+	assert_int_equal(nsr_mkdir_p(dir, 0755), NSR_OK);
+	for (int k = 0; k < 2; k++)
+		nsr_buf_init(&s[k], 0);
+	so.client = "c1";
+	so.name = "/sp";
+	so.split = true;
+	scb.write = sink;
+	for (int k = 0; k < 2; k++) {
+		scb.write_ctx = &s[k];
+		assert_int_equal(nsr_saver_new(&sv[k], &so, &scb), NSR_OK);
+	}
+	for (int i = 0; i < N; i++) {
+		struct nsr_walk_ent e;
+		char data[1000];
+
+		memset(data, 'a' + i % 26, sizeof(data));
+		data[0] = (char)i;
+		snprintf(src, sizeof(src), "%s/f%03d", dir, i);
+		assert_int_equal(
+			nsr_file_replace(src, data, sizeof(data), 0644),
+			NSR_OK);
+		memset(&e, 0, sizeof(e));
+		e.path = src;
+		e.type = NSR_ASM_REG;
+		e.dirfd = AT_FDCWD;
+		assert_int_equal(lstat(src, &e.st), 0);
+		for (uint32_t p = 0; p <= 2; p++) {
+			struct nsr_saver_part pt = {p, 2, p ? (p - 1) * 600 : 0,
+						    p == 0   ? 0
+						    : p == 1 ? 600
+							     : 400,
+						    1000};
+
+			assert_int_equal(
+				nsr_saver_add_part(sv[p ? 1 : 0], &e, &pt),
+				NSR_OK);
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(nsr_saver_finish(sv[k]), NSR_OK);
+		nsr_saver_free(sv[k]);
+	}
+	assert_int_equal(nsr_restore_split_new(&sp), NSR_OK);
+	o.dest = dest;
+	o.dirs_last = 1;
+	o.split = sp;
+	cb.error = on_error;
+	cb.ctx = &f->log;
+	for (int k = 0; k < 2; k++)
+		assert_int_equal(nsr_restore_new(&r[k], &o, &cb), NSR_OK);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &was), 0);
+	low = was;
+	low.rlim_cur = 64;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	for (int k = 0; k < 2; k++)
+		assert_int_equal(nsr_restore_feed(r[k], s[k].data, s[k].len),
+				 NSR_OK);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
+	assert_int_equal(nsr_restore_split_end(sp), 0);
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(nsr_restore_finish(r[k]), NSR_OK);
+		nsr_restore_free(r[k]);
+	}
+	nsr_restore_split_free(sp);
+	assert_string_equal(f->log.data, "");
+	nsr_buf_init(&a, 0);
+	nsr_buf_init(&b, 0);
+	for (int i = 0; i < N; i++) {
+		snprintf(src, sizeof(src), "%s/f%03d", dir, i);
+		snprintf(got, sizeof(got), "%s%s", dest, src);
+		nsr_buf_reset(&a);
+		nsr_buf_reset(&b);
+		assert_int_equal(nsr_file_read(src, &a, 4096), NSR_OK);
+		assert_int_equal(nsr_file_read(got, &b, 4096), NSR_OK);
+		assert_int_equal(b.len, 1000);
+		assert_memory_equal(a.data, b.data, 1000);
+	}
+	nsr_buf_release(&a);
+	nsr_buf_release(&b);
+	for (int k = 0; k < 2; k++)
+		nsr_buf_release(&s[k]);
+}
+
 /* test_saver_refuses - parts need opts.split, and sane pieces. */
 static void test_saver_refuses(void **state)
 {
@@ -449,6 +556,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_skip_existing, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_to_command, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_many_files, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_saver_refuses, setup,
 						teardown),
