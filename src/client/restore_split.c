@@ -123,8 +123,15 @@ void nsr_restore_split_free(struct nsr_restore_split *sp)
 {
 	if (sp == NULL)
 		return;
-	for (size_t i = 0; i < sp->nmembers; i++)
-		sp->members[i]->split = NULL;
+	for (size_t i = 0; i < sp->nmembers; i++) {
+		struct nsr_restore *r = sp->members[i];
+
+		if (r->cur.split) { /* a view of a file about to go */
+			r->cur.split = NULL;
+			rst_cur_reset(r);
+		}
+		r->split = NULL;
+	}
 	while (sp->files)
 		entry_free(sp, sp->files);
 	free(sp->members);
