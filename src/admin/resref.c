@@ -16,12 +16,12 @@
  */
 #include "nsr/compat.h"
 
-#include <fnmatch.h>
 #include <strings.h>
 
 #include "nsr/access.h"
 #include "nsr/buf.h"
 #include "nsr/err.h"
+#include "nsr/glob.h"
 #include "nsr/resdb.h"
 
 /* Who names what: attr of a resource of type names a resource of
@@ -180,9 +180,9 @@ static int is_set(const struct nsr_res *p, const char *attr)
 }
 
 /* common_value - a value of attr of a that one save's value could match
- * together with one of b's (the same value, or a pattern of one matching
- * a value of the other), or NULL.  Two different patterns that overlap
- * ("/d*" and "*a") are not seen. */
+ * together with one of b's (the same value, or for save sets two
+ * patterns some name matches both of: "/d*" and "*a", nsr_glob_overlap),
+ * or NULL. */
 static const char *common_value(const struct nsr_res *a,
 				const struct nsr_res *b, const char *attr,
 				int glob)
@@ -202,8 +202,7 @@ static const char *common_value(const struct nsr_res *a,
 			if (!*vb)
 				continue;
 			if (glob ? strcmp(va, vb) == 0 ||
-					   fnmatch(va, vb, 0) == 0 ||
-					   fnmatch(vb, va, 0) == 0
+					   nsr_glob_overlap(va, vb)
 				 : strcasecmp(va, vb) == 0)
 				return va;
 		}

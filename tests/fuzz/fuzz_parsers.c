@@ -8,20 +8,26 @@
  *   3  nsr_jobdb_type_parse    job types ("save job", any case)
  *   4  nsr_jobdb_state_parse   job states ("COMPLETED", any case)
  *   5  nsr_dev_type_parse      device media types ("adv_file", "vtape")
+ *   6  nsr_glob_overlap        two save set patterns, a newline apart
+ *                              ("/d*" and "*a" of two pools)
  * Each is held to what a correct parser guarantees: the two number
  * parsers agree with a straightforward reference reading of the grammar
  * (accepted exactly when it is a size in range, with the same value) and
  * read back what the number formats print; the word parsers accept only
  * what the matching name function prints (in any case where they say so)
- * and parse every name back to its value.  A disagreement aborts.
+ * and parse every name back to its value; the overlap of two patterns
+ * is symmetric, and for a pattern and a plain name (no *, ?, [ or \)
+ * it is exactly fnmatch(3)'s verdict.  A disagreement aborts.
  */
 #include "nsr/compat.h"
 
 #include <ctype.h>
+#include <fnmatch.h>
 #include <strings.h>
 
 #include "nsr/dev.h"
 #include "nsr/err.h"
+#include "nsr/glob.h"
 #include "nsr/jobdb.h"
 #include "nsr/mmdb.h"
 #include "nsr/mmquery.h"
@@ -241,6 +247,25 @@ static void check_devtype(const char *s)
 		abort();
 }
 
+/* check_glob - "a\nb": the overlap is symmetric, and fnmatch's verdict
+ * when b is a plain name. */
+static void check_glob(char *s)
+{
+	char *b = strchr(s, '\n');
+	int ab, ba;
+
+	if (b == NULL)
+		return;
+	*b++ = '\0';
+	ab = nsr_glob_overlap(s, b);
+	ba = nsr_glob_overlap(b, s);
+	if (ab != ba || (ab != 0 && ab != 1))
+		abort();
+	if (strpbrk(b, "*?[\\") == NULL &&
+	    ab != (fnmatch(s, b, 0) == 0))
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s;
@@ -250,13 +275,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s = strndup((const char *)data + 1, size - 1);
 	if (s == NULL)
 		return 0;
-	switch (data[0] % 6) {
+	switch (data[0] % 7) {
 	case 0: check_readsize(s); break;
 	case 1: check_size(s); break;
 	case 2: check_level(s); break;
 	case 3: check_jobtype(s); break;
 	case 4: check_jobstate(s); break;
-	default: check_devtype(s); break;
+	case 5: check_devtype(s); break;
+	default: check_glob(s); break;
 	}
 	free(s);
 	return 0;

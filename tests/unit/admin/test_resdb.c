@@ -446,6 +446,16 @@ static void test_pool_criteria(void **state)
 		   NSR_ERR_EXISTS, &why, "those of pool F");
 	assert_int_equal(create_text(db, "type: NSR pool; name: G; save sets: "
 				     "/home", NULL, &why), NSR_OK);
+	/* two patterns that one name matches ("/data/x.log") collide;
+	 * patterns no name matches both of do not */
+	expect_why(create_text(db, "type: NSR pool; name: J; save sets: "
+			       "*.log", NULL, &why),
+		   NSR_ERR_EXISTS, &why, "those of pool F");
+	assert_int_equal(create_text(db, "type: NSR pool; name: J; save sets: "
+				     "/srv/[a-m]*", NULL, &why), NSR_OK);
+	assert_int_equal(create_text(db, "type: NSR pool; name: K; save sets: "
+				     "/srv/[n-z]*, /opt/*.log", NULL, &why),
+			 NSR_OK);
 	/* disabled or not a Backup pool: not in selection */
 	assert_int_equal(create_text(db, "type: NSR pool; name: H; groups: "
 				     "Nightly; enabled: No", NULL, &why),
