@@ -5,7 +5,8 @@
 # highest-ranking criterion winning (group, then client, then save set,
 # then level), else Default; save -b still decides alone, and a pool
 # whose criteria do not all hold is not chosen.  nsradmin cannot make a
-# pool that claims the same saves as another (the error names it).
+# pool that claims the same saves as another (the error names it), nor
+# one whose save set pattern overlaps another's (*1 and $W/etc*).
 . "$(dirname "$0")/lib.sh"
 nsr_setup 322-pool-selection
 S=127.0.0.1
@@ -67,6 +68,13 @@ rc=$?
 check "a duplicate claim is refused (exit $rc)" test $rc -ne 0
 check "the error names the other pool: $(head -c 300 "$W/dup.out")" \
 	grep -q "claim the same saves as those of pool ClientPool" "$W/dup.out"
+# Two save set patterns that one name matches ($W/etc1) collide too.
+echo "create type: NSR pool; name: Over; save sets: *1" |
+	"$BIN/nsradmin" -s $S -i - >"$W/over.out" 2>&1
+rc=$?
+check "overlapping save set patterns are refused (exit $rc)" test $rc -ne 0
+check "naming the other pool: $(head -c 300 "$W/over.out")" \
+	grep -q "claim the same saves as those of pool EtcPool" "$W/over.out"
 echo "create type: NSR pool; name: Dup; clients: clx" | admin
 saved "the refused pool did not change the choice" ClientPool -c clc \
 	"$W/data"
