@@ -405,8 +405,9 @@ size_t nsr_restore_split_end(struct nsr_restore_split *sp)
 			(void)rst_split_abandon(sp->members[i]);
 	while (sp->files) {
 		struct split_file *e = sp->files;
-		uint32_t parts = 0;
+		uint32_t parts = 0, master = 0, index = 0;
 		struct nsr_buf what;
+		char ss[32] = "";
 
 		if (e->dead || e->owner == NULL) {
 			entry_free(sp, e);
@@ -414,14 +415,18 @@ size_t nsr_restore_split_end(struct nsr_restore_split *sp)
 		}
 		for (uint32_t i = 1; i <= e->nparts; i++)
 			parts += (uint32_t)has(e, i);
+		/* a dependent's stream names its master */
+		nsr_asm_dec_pss(e->owner->dec, &master, &index);
+		if (master)
+			snprintf(ss, sizeof(ss), " %u", master);
 		nsr_buf_init(&what, 0);
 		nsr_buf_addf(&what, "split over the save sets of its save "
 			     "point: %s and %u of its %u parts were read, not "
 			     "all; not recovered (recover its master save "
-			     "set, which brings its dependents, or the file "
-			     "by name)",
+			     "set%s, which brings its dependents, or the "
+			     "file by name)",
 			     has(e, 0) ? "its head" : "not its head", parts,
-			     e->nparts);
+			     e->nparts, ss);
 		rst_error(e->owner, e->key, NSR_ERR_TRUNCATED, what.data);
 		nsr_buf_release(&what);
 		entry_free(sp, e);

@@ -40,10 +40,10 @@ static int set_class(struct tok *t, const char *name, size_t len)
 		const char *name;
 		int (*is)(int);
 	} cl[] = {
-		{ "alnum", isalnum }, { "alpha", isalpha }, { "blank", isblank },
-		{ "cntrl", iscntrl }, { "digit", isdigit }, { "graph", isgraph },
-		{ "lower", islower }, { "print", isprint }, { "punct", ispunct },
-		{ "space", isspace }, { "upper", isupper }, { "xdigit", isxdigit },
+		{"alnum", isalnum}, {"alpha", isalpha}, {"blank", isblank},
+		{"cntrl", iscntrl}, {"digit", isdigit}, {"graph", isgraph},
+		{"lower", islower}, {"print", isprint}, {"punct", ispunct},
+		{"space", isspace}, {"upper", isupper}, {"xdigit", isxdigit},
 	};
 
 	for (size_t i = 0; i < NSR_ARRAY_SIZE(cl); i++)

@@ -89,6 +89,8 @@ check "recover -S of one dependent alone exits non-zero" test $? -ne 0
 check "and says the split file is not all there" \
 	grep -q "split over the save sets of its save point: not its head" \
 	"$W/r-dep.out"
+check "naming the master to recover instead" \
+	grep -q "recover its master save set $M, which brings" "$W/r-dep.out"
 check "leaving no part of it under its name" \
 	test ! -e "$W/r-dep$T/huge" -a ! -e "$W/r-dep$T/d/big"
 check "nor a temporary file" \
