@@ -4,7 +4,8 @@
  * Invariants:
  *  1. 0 <= pos <= len <= NSR_LEDIT_MAX, buf[len] == '\0'.
  *  2. The terminal is raw only inside nsr_ledit_read, restored on every
- *     return path.
+ *     return path; switching never drops input typed ahead (TCSADRAIN:
+ *     a command typed while the last one ran is the next line read).
  *  3. The history holds at most NSR_LEDIT_HISTORY lines, oldest first,
  *     none empty, no line equal to the one before it.
  */
@@ -299,7 +300,7 @@ static int read_tty(struct nsr_ledit *le, const char *prompt)
 		raw.c_iflag &= ~(tcflag_t)(ICRNL | IXON);
 		raw.c_cc[VMIN] = 1;
 		raw.c_cc[VTIME] = 0;
-		tcsetattr(le->in, TCSAFLUSH, &raw);
+		tcsetattr(le->in, TCSADRAIN, &raw); /* typed ahead: kept */
 	}
 	le->prompt = prompt;
 	le->len = le->pos = 0;
@@ -308,7 +309,7 @@ static int read_tty(struct nsr_ledit *le, const char *prompt)
 	redraw(le);
 	rc = edit(le);
 	if (have)
-		tcsetattr(le->in, TCSAFLUSH, &old); /* invariant 2 */
+		tcsetattr(le->in, TCSADRAIN, &old); /* invariant 2 */
 	if (rc == 1)
 		history_add(le);
 	return rc;

@@ -167,6 +167,10 @@ expect recover>
 send helpp\e[D\e[3~\r
 expect quit, exit
 expect recover> 
+# typed ahead: the second command comes before the first one's prompt
+send pwd\rlist\r
+expect 0 file(s) marked for recovery
+expect recover> 
 send \x04
 END
 "$BIN/ptydrive" -t 60 "$W/script2" "$BIN/recover" -s $S >"$W/out2" 2>&1
