@@ -995,33 +995,36 @@ static void save_job_create(struct nsr_jobd *j, struct save_create *c)
 	save_job_free(&sj);
 }
 
-/* job_of_ssid - the id of the save job recorded for save set ssid, or 0
- * when there is none or nsrjobd cannot say (a batch whose reply was
- * lost: its jobs were recorded or not). */
+/* job_of_ssid - the id of the save job recorded for save set ssid, 0
+ * when nsrjobd says there is none, or -1 when it cannot say (a batch
+ * whose reply was lost: its jobs were recorded or not). */
 static int64_t job_of_ssid(struct nsr_jobd *j, uint32_t ssid)
 {
 	const struct nsr_jobdb_job *job;
 	struct nsr_buf err;
 	char q[96];
 	int64_t id = 0;
+	int rc;
 
 	nsr_buf_init(&err, 0);
 	snprintf(q, sizeof(q), ". type: save job; ssids: %u", ssid);
-	if (nsr_jobd_query_open_text(j, q, 0, &err) == NSR_OK)
-		while (nsr_jobd_query_next(j, &job, &err) == NSR_OK)
-			if (!id)
-				id = job->id;
+	rc = nsr_jobd_query_open_text(j, q, 0, &err);
+	while (rc == NSR_OK &&
+	       (rc = nsr_jobd_query_next(j, &job, &err)) == NSR_OK)
+		if (!id)
+			id = job->id;
 	nsr_buf_release(&err);
-	return id;
+	return rc == NSR_ERR_EOF ? id : -1;
 }
 
 /* batch_jobs - the jobs of the starts of a batch whose save sets were
  * made, with their first lines, in one JOB_CREATE_MANY through a lane's
  * jobs half (one transaction in nsrjobd instead of one each).  Each
- * recorded one, or one that may have been (the call failed on the way:
- * not tried again; its job id looked up by its save set once nsrjobd
- * answers again, else 0; logged), is job_done; when nsrjobd refused
- * them (nothing made) or there is no lane, each start records its own
+ * recorded one, or one that may have been (the call failed on the way,
+ * logged, and nsrjobd cannot say now whether it was: job id 0), is
+ * job_done; after a lost reply each job is looked up by its save set, and
+ * one nsrjobd says it has not is recorded on its own, as are all when
+ * nsrjobd refused them (nothing made) or there is no lane
  * (save_create_unlocked). */
 static void batch_jobs(struct nsrd *nd, struct batch_item **items, size_t n)
 {
@@ -1057,11 +1060,14 @@ static void batch_jobs(struct nsrd *nd, struct batch_item **items, size_t n)
 				 answered ? "; each is recorded on its own"
 					  : "");
 		for (size_t k = 0; k < m; k++) {
-			of[k]->jobid = ids[k];
+			int64_t id = ids[k];
+
 			if (rc != NSR_OK && !answered)
-				of[k]->jobid =
-					job_of_ssid(l->jobd, of[k]->ss.ssid);
-			of[k]->job_done = rc == NSR_OK || !answered;
+				id = job_of_ssid(l->jobd, of[k]->ss.ssid);
+			of[k]->jobid = id > 0 ? id : 0;
+			/* refused, or not there after all: made on its own */
+			of[k]->job_done =
+				rc == NSR_OK || (!answered && id != 0);
 			save_job_free(&sj[k]);
 		}
 	}

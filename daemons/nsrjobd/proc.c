@@ -222,6 +222,11 @@ static int job_create_many(void *ctx, void *argp, void *resp,
 			       "test knob: refused, nothing recorded");
 		return NSR_OK;
 	}
+	if (nsr_test_once("NSR_TEST_JOBD_DIE_BEFORE_MANY")) {
+		nsr_warn("test knob: dying before recording %u jobs at once",
+			 n);
+		raise(SIGKILL);
+	}
 	rc = nsr_jobdb_create_many(jd->db, v, n, ids);
 	if (rc == NSR_OK && nsr_test_once("NSR_TEST_JOBD_DIE_AFTER_MANY")) {
 		nsr_warn("test knob: dying after recording %u jobs at once, "

@@ -3,22 +3,27 @@
 # batches (JOB_CREATE_MANY).  When nsrjobd refuses a batch (test knob
 # NSR_TEST_JOBD_REFUSE_MANY: nothing recorded), each save records its
 # own job: the save completes and its job is there once, complete, with
-# its first line.  When nsrjobd dies after recording a batch and before
-# its reply (NSR_TEST_JOBD_DIE_AFTER_MANY), nsrd cannot tell whether the
-# jobs were made and does not make them again: it says so in its log,
-# finds the job by its save set once nsrjobd is back (restarted, it
-# marked the job failed as interrupted), and the save completes with its
-# one job complete.
+# its first line.  When nsrjobd dies before its reply, nsrd cannot tell
+# whether the jobs were made and does not make them again blindly: it
+# says so in its log and, once nsrjobd is back, looks each job up by its
+# save set.  Dying before recording the batch
+# (NSR_TEST_JOBD_DIE_BEFORE_MANY), the job is not there and is recorded
+# then; dying after (NSR_TEST_JOBD_DIE_AFTER_MANY), it is found (marked
+# failed as interrupted by nsrjobd's restart) and completed with its
+# save.  Either way the save completes with exactly one job, complete.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 203-jobd-batch-faults
 S=127.0.0.1
 W=$ROOT/work
-# The first batch is refused, the second recorded and its reply lost.
+# The first batch is refused, the second lost before it is recorded,
+# the third recorded and its reply lost.
 export NSR_TEST_JOBD_REFUSE_MANY=$ROOT/refused-once
+export NSR_TEST_JOBD_DIE_BEFORE_MANY=$ROOT/died-before
 export NSR_TEST_JOBD_DIE_AFTER_MANY=$ROOT/died-once
-mkdir -p "$W/a" "$W/b"
+mkdir -p "$W/a" "$W/b" "$W/c"
 head -c 100000 /dev/urandom >"$W/a/f"
 head -c 100000 /dev/urandom >"$W/b/f"
+head -c 100000 /dev/urandom >"$W/c/f"
 nsr_start_aftd_datazone
 
 # jobs_of NAME - the save jobs of save set NAME: "state|first line".
@@ -39,6 +44,17 @@ jobs_of "$W/a" >"$W/jobs.a"
 check "the save has one job" test "$(grep -c 'job state' "$W/jobs.a")" = 1
 check "complete" grep -q 'job state: COMPLETED' "$W/jobs.a"
 check "with its first line" grep -q "saving .*:$W/a to volume" "$W/jobs.a"
+
+# --- a batch lost before nsrjobd recorded it: recorded once it is back ----
+"$BIN/save" -s $S -q "$W/c" >"$W/c.out" 2>&1
+check "the save completes though nsrjobd died first" test $? = 0
+check "nsrjobd died before recording the batch (the knob fired)" \
+	test -e "$ROOT/died-before"
+nsr_wait_answers nsrjobd
+jobs_of "$W/c" >"$W/jobs.c"
+check "the save has one job" test "$(grep -c 'job state' "$W/jobs.c")" = 1
+check "complete" grep -q 'job state: COMPLETED' "$W/jobs.c"
+check "with its first line" grep -q "saving .*:$W/c to volume" "$W/jobs.c"
 
 # --- a lost reply: not made twice, not left active ----------------------
 "$BIN/save" -s $S -q "$W/b" >"$W/b.out" 2>&1
