@@ -151,10 +151,19 @@ struct nsr_saver_stats {
  * of a save point); the read size is the largest. */
 void nsr_saver_stats_add(struct nsr_saver_stats *t,
 			 const struct nsr_saver_stats *s);
+/* nsr_saver_reason_name - the words for a reason: the system's for an
+ * errno or an NSR_ERR_*, "other reasons" for 0. */
+const char *nsr_saver_reason_name(int err);
 /* nsr_saver_reasons_text - "2 Permission denied, 1 File name too long"
  * (the system's words; "other reasons" last) appended to out. */
 int nsr_saver_reasons_text(const struct nsr_saver_stats *st,
 			   struct nsr_buf *out);
+/* nsr_saver_problems_text - those that apply of "N file(s) not saved
+ * whole: REASONS" and "N file(s) changed while being saved (saved as
+ * read, marked changed)", each after sep, appended to out: the save's
+ * summary lines and its job log's end line say the same. */
+int nsr_saver_problems_text(const struct nsr_saver_stats *st,
+			    const char *sep, struct nsr_buf *out);
 
 struct nsr_saver;
 

@@ -230,7 +230,7 @@ static int feed_next(void *ctx, const struct nsr_walk_ent **e,
 		return rc;
 	throttle(st, st->cur->size, fresh);
 	*e = &st->cur->e;
-	*part = st->cur->has_part ? &st->cur->part : NULL;
+	*part = st->cur->part.nparts ? &st->cur->part : NULL;
 	return NSR_OK;
 }
 
@@ -329,7 +329,6 @@ static int put_split(struct pss_sp *sp, const struct nsr_walk_ent *e,
 		rc = pss_item_new(e, &it);
 		if (rc != NSR_OK)
 			break;
-		it->has_part = 1;
 		it->part.index = i;
 		it->part.nparts = nparts;
 		it->part.total = total;

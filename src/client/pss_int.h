@@ -51,8 +51,7 @@ struct pss_item {
 	struct nsr_walk_ent e;
 	uint64_t size;	/* bytes of a regular file: the balancing key */
 	int master;	/* for the master stream only */
-	int has_part;	/* a piece of a split file, part */
-	struct nsr_saver_part part;
+	struct nsr_saver_part part; /* nparts > 0: a piece of a split file */
 	struct pss_item *next;
 };
 

@@ -19,22 +19,35 @@
 
 #include "restore_int.h"
 
+/* rst_cur_idle - a cur_file holding nothing. */
+void rst_cur_idle(struct cur_file *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->fd = c->dfd = -1;
+}
+
+/* rst_cur_release - close c's descriptor, free its strings and
+ * attributes, and make it idle (its directory descriptor is never its
+ * own: not closed). */
+void rst_cur_release(struct cur_file *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->path);
+	free(c->target);
+	free(c->name);
+	free(c->tmp);
+	rst_xa_release(&c->xa);
+	rst_cur_idle(c);
+}
+
 /* rst_cur_reset - forget the current file (closing its descriptor; a
  * file still under its temporary name was not restored: it goes). */
 void rst_cur_reset(struct nsr_restore *r)
 {
 	rst_work_drop(r);
 	rst_drop_tmp(r);
-	if (r->cur.fd >= 0)
-		close(r->cur.fd);
-	/* cur.dfd is the cached parent's descriptor: not ours to close */
-	free(r->cur.path);
-	free(r->cur.target);
-	free(r->cur.name);
-	free(r->cur.tmp);
-	rst_xa_release(&r->cur.xa);
-	memset(&r->cur, 0, sizeof(r->cur));
-	r->cur.fd = r->cur.dfd = -1;
+	rst_cur_release(&r->cur);
 }
 
 /* proc_umask - the process umask from /proc/self/status without
@@ -358,7 +371,7 @@ int nsr_restore_new(struct nsr_restore **out,
 	r->euid = geteuid();
 	r->egid = getegid();
 	r->pid = getpid();
-	r->cur.fd = r->cur.dfd = -1;
+	rst_cur_idle(&r->cur);
 	rst_map_init(&r->links);
 	r->conflict = o->conflict;
 	r->no_owner = o->no_owner;

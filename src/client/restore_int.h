@@ -214,6 +214,11 @@ int rst_work_reap(struct nsr_restore *r, int all);
 int rst_work_named(const struct nsr_restore *r, const char *p);
 /* rst_work_busy - are jobs queued or unreported? */
 int rst_work_busy(const struct nsr_restore *r);
+/* rst_cur_idle - a cur_file holding nothing (restore.c). */
+void rst_cur_idle(struct cur_file *c);
+/* rst_cur_release - close and free what c holds, then idle (its
+ * directory descriptor is not its own). */
+void rst_cur_release(struct cur_file *c);
 /* rst_cur_reset - forget the current file (restore.c). */
 void rst_cur_reset(struct nsr_restore *r);
 

@@ -86,13 +86,6 @@ void rst_split_leave(struct nsr_restore_split *sp, struct nsr_restore *r)
 			e->owner = NULL;
 }
 
-/* cur_idle - a cur_file holding nothing. */
-static void cur_idle(struct cur_file *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->fd = c->dfd = -1;
-}
-
 /* entry_free - unlink e from sp and free it, removing its temporary
  * file if it is still there. */
 static void entry_free(struct nsr_restore_split *sp, struct split_file *e)
@@ -105,13 +98,7 @@ static void entry_free(struct nsr_restore_split *sp, struct split_file *e)
 		*pp = e->next;
 	if (e->cur.tmp && e->dir)
 		(void)unlinkat(e->dir->fd, e->cur.tmp, 0);
-	if (e->cur.fd >= 0)
-		close(e->cur.fd);
-	free(e->cur.path);
-	free(e->cur.target);
-	free(e->cur.name);
-	free(e->cur.tmp);
-	rst_xa_release(&e->cur.xa);
+	rst_cur_release(&e->cur);
 	rst_dirh_put(e->dir);
 	free(e->key);
 	free(e->have);
@@ -172,7 +159,7 @@ static struct split_file *entry_new(struct nsr_restore *r,
 	e->owner = r;
 	e->nparts = f->nparts;
 	e->total = f->total;
-	cur_idle(&e->cur);
+	rst_cur_idle(&e->cur);
 	e->next = r->split->files;
 	r->split->files = e;
 	return e;
@@ -205,7 +192,7 @@ static int create(struct nsr_restore *r, struct split_file *e,
 	e->cur = r->cur;
 	e->cur.fd = -1;
 	e->cur.dfd = e->dir->fd;
-	cur_idle(&r->cur); /* what on_file set again, as a view */
+	rst_cur_idle(&r->cur); /* what on_file set again, as a view */
 	r->cur.fd = fd;
 	r->cur.path = path;
 	r->cur.meta = *f;
@@ -303,7 +290,7 @@ static int complete(struct nsr_restore *r, struct split_file *e)
 	int rc = NSR_OK;
 
 	r->cur = e->cur;
-	cur_idle(&e->cur);
+	rst_cur_idle(&e->cur);
 	if (e->bad == BAD_NONE &&
 	    (r->cur.fd = reopen(r->cur.dfd, r->cur.tmp)) < 0) {
 		rst_error(r, r->cur.path, NSR_ERR_SYSTEM, "open again");

@@ -602,8 +602,7 @@ static int finish_job(struct nsr_restore *r, struct rst_job *j)
 	rst_report(r, j->path, &j->probs);
 	if (j->exists) {
 		keep = r->cur;
-		memset(&r->cur, 0, sizeof(r->cur));
-		r->cur.fd = r->cur.dfd = -1;
+		rst_cur_idle(&r->cur);
 		r->cur.active = r->cur.write = 1;
 		r->cur.unclaimed = 1;
 		r->cur.meta = j->meta;

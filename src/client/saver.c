@@ -153,9 +153,34 @@ void nsr_saver_stats_add(struct nsr_saver_stats *t,
 	t->last_read_size = NSR_MAX(t->last_read_size, s->last_read_size);
 	for (unsigned i = 0; i < s->nreasons; i++)
 		count_reason(t, s->reasons[i].err, s->reasons[i].n);
-	if (s->reasons[NSR_SAVER_REASONS].n)
-		t->reasons[NSR_SAVER_REASONS].n +=
-			s->reasons[NSR_SAVER_REASONS].n;
+	t->reasons[NSR_SAVER_REASONS].n += s->reasons[NSR_SAVER_REASONS].n;
+}
+
+/* nsr_saver_reason_name - see saver.h. */
+const char *nsr_saver_reason_name(int err)
+{
+	if (err == 0)
+		return "other reasons";
+	return err > 0 ? strerror(err) : nsr_strerror(err);
+}
+
+/* nsr_saver_problems_text - see saver.h. */
+int nsr_saver_problems_text(const struct nsr_saver_stats *st,
+			    const char *sep, struct nsr_buf *out)
+{
+	int rc = NSR_OK;
+
+	if (st->errors) {
+		rc = nsr_buf_addf(out, "%s%llu file(s) not saved whole: ", sep,
+				  (unsigned long long)st->errors);
+		if (rc == NSR_OK)
+			rc = nsr_saver_reasons_text(st, out);
+	}
+	if (rc == NSR_OK && st->changed)
+		rc = nsr_buf_addf(out, "%s%llu file(s) changed while being "
+				  "saved (saved as read, marked changed)",
+				  sep, (unsigned long long)st->changed);
+	return rc;
 }
 
 /* nsr_saver_reasons_text - see saver.h. */
@@ -166,15 +191,13 @@ int nsr_saver_reasons_text(const struct nsr_saver_stats *st,
 
 	for (unsigned i = 0; rc == NSR_OK && i <= NSR_SAVER_REASONS; i++) {
 		const struct nsr_saver_reason *r = &st->reasons[i];
-		const char *why;
 
 		if (r->n == 0 || (i < NSR_SAVER_REASONS && i >= st->nreasons))
 			continue;
-		why = i == NSR_SAVER_REASONS ? "other reasons"
-		      : r->err > 0	     ? strerror(r->err)
-					     : nsr_strerror(r->err);
 		rc = nsr_buf_addf(out, "%s%llu %s", n++ ? ", " : "",
-				  (unsigned long long)r->n, why);
+				  (unsigned long long)r->n,
+				  nsr_saver_reason_name(
+					  i == NSR_SAVER_REASONS ? 0 : r->err));
 	}
 	return rc;
 }

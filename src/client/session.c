@@ -582,15 +582,7 @@ static void end_msg(struct save_run *s, const struct nsr_saver_stats *st)
 
 	nsr_buf_init(&m, 0);
 	nsr_buf_addf(&m, "read size %zu KB", st->last_read_size / 1024);
-	if (st->errors) {
-		nsr_buf_addf(&m, "; %llu file(s) not saved whole: ",
-			     (unsigned long long)st->errors);
-		nsr_saver_reasons_text(st, &m);
-	}
-	if (st->changed)
-		nsr_buf_addf(&m, "; %llu file(s) changed while being saved "
-			     "(saved as read, marked changed)",
-			     (unsigned long long)st->changed);
+	nsr_saver_problems_text(st, "; ", &m);
 	if (s->pipe_msg.len)
 		nsr_buf_addf(&m, "; %s", s->pipe_msg.data);
 	if (s->o->end_note)

@@ -887,8 +887,9 @@ static int start_all(struct nsr_session_recover *sr,
 		     const struct session_want *want, size_t n, int exact,
 		     struct rec_set ***sets, size_t *nsets)
 {
-	size_t cap = 0, nwant;
-	int dirs_last = n > 1 || sr->pss_whole;
+	struct rec_set **of = calloc(n ? n : 1, sizeof(*of)); /* want's */
+	size_t cap = 0;
+	int dirs_last = n > 1 || sr->pss_whole, rc = NSR_OK;
 
 	for (size_t i = 0; i < n; i++)
 		if (want[i].nsplit)
@@ -898,8 +899,11 @@ static int start_all(struct nsr_session_recover *sr,
 		struct rec_set *s = new_set(sets, nsets, &cap);
 		u_int nd;
 
-		if (!s)
+		if (!s || !of) {
+			free(of);
 			return NSR_ERR_NOMEM;
+		}
+		of[i] = s;
 		s->paths = want[i].paths;
 		s->npaths = want[i].npaths;
 		set_start(sr, s, want[i].ssid, exact, dirs_last);
@@ -909,8 +913,10 @@ static int start_all(struct nsr_session_recover *sr,
 		for (u_int k = 0; k < nd; k++) {
 			struct rec_set *d = new_set(sets, nsets, &cap);
 
-			if (!d)
+			if (!d) {
+				free(of);
 				return NSR_ERR_NOMEM;
+			}
 			d->paths = want[i].paths;
 			d->npaths = want[i].npaths;
 			d->dependent = 1;
@@ -922,15 +928,12 @@ static int start_all(struct nsr_session_recover *sr,
 			(*sets)[*nsets - 1] = s;
 		}
 	}
-	nwant = *nsets;
-	for (size_t i = 0; i < nwant && exact; i++)
-		for (size_t j = 0; j < n; j++)
-			if (want[j].nsplit && (*sets)[i]->started &&
-			    (*sets)[i]->run.ssid == want[j].ssid &&
-			    add_split(sr, (*sets)[i], &want[j], sets, nsets,
-				      &cap) != NSR_OK)
-				return NSR_ERR_NOMEM;
-	return NSR_OK;
+	/* every wanted set started first: add_split finds them */
+	for (size_t i = 0; i < n && exact && rc == NSR_OK; i++)
+		if (want[i].nsplit && of[i]->started)
+			rc = add_split(sr, of[i], &want[i], sets, nsets, &cap);
+	free(of);
+	return rc;
 }
 
 /* session_recover_sets - restore want[0..n), each volume read once. */

@@ -164,7 +164,7 @@ static size_t tokens(const char *p, struct tok *v, int *never)
 			*never = 1; /* "trailing \\ loses" */
 		if (*p == '\\' && p[1] != '\0')
 			p++;
-		memset(t, 0, sizeof(*t));
+		memset(t, 0, sizeof(*t)); /* an unclosed "[" left bits */
 		set_add(t, (unsigned char)*p++);
 	}
 	return n;

@@ -234,14 +234,6 @@ static void on_progress(void *ctx, uint64_t stream_bytes)
 		progress(ui, 0);
 }
 
-/* reason_text - the system's words for an error (errno or nsr_err). */
-static const char *reason_text(int err)
-{
-	if (err == 0)
-		return "other reasons";
-	return err > 0 ? strerror(err) : nsr_strerror(err);
-}
-
 /* consequence - what a failed step means for the file. */
 static const char *consequence(const char *what)
 {
@@ -272,7 +264,7 @@ static void on_file_error(void *ctx, const char *path, int err,
 		return;
 	}
 	nsr_warn("%s: %s: %s: %s", shown, consequence(what), what,
-		 reason_text(err));
+		 nsr_saver_reason_name(err));
 }
 
 /* on_warn - a problem the save survives (a lease renewal that failed). */
@@ -401,14 +393,9 @@ static void summary(const char *name, const char *level,
 	       (unsigned long long)st->files, rate,
 	       level[0] ? level : "manual");
 	nsr_buf_init(&why, 0);
-	nsr_saver_reasons_text(st, &why);
-	if (st->errors)
-		printf("save: %llu file(s) not saved whole: %s\n",
-		       (unsigned long long)st->errors, why.data);
-	if (st->changed)
-		printf("save: %llu file(s) changed while being saved (saved "
-		       "as read, marked changed)\n",
-		       (unsigned long long)st->changed);
+	nsr_saver_problems_text(st, "\nsave: ", &why);
+	if (why.len) /* each line after its newline */
+		printf("%s\n", why.data + 1);
 	nsr_buf_release(&why);
 }
 
