@@ -377,6 +377,46 @@ static void test_skip_existing(void **state)
 	same(f, target(f, dest));
 }
 
+/* test_disagree - a piece that names another size for the file: said
+ * once, and the file is not recovered (what came is removed). */
+static void test_disagree(void **state)
+{
+	struct fixture *f = *state;
+	static const int all[] = { 0, 1, 2 };
+	struct nsr_saver_opts so = { 0 };
+	struct nsr_saver_cb scb = { 0 };
+	struct nsr_saver *sv = NULL;
+	struct nsr_saver_part p3 = { 3, NPARTS, 2 * PART, PART, TOTAL + 1 };
+	struct nsr_walk_ent e;
+	char dest[PATH_MAX];
+	size_t missing;
+
+	memset(&e, 0, sizeof(e));
+	e.path = f->src;
+	e.type = NSR_ASM_REG;
+	e.dirfd = AT_FDCWD;
+	assert_int_equal(lstat(f->src, &e.st), 0);
+	so.client = "c1";
+	so.name = "/sp";
+	so.split = true;
+	scb.write = sink;
+	scb.write_ctx = &f->s[2];
+	nsr_buf_reset(&f->s[2]);
+	assert_int_equal(nsr_saver_new(&sv, &so, &scb), NSR_OK);
+	assert_int_equal(nsr_saver_add_part(sv, &e, &p3), NSR_OK);
+	assert_int_equal(nsr_saver_finish(sv), NSR_OK);
+	nsr_saver_free(sv);
+	snprintf(dest, sizeof(dest), "%s/dis", f->tmp);
+	assert_int_equal(run(f, dest, all, 3, 4096, NSR_RESTORE_SKIP,
+			     &missing),
+			 0);
+	assert_int_equal(missing, 1);
+	assert_non_null(strstr(f->log.data, "its pieces disagree on its "
+					    "size"));
+	assert_true(access(target(f, dest), F_OK) != 0);
+	assert_true(no_tmp(target(f, dest)));
+}
+
 /* test_to_command - a split file does not go to a command: said once
  * for its two pieces in stream A, nothing written. */
 static void test_to_command(void **state)
@@ -554,6 +594,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_damaged_part, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_skip_existing, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_disagree, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_to_command, setup,
 						teardown),
