@@ -10,9 +10,13 @@
 
 /* nsr_glob_overlap - could one string match both patterns a and b?  1
  * yes, 0 no, as fnmatch would answer for every string: "[[=a=]]" and
- * "[[.a.]]" are 'a'; a pattern with a class fnmatch does not know, or
- * that ends in a lone backslash, matches nothing.  Patterns too long to
- * compare (their lengths' product over 4 M) are said to overlap. */
+ * "[[.a.]]" are 'a'; a pattern that ends in a lone backslash matches
+ * nothing.  Some cases err towards 1 (an overlap said, never one
+ * missed): inside a set, a class name fnmatch does not know and a
+ * collating symbol of more than one byte are taken as any byte, a
+ * malformed "[=" as its bytes (glibc may match less); and patterns too
+ * long to compare (their lengths' product over 4 M) are said to
+ * overlap. */
 int nsr_glob_overlap(const char *a, const char *b);
 
 #endif /* NSR_GLOB_H */

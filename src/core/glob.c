@@ -59,9 +59,8 @@ static int set_class(struct tok *t, const char *name, size_t len)
 
 /* bracket - the set of "[...]" at p (p[0] == '['), as fnmatch reads it;
  * the bytes it takes, or 0 when there is no closing ']' (then the '['
- * is itself).  *never is set by a class fnmatch does not know (then the
- * pattern matches nothing). */
-static size_t bracket(const char *p, struct tok *t, int *never)
+ * is itself). */
+static size_t bracket(const char *p, struct tok *t)
 {
 	size_t i = 1;
 	int neg = 0, first = 1;
@@ -86,8 +85,9 @@ static size_t bracket(const char *p, struct tok *t, int *never)
 			while (p[k] >= 'a' && p[k] < 'z')
 				k++;
 			if (p[k] == ':' && p[k + 1] == ']') {
+				/* a name glibc does not know: any byte */
 				if (!set_class(t, p + i + 2, k - (i + 2)))
-					*never = 1;
+					set_range(t, 1, 255);
 				i = k + 2;
 				continue;
 			}
@@ -100,15 +100,18 @@ static size_t bracket(const char *p, struct tok *t, int *never)
 				continue;
 			}
 		} else if (p[i] == '[' && p[i + 1] == '.') {
-			/* a collating symbol: one byte in the C locale */
+			/* a collating symbol: one byte in the C locale; what
+			 * glibc makes of a longer one is taken as any byte
+			 * (an overlap said rather than missed) */
 			const char *end = strstr(p + i + 2, ".]");
 
-			if (end == NULL || end != p + i + 3) {
-				*never = 1;
-				return 0;
+			if (end == p + i + 3) {
+				set_add(t, (unsigned char)p[i + 2]);
+				i += 5;
+			} else {
+				set_range(t, 1, 255);
+				i = end ? (size_t)(end - p) + 2 : i + 2;
 			}
-			set_add(t, (unsigned char)p[i + 2]);
-			i += 5;
 			continue;
 		}
 		if (p[i] == '\\' && p[i + 1] != '\0')
@@ -134,8 +137,8 @@ static size_t bracket(const char *p, struct tok *t, int *never)
 }
 
 /* tokens - p as tokens into v (strlen(p) of them at most); the count.
- * *never is set when fnmatch matches nothing with p (an unknown class,
- * a trailing backslash). */
+ * *never is set when fnmatch matches nothing with p (a trailing
+ * backslash). */
 static size_t tokens(const char *p, struct tok *v, int *never)
 {
 	size_t n = 0;
@@ -156,7 +159,7 @@ static size_t tokens(const char *p, struct tok *v, int *never)
 			p++;
 			continue;
 		}
-		if (*p == '[' && (used = bracket(p, t, never)) > 0) {
+		if (*p == '[' && (used = bracket(p, t)) > 0) {
 			p += used;
 			continue;
 		}
