@@ -11,12 +11,10 @@
 /* nsr_glob_overlap - could one string match both patterns a and b?  1
  * yes, 0 no, as fnmatch would answer for every string: "[[=a=]]" and
  * "[[.a.]]" are 'a'; a pattern that ends in a lone backslash matches
- * nothing.  Some cases err towards 1 (an overlap said, never one
- * missed): inside a set, a class name fnmatch does not know and a
- * collating symbol of more than one byte are taken as any byte, a
- * malformed "[=" as its bytes (glibc may match less); and patterns too
- * long to compare (their lengths' product over 4 M) are said to
- * overlap. */
+ * nothing.  Some cases answer 1 whatever the rest (an overlap said,
+ * never one missed): a '[' inside a set that is not a known class,
+ * "[=c=]" or "[.c.]" (glibc reads those in ways of its own), and
+ * patterns too long to compare (their lengths' product over 4 M). */
 int nsr_glob_overlap(const char *a, const char *b);
 
 #endif /* NSR_GLOB_H */

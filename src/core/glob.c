@@ -59,8 +59,10 @@ static int set_class(struct tok *t, const char *name, size_t len)
 
 /* bracket - the set of "[...]" at p (p[0] == '['), as fnmatch reads it;
  * the bytes it takes, or 0 when there is no closing ']' (then the '['
- * is itself). */
-static size_t bracket(const char *p, struct tok *t)
+ * is itself).  *loose is set by a '[' inside the set that is not a known
+ * class, "[=c=]" or "[.c.]": glibc's reading of those varies, so the
+ * pattern's answer is then 1. */
+static size_t bracket(const char *p, struct tok *t, int *loose)
 {
 	size_t i = 1;
 	int neg = 0, first = 1;
@@ -84,13 +86,12 @@ static size_t bracket(const char *p, struct tok *t)
 
 			while (p[k] >= 'a' && p[k] < 'z')
 				k++;
-			if (p[k] == ':' && p[k + 1] == ']') {
-				/* a name glibc does not know: any byte */
-				if (!set_class(t, p + i + 2, k - (i + 2)))
-					set_range(t, 1, 255);
+			if (p[k] == ':' && p[k + 1] == ']' &&
+			    set_class(t, p + i + 2, k - (i + 2))) {
 				i = k + 2;
 				continue;
 			}
+			*loose = 1;
 		} else if (p[i] == '[' && p[i + 1] == '=') {
 			/* one byte, "=]": that byte; else '[' itself */
 			if (p[i + 2] != '\0' && p[i + 3] == '=' &&
@@ -99,20 +100,20 @@ static size_t bracket(const char *p, struct tok *t)
 				i += 5;
 				continue;
 			}
+			*loose = 1;
 		} else if (p[i] == '[' && p[i + 1] == '.') {
 			/* a collating symbol: one byte in the C locale; what
 			 * glibc makes of a longer one is taken as any byte
 			 * (an overlap said rather than missed) */
-			const char *end = strstr(p + i + 2, ".]");
-
-			if (end == p + i + 3) {
+			if (p[i + 2] != '\0' && p[i + 3] == '.' &&
+			    p[i + 4] == ']') {
 				set_add(t, (unsigned char)p[i + 2]);
 				i += 5;
-			} else {
-				set_range(t, 1, 255);
-				i = end ? (size_t)(end - p) + 2 : i + 2;
+				continue;
 			}
-			continue;
+			*loose = 1;
+		} else if (p[i] == '[') {
+			*loose = 1;
 		}
 		if (p[i] == '\\' && p[i + 1] != '\0')
 			i++;
@@ -121,6 +122,8 @@ static size_t bracket(const char *p, struct tok *t)
 			unsigned hi;
 
 			i++;
+			if (p[i] == '[')
+				*loose = 1; /* a range to a symbol */
 			if (p[i] == '\\' && p[i + 1] != '\0')
 				i++;
 			hi = (unsigned char)p[i++];
@@ -138,8 +141,8 @@ static size_t bracket(const char *p, struct tok *t)
 
 /* tokens - p as tokens into v (strlen(p) of them at most); the count.
  * *never is set when fnmatch matches nothing with p (a trailing
- * backslash). */
-static size_t tokens(const char *p, struct tok *v, int *never)
+ * backslash), *loose as bracket says. */
+static size_t tokens(const char *p, struct tok *v, int *never, int *loose)
 {
 	size_t n = 0;
 
@@ -159,7 +162,7 @@ static size_t tokens(const char *p, struct tok *v, int *never)
 			p++;
 			continue;
 		}
-		if (*p == '[' && (used = bracket(p, t)) > 0) {
+		if (*p == '[' && (used = bracket(p, t, loose)) > 0) {
 			p += used;
 			continue;
 		}
@@ -216,7 +219,7 @@ int nsr_glob_overlap(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
 	struct search s;
-	int found = 0, never = 0;
+	int found = 0, never = 0, loose = 0;
 
 	memset(&s, 0, sizeof(s));
 	if ((la + 1) * (lb + 1) > GLOB_WORK_MAX)
@@ -229,9 +232,11 @@ int nsr_glob_overlap(const char *a, const char *b)
 		found = 1; /* out of memory: err towards an overlap */
 		goto out;
 	}
-	s.n = tokens(a, (struct tok *)s.a, &never);
-	s.m = tokens(b, (struct tok *)s.b, &never);
-	if (!never)
+	s.n = tokens(a, (struct tok *)s.a, &never, &loose);
+	s.m = tokens(b, (struct tok *)s.b, &never, &loose);
+	if (loose && !never)
+		found = 1; /* glob.h: errs towards 1 */
+	else if (!never)
 		push(&s, 0, 0);
 	while (s.top > 0 && !found) {
 		size_t k = s.stack[--s.top];
