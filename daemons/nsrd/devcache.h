@@ -23,10 +23,11 @@
 
 /* How long a volume's record read from the media database is used for a
  * device.  Bounds what nsrd cannot see: a mover that marks its volume
- * full, nsrim marking one recyclable.  A save sent to a tape that just
- * filled asks NEXT_VOLUME, and one on a full AFTD fails (SAVE_END): both
- * make nsrd read the volumes again (devcache_vol_forget).  Known gap: a
- * save started in between still goes to the full AFTD and fails. */
+ * full, nsrim marking one recyclable.  A save whose volume filled asks
+ * NEXT_VOLUME, which makes nsrd read the volumes again
+ * (devcache_vol_forget), as a failed save does; a save started in
+ * between is still sent to the full volume, whose mover answers "full"
+ * at its first byte, and goes on with NEXT_VOLUME as well. */
 #define DEVCACHE_VOL_TTL_MS 500
 
 /* devcache_vol_fetch_fn - read volume from the media database into *v:

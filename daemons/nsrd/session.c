@@ -1591,8 +1591,8 @@ int nsrd_save_end(void *ctx, void *argp, void *resp, struct nsr_rpc_call *call)
 	int closed = 0;
 
 	NSR_UNUSED(call);
-	/* A failed save may have filled its volume (a full AFTD fails the
-	 * session): what nsrd remembers of volumes is read again. */
+	/* A failed save may have filled its volume (the pool had no other
+	 * to go on to): what nsrd remembers of volumes is read again. */
 	if (!ok)
 		devcache_vol_forget(NULL);
 	if (s && s->ending)

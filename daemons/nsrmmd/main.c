@@ -128,6 +128,8 @@ int mmd_dev_open_extra(struct mmd *m, int read_only, struct nsr_dev **out,
 	 * silently filling directory), a tape drive the kernel's. */
 	o.create = !read_only && m->dev_type == NSR_DEV_VTAPE;
 	o.vtape_capacity = m->capacity;
+	/* -C on an AFTD: the most bytes of session files it holds. */
+	o.aftd_quota = m->dev_type == NSR_DEV_AFTD ? m->capacity : 0;
 	nsr_buf_init(&msg, 0);
 	rc = nsr_dev_open(m->dev_type, m->dev_path, &o, out, &msg);
 	if (rc != NSR_OK)
@@ -349,8 +351,9 @@ static int mmd_init(struct nsr_daemon *d)
 		return -1;
 	mmd_check_access(d, m);
 	m->no_sync = e && *e == '1';
-	/* Tests: a small vtape without a device attribute for it. */
-	e = getenv("NSR_TEST_VTAPE_CAPACITY");
+	/* Tests: a small vtape or AFTD without a device attribute for it. */
+	e = getenv(m->dev_type == NSR_DEV_AFTD ? "NSR_TEST_AFTD_CAPACITY"
+					       : "NSR_TEST_VTAPE_CAPACITY");
 	if (m->capacity == 0 && e && *e)
 		m->capacity = strtoull(e, NULL, 10);
 	m->last_work = time(NULL);
@@ -443,7 +446,7 @@ static const struct nsr_daemon_ops mmd_ops = {
 		"  -D path     device path (directory, vtape file, /dev/nstN)\n"
 		"  -N name     device resource name (default: the path)\n"
 		"  -s server   host of nsrmmdbd to report to (default: none)\n"
-		"  -C bytes    vtape capacity\n"
+		"  -C bytes    vtape capacity, or an AFTD's most bytes\n"
 		"  -G bytes    tape/vtape: a filemark after every this many\n"
 		"              bytes, so reads can position fast (0: none)\n"
 		"  -i seconds  exit when idle this long (default 600)\n"

@@ -7,17 +7,19 @@
  * it to the media database, and answers with the fragment or that first
  * error.
  *
- * Spanning: when a tape or vtape volume fills up, the part of the session
- * on it is made durable, the volume is marked full, and the session stops
- * here: its later data calls are dropped and its next MMD_SS_SYNC or
- * MMD_SS_END is answered NSR_ERR_EOM with the resume offset (the first
- * byte not on the volume), the next fragment number and the full volume.
- * The client, which kept every byte after the last placed offset, settles
- * the session with MMD_SS_END (the part on the full volume is recorded
- * then, unless the client aborts because the save set cannot go on), asks
- * nsrd for the next volume and continues at that volume's mover itself.
- * This mover never talks to another mover.  A full AFTD fails the session
- * (the disk is full, not the medium).
+ * Spanning: when a volume fills up (a tape's end of medium, an AFTD's
+ * file system or capacity), the part of the session on it is made
+ * durable, the volume is marked full, and the session stops here: its
+ * later data calls are dropped and its next MMD_SS_SYNC or MMD_SS_END is
+ * answered NSR_ERR_EOM with the resume offset (the first byte not on the
+ * volume), the next fragment number and the full volume.  The client,
+ * which kept every byte after the last placed offset, settles the session
+ * with MMD_SS_END (the part on the full volume is recorded then, unless
+ * the client aborts because the save set cannot go on), asks nsrd for the
+ * next volume and continues at that volume's mover itself.  This mover
+ * never talks to another mover.  A session that begins on a volume
+ * already full (nsrd chose it before it learned) starts in that state,
+ * with nothing on the volume, so its client goes on at once.
  *
  * Striping (stripe.c): an AFTD session's data calls may come over several
  * connections; they reach mmd_save_chunk in seq order, and every use of
@@ -40,7 +42,7 @@
  *  6. the part on a full volume is recorded only when the client settles
  *     the session with MMD_SS_END after it was told of the end of medium,
  *     and not if it aborts: a save set that cannot go on leaves no
- *     fragment, as on a full AFTD.
+ *     fragment.
  */
 #include "nsr/compat.h"
 
@@ -187,6 +189,46 @@ static int writer_get_locked(struct mmd *m, const char *volid,
 	return rc;
 }
 
+/* volume_filled - end of medium (a tape's end, a full AFTD, or a volume
+ * found full at the session's begin: no volume session then): make the
+ * part on the volume durable, mark the volume full, let go of the writer
+ * and stop the session here (invariant 4); the client continues it
+ * elsewhere. */
+static void volume_filled(struct mmd *m, struct mmd_save *s)
+{
+	struct nsr_buf why;
+	int rc;
+
+	nsr_buf_init(&why, 4096);
+	memset(&s->eom_frag, 0, sizeof(s->eom_frag));
+	rc = s->vs ? nsr_vol_session_eom(s->vs, &s->eom_frag, NULL) : NSR_OK;
+	s->vs = NULL;
+	release_writer(m, s);
+	if (rc != NSR_OK) {
+		mmd_save_fail(
+			s, rc,
+			nsr_xasprintf("save set %u: volume %s in device %s "
+				      "is full and the part of the save set "
+				      "on it could not be made durable: %s",
+				      s->hdr.ssid, s->volname, m->dev_name,
+				      nsr_strerror(rc)));
+		goto out;
+	}
+	if (mmd_report_written(m, s->volid, s->eom_frag.size, 0, 0,
+			       MMDB_VOL_FULL, &why) != NSR_OK)
+		nsr_warn("cannot mark volume %s full in the media database: %s",
+			 s->volname, why.data);
+	s->eom = 1;
+	nsr_info("volume %s in device %s is full: save set %u (%s:%s) has "
+		 "%llu bytes on it; the client goes on from offset %llu on "
+		 "another volume", s->volname, m->dev_name, s->hdr.ssid,
+		 s->hdr.client, s->hdr.name,
+		 (unsigned long long)s->eom_frag.size,
+		 (unsigned long long)(s->span.ss_offset + s->eom_frag.size));
+out:
+	nsr_buf_release(&why);
+}
+
 /* begin_session - MMD_SS_BEGIN and MMD_CLONE_BEGIN: the fragment is
  * reported under cloneid (0 = the one the save time names). */
 static int begin_session(struct mmd *m, const mmd_begin_args *a,
@@ -222,7 +264,7 @@ static int begin_session(struct mmd *m, const mmd_begin_args *a,
 	rc = writer_get_locked(m, a->volid, &why);
 	if (rc == NSR_OK)
 		rc = nsr_vol_session_begin(m->w, &s->hdr, &sp, &s->vs);
-	if (rc == NSR_OK) {
+	if (rc == NSR_OK || rc == NSR_ERR_EOM) {
 		const struct nsr_vol_label *l = nsr_vol_writer_label(m->w);
 
 		memcpy(s->volid, l->volid, 16);
@@ -236,7 +278,7 @@ static int begin_session(struct mmd *m, const mmd_begin_args *a,
 		m->w = NULL;
 	}
 	pthread_mutex_unlock(&m->mu);
-	if (rc != NSR_OK) {
+	if (rc != NSR_OK && rc != NSR_ERR_EOM) {
 		mmd_status(&r->st, rc, "cannot start save set %u (%s:%s) on "
 			   "device %s: %s", a->ssid, a->client, a->name,
 			   m->dev_name, why.len ? why.data : nsr_strerror(rc));
@@ -247,6 +289,8 @@ static int begin_session(struct mmd *m, const mmd_begin_args *a,
 		 s->hdr.level, s->volname, m->dev_name,
 		 cloneid ? " (a clone)" : "");
 	s->ctr = mmd_ctr_open(s->hdr.ssid, 0);
+	if (rc == NSR_ERR_EOM)
+		volume_filled(m, s); /* full already: the client goes on */
 	c->save = s;
 	s = NULL;
 	mmd_status(&r->st, NSR_OK, "%s", "");
@@ -278,87 +322,10 @@ int mmd_h_clone_begin(void *ctx, void *args, void *res,
 	return begin_session(ctx, &a->b, a->cloneid, res, call);
 }
 
-/* volume_full - end of medium on an AFTD: mark the volume full, fail the
- * session. */
-static void volume_full(struct mmd *m, struct mmd_save *s)
-{
-	struct nsr_vol_frag frag;
-	struct nsr_buf why;
-	int rc;
-
-	nsr_buf_init(&why, 4096);
-	memset(&frag, 0, sizeof(frag));
-	rc = nsr_vol_session_eom(s->vs, &frag, NULL);
-	s->vs = NULL;
-	if (rc != NSR_OK)
-		nsr_warn("save set %u: end of medium bookkeeping failed: %s",
-			 s->hdr.ssid, nsr_strerror(rc));
-	rc = mmd_report_written(m, s->volid, frag.size, 0, 0, MMDB_VOL_FULL,
-				&why);
-	if (rc != NSR_OK)
-		nsr_warn("cannot mark volume %s full in the media database: %s",
-			 s->volname, why.data);
-	mmd_save_fail(
-		s, NSR_ERR_EOM,
-		nsr_xasprintf("volume %s in device %s is full: save set %u "
-			      "(%s:%s) got %llu of the %llu bytes received "
-			      "so far onto it; the "
-			      "volume is marked full and the save set failed: "
-			      "label or mount another volume of pool %s and "
-			      "run it again",
-			      s->volname, m->dev_name, s->hdr.ssid,
-			      s->hdr.client, s->hdr.name,
-			      (unsigned long long)frag.size,
-			      (unsigned long long)s->bytes, s->hdr.pool));
-	nsr_buf_release(&why);
-	release_writer(m, s);
-}
-
-/* volume_filled - end of medium on tape/vtape: make the part on the
- * volume durable, mark the volume full, let go of the writer and stop the
- * session here (invariant 4); the client continues it elsewhere. */
-static void volume_filled(struct mmd *m, struct mmd_save *s)
-{
-	struct nsr_buf why;
-	int rc;
-
-	nsr_buf_init(&why, 4096);
-	memset(&s->eom_frag, 0, sizeof(s->eom_frag));
-	rc = nsr_vol_session_eom(s->vs, &s->eom_frag, NULL);
-	s->vs = NULL;
-	release_writer(m, s);
-	if (rc != NSR_OK) {
-		mmd_save_fail(
-			s, rc,
-			nsr_xasprintf("save set %u: volume %s in device %s "
-				      "is full and the part of the save set "
-				      "on it could not be made durable: %s",
-				      s->hdr.ssid, s->volname, m->dev_name,
-				      nsr_strerror(rc)));
-		goto out;
-	}
-	if (mmd_report_written(m, s->volid, s->eom_frag.size, 0, 0,
-			       MMDB_VOL_FULL, &why) != NSR_OK)
-		nsr_warn("cannot mark volume %s full in the media database: %s",
-			 s->volname, why.data);
-	s->eom = 1;
-	nsr_info("volume %s in device %s is full: save set %u (%s:%s) has "
-		 "%llu bytes on it; the client goes on from offset %llu on "
-		 "another volume", s->volname, m->dev_name, s->hdr.ssid,
-		 s->hdr.client, s->hdr.name,
-		 (unsigned long long)s->eom_frag.size,
-		 (unsigned long long)(s->span.ss_offset + s->eom_frag.size));
-out:
-	nsr_buf_release(&why);
-}
-
-/* end_of_medium - NSR_ERR_EOM in a session: stop here or fail (AFTD). */
+/* end_of_medium - NSR_ERR_EOM in a session: stop here. */
 static int end_of_medium(struct mmd *m, struct mmd_save *s)
 {
-	if (m->dev_type == NSR_DEV_AFTD)
-		volume_full(m, s);
-	else
-		volume_filled(m, s);
+	volume_filled(m, s);
 	return s->err;
 }
 

@@ -15,9 +15,12 @@
  * on the first connection: a sync waits until every call numbered below
  * its seq is written.
  *
- * Tapes and vtapes are not striped: their sessions span, and the replay
- * from the resume offset is written for one connection (MMD_SS_STRIPE
- * answers NSR_ERR_UNSUPPORTED; the client then uses one).
+ * Tapes and vtapes are not striped (MMD_SS_STRIPE answers
+ * NSR_ERR_UNSUPPORTED; the client then uses one connection).  When an
+ * AFTD fills, a striped session stops like any other (save.c): its data
+ * calls are dropped from then on, whichever connection brings them, and
+ * a sync waits for nothing more (stopped()); the client settles it with
+ * MMD_SS_END, closes the joined connections and goes on elsewhere.
  *
  * Invariants:
  *  1. once a session has a stripe, every access to the session from any

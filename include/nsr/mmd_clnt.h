@@ -18,7 +18,7 @@
  *      reply carries the first error of the session, if any;
  *   5. more save sets on the same connection, or nsr_mmd_close(m).
  * Spanning: install a span function first (nsr_mmd_set_span_fn).  When a
- * tape or vtape volume fills, its mover keeps the part on it, says from
+ * volume fills (tape, vtape or AFTD), its mover keeps the part on it, says from
  * which save-set offset the save set resumes, and the library calls the
  * span function (typically NEXT_VOLUME at nsrd, nsrd_clnt.h) for the next
  * volume and its mover, connects there, begins the next fragment and
@@ -27,17 +27,17 @@
  * the mover, at most NSR_MMD_REPLAY_MAX (29 MiB with the default window,
  * 49 MiB once it has grown to NSR_MMD_SYNC_DEPTH_AUTO), plus
  * the chunk being filled.  This repeats for every volume that fills.
- * Without a span function a full volume fails the session (NSR_ERR_EOM),
- * as a full AFTD always does.  After spanning, the struct nsr_mmd talks
- * to the last volume's mover.
+ * Without a span function a full volume fails the session (NSR_ERR_EOM).
+ * After spanning, the struct nsr_mmd talks to the last volume's mover.
  * Striping: over a long link one TCP connection carries at most its
  * window per round trip, so a save session to a mover that is not on
  * loopback goes over NSR_MMD_STRIPES_AUTO connections (the mover's own
  * choice of how many may join aside; nsr_mmd_set_stripes or
  * NSR_MMD_STRIPES=N set another number, 1 = none): nsr_mmd_ss_begin opens
  * the others and nsr_mmd_ss_end closes them, nothing changes for the
- * caller.  Only AFTD movers stripe (a tape or vtape session, which may
- * span, stays on one connection); a connection that cannot be added is
+ * caller.  Only AFTD movers stripe (a tape or vtape session stays on
+ * one connection); a striped session that spans stripes again at the
+ * next volume's mover; a connection that cannot be added is
  * done without; any connection failing during the session fails it.
  * Test knob: NSR_TEST_MMD_BAD_TOKEN=1 spoils the token joins show, so
  * the mover refuses them.
@@ -193,10 +193,11 @@ int nsr_mmd_ss_write(struct nsr_mmd *m, const void *p, size_t len);
 /* nsr_mmd_ss_end - send the rest, end the session with the totals in
  * tail, wait for the mover: NSR_OK once the fragment (*frag, may be NULL)
  * is durable and recorded in the media database, or the session's first
- * error.  If the save set filled a tape/vtape volume and went on to
- * other volumes (through the span function), *frag is the last
- * fragment; the earlier ones are in the media database.  The session is
- * over whatever the result. */
+ * error.  If the save set filled a volume and went on to other volumes
+ * (through the span function), *frag is the last fragment; the earlier
+ * ones are in the media database.  A last fragment that does not hold
+ * every byte sent since it began is an error (NSR_ERR_PROTO), never a
+ * success.  The session is over whatever the result. */
 int nsr_mmd_ss_end(struct nsr_mmd *m, const struct nsr_vol_sstail *tail,
 		   struct nsr_vol_frag *frag, struct nsr_buf *err);
 

@@ -35,8 +35,10 @@
  * connection n % (joined + 1), each written out at once; syncs and the
  * end stay on the first connection, and one more sync goes out before
  * MMD_SS_END, so the final drain means every data call is written.  A
- * mover of a volume that may span (tape, vtape) refuses, and the session
- * stays on one connection; a striped session never spans.
+ * mover of a tape or vtape refuses, and the session stays on one
+ * connection.  A striped session that spans settles at the full volume's
+ * mover, closes the joined connections there and stripes again at the
+ * next volume's mover.
  *
  * Invariants (save session):
  *  1. the replay queue holds every byte in [acked, sent), in order, and
@@ -103,6 +105,7 @@ struct nsr_mmd {
 	unsigned nsync, sync_head;
 	int eom; /* the mover said its volume is full: span */
 	uint64_t resume;
+	uint64_t frag_off; /* save-set offset where this fragment begins */
 	uint32_t frag_seq;
 	uint8_t full_volid[16];
 	char eom_msg[512];
@@ -631,6 +634,7 @@ static int session_begin(struct nsr_mmd *m, const struct nsr_vol_sshdr *hdr,
 	m->in_session = 1;
 	m->seq = 0;
 	m->sent = m->acked = m->sync_at = sp ? sp->ss_offset : 0;
+	m->frag_off = m->sent;
 	m->nsync = m->sync_head = 0;
 	m->eom = 0;
 	m->spans = 0;
@@ -910,7 +914,8 @@ static int settle_old(struct nsr_mmd *m, int aborted, struct nsr_buf *err)
 }
 
 /* move_on - the next volume's mover: connect, begin the next fragment
- * at the resume offset. */
+ * at the resume offset, stripe it as the first was (if the mover is
+ * remote and agrees). */
 static int move_on(struct nsr_mmd *m, const struct nsr_mmd_next *nx,
 		   struct nsr_buf *err)
 {
@@ -923,7 +928,12 @@ static int move_on(struct nsr_mmd *m, const struct nsr_mmd_next *nx,
 		return rc;
 	nsr_rpc_close(m->c);
 	m->c = c;
-	return begin_call(m, nx->volid, m->frag_seq, m->resume, err);
+	snprintf(m->host, sizeof(m->host), "%s", nx->host);
+	m->port = nx->port;
+	rc = begin_call(m, nx->volid, m->frag_seq, m->resume, err);
+	if (rc == NSR_OK)
+		rc = stripe_open(m, err);
+	return rc;
 }
 
 /* replay - send the queue again from the resume offset (invariant 1). */
@@ -933,7 +943,7 @@ static int replay(struct nsr_mmd *m)
 	int rc = NSR_OK;
 
 	m->seq = 0;
-	m->acked = m->sent = m->sync_at = m->resume;
+	m->acked = m->sent = m->sync_at = m->frag_off = m->resume;
 	trim(m, m->resume);
 	for (g = m->head; g && rc == NSR_OK && !m->eom; g = next) {
 		size_t skip = g->off < m->resume ? m->resume - g->off : 0;
@@ -956,13 +966,6 @@ static int span(struct nsr_mmd *m)
 	rc = drain(m);
 	if (rc != NSR_OK)
 		goto out;
-	if (m->striped) {
-		/* The mover never offers to stripe a volume that spans. */
-		rc = sfail(m, NSR_ERR_PROTO, "mover %s: save set %u was "
-			   "striped over %u connections but its volume spans",
-			   nsr_rpc_peer(m->c), m->hdr.ssid, m->nx + 1);
-		goto out;
-	}
 	if (m->resume < m->acked || m->resume > m->sent) {
 		rc = sfail(m, NSR_ERR_PROTO, "mover %s: save set %u resumes at "
 			   "%llu, outside the %llu..%llu bytes not yet placed",
@@ -993,8 +996,12 @@ static int span(struct nsr_mmd *m)
 		goto out;
 	}
 	rc = settle_old(m, 0, &e);
-	if (rc == NSR_OK)
+	if (rc == NSR_OK) {
+		/* Settled: the mover drops what the other connections of a
+		 * striped session still bring, and they may close. */
+		stripes_close(m);
 		rc = move_on(m, &nx, &e);
+	}
 	if (rc != NSR_OK) {
 		rc = sfail(m, rc, "save set %u cannot continue on volume %s "
 			   "(mover %s:%d): %s", m->hdr.ssid, nx.volume, nx.host,
@@ -1140,8 +1147,10 @@ static int end_call(struct nsr_mmd *m, const struct nsr_vol_sstail *tail,
 int nsr_mmd_ss_end(struct nsr_mmd *m, const struct nsr_vol_sstail *tail,
 		   struct nsr_vol_frag *frag, struct nsr_buf *err)
 {
+	struct nsr_vol_frag fr;
 	int rc;
 
+	memset(&fr, 0, sizeof(fr));
 	if (frag)
 		memset(frag, 0, sizeof(*frag));
 	if (!m->in_session) {
@@ -1149,21 +1158,34 @@ int nsr_mmd_ss_end(struct nsr_mmd *m, const struct nsr_vol_sstail *tail,
 		return NSR_ERR_STATE;
 	}
 	rc = m->err != NSR_OK ? m->err : flush_fill(m);
-	if (rc == NSR_OK && m->striped && m->sent > m->sync_at)
-		rc = send_sync(m); /* the drain below covers every call */
 	for (unsigned i = 0; rc == NSR_OK && i <= SPANS_MAX + 1; i++) {
+		/* Striped, the calls on the other connections are written
+		 * when a sync after them is answered: one more, after a
+		 * span's replay too, so the drain below covers them all. */
+		if (!m->eom && m->striped && m->sent > m->sync_at)
+			rc = send_sync(m);
 		/* Invariant 4: no END while syncs are outstanding. */
-		rc = drain(m);
+		if (rc == NSR_OK)
+			rc = drain(m);
 		if (rc == NSR_OK && m->eom) {
 			rc = go_on(m);
 			continue;
 		}
 		if (rc == NSR_OK)
-			rc = end_call(m, tail, frag, err);
+			rc = end_call(m, tail, &fr, err);
 		if (rc != NSR_OK || !m->eom)
 			break;
 		rc = go_on(m);
 	}
+	if (rc == NSR_OK && !m->eom && fr.size != m->sent - m->frag_off)
+		rc = sfail(m, NSR_ERR_PROTO, "mover %s placed %llu bytes of "
+			   "save set %u from byte %llu on, where %llu were "
+			   "sent: the save set is not complete",
+			   nsr_rpc_peer(m->c), (unsigned long long)fr.size,
+			   m->hdr.ssid, (unsigned long long)m->frag_off,
+			   (unsigned long long)(m->sent - m->frag_off));
+	if (rc == NSR_OK && !m->eom && frag)
+		*frag = fr;
 	if (rc == NSR_OK && m->eom)
 		rc = sfail(m, NSR_ERR_LIMIT, "save set %u: too many volumes",
 			   m->hdr.ssid);

@@ -1,0 +1,121 @@
+#!/bin/bash
+# 408-aftd-span: a save set larger than what is left on an AFTD continues
+# on the next volume of the pool, as on tape.  Two AFTDs that hold at
+# most 3 MB of session files each (nsrmmd -C, here through
+# NSR_TEST_AFTD_CAPACITY) in pool Span: a 4.5 MB tree saves, mminfo shows
+# a head on one volume and a tail on the other, the head's volume is
+# marked full, and recover -S and -a give the tree back.  A save striped
+# over three connections spans as well (the joined connections close at
+# the full volume's mover and the session stripes again at the next).  A
+# session that begins on a volume its mover already found full (nsrd
+# chose it before it learned) is told "full at byte 0" at once, not
+# refused, and records nothing there.
+. "$(dirname "$0")/lib.sh"
+nsr_setup 408-aftd-span
+S=127.0.0.1
+W=$ROOT/work
+mkdir -p "$W"
+export NSR_TEST_AFTD_CAPACITY=3145728
+nsr_start_datazone
+
+admin() { "$BIN/nsradmin" -s $S -i - >/dev/null; }
+# label POOL DEV... - an AFTD per name in pool POOL, labeled DEV's name
+# in capitals.
+label() {
+	local pool=$1 d
+	shift
+	echo "create type: NSR pool; name: $pool" | admin
+	for d in "$@"; do
+		mkdir -p "$W/$d"
+		nsr_device "$d" adv_file "$W/$d"
+		check "label ${d^^} in $d" "$BIN/nsrmm" -s $S -q -l -y -b "$pool" \
+			-f "$d" "${d^^}"
+	done
+}
+# rows NAME - ssid, volume and flags of each fragment of save sets NAME.
+rows() {
+	"$BIN/mminfo" -s $S -a -q "name=$1" -r "ssid,volume,sumflags" 2>/dev/null
+}
+# spans_two NAME VOLA VOLB - the newest save set NAME (its ssid into
+# SSID) has its head on one of the two volumes and its tail on the other;
+# the head's volume is marked full.
+spans_two() {
+	local r ssid head full
+	r=$(rows "$1")
+	echo "$r" | sed 's/^/# mminfo: /'
+	ssid=$(awk '$1 ~ /^[0-9]+$/ && $1 > s {s = $1} END {print s}' <<<"$r")
+	check "$1: a head on $2 or $3" grep -Eq "^ *$ssid +($2|$3) +h" <<<"$r"
+	check "$1: a tail on the other" grep -Eq "^ *$ssid +($2|$3) +t" <<<"$r"
+	check "$1: on two volumes" test "$(awk -v s="$ssid" '$1 == s {print $2}' \
+		<<<"$r" | sort -u | wc -l)" -eq 2
+	head=$(awk -v s="$ssid" '$1 == s && $3 ~ /^h/ {print $2}' <<<"$r")
+	full=$("$BIN/mminfo" -s $S -a -q "volume=${head:-none},full" -r volume 2>&1)
+	check "$1: the head's volume ${head:-none} is marked full" \
+		grep -Eq "^ *${head:-none} *$" <<<"$full"
+	SSID=$ssid
+}
+
+T=$W/tree
+mkdir -p "$T/d"
+head -c 2500000 /dev/urandom >"$T/d/one.bin"
+head -c 2000000 /dev/urandom >"$T/two.bin"
+seq 1 20000 >"$T/d/numbers"
+
+# --- one connection ----------------------------------------------------------
+# size_of SSID - the bytes of its fragments, as the media database has it.
+size_of() {
+	"$BIN/mmdtest" mmdb-frags $S "$1" 2>/dev/null |
+		awk '{t += $4} END {print t + 0}'
+}
+# A fixed read size makes the save stream the same for the same tree.
+export NSR_READ_SIZE=1048576
+label Span disk1 disk2
+out=$("$BIN/save" -s $S -q -b Span --stripes=1 "$T" 2>&1)
+check "a save set larger than one AFTD succeeds" test $? -eq 0
+echo "$out" | sed 's/^/# save: /'
+spans_two "$T" DISK1 DISK2
+check "recover -S of the spanning save set gives the tree back" \
+	recovers_identical "$T" -S "${SSID:-0}"
+Z1=$(size_of "${SSID:-0}")
+check "recover -a gives the tree back" recovers_identical "$T"
+check "the mover said where the client goes on" \
+	grep -q "nsrmmd.*is full: save set ${SSID:-0} .* the client goes on" \
+	"$ROOT/logs/daemon.log"
+
+# --- a volume found full at the begin -----------------------------------------
+# disk1 or disk2, whichever filled: a session begun there straight at its
+# mover (mmdtest has nobody to ask for another volume) is told the volume
+# is full at byte 0, and nothing of it is recorded there.
+FULLDEV=$(awk '$1 ~ /^[0-9]+$/ && $3 ~ /^h/ {print tolower($2); exit}' <<<"$(rows "$T")")
+read -r P _ < <("$BIN/mmdtest" mover $S adv_file "$W/${FULLDEV:-disk1}" \
+	"${FULLDEV:-disk1}" 0 $S)
+VOLID=$("$BIN/mmdtest" readlabel $S "${P:-0}" | awk '{print $5}')
+ST=1700000300
+M=$("$BIN/mmdtest" mmdb-ss $S client1 /late $ST)
+head -c 200000 /dev/urandom >"$W/late"
+out=$("$BIN/mmdtest" save $S "${P:-0}" "${M:-0}" client1 /late $ST \
+	<"$W/late" 2>&1)
+check "a session on the full volume does not succeed there" test $? -ne 0
+echo "$out" | sed 's/^/# mmdtest: /'
+check "it is told the volume is full at byte 0" \
+	grep -q "is full at byte 0 of save set ${M:-0}" <<<"$out"
+grep -q "cannot start save set" <<<"$out"
+check "and not that it could not start" test $? -ne 0
+check "nothing of it is recorded" test -z "$("$BIN/mmdtest" mmdb-frags $S "${M:-0}")"
+[ -n "$VOLID" ] || fail "no volume id read from ${FULLDEV:-disk1}"
+
+# --- striped over three connections -------------------------------------------
+label Span3 disk3 disk4
+out=$("$BIN/save" -s $S -v -b Span3 --stripes=3 "$T" 2>&1)
+check "a striped save set larger than one AFTD succeeds" test $? -eq 0
+echo "$out" | grep -i "connection\|volume" | sed 's/^/# save: /'
+spans_two "$T" DISK3 DISK4
+check "the joined connections were opened at both movers (4 joins)" \
+	test "$(grep -c 'connection [0-9] joined' "$ROOT/logs/daemon.log")" -ge 4
+check "the striped spanning save set recovers identical" \
+	recovers_identical "$T" -S "${SSID:-0}"
+Z3=$(size_of "${SSID:-0}")
+check "its fragments hold as many bytes as the unstriped one's ($Z3, $Z1)" \
+	test "$Z3" -gt 4500000 -a "$Z3" = "$Z1"
+
+nsr_done
