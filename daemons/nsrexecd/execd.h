@@ -45,8 +45,9 @@ void execd_vouch_stop(struct nsr_daemon *d);
 /* revoked.c: the servers' revocations merged into this host's
  * (nsrexecd(8), REVOCATIONS). */
 #define EXECD_REVOKED_POLL_SEC 30 /* NSR_REVOKED_POLL_SEC overrides */
-/* execd_revoked_start - poll the -S servers' lists from a thread (none
- * without -S). */
+/* execd_revoked_start - poll the lists of the -S servers and of the
+ * server that enrolled this host from a thread (none on the server
+ * itself without -S). */
 void execd_revoked_start(struct nsr_daemon *d);
 /* execd_revoked_stop - stop polling. */
 void execd_revoked_stop(void);

@@ -1,10 +1,11 @@
 /*
  * revoked.c - the datazone's revocations reach this host: a thread asks
- * each server named with -S for its revocation list (REVOKED_GET) at
- * start, every NSR_REVOKED_POLL_SEC seconds (default
- * EXECD_REVOKED_POLL_SEC) and at once when a server says its list
- * changed (REVOKED_NOTIFY, at most once a second), and adds what
- * <root>/tls/revoked lacks.  Every
+ * each server named with -S, and the server whose CA enrolled this host
+ * (nsr_tls_ca_server: a client that runs no saves for a server learns
+ * them as well), for its revocation list (REVOKED_GET) at start, every
+ * NSR_REVOKED_POLL_SEC seconds (default EXECD_REVOKED_POLL_SEC) and at
+ * once when a server says its list changed (REVOKED_NOTIFY, at most once
+ * a second), and adds what <root>/tls/revoked lacks.  Every
  * daemon under this root (nsrexecd, nsrsnmd, the movers) re-reads that
  * file when it changes, so a host revoked on the server is refused here
  * within one poll, on new connections and on open ones.
@@ -21,6 +22,7 @@
 #include "nsr/buf.h"
 #include "nsr/daemon.h"
 #include "nsr/err.h"
+#include "nsr/host.h"
 #include "nsr/log.h"
 #include "nsr/nsrd_clnt.h"
 #include "nsr/rpc.h"
@@ -45,8 +47,9 @@ static struct {
 	int now;	/* REVOKED_NOTIFY: poll without waiting */
 	const char *root;
 	unsigned poll_sec;
-	struct revoked_peer peer[EXECD_SERVERS_MAX];
+	struct revoked_peer peer[EXECD_SERVERS_MAX + 1];
 	int npeers;
+	char ca_server[NSR_HOST_MAX + 1]; /* the enrolling server, or "" */
 } g_rev = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 /* poll_sec - NSR_REVOKED_POLL_SEC (1 to 86400), else the default. */
@@ -145,6 +148,19 @@ int execd_revoked_notify(void *ctx, void *argp, void *resp,
 	return NSR_OK;
 }
 
+/* add_peer - poll server too, unless it is polled already (by the same
+ * name); 1 if added. */
+static int add_peer(const char *server)
+{
+	for (int i = 0; i < g_rev.npeers; i++)
+		if (strcasecmp(g_rev.peer[i].server, server) == 0)
+			return 0;
+	g_rev.peer[g_rev.npeers].server = server;
+	g_rev.peer[g_rev.npeers].nsrd = NULL;
+	g_rev.peer[g_rev.npeers++].failing = 0;
+	return 1;
+}
+
 /* execd_revoked_start - see execd.h. */
 void execd_revoked_start(struct nsr_daemon *d)
 {
@@ -152,11 +168,15 @@ void execd_revoked_start(struct nsr_daemon *d)
 	g_rev.poll_sec = poll_sec();
 	g_rev.npeers = 0;
 	for (int i = 0; i < execd_run_nservers() &&
-			i < EXECD_SERVERS_MAX; i++) {
-		g_rev.peer[g_rev.npeers].server = execd_run_server(i);
-		g_rev.peer[g_rev.npeers].nsrd = NULL;
-		g_rev.peer[g_rev.npeers++].failing = 0;
-	}
+			i < EXECD_SERVERS_MAX; i++)
+		add_peer(execd_run_server(i));
+	if (!nsr_tls_disabled() &&
+	    nsr_tls_ca_server(d->root, g_rev.ca_server,
+			      sizeof(g_rev.ca_server)) == NSR_OK &&
+	    add_peer(g_rev.ca_server))
+		nsr_info("this host was enrolled by server %s: its revocation "
+			 "list is fetched from there every %u s",
+			 g_rev.ca_server, g_rev.poll_sec);
 	if (g_rev.npeers == 0)
 		return;
 	g_rev.stop = 0;

@@ -114,6 +114,12 @@ int nsr_tls_revoked_merge(const char *root, const char *text,
 /* nsr_tls_list - one line per issued certificate: host, serial, expiry,
  * state (valid/revoked). */
 int nsr_tls_list(const char *root, struct nsr_buf *out, struct nsr_buf *err);
+/* nsr_tls_ca_server - the server whose CA this root's certificates
+ * come from, as the CA's name says ("OpenNSR datazone CA HOST"), into
+ * host: NSR_OK; NSR_ERR_NOTFOUND if root has no CA certificate of that
+ * form or holds the CA's key itself (this host is the server);
+ * NSR_ERR_LIMIT if the name does not fit in len. */
+int nsr_tls_ca_server(const char *root, char *host, size_t len);
 /* nsr_tls_serial_revoked - 1 if the certificate with this serial (hex)
  * is in <root>/tls/revoked (re-read when it changes). */
 int nsr_tls_serial_revoked(const char *serial);

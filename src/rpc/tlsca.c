@@ -35,6 +35,9 @@
 #include "nsr/tls.h"
 #include "rpc_int.h"
 
+/* The CA's common name: this prefix, then the server's host name. */
+#define CA_CN_PREFIX "OpenNSR datazone CA "
+
 #define CA_DAYS (20 * 365)
 #define HOST_DAYS (10 * 365)
 #define PATHMAX 4200
@@ -156,6 +159,31 @@ static void *get_pem(const char *root, const char *name, int key)
 		fclose(f);
 	}
 	return v;
+}
+
+/* nsr_tls_ca_server - see tls.h. */
+int nsr_tls_ca_server(const char *root, char *host, size_t len)
+{
+	char p[PATHMAX], cn[NSR_HOST_MAX + sizeof(CA_CN_PREFIX)];
+	const size_t pl = sizeof(CA_CN_PREFIX) - 1;
+	X509 *x;
+	int n = -1;
+
+	if (nsr_tls_path(root, "ca.key", p, sizeof(p)) == 0 &&
+	    access(p, F_OK) == 0)
+		return NSR_ERR_NOTFOUND; /* the CA is here */
+	x = get_pem(root, "ca.pem", 0);
+	if (x)
+		n = X509_NAME_get_text_by_NID(X509_get_subject_name(x),
+					      NID_commonName, cn, sizeof(cn));
+	X509_free(x);
+	if (n <= (int)pl || (size_t)n >= sizeof(cn) - 1 ||
+	    strncmp(cn, CA_CN_PREFIX, pl) != 0)
+		return NSR_ERR_NOTFOUND;
+	if (strlen(cn + pl) >= len)
+		return NSR_ERR_LIMIT;
+	memcpy(host, cn + pl, strlen(cn + pl) + 1);
+	return NSR_OK;
 }
 
 /* get_key - the private key in <root>/tls/<name>, or NULL. */
@@ -310,7 +338,7 @@ static int make_ca(const char *root, const char *host, struct nsr_buf *err)
 	X509 *x;
 	int rc;
 
-	snprintf(cn, sizeof(cn), "OpenNSR datazone CA %s", host);
+	snprintf(cn, sizeof(cn), "%s%s", CA_CN_PREFIX, host);
 	x = k ? make_cert(cn, k, NULL, k, CA_DAYS) : NULL;
 	rc = x ? put_pem(root, "ca.key", k, NULL, NULL, err) : NSR_ERR_NOMEM;
 	if (rc == NSR_OK)

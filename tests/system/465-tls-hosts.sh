@@ -10,12 +10,14 @@
 # cli's mminfo and save fail; srv tells the storage node sn (a device
 # of srv is on it) that its revocation list changed, sn's nsrexecd
 # (-S srv) fetches it at once (its own poll is an hour here), and sn's
-# daemons refuse cli too.  Needs root and network namespaces (skipped
-# otherwise).
+# daemons refuse cli too.  cl2, a client whose nsrexecd serves no server
+# (no -S), fetches srv's list from the server that enrolled it (its poll
+# is 1 s) and refuses cli as well.  Needs root and network namespaces
+# (skipped otherwise).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/netns.sh"
 nsr_setup 465-tls-hosts
-nsr_net_setup srv cli rog sn
+nsr_net_setup srv cli rog sn cl2
 S=srv
 W=$ROOT/work
 mkdir -p "$W"
@@ -24,6 +26,7 @@ export NSR_REVOKED_POLL_SEC=3600 # sn's nsrexecd: only srv's notice
 nsr_host_start_server srv
 nsr_host_start_storage sn
 nsr_host_start_client cli
+NSR_REVOKED_POLL_SEC=1 nsr_host_start_client cl2
 nsr_host_start rog nsrexecd
 check "cli's certificate is signed by srv's CA" \
 	cmp -s "$ROOT/srv/tls/ca.pem" "$ROOT/cli/tls/ca.pem"
@@ -75,6 +78,16 @@ probe_sn() {
 for d in nsrexecd nsrsnmd; do
 	check "$d on storage node sn admits cli" test "$(probe_sn $d 1)" = 0
 done
+# probe_cl2 - rpcprobe's exit status from cli to cl2's nsrexecd.
+probe_cl2() {
+	local p
+	p=$(sed -n "s/.*nsrexecd\[[0-9]*\]: info: started, .* listening on .* port \([0-9]*\).*/\1/p" \
+		"$ROOT/cl2/logs/daemon.log" | tail -n 1)
+	[ -n "$p" ] || { echo 99; return; }
+	on cli "$BIN/rpcprobe" cl2 "$p" nsrexecd 1 2>/dev/null
+	echo $?
+}
+check "nsrexecd on cl2 admits cli" test "$(probe_cl2)" = 0
 
 for d in $DAEMONS; do
 	check "$d on srv refuses rog's foreign certificate (handshake)" \
@@ -139,5 +152,14 @@ for d in nsrexecd nsrsnmd; do
 	check "$d on storage node sn refuses revoked cli (rpcprobe exit $r)" \
 		test "$r" = 4 -o "$r" = 5
 done
+check "cl2 (no -S) polls the server that enrolled it" nsr_wait_logged \
+	"$ROOT/cl2/logs/daemon.log" \
+	"this host was enrolled by server srv: its revocation list is fetched from there every 1 s"
+check "cl2's nsrexecd adds srv's revocation" nsr_wait_logged \
+	"$ROOT/cl2/logs/daemon.log" \
+	"1 certificate\(s\) revoked on server srv added to .*/cl2/tls/revoked"
+r=$(probe_cl2)
+check "nsrexecd on cl2 refuses revoked cli (rpcprobe exit $r)" \
+	test "$r" = 4 -o "$r" = 5
 expect_fail "nsrtrust revoke of an unknown host fails" on srv "$BIN/nsrtrust" revoke nosuchhost
 nsr_done

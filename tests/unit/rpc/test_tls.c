@@ -248,6 +248,16 @@ static void test_enrol(void **state)
 	/* An enrolled root's first start needs no CA of its own. */
 	assert_int_equal(nsr_tls_provision(r2, "cli-2", &err), NSR_OK);
 	assert_int_equal(file_mode(r2, "ca.key"), -1);
+	/* It knows the server that enrolled it from the CA's name; the
+	 * CA's own root (and r3, with a CA of its own) is that server. */
+	assert_int_equal(nsr_tls_ca_server(r2, host, sizeof(host)), NSR_OK);
+	assert_string_equal(host, "unit-host");
+	assert_int_equal(nsr_tls_ca_server(r2, host, 9), NSR_ERR_LIMIT);
+	assert_int_equal(nsr_tls_ca_server(r2, host, 10), NSR_OK);
+	assert_int_equal(nsr_tls_ca_server(root, host, sizeof(host)),
+			 NSR_ERR_NOTFOUND);
+	assert_int_equal(nsr_tls_ca_server(r3, host, sizeof(host)),
+			 NSR_ERR_NOTFOUND);
 	assert_int_equal(nsr_tls_list(root, &out, &err), NSR_OK);
 	assert_non_null(strstr(out.data, "cli-2"));
 	assert_int_equal(nsr_tls_revoke(root, "nobody", &err), 0);
