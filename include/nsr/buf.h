@@ -28,6 +28,9 @@ void nsr_buf_init(struct nsr_buf *b, size_t max);
 void nsr_buf_release(struct nsr_buf *b);
 /* nsr_buf_clear - release + init, keeping the same max. */
 void nsr_buf_clear(struct nsr_buf *b);
+/* nsr_buf_unnul - replace every NUL in the contents by c (a text file
+ * edited by hand may hold stray NULs; its lines are read past them). */
+void nsr_buf_unnul(struct nsr_buf *b, char c);
 /* nsr_buf_reset - make it empty, keep the allocation. */
 void nsr_buf_reset(struct nsr_buf *b);
 /* nsr_buf_grow - ensure room for extra more bytes: NSR_OK, NSR_ERR_TOOBIG,

@@ -31,6 +31,15 @@ void nsr_buf_clear(struct nsr_buf *b)
 	nsr_buf_release(b);
 }
 
+/* nsr_buf_unnul - see buf.h. */
+void nsr_buf_unnul(struct nsr_buf *b, char c)
+{
+	char *p = b->data, *end = b->data + b->len;
+
+	while ((p = memchr(p, '\0', (size_t)(end - p))) != NULL)
+		*p++ = c;
+}
+
 /* nsr_buf_reset - empty, keep allocation. */
 void nsr_buf_reset(struct nsr_buf *b)
 {

@@ -138,9 +138,7 @@ static int watched_load(struct watched *w)
 		w->have = 0;
 		return 0;
 	}
-	for (size_t i = 0; i < w->text.len; i++)
-		if (w->text.data[i] == '\0')
-			w->text.data[i] = '\n';
+	nsr_buf_unnul(&w->text, '\n');
 	w->st = st;
 	w->have = 1;
 	return 1;

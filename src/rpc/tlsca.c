@@ -629,14 +629,11 @@ static int merge_locked(const char *root, const char *text,
 	if (rc == NSR_OK && rev.len > 0 && rev.data[rev.len - 1] != '\n')
 		rc = nsr_buf_addch(&rev, '\n');
 	if (rc == NSR_OK)
-		rc = nsr_buf_add(&look, rev.data ? rev.data : "", rev.len);
-	for (size_t i = 0; rc == NSR_OK && i < look.len; i++)
-		if (look.data[i] == '\0')
-			look.data[i] = '\n';
+		rc = nsr_buf_add(&look, rev.data, rev.len);
+	nsr_buf_unnul(&look, '\n');
 	for (p = text; rc == NSR_OK && (p = next_line(p, w));) {
 		if (!serial_ok(w[0]) || !w[1][0] || w[2][0] ||
-		    in_revoked(look.data ? look.data : "", w[0]) ||
-		    in_revoked(add.data ? add.data : "", w[0]))
+		    in_revoked(look.data, w[0]) || in_revoked(add.data, w[0]))
 			continue;
 		rc = nsr_buf_addf(&add, "%s %s\n", w[0], w[1]);
 		count++;
@@ -671,11 +668,11 @@ int nsr_tls_revoke(const char *root, const char *host, struct nsr_buf *err)
 		rc = NSR_OK;
 	/* the host's certificates, "serial host": the revoked ones are
 	 * passed over by the merge */
-	for (p = issued.data; rc == NSR_OK && p && (p = next_line(p, w));)
+	for (p = issued.data; rc == NSR_OK && (p = next_line(p, w));)
 		if (strcasecmp(w[1], host) == 0)
 			rc = nsr_buf_addf(&pick, "%s %s\n", w[0], w[1]);
 	if (rc == NSR_OK)
-		rc = merge_locked(root, pick.data ? pick.data : "", err);
+		rc = merge_locked(root, pick.data, err);
 	nsr_buf_release(&issued);
 	nsr_buf_release(&pick);
 	tls_unlock(lk);

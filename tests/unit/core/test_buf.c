@@ -139,6 +139,24 @@ static void test_json_str(void **state)
 	nsr_buf_release(&b);
 }
 
+/* test_unnul - every NUL in the contents, and only those, becomes the
+ * byte asked for; the terminator stays; an empty buffer is fine. */
+static void test_unnul(void **state)
+{
+	struct nsr_buf b;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&b, 0);
+	nsr_buf_unnul(&b, '\n');
+	check_invariants(&b);
+	assert_int_equal(nsr_buf_add(&b, "\0a 1\0\0b 2\0", 10), NSR_OK);
+	nsr_buf_unnul(&b, '\n');
+	check_invariants(&b);
+	assert_int_equal(b.len, 10);
+	assert_memory_equal(b.data, "\na 1\n\nb 2\n", 11);
+	nsr_buf_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -148,6 +166,7 @@ int main(void)
 		cmocka_unit_test(test_rd_cursor),
 		cmocka_unit_test(test_strerror),
 		cmocka_unit_test(test_json_str),
+		cmocka_unit_test(test_unnul),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
