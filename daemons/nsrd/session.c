@@ -996,24 +996,22 @@ static void save_job_create(struct nsr_jobd *j, struct save_create *c)
 }
 
 /* job_of_ssid - the id of the save job recorded for save set ssid, 0
- * when nsrjobd says there is none, or -1 when it cannot say (a batch
- * whose reply was lost: its jobs were recorded or not). */
-static int64_t job_of_ssid(struct nsr_jobd *j, uint32_t ssid)
+ * when nsrjobd says there is none, or -1 when it cannot say (err says
+ * why; a batch whose reply was lost: its jobs were recorded or not). */
+static int64_t job_of_ssid(struct nsr_jobd *j, uint32_t ssid,
+			   struct nsr_buf *err)
 {
 	const struct nsr_jobdb_job *job;
-	struct nsr_buf err;
 	char q[96];
 	int64_t id = 0;
 	int rc;
 
-	nsr_buf_init(&err, 0);
 	snprintf(q, sizeof(q), ". type: save job; ssids: %u", ssid);
-	rc = nsr_jobd_query_open_text(j, q, 0, &err);
+	rc = nsr_jobd_query_open_text(j, q, 0, err);
 	while (rc == NSR_OK &&
-	       (rc = nsr_jobd_query_next(j, &job, &err)) == NSR_OK)
+	       (rc = nsr_jobd_query_next(j, &job, err)) == NSR_OK)
 		if (!id)
 			id = job->id;
-	nsr_buf_release(&err);
 	return rc == NSR_ERR_EOF ? id : -1;
 }
 
@@ -1062,8 +1060,16 @@ static void batch_jobs(struct nsrd *nd, struct batch_item **items, size_t n)
 		for (size_t k = 0; k < m; k++) {
 			int64_t id = ids[k];
 
-			if (rc != NSR_OK && !answered)
-				id = job_of_ssid(l->jobd, of[k]->ss.ssid);
+			if (rc != NSR_OK && !answered) {
+				nsr_buf_reset(&err);
+				id = job_of_ssid(l->jobd, of[k]->ss.ssid,
+						 &err);
+			}
+			if (id < 0)
+				nsr_warn("save set %u: nsrjobd cannot say now "
+					 "whether its job was recorded: %s; "
+					 "it is looked for again when the save "
+					 "ends", of[k]->ss.ssid, err.data);
 			of[k]->jobid = id > 0 ? id : 0;
 			/* refused, or not there after all: made on its own */
 			of[k]->job_done =
@@ -1527,6 +1533,7 @@ static void end_db(struct mmdb_clnt *mc, struct nsr_jobd *j,
 	char ssidtxt[32], done[4096];
 	int ok = a->status == 0 || a->status == SAVE_END_NOINDEX;
 	int browsable = a->status == 0;
+	int64_t jobid = a->jobid;
 
 	if (mmdb_clnt_ss_get(mc, a->ssid, &ss) != NSR_OK) {
 		nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
@@ -1553,6 +1560,20 @@ static void end_db(struct mmdb_clnt *mc, struct nsr_jobd *j,
 		return;
 	}
 	snprintf(ssidtxt, sizeof(ssidtxt), "%u", a->ssid);
+	/* A save that started without a job id may have one all the same
+	 * (nsrjobd could not say at the start whether a batch recorded
+	 * it): looked up by its save set. */
+	if (!jobid && j) {
+		struct nsr_buf err;
+
+		nsr_buf_init(&err, 0);
+		jobid = job_of_ssid(j, a->ssid, &err);
+		if (jobid > 0)
+			nsr_info("save set %u: its job %lld, found by its "
+				 "save set, is completed with it", a->ssid,
+				 (long long)jobid);
+		nsr_buf_release(&err);
+	}
 	/* a complete save's message says how it went (read size, a
 	 * pipeline command's end): after the verdict */
 	snprintf(done, sizeof(done), "%s%s%s",
@@ -1563,8 +1584,8 @@ static void end_db(struct mmdb_clnt *mc, struct nsr_jobd *j,
 			   : "save completed, but its file index entries "
 			     "were lost: recover it by save set id",
 		 a->msg[0] ? "; " : "", a->msg);
-	job_finish_on(j, a->jobid, ok, a->totalsize, a->nfiles, ssidtxt,
-		      !ok ? a->msg : done);
+	job_finish_on(j, jobid > 0 ? jobid : 0, ok, a->totalsize, a->nfiles,
+		      ssidtxt, !ok ? a->msg : done);
 	nsr_info("save set %u of %s:%s %s (%llu bytes, %llu files)%s%s",
 		 a->ssid, ss.client, ss.name, ok ? "completed" : "FAILED",
 		 (unsigned long long)a->totalsize,

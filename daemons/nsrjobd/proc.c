@@ -383,6 +383,12 @@ static int job_query_open(void *ctx, void *argp, void *resp,
 	int rc;
 
 	qconn_end(qc);
+	if (nsr_test_once("NSR_TEST_JOBD_QUERY_FAIL")) {
+		nsr_warn("test knob: failing a query");
+		nsr_status_set(&res->st, NSR_ERR_IO, "%s",
+			       "test knob: the query failed");
+		return NSR_OK;
+	}
 	qc->stated = nsr_rpc_call_user(call) != NULL;
 	snprintf(qc->user, sizeof(qc->user), "%s",
 		 qc->stated ? nsr_rpc_call_user(call) : "");

@@ -11,6 +11,9 @@
 # then; dying after (NSR_TEST_JOBD_DIE_AFTER_MANY), it is found (marked
 # failed as interrupted by nsrjobd's restart) and completed with its
 # save.  Either way the save completes with exactly one job, complete.
+# When the lookup after a lost reply fails as well
+# (NSR_TEST_JOBD_QUERY_FAIL), nsrd says it cannot tell and looks again
+# when the save ends: the job is found then and completed with it.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 203-jobd-batch-faults
 S=127.0.0.1
@@ -20,6 +23,11 @@ W=$ROOT/work
 export NSR_TEST_JOBD_REFUSE_MANY=$ROOT/refused-once
 export NSR_TEST_JOBD_DIE_BEFORE_MANY=$ROOT/died-before
 export NSR_TEST_JOBD_DIE_AFTER_MANY=$ROOT/died-once
+# Armed (removed) for the last case only.
+export NSR_TEST_JOBD_QUERY_FAIL=$ROOT/query-failed
+touch "$ROOT/query-failed"
+mkdir -p "$W/d"
+head -c 100000 /dev/urandom >"$W/d/f"
 mkdir -p "$W/a" "$W/b" "$W/c"
 head -c 100000 /dev/urandom >"$W/a/f"
 head -c 100000 /dev/urandom >"$W/b/f"
@@ -78,5 +86,28 @@ n=$("$BIN/mminfo" -s $S -a -q "name=$W/b" -r ssid 2>/dev/null |
 check "one save set, complete and recoverable" test "$n" = 1
 "$BIN/recover" -s $S -a -d "$W/r" "$W/b" >"$W/r.out" 2>&1
 check "recover gives it back" cmp "$W/b/f" "$W/r$W/b/f"
+
+# --- a lost reply whose lookup fails too: looked for again at the end -----
+rm -f "$ROOT/died-once" "$ROOT/query-failed"
+"$BIN/save" -s $S -q "$W/d" >"$W/d.out" 2>&1
+check "the save completes though nsrjobd died and then failed a query" \
+	test $? = 0
+check "nsrjobd died after recording the batch again (the knob fired)" \
+	test -e "$ROOT/died-once"
+check "and failed the lookup (the knob fired)" test -e "$ROOT/query-failed"
+ssid=$("$BIN/mminfo" -s $S -a -q "name=$W/d" -r ssid 2>/dev/null |
+	awk '$1 ~ /^[0-9]+$/ {print $1}')
+check "nsrd said it cannot tell, and will look again" \
+	grep -q "save set ${ssid:-x}: nsrjobd cannot say now whether its job was recorded: .*looked for again when the save ends" \
+	"$ROOT/logs/daemon.log"
+check "the save started without a job id" \
+	grep -q "save of .*:$W/d admitted: ssid ${ssid:-x}, job 0" \
+	"$ROOT/logs/daemon.log"
+check "nsrd found the job when the save ended" \
+	grep -q "save set ${ssid:-x}: its job [1-9][0-9]*, found by its save set, is completed with it" \
+	"$ROOT/logs/daemon.log"
+jobs_of "$W/d" >"$W/jobs.d"
+check "the save has one job" test "$(grep -c 'job state' "$W/jobs.d")" = 1
+check "complete" grep -q 'job state: COMPLETED' "$W/jobs.d"
 
 nsr_done

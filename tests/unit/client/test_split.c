@@ -5,7 +5,8 @@
  * attribute) from three restores sharing one registry, fed in any
  * interleaving; a piece missing is reported and leaves nothing behind;
  * a damaged part makes the file damaged; the skip policy keeps an
- * existing file once; a split file does not go to a command; many split
+ * existing file once; a temporary name taken away between pieces is
+ * said once; a split file does not go to a command; many split
  * files waiting for their parts hold few descriptors; a saver not told
  * of split files refuses parts.
  */
@@ -137,6 +138,26 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* restores_new - n restores into dest sharing a new registry *sp,
+ * problems into f's log. */
+static void restores_new(struct fixture *f, const char *dest, int conflict,
+			 struct nsr_restore_split **sp, struct nsr_restore **r,
+			 size_t n)
+{
+	struct nsr_restore_opts o = { 0 };
+	struct nsr_restore_cb cb = { 0 };
+
+	assert_int_equal(nsr_restore_split_new(sp), NSR_OK);
+	o.dest = dest;
+	o.conflict = conflict;
+	o.dirs_last = 1;
+	o.split = *sp;
+	cb.error = on_error;
+	cb.ctx = &f->log;
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(nsr_restore_new(&r[i], &o, &cb), NSR_OK);
+}
+
 /* run - restore streams which[0..n) into dest side by side, sharing a
  * registry, fed step bytes at a time in turn; the files restored and
  * the registry's count of files not whole. */
@@ -145,22 +166,12 @@ static uint64_t run(struct fixture *f, const char *dest, const int *which,
 {
 	struct nsr_restore_split *sp = NULL;
 	struct nsr_restore *r[3] = { NULL, NULL, NULL };
-	struct nsr_restore_opts o = { 0 };
-	struct nsr_restore_cb cb = { 0 };
 	struct nsr_restore_stats st;
 	uint64_t files = 0;
 	size_t at = 0;
 	int more = 1;
 
-	assert_int_equal(nsr_restore_split_new(&sp), NSR_OK);
-	o.dest = dest;
-	o.conflict = conflict;
-	o.dirs_last = 1;
-	o.split = sp;
-	cb.error = on_error;
-	cb.ctx = &f->log;
-	for (size_t i = 0; i < n; i++)
-		assert_int_equal(nsr_restore_new(&r[i], &o, &cb), NSR_OK);
+	restores_new(f, dest, conflict, &sp, r, n);
 	while (more) {
 		more = 0;
 		for (size_t i = 0; i < n; i++) {
@@ -417,6 +428,56 @@ static void test_disagree(void **state)
 	assert_true(no_tmp(target(f, dest)));
 }
 
+/* test_tmp_gone - the file's temporary name taken away while it waits
+ * for its other pieces (stream A restored, then the name removed, then
+ * B and C): the next piece cannot open it again, which is said once;
+ * the file is not recovered and nothing of it is left. */
+static void test_tmp_gone(void **state)
+{
+	struct fixture *f = *state;
+	struct nsr_restore_split *sp = NULL;
+	struct nsr_restore *r[3] = { NULL, NULL, NULL };
+	struct nsr_restore_stats st;
+	char dest[PATH_MAX], cmd[2 * PATH_MAX + 64], *slash;
+	uint64_t files = 0;
+
+	snprintf(dest, sizeof(dest), "%s/gone", f->tmp);
+	restores_new(f, dest, 0, &sp, r, 3);
+	assert_int_equal(nsr_restore_feed(r[0], f->s[0].data, f->s[0].len),
+			 NSR_OK);
+	snprintf(cmd, sizeof(cmd), "%s", target(f, dest));
+	slash = strrchr(cmd, '/');
+	*slash = '\0';
+	assert_false(no_tmp(target(f, dest))); /* it waits under one */
+	snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd),
+		 "/.nsr-restore*");
+	{
+		char rm[sizeof(cmd) + 16];
+
+		snprintf(rm, sizeof(rm), "rm -f %s", cmd);
+		assert_int_equal(system(rm), 0);
+	}
+	for (int i = 1; i < 3; i++)
+		assert_int_equal(nsr_restore_feed(r[i], f->s[i].data,
+						  f->s[i].len),
+				 NSR_OK);
+	assert_int_equal(nsr_restore_split_end(sp), 0);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(nsr_restore_finish(r[i]), NSR_OK);
+		nsr_restore_stats(r[i], &st);
+		files += st.files;
+		nsr_restore_free(r[i]);
+	}
+	nsr_restore_split_free(sp);
+	assert_int_equal(files, 0);
+	assert_non_null(strstr(f->log.data, "open again"));
+	/* said once, for the first piece that could not open it */
+	assert_null(strstr(strstr(f->log.data, "open again") + 1,
+			   "open again"));
+	assert_true(access(target(f, dest), F_OK) != 0);
+	assert_true(no_tmp(target(f, dest)));
+}
+
 /* test_to_command - a split file does not go to a command: said once
  * for its two pieces in stream A, nothing written. */
 static void test_to_command(void **state)
@@ -454,8 +515,6 @@ static void test_many_files(void **state)
 	struct fixture *f = *state;
 	struct nsr_restore_split *sp = NULL;
 	struct nsr_restore *r[2] = { NULL, NULL };
-	struct nsr_restore_opts o = { 0 };
-	struct nsr_restore_cb cb = { 0 };
 	struct nsr_saver *sv[2] = { NULL, NULL };
 	struct nsr_saver_opts so = { 0 };
 	struct nsr_saver_cb scb = { 0 };
@@ -509,14 +568,7 @@ static void test_many_files(void **state)
 		assert_int_equal(nsr_saver_finish(sv[k]), NSR_OK);
 		nsr_saver_free(sv[k]);
 	}
-	assert_int_equal(nsr_restore_split_new(&sp), NSR_OK);
-	o.dest = dest;
-	o.dirs_last = 1;
-	o.split = sp;
-	cb.error = on_error;
-	cb.ctx = &f->log;
-	for (int k = 0; k < 2; k++)
-		assert_int_equal(nsr_restore_new(&r[k], &o, &cb), NSR_OK);
+	restores_new(f, dest, 0, &sp, r, 2);
 	assert_int_equal(getrlimit(RLIMIT_NOFILE, &was), 0);
 	low = was;
 	low.rlim_cur = 64;
@@ -596,6 +648,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_skip_existing, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_disagree, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_tmp_gone, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_to_command, setup,
 						teardown),
