@@ -574,7 +574,8 @@ int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
 	const char *ts = nsr_res_get(dev, "target sessions");
 	const char *ms = nsr_res_get(dev, "max sessions");
 	const char *seg = nsr_res_get(dev, "segment size");
-	long long segv = 0;
+	const char *cap = nsr_res_get(dev, "volume default capacity");
+	long long segv = 0, capv = 0;
 	pid_t pid;
 
 	memset(&md, 0, sizeof(md));
@@ -595,6 +596,13 @@ int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
 		return NSR_ERR_INVAL;
 	}
 	md.segment_size = (uint64_t)segv;
+	if (cap && *cap && nsr_size_parse(cap, &capv) != NSR_OK) {
+		nsr_buf_addf(err, "device %s: volume default capacity '%s' is "
+			     "not a size (e.g. 500 GB; empty for none)",
+			     md.name, cap);
+		return NSR_ERR_INVAL;
+	}
+	md.capacity = (uint64_t)capv;
 	md.media_type = nsr_res_get(dev, "media type");
 	md.target_sessions = ts ? (unsigned)atoi(ts) : 0;
 	md.max_sessions = ms ? (unsigned)atoi(ms) : 0;

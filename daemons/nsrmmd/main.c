@@ -351,10 +351,9 @@ static int mmd_init(struct nsr_daemon *d)
 		return -1;
 	mmd_check_access(d, m);
 	m->no_sync = e && *e == '1';
-	/* Tests: a small vtape or AFTD without a device attribute for it. */
-	e = getenv(m->dev_type == NSR_DEV_AFTD ? "NSR_TEST_AFTD_CAPACITY"
-					       : "NSR_TEST_VTAPE_CAPACITY");
-	if (m->capacity == 0 && e && *e)
+	/* Tests: a small vtape without a device attribute for it. */
+	e = getenv("NSR_TEST_VTAPE_CAPACITY");
+	if (m->capacity == 0 && m->dev_type == NSR_DEV_VTAPE && e && *e)
 		m->capacity = strtoull(e, NULL, 10);
 	m->last_work = time(NULL);
 	sweep_leftovers(m);

@@ -38,7 +38,8 @@ struct nsr_snmd_device {
 	const char *name;	  /* device resource name */
 	const char *media_type;	  /* "adv_file", "vtape", "tape" */
 	const char *path;	  /* directory, vtape file, /dev/nstN */
-	uint64_t capacity;	  /* vtape capacity in bytes, 0 = default */
+	uint64_t capacity;	  /* a vtape's size, an AFTD's most bytes of
+				   * session files; 0 = default, none */
 	uint64_t segment_size;	  /* tape/vtape: filemark every N bytes */
 	unsigned target_sessions; /* 0 = default */
 	unsigned max_sessions;	  /* 0 = default */

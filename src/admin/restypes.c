@@ -11,6 +11,7 @@
 #include "nsr/err.h"
 #include "nsr/res.h"
 #include "nsr/sched.h"
+#include "nsr/size.h"
 
 #define REQ NSR_RES_REQUIRED
 #define UNIQ NSR_RES_UNIQUE
@@ -100,6 +101,7 @@ static const struct nsr_res_attrdef device_attrs[] = {
 	N("max nsrmmd count", "12", 1, 1024), /* MS/TS + 4 */
 	{ "device block size", "handler default", ONE | HID, NULL, 0, 0 },
 	S("segment size", "4000 MB"),
+	S("volume default capacity", NULL),
 	C("auto media management", "No", YESNO),
 	S("remote user", NULL),
 	{ "password", NULL, ONE | HID, NULL, 0, 0 },
@@ -425,10 +427,39 @@ static int check_group(const struct nsr_res *r, struct nsr_buf *why)
 	return rc;
 }
 
+/* check_device - an NSR device's sizes parse (size.h): the segment size
+ * (0 for none) and the volume default capacity (empty for none, else at
+ * least 1 MB). */
+static int check_device(const struct nsr_res *r, struct nsr_buf *why)
+{
+	const char *v = nsr_res_get(r, "segment size");
+	long long n;
+
+	if (v && nsr_size_parse(v, &n) != NSR_OK) {
+		if (why)
+			nsr_buf_addf(why, "segment size '%.40s' is not a size "
+				     "(e.g. 4000 MB; 0 for no filemarks "
+				     "between segments)", v);
+		return NSR_ERR_INVAL;
+	}
+	v = nsr_res_get(r, "volume default capacity");
+	if (v && *v &&
+	    (nsr_size_parse(v, &n) != NSR_OK || n < (1LL << 20))) {
+		if (why)
+			nsr_buf_addf(why, "volume default capacity '%.40s' is "
+				     "not a size of 1 MB or more (e.g. 500 "
+				     "GB; empty for none)", v);
+		return NSR_ERR_INVAL;
+	}
+	return NSR_OK;
+}
+
 /* check_syntax - attributes with a syntax of their own. */
 static int check_syntax(const struct nsr_res *r, const char *type,
 			struct nsr_buf *why)
 {
+	if (nsr_res_name_eq(type, "NSR device"))
+		return check_device(r, why);
 	if (nsr_res_name_eq(type, "NSR schedule"))
 		return check_schedule(r, why);
 	if (nsr_res_name_eq(type, "NSR group"))

@@ -3,7 +3,7 @@
 # administrator can act on, and nothing on them is lost: a write-protected
 # vtape (its file without write permission, the cartridge's tab), a
 # "tape" device that is not a tape drive, a tape node that does not exist,
-# a segment size that is not a size; an AFTD whose directory does not exist
+# a segment size that is not a size (refused when it is set); an AFTD whose directory does not exist
 # (refused with the advice to create it, not created), a relative device
 # path (refused), a device with a volume mounted (not deleted until it is
 # unmounted).  A tape node or AFTD directory missing when the device is
@@ -28,7 +28,6 @@ check "saying it is not a tape device node" \
 ln -s /dev/null "$W/nst9"
 nsr_device gone tape "$W/nst9"
 rm -f "$W/nst9"
-nsr_device badseg vtape "$W/badseg.vtape" "segment size: lots"
 
 check "label the vtape WP1" "$BIN/nsrmm" -s $S -q -l -y -f wp WP1
 mkdir -p "$W/t"; seq 1 3000 >"$W/t/f"
@@ -70,8 +69,9 @@ out=$("$BIN/nsrmm" -s $S -l -y -f gone G1 2>&1 </dev/null); rc=$?
 check "labeling on a missing tape node fails" test $rc -ne 0
 check "saying there is no such tape device" grep -q "no such tape device" <<<"$out"
 
-out=$("$BIN/nsrmm" -s $S -l -y -f badseg B1 2>&1 </dev/null); rc=$?
-check "labeling on a device whose segment size is not a size fails" test $rc -ne 0
+out=$(printf 'create type: NSR device; name: badseg; media type: vtape; device access information: %s; segment size: lots\n' \
+	"$W/badseg.vtape" | "$BIN/nsradmin" -s $S -i - 2>&1); rc=$?
+check "a device whose segment size is not a size is refused" test $rc -ne 0
 check "saying what is wrong with it" grep -q "segment size 'lots' is not a size" <<<"$out"
 
 out=$(printf 'create type: NSR device; name: typo; media type: adv_file; device access information: %s\n' \

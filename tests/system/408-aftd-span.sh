@@ -1,21 +1,21 @@
 #!/bin/bash
 # 408-aftd-span: a save set larger than what is left on an AFTD continues
 # on the next volume of the pool, as on tape.  Two AFTDs that hold at
-# most 3 MB of session files each (nsrmmd -C, here through
-# NSR_TEST_AFTD_CAPACITY) in pool Span: a 4.5 MB tree saves, mminfo shows
+# most 3 MB of session files each (their "volume default capacity", which
+# the movers get as nsrmmd -C) in pool Span: a 4.5 MB tree saves, mminfo shows
 # a head on one volume and a tail on the other, the head's volume is
 # marked full, and recover -S and -a give the tree back.  A save striped
 # over three connections spans as well (the joined connections close at
 # the full volume's mover and the session stripes again at the next).  A
 # session that begins on a volume its mover already found full (nsrd
 # chose it before it learned) is told "full at byte 0" at once, not
-# refused, and records nothing there.
+# refused, and records nothing there.  A capacity that is not a size,
+# or below 1 MB, is refused when it is set.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 408-aftd-span
 S=127.0.0.1
 W=$ROOT/work
 mkdir -p "$W"
-export NSR_TEST_AFTD_CAPACITY=3145728
 nsr_start_datazone
 
 admin() { "$BIN/nsradmin" -s $S -i - >/dev/null; }
@@ -27,7 +27,7 @@ label() {
 	echo "create type: NSR pool; name: $pool" | admin
 	for d in "$@"; do
 		mkdir -p "$W/$d"
-		nsr_device "$d" adv_file "$W/$d"
+		nsr_device "$d" adv_file "$W/$d" "volume default capacity: 3 MB"
 		check "label ${d^^} in $d" "$BIN/nsrmm" -s $S -q -l -y -b "$pool" \
 			-f "$d" "${d^^}"
 	done
@@ -118,4 +118,13 @@ Z3=$(size_of "${SSID:-0}")
 check "its fragments hold as many bytes as the unstriped one's ($Z3, $Z1)" \
 	test "$Z3" -gt 4500000 -a "$Z3" = "$Z1"
 
+
+# --- the attribute's values ----------------------------------------------------
+for v in "lots" "512 KB"; do
+	out=$(printf 'create type: NSR device; name: bad; media type: adv_file; device access information: %s; volume default capacity: %s\n' \
+		"$W/disk1" "$v" | "$BIN/nsradmin" -s $S -i - 2>&1)
+	check "volume default capacity '$v' is refused" test $? -ne 0
+	check "saying what a capacity is" \
+		grep -q "volume default capacity '$v' is not a size of 1 MB or more" <<<"$out"
+done
 nsr_done

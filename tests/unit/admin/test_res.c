@@ -401,6 +401,23 @@ static void test_schema(void **state)
 				       "exceed 'max sessions' (32)"));
 	assert_int_equal(nsr_res_set1(r, "max sessions", "40"), NSR_OK);
 	assert_int_equal(nsr_res_check(r, s, &why), NSR_OK);
+	/* sizes: the segment size (0 allowed), the capacity (>= 1 MB) */
+	assert_int_equal(nsr_res_set1(r, "segment size", "0"), NSR_OK);
+	assert_int_equal(nsr_res_set1(r, "volume default capacity", "1 MB"),
+			 NSR_OK);
+	assert_int_equal(nsr_res_check(r, s, &why), NSR_OK);
+	assert_int_equal(nsr_res_set1(r, "volume default capacity",
+				      "1048575"),
+			 NSR_OK);
+	assert_int_equal(nsr_res_check(r, s, &why), NSR_ERR_INVAL);
+	assert_non_null(strstr(why.data, "not a size of 1 MB or more"));
+	assert_int_equal(nsr_res_set1(r, "volume default capacity", ""),
+			 NSR_OK);
+	assert_int_equal(nsr_res_set1(r, "segment size", "4000 MBs"), NSR_OK);
+	nsr_buf_reset(&why);
+	assert_int_equal(nsr_res_check(r, s, &why), NSR_ERR_INVAL);
+	assert_non_null(strstr(why.data, "segment size '4000 MBs' is not a "
+				       "size"));
 	nsr_res_free(r);
 
 	nsr_buf_reset(&why);
