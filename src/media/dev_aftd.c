@@ -61,11 +61,19 @@
 #define AFTD_PREFIX "ss."
 #define AFTD_PART ".part"
 
+/* With a quota, the directory itself is summed again after this handle
+ * appended a sixteenth of the quota (at most AFTD_RESCAN_MAX), and
+ * whenever the count says an append would pass it: other movers write
+ * into the same directory (dynamic nsrmmd), and removals free space. */
+#define AFTD_RESCAN_MAX (32u << 20)
+
 struct aftd {
-	pthread_mutex_t lock; /* next, used and info.full */
+	pthread_mutex_t lock; /* next, used, inflight, since_scan, info.full */
 	uint32_t next;	      /* the next session file number to try */
 	uint64_t quota;	      /* 0 = none */
 	uint64_t used;	      /* bytes in session files (with a quota) */
+	uint64_t inflight;    /* of used: reserved, not yet written */
+	uint64_t since_scan;  /* appended since the directory was summed */
 };
 
 struct nsr_dev_file {
@@ -218,25 +226,41 @@ out:
 	return rc;
 }
 
-/* aftd_usage - total size of the session files in nums. */
-static int aftd_usage(struct nsr_dev *dev, const uint32_t *nums, size_t n,
-		      uint64_t *total)
+/* aftd_usage - total size of the directory's session files, the ones
+ * in progress included (whoever writes them). */
+static int aftd_usage(struct nsr_dev *dev, uint64_t *total)
 {
-	char path[PATH_MAX];
+	DIR *d = opendir(dev->path);
+	struct dirent *de;
 	struct stat st;
-	size_t i;
-	int rc;
 
 	*total = 0;
-	for (i = 0; i < n; i++) {
-		rc = aftd_file_path(dev, nums[i], path, sizeof(path));
-		if (rc != NSR_OK)
-			return rc;
-		if (lstat(path, &st) != 0) /* invariant 4 */
-			return dev_sys(dev, "stat session file");
-		*total += (uint64_t)st.st_size;
+	if (d == NULL)
+		return dev_sys(dev, "opendir");
+	while ((de = readdir(d)) != NULL) {
+		if (!aftd_parse_name(de->d_name) &&
+		    !aftd_parse_part(de->d_name))
+			continue;
+		/* invariant 4; a file removed meanwhile counts nothing */
+		if (fstatat(dirfd(d), de->d_name, &st,
+			    AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(st.st_mode))
+			*total += (uint64_t)st.st_size;
 	}
+	closedir(d);
 	return NSR_OK;
+}
+
+/* aftd_rescan_locked - a->lock held: the count from the directory, plus
+ * this handle's appends not yet written.  A failed sum keeps the count
+ * (retried after the next stretch). */
+static void aftd_rescan_locked(struct nsr_dev *dev, struct aftd *a)
+{
+	uint64_t disk;
+
+	if (aftd_usage(dev, &disk) == NSR_OK)
+		a->used = disk + a->inflight;
+	a->since_scan = 0;
 }
 
 /* aftd_open - check (or create) the directory; find the next number. */
@@ -277,9 +301,9 @@ static int aftd_open(struct nsr_dev *dev, const struct nsr_dev_opts *o)
 	if (part >= a->next)
 		a->next = part + 1; /* invariant 2 */
 	a->quota = o->aftd_quota;
-	if (a->quota != 0)
-		rc = aftd_usage(dev, nums, n, &a->used);
 	free(nums);
+	if (a->quota != 0)
+		rc = aftd_usage(dev, &a->used);
 	if (rc != NSR_OK) {
 		free(a);
 		return rc;
@@ -625,26 +649,36 @@ int nsr_dev_file_append(struct nsr_dev_file *f, const void *p, size_t len)
 
 	if (a->quota != 0) {
 		/* Reserve the space first so that threads cannot overshoot
-		 * the quota together. */
+		 * the quota together; what other movers wrote is seen at the
+		 * next sum of the directory. */
 		pthread_mutex_lock(&a->lock);
-		if (a->used + len > a->quota)
+		if (a->used + len > a->quota ||
+		    a->since_scan >= NSR_MIN(a->quota / 16,
+					     (uint64_t)AFTD_RESCAN_MAX))
+			aftd_rescan_locked(dev, a);
+		if (a->used + len > a->quota) {
 			rc = NSR_ERR_NOSPACE;
-		else
+		} else {
 			a->used += len;
+			a->inflight += len;
+			a->since_scan += len;
+		}
 		reserved = rc == NSR_OK;
 		pthread_mutex_unlock(&a->lock);
 	}
 	if (rc == NSR_OK)
 		rc = nsr_pwrite_full(f->fd, p, len, (off_t)f->size);
+	if (reserved) {
+		pthread_mutex_lock(&a->lock);
+		a->inflight -= len;
+		if (rc != NSR_OK)
+			a->used -= len;
+		pthread_mutex_unlock(&a->lock);
+	}
 	if (rc == NSR_OK) {
 		f->size += len;
 		dev_writeback(f->fd, &f->wb, f->size);
 		return NSR_OK;
-	}
-	if (reserved) {
-		pthread_mutex_lock(&a->lock);
-		a->used -= len;
-		pthread_mutex_unlock(&a->lock);
 	}
 	if (rc != NSR_ERR_NOSPACE)
 		return dev_sys(dev, "write session file");

@@ -583,6 +583,55 @@ static void test_crash_safe_naming(void **state)
 	free(dir);
 }
 
+/* test_quota_shared - two movers on one AFTD with a quota (two device
+ * handles, dynamic nsrmmd): each sees what the other wrote, so together
+ * they stop near the quota, not near twice it; a removal gives space
+ * back to both. */
+static void test_quota_shared(void **state)
+{
+	const uint64_t quota = 4u << 20;
+	char *dir = nsr_test_tmpdir("aftd-quota");
+	struct nsr_dev *a = mt_aftd(dir, "q", quota), *b;
+	struct nsr_dev_file *f = NULL, *g = NULL;
+	static uint8_t buf[65536];
+	uint32_t no = 0, no2 = 0;
+	uint64_t total;
+	int fa = NSR_OK, fb = NSR_OK;
+
+	NSR_UNUSED(state);
+	mt_fill(3, 0, buf, sizeof(buf));
+	b = mt_aftd(dir, "q", quota);
+	assert_int_equal(nsr_dev_file_create(a, &no, &f), NSR_OK);
+	assert_int_equal(nsr_dev_file_create(b, &no2, &g), NSR_OK);
+	for (int i = 0; i < 200 && (fa == NSR_OK || fb == NSR_OK); i++) {
+		if (fa == NSR_OK)
+			fa = nsr_dev_file_append(f, buf, sizeof(buf));
+		if (fb == NSR_OK)
+			fb = nsr_dev_file_append(g, buf, sizeof(buf));
+	}
+	assert_int_equal(fa, NSR_ERR_EOM);
+	assert_int_equal(fb, NSR_ERR_EOM);
+	total = nsr_dev_file_size(f) + nsr_dev_file_size(g);
+	/* at most what one handle wrote since its last sum (a sixteenth
+	 * of the quota, and one append) past it */
+	assert_true(total <= quota + quota / 16 + sizeof(buf));
+	assert_true(total >= quota - 2 * sizeof(buf));
+	assert_int_equal(nsr_dev_file_sync(f), NSR_OK);
+	assert_int_equal(nsr_dev_file_commit(f), NSR_OK);
+	assert_int_equal(nsr_dev_file_close(f), NSR_OK);
+	assert_int_equal(nsr_dev_file_discard(g), NSR_OK);
+	/* b removed its own file: a third handle sees the room it left */
+	assert_int_equal(nsr_dev_close(b), NSR_OK);
+	b = mt_aftd(dir, "q", quota);
+	assert_int_equal(nsr_dev_file_create(b, &no2, &g), NSR_OK);
+	assert_int_equal(nsr_dev_file_append(g, buf, sizeof(buf)), NSR_OK);
+	assert_int_equal(nsr_dev_file_discard(g), NSR_OK);
+	assert_int_equal(nsr_dev_close(a), NSR_OK);
+	assert_int_equal(nsr_dev_close(b), NSR_OK);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
 /* test_sweep_spares_live_writers - two movers on one AFTD (two device
  * handles): a sweep by one leaves the other's file in progress alone
  * while it is written, and removes it once its writer is gone. */
@@ -778,6 +827,7 @@ int main(void)
 		cmocka_unit_test(test_read_blocks),
 		cmocka_unit_test(test_damage_count),
 		cmocka_unit_test(test_crash_safe_naming),
+		cmocka_unit_test(test_quota_shared),
 		cmocka_unit_test(test_sweep_spares_live_writers),
 		cmocka_unit_test(test_remove_ss),
 		cmocka_unit_test(test_relabel_resume),
