@@ -10,7 +10,9 @@
 # session that begins on a volume its mover already found full (nsrd
 # chose it before it learned) is told "full at byte 0" at once, not
 # refused, and records nothing there.  A capacity that is not a size,
-# or below 1 MB, is refused when it is set.
+# or below 1 MB, is refused when it is set.  With the media database
+# lost, scanner -m on the two AFTDs puts the spanning save set back
+# (head and tail) and it recovers.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 408-aftd-span
 S=127.0.0.1
@@ -118,6 +120,25 @@ Z3=$(size_of "${SSID:-0}")
 check "its fragments hold as many bytes as the unstriped one's ($Z3, $Z1)" \
 	test "$Z3" -gt 4500000 -a "$Z3" = "$Z1"
 
+
+# --- the media database rebuilt from the two AFTDs --------------------------------
+SS1=$(awk '$1 ~ /^[0-9]+$/ && $3 ~ /^h/ {print $1; exit}' <<<"$(rows "$T")")
+nsrd_pid=$(cat "$ROOT/logs/nsrd.pid")
+kill -TERM "$nsrd_pid"
+for i in $(seq 1 300); do kill -0 "$nsrd_pid" 2>/dev/null || break; sleep 0.1; done
+rm -rf "$ROOT/mm"
+nsr_start nsrd
+nsr_wait_answers nsrd nsrmmdbd nsrjobd nsrindexd
+for d in disk1 disk2; do
+	"$BIN/scanner" -m -s $S "$W/$d" >"$W/scan-$d.out" 2>&1
+	check "scanner -m on $d exits 0" test $? -eq 0
+done
+r=$(rows "$T")
+echo "$r" | sed 's/^/# mminfo after scanner: /'
+check "save set ${SS1:-x} has its head back" grep -Eq "^ *${SS1:-x} +DISK[12] +h" <<<"$r"
+check "and its tail" grep -Eq "^ *${SS1:-x} +DISK[12] +t" <<<"$r"
+check "the rebuilt spanning save set recovers identical" \
+	recovers_identical "$T" -S "${SS1:-0}"
 
 # --- the attribute's values ----------------------------------------------------
 for v in "lots" "512 KB"; do
