@@ -368,6 +368,24 @@ static int drop_only_copies(struct nsrd *n, const struct mmdb_volume *old,
 	return rc;
 }
 
+/* device_capacity - device devname's volume default capacity in bytes,
+ * 0 when it has none (or it does not parse: nsrd_device_mover says so). */
+static uint64_t device_capacity(struct nsrd *n, const char *devname)
+{
+	nsr_status st;
+	const struct nsr_res *dev;
+	const char *v;
+	long long c = 0;
+
+	memset(&st, 0, sizeof(st));
+	dev = find_device(n, devname, &st);
+	free(st.msg);
+	v = dev ? nsr_res_get(dev, "volume default capacity") : NULL;
+	if (v && *v && nsr_size_parse(v, &c) != NSR_OK)
+		c = 0;
+	return (uint64_t)c;
+}
+
 /* record_label - the medium in device devname holds lab: give the media
  * database its record (replacing an older volume of that name) and show
  * it mounted on the device.  Repeatable: a record with lab's volume id
@@ -400,6 +418,7 @@ static int record_label(struct nsrd *n, const char *devname,
 	snprintf(vol.type, sizeof(vol.type), "%s", lab->media_type);
 	snprintf(vol.device, sizeof(vol.device), "%s", devname);
 	vol.block_size = lab->block_size;
+	vol.capacity = device_capacity(n, devname); /* mminfo's (%) */
 	vol.olabel = had_old ? old.olabel : lab->created;
 	vol.labeled = lab->created;
 	vol.recycled = had_old ? old.recycled + 1 : 0;

@@ -80,6 +80,11 @@ check "recover -S of the spanning save set gives the tree back" \
 	recovers_identical "$T" -S "${SSID:-0}"
 Z1=$(size_of "${SSID:-0}")
 check "recover -a gives the tree back" recovers_identical "$T"
+m=$("$BIN/mminfo" -s $S -m 2>&1)
+echo "$m" | sed 's/^/# mminfo -m: /'
+check "mminfo -m shows the AFTDs' capacity (3 MB, 3072 KB)" \
+	test "$(grep -Ec ' DISK[12] .* 3072 KB *$' <<<"$m")" = 2
+check "and the full one as full" grep -Eq " DISK[12] .* full " <<<"$m"
 check "the mover said where the client goes on" \
 	grep -q "nsrmmd.*is full: save set ${SSID:-0} .* the client goes on" \
 	"$ROOT/logs/daemon.log"
