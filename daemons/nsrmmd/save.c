@@ -239,7 +239,7 @@ static int begin_session(struct mmd *m, const mmd_begin_args *a,
 	struct nsr_vol_span sp;
 	struct mmd_save *s = NULL;
 	struct nsr_buf why;
-	int rc;
+	int rc, full = 0;
 
 	nsr_buf_init(&why, 4096);
 	if (c->save) {
@@ -262,9 +262,13 @@ static int begin_session(struct mmd *m, const mmd_begin_args *a,
 	pthread_mutex_lock(&m->mu);
 	mmd_touch(m);
 	rc = writer_get_locked(m, a->volid, &why);
-	if (rc == NSR_OK)
+	if (rc == NSR_OK) {
 		rc = nsr_vol_session_begin(m->w, &s->hdr, &sp, &s->vs);
-	if (rc == NSR_OK || rc == NSR_ERR_EOM) {
+		full = rc == NSR_ERR_EOM; /* the writer found it full */
+		if (full)
+			rc = NSR_OK;
+	}
+	if (rc == NSR_OK) {
 		const struct nsr_vol_label *l = nsr_vol_writer_label(m->w);
 
 		memcpy(s->volid, l->volid, 16);
@@ -278,7 +282,7 @@ static int begin_session(struct mmd *m, const mmd_begin_args *a,
 		m->w = NULL;
 	}
 	pthread_mutex_unlock(&m->mu);
-	if (rc != NSR_OK && rc != NSR_ERR_EOM) {
+	if (rc != NSR_OK) {
 		mmd_status(&r->st, rc, "cannot start save set %u (%s:%s) on "
 			   "device %s: %s", a->ssid, a->client, a->name,
 			   m->dev_name, why.len ? why.data : nsr_strerror(rc));
@@ -289,8 +293,8 @@ static int begin_session(struct mmd *m, const mmd_begin_args *a,
 		 s->hdr.level, s->volname, m->dev_name,
 		 cloneid ? " (a clone)" : "");
 	s->ctr = mmd_ctr_open(s->hdr.ssid, 0);
-	if (rc == NSR_ERR_EOM)
-		volume_filled(m, s); /* full already: the client goes on */
+	if (full)
+		volume_filled(m, s); /* the client goes on at once */
 	c->save = s;
 	s = NULL;
 	mmd_status(&r->st, NSR_OK, "%s", "");
