@@ -48,7 +48,10 @@
  *  3. sent - acked <= NSR_MMD_REPLAY_MAX(every, depth, chunk) after each
  *     reply is read; a mover that lags more is a protocol error;
  *  4. while syncs are outstanding no blocking call goes out on the
- *     connection (replies come in call order).
+ *     connection (replies come in call order);
+ *  5. a session ends well only when the mover's last fragment holds
+ *     every byte sent since it began (frag_off..sent): a byte that did
+ *     not reach the volume fails the save, it is never reported saved.
  */
 #include "nsr/compat.h"
 
