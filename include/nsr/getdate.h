@@ -50,4 +50,10 @@ int nsr_getdate(const char *text, time_t now, time_t *out);
 int nsr_getdate_err(const char *text, time_t now, time_t *out,
 		    struct nsr_getdate_error *err);
 
+/* nsr_getdate_text - t as an expression nsr_getdate reads back to the
+ * same second, "MM/DD/YY HH:MM:SS" in the local time zone (as mminfo
+ * shows save times), into out (n >= 18; the number of seconds if the
+ * time cannot be shown that way). */
+void nsr_getdate_text(time_t t, char *out, size_t n);
+
 #endif /* NSR_GETDATE_H */

@@ -28,6 +28,7 @@
 #include "nsr/buf.h"
 #include "nsr/cfi.h"
 #include "nsr/err.h"
+#include "nsr/getdate.h"
 #include "nsr/index_clnt.h"
 #include "nsr/restore.h"
 #include "nsr/session.h"
@@ -324,6 +325,59 @@ static int open_index(struct nsr_session_recover *sr)
 	return rc;
 }
 
+/* The versions of a path the index has, whatever the browse time. */
+struct vers {
+	size_t n;
+	int64_t first, last; /* save times */
+};
+
+/* vers_visit - IX_Q_VERSIONS visitor: count, keep the oldest and the
+ * newest save time. */
+static int vers_visit(void *ctx, const struct nsr_cfi_saveset *ss,
+		      const struct nsr_cfi_entry *e)
+{
+	struct vers *v = ctx;
+
+	NSR_UNUSED(e);
+	if (v->n++ == 0 || ss->savetime < v->first)
+		v->first = ss->savetime;
+	if (v->n == 1 || ss->savetime > v->last)
+		v->last = ss->savetime;
+	return 0;
+}
+
+/* not_there - path is not in the client's index as of browse (0 =
+ * now): say so, and with a browse time, which versions there are, so
+ * the administrator can choose another time. */
+static void not_there(struct nsr_session_recover *sr, const char *path,
+		      int64_t browse)
+{
+	struct nsr_ixclnt_q q = { .client = sr->o->client,
+				  .kind = IX_Q_VERSIONS,
+				  .path = path };
+	struct vers v = { 0, 0, 0 };
+	char at[32], a[32], b[32];
+
+	if (!browse || nsr_ixclnt_query(sr->ix, &q, vers_visit, &v) < 0 ||
+	    v.n == 0) {
+		tell(sr, NSR_SESSION_ERROR, "%s: not in the index of client %s",
+		     path, sr->o->client);
+		return;
+	}
+	nsr_getdate_text((time_t)browse, at, sizeof(at));
+	nsr_getdate_text((time_t)v.first, a, sizeof(a));
+	nsr_getdate_text((time_t)v.last, b, sizeof(b));
+	if (v.n == 1)
+		tell(sr, NSR_SESSION_ERROR, "%s: not in the index of client "
+		     "%s as of %s; its one version there is of %s (recover "
+		     "it with -t '%s')", path, sr->o->client, at, a, a);
+	else
+		tell(sr, NSR_SESSION_ERROR, "%s: not in the index of client "
+		     "%s as of %s; its %zu versions there are of %s to %s "
+		     "(choose one with -t)", path, sr->o->client, at, v.n, a,
+		     b);
+}
+
 /* nsr_session_recover_paths - each of paths[0..n) (and, for a
  * directory, the tree under it) as of browse (0 = now) in the client's
  * file index, all of them restored together from the save sets holding
@@ -354,10 +408,7 @@ int nsr_session_recover_paths(struct nsr_session_recover *sr,
 				     ? nsr_strerror(rc)
 				     : nsr_ixclnt_errmsg(sr->ix));
 		else if (!p.found)
-			tell(sr, NSR_SESSION_ERROR,
-			     "%s: not in the index of client %s%s", paths[i],
-			     sr->o->client,
-			     browse ? " as of the browse time" : "");
+			not_there(sr, paths[i], browse);
 		else if (p.obj[root].dir)
 			rc = walk_tree(sr, &p, root, browse);
 		if (rc < 0 || !p.found) {

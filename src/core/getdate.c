@@ -680,3 +680,20 @@ int nsr_getdate(const char *text, time_t now, time_t *out)
 {
 	return nsr_getdate_err(text, now, out, NULL);
 }
+
+/* nsr_getdate_text - see getdate.h.  Two-digit years read back only
+ * from 1970 to 2069; other years are written with four digits. */
+void nsr_getdate_text(time_t t, char *out, size_t n)
+{
+	struct tm tm;
+	const char *f = "%m/%d/%y %H:%M:%S";
+
+	if (!localtime_r(&t, &tm)) {
+		snprintf(out, n, "%lld", (long long)t);
+		return;
+	}
+	if (tm.tm_year < 70 || tm.tm_year >= 170)
+		f = "%m/%d/%Y %H:%M:%S";
+	if (strftime(out, n, f, &tm) == 0)
+		snprintf(out, n, "%lld", (long long)t);
+}

@@ -154,6 +154,32 @@ static void test_local_zone(void **state)
 	set_tz("UTC");
 }
 
+/* test_text - nsr_getdate_text writes what nsr_getdate reads back to
+ * the same second, in two time zones and over the two-digit years' edge
+ * (four digits outside 1970-2069). */
+static void test_text(void **state)
+{
+	static const time_t ts[] = { 0, 86399, 1795881739, 3124137599LL,
+				     3155760000LL, 4102444800LL };
+	static const char *const zones[] = { "UTC",
+					     "EST5EDT,M3.2.0,M11.1.0" };
+	char buf[32];
+
+	NSR_UNUSED(state);
+	for (size_t z = 0; z < 2; z++) {
+		set_tz(zones[z]);
+		for (size_t i = 0; i < sizeof(ts) / sizeof(ts[0]); i++) {
+			nsr_getdate_text(ts[i], buf, sizeof(buf));
+			check(buf, NOW, ts[i]);
+		}
+	}
+	set_tz("UTC");
+	nsr_getdate_text(utc(2026, 11, 28, 16, 42, 19), buf, sizeof(buf));
+	assert_string_equal(buf, "11/28/26 16:42:19");
+	nsr_getdate_text(utc(2070, 1, 1, 0, 0, 0), buf, sizeof(buf));
+	assert_string_equal(buf, "01/01/2070 00:00:00");
+}
+
 static void test_errors(void **state)
 {
 	char longtext[NSR_GETDATE_MAX + 8];
@@ -196,6 +222,7 @@ int main(void)
 		cmocka_unit_test(test_absolute),
 		cmocka_unit_test(test_local_zone),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
