@@ -261,6 +261,29 @@ static int free_entry(const struct snmd_slot *s)
 	return -1;
 }
 
+/* settings_changed - the device's capacity or segment size is not what
+ * its running movers were started with: said once per new pair, as
+ * they keep theirs until they exit (holds tab_mu). */
+static void settings_changed(struct snmd_slot *s, const snm_mover_args *a,
+			     const int *running)
+{
+	unsigned n = 0;
+
+	for (int k = 0; k < SNMD_MOVERS_MAX; k++)
+		n += running[k] != 0;
+	if (n == 0 || (a->dev.capacity == s->capacity &&
+		       a->dev.segment_size == s->segment_size) ||
+	    (a->dev.capacity == s->told_capacity &&
+	     a->dev.segment_size == s->told_segment))
+		return;
+	s->told_capacity = a->dev.capacity;
+	s->told_segment = a->dev.segment_size;
+	nsr_info("device %s: its volume default capacity or segment size "
+		 "changed; its %u running mover(s) keep the former until they "
+		 "exit when idle (-i; or stop them: the next ones start with "
+		 "the new)", s->device, n);
+}
+
 /* snm_mover - SNM_MOVER: the port of a mover of the device for one more
  * session, started on demand. */
 static int snm_mover(void *ctx, void *args, void *res,
@@ -328,6 +351,7 @@ again:
 		s->target_sessions = a->dev.target_sessions;
 		s->max_sessions = a->dev.max_sessions;
 		s->max_movers = a->dev.max_movers;
+		settings_changed(s, a, running);
 	}
 	for (k = 0; k < SNMD_MOVERS_MAX; k++)
 		sessions[k] = running[k] ? load_of(a, s->mv[k].pid) : 0;

@@ -32,6 +32,9 @@ struct snmd_slot {
 	char *server;	  /* "" = report nowhere */
 	uint64_t capacity;
 	uint64_t segment_size; /* nsrmmd -G */
+	/* Another capacity or segment size asked while movers run with
+	 * these (said once per pair: running movers keep theirs). */
+	uint64_t told_capacity, told_segment;
 	unsigned target_sessions, max_sessions;
 	unsigned max_movers;	/* as nsrd asked last (dynamic nsrmmd) */
 

@@ -12,7 +12,8 @@
 # refused, and records nothing there.  A capacity that is not a size,
 # or below 1 MB, is refused when it is set.  With the media database
 # lost, scanner -m on the two AFTDs puts the spanning save set back
-# (head and tail) and it recovers.
+# (head and tail) and it recovers.  A capacity changed while a mover
+# runs is said by the storage node (that mover keeps its own).
 . "$(dirname "$0")/lib.sh"
 nsr_setup 408-aftd-span
 S=127.0.0.1
@@ -87,6 +88,16 @@ check "mminfo -m shows the AFTDs' capacity (3 MB, 3072 KB)" \
 check "and the full one as full" grep -Eq " DISK[12] .* full " <<<"$m"
 check "the mover said where the client goes on" \
 	grep -q "nsrmmd.*is full: save set ${SSID:-0} .* the client goes on" \
+	"$ROOT/logs/daemon.log"
+
+# A changed capacity is said: running movers keep theirs until they exit.
+printf '. type: NSR device; name: disk2\nupdate volume default capacity: 4 MB\n' |
+	admin
+head -c 1000 /dev/urandom >"$W/small"
+check "a small save into Span still fits" \
+	"$BIN/save" -s $S -q -b Span --stripes=1 "$W/small"
+check "the storage node says disk2's running mover keeps its capacity" \
+	grep -q "device disk2: its volume default capacity or segment size changed; its 1 running mover(s) keep the former" \
 	"$ROOT/logs/daemon.log"
 
 # --- a volume found full at the begin -----------------------------------------
