@@ -89,6 +89,38 @@ static void release_writer(struct mmd *m, struct mmd_save *s)
 	pthread_mutex_unlock(&m->mu);
 }
 
+/* drop_part - the part of s on its full AFTD will not be recorded (the
+ * client aborted, or went away before it settled): its session file goes,
+ * so no byte of the disk is held by nothing (its bytes were never added
+ * to the volume's written figure: settle adds them when it records it).
+ * A tape's part stays on the medium, counted, until it is relabeled. */
+static void drop_part(struct mmd *m, struct mmd_save *s)
+{
+	struct nsr_vol_removed rm;
+	struct nsr_dev *dev = NULL;
+	struct nsr_buf why;
+	int rc;
+
+	if (m->dev_type != NSR_DEV_AFTD || s->eom_frag.size == 0)
+		return;
+	nsr_buf_init(&why, 0);
+	rc = mmd_dev_open_extra(m, 0, &dev, &why);
+	if (rc == NSR_OK)
+		rc = nsr_vol_remove_ss(dev, &s->hdr.ssid, 1, &rm, &why);
+	if (rc != NSR_OK)
+		nsr_error("save set %u: cannot remove its unrecorded part from "
+			  "volume %s in device %s: %s; nsrmm -d -S %u removes "
+			  "it", s->hdr.ssid, s->volname, m->dev_name,
+			  why.len ? why.data : nsr_strerror(rc), s->hdr.ssid);
+	else
+		nsr_info("save set %u: its unrecorded part on volume %s "
+			 "removed (%u session file(s), %llu bytes)",
+			 s->hdr.ssid, s->volname, rm.files,
+			 (unsigned long long)rm.bytes);
+	nsr_dev_close(dev);
+	nsr_buf_release(&why);
+}
+
 /* mmd_save_free - the connection went away with a session open. */
 void mmd_save_free(struct mmd *m, struct mmd_save *s)
 {
@@ -103,11 +135,13 @@ void mmd_save_free(struct mmd *m, struct mmd_save *s)
 			 s->hdr.client, s->hdr.name);
 		nsr_vol_session_abort(s->vs);
 	}
-	if (s->eom && !s->settled && s->err == NSR_OK)
+	if (s->eom && !s->settled && s->err == NSR_OK) {
 		nsr_warn("save set %u (%s:%s): the client connection closed "
 			 "before it settled the session after volume %s filled;"
 			 " the part on that volume is not recorded",
 			 s->hdr.ssid, s->hdr.client, s->hdr.name, s->volname);
+		drop_part(m, s);
+	}
 	free(s->errmsg);
 	mmd_ctr_close(s->ctr);
 	release_writer(m, s);
@@ -214,8 +248,11 @@ static void volume_filled(struct mmd *m, struct mmd_save *s)
 				      nsr_strerror(rc)));
 		goto out;
 	}
-	if (mmd_report_written(m, s->volid, s->eom_frag.size, 0, 0,
-			       MMDB_VOL_FULL, &why) != NSR_OK)
+	/* An AFTD's part counts when it is recorded (settle), or goes. */
+	if (mmd_report_written(m, s->volid,
+			       m->dev_type == NSR_DEV_AFTD ? 0
+							  : s->eom_frag.size,
+			       0, 0, MMDB_VOL_FULL, &why) != NSR_OK)
 		nsr_warn("cannot mark volume %s full in the media database: %s",
 			 s->volname, why.data);
 	s->eom = 1;
@@ -532,6 +569,7 @@ static void settle(struct mmd *m, struct mmd_save *s, const mmd_end_args *a)
 		nsr_warn("save set %u (%s:%s) cannot go on after volume %s "
 			 "filled; its part on that volume is not recorded",
 			 s->hdr.ssid, s->hdr.client, s->hdr.name, s->volname);
+		drop_part(m, s);
 		return;
 	}
 	if (s->eom_frag.size == 0)
@@ -545,6 +583,13 @@ static void settle(struct mmd *m, struct mmd_save *s, const mmd_end_args *a)
 				      "full volume %s: %s",
 				      s->hdr.ssid, m->server, s->volname,
 				      why.data));
+	else if (m->dev_type == NSR_DEV_AFTD &&
+		 mmd_report_written(m, s->volid, s->eom_frag.size, 0, 0, 0,
+				    &why) != NSR_OK)
+		nsr_warn("save set %u is recorded on volume %s, but its %llu "
+			 "bytes there are not in the volume's written figure: "
+			 "%s", s->hdr.ssid, s->volname,
+			 (unsigned long long)s->eom_frag.size, why.data);
 	else
 		nsr_info("save set %u (%s:%s): %llu bytes on the full volume "
 			 "%s recorded (fragment %u); received %llu bytes, "

@@ -2,8 +2,8 @@
 # 406-mover-aftd-full: an AFTD on a 2 MB file system fills up during a
 # save whose client has no other volume to go on to (mmdtest asks nobody;
 # save itself spans: 408-aftd-span): the session fails naming the full
-# volume, the volume is marked full in the media database, and the save
-# set written before is intact.  Needs root to mount a small tmpfs;
+# volume, the volume is marked full in the media database, the part it
+# wrote is removed, and the save set written before is intact.  Needs root to mount a small tmpfs;
 # skipped otherwise.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 406-mover-aftd-full
@@ -42,6 +42,8 @@ check "naming the full volume" grep -q "volume FULL01 in device small is full" <
 check "the media database marks the volume full" \
 	grep -Eq "^FULL01 flags 0x[0-9a-f]*[13579bdf] " <("$T" mmdb-volget $H FULL01)
 check "the failed save set has no fragment" test -z "$("$T" mmdb-frags $H "$S2")"
+check "nor a session file: only the first save set's is left" \
+	test "$(ls "$SMALL" | grep -c '^ss\.')" = 1
 "$T" recover $H "$P" "$S1" $(cat "$ROOT/frag1") >"$ROOT/out1"
 check "the save set written before is intact" cmp -s "$ROOT/data1" "$ROOT/out1"
 nsr_done

@@ -13,7 +13,9 @@
 # or below 1 MB, is refused when it is set.  With the media database
 # lost, scanner -m on the two AFTDs puts the spanning save set back
 # (head and tail) and it recovers.  A capacity changed while a mover
-# runs is said by the storage node (that mover keeps its own).
+# runs is said by the storage node (that mover keeps its own).  A save
+# into a pool whose only AFTD fills fails, and the part it wrote there
+# is removed (no session file, no written bytes left of it).
 . "$(dirname "$0")/lib.sh"
 nsr_setup 408-aftd-span
 S=127.0.0.1
@@ -136,6 +138,21 @@ Z3=$(size_of "${SSID:-0}")
 check "its fragments hold as many bytes as the unstriped one's ($Z3, $Z1)" \
 	test "$Z3" -gt 4500000 -a "$Z3" = "$Z1"
 
+
+# --- no other volume: the save fails and leaves no byte behind -------------------
+label Alone disk9
+out=$("$BIN/save" -s $S -q -b Alone --stripes=1 "$T" 2>&1)
+check "a save larger than the pool's only AFTD fails" test $? -ne 0
+echo "$out" | sed 's/^/# save: /'
+check "saying the volume is full and no other is left" \
+	grep -q "DISK9 in device disk9 is full at byte .* no writable volume of pool 'Alone' left" <<<"$out"
+check "the AFTD holds no session file of it (only its label)" \
+	test -z "$(ls "$W/disk9" | grep -v '^label')"
+check "the mover says it removed the unrecorded part" \
+	grep -q "its unrecorded part on volume DISK9 removed (1 session file(s)" \
+	"$ROOT/logs/daemon.log"
+w9=$("$BIN/mminfo" -s $S -q volume=DISK9 -r written 2>&1 | tail -n 1)
+check "and its written figure counts none of it ($w9)" grep -Eq "^ *0 (B|KB) *$" <<<"$w9"
 
 # --- the media database rebuilt from the two AFTDs --------------------------------
 SS1=$(awk '$1 ~ /^[0-9]+$/ && $3 ~ /^h/ {print $1; exit}' <<<"$(rows "$T")")
