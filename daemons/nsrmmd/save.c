@@ -93,10 +93,11 @@ static void release_writer(struct mmd *m, struct mmd_save *s)
  * client aborted, or went away before it settled): its session file goes,
  * so no byte of the disk is held by nothing (its bytes were never added
  * to the volume's written figure: settle adds them when it records it).
+ * The one file is unlinked by its number, with no intent record: the
+ * disk is full, and a crash can only leave it as it was, unrecorded.
  * A tape's part stays on the medium, counted, until it is relabeled. */
 static void drop_part(struct mmd *m, struct mmd_save *s)
 {
-	struct nsr_vol_removed rm;
 	struct nsr_dev *dev = NULL;
 	struct nsr_buf why;
 	int rc;
@@ -105,18 +106,21 @@ static void drop_part(struct mmd *m, struct mmd_save *s)
 		return;
 	nsr_buf_init(&why, 0);
 	rc = mmd_dev_open_extra(m, 0, &dev, &why);
-	if (rc == NSR_OK)
-		rc = nsr_vol_remove_ss(dev, &s->hdr.ssid, 1, &rm, &why);
+	if (rc == NSR_OK) {
+		rc = nsr_dev_file_remove(dev, s->eom_frag.file);
+		if (rc != NSR_OK)
+			nsr_buf_addstr(&why, nsr_dev_errmsg(dev));
+	}
 	if (rc != NSR_OK)
-		nsr_error("save set %u: cannot remove its unrecorded part from "
-			  "volume %s in device %s: %s; nsrmm -d -S %u removes "
-			  "it", s->hdr.ssid, s->volname, m->dev_name,
-			  why.len ? why.data : nsr_strerror(rc), s->hdr.ssid);
+		nsr_error("save set %u: cannot remove its unrecorded part "
+			  "(session file %u) from volume %s in device %s: %s",
+			  s->hdr.ssid, s->eom_frag.file, s->volname,
+			  m->dev_name, why.len ? why.data : nsr_strerror(rc));
 	else
 		nsr_info("save set %u: its unrecorded part on volume %s "
-			 "removed (%u session file(s), %llu bytes)",
-			 s->hdr.ssid, s->volname, rm.files,
-			 (unsigned long long)rm.bytes);
+			 "removed (session file %u, %llu bytes)",
+			 s->hdr.ssid, s->volname, s->eom_frag.file,
+			 (unsigned long long)s->eom_frag.size);
 	nsr_dev_close(dev);
 	nsr_buf_release(&why);
 }

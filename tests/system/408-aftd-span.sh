@@ -149,7 +149,7 @@ check "saying the volume is full and no other is left" \
 check "the AFTD holds no session file of it (only its label)" \
 	test -z "$(ls "$W/disk9" | grep -v '^label')"
 check "the mover says it removed the unrecorded part" \
-	grep -q "its unrecorded part on volume DISK9 removed (1 session file(s)" \
+	grep -q "its unrecorded part on volume DISK9 removed (session file" \
 	"$ROOT/logs/daemon.log"
 w9=$("$BIN/mminfo" -s $S -q volume=DISK9 -r written 2>&1 | tail -n 1)
 check "and its written figure counts none of it ($w9)" grep -Eq "^ *0 (B|KB) *$" <<<"$w9"
