@@ -15,7 +15,9 @@
 # (head and tail) and it recovers.  A capacity changed while a mover
 # runs is said by the storage node (that mover keeps its own).  A save
 # into a pool whose only AFTD fills fails, and the part it wrote there
-# is removed (no session file, no written bytes left of it).
+# is removed (no session file, no written bytes left of it).  A clone of
+# the spanning save set, read from its two AFTDs, spans two more and
+# recovers.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 408-aftd-span
 S=127.0.0.1
@@ -79,6 +81,7 @@ out=$("$BIN/save" -s $S -q -b Span --stripes=1 "$T" 2>&1)
 check "a save set larger than one AFTD succeeds" test $? -eq 0
 echo "$out" | sed 's/^/# save: /'
 spans_two "$T" DISK1 DISK2
+SS1=$SSID
 check "recover -S of the spanning save set gives the tree back" \
 	recovers_identical "$T" -S "${SSID:-0}"
 Z1=$(size_of "${SSID:-0}")
@@ -139,6 +142,19 @@ check "its fragments hold as many bytes as the unstriped one's ($Z3, $Z1)" \
 	test "$Z3" -gt 4500000 -a "$Z3" = "$Z1"
 
 
+# --- a clone: read from two AFTDs, written over two more -------------------------
+label Copies disk10 disk11
+out=$("$BIN/nsrclone" -s $S -b Copies -S "${SS1:-0}" 2>&1)
+check "nsrclone of the spanning save set into two small AFTDs succeeds" \
+	test $? -eq 0
+echo "$out" | sed 's/^/# nsrclone: /'
+c=$(nsr_copies "${SS1:-0}"); echo "$c" | sed 's/^/# copies: /'
+check "the copy spans DISK10 and DISK11" \
+	test "$(grep -Ec ':DISK1[01]$' <<<"$c")" = 2
+cl=$(awk -F: '$3 == "DISK10" || $3 == "DISK11" {print $1; exit}' <<<"$c")
+check "the copy (clone ${cl:-none}) recovers identical" \
+	recovers_identical "$T" -S "${SS1:-0}/${cl:-0}"
+
 # --- no other volume: the save fails and leaves no byte behind -------------------
 label Alone disk9
 out=$("$BIN/save" -s $S -q -b Alone --stripes=1 "$T" 2>&1)
@@ -155,7 +171,6 @@ w9=$("$BIN/mminfo" -s $S -q volume=DISK9 -r written 2>&1 | tail -n 1)
 check "and its written figure counts none of it ($w9)" grep -Eq "^ *0 (B|KB) *$" <<<"$w9"
 
 # --- the media database rebuilt from the two AFTDs --------------------------------
-SS1=$(awk '$1 ~ /^[0-9]+$/ && $3 ~ /^h/ {print $1; exit}' <<<"$(rows "$T")")
 nsrd_pid=$(cat "$ROOT/logs/nsrd.pid")
 kill -TERM "$nsrd_pid"
 for i in $(seq 1 300); do kill -0 "$nsrd_pid" 2>/dev/null || break; sleep 0.1; done
