@@ -13,6 +13,7 @@
 #include "nsr/compat.h"
 
 #include <fcntl.h>
+#include <libgen.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
@@ -158,6 +159,26 @@ static void restores_new(struct fixture *f, const char *dest, int conflict,
 		assert_int_equal(nsr_restore_new(&r[i], &o, &cb), NSR_OK);
 }
 
+/* restores_end - end sp (how many files were not whole into *missing),
+ * then finish and free the n restores; the files they restored. */
+static uint64_t restores_end(struct nsr_restore_split *sp,
+			     struct nsr_restore **r, size_t n,
+			     size_t *missing)
+{
+	struct nsr_restore_stats st;
+	uint64_t files = 0;
+
+	*missing = nsr_restore_split_end(sp);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(nsr_restore_finish(r[i]), NSR_OK);
+		nsr_restore_stats(r[i], &st);
+		files += st.files;
+		nsr_restore_free(r[i]);
+	}
+	nsr_restore_split_free(sp);
+	return files;
+}
+
 /* run - restore streams which[0..n) into dest side by side, sharing a
  * registry, fed step bytes at a time in turn; the files restored and
  * the registry's count of files not whole. */
@@ -166,8 +187,6 @@ static uint64_t run(struct fixture *f, const char *dest, const int *which,
 {
 	struct nsr_restore_split *sp = NULL;
 	struct nsr_restore *r[3] = { NULL, NULL, NULL };
-	struct nsr_restore_stats st;
-	uint64_t files = 0;
 	size_t at = 0;
 	int more = 1;
 
@@ -188,15 +207,7 @@ static uint64_t run(struct fixture *f, const char *dest, const int *which,
 		}
 		at += step;
 	}
-	*missing = nsr_restore_split_end(sp);
-	for (size_t i = 0; i < n; i++) {
-		assert_int_equal(nsr_restore_finish(r[i]), NSR_OK);
-		nsr_restore_stats(r[i], &st);
-		files += st.files;
-		nsr_restore_free(r[i]);
-	}
-	nsr_restore_split_free(sp);
-	return files;
+	return restores_end(sp, r, n, missing);
 }
 
 /* target - where the file lands under dest. */
@@ -437,39 +448,23 @@ static void test_tmp_gone(void **state)
 	struct fixture *f = *state;
 	struct nsr_restore_split *sp = NULL;
 	struct nsr_restore *r[3] = { NULL, NULL, NULL };
-	struct nsr_restore_stats st;
-	char dest[PATH_MAX], cmd[2 * PATH_MAX + 64], *slash;
-	uint64_t files = 0;
+	char dest[PATH_MAX], rm[2 * PATH_MAX + 64];
+	size_t missing;
 
 	snprintf(dest, sizeof(dest), "%s/gone", f->tmp);
 	restores_new(f, dest, 0, &sp, r, 3);
 	assert_int_equal(nsr_restore_feed(r[0], f->s[0].data, f->s[0].len),
 			 NSR_OK);
-	snprintf(cmd, sizeof(cmd), "%s", target(f, dest));
-	slash = strrchr(cmd, '/');
-	*slash = '\0';
 	assert_false(no_tmp(target(f, dest))); /* it waits under one */
-	snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd),
-		 "/.nsr-restore*");
-	{
-		char rm[sizeof(cmd) + 16];
-
-		snprintf(rm, sizeof(rm), "rm -f %s", cmd);
-		assert_int_equal(system(rm), 0);
-	}
+	snprintf(rm, sizeof(rm), "rm -f '%s'/.nsr-restore*",
+		 dirname(strdupa(target(f, dest))));
+	assert_int_equal(system(rm), 0);
 	for (int i = 1; i < 3; i++)
 		assert_int_equal(nsr_restore_feed(r[i], f->s[i].data,
 						  f->s[i].len),
 				 NSR_OK);
-	assert_int_equal(nsr_restore_split_end(sp), 0);
-	for (int i = 0; i < 3; i++) {
-		assert_int_equal(nsr_restore_finish(r[i]), NSR_OK);
-		nsr_restore_stats(r[i], &st);
-		files += st.files;
-		nsr_restore_free(r[i]);
-	}
-	nsr_restore_split_free(sp);
-	assert_int_equal(files, 0);
+	assert_int_equal(restores_end(sp, r, 3, &missing), 0);
+	assert_int_equal(missing, 0);
 	assert_non_null(strstr(f->log.data, "open again"));
 	/* said once, for the first piece that could not open it */
 	assert_null(strstr(strstr(f->log.data, "open again") + 1,
@@ -522,6 +517,7 @@ static void test_many_files(void **state)
 	struct rlimit was, low;
 	char dir[PATH_MAX], src[PATH_MAX + 32], dest[PATH_MAX];
 	char got[2 * PATH_MAX + 64];
+	size_t missing;
 	enum { N = 300 };
 
 	snprintf(dir, sizeof(dir), "%s/many", f->tmp);
@@ -577,12 +573,8 @@ static void test_many_files(void **state)
 		assert_int_equal(nsr_restore_feed(r[k], s[k].data, s[k].len),
 				 NSR_OK);
 	assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
-	assert_int_equal(nsr_restore_split_end(sp), 0);
-	for (int k = 0; k < 2; k++) {
-		assert_int_equal(nsr_restore_finish(r[k]), NSR_OK);
-		nsr_restore_free(r[k]);
-	}
-	nsr_restore_split_free(sp);
+	restores_end(sp, r, 2, &missing);
+	assert_int_equal(missing, 0);
 	assert_string_equal(f->log.data, "");
 	nsr_buf_init(&a, 0);
 	nsr_buf_init(&b, 0);
