@@ -171,12 +171,7 @@ w9=$("$BIN/mminfo" -s $S -q volume=DISK9 -r written 2>&1 | tail -n 1)
 check "and its written figure counts none of it ($w9)" grep -Eq "^ *0 (B|KB) *$" <<<"$w9"
 
 # --- the media database rebuilt from the two AFTDs --------------------------------
-nsrd_pid=$(cat "$ROOT/logs/nsrd.pid")
-kill -TERM "$nsrd_pid"
-for i in $(seq 1 300); do kill -0 "$nsrd_pid" 2>/dev/null || break; sleep 0.1; done
-rm -rf "$ROOT/mm"
-nsr_start nsrd
-nsr_wait_answers nsrd nsrmmdbd nsrjobd nsrindexd
+nsr_lose_mmdb
 for d in disk1 disk2; do
 	"$BIN/scanner" -m -s $S "$W/$d" >"$W/scan-$d.out" 2>&1
 	check "scanner -m on $d exits 0" test $? -eq 0

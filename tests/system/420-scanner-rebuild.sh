@@ -31,13 +31,7 @@ report() {
 report >"$W/before"
 check "three save sets before" test "$(wc -l <"$W/before")" -eq 3
 
-# Lose the media database: stop nsrd (it stops nsrmmdbd), delete, restart.
-nsrd_pid=$(cat "$ROOT/logs/nsrd.pid")
-kill -TERM "$nsrd_pid"
-for i in $(seq 1 300); do kill -0 "$nsrd_pid" 2>/dev/null || break; sleep 0.1; done
-rm -rf "$ROOT/mm"
-nsr_start nsrd
-nsr_wait_answers nsrd nsrmmdbd nsrjobd nsrindexd
+nsr_lose_mmdb
 out=$("$BIN/mminfo" -s $S -a 2>&1)
 check "after the loss mminfo finds nothing" grep -q "no matches found" <<<"$out"
 

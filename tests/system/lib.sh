@@ -18,6 +18,7 @@
 #   ok/fail/check           TAP-ish reporting; a failure exits non-zero
 #   expect_fail CMD...      CMD must exit non-zero
 #   recovers_identical SRC  recover SRC into $W/out and compare
+#   nsr_lose_mmdb           delete the media database, restart nsrd
 set -u
 BIN=${NSR_BIN:?NSR_BIN must point at the build bin directory}
 PIDS=()
@@ -213,7 +214,6 @@ nsr_stop_all() {
 	PIDS=()
 }
 
-# nsr_cleanup - stop every daemon we started (their children stop with them).
 # nsr_kill_nsrd - SIGKILL of nsrd; waits (10 s at most each) until it and
 # its database daemons, which the kernel stops when it dies, are gone.
 nsr_kill_nsrd() {
@@ -227,6 +227,20 @@ nsr_kill_nsrd() {
 	done
 }
 
+# nsr_lose_mmdb - the media database is lost: nsrd stopped (SIGTERM; it
+# stops nsrmmdbd), <root>/mm deleted, nsrd started again and its
+# database daemons answering.
+nsr_lose_mmdb() {
+	local p i
+	p=$(cat "$ROOT/logs/nsrd.pid")
+	kill -TERM "$p"
+	for i in $(seq 1 300); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+	rm -rf "$ROOT/mm"
+	nsr_start nsrd
+	nsr_wait_answers nsrd nsrmmdbd nsrjobd nsrindexd
+}
+
+# nsr_cleanup - stop every daemon we started (their children stop with them).
 nsr_cleanup() {
 	nsr_stop_all
 	if [ "$FAILED" != 0 ] && [ -f "$ROOT/logs/daemon.log" ]; then
