@@ -374,16 +374,14 @@ static uint64_t device_capacity(struct nsrd *n, const char *devname)
 {
 	nsr_status st;
 	const struct nsr_res *dev;
-	const char *v;
-	long long c = 0;
+	uint64_t c = 0;
 
 	memset(&st, 0, sizeof(st));
 	dev = find_device(n, devname, &st);
 	free(st.msg);
-	v = dev ? nsr_res_get(dev, "volume default capacity") : NULL;
-	if (v && *v && nsr_size_parse(v, &c) != NSR_OK)
-		c = 0;
-	return (uint64_t)c;
+	if (dev)
+		(void)nsrd_device_capacity(dev, &c); /* 0 when it fails */
+	return c;
 }
 
 /* record_label - the medium in device devname holds lab: give the media

@@ -425,6 +425,10 @@ void nsrd_intent_drop(struct nsrd *n, const char *kind, const char *line);
  * (every few seconds while anything is; never waits for a peer). */
 void nsrd_intents_resume(struct nsrd *n);
 
+/* nsrd_device_capacity - the device's volume default capacity in bytes
+ * into *bytes (0: none): NSR_OK, or NSR_ERR_SYNTAX when it is not a size
+ * (a resource database older than its check). */
+int nsrd_device_capacity(const struct nsr_res *dev, uint64_t *bytes);
 /* nsrd_device_mover - ask the device's storage node for a mover for one
  * more session (the least loaded, or a new one under dynamic nsrmmd):
  * host[hlen] gets the storage node's name ("" = this server, reached

@@ -562,6 +562,19 @@ static int mover_alive(pid_t pid)
 	return kill(pid, 0) == 0 || errno == EPERM;
 }
 
+/* nsrd_device_capacity - see nsrd.h. */
+int nsrd_device_capacity(const struct nsr_res *dev, uint64_t *bytes)
+{
+	const char *v = nsr_res_get(dev, "volume default capacity");
+	long long c = 0;
+
+	*bytes = 0;
+	if (v && *v && nsr_size_parse(v, &c) != NSR_OK)
+		return NSR_ERR_SYNTAX;
+	*bytes = (uint64_t)c;
+	return NSR_OK;
+}
+
 /* nsrd_device_mover - a data mover of a device from its storage node
  * (this server's own nsrsnmd through loopback for local devices). */
 int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
@@ -574,8 +587,7 @@ int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
 	const char *ts = nsr_res_get(dev, "target sessions");
 	const char *ms = nsr_res_get(dev, "max sessions");
 	const char *seg = nsr_res_get(dev, "segment size");
-	const char *cap = nsr_res_get(dev, "volume default capacity");
-	long long segv = 0, capv = 0;
+	long long segv = 0;
 	pid_t pid;
 
 	memset(&md, 0, sizeof(md));
@@ -596,13 +608,14 @@ int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
 		return NSR_ERR_INVAL;
 	}
 	md.segment_size = (uint64_t)segv;
-	if (cap && *cap && nsr_size_parse(cap, &capv) != NSR_OK) {
-		nsr_buf_addf(err, "device %s: volume default capacity '%s' is "
+	if (nsrd_device_capacity(dev, &md.capacity) != NSR_OK) {
+		nsr_buf_addf(err,
+			     "device %s: volume default capacity '%s' is "
 			     "not a size (e.g. 500 GB; empty for none)",
-			     md.name, cap);
+			     md.name,
+			     nsr_res_get(dev, "volume default capacity"));
 		return NSR_ERR_INVAL;
 	}
-	md.capacity = (uint64_t)capv;
 	md.media_type = nsr_res_get(dev, "media type");
 	md.target_sessions = ts ? (unsigned)atoi(ts) : 0;
 	md.max_sessions = ms ? (unsigned)atoi(ms) : 0;
