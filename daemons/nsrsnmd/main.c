@@ -265,17 +265,14 @@ static int free_entry(const struct snmd_slot *s)
  * its running movers were started with: said once per new pair, as
  * they keep theirs until they exit (holds tab_mu). */
 static void settings_changed(struct snmd_slot *s, const snm_mover_args *a,
-			     const int *running)
+			     unsigned n)
 {
-	unsigned n = 0;
-
-	for (int k = 0; k < SNMD_MOVERS_MAX; k++)
-		n += running[k] != 0;
 	if (n == 0 || (a->dev.capacity == s->capacity &&
 		       a->dev.segment_size == s->segment_size) ||
-	    (a->dev.capacity == s->told_capacity &&
+	    (s->told && a->dev.capacity == s->told_capacity &&
 	     a->dev.segment_size == s->told_segment))
 		return;
+	s->told = 1;
 	s->told_capacity = a->dev.capacity;
 	s->told_segment = a->dev.segment_size;
 	nsr_info("device %s: its volume default capacity or segment size "
@@ -297,7 +294,7 @@ static int snm_mover(void *ctx, void *args, void *res,
 	const struct snmd_slot *owner;
 	struct snmd_slot *s;
 	int running[SNMD_MOVERS_MAX], k;
-	unsigned sessions[SNMD_MOVERS_MAX], wait, waited = 0;
+	unsigned sessions[SNMD_MOVERS_MAX], wait, waited = 0, nrun;
 	pid_t opid = 0;
 	long long now;
 
@@ -336,7 +333,8 @@ again:
 		}
 		x->slots[x->nslots++] = s;
 	}
-	if (slot_running(s, running) > 0 &&
+	nrun = slot_running(s, running);
+	if (nrun > 0 &&
 	    (strcmp(s->path, a->dev.path) != 0 ||
 	     strcmp(s->media_type, a->dev.media_type) != 0)) {
 		pthread_mutex_unlock(&x->tab_mu);
@@ -351,7 +349,7 @@ again:
 		s->target_sessions = a->dev.target_sessions;
 		s->max_sessions = a->dev.max_sessions;
 		s->max_movers = a->dev.max_movers;
-		settings_changed(s, a, running);
+		settings_changed(s, a, nrun);
 	}
 	for (k = 0; k < SNMD_MOVERS_MAX; k++)
 		sessions[k] = running[k] ? load_of(a, s->mv[k].pid) : 0;

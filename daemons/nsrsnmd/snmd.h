@@ -34,6 +34,7 @@ struct snmd_slot {
 	uint64_t segment_size; /* nsrmmd -G */
 	/* Another capacity or segment size asked while movers run with
 	 * these (said once per pair: running movers keep theirs). */
+	int told;
 	uint64_t told_capacity, told_segment;
 	unsigned target_sessions, max_sessions;
 	unsigned max_movers;	/* as nsrd asked last (dynamic nsrmmd) */
