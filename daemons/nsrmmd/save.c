@@ -231,8 +231,8 @@ static int writer_get_locked(struct mmd *m, const char *volid,
  * found full at the session's begin: no volume session then): make the
  * part on the volume durable, mark the volume full, let go of the writer
  * and stop the session here (invariant 4); the client continues it
- * elsewhere. */
-static void volume_filled(struct mmd *m, struct mmd_save *s)
+ * elsewhere.  The session's error, if making the part durable failed. */
+static int volume_filled(struct mmd *m, struct mmd_save *s)
 {
 	struct nsr_buf why;
 	int rc;
@@ -268,6 +268,7 @@ static void volume_filled(struct mmd *m, struct mmd_save *s)
 		 (unsigned long long)(s->span.ss_offset + s->eom_frag.size));
 out:
 	nsr_buf_release(&why);
+	return s->err;
 }
 
 /* begin_session - MMD_SS_BEGIN and MMD_CLONE_BEGIN: the fragment is
@@ -367,13 +368,6 @@ int mmd_h_clone_begin(void *ctx, void *args, void *res,
 	return begin_session(ctx, &a->b, a->cloneid, res, call);
 }
 
-/* end_of_medium - NSR_ERR_EOM in a session: stop here. */
-static int end_of_medium(struct mmd *m, struct mmd_save *s)
-{
-	volume_filled(m, s);
-	return s->err;
-}
-
 /* eom_answer - NSR_ERR_EOM and where the save set resumes (invariant 4). */
 static void eom_answer(struct mmd *m, struct mmd_save *s, nsr_status *st,
 		       mmd_eom *e)
@@ -417,7 +411,7 @@ void mmd_save_chunk(struct mmd *m, struct mmd_save *s, uint64_t seq,
 	mmd_ctr_add(s->ctr, len);
 	rc = nsr_vol_session_write(s->vs, p, len);
 	if (rc == NSR_ERR_EOM)
-		end_of_medium(m, s);
+		volume_filled(m, s);
 	else if (rc != NSR_OK)
 		mmd_save_fail(s, rc,
 			      nsr_xasprintf("save set %u: writing to volume %s "
@@ -522,7 +516,7 @@ static int finish(struct mmd *m, struct mmd_save *s, const mmd_end_args *a,
 	t.status = a->status;
 	rc = nsr_vol_session_end(s->vs, &t, frag);
 	if (rc == NSR_ERR_EOM)
-		return end_of_medium(m, s);
+		return volume_filled(m, s);
 	s->vs = NULL;
 	if (rc != NSR_OK) {
 		mmd_save_fail(
