@@ -149,9 +149,11 @@ int execd_revoked_notify(void *ctx, void *argp, void *resp,
 }
 
 /* add_peer - poll server too, unless it is polled already (by the same
- * name); 1 if added. */
+ * name) or the table is full; 1 if added. */
 static int add_peer(const char *server)
 {
+	if (g_rev.npeers >= (int)NSR_ARRAY_SIZE(g_rev.peer))
+		return 0;
 	for (int i = 0; i < g_rev.npeers; i++)
 		if (strcasecmp(g_rev.peer[i].server, server) == 0)
 			return 0;
