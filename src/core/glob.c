@@ -91,30 +91,20 @@ static size_t bracket(const char *p, struct tok *t, int *loose)
 				i = k + 2;
 				continue;
 			}
-			*loose = 1;
-		} else if (p[i] == '[' && p[i + 1] == '=') {
-			/* one byte, "=]": that byte; else '[' itself */
-			if (p[i + 2] != '\0' && p[i + 3] == '=' &&
-			    p[i + 4] == ']') {
-				set_add(t, (unsigned char)p[i + 2]);
-				i += 5;
-				continue;
-			}
-			*loose = 1;
-		} else if (p[i] == '[' && p[i + 1] == '.') {
-			/* a collating symbol: one byte in the C locale; what
-			 * glibc makes of a longer one is taken as any byte
-			 * (an overlap said rather than missed) */
-			if (p[i + 2] != '\0' && p[i + 3] == '.' &&
-			    p[i + 4] == ']') {
-				set_add(t, (unsigned char)p[i + 2]);
-				i += 5;
-				continue;
-			}
-			*loose = 1;
-		} else if (p[i] == '[') {
-			*loose = 1;
+		} else if (p[i] == '[' && (p[i + 1] == '=' || p[i + 1] == '.') &&
+			   p[i + 2] != '\0' && p[i + 3] == p[i + 1] &&
+			   p[i + 4] == ']') {
+			/* "[=c=]" or the collating symbol "[.c.]": one
+			 * byte in the C locale */
+			set_add(t, (unsigned char)p[i + 2]);
+			i += 5;
+			continue;
 		}
+		/* Any other '[' in a set (an unknown class, a longer or
+		 * malformed symbol): glibc's reading varies, so it is taken
+		 * as any byte (an overlap said rather than missed). */
+		if (p[i] == '[')
+			*loose = 1;
 		if (p[i] == '\\' && p[i + 1] != '\0')
 			i++;
 		lo = (unsigned char)p[i++];
