@@ -91,7 +91,8 @@ static size_t bracket(const char *p, struct tok *t, int *loose)
 				i = k + 2;
 				continue;
 			}
-		} else if (p[i] == '[' && (p[i + 1] == '=' || p[i + 1] == '.') &&
+		} else if (p[i] == '[' &&
+			   (p[i + 1] == '=' || p[i + 1] == '.') &&
 			   p[i + 2] != '\0' && p[i + 3] == p[i + 1] &&
 			   p[i + 4] == ']') {
 			/* "[=c=]" or the collating symbol "[.c.]": one
