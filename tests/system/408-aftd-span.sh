@@ -17,12 +17,16 @@
 # into a pool whose only AFTD fills fails, and the part it wrote there
 # is removed (no session file, no written bytes left of it).  A clone of
 # the spanning save set, read from its two AFTDs, spans two more and
-# recovers.
+# recovers.  A mover's end answer that holds a byte fewer than was sent
+# fails the save (NSR_TEST_MMD_SHORT_REPLY).
 . "$(dirname "$0")/lib.sh"
 nsr_setup 408-aftd-span
 S=127.0.0.1
 W=$ROOT/work
 mkdir -p "$W"
+# Armed (removed) for its case only: a mover's end answer a byte short.
+export NSR_TEST_MMD_SHORT_REPLY=$ROOT/short-reply
+touch "$NSR_TEST_MMD_SHORT_REPLY"
 nsr_start_datazone
 
 admin() { "$BIN/nsradmin" -s $S -i - >/dev/null; }
@@ -141,6 +145,14 @@ Z3=$(size_of "${SSID:-0}")
 check "its fragments hold as many bytes as the unstriped one's ($Z3, $Z1)" \
 	test "$Z3" -gt 4500000 -a "$Z3" = "$Z1"
 
+
+# --- a mover whose last fragment does not hold every byte sent -----------------
+rm -f "$NSR_TEST_MMD_SHORT_REPLY"
+out=$("$BIN/save" -s $S -q -b Span3 --stripes=1 "$W/small" 2>&1)
+check "a save the mover answers a byte short fails" test $? -ne 0
+check "the knob fired" test -e "$NSR_TEST_MMD_SHORT_REPLY"
+check "saying the save set is not complete" \
+	grep -q "placed [0-9]* bytes of save set [0-9]* from byte 0 on, where [0-9]* were sent: the save set is not complete" <<<"$out"
 
 # --- a clone: read from two AFTDs, written over two more -------------------------
 label Copies disk10 disk11
