@@ -181,15 +181,12 @@ int nsr_dev_file_open(struct nsr_dev *dev, uint32_t fileno,
  * cut back to its length before the call (nothing earlier is damaged),
  * the device is marked full and NSR_ERR_EOM is returned. */
 int nsr_dev_file_append(struct nsr_dev_file *f, const void *p, size_t len);
-/* Alignment of buffer, offset and length that lets nsr_dev_file_pread
- * read an AFTD session file with O_DIRECT (dev_aftd.c invariant 5). */
-#define NSR_DEV_DIRECT_ALIGN 4096
 /* nsr_dev_file_pread - read up to len bytes at off; *got is short only at
- * end of file.  Aligned reads (NSR_DEV_DIRECT_ALIGN) bypass the page
- * cache, so no read-ahead overlaps them; others are read through it with
- * the kernel's read-ahead (POSIX_FADV_SEQUENTIAL; a read-ahead thread of
- * our own was measured and gave nothing but CPU,
- * tests/bench/media/RESULTS.md). */
+ * end of file.  Read through the page cache with the kernel's read-ahead
+ * (POSIX_FADV_SEQUENTIAL; a read-ahead thread of our own was measured and
+ * gave nothing but CPU, tests/bench/media/RESULTS.md), and what lies a
+ * few megabytes behind the reads is dropped from it (dev_aftd.c invariant
+ * 5). */
 int nsr_dev_file_pread(struct nsr_dev_file *f, void *p, size_t len,
 		       uint64_t off, size_t *got);
 /* nsr_dev_file_sync - make everything appended so far durable (fdatasync

@@ -354,14 +354,57 @@ int dev_seq_label_get(struct nsr_dev *dev, void *p, size_t cap, size_t *got)
 	return rc;
 }
 
-/* dev_writeback - start write-back of full DEV_WRITEBACK stretches. */
-void dev_writeback(int fd, uint64_t *mark, uint64_t end)
+/* dev_wb_init - a file whose write-back starts at offset at. */
+void dev_wb_init(struct dev_wb *wb, uint64_t at)
 {
-	if (*mark > end)
-		*mark = end;
-	if (end - *mark < DEV_WRITEBACK)
+	const char *e = getenv("NSR_DEV_DROP_BEHIND");
+
+	wb->started = at;
+	wb->dropped = at;
+	wb->keep = e != NULL && strcmp(e, "0") == 0;
+}
+
+/* dev_readbehind - drop what was read DEV_DROP_LAG stretches behind. */
+void dev_readbehind(int fd, struct dev_wb *wb, uint64_t off)
+{
+	const uint64_t st = DEV_WRITEBACK;
+	uint64_t upto;
+
+	if (wb->dropped > off)
+		wb->dropped = off;
+	if (wb->keep || off - wb->dropped < (DEV_DROP_LAG + 1) * st)
 		return;
-	(void)sync_file_range(fd, (off64_t)*mark, (off64_t)(end - *mark),
+	upto = off - DEV_DROP_LAG * st;
+	(void)posix_fadvise(fd, (off_t)wb->dropped,
+			    (off_t)(upto - wb->dropped), POSIX_FADV_DONTNEED);
+	wb->dropped = upto;
+}
+
+/* dev_writeback - start write-back of full DEV_WRITEBACK stretches and
+ * drop what is written back DEV_DROP_LAG stretches behind. */
+void dev_writeback(int fd, struct dev_wb *wb, uint64_t end)
+{
+	const uint64_t st = DEV_WRITEBACK;
+	uint64_t upto, from;
+
+	if (wb->started > end)
+		wb->started = end;
+	if (wb->dropped > end)
+		wb->dropped = end;
+	if (end - wb->started < st)
+		return;
+	(void)sync_file_range(fd, (off64_t)wb->started,
+			      (off64_t)(end - wb->started),
 			      SYNC_FILE_RANGE_WRITE);
-	*mark = end;
+	wb->started = end;
+	if (wb->keep || end - wb->dropped < (DEV_DROP_LAG + 1) * st)
+		return;
+	/* The newest stretches stay in flight.  Pages still being written
+	 * are not dropped (nothing waits for them): the stretch dropped
+	 * last time is asked again, which takes its stragglers. */
+	upto = end - DEV_DROP_LAG * st;
+	from = wb->dropped >= st ? wb->dropped - st : 0;
+	(void)posix_fadvise(fd, (off_t)from, (off_t)(upto - from),
+			    POSIX_FADV_DONTNEED);
+	wb->dropped = upto;
 }

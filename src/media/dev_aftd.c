@@ -31,16 +31,14 @@
  *     is the administrator's choice (nsrd checks it exists when the device
  *     is set) and is never created by a mover (nsrmmd opens an AFTD
  *     without create);
- *  5. a session file opened for reading is read with O_DIRECT (a second
- *     descriptor, reopened through /proc/self/fd so it is the same file)
- *     whenever the buffer, offset and length are aligned to
- *     NSR_DEV_DIRECT_ALIGN, which a volume reader's whole blocks are: the
- *     page cache's copy costs more CPU than the disk needs time on the
- *     machines we measured (tests/bench/recover/RESULTS.md), and the
- *     kernel writes dirty pages of the range back before such a read, so
- *     it sees what buffered writes wrote.  Where O_DIRECT is refused
- *     (tmpfs before Linux 6.6, some network file systems) or
- *     NSR_AFTD_DIRECT_READ=0, reads go through the page cache as before.
+ *  5. a session file is written and read through the page cache, with
+ *     drop-behind (dev_int.h): the pages of what was written back or
+ *     read a little before are dropped, so a mover leaves neither its
+ *     writes nor its reads in memory.  Reads were made with O_DIRECT
+ *     for a while; side by side, page-cache reads with the kernel's
+ *     read-ahead and drop-behind recovered large files 1.2 x faster and
+ *     read a volume alone 2 to 5 x faster (one block at a time, O_DIRECT
+ *     kept the disk waiting: tests/bench/recover/RESULTS.md).
  */
 #include "nsr/compat.h"
 
@@ -79,13 +77,9 @@ struct aftd {
 struct nsr_dev_file {
 	struct nsr_dev *dev;
 	int fd;
-	int dfd; /* O_DIRECT descriptor of a file read, or -1 (invariant 5) */
-	int einval; /* test fault: the first direct read fails with EINVAL
-		     * (NSR_TEST_AFTD_DIRECT_EINVAL=1), as on a file system
-		     * whose direct-I/O alignment is above ours */
 	uint32_t no;
 	uint64_t size;
-	uint64_t wb; /* write-back started below this offset */
+	struct dev_wb wb; /* write-back and drop-behind (invariant 5) */
 	int dir_synced;
 };
 
@@ -444,24 +438,11 @@ static int aftd_file_create(struct nsr_dev *dev, uint32_t *fileno,
 	}
 	f->dev = dev;
 	f->fd = fd;
-	f->dfd = -1;
+	dev_wb_init(&f->wb, 0);
 	f->no = no;
 	*fileno = no;
 	*out = f;
 	return NSR_OK;
-}
-
-/* direct_fd - an O_DIRECT descriptor of the file open as fd, or -1
- * (invariant 5). */
-static int direct_fd(int fd)
-{
-	const char *e = getenv("NSR_AFTD_DIRECT_READ");
-	char proc[64];
-
-	if (e != NULL && strcmp(e, "0") == 0)
-		return -1;
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	return open(proc, O_RDONLY | O_CLOEXEC | O_DIRECT);
 }
 
 /* aftd_file_open - an existing session file, read-only. */
@@ -497,16 +478,10 @@ static int aftd_file_open(struct nsr_dev *dev, uint32_t fileno,
 	}
 	/* Session files are read front to back. */
 	(void)posix_fadvise(f->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	f->dfd = direct_fd(f->fd);
-	{
-		const char *e = getenv("NSR_TEST_AFTD_DIRECT_EINVAL");
-
-		f->einval = f->dfd >= 0 && e != NULL && strcmp(e, "1") == 0;
-	}
+	dev_wb_init(&f->wb, 0);
 	f->dev = dev;
 	f->no = fileno;
 	f->size = (uint64_t)st.st_size;
-	f->wb = f->size;
 	f->dir_synced = 1;
 	*out = f;
 	return NSR_OK;
@@ -694,61 +669,14 @@ int nsr_dev_file_append(struct nsr_dev_file *f, const void *p, size_t len)
 			PRIu32 " kept at %" PRIu64 " bytes)", f->no, f->size);
 }
 
-/* direct_read - nsr_pread_full through an O_DIRECT descriptor: a read
- * that returns less than asked, and not a multiple of the alignment, met
- * the end of the file (the next one would be unaligned); 0, or -1 with
- * errno. */
-static int direct_read(int fd, void *p, size_t n, uint64_t off, size_t *got)
-{
-	size_t done = 0;
-
-	*got = 0;
-	while (done < n) {
-		ssize_t r = pread(fd, (char *)p + done, n - done,
-				  (off_t)(off + done));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -1;
-		done += (size_t)r;
-		if (r == 0 || (size_t)r % NSR_DEV_DIRECT_ALIGN != 0)
-			break;
-	}
-	*got = done;
-	return 0;
-}
-
-/* nsr_dev_file_pread - read at an offset (invariant 5). */
+/* nsr_dev_file_pread - read at an offset, dropping behind (invariant
+ * 5). */
 int nsr_dev_file_pread(struct nsr_dev_file *f, void *p, size_t len,
 		       uint64_t off, size_t *got)
 {
-	int rc;
-
-	if (f->dfd >= 0 && (uintptr_t)p % NSR_DEV_DIRECT_ALIGN == 0 &&
-	    len % NSR_DEV_DIRECT_ALIGN == 0 &&
-	    off % NSR_DEV_DIRECT_ALIGN == 0) {
-		int rc2;
-
-		if (f->einval) {
-			f->einval = 0;
-			errno = EINVAL;
-			rc2 = -1;
-		} else {
-			rc2 = direct_read(f->dfd, p, len, off, got);
-		}
-		if (rc2 == 0)
-			return NSR_OK;
-		if (errno != EINVAL)
-			return dev_sys(f->dev, "read session file");
-		/* alignment this file system does not take: the page
-		 * cache from now on */
-		close(f->dfd);
-		f->dfd = -1;
-	}
-	rc = nsr_pread_full(f->fd, p, len, (off_t)off, got);
-	if (rc != NSR_OK)
+	if (nsr_pread_full(f->fd, p, len, (off_t)off, got) != NSR_OK)
 		return dev_sys(f->dev, "read session file");
+	dev_readbehind(f->fd, &f->wb, off);
 	return NSR_OK;
 }
 
@@ -778,8 +706,6 @@ int nsr_dev_file_close(struct nsr_dev_file *f)
 
 	if (f == NULL)
 		return NSR_OK;
-	if (f->dfd >= 0)
-		close(f->dfd);
 	if (close(f->fd) != 0)
 		rc = dev_sys(f->dev, "close session file");
 	free(f);

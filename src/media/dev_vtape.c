@@ -64,7 +64,7 @@ struct vtape {
 	size_t pos;
 	uint64_t end;
 	uint64_t fsize;	/* the file's size */
-	uint64_t wb;	/* write-back started below this offset */
+	struct dev_wb wb; /* write-back and drop-behind */
 	int complete;	/* the index reaches end of data */
 	int torn;	/* the file has bytes after end (from a torn write) */
 	int random;	/* readahead off: a reader picks records by header */
@@ -167,7 +167,7 @@ static int vt_load(struct nsr_dev *dev, struct vtape *vt)
 	vt->ew = nsr_get_u64(h + 24);
 	vt->end = VT_HDR;
 	vt->fsize = (uint64_t)st.st_size;
-	vt->wb = vt->fsize;
+	dev_wb_init(&vt->wb, vt->fsize);
 	return NSR_OK;
 }
 

@@ -223,14 +223,9 @@ int nsr_vol_reader_open(struct nsr_dev *dev, const uint8_t *expect_volid,
 		rc = NSR_ERR_MISMATCH;
 	}
 	if (rc == NSR_OK) {
-		/* page-aligned: an AFTD reads whole blocks into it with
-		 * O_DIRECT (dev_aftd.c invariant 5) */
-		void *b = NULL;
-
-		if (posix_memalign(&b, NSR_DEV_DIRECT_ALIGN,
-				   r->lab.block_size) != 0)
+		r->blk = malloc(r->lab.block_size);
+		if (r->blk == NULL)
 			rc = NSR_ERR_NOMEM;
-		r->blk = b;
 	}
 	if (rc != NSR_OK) {
 		free(r->blk);

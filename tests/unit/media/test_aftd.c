@@ -3,7 +3,8 @@
  * their own session file; a full disk (quota) marks the volume full and
  * damages nothing already written; truncated files and blocks from
  * another volume are reported with the save set they hit; blocks read
- * back in any order; write-back marks.
+ * back in any order; write-back marks and drop-behind of what was written
+ * and read.
  */
 #include "nsr/compat.h"
 
@@ -282,9 +283,8 @@ static void test_truncated_and_foreign(void **state)
 	free(dir);
 }
 
-/* read_check - read block no (bs bytes) of the file into a page-aligned
- * buffer (read with O_DIRECT, dev_aftd.c invariant 5) or, with mis, one
- * byte past it (through the page cache), and compare. */
+/* read_check_at - read block no (bs bytes) of the file into a buffer at
+ * an aligned address or, with mis, one byte past it, and compare. */
 static void read_check_at(struct nsr_dev_file *f, uint64_t no, size_t bs,
 			  uint64_t fsize, int mis)
 {
@@ -402,9 +402,9 @@ static void test_damage_count(void **state)
 	free(dir);
 }
 
-/* cached_pages - pages of the first len bytes of the file at path in the
- * page cache (after dropping them first, with drop). */
-static size_t cached_pages(const char *path, size_t len, int drop)
+/* cached_in - pages of [off, off + len) of the file at path in the page
+ * cache (off page-aligned). */
+static size_t cached_in(const char *path, uint64_t off, size_t len)
 {
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE), n = (len + pg - 1) / pg;
 	unsigned char *vec = calloc(n, 1);
@@ -414,12 +414,7 @@ static size_t cached_pages(const char *path, size_t len, int drop)
 
 	assert_non_null(vec);
 	assert_true(fd >= 0);
-	if (drop) {
-		assert_int_equal(fdatasync(fd), 0);
-		assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED),
-				 0);
-	}
-	m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)off);
 	assert_true(m != MAP_FAILED);
 	assert_int_equal(mincore(m, len, vec), 0);
 	for (size_t i = 0; i < n; i++)
@@ -430,71 +425,94 @@ static size_t cached_pages(const char *path, size_t len, int drop)
 	return in;
 }
 
-/* Session files read back block by block, in any order, with O_DIRECT
- * and through the page cache; the tail is short and after it comes end
- * of file.  A file system that refuses our direct reads (EINVAL, the
- * test fault NSR_TEST_AFTD_DIRECT_EINVAL) is read through the page
- * cache from that read on: the same data, and (on a disk file system)
- * the pages now in the cache, where direct reads leave none. */
+/* cached_pages - pages of the first len bytes of the file at path in the
+ * page cache (after dropping them first, with drop). */
+static size_t cached_pages(const char *path, size_t len, int drop)
+{
+	if (drop) {
+		int fd = open(path, O_RDONLY);
+
+		assert_true(fd >= 0);
+		assert_int_equal(fdatasync(fd), 0);
+		assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED),
+				 0);
+		close(fd);
+	}
+	return cached_in(path, 0, len);
+}
+
+/* Session files read back block by block, in any order, into aligned
+ * and misaligned buffers; the tail is short and after it comes end of
+ * file.  Read front to back, what lies DEV_DROP_LAG stretches behind the
+ * reads leaves the page cache (on a disk file system: tmpfs pages cannot
+ * be dropped), unless NSR_DEV_DROP_BEHIND=0 keeps it; a read further back
+ * starts dropping from there. */
 static void test_read_blocks(void **state)
 {
 	char *dir = nsr_test_tmpdir("aftd-rd");
 	struct nsr_dev *dev = mt_aftd(dir, "rd", 0);
 	struct nsr_dev_file *f = NULL;
 	const uint64_t bs = 256 << 10, fsize = 10 * (256 << 10) + 1000;
-	static uint8_t buf[10 * (256 << 10) + 1000];
+	const uint64_t st = DEV_WRITEBACK, big = 5 * st;
+	const size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	static uint8_t buf[5 * DEV_WRITEBACK];
 	struct statfs sf;
 	char path[512];
-	uint32_t no = 0;
+	uint32_t no = 0, bigno = 0;
 	uint64_t k;
 
 	NSR_UNUSED(state);
 	mt_fill(1, 0, buf, sizeof(buf));
 	assert_int_equal(nsr_dev_file_create(dev, &no, &f), NSR_OK);
-	assert_int_equal(nsr_dev_file_append(f, buf, sizeof(buf)), NSR_OK);
+	assert_int_equal(nsr_dev_file_append(f, buf, fsize), NSR_OK);
 	assert_int_equal(nsr_dev_file_commit(f), NSR_OK);
 	assert_int_equal(nsr_dev_file_close(f), NSR_OK);
-	snprintf(path, sizeof(path), "%s/rd/ss.%010" PRIu32, dir, no);
 	assert_int_equal(statfs(dir, &sf), 0);
-	/* first block alone, direct, then with the fault */
-	for (int fault = 0; fault < 2; fault++) {
-		if (fault)
-			setenv("NSR_TEST_AFTD_DIRECT_EINVAL", "1", 1);
-		(void)cached_pages(path, bs, 1);
-		assert_int_equal(nsr_dev_file_open(dev, no, &f), NSR_OK);
-		read_check(f, 0, bs, fsize);
-		if (sf.f_type != TMPFS_MAGIC && !fault)
-			assert_int_equal(cached_pages(path, bs, 0), 0);
-		if (sf.f_type != TMPFS_MAGIC && fault)
-			assert_int_not_equal(cached_pages(path, bs, 0), 0);
-		assert_int_equal(nsr_dev_file_close(f), NSR_OK);
-	}
-	/* direct reads of whole blocks (the last one short: the file ends
-	 * 1000 bytes into it), reads into a misaligned buffer between them,
-	 * all of it again with direct reads turned off, and once more with
-	 * the first direct read refused (EINVAL, the fault still set) */
-	for (int pass = 0; pass < 3; pass++) {
-		if (pass == 0)
-			unsetenv("NSR_TEST_AFTD_DIRECT_EINVAL");
-		if (pass == 1)
-			setenv("NSR_AFTD_DIRECT_READ", "0", 1);
-		if (pass == 2) {
-			unsetenv("NSR_AFTD_DIRECT_READ");
-			setenv("NSR_TEST_AFTD_DIRECT_EINVAL", "1", 1);
+	/* whole blocks (the last one short: the file ends 1000 bytes into
+	 * it), reads into a misaligned buffer between them */
+	assert_int_equal(nsr_dev_file_open(dev, no, &f), NSR_OK);
+	for (k = 0; k <= 11; k++)
+		read_check(f, k, bs, fsize);
+	read_check(f, 7, bs, fsize);
+	read_check_at(f, 7, bs, fsize, 1);
+	read_check(f, 2, bs, fsize);
+	read_check_at(f, 10, bs, fsize, 1);
+	read_check(f, 10, bs, fsize);
+	read_check(f, 1, 2 * bs, fsize);
+	read_check(f, 5, 2 * bs, fsize);
+	assert_int_equal(nsr_dev_file_close(f), NSR_OK);
+
+	/* drop-behind: five stretches read front to back, then from the
+	 * start again */
+	assert_int_equal(nsr_dev_file_create(dev, &bigno, &f), NSR_OK);
+	assert_int_equal(nsr_dev_file_append(f, buf, big), NSR_OK);
+	assert_int_equal(nsr_dev_file_commit(f), NSR_OK);
+	assert_int_equal(nsr_dev_file_close(f), NSR_OK);
+	snprintf(path, sizeof(path), "%s/rd/ss.%010" PRIu32, dir, bigno);
+	for (int keep = 0; keep < 2; keep++) {
+		(void)cached_pages(path, big, 1);
+		if (keep)
+			setenv("NSR_DEV_DROP_BEHIND", "0", 1);
+		assert_int_equal(nsr_dev_file_open(dev, bigno, &f), NSR_OK);
+		unsetenv("NSR_DEV_DROP_BEHIND");
+		for (k = 0; k < big / (512 << 10); k++)
+			read_check(f, k, 512 << 10, big);
+		if (sf.f_type != TMPFS_MAGIC) {
+			/* dropped a stretch at a time, DEV_DROP_LAG or more
+			 * behind: at the last read (in the fifth stretch)
+			 * the first two */
+			size_t in = cached_in(path, 0, 2 * st);
+
+			assert_int_equal(in, keep ? 2 * st / pg : 0);
+			assert_int_not_equal(cached_in(path, big - st, st), 0);
 		}
-		assert_int_equal(nsr_dev_file_open(dev, no, &f), NSR_OK);
-		for (k = 0; k <= 11; k++)
-			read_check(f, k, bs, fsize);
-		read_check(f, 7, bs, fsize);
-		read_check_at(f, 7, bs, fsize, 1);
-		read_check(f, 2, bs, fsize);
-		read_check_at(f, 10, bs, fsize, 1);
-		read_check(f, 10, bs, fsize);
-		read_check(f, 1, 2 * bs, fsize);
-		read_check(f, 5, 2 * bs, fsize);
+		/* back to the start: read and dropped again from there */
+		for (k = 0; k < big / (512 << 10); k++)
+			read_check(f, k, 512 << 10, big);
+		if (sf.f_type != TMPFS_MAGIC && !keep)
+			assert_int_equal(cached_in(path, 0, st), 0);
 		assert_int_equal(nsr_dev_file_close(f), NSR_OK);
 	}
-	unsetenv("NSR_TEST_AFTD_DIRECT_EINVAL");
 	assert_int_equal(nsr_dev_close(dev), NSR_OK);
 	nsr_test_rmrf(dir);
 	free(dir);
@@ -798,24 +816,82 @@ static void test_relabel_resume(void **state)
 	free(dir);
 }
 
+/* Write-back marks: a stretch is started once DEV_WRITEBACK bytes
+ * gathered, a file cut back moves the marks back; what lies DEV_DROP_LAG
+ * stretches behind is dropped from the page cache, on a disk file system
+ * (tmpfs pages cannot be dropped) and once written back (the test syncs
+ * before the last stretch, whose call drops the two stretches before the
+ * lag: the new one and, again, the one dropped before), unless
+ * NSR_DEV_DROP_BEHIND=0 keeps it. */
 static void test_writeback_mark(void **state)
 {
-	uint64_t mark = 0;
-	int fd = open("/dev/null", O_WRONLY);
+	char *dir = nsr_test_tmpdir("aftd-wb");
+	const uint64_t st = DEV_WRITEBACK, size = 5 * st + 5;
+	const uint64_t dropped = size - (size % st) - DEV_DROP_LAG * st;
+	static uint8_t chunk[1 << 20];
+	struct dev_wb wb;
+	struct statfs sf;
+	char path[512];
+	int fd;
 
 	NSR_UNUSED(state);
+	assert_int_equal(statfs(dir, &sf), 0);
+	snprintf(path, sizeof(path), "%s/wb", dir);
+	for (int keep = 0; keep < 2; keep++) {
+		uint64_t end = 0;
+
+		if (keep)
+			setenv("NSR_DEV_DROP_BEHIND", "0", 1);
+		dev_wb_init(&wb, 0);
+		unsetenv("NSR_DEV_DROP_BEHIND");
+		assert_int_equal(wb.keep, keep);
+		fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+		assert_true(fd >= 0);
+		/* five stretches and a bit, a megabyte at a time */
+		while (end < size) {
+			size_t n = (size_t)NSR_MIN(sizeof(chunk), size - end);
+
+			mt_fill(1, end, chunk, n);
+			assert_int_equal(pwrite(fd, chunk, n, (off_t)end),
+					 (ssize_t)n);
+			if (end + n == 5 * st)
+				assert_int_equal(fdatasync(fd), 0);
+			end += n;
+			dev_writeback(fd, &wb, end);
+			/* started only on whole stretches, dropped behind */
+			assert_true(end - wb.started < st);
+			assert_int_equal(wb.started % st, 0);
+			if (keep)
+				assert_int_equal(wb.dropped, 0);
+			else
+				assert_true(wb.dropped + DEV_DROP_LAG * st >=
+					    wb.started);
+		}
+		assert_int_equal(wb.started, 5 * st);
+		assert_int_equal(wb.dropped, keep ? 0 : dropped);
+		if (sf.f_type != TMPFS_MAGIC) {
+			/* what the last call dropped, all written back */
+			size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+			size_t in = cached_in(path, dropped - 2 * st, 2 * st);
+
+			assert_int_equal(in, keep ? 2 * st / pg : 0);
+		}
+		close(fd);
+	}
+	/* the file was cut back: both marks follow */
+	wb.started = wb.dropped = 3 * st;
+	fd = open("/dev/null", O_WRONLY);
 	assert_true(fd >= 0);
-	dev_writeback(fd, &mark, DEV_WRITEBACK - 1);
-	assert_int_equal(mark, 0); /* not a full stretch yet */
-	dev_writeback(fd, &mark, DEV_WRITEBACK + 5);
-	assert_int_equal(mark, DEV_WRITEBACK + 5);
-	dev_writeback(fd, &mark, 2 * DEV_WRITEBACK);
-	assert_int_equal(mark, DEV_WRITEBACK + 5);
-	dev_writeback(fd, &mark, 100); /* the file was cut back */
-	assert_int_equal(mark, 100);
-	dev_writeback(fd, &mark, 100 + DEV_WRITEBACK);
-	assert_int_equal(mark, 100 + DEV_WRITEBACK);
+	dev_writeback(fd, &wb, 100);
+	assert_int_equal(wb.started, 100);
+	assert_int_equal(wb.dropped, 100);
+	dev_writeback(fd, &wb, 100 + st - 1);
+	assert_int_equal(wb.started, 100);
+	dev_writeback(fd, &wb, 100 + st);
+	assert_int_equal(wb.started, 100 + st);
 	close(fd);
+	nsr_test_rmrf(dir);
+	free(dir);
 }
 
 int main(void)
