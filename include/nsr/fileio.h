@@ -8,6 +8,7 @@
 #define NSR_FILEIO_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct stat;
@@ -52,5 +53,48 @@ char *nsr_path_join(const char *a, const char *b);
  * family): "/proc/self/fd/N/name", or name when dirfd is AT_FDCWD.
  * Written to out (cap bytes); NULL when it does not fit. */
 const char *nsr_at_path(char *out, size_t cap, int dirfd, const char *name);
+
+/* Drop-behind, for a file written or read front to back that will not
+ * be read again soon (a volume's files: src/media):
+ * the writer starts the write-back of every NSR_DROP_STRETCH bytes it
+ * appended (sync_file_range WRITE: the disk works while the next ones
+ * are made, instead of receiving everything at the final fdatasync), and
+ * writer and reader ask the pages of what lies NSR_DROP_LAG stretches
+ * behind out of the page cache (POSIX_FADV_DONTNEED, without waiting:
+ * pages still being written stay and are asked again the next time).
+ * Caching such data only pushes out what other programs use, and a page
+ * cache that grows by every byte moved makes each transfer take memory
+ * nobody has touched for long, which on our virtual machines cost more
+ * CPU than the copies themselves (a large-file save ran 3 to 4 times
+ * faster: tests/bench/tls/RESULTS.md).  Waiting for each stretch before
+ * dropping it was measured too: it took the disk's queue away.
+ * NSR_DROP_BEHIND=0 in the environment keeps the pages.  Durability
+ * still comes only from fdatasync. */
+#define NSR_DROP_STRETCH (8u << 20)
+#define NSR_DROP_LAG 2u
+
+/* struct nsr_drop - how far the write-back and the drop-behind of a file
+ * have come. */
+struct nsr_drop {
+	uint64_t started; /* write-back started below this offset */
+	uint64_t dropped; /* pages below it asked out of the page cache */
+	int keep;	  /* NSR_DROP_BEHIND=0: pages stay cached */
+};
+
+/* nsr_drop_init - nothing of the file from offset at on is written back
+ * or dropped yet; reads NSR_DROP_BEHIND. */
+void nsr_drop_init(struct nsr_drop *d, uint64_t at);
+/* nsr_drop_write - the file was written up to end: if [d->started, end)
+ * holds NSR_DROP_STRETCH bytes or more, start their write-back and move
+ * d->started to end; then, unless d->keep, drop the pages of what lies
+ * NSR_DROP_LAG stretches or more behind end (and, once more, of the
+ * stretch dropped before) and move d->dropped there.  Marks past end
+ * (the file was cut back) move to end.  Failures are left to the
+ * fdatasync that makes the data durable. */
+void nsr_drop_write(int fd, struct nsr_drop *d, uint64_t end);
+/* nsr_drop_read - the file is read at off: unless d->keep, drop the
+ * pages of what lies NSR_DROP_LAG stretches or more behind off and move
+ * d->dropped there; a read before d->dropped moves it back to off. */
+void nsr_drop_read(int fd, struct nsr_drop *d, uint64_t off);
 
 #endif /* NSR_FILEIO_H */

@@ -259,3 +259,58 @@ int nsr_test_once(const char *knob)
 	close(fd);
 	return 1;
 }
+
+/* nsr_drop_init - a file whose write-back starts at offset at. */
+void nsr_drop_init(struct nsr_drop *d, uint64_t at)
+{
+	const char *e = getenv("NSR_DROP_BEHIND");
+
+	d->started = at;
+	d->dropped = at;
+	d->keep = e != NULL && strcmp(e, "0") == 0;
+}
+
+/* nsr_drop_read - drop what was read NSR_DROP_LAG stretches behind. */
+void nsr_drop_read(int fd, struct nsr_drop *d, uint64_t off)
+{
+	const uint64_t st = NSR_DROP_STRETCH;
+	uint64_t upto;
+
+	if (d->dropped > off)
+		d->dropped = off;
+	if (d->keep || off - d->dropped < (NSR_DROP_LAG + 1) * st)
+		return;
+	upto = off - NSR_DROP_LAG * st;
+	(void)posix_fadvise(fd, (off_t)d->dropped,
+			    (off_t)(upto - d->dropped), POSIX_FADV_DONTNEED);
+	d->dropped = upto;
+}
+
+/* nsr_drop_write - start write-back of full NSR_DROP_STRETCH stretches
+ * and drop what lies NSR_DROP_LAG stretches behind. */
+void nsr_drop_write(int fd, struct nsr_drop *d, uint64_t end)
+{
+	const uint64_t st = NSR_DROP_STRETCH;
+	uint64_t upto, from;
+
+	if (d->started > end)
+		d->started = end;
+	if (d->dropped > end)
+		d->dropped = end;
+	if (end - d->started < st)
+		return;
+	(void)sync_file_range(fd, (off64_t)d->started,
+			      (off64_t)(end - d->started),
+			      SYNC_FILE_RANGE_WRITE);
+	d->started = end;
+	if (d->keep || end - d->dropped < (NSR_DROP_LAG + 1) * st)
+		return;
+	/* The newest stretches stay in flight.  Pages still being written
+	 * are not dropped (nothing waits for them): the stretch dropped
+	 * last time is asked again, which takes its stragglers. */
+	upto = end - NSR_DROP_LAG * st;
+	from = d->dropped >= st ? d->dropped - st : 0;
+	(void)posix_fadvise(fd, (off_t)from, (off_t)(upto - from),
+			    POSIX_FADV_DONTNEED);
+	d->dropped = upto;
+}

@@ -31,14 +31,15 @@
  *     is the administrator's choice (nsrd checks it exists when the device
  *     is set) and is never created by a mover (nsrmmd opens an AFTD
  *     without create);
- *  5. a session file is written and read through the page cache, with
- *     drop-behind (dev_int.h): the pages of what was written back or
- *     read a little before are dropped, so a mover leaves neither its
- *     writes nor its reads in memory.  Reads were made with O_DIRECT
- *     for a while; side by side, page-cache reads with the kernel's
- *     read-ahead and drop-behind recovered large files 1.2 x faster and
- *     read a volume alone 2 to 5 x faster (one block at a time, O_DIRECT
- *     kept the disk waiting: tests/bench/recover/RESULTS.md).
+ *  5. a session file is written and read through the page cache with
+ *     drop-behind (nsr_drop_write, nsr_drop_read in fileio.h): the pages
+ *     of what was written back or read a little before are dropped, so a
+ *     mover leaves neither its writes nor its reads in memory.  Reads
+ *     were made with O_DIRECT for a while; side by side, page-cache reads
+ *     with the kernel's read-ahead and drop-behind recovered large files
+ *     1.2 x faster and read a volume alone 2 to 5 x faster (one block at
+ *     a time, O_DIRECT kept the disk waiting:
+ *     tests/bench/recover/RESULTS.md).
  */
 #include "nsr/compat.h"
 
@@ -79,7 +80,7 @@ struct nsr_dev_file {
 	int fd;
 	uint32_t no;
 	uint64_t size;
-	struct dev_wb wb; /* write-back and drop-behind (invariant 5) */
+	struct nsr_drop wb; /* write-back and drop-behind (invariant 5) */
 	int dir_synced;
 };
 
@@ -438,7 +439,7 @@ static int aftd_file_create(struct nsr_dev *dev, uint32_t *fileno,
 	}
 	f->dev = dev;
 	f->fd = fd;
-	dev_wb_init(&f->wb, 0);
+	nsr_drop_init(&f->wb, 0);
 	f->no = no;
 	*fileno = no;
 	*out = f;
@@ -478,7 +479,7 @@ static int aftd_file_open(struct nsr_dev *dev, uint32_t fileno,
 	}
 	/* Session files are read front to back. */
 	(void)posix_fadvise(f->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	dev_wb_init(&f->wb, 0);
+	nsr_drop_init(&f->wb, 0);
 	f->dev = dev;
 	f->no = fileno;
 	f->size = (uint64_t)st.st_size;
@@ -652,7 +653,7 @@ int nsr_dev_file_append(struct nsr_dev_file *f, const void *p, size_t len)
 	}
 	if (rc == NSR_OK) {
 		f->size += len;
-		dev_writeback(f->fd, &f->wb, f->size);
+		nsr_drop_write(f->fd, &f->wb, f->size);
 		return NSR_OK;
 	}
 	if (rc != NSR_ERR_NOSPACE)
@@ -676,7 +677,7 @@ int nsr_dev_file_pread(struct nsr_dev_file *f, void *p, size_t len,
 {
 	if (nsr_pread_full(f->fd, p, len, (off_t)off, got) != NSR_OK)
 		return dev_sys(f->dev, "read session file");
-	dev_readbehind(f->fd, &f->wb, off);
+	nsr_drop_read(f->fd, &f->wb, off);
 	return NSR_OK;
 }
 

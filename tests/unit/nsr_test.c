@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -150,4 +151,26 @@ void nsr_test_mkfile(const char *dir, const char *name, const char *text)
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
 	close(fd);
+}
+
+/* nsr_test_cached - resident pages of a range of a file (mincore). */
+size_t nsr_test_cached(const char *path, uint64_t off, size_t len)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), n = (len + pg - 1) / pg;
+	unsigned char *vec = calloc(n, 1);
+	int fd = open(path, O_RDONLY);
+	size_t in = 0;
+	void *m;
+
+	assert_non_null(vec);
+	assert_true(fd >= 0);
+	m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)off);
+	assert_true(m != MAP_FAILED);
+	assert_int_equal(mincore(m, len, vec), 0);
+	for (size_t i = 0; i < n; i++)
+		in += vec[i] & 1;
+	munmap(m, len);
+	close(fd);
+	free(vec);
+	return in;
 }

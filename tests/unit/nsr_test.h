@@ -26,5 +26,8 @@ void nsr_test_rmrf(const char *path);
 int nsr_test_mkchain(int fd, int n, char first, size_t len);
 const char *nsr_test_path(const char *dir, const char *name);
 void nsr_test_mkfile(const char *dir, const char *name, const char *text);
+/* nsr_test_cached - pages of [off, off + len) of the file at path that
+ * are in the page cache (off page-aligned). */
+size_t nsr_test_cached(const char *path, uint64_t off, size_t len);
 
 #endif

@@ -1,10 +1,15 @@
 /*
- * test_fileio.c - durable replace, bounded whole-file reads, mkdir -p.
+ * test_fileio.c - durable replace, bounded whole-file reads, mkdir -p,
+ * drop-behind of a file written.
  */
 #include "nsr/compat.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
 
 #include "nsr/buf.h"
 #include "nsr/err.h"
@@ -51,10 +56,90 @@ static void test_replace_and_read(void **state)
 	free(dir);
 }
 
+/* Write-back marks: a stretch is started once NSR_DROP_STRETCH bytes
+ * gathered, a file cut back moves the marks back; what lies NSR_DROP_LAG
+ * stretches behind is dropped from the page cache, on a disk file system
+ * (tmpfs pages cannot be dropped) and once written back (the test syncs
+ * before the last stretch, whose call drops the two stretches before the
+ * lag: the new one and, again, the one dropped before), unless
+ * NSR_DROP_BEHIND=0 keeps it. */
+static void test_drop_write(void **state)
+{
+	char *dir = nsr_test_tmpdir("fileio-drop");
+	const uint64_t st = NSR_DROP_STRETCH, size = 5 * st + 5;
+	const uint64_t dropped = size - (size % st) - NSR_DROP_LAG * st;
+	static uint8_t chunk[1 << 20];
+	struct nsr_drop wb;
+	struct statfs sf;
+	char path[512];
+	int fd;
+
+	NSR_UNUSED(state);
+	assert_int_equal(statfs(dir, &sf), 0);
+	snprintf(path, sizeof(path), "%s/wb", dir);
+	for (int keep = 0; keep < 2; keep++) {
+		uint64_t end = 0;
+
+		if (keep)
+			setenv("NSR_DROP_BEHIND", "0", 1);
+		nsr_drop_init(&wb, 0);
+		unsetenv("NSR_DROP_BEHIND");
+		assert_int_equal(wb.keep, keep);
+		fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+		assert_true(fd >= 0);
+		/* five stretches and a bit, a megabyte at a time */
+		while (end < size) {
+			size_t n = (size_t)NSR_MIN(sizeof(chunk), size - end);
+
+			memset(chunk, (int)(end >> 20), n);
+			assert_int_equal(pwrite(fd, chunk, n, (off_t)end),
+					 (ssize_t)n);
+			if (end + n == 5 * st)
+				assert_int_equal(fdatasync(fd), 0);
+			end += n;
+			nsr_drop_write(fd, &wb, end);
+			/* started only on whole stretches, dropped behind */
+			assert_true(end - wb.started < st);
+			assert_int_equal(wb.started % st, 0);
+			if (keep)
+				assert_int_equal(wb.dropped, 0);
+			else
+				assert_true(wb.dropped + NSR_DROP_LAG * st >=
+					    wb.started);
+		}
+		assert_int_equal(wb.started, 5 * st);
+		assert_int_equal(wb.dropped, keep ? 0 : dropped);
+		if (sf.f_type != TMPFS_MAGIC) {
+			/* what the last call dropped, all written back */
+			size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+			size_t in =
+				nsr_test_cached(path, dropped - 2 * st, 2 * st);
+
+			assert_int_equal(in, keep ? 2 * st / pg : 0);
+		}
+		close(fd);
+	}
+	/* the file was cut back: both marks follow */
+	wb.started = wb.dropped = 3 * st;
+	fd = open("/dev/null", O_WRONLY);
+	assert_true(fd >= 0);
+	nsr_drop_write(fd, &wb, 100);
+	assert_int_equal(wb.started, 100);
+	assert_int_equal(wb.dropped, 100);
+	nsr_drop_write(fd, &wb, 100 + st - 1);
+	assert_int_equal(wb.started, 100);
+	nsr_drop_write(fd, &wb, 100 + st);
+	assert_int_equal(wb.started, 100 + st);
+	close(fd);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replace_and_read),
+		cmocka_unit_test(test_drop_write),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,8 +3,7 @@
  * their own session file; a full disk (quota) marks the volume full and
  * damages nothing already written; truncated files and blocks from
  * another volume are reported with the save set they hit; blocks read
- * back in any order; write-back marks and drop-behind of what was written
- * and read.
+ * back in any order, and dropped behind the reads.
  */
 #include "nsr/compat.h"
 
@@ -18,6 +17,7 @@
 
 #include "nsr/buf.h"
 #include "nsr/err.h"
+#include "nsr/fileio.h"
 #include "nsr/media_fmt.h"
 #include "dev_int.h"
 #include "media_test.h"
@@ -402,29 +402,6 @@ static void test_damage_count(void **state)
 	free(dir);
 }
 
-/* cached_in - pages of [off, off + len) of the file at path in the page
- * cache (off page-aligned). */
-static size_t cached_in(const char *path, uint64_t off, size_t len)
-{
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE), n = (len + pg - 1) / pg;
-	unsigned char *vec = calloc(n, 1);
-	int fd = open(path, O_RDONLY);
-	size_t in = 0;
-	void *m;
-
-	assert_non_null(vec);
-	assert_true(fd >= 0);
-	m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)off);
-	assert_true(m != MAP_FAILED);
-	assert_int_equal(mincore(m, len, vec), 0);
-	for (size_t i = 0; i < n; i++)
-		in += vec[i] & 1;
-	munmap(m, len);
-	close(fd);
-	free(vec);
-	return in;
-}
-
 /* cached_pages - pages of the first len bytes of the file at path in the
  * page cache (after dropping them first, with drop). */
 static size_t cached_pages(const char *path, size_t len, int drop)
@@ -438,14 +415,14 @@ static size_t cached_pages(const char *path, size_t len, int drop)
 				 0);
 		close(fd);
 	}
-	return cached_in(path, 0, len);
+	return nsr_test_cached(path, 0, len);
 }
 
 /* Session files read back block by block, in any order, into aligned
  * and misaligned buffers; the tail is short and after it comes end of
- * file.  Read front to back, what lies DEV_DROP_LAG stretches behind the
+ * file.  Read front to back, what lies NSR_DROP_LAG stretches behind the
  * reads leaves the page cache (on a disk file system: tmpfs pages cannot
- * be dropped), unless NSR_DEV_DROP_BEHIND=0 keeps it; a read further back
+ * be dropped), unless NSR_DROP_BEHIND=0 keeps it; a read further back
  * starts dropping from there. */
 static void test_read_blocks(void **state)
 {
@@ -453,9 +430,9 @@ static void test_read_blocks(void **state)
 	struct nsr_dev *dev = mt_aftd(dir, "rd", 0);
 	struct nsr_dev_file *f = NULL;
 	const uint64_t bs = 256 << 10, fsize = 10 * (256 << 10) + 1000;
-	const uint64_t st = DEV_WRITEBACK, big = 5 * st;
+	const uint64_t st = NSR_DROP_STRETCH, big = 5 * st;
 	const size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-	static uint8_t buf[5 * DEV_WRITEBACK];
+	static uint8_t buf[5 * NSR_DROP_STRETCH];
 	struct statfs sf;
 	char path[512];
 	uint32_t no = 0, bigno = 0;
@@ -492,25 +469,26 @@ static void test_read_blocks(void **state)
 	for (int keep = 0; keep < 2; keep++) {
 		(void)cached_pages(path, big, 1);
 		if (keep)
-			setenv("NSR_DEV_DROP_BEHIND", "0", 1);
+			setenv("NSR_DROP_BEHIND", "0", 1);
 		assert_int_equal(nsr_dev_file_open(dev, bigno, &f), NSR_OK);
-		unsetenv("NSR_DEV_DROP_BEHIND");
+		unsetenv("NSR_DROP_BEHIND");
 		for (k = 0; k < big / (512 << 10); k++)
 			read_check(f, k, 512 << 10, big);
 		if (sf.f_type != TMPFS_MAGIC) {
-			/* dropped a stretch at a time, DEV_DROP_LAG or more
+			/* dropped a stretch at a time, NSR_DROP_LAG or more
 			 * behind: at the last read (in the fifth stretch)
 			 * the first two */
-			size_t in = cached_in(path, 0, 2 * st);
+			size_t in = nsr_test_cached(path, 0, 2 * st);
 
 			assert_int_equal(in, keep ? 2 * st / pg : 0);
-			assert_int_not_equal(cached_in(path, big - st, st), 0);
+			assert_int_not_equal(
+				nsr_test_cached(path, big - st, st), 0);
 		}
 		/* back to the start: read and dropped again from there */
 		for (k = 0; k < big / (512 << 10); k++)
 			read_check(f, k, 512 << 10, big);
 		if (sf.f_type != TMPFS_MAGIC && !keep)
-			assert_int_equal(cached_in(path, 0, st), 0);
+			assert_int_equal(nsr_test_cached(path, 0, st), 0);
 		assert_int_equal(nsr_dev_file_close(f), NSR_OK);
 	}
 	assert_int_equal(nsr_dev_close(dev), NSR_OK);
@@ -816,84 +794,6 @@ static void test_relabel_resume(void **state)
 	free(dir);
 }
 
-/* Write-back marks: a stretch is started once DEV_WRITEBACK bytes
- * gathered, a file cut back moves the marks back; what lies DEV_DROP_LAG
- * stretches behind is dropped from the page cache, on a disk file system
- * (tmpfs pages cannot be dropped) and once written back (the test syncs
- * before the last stretch, whose call drops the two stretches before the
- * lag: the new one and, again, the one dropped before), unless
- * NSR_DEV_DROP_BEHIND=0 keeps it. */
-static void test_writeback_mark(void **state)
-{
-	char *dir = nsr_test_tmpdir("aftd-wb");
-	const uint64_t st = DEV_WRITEBACK, size = 5 * st + 5;
-	const uint64_t dropped = size - (size % st) - DEV_DROP_LAG * st;
-	static uint8_t chunk[1 << 20];
-	struct dev_wb wb;
-	struct statfs sf;
-	char path[512];
-	int fd;
-
-	NSR_UNUSED(state);
-	assert_int_equal(statfs(dir, &sf), 0);
-	snprintf(path, sizeof(path), "%s/wb", dir);
-	for (int keep = 0; keep < 2; keep++) {
-		uint64_t end = 0;
-
-		if (keep)
-			setenv("NSR_DEV_DROP_BEHIND", "0", 1);
-		dev_wb_init(&wb, 0);
-		unsetenv("NSR_DEV_DROP_BEHIND");
-		assert_int_equal(wb.keep, keep);
-		fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-		assert_true(fd >= 0);
-		/* five stretches and a bit, a megabyte at a time */
-		while (end < size) {
-			size_t n = (size_t)NSR_MIN(sizeof(chunk), size - end);
-
-			mt_fill(1, end, chunk, n);
-			assert_int_equal(pwrite(fd, chunk, n, (off_t)end),
-					 (ssize_t)n);
-			if (end + n == 5 * st)
-				assert_int_equal(fdatasync(fd), 0);
-			end += n;
-			dev_writeback(fd, &wb, end);
-			/* started only on whole stretches, dropped behind */
-			assert_true(end - wb.started < st);
-			assert_int_equal(wb.started % st, 0);
-			if (keep)
-				assert_int_equal(wb.dropped, 0);
-			else
-				assert_true(wb.dropped + DEV_DROP_LAG * st >=
-					    wb.started);
-		}
-		assert_int_equal(wb.started, 5 * st);
-		assert_int_equal(wb.dropped, keep ? 0 : dropped);
-		if (sf.f_type != TMPFS_MAGIC) {
-			/* what the last call dropped, all written back */
-			size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-			size_t in = cached_in(path, dropped - 2 * st, 2 * st);
-
-			assert_int_equal(in, keep ? 2 * st / pg : 0);
-		}
-		close(fd);
-	}
-	/* the file was cut back: both marks follow */
-	wb.started = wb.dropped = 3 * st;
-	fd = open("/dev/null", O_WRONLY);
-	assert_true(fd >= 0);
-	dev_writeback(fd, &wb, 100);
-	assert_int_equal(wb.started, 100);
-	assert_int_equal(wb.dropped, 100);
-	dev_writeback(fd, &wb, 100 + st - 1);
-	assert_int_equal(wb.started, 100);
-	dev_writeback(fd, &wb, 100 + st);
-	assert_int_equal(wb.started, 100 + st);
-	close(fd);
-	nsr_test_rmrf(dir);
-	free(dir);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -907,7 +807,6 @@ int main(void)
 		cmocka_unit_test(test_sweep_spares_live_writers),
 		cmocka_unit_test(test_remove_ss),
 		cmocka_unit_test(test_relabel_resume),
-		cmocka_unit_test(test_writeback_mark),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
