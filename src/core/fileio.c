@@ -270,17 +270,28 @@ void nsr_drop_init(struct nsr_drop *d, uint64_t at)
 	d->keep = e != NULL && strcmp(e, "0") == 0;
 }
 
+/* drop_due - where the pages to drop end for a file at pos: what lies
+ * NSR_DROP_LAG stretches or more behind it, when that is a whole stretch
+ * past d->dropped (and pages are not kept); else 0. */
+static uint64_t drop_due(const struct nsr_drop *d, uint64_t pos)
+{
+	const uint64_t st = NSR_DROP_STRETCH;
+
+	if (d->keep || pos - d->dropped < (NSR_DROP_LAG + 1) * st)
+		return 0;
+	return pos - NSR_DROP_LAG * st;
+}
+
 /* nsr_drop_read - drop what was read NSR_DROP_LAG stretches behind. */
 void nsr_drop_read(int fd, struct nsr_drop *d, uint64_t off)
 {
-	const uint64_t st = NSR_DROP_STRETCH;
 	uint64_t upto;
 
 	if (d->dropped > off)
 		d->dropped = off;
-	if (d->keep || off - d->dropped < (NSR_DROP_LAG + 1) * st)
+	upto = drop_due(d, off);
+	if (upto == 0)
 		return;
-	upto = off - NSR_DROP_LAG * st;
 	(void)posix_fadvise(fd, (off_t)d->dropped,
 			    (off_t)(upto - d->dropped), POSIX_FADV_DONTNEED);
 	d->dropped = upto;
@@ -303,12 +314,12 @@ void nsr_drop_write(int fd, struct nsr_drop *d, uint64_t end)
 			      (off64_t)(end - d->started),
 			      SYNC_FILE_RANGE_WRITE);
 	d->started = end;
-	if (d->keep || end - d->dropped < (NSR_DROP_LAG + 1) * st)
+	upto = drop_due(d, end);
+	if (upto == 0)
 		return;
 	/* The newest stretches stay in flight.  Pages still being written
 	 * are not dropped (nothing waits for them): the stretch dropped
 	 * last time is asked again, which takes its stragglers. */
-	upto = end - NSR_DROP_LAG * st;
 	from = d->dropped >= st ? d->dropped - st : 0;
 	(void)posix_fadvise(fd, (off_t)from, (off_t)(upto - from),
 			    POSIX_FADV_DONTNEED);

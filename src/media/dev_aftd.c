@@ -80,7 +80,7 @@ struct nsr_dev_file {
 	int fd;
 	uint32_t no;
 	uint64_t size;
-	struct nsr_drop wb; /* write-back and drop-behind (invariant 5) */
+	struct nsr_drop drop; /* write-back and drop-behind (invariant 5) */
 	int dir_synced;
 };
 
@@ -439,7 +439,7 @@ static int aftd_file_create(struct nsr_dev *dev, uint32_t *fileno,
 	}
 	f->dev = dev;
 	f->fd = fd;
-	nsr_drop_init(&f->wb, 0);
+	nsr_drop_init(&f->drop, 0);
 	f->no = no;
 	*fileno = no;
 	*out = f;
@@ -479,7 +479,7 @@ static int aftd_file_open(struct nsr_dev *dev, uint32_t fileno,
 	}
 	/* Session files are read front to back. */
 	(void)posix_fadvise(f->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	nsr_drop_init(&f->wb, 0);
+	nsr_drop_init(&f->drop, 0);
 	f->dev = dev;
 	f->no = fileno;
 	f->size = (uint64_t)st.st_size;
@@ -653,7 +653,7 @@ int nsr_dev_file_append(struct nsr_dev_file *f, const void *p, size_t len)
 	}
 	if (rc == NSR_OK) {
 		f->size += len;
-		nsr_drop_write(f->fd, &f->wb, f->size);
+		nsr_drop_write(f->fd, &f->drop, f->size);
 		return NSR_OK;
 	}
 	if (rc != NSR_ERR_NOSPACE)
@@ -677,7 +677,7 @@ int nsr_dev_file_pread(struct nsr_dev_file *f, void *p, size_t len,
 {
 	if (nsr_pread_full(f->fd, p, len, (off_t)off, got) != NSR_OK)
 		return dev_sys(f->dev, "read session file");
-	nsr_drop_read(f->fd, &f->wb, off);
+	nsr_drop_read(f->fd, &f->drop, off);
 	return NSR_OK;
 }
 

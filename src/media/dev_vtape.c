@@ -65,7 +65,7 @@ struct vtape {
 	size_t pos;
 	uint64_t end;
 	uint64_t fsize;	/* the file's size */
-	struct nsr_drop wb; /* write-back and drop-behind */
+	struct nsr_drop drop; /* write-back and drop-behind */
 	int complete;	/* the index reaches end of data */
 	int torn;	/* the file has bytes after end (from a torn write) */
 	int random;	/* readahead off: a reader picks records by header */
@@ -168,7 +168,7 @@ static int vt_load(struct nsr_dev *dev, struct vtape *vt)
 	vt->ew = nsr_get_u64(h + 24);
 	vt->end = VT_HDR;
 	vt->fsize = (uint64_t)st.st_size;
-	nsr_drop_init(&vt->wb, vt->fsize);
+	nsr_drop_init(&vt->drop, vt->fsize);
 	return NSR_OK;
 }
 
@@ -415,7 +415,7 @@ static int vt_put(struct nsr_dev *dev, uint32_t kind, const void *p,
 		return rc;
 	vt->fsize = vt->end;
 	vt->pos = vt->nent;
-	nsr_drop_write(vt->fd, &vt->wb, vt->end);
+	nsr_drop_write(vt->fd, &vt->drop, vt->end);
 	if (vt->capacity != 0 && used + vt->ew >= vt->capacity)
 		dev->info.early_warning = 1;
 	return NSR_OK;

@@ -402,20 +402,15 @@ static void test_damage_count(void **state)
 	free(dir);
 }
 
-/* cached_pages - pages of the first len bytes of the file at path in the
- * page cache (after dropping them first, with drop). */
-static size_t cached_pages(const char *path, size_t len, int drop)
+/* drop_cached - write the file at path back and drop its pages. */
+static void drop_cached(const char *path)
 {
-	if (drop) {
-		int fd = open(path, O_RDONLY);
+	int fd = open(path, O_RDONLY);
 
-		assert_true(fd >= 0);
-		assert_int_equal(fdatasync(fd), 0);
-		assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED),
-				 0);
-		close(fd);
-	}
-	return nsr_test_cached(path, 0, len);
+	assert_true(fd >= 0);
+	assert_int_equal(fdatasync(fd), 0);
+	assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	close(fd);
 }
 
 /* Session files read back block by block, in any order, into aligned
@@ -467,7 +462,7 @@ static void test_read_blocks(void **state)
 	assert_int_equal(nsr_dev_file_close(f), NSR_OK);
 	snprintf(path, sizeof(path), "%s/rd/ss.%010" PRIu32, dir, bigno);
 	for (int keep = 0; keep < 2; keep++) {
-		(void)cached_pages(path, big, 1);
+		drop_cached(path);
 		if (keep)
 			setenv("NSR_DROP_BEHIND", "0", 1);
 		assert_int_equal(nsr_dev_file_open(dev, bigno, &f), NSR_OK);
