@@ -3,8 +3,8 @@
 # save whose client has no other volume to go on to (mmdtest asks nobody;
 # save itself spans: 408-aftd-span): the session fails naming the full
 # volume, the volume is marked full in the media database, the part it
-# wrote is removed, and the save set written before is intact.  Needs root to mount a small tmpfs;
-# skipped otherwise.
+# wrote is removed, and the save set written before is intact.  Needs
+# root to mount a small tmpfs; skipped otherwise.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 406-mover-aftd-full
 T=$BIN/mmdtest
