@@ -47,7 +47,8 @@ struct jobd {
 	int stopping;
 	int have_thread;
 	pthread_t thread;
-	  /* the worker's checkpoint connection */
+	unsigned server_hours; /* nsrd's retention at its last answer, 0 */
+	int nsrd_silent;       /* its last ask went unanswered (logged) */
 	struct nsr_policy *policy; /* who administers (JOB_PURGE) */
 };
 

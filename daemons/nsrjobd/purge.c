@@ -49,20 +49,20 @@ long long jobd_now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* server_retention - the server resource's "jobsdb retention in hours" as
- * nsrd has it now, or 0 when nsrd does not answer (nsrjobd running on its
- * own) or the value is missing.  Asked at every purge, so a change made
- * with nsradmin takes effect at the next purge. */
-static unsigned server_retention(void)
+/* ask_nsrd - the server resource's "jobsdb retention in hours" as nsrd
+ * has it now; 0 when the value is missing or out of range, -1 when nsrd
+ * does not answer (nsrjobd running on its own, nsrd restarting or
+ * busy). */
+static long ask_nsrd(void)
 {
 	res_query_args a = {.query = (char *)"type: NSR"};
 	struct nsr_nsrd *c = NULL;
 	struct nsr_res_list list;
 	res_list_res r;
-	unsigned hours = 0;
+	long hours = -1;
 
 	if (nsr_nsrd_open("localhost", &c, NULL) != NSR_OK)
-		return 0;
+		return -1;
 	nsr_nsrd_set_timeout(c, 5000);
 	memset(&r, 0, sizeof(r));
 	nsr_res_list_init(&list);
@@ -73,13 +73,40 @@ static unsigned server_retention(void)
 			nsr_res_get(list.items[0], "jobsdb retention in hours");
 		long h = v ? atol(v) : 0;
 
-		if (h > 0 && h <= JOBD_RETENTION_MAX)
-			hours = (unsigned)h;
+		hours = h > 0 && h <= JOBD_RETENTION_MAX ? h : 0;
 	}
 	nsr_res_list_release(&list);
 	xdr_free(NSR_XDR(xdr_res_list_res), &r);
 	nsr_nsrd_close(c);
 	return hours;
+}
+
+/* server_retention - the retention a purge uses: nsrd's answer now (so
+ * a change made with nsradmin takes effect at the next purge), -r when
+ * its resource has none; when nsrd does not answer, its last answer, so
+ * a purge while nsrd restarts never takes jobs the administrator keeps
+ * longer than -r says; -r when it never answered. */
+static unsigned server_retention(struct jobd *jd)
+{
+	long got = ask_nsrd();
+	unsigned use;
+	int was_silent, last;
+
+	pthread_mutex_lock(&jd->mu);
+	was_silent = jd->nsrd_silent;
+	jd->nsrd_silent = got < 0;
+	if (got >= 0)
+		jd->server_hours = (unsigned)got;
+	last = jd->server_hours != 0;
+	use = last ? jd->server_hours : jd->retention;
+	pthread_mutex_unlock(&jd->mu);
+	if (got < 0 && !was_silent)
+		nsr_warn("nsrd does not answer: purging with %s retention, "
+			 "%u hours, until it does",
+			 last ? "its last" : "the -r", use);
+	else if (got >= 0 && was_silent)
+		nsr_info("nsrd answers again: retention %u hours", use);
+	return use;
 }
 
 /* jobd_purge_run - one purge under purge_mu, logged. */
@@ -92,9 +119,7 @@ int jobd_purge_run(struct jobd *jd, unsigned retention,
 
 	memset(&s, 0, sizeof(s));
 	if (!retention)
-		retention = server_retention();
-	if (!retention)
-		retention = jd->retention;
+		retention = server_retention(jd);
 	pthread_mutex_lock(&jd->purge_mu);
 	if (!jd->pdb)
 		rc = NSR_ERR_STATE;

@@ -1,7 +1,8 @@
 #!/bin/bash
 # 202-jobd-retention: in a whole datazone, the jobs retention is the server
 # resource's "jobsdb retention in hours": nsrjobd asks nsrd at every purge,
-# so a change made with nsradmin takes effect at the next purge.
+# so a change made with nsradmin takes effect at the next purge; while
+# nsrd does not answer (stopped here), its last answer holds, not -r.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 202-jobd-retention
 export NSR_TEST_JOBS_PURGE_INTERVAL=1
@@ -40,4 +41,28 @@ check "the 2-hour-old job stays" has_job "$mid"
 check "the active job stays" has_job "$act"
 check "the purge is logged with the server's retention" \
 	grep -q "finished more than 3 hours ago" "$ROOT/logs/daemon.log"
+
+# nsrd stopped: a purge cannot ask it.  Its last answer (3 hours) holds,
+# not nsrjobd's -r (72 hours): a job finished 4 hours ago goes.
+P=$(cat "$ROOT/logs/nsrd.pid")
+kill -STOP "$P"
+late=$("$T" create "type=save job" state=completed client=late name=/late start=-14500 end=-14400)
+gone=0
+for i in $(seq 1 300); do
+	if ! "$T" query "print client: late" 2>/dev/null | grep -q .; then
+		gone=1; break
+	fi
+	sleep 0.1
+done
+kill -CONT "$P"
+check "a job created while nsrd was stopped" test -n "$late"
+check "with nsrd silent, the 4-hour-old job goes by its last retention" \
+	test $gone = 1
+check "nsrjobd says which retention it purges with" \
+	grep -q "nsrd does not answer: purging with its last retention, 3 hours" \
+	"$ROOT/logs/daemon.log"
+check "and when nsrd answers again" \
+	nsr_wait_logged "$ROOT/logs/daemon.log" \
+		"nsrd answers again: retention 3 hours"
+check "the 2-hour-old job still stays" has_job "$mid"
 nsr_done

@@ -123,6 +123,9 @@ old_jobs() {
 jobs_of() {
 	"$BIN/jobd_testclnt" query "print client: $1" 2>/dev/null | grep -c .
 }
+# no_jobs_of CLIENT - nsrjobd holds no job of CLIENT (a command, so that
+# wait_until asks again at every poll).
+no_jobs_of() { [ "$(jobs_of "$1")" = 0 ]; }
 
 # fresh_label_clean R - the new volume of round R is usable (in the media
 # database, and its medium mounts against that record) or cleanly absent
@@ -245,7 +248,7 @@ for r in $(seq 1 "$ROUNDS"); do
 		check "round $r: the jobs database is intact" \
 			quiet "$BIN/jobd_testclnt" check-db "$ROOT/jobs/jobsdb"
 		check "round $r: the expired jobs are purged" \
-			wait_until 30 test "$(jobs_of old$r)" = 0
+			wait_until 30 no_jobs_of "old$r"
 		check "round $r: a recent job is kept" test "$(jobs_of recent)" = 1
 	else
 		check "round $r: one volume Lab.001, mounted" one_volume
@@ -263,7 +266,7 @@ for r in $(seq 1 "$ROUNDS"); do
 	wait_until 30 figures_true
 	check "round $r: AFTD bytes, written and save sets agree ($FIG)" figures_true
 	check "round $r: nothing left in progress" test -z "$(in_progress)"
-	check "round $r: every job is finished" wait_until 10 test "$(active_jobs)" = 0
+	check "round $r: every job is finished" wait_until 10 no_active_jobs
 	check "round $r: the media database is consistent" \
 		quiet "$BIN/mmdb_testclnt" -s $S check
 	check "round $r: the next save to Lab.001 completes" probe_save "$r" -b Lab

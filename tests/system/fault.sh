@@ -6,6 +6,7 @@
 #                              rounds: $1) and print how to replay
 #   fault_sleep_ms MS          sleep MS milliseconds
 #   active_jobs                how many jobs nsrjobd has in state ACTIVE
+#   no_active_jobs             true when it has none
 #   in_progress                ssids the media database holds in progress
 #   mover_pid [DEVICE]         pid of the running data mover (of DEVICE),
 #                              or ""
@@ -34,6 +35,10 @@ active_jobs() {
 	printf 'print job state: active\n' | "$BIN/jobquery" -s $S 2>/dev/null |
 		grep -c "job id:"
 }
+
+# no_active_jobs - nsrjobd has no job in state ACTIVE (a command, so that
+# wait_until asks again at every poll).
+no_active_jobs() { [ "$(active_jobs)" = 0 ]; }
 
 # in_progress - ssids the media database holds in progress.
 in_progress() {
@@ -93,7 +98,9 @@ probe_save() {
 	return 1
 }
 
-# wait_until SECS CMD... - poll CMD every 0.1 s until it succeeds.
+# wait_until SECS CMD... - poll CMD every 0.1 s until it succeeds.  Its
+# arguments are expanded once, by the caller: to poll a figure, pass a
+# command that asks for it (no_active_jobs), not test "$(figure)".
 wait_until() {
 	local n=$(($1 * 10)) i
 	shift
