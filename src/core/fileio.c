@@ -325,3 +325,23 @@ void nsr_drop_write(int fd, struct nsr_drop *d, uint64_t end)
 			    POSIX_FADV_DONTNEED);
 	d->dropped = upto;
 }
+
+/* nsr_drop_synced - after an fdatasync every page up to end is clean:
+ * drop them all, from the stretch dropped last (its stragglers) on. */
+void nsr_drop_synced(int fd, struct nsr_drop *d, uint64_t end)
+{
+	const uint64_t st = NSR_DROP_STRETCH;
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE), upto, from;
+
+	d->started = end;
+	if (d->keep)
+		return;
+	upto = end - end % pg;
+	if (d->dropped > upto)
+		d->dropped = upto;
+	from = d->dropped >= st ? d->dropped - st : 0;
+	if (upto > from)
+		(void)posix_fadvise(fd, (off_t)from, (off_t)(upto - from),
+				    POSIX_FADV_DONTNEED);
+	d->dropped = upto;
+}

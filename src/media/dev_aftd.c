@@ -33,8 +33,10 @@
  *     without create);
  *  5. a session file is written and read through the page cache with
  *     drop-behind (nsr_drop_write, nsr_drop_read in fileio.h): the pages
- *     of what was written back or read a little before are dropped, so a
- *     mover leaves neither its writes nor its reads in memory.  Reads
+ *     of what was written back or read a little before are dropped, and
+ *     all of a file's after the fdatasync that ends a save set
+ *     (nsr_drop_synced), so a mover leaves neither its writes, however
+ *     short the file, nor its reads in memory.  Reads
  *     were made with O_DIRECT for a while; side by side, page-cache reads
  *     with the kernel's read-ahead and drop-behind recovered large files
  *     1.2 x faster and read a volume alone 2 to 5 x faster (one block at
@@ -681,11 +683,13 @@ int nsr_dev_file_pread(struct nsr_dev_file *f, void *p, size_t len,
 	return NSR_OK;
 }
 
-/* nsr_dev_file_sync - fdatasync, and the directory the first time. */
+/* nsr_dev_file_sync - fdatasync, and the directory the first time; the
+ * pages written are dropped then (invariant 5). */
 int nsr_dev_file_sync(struct nsr_dev_file *f)
 {
 	if (fdatasync(f->fd) != 0)
 		return dev_sys(f->dev, "fdatasync session file");
+	nsr_drop_synced(f->fd, &f->drop, f->size);
 	if (!f->dir_synced) {
 		if (nsr_fsync_dir(f->dev->path, 1) != NSR_OK)
 			return dev_sys(f->dev, "fsync directory");

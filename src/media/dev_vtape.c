@@ -444,6 +444,7 @@ static int vt_weof(struct nsr_dev *dev, unsigned n)
 	if (n == 0) {
 		if (fdatasync(vt->fd) != 0)
 			return dev_sys(dev, "fdatasync");
+		nsr_drop_synced(vt->fd, &vt->drop, vt->end);
 		return NSR_OK;
 	}
 	for (i = 0; i < n; i++) {

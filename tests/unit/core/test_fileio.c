@@ -135,11 +135,66 @@ static void test_drop_write(void **state)
 	free(dir);
 }
 
+/* test_drop_synced - a file too short for nsr_drop_write to drop
+ * anything leaves no page behind once nsr_drop_synced follows its
+ * fdatasync, except the one it ends in; with NSR_DROP_BEHIND=0 all stay;
+ * appending after it goes on from both marks. */
+static void test_drop_synced(void **state)
+{
+	char *dir = nsr_test_tmpdir("fileio-synced");
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	const size_t size = 3 * (1u << 20) + 100; /* under a stretch */
+	uint8_t *buf = malloc(size);
+	struct nsr_drop d;
+	struct statfs sf;
+	char path[512];
+	int fd;
+
+	NSR_UNUSED(state);
+	assert_non_null(buf);
+	memset(buf, 0x5a, size);
+	assert_int_equal(statfs(dir, &sf), 0);
+	snprintf(path, sizeof(path), "%s/short", dir);
+	for (int keep = 0; keep < 2; keep++) {
+		if (keep)
+			setenv("NSR_DROP_BEHIND", "0", 1);
+		nsr_drop_init(&d, 0);
+		unsetenv("NSR_DROP_BEHIND");
+		fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+		assert_true(fd >= 0);
+		assert_int_equal(pwrite(fd, buf, size, 0), (ssize_t)size);
+		nsr_drop_write(fd, &d, size);
+		assert_int_equal(d.dropped, 0); /* too short for it */
+		assert_int_equal(fdatasync(fd), 0);
+		nsr_drop_synced(fd, &d, size);
+		assert_int_equal(d.started, size);
+		assert_int_equal(d.dropped, keep ? 0 : size - size % pg);
+		if (sf.f_type != TMPFS_MAGIC) {
+			size_t in = nsr_test_cached(path, 0, size - size % pg);
+
+			assert_int_equal(in, keep ? size / pg : 0);
+			assert_int_equal(nsr_test_cached(path,
+							 size - size % pg, 1),
+					 1);
+		}
+		/* the next append goes on where the marks are */
+		assert_int_equal(pwrite(fd, buf, pg, (off_t)size),
+				 (ssize_t)pg);
+		nsr_drop_write(fd, &d, size + pg);
+		assert_int_equal(d.started, size);
+		close(fd);
+	}
+	free(buf);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replace_and_read),
 		cmocka_unit_test(test_drop_write),
+		cmocka_unit_test(test_drop_synced),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
