@@ -35,14 +35,7 @@ kill -KILL $spid 2>/dev/null
 wait $spid 2>/dev/null
 
 # Settled within a bounded time (grace of 3 s plus one tick).
-settled=""
-for i in $(seq 1 100); do
-	left=$("$BIN/mminfo" -s $S -a -q inprogress -r ssid 2>/dev/null |
-		awk '$1 ~ /^[0-9]+$/')
-	if [ -z "$left" ]; then settled=1; break; fi
-	sleep 0.1
-done
-check "nothing is left in progress within 10 s" test -n "$settled"
+check "nothing is left in progress within 10 s" nsr_settled
 flags=$("$BIN/mminfo" -s $S -a -q "ssid=$inprog" -r sumflags 2>/dev/null |
 	tail -n 1)
 check "the killed save's save set is aborted (sumflags '$flags')" \

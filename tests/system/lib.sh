@@ -19,6 +19,7 @@
 #   expect_fail CMD...      CMD must exit non-zero
 #   recovers_identical SRC  recover SRC into $W/out and compare
 #   nsr_lose_mmdb           delete the media database, restart nsrd
+#   nsr_settled             nothing in progress within 10 s
 set -u
 BIN=${NSR_BIN:?NSR_BIN must point at the build bin directory}
 PIDS=()
@@ -279,6 +280,19 @@ nsr_wait_logged() {
 	local i
 	for i in $(seq 1 100); do
 		grep -Eq "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# nsr_settled - nothing is in progress in the media database within 10 s
+# (asked every 0.1 s).
+nsr_settled() {
+	local i left
+	for i in $(seq 1 100); do
+		left=$("$BIN/mminfo" -s "${S:-127.0.0.1}" -a -q inprogress \
+			-r ssid 2>/dev/null | awk '$1 ~ /^[0-9]+$/')
+		[ -z "$left" ] && return 0
 		sleep 0.1
 	done
 	return 1
