@@ -24,6 +24,7 @@ zlib1g-dev       zlib
 uuid-dev         libuuid"
 TEST="libcmocka-dev    the unit tests (cmocka)
 mandoc           the man page lint in the system tests
+iproute2         ss -K (a connection reset mid-save) and ip netns in system tests
 clang            libFuzzer builds of the fuzz targets (run-tests.sh)
 libclang-rt-14-dev  libFuzzer and clang's sanitizer runtimes (a Recommends of clang)"
 
