@@ -282,18 +282,30 @@ static uint64_t drop_due(const struct nsr_drop *d, uint64_t pos)
 	return pos - NSR_DROP_LAG * st;
 }
 
+/* page_down - x rounded down to a page: the kernel drops only whole
+ * pages of a range, so a range that starts inside a page must start at
+ * that page, or the page a previous range ended in is never dropped
+ * (records of a vtape file do not end on pages). */
+static uint64_t page_down(uint64_t x)
+{
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	return x - x % pg;
+}
+
 /* nsr_drop_read - drop what was read NSR_DROP_LAG stretches behind. */
 void nsr_drop_read(int fd, struct nsr_drop *d, uint64_t off)
 {
-	uint64_t upto;
+	uint64_t upto, from;
 
 	if (d->dropped > off)
 		d->dropped = off;
 	upto = drop_due(d, off);
 	if (upto == 0)
 		return;
-	(void)posix_fadvise(fd, (off_t)d->dropped,
-			    (off_t)(upto - d->dropped), POSIX_FADV_DONTNEED);
+	from = page_down(d->dropped);
+	(void)posix_fadvise(fd, (off_t)from, (off_t)(upto - from),
+			    POSIX_FADV_DONTNEED);
 	d->dropped = upto;
 }
 
@@ -320,7 +332,7 @@ void nsr_drop_write(int fd, struct nsr_drop *d, uint64_t end)
 	/* The newest stretches stay in flight.  Pages still being written
 	 * are not dropped (nothing waits for them): the stretch dropped
 	 * last time is asked again, which takes its stragglers. */
-	from = d->dropped >= st ? d->dropped - st : 0;
+	from = page_down(d->dropped >= st ? d->dropped - st : 0);
 	(void)posix_fadvise(fd, (off_t)from, (off_t)(upto - from),
 			    POSIX_FADV_DONTNEED);
 	d->dropped = upto;
@@ -331,15 +343,15 @@ void nsr_drop_write(int fd, struct nsr_drop *d, uint64_t end)
 void nsr_drop_synced(int fd, struct nsr_drop *d, uint64_t end)
 {
 	const uint64_t st = NSR_DROP_STRETCH;
-	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE), upto, from;
+	uint64_t upto, from;
 
 	d->started = end;
 	if (d->keep)
 		return;
-	upto = end - end % pg;
+	upto = page_down(end);
 	if (d->dropped > upto)
 		d->dropped = upto;
-	from = d->dropped >= st ? d->dropped - st : 0;
+	from = page_down(d->dropped >= st ? d->dropped - st : 0);
 	if (upto > from)
 		(void)posix_fadvise(fd, (off_t)from, (off_t)(upto - from),
 				    POSIX_FADV_DONTNEED);

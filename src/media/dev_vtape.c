@@ -496,6 +496,7 @@ static int vt_read(struct nsr_dev *dev, void *p, size_t cap, size_t *got)
 		return dev_fail(dev, NSR_ERR_IO,
 				"record trailer does not match its header");
 	}
+	nsr_drop_read(vt->fd, &vt->drop, e->off);
 	*got = e->len;
 	if (peek && n == want + (ssize_t)VT_ENT &&
 	    vt->end + 2 * VT_ENT <= vt->fsize) {

@@ -5,11 +5,15 @@
  */
 #include "nsr/compat.h"
 
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
 
 #include "nsr/buf.h"
 #include "nsr/dev.h"
 #include "nsr/err.h"
+#include "nsr/fileio.h"
 #include "media_test.h"
 #include "nsr_test.h"
 
@@ -243,6 +247,63 @@ static void test_write_protect(void **state)
 	free(dir);
 }
 
+/* test_drop_behind - on a disk file system, a vtape keeps none of what
+ * it wrote in the page cache once flushed (but the page it ends in), and
+ * drops what it read NSR_DROP_LAG stretches behind its reads, whole
+ * pages though records (with their headers) do not end on pages. */
+static void test_drop_behind(void **state)
+{
+	char *dir = nsr_test_tmpdir("vtape-drop");
+	struct nsr_dev *dev = mt_vtape(dir, "tape.vt", 0, 0);
+	const size_t rec = 1u << 20, nrec = 5 * NSR_DROP_STRETCH / rec;
+	const size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	static uint8_t buf[1u << 20];
+	struct statfs sf;
+	struct stat st;
+	char path[512];
+	size_t i, n;
+
+	NSR_UNUSED(state);
+	snprintf(path, sizeof(path), "%s/tape.vt", dir);
+	assert_int_equal(statfs(dir, &sf), 0);
+	for (i = 0; i < nrec; i++) {
+		fill(buf, rec, (unsigned)i);
+		assert_int_equal(nsr_dev_write(dev, buf, rec), NSR_OK);
+	}
+	assert_int_equal(nsr_dev_weof(dev, 0), NSR_OK);
+	assert_int_equal(stat(path, &st), 0);
+	if (sf.f_type != TMPFS_MAGIC)
+		assert_int_equal(
+			nsr_test_cached(path, 0,
+					(size_t)st.st_size -
+						(size_t)st.st_size % pg),
+			0);
+	assert_int_equal(nsr_dev_rewind(dev), NSR_OK);
+	for (i = 0; i < nrec; i++) {
+		uint8_t want[64];
+
+		assert_int_equal(nsr_dev_read(dev, buf, sizeof(buf), &n),
+				 NSR_OK);
+		assert_int_equal(n, rec);
+		fill(want, sizeof(want), (unsigned)i);
+		assert_memory_equal(buf, want, sizeof(want));
+	}
+	if (sf.f_type != TMPFS_MAGIC) {
+		/* at the last read (in the fifth stretch) the first two are
+		 * gone, the tape's header page and the pages where records
+		 * straddle the drops' ends too; the last one is there */
+		assert_int_equal(nsr_test_cached(path, 0, 2 * NSR_DROP_STRETCH),
+				 0);
+		assert_int_not_equal(nsr_test_cached(path,
+						     4 * NSR_DROP_STRETCH,
+						     NSR_DROP_STRETCH),
+				     0);
+	}
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -250,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_early_warning_eom),
 		cmocka_unit_test(test_torn_tail),
 		cmocka_unit_test(test_write_protect),
+		cmocka_unit_test(test_drop_behind),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
