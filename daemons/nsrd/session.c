@@ -1472,6 +1472,13 @@ int nsrd_next_volume(void *ctx, void *argp, void *resp,
 			 &nexcl, &r->st) != NSR_OK)
 		goto out;
 	dev = pick_device_in(n, mc, a->pool, excl, nexcl, &vol, &r->st);
+	/* Auto media management, as at SAVE_START: a recyclable volume
+	 * holds no part or copy of this save set (it would not be
+	 * recyclable), so it may take the rest. */
+	if (!dev && r->st.code == NSR_ERR_NOTFOUND &&
+	    nsrd_auto_recycle(n, a->pool)) /* media.c */
+		dev = pick_device_in(n, mc, a->pool, excl, nexcl, &vol,
+				     &r->st);
 	if (!dev) {
 		nsr_status_set(
 			&r->st, NSR_ERR_NOTFOUND,

@@ -15,7 +15,9 @@
 # (head and tail) and it recovers.  A capacity changed while a mover
 # runs is said by the storage node (that mover keeps its own).  A save
 # into a pool whose only AFTD fills fails, and the part it wrote there
-# is removed (no session file, no written bytes left of it).  A clone of
+# is removed (no session file, no written bytes left of it); one whose
+# other AFTD holds a recyclable volume spans onto it (auto media
+# management relabels it for the tail).  A clone of
 # the spanning save set, read from its two AFTDs, spans two more and
 # recovers.  A mover's end answer that holds a byte fewer than was sent
 # fails the save (NSR_TEST_MMD_SHORT_REPLY).
@@ -181,6 +183,27 @@ check "the mover says it removed the unrecorded part" \
 	"$ROOT/logs/daemon.log"
 w9=$("$BIN/mminfo" -s $S -q volume=DISK9 -r written 2>&1 | tail -n 1)
 check "and its written figure counts none of it ($w9)" grep -Eq "^ *0 (B|KB) *$" <<<"$w9"
+
+# --- the next volume recycled: auto media management at a span ---------------
+# DISK8 holds a save set and is marked recyclable, DISK7 is empty: the
+# save starts on DISK7 and, when it fills, nsrd relabels DISK8 for the
+# rest (its save set leaves the media database).
+label Recy disk8
+seq 1 1000 >"$W/small.txt"
+check "a small save to DISK8" "$BIN/save" -s $S -q -b Recy -N old8 "$W/small.txt"
+check "DISK8 marked recyclable" "$BIN/nsrmm" -s $S -q -o recyclable DISK8
+label Recy disk7
+"$BIN/save" -s $S -q -b Recy --stripes=1 -N recy "$T" >"$W/recy.out" 2>&1
+check "a save larger than DISK7 spans onto the recycled DISK8" test $? -eq 0
+sed 's/^/# save: /' "$W/recy.out"
+check "nsrd relabeled DISK8 by itself for the tail" \
+	grep -q "auto media management: relabeling recyclable volume DISK8" \
+	"$ROOT/logs/daemon.log"
+spans_two recy DISK7 DISK8
+check "DISK8's old save set left the media database" \
+	test -z "$(rows old8 | awk '$1 ~ /^[0-9]+$/')"
+check "the save set spanning onto it recovers identical" \
+	recovers_identical "$T" -S "${SSID:-0}"
 
 # --- the media database rebuilt from the two AFTDs --------------------------------
 nsr_lose_mmdb
