@@ -17,7 +17,9 @@
  * 10 s) up to the group's client retries, with only its failed save sets.
  * The run is a savegrp job in nsrjobd with a save job per client task
  * (parent and children) and log lines; the parent ends failed when any
- * client failed after its retries.
+ * client failed after its retries.  savegrp -R plans, from those jobs,
+ * only the clients the group's last run did not save, each at the level
+ * it ran at (redo_find, redo_plan).
  *
  * One thread runs the scheduler.  It takes the RPC server mutex to read
  * resources and to write jobs (nsrd's jobd handle is used under it), and
@@ -842,6 +844,239 @@ int nsrd_bootstrap_exited(struct nsrd *n, pid_t pid, int status)
 	return 1;
 }
 
+/* What savegrp -R runs again: clients of the restarted run, each with
+ * the level it ran at. */
+struct redo {
+	int64_t of;		/* the restarted run's job */
+	size_t n;
+	char **client;
+	char (*level)[16];
+};
+
+/* redo_free - what redo_find allocated. */
+static void redo_free(struct redo *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		free(d->client[i]);
+	free(d->client);
+	free(d->level);
+	memset(d, 0, sizeof(*d));
+}
+
+/* quoted - v as a "..." value of the jobs query language. */
+static void quoted(const char *v, char *out, size_t len)
+{
+	size_t o = 0;
+
+	out[o++] = '"';
+	for (; *v && o + 3 < len; v++) {
+		if (*v == '"' || *v == '\\')
+			out[o++] = '\\';
+		out[o++] = *v;
+	}
+	out[o++] = '"';
+	out[o] = '\0';
+}
+
+/* redo_find - the clients that group gname's last run (the newest savegrp
+ * job of the group with client jobs under it: a savegrp -O run has none)
+ * did not save: each whose job did not end completed, succeeded or
+ * skipped.  Under the RPC mutex (nsrd's jobd handle).  0 (d->n may be 0:
+ * note says why) or -1 (why). */
+static int redo_find(struct nsrd *n, const char *gname, struct redo *d,
+		     struct nsr_buf *note, struct nsr_buf *why)
+{
+	const struct nsr_jobdb_job *job;
+	int64_t runs[64];
+	enum nsr_jobdb_state rstate[64];
+	size_t nr = 0;
+	char v[NSR_SHORT_MAX * 2 + 4], q[sizeof(v) + 64];
+	struct nsr_buf err;
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	nsr_buf_init(&err, 0);
+	quoted(gname, v, sizeof(v));
+	snprintf(q, sizeof(q), ". type: savegrp job; group: %s", v);
+	rc = n->jobd ? nsr_jobd_query_open_text(n->jobd, q, 0, &err)
+		     : NSR_ERR_CONNECT;
+	/* the newest 64, in id order */
+	while (rc == NSR_OK &&
+	       (rc = nsr_jobd_query_next(n->jobd, &job, &err)) == NSR_OK) {
+		if (nr == NSR_ARRAY_SIZE(runs)) {
+			memmove(runs, runs + 1, sizeof(runs) - sizeof(*runs));
+			memmove(rstate, rstate + 1,
+				sizeof(rstate) - sizeof(*rstate));
+			nr--;
+		}
+		runs[nr] = job->id;
+		rstate[nr++] = job->state;
+	}
+	for (size_t k = nr; rc == NSR_ERR_EOF && k-- > 0 && !d->of;) {
+		snprintf(q, sizeof(q), ". type: save job; parent job id: %lld",
+			 (long long)runs[k]);
+		rc = nsr_jobd_query_open_text(n->jobd, q, 0, &err);
+		while (rc == NSR_OK &&
+		       (rc = nsr_jobd_query_next(n->jobd, &job, &err)) ==
+			       NSR_OK) {
+			int saved = job->state == NSR_JOBDB_COMPLETED &&
+				    job->status &&
+				    (strcmp(job->status, "succeeded") == 0 ||
+				     strcmp(job->status, "skipped") == 0);
+
+			d->of = runs[k];
+			if (rstate[k] == NSR_JOBDB_QUEUED ||
+			    rstate[k] == NSR_JOBDB_ACTIVE) {
+				nsr_buf_addf(why, "the last run of group %s "
+					     "(job %lld) has not ended; "
+					     "restart it once it has",
+					     gname, (long long)runs[k]);
+				rc = NSR_ERR_BUSY;
+				break;
+			}
+			if (saved || !job->client || !*job->client)
+				continue;
+			if (d->n % 16 == 0) {
+				d->client = nsr_xrealloc(
+					d->client,
+					(d->n + 16) * sizeof(*d->client));
+				d->level = nsr_xrealloc(
+					d->level,
+					(d->n + 16) * sizeof(*d->level));
+			}
+			d->client[d->n] = nsr_xstrdup(job->client);
+			snprintf(d->level[d->n], sizeof(d->level[d->n]), "%s",
+				 job->level && *job->level ? job->level
+							   : "");
+			d->n++;
+		}
+	}
+	if (rc == NSR_ERR_BUSY) {
+		nsr_buf_release(&err);
+		redo_free(d);
+		return -1;
+	}
+	if (rc != NSR_ERR_EOF) {
+		nsr_buf_addf(why, "cannot read the runs of group %s from the "
+			     "jobs database: %s", gname,
+			     err.len ? err.data : nsr_strerror(rc));
+		nsr_buf_release(&err);
+		redo_free(d);
+		return -1;
+	}
+	nsr_buf_release(&err);
+	if (!d->of)
+		nsr_buf_addf(note, "group %s has no run to restart in the "
+			     "jobs database", gname);
+	else if (!d->n)
+		nsr_buf_addf(note, "the last run of group %s (job %lld) saved "
+			     "every client: nothing to restart", gname,
+			     (long long)d->of);
+	return 0;
+}
+
+/* redo_plan - the plan of savegrp -R: the clients of d (only those of
+ * want, when given) that are still in group g, each at the level it ran
+ * at; a client no longer in the group is named in note.  0 or -1 (why). */
+static int redo_plan(struct nsrd *n, const struct nsr_res *g,
+		     const struct redo *d, char *const *want, size_t nw,
+		     struct grun *r, struct nsr_buf *note, struct nsr_buf *why)
+{
+	const char *gname = nsr_res_get(g, "name");
+	char **pick = nsr_xcalloc(d->n + 1, sizeof(*pick));
+	size_t np = 0;
+	int rc;
+
+	for (size_t i = 0; i < d->n; i++) {
+		const struct nsr_res *c =
+			nsrd_res_find1(n, "NSR client", d->client[i]);
+		int wanted = !nw;
+
+		for (size_t j = 0; j < nw; j++)
+			wanted |= strcasecmp(want[j], d->client[i]) == 0;
+		if (!wanted)
+			continue;
+		if (!c || !in_list(c, "group", gname)) {
+			nsr_buf_addf(note, "%sclient %s is no longer in group "
+				     "%s: not restarted", note->len ? "; " : "",
+				     d->client[i], gname);
+			continue;
+		}
+		pick[np++] = d->client[i];
+	}
+	if (!np) {
+		free(pick);
+		memset(r, 0, sizeof(*r));
+		if (!note->len)
+			nsr_buf_addf(note, "none of the clients named was left "
+				     "unsaved by the last run of group %s (job "
+				     "%lld)", gname, (long long)d->of);
+		return 0;
+	}
+	rc = plan(n, g, "", pick, np, r, why);
+	free(pick);
+	if (rc != 0)
+		return -1;
+	for (size_t t = 0; t < r->n; t++)
+		for (size_t i = 0; i < d->n; i++)
+			if (strcasecmp(r->t[t].client, d->client[i]) == 0 &&
+			    nsr_sched_level_parse(d->level[i]) >= 0 &&
+			    nsr_sched_level_parse(d->level[i]) !=
+				    NSR_SCHED_SKIP) {
+				snprintf(r->t[t].level, sizeof(r->t[t].level),
+					 "%s", d->level[i]);
+				r->t[t].state = T_WAIT;
+			}
+	return 0;
+}
+
+/* restart_group - savegrp -R: run again (or preview) what group g's last
+ * run did not save.  Under the RPC mutex; answers in res. */
+static void restart_group(struct nsrd *n, const struct nsr_res *g,
+			  const savegrp_args *a, savegrp_res *res,
+			  struct nsr_buf *why)
+{
+	struct redo d;
+	struct grun run;
+	struct nsr_buf note;
+	int slot;
+
+	nsr_buf_init(&note, 0);
+	memset(&run, 0, sizeof(run));
+	if (redo_find(n, nsr_res_get(g, "name"), &d, &note, why) != 0)
+		goto out;
+	res->restart_of = d.of;
+	if (d.n && redo_plan(n, g, &d, a->clients.clients_val,
+			     a->clients.clients_len, &run, &note, why) != 0)
+		goto out;
+	if (!run.n) {
+		nsr_status_ok(&res->st);
+	} else if (a->preview) {
+		preview(&run, res);
+	} else {
+		slot = run_add(n, g, &run, why);
+		if (slot < 0)
+			goto out;
+		res->jobid = run.jobid;
+		memset(&run, 0, sizeof(run)); /* the thread's now */
+		if (res->jobid)
+			nsr_jobd_logf(n->jobd, res->jobid, NULL,
+				      "savegrp -R: a restart of job %lld",
+				      (long long)d.of);
+		nsr_status_ok(&res->st);
+	}
+	if (note.len) {
+		free(res->note);
+		res->note = nsr_rpc_str(note.data);
+		nsr_info("group %s: savegrp -R: %s", nsr_res_get(g, "name"),
+			 note.data);
+	}
+out:
+	free_tasks(&run);
+	redo_free(&d);
+	nsr_buf_release(&note);
+}
+
 /* nsrd_savegrp - SAVEGRP: run a group now, or preview it. */
 int nsrd_savegrp(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 {
@@ -854,6 +1089,7 @@ int nsrd_savegrp(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	int lv = *a->level ? nsr_sched_level_parse(a->level) : 0;
 
 	NSR_UNUSED(call);
+	r->note = nsr_rpc_str("");
 	if (lv < 0 || lv == NSR_SCHED_SKIP) {
 		nsr_status_set(&r->st, NSR_ERR_INVAL, "level '%.32s': full, "
 			       "incr or 1 to 9", a->level);
@@ -867,7 +1103,13 @@ int nsrd_savegrp(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	}
 	nsr_buf_init(&why, 0);
 	memset(&run, 0, sizeof(run));
-	if (a->only_bootstrap && a->preview) {
+	if (a->restart && (a->only_bootstrap || *a->level)) {
+		nsr_buf_addf(&why, "savegrp -R runs each client at the level "
+			     "it ran at, and client saves only: not with -l "
+			     "or -O");
+	} else if (a->restart) {
+		restart_group(n, g, a, r, &why);
+	} else if (a->only_bootstrap && a->preview) {
 		r->plan.plan_len = 0; /* nothing of the clients' */
 		nsr_status_ok(&r->st);
 	} else if (a->only_bootstrap) {

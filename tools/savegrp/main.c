@@ -4,6 +4,8 @@
  *
  * nsrd plans the run (each client's save sets and level of the day),
  * starts it as a savegrp job and has each client's nsrexecd run save;
+ * with -R it plans only the clients the group's last run did not save,
+ * each at the level it ran at;
  * savegrp follows the job in nsrjobd until it ends and prints each
  * client's result.  Exit: 0 every client succeeded (or the preview was
  * printed), 1 a client failed after its retries, 2 usage, 3 the group
@@ -32,7 +34,7 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_ERROR = 3 };
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: savegrp [-nvO] [-s server] [-l level] [-c client]... "
+		"usage: savegrp [-nvOR] [-s server] [-l level] [-c client]... "
 		"[-G] group\n"
 		"  -s server   the server (default: this host)\n"
 		"  -l level    full, incr or 1-9 for every client (default: "
@@ -43,6 +45,10 @@ static void usage(FILE *f)
 		"  -O          only the bootstrap (the server's state, client "
 		"file indexes\n"
 		"              included), no client save\n"
+		"  -R          restart: only the clients the group's last run "
+		"did not\n"
+		"              save, each at the level it ran at (not with -l, "
+		"-O)\n"
 		"  -v          print every client's job log (a failed "
 		"client's always)\n"
 		"  -G group    the group (or give it as the last argument)\n"
@@ -154,9 +160,10 @@ int main(int argc, char **argv)
 	savegrp_args a;
 	savegrp_res r;
 	int opt, nc = 0, preview = 0, verbose = 0, only_boot = 0, rc;
+	int restart = 0;
 
 	nsr_log_init("savegrp", NSR_LOG_STDERR | NSR_LOG_BARE);
-	while ((opt = getopt_long(argc, argv, "s:l:c:G:nvOh", lo, NULL)) !=
+	while ((opt = getopt_long(argc, argv, "s:l:c:G:nvORh", lo, NULL)) !=
 	       -1) {
 		switch (opt) {
 		case 's': server = optarg; break;
@@ -173,12 +180,19 @@ int main(int argc, char **argv)
 		case 'n': preview = 1; break;
 		case 'v': verbose = 1; break;
 		case 'O': only_boot = 1; break;
+		case 'R': restart = 1; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
 	if (!group && optind < argc)
 		group = argv[optind++];
+	if (restart && (only_boot || *level)) {
+		nsr_error("-R runs each client at the level it ran at, and "
+			  "client saves only: not with -l or -O");
+		usage(stderr);
+		return EXIT_USAGE;
+	}
 	if (!group || optind < argc) {
 		nsr_error(group ? "one group only" : "name the group to run");
 		usage(stderr);
@@ -198,10 +212,20 @@ int main(int argc, char **argv)
 	a.clients.clients_val = clients;
 	a.preview = preview;
 	a.only_bootstrap = only_boot;
+	a.restart = restart;
 	rc = nsr_nsrd_savegrp(d, &a, &r);
+	if (rc == NSR_OK && restart && r.note && *r.note)
+		printf("savegrp: %s\n", r.note);
 	if (rc != NSR_OK) {
 		nsr_error("group %s: %s", group, nsr_nsrd_errmsg(d));
 		rc = EXIT_ERROR;
+	} else if (restart && !r.jobid && !r.plan.plan_len) {
+		rc = EXIT_OK; /* nothing to restart: the note says why */
+	} else if (restart && preview) {
+		printf("savegrp: a restart of job %lld\n",
+		       (long long)r.restart_of);
+		print_plan(&r, group);
+		rc = EXIT_OK;
 	} else if (preview && only_boot) {
 		printf("savegrp: group %s would save only the bootstrap (-O): "
 		       "no client save\n", group);
@@ -210,8 +234,13 @@ int main(int argc, char **argv)
 		print_plan(&r, group);
 		rc = EXIT_OK;
 	} else {
-		printf("savegrp: group %s started (job %lld)\n", group,
-		       (long long)r.jobid);
+		if (restart)
+			printf("savegrp: group %s restarted (job %lld, a "
+			       "restart of job %lld)\n", group,
+			       (long long)r.jobid, (long long)r.restart_of);
+		else
+			printf("savegrp: group %s started (job %lld)\n",
+			       group, (long long)r.jobid);
 		fflush(stdout);
 		rc = follow(server, r.jobid, verbose);
 	}
