@@ -28,6 +28,7 @@
 
 #include <signal.h>
 #include <time.h>
+#include <unistd.h>
 #include <uuid/uuid.h>
 
 #include "nsr/buf.h"
@@ -860,6 +861,52 @@ static int pss_dependent(struct mmdb_clnt *mc, const save_start_args *a,
 	return NSR_OK;
 }
 
+/* Save set records are changed by reading, changing and writing back
+ * the whole record (mmdb_clnt_ss_get, mmdb_clnt_ss_update): two changes
+ * of one record at once would lose one of them.  SAVE_END's (end_db, run
+ * without the RPC mutex) and a PSS dependent's naming in its master
+ * (under it) do meet: a master that ends while a dependent starts, whose
+ * naming then wrote the master back in progress (or the end wrote it back
+ * without the new dependent).  Every such change holds the lock of its
+ * save set's stripe from the read to the write; no RPC mutex is taken
+ * while one is held. */
+#define SS_LOCKS 64
+static pthread_mutex_t g_ss_lock[SS_LOCKS];
+static pthread_once_t g_ss_lock_once = PTHREAD_ONCE_INIT;
+
+/* ss_lock_init - the stripes' mutexes. */
+static void ss_lock_init(void)
+{
+	for (int i = 0; i < SS_LOCKS; i++)
+		pthread_mutex_init(&g_ss_lock[i], NULL);
+}
+
+/* ss_lock - hold save set ssid's record for a read-change-write. */
+static void ss_lock(uint32_t ssid)
+{
+	pthread_once(&g_ss_lock_once, ss_lock_init);
+	pthread_mutex_lock(&g_ss_lock[ssid % SS_LOCKS]);
+}
+
+/* ss_unlock - let ssid's record go. */
+static void ss_unlock(uint32_t ssid)
+{
+	pthread_mutex_unlock(&g_ss_lock[ssid % SS_LOCKS]);
+}
+
+/* test_end_delay - the test knob NSR_TEST_SS_END_DELAY_MS (<= 5000):
+ * SAVE_END sleeps between reading the save set and writing it back, so
+ * a test can have a PSS dependent named in its master right then
+ * (356-pss-master-ends). */
+static void test_end_delay(void)
+{
+	const char *e = getenv("NSR_TEST_SS_END_DELAY_MS");
+	long ms = e && *e ? strtol(e, NULL, 10) : 0;
+
+	if (ms > 0 && ms <= 5000)
+		usleep((useconds_t)ms * 1000);
+}
+
 /* pss_name_dependent - the master names dependent d (in the order of
  * their indexes' arrival) and anchors at its earliest save time. */
 static int pss_name_dependent(struct mmdb_clnt *mc,
@@ -867,16 +914,20 @@ static int pss_name_dependent(struct mmdb_clnt *mc,
 			      const struct mmdb_saveset *d)
 {
 	struct mmdb_saveset m;
-	int rc = mmdb_clnt_ss_get(mc, m0->ssid, &m);
+	int rc;
 
-	if (rc != NSR_OK)
-		return rc;
-	if (m.ndependents >= MMDB_PSS_MAX)
-		return NSR_ERR_TOOBIG;
-	m.dependents[m.ndependents++] = d->ssid;
-	if (m.anchor_time == 0 || d->savetime < m.anchor_time)
-		m.anchor_time = d->savetime;
-	return mmdb_clnt_ss_update(mc, &m);
+	ss_lock(m0->ssid);
+	rc = mmdb_clnt_ss_get(mc, m0->ssid, &m);
+	if (rc == NSR_OK && m.ndependents >= MMDB_PSS_MAX)
+		rc = NSR_ERR_TOOBIG;
+	if (rc == NSR_OK) {
+		m.dependents[m.ndependents++] = d->ssid;
+		if (m.anchor_time == 0 || d->savetime < m.anchor_time)
+			m.anchor_time = d->savetime;
+		rc = mmdb_clnt_ss_update(mc, &m);
+	}
+	ss_unlock(m0->ssid);
+	return rc;
 }
 
 /* What SAVE_START's unlocked part works on: copies (nsrd.h invariant 3). */
@@ -1563,15 +1614,21 @@ static void end_db(struct mmdb_clnt *mc, struct nsr_jobd *j,
 	int browsable = a->status == 0;
 	int64_t jobid = a->jobid;
 
+	ss_lock(a->ssid);
 	if (mmdb_clnt_ss_get(mc, a->ssid, &ss) != NSR_OK) {
+		ss_unlock(a->ssid);
 		nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
 			       "save set %u is not in the media "
 			       "database: %s",
 			       a->ssid, mmdb_clnt_errmsg(mc));
 		return;
 	}
-	if (!(ss.flags & MMDB_SS_INPROGRESS) && !ended_again(a, &ss, &r->st))
+	if (!(ss.flags & MMDB_SS_INPROGRESS) &&
+	    !ended_again(a, &ss, &r->st)) {
+		ss_unlock(a->ssid);
 		return;
+	}
+	test_end_delay();
 	ss.flags &= ~(uint32_t)MMDB_SS_INPROGRESS;
 	ss.sscomp = time(NULL);
 	ss.totalsize = a->totalsize;
@@ -1582,11 +1639,13 @@ static void end_db(struct mmdb_clnt *mc, struct nsr_jobd *j,
 	else
 		ss.flags |= MMDB_SS_ABORTED | MMDB_SS_INCOMPLETE;
 	if (mmdb_clnt_ss_update(mc, &ss) != NSR_OK) {
+		ss_unlock(a->ssid);
 		nsr_status_set(&r->st, NSR_ERR_IO,
 			       "cannot complete save set %u: %s", a->ssid,
 			       mmdb_clnt_errmsg(mc));
 		return;
 	}
+	ss_unlock(a->ssid);
 	snprintf(ssidtxt, sizeof(ssidtxt), "%u", a->ssid);
 	/* A save that started without a job id may have one all the same
 	 * (nsrjobd could not say at the start whether a batch recorded
@@ -1861,16 +1920,18 @@ static int settle_save(struct nsrd *n, struct nsrd_session *s,
 	int complete = 0, rc;
 	char msg[512];
 
+	ss_lock(s->ssid);
 	rc = mmdb_clnt_ss_get(n->mmdb, s->ssid, &ss);
-	if (rc == NSR_ERR_NOTFOUND)
-		return 0;
-	if (rc != NSR_OK)
-		return -1;
-	if (!(ss.flags & MMDB_SS_INPROGRESS))
-		return 0; /* its SAVE_END came after all */
-	if (mmdb_clnt_frag_list(n->mmdb, s->ssid, frags, MMDB_FRAGS_MAX,
+	if (rc == NSR_OK && !(ss.flags & MMDB_SS_INPROGRESS))
+		rc = NSR_ERR_NOTFOUND; /* its SAVE_END came after all */
+	if (rc == NSR_OK &&
+	    mmdb_clnt_frag_list(n->mmdb, s->ssid, frags, MMDB_FRAGS_MAX,
 				&nf) != NSR_OK)
-		return -1;
+		rc = NSR_ERR_IO;
+	if (rc != NSR_OK) {
+		ss_unlock(s->ssid);
+		return rc == NSR_ERR_NOTFOUND ? 0 : -1;
+	}
 	for (size_t i = 0; i < nf && i < MMDB_FRAGS_MAX; i++) {
 		bytes += frags[i].size;
 		if (frags[i].flags & (MMDB_FRAG_COMPLETE | MMDB_FRAG_TAIL))
@@ -1891,7 +1952,9 @@ static int settle_save(struct nsrd *n, struct nsrd_session *s,
 		snprintf(msg, sizeof(msg), "%s before its data was durable: "
 			 "settled as aborted", why);
 	}
-	if (mmdb_clnt_ss_update(n->mmdb, &ss) != NSR_OK)
+	rc = mmdb_clnt_ss_update(n->mmdb, &ss);
+	ss_unlock(s->ssid);
+	if (rc != NSR_OK)
 		return -1;
 	job_finish(s->jobid, complete, bytes, 0, NULL, msg);
 	nsr_warn("save set %u of %s:%s: %s", s->ssid, ss.client, ss.name, msg);
