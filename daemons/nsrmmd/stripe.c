@@ -74,13 +74,34 @@ static void stripe_unref(struct mmd *m, struct mmd_stripe *st)
 	free(st);
 }
 
-/* deadline - now + STRIPE_WAIT_SEC on the monotonic clock. */
+static pthread_once_t g_wait_once = PTHREAD_ONCE_INIT;
+static int g_wait_sec = STRIPE_WAIT_SEC;
+
+/* wait_init - STRIPE_WAIT_SEC, or the test knob NSR_TEST_STRIPE_WAIT_SEC
+ * (1 to STRIPE_WAIT_SEC) so a test sees a timeout in seconds. */
+static void wait_init(void)
+{
+	const char *e = getenv("NSR_TEST_STRIPE_WAIT_SEC");
+	long v = e && *e ? strtol(e, NULL, 10) : 0;
+
+	if (v >= 1 && v <= STRIPE_WAIT_SEC)
+		g_wait_sec = (int)v;
+}
+
+/* wait_sec - how long a call waits for its turn. */
+static int wait_sec(void)
+{
+	pthread_once(&g_wait_once, wait_init);
+	return g_wait_sec;
+}
+
+/* deadline - now + wait_sec() on the monotonic clock. */
 static struct timespec deadline(void)
 {
 	struct timespec t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
-	t.tv_sec += STRIPE_WAIT_SEC;
+	t.tv_sec += wait_sec();
 	return t;
 }
 
@@ -122,7 +143,7 @@ void mmd_stripe_data(struct mmd *m, struct mmd_stripe *st, mmd_data_args *a)
 					"another connection of the "
 					"session",
 					st->ssid, (unsigned long long)a->seq,
-					STRIPE_WAIT_SEC,
+					wait_sec(),
 					(unsigned long long)mmd_reorder_next(
 						&st->ro)));
 			goto out;
@@ -190,7 +211,7 @@ void mmd_stripe_wait_locked(struct mmd_stripe *st, uint64_t seq)
 					"within %d s",
 					st->ssid,
 					(unsigned long long)st->s->next_seq,
-					STRIPE_WAIT_SEC));
+					wait_sec()));
 			pthread_cond_broadcast(&st->cv);
 			return;
 		}

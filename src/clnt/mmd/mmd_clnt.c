@@ -120,6 +120,8 @@ struct nsr_mmd {
 	struct nsr_rpc_clnt *xc[MMD_STRIPES_MAX - 1]; /* joined connections */
 	unsigned nx;
 	unsigned used; /* connections the last session used */
+	uint64_t test_lose; /* NSR_TEST_STRIPE_LOSE_CALL: 1 + a data call
+			     * number never sent when striped; 0 = none */
 	/* nsrd's grants (nsr_mmd_grant), sent with begins and reads. */
 	nsr_grant grants[MMD_SETS_MAX];
 	unsigned ngrants;
@@ -175,6 +177,17 @@ static void window_from_env(struct nsr_mmd *m)
 		nsr_mmd_set_chunk(m, (size_t)chunk);
 }
 
+/* lose_from_env - the test knob NSR_TEST_STRIPE_LOSE_CALL=N: a striped
+ * session never sends its data call number N (as a connection that
+ * stalls for good), so a test sees the mover's reorder timeouts. */
+static void lose_from_env(struct nsr_mmd *m)
+{
+	const char *e = getenv("NSR_TEST_STRIPE_LOSE_CALL");
+
+	if (e && *e)
+		m->test_lose = strtoull(e, NULL, 10) + 1;
+}
+
 /* stripes_from_env - NSR_MMD_STRIPES=N: connections per save session
  * (1 = no striping), unless the program sets them. */
 static void stripes_from_env(struct nsr_mmd *m)
@@ -210,6 +223,7 @@ int nsr_mmd_connect(const char *host, int port, struct nsr_mmd **out,
 	snprintf(m->host, sizeof(m->host), "%s", host);
 	m->port = port;
 	stripes_from_env(m);
+	lose_from_env(m);
 	*out = m;
 	return NSR_OK;
 }
@@ -866,8 +880,11 @@ static int send_data(struct nsr_mmd *m, const void *p, size_t len)
 		c = k ? m->xc[k - 1] : m->c;
 		/* Out at once: the mover may need it before this
 		 * connection's next call, which comes nx calls later. */
-		rc = nsr_rpc_send_now(c, MMD_SS_DATA,
-				      NSR_XDR(xdr_mmd_data_args), &a);
+		rc = m->test_lose == m->seq + 1
+			     ? NSR_OK
+			     : nsr_rpc_send_now(c, MMD_SS_DATA,
+						NSR_XDR(xdr_mmd_data_args),
+						&a);
 	} else {
 		rc = nsr_rpc_send(c, MMD_SS_DATA, NSR_XDR(xdr_mmd_data_args),
 				  &a);
