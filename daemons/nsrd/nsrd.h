@@ -35,7 +35,13 @@
  *     end only renews), and a second SAVE_END of it only answers; the
  *     call that marked it frees the slot under the mutex;
  *  3. nothing the unlocked part reads belongs to struct nsrd: it works on
- *     copies made under the mutex (resources may change meanwhile).
+ *     copies made under the mutex (resources may change meanwhile);
+ *  3a. a save set's record is changed by reading it, changing it and
+ *     writing it back whole only under the lock of its stripe
+ *     (session.c, ss_lock: an end, a PSS dependent's naming in its
+ *     master, a settling), so an end without the mutex and a naming
+ *     under it never lose each other's change; nothing takes the RPC
+ *     mutex or a lane while holding such a lock.
  *
  * The session table's counts (session.c, nsrd_session_tally):
  *  4. nlive is the number of used slots, and free_slots[0..nfree) are
