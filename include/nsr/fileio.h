@@ -97,10 +97,11 @@ void nsr_drop_write(int fd, struct nsr_drop *d, uint64_t end);
  * d->dropped there; a read before d->dropped moves it back to off. */
 void nsr_drop_read(int fd, struct nsr_drop *d, uint64_t off);
 /* nsr_drop_synced - the file is durable (fdatasync'ed) up to end: unless
- * d->keep, drop the pages of all of it before end's page (the one it
- * ends in stays: the next append would read it back), so a file too
- * short for nsr_drop_write to drop anything leaves no pages behind
- * either; d->started moves to end, d->dropped to that page. */
+ * d->keep, drop the pages of all of it, from its start, before end's
+ * page (the one it ends in stays: the next append would read it back),
+ * so a file too short for nsr_drop_write to drop anything leaves no
+ * pages behind either, nor do pages an earlier drop found still being
+ * written; d->started moves to end, d->dropped to that page. */
 void nsr_drop_synced(int fd, struct nsr_drop *d, uint64_t end);
 
 #endif /* NSR_FILEIO_H */
