@@ -1602,6 +1602,43 @@ static int ended_again(const save_end_args *a, const struct mmdb_saveset *ss,
 	return 0;
 }
 
+/* end_record - save set a->ssid's record complete or aborted, read,
+ * changed and written back under its lock (nsrd.h invariant 3a) into
+ * *ss.  1 when written; 0 when st holds the answer and there is nothing
+ * more to do. */
+static int end_record(struct mmdb_clnt *mc, const save_end_args *a,
+		      struct mmdb_saveset *ss, nsr_status *st)
+{
+	int ok = a->status == 0 || a->status == SAVE_END_NOINDEX;
+	int written = 0;
+
+	ss_lock(a->ssid);
+	if (mmdb_clnt_ss_get(mc, a->ssid, ss) != NSR_OK) {
+		nsr_status_set(st, NSR_ERR_NOTFOUND,
+			       "save set %u is not in the media database: %s",
+			       a->ssid, mmdb_clnt_errmsg(mc));
+	} else if ((ss->flags & MMDB_SS_INPROGRESS) ||
+		   ended_again(a, ss, st)) {
+		test_end_delay();
+		ss->flags &= ~(uint32_t)MMDB_SS_INPROGRESS;
+		ss->sscomp = time(NULL);
+		ss->totalsize = a->totalsize;
+		ss->nfiles = a->nfiles;
+		if (ok)
+			ss->flags |= MMDB_SS_FINISHED | MMDB_SS_VALID |
+				     (a->status == 0 ? MMDB_SS_BROWSABLE : 0);
+		else
+			ss->flags |= MMDB_SS_ABORTED | MMDB_SS_INCOMPLETE;
+		written = mmdb_clnt_ss_update(mc, ss) == NSR_OK;
+		if (!written)
+			nsr_status_set(st, NSR_ERR_IO,
+				       "cannot complete save set %u: %s",
+				       a->ssid, mmdb_clnt_errmsg(mc));
+	}
+	ss_unlock(a->ssid);
+	return written;
+}
+
 /* end_db - SAVE_END's database work through mc and j: the save set
  * complete or aborted, its job closed, a log line; r answered.  Touches
  * nothing of struct nsrd (it may run with the RPC mutex released). */
@@ -1614,38 +1651,8 @@ static void end_db(struct mmdb_clnt *mc, struct nsr_jobd *j,
 	int browsable = a->status == 0;
 	int64_t jobid = a->jobid;
 
-	ss_lock(a->ssid);
-	if (mmdb_clnt_ss_get(mc, a->ssid, &ss) != NSR_OK) {
-		ss_unlock(a->ssid);
-		nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
-			       "save set %u is not in the media "
-			       "database: %s",
-			       a->ssid, mmdb_clnt_errmsg(mc));
+	if (!end_record(mc, a, &ss, &r->st))
 		return;
-	}
-	if (!(ss.flags & MMDB_SS_INPROGRESS) &&
-	    !ended_again(a, &ss, &r->st)) {
-		ss_unlock(a->ssid);
-		return;
-	}
-	test_end_delay();
-	ss.flags &= ~(uint32_t)MMDB_SS_INPROGRESS;
-	ss.sscomp = time(NULL);
-	ss.totalsize = a->totalsize;
-	ss.nfiles = a->nfiles;
-	if (ok)
-		ss.flags |= MMDB_SS_FINISHED | MMDB_SS_VALID |
-			    (browsable ? MMDB_SS_BROWSABLE : 0);
-	else
-		ss.flags |= MMDB_SS_ABORTED | MMDB_SS_INCOMPLETE;
-	if (mmdb_clnt_ss_update(mc, &ss) != NSR_OK) {
-		ss_unlock(a->ssid);
-		nsr_status_set(&r->st, NSR_ERR_IO,
-			       "cannot complete save set %u: %s", a->ssid,
-			       mmdb_clnt_errmsg(mc));
-		return;
-	}
-	ss_unlock(a->ssid);
 	snprintf(ssidtxt, sizeof(ssidtxt), "%u", a->ssid);
 	/* A save that started without a job id may have one all the same
 	 * (nsrjobd could not say at the start whether a batch recorded
