@@ -1017,16 +1017,18 @@ static int redo_plan(struct nsrd *n, const struct nsr_res *g,
 	free(pick);
 	if (rc != 0)
 		return -1;
-	for (size_t t = 0; t < r->n; t++)
-		for (size_t i = 0; i < d->n; i++)
-			if (strcasecmp(r->t[t].client, d->client[i]) == 0 &&
-			    nsr_sched_level_parse(d->level[i]) >= 0 &&
-			    nsr_sched_level_parse(d->level[i]) !=
-				    NSR_SCHED_SKIP) {
+	/* each at the level it ran at (one that does not parse: today's) */
+	for (size_t i = 0; i < d->n; i++) {
+		int lv = nsr_sched_level_parse(d->level[i]);
+
+		for (size_t t = 0; t < r->n && lv >= 0 && lv != NSR_SCHED_SKIP;
+		     t++)
+			if (strcasecmp(r->t[t].client, d->client[i]) == 0) {
 				snprintf(r->t[t].level, sizeof(r->t[t].level),
 					 "%s", d->level[i]);
 				r->t[t].state = T_WAIT;
 			}
+	}
 	return 0;
 }
 
@@ -1039,7 +1041,6 @@ static void restart_group(struct nsrd *n, const struct nsr_res *g,
 	struct redo d;
 	struct grun run;
 	struct nsr_buf note;
-	int slot;
 
 	nsr_buf_init(&note, 0);
 	memset(&run, 0, sizeof(run));
@@ -1054,8 +1055,7 @@ static void restart_group(struct nsrd *n, const struct nsr_res *g,
 	} else if (a->preview) {
 		preview(&run, res);
 	} else {
-		slot = run_add(n, g, &run, why);
-		if (slot < 0)
+		if (run_add(n, g, &run, why) < 0)
 			goto out;
 		res->jobid = run.jobid;
 		memset(&run, 0, sizeof(run)); /* the thread's now */
