@@ -35,9 +35,9 @@ conns() {
 mover_port() {
 	conns "$1" | awk '{n[$3]++} END {for (p in n) if (n[p] >= 4) print p}'
 }
-# cut PORT SPORT - reset the connection from SPORT to PORT; true when it
-# is gone.
-cut() {
+# cut_conn PORT SPORT - reset the connection from SPORT to PORT; true
+# when it is gone.
+cut_conn() {
 	ss -K -t dst 127.0.0.1 dport = ":$1" sport = ":$2" >/dev/null 2>&1
 	! ss -Htn state established 2>/dev/null |
 		grep -q "127.0.0.1:$2 *127.0.0.1:$1"
@@ -93,7 +93,7 @@ cut_round() {
 			[ "$which" = own ] && sport=$p
 		fi
 	done
-	if [ -z "$sport" ] || ! cut "$mp" "$sport"; then
+	if [ -z "$sport" ] || ! cut_conn "$mp" "$sport"; then
 		kill -KILL $spid 2>/dev/null
 		wait $spid 2>/dev/null
 		echo "# skipped: this kernel does not destroy sockets (ss -K)"
