@@ -3,7 +3,8 @@
 # run did not save.  Group G1 has this host (saves) and ghost.invalid
 # (cannot be reached); a run at level 5 fails for ghost only.  savegrp
 # -R -n previews ghost.invalid alone, at level 5 (the level it ran at),
-# naming the run it restarts; -R with -l is refused as usage; savegrp -R
+# naming the run it restarts; -R -c of the client that saved runs
+# nothing, saying so; -R with -l is refused as usage; savegrp -R
 # runs ghost.invalid alone (its run's job holds one client job and says
 # whose restart it is); while a run is under way -R is refused.  With ghost.invalid taken out of the group, -R
 # says so and runs nothing (exit 0); after a run that saves every client,
@@ -48,6 +49,12 @@ check "it names the run it restarts" \
 check "and plans ghost.invalid at level 5" \
 	grep -Eq "^ghost.invalid +5 +/x" "$W/pre.out"
 check "and not the client that saved" sh -c "! grep -q '^$C ' '$W/pre.out'"
+
+timeout 60 "$BIN/savegrp" -s $S -R -c "$C" G1 >"$W/pre-c.out" 2>&1
+check "-R -c naming a client that saved exits 0" test $? = 0
+check "saying none of those named was left unsaved, and runs nothing" \
+	sh -c "grep -q 'none of the clients named was left unsaved by the last run of group G1 (job $RUN1)' '$W/pre-c.out' &&
+		! grep -q 'restarted (job' '$W/pre-c.out'"
 
 "$BIN/savegrp" -s $S -R -l full G1 >"$W/usage.out" 2>&1
 check "-R with -l is a usage error (exit $?)" test $? = 2
