@@ -84,8 +84,8 @@ static long ask_nsrd(void)
 /* server_retention - the retention a purge uses: nsrd's answer now (so
  * a change made with nsradmin takes effect at the next purge), -r when
  * its resource has none; when nsrd does not answer, its last answer, so
- * a purge while nsrd restarts never takes jobs the administrator keeps
- * longer than -r says; -r when it never answered. */
+ * a purge while nsrd restarts keeps jobs as long as the administrator
+ * set, not -r hours; -r when it never answered. */
 static unsigned server_retention(struct jobd *jd)
 {
 	long got = ask_nsrd();
