@@ -185,7 +185,8 @@ static int known_cert(const struct nsr_rpc_call *call)
 }
 
 /* known_caller - is the caller at an address of a -S server, with a
- * certificate of one (known_cert)? */
+ * certificate of one (known_cert)?  A caller on the local socket is at
+ * this host's loopback address. */
 static int known_caller(const struct nsr_rpc_call *call)
 {
 	char addr[96], *colon;
@@ -193,8 +194,18 @@ static int known_caller(const struct nsr_rpc_call *call)
 
 	if (!known_cert(call))
 		return 0;
+	if (nsr_rpc_call_local(call)) {
+		/* On this host's local socket: a caller here, known when
+		 * this host is a -S server, by name or as loopback. */
+		char self[NSR_HOST_MAX + 1];
 
-	snprintf(addr, sizeof(addr), "%s", nsr_rpc_call_peer(call));
+		nsr_host_self(self, sizeof(self));
+		if (allowed(self))
+			return 1;
+		snprintf(addr, sizeof(addr), "127.0.0.1:0");
+	} else {
+		snprintf(addr, sizeof(addr), "%s", nsr_rpc_call_peer(call));
+	}
 	colon = strrchr(addr, ':');
 	if (colon)
 		*colon = '\0';

@@ -91,6 +91,7 @@ struct nsr_daemon {
 	int naddrs;
 	int port;		/* -p (requested) */
 	int bound_port;		/* actual port */
+	int local_sockets;	/* local sockets listened on (rpc.h) */
 	int background;		/* -b */
 	int debug;		/* -d */
 	char *user;		/* -u: run as this user (NULL: as started) */

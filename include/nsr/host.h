@@ -15,6 +15,9 @@
 /* nsr_host_self - this host's name (gethostname; "localhost" if it has
  * none) into out[len]. */
 void nsr_host_self(char *out, size_t len);
+/* nsr_host_same - 1 if a and b name the same host: equal ignoring case,
+ * or a short name and a domain name of it ("sn1", "sn1.example.com"). */
+int nsr_host_same(const char *a, const char *b);
 /* nsr_host_check - NSR_OK if name is a plausible host name (1-255 of
  * letters, digits, '-', '.', '_', ':' for IPv6 literals), else
  * NSR_ERR_INVAL. */

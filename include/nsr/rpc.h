@@ -55,6 +55,21 @@
  * cannot read the host's key (not root) reaches other hosts through the
  * local nsrexecd, which vouches for its uid (see vouch.c).
  *
+ * Same-host connections (local.c): a daemon listening on TCP port P
+ * also listens on the Unix-domain socket <root>/sockets/P, and a client
+ * calling a program on this host (localhost, a loopback address, this
+ * host's name or certified name) connects there when its root has that
+ * socket: no TLS, since the kernel names both ends (SO_PEERCRED).  The
+ * caller's host is then this host's certified name ("localhost" without
+ * a certificate), as a TLS connection from here would give; its user is
+ * the name of its uid, except that root and the daemon's own uid (which
+ * can read the host's key) are believed as over TLS.  The client uses
+ * the socket only if its directory, and the root above it, are writable
+ * by their owner alone and the listener runs as root, as itself or as
+ * the directory's owner; otherwise, and whenever the socket is missing
+ * or dead, it uses TCP with TLS.  NSR_LOCAL_SOCKETS=0 in a client's
+ * environment makes it use TCP always (as NSR_TEST_CONNECT_VIA does).
+ *
  * Bounds, read once by nsr_rpc_server_new from the environment (defaults
  * sized for 1,024 concurrent sessions, several connections each, plus
  * headroom):
@@ -197,6 +212,17 @@ int nsr_rpc_server_new(const struct nsr_rpc_prog *progs, size_t nprogs,
  * (several addresses); nsr_rpc_server_listen_fd(srv, i) gives each fd. */
 int nsr_rpc_server_listen(struct nsr_rpc_server *srv, const char *addr,
 			  int port, int *bound);
+/* nsr_rpc_server_listen_local - listen on <root>/sockets/<port> too
+ * (port: the one nsr_rpc_server_listen bound), making the directory
+ * (mode 0755) if missing; the socket is removed at stop.  NSR_OK, or an
+ * error with the reason in err (the caller goes on with TCP alone):
+ * NSR_ERR_EXISTS when a live listener holds that socket, NSR_ERR_PERM
+ * when the directory is writable by others than its owner. */
+int nsr_rpc_server_listen_local(struct nsr_rpc_server *srv, const char *root,
+				int port, struct nsr_buf *err);
+/* nsr_rpc_local_path - "<root>/sockets/<port>" (port 0: the directory)
+ * into out[len]; NSR_ERR_TOOBIG when it does not fit a socket address. */
+int nsr_rpc_local_path(const char *root, int port, char *out, size_t len);
 /* nsr_rpc_server_nlisten / listen_fd - the listening descriptors to poll. */
 int nsr_rpc_server_nlisten(const struct nsr_rpc_server *srv);
 int nsr_rpc_server_listen_fd(const struct nsr_rpc_server *srv, int i);
@@ -281,8 +307,12 @@ void nsr_rpc_server_free(struct nsr_rpc_server *srv);
 /* Per-call helpers for handlers. */
 /* nsr_rpc_call_peer - "address:port" of the caller (static per call). */
 const char *nsr_rpc_call_peer(const struct nsr_rpc_call *call);
-/* nsr_rpc_call_peer_is_local - 1 if the caller is on 127/8 or ::1. */
+/* nsr_rpc_call_peer_is_local - 1 if the caller is on 127/8 or ::1, or
+ * came over a local socket. */
 int nsr_rpc_call_peer_is_local(const struct nsr_rpc_call *call);
+/* nsr_rpc_call_local - 1 if the caller came over a local socket (its
+ * identity is the kernel's word, see "Same-host connections"). */
+int nsr_rpc_call_local(const struct nsr_rpc_call *call);
 /* nsr_rpc_call_peer_host - the caller's host name as its TLS certificate
  * (signed by the datazone CA, not revoked) states it; NULL when the
  * connection did not start TLS (a host allowed in plain-hosts).  The

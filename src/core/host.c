@@ -19,6 +19,17 @@ void nsr_host_self(char *out, size_t len)
 	out[len - 1] = '\0';
 }
 
+/* nsr_host_same - a and b name the same host: equal, or equal up to
+ * the first dot of either (a short name and its domain name). */
+int nsr_host_same(const char *a, const char *b)
+{
+	size_t la = strcspn(a, "."), lb = strcspn(b, ".");
+
+	return strcasecmp(a, b) == 0 ||
+	       (la == lb && strncasecmp(a, b, la) == 0 &&
+		(a[la] == '\0' || b[lb] == '\0'));
+}
+
 /* nsr_host_check - a host name we accept. */
 int nsr_host_check(const char *name)
 {

@@ -102,7 +102,26 @@ static int is_wildcard(const char *a)
 	       strcmp(a, "*") == 0;
 }
 
-/* nsr_daemon_listen - 127.0.0.1 and every -a address, on one port. */
+/* listen_local - the same port's local socket, for clients on this
+ * host (nsr/rpc.h, "Same-host connections"); without it they use TCP
+ * with TLS, which works too: say why, and go on. */
+static void listen_local(struct nsr_daemon *d, int port)
+{
+	struct nsr_buf why;
+
+	nsr_buf_init(&why, 0);
+	if (nsr_rpc_server_listen_local(d->srv, d->root, port, &why) ==
+	    NSR_OK)
+		d->local_sockets++;
+	else
+		nsr_info("no local socket for port %d (%s): clients on this "
+			 "host reach it over TCP with TLS",
+			 port, why.data ? why.data : "");
+	nsr_buf_release(&why);
+}
+
+/* nsr_daemon_listen - 127.0.0.1 and every -a address, on one port, and
+ * its local socket. */
 int nsr_daemon_listen(struct nsr_daemon *d, int port, int *bound,
 		      struct nsr_buf *err)
 {
@@ -134,6 +153,7 @@ int nsr_daemon_listen(struct nsr_daemon *d, int port, int *bound,
 			return rc;
 		}
 	}
+	listen_local(d, *bound);
 	return NSR_OK;
 }
 
@@ -637,7 +657,7 @@ static void accept_failed(long long *accept_after, long long *warned)
 /* run_loop - step 7. */
 static void run_loop(struct nsr_daemon *d, const sigset_t *orig)
 {
-	struct pollfd pfd[20]; /* listeners (<= 16) + wake pipe */
+	struct pollfd pfd[20]; /* listeners (<= 18) + wake pipe */
 	long long next_tick = nsr_clock_mono_ms() + d->ops->tick_ms;
 	long long next_stats = nsr_clock_mono_ms() + 1000;
 	long long accept_after = 0, warned = 0;
@@ -1005,9 +1025,11 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 		register_all(&d);
 
 	/* 6. Started. */
-	nsr_info("started, version %s, root %s, listening on %s port %d%s",
+	nsr_info("started, version %s, root %s, listening on %s port "
+		 "%d%s%s",
 		 NSR_VERSION_STRING, d.root, nsr_daemon_addr_text(&d),
 		 d.bound_port,
+		 d.local_sockets ? " and on its local socket" : "",
 		 nsr_tls_disabled()
 			 ? " (NSR_TEST_NO_TLS: no TLS, for tests only)"
 			 : " (TLS with certificates)");

@@ -58,8 +58,10 @@ static int connect_timeout(void)
 }
 
 /* connect_user - connect to host:port, stating user (NULL: this
- * process's name), and set up the record stream.  A process that
- * cannot read this host's key goes through nsrexecd (vouch.c). */
+ * process's name), and set up the record stream: over this host's
+ * local socket when host is this one (local.c), else TCP with TLS; a
+ * process that cannot read this host's key goes through nsrexecd
+ * (vouch.c). */
 static int connect_user(const char *host, int port, uint32_t prog,
 			uint32_t vers, int timeout_ms, const char *user,
 			struct nsr_rpc_clnt **out, struct nsr_buf *err)
@@ -72,7 +74,14 @@ static int connect_user(const char *host, int port, uint32_t prog,
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NSR_ERR_NOMEM;
-	if (!user && nsr_rpc_vouch_wanted(path, sizeof(path))) {
+	/* This host's daemons: their local socket, where the kernel
+	 * vouches for both ends (local.c); else TCP with TLS, or through
+	 * nsrexecd for a process without this host's key. */
+	rc = nsr_conn_connect_local(&c->conn, host, port,
+				    user ? user : nsr_rpc_self_user());
+	if (rc != 1) {
+		/* connected */
+	} else if (!user && nsr_rpc_vouch_wanted(path, sizeof(path))) {
 		rc = nsr_rpc_vouch_connect(&c->conn, path, host, port, prog,
 					   vers, err);
 	} else {
@@ -363,17 +372,21 @@ int nsr_rpc_closed(struct nsr_rpc_clnt *c)
 /* nsr_rpc_unsent - bytes written to the connection that its TCP has not
  * sent yet (SIOCOUTQNSD), or -1 if it cannot tell.  Zero while a caller
  * waits for a reply means the network could carry more than it was
- * given: the caller's own window, not TCP's, is holding data back. */
+ * given: the caller's own window, not TCP's, is holding data back.  On
+ * a local socket, where nothing is "sent", the bytes the peer has not
+ * read yet (SIOCOUTQ) mean the same. */
 long nsr_rpc_unsent(const struct nsr_rpc_clnt *c)
 {
 	int n = 0;
 
-	if (c->broken || c->conn.fd < 0 || ioctl(c->conn.fd, SIOCOUTQNSD, &n))
+	if (c->broken || c->conn.fd < 0 ||
+	    ioctl(c->conn.fd, c->conn.local ? SIOCOUTQ : SIOCOUTQNSD, &n))
 		return -1;
 	return n;
 }
 
-/* nsr_rpc_peer_local - the peer's address is loopback. */
+/* nsr_rpc_peer_local - the peer's address is loopback, or it is a
+ * local socket. */
 int nsr_rpc_peer_local(const struct nsr_rpc_clnt *c)
 {
 	return c->conn.peer_loopback;

@@ -26,6 +26,12 @@ struct nsr_conn {
 	char *wbuf;	     /* TLS records of one large write (tlswire.c) */
 	int wlen, wcap;	     /* bytes in wbuf, its size */
 	int coalesce;	     /* a large write is gathering its records */
+	int unix_sock; /* a Unix-domain socket (nsrexecd's relay, local) */
+	/* Same-host connections over a Unix-domain socket (local.c). */
+	int local;	/* this is one: the kernel vouches for both ends */
+	long peer_uid;	/* the caller's uid (server side) */
+	int user_fixed; /* the caller's user is local_user, not stated */
+	char local_user[NSR_RPC_USER_MAX + 1];
 };
 
 void nsr_conn_init_fd(struct nsr_conn *c, int fd);
@@ -49,6 +55,15 @@ int nsr_tls_server_start(struct nsr_conn *c, struct nsr_buf *err);
 int nsr_tls_required(void);
 int nsr_tls_plain_allowed(const struct nsr_conn *c);
 int nsr_tls_conn_revoked(const struct nsr_conn *c);
+
+/* local.c: same-host connections (nsr/rpc.h, "Same-host connections").
+ * nsr_conn_connect_local returns 1 when the socket is not to be used. */
+int nsr_rpc_local_enabled(void);
+int nsr_conn_connect_local(struct nsr_conn *c, const char *host, int port,
+			   const char *user);
+void nsr_conn_init_local(struct nsr_conn *c);
+/* tls.c: the host name this process's certificate states. */
+int nsr_tls_self_name(char *out, size_t len);
 
 /* tls.c, for tlsca.c: "<root>/tls/<name>" into out[len]; the serial of a
  * certificate in hex into out[64]. */

@@ -314,6 +314,8 @@ static int admitted(struct srv_conn *sc, XDR *x, const struct rpc_msg *m)
 
 	if (m->rm_call.cb_proc == 0 && !sc->conn.ssl)
 		return NSR_OK;
+	if (sc->conn.local) /* the kernel vouches for it (local.c) */
+		return NSR_OK;
 	if (!sc->conn.ssl && !nsr_tls_plain_allowed(&sc->conn)) {
 		tls_event(s, NSR_RPC_TLS_PLAIN, "%s (%s procedure %u)",
 			  sc->conn.peer,
@@ -342,7 +344,8 @@ static int take_user(struct srv_conn *sc, XDR *x, const struct rpc_msg *m)
 	if (a->oa_flavor != NSR_AUTH_USER)
 		return NSR_OK;
 	if (!nsr_rpc_cred_user(a->oa_base, a->oa_length, name) ||
-	    (sc->user[0] && strcmp(sc->user, name) != 0))
+	    ((sc->user[0] || sc->conn.user_fixed) &&
+	     strcmp(sc->user, name) != 0))
 		goto bad;
 	memcpy(sc->user, name, strlen(name) + 1);
 	return NSR_OK;
@@ -634,6 +637,7 @@ void nsr_rpc_server_stop(struct nsr_rpc_server *s)
 		return;
 	for (int i = 0; i < s->nlisten; i++)
 		close(s->lfd[i]);
+	nsr_rpc_server_unlink_local(s);
 	srv_room_stop(s);
 	s->stopped = 1;
 }
@@ -680,10 +684,19 @@ int nsr_rpc_call_peer_is_local(const struct nsr_rpc_call *call)
 	return call->sc->conn.peer_loopback;
 }
 
-/* nsr_rpc_call_peer_host - the certified host name, NULL without TLS. */
+/* nsr_rpc_call_local - the caller came over a local socket. */
+int nsr_rpc_call_local(const struct nsr_rpc_call *call)
+{
+	return call->sc->conn.local;
+}
+
+/* nsr_rpc_call_peer_host - the certified host name (a local caller's:
+ * this host's), NULL without TLS. */
 const char *nsr_rpc_call_peer_host(const struct nsr_rpc_call *call)
 {
-	return call->sc->conn.ssl ? call->sc->conn.peer_host : NULL;
+	const struct nsr_conn *c = &call->sc->conn;
+
+	return c->ssl || (c->local && c->peer_host[0]) ? c->peer_host : NULL;
 }
 
 /* nsr_rpc_call_user - the stated user, NULL if none. */
@@ -697,7 +710,7 @@ const char *nsr_rpc_call_host(const struct nsr_rpc_call *call)
 {
 	const struct nsr_conn *c = &call->sc->conn;
 
-	if (c->ssl)
+	if (c->ssl || (c->local && c->peer_host[0]))
 		return c->peer_host;
 	return c->peer_loopback ? "localhost" : c->addr;
 }

@@ -13,7 +13,7 @@
 #include "nsr/rpc.h"
 #include "rpc_int.h"
 
-#define MAX_LISTEN 16 /* 2 ports x (loopback + 6 -a addresses) */
+#define MAX_LISTEN 18 /* 2 ports x (loopback + 6 -a addresses + local) */
 
 /* Where a connection is; it is on exactly the list named here. */
 enum sc_state {
@@ -58,6 +58,8 @@ struct nsr_rpc_server {
 	const struct nsr_rpc_prog *progs;
 	size_t nprogs;
 	int lfd[MAX_LISTEN];
+	char *lpath[MAX_LISTEN]; /* a local socket's path (local.c), or NULL */
+	ino_t lino[MAX_LISTEN];	 /* and its inode when bound */
 	int nlisten;
 	int stopped;		/* nsr_rpc_server_stop ran */
 	pthread_mutex_t serial; /* SERIAL procedures */
@@ -95,5 +97,8 @@ void srv_room_release(struct nsr_rpc_server *s);
 enum srv_served { SRV_HANDBACK, SRV_CLOSE };
 enum srv_served srv_serve(struct srv_worker *w, struct srv_conn *sc);
 void srv_worker_release(struct srv_worker *w);
+
+/* local.c: remove the local sockets this server bound (at stop). */
+void nsr_rpc_server_unlink_local(struct nsr_rpc_server *s);
 
 #endif /* NSR_SERVER_INT_H */

@@ -324,6 +324,26 @@ int nsr_tls_load(void)
 	return nsr_tls_server_offer();
 }
 
+/* nsr_tls_self_name - the host name this process's certificate states
+ * into out[len]: 1, or 0 when it has none (TLS off, not enrolled). */
+int nsr_tls_self_name(char *out, size_t len)
+{
+	SSL_CTX *x = nsr_tls_ctx_get(NULL);
+	X509 *cert = x ? SSL_CTX_get0_certificate(x) : NULL;
+	int n = cert ? X509_NAME_get_text_by_NID(X509_get_subject_name(cert),
+						  NID_commonName, out,
+						  (int)len)
+		     : -1;
+
+	SSL_CTX_free(x);
+	if (n <= 0 || (size_t)n >= len) {
+		if (len)
+			out[0] = '\0';
+		return 0;
+	}
+	return 1;
+}
+
 /* nsr_tls_server_offer - 1 if this process can answer STARTTLS. */
 int nsr_tls_server_offer(void)
 {

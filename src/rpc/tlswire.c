@@ -32,6 +32,7 @@
 
 #include "nsr/buf.h"
 #include "nsr/err.h"
+#include "nsr/host.h"
 #include "nsr/tls.h"
 #include "rpc_int.h"
 
@@ -351,17 +352,6 @@ static int read_probe_reply(struct nsr_conn *c, uint32_t xid, uint8_t *buf)
 	}
 }
 
-/* short_eq - a and b name the same host: equal, or equal up to the
- * first dot of either (a short name and its domain name). */
-static int short_eq(const char *a, const char *b)
-{
-	size_t la = strcspn(a, "."), lb = strcspn(b, ".");
-
-	return strcasecmp(a, b) == 0 ||
-	       (la == lb && strncasecmp(a, b, la) == 0 &&
-		(a[la] == '\0' || b[lb] == '\0'));
-}
-
 /* nsr_tls_name_matches - the server certified as cn may answer for
  * host: an address or "localhost" (this host's own daemons) takes any
  * certificate of the datazone, a name must be the certified one. */
@@ -375,7 +365,7 @@ int nsr_tls_name_matches(const char *host, const char *cn)
 	    strcasecmp(host, "localhost") == 0 ||
 	    strncasecmp(host, "localhost.", 10) == 0)
 		return 1;
-	return short_eq(host, cn);
+	return nsr_host_same(host, cn);
 }
 
 /* nsr_tls_client_start - STARTTLS then the handshake, when this host has

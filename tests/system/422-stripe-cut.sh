@@ -15,6 +15,9 @@ S=127.0.0.1
 W=$ROOT/work
 T=$W/tree
 command -v ss >/dev/null || { echo "# skipped: no ss (iproute2)"; exit 0; }
+# The cut is of TCP connections (a save from another host): not through
+# the daemons' local sockets, which save would take on this host.
+export NSR_LOCAL_SOCKETS=0
 nsr_start_aftd_datazone
 printf '. type: NSR\nupdate parallelism: 1\n' |
 	"$BIN/nsradmin" -s $S -i - >/dev/null 2>&1

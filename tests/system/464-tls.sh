@@ -8,7 +8,8 @@
 # the wire, so the capture is real.  Without plain-hosts a client without
 # TLS is refused: save and mminfo fail saying why, and every running
 # daemon answers its NULL ping but denies any other call, while a TLS
-# client is admitted.  The save recovers identical.
+# client is admitted; so is a client without TLS on the daemons' local
+# sockets (the kernel names it there).  The save recovers identical.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 464-tls
 S=127.0.0.1
@@ -64,6 +65,9 @@ check "and its recording holds the marker" grep -a -q "$MARK" "$W/plain.cap"
 rm -f "$ROOT/tls/plain-hosts"
 
 # --- a plain client is refused --------------------------------------------
+# Over TCP, that is: a client of this host would otherwise use the
+# daemons' local sockets, where the kernel, not TLS, names it (below).
+export NSR_LOCAL_SOCKETS=0
 NSR_TEST_NO_TLS=1 "$BIN/save" -s $S "$T" >"$W/refused.out" 2>&1
 check "without plain-hosts a save without TLS fails" test $? -ne 0
 check "saying TLS is needed" grep -q "needs TLS" "$W/refused.out"
@@ -93,5 +97,8 @@ for d in nsrmmd nsrexecd nsrd nsrmmdbd nsrindexd nsrjobd nsrsnmd; do
 	check "$d denies a plain call" test $? -eq 3
 	"$BIN/rpcprobe" $S "$p" $d 1 2>/dev/null
 	check "$d admits the same call over TLS" test $? -eq 0
+	NSR_LOCAL_SOCKETS=1 NSR_TEST_NO_TLS=1 "$BIN/rpcprobe" $S "$p" $d 1 \
+		2>/dev/null
+	check "$d admits it without TLS on its local socket" test $? -eq 0
 done
 nsr_done

@@ -17,10 +17,14 @@
 #   tar-small
 # and with -o OLDBIN also old-large and old-small: OLDBIN/recover (an
 # earlier build's client against this datazone), so a change is measured
-# side by side with its baseline in the same run; with -P also
-# pln-large and pln-small: this build's recover over plain connections
-# (NSR_TEST_NO_TLS=1, the datazone's plain-hosts admitting 127.0.0.1),
-# so what TLS costs a restore on one host is measured in the same run.
+# side by side with its baseline in the same run.  rec-* recover as a
+# user on this host does: over the daemons' local sockets (nsr/rpc.h,
+# "Same-host connections"), which need no TLS.  With -T also tls-large
+# and tls-small: the same recover over TCP with TLS (NSR_LOCAL_SOCKETS=0,
+# as a recover from another host goes); with -P also pln-large and
+# pln-small: over TCP without TLS (NSR_TEST_NO_TLS=1, the datazone's
+# plain-hosts admitting 127.0.0.1), so what TLS and the transport cost a
+# restore on one host is measured in the same run.
 # Both end with the restored data on the disk (syncfs of DIR/rst).
 # Each task restores into a directory of its own under DIR/rst
 # (DIR/rst/ROUND-TASK), all removed only at the end of the run: a
@@ -36,13 +40,14 @@
 # (bench_savedata evict), which leaves the inode and directory caches
 # warm (the output says which).  The table gives medians and every run.
 #
-#   run-recover.sh [-qeDP] [-l MB] [-n FILES] [-r RUNS] [-j N] [-o OLDBIN]
+#   run-recover.sh [-qeDPT] [-l MB] [-n FILES] [-r RUNS] [-j N] [-o OLDBIN]
 #                  -b BINDIR -s SAVEDATA -d DIR
 #     -q          quick: 2 x 64 MB, 2000 small files, 1 round
 #     -e          no drop_caches even as root (a shared machine): evict
 #                 the volume's and the archives' pages only
 #     -D          delete the restored tree before each task (see above)
-#     -P          also time recover without TLS (see above)
+#     -P          also time recover over TCP without TLS (see above)
+#     -T          also time recover over TCP with TLS (see above)
 #     -l MB       megabytes per large file (default 1024; 2 files)
 #     -n FILES    small files (default 50000)
 #     -r RUNS     rounds (default 3)
@@ -55,15 +60,16 @@
 # Every process it starts is stopped by pid at exit, also on failure.
 set -u
 LMB=1024 NL=2 NS=50000 RUNS=3 BIN="" DATAPROG="" DIR="" DROP=1 OLD="" JOBS=""
-DEL=0 PLAIN=0
+DEL=0 PLAIN=0 TCPTLS=0
 [ "$(id -u)" = 0 ] || DROP=0
-usage="usage: $0 [-qeDP] [-l MB] [-n FILES] [-r RUNS] [-j N] [-o OLDBIN] -b BINDIR -s SAVEDATA -d DIR"
-while getopts "qeDPl:n:r:j:o:b:s:d:" o; do
+usage="usage: $0 [-qeDPT] [-l MB] [-n FILES] [-r RUNS] [-j N] [-o OLDBIN] -b BINDIR -s SAVEDATA -d DIR"
+while getopts "qeDPTl:n:r:j:o:b:s:d:" o; do
 	case $o in
 	q) LMB=64 NS=2000 RUNS=1 ;;
 	e) DROP=0 ;;
 	D) DEL=1 ;;
 	P) PLAIN=1 ;;
+	T) TCPTLS=1 ;;
 	l) LMB=$OPTARG ;;
 	n) NS=$OPTARG ;;
 	r) RUNS=$OPTARG ;;
@@ -136,7 +142,9 @@ task() {
 		>"$DIR/out/$1" 2>&1 || rc=1 ;;
 	old-*) { rec "$OLD/recover" "$set" && sync -f "$NEXT"; } \
 		>"$DIR/out/$1" 2>&1 || rc=1 ;;
-	pln-*) { NSR_TEST_NO_TLS=1 rec "$BIN/recover" "$set" &&
+	tls-*) { NSR_LOCAL_SOCKETS=0 rec "$BIN/recover" "$set" &&
+		 sync -f "$NEXT"; } >"$DIR/out/$1" 2>&1 || rc=1 ;;
+	pln-*) { NSR_LOCAL_SOCKETS=0 NSR_TEST_NO_TLS=1 rec "$BIN/recover" "$set" &&
 		 sync -f "$NEXT"; } >"$DIR/out/$1" 2>&1 || rc=1 ;;
 	tar-*) { tar -xf "$DIR/tar/$set.tar" -C "$NEXT" &&
 		 sync -f "$NEXT"; } >"$DIR/out/$1" 2>&1 || rc=1 ;;
@@ -150,6 +158,7 @@ task() {
 
 TASKS=(rec-large tar-large rec-small tar-small)
 [ -n "$OLD" ] && TASKS+=(old-large old-small)
+[ "$TCPTLS" = 1 ] && TASKS+=(tls-large tls-small)
 [ "$PLAIN" = 1 ] && TASKS+=(pln-large pln-small)
 declare -A R
 echo "# $NL x $LMB MB and $NS files of 4-64 KiB ($SBYTES bytes); rounds $RUNS; recover -j ${JOBS:-default}${OLD:+; baseline client $OLD}; $([ "$DEL" = 1 ] && echo "restored tree deleted before each task (-D)" || echo "each task into a new directory")"
@@ -159,7 +168,8 @@ rm -rf "$DIR/rst"
 
 # fps N SECONDS - files per second.
 fps() { awk -v n="$1" -v t="$2" 'BEGIN { printf "%.0f", n / t }'; }
-# row LABEL SET WHO - one table row: WHO (rec, old or pln) against tar.
+# row LABEL SET WHO - one table row: WHO (rec, old, tls or pln) against
+# tar.
 row() {
 	local t r b n
 	t=$(med "${R[tar-$2]}") r=$(med "${R[$3-$2]}")
@@ -176,7 +186,11 @@ if [ -n "$OLD" ]; then
 	row "$NL x $LMB MB, baseline recover" large old
 	row "$NS small files, baseline recover" small old
 fi
+if [ "$TCPTLS" = 1 ]; then
+	row "$NL x $LMB MB, recover over TCP with TLS" large tls
+	row "$NS small files, recover over TCP with TLS" small tls
+fi
 if [ "$PLAIN" = 1 ]; then
-	row "$NL x $LMB MB, recover without TLS" large pln
-	row "$NS small files, recover without TLS" small pln
+	row "$NL x $LMB MB, recover over TCP without TLS" large pln
+	row "$NS small files, recover over TCP without TLS" small pln
 fi

@@ -6,17 +6,20 @@
 # One datazone (nsrexecd -s, nsrd and its children) under a fresh root,
 # an AFTD, one file of MB megabytes (a random 4 MiB piece repeated, so
 # incompressible), a datazone pass phrase.  Each round saves the file
-# four times: with TLS (every connection: nsrd, locator, index, mover)
-# and without (the client runs with NSR_TEST_NO_TLS=1 and
-# root/tls/plain-hosts admits 127.0.0.1, so the same daemons serve
-# both), each plain and with --encrypt, in the orders of a balanced Latin
-# square (over 4 rounds each mode comes first once and follows each other
-# mode once, so what a save leaves behind, e.g. writeback, does not
-# always fall on the same mode).  Prints one line per save (MB/s and the
-# save process's CPU seconds) and the medians in MB/s with the cost of TLS
-# (on vs off, both without --encrypt; target: <= 10 %) and of
-# encryption at rest (--encrypt vs not, both with TLS; target: <= 15 %)
-# in percent.
+# four times: over TCP with TLS (every connection: nsrd, locator, index,
+# mover; NSR_LOCAL_SOCKETS=0, as a save from another host goes), "on";
+# the same with --encrypt (AES-256-GCM), "on-aes"; over TCP without TLS
+# (the client runs with NSR_TEST_NO_TLS=1 and root/tls/plain-hosts
+# admits 127.0.0.1, so the same daemons serve both), "off"; and as a
+# save on this host goes by default, over the daemons' local sockets
+# (nsr/rpc.h, "Same-host connections": no TLS, the kernel names both
+# ends), "local".  The orders are those of a balanced Latin square (over
+# 4 rounds each mode comes first once and follows each other mode once,
+# so what a save leaves behind, e.g. writeback, does not always fall on
+# the same mode).  Prints one line per save (MB/s and the save process's
+# CPU seconds) and the medians in MB/s with the cost of TLS (on vs off;
+# target: <= 10 %), of encryption at rest (on-aes vs on; target:
+# <= 15 %) and of a same-host save's security (local vs off) in percent.
 #
 #   run-tls.sh [-q] [-s MB] [-r RUNS] -b BINDIR -d DIR
 #     -q        quick: 256 MB, 1 round
@@ -59,11 +62,11 @@ for (( i = 0; i < SIZE / 4; i++ )); do cat "$F.piece"; done >"$F"
 rm -f "$F.piece"
 
 declare -A RATES=() CPUS=()
-# one MODE - one save of the file, MODE on, off (TLS), on-aes or off-aes
-# (TLS, and save --encrypt); appends its MB/s.
+# one MODE - one save of the file, MODE on, on-aes, off or local (see
+# the top); appends its MB/s.
 one() {
-	local t0 t1 rate cpu env=() opt=()
-	case $1 in off*) env=(NSR_TEST_NO_TLS=1) ;; esac
+	local t0 t1 rate cpu env=(NSR_LOCAL_SOCKETS=0) opt=()
+	case $1 in off) env+=(NSR_TEST_NO_TLS=1) ;; local) env=() ;; esac
 	case $1 in *-aes) opt=(--encrypt) ;; esac
 	# The last save's bytes go to disk first, outside the timed window:
 	# otherwise the kernel's dirty-page limit throttles some saves to
@@ -82,7 +85,7 @@ one() {
 	CPUS[$1]+="$cpu "
 }
 
-MODES=(on off on-aes off-aes)
+MODES=(on off on-aes local)
 ORDERS=("0 1 3 2" "1 2 0 3" "2 3 1 0" "3 0 2 1")
 for (( r = 1; r <= RUNS; r++ )); do
 	for m in ${ORDERS[(r - 1) % 4]}; do one "${MODES[m]}"; done
@@ -92,13 +95,14 @@ done
 median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{a[NR] = $1}
 	END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 on=$(median "${RATES[on]:-}") off=$(median "${RATES[off]:-}")
-aes=$(median "${RATES[on-aes]:-}") offaes=$(median "${RATES[off-aes]:-}")
-printf 'median of %d rounds, %d MB: TLS off %.1f MB/s, TLS on %.1f MB/s, TLS costs %.1f %%\n' \
+aes=$(median "${RATES[on-aes]:-}") loc=$(median "${RATES[local]:-}")
+printf 'median of %d rounds, %d MB over TCP: TLS off %.1f MB/s, TLS on %.1f MB/s, TLS costs %.1f %%\n' \
 	"$RUNS" "$SIZE" "$off" "$on" "$(echo "(1 - $on / $off) * 100" | bc -l)"
-printf 'with --encrypt: TLS off %.1f MB/s, TLS on %.1f MB/s; encryption at rest costs %.1f %% with TLS, %.1f %% without\n' \
-	"$offaes" "$aes" "$(echo "(1 - $aes / $on) * 100" | bc -l)" \
-	"$(echo "(1 - $offaes / $off) * 100" | bc -l)"
-printf 'save CPU seconds (median): TLS off %.2f, on %.2f, off + --encrypt %.2f, on + --encrypt %.2f\n' \
+printf 'with --encrypt and TLS: %.1f MB/s; encryption at rest costs %.1f %%\n' \
+	"$aes" "$(echo "(1 - $aes / $on) * 100" | bc -l)"
+printf 'on the local sockets (a save on this host): %.1f MB/s, %.1f %% below TCP without TLS\n' \
+	"$loc" "$(echo "(1 - $loc / $off) * 100" | bc -l)"
+printf 'save CPU seconds (median): TLS off %.2f, on %.2f, on + --encrypt %.2f, local %.2f\n' \
 	"$(median "${CPUS[off]:-}")" "$(median "${CPUS[on]:-}")" \
-	"$(median "${CPUS[off-aes]:-}")" "$(median "${CPUS[on-aes]:-}")"
+	"$(median "${CPUS[on-aes]:-}")" "$(median "${CPUS[local]:-}")"
 nsr_done

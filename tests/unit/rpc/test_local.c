@@ -1,0 +1,414 @@
+/*
+ * test_local.c - same-host connections (nsr/rpc.h, "Same-host
+ * connections"; src/rpc/local.c): a client calling a server of this
+ * host goes over the server's local socket under the root and the
+ * handler knows it; NSR_LOCAL_SOCKETS=0, a socket directory others can
+ * write, or a dead socket send it over TCP instead; a live socket is
+ * never taken over by a second server, a stale one is; a server removes
+ * only its own socket at stop.  As root, a process of another uid
+ * (nobody) is known by its uid's name, and refused when it states
+ * another (invariant 3 of local.c); the library does not even try.
+ */
+#include "nsr/compat.h"
+
+#include <arpa/inet.h>
+#include <poll.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "nsr/buf.h"
+#include "nsr/err.h"
+#include "nsr/fileio.h"
+#include "nsr/rpc.h"
+#include "nsr/rpc/nsrexecd.h"
+#include "nsr/xmalloc.h"
+#include "nsr_test.h"
+
+static char g_root[64];
+static char seen_who[200]; /* user@host the last handler saw */
+static int seen_local;	   /* and whether it came over a local socket */
+
+/* h_who - remember who called and how. */
+static int h_who(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
+{
+	loc_get_res *r = res;
+
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(args);
+	nsr_rpc_call_who(call, seen_who, sizeof(seen_who));
+	seen_local = nsr_rpc_call_local(call);
+	r->st.msg = nsr_xstrdup("");
+	r->port = 42;
+	return NSR_OK;
+}
+
+static const struct nsr_rpc_proc procs[] = {
+	{1, "who", NSR_XDR(xdr_loc_key), sizeof(loc_key),
+	 NSR_XDR(xdr_loc_get_res), sizeof(loc_get_res), h_who, 0},
+};
+
+static const struct nsr_rpc_prog progs[] = {
+	{NSREXECD_PROG, NSREXECD_V1, procs, 1, NULL, NULL},
+};
+
+struct lsrv {
+	struct nsr_rpc_server *srv;
+	pthread_t tid;
+	int port;
+	volatile int stop;
+};
+
+/* accept_loop - accept on every listener, as a daemon's loop does. */
+static void *accept_loop(void *arg)
+{
+	struct lsrv *s = arg;
+	int n = nsr_rpc_server_nlisten(s->srv);
+	struct pollfd p[4];
+
+	for (int i = 0; i < n; i++) {
+		p[i].fd = nsr_rpc_server_listen_fd(s->srv, i);
+		p[i].events = POLLIN;
+	}
+	while (!s->stop)
+		if (poll(p, (nfds_t)n, 50) > 0)
+			for (int i = 0; i < n; i++)
+				if (p[i].revents & POLLIN)
+					nsr_rpc_server_accept(s->srv, i);
+	return NULL;
+}
+
+static void bind_stale(const char *path);
+
+/* start - a server on 127.0.0.1 and, if local, on its local socket
+ * under g_root (asserted to succeed); local 2: a stale socket file
+ * lies there first. */
+static void start(struct lsrv *s, int local)
+{
+	char path[128];
+	struct nsr_buf why;
+
+	memset(s, 0, sizeof(*s));
+	assert_int_equal(nsr_rpc_server_new(progs, 1, &s->srv), NSR_OK);
+	assert_int_equal(
+		nsr_rpc_server_listen(s->srv, "127.0.0.1", 0, &s->port),
+		NSR_OK);
+	if (local == 2) {
+		assert_int_equal(nsr_rpc_local_path(g_root, s->port, path,
+						    sizeof(path)),
+				 NSR_OK);
+		bind_stale(path);
+	}
+	nsr_buf_init(&why, 0);
+	if (local)
+		assert_int_equal(nsr_rpc_server_listen_local(s->srv, g_root,
+							     s->port, &why),
+				 NSR_OK);
+	nsr_buf_release(&why);
+	pthread_create(&s->tid, NULL, accept_loop, s);
+}
+
+/* stop - join the loop, free the server. */
+static void stop(struct lsrv *s)
+{
+	s->stop = 1;
+	pthread_join(s->tid, NULL);
+	nsr_rpc_server_free(s->srv);
+}
+
+/* ask - connect to host:port and call; NSR_OK with seen_* set, or the
+ * failure.  *peer (if given) gets what the client says it talks to. */
+static int ask(const char *host, int port, char *peer, size_t len)
+{
+	struct nsr_rpc_clnt *c = NULL;
+	loc_key k = {.prog = 1, .vers = 1};
+	loc_get_res r;
+	int rc;
+
+	seen_who[0] = '\0';
+	seen_local = -1;
+	rc = nsr_rpc_connect(host, port, NSREXECD_PROG, NSREXECD_V1, 5000, &c,
+			     NULL);
+	if (rc)
+		return rc;
+	if (peer)
+		snprintf(peer, len, "%s", nsr_rpc_peer(c));
+	memset(&r, 0, sizeof(r));
+	rc = nsr_rpc_call(c, 1, NSR_XDR(xdr_loc_key), &k,
+			  NSR_XDR(xdr_loc_get_res), &r);
+	if (rc == NSR_OK && r.port != 42)
+		rc = NSR_ERR_PROTO;
+	xdr_free(NSR_XDR(xdr_loc_get_res), (char *)&r);
+	nsr_rpc_close(c);
+	return rc;
+}
+
+/* sock_path - <g_root>/sockets/<port>. */
+static void sock_path(int port, char *out, size_t len)
+{
+	assert_int_equal(nsr_rpc_local_path(g_root, port, out, len), NSR_OK);
+}
+
+/* raw_claim - as a client that ignores the rules: on the local socket
+ * of port, call procedure 1 stating user; 0 answered, 1 denied, 2 any
+ * other failure (run in a child: no assertions). */
+static int raw_claim(int port, const char *user)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	loc_key k = {.prog = 1, .vers = 1};
+	struct rpc_msg m, r;
+	uint8_t buf[4096];
+	uint32_t mark, len;
+	size_t got;
+	int fd, rc = 2;
+	XDR x;
+
+	if (nsr_rpc_local_path(g_root, port, a.sun_path, sizeof(a.sun_path)))
+		return 2;
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0)
+		return 2;
+	memset(&m, 0, sizeof(m));
+	m.rm_xid = 9;
+	m.rm_direction = CALL;
+	m.rm_call.cb_rpcvers = 2;
+	m.rm_call.cb_prog = NSREXECD_PROG;
+	m.rm_call.cb_vers = NSREXECD_V1;
+	m.rm_call.cb_proc = 1;
+	m.rm_call.cb_cred.oa_flavor = NSR_AUTH_USER;
+	m.rm_call.cb_cred.oa_base = (caddr_t)(uintptr_t)user;
+	m.rm_call.cb_cred.oa_length = (u_int)strlen(user);
+	m.rm_call.cb_verf = _null_auth;
+	xdrmem_create(&x, (char *)buf + 4, sizeof(buf) - 4, XDR_ENCODE);
+	if (!xdr_callmsg(&x, &m) || !xdr_loc_key(&x, &k))
+		goto out;
+	len = xdr_getpos(&x);
+	xdr_destroy(&x);
+	mark = htonl(0x80000000u | len);
+	memcpy(buf, &mark, 4);
+	if (write(fd, buf, 4 + len) != (ssize_t)(4 + len) ||
+	    nsr_read_full(fd, buf, 4, &got) != NSR_OK || got != 4)
+		goto out;
+	memcpy(&mark, buf, 4);
+	len = ntohl(mark) & 0x7fffffffu;
+	if (len >= sizeof(buf) ||
+	    nsr_read_full(fd, buf, len, &got) != NSR_OK || got != len)
+		goto out;
+	memset(&r, 0, sizeof(r));
+	r.acpted_rply.ar_results.proc = NSR_XDR(xdr_void);
+	xdrmem_create(&x, (char *)buf, len, XDR_DECODE);
+	if (xdr_replymsg(&x, &r))
+		rc = r.rm_reply.rp_stat == MSG_DENIED ? 1 : 0;
+	xdr_destroy(&x);
+out:
+	close(fd);
+	return rc;
+}
+
+/* as_nobody - in a child running as nobody: what, 0 ask through the
+ * library (stating NSR_TEST_USER when set), 1 a raw call on the local
+ * socket stating root.  The child's exit status. */
+static int as_nobody(const struct passwd *pw, int port, int what,
+		     const char *test_user)
+{
+	pid_t pid = fork();
+	int st;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (test_user)
+			setenv("NSR_TEST_USER", test_user, 1);
+		else
+			unsetenv("NSR_TEST_USER");
+		if (setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0)
+			_exit(9);
+		_exit(what ? raw_claim(port, "root")
+			   : ask("localhost", port, NULL, 0) == NSR_OK ? 0
+								       : 1);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+/* test_other_uid - run first, before this process states a user: as
+ * root, a process running as nobody is named nobody by the kernel on
+ * the local socket; one that would state root is not sent there by the
+ * library (it goes over TCP, where only the host key makes a statement
+ * believed), and one that states root on the socket anyway is refused.
+ * Skipped unless root. */
+static void test_other_uid(void **state)
+{
+	struct passwd *pw = getpwnam("nobody");
+	struct lsrv s;
+
+	NSR_UNUSED(state);
+	if (geteuid() != 0 || !pw) {
+		skip();
+		return;
+	}
+	start(&s, 1);
+	assert_int_equal(as_nobody(pw, s.port, 0, NULL), 0);
+	assert_string_equal(seen_who, "nobody@localhost");
+	assert_int_equal(seen_local, 1);
+
+	assert_int_equal(as_nobody(pw, s.port, 0, "root"), 0);
+	assert_int_equal(seen_local, 0); /* TCP (plain in this test) */
+
+	seen_local = -1;
+	assert_int_equal(as_nobody(pw, s.port, 1, NULL), 1);
+	assert_int_equal(seen_local, -1); /* the handler never ran */
+	stop(&s);
+}
+
+/* test_local_used - a client of this host uses the socket; with
+ * NSR_LOCAL_SOCKETS=0 it uses TCP; a server without one, TCP. */
+static void test_local_used(void **state)
+{
+	char peer[128];
+	struct lsrv s;
+
+	NSR_UNUSED(state);
+	start(&s, 1);
+	assert_int_equal(ask("127.0.0.1", s.port, peer, sizeof(peer)), NSR_OK);
+	assert_int_equal(seen_local, 1);
+	assert_string_equal(seen_who, "tester@localhost");
+	assert_non_null(strstr(peer, "(local socket)"));
+	assert_int_equal(ask("localhost", s.port, NULL, 0), NSR_OK);
+	assert_int_equal(seen_local, 1);
+
+	setenv("NSR_LOCAL_SOCKETS", "0", 1);
+	assert_int_equal(ask("127.0.0.1", s.port, peer, sizeof(peer)), NSR_OK);
+	assert_int_equal(seen_local, 0);
+	assert_null(strstr(peer, "local"));
+	unsetenv("NSR_LOCAL_SOCKETS");
+	stop(&s);
+
+	start(&s, 0);
+	assert_int_equal(ask("127.0.0.1", s.port, NULL, 0), NSR_OK);
+	assert_int_equal(seen_local, 0);
+	stop(&s);
+}
+
+/* test_unsafe_dir - a socket directory (or root) that others can write
+ * is not trusted: the client goes over TCP, and a server will not
+ * listen there. */
+static void test_unsafe_dir(void **state)
+{
+	char dir[128];
+	struct nsr_buf why;
+	struct lsrv s;
+
+	NSR_UNUSED(state);
+	start(&s, 1);
+	sock_path(0, dir, sizeof(dir));
+	assert_int_equal(chmod(dir, 0777), 0);
+	assert_int_equal(ask("127.0.0.1", s.port, NULL, 0), NSR_OK);
+	assert_int_equal(seen_local, 0);
+	assert_int_equal(chmod(dir, 0755), 0);
+	assert_int_equal(chmod(g_root, 0770), 0);
+	assert_int_equal(ask("127.0.0.1", s.port, NULL, 0), NSR_OK);
+	assert_int_equal(seen_local, 0);
+	assert_int_equal(chmod(g_root, 0700), 0);
+	assert_int_equal(ask("127.0.0.1", s.port, NULL, 0), NSR_OK);
+	assert_int_equal(seen_local, 1);
+
+	assert_int_equal(chmod(dir, 0775), 0);
+	nsr_buf_init(&why, 0);
+	assert_int_equal(nsr_rpc_server_listen_local(s.srv, g_root, 1, &why),
+			 NSR_ERR_PERM);
+	assert_non_null(strstr(why.data, "chmod go-w"));
+	nsr_buf_release(&why);
+	assert_int_equal(chmod(dir, 0755), 0);
+	stop(&s);
+}
+
+/* bind_stale - a socket file at path nobody listens on. */
+static void bind_stale(const char *path)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	unlink(path);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	close(fd);
+}
+
+/* test_stale_and_live - a dead socket sends the client to TCP and is
+ * replaced by the next server; a live one is not taken over; a server
+ * at stop leaves a socket that is no longer its own. */
+static void test_stale_and_live(void **state)
+{
+	char path[128];
+	struct nsr_buf why;
+	struct nsr_rpc_server *other;
+	struct lsrv s;
+	struct stat st;
+
+	NSR_UNUSED(state);
+	start(&s, 0);
+	sock_path(s.port, path, sizeof(path));
+	bind_stale(path);
+	assert_int_equal(ask("127.0.0.1", s.port, NULL, 0), NSR_OK);
+	assert_int_equal(seen_local, 0);
+	stop(&s);
+	unlink(path);
+
+	start(&s, 2); /* over a stale one (asserted in start) */
+	sock_path(s.port, path, sizeof(path));
+	assert_int_equal(nsr_rpc_server_new(progs, 1, &other), NSR_OK);
+	nsr_buf_init(&why, 0);
+	assert_int_equal(nsr_rpc_server_listen_local(other, g_root, s.port,
+						     &why),
+			 NSR_ERR_EXISTS);
+	nsr_buf_release(&why);
+	nsr_rpc_server_free(other);
+	assert_int_equal(ask("127.0.0.1", s.port, NULL, 0), NSR_OK);
+	assert_int_equal(seen_local, 1);
+
+	bind_stale(path); /* someone else's now */
+	stop(&s);
+	assert_int_equal(lstat(path, &st), 0);
+	unlink(path);
+
+	start(&s, 1);
+	sock_path(s.port, path, sizeof(path));
+	stop(&s);
+	assert_int_equal(lstat(path, &st), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_other_uid),
+		cmocka_unit_test(test_local_used),
+		cmocka_unit_test(test_unsafe_dir),
+		cmocka_unit_test(test_stale_and_live),
+	};
+	int rc;
+
+	snprintf(g_root, sizeof(g_root), "/tmp/nsr-local-XXXXXX");
+	if (!mkdtemp(g_root))
+		return 1;
+	/* nobody must reach the socket through the root (invariant 1
+	 * holds: only the owner may write it). */
+	chmod(g_root, 0755);
+	setenv("NSR_ROOT", g_root, 1);
+	setenv("NSR_TEST_NO_TLS", "1", 1);
+	setenv("NSR_TEST_USER", "tester", 1);
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	{
+		char dir[128];
+
+		if (nsr_rpc_local_path(g_root, 0, dir, sizeof(dir)) == NSR_OK)
+			rmdir(dir);
+	}
+	rmdir(g_root);
+	return rc;
+}
