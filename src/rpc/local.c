@@ -17,8 +17,9 @@
  *  1. a client uses a socket only in a directory that is a real
  *     directory (not a symlink), owned by root, by this process's uid
  *     or by the root's owner, and not writable by group or others,
- *     under a root that is not writable by group or others either: only
- *     its owner (or root) can have bound a socket there;
+ *     under a root (a link to one is followed) that is not writable by
+ *     group or others either: only its owner (or root) can have bound a
+ *     socket there;
  *  2. a client talks over a socket only to a listener whose uid the
  *     kernel reports as root, its own, or the directory's owner;
  *  3. the server takes a caller's user from the kernel: the name of its
@@ -115,13 +116,16 @@ void nsr_conn_init_local(struct nsr_conn *c)
 		c->peer_host[0] = '\0';
 }
 
-/* private_dir - invariant 1 for one directory: a real directory, not
- * writable by group or others; its owner into *owner. */
-static int private_dir(const char *path, uid_t *owner)
+/* private_dir - invariant 1 for one directory: a directory (a real
+ * one unless follow: the root may be a link, e.g. /nsr to a larger
+ * disk, which only the owner of the link's directory could change),
+ * not writable by group or others; its owner into *owner. */
+static int private_dir(const char *path, int follow, uid_t *owner)
 {
 	struct stat st;
 
-	if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) ||
+	if ((follow ? stat(path, &st) : lstat(path, &st)) != 0 ||
+	    !S_ISDIR(st.st_mode) ||
 	    (st.st_mode & (S_IWGRP | S_IWOTH)))
 		return 0;
 	*owner = st.st_uid;
@@ -180,7 +184,7 @@ int nsr_conn_connect_local(struct nsr_conn *c, const char *host, int port,
 	if (!nsr_rpc_local_enabled() || !this_host(host) ||
 	    nsr_rpc_local_path(root, port, a.sun_path, sizeof(a.sun_path)) ||
 	    nsr_rpc_local_path(root, 0, dir, sizeof(dir)) ||
-	    !private_dir(root, &rowner) || !private_dir(dir, &downer) ||
+	    !private_dir(root, 1, &rowner) || !private_dir(dir, 0, &downer) ||
 	    (downer != 0 && downer != geteuid() && downer != rowner))
 		return 1;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -235,7 +239,7 @@ int nsr_rpc_server_listen_local(struct nsr_rpc_server *s, const char *root,
 		nsr_buf_addf(err, "cannot create %s: %s", dir, strerror(errno));
 		return NSR_ERR_SYSTEM;
 	}
-	if (!private_dir(dir, &owner)) {
+	if (!private_dir(dir, 0, &owner)) {
 		nsr_buf_addf(err, "%s is not a directory only its owner can "
 			     "write (chmod go-w it)", dir);
 		return NSR_ERR_PERM;

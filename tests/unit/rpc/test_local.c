@@ -294,12 +294,13 @@ static void test_local_used(void **state)
 	stop(&s);
 }
 
-/* test_unsafe_dir - a socket directory (or root) that others can write
- * is not trusted: the client goes over TCP, and a server will not
- * listen there. */
+/* test_unsafe_dir - a socket directory (or root) that others can write,
+ * or a socket directory that is a link, is not trusted: the client goes
+ * over TCP, and a server will not listen there; a root that is a link
+ * is followed. */
 static void test_unsafe_dir(void **state)
 {
-	char dir[128];
+	char dir[128], link[128], away[160];
 	struct nsr_buf why;
 	struct lsrv s;
 
@@ -316,6 +317,23 @@ static void test_unsafe_dir(void **state)
 	assert_int_equal(chmod(g_root, 0700), 0);
 	assert_int_equal(ask("127.0.0.1", s.port, NULL, 0), NSR_OK);
 	assert_int_equal(seen_local, 1);
+
+	/* A root reached through a link (/nsr to another disk) is
+	 * followed; a socket directory that is a link is not. */
+	snprintf(link, sizeof(link), "%s.link", g_root);
+	assert_int_equal(symlink(g_root, link), 0);
+	setenv("NSR_ROOT", link, 1);
+	assert_int_equal(ask("127.0.0.1", s.port, NULL, 0), NSR_OK);
+	assert_int_equal(seen_local, 1);
+	setenv("NSR_ROOT", g_root, 1);
+	unlink(link);
+	snprintf(away, sizeof(away), "%s.away", dir);
+	assert_int_equal(rename(dir, away), 0);
+	assert_int_equal(symlink(away, dir), 0);
+	assert_int_equal(ask("127.0.0.1", s.port, NULL, 0), NSR_OK);
+	assert_int_equal(seen_local, 0);
+	assert_int_equal(unlink(dir), 0);
+	assert_int_equal(rename(away, dir), 0);
 
 	assert_int_equal(chmod(dir, 0775), 0);
 	nsr_buf_init(&why, 0);
