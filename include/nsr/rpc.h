@@ -68,7 +68,8 @@
  * by their owner alone and the listener runs as root, as itself or as
  * the directory's owner; otherwise, and whenever the socket is missing
  * or dead, it uses TCP with TLS.  NSR_LOCAL_SOCKETS=0 in a client's
- * environment makes it use TCP always (as NSR_TEST_CONNECT_VIA does).
+ * environment makes it use TCP always (as NSR_TEST_CONNECT_VIA does), in
+ * a daemon's makes it listen on TCP alone.
  *
  * Bounds, read once by nsr_rpc_server_new from the environment (defaults
  * sized for 1,024 concurrent sessions, several connections each, plus
@@ -220,6 +221,10 @@ int nsr_rpc_server_listen(struct nsr_rpc_server *srv, const char *addr,
  * when the directory is writable by others than its owner. */
 int nsr_rpc_server_listen_local(struct nsr_rpc_server *srv, const char *root,
 				int port, struct nsr_buf *err);
+/* nsr_rpc_local_enabled - 0 when NSR_LOCAL_SOCKETS=0 (or a test proxy,
+ * NSR_TEST_CONNECT_VIA, must see every connection): this process then
+ * neither listens on nor connects to local sockets. */
+int nsr_rpc_local_enabled(void);
 /* nsr_rpc_local_path - "<root>/sockets/<port>" (port 0: the directory)
  * into out[len]; NSR_ERR_TOOBIG when it does not fit a socket address. */
 int nsr_rpc_local_path(const char *root, int port, char *out, size_t len);

@@ -109,6 +109,12 @@ static void listen_local(struct nsr_daemon *d, int port)
 {
 	struct nsr_buf why;
 
+	if (!nsr_rpc_local_enabled()) {
+		nsr_info("no local socket for port %d (NSR_LOCAL_SOCKETS=0): "
+			 "clients on this host reach it over TCP with TLS",
+			 port);
+		return;
+	}
 	nsr_buf_init(&why, 0);
 	if (nsr_rpc_server_listen_local(d->srv, d->root, port, &why) ==
 	    NSR_OK)

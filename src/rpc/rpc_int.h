@@ -58,7 +58,6 @@ int nsr_tls_conn_revoked(const struct nsr_conn *c);
 
 /* local.c: same-host connections (nsr/rpc.h, "Same-host connections").
  * nsr_conn_connect_local returns 1 when the socket is not to be used. */
-int nsr_rpc_local_enabled(void);
 int nsr_conn_connect_local(struct nsr_conn *c, const char *host, int port,
 			   const char *user);
 void nsr_conn_init_local(struct nsr_conn *c);

@@ -16,9 +16,14 @@ W=$ROOT/work
 T=$W/tree
 command -v ss >/dev/null || { echo "# skipped: no ss (iproute2)"; exit 0; }
 # The cut is of TCP connections (a save from another host): not through
-# the daemons' local sockets, which save would take on this host.
+# local sockets, which save would take on this host; the daemons, with
+# it in their environment too, listen on none.
 export NSR_LOCAL_SOCKETS=0
 nsr_start_aftd_datazone
+check "with NSR_LOCAL_SOCKETS=0 the daemons listen on no local socket" \
+	test -z "$(ls -A "$ROOT/sockets" 2>/dev/null)"
+check "and say so" grep -q "no local socket for port [0-9]* (NSR_LOCAL_SOCKETS=0)" \
+	"$ROOT/logs/daemon.log"
 printf '. type: NSR\nupdate parallelism: 1\n' |
 	"$BIN/nsradmin" -s $S -i - >/dev/null 2>&1
 mkdir -p "$T/a" "$T/b"
