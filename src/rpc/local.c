@@ -99,6 +99,7 @@ void nsr_conn_init_local(struct nsr_conn *c)
 	c->peer_loopback = 1;
 	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cr, &sl) != 0) {
 		/* Unknown caller: no statement is believed. */
+		c->peer_uid = -1;
 		c->user_fixed = 1;
 		snprintf(c->peer, sizeof(c->peer), "local socket");
 		return;
@@ -106,14 +107,25 @@ void nsr_conn_init_local(struct nsr_conn *c)
 	c->peer_uid = (long)cr.uid;
 	snprintf(c->peer, sizeof(c->peer), "local pid %ld uid %ld",
 		 (long)cr.pid, (long)cr.uid);
-	if (cr.uid != 0 && cr.uid != geteuid()) {
+	/* Its name is looked up by the worker that serves its first call
+	 * (nsr_conn_local_name), not here in the daemon's loop. */
+	if (cr.uid != 0 && cr.uid != geteuid())
 		c->user_fixed = 1;
-		if (!uid_name(cr.uid, c->local_user))
-			c->local_user[0] = '\0';
-	}
 	/* The caller is on this host: the host TLS would have certified. */
 	if (!nsr_tls_self_name(c->peer_host, sizeof(c->peer_host)))
 		c->peer_host[0] = '\0';
+}
+
+/* nsr_conn_local_name - the name of a local caller's uid into out
+ * (invariant 3): 1, or 0 (out "") when it has no valid one. */
+int nsr_conn_local_name(const struct nsr_conn *c,
+			char out[NSR_RPC_USER_MAX + 1])
+{
+	if (c->user_fixed && c->peer_uid >= 0 &&
+	    uid_name((uid_t)c->peer_uid, out))
+		return 1;
+	out[0] = '\0';
+	return 0;
 }
 
 /* private_dir - invariant 1 for one directory: a directory (a real

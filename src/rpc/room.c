@@ -656,8 +656,6 @@ int srv_room_admit(struct nsr_rpc_server *s, int fd)
 	nsr_conn_init_fd(&sc->conn, fd);
 	if (sc->conn.unix_sock) /* a same-host listener's (local.c) */
 		nsr_conn_init_local(&sc->conn);
-	if (sc->conn.user_fixed) /* the kernel named the caller (local.c) */
-		memcpy(sc->user, sc->conn.local_user, sizeof(sc->user));
 	sock_options(fd, s->lim.read_sec);
 	pthread_mutex_lock(&s->mu);
 	rc = admit(s, sc, &reap);

@@ -30,8 +30,8 @@ struct nsr_conn {
 	/* Same-host connections over a Unix-domain socket (local.c). */
 	int local;	/* this is one: the kernel vouches for both ends */
 	long peer_uid;	/* the caller's uid (server side) */
-	int user_fixed; /* the caller's user is local_user, not stated */
-	char local_user[NSR_RPC_USER_MAX + 1];
+	int user_fixed; /* the caller's user is its uid's name, not stated */
+	int user_named; /* that name was looked up (server.c take_user) */
 };
 
 void nsr_conn_init_fd(struct nsr_conn *c, int fd);
@@ -61,6 +61,8 @@ int nsr_tls_conn_revoked(const struct nsr_conn *c);
 int nsr_conn_connect_local(struct nsr_conn *c, const char *host, int port,
 			   const char *user);
 void nsr_conn_init_local(struct nsr_conn *c);
+int nsr_conn_local_name(const struct nsr_conn *c,
+			char out[NSR_RPC_USER_MAX + 1]);
 /* tls.c: the host name this process's certificate states. */
 int nsr_tls_self_name(char *out, size_t len);
 

@@ -341,6 +341,11 @@ static int take_user(struct srv_conn *sc, XDR *x, const struct rpc_msg *m)
 	const struct opaque_auth *a = &m->rm_call.cb_cred;
 	char name[NSR_RPC_USER_MAX + 1];
 
+	if (sc->conn.user_fixed && !sc->conn.user_named) {
+		/* A local caller is the name of its uid (local.c). */
+		nsr_conn_local_name(&sc->conn, sc->user);
+		sc->conn.user_named = 1;
+	}
 	if (a->oa_flavor != NSR_AUTH_USER)
 		return NSR_OK;
 	if (!nsr_rpc_cred_user(a->oa_base, a->oa_length, name) ||
