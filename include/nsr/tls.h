@@ -1,7 +1,9 @@
 /*
  * tls.h - RPC-with-TLS (RFC 9289) and the datazone's certificates.
  *
- * Every connection between OpenNSR processes starts as ONC RPC over TCP.
+ * Every connection between OpenNSR processes of two hosts starts as ONC
+ * RPC over TCP (one to a daemon of the same host goes over its local
+ * socket instead, without TLS: nsr/rpc.h, "Same-host connections").
  * A client holding a host certificate first sends a NULL call with the
  * AUTH_TLS credential (flavour 7, empty body); the server answers with
  * the verifier {AUTH_NONE, "STARTTLS"} and both run a TLS 1.3 handshake
