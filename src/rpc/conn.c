@@ -133,7 +133,18 @@ static void tcp_liveness(int fd)
 	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
 }
 
-/* nsr_conn_init_fd - wrap a connected TCP socket (or a local one). */
+/* nsr_conn_init_unix - wrap a connected Unix-domain socket: no TCP
+ * options, no address (local.c and vouch.c name its peer). */
+void nsr_conn_init_unix(struct nsr_conn *c, int fd)
+{
+	memset(c, 0, sizeof(*c));
+	c->ops = &tcp_ops;
+	c->fd = fd;
+	snprintf(c->peer, sizeof(c->peer), "local socket");
+	snprintf(c->addr, sizeof(c->addr), "local");
+}
+
+/* nsr_conn_init_fd - wrap a connected TCP socket. */
 void nsr_conn_init_fd(struct nsr_conn *c, int fd)
 {
 	int one = 1;
@@ -145,15 +156,6 @@ void nsr_conn_init_fd(struct nsr_conn *c, int fd)
 	memset(c, 0, sizeof(*c));
 	c->ops = &tcp_ops;
 	c->fd = fd;
-	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0 &&
-	    ss.ss_family == AF_UNIX) {
-		/* A Unix-domain socket: no TCP options, no address. */
-		c->unix_sock = 1;
-		snprintf(c->peer, sizeof(c->peer), "local socket");
-		snprintf(c->addr, sizeof(c->addr), "local");
-		return;
-	}
-	sl = sizeof(ss);
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	tcp_liveness(fd);
 	if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0) {

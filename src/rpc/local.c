@@ -107,25 +107,27 @@ void nsr_conn_init_local(struct nsr_conn *c)
 	c->peer_uid = (long)cr.uid;
 	snprintf(c->peer, sizeof(c->peer), "local pid %ld uid %ld",
 		 (long)cr.pid, (long)cr.uid);
-	/* Its name is looked up by the worker that serves its first call
-	 * (nsr_conn_local_name), not here in the daemon's loop. */
+	/* Its names are looked up by the worker that serves its first call
+	 * (nsr_conn_local_resolve), not here in the daemon's loop. */
 	if (cr.uid != 0 && cr.uid != geteuid())
 		c->user_fixed = 1;
-	/* The caller is on this host: the host TLS would have certified. */
-	if (!nsr_tls_self_name(c->peer_host, sizeof(c->peer_host)))
-		c->peer_host[0] = '\0';
 }
 
-/* nsr_conn_local_name - the name of a local caller's uid into out
- * (invariant 3): 1, or 0 (out "") when it has no valid one. */
-int nsr_conn_local_name(const struct nsr_conn *c,
-			char out[NSR_RPC_USER_MAX + 1])
+/* nsr_conn_local_resolve - once, on a worker: a local caller's user, the
+ * name of its uid when the kernel's word fixes it (invariant 3; "" when
+ * it has no valid one), into user; its host, this one as TLS would have
+ * certified it, into c->peer_host. */
+void nsr_conn_local_resolve(struct nsr_conn *c,
+			    char user[NSR_RPC_USER_MAX + 1])
 {
-	if (c->user_fixed && c->peer_uid >= 0 &&
-	    uid_name((uid_t)c->peer_uid, out))
-		return 1;
-	out[0] = '\0';
-	return 0;
+	if (!c->local || c->resolved)
+		return;
+	c->resolved = 1;
+	if (c->user_fixed && (c->peer_uid < 0 ||
+			      !uid_name((uid_t)c->peer_uid, user)))
+		user[0] = '\0';
+	if (!nsr_tls_self_name(c->peer_host, sizeof(c->peer_host)))
+		c->peer_host[0] = '\0';
 }
 
 /* private_dir - invariant 1 for one directory: a directory (a real
@@ -209,7 +211,7 @@ int nsr_conn_connect_local(struct nsr_conn *c, const char *host, int port,
 		close(fd); /* invariants 2 and 3 */
 		return 1;
 	}
-	nsr_conn_init_fd(c, fd);
+	nsr_conn_init_unix(c, fd);
 	c->local = 1;
 	c->peer_loopback = 1;
 	snprintf(c->peer, sizeof(c->peer), "%s:%d (local socket)", host, port);

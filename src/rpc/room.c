@@ -641,8 +641,9 @@ static int admit(struct nsr_rpc_server *s, struct srv_conn *sc,
 	return NSR_OK;
 }
 
-/* srv_room_admit - a new connection: wrap fd and admit it, or close it. */
-int srv_room_admit(struct nsr_rpc_server *s, int fd)
+/* srv_room_admit - a new connection: wrap fd (a local listener's when
+ * local) and admit it, or close it. */
+int srv_room_admit(struct nsr_rpc_server *s, int fd, int local)
 {
 	struct srv_conn *sc, *reap = NULL;
 	int rc;
@@ -653,9 +654,12 @@ int srv_room_admit(struct nsr_rpc_server *s, int fd)
 		return NSR_ERR_NOMEM;
 	}
 	sc->srv = s;
-	nsr_conn_init_fd(&sc->conn, fd);
-	if (sc->conn.unix_sock) /* a same-host listener's (local.c) */
+	if (local) { /* a same-host listener's (local.c) */
+		nsr_conn_init_unix(&sc->conn, fd);
 		nsr_conn_init_local(&sc->conn);
+	} else {
+		nsr_conn_init_fd(&sc->conn, fd);
+	}
 	sock_options(fd, s->lim.read_sec);
 	pthread_mutex_lock(&s->mu);
 	rc = admit(s, sc, &reap);

@@ -26,15 +26,15 @@ struct nsr_conn {
 	char *wbuf;	     /* TLS records of one large write (tlswire.c) */
 	int wlen, wcap;	     /* bytes in wbuf, its size */
 	int coalesce;	     /* a large write is gathering its records */
-	int unix_sock; /* a Unix-domain socket (nsrexecd's relay, local) */
 	/* Same-host connections over a Unix-domain socket (local.c). */
 	int local;	/* this is one: the kernel vouches for both ends */
 	long peer_uid;	/* the caller's uid (server side) */
 	int user_fixed; /* the caller's user is its uid's name, not stated */
-	int user_named; /* that name was looked up (server.c take_user) */
+	int resolved;	/* names looked up (nsr_conn_local_resolve) */
 };
 
 void nsr_conn_init_fd(struct nsr_conn *c, int fd);
+void nsr_conn_init_unix(struct nsr_conn *c, int fd);
 int nsr_conn_connect(struct nsr_conn *c, const char *host, int port,
 		     int timeout_ms, struct nsr_buf *err);
 int nsr_conn_connect_direct(struct nsr_conn *c, const char *host, int port,
@@ -61,8 +61,8 @@ int nsr_tls_conn_revoked(const struct nsr_conn *c);
 int nsr_conn_connect_local(struct nsr_conn *c, const char *host, int port,
 			   const char *user);
 void nsr_conn_init_local(struct nsr_conn *c);
-int nsr_conn_local_name(const struct nsr_conn *c,
-			char out[NSR_RPC_USER_MAX + 1]);
+void nsr_conn_local_resolve(struct nsr_conn *c,
+			    char user[NSR_RPC_USER_MAX + 1]);
 /* tls.c: the host name this process's certificate states. */
 int nsr_tls_self_name(char *out, size_t len);
 

@@ -341,11 +341,8 @@ static int take_user(struct srv_conn *sc, XDR *x, const struct rpc_msg *m)
 	const struct opaque_auth *a = &m->rm_call.cb_cred;
 	char name[NSR_RPC_USER_MAX + 1];
 
-	if (sc->conn.user_fixed && !sc->conn.user_named) {
-		/* A local caller is the name of its uid (local.c). */
-		nsr_conn_local_name(&sc->conn, sc->user);
-		sc->conn.user_named = 1;
-	}
+	/* A local caller: the name of its uid, this host (local.c). */
+	nsr_conn_local_resolve(&sc->conn, sc->user);
 	if (a->oa_flavor != NSR_AUTH_USER)
 		return NSR_OK;
 	if (!nsr_rpc_cred_user(a->oa_base, a->oa_length, name) ||
@@ -628,7 +625,7 @@ int nsr_rpc_server_accept(struct nsr_rpc_server *s, int i)
 				break;
 			return n > 0 ? rc : NSR_ERR_SYSTEM;
 		}
-		r = srv_room_admit(s, fd);
+		r = srv_room_admit(s, fd, s->lpath[i] != NULL);
 		if (r != NSR_OK)
 			rc = r;
 	}

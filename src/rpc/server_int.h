@@ -88,7 +88,7 @@ struct nsr_rpc_server {
 
 /* room.c */
 int srv_room_init(struct nsr_rpc_server *s);
-int srv_room_admit(struct nsr_rpc_server *s, int fd);
+int srv_room_admit(struct nsr_rpc_server *s, int fd, int local);
 int srv_room_shed(struct nsr_rpc_server *s);
 void srv_room_stop(struct nsr_rpc_server *s);
 void srv_room_release(struct nsr_rpc_server *s);

@@ -280,7 +280,7 @@ int nsr_rpc_vouch_connect(struct nsr_conn *c, const char *path,
 		close(fd);
 		return rc;
 	}
-	nsr_conn_init_fd(c, fd);
+	nsr_conn_init_unix(c, fd);
 	snprintf(c->peer, sizeof(c->peer), "%s:%d", host, port);
 	return NSR_OK;
 }
