@@ -332,9 +332,9 @@ static int begin_session(struct mmd *m, const mmd_begin_args *a,
 		goto out;
 	}
 	nsr_info("save set %u (%s:%s, level %s) started on volume %s in "
-		 "device %s%s", s->hdr.ssid, s->hdr.client, s->hdr.name,
-		 s->hdr.level, s->volname, m->dev_name,
-		 cloneid ? " (a clone)" : "");
+		 "device %s%s, from %s", s->hdr.ssid, s->hdr.client,
+		 s->hdr.name, s->hdr.level, s->volname, m->dev_name,
+		 cloneid ? " (a clone)" : "", nsr_rpc_call_peer(call));
 	s->ctr = mmd_ctr_open(s->hdr.ssid, 0);
 	if (full)
 		volume_filled(m, s); /* the client goes on at once */

@@ -9,7 +9,8 @@
 # TLS is refused: save and mminfo fail saying why, and every running
 # daemon answers its NULL ping but denies any other call, while a TLS
 # client is admitted; so is a client without TLS on the daemons' local
-# sockets (the kernel names it there).  The save recovers identical.
+# sockets (the kernel names it there), and a save without the proxy
+# reaches its mover there.  The save recovers identical.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 464-tls
 S=127.0.0.1
@@ -51,11 +52,21 @@ rec_save() {
 
 rec_save tls
 check "a save through the recording proxy succeeds" test "$REC_RC" -eq 0
+check "its mover session came over TCP" grep -Eq \
+	"info: save set [0-9]+ \(.*\) started on volume .*, from 127\.0\.0\.1:[0-9]+\$" \
+	"$ROOT/logs/daemon.log"
 check "the recording holds the save's traffic (> 300 kB)" \
 	test "$(stat -c %s "$W/tls.cap")" -gt 300000
 check "and not one copy of the marker" \
 	test "$(grep -a -c "$MARK" "$W/tls.cap")" -eq 0
 check "the saved tree recovers identical" recovers_identical "$T"
+
+# --- on this host a save needs no proxy: the local sockets ---------------
+"$BIN/save" -s $S "$T" >"$W/local.out" 2>&1
+check "a save without the proxy succeeds" test $? -eq 0
+check "its mover session came over the mover's local socket" grep -Eq \
+	"info: save set [0-9]+ \(.*\) started on volume .*, from local pid [0-9]+ uid $(id -u)\$" \
+	"$ROOT/logs/daemon.log"
 
 # --- the capture is real: without TLS the marker is on the wire ----------
 echo "127.0.0.1   # 464-tls: this check only" >"$ROOT/tls/plain-hosts"
