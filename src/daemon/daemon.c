@@ -109,20 +109,16 @@ static void listen_local(struct nsr_daemon *d, int port)
 {
 	struct nsr_buf why;
 
-	if (!nsr_rpc_local_enabled()) {
-		nsr_info("no local socket for port %d (NSR_LOCAL_SOCKETS=0): "
-			 "clients on this host reach it over TCP with TLS",
-			 port);
-		return;
-	}
 	nsr_buf_init(&why, 0);
-	if (nsr_rpc_server_listen_local(d->srv, d->root, port, &why) ==
-	    NSR_OK)
+	if (!nsr_rpc_local_enabled())
+		nsr_buf_addstr(&why, "NSR_LOCAL_SOCKETS=0");
+	else if (nsr_rpc_server_listen_local(d->srv, d->root, port, &why) ==
+		 NSR_OK)
 		d->local_sockets++;
-	else
+	if (why.len)
 		nsr_info("no local socket for port %d (%s): clients on this "
 			 "host reach it over TCP with TLS",
-			 port, why.data ? why.data : "");
+			 port, why.data);
 	nsr_buf_release(&why);
 }
 
@@ -663,7 +659,7 @@ static void accept_failed(long long *accept_after, long long *warned)
 /* run_loop - step 7. */
 static void run_loop(struct nsr_daemon *d, const sigset_t *orig)
 {
-	struct pollfd pfd[20]; /* listeners (<= 18) + wake pipe */
+	struct pollfd pfd[20]; /* listeners (<= 16) + wake pipe */
 	long long next_tick = nsr_clock_mono_ms() + d->ops->tick_ms;
 	long long next_stats = nsr_clock_mono_ms() + 1000;
 	long long accept_after = 0, warned = 0;

@@ -88,20 +88,26 @@ static int uid_name(uid_t uid, char out[NSR_RPC_USER_MAX + 1])
 	return 1;
 }
 
-/* nsr_conn_init_local - the server's side of a connection accepted on
- * a local listener: who the kernel says the caller is (invariant 3). */
-void nsr_conn_init_local(struct nsr_conn *c)
+/* mark_local - c, wrapping fd, is a same-host connection. */
+static void mark_local(struct nsr_conn *c, int fd)
+{
+	nsr_conn_init_unix(c, fd);
+	c->local = 1;
+	c->peer_loopback = 1;
+}
+
+/* nsr_conn_init_local - wrap fd, accepted on a local listener: who the
+ * kernel says the caller is (invariant 3). */
+void nsr_conn_init_local(struct nsr_conn *c, int fd)
 {
 	struct ucred cr;
 	socklen_t sl = sizeof(cr);
 
-	c->local = 1;
-	c->peer_loopback = 1;
-	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cr, &sl) != 0) {
+	mark_local(c, fd);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &sl) != 0) {
 		/* Unknown caller: no statement is believed. */
 		c->peer_uid = -1;
 		c->user_fixed = 1;
-		snprintf(c->peer, sizeof(c->peer), "local socket");
 		return;
 	}
 	c->peer_uid = (long)cr.uid;
@@ -211,9 +217,7 @@ int nsr_conn_connect_local(struct nsr_conn *c, const char *host, int port,
 		close(fd); /* invariants 2 and 3 */
 		return 1;
 	}
-	nsr_conn_init_unix(c, fd);
-	c->local = 1;
-	c->peer_loopback = 1;
+	mark_local(c, fd);
 	snprintf(c->peer, sizeof(c->peer), "%s:%d (local socket)", host, port);
 	return NSR_OK;
 }
@@ -242,8 +246,10 @@ int nsr_rpc_server_listen_local(struct nsr_rpc_server *s, const char *root,
 	uid_t owner;
 	int fd;
 
-	if (s->nlisten >= MAX_LISTEN)
+	if (s->nlisten >= MAX_LISTEN) {
+		nsr_buf_addf(err, "%d listeners already", MAX_LISTEN);
 		return NSR_ERR_LIMIT;
+	}
 	if (nsr_rpc_local_path(root, port, a.sun_path, sizeof(a.sun_path)) ||
 	    nsr_rpc_local_path(root, 0, dir, sizeof(dir))) {
 		nsr_buf_addf(err, "the root's path is too long for a socket");

@@ -654,12 +654,10 @@ int srv_room_admit(struct nsr_rpc_server *s, int fd, int local)
 		return NSR_ERR_NOMEM;
 	}
 	sc->srv = s;
-	if (local) { /* a same-host listener's (local.c) */
-		nsr_conn_init_unix(&sc->conn, fd);
-		nsr_conn_init_local(&sc->conn);
-	} else {
+	if (local) /* a same-host listener's (local.c) */
+		nsr_conn_init_local(&sc->conn, fd);
+	else
 		nsr_conn_init_fd(&sc->conn, fd);
-	}
 	sock_options(fd, s->lim.read_sec);
 	pthread_mutex_lock(&s->mu);
 	rc = admit(s, sc, &reap);

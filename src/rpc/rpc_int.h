@@ -60,7 +60,7 @@ int nsr_tls_conn_revoked(const struct nsr_conn *c);
  * nsr_conn_connect_local returns 1 when the socket is not to be used. */
 int nsr_conn_connect_local(struct nsr_conn *c, const char *host, int port,
 			   const char *user);
-void nsr_conn_init_local(struct nsr_conn *c);
+void nsr_conn_init_local(struct nsr_conn *c, int fd);
 void nsr_conn_local_resolve(struct nsr_conn *c,
 			    char user[NSR_RPC_USER_MAX + 1]);
 /* tls.c: the host name this process's certificate states. */

@@ -277,15 +277,16 @@ static void tls_event(struct nsr_rpc_server *s, enum nsr_rpc_tls_event k,
 
 /* starttls - RFC 9289 4.1: answer the AUTH_TLS NULL probe with the
  * STARTTLS verifier and run the handshake (invariant 2 of tls.c), or,
- * when this process has no certificate or the connection already runs
- * TLS, answer it as a plain NULL (the client then knows). */
+ * when this process has no certificate, the connection already runs
+ * TLS or is a local socket (where the kernel names both ends: local.c),
+ * answer it as a plain NULL (the client then knows). */
 static int starttls(struct srv_conn *sc, XDR *x, uint32_t xid)
 {
 	struct nsr_buf err;
 	struct rpc_msg r;
 	int rc;
 
-	if (sc->conn.ssl || !nsr_tls_server_offer())
+	if (sc->conn.ssl || sc->conn.local || !nsr_tls_server_offer())
 		return send_reply(x, xid, SUCCESS, NSR_XDR(xdr_void), NULL, 0,
 				  0);
 	reply_head(&r, xid, MSG_ACCEPTED);
@@ -711,9 +712,10 @@ const char *nsr_rpc_call_user(const struct nsr_rpc_call *call)
 const char *nsr_rpc_call_host(const struct nsr_rpc_call *call)
 {
 	const struct nsr_conn *c = &call->sc->conn;
+	const char *certified = nsr_rpc_call_peer_host(call);
 
-	if (c->ssl || (c->local && c->peer_host[0]))
-		return c->peer_host;
+	if (certified)
+		return certified;
 	return c->peer_loopback ? "localhost" : c->addr;
 }
 

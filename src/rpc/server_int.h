@@ -13,7 +13,7 @@
 #include "nsr/rpc.h"
 #include "rpc_int.h"
 
-#define MAX_LISTEN 18 /* 2 ports x (loopback + 6 -a addresses + local) */
+#define MAX_LISTEN 16 /* 2 ports x (loopback + 6 -a addresses + local) */
 
 /* Where a connection is; it is on exactly the list named here. */
 enum sc_state {
