@@ -4,7 +4,8 @@
 # -s -U USER the data movers (needs root; skipped otherwise).
 #  - nsrmmdbd, nsrindexd, nsrjobd and the movers run with USER's uid and
 #    gid (all four: real, effective, saved, file system) and without
-#    root's groups; nsrd, nsrexecd and nsrsnmd stay root;
+#    root's groups; nsrd, nsrexecd and nsrsnmd stay root; the daemons run
+#    as USER say they have no local socket (root's sockets/), nsrd has;
 #  - the AFTD's directory, given to USER by the administrator, holds the
 #    label and session files the movers write, all USER's;
 #  - the media database, the client file indexes and the jobs database
@@ -68,6 +69,14 @@ for d in nsrd nsrexecd nsrsnmd; do
 	check "$d stays root" test "$(awk '/^Uid:/ { print $3 }' "/proc/$p/status")" = 0
 done
 check "the log says so" grep -q "nsrmmdbd\[[0-9]*\]: info: running as $U (uid $UID_" \
+	"$ROOT/logs/daemon.log"
+# Their local sockets would go in root's sockets/: they say they have
+# none (clients reach them over TCP with TLS), while root's daemons do.
+check "a daemon run as $U says it has no local socket, and why" grep -Eq \
+	"nsrmmdbd\[[0-9]+\]: info: no local socket for port [0-9]+ \(.*Permission denied\)" \
+	"$ROOT/logs/daemon.log"
+check "nsrd listens on its local socket" grep -q \
+	"nsrd\[[0-9]*\]: info: started, .* and on its local socket" \
 	"$ROOT/logs/daemon.log"
 
 check "save" "$BIN/save" -s $S -q "$W/data"

@@ -15,22 +15,32 @@
 #include "nsr_test.h"
 #include "rpc_testsrv.h"
 
-/* accept_loop - the part of the daemon loop that accepts connections. */
+/* accept_loop - the part of the daemon loop that accepts connections,
+ * on every listener the server had when it started. */
 static void *accept_loop(void *arg)
 {
 	struct test_server *s = arg;
-	struct pollfd p = {.fd = nsr_rpc_server_listen_fd(s->srv, 0),
-			   .events = POLLIN};
+	struct pollfd p[4];
+	int n = nsr_rpc_server_nlisten(s->srv);
 
+	if (n > (int)NSR_ARRAY_SIZE(p))
+		n = (int)NSR_ARRAY_SIZE(p);
+	for (int i = 0; i < n; i++) {
+		p[i].fd = nsr_rpc_server_listen_fd(s->srv, i);
+		p[i].events = POLLIN;
+	}
 	while (!s->stop)
-		if (poll(&p, 1, 50) > 0)
-			nsr_rpc_server_accept(s->srv, 0);
+		if (poll(p, (nfds_t)n, 50) > 0)
+			for (int i = 0; i < n; i++)
+				if (p[i].revents & POLLIN)
+					nsr_rpc_server_accept(s->srv, i);
 	return NULL;
 }
 
-/* test_server_start - a server of progs on an ephemeral port. */
-void test_server_start(struct test_server *s, const struct nsr_rpc_prog *progs,
-		       size_t n)
+/* test_server_listen - a server of progs on an ephemeral port, not yet
+ * accepting. */
+void test_server_listen(struct test_server *s,
+			const struct nsr_rpc_prog *progs, size_t n)
 {
 	memset(s, 0, sizeof(*s));
 	assert_int_equal(nsr_rpc_server_new(progs, n, &s->srv), NSR_OK);
@@ -38,7 +48,20 @@ void test_server_start(struct test_server *s, const struct nsr_rpc_prog *progs,
 		nsr_rpc_server_listen(s->srv, "127.0.0.1", 0, &s->port),
 		NSR_OK);
 	assert_true(s->port > 0);
+}
+
+/* test_server_run - accept on its listeners from now on. */
+void test_server_run(struct test_server *s)
+{
 	pthread_create(&s->tid, NULL, accept_loop, s);
+}
+
+/* test_server_start - a server of progs on an ephemeral port. */
+void test_server_start(struct test_server *s, const struct nsr_rpc_prog *progs,
+		       size_t n)
+{
+	test_server_listen(s, progs, n);
+	test_server_run(s);
 }
 
 /* test_server_stop - join the accepting thread, free the server. */

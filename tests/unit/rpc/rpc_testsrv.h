@@ -19,6 +19,12 @@ struct test_server {
 	volatile int stop;
 };
 
+/* test_server_listen - a server of progs[n] on 127.0.0.1 (s->port) that
+ * does not accept yet: more listeners may be added before
+ * test_server_run, which accepts on all of them (at most 4). */
+void test_server_listen(struct test_server *s,
+			const struct nsr_rpc_prog *progs, size_t n);
+void test_server_run(struct test_server *s);
 /* test_server_start - serve progs[n] on 127.0.0.1 (s->port). */
 void test_server_start(struct test_server *s, const struct nsr_rpc_prog *progs,
 		       size_t n);

@@ -5,15 +5,14 @@
  * handler knows it; NSR_LOCAL_SOCKETS=0, a socket directory others can
  * write, or a dead socket send it over TCP instead; a live socket is
  * never taken over by a second server, a stale one is; a server removes
- * only its own socket at stop.  As root, a process of another uid
+ * only its own socket at stop; a root too long for a socket address
+ * leaves TCP alone.  As root, a process of another uid
  * (nobody) is known by its uid's name, and refused when it states
  * another (invariant 3 of local.c); the library does not even try.
  */
 #include "nsr/compat.h"
 
 #include <arpa/inet.h>
-#include <poll.h>
-#include <pthread.h>
 #include <pwd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -28,6 +27,7 @@
 #include "nsr/rpc/nsrexecd.h"
 #include "nsr/xmalloc.h"
 #include "nsr_test.h"
+#include "rpc_testsrv.h"
 
 static char g_root[64];
 static char seen_who[200]; /* user@host the last handler saw */
@@ -56,47 +56,17 @@ static const struct nsr_rpc_prog progs[] = {
 	{NSREXECD_PROG, NSREXECD_V1, procs, 1, NULL, NULL},
 };
 
-struct lsrv {
-	struct nsr_rpc_server *srv;
-	pthread_t tid;
-	int port;
-	volatile int stop;
-};
-
-/* accept_loop - accept on every listener, as a daemon's loop does. */
-static void *accept_loop(void *arg)
-{
-	struct lsrv *s = arg;
-	int n = nsr_rpc_server_nlisten(s->srv);
-	struct pollfd p[4];
-
-	for (int i = 0; i < n; i++) {
-		p[i].fd = nsr_rpc_server_listen_fd(s->srv, i);
-		p[i].events = POLLIN;
-	}
-	while (!s->stop)
-		if (poll(p, (nfds_t)n, 50) > 0)
-			for (int i = 0; i < n; i++)
-				if (p[i].revents & POLLIN)
-					nsr_rpc_server_accept(s->srv, i);
-	return NULL;
-}
-
 static void bind_stale(const char *path);
 
 /* start - a server on 127.0.0.1 and, if local, on its local socket
  * under g_root (asserted to succeed); local 2: a stale socket file
  * lies there first. */
-static void start(struct lsrv *s, int local)
+static void start(struct test_server *s, int local)
 {
 	char path[128];
 	struct nsr_buf why;
 
-	memset(s, 0, sizeof(*s));
-	assert_int_equal(nsr_rpc_server_new(progs, 1, &s->srv), NSR_OK);
-	assert_int_equal(
-		nsr_rpc_server_listen(s->srv, "127.0.0.1", 0, &s->port),
-		NSR_OK);
+	test_server_listen(s, progs, 1);
 	if (local == 2) {
 		assert_int_equal(nsr_rpc_local_path(g_root, s->port, path,
 						    sizeof(path)),
@@ -109,15 +79,7 @@ static void start(struct lsrv *s, int local)
 							     s->port, &why),
 				 NSR_OK);
 	nsr_buf_release(&why);
-	pthread_create(&s->tid, NULL, accept_loop, s);
-}
-
-/* stop - join the loop, free the server. */
-static void stop(struct lsrv *s)
-{
-	s->stop = 1;
-	pthread_join(s->tid, NULL);
-	nsr_rpc_server_free(s->srv);
+	test_server_run(s);
 }
 
 /* ask - connect to host:port and call; NSR_OK with seen_* set, or the
@@ -172,17 +134,10 @@ static int raw_claim(int port, const char *user)
 	fd = socket(AF_UNIX, SOCK_STREAM, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0)
 		return 2;
-	memset(&m, 0, sizeof(m));
-	m.rm_xid = 9;
-	m.rm_direction = CALL;
-	m.rm_call.cb_rpcvers = 2;
-	m.rm_call.cb_prog = NSREXECD_PROG;
-	m.rm_call.cb_vers = NSREXECD_V1;
-	m.rm_call.cb_proc = 1;
+	test_call_msg(&m, 1);
 	m.rm_call.cb_cred.oa_flavor = NSR_AUTH_USER;
 	m.rm_call.cb_cred.oa_base = (caddr_t)(uintptr_t)user;
 	m.rm_call.cb_cred.oa_length = (u_int)strlen(user);
-	m.rm_call.cb_verf = _null_auth;
 	xdrmem_create(&x, (char *)buf + 4, sizeof(buf) - 4, XDR_ENCODE);
 	if (!xdr_callmsg(&x, &m) || !xdr_loc_key(&x, &k))
 		goto out;
@@ -244,7 +199,7 @@ static int as_nobody(const struct passwd *pw, int port, int what,
 static void test_other_uid(void **state)
 {
 	struct passwd *pw = getpwnam("nobody");
-	struct lsrv s;
+	struct test_server s;
 
 	NSR_UNUSED(state);
 	if (geteuid() != 0 || !pw) {
@@ -262,7 +217,7 @@ static void test_other_uid(void **state)
 	seen_local = -1;
 	assert_int_equal(as_nobody(pw, s.port, 1, NULL), 1);
 	assert_int_equal(seen_local, -1); /* the handler never ran */
-	stop(&s);
+	test_server_stop(&s);
 }
 
 /* test_local_used - a client of this host uses the socket; with
@@ -270,7 +225,7 @@ static void test_other_uid(void **state)
 static void test_local_used(void **state)
 {
 	char peer[128];
-	struct lsrv s;
+	struct test_server s;
 
 	NSR_UNUSED(state);
 	start(&s, 1);
@@ -286,12 +241,12 @@ static void test_local_used(void **state)
 	assert_int_equal(seen_local, 0);
 	assert_null(strstr(peer, "local"));
 	unsetenv("NSR_LOCAL_SOCKETS");
-	stop(&s);
+	test_server_stop(&s);
 
 	start(&s, 0);
 	assert_int_equal(ask("127.0.0.1", s.port, NULL, 0), NSR_OK);
 	assert_int_equal(seen_local, 0);
-	stop(&s);
+	test_server_stop(&s);
 }
 
 /* test_unsafe_dir - a socket directory (or root) that others can write,
@@ -302,7 +257,7 @@ static void test_unsafe_dir(void **state)
 {
 	char dir[128], link[128], away[160];
 	struct nsr_buf why;
-	struct lsrv s;
+	struct test_server s;
 
 	NSR_UNUSED(state);
 	start(&s, 1);
@@ -342,7 +297,7 @@ static void test_unsafe_dir(void **state)
 	assert_non_null(strstr(why.data, "chmod go-w"));
 	nsr_buf_release(&why);
 	assert_int_equal(chmod(dir, 0755), 0);
-	stop(&s);
+	test_server_stop(&s);
 }
 
 /* bind_stale - a socket file at path nobody listens on. */
@@ -366,7 +321,7 @@ static void test_stale_and_live(void **state)
 	char path[128];
 	struct nsr_buf why;
 	struct nsr_rpc_server *other;
-	struct lsrv s;
+	struct test_server s;
 	struct stat st;
 
 	NSR_UNUSED(state);
@@ -375,7 +330,7 @@ static void test_stale_and_live(void **state)
 	bind_stale(path);
 	assert_int_equal(ask("127.0.0.1", s.port, NULL, 0), NSR_OK);
 	assert_int_equal(seen_local, 0);
-	stop(&s);
+	test_server_stop(&s);
 	unlink(path);
 
 	start(&s, 2); /* over a stale one (asserted in start) */
@@ -391,14 +346,41 @@ static void test_stale_and_live(void **state)
 	assert_int_equal(seen_local, 1);
 
 	bind_stale(path); /* someone else's now */
-	stop(&s);
+	test_server_stop(&s);
 	assert_int_equal(lstat(path, &st), 0);
 	unlink(path);
 
 	start(&s, 1);
 	sock_path(s.port, path, sizeof(path));
-	stop(&s);
+	test_server_stop(&s);
 	assert_int_equal(lstat(path, &st), -1);
+}
+
+/* test_long_root - a root whose socket path would not fit a socket
+ * address: the server says so and listens on TCP alone, a client of that
+ * root goes over TCP. */
+static void test_long_root(void **state)
+{
+	char root[200], path[256];
+	struct nsr_buf why;
+	struct test_server s;
+
+	NSR_UNUSED(state);
+	snprintf(root, sizeof(root), "%s/%0120d", g_root, 0);
+	assert_int_equal(nsr_rpc_local_path(root, 1, path, sizeof(path)),
+			 NSR_ERR_TOOBIG);
+	start(&s, 0);
+	nsr_buf_init(&why, 0);
+	assert_int_equal(nsr_rpc_server_listen_local(s.srv, root, s.port,
+						     &why),
+			 NSR_ERR_TOOBIG);
+	assert_non_null(strstr(why.data, "too long"));
+	nsr_buf_release(&why);
+	setenv("NSR_ROOT", root, 1);
+	assert_int_equal(ask("127.0.0.1", s.port, NULL, 0), NSR_OK);
+	assert_int_equal(seen_local, 0);
+	setenv("NSR_ROOT", g_root, 1);
+	test_server_stop(&s);
 }
 
 int main(void)
@@ -408,6 +390,7 @@ int main(void)
 		cmocka_unit_test(test_local_used),
 		cmocka_unit_test(test_unsafe_dir),
 		cmocka_unit_test(test_stale_and_live),
+		cmocka_unit_test(test_long_root),
 	};
 	int rc;
 
