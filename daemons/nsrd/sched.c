@@ -52,6 +52,7 @@
 #include "nsr/execd_clnt.h"
 #include "nsr/host.h"
 #include "nsr/jobd_clnt.h"
+#include "nsr/jobdb.h"
 #include "nsr/level.h"
 #include "nsr/log.h"
 #include "nsr/pssspec.h"
@@ -863,21 +864,6 @@ static void redo_free(struct redo *d)
 	memset(d, 0, sizeof(*d));
 }
 
-/* quoted - v as a "..." value of the jobs query language. */
-static void quoted(const char *v, char *out, size_t len)
-{
-	size_t o = 0;
-
-	out[o++] = '"';
-	for (; *v && o + 3 < len; v++) {
-		if (*v == '"' || *v == '\\')
-			out[o++] = '\\';
-		out[o++] = *v;
-	}
-	out[o++] = '"';
-	out[o] = '\0';
-}
-
 /* redo_find - the clients that group gname's last run (the newest savegrp
  * job of the group with client jobs under it: a savegrp -O run has none)
  * did not save: each whose job did not end completed, succeeded or
@@ -890,16 +876,21 @@ static int redo_find(struct nsrd *n, const char *gname, struct redo *d,
 	int64_t runs[64];
 	enum nsr_jobdb_state rstate[64];
 	size_t nr = 0;
-	char v[NSR_SHORT_MAX * 2 + 4], q[sizeof(v) + 64];
-	struct nsr_buf err;
+	char q[64];
+	struct nsr_buf err, gq;
 	int rc;
 
 	memset(d, 0, sizeof(*d));
 	nsr_buf_init(&err, 0);
-	quoted(gname, v, sizeof(v));
-	snprintf(q, sizeof(q), ". type: savegrp job; group: %s", v);
-	rc = n->jobd ? nsr_jobd_query_open_text(n->jobd, q, 0, &err)
-		     : NSR_ERR_CONNECT;
+	nsr_buf_init(&gq, 0);
+	rc = nsr_buf_addstr(&gq, ". type: savegrp job; group: ");
+	if (rc == NSR_OK)
+		rc = nsr_jobdb_query_quote(gname, &gq);
+	if (rc == NSR_OK)
+		rc = n->jobd ? nsr_jobd_query_open_text(n->jobd, gq.data, 0,
+							&err)
+			     : NSR_ERR_CONNECT;
+	nsr_buf_release(&gq);
 	/* the newest 64, in id order */
 	while (rc == NSR_OK &&
 	       (rc = nsr_jobd_query_next(n->jobd, &job, &err)) == NSR_OK) {

@@ -298,6 +298,11 @@ int nsr_jobdb_query_parse(struct nsr_jobdb_query *q, const char *line,
 int nsr_jobdb_query_describe(const struct nsr_jobdb_query *q,
 			     struct nsr_buf *out);
 
+/* nsr_jobdb_query_quote - append text as a quoted value that
+ * nsr_jobdb_query_parse reads back as exactly text (to build a query
+ * line from a name: ". type: savegrp job; group: " + quoted name). */
+int nsr_jobdb_query_quote(const char *text, struct nsr_buf *out);
+
 /* nsr_jobdb_query_shows_log - 1 if `job log` is shown (an empty show list
  * shows everything), else 0: a remote reader fetches logs only then. */
 int nsr_jobdb_query_shows_log(const struct nsr_jobdb_query *q);

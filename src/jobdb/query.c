@@ -617,8 +617,16 @@ static int describe_text(const struct jobq_value *v, struct nsr_buf *out)
 		}
 		return rc;
 	}
-	rc = nsr_buf_addch(out, '"');
-	for (const char *s = v->text; !rc && *s; s++) {
+	return nsr_jobdb_query_quote(v->text, out);
+}
+
+/* nsr_jobdb_query_quote - text as a "..." value (parse_quoted's
+ * inverse). */
+int nsr_jobdb_query_quote(const char *text, struct nsr_buf *out)
+{
+	int rc = nsr_buf_addch(out, '"');
+
+	for (const char *s = text; !rc && *s; s++) {
 		if (*s == '"' || *s == '\\')
 			rc = nsr_buf_addch(out, '\\');
 		if (!rc)

@@ -217,6 +217,36 @@ static void test_time_expressions(void **state)
 	nsr_jobdb_query_free(q);
 }
 
+/* test_quote_reads_back - a name with quotes, backslashes, ';', ',' and
+ * wildcards, quoted by nsr_jobdb_query_quote, parses back as that very
+ * text (what savegrp -R builds its queries with). */
+static void test_quote_reads_back(void **state)
+{
+	static const char *const names[] = {"plain", "a\"b", "c\\d",
+					    "e;f, g", "*?[x]", " lead"};
+	struct nsr_jobdb_query *q = NULL;
+	enum nsr_jobdb_cmd cmd;
+	struct nsr_buf line, want;
+
+	NSR_UNUSED(state);
+	for (size_t i = 0; i < NSR_ARRAY_SIZE(names); i++) {
+		nsr_buf_init(&line, 0);
+		nsr_buf_init(&want, 0);
+		assert_int_equal(nsr_buf_addstr(&line, ". group: "), NSR_OK);
+		assert_int_equal(nsr_jobdb_query_quote(names[i], &line),
+				 NSR_OK);
+		assert_int_equal(nsr_jobdb_query_new(&q), NSR_OK);
+		assert_int_equal(parse(q, line.data, &cmd, NULL), NSR_OK);
+		/* the canonical form quotes the same text the same way */
+		assert_int_equal(nsr_buf_addf(&want, "%s\nshow\n", line.data),
+				 NSR_OK);
+		assert_string_equal(describe(q), want.data);
+		nsr_jobdb_query_free(q);
+		nsr_buf_release(&line);
+		nsr_buf_release(&want);
+	}
+}
+
 static void test_print_keeps_or_replaces(void **state)
 {
 	struct nsr_jobdb_query *q = NULL;
@@ -349,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_canonical_form_reparses),
 		cmocka_unit_test(test_errors_have_columns),
 		cmocka_unit_test(test_time_expressions),
+		cmocka_unit_test(test_quote_reads_back),
 		cmocka_unit_test(test_print_keeps_or_replaces),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_mutations_never_crash),
