@@ -67,7 +67,8 @@
  * the socket only if its directory, and the root above it, are writable
  * by their owner alone and the listener runs as root, as itself or as
  * the directory's owner; otherwise, and whenever the socket is missing
- * or dead, it uses TCP with TLS.  NSR_LOCAL_SOCKETS=0 in a client's
+ * or dead, it uses TCP with TLS.  A local socket never runs TLS (a
+ * STARTTLS probe there is answered as a plain NULL).  NSR_LOCAL_SOCKETS=0 in a client's
  * environment makes it use TCP always (as NSR_TEST_CONNECT_VIA does), in
  * a daemon's makes it listen on TCP alone.
  *
@@ -319,15 +320,18 @@ int nsr_rpc_call_peer_is_local(const struct nsr_rpc_call *call);
  * identity is the kernel's word, see "Same-host connections"). */
 int nsr_rpc_call_local(const struct nsr_rpc_call *call);
 /* nsr_rpc_call_peer_host - the caller's host name as its TLS certificate
- * (signed by the datazone CA, not revoked) states it; NULL when the
- * connection did not start TLS (a host allowed in plain-hosts).  The
- * identity an authorization step builds on. */
+ * (signed by the datazone CA, not revoked) states it, or, for a caller
+ * on a local socket, this host's certified name; NULL when the
+ * connection did not start TLS (a host allowed in plain-hosts) and is no
+ * local one of a host with a certificate.  The identity an authorization
+ * step builds on. */
 const char *nsr_rpc_call_peer_host(const struct nsr_rpc_call *call);
 /* nsr_rpc_call_user - the user the caller stated on its connection
  * (NSR_AUTH_USER), or NULL when it stated none. */
 const char *nsr_rpc_call_user(const struct nsr_rpc_call *call);
-/* nsr_rpc_call_host - the caller's host: the certified name with TLS,
- * "localhost" on a plain loopback connection, else its address. */
+/* nsr_rpc_call_host - the caller's host: nsr_rpc_call_peer_host if
+ * there is one, else "localhost" on a loopback or local connection,
+ * else its address. */
 const char *nsr_rpc_call_host(const struct nsr_rpc_call *call);
 /* nsr_rpc_call_who - "user@host" of the caller into out[len] ("?" for a
  * user not stated); returns out. */
