@@ -68,9 +68,10 @@
  * by their owner alone and the listener runs as root, as itself or as
  * the directory's owner; otherwise, and whenever the socket is missing
  * or dead, it uses TCP with TLS.  A local socket never runs TLS (a
- * STARTTLS probe there is answered as a plain NULL).  NSR_LOCAL_SOCKETS=0 in a client's
- * environment makes it use TCP always (as NSR_TEST_CONNECT_VIA does), in
- * a daemon's makes it listen on TCP alone.
+ * STARTTLS probe there is answered as a plain NULL).
+ * NSR_LOCAL_SOCKETS=0 in a client's environment makes it use TCP always
+ * (as NSR_TEST_CONNECT_VIA does), in a daemon's makes it listen on TCP
+ * alone.
  *
  * Bounds, read once by nsr_rpc_server_new from the environment (defaults
  * sized for 1,024 concurrent sessions, several connections each, plus
