@@ -6,13 +6,16 @@
  * write, or a dead socket send it over TCP instead; a live socket is
  * never taken over by a second server, a stale one is; a server removes
  * only its own socket at stop; a root too long for a socket address
- * leaves TCP alone.  As root, a process of another uid
+ * leaves TCP alone; with TLS on, a local socket answers a STARTTLS
+ * probe plain and names its caller's host with this host's certified
+ * name.  As root, a process of another uid
  * (nobody) is known by its uid's name, and refused when it states
  * another (invariant 3 of local.c); the library does not even try.
  */
 #include "nsr/compat.h"
 
 #include <arpa/inet.h>
+#include <netinet/in.h>
 #include <pwd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -25,6 +28,7 @@
 #include "nsr/fileio.h"
 #include "nsr/rpc.h"
 #include "nsr/rpc/nsrexecd.h"
+#include "nsr/tls.h"
 #include "nsr/xmalloc.h"
 #include "nsr_test.h"
 #include "rpc_testsrv.h"
@@ -383,6 +387,68 @@ static void test_long_root(void **state)
 	test_server_stop(&s);
 }
 
+/* probe - send the RFC 9289 STARTTLS probe on a connected fd and read
+ * the reply: 1 STARTTLS offered, 0 answered plain (asserted to be one
+ * of them). */
+static int probe(int fd)
+{
+	uint8_t call[NSR_TLS_CALL_MAX], reply[4 + NSR_TLS_REPLY_MAX];
+	size_t n = nsr_tls_probe_call(5, NSREXECD_PROG, NSREXECD_V1, call);
+	size_t got, need = 0;
+	uint32_t mark;
+	int rc;
+
+	assert_int_equal(write(fd, call, n), (ssize_t)n);
+	assert_int_equal(nsr_read_full(fd, reply, 4, &got), NSR_OK);
+	memcpy(&mark, reply, 4);
+	n = ntohl(mark) & 0x7fffffffu;
+	assert_true(n <= NSR_TLS_REPLY_MAX);
+	assert_int_equal(nsr_read_full(fd, reply + 4, n, &got), NSR_OK);
+	rc = nsr_tls_probe_reply(reply, 4 + n, 5, &need);
+	assert_true(rc == 0 || rc == 1);
+	return rc;
+}
+
+/* test_certified_host - with TLS on (this root has a certificate): a
+ * STARTTLS probe on the local socket is answered plain while TCP offers
+ * STARTTLS, and a local caller's host is this host's certified name. */
+static void test_certified_host(void **state)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	struct sockaddr_in in = {.sin_family = AF_INET};
+	struct test_server s;
+	struct nsr_buf err;
+	char tls[128];
+	int fd;
+
+	NSR_UNUSED(state);
+	unsetenv("NSR_TEST_NO_TLS");
+	nsr_buf_init(&err, 0);
+	assert_int_equal(nsr_tls_provision(g_root, "unit-host", &err), NSR_OK);
+	nsr_buf_release(&err);
+	start(&s, 1);
+
+	sock_path(s.port, a.sun_path, sizeof(a.sun_path));
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(probe(fd), 0);
+	close(fd);
+	in.sin_port = htons((uint16_t)s.port);
+	in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&in, sizeof(in)), 0);
+	assert_int_equal(probe(fd), 1);
+	close(fd);
+
+	assert_int_equal(ask("127.0.0.1", s.port, NULL, 0), NSR_OK);
+	assert_int_equal(seen_local, 1);
+	assert_string_equal(seen_who, "tester@unit-host");
+	test_server_stop(&s);
+	setenv("NSR_TEST_NO_TLS", "1", 1);
+	snprintf(tls, sizeof(tls), "%s/tls", g_root);
+	nsr_test_rmrf(tls);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -391,6 +457,7 @@ int main(void)
 		cmocka_unit_test(test_unsafe_dir),
 		cmocka_unit_test(test_stale_and_live),
 		cmocka_unit_test(test_long_root),
+		cmocka_unit_test(test_certified_host),
 	};
 	int rc;
 
@@ -404,12 +471,6 @@ int main(void)
 	setenv("NSR_TEST_NO_TLS", "1", 1);
 	setenv("NSR_TEST_USER", "tester", 1);
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
-	{
-		char dir[128];
-
-		if (nsr_rpc_local_path(g_root, 0, dir, sizeof(dir)) == NSR_OK)
-			rmdir(dir);
-	}
-	rmdir(g_root);
+	nsr_test_rmrf(g_root);
 	return rc;
 }
