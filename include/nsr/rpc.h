@@ -35,7 +35,10 @@
  * and must hold it again when it returns; other SERIAL handlers run
  * meanwhile, so it leaves the state it shares consistent (reserved,
  * marked busy) before it lets go and works only on its own data until it
- * has the mutex back.
+ * has the mutex back.  A procedure flagged NSR_RPC_LOCKS_ITSELF instead
+ * runs its handler without the mutex: the handler takes it itself (or
+ * has a thread holding it do its work, to serve a burst of calls in one
+ * hold instead of one each) and runs nothing that needs it before.
  *
  * Authorization: every connection has a caller, user@host.  The host is
  * the name its TLS certificate certifies (signed by the datazone CA, not
@@ -51,9 +54,12 @@
  * function, called with the decoded arguments before the handler (under
  * the server mutex for SERIAL ones), returns NSR_OK; otherwise the caller
  * gets the procedure's result with st.code NSR_ERR_PERM and st.msg the
- * reason authz wrote (no authz function: refused).  A process that
- * cannot read the host's key (not root) reaches other hosts through the
- * local nsrexecd, which vouches for its uid (see vouch.c).
+ * reason authz wrote (no authz function: refused).  For a procedure
+ * flagged NSR_RPC_LOCKS_ITSELF the handler asks (nsr_rpc_authorize, under
+ * the server mutex) before it acts on the call, and returns
+ * NSR_RPC_REFUSED when refused: the caller gets the same answer.  A
+ * process that cannot read the host's key (not root) reaches other hosts
+ * through the local nsrexecd, which vouches for its uid (see vouch.c).
  *
  * Same-host connections (local.c): a daemon listening on TCP port P
  * also listens on the Unix-domain socket <root>/sockets/P, and a client
@@ -139,6 +145,7 @@ struct nsr_buf;
 
 #define NSR_RPC_NOREPLY 1 /* handler return: one-way, send nothing */
 #define NSR_RPC_CLOSE 2	  /* handler return: close this connection */
+#define NSR_RPC_REFUSED 3 /* handler return: nsr_rpc_authorize refused */
 
 #define NSR_RPC_SERIAL 0x1 /* run under the server-wide mutex */
 /* Access classes (see "Authorization" above); a procedure with neither
@@ -146,6 +153,9 @@ struct nsr_buf;
  * nsr_status, which carries the refusal. */
 #define NSR_RPC_OWN 0x2	  /* own client: the program's authz decides */
 #define NSR_RPC_ADMIN 0x4 /* administrators only: authz decides */
+/* The handler runs without the server mutex and takes it itself; with
+ * OWN or ADMIN it asks nsr_rpc_authorize (see "Authorization"). */
+#define NSR_RPC_LOCKS_ITSELF 0x8
 
 /* The identity a client states once per connection: a credential of this
  * private flavour ("NSRU") on its first call, whose body is the user name
@@ -279,12 +289,13 @@ struct nsr_rpc_stats {
 	long peer_refused;   /* refused at the per-address cap */
 	long thread_waits;   /* a request waited: every worker busy */
 	long thread_fails;   /* a worker thread could not be created */
+	long streams_made;   /* worker XDR streams made (two buffers each) */
 	char peer_last[48];  /* address last hit by the per-address cap */
 	long tls[NSR_RPC_TLS_N];	    /* TLS refusals by kind */
 	char tls_last[NSR_RPC_TLS_N][200]; /* the last of each: who, why */
 };
 /* nsr_rpc_server_stats - fill *st; with reset, zero the event counters
- * (closed_silent to thread_fails, tls) afterwards. */
+ * (closed_silent to streams_made, tls) afterwards. */
 void nsr_rpc_server_stats(struct nsr_rpc_server *srv, struct nsr_rpc_stats *st,
 			  int reset);
 /* nsr_rpc_server_lock/unlock - take the server-wide mutex (the one SERIAL
@@ -327,6 +338,11 @@ int nsr_rpc_call_local(const struct nsr_rpc_call *call);
  * local one of a host with a certificate.  The identity an authorization
  * step builds on. */
 const char *nsr_rpc_call_peer_host(const struct nsr_rpc_call *call);
+/* nsr_rpc_authorize - for a handler of an NSR_RPC_LOCKS_ITSELF procedure,
+ * under the server mutex: NSR_OK if its program's authz function lets
+ * this call (with its decoded args) run; else NSR_ERR_PERM, and the
+ * handler returns NSR_RPC_REFUSED, which answers with the reason. */
+int nsr_rpc_authorize(struct nsr_rpc_call *call, const void *args);
 /* nsr_rpc_call_user - the user the caller stated on its connection
  * (NSR_AUTH_USER), or NULL when it stated none. */
 const char *nsr_rpc_call_user(const struct nsr_rpc_call *call);
@@ -426,6 +442,10 @@ int nsr_rpc_call_recv(struct nsr_rpc_clnt *c, uint32_t xid, xdrproc_t xres,
 		      void *res);
 /* nsr_rpc_pending - how many sent calls still have their reply unread. */
 unsigned nsr_rpc_pending(const struct nsr_rpc_clnt *c);
+/* nsr_rpc_fd - the connection's descriptor, for a caller that polls many
+ * connections with one call outstanding on each: readable once its reply
+ * (or the end) arrives; nsr_rpc_call_recv then reads it. */
+int nsr_rpc_fd(const struct nsr_rpc_clnt *c);
 /* nsr_rpc_send - a one-way call to a procedure that never replies. */
 int nsr_rpc_send(struct nsr_rpc_clnt *c, uint32_t proc, xdrproc_t xargs,
 		 void *args);

@@ -346,6 +346,12 @@ int nsr_rpc_call_recv(struct nsr_rpc_clnt *c, uint32_t xid, xdrproc_t xres,
 	return recv_reply(c, xid, proc, xres, res);
 }
 
+/* nsr_rpc_fd - see rpc.h. */
+int nsr_rpc_fd(const struct nsr_rpc_clnt *c)
+{
+	return c->conn.fd;
+}
+
 /* nsr_rpc_pending - calls sent with nsr_rpc_call_send, reply unread. */
 unsigned nsr_rpc_pending(const struct nsr_rpc_clnt *c)
 {

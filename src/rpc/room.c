@@ -747,6 +747,8 @@ void nsr_rpc_server_stats(struct nsr_rpc_server *s, struct nsr_rpc_stats *st,
 	st->busy = s->busy.n;
 	st->conns = st->waiting + st->queued + st->busy;
 	st->threads = s->nthreads;
+	st->streams_made = reset ? atomic_exchange(&s->streams_made, 0)
+				 : atomic_load(&s->streams_made);
 	if (reset)
 		memset(&s->ev, 0, sizeof(s->ev));
 	pthread_mutex_unlock(&s->mu);

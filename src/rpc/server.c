@@ -47,7 +47,9 @@
  *  9. a connection's stated user never changes once set (a call stating
  *     another is denied and the connection closed), and no handler of a
  *     procedure flagged NSR_RPC_OWN or NSR_RPC_ADMIN runs unless its
- *     program's authz function returned NSR_OK for that call.
+ *     program's authz function returned NSR_OK for that call, except one
+ *     flagged NSR_RPC_LOCKS_ITSELF, which asks it (nsr_rpc_authorize)
+ *     before it acts and whose refusal is answered as the transport's.
  */
 #include "nsr/compat.h"
 
@@ -73,6 +75,9 @@
 
 struct nsr_rpc_call {
 	struct srv_conn *sc;
+	const struct nsr_rpc_prog *prog; /* what is called, for */
+	const struct nsr_rpc_proc *proc; /* nsr_rpc_authorize */
+	struct nsr_buf *why;		 /* its refusal's words */
 };
 
 /* nsr_rpc_server_new - allocate a server for the given programs. */
@@ -408,6 +413,14 @@ static int authorized(const struct nsr_rpc_prog *prog,
 	return 0;
 }
 
+/* nsr_rpc_authorize - see rpc.h: authorized() asked by the handler. */
+int nsr_rpc_authorize(struct nsr_rpc_call *call, const void *args)
+{
+	return authorized(call->prog, call->proc, call, args, call->why)
+		       ? NSR_OK
+		       : NSR_ERR_PERM;
+}
+
 /* find_proc - look up the handler; sets *st to the RPC status if none. */
 static const struct nsr_rpc_proc *find_proc(
 	const struct nsr_rpc_server *s, const struct call_body *cb,
@@ -487,13 +500,21 @@ static int dispatch(struct srv_conn *sc, XDR *x, struct rpc_msg *msg)
 		return send_reply(x, xid, GARBAGE_ARGS, NULL, NULL, 0, 0);
 	}
 	nsr_buf_init(&why, 0);
-	if (p->flags & NSR_RPC_SERIAL)
-		pthread_mutex_lock(&s->serial);
-	ok = authorized(prog, p, &call, args, &why);
-	if (ok)
+	call.prog = prog;
+	call.proc = p;
+	call.why = &why;
+	if (p->flags & NSR_RPC_LOCKS_ITSELF) {
 		rc = p->fn(prog->ctx, args, res, &call);
-	if (p->flags & NSR_RPC_SERIAL)
-		pthread_mutex_unlock(&s->serial);
+		ok = rc != NSR_RPC_REFUSED;
+	} else {
+		if (p->flags & NSR_RPC_SERIAL)
+			pthread_mutex_lock(&s->serial);
+		ok = authorized(prog, p, &call, args, &why);
+		if (ok)
+			rc = p->fn(prog->ctx, args, res, &call);
+		if (p->flags & NSR_RPC_SERIAL)
+			pthread_mutex_unlock(&s->serial);
+	}
 	if (!ok)
 		rc = send_refused(x, xid, p, why.len ? why.data : "denied");
 	else if (rc == NSR_OK)
@@ -540,7 +561,8 @@ void srv_worker_release(struct srv_worker *w)
  * buffer or the socket (after a short linger when no other connection
  * waits for a worker: a request/reply client's next call usually comes
  * within it, and then wakes this thread directly instead of the room
- * thread and a worker), 1 if more is there, -1 if the stream failed. */
+ * thread and a worker), 1 if more is in the XDR buffer, 2 if only in the
+ * connection or the socket, -1 if the stream failed. */
 static int pending(struct srv_worker *w, struct srv_conn *sc)
 {
 	struct pollfd pfd = {.fd = sc->conn.fd, .events = POLLIN};
@@ -558,15 +580,32 @@ static int pending(struct srv_worker *w, struct srv_conn *sc)
 	if (sc->conn.err != NSR_OK)
 		return -1;
 	if (nsr_conn_pending(&sc->conn))
-		return 1;
-	return poll(&pfd, 1, linger) != 0;
+		return 2;
+	return poll(&pfd, 1, linger) != 0 ? 2 : 0;
+}
+
+/* closed_cleanly - 1 if sc's peer closed at a record boundary: nothing
+ * is buffered in the connection and the socket, readable, holds EOF.
+ * Only for connections without TLS (a TLS peer's close comes as a
+ * record, read through the stream).  The caller's XDR stream is then
+ * at a boundary and empty, so it is kept for the next connection:
+ * every session's connection ends this way, and a stream costs two
+ * NSR_RPC_BUFSZ buffers to make again. */
+static int closed_cleanly(struct srv_conn *sc)
+{
+	char b;
+
+	if (sc->conn.ssl || nsr_conn_pending(&sc->conn))
+		return 0;
+	return recv(sc->conn.fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
 }
 
 /*
  * srv_serve - worker: serve sc's records until none is pending.
  * SRV_HANDBACK: at a record boundary, nothing buffered (invariant 1);
  * SRV_CLOSE: EOF, error, timeout, or the handler asked; the worker's XDR
- * stream is then released, since it may hold half a record.
+ * stream is then released, since it may hold half a record, unless the
+ * peer closed between records (closed_cleanly).
  */
 enum srv_served srv_serve(struct srv_worker *w, struct srv_conn *sc)
 {
@@ -579,8 +618,13 @@ enum srv_served srv_serve(struct srv_worker *w, struct srv_conn *sc)
 		xdrrec_create(&w->x, NSR_RPC_BUFSZ, NSR_RPC_BUFSZ, w, wk_read,
 			      wk_write);
 		w->have_x = 1;
+		atomic_fetch_add(&sc->srv->streams_made, 1);
 	}
-	for (;;) {
+	for (rc = 2;;) {
+		/* At a record boundary; the XDR buffer is empty unless
+		 * pending() said 1 (invariant 1). */
+		if (rc == 2 && closed_cleanly(sc))
+			return SRV_CLOSE;
 		w->x.x_op = XDR_DECODE;
 		if (!xdrrec_skiprecord(&w->x))
 			break;

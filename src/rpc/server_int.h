@@ -79,6 +79,7 @@ struct nsr_rpc_server {
 	int nfree;
 	struct sc_list silent, idle, ready, busy;
 	atomic_int nready; /* ready.n, for reading without mu */
+	atomic_long streams_made; /* stats: worker XDR streams made */
 	struct srv_worker *idle_workers;
 	int nthreads;
 	int ncoming; /* workers woken or started, not yet at the queue */

@@ -4,8 +4,10 @@
  * whose replies are read later (a window of outstanding calls while
  * one-way calls flow), the
  * standard RPC errors (unknown program, version, procedure, undecodable
- * arguments), reply timeouts, a refused connection naming host and port,
- * per-connection data freed at close, and an orderly server shutdown.
+ * arguments), reply timeouts, a worker's XDR stream kept across
+ * connections closed between records, a refused connection naming host
+ * and port, per-connection data freed at close, and an orderly server
+ * shutdown.
  *
  * The server uses the locator program's types (loc_key, loc_reg_args,
  * loc_get_res) with test handlers.
@@ -110,30 +112,37 @@ static const struct nsr_rpc_prog progs[] = {
 	{NSREXECD_PROG, NSREXECD_V1, procs, NSR_ARRAY_SIZE(procs), NULL, NULL},
 };
 
+/* send_oneways - n one-way calls (ports 1 .. n) on c, buffered; with
+ * flush the last one is written out at once. */
+static void send_oneways(struct nsr_rpc_clnt *c, int n, int flush)
+{
+	char name[] = "n";
+
+	for (int i = 1; i <= n; i++) {
+		loc_reg_args a = {.prog = 1, .vers = 1, .port = i,
+				  .name = name};
+
+		assert_int_equal((i == n && flush ? nsr_rpc_send_now
+						  : nsr_rpc_send)(
+					 c, LOC_REGISTER,
+					 NSR_XDR(xdr_loc_reg_args), &a),
+				 NSR_OK);
+	}
+}
+
 static void test_pipelined_oneway_then_call(void **state)
 {
 	struct test_server s;
 	struct nsr_rpc_clnt *c;
 	loc_get_res r;
 	loc_key k = {.prog = 7, .vers = 1};
-	char name[] = "n";
 
 	NSR_UNUSED(state);
 	memset(&g, 0, sizeof(g));
 	g.in_order = 1;
 	test_server_start(&s, progs, NSR_ARRAY_SIZE(progs));
 	c = test_connect(s.port, NSREXECD_PROG, NSREXECD_V1);
-	for (int i = 1; i <= 5000; i++) {
-		loc_reg_args a = {.prog = 1,
-				  .vers = 1,
-				  .port = i,
-				  .pid = 0,
-				  .name = name};
-
-		assert_int_equal(nsr_rpc_send(c, LOC_REGISTER,
-					      NSR_XDR(xdr_loc_reg_args), &a),
-				 NSR_OK);
-	}
+	send_oneways(c, 5000, 0);
 	memset(&r, 0, sizeof(r));
 	assert_int_equal(nsr_rpc_call(c, LOC_GETPORT, NSR_XDR(xdr_loc_key), &k,
 				      NSR_XDR(xdr_loc_get_res), &r), NSR_OK);
@@ -150,6 +159,68 @@ static void test_pipelined_oneway_then_call(void **state)
 /* test_call_window - calls sent with nsr_rpc_call_send between one-way
  * calls; each reply, read oldest first, counts the one-way calls before
  * its call; reading out of turn and a plain call meanwhile are refused. */
+/* wait_for - poll up to 5 s until *v reaches want; its last value. */
+static int wait_for(volatile int *v, int want)
+{
+	for (int i = 0; i < 500 && *v < want; i++)
+		poll(NULL, 0, 10);
+	return *v;
+}
+
+/* test_stream_kept - a connection closed between records leaves the
+ * worker's XDR stream for the next one (no new buffers per session),
+ * and a close right after pipelined one-way calls still has every one
+ * of them handled, in order. */
+static void test_stream_kept(void **state)
+{
+	struct test_server s;
+	struct nsr_rpc_stats st;
+	loc_key k = {.prog = 7, .vers = 1};
+
+	NSR_UNUSED(state);
+	memset(&g, 0, sizeof(g));
+	g.in_order = 1;
+	test_server_start(&s, progs, NSR_ARRAY_SIZE(progs));
+	nsr_rpc_server_stats(s.srv, &st, 1);
+	for (int i = 0; i < 20; i++) {
+		struct nsr_rpc_clnt *c = test_connect(s.port, NSREXECD_PROG,
+						      NSREXECD_V1);
+		loc_get_res r;
+
+		memset(&r, 0, sizeof(r));
+		assert_int_equal(nsr_rpc_call(c, LOC_GETPORT,
+					      NSR_XDR(xdr_loc_key), &k,
+					      NSR_XDR(xdr_loc_get_res), &r),
+				 NSR_OK);
+		xdr_free(NSR_XDR(xdr_loc_get_res), (char *)&r);
+		nsr_rpc_close(c);
+		/* the server has seen the close: the next one is new */
+		for (int j = 0; j < 500; j++) {
+			nsr_rpc_server_stats(s.srv, &st, 0);
+			if (st.conns == 0)
+				break;
+			poll(NULL, 0, 10);
+		}
+		assert_int_equal(st.conns, 0);
+	}
+	nsr_rpc_server_stats(s.srv, &st, 0);
+	/* One stream per worker at most, not one per connection. */
+	assert_true(st.threads < 20);
+	assert_true(st.streams_made >= 1);
+	assert_true(st.streams_made <= st.threads);
+	/* Pipelined one-way calls, then close: all of them are handled. */
+	{
+		struct nsr_rpc_clnt *c = test_connect(s.port, NSREXECD_PROG,
+						      NSREXECD_V1);
+
+		send_oneways(c, 300, 1);
+		nsr_rpc_close(c);
+	}
+	assert_int_equal(wait_for(&g.oneway_seen, 300), 300);
+	assert_int_equal(g.in_order, 1);
+	test_server_stop(&s);
+}
+
 static void test_call_window(void **state)
 {
 	struct test_server s;
@@ -324,6 +395,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pipelined_oneway_then_call),
+		cmocka_unit_test(test_stream_kept),
 		cmocka_unit_test(test_call_window),
 		cmocka_unit_test(test_rpc_errors),
 		cmocka_unit_test(test_connect_refused),
