@@ -80,13 +80,46 @@ int nsr_expiry_builtin(const char *name, struct nsr_expiry_policy *p)
 	return NSR_ERR_NOTFOUND;
 }
 
+/* The last sums nsr_expiry_add made on this thread.  mktime reads the
+ * time zone again on every call (with TZ unset, a stat and more of
+ * /etc/localtime, under glibc's zone lock), and a burst of new save sets
+ * (nsrd admits 1,024 at once) asks the same few sums within one second:
+ * they are remembered with the TZ they were made under. */
+#define ADD_MEMO 4
+static _Thread_local struct add_memo {
+	int used;
+	enum nsr_expiry_unit unit;
+	long count;
+	int64_t from, to;
+	char tz[64];
+} g_memo[ADD_MEMO];
+static _Thread_local unsigned g_memo_next;
+
+/* memo_tz - this process's TZ as the memo keeps it ("" when unset or
+ * too long to keep: then nothing is remembered). */
+static const char *memo_tz(int *keep)
+{
+	const char *tz = getenv("TZ");
+
+	*keep = !tz || strlen(tz) < sizeof(g_memo[0].tz);
+	return tz ? tz : "";
+}
+
 /* nsr_expiry_add - from + the policy in local calendar terms. */
 int64_t nsr_expiry_add(const struct nsr_expiry_policy *p, int64_t from)
 {
 	time_t t = (time_t)from;
 	struct tm tm;
-	int c = (int)p->count;
+	int c = (int)p->count, keep;
+	const char *tz = memo_tz(&keep);
+	struct add_memo *m;
 
+	for (unsigned i = 0; keep && i < ADD_MEMO; i++) {
+		m = &g_memo[i];
+		if (m->used && m->unit == p->unit && m->count == p->count &&
+		    m->from == from && strcmp(m->tz, tz) == 0)
+			return m->to;
+	}
 	localtime_r(&t, &tm);
 	switch (p->unit) {
 	case NSR_EXPIRY_DAYS: tm.tm_mday += c; break;
@@ -95,7 +128,17 @@ int64_t nsr_expiry_add(const struct nsr_expiry_policy *p, int64_t from)
 	case NSR_EXPIRY_YEARS: tm.tm_year += c; break;
 	}
 	tm.tm_isdst = -1;
-	return (int64_t)mktime(&tm);
+	t = mktime(&tm);
+	if (keep) {
+		m = &g_memo[g_memo_next++ % ADD_MEMO];
+		m->used = 1;
+		m->unit = p->unit;
+		m->count = p->count;
+		m->from = from;
+		m->to = (int64_t)t;
+		snprintf(m->tz, sizeof(m->tz), "%s", tz);
+	}
+	return (int64_t)t;
 }
 
 /* nsr_expiry_times - rules 1-3 of expiry.h. */

@@ -83,6 +83,35 @@ static void test_add(void **state)
 	assert_int_equal(tm.tm_year, 127);
 }
 
+/* test_add_zone - a sum remembered (nsr_expiry_add's memo) is the
+ * answer of the zone it was made in: one month from 2026-03-01 12:00 UTC
+ * is 31 days in UTC and an hour less where DST starts in between (a
+ * POSIX rule: no zone files needed), asked alternately, twice each. */
+static void test_add_zone(void **state)
+{
+	struct nsr_expiry_policy p = { NSR_EXPIRY_MONTHS, 1 };
+	const int64_t base = 1772366400; /* 2026-03-01 12:00:00 UTC */
+	const char *old = getenv("TZ");
+	char *keep = old ? strdup(old) : NULL;
+
+	NSR_UNUSED(state);
+	for (int round = 0; round < 2; round++) {
+		setenv("TZ", "UTC0", 1);
+		tzset();
+		assert_int_equal(nsr_expiry_add(&p, base) - base, 31 * 86400);
+		setenv("TZ", "EST5EDT,M3.2.0,M11.1.0", 1);
+		tzset();
+		assert_int_equal(nsr_expiry_add(&p, base) - base,
+				 31 * 86400 - 3600);
+	}
+	if (keep)
+		setenv("TZ", keep, 1);
+	else
+		unsetenv("TZ");
+	tzset();
+	free(keep);
+}
+
 /* test_times - explicit times, defaults, the pool's longer retention and
  * retention never before browse. */
 static void test_times(void **state)
@@ -206,6 +235,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_add),
+		cmocka_unit_test(test_add_zone),
 		cmocka_unit_test(test_times),
 		cmocka_unit_test(test_chain),
 	};

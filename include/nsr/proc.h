@@ -1,0 +1,21 @@
+/*
+ * proc.h - what Linux's /proc says of a process: its command name (the
+ * kernel's comm, at most 15 bytes: the name of the program it runs) and
+ * its state letter (R, S, D, Z for a zombie not reaped yet, X, ...).
+ * Used where a pid alone is not enough: a child that has exited but is
+ * not reaped still answers kill(pid, 0), and a pid may be another
+ * program's once its first owner is gone.
+ */
+#ifndef NSR_PROC_H
+#define NSR_PROC_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* nsr_proc_stat - pid's command name into comm[len] (NULL: not wanted)
+ * and state letter into *state (NULL: not wanted): NSR_OK, or
+ * NSR_ERR_NOTFOUND when there is no such process (or /proc says nothing
+ * readable of it). */
+int nsr_proc_stat(pid_t pid, char *comm, size_t len, char *state);
+
+#endif /* NSR_PROC_H */
