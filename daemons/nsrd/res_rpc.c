@@ -36,18 +36,7 @@ static struct nsr_res *parse_attrs(const char *text, nsr_status *st)
 const struct nsr_res *nsrd_res_find1(struct nsrd *n, const char *type,
 				     const char *name)
 {
-	struct nsr_res *q = nsr_res_new();
-	const struct nsr_res *found = NULL;
-	long i;
-
-	nsr_res_set1(q, "type", type);
-	if (name)
-		nsr_res_set1(q, "name", name);
-	i = nsr_resdb_find(n->res, q, 0);
-	if (i >= 0)
-		found = nsr_resdb_at(n->res, (size_t)i);
-	nsr_res_free(q);
-	return found;
+	return nsr_resdb_lookup(n->res, type, name);
 }
 
 /* nsrd_res_set_attr - server-side change of one attribute of a resource. */

@@ -112,6 +112,15 @@ const struct nsr_res *nsr_resdb_get(const struct nsr_resdb *db,
 long nsr_resdb_find(const struct nsr_resdb *db, const struct nsr_res *query,
 		    size_t start);
 
+/* nsr_resdb_lookup - the first resource (in id order) of type (compared
+ * as nsr_res_name_eq does) that has name among the values of its "name"
+ * attribute (name NULL: the first of the type), or NULL: what
+ * nsr_resdb_find gives for such a query, from an index instead of a scan
+ * (made again at the first lookup after a change; not for concurrent
+ * use, like every change).  Valid until the next change. */
+const struct nsr_res *nsr_resdb_lookup(struct nsr_resdb *db,
+				       const char *type, const char *name);
+
 /* nsr_resdb_create - validate r, fill defaults, assign an id and store it.
  * r is not changed; *id_out (may be NULL) gets a malloc'ed copy of the new
  * id.  An id attribute in r is ignored.  Create, update and delete return

@@ -8,6 +8,7 @@
  */
 #include "nsr/compat.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <strings.h>
@@ -34,6 +35,17 @@ struct nsr_resdb {
 	int lockfd;			/* holds the flock; -1 if read-only */
 	int readonly;
 	int refs;			/* opts->refs */
+	unsigned long gen;		/* changes of list so far */
+	/* nsr_resdb_lookup's index of list as it was at gen idx_gen (0:
+	 * none): open addressing, idx_cap slots (a power of two). */
+	struct idx_slot *idx;
+	size_t idx_cap;
+	unsigned long idx_gen;
+};
+
+/* One slot of the lookup index: at is a list index + 1 (0: empty). */
+struct idx_slot {
+	uint32_t hash, at;
 };
 
 /* id_seq - the sequence number (first component) of an id, 0 if bad. */
@@ -195,6 +207,7 @@ static int load_all(struct nsr_resdb *db, struct nsr_res_error *err)
 			break;
 	}
 	closedir(d);
+	db->gen++;
 	if (rc == NSR_OK && db->list.n)
 		qsort(db->list.items, db->list.n, sizeof(db->list.items[0]),
 		      cmp_res);
@@ -247,6 +260,7 @@ int nsr_resdb_open(const char *dir, const struct nsr_resdb_opts *opts,
 		return NSR_ERR_NOMEM;
 	nsr_res_list_init(&db->list);
 	db->next_seq = 1;
+	db->gen = 1;
 	db->lockfd = -1;
 	db->readonly = opts && opts->readonly;
 	db->refs = opts && opts->refs;
@@ -288,6 +302,7 @@ void nsr_resdb_close(struct nsr_resdb *db)
 	if (!db)
 		return;
 	nsr_res_list_release(&db->list);
+	free(db->idx);
 	if (db->lockfd >= 0)
 		close(db->lockfd);	/* releases the lock */
 	free(db->dir);
@@ -338,6 +353,138 @@ long nsr_resdb_find(const struct nsr_resdb *db, const struct nsr_res *query,
 		if (nsr_res_match(db->list.items[i], query))
 			return (long)i;
 	return -1;
+}
+
+/* key_hash - FNV-1a of type as nsr_res_name_eq compares it (case and
+ * blank runs folded, outer blanks dropped), then of name exactly (NULL:
+ * the key of the type alone). */
+static uint32_t key_hash(const char *type, const char *name)
+{
+	uint32_t h = 2166136261u;
+	int blank = 0;
+
+	while (*type == ' ' || *type == '\t')
+		type++;
+	for (; *type; type++) {
+		if (*type == ' ' || *type == '\t') {
+			blank = 1;
+			continue;
+		}
+		if (blank)
+			h = (h ^ ' ') * 16777619u;
+		blank = 0;
+		h = (h ^ (unsigned char)tolower((unsigned char)*type)) *
+		    16777619u;
+	}
+	h = (h ^ (name ? 1u : 2u)) * 16777619u;
+	for (; name && *name; name++)
+		h = (h ^ (unsigned char)*name) * 16777619u;
+	return h;
+}
+
+/* key_match - does r have type and (unless NULL) name as a value of its
+ * "name" attribute (the match nsr_resdb_find makes of such a query)? */
+static int key_match(const struct nsr_res *r, const char *type,
+		     const char *name)
+{
+	long k;
+
+	if (!nsr_res_type(r) || !nsr_res_name_eq(nsr_res_type(r), type))
+		return 0;
+	if (!name)
+		return 1;
+	k = nsr_res_find(r, "name");
+	for (size_t j = 0; k >= 0 && j < nsr_res_attr_nvalues(r, (size_t)k);
+	     j++)
+		if (strcmp(nsr_res_attr_value(r, (size_t)k, j), name) == 0)
+			return 1;
+	return 0;
+}
+
+/* idx_put - the key (type, name) of list index i, unless an earlier
+ * resource holds it (the first one is what a lookup finds). */
+static void idx_put(struct nsr_resdb *db, const char *type, const char *name,
+		    size_t i)
+{
+	uint32_t h = key_hash(type, name);
+	size_t mask = db->idx_cap - 1;
+
+	for (size_t p = h & mask;; p = (p + 1) & mask) {
+		struct idx_slot *e = &db->idx[p];
+
+		if (!e->at) {
+			e->hash = h;
+			e->at = (uint32_t)i + 1;
+			return;
+		}
+		if (e->hash == h &&
+		    key_match(db->list.items[e->at - 1], type, name))
+			return;
+	}
+}
+
+/* idx_build - the index of the list as it is now; 0 or -1 (no memory:
+ * lookups then scan). */
+static int idx_build(struct nsr_resdb *db)
+{
+	size_t keys = 0, cap = 16;
+
+	for (size_t i = 0; i < db->list.n; i++) {
+		long k = nsr_res_find(db->list.items[i], "name");
+
+		keys += 1 + (k < 0 ? 0
+				   : nsr_res_attr_nvalues(db->list.items[i],
+							  (size_t)k));
+	}
+	while (cap < 2 * keys + 2)
+		cap *= 2;
+	if (cap != db->idx_cap) {
+		struct idx_slot *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return -1;
+		free(db->idx);
+		db->idx = v;
+		db->idx_cap = cap;
+	} else {
+		memset(db->idx, 0, cap * sizeof(*db->idx));
+	}
+	for (size_t i = 0; i < db->list.n; i++) {
+		const struct nsr_res *r = db->list.items[i];
+		const char *type = nsr_res_type(r);
+		long k = nsr_res_find(r, "name");
+
+		if (!type)
+			continue;
+		idx_put(db, type, NULL, i);
+		for (size_t j = 0;
+		     k >= 0 && j < nsr_res_attr_nvalues(r, (size_t)k); j++)
+			idx_put(db, type, nsr_res_attr_value(r, (size_t)k, j),
+				i);
+	}
+	db->idx_gen = db->gen;
+	return 0;
+}
+
+/* nsr_resdb_lookup - see resdb.h. */
+const struct nsr_res *nsr_resdb_lookup(struct nsr_resdb *db,
+				       const char *type, const char *name)
+{
+	uint32_t h = key_hash(type, name);
+	size_t mask;
+
+	if (db->idx_gen != db->gen && idx_build(db) != 0) {
+		for (size_t i = 0; i < db->list.n; i++) /* no index */
+			if (key_match(db->list.items[i], type, name))
+				return db->list.items[i];
+		return NULL;
+	}
+	mask = db->idx_cap - 1;
+	for (size_t p = h & mask; db->idx[p].at; p = (p + 1) & mask)
+		if (db->idx[p].hash == h &&
+		    key_match(db->list.items[db->idx[p].at - 1], type, name))
+			return db->list.items[db->idx[p].at - 1];
+	return NULL;
 }
 
 /* same_values - 1 if attribute name has equal value lists in a and b. */
@@ -525,6 +672,7 @@ int nsr_resdb_create(struct nsr_resdb *db, const struct nsr_res *r,
 	if (rc != NSR_OK)
 		goto out;
 	db->list.items[db->list.n++] = c;
+	db->gen++;
 	c = NULL;
 	if (id_out) {
 		*id_out = idcopy;
@@ -583,6 +731,7 @@ int nsr_resdb_update(struct nsr_resdb *db, const char *id,
 	if (rc != NSR_OK)
 		goto out;
 	db->list.items[i] = c;
+	db->gen++;
 	c = old;
 out:
 	nsr_res_free(c);
@@ -623,5 +772,6 @@ int nsr_resdb_delete(struct nsr_resdb *db, const char *id,
 	memmove(&db->list.items[i], &db->list.items[i + 1],
 		(db->list.n - (size_t)i - 1) * sizeof(db->list.items[0]));
 	db->list.n--;
+	db->gen++;
 	return rc;
 }

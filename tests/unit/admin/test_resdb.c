@@ -1,6 +1,7 @@
 /*
  * test_resdb.c - the resource database directory: create, update, delete,
- * reload, validation, strict loading of damaged files, seeding.
+ * reload, validation, strict loading of damaged files, seeding; lookups
+ * by type and name from the index agree with the scan.
  */
 #include "nsr/compat.h"
 
@@ -230,6 +231,95 @@ static void test_update_delete(void **state)
 	free(id);
 	free(other);
 	nsr_buf_release(&why);
+	nsr_test_rmrf(tmp);
+	free(tmp);
+}
+
+/* find_scan - what nsr_resdb_lookup must give: the scan of a query. */
+static const struct nsr_res *find_scan(struct nsr_resdb *db, const char *type,
+				       const char *name)
+{
+	struct nsr_res *q = nsr_res_new();
+	long i;
+
+	assert_int_equal(nsr_res_set1(q, "type", type), NSR_OK);
+	if (name)
+		assert_int_equal(nsr_res_set1(q, "name", name), NSR_OK);
+	i = nsr_resdb_find(db, q, 0);
+	nsr_res_free(q);
+	return i < 0 ? NULL : nsr_resdb_at(db, (size_t)i);
+}
+
+/* lookups_agree - every lookup of the types (spelled as users may) and
+ * names c0..c29 (and none) gives what the scan gives. */
+static void lookups_agree(struct nsr_resdb *db)
+{
+	static const char *types[] = {"NSR client", "nsr  CLIENT ",
+				      " nsr pool", "NSR policy", "NSR bogus"};
+	char name[16];
+
+	for (size_t t = 0; t < NSR_ARRAY_SIZE(types); t++) {
+		assert_ptr_equal(nsr_resdb_lookup(db, types[t], NULL),
+				 find_scan(db, types[t], NULL));
+		for (int i = 0; i < 30; i++) {
+			snprintf(name, sizeof(name), "c%d", i);
+			assert_ptr_equal(nsr_resdb_lookup(db, types[t], name),
+					 find_scan(db, types[t], name));
+		}
+	}
+}
+
+/* test_lookup - nsr_resdb_lookup (an index) finds what the scan finds,
+ * through 300 random creates, renames and deletes of clients and pools
+ * (pools and clients share names), and after a reload. */
+static void test_lookup(void **state)
+{
+	char *tmp = nsr_test_tmpdir("resdb");
+	struct nsr_resdb *db = open_db(tmp);
+	unsigned seed = 7;
+	char text[128];
+	int found = 0;
+
+	NSR_UNUSED(state);
+	lookups_agree(db); /* the defaults only */
+	for (int op = 0; op < 300; op++) {
+		const char *type = (seed = seed * 1103515245u + 12345u) & 1
+					   ? "NSR client"
+					   : "NSR pool";
+		int k = (int)((seed >> 8) % 30), what = (int)((seed >> 16) % 4);
+		size_t n = nsr_resdb_count(db);
+		const struct nsr_res *r = n ? nsr_resdb_at(db, (seed >> 4) % n)
+					    : NULL;
+
+		if (what < 2 || !r) {
+			snprintf(text, sizeof(text), "type: %s; name: c%d",
+				 type, k);
+			(void)create_text(db, text, NULL, NULL);
+		} else if (what == 2) {
+			struct nsr_res *c = nsr_res_dup(r);
+
+			snprintf(text, sizeof(text), "c%d", k);
+			assert_int_equal(nsr_res_set1(c, "name", text),
+					 NSR_OK);
+			(void)nsr_resdb_update(db, nsr_res_id(r), c, NULL);
+			nsr_res_free(c);
+		} else {
+			char *id = nsr_xstrdup(nsr_res_id(r));
+
+			(void)nsr_resdb_delete(db, id, NULL);
+			free(id);
+		}
+		lookups_agree(db);
+	}
+	for (int i = 0; i < 30; i++) {
+		snprintf(text, sizeof(text), "c%d", i);
+		found += nsr_resdb_lookup(db, "NSR client", text) != NULL;
+	}
+	assert_true(found > 0 && found < 30); /* both answers were asked */
+	nsr_resdb_close(db);
+	db = open_db(tmp);
+	lookups_agree(db);
+	nsr_resdb_close(db);
 	nsr_test_rmrf(tmp);
 	free(tmp);
 }
@@ -630,6 +720,7 @@ int main(void)
 		cmocka_unit_test(test_create_reload),
 		cmocka_unit_test(test_validation),
 		cmocka_unit_test(test_update_delete),
+		cmocka_unit_test(test_lookup),
 		cmocka_unit_test(test_hook_and_seed),
 		cmocka_unit_test(test_refs),
 		cmocka_unit_test(test_pool_criteria),
