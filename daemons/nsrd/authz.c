@@ -12,7 +12,9 @@
  * own client's data; recovering a client's data needs its own host, an
  * administrator or the client's `remote access`.  Every denial is
  * logged with who and what, and the caller gets the same words.
- * Runs under the RPC server mutex (every nsrd procedure is SERIAL).
+ * Runs under the RPC server mutex (every nsrd procedure is SERIAL, and
+ * SAVE_START, which locks itself, asks through nsr_rpc_authorize under
+ * it).
  */
 #include "nsr/compat.h"
 

@@ -53,8 +53,9 @@ static const struct nsr_rpc_proc nsrd_procs[] = {
 	      nsrd_res_update),
 	ADMIN(RES_DELETE, "res_delete", res_text_args, nsr_void_res,
 	      nsrd_res_delete),
-	OWN(SAVE_START, "save_start", save_start_args, save_start_res,
-	    nsrd_save_start),
+	/* its parts take the mutex themselves, in batches (session.c) */
+	NSR_RPC_PROC(SAVE_START, "save_start", save_start_args, save_start_res,
+		     nsrd_save_start, NSR_RPC_OWN | NSR_RPC_LOCKS_ITSELF),
 	PROC(SAVE_END, "save_end", save_end_args, nsr_void_res, nsrd_save_end),
 	/* the client is known from the save set: checked in the handler */
 	PROC(RECOVER_START, "recover_start", rec_start_args, rec_start_res,
@@ -478,6 +479,8 @@ int main(int argc, char **argv)
 
 	lanes_init(&g_nsrd.lanes);
 	batch_init(&g_nsrd.creates, NSRD_CREATE_BATCHES, nsrd_create_batch,
+		   &g_nsrd);
+	batch_init(&g_nsrd.starts, NSRD_START_BATCHES, nsrd_start_batch,
 		   &g_nsrd);
 	rc = nsr_daemon_main(argc, argv, &nsrd_ops, &g_nsrd);
 	nsr_resdb_close(g_nsrd.res);

@@ -2,7 +2,11 @@
  * nsrd.h - private to nsrd: the server state shared by its handler files.
  *
  * Handlers run with NSR_RPC_SERIAL, so all of struct nsrd is accessed under
- * the RPC server-wide mutex and needs no locking of its own.
+ * the RPC server-wide mutex and needs no locking of its own.  SAVE_START
+ * is NSR_RPC_LOCKS_ITSELF: its handler takes the mutex itself, or has the
+ * leader of a batch of starts (nsrd_start_batch, batch.h) run its parts
+ * under one hold of the mutex for the whole batch; either way every part
+ * that touches struct nsrd runs under the mutex, as a SERIAL handler's.
  *
  * Two exceptions, the remote work of SAVE_START and of SAVE_END
  * (session.c).  A start reserves its session slot under the mutex,
@@ -115,6 +119,10 @@ struct nsrd_session {
  * queue meanwhile make the next batch larger (1 did better than 4 and 8:
  * tests/bench/admission/RESULTS.md). */
 #define NSRD_CREATE_BATCHES 1
+/* Batches of SAVE_STARTs at once (session.c, nsrd_start_batch): while
+ * one creates its save sets and jobs without the mutex, the next runs its
+ * admissions under it. */
+#define NSRD_START_BATCHES 2
 
 /* A session that waits to start (admit.c). */
 enum nsrd_wait_kind {
@@ -225,6 +233,9 @@ struct nsrd {
 	/* Starting saves' save sets, created in batches (batch.h) of up to
 	 * BATCH_MAX, NSRD_CREATE_BATCHES at once, each through a lane. */
 	struct batch creates;
+	/* SAVE_STARTs, run in batches (nsrd_start_batch), at most
+	 * NSRD_START_BATCHES at once. */
+	struct batch starts;
 };
 
 extern struct nsrd g_nsrd;
@@ -311,6 +322,7 @@ int nsrd_sessions_init(struct nsrd *n);
 void nsrd_tally_check(struct nsrd *n);
 /* nsrd_device_sessions - the sessions on device now (all with NULL). */
 int nsrd_device_sessions(struct nsrd *n, const char *device);
+/* nsrd_save_start - SAVE_START, NSR_RPC_LOCKS_ITSELF (see the top). */
 int nsrd_save_start(void *ctx, void *args, void *res,
 		    struct nsr_rpc_call *call);
 int nsrd_save_end(void *ctx, void *args, void *res, struct nsr_rpc_call *call);
@@ -330,6 +342,12 @@ void nsrd_settle_orphans(struct nsrd *n);
  * progress becomes a session without owner, adopted by its client's next
  * SAVE_RENEW/SAVE_END, else settled when its lease lapses. */
 void nsrd_reconcile(struct nsrd *n);
+/* nsrd_start_batch - batch.h's run function of n->starts (session.c):
+ * the SAVE_STARTs of items (struct start), each authorized and its first
+ * part run in one hold of the RPC mutex, the save sets and jobs of the
+ * admitted ones created in one batch without it, their second parts in
+ * one more hold; a queued save asking again is left to its thread. */
+void nsrd_start_batch(void *ctx, struct batch_item **items, size_t n);
 /* nsrd_create_batch - batch.h's run function of n->creates (session.c):
  * the save sets of n starting saves in one call to nsrmmdbd. */
 void nsrd_create_batch(void *ctx, struct batch_item **items, size_t n);

@@ -38,6 +38,7 @@
 #include "nsr/jobd_clnt.h"
 #include "nsr/level.h"
 #include "nsr/log.h"
+#include "nsr/proc.h"
 #include "nsr/mmd_clnt.h"
 #include "nsr/mmdb_clnt.h"
 #include "nsr/mmquery.h"
@@ -557,10 +558,21 @@ static size_t device_load(struct nsrd *n, const char *device,
 	return nl;
 }
 
-/* mover_alive - is the local mover pid still there (devcache.h)? */
-static int mover_alive(pid_t pid)
+/* mover_alive - is the local mover pid still there (devcache.h)?  For an
+ * idle one (no session of ours on it), also an nsrmmd that has not
+ * exited; when in doubt, no: nsrsnmd is asked. */
+static int mover_alive(pid_t pid, int idle)
 {
-	return kill(pid, 0) == 0 || errno == EPERM;
+	char comm[32], state = 0;
+
+	if (kill(pid, 0) != 0 && errno != EPERM)
+		return 0;
+	if (!idle)
+		return 1;
+	/* Idle: it may have exited (a zombie nsrsnmd has yet to reap) and
+	 * its pid may even be another program's now. */
+	return nsr_proc_stat(pid, comm, sizeof(comm), &state) == NSR_OK &&
+	       strcmp(comm, "nsrmmd") == 0 && state != 'Z' && state != 'X';
 }
 
 /* nsrd_device_capacity - see nsrd.h. */
@@ -625,9 +637,9 @@ int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
 					       md.max_sessions);
 	md.load = load;
 	md.nload = device_load(n, md.name, load, NSR_ARRAY_SIZE(load));
-	/* A local mover that serves sessions of ours below its target takes
-	 * one more without a question to nsrsnmd (devcache.h): nsrsnmd would
-	 * neither start a mover then nor count differently. */
+	/* A local mover below its target sessions takes one more without a
+	 * question to nsrsnmd (devcache.h): nsrsnmd would neither start a
+	 * mover then nor count differently, and picks the least loaded too. */
 	if (!host[0] && devcache_mover_pick(md.name, load, md.nload,
 					    md.target_sessions, mover_alive,
 					    &pid, port)) {
@@ -1170,43 +1182,63 @@ static int save_create_locked(struct nsrd *n, struct save_create *c,
 	return rc;
 }
 
-/* save_create_unlocked - the save set and then the job of a starting
+/* create_job_alone - after a batch, unlocked: the job the batch could not
+ * record (not job_done) through a lane's jobs half; 1 if it went there,
+ * 0 if it is left for create_settle (no lane free of a stopping nsrd). */
+static int create_job_alone(struct nsrd *n, struct create_req *q, int rc)
+{
+	struct lane *jl = NULL;
+	int closed = 0;
+
+	if (!q->nolane && rc == NSR_OK && !q->c->job_done)
+		jl = lanes_get(&n->lanes, LANE_JOBD, &closed);
+	if (!jl)
+		return 0;
+	save_job_create(jl->jobd, q->c);
+	lanes_put(&n->lanes, jl, LANE_JOBD);
+	return 1;
+}
+
+/* create_settle - back under the mutex after a batch (rc its result for
+ * q, lane_job create_job_alone's): the job still missing through the
+ * shared handle, or everything through it when the batch had no lane.
+ * NSR_OK, or an error with q->st set (then no save set was made). */
+static int create_settle(struct nsrd *n, struct create_req *q, int rc,
+			 int lane_job)
+{
+	if (!q->nolane && rc == NSR_OK && !lane_job && !q->c->job_done)
+		/* its job: the shared one */
+		save_job_create(open_jobd(), q->c);
+	if (!q->nolane)
+		return rc;
+	if (q->closed) { /* stop closes the shared handles next */
+		nsr_status_set(q->st, NSR_ERR_BUSY, "nsrd is stopping: run the "
+			       "save again once it is back");
+		return NSR_ERR_BUSY;
+	}
+	return save_create_locked(n, q->c, q->st);
+}
+
+/* save_create_unlocked - the save set and then the job of one starting
  * save with the RPC mutex released: the save set in a batch with the
- * other starts' (nsrd_create_batch), the job through a lane's half of
- * its own (nsrd.h invariants 1-3); under the mutex with the shared
- * handles when there is no server (tests) or no lane (stopping, no
- * memory).
+ * other starts' (n->creates), the job through a lane's half of its own
+ * (nsrd.h invariants 1-3); under the mutex with the shared handles when
+ * there is no server (tests) or no lane (stopping, no memory).
  * Called and returns with the mutex held.  NSR_OK, or an error with st
  * set (then no save set was made). */
 static int save_create_unlocked(struct nsrd *n, struct save_create *c,
 				nsr_status *st)
 {
 	struct create_req q = {c, st, 0, 0};
-	struct lane *jl = NULL;
-	int rc, closed = 0;
+	int rc, lane_job;
 
 	if (!n->d || !n->d->srv)
 		return save_create_locked(n, c, st);
 	nsr_rpc_server_unlock(n->d->srv);
 	rc = batch_do(&n->creates, &q);
-	if (!q.nolane && rc == NSR_OK && !c->job_done)
-		jl = lanes_get(&n->lanes, LANE_JOBD, &closed);
-	if (jl) {
-		save_job_create(jl->jobd, c);
-		lanes_put(&n->lanes, jl, LANE_JOBD);
-	}
+	lane_job = create_job_alone(n, &q, rc);
 	nsr_rpc_server_lock(n->d->srv);
-	if (!q.nolane && rc == NSR_OK && !jl && !c->job_done)
-		/* its job: the shared one */
-		save_job_create(open_jobd(), c);
-	if (!q.nolane)
-		return rc;
-	if (q.closed) { /* stop closes the shared handles next */
-		nsr_status_set(st, NSR_ERR_BUSY, "nsrd is stopping: run the "
-			       "save again once it is back");
-		return NSR_ERR_BUSY;
-	}
-	return save_create_locked(n, c, st);
+	return create_settle(n, &q, rc, lane_job);
 }
 
 /* nsrd_session_free - the slot is free; held answers may go on. */
@@ -1226,48 +1258,90 @@ void nsrd_session_free(struct nsrd *n, struct nsrd_session *s)
 	nsrd_admit_wake(n);
 }
 
-/* nsrd_save_start - SAVE_START: admit a save and say where to stream. */
-int nsrd_save_start(void *ctx, void *argp, void *resp,
-		    struct nsr_rpc_call *call)
-{
-	struct nsrd *n = ctx;
-	save_start_args *a = argp;
-	save_start_res *r = resp;
-	struct mmdb_clnt *mc = NULL;
-	const struct nsr_res *client, *dev;
-	struct mmdb_volume vol;
-	struct mmdb_saveset ss;
-	struct nsrd_session *s = NULL;
-	struct nsr_level_decision ld;
-	struct mmdb_saveset master;
-	int64_t latest = 0;
-	struct nsr_buf err, lmsg, llog;
-	const char *pool;
-	char poolbuf[sizeof(((struct mmdb_saveset *)0)->pool)];
-	struct save_create c;
-	uint32_t cloneid = 0;
-	char mhost[NSR_HOST_MAX + 1] = "", devname[256];
-	int port = 0, level, rc;
-	struct nsrd_wait *w = NULL;
-	struct nsrd_wait_ask q;
-	char why[NSR_MSG_MAX / 2], tmo[128], advice[256];
+/*
+ * One SAVE_START between its two parts under the RPC mutex.  The first
+ * (start_first) checks the call, admits it and reserves its session, and
+ * prepares its save set (c); the save set and job are then created
+ * without the mutex; the second (start_last) fills the answer.  A burst
+ * of starts goes through the starts' batches (nsrd_start_batch): one
+ * thread runs the first part of every start of a batch in one hold of
+ * the mutex, their creates in one MM_SS_CREATE_MANY and one
+ * JOB_CREATE_MANY, and their second parts in one more hold, instead of
+ * two hand-offs of the mutex per start between the workers.
+ */
+enum start_step {
+	START_ANSWERED,	/* answered by the first part (refused, waits) */
+	START_CREATE,	/* admitted: its save set and job to be created */
+	START_ALONE,	/* a queued save asking again: its thread runs it
+			 * (it may hold its answer, nsrd_admit_hold) */
+	START_REFUSED	/* not authorized (nsr_rpc_authorize) */
+};
 
-	memset(&q, 0, sizeof(q));
+struct start {
+	struct nsrd *n;
+	save_start_args *a;
+	save_start_res *r;
+	struct nsr_rpc_call *call;
+	enum start_step step;
+	struct nsrd_session *s;		/* its session, once reserved */
+	struct nsrd_wait *w;		/* its wait, if it had one */
+	struct mmdb_volume vol;
+	struct mmdb_saveset master;	/* a PSS dependent's */
+	struct nsr_level_decision ld;
+	struct nsr_buf err, lmsg, llog;
+	char poolbuf[sizeof(((struct mmdb_saveset *)0)->pool)];
+	const char *pool;
+	struct save_create c;
+	char mhost[NSR_HOST_MAX + 1], devname[256];
+	int port;
+};
+
+/* start_init - st for one call. */
+static void start_init(struct start *st, struct nsrd *n, save_start_args *a,
+		       save_start_res *r, struct nsr_rpc_call *call)
+{
+	memset(st, 0, sizeof(*st));
+	st->n = n;
+	st->a = a;
+	st->r = r;
+	st->call = call;
 	r->pool = nsr_rpc_str("");
 	r->volume = nsr_rpc_str("");
 	r->mover_host = nsr_rpc_str("");
 	r->level = nsr_rpc_str("");
 	r->level_msg = nsr_rpc_str("");
-	nsr_buf_init(&err, 0);
-	nsr_buf_init(&lmsg, 0);
-	nsr_buf_init(&llog, 0);
+	nsr_buf_init(&st->err, 0);
+	nsr_buf_init(&st->lmsg, 0);
+	nsr_buf_init(&st->llog, 0);
+}
 
+/* start_first - the first part, under the mutex: the call checked and
+ * admitted (server, group and client parallelism, admit.c), a device and
+ * its mover chosen, the level decided, the session reserved (starting,
+ * counted: nsrd.h invariant 2) and its save set prepared in st->c; step
+ * START_CREATE.  Anything else is answered in st->r (START_ANSWERED),
+ * or, when !may_hold, a queued save asking again is left to its thread
+ * (START_ALONE, nothing changed). */
+static void start_first(struct start *st, int may_hold)
+{
+	struct nsrd *n = st->n;
+	save_start_args *a = st->a;
+	save_start_res *r = st->r;
+	struct mmdb_clnt *mc = n->mmdb;
+	const struct nsr_res *client, *dev;
+	struct nsrd_wait_ask q;
+	int64_t latest = 0;
+	int level;
+	char why[NSR_MSG_MAX / 2], tmo[128], advice[256];
+
+	st->step = START_ANSWERED;
+	memset(&q, 0, sizeof(q));
 	level = a->level[0] ? nsr_level_parse(a->level) : NSR_LEVEL_MANUAL;
 	if (level < 0) {
 		nsr_status_set(&r->st, NSR_ERR_INVAL,
 			       "unknown level '%s' (use full, incr, 1-9)",
 			       a->level);
-		goto out;
+		return;
 	}
 	if (a->pss_streams > NSR_PSS_STREAMS_MAX ||
 	    (a->pss_streams && a->pss_master)) {
@@ -1275,23 +1349,31 @@ int nsrd_save_start(void *ctx, void *argp, void *resp,
 			       "1 to %d streams per save point, and a save "
 			       "set is a master or a dependent, not both",
 			       NSR_PSS_STREAMS_MAX);
-		goto out;
+		return;
 	}
+	if (!may_hold && a->ticket &&
+	    (st->w = nsrd_wait_find(n, a->ticket)) &&
+	    st->w->kind == NSRD_WAIT_SLOT) {
+		st->w = NULL;
+		st->step = START_ALONE;
+		return;
+	}
+	st->w = NULL;
 	client = nsrd_res_find1(n, "NSR client", a->client);
 	/* save -b, else the client's pool, else the selection criteria */
-	pool = a->pool[0] ? a->pool
-	       : client && nsr_res_get(client, "pool") &&
-			       *nsr_res_get(client, "pool")
-		       ? nsr_res_get(client, "pool")
-		       : nsrd_pool_select(n, a->client, a->group, a->name,
-					  a->level);
+	st->pool = a->pool[0] ? a->pool
+		   : client && nsr_res_get(client, "pool") &&
+				   *nsr_res_get(client, "pool")
+			   ? nsr_res_get(client, "pool")
+			   : nsrd_pool_select(n, a->client, a->group, a->name,
+					      a->level);
 	/* a copy: resources may change while SAVE_START works unlocked */
-	snprintf(poolbuf, sizeof(poolbuf), "%s", pool);
-	pool = poolbuf;
-	if (!nsrd_res_find1(n, "NSR pool", pool)) {
+	snprintf(st->poolbuf, sizeof(st->poolbuf), "%s", st->pool);
+	st->pool = st->poolbuf;
+	if (!nsrd_res_find1(n, "NSR pool", st->pool)) {
 		nsr_status_set(&r->st, NSR_ERR_NOTFOUND,
-			       "pool '%s' does not exist", pool);
-		goto out;
+			       "pool '%s' does not exist", st->pool);
+		return;
 	}
 	/* Admission: server, group and client parallelism (admit.c). */
 	if (a->group[0] && !nsrd_res_find1(n, "NSR group", a->group)) {
@@ -1299,174 +1381,302 @@ int nsrd_save_start(void *ctx, void *argp, void *resp,
 			       "exist: create it (nsradmin: create type: NSR "
 			       "group; name: %s) or save without -g",
 			       a->group, a->group);
-		goto out;
+		return;
 	}
 	q.client = a->client;
 	q.group = a->group;
 	q.name = a->name;
-	q.pool = pool;
+	q.pool = st->pool;
 	q.what = "save";
-	w = nsrd_wait_find(n, a->ticket);
-	if (!nsrd_admit(n, w, a->client, a->group, why, sizeof(why)) &&
-	    !(w && w->kind == NSRD_WAIT_SLOT &&
+	st->w = nsrd_wait_find(n, a->ticket);
+	if (!nsrd_admit(n, st->w, a->client, a->group, why, sizeof(why)) &&
+	    !(st->w && st->w->kind == NSRD_WAIT_SLOT &&
 	      nsrd_admit_hold(n, a->ticket, a->client, a->group, why,
 			      sizeof(why)))) {
-		w = nsrd_wait_find(n, a->ticket); /* the hold let go */
+		st->w = nsrd_wait_find(n, a->ticket); /* the hold let go */
 		q.kind = NSRD_WAIT_SLOT;
-		save_wait(n, r, &w, &q, why);
-		goto out;
+		save_wait(n, r, &st->w, &q, why);
+		return;
 	}
-	w = nsrd_wait_find(n, a->ticket);
-	mc = n->mmdb;
-	dev = pick_device(n, mc, pool, NULL, &vol, &r->st);
+	st->w = nsrd_wait_find(n, a->ticket);
+	dev = pick_device(n, mc, st->pool, NULL, &st->vol, &r->st);
 	if (!dev && r->st.code == NSR_ERR_NOTFOUND &&
-	    nsrd_auto_recycle(n, pool)) /* media.c */
-		dev = pick_device(n, mc, pool, NULL, &vol, &r->st);
+	    nsrd_auto_recycle(n, st->pool)) /* media.c */
+		dev = pick_device(n, mc, st->pool, NULL, &st->vol, &r->st);
 	if (!dev && r->st.code == NSR_ERR_NOTFOUND) {
 		/* A mount request: wait for a volume, up to the timeout. */
 		snprintf(tmo, sizeof(tmo), "no writable volume of pool '%s' "
-			 "was mounted", pool);
+			 "was mounted", st->pool);
 		snprintf(advice, sizeof(advice), "label one (nsrmm -l -b '%s' "
 			 "-f DEVICE) or mount one (nsrmm -m VOLUME), then run "
-			 "the save again", pool);
+			 "the save again", st->pool);
 		q.kind = NSRD_WAIT_VOLUME;
 		q.timed_out = tmo;
 		q.advice = advice;
-		save_wait(n, r, &w, &q, r->st.msg);
-		goto out;
+		save_wait(n, r, &st->w, &q, r->st.msg);
+		return;
 	}
 	if (!dev && r->st.code == NSR_ERR_BUSY) {
 		/* The pool's devices are at max sessions: queued. */
 		q.kind = NSRD_WAIT_DEVICE;
-		save_wait(n, r, &w, &q, r->st.msg);
-		goto out;
+		save_wait(n, r, &st->w, &q, r->st.msg);
+		return;
 	}
 	if (!dev)
-		goto out;
+		return;
 	/* What a level save builds on (level.c), once it may start; a PSS
 	 * dependent follows its master. */
 	if (a->pss_master) {
-		if (pss_dependent(mc, a, &master, &r->st) != NSR_OK)
-			goto out;
-		memset(&ld, 0, sizeof(ld));
-		ld.level = master.level;
+		if (pss_dependent(mc, a, &st->master, &r->st) != NSR_OK)
+			return;
+		memset(&st->ld, 0, sizeof(st->ld));
+		st->ld.level = st->master.level;
 	} else if (nsrd_level_decide(n, a->client, a->name, (unsigned)level,
-				     a->pss_streams, &ld, &latest, &lmsg,
-				     &llog) != NSR_OK) {
+				     a->pss_streams, &st->ld, &latest,
+				     &st->lmsg, &st->llog) != NSR_OK) {
 		nsr_status_set(&r->st, NSR_ERR_IO, "cannot read the earlier "
 			       "save sets of %s:%s from the media database: "
 			       "%s", a->client, a->name, mmdb_clnt_errmsg(mc));
-		goto out;
+		return;
 	}
-	level = (int)ld.level;
-	s = new_session(n, call);
-	if (!s) {
+	level = (int)st->ld.level;
+	st->s = new_session(n, st->call);
+	if (!st->s) {
 		nsr_status_set(&r->st, NSR_ERR_LIMIT, "too many sessions");
-		goto out;
+		return;
 	}
 	/* Counted against its client, group and device from here on, also
 	 * while it works unlocked (nsrd.h invariant 2). */
-	snprintf(s->client, sizeof(s->client), "%s", a->client);
-	snprintf(s->group, sizeof(s->group), "%s", a->group);
-	snprintf(s->device, sizeof(s->device), "%s", nsr_res_get(dev, "name"));
-	nsrd_session_tally(n, s);
-	if (nsrd_device_mover(n, dev, mhost, sizeof(mhost), &port,
-			      &s->mover_pid, &err) != NSR_OK) {
+	snprintf(st->s->client, sizeof(st->s->client), "%s", a->client);
+	snprintf(st->s->group, sizeof(st->s->group), "%s", a->group);
+	snprintf(st->s->device, sizeof(st->s->device), "%s",
+		 nsr_res_get(dev, "name"));
+	nsrd_session_tally(n, st->s);
+	if (nsrd_device_mover(n, dev, st->mhost, sizeof(st->mhost), &st->port,
+			      &st->s->mover_pid, &st->err) != NSR_OK) {
 		nsr_status_set(&r->st, NSR_ERR_CONNECT,
 			    "cannot get the data mover of device '%s': %s",
-			    nsr_res_get(dev, "name"), err.data);
-		goto out;
+			    nsr_res_get(dev, "name"), st->err.data);
+		return;
 	}
-	nsrd_session_tally(n, s); /* and in its mover's load */
+	nsrd_session_tally(n, st->s); /* and in its mover's load */
 
 	/* The save set, in progress until SAVE_END. */
-	memset(&c, 0, sizeof(c));
-	c.a = a;
-	snprintf(c.ss.client, sizeof(c.ss.client), "%s", a->client);
-	snprintf(c.ss.name, sizeof(c.ss.name), "%s", a->name);
-	snprintf(c.ss.pool, sizeof(c.ss.pool), "%s", pool);
-	snprintf(c.ss.group, sizeof(c.ss.group), "%s", a->group);
-	c.ss.level = (uint8_t)level;
-	c.ss.flags = MMDB_SS_INPROGRESS;
-	c.ss.savetime = a->savetime ? a->savetime : time(NULL);
+	st->c.a = a;
+	snprintf(st->c.ss.client, sizeof(st->c.ss.client), "%s", a->client);
+	snprintf(st->c.ss.name, sizeof(st->c.ss.name), "%s", a->name);
+	snprintf(st->c.ss.pool, sizeof(st->c.ss.pool), "%s", st->pool);
+	snprintf(st->c.ss.group, sizeof(st->c.ss.group), "%s", a->group);
+	st->c.ss.level = (uint8_t)level;
+	st->c.ss.flags = MMDB_SS_INPROGRESS;
+	st->c.ss.savetime = a->savetime ? a->savetime : time(NULL);
 	if (a->pss_master) {
-		c.ss.savetime = master.savetime - a->pss_index;
-		c.ss.pssid = master.ssid;
+		st->c.ss.savetime = st->master.savetime - a->pss_index;
+		st->c.ss.pssid = st->master.ssid;
 	} else if (a->pss_streams > 0) {
 		/* Its dependents' times (this one's - 1 ..) after all
 		 * earlier ones: a browse orders the backups by time. */
-		c.ss.savetime = NSR_MAX(c.ss.savetime,
-					latest + (int64_t)a->pss_streams);
+		st->c.ss.savetime = NSR_MAX(st->c.ss.savetime,
+					    latest + (int64_t)a->pss_streams);
 	}
-	c.ss.sscreate = time(NULL);
-	nsrd_expiry_new(n, a->client, pool, a->browse_time,
-			a->retention_time, &c.ss); /* expire.c */
-	c.level = nsr_level_name((unsigned)level);
-	snprintf(devname, sizeof(devname), "%s", s->device);
-	c.device = devname;
-	c.volume = vol.name;
-	c.llog = llog.len ? llog.data : "";
+	st->c.ss.sscreate = time(NULL);
+	nsrd_expiry_new(n, a->client, st->pool, a->browse_time,
+			a->retention_time, &st->c.ss); /* expire.c */
+	st->c.level = nsr_level_name((unsigned)level);
+	snprintf(st->devname, sizeof(st->devname), "%s", st->s->device);
+	st->c.device = st->devname;
+	st->c.volume = st->vol.name;
+	st->c.llog = st->llog.len ? st->llog.data : "";
 	/* Its wait is over: it holds its slot as a session now (admit.c
 	 * invariant 3), and the wait table may change while unlocked. */
-	if (w)
-		nsrd_wait_end(n, w, "satisfied");
-	w = NULL;
-	s->starting = 1;
-	rc = save_create_unlocked(n, &c, &r->st);
-	s->starting = 0;
-	if (rc != NSR_OK)
-		goto out;
-	ss = c.ss;
-	cloneid = c.cloneid;
+	if (st->w)
+		nsrd_wait_end(n, st->w, "satisfied");
+	st->w = NULL;
+	st->s->starting = 1;
+	st->step = START_CREATE;
+}
+
+/* start_end - under the mutex, last: a start not admitted frees its
+ * session (no save set), a wait it had ends; its buffers go. */
+static void start_end(struct start *st)
+{
+	if (st->s)
+		nsrd_session_free(st->n, st->s); /* not admitted */
+	st->s = NULL;
+	if (st->w) /* it waited: over now */
+		nsrd_wait_end(st->n, st->w,
+			      st->r->st.code == NSR_OK ? "satisfied"
+						       : "failed");
+	st->w = NULL;
+	nsr_buf_release(&st->err);
+	nsr_buf_release(&st->lmsg);
+	nsr_buf_release(&st->llog);
+}
+
+/* start_last - under the mutex after the create (rc): the session
+ * admitted and the answer filled, or, on an error, freed; then
+ * start_end. */
+static void start_last(struct start *st, int rc)
+{
+	struct nsrd *n = st->n;
+	save_start_args *a = st->a;
+	save_start_res *r = st->r;
+	struct mmdb_saveset *ss = &st->c.ss;
+
+	st->s->starting = 0;
+	if (rc != NSR_OK) {
+		start_end(st);
+		return;
+	}
 	/* Under the mutex: a read-modify-write of the master's record,
 	 * which its dependents starting at once must not interleave. */
-	mc = n->mmdb;
-	if (a->pss_master && pss_name_dependent(mc, &master, &ss) != NSR_OK)
+	if (a->pss_master &&
+	    pss_name_dependent(n->mmdb, &st->master, ss) != NSR_OK)
 		nsr_warn("save set %u: cannot name it a dependent of PSS "
-			 "master %u in the media database: %s", ss.ssid,
-			 master.ssid, mmdb_clnt_errmsg(mc));
-	s->ssid = ss.ssid;
-	s->jobid = c.jobid;
+			 "master %u in the media database: %s", ss->ssid,
+			 st->master.ssid, mmdb_clnt_errmsg(n->mmdb));
+	st->s->ssid = ss->ssid;
+	st->s->jobid = st->c.jobid;
 
-	r->ssid = ss.ssid;
-	r->cloneid = cloneid;
-	memcpy(r->longid, ss.longid, 16);
-	r->jobid = s->jobid;
-	r->savetime = ss.savetime;
-	r->browse_time = ss.ssbrowse;
-	r->retention_time = ss.ssretent;
+	r->ssid = ss->ssid;
+	r->cloneid = st->c.cloneid;
+	memcpy(r->longid, ss->longid, 16);
+	r->jobid = st->s->jobid;
+	r->savetime = ss->savetime;
+	r->browse_time = ss->ssbrowse;
+	r->retention_time = ss->ssretent;
 	free(r->pool);
-	r->pool = nsr_rpc_str(pool);
+	r->pool = nsr_rpc_str(st->pool);
 	free(r->volume);
-	r->volume = nsr_rpc_str(vol.name);
-	memcpy(r->volid, vol.volid, 16);
+	r->volume = nsr_rpc_str(st->vol.name);
+	memcpy(r->volid, st->vol.volid, 16);
 	/* mover_host "" = the host the client reached us on */
 	free(r->mover_host);
-	r->mover_host = nsr_rpc_str(mhost);
-	r->mover_port = port;
-	nsrd_grant(NSR_GRANT_WRITE, ss.ssid, &r->grant);
+	r->mover_host = nsr_rpc_str(st->mhost);
+	r->mover_port = st->port;
+	nsrd_grant(NSR_GRANT_WRITE, ss->ssid, &r->grant);
 	free(r->level);
-	r->level = nsr_rpc_str(nsr_level_name((unsigned)level));
-	r->since = ld.since;
-	r->since_ssid = ld.ref_ssid;
+	r->level = nsr_rpc_str(nsr_level_name(ss->level));
+	r->since = st->ld.since;
+	r->since_ssid = st->ld.ref_ssid;
 	free(r->level_msg);
-	r->level_msg = nsr_rpc_str(lmsg.data);
-	if (lmsg.len)
-		nsr_info("save set %u: %s", ss.ssid, lmsg.data);
+	r->level_msg = nsr_rpc_str(st->lmsg.data);
+	if (st->lmsg.len)
+		nsr_info("save set %u: %s", ss->ssid, st->lmsg.data);
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	nsr_info("save of %s:%s admitted: ssid %u, job %lld, volume %s on %s",
-		 a->client, a->name, ss.ssid, (long long)s->jobid, vol.name,
-		 s->device);
-	s = NULL; /* admitted: the session lives on */
-out:
-	if (s)
-		nsrd_session_free(n, s); /* not admitted: no save set */
-	if (w) /* it waited: over now */
-		nsrd_wait_end(n, w, r->st.code == NSR_OK ? "satisfied"
-							  : "failed");
-	nsr_buf_release(&err);
-	nsr_buf_release(&lmsg);
-	nsr_buf_release(&llog);
+		 a->client, a->name, ss->ssid, (long long)st->s->jobid,
+		 st->vol.name, st->s->device);
+	st->s = NULL; /* admitted: the session lives on */
+	start_end(st);
+}
+
+/* start_alone - one start by its own thread, the mutex held: the first
+ * part (holding a queued save's answer if need be), its create through
+ * n->creates, the second part. */
+static void start_alone(struct start *st)
+{
+	start_first(st, 1);
+	if (st->step == START_CREATE)
+		start_last(st, save_create_unlocked(st->n, &st->c,
+						    &st->r->st));
+	else
+		start_end(st);
+}
+
+/* nsrd_start_batch - see nsrd.h: the run function of n->starts. */
+void nsrd_start_batch(void *ctx, struct batch_item **items, size_t n)
+{
+	struct nsrd *nd = ctx;
+	struct batch_item *bi = calloc(n, sizeof(*bi));
+	struct batch_item **v = calloc(n, sizeof(*v));
+	struct create_req *q = calloc(n, sizeof(*q));
+	int *lane_job = calloc(n, sizeof(*lane_job));
+	size_t m = 0;
+
+	nsr_rpc_server_lock(nd->d->srv);
+	for (size_t i = 0; i < n; i++) {
+		struct start *st = items[i]->arg;
+
+		if (nsr_rpc_authorize(st->call, st->a) != NSR_OK) {
+			st->step = START_REFUSED;
+			continue;
+		}
+		start_first(st, 0);
+		if (st->step == START_ANSWERED)
+			start_end(st);
+	}
+	nsr_rpc_server_unlock(nd->d->srv);
+	/* The admitted ones' save sets and jobs, in one batch each. */
+	for (size_t i = 0; bi && v && q && lane_job && i < n; i++) {
+		struct start *st = items[i]->arg;
+
+		if (st->step != START_CREATE)
+			continue;
+		q[m].c = &st->c;
+		q[m].st = &st->r->st;
+		bi[m].arg = &q[m];
+		v[m] = &bi[m];
+		m++;
+	}
+	if (m)
+		nsrd_create_batch(nd, v, m);
+	for (size_t k = 0; k < m; k++)
+		lane_job[k] = create_job_alone(nd, &q[k], bi[k].rc);
+	nsr_rpc_server_lock(nd->d->srv);
+	for (size_t i = 0, k = 0; i < n; i++) {
+		struct start *st = items[i]->arg;
+
+		if (st->step != START_CREATE)
+			continue;
+		if (k < m) {
+			start_last(st, create_settle(nd, &q[k], bi[k].rc,
+						     lane_job[k]));
+			k++;
+		} else { /* no memory for the batch: its save set here */
+			start_last(st, save_create_locked(nd, &st->c,
+							  &st->r->st));
+		}
+	}
+	nsr_rpc_server_unlock(nd->d->srv);
+	free(lane_job);
+	free(q);
+	free(v);
+	free(bi);
+}
+
+/* nsrd_save_start - SAVE_START: admit a save and say where to stream.
+ * NSR_RPC_LOCKS_ITSELF: called without the RPC mutex; its parts run in a
+ * batch of starts (nsrd_start_batch), a queued save asking again by its
+ * own thread (start_alone). */
+int nsrd_save_start(void *ctx, void *argp, void *resp,
+		    struct nsr_rpc_call *call)
+{
+	struct nsrd *n = ctx;
+	struct start *st = calloc(1, sizeof(*st)); /* workers' stacks */
+
+	if (!st)
+		return NSR_ERR_NOMEM;
+	start_init(st, n, argp, resp, call);
+	if (!n->d || !n->d->srv) { /* no server (tests): no other thread */
+		start_alone(st);
+	} else {
+		batch_do(&n->starts, st);
+		if (st->step == START_ALONE) {
+			nsr_rpc_server_lock(n->d->srv);
+			if (nsr_rpc_authorize(call, argp) != NSR_OK)
+				st->step = START_REFUSED;
+			else
+				start_alone(st);
+			nsr_rpc_server_unlock(n->d->srv);
+		}
+	}
+	if (st->step == START_REFUSED) {
+		start_end(st);
+		free(st);
+		return NSR_RPC_REFUSED;
+	}
+	free(st);
 	return NSR_OK;
 }
 

@@ -31,6 +31,7 @@
 #include "nsr/err.h"
 #include "nsr/fileio.h"
 #include "nsr/log.h"
+#include "nsr/proc.h"
 #include "nsr/rpc.h"
 #include "nsr/rpc_status.h"
 #include "nsr/rpc/nsrsnm.h"
@@ -118,19 +119,9 @@ static int next_num(struct snmd *x)
 /* zombie - 1 if pid has exited but is not reaped yet (Linux /proc). */
 static int zombie(pid_t pid)
 {
-	char path[64], buf[256], *p;
-	FILE *f;
-	size_t n;
+	char state = 0;
 
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')'); /* "pid (comm) S ..." */
-	return p && p[1] == ' ' && p[2] == 'Z';
+	return nsr_proc_stat(pid, NULL, 0, &state) == NSR_OK && state == 'Z';
 }
 
 /* alive - 1 if the mover is running (not dead, not a zombie the main
