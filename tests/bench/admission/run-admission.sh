@@ -12,11 +12,16 @@
 # the release to the last admission, without -H the ends (SAVE_END p50
 # and p99, and ends_s: first SAVE_END to last answer), nsrd's CPU time
 # (user + system, from /proc/PID/stat, over the run) and its peak RSS
-# (VmHWM from /proc/PID/status, at the end).  Targets: peak RSS <= 128 MB, p99 <= 50
+# (VmHWM from /proc/PID/status, at the end); the CPU each daemon and the
+# driver used over the whole run (others_cpu_s, driver_cpu_s) and from
+# the release to the last admission (admit_cpu_ms).  Targets: peak RSS <= 128 MB, p99 <= 50
 # ms at N = P = 1024.
 #
-#   run-admission.sh [-q] [-n N] [-p P] [-c C] [-r RUNS] [-H MS]
+#   run-admission.sh [-a] [-q] [-n N] [-p P] [-c C] [-r RUNS] [-H MS]
 #                    -b BINDIR -t TESTBIN -d DIR
+#     -a        one driver thread for all sessions (bench_admission -a),
+#               as clients on other hosts would load the server; by
+#               default one driver thread per session
 #     -q        quick: N = P = 128, 1 run
 #     -n N      sessions (default 1024)
 #     -p P      server parallelism (default 1024)
@@ -32,9 +37,10 @@
 # (tests/system/lib.sh); the datazone's root DIR/admission.* is removed
 # unless a run failed.
 set -u
-N=1024 P=1024 C="" RUNS=3 BIN="" TB="" DIR="" HOLD=""
-while getopts "qn:p:c:r:H:b:t:d:" o; do
+N=1024 P=1024 C="" RUNS=3 BIN="" TB="" DIR="" HOLD="" ASYNC=""
+while getopts "aqn:p:c:r:H:b:t:d:" o; do
 	case $o in
+	a) ASYNC=-a ;;
 	q) N=128 P=128 RUNS=1 ;;
 	n) N=$OPTARG ;;
 	p) P=$OPTARG ;;
@@ -44,7 +50,7 @@ while getopts "qn:p:c:r:H:b:t:d:" o; do
 	b) BIN=$OPTARG ;;
 	t) TB=$OPTARG ;;
 	d) DIR=$OPTARG ;;
-	*) echo "usage: $0 [-q] [-n N] [-p P] [-c C] [-r RUNS] [-H MS] -b BINDIR -t TESTBIN -d DIR" >&2
+	*) echo "usage: $0 [-a] [-q] [-n N] [-p P] [-c C] [-r RUNS] [-H MS] -b BINDIR -t TESTBIN -d DIR" >&2
 	   exit 2 ;;
 	esac
 done
@@ -89,14 +95,47 @@ printf '. type: NSR\nupdate parallelism: %s\n' "$P" | admin
 
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# N=$N sessions, P=$P server parallelism, C=$C clients${HOLD:+, each held $HOLD ms}"
+# others_cpu - "name=seconds" of every other datazone process (nsrexecd,
+# nsrmmdbd, nsrjobd, nsrsnmd, nsrindexd, the movers) so far.
+others_cpu() {
+	local f p
+	for f in "$ROOT"/logs/*.pid; do
+		p=$(cat "$f" 2>/dev/null) || continue
+		[ "$p" = "$NSRD" ] || [ ! -r "/proc/$p/stat" ] ||
+			echo "$(basename "$f" .pid)=$(cpu_s "$p")"
+	done
+	for p in $(pgrep -x nsrmmd); do echo "nsrmmd.$p=$(cpu_s "$p")"; done
+}
+# cpu_delta BEFORE AFTER - "name:seconds" for each process in both lists.
+cpu_delta() {
+	awk -F= 'NR == FNR { a[$1] = $2; next }
+		 ($1 in a) { d = $2 - a[$1]; sub(/\..*/, "", $1); t[$1] += d }
+		 END { for (k in t) printf "%s%s:%.2f", n++ ? "," : "", k, t[k] }' \
+		<(echo "$1") <(echo "$2")
+}
+# procs - NAME=PID,... of the datazone's daemons, for bench_admission -p.
+procs() {
+	local f p l=""
+	for f in "$ROOT"/logs/*.pid; do
+		p=$(cat "$f" 2>/dev/null)
+		[ -n "$p" ] && [ -r "/proc/$p/stat" ] &&
+			l="$l${l:+,}$(basename "$f" .pid)=$p"
+	done
+	echo "$l"
+}
 for r in $(seq 1 "$RUNS"); do
 	c0=$(cpu_s "$NSRD")
-	line=$("$TB/bench_admission" -s $S -n "$N" -c "$C" \
-		-o "$DIR/latencies.$r" ${HOLD:+-H "$HOLD"} 2>"$DIR/bench.$r.err")
+	o0=$(others_cpu)
+	line=$(TIMEFORMAT="driver_cpu_s %U %S"; { time "$TB/bench_admission" $ASYNC \
+		-s $S -n "$N" -c "$C" -o "$DIR/latencies.$r" -p "$(procs)" \
+		${HOLD:+-H "$HOLD"} 2>"$DIR/bench.$r.err"; } 2>&1)
 	rc=$?
 	c1=$(cpu_s "$NSRD")
+	o1=$(others_cpu)
+	line=$(echo "$line" | awk '/^driver_cpu_s/ { d = $2 + $3; next }
+		{ l = $0 } END { printf "%s driver_cpu_s %.2f", l, d }')
 	echo "run $r: $line nsrd_cpu_s $(awk -v a="$c0" -v b="$c1" \
-		'BEGIN { printf "%.2f", b - a }') nsrd_peak_rss_mb $(hwm_mb "$NSRD") rss_after_mb $(rss_mb "$NSRD") threads $(threads "$NSRD") exit $rc"
+		'BEGIN { printf "%.2f", b - a }') nsrd_peak_rss_mb $(hwm_mb "$NSRD") rss_after_mb $(rss_mb "$NSRD") threads $(threads "$NSRD") others_cpu_s $(cpu_delta "$o0" "$o1") exit $rc"
 	[ $rc = 0 ] || { FAILED=1; head -3 "$DIR/bench.$r.err" | sed 's/^/#   /'; }
 done
 exit "$FAILED"
