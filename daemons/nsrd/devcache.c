@@ -153,13 +153,13 @@ void devcache_mover_forget(const char *device, pid_t pid)
 	}
 }
 
-/* counted - device's mover pid's sessions in load (0 when not there). */
-static unsigned counted(const struct nsr_snmd_load *load, size_t nload,
-			pid_t pid)
+/* mover_port - the known port of device's mover pid, or 0. */
+static int mover_port(const char *device, pid_t pid)
 {
-	for (size_t i = 0; i < nload; i++)
-		if (load[i].pid == pid)
-			return load[i].sessions;
+	for (size_t i = 0; i < MOVERS_MAX; i++)
+		if (g_movers[i].device[0] && g_movers[i].pid == pid &&
+		    strcmp(g_movers[i].device, device) == 0)
+			return g_movers[i].port;
 	return 0;
 }
 
@@ -167,40 +167,34 @@ static unsigned counted(const struct nsr_snmd_load *load, size_t nload,
 int devcache_mover_pick(const char *device,
 			const struct nsr_snmd_load *load,
 			size_t nload, unsigned target_sessions,
-			int (*alive)(pid_t pid, int idle), pid_t *pid,
-			int *port)
+			int (*alive)(pid_t pid), pid_t *pid, int *port)
 {
 	unsigned ts = target_sessions ? target_sessions : TS_DEFAULT;
+	size_t best = nload;
+	int best_port = 0;
 
-	/* Least loaded first (nsrsnmd's rule), each checked before it is
-	 * handed out; a dead one is forgotten and the next is tried. */
-	for (int tries = 0; tries < MOVERS_MAX; tries++) {
-		struct mover_entry *best = NULL;
-		unsigned best_n = 0;
+	for (size_t i = 0; i < nload; i++) {
+		int p;
 
-		for (size_t i = 0; i < MOVERS_MAX; i++) {
-			struct mover_entry *m = &g_movers[i];
-			unsigned n;
-
-			if (!m->device[0] || strcmp(m->device, device) != 0)
-				continue;
-			n = counted(load, nload, m->pid);
-			if (n < ts && (!best || n < best_n)) {
-				best = m;
-				best_n = n;
-			}
-		}
-		if (!best)
-			return 0;
-		if (alive && !alive(best->pid, best_n == 0)) {
-			best->device[0] = '\0'; /* forgotten */
+		if (load[i].pid <= 0 || load[i].sessions == 0 ||
+		    load[i].sessions >= ts ||
+		    (best < nload && load[i].sessions >= load[best].sessions))
+			continue;
+		p = mover_port(device, load[i].pid);
+		if (!p)
+			continue;
+		if (alive && !alive(load[i].pid)) {
+			devcache_mover_forget(device, load[i].pid);
 			continue;
 		}
-		*pid = best->pid;
-		*port = best->port;
-		return 1;
+		best = i;
+		best_port = p;
 	}
-	return 0;
+	if (best == nload)
+		return 0;
+	*pid = load[best].pid;
+	*port = best_port;
+	return 1;
 }
 
 /* devcache_clear - see devcache.h. */

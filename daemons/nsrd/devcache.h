@@ -7,9 +7,8 @@
  *    (read again after DEVCACHE_VOL_TTL_MS, and at once after nsrd itself
  *    changed a volume: label, mount, unmount, mode, delete, recycle);
  *  - the movers (pid, port) nsrsnmd handed out for each device, so that a
- *    mover below its target sessions, idle or serving sessions of nsrd's,
- *    takes one more without asking (devcache_mover_pick: the same rule as
- *    nsrsnmd's policy).
+ *    mover already serving sessions of nsrd's can take one more without
+ *    asking (devcache_mover_pick: the same rule as nsrsnmd's policy).
  * No daemon state: tests/unit/nsrd tests it.  Used under the RPC server
  * mutex only.
  */
@@ -58,19 +57,16 @@ void devcache_mover_learn(const char *device, pid_t pid, int port);
 void devcache_mover_forget(const char *device, pid_t pid);
 
 /* devcache_mover_pick - a mover of device to hand one more session
- * without asking nsrsnmd, by nsrsnmd's own rule: the least loaded of the
- * movers nsrsnmd handed out for it (their sessions as nsrd counts them in
- * load, 0 when not there), if it serves fewer than target_sessions (0:
- * nsrsnmd's default, 4), and alive(pid, idle) says it runs (idle: nsrd
- * counts no session on it, so it may have exited idle; alive NULL: all
- * run); one that does not is forgotten.  1 with *pid and *port, or 0: ask
- * nsrsnmd (every known mover is at target sessions, and it may start
- * another). */
+ * without asking nsrsnmd: among the nload movers nsrd counts sessions on
+ * (load), the least loaded one whose port is known and that serves fewer
+ * than target_sessions (0: nsrsnmd's default, 4) and for which alive(pid)
+ * says yes (alive NULL: all are).  1 with *pid and *port, or 0: ask
+ * nsrsnmd (it may start a mover, or pick an idle one nsrd does not
+ * count). */
 int devcache_mover_pick(const char *device,
 			const struct nsr_snmd_load *load,
 			size_t nload, unsigned target_sessions,
-			int (*alive)(pid_t pid, int idle), pid_t *pid,
-			int *port);
+			int (*alive)(pid_t pid), pid_t *pid, int *port);
 
 /* devcache_clear - forget everything (stop, tests). */
 void devcache_clear(void);

@@ -3,9 +3,8 @@
  * a volume's record is fetched once per device within the TTL, again
  * after it, when the device names another volume, or after a forget;
  * failed fetches are not cached; a mover is handed out from memory only
- * while it serves fewer sessions of nsrd's than target sessions (none:
- * idle), the least loaded first, and never one that is not alive (an
- * idle one checked as such) or whose port is unknown.
+ * while nsrd counts sessions on it below target sessions, the least
+ * loaded first, and never one that is not alive or whose port is unknown.
  */
 #include "nsr/compat.h"
 
@@ -125,15 +124,12 @@ static void test_vol_many(void **state)
 	assert_int_equal(fetches, 600);
 }
 
-static pid_t dead_pid;	/* alive says no for it */
-static int idle_asked;	/* alive was asked about an idle mover */
-static int idle_gone;	/* alive says no for every idle mover */
+static pid_t dead_pid;
 
-/* alive - every pid but dead_pid (and idle ones when idle_gone). */
-static int alive(pid_t pid, int idle)
+/* alive - every pid but dead_pid. */
+static int alive(pid_t pid)
 {
-	idle_asked += idle;
-	return pid != dead_pid && !(idle && idle_gone);
+	return pid != dead_pid;
 }
 
 /* test_mover_pick - least loaded known mover below target, else ask. */
@@ -178,47 +174,29 @@ static void test_mover_pick(void **state)
 					     &port), 0);
 }
 
-/* test_mover_idle - a known mover nsrd counts no session on is the
- * least loaded (nsrsnmd would pick it too) and is handed out once alive
- * says it has not exited (asked as idle); one that has is forgotten, and
- * then nsrsnmd is asked; a forgotten one is not handed out. */
+/* test_mover_idle - a mover nsrd counts no session on is not handed out
+ * (it may have exited idle); a forgotten one neither. */
 static void test_mover_idle(void **state)
 {
-	struct nsr_snmd_load l[2] = { { 22, 2 }, { 21, 0 } };
+	struct nsr_snmd_load l[1] = { { 21, 0 } };
 	pid_t pid = 0;
 	int port = 0;
 
 	(void)state;
-	dead_pid = 0;
-	idle_asked = idle_gone = 0;
-	devcache_mover_learn("d1", 22, 7022);
 	devcache_mover_learn("d1", 21, 7021);
-	devcache_mover_learn("d1", 23, 7023); /* not in load: none either */
-	assert_int_equal(devcache_mover_pick("d1", l, 2, 4, alive, &pid,
-					     &port), 1);
-	assert_true(pid == 21 || pid == 23);
-	assert_int_equal(idle_asked, 1);
-	/* idle ones that exited: forgotten, the busy one below target */
-	idle_gone = 1;
-	assert_int_equal(devcache_mover_pick("d1", l, 2, 4, alive, &pid,
-					     &port), 1);
-	assert_int_equal(pid, 22);
-	assert_int_equal(port, 7022);
-	assert_int_equal(idle_asked, 3);
-	idle_gone = 0;
-	l[1].pid = 23; /* forgotten: not handed out, counted or not */
-	assert_int_equal(devcache_mover_pick("d1", l, 2, 2, alive, &pid,
+	assert_int_equal(devcache_mover_pick("d1", l, 1, 4, NULL, &pid,
 					     &port), 0);
+	l[0].sessions = 1;
+	assert_int_equal(devcache_mover_pick("d1", l, 1, 4, NULL, &pid,
+					     &port), 1);
 	devcache_mover_forget("d1", 0);
-	l[0].sessions = 0;
-	assert_int_equal(devcache_mover_pick("d1", l, 2, 4, NULL, &pid,
+	assert_int_equal(devcache_mover_pick("d1", l, 1, 4, NULL, &pid,
 					     &port), 0);
 	/* relearned with a new port: the new one */
 	devcache_mover_learn("d1", 21, 7000);
 	devcache_mover_learn("d1", 21, 7121);
-	assert_int_equal(devcache_mover_pick("d1", l, 2, 4, NULL, &pid,
+	assert_int_equal(devcache_mover_pick("d1", l, 1, 4, NULL, &pid,
 					     &port), 1);
-	assert_int_equal(pid, 21);
 	assert_int_equal(port, 7121);
 }
 
