@@ -38,6 +38,7 @@
 #include "nsr/jobd_clnt.h"
 #include "nsr/level.h"
 #include "nsr/log.h"
+#include "nsr/stripes.h"
 #include "nsr/mmd_clnt.h"
 #include "nsr/mmdb_clnt.h"
 #include "nsr/mmquery.h"
@@ -870,28 +871,26 @@ static int pss_dependent(struct mmdb_clnt *mc, const save_start_args *a,
  * without the new dependent).  Every such change holds the lock of its
  * save set's stripe from the read to the write; no RPC mutex is taken
  * while one is held. */
-#define SS_LOCKS 64
-static pthread_mutex_t g_ss_lock[SS_LOCKS];
-static pthread_once_t g_ss_lock_once = PTHREAD_ONCE_INIT;
+static struct nsr_stripes g_ss_stripes;
+static pthread_once_t g_ss_stripes_once = PTHREAD_ONCE_INIT;
 
-/* ss_lock_init - the stripes' mutexes. */
-static void ss_lock_init(void)
+/* ss_stripes_init - the stripes' mutexes. */
+static void ss_stripes_init(void)
 {
-	for (int i = 0; i < SS_LOCKS; i++)
-		pthread_mutex_init(&g_ss_lock[i], NULL);
+	nsr_stripes_init(&g_ss_stripes);
 }
 
 /* ss_lock - hold save set ssid's record for a read-change-write. */
 static void ss_lock(uint32_t ssid)
 {
-	pthread_once(&g_ss_lock_once, ss_lock_init);
-	pthread_mutex_lock(&g_ss_lock[ssid % SS_LOCKS]);
+	pthread_once(&g_ss_stripes_once, ss_stripes_init);
+	nsr_stripes_lock(&g_ss_stripes, nsr_stripe_of(&ssid, sizeof(ssid)));
 }
 
 /* ss_unlock - let ssid's record go. */
 static void ss_unlock(uint32_t ssid)
 {
-	pthread_mutex_unlock(&g_ss_lock[ssid % SS_LOCKS]);
+	nsr_stripes_unlock(&g_ss_stripes, nsr_stripe_of(&ssid, sizeof(ssid)));
 }
 
 /* test_end_delay - the test knob NSR_TEST_SS_END_DELAY_MS (<= 5000):

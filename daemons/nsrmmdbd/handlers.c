@@ -23,6 +23,7 @@
 #include "nsr/mmdb_clnt.h"
 #include "nsr/rpc.h"
 #include "nsr/rpc/nsrmmdb.h"
+#include "nsr/stripes.h"
 #include "nsr/xmalloc.h"
 #include "mmdbd.h"
 
@@ -223,43 +224,20 @@ static int vol_delete(void *ctx, void *args, void *res,
  * alone would let two updates read the same old count.  Locks are striped
  * by volume id, so updates of different volumes still share fsyncs.
  */
-#define WRITTEN_LOCKS 64
-static pthread_mutex_t written_locks[WRITTEN_LOCKS];
+static struct nsr_stripes written;
 static pthread_once_t written_once = PTHREAD_ONCE_INIT;
 
 /* written_init - set up the striped locks once. */
 static void written_init(void)
 {
-	for (int i = 0; i < WRITTEN_LOCKS; i++)
-		pthread_mutex_init(&written_locks[i], NULL);
+	nsr_stripes_init(&written);
 }
 
-/* written_lock - the lock of the stripe of volid. */
-static pthread_mutex_t *written_lock(const uint8_t *volid)
+/* written_stripe - the stripe of volid. */
+static unsigned written_stripe(const uint8_t *volid)
 {
-	uint32_t h = 2166136261u;	/* FNV-1a */
-
 	pthread_once(&written_once, written_init);
-	for (int i = 0; i < 16; i++)
-		h = (h ^ volid[i]) * 16777619u;
-	return &written_locks[h % WRITTEN_LOCKS];
-}
-
-/* stripes_lock - take the stripe locks marked in held, in index order
- * (so that two holders of several never deadlock, nor with one holder
- * of one); stripes_unlock - let them go. */
-static void stripes_lock(const int *held)
-{
-	for (int i = 0; i < WRITTEN_LOCKS; i++)
-		if (held[i])
-			pthread_mutex_lock(&written_locks[i]);
-}
-
-static void stripes_unlock(const int *held)
-{
-	for (int i = WRITTEN_LOCKS; i-- > 0;)
-		if (held[i])
-			pthread_mutex_unlock(&written_locks[i]);
+	return nsr_stripe_of(volid, 16);
 }
 
 /* vol_written_txn - the read-modify-write of MM_VOL_WRITTEN in one
@@ -267,11 +245,11 @@ static void stripes_unlock(const int *held)
 static int vol_written_txn(const mm_vol_written_args *a,
 			   struct mmdb_volume *v)
 {
-	pthread_mutex_t *lock = written_lock((const uint8_t *)a->volid);
+	unsigned stripe = written_stripe((const uint8_t *)a->volid);
 	struct mmdb_txn *txn = NULL;
 	int rc;
 
-	pthread_mutex_lock(lock);
+	nsr_stripes_lock(&written, stripe);
 	rc = mmdb_txn_begin(g_mmdbd.db, &txn);
 	if (rc)
 		goto out;
@@ -295,7 +273,7 @@ static int vol_written_txn(const mm_vol_written_args *a,
 	txn = NULL;
 out:
 	mmdb_txn_abort(txn);
-	pthread_mutex_unlock(lock);
+	nsr_stripes_unlock(&written, stripe);
 	return rc;
 }
 
@@ -310,7 +288,7 @@ out:
 static int ss_delete_txn(uint32_t ssid, uint32_t cloneid)
 {
 	struct mmdb_fragment fr[MMDB_FRAGS_MAX];
-	int held[WRITTEN_LOCKS] = {0};
+	nsr_stripe_set held = 0;
 	struct mmdb_txn *txn = NULL;
 	size_t nf = 0;
 	int rc;
@@ -328,8 +306,8 @@ static int ss_delete_txn(uint32_t ssid, uint32_t cloneid)
 		nf = k;
 	}
 	for (size_t i = 0; i < nf; i++)
-		held[written_lock(fr[i].volid) - written_locks] = 1;
-	stripes_lock(held);
+		nsr_stripe_set_add(&held, written_stripe(fr[i].volid));
+	nsr_stripes_lock_set(&written, held);
 	rc = mmdb_txn_begin(g_mmdbd.db, &txn);
 	for (size_t i = 0; rc == NSR_OK && i < nf; i++) {
 		struct mmdb_volume v;
@@ -362,7 +340,7 @@ static int ss_delete_txn(uint32_t ssid, uint32_t cloneid)
 		txn = NULL;
 	}
 	mmdb_txn_abort(txn);
-	stripes_unlock(held);
+	nsr_stripes_unlock_set(&written, held);
 	return rc;
 }
 
@@ -717,17 +695,18 @@ static int ss_flags_many(void *ctx, void *args, void *res,
 static int retent_many_txn(const mm_vol_retent_many_args *a,
 			   unsigned *missing)
 {
-	int held[WRITTEN_LOCKS] = {0};
+	nsr_stripe_set held = 0;
 	struct mmdb_txn *txn = NULL;
 	struct mmdb_volume v;
 	int rc;
 
 	*missing = 0;
 	for (u_int i = 0; i < a->items.items_len; i++)
-		held[written_lock((const uint8_t *)
-					  a->items.items_val[i].volid) -
-		     written_locks] = 1;
-	stripes_lock(held);
+		nsr_stripe_set_add(&held,
+				   written_stripe((const uint8_t *)a->items
+							  .items_val[i]
+							  .volid));
+	nsr_stripes_lock_set(&written, held);
 	rc = mmdb_txn_begin(g_mmdbd.db, &txn);
 	for (u_int i = 0; rc == NSR_OK && i < a->items.items_len; i++) {
 		const mm_vol_retent *it = &a->items.items_val[i];
@@ -749,7 +728,7 @@ static int retent_many_txn(const mm_vol_retent_many_args *a,
 		txn = NULL;
 	}
 	mmdb_txn_abort(txn);
-	stripes_unlock(held);
+	nsr_stripes_unlock_set(&written, held);
 	return rc;
 }
 
@@ -939,13 +918,13 @@ static int clone_set(void *ctx, void *args, void *res,
  * of what the volume holds (nsrim sets it exactly, chains included). */
 static int frag_add_txn(const struct mmdb_fragment *f)
 {
-	pthread_mutex_t *lock = written_lock(f->volid);
+	unsigned stripe = written_stripe(f->volid);
 	struct mmdb_txn *txn = NULL;
 	struct mmdb_saveset ss;
 	struct mmdb_volume v;
 	int rc;
 
-	pthread_mutex_lock(lock);
+	nsr_stripes_lock(&written, stripe);
 	rc = mmdb_txn_begin(g_mmdbd.db, &txn);
 	if (rc == NSR_OK)
 		rc = mmdb_frag_add(g_mmdbd.db, txn, f);
@@ -960,7 +939,7 @@ static int frag_add_txn(const struct mmdb_fragment *f)
 		txn = NULL;
 	}
 	mmdb_txn_abort(txn);
-	pthread_mutex_unlock(lock);
+	nsr_stripes_unlock(&written, stripe);
 	return rc;
 }
 
