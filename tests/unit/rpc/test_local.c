@@ -168,17 +168,32 @@ out:
 	return rc;
 }
 
-/* as_nobody - in a child running as nobody: what, 0 ask through the
- * library (stating NSR_TEST_USER when set), 1 a raw call on the local
- * socket stating root.  The child's exit status. */
-static int as_nobody(const struct passwd *pw, int port, int what,
-		     const char *test_user)
-{
-	pid_t pid = fork();
-	int st;
+/* A child that runs as nobody.  It is forked while this process has no
+ * other thread (a child of a threaded process may find a lock held
+ * forever, malloc's or ASan's, by a thread it does not have), and waits
+ * on a pipe for the port before it acts. */
+struct nobody {
+	pid_t pid;
+	int fd; /* the pipe's write end: the port goes there */
+};
 
-	assert_true(pid >= 0);
-	if (pid == 0) {
+/* nobody_fork - c: a child as nobody that will do what, 0 ask through
+ * the library (stating NSR_TEST_USER when test_user is set), 1 a raw
+ * call on the local socket stating root; its exit status says how. */
+static void nobody_fork(struct nobody *c, const struct passwd *pw, int what,
+			const char *test_user)
+{
+	int p[2];
+
+	assert_int_equal(pipe(p), 0);
+	c->pid = fork();
+	assert_true(c->pid >= 0);
+	if (c->pid == 0) {
+		int port = 0;
+
+		close(p[1]);
+		if (read(p[0], &port, sizeof(port)) != (ssize_t)sizeof(port))
+			_exit(8);
 		if (test_user)
 			setenv("NSR_TEST_USER", test_user, 1);
 		else
@@ -189,7 +204,19 @@ static int as_nobody(const struct passwd *pw, int port, int what,
 			   : ask("localhost", port, NULL, 0) == NSR_OK ? 0
 								       : 1);
 	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
+	close(p[0]);
+	c->fd = p[1];
+}
+
+/* nobody_run - let c go at port; its exit status. */
+static int nobody_run(struct nobody *c, int port)
+{
+	int st;
+
+	assert_int_equal(write(c->fd, &port, sizeof(port)),
+			 (ssize_t)sizeof(port));
+	close(c->fd);
+	assert_int_equal(waitpid(c->pid, &st, 0), c->pid);
 	assert_true(WIFEXITED(st));
 	return WEXITSTATUS(st);
 }
@@ -204,22 +231,27 @@ static void test_other_uid(void **state)
 {
 	struct passwd *pw = getpwnam("nobody");
 	struct test_server s;
+	struct nobody kid[3];
 
 	NSR_UNUSED(state);
 	if (geteuid() != 0 || !pw) {
 		skip();
 		return;
 	}
+	/* the children first, while there is no other thread */
+	nobody_fork(&kid[0], pw, 0, NULL);
+	nobody_fork(&kid[1], pw, 0, "root");
+	nobody_fork(&kid[2], pw, 1, NULL);
 	start(&s, 1);
-	assert_int_equal(as_nobody(pw, s.port, 0, NULL), 0);
+	assert_int_equal(nobody_run(&kid[0], s.port), 0);
 	assert_string_equal(seen_who, "nobody@localhost");
 	assert_int_equal(seen_local, 1);
 
-	assert_int_equal(as_nobody(pw, s.port, 0, "root"), 0);
+	assert_int_equal(nobody_run(&kid[1], s.port), 0);
 	assert_int_equal(seen_local, 0); /* TCP (plain in this test) */
 
 	seen_local = -1;
-	assert_int_equal(as_nobody(pw, s.port, 1, NULL), 1);
+	assert_int_equal(nobody_run(&kid[2], s.port), 1);
 	assert_int_equal(seen_local, -1); /* the handler never ran */
 	test_server_stop(&s);
 }
