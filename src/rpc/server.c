@@ -562,10 +562,12 @@ void srv_worker_release(struct srv_worker *w)
  * waits for a worker: a request/reply client's next call usually comes
  * within it, and then wakes this thread directly instead of the room
  * thread and a worker), 1 if more is in the XDR buffer, 2 if only in the
- * connection or the socket, -1 if the stream failed. */
+ * connection or the socket, 3 if the socket is readable and its peer
+ * has shut down (an end of file may be all there is), -1 if the stream
+ * failed. */
 static int pending(struct srv_worker *w, struct srv_conn *sc)
 {
-	struct pollfd pfd = {.fd = sc->conn.fd, .events = POLLIN};
+	struct pollfd pfd = {.fd = sc->conn.fd, .events = POLLIN | POLLRDHUP};
 	int linger = atomic_load(&sc->srv->nready) ? 0 : LINGER_MS;
 
 	/* xdrrec_eof skips what is left of the current record (unread
@@ -581,7 +583,9 @@ static int pending(struct srv_worker *w, struct srv_conn *sc)
 		return -1;
 	if (nsr_conn_pending(&sc->conn))
 		return 2;
-	return poll(&pfd, 1, linger) != 0 ? 2 : 0;
+	if (poll(&pfd, 1, linger) == 0)
+		return 0;
+	return pfd.revents & (POLLRDHUP | POLLHUP) ? 3 : 2;
 }
 
 /* closed_cleanly - 1 if sc's peer closed at a record boundary: nothing
@@ -620,10 +624,11 @@ enum srv_served srv_serve(struct srv_worker *w, struct srv_conn *sc)
 		w->have_x = 1;
 		atomic_fetch_add(&sc->srv->streams_made, 1);
 	}
-	for (rc = 2;;) {
+	for (rc = 3;;) {
 		/* At a record boundary; the XDR buffer is empty unless
-		 * pending() said 1 (invariant 1). */
-		if (rc == 2 && closed_cleanly(sc))
+		 * pending() said 1 (invariant 1).  The room hands over a
+		 * connection without saying why it is readable (3). */
+		if (rc == 3 && closed_cleanly(sc))
 			return SRV_CLOSE;
 		w->x.x_op = XDR_DECODE;
 		if (!xdrrec_skiprecord(&w->x))
