@@ -38,7 +38,6 @@
 #include "nsr/jobd_clnt.h"
 #include "nsr/level.h"
 #include "nsr/log.h"
-#include "nsr/stripes.h"
 #include "nsr/mmd_clnt.h"
 #include "nsr/mmdb_clnt.h"
 #include "nsr/mmquery.h"
@@ -46,6 +45,7 @@
 #include "nsr/pssspec.h"
 #include "nsr/size.h"
 #include "nsr/snmd_clnt.h"
+#include "nsr/stripes.h"
 #include "nsr/xmalloc.h"
 #include "devcache.h"
 #include "nsrd.h"
@@ -1281,6 +1281,11 @@ struct start {
 	struct save_create c;
 	char mhost[NSR_HOST_MAX + 1], devname[256];
 	int port;
+	/* in a batch: its create (nsrd_create_batch) and whether its job
+	 * went through a lane of its own (create_job_alone) */
+	struct create_req q;
+	struct batch_item bi;
+	int lane_job;
 };
 
 /* start_init - st for one call. */
@@ -1302,14 +1307,23 @@ static void start_init(struct start *st, struct nsrd *n, save_start_args *a,
 	nsr_buf_init(&st->llog, 0);
 }
 
+/* queued_again - under the mutex: is this start a queued save asking
+ * again with its ticket (whose answer may be held: it runs alone)? */
+static int queued_again(struct nsrd *n, const save_start_args *a)
+{
+	struct nsrd_wait *w = a->ticket ? nsrd_wait_find(n, a->ticket) : NULL;
+
+	return w && w->kind == NSRD_WAIT_SLOT;
+}
+
 /* start_first - the first part, under the mutex: the call checked and
  * admitted (server, group and client parallelism, admit.c), a device and
  * its mover chosen, the level decided, the session reserved (starting,
  * counted: nsrd.h invariant 2) and its save set prepared in st->c; step
- * START_CREATE.  Anything else is answered in st->r (START_ANSWERED),
- * or, when !may_hold, a queued save asking again is left to its thread
- * (START_ALONE, nothing changed). */
-static void start_first(struct start *st, int may_hold)
+ * START_CREATE.  Anything else is answered in st->r (START_ANSWERED).
+ * A queued save asking again may have its answer held here
+ * (nsrd_admit_hold), so only its own thread runs it (start_alone). */
+static void start_first(struct start *st)
 {
 	struct nsrd *n = st->n;
 	save_start_args *a = st->a;
@@ -1338,14 +1352,6 @@ static void start_first(struct start *st, int may_hold)
 			       NSR_PSS_STREAMS_MAX);
 		return;
 	}
-	if (!may_hold && a->ticket &&
-	    (st->w = nsrd_wait_find(n, a->ticket)) &&
-	    st->w->kind == NSRD_WAIT_SLOT) {
-		st->w = NULL;
-		st->step = START_ALONE;
-		return;
-	}
-	st->w = NULL;
 	client = nsrd_res_find1(n, "NSR client", a->client);
 	/* save -b, else the client's pool, else the selection criteria */
 	st->pool = a->pool[0] ? a->pool
@@ -1558,12 +1564,12 @@ static void start_last(struct start *st, int rc)
 	start_end(st);
 }
 
-/* start_alone - one start by its own thread, the mutex held: the first
- * part (holding a queued save's answer if need be), its create through
- * n->creates, the second part. */
+/* start_alone - a queued save asking again, by its own thread, the
+ * mutex held: the first part (its answer held if need be), its create
+ * through n->creates, the second part. */
 static void start_alone(struct start *st)
 {
-	start_first(st, 1);
+	start_first(st);
 	if (st->step == START_CREATE)
 		start_last(st, save_create_unlocked(st->n, &st->c,
 						    &st->r->st));
@@ -1575,61 +1581,47 @@ static void start_alone(struct start *st)
 void nsrd_start_batch(void *ctx, struct batch_item **items, size_t n)
 {
 	struct nsrd *nd = ctx;
-	struct batch_item *bi = calloc(n, sizeof(*bi));
-	struct batch_item **v = calloc(n, sizeof(*v));
-	struct create_req *q = calloc(n, sizeof(*q));
-	int *lane_job = calloc(n, sizeof(*lane_job));
+	struct batch_item *v[BATCH_MAX];
 	size_t m = 0;
 
 	nsr_rpc_server_lock(nd->d->srv);
 	for (size_t i = 0; i < n; i++) {
 		struct start *st = items[i]->arg;
 
-		if (nsr_rpc_authorize(st->call, st->a) != NSR_OK) {
+		if (queued_again(nd, st->a))
+			st->step = START_ALONE;
+		else if (nsr_rpc_authorize(st->call, st->a) != NSR_OK)
 			st->step = START_REFUSED;
-			continue;
-		}
-		start_first(st, 0);
+		else
+			start_first(st);
 		if (st->step == START_ANSWERED)
 			start_end(st);
+		if (st->step != START_CREATE)
+			continue;
+		st->q.c = &st->c;
+		st->q.st = &st->r->st;
+		st->bi.arg = &st->q;
+		v[m++] = &st->bi;
 	}
 	nsr_rpc_server_unlock(nd->d->srv);
 	/* The admitted ones' save sets and jobs, in one batch each. */
-	for (size_t i = 0; bi && v && q && lane_job && i < n; i++) {
-		struct start *st = items[i]->arg;
-
-		if (st->step != START_CREATE)
-			continue;
-		q[m].c = &st->c;
-		q[m].st = &st->r->st;
-		bi[m].arg = &q[m];
-		v[m] = &bi[m];
-		m++;
-	}
 	if (m)
 		nsrd_create_batch(nd, v, m);
-	for (size_t k = 0; k < m; k++)
-		lane_job[k] = create_job_alone(nd, &q[k], bi[k].rc);
-	nsr_rpc_server_lock(nd->d->srv);
-	for (size_t i = 0, k = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		struct start *st = items[i]->arg;
 
-		if (st->step != START_CREATE)
-			continue;
-		if (k < m) {
-			start_last(st, create_settle(nd, &q[k], bi[k].rc,
-						     lane_job[k]));
-			k++;
-		} else { /* no memory for the batch: its save set here */
-			start_last(st, save_create_locked(nd, &st->c,
-							  &st->r->st));
-		}
+		if (st->step == START_CREATE)
+			st->lane_job = create_job_alone(nd, &st->q, st->bi.rc);
+	}
+	nsr_rpc_server_lock(nd->d->srv);
+	for (size_t i = 0; i < n; i++) {
+		struct start *st = items[i]->arg;
+
+		if (st->step == START_CREATE)
+			start_last(st, create_settle(nd, &st->q, st->bi.rc,
+						     st->lane_job));
 	}
 	nsr_rpc_server_unlock(nd->d->srv);
-	free(lane_job);
-	free(q);
-	free(v);
-	free(bi);
 }
 
 /* nsrd_save_start - SAVE_START: admit a save and say where to stream.
@@ -1645,18 +1637,14 @@ int nsrd_save_start(void *ctx, void *argp, void *resp,
 	if (!st)
 		return NSR_ERR_NOMEM;
 	start_init(st, n, argp, resp, call);
-	if (!n->d || !n->d->srv) { /* no server (tests): no other thread */
-		start_alone(st);
-	} else {
-		batch_do(&n->starts, st);
-		if (st->step == START_ALONE) {
-			nsr_rpc_server_lock(n->d->srv);
-			if (nsr_rpc_authorize(call, argp) != NSR_OK)
-				st->step = START_REFUSED;
-			else
-				start_alone(st);
-			nsr_rpc_server_unlock(n->d->srv);
-		}
+	batch_do(&n->starts, st);
+	if (st->step == START_ALONE) {
+		nsr_rpc_server_lock(n->d->srv);
+		if (nsr_rpc_authorize(call, argp) != NSR_OK)
+			st->step = START_REFUSED;
+		else
+			start_alone(st);
+		nsr_rpc_server_unlock(n->d->srv);
 	}
 	if (st->step == START_REFUSED) {
 		start_end(st);
