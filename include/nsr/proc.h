@@ -1,7 +1,8 @@
 /*
  * proc.h - what Linux's /proc says of a process: its command name (the
  * kernel's comm, at most 15 bytes: the name of the program it runs) and
- * its state letter (R, S, D, Z for a zombie not reaped yet, X, ...).
+ * its state letter (R, S, D, Z for a zombie not reaped yet, X, ...), and
+ * the CPU time it used.
  * Used where a pid alone is not enough: a child that has exited but is
  * not reaped still answers kill(pid, 0), and a pid may be another
  * program's once its first owner is gone.
@@ -17,5 +18,8 @@
  * NSR_ERR_NOTFOUND when there is no such process (or /proc says nothing
  * readable of it). */
 int nsr_proc_stat(pid_t pid, char *comm, size_t len, char *state);
+/* nsr_proc_cpu - the CPU time (user + system, seconds) pid (0: this
+ * process) has used so far into *sec: NSR_OK or NSR_ERR_NOTFOUND. */
+int nsr_proc_cpu(pid_t pid, double *sec);
 
 #endif /* NSR_PROC_H */

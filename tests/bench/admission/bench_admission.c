@@ -37,6 +37,7 @@
 #include "nsr/buf.h"
 #include "nsr/err.h"
 #include "nsr/nsrd_clnt.h"
+#include "nsr/proc.h"
 #include "nsr/rpc.h"
 #include "nsr/rpc/nsrd.h"
 
@@ -66,29 +67,6 @@ static struct proc {
 static int g_nprocs, g_admitted;
 static pthread_mutex_t g_admit_mu = PTHREAD_MUTEX_INITIALIZER;
 
-/* proc_cpu - user + system CPU seconds of pid (0: this process), or -1. */
-static double proc_cpu(int pid)
-{
-	char path[64], buf[1024], *p;
-	unsigned long ut, st;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), pid ? "/proc/%d/stat" : "/proc/self/stat",
-		 pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	p = strrchr(buf, ')'); /* the name may hold spaces */
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
-			 "%lu %lu", &ut, &st) != 2)
-		return -1;
-	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
-}
-
 /* procs_parse - -p NAME=PID,...; the driver is added as "driver". */
 static int procs_parse(char *spec)
 {
@@ -114,7 +92,9 @@ static int procs_parse(char *spec)
 static void procs_read(int end)
 {
 	for (int i = 0; i < g_nprocs; i++) {
-		double c = proc_cpu(g_procs[i].pid);
+		double c = -1;
+
+		nsr_proc_cpu(g_procs[i].pid, &c);
 
 		if (end)
 			g_procs[i].t1 = c;
@@ -130,6 +110,34 @@ static double secs(const struct timespec *a, const struct timespec *b)
 	       (double)(b->tv_nsec - a->tv_nsec) / 1e9;
 }
 
+/* start_args - session i's SAVE_START: save set /bench/admissionTAG/i of
+ * client "bench(i % CLIENTS)", the names in client[32] and name[64]. */
+static void start_args(save_start_args *a, int i, char client[32],
+		       char name[64])
+{
+	snprintf(client, 32, "bench%d", i % g_clients);
+	snprintf(name, 64, "/bench/admission%s/%d", g_tag, i);
+	memset(a, 0, sizeof(*a));
+	a->client = client;
+	a->name = name;
+	a->level = (char *)"";
+	a->pool = (char *)"";
+	a->group = (char *)g_group;
+	a->command = (char *)"bench_admission";
+	a->savetime = time(NULL);
+	a->pid = getpid();
+}
+
+/* end_args - the SAVE_END of the session r admitted: aborted, no data. */
+static void end_args(save_end_args *e, const save_start_res *r)
+{
+	memset(e, 0, sizeof(*e));
+	e->ssid = r->ssid;
+	e->jobid = r->jobid;
+	e->status = NSR_ERR_INVAL;
+	e->msg = (char *)"admission benchmark: no data sent";
+}
+
 /* start_one - SAVE_START until admitted (or failed); 0 ok. */
 static int start_one(struct nsr_nsrd *d, struct sess *s, save_start_res *r)
 {
@@ -137,17 +145,7 @@ static int start_one(struct nsr_nsrd *d, struct sess *s, save_start_res *r)
 	save_start_args a;
 	int rc;
 
-	snprintf(client, sizeof(client), "bench%d", s->i % g_clients);
-	snprintf(name, sizeof(name), "/bench/admission%s/%d", g_tag, s->i);
-	memset(&a, 0, sizeof(a));
-	a.client = client;
-	a.name = name;
-	a.level = (char *)"";
-	a.pool = (char *)"";
-	a.group = (char *)g_group;
-	a.command = (char *)"bench_admission";
-	a.savetime = time(NULL);
-	a.pid = getpid();
+	start_args(&a, s->i, client, name);
 	for (;;) {
 		memset(r, 0, sizeof(*r));
 		rc = nsr_nsrd_save_start(d, &a, r);
@@ -197,12 +195,8 @@ static void *run(void *arg)
 		save_end_args e;
 		nsr_void_res v;
 
-		memset(&e, 0, sizeof(e));
+		end_args(&e, &r);
 		memset(&v, 0, sizeof(v));
-		e.ssid = r.ssid;
-		e.jobid = r.jobid;
-		e.status = NSR_ERR_INVAL;
-		e.msg = (char *)"admission benchmark: no data sent";
 		clock_gettime(CLOCK_MONOTONIC, &s->end0);
 		nsr_nsrd_save_end(d, &e, &v);
 		clock_gettime(CLOCK_MONOTONIC, &s->end1);
@@ -275,11 +269,7 @@ static int a_send_end(struct asess *x, struct sess *s)
 {
 	save_end_args e;
 
-	memset(&e, 0, sizeof(e));
-	e.ssid = x->r.ssid;
-	e.jobid = x->r.jobid;
-	e.status = NSR_ERR_INVAL;
-	e.msg = (char *)"admission benchmark: no data sent";
+	end_args(&e, &x->r);
 	x->step = A_END;
 	clock_gettime(CLOCK_MONOTONIC, &s->end0);
 	return nsr_rpc_call_send(x->c, SAVE_END, NSR_XDR(xdr_save_end_args),
@@ -354,18 +344,7 @@ static int run_async(struct sess *ss)
 		struct asess *x = &xs[i];
 
 		ss[i].i = i;
-		snprintf(x->client, sizeof(x->client), "bench%d",
-			 i % g_clients);
-		snprintf(x->name, sizeof(x->name), "/bench/admission%s/%d",
-			 g_tag, i);
-		x->a.client = x->client;
-		x->a.name = x->name;
-		x->a.level = (char *)"";
-		x->a.pool = (char *)"";
-		x->a.group = (char *)g_group;
-		x->a.command = (char *)"bench_admission";
-		x->a.savetime = time(NULL);
-		x->a.pid = getpid();
+		start_args(&x->a, i, x->client, x->name);
 		if (nsr_rpc_open(g_server, NSRD_PROG, NSRD_V1, &x->c, &err) !=
 		    NSR_OK) {
 			a_fail(x, &ss[i], err.data);

@@ -1,11 +1,12 @@
 /*
  * test_proc.c - nsr_proc_stat: this process's command name and state; a
  * child that exited is a zombie until reaped, then not found; bad pids
- * are not found.
+ * are not found; nsr_proc_cpu: the CPU time used grows.
  */
 #include "nsr/compat.h"
 
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nsr/err.h"
@@ -54,12 +55,44 @@ static void test_zombie(void **state)
 	assert_int_equal(nsr_proc_stat(-1, NULL, 0, &st), NSR_ERR_NOTFOUND);
 }
 
+/* test_cpu - this process's CPU time (pid 0 and its own pid) grows
+ * while it computes (bounded: 5 s of wall time); a reaped child has
+ * none to give. */
+static void test_cpu(void **state)
+{
+	double a = -1, b = -1, c = -1;
+	struct timespec t0, t;
+	volatile unsigned long x = 0;
+	pid_t pid;
+	int st;
+
+	NSR_UNUSED(state);
+	assert_int_equal(nsr_proc_cpu(0, &a), NSR_OK);
+	assert_true(a >= 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < 1000000; i++)
+			x += (unsigned long)i;
+		assert_int_equal(nsr_proc_cpu(getpid(), &b), NSR_OK);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (b <= a && t.tv_sec - t0.tv_sec < 5);
+	assert_true(b > a);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_int_equal(nsr_proc_cpu(pid, &c), NSR_ERR_NOTFOUND);
+	assert_int_equal(nsr_proc_cpu(-1, &c), NSR_ERR_NOTFOUND);
+}
+
 /* main - run the tests. */
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_self),
 		cmocka_unit_test(test_zombie),
+		cmocka_unit_test(test_cpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
