@@ -95,8 +95,8 @@ static _Thread_local struct add_memo {
 } g_memo[ADD_MEMO];
 static _Thread_local unsigned g_memo_next;
 
-/* memo_tz - this process's TZ as the memo keeps it ("" when unset or
- * too long to keep: then nothing is remembered). */
+/* memo_tz - this process's TZ as the memo keys it ("" when unset);
+ * *keep is 0 when it is too long to keep, and nothing is remembered. */
 static const char *memo_tz(int *keep)
 {
 	const char *tz = getenv("TZ");
