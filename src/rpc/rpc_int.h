@@ -63,8 +63,11 @@ int nsr_conn_connect_local(struct nsr_conn *c, const char *host, int port,
 void nsr_conn_init_local(struct nsr_conn *c, int fd);
 void nsr_conn_local_resolve(struct nsr_conn *c,
 			    char user[NSR_RPC_USER_MAX + 1]);
-/* tls.c: the host name this process's certificate states. */
+/* tls.c: the host name this process's certificate states (read again
+ * at most a second later, tls.c invariant 4); nsr_tls_changed: this
+ * process wrote a certificate, read it at the next call. */
 int nsr_tls_self_name(char *out, size_t len);
+void nsr_tls_changed(void);
 
 /* tls.c, for tlsca.c: "<root>/tls/<name>" into out[len]; the serial of a
  * certificate in hex into out[64]. */

@@ -13,7 +13,13 @@
  *     is readable only when the peer closed it or sent a record
  *     (nsr_rpc_closed stays right);
  *  3. the revocation list and plain-hosts are re-read when their file
- *     changes (size, time or inode), under their own mutex.
+ *     changes (size, time or inode), under their own mutex;
+ *  4. the name this host's certificate states (nsr_tls_self_name, asked
+ *     for every local connection) is read from the context again at
+ *     most SELF_TTL_MS after it was last read, and at once after this
+ *     process wrote a certificate (put_pem calls nsr_tls_changed) or set
+ *     another root: a certificate another process replaces names local
+ *     callers within that time, while handshakes use it at once (1).
  */
 #include "nsr/compat.h"
 
@@ -30,6 +36,7 @@
 #include "nsr/buf.h"
 #include "nsr/err.h"
 #include "nsr/fileio.h"
+#include "nsr/host.h"
 #include "nsr/tls.h"
 #include "rpc_int.h"
 
@@ -53,6 +60,15 @@ struct watched {
 	struct nsr_buf text;
 };
 
+/* The last name nsr_tls_self_name read (invariant 4), under cfg_mu. */
+#define SELF_TTL_MS 1000
+static struct {
+	char name[NSR_HOST_MAX + 1];
+	int ok;		   /* nsr_tls_self_name's answer then */
+	int have;	   /* name and ok are valid ... */
+	long long read_ms; /* ... until this (monotonic) + SELF_TTL_MS */
+} self;
+
 static struct watched revoked = {.name = "revoked",
 				 .mu = PTHREAD_MUTEX_INITIALIZER};
 static struct watched plain = {.name = "plain-hosts",
@@ -75,6 +91,7 @@ int nsr_tls_configure(const char *root, int require)
 	snprintf(cfg_root, sizeof(cfg_root), "%s", root);
 	cfg_set = 1;
 	cfg_require = require;
+	self.have = 0;
 	pthread_mutex_unlock(&cfg_mu);
 	return NSR_OK;
 }
@@ -324,9 +341,19 @@ int nsr_tls_load(void)
 	return nsr_tls_server_offer();
 }
 
-/* nsr_tls_self_name - the host name this process's certificate states
- * into out[len]: 1, or 0 when it has none (TLS off, not enrolled). */
-int nsr_tls_self_name(char *out, size_t len)
+/* mono_ms - the monotonic clock in ms (not nsr_clock's, which tests may
+ * stop). */
+static long long mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* self_read - the name the certificate of the process's context states
+ * into out[len]: 1, or 0 (none; out ""). */
+static int self_read(char *out, size_t len)
 {
 	SSL_CTX *x = nsr_tls_ctx_get(NULL);
 	X509 *cert = x ? SSL_CTX_get0_certificate(x) : NULL;
@@ -337,11 +364,55 @@ int nsr_tls_self_name(char *out, size_t len)
 
 	SSL_CTX_free(x);
 	if (n <= 0 || (size_t)n >= len) {
-		if (len)
-			out[0] = '\0';
+		out[0] = '\0';
 		return 0;
 	}
 	return 1;
+}
+
+/* nsr_tls_self_name - the host name this process's certificate states
+ * into out[len]: 1, or 0 when it has none (TLS off, not enrolled); read
+ * again as invariant 4 says. */
+int nsr_tls_self_name(char *out, size_t len)
+{
+	char name[sizeof(self.name)];
+	long long now = mono_ms();
+	int ok;
+
+	if (!len)
+		return 0;
+	out[0] = '\0';
+	if (nsr_tls_disabled())
+		return 0;
+	pthread_mutex_lock(&cfg_mu);
+	if (self.have && now - self.read_ms < SELF_TTL_MS) {
+		ok = self.ok && strlen(self.name) < len;
+		if (ok)
+			memcpy(out, self.name, strlen(self.name) + 1);
+		pthread_mutex_unlock(&cfg_mu);
+		return ok;
+	}
+	pthread_mutex_unlock(&cfg_mu);
+	ok = self_read(name, sizeof(name));
+	pthread_mutex_lock(&cfg_mu);
+	memcpy(self.name, name, sizeof(name));
+	self.ok = ok;
+	self.have = 1;
+	self.read_ms = now;
+	pthread_mutex_unlock(&cfg_mu);
+	ok = ok && strlen(name) < len;
+	if (ok)
+		memcpy(out, name, strlen(name) + 1);
+	return ok;
+}
+
+/* nsr_tls_changed - this process wrote a certificate under its root:
+ * the next nsr_tls_self_name reads it (invariant 4). */
+void nsr_tls_changed(void)
+{
+	pthread_mutex_lock(&cfg_mu);
+	self.have = 0;
+	pthread_mutex_unlock(&cfg_mu);
 }
 
 /* nsr_tls_server_offer - 1 if this process can answer STARTTLS. */

@@ -129,6 +129,8 @@ static int put_pem(const char *root, const char *name, EVP_PKEY *key,
 		     ? put_file(root, name, p, n, key ? 0600 : 0644, err)
 		     : NSR_ERR_NOMEM;
 	BIO_free(b);
+	if (cert)
+		nsr_tls_changed(); /* tls.c invariant 4 */
 	return rc;
 }
 

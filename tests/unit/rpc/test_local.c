@@ -443,22 +443,27 @@ static int probe(int fd)
 
 /* test_certified_host - with TLS on (this root has a certificate): a
  * STARTTLS probe on the local socket is answered plain while TCP offers
- * STARTTLS, and a local caller's host is this host's certified name. */
+ * STARTTLS, and a local caller's host is this host's certified name: at
+ * once when this process made the certificate, and no longer about a
+ * second after its files went away (tls.c invariant 4). */
 static void test_certified_host(void **state)
 {
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
 	struct sockaddr_in in = {.sin_family = AF_INET};
 	struct test_server s;
 	struct nsr_buf err;
-	char tls[128];
+	char tls[128], away[160];
 	int fd;
 
 	NSR_UNUSED(state);
 	unsetenv("NSR_TEST_NO_TLS");
+	start(&s, 1);
+	/* no certificate yet: the host as the caller named it */
+	assert_int_equal(ask("127.0.0.1", s.port, NULL, 0), NSR_OK);
+	assert_string_equal(seen_who, "tester@localhost");
 	nsr_buf_init(&err, 0);
 	assert_int_equal(nsr_tls_provision(g_root, "unit-host", &err), NSR_OK);
 	nsr_buf_release(&err);
-	start(&s, 1);
 
 	sock_path(s.port, a.sun_path, sizeof(a.sun_path));
 	fd = socket(AF_UNIX, SOCK_STREAM, 0);
@@ -475,10 +480,17 @@ static void test_certified_host(void **state)
 	assert_int_equal(ask("127.0.0.1", s.port, NULL, 0), NSR_OK);
 	assert_int_equal(seen_local, 1);
 	assert_string_equal(seen_who, "tester@unit-host");
+	/* the certificate taken away behind the process's back */
+	snprintf(tls, sizeof(tls), "%s/tls", g_root);
+	snprintf(away, sizeof(away), "%s/tls.away", g_root);
+	assert_int_equal(rename(tls, away), 0);
+	usleep(1100 * 1000);
+	assert_int_equal(ask("127.0.0.1", s.port, NULL, 0), NSR_OK);
+	assert_int_equal(seen_local, 1);
+	assert_string_equal(seen_who, "tester@localhost");
 	test_server_stop(&s);
 	setenv("NSR_TEST_NO_TLS", "1", 1);
-	snprintf(tls, sizeof(tls), "%s/tls", g_root);
-	nsr_test_rmrf(tls);
+	nsr_test_rmrf(away);
 }
 
 int main(void)
