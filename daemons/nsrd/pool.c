@@ -92,14 +92,14 @@ const char *nsrd_pool_select(struct nsrd *n, const char *client,
 	const struct nsr_res *best = NULL;
 	unsigned best_rank = 0, best_n = 0;
 
-	for (size_t i = 0; i < nsr_resdb_count(n->res); i++) {
-		const struct nsr_res *p = nsr_resdb_at(n->res, i);
+	for (long i = nsr_resdb_next_of_type(n->res, "NSR pool", -1); i >= 0;
+	     i = nsr_resdb_next_of_type(n->res, "NSR pool", i)) {
+		const struct nsr_res *p = nsr_resdb_at(n->res, (size_t)i);
 		const char *type = nsr_res_get(p, "pool type");
 		const char *en = nsr_res_get(p, "enabled");
 		unsigned r, nc;
 
-		if (!nsr_res_name_eq(nsr_res_type(p), "NSR pool") ||
-		    (type && strcasecmp(type, "Backup") != 0) ||
+		if ((type && strcasecmp(type, "Backup") != 0) ||
 		    (en && strcasecmp(en, "No") == 0))
 			continue;
 		r = rank(p, value, &nc);

@@ -362,13 +362,11 @@ static const struct nsr_res *pick_device_in(struct nsrd *n,
 					    nsr_status *st)
 {
 	const struct nsr_res *best = NULL;
-	struct nsr_res *q = nsr_res_new();
 	int best_load = INT32_MAX, seen_full = 0, seen_busy = 0, dberr = 0, rc;
 	char spare[NSR_VOL_NAME_MAX + 1];
 
-	nsr_res_set1(q, "type", "NSR device");
-	for (long i = nsr_resdb_find(n->res, q, 0); i >= 0;
-	     i = nsr_resdb_find(n->res, q, (size_t)i + 1)) {
+	for (long i = nsr_resdb_next_of_type(n->res, "NSR device", -1); i >= 0;
+	     i = nsr_resdb_next_of_type(n->res, "NSR device", i)) {
 		const struct nsr_res *dev = nsr_resdb_at(n->res, (size_t)i);
 		const char *vname = nsr_res_get(dev, "volume name");
 		const char *en = nsr_res_get(dev, "enabled");
@@ -412,7 +410,6 @@ static const struct nsr_res *pick_device_in(struct nsrd *n,
 			*vol = v;
 		}
 	}
-	nsr_res_free(q);
 	if (!best && !dberr && seen_busy)
 		nsr_status_set(st, NSR_ERR_BUSY,
 			       "every device with a writable volume of pool "

@@ -120,6 +120,13 @@ long nsr_resdb_find(const struct nsr_resdb *db, const struct nsr_res *query,
  * use, like every change).  Valid until the next change. */
 const struct nsr_res *nsr_resdb_lookup(struct nsr_resdb *db,
 				       const char *type, const char *name);
+/* nsr_resdb_next_of_type - the index of the first resource of type after
+ * index after (-1: the first of all), or -1: what nsr_resdb_find gives
+ * for a query of the type alone from after + 1, from the index
+ * nsr_resdb_lookup uses (a chain per type) instead of a scan.  Loop
+ * with after = the index found; the same rules as nsr_resdb_lookup. */
+long nsr_resdb_next_of_type(struct nsr_resdb *db, const char *type,
+			    long after);
 
 /* nsr_resdb_create - validate r, fill defaults, assign an id and store it.
  * r is not changed; *id_out (may be NULL) gets a malloc'ed copy of the new

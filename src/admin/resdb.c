@@ -37,15 +37,22 @@ struct nsr_resdb {
 	int refs;			/* opts->refs */
 	unsigned long gen;		/* changes of list so far */
 	/* nsr_resdb_lookup's index of list as it was at gen idx_gen (0:
-	 * none): open addressing, idx_cap slots (a power of two). */
+	 * none): open addressing, idx_cap slots (a power of two); and
+	 * for nsr_resdb_next_of_type, next[i] the list index + 1 of the
+	 * next resource of list index i's type (0: none), next_cap
+	 * entries. */
 	struct idx_slot *idx;
 	size_t idx_cap;
 	unsigned long idx_gen;
+	uint32_t *next;
+	size_t next_cap;
 };
 
-/* One slot of the lookup index: at is a list index + 1 (0: empty). */
+/* One slot of the lookup index: at is a list index + 1 (0: empty); tail,
+ * while the index is built, the list index + 1 of the last resource of
+ * a type key's type so far. */
 struct idx_slot {
-	uint32_t hash, at;
+	uint32_t hash, at, tail;
 };
 
 /* id_seq - the sequence number (first component) of an id, 0 if bad. */
@@ -303,6 +310,7 @@ void nsr_resdb_close(struct nsr_resdb *db)
 		return;
 	nsr_res_list_release(&db->list);
 	free(db->idx);
+	free(db->next);
 	if (db->lockfd >= 0)
 		close(db->lockfd);	/* releases the lock */
 	free(db->dir);
@@ -402,9 +410,9 @@ static int key_match(const struct nsr_res *r, const char *type,
 }
 
 /* idx_put - the key (type, name) of list index i, unless an earlier
- * resource holds it (the first one is what a lookup finds). */
-static void idx_put(struct nsr_resdb *db, const char *type, const char *name,
-		    size_t i)
+ * resource holds it (the first one is what a lookup finds); its slot. */
+static struct idx_slot *idx_put(struct nsr_resdb *db, const char *type,
+				const char *name, size_t i)
 {
 	uint32_t h = key_hash(type, name);
 	size_t mask = db->idx_cap - 1;
@@ -415,11 +423,11 @@ static void idx_put(struct nsr_resdb *db, const char *type, const char *name,
 		if (!e->at) {
 			e->hash = h;
 			e->at = (uint32_t)i + 1;
-			return;
+			return e;
 		}
 		if (e->hash == h &&
 		    key_match(db->list.items[e->at - 1], type, name))
-			return;
+			return e;
 	}
 }
 
@@ -438,6 +446,15 @@ static int idx_build(struct nsr_resdb *db)
 	}
 	while (cap < 2 * keys + 2)
 		cap *= 2;
+	if (db->list.n > db->next_cap) {
+		size_t nc = db->list.n * 2;
+		uint32_t *nx = realloc(db->next, nc * sizeof(*nx));
+
+		if (!nx)
+			return -1;
+		db->next = nx;
+		db->next_cap = nc;
+	}
 	if (cap != db->idx_cap) {
 		struct idx_slot *v = calloc(cap, sizeof(*v));
 
@@ -453,10 +470,15 @@ static int idx_build(struct nsr_resdb *db)
 		const struct nsr_res *r = db->list.items[i];
 		const char *type = nsr_res_type(r);
 		long k = nsr_res_find(r, "name");
+		struct idx_slot *t;
 
+		db->next[i] = 0;
 		if (!type)
 			continue;
-		idx_put(db, type, NULL, i);
+		t = idx_put(db, type, NULL, i); /* chain i after its type's */
+		if (t->tail)
+			db->next[t->tail - 1] = (uint32_t)i + 1;
+		t->tail = (uint32_t)i + 1;
 		for (size_t j = 0;
 		     k >= 0 && j < nsr_res_attr_nvalues(r, (size_t)k); j++)
 			idx_put(db, type, nsr_res_attr_value(r, (size_t)k, j),
@@ -466,25 +488,53 @@ static int idx_build(struct nsr_resdb *db)
 	return 0;
 }
 
-/* nsr_resdb_lookup - see resdb.h. */
-const struct nsr_res *nsr_resdb_lookup(struct nsr_resdb *db,
-				       const char *type, const char *name)
+/* idx_find - the list index lookup or next_of_type wants from start on:
+ * of the first resource from start with key (type, name), from the
+ * index when it is up to date or can be made (then start is 0), else
+ * by a scan; -1 if none. */
+static long idx_find(struct nsr_resdb *db, const char *type,
+		     const char *name, size_t start)
 {
 	uint32_t h = key_hash(type, name);
 	size_t mask;
 
-	if (db->idx_gen != db->gen && idx_build(db) != 0) {
-		for (size_t i = 0; i < db->list.n; i++) /* no index */
+	if (start || (db->idx_gen != db->gen && idx_build(db) != 0)) {
+		for (size_t i = start; i < db->list.n; i++)
 			if (key_match(db->list.items[i], type, name))
-				return db->list.items[i];
-		return NULL;
+				return (long)i;
+		return -1;
 	}
 	mask = db->idx_cap - 1;
 	for (size_t p = h & mask; db->idx[p].at; p = (p + 1) & mask)
 		if (db->idx[p].hash == h &&
 		    key_match(db->list.items[db->idx[p].at - 1], type, name))
-			return db->list.items[db->idx[p].at - 1];
-	return NULL;
+			return (long)db->idx[p].at - 1;
+	return -1;
+}
+
+/* nsr_resdb_lookup - see resdb.h. */
+const struct nsr_res *nsr_resdb_lookup(struct nsr_resdb *db,
+				       const char *type, const char *name)
+{
+	long i = idx_find(db, type, name, 0);
+
+	return i >= 0 ? db->list.items[i] : NULL;
+}
+
+/* nsr_resdb_next_of_type - see resdb.h: after a resource of the type,
+ * the next one by the index's chain; otherwise (or without an index) as
+ * idx_find does. */
+long nsr_resdb_next_of_type(struct nsr_resdb *db, const char *type,
+			    long after)
+{
+	size_t i = after < 0 ? 0 : (size_t)after + 1;
+
+	if (after < 0)
+		return idx_find(db, type, NULL, 0);
+	if ((size_t)after < db->list.n && db->idx_gen == db->gen &&
+	    key_match(db->list.items[after], type, NULL))
+		return (long)db->next[after] - 1;
+	return idx_find(db, type, NULL, i);
 }
 
 /* same_values - 1 if attribute name has equal value lists in a and b. */

@@ -250,8 +250,29 @@ static const struct nsr_res *find_scan(struct nsr_resdb *db, const char *type,
 	return i < 0 ? NULL : nsr_resdb_at(db, (size_t)i);
 }
 
+/* types_agree - nsr_resdb_next_of_type walks each type as the scan
+ * does, also from an index of another type. */
+static void types_agree(struct nsr_resdb *db, const char *type)
+{
+	struct nsr_res *q = nsr_res_new();
+	long i, j = -1;
+
+	assert_int_equal(nsr_res_set1(q, "type", type), NSR_OK);
+	for (i = nsr_resdb_find(db, q, 0); i >= 0;
+	     i = nsr_resdb_find(db, q, (size_t)i + 1)) {
+		j = nsr_resdb_next_of_type(db, type, j);
+		assert_int_equal(j, i);
+	}
+	assert_int_equal(nsr_resdb_next_of_type(db, type, j), -1);
+	for (size_t k = 0; k < nsr_resdb_count(db); k += 7) /* any start */
+		assert_int_equal(nsr_resdb_next_of_type(db, type, (long)k),
+				 nsr_resdb_find(db, q, k + 1));
+	nsr_res_free(q);
+}
+
 /* lookups_agree - every lookup of the types (spelled as users may) and
- * names c0..c29 (and none) gives what the scan gives. */
+ * names c0..c29 (and none) gives what the scan gives; so does every walk
+ * of a type. */
 static void lookups_agree(struct nsr_resdb *db)
 {
 	static const char *types[] = {"NSR client", "nsr  CLIENT ",
@@ -259,6 +280,7 @@ static void lookups_agree(struct nsr_resdb *db)
 	char name[16];
 
 	for (size_t t = 0; t < NSR_ARRAY_SIZE(types); t++) {
+		types_agree(db, types[t]);
 		assert_ptr_equal(nsr_resdb_lookup(db, types[t], NULL),
 				 find_scan(db, types[t], NULL));
 		for (int i = 0; i < 30; i++) {
@@ -269,9 +291,10 @@ static void lookups_agree(struct nsr_resdb *db)
 	}
 }
 
-/* test_lookup - nsr_resdb_lookup (an index) finds what the scan finds,
- * through 300 random creates, renames and deletes of clients and pools
- * (pools and clients share names), and after a reload. */
+/* test_lookup - nsr_resdb_lookup and nsr_resdb_next_of_type (an index)
+ * find what the scan finds, through 300 random creates, renames and
+ * deletes of clients and pools (pools and clients share names), and
+ * after a reload. */
 static void test_lookup(void **state)
 {
 	char *tmp = nsr_test_tmpdir("resdb");
