@@ -1581,6 +1581,7 @@ void nsrd_start_batch(void *ctx, struct batch_item **items, size_t n)
 	struct batch_item *v[BATCH_MAX];
 	size_t m = 0;
 
+	nsr_log_hold(); /* a line per start: one write for the batch */
 	nsr_rpc_server_lock(nd->d->srv);
 	for (size_t i = 0; i < n; i++) {
 		struct start *st = items[i]->arg;
@@ -1619,6 +1620,7 @@ void nsrd_start_batch(void *ctx, struct batch_item **items, size_t n)
 						     st->lane_job));
 	}
 	nsr_rpc_server_unlock(nd->d->srv);
+	nsr_log_release(); /* before any of them is answered */
 }
 
 /* nsrd_save_start - SAVE_START: admit a save and say where to stream.

@@ -42,6 +42,16 @@ void nsr_log_set_level(enum nsr_log_level lvl);
 /* nsr_log_progname - the name given to nsr_log_init. */
 const char *nsr_log_progname(void);
 
+/* nsr_log_hold - until the matching nsr_log_release (they nest), the
+ * lines this thread writes to the log file wait and go together in one
+ * write, also when 32 KB of them piled up, or at a fatal or panic line
+ * (which is written at once); stderr is not held.  For a thread that logs
+ * a line for each of many requests it handles at once, so that they cost
+ * one write instead of one each. */
+void nsr_log_hold(void);
+/* nsr_log_release - see nsr_log_hold. */
+void nsr_log_release(void);
+
 void nsr_log(enum nsr_log_level lvl, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void nsr_vlog(enum nsr_log_level lvl, const char *fmt, va_list ap);

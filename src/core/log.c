@@ -2,7 +2,9 @@
  * log.c - line-oriented logging to a file and/or stderr (see log.h).
  * A message is formatted on the stack when it fits, else on the heap, so
  * nothing is cut; one longer than NSR_LOG_TEXT_MAX is shortened in the
- * middle with a marker that says how much was left out.
+ * middle with a marker that says how much was left out.  A thread that
+ * logs a burst of lines may hold them (nsr_log_hold): they go to the log
+ * file together, in one write, at nsr_log_release.
  */
 #include "nsr/compat.h"
 
@@ -20,6 +22,15 @@ static enum nsr_log_level log_min = NSR_LOG_INFO;
 
 static const char *const log_words[] = {"debug", "info", "warn", "error",
 					"fatal", "panic"};
+
+/* The lines this thread holds for the log file (nsr_log_hold): buf NULL
+ * when it holds none (or had no memory: then lines go at once). */
+#define LOG_HOLD_MAX (32u * 1024u) /* written when the next would not fit */
+static _Thread_local struct {
+	int depth;
+	char *buf;
+	size_t len;
+} held;
 
 /* nsr_log_init - set the program name and stderr behaviour. */
 void nsr_log_init(const char *progname, int flags)
@@ -172,6 +183,57 @@ static void log_line(int fd, const char *prefix, const char *text)
 	log_writev_all(fd, v, 3);
 }
 
+/* held_flush - write the lines this thread holds, in one write. */
+static void held_flush(void)
+{
+	struct iovec v = {held.buf, held.len};
+
+	if (held.buf && held.len && log_fd >= 0)
+		log_writev_all(log_fd, &v, 1);
+	held.len = 0;
+}
+
+/* held_add - prefix and text as one line among those this thread holds;
+ * 0, or -1 when it is to be written now (nothing held; longer than the
+ * buffer: then after the lines held before it). */
+static int held_add(const char *prefix, const char *text)
+{
+	size_t a = strlen(prefix), b = strlen(text);
+
+	if (!held.buf)
+		return -1;
+	if (a + b + 1 > LOG_HOLD_MAX) {
+		held_flush();
+		return -1;
+	}
+	if (held.len + a + b + 1 > LOG_HOLD_MAX)
+		held_flush();
+	memcpy(held.buf + held.len, prefix, a);
+	memcpy(held.buf + held.len + a, text, b);
+	held.buf[held.len + a + b] = '\n';
+	held.len += a + b + 1;
+	return 0;
+}
+
+/* nsr_log_hold - see log.h. */
+void nsr_log_hold(void)
+{
+	if (held.depth++ == 0) {
+		held.buf = malloc(LOG_HOLD_MAX);
+		held.len = 0;
+	}
+}
+
+/* nsr_log_release - see log.h. */
+void nsr_log_release(void)
+{
+	if (held.depth == 0 || --held.depth > 0)
+		return;
+	held_flush();
+	free(held.buf);
+	held.buf = NULL;
+}
+
 /* nsr_vlog - format one line and write it to the configured sinks. */
 void nsr_vlog(enum nsr_log_level lvl, const char *fmt, va_list ap)
 {
@@ -189,7 +251,9 @@ void nsr_vlog(enum nsr_log_level lvl, const char *fmt, va_list ap)
 	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm);
 	snprintf(pre, sizeof(pre), "%s %s[%ld]: %s: ", stamp, log_name,
 		 (long)getpid(), log_words[lvl]);
-	if (log_fd >= 0)
+	if (lvl >= NSR_LOG_FATAL) /* the process ends: nothing held */
+		held_flush();
+	if (log_fd >= 0 && (lvl >= NSR_LOG_FATAL || held_add(pre, text) != 0))
 		log_line(log_fd, pre, text);
 	if (log_flags & NSR_LOG_STDERR) {
 		if ((log_flags & NSR_LOG_BARE) && lvl == NSR_LOG_INFO)

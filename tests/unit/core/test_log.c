@@ -96,20 +96,30 @@ static size_t count_nl(const char *s)
 	return n;
 }
 
+/* log_to_file - logging to a new file "log" in a new directory *dir (to
+ * remove); the file's path, to free. */
+static char *log_to_file(char **dir)
+{
+	char *path = NULL;
+
+	*dir = nsr_test_tmpdir("log");
+	assert_true(asprintf(&path, "%s/log", *dir) > 0);
+	nsr_log_init("test_log", 0);
+	assert_int_equal(nsr_log_open_file(path), 0);
+	return path;
+}
+
 /* test_long_messages - 10,000 bytes reach the log whole on one line;
  * 200,000 bytes are shortened in the middle, with the marker. */
 static void test_long_messages(void **state)
 {
-	char *dir = nsr_test_tmpdir("log"), *path = NULL;
+	char *dir, *path = log_to_file(&dir);
 	char *mid = pattern(10000), *big = pattern(200000);
 	struct nsr_buf b;
 	const char *at;
 
 	NSR_UNUSED(state);
 	nsr_buf_init(&b, 0);
-	assert_true(asprintf(&path, "%s/log", dir) > 0);
-	nsr_log_init("test_log", 0);
-	assert_int_equal(nsr_log_open_file(path), 0);
 	nsr_warn("%s: cannot open: %s", mid, "Permission denied");
 	read_log(path, &b);
 	assert_int_equal(count_nl(b.data), 1);
@@ -135,6 +145,57 @@ static void test_long_messages(void **state)
 	free(big);
 }
 
+/* test_held - lines a thread holds reach the file at the outer release,
+ * in order; 32 KB of them are written without waiting for it; a line
+ * longer than that goes at once, after the ones held before it. */
+static void test_held(void **state)
+{
+	char *dir, *path = log_to_file(&dir), *big = pattern(40000);
+	struct nsr_buf b;
+	const char *p;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&b, 0);
+	nsr_log_hold();
+	nsr_info("line one");
+	nsr_log_hold();
+	nsr_info("line two");
+	nsr_log_release();
+	nsr_warn("line three");
+	read_log(path, &b);
+	assert_int_equal(b.len, 0);
+	nsr_log_release();
+	read_log(path, &b);
+	assert_int_equal(count_nl(b.data), 3);
+	p = strstr(b.data, "info: line one\n");
+	assert_non_null(p);
+	p = strstr(p, "info: line two\n");
+	assert_non_null(p);
+	assert_non_null(strstr(p, "warn: line three\n"));
+
+	nsr_log_hold();
+	for (int i = 0; i < 400; i++) /* about 100 bytes each */
+		nsr_info("held line %03d %060d", i, i);
+	read_log(path, &b);
+	assert_true(count_nl(b.data) > 3);   /* the full buffer went */
+	assert_true(count_nl(b.data) < 403); /* not all of it */
+	nsr_error("%s", big);
+	read_log(path, &b);
+	assert_int_equal(count_nl(b.data), 404);
+	p = strstr(b.data, "held line 399");
+	assert_non_null(p);
+	assert_non_null(strstr(p, "error: 0123")); /* after the held ones */
+	nsr_log_release();
+	read_log(path, &b);
+	assert_int_equal(count_nl(b.data), 404);
+
+	nsr_buf_release(&b);
+	nsr_test_rmrf(dir);
+	free(dir);
+	free(path);
+	free(big);
+}
+
 /* main - run the tests. */
 int main(void)
 {
@@ -142,6 +203,7 @@ int main(void)
 		cmocka_unit_test(test_shorten),
 		cmocka_unit_test(test_shorten_utf8),
 		cmocka_unit_test(test_long_messages),
+		cmocka_unit_test(test_held),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
