@@ -19,7 +19,9 @@
 #define NSRD_BATCH_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define BATCH_MAX 64 /* items per batch */
 
@@ -27,8 +29,7 @@
 struct batch_item {
 	void *arg;
 	int rc;		/* set by run */
-	int done;
-	pthread_cond_t cv;	/* its thread waits here */
+	_Atomic uint32_t state; /* batch.c's ITEM_*; its thread waits on it */
 	struct batch_item *next;
 };
 
