@@ -438,7 +438,13 @@ static void raise_nofile(void)
  * resident once touched.  nsrd grew from 63 MB to 535 MB from its second
  * burst of 1,024 sessions on (tests/bench/admission/RESULTS.md); with the
  * threshold fixed at glibc's default it stays under 40 MB.  Setting it
- * also fixes the trim threshold, so freed arena tops go back too.
+ * also fixes the trim threshold at glibc's 128 KiB, so an arena whose
+ * free top grew past that gave it back at the next free and faulted it
+ * in again at the next malloc: in a burst of 1,024 starts that was 40 %
+ * of nsrjobd's CPU (SQLite's allocations per transaction) and a quarter
+ * of nsrmmdbd's (the pager's undo copies).  Every daemon therefore keeps
+ * up to TRIM_KEEP free at the top of each arena (at most 8 per CPU, so
+ * a bounded sum), which only memory it used before can fill.
  *
  * A data mover is the other way round: it allocates a buffer per data
  * call (up to 8 MiB) and frees it once written, a few thousand times a
@@ -446,14 +452,16 @@ static void raise_nofile(void)
  * arena top faults again: a third of nsrmmd's CPU for a large save
  * (tests/bench/save/RESULTS.md).  Such a daemon sets malloc_keep.
  */
+#define TRIM_KEEP (4u << 20)
 static void fix_mmap_threshold(const struct nsr_daemon_ops *ops)
 {
 #if defined(__GLIBC__)
 	size_t keep = ops->malloc_keep ? ops->malloc_keep : 128 * 1024;
+	size_t trim = ops->malloc_keep ? 4 * keep : TRIM_KEEP;
 
 	if (!mallopt(M_MMAP_THRESHOLD, (int)keep))
 		errno = 0; /* keep the default behaviour */
-	if (ops->malloc_keep && !mallopt(M_TRIM_THRESHOLD, (int)(4 * keep)))
+	if (!mallopt(M_TRIM_THRESHOLD, (int)trim))
 		errno = 0;
 #else
 	(void)ops;
