@@ -136,6 +136,7 @@ struct mmdb_pager {
 	uint64_t wal_end;
 	uint64_t wal_salt;
 	uint32_t wal_crc;
+	uint8_t *wal_buf;		/* wal_append's frames, kept */
 
 	int err;			/* sticky; read under mu */
 	uint64_t n_commits, n_fsyncs, n_ckpt;
@@ -697,6 +698,7 @@ void mmdb_pager_close(struct mmdb_pager *p)
 	}
 	free(p->ret);
 	free(p->retd);
+	free(p->wal_buf);
 	free(p->map);
 	free(p->pin);
 	free(p->ckpt_mark);
@@ -1425,12 +1427,17 @@ static int wal_append(struct mmdb_pager *p, uint32_t *pgnos, uint8_t **pages,
 		      size_t n, uint64_t seq)
 {
 	enum { BATCH = 16 };
-	uint8_t *buf = mmdb_vfs_alloc(p->vfs,
-				      BATCH * WAL_FRAME_SIZE + WAL_ALIGN);
 	uint64_t off = p->wal_end;
 	uint32_t crc = p->wal_crc;
+	uint8_t *buf;
 	int rc = NSR_OK;
 
+	/* Made once and kept: half a megabyte, which glibc would map and
+	 * fault in again at every commit. */
+	if (!p->wal_buf)
+		p->wal_buf = mmdb_vfs_alloc(p->vfs,
+					    BATCH * WAL_FRAME_SIZE + WAL_ALIGN);
+	buf = p->wal_buf;
 	if (!buf)
 		return NSR_ERR_NOMEM;
 	for (size_t i = 0; i < n && rc == NSR_OK; i += BATCH) {
@@ -1456,7 +1463,6 @@ static int wal_append(struct mmdb_pager *p, uint32_t *pgnos, uint8_t **pages,
 		rc = p->vfs->write(p->wal, buf, len, off);
 		off += len;
 	}
-	free(buf);
 	if (rc != NSR_OK) {
 		p->wal_crc = crc;
 		return rc;
