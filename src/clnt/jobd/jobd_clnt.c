@@ -36,15 +36,20 @@ static int set_err(struct nsr_buf *err, int rc, const char *fmt, ...)
 	return rc;
 }
 
-/* call - one RPC through the peer (JOB_UPDATE sets fields, so it may be
- * repeated after a transport failure); transport failures and a non-zero
- * status become rc. */
+/* call - one RPC through the peer; transport failures and a non-zero
+ * status become rc.  JOB_UPDATE (it sets fields) and JOB_QUERY_OPEN (it
+ * opens the cursor of the connection it arrives on, a new one after a
+ * failure) may be repeated after a transport failure: a query then waits
+ * for an nsrjobd that is restarting, as its other calls do, instead of
+ * failing on the connection its dying predecessor accepted. */
 static int call(struct nsr_jobd *j, uint32_t proc, xdrproc_t xargs,
 		void *args, xdrproc_t xres, void *res, const nsr_status *st,
 		struct nsr_buf *err)
 {
 	int rc = nsr_peer_call(j->peer, proc, xargs, args, xres, res,
-			       proc == JOB_UPDATE ? NSR_PEER_RETRY : 0);
+			       proc == JOB_UPDATE || proc == JOB_QUERY_OPEN
+				       ? NSR_PEER_RETRY
+				       : 0);
 
 	if (rc)
 		return set_err(err, rc, "%s", nsr_peer_errmsg(j->peer));

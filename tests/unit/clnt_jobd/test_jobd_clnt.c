@@ -3,7 +3,8 @@
  * handlers (daemons/nsrjobd/proc.c) on the real transport, with a jobs
  * database in a private directory: JOB_CREATE_LOG records a job and its
  * first log lines exactly as JOB_CREATE and one JOB_LOG per line do
- * (jobquery prints the same), all or nothing, and its bounds hold.
+ * (jobquery prints the same), all or nothing, and its bounds hold; a
+ * query whose connection drops is made again on a new one.
  */
 #include "nsr/compat.h"
 
@@ -13,6 +14,7 @@
 #include "nsr/err.h"
 #include "nsr/jobd_clnt.h"
 #include "nsr/jobdb.h"
+#include "nsr/policy.h"
 #include "nsr/rpc.h"
 #include "nsr/rpc/nsrjob.h"
 #include "nsr_test.h"
@@ -41,6 +43,23 @@ static int allow(void *ctx, const struct nsr_rpc_call *call,
 	return NSR_OK;
 }
 
+/* JOB_QUERY_OPEN's handler, and how many of its calls to drop. */
+static nsr_rpc_fn g_query_open;
+static int g_drop_queries;
+static struct nsr_rpc_proc g_procs[64];
+
+/* dropping_query_open - JOB_QUERY_OPEN, or its connection closed without
+ * an answer while g_drop_queries counts down. */
+static int dropping_query_open(void *ctx, void *args, void *res,
+			       struct nsr_rpc_call *call)
+{
+	if (g_drop_queries > 0) {
+		g_drop_queries--;
+		return NSR_RPC_CLOSE;
+	}
+	return g_query_open(ctx, args, res, call);
+}
+
 /* setup - a fresh database served by nsrjobd's handlers. */
 static int setup(void **state)
 {
@@ -51,8 +70,19 @@ static int setup(void **state)
 	assert_non_null(g_jobd.dbpath);
 	assert_int_equal(nsr_jobdb_open(g_jobd.dbpath, NULL, &g_jobd.db),
 			 NSR_OK);
+	/* no resources there: the default administrators (queries) */
+	assert_int_equal(nsr_policy_open(g_dir, &g_jobd.policy), NSR_OK);
 	g_prog = jobd_progs[0];
 	g_prog.authz = allow;
+	assert_true(g_prog.nprocs <= NSR_ARRAY_SIZE(g_procs));
+	memcpy(g_procs, g_prog.procs, g_prog.nprocs * sizeof(*g_procs));
+	for (size_t i = 0; i < g_prog.nprocs; i++)
+		if (g_procs[i].proc == JOB_QUERY_OPEN) {
+			g_query_open = g_procs[i].fn;
+			g_procs[i].fn = dropping_query_open;
+		}
+	g_prog.procs = g_procs;
+	g_drop_queries = 0;
 	test_server_start(&g_srv, &g_prog, 1);
 	return 0;
 }
@@ -64,6 +94,7 @@ static int teardown(void **state)
 	test_server_stop(&g_srv);
 	assert_int_equal(nsr_jobdb_check(g_jobd.db), NSR_OK);
 	nsr_jobdb_close(g_jobd.db);
+	nsr_policy_close(g_jobd.policy);
 	free(g_jobd.dbpath);
 	nsr_test_rmrf(g_dir);
 	free(g_dir);
@@ -367,10 +398,41 @@ static void test_create_many(void **state)
 	nsr_jobd_close(j);
 }
 
+/* test_query_after_drop - a query whose connection is dropped before
+ * the answer (as by an nsrjobd dying) is made again on a new one
+ * (JOB_QUERY_OPEN may be repeated), finding the job made before. */
+static void test_query_after_drop(void **state)
+{
+	static const char *const lines[] = {"saving web01:/var"};
+	const struct nsr_jobdb_job *got = NULL;
+	struct nsr_jobd *j = open_clnt();
+	struct nsr_jobdb_job job;
+	struct nsr_buf err;
+	int64_t id = 0;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&err, 0);
+	a_job(&job);
+	assert_int_equal(nsr_jobd_create_log(j, &job, lines, 1, &id, &err),
+			 NSR_OK);
+	g_drop_queries = 1;
+	assert_int_equal(nsr_jobd_query_open_text(j, ". type: save job", 0,
+						  &err),
+			 NSR_OK);
+	assert_int_equal(g_drop_queries, 0); /* the first one was dropped */
+	assert_int_equal(nsr_jobd_query_next(j, &got, &err), NSR_OK);
+	assert_int_equal(got->id, id);
+	assert_int_equal(nsr_jobd_query_next(j, &got, &err), NSR_ERR_EOF);
+	nsr_buf_release(&err);
+	nsr_jobd_close(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_same_as_create_and_log,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_query_after_drop,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_many, setup,
 						teardown),
