@@ -8,10 +8,14 @@
  *     only while its device still names the same volume and it is younger
  *     than DEVCACHE_VOL_TTL_MS, so a mount, unmount or label (they change
  *     the device's volume name) is seen at once even unforgotten;
- *  2. movers: (device, pid, port) as nsrsnmd answered.  A mover is handed
- *     out from here only while nsrd counts sessions on it (the caller's
- *     load), so one that went idle, and may have exited, is asked for
- *     again; alive() catches one that died while it served.
+ *  2. movers: (device, pid, port) as nsrsnmd answered, with the key of
+ *     the device's settings it was asked with.  A mover below target
+ *     sessions is handed out from here, the least loaded first, as
+ *     nsrsnmd would; an idle one (nsrd counts no session on it) only
+ *     while the device's settings are those nsrsnmd last saw with it
+ *     (else nsrsnmd is asked, and says what a running mover keeps) and
+ *     once alive() says it has not exited; alive() also catches one that
+ *     died while it served.
  * When a table is full the oldest entry makes room: forgetting is always
  * safe, it costs one question more.
  */
@@ -38,6 +42,7 @@ struct mover_entry {
 	char device[256]; /* "" = free */
 	pid_t pid;
 	int port;
+	uint64_t key; /* devcache_mover_key of the question it answered */
 	uint64_t age; /* learned at this count */
 };
 
@@ -112,8 +117,31 @@ void devcache_vol_forget(const char *volume)
 			g_vols[i].used = 0;
 }
 
+/* fnv - FNV-1a of n bytes into h. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211u;
+	return h;
+}
+
+/* devcache_mover_key - see devcache.h. */
+uint64_t devcache_mover_key(const struct nsr_snmd_device *d)
+{
+	uint64_t h = 14695981039346656037u;
+	uint64_t v[5] = {d->capacity, d->segment_size, d->target_sessions,
+			 d->max_sessions, d->max_movers};
+
+	h = fnv(h, d->media_type, strlen(d->media_type) + 1);
+	h = fnv(h, d->path, strlen(d->path) + 1);
+	return fnv(h, v, sizeof(v));
+}
+
 /* devcache_mover_learn - see devcache.h. */
-void devcache_mover_learn(const char *device, pid_t pid, int port)
+void devcache_mover_learn(const char *device, pid_t pid, int port,
+			  uint64_t key)
 {
 	struct mover_entry *e = NULL;
 
@@ -137,6 +165,7 @@ void devcache_mover_learn(const char *device, pid_t pid, int port)
 	}
 	e->pid = pid;
 	e->port = port;
+	e->key = key;
 	e->age = ++g_learned;
 }
 
@@ -153,48 +182,56 @@ void devcache_mover_forget(const char *device, pid_t pid)
 	}
 }
 
-/* mover_port - the known port of device's mover pid, or 0. */
-static int mover_port(const char *device, pid_t pid)
+/* counted - mover pid's sessions in load (0 when not there). */
+static unsigned counted(const struct nsr_snmd_load *load, size_t nload,
+			pid_t pid)
 {
-	for (size_t i = 0; i < MOVERS_MAX; i++)
-		if (g_movers[i].device[0] && g_movers[i].pid == pid &&
-		    strcmp(g_movers[i].device, device) == 0)
-			return g_movers[i].port;
+	for (size_t i = 0; i < nload; i++)
+		if (load[i].pid == pid)
+			return load[i].sessions;
 	return 0;
 }
 
 /* devcache_mover_pick - see devcache.h. */
 int devcache_mover_pick(const char *device,
 			const struct nsr_snmd_load *load,
-			size_t nload, unsigned target_sessions,
-			int (*alive)(pid_t pid), pid_t *pid, int *port)
+			size_t nload, unsigned target_sessions, uint64_t key,
+			int (*alive)(pid_t pid, int idle), pid_t *pid,
+			int *port)
 {
 	unsigned ts = target_sessions ? target_sessions : TS_DEFAULT;
-	size_t best = nload;
-	int best_port = 0;
 
-	for (size_t i = 0; i < nload; i++) {
-		int p;
+	/* Least loaded first (nsrsnmd's rule), each checked before it is
+	 * handed out; a dead one is forgotten and the next is tried. */
+	for (int tries = 0; tries < MOVERS_MAX; tries++) {
+		struct mover_entry *best = NULL;
+		unsigned best_n = 0;
 
-		if (load[i].pid <= 0 || load[i].sessions == 0 ||
-		    load[i].sessions >= ts ||
-		    (best < nload && load[i].sessions >= load[best].sessions))
-			continue;
-		p = mover_port(device, load[i].pid);
-		if (!p)
-			continue;
-		if (alive && !alive(load[i].pid)) {
-			devcache_mover_forget(device, load[i].pid);
+		for (size_t i = 0; i < MOVERS_MAX; i++) {
+			struct mover_entry *m = &g_movers[i];
+			unsigned n;
+
+			if (!m->device[0] || strcmp(m->device, device) != 0)
+				continue;
+			n = counted(load, nload, m->pid);
+			if (n >= ts || (n == 0 && m->key != key))
+				continue;
+			if (!best || n < best_n) {
+				best = m;
+				best_n = n;
+			}
+		}
+		if (!best)
+			return 0;
+		if (alive && !alive(best->pid, best_n == 0)) {
+			best->device[0] = '\0'; /* forgotten */
 			continue;
 		}
-		best = i;
-		best_port = p;
+		*pid = best->pid;
+		*port = best->port;
+		return 1;
 	}
-	if (best == nload)
-		return 0;
-	*pid = load[best].pid;
-	*port = best_port;
-	return 1;
+	return 0;
 }
 
 /* devcache_clear - see devcache.h. */

@@ -7,8 +7,10 @@
  *    (read again after DEVCACHE_VOL_TTL_MS, and at once after nsrd itself
  *    changed a volume: label, mount, unmount, mode, delete, recycle);
  *  - the movers (pid, port) nsrsnmd handed out for each device, so that a
- *    mover already serving sessions of nsrd's can take one more without
- *    asking (devcache_mover_pick: the same rule as nsrsnmd's policy).
+ *    mover below its target sessions, idle or serving sessions of nsrd's,
+ *    takes one more without asking (devcache_mover_pick: the same rule as
+ *    nsrsnmd's policy), an idle one only while the device's settings are
+ *    those nsrsnmd last saw with it.
  * No daemon state: tests/unit/nsrd tests it.  Used under the RPC server
  * mutex only.
  */
@@ -16,6 +18,7 @@
 #define NSRD_DEVCACHE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "nsr/mmdb.h"
@@ -48,25 +51,34 @@ int devcache_vol_get(const char *device, const char *volume, long long now_ms,
  * again next time. */
 void devcache_vol_forget(const char *volume);
 
+/* devcache_mover_key - a key of what nsrsnmd is told of a device beside
+ * its name and load (media type, path, capacity, segment size, target
+ * and max sessions, max movers): equal keys, the same settings. */
+uint64_t devcache_mover_key(const struct nsr_snmd_device *d);
+
 /* devcache_mover_learn - nsrsnmd handed out mover pid, serving on port,
- * for device. */
-void devcache_mover_learn(const char *device, pid_t pid, int port);
+ * for device, asked with settings of key. */
+void devcache_mover_learn(const char *device, pid_t pid, int port,
+			  uint64_t key);
 
 /* devcache_mover_forget - pid (0: every mover of device; device NULL:
  * every device) is gone or may be. */
 void devcache_mover_forget(const char *device, pid_t pid);
 
 /* devcache_mover_pick - a mover of device to hand one more session
- * without asking nsrsnmd: among the nload movers nsrd counts sessions on
- * (load), the least loaded one whose port is known and that serves fewer
- * than target_sessions (0: nsrsnmd's default, 4) and for which alive(pid)
- * says yes (alive NULL: all are).  1 with *pid and *port, or 0: ask
- * nsrsnmd (it may start a mover, or pick an idle one nsrd does not
- * count). */
+ * without asking nsrsnmd, by nsrsnmd's own rule: the least loaded of the
+ * movers nsrsnmd handed out for it (their sessions as nsrd counts them in
+ * load, 0 when not there), if it serves fewer than target_sessions (0:
+ * nsrsnmd's default, 4) and, when idle (no session counted), was handed
+ * out with settings of key (the device's now), and alive(pid, idle) says
+ * it runs (idle: it may have exited; alive NULL: all run); one that does
+ * not is forgotten.  1 with *pid and *port, or 0: ask nsrsnmd (it may
+ * start a mover, or tell of the settings a running one keeps). */
 int devcache_mover_pick(const char *device,
 			const struct nsr_snmd_load *load,
-			size_t nload, unsigned target_sessions,
-			int (*alive)(pid_t pid), pid_t *pid, int *port);
+			size_t nload, unsigned target_sessions, uint64_t key,
+			int (*alive)(pid_t pid, int idle), pid_t *pid,
+			int *port);
 
 /* devcache_clear - forget everything (stop, tests). */
 void devcache_clear(void);

@@ -38,6 +38,7 @@
 #include "nsr/jobd_clnt.h"
 #include "nsr/level.h"
 #include "nsr/log.h"
+#include "nsr/proc.h"
 #include "nsr/mmd_clnt.h"
 #include "nsr/mmdb_clnt.h"
 #include "nsr/mmquery.h"
@@ -555,10 +556,21 @@ static size_t device_load(struct nsrd *n, const char *device,
 	return nl;
 }
 
-/* mover_alive - is the local mover pid still there (devcache.h)? */
-static int mover_alive(pid_t pid)
+/* mover_alive - is the local mover pid still there (devcache.h)?  For an
+ * idle one (no session of ours on it), also an nsrmmd that has not
+ * exited; when in doubt, no: nsrsnmd is asked. */
+static int mover_alive(pid_t pid, int idle)
 {
-	return kill(pid, 0) == 0 || errno == EPERM;
+	char comm[32], state = 0;
+
+	if (kill(pid, 0) != 0 && errno != EPERM)
+		return 0;
+	if (!idle)
+		return 1;
+	/* Idle: it may have exited (a zombie nsrsnmd has yet to reap) and
+	 * its pid may even be another program's now. */
+	return nsr_proc_stat(pid, comm, sizeof(comm), &state) == NSR_OK &&
+	       strcmp(comm, "nsrmmd") == 0 && state != 'Z' && state != 'X';
 }
 
 /* nsrd_device_capacity - see nsrd.h. */
@@ -587,6 +599,7 @@ int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
 	const char *ms = nsr_res_get(dev, "max sessions");
 	const char *seg = nsr_res_get(dev, "segment size");
 	long long segv = 0;
+	uint64_t key;
 	pid_t pid;
 
 	memset(&md, 0, sizeof(md));
@@ -623,12 +636,14 @@ int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
 					       md.max_sessions);
 	md.load = load;
 	md.nload = device_load(n, md.name, load, NSR_ARRAY_SIZE(load));
-	/* A local mover that serves sessions of ours below its target takes
-	 * one more without a question to nsrsnmd (devcache.h): nsrsnmd would
-	 * neither start a mover then nor count differently. */
+	/* A local mover below its target sessions takes one more without a
+	 * question to nsrsnmd (devcache.h): nsrsnmd would neither start a
+	 * mover then nor count differently, and picks the least loaded too;
+	 * an idle one only with the settings nsrsnmd last saw. */
+	key = devcache_mover_key(&md);
 	if (!host[0] && devcache_mover_pick(md.name, load, md.nload,
-					    md.target_sessions, mover_alive,
-					    &pid, port)) {
+					    md.target_sessions, key,
+					    mover_alive, &pid, port)) {
 		if (pidp)
 			*pidp = pid;
 		return NSR_OK;
@@ -646,7 +661,7 @@ int nsrd_device_mover(struct nsrd *n, const struct nsr_res *dev, char *host,
 	if (pidp)
 		*pidp = rc == NSR_OK ? pid : 0;
 	if (rc == NSR_OK && !host[0])
-		devcache_mover_learn(md.name, pid, *port);
+		devcache_mover_learn(md.name, pid, *port, key);
 	return rc;
 }
 
