@@ -214,12 +214,29 @@ static int execd_option(struct nsr_daemon *d, int opt, const char *arg)
 	return execd_run_option(opt, arg);
 }
 
+/* Dead local sockets of daemons run without root (-u), which cannot
+ * remove their own from root's sockets/ (nsr/rpc.h): removed at start,
+ * at stop and every SWEEP_TICKS ticks, once bound SWEEP_AGE_S ago. */
+#define SWEEP_TICKS 60
+#define SWEEP_AGE_S 10
+
+/* sweep - remove the dead sockets, saying how many. */
+static void sweep(struct nsr_daemon *d)
+{
+	int n = nsr_rpc_local_sweep(d->root, 0, SWEEP_AGE_S);
+
+	if (n > 0)
+		nsr_info("removed %d local socket(s) no daemon listens on "
+			 "(daemons run without root cannot remove theirs)", n);
+}
+
 /* execd_started - open the locator port, start nsrsnmd on storage nodes. */
 static int execd_started(struct nsr_daemon *d)
 {
 	struct nsr_buf err;
 	int bound;
 
+	sweep(d);
 	if (!g_execd.locator_port)
 		g_execd.locator_port = nsr_rpc_locator_port();
 	nsr_buf_init(&err, 0);
@@ -268,13 +285,17 @@ static int execd_started(struct nsr_daemon *d)
 	return 0;
 }
 
-/* execd_tick - the periodic tick: restart nsrsnmd after its back-off. */
+/* execd_tick - the periodic tick: restart nsrsnmd after its back-off;
+ * now and then the dead local sockets. */
 static void execd_tick(struct nsr_daemon *d)
 {
-	NSR_UNUSED(d);
+	static unsigned ticks;
+
 	if (g_execd.super)
 		nsr_super_tick(g_execd.super);
 	execd_run_tick();
+	if (++ticks % SWEEP_TICKS == 0)
+		sweep(d);
 }
 
 /* execd_child_exit - SIGCHLD: hand a dead child to the supervisor. */
@@ -300,6 +321,7 @@ static void execd_stop(struct nsr_daemon *d)
 	}
 	for (int i = 0; i < g_execd.n; i++)
 		g_execd.tab[i].e.name = NULL;
+	sweep(d);
 }
 
 static const struct nsr_daemon_ops execd_ops = {

@@ -483,6 +483,7 @@ static void snmd_child_exit(struct nsr_daemon *d, pid_t pid, int status)
 	struct snmd *x = d->ctx;
 	int normal = WIFEXITED(status) && WEXITSTATUS(status) == 0;
 	char how[64];
+	int port = 0;
 
 	nsr_exit_status_text(status, how, sizeof(how));
 	pthread_mutex_lock(&x->tab_mu);
@@ -496,6 +497,7 @@ static void snmd_child_exit(struct nsr_daemon *d, pid_t pid, int status)
 
 			if (v->pid != pid)
 				continue;
+			port = v->port;
 			memset(v, 0, sizeof(*v));
 			snprintf(s->last_exit, sizeof(s->last_exit), "%s",
 				 how);
@@ -519,6 +521,10 @@ static void snmd_child_exit(struct nsr_daemon *d, pid_t pid, int status)
 	}
 out:
 	pthread_mutex_unlock(&x->tab_mu);
+	/* A mover run as another user (-U) could not remove its local
+	 * socket from root's directory (nsr/rpc.h). */
+	if (port > 0)
+		nsr_rpc_local_sweep(d->root, port, 0);
 }
 
 /* snmd_stop - stop every mover (SIGTERM, then SIGKILL after 10 s). */

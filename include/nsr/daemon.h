@@ -15,13 +15,14 @@
  *   2. -t: call ops->check (if any), report, exit;
  *   3. make <root>/{logs,tmp,res,mm,index}, open <root>/logs/daemon.log,
  *      lock <root>/logs/<name>.pid (a second copy on one root is fatal);
- *      ops->prepare; with -u USER (daemons that name their own_dirs):
- *      give those directories to USER, load the TLS certificate, and run
- *      as USER from here on (root no more: initgroups, setgid, setuid);
+ *      ops->prepare; listen on 127.0.0.1 and every -a address (one
+ *      port) and on the local socket (nothing is accepted before step
+ *      7); with -u USER (daemons that name their own_dirs): give those
+ *      directories to USER, load the TLS certificate, and run as USER
+ *      from here on (root no more: initgroups, setgid, setuid);
  *   4. ops->init (open databases; may fail fatally with a reason);
- *   5. listen on 127.0.0.1 and every -a address (one port), register
- *      every program with the local nsrexecd locator (not for nsrexecd
- *      itself);
+ *   5. register every program with the local nsrexecd locator (not for
+ *      nsrexecd itself);
  *   6. ops->started (spawn children); with -b, tell the waiting parent
  *      that we are ready (so "nsrd -b" returns only once nsrd serves);
  *   7. loop: ppoll on the listeners with signals unblocked only inside

@@ -233,6 +233,13 @@ int nsr_rpc_server_listen(struct nsr_rpc_server *srv, const char *addr,
  * when the directory is writable by others than its owner. */
 int nsr_rpc_server_listen_local(struct nsr_rpc_server *srv, const char *root,
 				int port, struct nsr_buf *err);
+/* nsr_rpc_local_sweep - remove <root>/sockets/<port> (port 0: every
+ * port's socket there) when a connect to it is refused (nothing listens)
+ * and it was bound min_age_s seconds ago or more: the socket of a daemon
+ * that ran without root (-u), which cannot remove its own from root's
+ * directory.  For root's daemons (nsrsnmd, nsrexecd).  How many were
+ * removed. */
+int nsr_rpc_local_sweep(const char *root, int port, int min_age_s);
 /* nsr_rpc_local_enabled - 0 when NSR_LOCAL_SOCKETS=0 (or a test proxy,
  * NSR_TEST_CONNECT_VIA, must see every connection): this process then
  * neither listens on nor connects to local sockets. */

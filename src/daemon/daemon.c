@@ -1007,16 +1007,9 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 	setup_tls(&d);
 	if (ops->prepare && ops->prepare(&d) != 0)
 		nsr_fatal("preparation failed; see the messages above");
-	run_as_user(&d);
-	install_signals(&orig);
-	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
-		nsr_fatal("pipe: %s", strerror(errno));
-
-	/* 4. State. */
-	if (ops->init && ops->init(&d) != 0)
-		nsr_fatal("initialisation failed; see the messages above");
-
-	/* 5. Serve and register. */
+	/* Listening comes before -u gives root up: the local socket goes
+	 * in root's sockets/ (clients take it as root's, since root bound
+	 * it there; nsr/rpc.h), and nothing is accepted before step 7. */
 	raise_nofile();
 	if (nsr_rpc_server_new(ops->progs, ops->nprogs, &d.srv) != NSR_OK)
 		nsr_fatal("cannot start the RPC server: %s", strerror(errno));
@@ -1031,6 +1024,16 @@ int nsr_daemon_main(int argc, char **argv, const struct nsr_daemon_ops *ops,
 				  err.data);
 		nsr_buf_release(&err);
 	}
+	run_as_user(&d);
+	install_signals(&orig);
+	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+		nsr_fatal("pipe: %s", strerror(errno));
+
+	/* 4. State. */
+	if (ops->init && ops->init(&d) != 0)
+		nsr_fatal("initialisation failed; see the messages above");
+
+	/* 5. Register. */
 	if (!ops->no_register)
 		register_all(&d);
 

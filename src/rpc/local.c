@@ -29,15 +29,23 @@
  *     whose uid has no valid name may state none (server.c take_user);
  *  4. a daemon never removes a socket another live daemon listens on:
  *     it binds over a stale one only after a connect to it failed;
- *  5. the socket is removed at stop only if it is still the one bound.
+ *  5. the socket is removed at stop only if it is still the one bound;
+ *  6. a daemon run without root (-u) binds its socket while still root
+ *     (the daemon skeleton) and cannot remove it from root's directory
+ *     at stop: such a dead socket is removed by root's daemons with
+ *     nsr_rpc_local_sweep (nsrsnmd for a mover it reaped, nsrexecd for
+ *     every socket at start, at stop and every minute), and only when a
+ *     connect to it is refused, which a live listener never does.
  */
 #include "nsr/compat.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <pwd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nsr/buf.h"
@@ -234,6 +242,74 @@ static int bound_here(const char *path)
 	live = connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
 	close(fd);
 	return live;
+}
+
+/* refused - 1 if a connect to the socket at path is refused (nothing
+ * listens there); never waits (a listener whose queue is full is live). */
+static int refused(const char *path)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+			0), dead;
+
+	if (fd < 0)
+		return 0;
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	dead = connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0 &&
+	       errno == ECONNREFUSED;
+	close(fd);
+	return dead;
+}
+
+/* sweep_one - remove the socket at path if it is one, was bound at least
+ * min_age_s seconds before now and nothing listens on it (invariant 6);
+ * 1 if it was removed. */
+static int sweep_one(const char *path, int min_age_s, time_t now)
+{
+	struct stat st, again;
+
+	if (lstat(path, &st) != 0 || !S_ISSOCK(st.st_mode) ||
+	    now - st.st_mtime < min_age_s || !refused(path))
+		return 0;
+	/* still that socket: not one bound in its place meanwhile */
+	if (lstat(path, &again) != 0 || again.st_ino != st.st_ino)
+		return 0;
+	return unlink(path) == 0;
+}
+
+/* nsr_rpc_local_sweep - see nsr/rpc.h (invariant 6). */
+int nsr_rpc_local_sweep(const char *root, int port, int min_age_s)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char path[sizeof(dir)];
+	time_t now = time(NULL);
+	struct dirent *e;
+	DIR *dp;
+	int n = 0;
+
+	if (port > 0)
+		return nsr_rpc_local_path(root, port, path, sizeof(path)) ==
+				       NSR_OK
+			       ? sweep_one(path, min_age_s, now)
+			       : 0;
+	if (nsr_rpc_local_path(root, 0, dir, sizeof(dir)) != NSR_OK)
+		return 0;
+	dp = opendir(dir);
+	if (!dp)
+		return 0;
+	while ((e = readdir(dp)) != NULL) {
+		long p;
+		char *end;
+
+		errno = 0;
+		p = strtol(e->d_name, &end, 10);
+		if (*end || p <= 0 || p > 65535 || errno ||
+		    nsr_rpc_local_path(root, (int)p, path, sizeof(path)))
+			continue; /* not a port's socket */
+		n += sweep_one(path, min_age_s, now);
+	}
+	closedir(dp);
+	return n;
 }
 
 /* nsr_rpc_server_listen_local - listen on <root>/sockets/<port> too. */

@@ -5,7 +5,10 @@
 #  - nsrmmdbd, nsrindexd, nsrjobd and the movers run with USER's uid and
 #    gid (all four: real, effective, saved, file system) and without
 #    root's groups; nsrd, nsrexecd and nsrsnmd stay root; the daemons run
-#    as USER say they have no local socket (root's sockets/), nsrd has;
+#    as USER listen on their local sockets as root's do (bound before
+#    root is given up), a save reaches its mover there, and a mover's
+#    socket, which it cannot remove from root's sockets/ itself, is gone
+#    once nsrsnmd has reaped the mover;
 #  - the AFTD's directory, given to USER by the administrator, holds the
 #    label and session files the movers write, all USER's;
 #  - the media database, the client file indexes and the jobs database
@@ -70,10 +73,10 @@ for d in nsrd nsrexecd nsrsnmd; do
 done
 check "the log says so" grep -q "nsrmmdbd\[[0-9]*\]: info: running as $U (uid $UID_" \
 	"$ROOT/logs/daemon.log"
-# Their local sockets would go in root's sockets/: they say they have
-# none (clients reach them over TCP with TLS), while root's daemons do.
-check "a daemon run as $U says it has no local socket, and why" grep -Eq \
-	"nsrmmdbd\[[0-9]+\]: info: no local socket for port [0-9]+ \(.*Permission denied\)" \
+# Their local sockets are bound in root's sockets/ before root is given
+# up: clients on this host reach them there, without TLS, as root's.
+check "a daemon run as $U listens on its local socket" grep -q \
+	"nsrmmdbd\[[0-9]*\]: info: started, .* and on its local socket" \
 	"$ROOT/logs/daemon.log"
 check "nsrd listens on its local socket" grep -q \
 	"nsrd\[[0-9]*\]: info: started, .* and on its local socket" \
@@ -87,6 +90,23 @@ for p in $movers; do
 	check "mover $p runs as $U ($(ids "$p"))" \
 		test "$(ids "$p")" = "$UID_ $UID_ $UID_ $UID_ $GID_ $GID_ $GID_ $GID_ "
 done
+check "the save reached its mover on the mover's local socket" grep -Eq \
+	"nsrmmd\.[0-9]+\[[0-9]+\]: info: save set [0-9]+ \(.*:$W/data, .* from local pid" \
+	"$ROOT/logs/daemon.log"
+# A mover ends (as when idle): nsrsnmd, root, removes the socket it
+# could not remove itself.
+mp=$(echo $movers | awk '{ print $1 }')
+mport=$(grep -E "nsrmmd\.[0-9]+\[$mp\]: info: started, " "$ROOT/logs/daemon.log" |
+	sed -n 's/.* port \([0-9]*\) and on its local socket.*/\1/p' | head -1)
+check "the mover's local socket is there (port ${mport:-?})" \
+	test -S "$ROOT/sockets/${mport:-x}"
+kill "$mp" 2>/dev/null
+for _ in $(seq 1 100); do
+	[ -e "$ROOT/sockets/${mport:-x}" ] || break
+	sleep 0.1
+done
+check "and gone once nsrsnmd reaped the mover" \
+	test ! -e "$ROOT/sockets/${mport:-x}"
 check "the AFTD's label and session files are $U's" \
 	test -n "$(ls "$W/aftd1")" -a \
 	-z "$(find "$W/aftd1" ! -user "$U" -print | head -1)"

@@ -15,12 +15,14 @@
 #include "nsr/compat.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <pwd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nsr/buf.h"
@@ -392,6 +394,61 @@ static void test_stale_and_live(void **state)
 	assert_int_equal(lstat(path, &st), -1);
 }
 
+/* age - set the time the socket at path was bound to secs ago. */
+static void age(const char *path, int secs)
+{
+	struct timespec t[2];
+
+	clock_gettime(CLOCK_REALTIME, &t[0]);
+	t[0].tv_sec -= secs;
+	t[1] = t[0];
+	assert_int_equal(utimensat(AT_FDCWD, path, t, AT_SYMLINK_NOFOLLOW), 0);
+}
+
+/* test_sweep - nsr_rpc_local_sweep removes a socket nothing listens on
+ * once it is old enough, never a live one nor another file; for one
+ * port, that port's alone. */
+static void test_sweep(void **state)
+{
+	char live[128], dead[128], young[128], other[128], file[160];
+	struct test_server s;
+	struct stat st;
+	int fd;
+
+	NSR_UNUSED(state);
+	start(&s, 1);
+	sock_path(s.port, live, sizeof(live));
+	age(live, 60);
+	sock_path(65001, dead, sizeof(dead));
+	bind_stale(dead);
+	age(dead, 60);
+	sock_path(65002, young, sizeof(young));
+	bind_stale(young);
+	sock_path(65003, other, sizeof(other));
+	bind_stale(other);
+	snprintf(file, sizeof(file), "%s/sockets/65004", g_root);
+	fd = open(file, O_WRONLY | O_CREAT, 0644); /* not a socket */
+	assert_true(fd >= 0);
+	close(fd);
+	age(file, 60);
+
+	assert_int_equal(nsr_rpc_local_sweep(g_root, 0, 10), 1);
+	assert_int_equal(lstat(dead, &st), -1);
+	assert_int_equal(lstat(live, &st), 0);
+	assert_int_equal(lstat(young, &st), 0);
+	assert_int_equal(lstat(file, &st), 0);
+	/* one port: that one, however young */
+	assert_int_equal(nsr_rpc_local_sweep(g_root, 65002, 0), 1);
+	assert_int_equal(lstat(young, &st), -1);
+	assert_int_equal(lstat(other, &st), 0);
+	assert_int_equal(nsr_rpc_local_sweep(g_root, s.port, 0), 0);
+	assert_int_equal(ask("127.0.0.1", s.port, NULL, 0), NSR_OK);
+	assert_int_equal(seen_local, 1); /* still served there */
+	test_server_stop(&s);
+	unlink(other);
+	unlink(file);
+}
+
 /* test_long_root - a root whose socket path would not fit a socket
  * address: the server says so and listens on TCP alone, a client of that
  * root goes over TCP. */
@@ -500,6 +557,7 @@ int main(void)
 		cmocka_unit_test(test_local_used),
 		cmocka_unit_test(test_unsafe_dir),
 		cmocka_unit_test(test_stale_and_live),
+		cmocka_unit_test(test_sweep),
 		cmocka_unit_test(test_long_root),
 		cmocka_unit_test(test_certified_host),
 	};
