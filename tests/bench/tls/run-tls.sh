@@ -21,8 +21,10 @@
 # target: <= 10 %), of encryption at rest (on-aes vs on; target:
 # <= 15 %) and of a same-host save's security (local vs off) in percent.
 #
-#   run-tls.sh [-q] [-s MB] [-r RUNS] -b BINDIR -d DIR
+#   run-tls.sh [-q] [-s MB] [-r RUNS] [-U USER] -b BINDIR -d DIR
 #     -q        quick: 256 MB, 1 round
+#     -U USER   the movers run as USER (nsrexecd -U; needs root), as on
+#               a storage node whose movers do not run as root
 #     -s MB     size of the file (default 1024)
 #     -r RUNS   rounds (default 3)
 #     -b BINDIR the build's bin directory (a release build for numbers)
@@ -30,15 +32,16 @@
 #
 # Every daemon it starts is stopped by pid at exit (lib.sh's cleanup).
 set -u
-SIZE=1024 RUNS=3 BINDIR="" DIR=""
-while getopts "qs:r:b:d:" o; do
+SIZE=1024 RUNS=3 BINDIR="" DIR="" MUSER=""
+while getopts "qs:r:U:b:d:" o; do
 	case $o in
+	U) MUSER=$OPTARG ;;
 	q) SIZE=256 RUNS=1 ;;
 	s) SIZE=$OPTARG ;;
 	r) RUNS=$OPTARG ;;
 	b) BINDIR=$OPTARG ;;
 	d) DIR=$OPTARG ;;
-	*) echo "usage: $0 [-q] [-s MB] [-r RUNS] -b BINDIR -d DIR" >&2; exit 2 ;;
+	*) echo "usage: $0 [-q] [-s MB] [-r RUNS] [-U USER] -b BINDIR -d DIR" >&2; exit 2 ;;
 	esac
 done
 [ -n "$BINDIR" ] && [ -n "$DIR" ] || { echo "$0: -b and -d are needed" >&2; exit 2; }
@@ -49,6 +52,14 @@ export NSR_TEST_TALLY_CHECK=0 # a test check: not in a benchmark
 nsr_setup tls-bench
 S=127.0.0.1
 W=$ROOT/work
+if [ -n "$MUSER" ]; then
+	# The movers run as MUSER: it must reach the root and own the AFTD.
+	[ "$(id -u)" = 0 ] || { echo "$0: -U needs root" >&2; exit 2; }
+	chmod 0711 "$NSR_TEST_TMPDIR" "$ROOT"
+	mkdir -p "$W/aftd1"
+	chown "$MUSER" "$W/aftd1" || exit 1
+	NSR_EXECD_ARGS=(-U "$MUSER")
+fi
 nsr_start_aftd_datazone
 echo "127.0.0.1  # run-tls.sh: the TLS-off runs" >"$ROOT/tls/plain-hosts"
 printf '. type: NSR\nupdate datazone pass phrase: run-tls bench\n' |
