@@ -1596,7 +1596,9 @@ void nsrd_start_batch(void *ctx, struct batch_item **items, size_t n)
 	struct batch_item *v[BATCH_MAX];
 	size_t m = 0;
 
-	nsr_log_hold(); /* a line per start: one write for the batch */
+	/* A line per start, written together when the mutex is let go
+	 * (not held over the creates, which may wait for a database). */
+	nsr_log_hold();
 	nsr_rpc_server_lock(nd->d->srv);
 	for (size_t i = 0; i < n; i++) {
 		struct start *st = items[i]->arg;
@@ -1617,6 +1619,7 @@ void nsrd_start_batch(void *ctx, struct batch_item **items, size_t n)
 		v[m++] = &st->bi;
 	}
 	nsr_rpc_server_unlock(nd->d->srv);
+	nsr_log_release();
 	/* The admitted ones' save sets and jobs, in one batch each. */
 	if (m)
 		nsrd_create_batch(nd, v, m);
@@ -1626,6 +1629,7 @@ void nsrd_start_batch(void *ctx, struct batch_item **items, size_t n)
 		if (st->step == START_CREATE)
 			st->lane_job = create_job_alone(nd, &st->q, st->bi.rc);
 	}
+	nsr_log_hold();
 	nsr_rpc_server_lock(nd->d->srv);
 	for (size_t i = 0; i < n; i++) {
 		struct start *st = items[i]->arg;
