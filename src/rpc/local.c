@@ -230,35 +230,24 @@ int nsr_conn_connect_local(struct nsr_conn *c, const char *host, int port,
 	return NSR_OK;
 }
 
-/* bound_here - 1 if a live listener answers at path (invariant 4). */
-static int bound_here(const char *path)
-{
-	struct sockaddr_un a = {.sun_family = AF_UNIX};
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), live;
-
-	if (fd < 0)
-		return 0;
-	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
-	live = connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
-	close(fd);
-	return live;
-}
-
-/* refused - 1 if a connect to the socket at path is refused (nothing
- * listens there); never waits (a listener whose queue is full is live). */
-static int refused(const char *path)
+/* probe - what a connect to the socket at path says, without waiting:
+ * 0 when a listener is there (it took the connection, or its queue is
+ * full), else the errno (ECONNREFUSED: nothing listens; invariants 4
+ * and 6). */
+static int probe(const char *path)
 {
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
-			0), dead;
+			0), e = 0;
 
 	if (fd < 0)
-		return 0;
+		return errno;
 	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
-	dead = connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0 &&
-	       errno == ECONNREFUSED;
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0 &&
+	    errno != EAGAIN)
+		e = errno;
 	close(fd);
-	return dead;
+	return e;
 }
 
 /* sweep_one - remove the socket at path if it is one, was bound at least
@@ -269,7 +258,7 @@ static int sweep_one(const char *path, int min_age_s, time_t now)
 	struct stat st, again;
 
 	if (lstat(path, &st) != 0 || !S_ISSOCK(st.st_mode) ||
-	    now - st.st_mtime < min_age_s || !refused(path))
+	    now - st.st_mtime < min_age_s || probe(path) != ECONNREFUSED)
 		return 0;
 	/* still that socket: not one bound in its place meanwhile */
 	if (lstat(path, &again) != 0 || again.st_ino != st.st_ino)
@@ -341,7 +330,7 @@ int nsr_rpc_server_listen_local(struct nsr_rpc_server *s, const char *root,
 		return NSR_ERR_PERM;
 	}
 	if (lstat(a.sun_path, &st) == 0) {
-		if (!S_ISSOCK(st.st_mode) || bound_here(a.sun_path)) {
+		if (!S_ISSOCK(st.st_mode) || probe(a.sun_path) == 0) {
 			nsr_buf_addf(err, "%s is in use", a.sun_path);
 			return NSR_ERR_EXISTS;
 		}
