@@ -561,16 +561,12 @@ static size_t device_load(struct nsrd *n, const char *device,
  * exited; when in doubt, no: nsrsnmd is asked. */
 static int mover_alive(pid_t pid, int idle)
 {
-	char comm[32], state = 0;
-
-	if (kill(pid, 0) != 0 && errno != EPERM)
-		return 0;
-	if (!idle)
-		return 1;
 	/* Idle: it may have exited (a zombie nsrsnmd has yet to reap) and
-	 * its pid may even be another program's now. */
-	return nsr_proc_stat(pid, comm, sizeof(comm), &state) == NSR_OK &&
-	       strcmp(comm, "nsrmmd") == 0 && state != 'Z' && state != 'X';
+	 * its pid may even be another program's now; busy: kill's word
+	 * (no /proc read per start). */
+	if (idle)
+		return nsr_proc_live(pid, "nsrmmd");
+	return kill(pid, 0) == 0 || errno == EPERM;
 }
 
 /* nsrd_device_capacity - see nsrd.h. */

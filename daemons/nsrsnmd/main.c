@@ -116,23 +116,11 @@ static int next_num(struct snmd *x)
 	}
 }
 
-/* zombie - 1 if pid has exited but is not reaped yet (Linux /proc). */
-static int zombie(pid_t pid)
-{
-	char state = 0;
-
-	return nsr_proc_stat(pid, NULL, 0, &state) == NSR_OK && state == 'Z';
-}
-
 /* alive - 1 if the mover is running (not dead, not a zombie the main
  * loop has yet to reap). */
 static int alive(const struct snmd_mover *v)
 {
-	if (v->pid <= 0 || v->port <= 0)
-		return 0;
-	if (kill(v->pid, 0) != 0 && errno == ESRCH)
-		return 0;
-	return !zombie(v->pid);
+	return v->pid > 0 && v->port > 0 && nsr_proc_live(v->pid, NULL);
 }
 
 /* slot_running - how many movers of s run; running[i] says which. */

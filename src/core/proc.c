@@ -3,6 +3,7 @@
  */
 #include "nsr/compat.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include "nsr/err.h"
@@ -51,6 +52,19 @@ int nsr_proc_stat(pid_t pid, char *comm, size_t len, char *state)
 		snprintf(comm, len, "%s", lp + 1);
 	}
 	return NSR_OK;
+}
+
+/* nsr_proc_live - see nsr/proc.h. */
+int nsr_proc_live(pid_t pid, const char *comm)
+{
+	char name[32], state = 0;
+
+	if (pid <= 0 || (kill(pid, 0) != 0 && errno != EPERM))
+		return 0;
+	if (nsr_proc_stat(pid, name, sizeof(name), &state) != NSR_OK)
+		return !comm;
+	return state != 'Z' && state != 'X' &&
+	       (!comm || strcmp(name, comm) == 0);
 }
 
 /* nsr_proc_cpu - see proc.h: utime and stime, the 12th and 13th fields

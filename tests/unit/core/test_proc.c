@@ -1,7 +1,8 @@
 /*
  * test_proc.c - nsr_proc_stat: this process's command name and state; a
  * child that exited is a zombie until reaped, then not found; bad pids
- * are not found; nsr_proc_cpu: the CPU time used grows.
+ * are not found; nsr_proc_live: running, by name, never a zombie;
+ * nsr_proc_cpu: the CPU time used grows.
  */
 #include "nsr/compat.h"
 
@@ -28,6 +29,11 @@ static void test_self(void **state)
 			 NSR_OK);
 	assert_string_equal(tiny, "tes");
 	assert_int_equal(nsr_proc_stat(getpid(), NULL, 0, NULL), NSR_OK);
+	/* live, and by that name only */
+	assert_int_equal(nsr_proc_live(getpid(), NULL), 1);
+	assert_int_equal(nsr_proc_live(getpid(), "test_proc"), 1);
+	assert_int_equal(nsr_proc_live(getpid(), "nsrmmd"), 0);
+	assert_int_equal(nsr_proc_live(0, NULL), 0);
 }
 
 /* test_zombie - an exited child is 'Z' until reaped, then gone. */
@@ -49,7 +55,9 @@ static void test_zombie(void **state)
 		usleep(10000);
 	}
 	assert_int_equal(st, 'Z');
+	assert_int_equal(nsr_proc_live(pid, NULL), 0); /* kill finds it */
 	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(nsr_proc_live(pid, NULL), 0);
 	assert_int_equal(nsr_proc_stat(pid, NULL, 0, &st), NSR_ERR_NOTFOUND);
 	assert_int_equal(nsr_proc_stat(0, NULL, 0, &st), NSR_ERR_NOTFOUND);
 	assert_int_equal(nsr_proc_stat(-1, NULL, 0, &st), NSR_ERR_NOTFOUND);
