@@ -1218,17 +1218,15 @@ static int create_settle(struct nsrd *n, struct create_req *q, int rc,
  * save with the RPC mutex released: the save set in a batch with the
  * other starts' (n->creates), the job through a lane's half of its own
  * (nsrd.h invariants 1-3); under the mutex with the shared handles when
- * there is no server (tests) or no lane (stopping, no memory).
- * Called and returns with the mutex held.  NSR_OK, or an error with st
- * set (then no save set was made). */
+ * there is no lane (stopping, no memory).  Called (by a save asking
+ * again, start_alone) and returns with the server's mutex held.  NSR_OK,
+ * or an error with st set (then no save set was made). */
 static int save_create_unlocked(struct nsrd *n, struct save_create *c,
 				nsr_status *st)
 {
 	struct create_req q = {c, st, 0, 0};
 	int rc, lane_job;
 
-	if (!n->d || !n->d->srv)
-		return save_create_locked(n, c, st);
 	nsr_rpc_server_unlock(n->d->srv);
 	rc = batch_do(&n->creates, &q);
 	lane_job = create_job_alone(n, &q, rc);
