@@ -21,6 +21,7 @@
 #include "nsr/buf.h"
 #include "nsr/daemon.h"
 #include "nsr/err.h"
+#include "nsr/forkserver.h"
 #include "nsr/log.h"
 #include "nsr/rpc_status.h"
 #include "nsr/xmalloc.h"
@@ -450,7 +451,10 @@ static const struct nsr_daemon_ops mmd_ops = {
 		"              bytes, so reads can position fast (0: none)\n"
 		"  -i seconds  exit when idle this long (default 600)\n"
 		"  -r fd       write the bound port to fd when ready\n"
-		"  -n number   mover number (names the pid file nsrmmd.N)\n",
+		"  -n number   mover number (names the pid file nsrmmd.N)\n"
+		"  -Z fd       (first, alone) be nsrsnmd's mover template: "
+		"fork a mover\n"
+		"              per request on socket fd (nsrsnmd starts it)\n",
 	.no_register = 1,
 	.tick_ms = 1000,
 	.progs = mmd_progs,
@@ -472,7 +476,15 @@ int main(int argc, char **argv)
 {
 	struct nsr_daemon_ops ops = mmd_ops;
 	char name[32];
+	int rc;
 
+	/* nsrsnmd's mover template: movers are copies of this process,
+	 * each returning here with its own arguments (nsr/forkserver.h). */
+	if (argc > 1 && strcmp(argv[1], "-Z") == 0) {
+		rc = nsr_forkserver_serve(argc, argv, &argc, &argv);
+		if (rc != 1)
+			return rc == 0 ? 0 : 1;
+	}
 	/* Several movers share a root: each needs its own pid file. */
 	for (int i = 1; i + 1 < argc; i++) {
 		if (strcmp(argv[i], "-n") == 0 && atoi(argv[i + 1]) > 0) {

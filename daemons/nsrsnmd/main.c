@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "nsr/buf.h"
+#include "nsr/clock.h"
 #include "nsr/daemon.h"
 #include "nsr/dev.h"
 #include "nsr/err.h"
@@ -52,6 +53,7 @@ struct snmd {
 	char mover_user[64]; /* -U: the movers run as this user ("" = root) */
 	struct nsr_daemon *d;
 	char *mmd_exe;
+	struct snmd_template tmpl; /* spawn.c; guarded by spawn_mu */
 };
 
 static struct snmd g_snmd = {
@@ -188,7 +190,8 @@ static int start_mover(struct snmd *x, struct snmd_slot *s, int k,
 	struct snmd_spawn_args sa;
 	struct nsr_buf why;
 	pid_t pid;
-	int port, rc, running[SNMD_MOVERS_MAX];
+	int port, rc, running[SNMD_MOVERS_MAX], forked = 0;
+	long long t0;
 	unsigned n;
 
 	memset(&sa, 0, sizeof(sa));
@@ -199,16 +202,22 @@ static int start_mover(struct snmd *x, struct snmd_slot *s, int k,
 	sa.user = x->mover_user;
 	sa.slot = s;
 	sa.num = v->num;
+	sa.tmpl = &x->tmpl;
+	sa.forked = &forked;
 	nsr_buf_init(&why, 4096);
+	t0 = nsr_clock_mono_us();
 	rc = snmd_spawn(&sa, READY_TIMEOUT_MS, &pid, &port, &why);
+	t0 = nsr_clock_mono_us() - t0;
 	pthread_mutex_lock(&x->tab_mu);
 	if (rc == NSR_OK) {
 		v->pid = pid;
 		v->port = port;
 		n = slot_running(s, running);
-		nsr_info("started nsrmmd #%d (pid %ld) for device %s (%s %s) "
-			 "on port %d: %u of at most %u movers of the device",
-			 v->num, (long)pid, s->device, s->media_type, s->path,
+		nsr_info("started nsrmmd #%d (pid %ld%s, ready in %lld.%lld "
+			 "ms) for device %s (%s %s) on port %d: %u of at most "
+			 "%u movers of the device", v->num, (long)pid,
+			 forked ? ", from the template" : "", t0 / 1000,
+			 t0 % 1000 / 100, s->device, s->media_type, s->path,
 			 port, n, snmd_policy_mover_limit(s));
 	} else {
 		snmd_policy_exited(s, v->started_ms, -1, snmd_policy_now());
@@ -451,10 +460,14 @@ static int snmd_option(struct nsr_daemon *d, int opt, const char *arg)
 static int snmd_init(struct nsr_daemon *d)
 {
 	struct snmd *x = d->ctx;
-	const char *e = getenv("NSR_MOVER_IDLE");
+	const char *e;
 
 	x->d = d;
 	x->mmd_exe = nsr_xcheck(nsr_path_join(d->exe_dir, "nsrmmd"));
+	x->tmpl.fs.fd = -1;
+	e = getenv("NSR_MOVER_TEMPLATE");
+	x->tmpl.off = e && strcmp(e, "0") == 0;
+	e = getenv("NSR_MOVER_IDLE");
 	if (!x->idle_sec && e && atoi(e) > 0)
 		x->idle_sec = (unsigned)atoi(e);
 	if (access(x->mmd_exe, X_OK) != 0) {
@@ -462,6 +475,11 @@ static int snmd_init(struct nsr_daemon *d)
 			  strerror(errno));
 		return -1;
 	}
+	/* Ready before the first request: a group's first sessions wait
+	 * for their movers' starts (else fork+exec, or started later). */
+	pthread_mutex_lock(&x->spawn_mu);
+	snmd_template_up(&x->tmpl, x->mmd_exe);
+	pthread_mutex_unlock(&x->spawn_mu);
 	return 0;
 }
 
@@ -474,6 +492,12 @@ static void snmd_child_exit(struct nsr_daemon *d, pid_t pid, int status)
 	int port = 0;
 
 	nsr_exit_status_text(status, how, sizeof(how));
+	if (pid == atomic_load(&x->tmpl.running)) {
+		atomic_store(&x->tmpl.reaped, pid);
+		nsr_warn("the mover template (pid %ld) ended: %s; the next "
+			 "mover starts a new one", (long)pid, how);
+		return;
+	}
 	pthread_mutex_lock(&x->tab_mu);
 	for (int i = 0; i < x->nslots; i++) {
 		struct snmd_slot *s = x->slots[i];
@@ -547,6 +571,9 @@ static void snmd_stop(struct nsr_daemon *d)
 	}
 	x->nslots = 0;
 	pthread_mutex_unlock(&x->tab_mu);
+	if (x->tmpl.fs.pid > 0 &&
+	    x->tmpl.fs.pid != atomic_load(&x->tmpl.reaped))
+		nsr_forkserver_stop(&x->tmpl.fs, 10000);
 	pthread_mutex_unlock(&x->spawn_mu);
 	free(x->mmd_exe);
 	x->mmd_exe = NULL;

@@ -9,6 +9,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
+#include <stdatomic.h>
+
+#include "nsr/forkserver.h"
 
 struct nsr_buf;
 struct nsr_daemon;
@@ -49,6 +52,17 @@ struct snmd_slot {
 };
 
 /* What the mechanism needs to start one nsrmmd. */
+/* The mover template (nsr/forkserver.h): movers are forked from it, not
+ * exec'd; guarded by spawn_mu, but for the atomics child_exit reads and
+ * sets. */
+struct snmd_template {
+	struct nsr_forkserver fs;
+	int off;		/* NSR_MOVER_TEMPLATE=0: fork+exec each one */
+	long long retry_ms;	/* its start failed: not again before then */
+	_Atomic pid_t running;	/* fs.pid, for child_exit */
+	_Atomic pid_t reaped;	/* set by child_exit: running, exited */
+};
+
 struct snmd_spawn_args {
 	const char *exe;	 /* path of nsrmmd */
 	const char *root;
@@ -57,6 +71,8 @@ struct snmd_spawn_args {
 	const char *user;	 /* "" or the user the mover runs as (-u) */
 	const struct snmd_slot *slot;
 	int num;		 /* the new mover's number */
+	struct snmd_template *tmpl; /* NULL: fork+exec */
+	int *forked;		 /* out: 1 if forked from the template */
 };
 
 /* spawn.c */
@@ -66,6 +82,11 @@ struct snmd_spawn_args {
  * the SIGCHLD reaper). */
 int snmd_spawn(const struct snmd_spawn_args *a, int timeout_ms, pid_t *pid,
 	       int *port, struct nsr_buf *why);
+
+/* snmd_template_up - start the mover template unless it runs, is off
+ * (NSR_MOVER_TEMPLATE=0) or failed to start less than a minute ago
+ * (logged): NSR_OK when it runs (holds spawn_mu). */
+int snmd_template_up(struct snmd_template *t, const char *exe);
 
 /* policy.c */
 /* snmd_policy_mover_limit - how many movers a device may have: tape and

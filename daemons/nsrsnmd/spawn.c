@@ -1,9 +1,12 @@
 /*
  * spawn.c - the mechanism of starting one nsrmmd: a pipe whose write end
- * the mover inherits (-r fd), fork+exec through nsr_proc_spawn, and a
- * bounded wait for the line with the port the mover serves on.  Reaping
- * is not done here: the daemon skeleton reaps every child on SIGCHLD and
- * calls child_exit (main.c).
+ * the mover gets (-r fd), the mover forked from the mover template
+ * (nsrmmd -Z, nsr/forkserver.h; started on first use) or, when that
+ * fails or NSR_MOVER_TEMPLATE=0, fork+exec'd through nsr_proc_spawn, and
+ * a bounded wait for the line with the port the mover serves on.
+ * Reaping is not done here: the daemon skeleton reaps every child on
+ * SIGCHLD (movers forked from the template are our children too: we are
+ * a subreaper) and calls child_exit (main.c).
  */
 #include "nsr/compat.h"
 
@@ -17,6 +20,7 @@
 #include "nsr/clock.h"
 #include "nsr/daemon.h"
 #include "nsr/err.h"
+#include "nsr/log.h"
 
 #include "snmd.h"
 
@@ -54,6 +58,63 @@ static int read_port(int fd, int timeout_ms, int *port)
 	return *port > 0 && *port < 65536 ? NSR_OK : NSR_ERR_EOF;
 }
 
+#define TEMPLATE_ANSWER_MS 2000 /* a fork takes a millisecond */
+#define TEMPLATE_RETRY_MS 60000	/* after a failed start */
+
+/* snmd_template_up - see snmd.h. */
+int snmd_template_up(struct snmd_template *t, const char *exe)
+{
+	long long now = nsr_clock_mono_ms();
+
+	if (t->off)
+		return NSR_ERR_STATE;
+	if (t->fs.pid > 0 && t->fs.pid == atomic_load(&t->reaped)) {
+		/* It exited and was reaped: its pid is not ours now. */
+		close(t->fs.fd);
+		t->fs.fd = -1;
+		t->fs.pid = 0;
+		atomic_store(&t->running, 0);
+	}
+	if (t->fs.fd < 0) {
+		if (now < t->retry_ms)
+			return NSR_ERR_AGAIN;
+		if (nsr_forkserver_start(&t->fs, exe, "-Z") != NSR_OK) {
+			t->retry_ms = now + TEMPLATE_RETRY_MS;
+			nsr_warn("cannot start the mover template (%s -Z): %s; "
+				 "movers are started directly for %d s", exe,
+				 strerror(errno), TEMPLATE_RETRY_MS / 1000);
+			return NSR_ERR_SYSTEM;
+		}
+		atomic_store(&t->running, t->fs.pid);
+		nsr_info("started the mover template (pid %ld): new movers "
+			 "are forked from it", (long)t->fs.pid);
+	}
+	return NSR_OK;
+}
+
+/* via_template - the mover (argv, argv[rfd_at] its -r value) forked from
+ * the template, started first if it is not running: NSR_OK with *pid,
+ * else an error (logged) after which the caller fork+execs it. */
+static int via_template(struct snmd_template *t, const char *exe,
+			char **argv, int rfd_at, int wfd, pid_t *pid)
+{
+	char *saved = argv[rfd_at];
+	int rc = snmd_template_up(t, exe);
+
+	if (rc != NSR_OK)
+		return rc;
+	argv[rfd_at] = (char *)NSR_FORKSERVER_FD_ARG;
+	rc = nsr_forkserver_spawn(&t->fs, argv, wfd, TEMPLATE_ANSWER_MS, pid);
+	argv[rfd_at] = saved;
+	if (t->fs.fd < 0)
+		atomic_store(&t->running, 0);
+	if (rc != NSR_OK)
+		nsr_warn("the mover template could not fork a mover: %s; this "
+			 "one is started directly%s", strerror(errno),
+			 t->fs.fd < 0 ? ", the next from a new template" : "");
+	return rc;
+}
+
 /* snmd_spawn - start one mover and learn its port. */
 int snmd_spawn(const struct snmd_spawn_args *a, int timeout_ms, pid_t *pid,
 	       int *port, struct nsr_buf *why)
@@ -61,12 +122,15 @@ int snmd_spawn(const struct snmd_spawn_args *a, int timeout_ms, pid_t *pid,
 	const struct snmd_slot *s = a->slot;
 	char fdstr[16], numstr[16], capstr[32], segstr[32], idlestr[16];
 	char *argv[32 + 2 * NSR_DAEMON_MAX_ADDRS];
-	int fds[2] = {-1, -1}, n = 0, rc;
+	int fds[2] = {-1, -1}, n = 0, rc, rfd_at;
 
 	*pid = 0;
 	*port = 0;
-	/* Only the write end may cross exec. */
-	if (pipe2(fds, O_CLOEXEC) != 0 || fcntl(fds[1], F_SETFD, 0) != 0) {
+	if (a->forked)
+		*a->forked = 0;
+	/* Close-on-exec until the write end goes to its mover alone (a
+	 * template started meanwhile must not inherit it). */
+	if (pipe2(fds, O_CLOEXEC) != 0) {
 		nsr_buf_addf(why, "cannot make a pipe: %s", strerror(errno));
 		rc = NSR_ERR_SYSTEM;
 		goto out;
@@ -85,6 +149,7 @@ int snmd_spawn(const struct snmd_spawn_args *a, int timeout_ms, pid_t *pid,
 	argv[n++] = (char *)"-n";
 	argv[n++] = numstr;
 	argv[n++] = (char *)"-r";
+	rfd_at = n;
 	argv[n++] = fdstr;
 	if (*s->server) {
 		argv[n++] = (char *)"-s";
@@ -114,7 +179,13 @@ int snmd_spawn(const struct snmd_spawn_args *a, int timeout_ms, pid_t *pid,
 	if (a->d)
 		nsr_daemon_addr_argv(a->d, argv, &n);
 	argv[n] = NULL;
-	if (nsr_proc_spawn(argv, pid) != NSR_OK) {
+	if (a->tmpl &&
+	    via_template(a->tmpl, a->exe, argv, rfd_at, fds[1], pid) ==
+		    NSR_OK) {
+		if (a->forked)
+			*a->forked = 1;
+	} else if (fcntl(fds[1], F_SETFD, 0) != 0 ||
+		   nsr_proc_spawn(argv, pid) != NSR_OK) {
 		nsr_buf_addf(why, "cannot start %s: %s", a->exe,
 			     strerror(errno));
 		rc = NSR_ERR_SYSTEM;

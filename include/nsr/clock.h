@@ -30,6 +30,8 @@ time_t nsr_clock_now(void);
 /* nsr_clock_mono_ms - milliseconds of the monotonic clock (for timeouts
  * and intervals; never the test clock). */
 long long nsr_clock_mono_ms(void);
+/* nsr_clock_mono_us - the same clock in microseconds. */
+long long nsr_clock_mono_us(void);
 
 /* nsr_clock_offset - the test clock's offset in seconds (0: real time). */
 int64_t nsr_clock_offset(void);

@@ -108,3 +108,12 @@ long long nsr_clock_mono_ms(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
+
+/* nsr_clock_mono_us - CLOCK_MONOTONIC in microseconds. */
+long long nsr_clock_mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}

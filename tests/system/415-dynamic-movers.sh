@@ -11,6 +11,9 @@
 # rule: changing target
 # or max sessions sets max nsrmmd count to MS/TS + 4, and with the
 # storage node's "dynamic nsrmmds: No" one mover serves every session.
+# Movers are forked from nsrsnmd's mover template (nsrmmd -Z); a hung or
+# killed template costs no save: the mover is started directly, and the
+# next from a new template.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 415-dynamic-movers
 S=127.0.0.1
@@ -54,6 +57,9 @@ check "never more than max nsrmmd count (4) movers ($max)" \
 	test "${max:-9}" -le 4
 check "nsrsnmd logged the movers it started, none beyond 4 of 4" \
 	grep -q "for device aftd1 (adv_file .*) on port [0-9]*: [2-4] of at most 4 movers" \
+	"$ROOT/logs/daemon.log"
+check "the movers were forked from nsrsnmd's mover template" \
+	grep -q "started nsrmmd #[0-9]* (pid [0-9]*, from the template) for device aftd1" \
 	"$ROOT/logs/daemon.log"
 check "and never a fifth" \
 	test -z "$(grep -E ": ([5-9]|[1-9][0-9]) of at most 4 movers" \
@@ -122,4 +128,38 @@ after=$(grep -c "started nsrmmd .* for device aftd1" "$ROOT/logs/daemon.log")
 check "4 saves with dynamic nsrmmds off complete ($ok)" test "$ok" -eq 4
 check "and one mover served them ($((after - before)) started)" \
 	test $((after - before)) -eq 1
+
+# The mover template (nsrmmd -Z): one that hangs is killed and the mover
+# is started directly; one that is killed is replaced at the next start.
+# save1 - one save, its movers gone (idle) first; 0 if it completed.
+save1() {
+	for _ in $(seq 1 200); do [ "$(movers)" -eq 0 ] && break; sleep 0.1; done
+	"$BIN/save" -s $S -q -N "$1" "$W/t1" >"$W/$1.out" 2>&1
+}
+# template - the pid of the running template (from nsrsnmd's log).
+template() {
+	grep -o "started the mover template (pid [0-9]*)" "$ROOT/logs/daemon.log" |
+		tail -1 | grep -o "[0-9]*"
+}
+T=$(template)
+check "a mover template runs ($T)" kill -0 "${T:-0}"
+kill -STOP "$T"
+check "a save with the template stopped completes" save1 hung
+check "the hung template was given up and the mover started directly" \
+	grep -q "could not fork a mover: .*; this one is started directly, the next from a new template" \
+	"$ROOT/logs/daemon.log"
+gone() { for _ in $(seq 1 100); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done; return 1; }
+check "and killed" gone "$T"
+check "a save after that completes" save1 after-hung
+T2=$(template)
+check "from a new template ($T2)" test -n "$T2" -a "$T2" != "$T"
+kill -KILL "$T2"
+check "nsrsnmd saw the killed template end" nsr_wait_logged \
+	"$ROOT/logs/daemon.log" "the mover template \(pid $T2\) ended: signal 9"
+check "a save after a killed template completes" save1 after-kill
+T3=$(template)
+check "through a third template ($T3), its mover forked from it" \
+	test -n "$T3" -a "$T3" != "$T2" -a \
+	"$(grep "started nsrmmd .* for device aftd1" "$ROOT/logs/daemon.log" |
+		tail -1 | grep -c "from the template")" -eq 1
 nsr_done

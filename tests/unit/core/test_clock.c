@@ -97,6 +97,19 @@ static void test_advance(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* test_mono - the monotonic clock in ms and us agree and do not go
+ * back; a 20 ms sleep shows in both. */
+static void test_mono(void **state)
+{
+	long long ms = nsr_clock_mono_ms(), us = nsr_clock_mono_us();
+
+	NSR_UNUSED(state);
+	assert_true(us / 1000 >= ms && us / 1000 - ms <= 1000);
+	usleep(20000);
+	assert_true(nsr_clock_mono_us() - us >= 20000);
+	assert_true(nsr_clock_mono_ms() - ms >= 20);
+}
+
 /* main - run the tests. */
 int main(void)
 {
@@ -104,6 +117,7 @@ int main(void)
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_real),
 		cmocka_unit_test(test_advance),
+		cmocka_unit_test(test_mono),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
