@@ -59,7 +59,7 @@ check "nsrsnmd logged the movers it started, none beyond 4 of 4" \
 	grep -q "for device aftd1 (adv_file .*) on port [0-9]*: [2-4] of at most 4 movers" \
 	"$ROOT/logs/daemon.log"
 check "the movers were forked from nsrsnmd's mover template" \
-	grep -q "started nsrmmd #[0-9]* (pid [0-9]*, from the template) for device aftd1" \
+	grep -q "started nsrmmd #[0-9]* (pid [0-9]*, from the template, ready in [0-9.]* ms) for device aftd1" \
 	"$ROOT/logs/daemon.log"
 check "and never a fifth" \
 	test -z "$(grep -E ": ([5-9]|[1-9][0-9]) of at most 4 movers" \

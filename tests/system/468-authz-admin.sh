@@ -102,7 +102,7 @@ check "nsrjobd logs it" nsr_wait_logged "$LOG" \
 	"nsrjobd\[[0-9]+\]: warn: denied: jobs database create by alice@"
 
 # Nor can she label through the mover directly, bypassing nsrd.
-mport=$(sed -n 's/.*started nsrmmd #[0-9]* (pid [0-9]*) for device aftd1 .* on port \([0-9]*\):.*/\1/p' \
+mport=$(sed -n 's/.*started nsrmmd #[0-9]* (pid [0-9]*[^)]*) for device aftd1 .* on port \([0-9]*\):.*/\1/p' \
 	"$LOG" | tail -n 1)
 check "the mover of aftd1 has a port ($mport)" test -n "$mport"
 as alice "$BIN/mmdtest" label 127.0.0.1 "${mport:-1}" Evil.001 Default \
