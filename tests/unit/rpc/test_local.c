@@ -407,10 +407,11 @@ static void age(const char *path, int secs)
 
 /* test_sweep - nsr_rpc_local_sweep removes a socket nothing listens on
  * once it is old enough, never a live one nor another file; for one
- * port, that port's alone. */
+ * port, that port's alone; without a directory to read, nothing. */
 static void test_sweep(void **state)
 {
 	char live[128], dead[128], young[128], other[128], file[160];
+	char longroot[200];
 	struct test_server s;
 	struct stat st;
 	int fd;
@@ -447,6 +448,16 @@ static void test_sweep(void **state)
 	test_server_stop(&s);
 	unlink(other);
 	unlink(file);
+	/* a root without its sockets directory, or too long a root for a
+	 * socket address: nothing removed, no error to the caller */
+	snprintf(file, sizeof(file), "%s/no-such-root", g_root);
+	assert_int_equal(nsr_rpc_local_sweep(file, 0, 0), 0);
+	assert_int_equal(nsr_rpc_local_sweep(file, 65001, 0), 0);
+	memset(longroot, 'r', sizeof(longroot) - 1);
+	longroot[0] = '/';
+	longroot[sizeof(longroot) - 1] = '\0';
+	assert_int_equal(nsr_rpc_local_sweep(longroot, 0, 0), 0);
+	assert_int_equal(nsr_rpc_local_sweep(longroot, 65001, 0), 0);
 }
 
 /* test_long_root - a root whose socket path would not fit a socket
