@@ -29,10 +29,30 @@ for d in nsrmmdbd nsrjobd nsrindexd; do
 	nsr_wait_answers $d
 done
 
+# template - the pid of nsrsnmd's mover template (nsrmmd -Z) last started.
+template() {
+	grep -o "nsrsnmd\[$1\]: info: started the mover template (pid [0-9]*)" \
+		"$LOG" | tail -1 | grep -o "[0-9]*)" | tr -d ')'
+}
 old=$(cat "$ROOT/logs/nsrsnmd.pid")
+nsr_wait_logged "$LOG" "nsrsnmd\[$old\]: info: started the mover template"
+T=$(template "$old")
+check "nsrsnmd runs a mover template (${T:-none})" kill -0 "${T:-0}"
 kill -KILL "$old"
 new=$(wait_new_pid nsrsnmd "$old")
 check "nsrsnmd is restarted by nsrexecd" test -n "$new"
+# (exited: a zombie counts, as reaping it is init's business now)
+gone=0
+for _ in $(seq 1 100); do
+	st=$(awk '{ print $3 }' "/proc/$T/stat" 2>/dev/null)
+	[ -z "$st" ] || [ "$st" = Z ] && { gone=1; break; }
+	sleep 0.1
+done
+check "its mover template went with it" test $gone -eq 1
+nsr_wait_logged "$LOG" "nsrsnmd\[$new\]: info: started the mover template"
+T2=$(template "$new")
+check "the new nsrsnmd has a template of its own (${T2:-none})" \
+	kill -0 "${T2:-0}"
 
 # The restarted media database answers (empty: "no matches" comes from it).
 out=$("$BIN/mminfo" -s 127.0.0.1 -a 2>&1)
