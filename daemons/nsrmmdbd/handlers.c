@@ -267,12 +267,8 @@ static int vol_written_txn(const mm_vol_written_args *a,
 		v->next_record = a->next_record;
 	}
 	rc = mmdb_vol_put(g_mmdbd.db, txn, v);
-	if (rc)
-		goto out;
-	rc = mmdb_txn_commit(txn);
-	txn = NULL;
 out:
-	mmdb_txn_abort(txn);
+	rc = mmdb_txn_end(txn, rc);
 	nsr_stripes_unlock(&written, stripe);
 	return rc;
 }
@@ -335,11 +331,7 @@ static int ss_delete_txn(uint32_t ssid, uint32_t cloneid)
 	if (rc == NSR_OK)
 		rc = cloneid ? mmdb_clone_remove(g_mmdbd.db, txn, ssid, cloneid)
 			     : mmdb_ss_delete(g_mmdbd.db, txn, ssid);
-	if (rc == NSR_OK) {
-		rc = mmdb_txn_commit(txn);
-		txn = NULL;
-	}
-	mmdb_txn_abort(txn);
+	rc = mmdb_txn_end(txn, rc);
 	nsr_stripes_unlock_set(&written, held);
 	return rc;
 }
@@ -439,11 +431,7 @@ static int create_many_txn(mm_ss_create_many_args *a, mm_ss_create_res *made)
 		made[i].cloneid = cloneid;
 		memcpy(made[i].longid, ss.longid, sizeof(made[i].longid));
 	}
-	if (rc == NSR_OK) {
-		rc = mmdb_txn_commit(txn);
-		txn = NULL;
-	}
-	mmdb_txn_abort(txn);
+	rc = mmdb_txn_end(txn, rc);
 	return rc;
 }
 
@@ -567,13 +555,8 @@ static int ss_flags_txn(const mm_ss_flags_args *a)
 	ss.flags |= a->set & MMDB_SS_ALLFLAGS;
 	ss.flags &= ~(a->clear & MMDB_SS_ALLFLAGS);
 	rc = mmdb_ss_update(g_mmdbd.db, txn, &ss);
-	if (rc)
-		goto out;
-	rc = mmdb_txn_commit(txn);
-	txn = NULL;
 out:
-	mmdb_txn_abort(txn);
-	return rc;
+	return mmdb_txn_end(txn, rc);
 }
 
 /* A change of MM_SS_FLAGS_MANY with its place in the call. */
@@ -649,11 +632,7 @@ static int flags_many_txn(const mm_ss_flags_many_args *a, unsigned *missing)
 		ss.flags &= ~(f->clear & MMDB_SS_ALLFLAGS);
 		rc = mmdb_ss_update(g_mmdbd.db, txn, &ss);
 	}
-	if (rc == NSR_OK) {
-		rc = mmdb_txn_commit(txn);
-		txn = NULL;
-	}
-	mmdb_txn_abort(txn);
+	rc = mmdb_txn_end(txn, rc);
 	free(v);
 	return rc;
 }
@@ -723,11 +702,7 @@ static int retent_many_txn(const mm_vol_retent_many_args *a,
 			rc = mmdb_vol_put(g_mmdbd.db, txn, &v);
 		}
 	}
-	if (rc == NSR_OK) {
-		rc = mmdb_txn_commit(txn);
-		txn = NULL;
-	}
-	mmdb_txn_abort(txn);
+	rc = mmdb_txn_end(txn, rc);
 	nsr_stripes_unlock_set(&written, held);
 	return rc;
 }
@@ -934,11 +909,7 @@ static int frag_add_txn(const struct mmdb_fragment *f)
 		v.volretent = ss.ssretent;
 		rc = mmdb_vol_put(g_mmdbd.db, txn, &v);
 	}
-	if (rc == NSR_OK) {
-		rc = mmdb_txn_commit(txn);
-		txn = NULL;
-	}
-	mmdb_txn_abort(txn);
+	rc = mmdb_txn_end(txn, rc);
 	nsr_stripes_unlock(&written, stripe);
 	return rc;
 }

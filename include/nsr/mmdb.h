@@ -99,6 +99,10 @@ int mmdb_txn_begin(struct mmdb *db, struct mmdb_txn **out);
 int mmdb_txn_commit(struct mmdb_txn *txn);
 /* mmdb_txn_abort - discard every change of txn and free it; NULL is a no-op. */
 void mmdb_txn_abort(struct mmdb_txn *txn);
+/* mmdb_txn_end - the end of a transaction whose work so far returned rc:
+ * committed when rc is NSR_OK (commit's result), else aborted (rc); txn
+ * NULL (its begin failed) is only an abort.  Frees txn in every case. */
+int mmdb_txn_end(struct mmdb_txn *txn, int rc);
 
 /* ---- records --------------------------------------------------------- */
 

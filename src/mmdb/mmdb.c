@@ -403,6 +403,16 @@ int mmdb_txn_commit(struct mmdb_txn *t)
 	return rc;
 }
 
+/* mmdb_txn_end - commit on NSR_OK, else abort (see mmdb.h). */
+int mmdb_txn_end(struct mmdb_txn *t, int rc)
+{
+	if (rc != NSR_OK || !t) {
+		mmdb_txn_abort(t);
+		return rc != NSR_OK ? rc : NSR_ERR_INVAL;
+	}
+	return mmdb_txn_commit(t);
+}
+
 /* begin - use txn or start an autocommit one (*own = 1). */
 static int begin(struct mmdb *db, struct mmdb_txn *txn, struct mmdb_txn **t,
 		 int *own)

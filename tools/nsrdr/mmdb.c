@@ -216,8 +216,7 @@ int nsrdr_fix_mmdb(const char *root, const struct nsrdr_piece *p, size_t n)
 	if (rc == NSR_OK)
 		rc = add_saveset(db, txn, p, n);
 	if (txn)
-		rc = rc == NSR_OK ? mmdb_txn_commit(txn)
-				  : (mmdb_txn_abort(txn), rc);
+		rc = mmdb_txn_end(txn, rc);
 	if (rc == NSR_OK) {
 		for (size_t i = 0; i < n; i++)
 			report_unknown(db, p[i].res, p[i].ss, p[i].device);

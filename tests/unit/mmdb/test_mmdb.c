@@ -85,6 +85,41 @@ static void mkss(struct mmdb_saveset *s, unsigned c, unsigned n, int64_t t)
 		   ((t % 9 == 0) ? MMDB_SS_INCOMPLETE : MMDB_SS_BROWSABLE);
 }
 
+/* test_txn_end - mmdb_txn_end commits what went well and aborts what
+ * did not: a volume put under rc NSR_OK is there, one under an error is
+ * not and the error comes back; a NULL txn (a failed begin) only says
+ * the error. */
+static void test_txn_end(void **state)
+{
+	struct mmdb_vfs *vfs = mmdb_vfs_mem_new(1);
+	struct mmdb_opts o;
+	struct mmdb_txn *t;
+	struct mmdb_volume v, got;
+	struct mmdb *db;
+
+	NSR_UNUSED(state);
+	mmdb_opts_init(&o);
+	o.vfs = vfs;
+	assert_int_equal(mmdb_open("/m", &o, &db), NSR_OK);
+	mkvol(&v, 1);
+	assert_int_equal(mmdb_txn_begin(db, &t), NSR_OK);
+	assert_int_equal(mmdb_vol_put(db, t, &v), NSR_OK);
+	assert_int_equal(mmdb_txn_end(t, NSR_OK), NSR_OK);
+	assert_int_equal(mmdb_vol_get(db, "VOL001", &got), NSR_OK);
+	mkvol(&v, 2);
+	assert_int_equal(mmdb_txn_begin(db, &t), NSR_OK);
+	assert_int_equal(mmdb_vol_put(db, t, &v), NSR_OK);
+	assert_int_equal(mmdb_txn_end(t, NSR_ERR_NOTFOUND), NSR_ERR_NOTFOUND);
+	assert_int_equal(mmdb_vol_get(db, "VOL002", &got), NSR_ERR_NOTFOUND);
+	assert_int_equal(mmdb_txn_end(NULL, NSR_ERR_BUSY), NSR_ERR_BUSY);
+	/* the writer slot is free again */
+	assert_int_equal(mmdb_txn_begin(db, &t), NSR_OK);
+	assert_int_equal(mmdb_txn_end(t, NSR_OK), NSR_OK);
+	must_check(db);
+	mmdb_close(db);
+	mmdb_vfs_mem_free(vfs);
+}
+
 /* test_records - CRUD of every record kind, indexes in step. */
 static void test_records(void **state)
 {
@@ -1187,6 +1222,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_records),
+		cmocka_unit_test(test_txn_end),
 		cmocka_unit_test(test_clone_set_remove),
 		cmocka_unit_test(test_restore),
 		cmocka_unit_test(test_query_plans),
