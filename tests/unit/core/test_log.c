@@ -196,6 +196,57 @@ static void test_held(void **state)
 	free(big);
 }
 
+/* The allocation of this size fails (0: none): the code under test is
+ * linked with -Wl,--wrap=malloc (CMakeLists.txt). */
+static size_t g_fail_size;
+void *__real_malloc(size_t n);
+void *__wrap_malloc(size_t n);
+
+/* __wrap_malloc - malloc, failing a g_fail_size allocation. */
+void *__wrap_malloc(size_t n)
+{
+	if (g_fail_size && n == g_fail_size)
+		return NULL;
+	return __real_malloc(n);
+}
+
+/* test_held_nomem - a hold that gets no memory for its buffer holds
+ * nothing: each line goes at once, whole, and the release is harmless. */
+static void test_held_nomem(void **state)
+{
+	char *dir, *path = log_to_file(&dir);
+	struct nsr_buf b;
+
+	NSR_UNUSED(state);
+	nsr_buf_init(&b, 0);
+	g_fail_size = 32u * 1024u; /* log.c's LOG_HOLD_MAX */
+	nsr_log_hold();
+	g_fail_size = 0;
+	nsr_info("not held one");
+	read_log(path, &b);
+	assert_int_equal(count_nl(b.data), 1);
+	nsr_info("not held two");
+	read_log(path, &b);
+	assert_int_equal(count_nl(b.data), 2);
+	nsr_log_release();
+	read_log(path, &b);
+	assert_int_equal(count_nl(b.data), 2);
+	assert_non_null(strstr(b.data, "info: not held one\n"));
+	assert_non_null(strstr(b.data, "info: not held two\n"));
+	/* and the next hold, with memory, holds again */
+	nsr_log_hold();
+	nsr_info("held three");
+	read_log(path, &b);
+	assert_int_equal(count_nl(b.data), 2);
+	nsr_log_release();
+	read_log(path, &b);
+	assert_int_equal(count_nl(b.data), 3);
+	nsr_buf_release(&b);
+	nsr_test_rmrf(dir);
+	free(dir);
+	free(path);
+}
+
 /* main - run the tests. */
 int main(void)
 {
@@ -204,6 +255,7 @@ int main(void)
 		cmocka_unit_test(test_shorten_utf8),
 		cmocka_unit_test(test_long_messages),
 		cmocka_unit_test(test_held),
+		cmocka_unit_test(test_held_nomem),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
