@@ -435,6 +435,72 @@ static void test_grants(void **state)
 			 NSR_ERR_PERM);
 }
 
+/* libcrypto failing on purpose: the code under test is linked with
+ * -Wl,--wrap for these two (CMakeLists.txt). */
+static int g_fail_dup, g_fail_fetch;
+EVP_MAC_CTX *__real_EVP_MAC_CTX_dup(const EVP_MAC_CTX *src);
+EVP_MAC_CTX *__wrap_EVP_MAC_CTX_dup(const EVP_MAC_CTX *src);
+EVP_MAC *__real_EVP_MAC_fetch(OSSL_LIB_CTX *lib, const char *alg,
+			      const char *props);
+EVP_MAC *__wrap_EVP_MAC_fetch(OSSL_LIB_CTX *lib, const char *alg,
+			      const char *props);
+
+/* __wrap_EVP_MAC_CTX_dup - the copy of the kept HMAC context, or none. */
+EVP_MAC_CTX *__wrap_EVP_MAC_CTX_dup(const EVP_MAC_CTX *src)
+{
+	return g_fail_dup ? NULL : __real_EVP_MAC_CTX_dup(src);
+}
+
+/* __wrap_EVP_MAC_fetch - HMAC from libcrypto, or none. */
+EVP_MAC *__wrap_EVP_MAC_fetch(OSSL_LIB_CTX *lib, const char *alg,
+			      const char *props)
+{
+	return g_fail_fetch ? NULL : __real_EVP_MAC_fetch(lib, alg, props);
+}
+
+/* test_grant_nomac - libcrypto that cannot make an HMAC context: no
+ * grant is made (nsrd then hands out an all-zero one) and none checks
+ * (NSR_ERR_SYSTEM, not a yes); an all-zero grant is refused by a
+ * working check; once libcrypto works again, so do grants. */
+static void test_grant_nomac(void **state)
+{
+	uint8_t key[NSR_GRANT_KEY_LEN], other[NSR_GRANT_KEY_LEN];
+	nsr_grant g, zero;
+
+	NSR_UNUSED(state);
+	for (size_t i = 0; i < sizeof(key); i++) {
+		key[i] = (uint8_t)(i * 5 + 3);
+		other[i] = (uint8_t)(i * 11 + 1);
+	}
+	assert_int_equal(nsr_rpc_grant_make(key, NSR_GRANT_WRITE, 7, 1000,
+					    &g),
+			 NSR_OK);
+	g_fail_dup = 1; /* the kept context, no copy */
+	assert_int_equal(nsr_rpc_grant_make(key, NSR_GRANT_WRITE, 7, 1000,
+					    &zero),
+			 NSR_ERR_SYSTEM);
+	assert_int_equal(nsr_rpc_grant_check(key, &g, NSR_GRANT_WRITE, 7, 0),
+			 NSR_ERR_SYSTEM);
+	g_fail_dup = 0;
+	g_fail_fetch = 1; /* another key: no context to key at all */
+	assert_int_equal(nsr_rpc_grant_make(other, NSR_GRANT_WRITE, 7, 1000,
+					    &zero),
+			 NSR_ERR_SYSTEM);
+	assert_int_equal(nsr_rpc_grant_check(other, &g, NSR_GRANT_WRITE, 7,
+					     0),
+			 NSR_ERR_SYSTEM);
+	g_fail_fetch = 0;
+	memset(&zero, 0, sizeof(zero)); /* what nsrd hands out then */
+	zero.kind = NSR_GRANT_WRITE;
+	zero.ssid = 7;
+	zero.expires = 1000;
+	assert_int_equal(nsr_rpc_grant_check(key, &zero, NSR_GRANT_WRITE, 7,
+					     0),
+			 NSR_ERR_PERM);
+	assert_int_equal(nsr_rpc_grant_check(key, &g, NSR_GRANT_WRITE, 7, 0),
+			 NSR_OK);
+}
+
 /* main - run the tests as user "tester" without TLS. */
 int main(void)
 {
@@ -445,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_cred_user),
 		cmocka_unit_test(test_vouch_line),
 		cmocka_unit_test(test_grants),
+		cmocka_unit_test(test_grant_nomac),
 		cmocka_unit_test(test_locks_itself),
 	};
 
