@@ -6,10 +6,10 @@
 #ifndef NSRSNMD_SNMD_H
 #define NSRSNMD_SNMD_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
-#include <stdatomic.h>
 
 #include "nsr/forkserver.h"
 
@@ -51,7 +51,6 @@ struct snmd_slot {
 	char last_exit[64];   /* how the last mover ended */
 };
 
-/* What the mechanism needs to start one nsrmmd. */
 /* The mover template (nsr/forkserver.h): movers are forked from it, not
  * exec'd; guarded by spawn_mu, but for the atomics child_exit reads and
  * sets. */
@@ -63,6 +62,7 @@ struct snmd_template {
 	_Atomic pid_t reaped;	/* set by child_exit: running, exited */
 };
 
+/* What the mechanism needs to start one nsrmmd. */
 struct snmd_spawn_args {
 	const char *exe;	 /* path of nsrmmd */
 	const char *root;

@@ -1,7 +1,8 @@
 /*
  * spawn.c - the mechanism of starting one nsrmmd: a pipe whose write end
  * the mover gets (-r fd), the mover forked from the mover template
- * (nsrmmd -Z, nsr/forkserver.h; started on first use) or, when that
+ * (nsrmmd -Z, nsr/forkserver.h; started with nsrsnmd, and again when
+ * a mover is needed after it ended) or, when that
  * fails or NSR_MOVER_TEMPLATE=0, fork+exec'd through nsr_proc_spawn, and
  * a bounded wait for the line with the port the mover serves on.
  * Reaping is not done here: the daemon skeleton reaps every child on
