@@ -33,6 +33,10 @@
 #     -t TESTBIN the build's tests/bench directory (bench_admission)
 #     -d DIR    work directory (the datazone root, the volume)
 #
+# The environment reaches the daemons: NSR_MOVER_TEMPLATE=0 has nsrsnmd
+# fork+exec each mover instead of forking it from its mover template
+# (the first burst's comparison in RESULTS.md, 2026-11-29 08:19).
+#
 # Every process it starts is stopped by pid at exit, also on failure
 # (tests/system/lib.sh); the datazone's root DIR/admission.* is removed
 # unless a run failed.
