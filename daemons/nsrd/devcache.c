@@ -24,6 +24,7 @@
 
 #include "devcache.h"
 #include "nsr/err.h"
+#include "nsr/fnv.h"
 
 #define VOLS_MAX 256
 #define MOVERS_MAX 256
@@ -117,26 +118,16 @@ void devcache_vol_forget(const char *volume)
 			g_vols[i].used = 0;
 }
 
-/* fnv - FNV-1a of n bytes into h. */
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 1099511628211u;
-	return h;
-}
-
 /* devcache_mover_key - see devcache.h. */
 uint64_t devcache_mover_key(const struct nsr_snmd_device *d)
 {
-	uint64_t h = 14695981039346656037u;
+	uint64_t h = NSR_FNV1A_BASIS;
 	uint64_t v[5] = {d->capacity, d->segment_size, d->target_sessions,
 			 d->max_sessions, d->max_movers};
 
-	h = fnv(h, d->media_type, strlen(d->media_type) + 1);
-	h = fnv(h, d->path, strlen(d->path) + 1);
-	return fnv(h, v, sizeof(v));
+	h = nsr_fnv1a(h, d->media_type, strlen(d->media_type) + 1);
+	h = nsr_fnv1a(h, d->path, strlen(d->path) + 1);
+	return nsr_fnv1a(h, v, sizeof(v));
 }
 
 /* devcache_mover_learn - see devcache.h. */

@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nsr/fnv.h"
+
 #include "fairq.h"
 
 struct slot {
@@ -36,11 +38,7 @@ struct table {
 /* hash - FNV-1a of a name. */
 static size_t hash(const char *p)
 {
-	uint64_t h = 1469598103934665603ull;
-
-	while (*p)
-		h = (h ^ (unsigned char)*p++) * 1099511628211ull;
-	return (size_t)h;
+	return (size_t)nsr_fnv1a_str(p);
 }
 
 /* table_init - room for n names at most half full; 0 or -1 (memory). */

@@ -6,16 +6,14 @@
 
 #include <stdint.h>
 
+#include "nsr/fnv.h"
+
 #include "tally.h"
 
 /* hash - FNV-1a of name. */
 static uint64_t hash(const char *name)
 {
-	uint64_t h = 1469598103934665603ull;
-
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		h = (h ^ *p) * 1099511628211ull;
-	return h;
+	return nsr_fnv1a_str(name);
 }
 
 /* tally_init - see tally.h. */

@@ -4,17 +4,14 @@
 #include "nsr/compat.h"
 
 #include "nsr/err.h"
+#include "nsr/fnv.h"
 
 #include "restore_int.h"
 
 /* hash - FNV-1a of a string. */
 static size_t hash(const char *s)
 {
-	uint64_t h = 1469598103934665603ull;
-
-	while (*s)
-		h = (h ^ (uint8_t)*s++) * 1099511628211ull;
-	return (size_t)h;
+	return (size_t)nsr_fnv1a_str(s);
 }
 
 /* rst_map_init - set up an empty map. */

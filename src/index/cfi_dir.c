@@ -21,6 +21,7 @@
 #include "nsr/bytes.h"
 #include "nsr/crc32c.h"
 #include "nsr/err.h"
+#include "nsr/fnv.h"
 
 #include "cfi_int.h"
 
@@ -57,11 +58,7 @@ size_t cfi_key_of(const char *path)
 /* hash - FNV-1a of a key. */
 static uint64_t hash(const char *k, size_t n)
 {
-	uint64_t h = 1469598103934665603ULL;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (uint8_t)k[i]) * 1099511628211ULL;
-	return h;
+	return nsr_fnv1a(NSR_FNV1A_BASIS, k, n);
 }
 
 /* cfi_dirmap_new - an empty map. */

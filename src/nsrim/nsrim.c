@@ -12,6 +12,7 @@
 #include "nsr/clock.h"
 #include "nsr/err.h"
 #include "nsr/expiry.h"
+#include "nsr/fnv.h"
 #include "nsr/index_clnt.h"
 #include "nsr/level.h"
 #include "nsr/mmdb.h"
@@ -101,16 +102,6 @@ static int writes_left(struct im_run *r)
 	return 1;
 }
 
-/* fnv - FNV-1a of a string. */
-static uint64_t fnv(const char *s)
-{
-	uint64_t h = 14695981039346656037ull;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
-}
-
 /* grow - make room for one more element of size sz in *v. */
 static int grow(void **v, size_t n, size_t *cap, size_t sz)
 {
@@ -131,7 +122,7 @@ static size_t vols_slot(const struct im_vols *t, const char *name)
 {
 	size_t k;
 
-	for (k = fnv(name) & (t->cap - 1); t->slot[k];
+	for (k = nsr_fnv1a_str(name) & (t->cap - 1); t->slot[k];
 	     k = (k + 1) & (t->cap - 1))
 		if (strcmp(t->v[t->slot[k] - 1].name, name) == 0)
 			break;
