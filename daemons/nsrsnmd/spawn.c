@@ -71,9 +71,7 @@ int snmd_template_up(struct snmd_template *t, const char *exe)
 		return NSR_ERR_STATE;
 	if (t->fs.pid > 0 && t->fs.pid == atomic_load(&t->reaped)) {
 		/* It exited and was reaped: its pid is not ours now. */
-		close(t->fs.fd);
-		t->fs.fd = -1;
-		t->fs.pid = 0;
+		nsr_forkserver_forget(&t->fs);
 		atomic_store(&t->running, 0);
 	}
 	if (t->fs.fd < 0) {

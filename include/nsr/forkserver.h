@@ -62,12 +62,17 @@ int nsr_forkserver_start(struct nsr_forkserver *fs, const char *exe,
 			 const char *flag);
 /* nsr_forkserver_spawn - a new process running argv[1..] (argv[0] is
  * the program's name as it will show) with keep_fd passed along: its pid
- * in *pid and NSR_OK; NSR_ERR_TIMEOUT when the server does not answer
- * within timeout_ms, another error (errno set) when it cannot; after an
- * error other than NSR_ERR_AGAIN (the server could not fork) the server
- * is stopped (start it again or fork+exec). */
+ * in *pid and NSR_OK.  Errors (errno set): NSR_ERR_TIMEOUT, the server
+ * did not answer within timeout_ms (it is killed), and NSR_ERR_SYSTEM,
+ * it is gone: both give the server up (fs->fd -1: start it again or
+ * fork+exec); NSR_ERR_AGAIN, it could not fork; NSR_ERR_INVAL, argv does
+ * not fit a request; NSR_ERR_STATE, no server runs; NSR_ERR_NOMEM. */
 int nsr_forkserver_spawn(struct nsr_forkserver *fs, char *const argv[],
 			 int keep_fd, int timeout_ms, pid_t *pid);
+/* nsr_forkserver_forget - the server exited and the caller reaped it:
+ * close the socket and forget its pid (no signal: it may be another
+ * process's now). */
+void nsr_forkserver_forget(struct nsr_forkserver *fs);
 /* nsr_forkserver_stop - close the socket and stop the server (SIGTERM,
  * then SIGKILL after grace_ms); nothing if it is not running. */
 void nsr_forkserver_stop(struct nsr_forkserver *fs, int grace_ms);

@@ -118,6 +118,14 @@ static void lost(struct nsr_forkserver *fs, int hung)
 	errno = e;
 }
 
+/* nsr_forkserver_forget - see forkserver.h. */
+void nsr_forkserver_forget(struct nsr_forkserver *fs)
+{
+	if (fs->fd >= 0)
+		lost(fs, 0);
+	fs->pid = 0;
+}
+
 /* nsr_forkserver_spawn - see forkserver.h. */
 int nsr_forkserver_spawn(struct nsr_forkserver *fs, char *const argv[],
 			 int keep_fd, int timeout_ms, pid_t *pid)

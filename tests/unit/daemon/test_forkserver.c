@@ -119,13 +119,16 @@ static void test_spawn(void **state)
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
-/* test_bad_request - no descriptor or no arguments: refused, and the
- * server serves the next one. */
+/* test_bad_request - no descriptor, or more arguments than a request
+ * holds: refused, and the server serves the next one; a server that
+ * exited and was reaped is forgotten without a signal. */
 static void test_bad_request(void **state)
 {
 	struct nsr_forkserver fs;
 	char a0[] = "tf-copy", a1[] = "report", a2[] = "@fd", a3[] = "x";
 	char *argv[] = {a0, a1, a2, a3, NULL};
+	char *many[NSR_FORKSERVER_ARGS_MAX + 1];
+	pid_t server;
 	int32_t ans = 0;
 	int p[2], st;
 	pid_t pid;
@@ -136,6 +139,13 @@ static void test_bad_request(void **state)
 	assert_int_equal(recv(fs.fd, &ans, sizeof(ans), 0), sizeof(ans));
 	assert_int_equal(ans, -EINVAL);
 	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	/* too many arguments for a request: refused here, server kept */
+	for (int i = 0; i < NSR_FORKSERVER_ARGS_MAX; i++)
+		many[i] = a3;
+	many[NSR_FORKSERVER_ARGS_MAX] = NULL;
+	assert_int_equal(nsr_forkserver_spawn(&fs, many, p[1], 5000, &pid),
+			 NSR_ERR_INVAL);
+	assert_true(fs.fd >= 0);
 	assert_int_equal(nsr_forkserver_spawn(&fs, argv, p[1], 5000, &pid),
 			 NSR_OK);
 	close(p[1]);
@@ -145,6 +155,16 @@ static void test_bad_request(void **state)
 	nsr_forkserver_stop(&fs, 5000);
 	assert_int_equal(fs.pid, 0);
 	assert_int_equal(fs.fd, -1);
+	/* forget: one that exited and was reaped */
+	assert_int_equal(nsr_forkserver_start(&fs, g_exe, "-Z"), NSR_OK);
+	server = fs.pid;
+	kill(server, SIGKILL);
+	assert_int_equal(waitpid(server, &st, 0), server);
+	nsr_forkserver_forget(&fs);
+	assert_int_equal(fs.pid, 0);
+	assert_int_equal(fs.fd, -1);
+	assert_int_equal(nsr_forkserver_spawn(&fs, argv, 0, 100, &pid),
+			 NSR_ERR_STATE);
 }
 
 /* test_hung - a server that does not answer: a timeout, and it is
