@@ -269,7 +269,6 @@ static int stripe_new(struct mmd *m, struct mmd_save *s,
 {
 	struct mmd_stripe *st = nsr_xcalloc(1, sizeof(*st));
 	const char *host = nsr_rpc_call_peer_host(call);
-	pthread_condattr_t ca;
 	int rc;
 
 	*out = NULL;
@@ -284,11 +283,13 @@ static int stripe_new(struct mmd *m, struct mmd_save *s,
 		free(st);
 		return rc;
 	}
+	rc = nsr_rpc_cond_init(&st->cv);
+	if (rc != NSR_OK) {
+		mmd_reorder_release(&st->ro);
+		free(st);
+		return rc;
+	}
 	pthread_mutex_init(&st->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&st->cv, &ca);
-	pthread_condattr_destroy(&ca);
 	st->s = s;
 	st->ssid = s->hdr.ssid;
 	snprintf(st->peer_host, sizeof(st->peer_host), "%s", host ? host : "");

@@ -312,8 +312,9 @@ void nsr_rpc_server_unlock(struct nsr_rpc_server *srv);
 /* nsr_rpc_server_trylock - take it only if free (1), else 0: for a
  * daemon's main loop, which must never wait on a handler. */
 int nsr_rpc_server_trylock(struct nsr_rpc_server *srv);
-/* nsr_rpc_cond_init - a condition variable for nsr_rpc_server_wait (on
- * the monotonic clock).  NSR_OK or NSR_ERR_SYSTEM. */
+/* nsr_rpc_cond_init - a condition variable whose timed waits run on the
+ * monotonic clock (nsr_rpc_server_wait's, and any handler's).  NSR_OK or
+ * NSR_ERR_SYSTEM. */
 int nsr_rpc_cond_init(pthread_cond_t *c);
 /* nsr_rpc_server_wait - with the server mutex held (a SERIAL handler, or
  * after nsr_rpc_server_lock): wait on c, the mutex released meanwhile,
