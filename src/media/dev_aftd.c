@@ -146,23 +146,33 @@ static uint32_t aftd_parse_part(const char *name)
 	return aftd_parse_name(base);
 }
 
-/* aftd_max_part - the highest in-progress number in the directory (0 if
- * none), so that a new session never reuses a leftover's number. */
-static uint32_t aftd_max_part(struct nsr_dev *dev)
+/* aftd_next - the next session file in d: 1 with its entry, its
+ * number and *part 1 if it is in progress; 0 at the end; -1 if the
+ * directory could not be read (errno).  Other names are passed over. */
+static int aftd_next(DIR *d, struct dirent **de, uint32_t *no, int *part)
 {
-	DIR *d = opendir(dev->path);
-	struct dirent *de;
-	uint32_t max = 0, no;
-
-	if (d == NULL)
-		return 0;
-	while ((de = readdir(d)) != NULL) {
-		no = aftd_parse_part(de->d_name);
-		if (no > max)
-			max = no;
+	for (;;) {
+		errno = 0;
+		*de = readdir(d);
+		if (*de == NULL)
+			return errno ? -1 : 0;
+		*part = 0;
+		*no = aftd_parse_name((*de)->d_name);
+		if (*no == 0) {
+			*part = 1;
+			*no = aftd_parse_part((*de)->d_name);
+		}
+		if (*no != 0)
+			return 1;
 	}
-	closedir(d);
-	return max;
+}
+
+/* cmp_u32 - qsort order of file numbers. */
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
 }
 
 /* aftd_list - session file numbers, ascending, malloc'ed. */
@@ -170,22 +180,15 @@ static int aftd_list(struct nsr_dev *dev, uint32_t **nums, size_t *n)
 {
 	DIR *d = NULL;
 	struct dirent *de;
-	uint32_t *v = NULL, *nv;
-	size_t cnt = 0, cap = 0, i, j;
-	int rc = NSR_OK;
+	uint32_t *v = NULL, *nv, no;
+	size_t cnt = 0, cap = 0;
+	int rc = NSR_OK, more, part;
 
 	d = opendir(dev->path);
 	if (d == NULL)
 		return dev_sys(dev, "opendir");
-	for (;;) {
-		uint32_t no;
-
-		errno = 0;
-		de = readdir(d);
-		if (de == NULL)
-			break;
-		no = aftd_parse_name(de->d_name);
-		if (no == 0)
+	while ((more = aftd_next(d, &de, &no, &part)) > 0) {
+		if (part)
 			continue;
 		if (cnt == cap) {
 			cap = cap ? cap * 2 : 64;
@@ -198,18 +201,14 @@ static int aftd_list(struct nsr_dev *dev, uint32_t **nums, size_t *n)
 		}
 		v[cnt++] = no;
 	}
-	if (errno != 0) {
+	if (more < 0) {
 		rc = dev_sys(dev, "readdir");
 		goto out;
 	}
-	/* Insertion sort: directories hold modest numbers of sessions. */
-	for (i = 1; i < cnt; i++) {
-		uint32_t x = v[i];
-
-		for (j = i; j > 0 && v[j - 1] > x; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
-	}
+	/* A volume holds every save set of its retention period: hundreds
+	 * of thousands of files, in the directory's hash order. */
+	if (cnt > 1)
+		qsort(v, cnt, sizeof(*v), cmp_u32);
 out:
 	closedir(d);
 	if (rc != NSR_OK || cnt == 0) {
@@ -223,29 +222,37 @@ out:
 	return rc;
 }
 
-/* aftd_usage - total size of the directory's session files, the ones
- * in progress included (whoever writes them). */
-static int aftd_usage(struct nsr_dev *dev, uint64_t *total)
+/* aftd_scan - one pass over the directory: the highest session file
+ * number, final or in progress, into *max (0 if none), and with total
+ * the size of all session files, the ones in progress included (whoever
+ * writes them).  One readdir pass whatever the directory holds. */
+static int aftd_scan(struct nsr_dev *dev, uint32_t *max, uint64_t *total)
 {
 	DIR *d = opendir(dev->path);
 	struct dirent *de;
 	struct stat st;
+	uint32_t no;
+	int rc = NSR_OK, more, part;
 
-	*total = 0;
+	*max = 0;
+	if (total)
+		*total = 0;
 	if (d == NULL)
 		return dev_sys(dev, "opendir");
-	while ((de = readdir(d)) != NULL) {
-		if (!aftd_parse_name(de->d_name) &&
-		    !aftd_parse_part(de->d_name))
-			continue;
+	while ((more = aftd_next(d, &de, &no, &part)) > 0) {
+		if (no > *max)
+			*max = no;
 		/* invariant 4; a file removed meanwhile counts nothing */
-		if (fstatat(dirfd(d), de->d_name, &st,
-			    AT_SYMLINK_NOFOLLOW) == 0 &&
+		if (total &&
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ==
+			    0 &&
 		    S_ISREG(st.st_mode))
 			*total += (uint64_t)st.st_size;
 	}
+	if (more < 0)
+		rc = dev_sys(dev, "readdir");
 	closedir(d);
-	return NSR_OK;
+	return rc;
 }
 
 /* aftd_rescan_locked - a->lock held: the count from the directory, plus
@@ -254,8 +261,9 @@ static int aftd_usage(struct nsr_dev *dev, uint64_t *total)
 static void aftd_rescan_locked(struct nsr_dev *dev, struct aftd *a)
 {
 	uint64_t disk;
+	uint32_t max;
 
-	if (aftd_usage(dev, &disk) == NSR_OK)
+	if (aftd_scan(dev, &max, &disk) == NSR_OK)
 		a->used = disk + a->inflight;
 	a->since_scan = 0;
 }
@@ -265,8 +273,7 @@ static int aftd_open(struct nsr_dev *dev, const struct nsr_dev_opts *o)
 {
 	struct aftd *a = NULL;
 	struct stat st;
-	uint32_t *nums = NULL, part;
-	size_t n = 0;
+	uint32_t max;
 	int rc;
 
 	if (stat(dev->path, &st) != 0) {
@@ -288,19 +295,9 @@ static int aftd_open(struct nsr_dev *dev, const struct nsr_dev_opts *o)
 	a = calloc(1, sizeof(*a));
 	if (a == NULL)
 		return NSR_ERR_NOMEM;
-	rc = aftd_list(dev, &nums, &n);
-	if (rc != NSR_OK) {
-		free(a);
-		return rc;
-	}
-	a->next = n ? nums[n - 1] + 1 : 1;
-	part = aftd_max_part(dev);
-	if (part >= a->next)
-		a->next = part + 1; /* invariant 2 */
 	a->quota = o->aftd_quota;
-	free(nums);
-	if (a->quota != 0)
-		rc = aftd_usage(dev, &a->used);
+	rc = aftd_scan(dev, &max, a->quota ? &a->used : NULL);
+	a->next = max + 1; /* past every final and leftover: invariant 2 */
 	if (rc != NSR_OK) {
 		free(a);
 		return rc;
@@ -583,12 +580,13 @@ static int aftd_sweep(struct nsr_dev *dev, uint32_t *count, uint64_t *bytes)
 	struct dirent *de;
 	char path[PATH_MAX];
 	uint64_t sz = 0;
-	int rc = NSR_OK, fd;
+	uint32_t no;
+	int rc = NSR_OK, fd, more, part;
 
 	if (d == NULL)
 		return dev_sys(dev, "opendir");
-	while ((de = readdir(d)) != NULL) {
-		if (aftd_parse_part(de->d_name) == 0)
+	while ((more = aftd_next(d, &de, &no, &part)) > 0) {
+		if (!part)
 			continue;
 		rc = aftd_path(dev, de->d_name, path, sizeof(path));
 		if (rc != NSR_OK)
@@ -611,6 +609,8 @@ static int aftd_sweep(struct nsr_dev *dev, uint32_t *count, uint64_t *bytes)
 			*bytes += sz;
 		}
 	}
+	if (rc == NSR_OK && more < 0)
+		rc = dev_sys(dev, "readdir");
 	closedir(d);
 	if (rc == NSR_OK && *count > 0 &&
 	    nsr_fsync_dir(dev->path, 1) != NSR_OK)

@@ -582,6 +582,80 @@ static void test_crash_safe_naming(void **state)
 	free(dir);
 }
 
+/* put_file - dir/sub/name with len bytes. */
+static void put_file(const char *dir, const char *sub, const char *name,
+		     size_t len)
+{
+	char path[1024];
+	static const uint8_t zero[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", dir, sub, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_true(len <= sizeof(zero));
+	assert_int_equal(write(fd, zero, len), (ssize_t)len);
+	close(fd);
+}
+
+/* test_many_files - a volume that holds many save sets, its files
+ * created in scrambled order beside a leftover in progress and names
+ * that are not session files: the list is every final file in
+ * ascending order, a new file is numbered past the leftover, and a
+ * quota counts the sizes of all session files found when opened. */
+static void test_many_files(void **state)
+{
+	enum { NF = 5000, STEP = 3, LEFTOVER = NF * STEP + 7 };
+	char *dir = nsr_test_tmpdir("aftd-many"), sub[64], name[64];
+	struct nsr_dev *dev;
+	struct nsr_dev_file *f = NULL;
+	uint32_t *nums = NULL, no = 0, seed = 77;
+	static uint32_t order[NF];
+	static uint8_t buf[200];
+	uint64_t sizes = 0;
+	size_t n = 0;
+
+	NSR_UNUSED(state);
+	snprintf(sub, sizeof(sub), "%s/m", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	for (uint32_t i = 0; i < NF; i++)
+		order[i] = (i + 1) * STEP; /* numbers with gaps */
+	for (uint32_t i = NF - 1; i > 0; i--) { /* shuffle */
+		uint32_t j = mt_rand(&seed) % (i + 1), t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+	for (uint32_t i = 0; i < NF; i++) {
+		snprintf(name, sizeof(name), "ss.%010" PRIu32, order[i]);
+		put_file(dir, "m", name, order[i] % 17);
+		sizes += order[i] % 17;
+	}
+	snprintf(name, sizeof(name), "ss.%010d.part", LEFTOVER);
+	put_file(dir, "m", name, 100);
+	put_file(dir, "m", "label", 64);
+	put_file(dir, "m", "ss.12x", 50);
+	put_file(dir, "m", "ss.99999999999", 50); /* past 32 bits */
+	put_file(dir, "m", "ss.0000000001.tmp", 50);
+	sizes += 100;
+
+	/* Room for exactly 150 bytes more than the session files hold. */
+	dev = mt_aftd(dir, "m", sizes + 150);
+	assert_int_equal(nsr_dev_file_list(dev, &nums, &n), NSR_OK);
+	assert_int_equal(n, NF);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(nums[i], (i + 1) * STEP);
+	free(nums);
+	assert_int_equal(nsr_dev_file_create(dev, &no, &f), NSR_OK);
+	assert_int_equal(no, LEFTOVER + 1);
+	assert_int_equal(nsr_dev_file_append(f, buf, 150), NSR_OK);
+	assert_int_equal(nsr_dev_file_append(f, buf, 1), NSR_ERR_EOM);
+	assert_int_equal(nsr_dev_file_discard(f), NSR_OK);
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
 /* test_quota_shared - two movers on one AFTD with a quota (two device
  * handles, dynamic nsrmmd): each sees what the other wrote, so together
  * they stop near the quota, not near twice it; a removal gives space
@@ -807,6 +881,7 @@ int main(void)
 		cmocka_unit_test(test_damage_count),
 		cmocka_unit_test(test_crash_safe_naming),
 		cmocka_unit_test(test_quota_shared),
+		cmocka_unit_test(test_many_files),
 		cmocka_unit_test(test_sweep_spares_live_writers),
 		cmocka_unit_test(test_remove_ss),
 		cmocka_unit_test(test_relabel_resume),
