@@ -792,7 +792,8 @@ static void free_unrecorded(struct nsrd *n, uint32_t ssid)
 			continue;
 		m = connect_mover(n, dev, &st);
 		nsr_buf_reset(&err);
-		if (!m || nsr_mmd_ss_remove(m, &ssid, 1, &files, NULL, &err) !=
+		if (!m ||
+		    nsr_mmd_ss_remove(m, &ssid, NULL, 1, &files, NULL, &err) !=
 			      NSR_OK)
 			nsr_warn("save set %u: cannot look for its data on "
 				 "volume %s: %s", ssid, vol,
@@ -842,12 +843,20 @@ static int free_ss_space(struct nsrd *n, struct mmdb_clnt *mc, uint32_t ssid,
 		const struct nsr_res *dev = NULL;
 		struct nsr_mmd *m;
 		uint64_t bytes = 0;
-		uint32_t files = 0;
+		uint32_t files = 0, ids[MM_FRAGS_MAX], where[MM_FRAGS_MAX];
+		size_t nw = 0;
 		long k;
 		int seen = 0;
 
 		for (size_t j = 0; j < i; j++)
 			seen |= memcmp(fr[j].volid, fr[i].volid, 16) == 0;
+		/* Its session files on this volume, as recorded: the mover
+		 * reads those, not every file of the volume. */
+		for (size_t j = i; j < nf; j++)
+			if (memcmp(fr[j].volid, fr[i].volid, 16) == 0) {
+				ids[nw] = ssid;
+				where[nw++] = fr[j].file;
+			}
 		if (seen ||
 		    mmdb_clnt_vol_get_by_id(mc, fr[i].volid, &vol) != NSR_OK ||
 		    strcmp(vol.type, "adv_file") != 0)
@@ -867,7 +876,7 @@ static int free_ss_space(struct nsrd *n, struct mmdb_clnt *mc, uint32_t ssid,
 		}
 		m = connect_mover(n, dev, st);
 		nsr_buf_reset(&err);
-		if (!m || nsr_mmd_ss_remove(m, &ssid, 1, &files, &bytes,
+		if (!m || nsr_mmd_ss_remove(m, ids, where, nw, &files, &bytes,
 					    &err) != NSR_OK) {
 			if (m)
 				nsr_status_set(st, NSR_ERR_IO, "cannot remove "
@@ -998,7 +1007,8 @@ static int free_volume_space(struct nsrd *n, const struct mmdb_volume *vol,
 		uint64_t bytes = 0;
 
 		nsr_buf_reset(&err);
-		if (nsr_mmd_ss_remove(m, ids + i, k, NULL, &bytes, &err) !=
+		if (nsr_mmd_ss_remove(m, ids + i, NULL, k, NULL, &bytes,
+				      &err) !=
 		    NSR_OK) {
 			nsr_status_set(st, NSR_ERR_IO, "cannot remove the data "
 				       "of volume %s: %s", vol->name,

@@ -56,9 +56,18 @@ int mmd_h_ss_remove(void *ctx, void *args, void *res,
 	pthread_mutex_lock(&m->mu);
 	mmd_touch(m);
 	pthread_mutex_unlock(&m->mu);
+	if (a->where.where_len != 0 &&
+	    a->where.where_len != a->ssids.ssids_len) {
+		mmd_status(&r->st, NSR_ERR_INVAL, "a removal names files for "
+			   "%u of its %u save sets: all or none",
+			   a->where.where_len, a->ssids.ssids_len);
+		goto out;
+	}
 	rc = mmd_dev_open_extra(m, 0, &dev, &why);
 	if (rc == NSR_OK)
 		rc = nsr_vol_remove_ss(dev, a->ssids.ssids_val,
+				       a->where.where_len ? a->where.where_val
+							  : NULL,
 				       a->ssids.ssids_len, &rm, &why);
 	if (rc != NSR_OK) {
 		mmd_status(&r->st, rc, "cannot remove %u save set(s) from "

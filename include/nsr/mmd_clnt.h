@@ -158,10 +158,14 @@ int nsr_mmd_label(struct nsr_mmd *m, const char *volume, const char *pool,
 		  struct nsr_buf *err);
 /* nsr_mmd_ss_remove - ask the mover of an AFTD to remove the session
  * files of save sets ssids[0..n) (n <= MMD_REMOVE_MAX), crash-safely;
- * *files and *bytes (either may be NULL) get what was removed.
- * NSR_ERR_UNSUPPORTED from the mover of a tape. */
-int nsr_mmd_ss_remove(struct nsr_mmd *m, const uint32_t *ssids, size_t n,
-		      uint32_t *files, uint64_t *bytes, struct nsr_buf *err);
+ * where (may be NULL) names the session file of each as the media
+ * database has it (0: not known; see nsr_vol_remove_ss), so the mover
+ * need not read every file of the volume.  *files and *bytes (either may
+ * be NULL) get what was removed.  NSR_ERR_UNSUPPORTED from the mover of
+ * a tape. */
+int nsr_mmd_ss_remove(struct nsr_mmd *m, const uint32_t *ssids,
+		      const uint32_t *where, size_t n, uint32_t *files,
+		      uint64_t *bytes, struct nsr_buf *err);
 /* nsr_mmd_read_label - read the label of the volume in the device;
  * *has_data (may be NULL) says whether it holds save sets.
  * NSR_ERR_NOTFOUND / NSR_ERR_EOD: the medium is not labeled. */

@@ -320,14 +320,34 @@ struct nsr_vol_removed {
 };
 /* nsr_vol_remove_ss - remove the session files of save sets ssids[0..n)
  * from the AFTD in dev (opened for writing; the ssid of each file is read
- * from its begin chunk).  Crash-safe: an intent record is made durable
- * first and removed last, and nsr_vol_remove_resume finishes what a crash
- * interrupted.  Files of other save sets, and in-progress ones, are not
- * touched; a save set with no file here is no error.  NSR_OK,
- * NSR_ERR_UNSUPPORTED (tape), NSR_ERR_LIMIT (n over
- * NSR_VOL_REMOVE_MAX), or a device error with why. */
-int nsr_vol_remove_ss(struct nsr_dev *dev, const uint32_t *ssids, size_t n,
+ * from its begin chunk).  where (may be NULL) says where the media
+ * database has each: where[i] the session file of a fragment of ssids[i]
+ * (0: not known; a save set with several files here is given once per
+ * file).  A named file whose begin chunk is its save set's is removed, a
+ * named file that is gone counts as removed, and only the other save
+ * sets are looked for in every session file (a block read per file).
+ * Crash-safe: an intent record is made durable first and removed last,
+ * and nsr_vol_remove_resume finishes what a crash interrupted.  Files of
+ * other save sets, and in-progress ones, are not touched; a save set with
+ * no file here is no error.  NSR_OK, NSR_ERR_UNSUPPORTED (tape),
+ * NSR_ERR_LIMIT (n over NSR_VOL_REMOVE_MAX), or a device error with
+ * why. */
+int nsr_vol_remove_ss(struct nsr_dev *dev, const uint32_t *ssids,
+		      const uint32_t *where, size_t n,
 		      struct nsr_vol_removed *out, struct nsr_buf *why);
+/* nsr_vol_remove_intent_format - the intent record of a removal, appended
+ * to out: a line per save set, "SSID\n", or "SSID FILE\n" when where
+ * (may be NULL) names its file.  NSR_OK or NSR_ERR_NOMEM. */
+int nsr_vol_remove_intent_format(const uint32_t *ssids, const uint32_t *where,
+				 size_t n, struct nsr_buf *out);
+/* nsr_vol_remove_intent_parse - read such a record of len bytes (not
+ * NUL-terminated) into ssids and where (0 where a line names no file),
+ * at most max lines; the count read.  Reading stops at the first line
+ * that is not "SSID\n" or "SSID FILE\n" with decimal numbers from 1 to
+ * 4294967295. */
+size_t nsr_vol_remove_intent_parse(const char *text, size_t len,
+				   uint32_t *ssids, uint32_t *where,
+				   size_t max);
 /* nsr_vol_remove_resume - if dev holds the intent record of an
  * interrupted removal, finish it (*out says what was removed now);
  * NSR_OK when there was none.  Call before sessions start. */

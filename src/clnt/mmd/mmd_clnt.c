@@ -375,8 +375,9 @@ int nsr_mmd_label(struct nsr_mmd *m, const char *volume, const char *pool,
 }
 
 /* nsr_mmd_ss_remove - MMD_SS_REMOVE. */
-int nsr_mmd_ss_remove(struct nsr_mmd *m, const uint32_t *ssids, size_t n,
-		      uint32_t *files, uint64_t *bytes, struct nsr_buf *err)
+int nsr_mmd_ss_remove(struct nsr_mmd *m, const uint32_t *ssids,
+		      const uint32_t *where, size_t n, uint32_t *files,
+		      uint64_t *bytes, struct nsr_buf *err)
 {
 	mmd_remove_args a;
 	mmd_remove_res r;
@@ -395,6 +396,10 @@ int nsr_mmd_ss_remove(struct nsr_mmd *m, const uint32_t *ssids, size_t n,
 	memset(&r, 0, sizeof(r));
 	a.ssids.ssids_len = (u_int)n;
 	a.ssids.ssids_val = (u_int *)ssids;
+	if (where) {
+		a.where.where_len = (u_int)n;
+		a.where.where_val = (u_int *)where;
+	}
 	rc = call(m, MMD_SS_REMOVE, NSR_XDR(xdr_mmd_remove_args), &a,
 		  NSR_XDR(xdr_mmd_remove_res), &r, err);
 	if (rc != NSR_OK)

@@ -6,7 +6,7 @@
  * retention period, one file each, so a large site's AFTD holds hundreds
  * of thousands.
  *
- *   bench_aftd_dir [-d dir] [-n files,...] [-r reps]
+ *   bench_aftd_dir [-d dir] [-n files,...] [-r reps] [-R sets,...]
  *
  * For each count (default 10000,50000,200000) it makes that many empty
  * session files, numbered in a shuffled order as ext4 lists them in
@@ -15,6 +15,14 @@
  * nsr_dev_file_sweep and nsr_dev_file_list: the best of reps runs each,
  * in milliseconds, and per 1,000 files, which stays flat when the cost is
  * linear.
+ *
+ * Then, for each count given with -R (default 2000,10000), a labeled
+ * volume (32 KB blocks) with that many small save sets, written through
+ * the volume writer without syncs: 10 of them removed one call each, as
+ * nsrd deletes save sets, with the session file the media database
+ * records named, and 10 others without (each removal then reads the first
+ * block of every file, from the page cache here).  Milliseconds per
+ * removal, best of reps.
  */
 #include "nsr/compat.h"
 
@@ -26,6 +34,7 @@
 #include "nsr/buf.h"
 #include "nsr/dev.h"
 #include "nsr/err.h"
+#include "nsr/vol.h"
 
 /* now - monotonic seconds. */
 static double now(void)
@@ -122,14 +131,110 @@ static int one_run(const char *path, uint32_t n, double t[4])
 	return 0;
 }
 
+/* write_sets - label the AFTD dev and write n save sets of 1,000 bytes,
+ * ssids 1..n; file[i] the session file of ssid i + 1. */
+static int write_sets(struct nsr_dev *dev, uint32_t n, uint32_t *file)
+{
+	static uint8_t data[1000];
+	struct nsr_vol_label lab;
+	struct nsr_vol_wopts o;
+	struct nsr_vol_writer *w = NULL;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	o.no_sync = 1;
+	rc = nsr_vol_label_init(&lab, "BENCH", "Default", 32768, "adv_file",
+				NULL);
+	if (rc == NSR_OK)
+		rc = nsr_vol_label_write(dev, &lab, 0, NULL);
+	if (rc == NSR_OK)
+		rc = nsr_vol_writer_open(dev, &o, &w, NULL);
+	for (uint32_t i = 0; rc == NSR_OK && i < n; i++) {
+		struct nsr_vol_sstail t = {sizeof(data), 1, NSR_VOL_SS_OK};
+		struct nsr_vol_session *vs = NULL;
+		struct nsr_vol_sshdr h;
+		struct nsr_vol_frag fr;
+
+		memset(&h, 0, sizeof(h));
+		h.ssid = i + 1;
+		snprintf(h.client, sizeof(h.client), "bench");
+		snprintf(h.name, sizeof(h.name), "/set%" PRIu32, i + 1);
+		snprintf(h.level, sizeof(h.level), "full");
+		snprintf(h.pool, sizeof(h.pool), "Default");
+		h.savetime = 1763700000;
+		rc = nsr_vol_session_begin(w, &h, NULL, &vs);
+		if (rc == NSR_OK)
+			rc = nsr_vol_session_write(vs, data, sizeof(data));
+		if (rc == NSR_OK)
+			rc = nsr_vol_session_end(vs, &t, &fr);
+		file[i] = fr.file;
+	}
+	if (w && nsr_vol_writer_close(w) != NSR_OK && rc == NSR_OK)
+		rc = NSR_ERR_IO;
+	return rc;
+}
+
+/* remove_bench - the removal table's row for n save sets. */
+static int remove_bench(const char *dir, uint32_t n, int reps)
+{
+	struct nsr_dev_opts create;
+	struct nsr_dev *dev = NULL;
+	uint32_t *file = calloc(n, sizeof(*file)), next = 1;
+	double best[2] = {1e9, 1e9};
+	char path[4096], name[4200];
+	int rc;
+
+	memset(&create, 0, sizeof(create));
+	create.create = 1;
+	snprintf(path, sizeof(path), "%s/bench_aftd_rm.%u", dir, n);
+	rc = file ? nsr_dev_open(NSR_DEV_AFTD, path, &create, &dev, NULL)
+		  : NSR_ERR_NOMEM;
+	if (rc == NSR_OK)
+		rc = write_sets(dev, n, file);
+	for (int r = 0; rc == NSR_OK && r < reps && next + 20 <= n; r++) {
+		for (int named = 1; rc == NSR_OK && named >= 0; named--) {
+			double t0 = now();
+
+			for (int k = 0; rc == NSR_OK && k < 10; k++, next++) {
+				struct nsr_vol_removed rm;
+
+				rc = nsr_vol_remove_ss(dev, &next,
+						       named ? &file[next - 1]
+							     : NULL,
+						       1, &rm, NULL);
+				if (rc == NSR_OK && rm.files != 1)
+					rc = NSR_ERR_NOTFOUND;
+			}
+			best[!named] = NSR_MIN(best[!named],
+					       (now() - t0) / 10);
+		}
+	}
+	nsr_dev_close(dev);
+	/* What the volume holds: its label and session files 1..n. */
+	remove_files(path, n);
+	snprintf(name, sizeof(name), "%s/label", path);
+	unlink(name);
+	rmdir(path);
+	free(file);
+	if (rc != NSR_OK) {
+		fprintf(stderr, "bench_aftd_dir: removal bench with %u save "
+			"sets: %s\n", n, nsr_strerror(rc));
+		return -1;
+	}
+	printf("| %u | %.2f | %.2f | %.0f x |\n", n, best[0] * 1e3,
+	       best[1] * 1e3, best[1] / best[0]);
+	return 0;
+}
+
 /* main - options, then a table row per count. */
 int main(int argc, char **argv)
 {
 	const char *dir = ".", *counts = "10000,50000,200000";
+	const char *sets = "2000,10000";
 	char path[4096];
 	int reps = 3, c;
 
-	while ((c = getopt(argc, argv, "d:n:r:")) != -1) {
+	while ((c = getopt(argc, argv, "d:n:r:R:")) != -1) {
 		switch (c) {
 		case 'd':
 			dir = optarg;
@@ -140,16 +245,21 @@ int main(int argc, char **argv)
 		case 'r':
 			reps = atoi(optarg);
 			break;
+		case 'R':
+			sets = optarg;
+			break;
 		default:
 			fprintf(stderr, "usage: bench_aftd_dir [-d dir] "
-					"[-n files,...] [-r reps]\n");
+					"[-n files,...] [-r reps] "
+					"[-R sets,...]\n");
 			return 2;
 		}
 	}
 	if (reps < 1)
 		reps = 1;
 	printf("| files | open ms | open, quota ms | sweep ms | list ms | "
-	       "per 1,000 files: open | list |\n|---|---|---|---|---|---|---|\n");
+	       "per 1,000 files: open | list "
+	       "|\n|---|---|---|---|---|---|---|\n");
 	for (const char *p = counts; *p;) {
 		uint32_t n = (uint32_t)strtoul(p, (char **)&p, 10);
 		double best[4] = {1e9, 1e9, 1e9, 1e9}, t[4];
@@ -179,6 +289,16 @@ int main(int argc, char **argv)
 			printf(" | %.1f", best[k] * 1e3);
 		printf(" | %.3f | %.3f |\n", best[0] * 1e6 / n,
 		       best[3] * 1e6 / n);
+	}
+	printf("\n| save sets on the volume | removal, file named, ms | "
+	       "not named, ms | ratio |\n|---|---|---|---|\n");
+	for (const char *p = sets; *p;) {
+		uint32_t n = (uint32_t)strtoul(p, (char **)&p, 10);
+
+		if (*p == ',')
+			p++;
+		if (n > 0 && remove_bench(dir, n, reps) != 0)
+			return 1;
 	}
 	return 0;
 }

@@ -748,6 +748,26 @@ static void test_sweep_spares_live_writers(void **state)
 	free(dir);
 }
 
+/* resume_intent - dir/d/remove.intent holding text, as a crash left it,
+ * finished by nsr_vol_remove_resume: the files it removed (the record is
+ * gone afterwards). */
+static uint32_t resume_intent(struct nsr_dev *dev, const char *dir,
+			      const char *text)
+{
+	struct nsr_vol_removed rm;
+	char path[1024];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/d/remove.intent", dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+	assert_int_equal(nsr_vol_remove_resume(dev, &rm, NULL), NSR_OK);
+	assert_int_equal(access(path, F_OK), -1);
+	return rm.files;
+}
+
 /* Removing save sets gives their session files back; an intent record
  * left by a crash is finished by nsr_vol_remove_resume. */
 static void test_remove_ss(void **state)
@@ -759,9 +779,7 @@ static void test_remove_ss(void **state)
 	struct nsr_vol_frag f1, f2, f3;
 	struct nsr_vol_removed rm;
 	uint32_t two = 2, *nums = NULL;
-	char path[1024];
 	size_t n = 0;
-	FILE *fp;
 
 	NSR_UNUSED(state);
 	mt_label(dev, "RM", 32768, &lab);
@@ -770,7 +788,8 @@ static void test_remove_ss(void **state)
 	mt_write_ss(w, 2, 200000, 9000, &f2);
 	mt_write_ss(w, 3, 50000, 9000, &f3);
 	assert_int_equal(nsr_vol_writer_close(w), NSR_OK);
-	assert_int_equal(nsr_vol_remove_ss(dev, &two, 1, &rm, NULL), NSR_OK);
+	assert_int_equal(nsr_vol_remove_ss(dev, &two, NULL, 1, &rm, NULL),
+			 NSR_OK);
 	assert_int_equal(rm.files, 1);
 	assert_true(rm.bytes >= 200000);
 	assert_int_equal(nsr_dev_file_list(dev, &nums, &n), NSR_OK);
@@ -779,18 +798,12 @@ static void test_remove_ss(void **state)
 	assert_int_equal(nums[1], f3.file);
 	free(nums);
 	/* Again: nothing left to remove, no error. */
-	assert_int_equal(nsr_vol_remove_ss(dev, &two, 1, &rm, NULL), NSR_OK);
+	assert_int_equal(nsr_vol_remove_ss(dev, &two, NULL, 1, &rm, NULL),
+			 NSR_OK);
 	assert_int_equal(rm.files, 0);
 
 	/* A crash after the intent record for 3 was written. */
-	snprintf(path, sizeof(path), "%s/d/remove.intent", dir);
-	fp = fopen(path, "w");
-	assert_non_null(fp);
-	fputs("3\n", fp);
-	fclose(fp);
-	assert_int_equal(nsr_vol_remove_resume(dev, &rm, NULL), NSR_OK);
-	assert_int_equal(rm.files, 1);
-	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(resume_intent(dev, dir, "3\n"), 1);
 	assert_int_equal(nsr_dev_file_list(dev, &nums, &n), NSR_OK);
 	assert_int_equal(n, 1);
 	assert_int_equal(nums[0], f1.file);
@@ -798,6 +811,113 @@ static void test_remove_ss(void **state)
 	assert_int_equal(nsr_vol_remove_resume(dev, &rm, NULL), NSR_OK);
 	assert_int_equal(rm.files, 0);
 	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
+/* test_remove_named - a removal told where the media database has each
+ * save set reads and removes those files only: a second file of the
+ * same save set that was not named stays (no look through the volume);
+ * a named file holding another save set is left alone and the save set
+ * is looked for everywhere; a named file already gone counts as done;
+ * an intent record with files named finishes after a crash; the record's
+ * lines read back as written, and reading stops at a bad line. */
+static void test_remove_named(void **state)
+{
+	char *dir = nsr_test_tmpdir("aftd-rmnamed");
+	struct nsr_dev *dev = mt_aftd(dir, "d", 0);
+	struct nsr_vol_label lab;
+	struct nsr_vol_writer *w;
+	struct nsr_vol_frag f1, f2a, f2b, f3, f4;
+	struct nsr_vol_removed rm;
+	uint32_t id, at, *nums = NULL, ids[4], where[4];
+	struct nsr_buf rec;
+	char line[64];
+	size_t n = 0;
+
+	NSR_UNUSED(state);
+	mt_label(dev, "RMN", 32768, &lab);
+	w = mt_writer(dev);
+	mt_write_ss(w, 1, 50000, 9000, &f1);
+	mt_write_ss(w, 2, 60000, 9000, &f2a);
+	mt_write_ss(w, 2, 70000, 9000, &f2b);
+	mt_write_ss(w, 3, 80000, 9000, &f3);
+	mt_write_ss(w, 4, 90000, 9000, &f4);
+	assert_int_equal(nsr_vol_writer_close(w), NSR_OK);
+
+	/* Named: that file only. */
+	id = 2;
+	at = f2a.file;
+	assert_int_equal(nsr_vol_remove_ss(dev, &id, &at, 1, &rm, NULL),
+			 NSR_OK);
+	assert_int_equal(rm.files, 1);
+	assert_int_equal(nsr_dev_file_list(dev, &nums, &n), NSR_OK);
+	assert_int_equal(n, 4);
+	assert_int_equal(nums[1], f2b.file);
+	free(nums);
+	/* Named again, now gone: done, and f2b still not looked for. */
+	assert_int_equal(nsr_vol_remove_ss(dev, &id, &at, 1, &rm, NULL),
+			 NSR_OK);
+	assert_int_equal(rm.files, 0);
+	/* Not named: found by its begin chunk. */
+	assert_int_equal(nsr_vol_remove_ss(dev, &id, NULL, 1, &rm, NULL),
+			 NSR_OK);
+	assert_int_equal(rm.files, 1);
+	/* Named wrongly (f1 holds save set 1): f1 stays, f3 is found. */
+	id = 3;
+	at = f1.file;
+	assert_int_equal(nsr_vol_remove_ss(dev, &id, &at, 1, &rm, NULL),
+			 NSR_OK);
+	assert_int_equal(rm.files, 1);
+	assert_int_equal(nsr_dev_file_list(dev, &nums, &n), NSR_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(nums[0], f1.file);
+	assert_int_equal(nums[1], f4.file);
+	free(nums);
+
+	/* A crash after the intent record for 4 in f4 was written. */
+	snprintf(line, sizeof(line), "4 %u\n", (unsigned)f4.file);
+	assert_int_equal(resume_intent(dev, dir, line), 1);
+	assert_int_equal(nsr_dev_file_list(dev, &nums, &n), NSR_OK);
+	assert_int_equal(n, 1);
+	assert_int_equal(nums[0], f1.file);
+	free(nums);
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+
+	/* The record's lines. */
+	ids[0] = 5;
+	where[0] = 0;
+	ids[1] = 6;
+	where[1] = 7;
+	ids[2] = 4294967295u;
+	where[2] = 1;
+	nsr_buf_init(&rec, 0);
+	assert_int_equal(nsr_vol_remove_intent_format(ids, where, 3, &rec),
+			 NSR_OK);
+	assert_string_equal(rec.data, "5\n6 7\n4294967295 1\n");
+	memset(ids, 0, sizeof(ids));
+	memset(where, 0xff, sizeof(where));
+	assert_int_equal(nsr_vol_remove_intent_parse(rec.data, rec.len, ids,
+						     where, 4), 3);
+	assert_int_equal(ids[0], 5);
+	assert_int_equal(where[0], 0);
+	assert_int_equal(ids[1], 6);
+	assert_int_equal(where[1], 7);
+	assert_int_equal(ids[2], 4294967295u);
+	assert_int_equal(where[2], 1);
+	assert_int_equal(nsr_vol_remove_intent_parse(rec.data, rec.len, ids,
+						     where, 2), 2);
+	nsr_buf_release(&rec);
+	assert_int_equal(nsr_vol_remove_intent_parse("5\n6 \n7\n", 7, ids,
+						     where, 4), 1);
+	assert_int_equal(nsr_vol_remove_intent_parse("4294967296\n", 11, ids,
+						     where, 4), 0);
+	assert_int_equal(nsr_vol_remove_intent_parse("0\n", 2, ids, where, 4),
+			 0);
+	assert_int_equal(nsr_vol_remove_intent_parse("5 0\n", 4, ids, where,
+						     4), 0);
+	assert_int_equal(nsr_vol_remove_intent_parse("5\n6", 3, ids, where,
+						     4), 1);
 	nsr_test_rmrf(dir);
 	free(dir);
 }
@@ -884,6 +1004,7 @@ int main(void)
 		cmocka_unit_test(test_many_files),
 		cmocka_unit_test(test_sweep_spares_live_writers),
 		cmocka_unit_test(test_remove_ss),
+		cmocka_unit_test(test_remove_named),
 		cmocka_unit_test(test_relabel_resume),
 	};
 
