@@ -53,6 +53,7 @@
 #include <unistd.h>
 
 #include "nsr/buf.h"
+#include "nsr/clock.h"
 #include "nsr/err.h"
 #include "nsr/fileio.h"
 
@@ -65,8 +66,16 @@
 /* With a quota, the directory itself is summed again after this handle
  * appended a sixteenth of the quota (at most AFTD_RESCAN_MAX), and
  * whenever the count says an append would pass it: other movers write
- * into the same directory (dynamic nsrmmd), and removals free space. */
+ * into the same directory (dynamic nsrmmd), and removals free space.
+ * A sum stats every file of the volume (a third of a second at 200,000
+ * files) with the handle's appends waiting, so once a sum takes more
+ * than AFTD_RESCAN_SLOW_US the periodic one also waits until
+ * AFTD_RESCAN_SHARE times its duration has passed since it: summing
+ * takes at most a tenth of the time, and what other movers wrote
+ * meanwhile is seen that much later. */
 #define AFTD_RESCAN_MAX (32u << 20)
+#define AFTD_RESCAN_SHARE 10
+#define AFTD_RESCAN_SLOW_US 1000
 
 struct aftd {
 	pthread_mutex_t lock; /* next, used, inflight, since_scan, info.full */
@@ -75,6 +84,8 @@ struct aftd {
 	uint64_t used;	      /* bytes in session files (with a quota) */
 	uint64_t inflight;    /* of used: reserved, not yet written */
 	uint64_t since_scan;  /* appended since the directory was summed */
+	long long scan_at_us; /* monotonic: the last sum ended */
+	long long scan_us;    /* how long it took */
 };
 
 struct nsr_dev_file {
@@ -262,10 +273,24 @@ static void aftd_rescan_locked(struct nsr_dev *dev, struct aftd *a)
 {
 	uint64_t disk;
 	uint32_t max;
+	long long t0 = nsr_clock_mono_us();
 
 	if (aftd_scan(dev, &max, &disk) == NSR_OK)
 		a->used = disk + a->inflight;
 	a->since_scan = 0;
+	a->scan_at_us = nsr_clock_mono_us();
+	a->scan_us = a->scan_at_us - t0;
+}
+
+/* aftd_rescan_due - a->lock held: the periodic sum is due (see
+ * AFTD_RESCAN_MAX). */
+static int aftd_rescan_due(const struct aftd *a)
+{
+	return a->since_scan >= NSR_MIN(a->quota / 16,
+					(uint64_t)AFTD_RESCAN_MAX) &&
+	       (a->scan_us < AFTD_RESCAN_SLOW_US ||
+		nsr_clock_mono_us() - a->scan_at_us >=
+			AFTD_RESCAN_SHARE * a->scan_us);
 }
 
 /* aftd_open - check (or create) the directory; find the next number. */
@@ -296,8 +321,16 @@ static int aftd_open(struct nsr_dev *dev, const struct nsr_dev_opts *o)
 	if (a == NULL)
 		return NSR_ERR_NOMEM;
 	a->quota = o->aftd_quota;
-	rc = aftd_scan(dev, &max, a->quota ? &a->used : NULL);
-	a->next = max + 1; /* past every final and leftover: invariant 2 */
+	rc = NSR_OK;
+	/* A reader neither numbers files nor counts space. */
+	if (!dev->read_only) {
+		long long t0 = nsr_clock_mono_us();
+
+		rc = aftd_scan(dev, &max, a->quota ? &a->used : NULL);
+		a->next = max + 1; /* past every final and leftover: inv. 2 */
+		a->scan_at_us = nsr_clock_mono_us();
+		a->scan_us = a->scan_at_us - t0;
+	}
 	if (rc != NSR_OK) {
 		free(a);
 		return rc;
@@ -630,9 +663,7 @@ int nsr_dev_file_append(struct nsr_dev_file *f, const void *p, size_t len)
 		 * the quota together; what other movers wrote is seen at the
 		 * next sum of the directory. */
 		pthread_mutex_lock(&a->lock);
-		if (a->used + len > a->quota ||
-		    a->since_scan >= NSR_MIN(a->quota / 16,
-					     (uint64_t)AFTD_RESCAN_MAX))
+		if (a->used + len > a->quota || aftd_rescan_due(a))
 			aftd_rescan_locked(dev, a);
 		if (a->used + len > a->quota) {
 			rc = NSR_ERR_NOSPACE;
