@@ -77,6 +77,11 @@ int nsr_clone_ssid(struct nsr_nsrd *d, const struct nsr_clone_opts *o,
 		   uint32_t ssid, uint32_t cloneid,
 		   struct nsr_clone_result *res, struct nsr_buf *err);
 
+/* nsr_clone_items_unique - v[0..*n) with each ssid once, its first
+ * entry kept, in the order they first came; *n the new count.  NSR_OK or
+ * NSR_ERR_NOMEM (v unchanged). */
+int nsr_clone_items_unique(struct nsr_clone_item *v, size_t *n);
+
 /* nsr_clone_select - the complete save sets matching mminfo query text
  * (nsr_mmquery syntax, e.g. "volume=V", "savetime>=yesterday",
  * "group=G"), each once, in ssid order, into a malloc'ed *out (*n

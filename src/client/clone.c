@@ -465,16 +465,13 @@ int nsr_clone_ssid(struct nsr_nsrd *d, const struct nsr_clone_opts *o,
 	return rc;
 }
 
-/* item_add - ssid (its copy cloneid, 0 = any) onto *v, once: rows come
- * one per copy and volume. */
+/* item_add - ssid (its copy cloneid, 0 = any) onto *v (rows come one
+ * per copy and volume: nsr_clone_items_unique keeps one). */
 static int item_add(struct nsr_clone_item **v, size_t *n, size_t *cap,
 		    uint32_t ssid, uint32_t cloneid)
 {
 	struct nsr_clone_item *nv;
 
-	for (size_t i = 0; i < *n; i++)
-		if ((*v)[i].ssid == ssid)
-			return NSR_OK;
 	if (*n == *cap) {
 		size_t nc = *cap ? *cap * 2 : 64;
 
@@ -496,6 +493,57 @@ static int by_ssid(const void *a, const void *b)
 	const struct nsr_clone_item *x = a, *y = b;
 
 	return x->ssid < y->ssid ? -1 : x->ssid > y->ssid;
+}
+
+/* An item and where it stood, for nsr_clone_items_unique. */
+struct placed {
+	struct nsr_clone_item it;
+	size_t at;
+};
+
+/* by_ssid_at - qsort order: ssid, then place. */
+static int by_ssid_at(const void *a, const void *b)
+{
+	const struct placed *x = a, *y = b;
+
+	if (x->it.ssid != y->it.ssid)
+		return x->it.ssid < y->it.ssid ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* by_at - qsort order: place. */
+static int by_at(const void *a, const void *b)
+{
+	const struct placed *x = a, *y = b;
+
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* nsr_clone_items_unique - see clone.h. */
+int nsr_clone_items_unique(struct nsr_clone_item *v, size_t *n)
+{
+	struct placed *p;
+	size_t m = 0;
+
+	if (*n < 2)
+		return NSR_OK;
+	p = malloc(*n * sizeof(*p));
+	if (!p)
+		return NSR_ERR_NOMEM;
+	for (size_t i = 0; i < *n; i++) {
+		p[i].it = v[i];
+		p[i].at = i;
+	}
+	qsort(p, *n, sizeof(*p), by_ssid_at);
+	for (size_t i = 0; i < *n; i++)
+		if (m == 0 || p[i].it.ssid != p[m - 1].it.ssid)
+			p[m++] = p[i];
+	qsort(p, m, sizeof(*p), by_at);
+	for (size_t i = 0; i < m; i++)
+		v[i] = p[i].it;
+	*n = m;
+	free(p);
+	return NSR_OK;
 }
 
 /* nsr_clone_select - see clone.h. */
@@ -533,6 +581,8 @@ int nsr_clone_select(const char *server, const char *query, int pin,
 	}
 	mmdb_clnt_close(mc);
 	nsr_buf_release(&q);
+	if (rc == NSR_OK)
+		rc = nsr_clone_items_unique(*out, n);
 	if (rc != NSR_OK) {
 		free(*out);
 		*out = NULL;

@@ -132,15 +132,15 @@ static int select_items(const char *server, const char *prog, int nvol,
 			fprintf(stderr, "%s: volume %s holds no complete save "
 				"set\n", prog, vols[i]);
 		*v = nsr_xrealloc(*v, (*n + ng + 1) * sizeof(**v));
-		for (size_t k = 0; k < ng; k++) {
-			size_t j = 0;
-
-			while (j < *n && (*v)[j].ssid != got[k].ssid)
-				j++;
-			if (j == *n)
-				(*v)[(*n)++] = got[k];
-		}
+		memcpy(*v + *n, got, ng * sizeof(*got));
+		*n += ng;
 		free(got);
+	}
+	/* A save set on several of the volumes is copied once, in the
+	 * order of the first volume that holds it. */
+	if (rc == NSR_OK && nsr_clone_items_unique(*v, n) != NSR_OK) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		rc = NSR_ERR_NOMEM;
 	}
 	nsr_buf_release(&err);
 	nsr_buf_release(&one);
