@@ -155,10 +155,30 @@ static int template_name(const struct tfield *f, size_t n, const char *sep,
 	return used < len;
 }
 
+#define NAMES_MAX 100000UL /* names a template is tried for */
+
+/* name_index - the index of name among the template's names, or 0 if
+ * it is none of them (names only: no question asked). */
+static unsigned long name_index(const struct tfield *f, size_t nf,
+				const char *sep, const char *name, char *buf,
+				size_t len)
+{
+	for (unsigned long idx = 0; name && *name && idx < NAMES_MAX; idx++) {
+		if (!template_name(f, nf, sep, idx, buf, len))
+			break;
+		if (strcmp(buf, name) == 0)
+			return idx;
+	}
+	return 0;
+}
+
 /* next_volume_name - a new volume name for pool: the first name of the
- * pool's label template (NSR label: fields, separator) that the media
- * database does not hold, recorded as the template's "next"; without a
- * template, "<pool>.NNN". */
+ * pool's label template (NSR label: fields, separator) from its "next"
+ * on (then from its first name up to there) that the media database
+ * does not hold, recorded as the template's new "next"; without a
+ * template, "<pool>.NNN" from .001.  Starting from "next" asks the media
+ * database about one name per label, not about every volume the
+ * template has named so far. */
 static int next_volume_name(struct nsrd *n, struct mmdb_clnt *mc,
 			    const char *pool, char *out, size_t len)
 {
@@ -166,8 +186,10 @@ static int next_volume_name(struct nsrd *n, struct mmdb_clnt *mc,
 	const char *tname = p ? nsr_res_get(p, "label template") : NULL;
 	const struct nsr_res *t =
 		tname && *tname ? nsrd_res_find1(n, "NSR label", tname) : NULL;
+	const char *sep;
 	struct tfield f[32];
 	struct mmdb_volume v;
+	unsigned long start;
 	size_t nf = 0;
 	long fi;
 
@@ -186,16 +208,22 @@ static int next_volume_name(struct nsrd *n, struct mmdb_clnt *mc,
 		nf = 2;
 		t = NULL;
 	}
-	for (unsigned long idx = 0; idx < 100000; idx++) {
-		const char *sep = t && nsr_res_get(t, "separator")
-					  ? nsr_res_get(t, "separator")
-					  : ".";
+	sep = t && nsr_res_get(t, "separator") ? nsr_res_get(t, "separator")
+					       : ".";
+	start = t ? name_index(f, nf, sep, nsr_res_get(t, "next"), out, len)
+		  : 0;
+	/* From "next" to the last name, then from the first up to it. */
+	for (int pass = 0; pass < 2; pass++) {
+		unsigned long from = pass ? 0 : start;
+		unsigned long to = pass ? start : NAMES_MAX;
 
-		if (!template_name(f, nf, sep, idx, out, len))
-			break;
-		if (mmdb_clnt_vol_get(mc, out, &v) == NSR_ERR_NOTFOUND) {
+		for (unsigned long idx = from; idx < to; idx++) {
 			char nxt[MMDB_VOLNAME_MAX + 1];
 
+			if (!template_name(f, nf, sep, idx, out, len))
+				break;
+			if (mmdb_clnt_vol_get(mc, out, &v) != NSR_ERR_NOTFOUND)
+				continue;
 			/* Record what comes next, as NetWorker shows it. */
 			if (t && template_name(f, nf, sep, idx + 1, nxt,
 					       sizeof(nxt)))

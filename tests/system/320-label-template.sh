@@ -26,6 +26,16 @@ out=$("$BIN/nsrmm" -s $S -l -y -b P -f d4 2>&1)
 check "the template skips the name in use: Lab_a_08" grep -q "volume Lab_a_08 " <<<"$out"
 out=$(printf 'print type: NSR label; name: T\n' | "$BIN/nsradmin" -s $S -i -)
 check "the template's next name is recorded (Lab_b_07)" grep -q "next: Lab_b_07;" <<<"$out"
+# The next label starts at "next": a name freed below it is not taken
+# again before the template's last name.
+check "d3 relabeled by hand" "$BIN/nsrmm" -s $S -q -l -y -b Default -f d3 Other.001
+check "volume Lab_a_07 deleted" "$BIN/nsrmm" -s $S -q -d -y Lab_a_07
+vols=$("$BIN/mminfo" -s $S -m 2>/dev/null)
+check "mminfo -m lists Lab_a_08 but no more Lab_a_07" \
+	test -n "$(grep -w Lab_a_08 <<<"$vols")" -a -z "$(grep -w Lab_a_07 <<<"$vols")"
+out=$("$BIN/nsrmm" -s $S -l -y -b P -f d3 2>&1)
+check "the template goes on at Lab_b_07, not the freed Lab_a_07" \
+	grep -q "volume Lab_b_07 " <<<"$out"
 
 printf 'create type: NSR label; name: Tiny; fields: One, 1-1; separator: -\ncreate type: NSR pool; name: Q; label template: Tiny\n' | admin
 check "a one-name template labels One-1" "$BIN/nsrmm" -s $S -q -l -y -b Q -f d5
