@@ -25,6 +25,7 @@
 /* A save set with a fragment on a volume, and its client. */
 struct vol_ss {
 	uint32_t ssid;
+	uint32_t file; /* its first session file (fragment) on the volume */
 	char client[MMDB_CLIENT_MAX + 1];
 };
 
@@ -335,6 +336,8 @@ static int vol_ssids(struct nsrd *n, const char *name, struct vol_ss **out,
 				v = nv;
 			}
 			v[nv_n].ssid = rows[i].ss.ssid;
+			v[nv_n].file = rows[i].has_volume ? rows[i].first_file
+							  : 0;
 			snprintf(v[nv_n].client, sizeof(v[nv_n].client), "%s",
 				 rows[i].ss.client);
 			nv_n++;
@@ -997,7 +1000,7 @@ static int free_volume_space(struct nsrd *n, const struct mmdb_volume *vol,
 			     const struct nsr_res *dev, nsr_status *st)
 {
 	struct vol_ss *v = NULL;
-	uint32_t *ids = NULL;
+	uint32_t *ids = NULL, *where = NULL;
 	size_t nv = 0, nid = 0;
 	struct nsr_mmd *m = NULL;
 	struct nsr_buf err;
@@ -1020,14 +1023,20 @@ static int free_volume_space(struct nsrd *n, const struct mmdb_volume *vol,
 		goto out;
 	}
 	ids = calloc(nv ? nv : 1, sizeof(*ids));
-	if (!ids) {
+	where = calloc(nv ? nv : 1, sizeof(*where));
+	if (!ids || !where) {
 		nsr_status_set(st, NSR_ERR_NOMEM, "volume %s: out of memory",
 			       vol->name);
 		goto out;
 	}
+	/* Each save set with the session file the media database has for
+	 * it here: the mover reads those, not every file of the volume. */
 	for (size_t i = 0; i < nv; i++)
-		if (nid == 0 || ids[nid - 1] != v[i].ssid)
-			ids[nid++] = v[i].ssid;
+		if (nid == 0 || ids[nid - 1] != v[i].ssid ||
+		    where[nid - 1] != v[i].file) {
+			ids[nid] = v[i].ssid;
+			where[nid++] = v[i].file;
+		}
 	if (nid > 0 && !(m = connect_mover(n, dev, st)))
 		goto out;
 	for (size_t i = 0; i < nid; i += MMD_REMOVE_MAX) {
@@ -1035,9 +1044,8 @@ static int free_volume_space(struct nsrd *n, const struct mmdb_volume *vol,
 		uint64_t bytes = 0;
 
 		nsr_buf_reset(&err);
-		if (nsr_mmd_ss_remove(m, ids + i, NULL, k, NULL, &bytes,
-				      &err) !=
-		    NSR_OK) {
+		if (nsr_mmd_ss_remove(m, ids + i, where + i, k, NULL, &bytes,
+				      &err) != NSR_OK) {
 			nsr_status_set(st, NSR_ERR_IO, "cannot remove the data "
 				       "of volume %s: %s", vol->name,
 				       err.data);
@@ -1053,6 +1061,7 @@ static int free_volume_space(struct nsrd *n, const struct mmdb_volume *vol,
 out:
 	nsr_mmd_close(m);
 	free(ids);
+	free(where);
 	free(v);
 	nsr_buf_release(&err);
 	return ret;
