@@ -18,7 +18,11 @@
  * The walk lists one directory per IX_LIST call, and each call reads the
  * record files of every save set up to the browse time: the cost grows
  * with the number of directories times the size of the index (the index
- * has no per-directory structure yet).
+ * has no per-directory structure yet).  Looking up the paths asked for
+ * (each one's parent, and every directory above it) lists a directory
+ * once for all of them: the last DIRS_KEPT listings are kept, sorted by
+ * name, for the call (recover's "add *" over a large directory names
+ * every file of it).
  */
 #include "nsr/compat.h"
 
@@ -42,6 +46,7 @@ struct pit_obj {
 	int64_t savetime;
 	int dir;
 	int split; /* a PSS master's split file: parts in its dependents */
+	size_t at; /* its place in the order listed */
 };
 
 /* The trees as of the browse time, gathered by the walks. */
@@ -71,9 +76,8 @@ static void tell(struct nsr_session_recover *sr, enum nsr_session_msg kind,
 	nsr_buf_release(&text);
 }
 
-/* pit_add - remember one index entry as an object of the tree. */
-static int pit_add(struct pit *p, const struct nsr_cfi_saveset *ss,
-		   const struct nsr_cfi_entry *e)
+/* pit_room - room for one more object in p. */
+static int pit_room(struct pit *p)
 {
 	struct pit_obj *o;
 
@@ -86,6 +90,17 @@ static int pit_add(struct pit *p, const struct nsr_cfi_saveset *ss,
 		p->obj = o;
 		p->cap = cap;
 	}
+	return 0;
+}
+
+/* pit_add - remember one index entry as an object of the tree. */
+static int pit_add(struct pit *p, const struct nsr_cfi_saveset *ss,
+		   const struct nsr_cfi_entry *e)
+{
+	struct pit_obj *o;
+
+	if (pit_room(p) != 0)
+		return NSR_ERR_NOMEM;
 	o = &p->obj[p->n];
 	o->path = strdup(e->path);
 	if (!o->path)
@@ -94,6 +109,20 @@ static int pit_add(struct pit *p, const struct nsr_cfi_saveset *ss,
 	o->savetime = ss->savetime;
 	o->dir = e->type == NSR_ASM_DIR;
 	o->split = e->type == NSR_ASM_REG && (e->mode & NSR_CFI_SPLIT) != 0;
+	o->at = p->n++;
+	return 0;
+}
+
+/* pit_copy - remember a copy of object o. */
+static int pit_copy(struct pit *p, const struct pit_obj *o)
+{
+	if (pit_room(p) != 0)
+		return NSR_ERR_NOMEM;
+	p->obj[p->n] = *o;
+	p->obj[p->n].path = strdup(o->path);
+	if (!p->obj[p->n].path)
+		return NSR_ERR_NOMEM;
+	p->obj[p->n].at = p->n;
 	p->n++;
 	return 0;
 }
@@ -146,16 +175,106 @@ static int by_set(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
+#define DIRS_KEPT 16
+
+/* The directories listed for lookups, each sorted by path (then by the
+ * order listed), the least recently used replaced. */
+struct listings {
+	struct {
+		char *dir; /* NULL: a free slot */
+		struct pit ents;
+		unsigned long used;
+	} d[DIRS_KEPT];
+	unsigned long clock;
+};
+
+/* by_path_at - qsort order of a listing. */
+static int by_path_at(const void *a, const void *b)
+{
+	const struct pit_obj *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+
+	return c ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+/* listings_free - forget every listing. */
+static void listings_free(struct listings *ls)
+{
+	for (size_t i = 0; i < DIRS_KEPT; i++) {
+		free(ls->d[i].dir);
+		pit_free(&ls->d[i].ents);
+	}
+	memset(ls, 0, sizeof(*ls));
+}
+
+/* listing_of - dir's listing as of browse, listed now unless kept; NULL
+ * with *rc the error. */
+static const struct pit *listing_of(struct nsr_session_recover *sr,
+				    struct listings *ls, char *dir,
+				    int64_t browse, int *rc)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < DIRS_KEPT; i++) {
+		if (ls->d[i].dir && strcmp(ls->d[i].dir, dir) == 0) {
+			ls->d[i].used = ++ls->clock;
+			free(dir);
+			return &ls->d[i].ents;
+		}
+		if (ls->d[i].used < ls->d[k].used)
+			k = i;
+	}
+	free(ls->d[k].dir);
+	pit_free(&ls->d[k].ents);
+	memset(&ls->d[k], 0, sizeof(ls->d[k]));
+	*rc = nsr_ixclnt_list(sr->ix, sr->o->client, dir, browse, pit_child,
+			      &ls->d[k].ents);
+	if (*rc < 0) {
+		pit_free(&ls->d[k].ents);
+		memset(&ls->d[k].ents, 0, sizeof(ls->d[k].ents));
+		free(dir);
+		return NULL;
+	}
+	if (ls->d[k].ents.n > 1)
+		qsort(ls->d[k].ents.obj, ls->d[k].ents.n,
+		      sizeof(*ls->d[k].ents.obj), by_path_at);
+	ls->d[k].dir = dir;
+	ls->d[k].used = ++ls->clock;
+	return &ls->d[k].ents;
+}
+
+/* first_named - the first object of sorted listing l with path, or
+ * NULL. */
+static const struct pit_obj *first_named(const struct pit *l,
+					 const char *path)
+{
+	size_t lo = 0, hi = l->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(l->obj[mid].path, path) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < l->n && strcmp(l->obj[lo].path, path) == 0 ? &l->obj[lo]
+							       : NULL;
+}
+
 /* lookup - the version of path listed in its parent directory as of
- * browse (so a path deleted before browse is not found); "/" by its
- * newest version, added to p.  p->found stays 0 if there is none. */
-static int lookup(struct nsr_session_recover *sr, struct pit *p,
-		  const char *path, int64_t browse)
+ * browse (so a path deleted before browse is not found: the first
+ * listed, the newest); "/" by its newest version, added to p.  p->found
+ * stays 0 if there is none. */
+static int lookup(struct nsr_session_recover *sr, struct listings *ls,
+		  struct pit *p, const char *path, int64_t browse)
 {
 	const char *client = sr->o->client;
 	const char *slash = strrchr(path, '/');
+	const struct pit_obj *o;
+	const struct pit *l;
 	char *parent;
-	int rc;
+	int rc = 0;
 
 	p->want = path;
 	p->found = 0;
@@ -165,9 +284,14 @@ static int lookup(struct nsr_session_recover *sr, struct pit *p,
 	parent = strndup(path, slash == path ? 1 : (size_t)(slash - path));
 	if (!parent)
 		return NSR_ERR_NOMEM;
-	rc = nsr_ixclnt_list(sr->ix, client, parent, browse, pit_root, p);
-	free(parent);
-	return rc;
+	l = listing_of(sr, ls, parent, browse, &rc);
+	if (!l)
+		return rc;
+	o = first_named(l, path);
+	if (!o)
+		return 0;
+	p->found = 1;
+	return pit_copy(p, o);
 }
 
 /* any_version - IX_FIND callback: a version exists. */
@@ -196,8 +320,8 @@ static int gone(struct nsr_session_recover *sr, const char *path,
 /* visible_above - 1 if every directory above path was there as of
  * browse (a directory renamed away keeps its old lists, so its old
  * children still list), 0 if one was not, or an error. */
-static int visible_above(struct nsr_session_recover *sr, const char *path,
-			 int64_t browse)
+static int visible_above(struct nsr_session_recover *sr,
+			 struct listings *ls, const char *path, int64_t browse)
 {
 	char *up = strdup(path);
 	int rc = 1;
@@ -210,7 +334,7 @@ static int visible_above(struct nsr_session_recover *sr, const char *path,
 
 		memset(&above, 0, sizeof(above));
 		*s = '\0';
-		rc = lookup(sr, &above, up, browse);
+		rc = lookup(sr, ls, &above, up, browse);
 		if (rc >= 0 && above.found) {
 			rc = 1;
 		} else if (rc >= 0) {
@@ -227,15 +351,15 @@ static int visible_above(struct nsr_session_recover *sr, const char *path,
 
 /* find_root - the version of path as of browse, if it was there then,
  * added to p (p->found stays 0 if not). */
-static int find_root(struct nsr_session_recover *sr, struct pit *p,
-		     const char *path, int64_t browse)
+static int find_root(struct nsr_session_recover *sr, struct listings *ls,
+		     struct pit *p, const char *path, int64_t browse)
 {
-	int rc = visible_above(sr, path, browse);
+	int rc = visible_above(sr, ls, path, browse);
 
 	p->found = 0;
 	if (rc <= 0)
 		return rc;
-	return lookup(sr, p, path, browse);
+	return lookup(sr, ls, p, path, browse);
 }
 
 /* walk_tree - list every directory of the tree whose root is object
@@ -388,19 +512,23 @@ int nsr_session_recover_paths(struct nsr_session_recover *sr,
 			      int64_t browse, struct nsr_restore_stats *out)
 {
 	struct nsr_restore_stats st;
+	struct listings *ls = calloc(1, sizeof(*ls));
 	struct pit p;
 	int failed = 0;
 
 	memset(&p, 0, sizeof(p));
 	memset(&st, 0, sizeof(st));
-	if (open_index(sr) != NSR_OK) {
+	if (!ls || open_index(sr) != NSR_OK) {
+		if (!ls)
+			tell(sr, NSR_SESSION_ERROR, "out of memory");
+		free(ls);
 		if (out)
 			*out = st;
 		return 1;
 	}
 	for (size_t i = 0; i < n; i++) {
 		size_t root = p.n;
-		int rc = find_root(sr, &p, paths[i], browse);
+		int rc = find_root(sr, ls, &p, paths[i], browse);
 
 		if (rc < 0)
 			tell(sr, NSR_SESSION_ERROR, "%s: %s", paths[i],
@@ -418,6 +546,8 @@ int nsr_session_recover_paths(struct nsr_session_recover *sr,
 			failed = 1;
 		}
 	}
+	listings_free(ls);
+	free(ls);
 	if (p.n > 0)
 		failed |= restore_sets(sr, &p, &st);
 	if (out)
