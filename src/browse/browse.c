@@ -27,6 +27,7 @@
 #include "nsr/browse.h"
 #include "nsr/buf.h"
 #include "nsr/err.h"
+#include "nsr/fnv.h"
 #include "nsr/getdate.h"
 #include "nsr/index_clnt.h"
 #include "nsr/level.h"
@@ -58,6 +59,8 @@ struct browser {
 	int mm_tried;
 	struct mark *marks;
 	size_t nmarks, cap;
+	size_t *mix;	/* marks by path: open addressing, index + 1 */
+	size_t mixcap;	/* a power of 2 over twice nmarks, or 0 */
 	char **roots; /* names (paths) of the save sets at or before the
 		       * browse time: their parents are browsable too */
 	size_t nroots, rcap;
@@ -379,21 +382,123 @@ static int find_obj(struct browser *b, const char *p, struct item *it)
 	return rc;
 }
 
+/* mix_home - the first slot for the path of len bytes at p. */
+static size_t mix_home(const struct browser *b, const char *p, size_t len)
+{
+	return (size_t)nsr_fnv1a(NSR_FNV1A_BASIS, p, len) & (b->mixcap - 1);
+}
+
+/* mix_find - the slot of the mark named by the len bytes at p, or the
+ * empty slot where it would go. */
+static size_t mix_find(const struct browser *b, const char *p, size_t len)
+{
+	size_t k = mix_home(b, p, len);
+
+	while (b->mix[k]) {
+		const char *m = b->marks[b->mix[k] - 1].path;
+
+		if (strncmp(m, p, len) == 0 && m[len] == '\0')
+			return k;
+		k = (k + 1) & (b->mixcap - 1);
+	}
+	return k;
+}
+
+/* mix_grow - room in the index for one more mark: 0, or -1 without
+ * memory (the index is then left as it was). */
+static int mix_grow(struct browser *b)
+{
+	size_t cap = b->mixcap ? b->mixcap : 64, *old = b->mix, ocap;
+
+	while (cap < 2 * (b->nmarks + 1))
+		cap *= 2;
+	if (cap == b->mixcap)
+		return 0;
+	b->mix = calloc(cap, sizeof(*b->mix));
+	if (!b->mix) {
+		b->mix = old;
+		return -1;
+	}
+	ocap = b->mixcap;
+	b->mixcap = cap;
+	for (size_t k = 0; k < ocap; k++)
+		if (old[k]) {
+			const char *m = b->marks[old[k] - 1].path;
+
+			b->mix[mix_find(b, m, strlen(m))] = old[k];
+		}
+	free(old);
+	return 0;
+}
+
+/* mix_del - take the mark whose path is m out of the index (linear
+ * probing: the entries after it in its run move up where they may). */
+static void mix_del(struct browser *b, const char *m)
+{
+	size_t k = mix_find(b, m, strlen(m)), j = k;
+
+	if (!b->mix[k])
+		return;
+	b->mix[k] = 0;
+	for (;;) {
+		const char *q;
+		size_t h;
+
+		j = (j + 1) & (b->mixcap - 1);
+		if (!b->mix[j])
+			return;
+		q = b->marks[b->mix[j] - 1].path;
+		h = mix_home(b, q, strlen(q));
+		/* It stays unless its home is cyclically outside (k, j]. */
+		if ((j > k && (h <= k || h > j)) ||
+		    (j < k && (h <= k && h > j))) {
+			b->mix[k] = b->mix[j];
+			b->mix[j] = 0;
+			k = j;
+		}
+	}
+}
+
+/* mark_named - the mark of exactly the len bytes at p, or NULL. */
+static struct mark *mark_named(struct browser *b, const char *p, size_t len)
+{
+	size_t k;
+
+	if (!b->mixcap)
+		return NULL;
+	k = mix_find(b, p, len);
+	return b->mix[k] ? &b->marks[b->mix[k] - 1] : NULL;
+}
+
 /* mark_of - the mark covering p (p itself or a directory above), or
- * NULL. */
+ * NULL: marks do not nest, so p and each directory above it are looked
+ * up by name. */
 static struct mark *mark_of(struct browser *b, const char *p)
 {
-	for (size_t i = 0; i < b->nmarks; i++)
-		if (within(p, b->marks[i].path))
-			return &b->marks[i];
-	return NULL;
+	struct mark *m = mark_named(b, p, strlen(p));
+
+	if (!m && p[0] == '/')
+		m = mark_named(b, "/", 1);
+	for (const char *s = strchr(p + 1, '/'); !m && s;
+	     s = strchr(s + 1, '/'))
+		m = mark_named(b, p, (size_t)(s - p));
+	return m;
 }
 
 /* mark_drop - remove mark i. */
 static void mark_drop(struct browser *b, size_t i)
 {
+	size_t last = b->nmarks - 1;
+
+	mix_del(b, b->marks[i].path);
+	if (i != last) {
+		const char *q = b->marks[last].path;
+
+		b->mix[mix_find(b, q, strlen(q))] = i + 1;
+	}
 	free(b->marks[i].path);
-	b->marks[i] = b->marks[--b->nmarks];
+	b->marks[i] = b->marks[last];
+	b->nmarks--;
 }
 
 /* count_one - IX_Q_MATCH visitor: count objects. */
@@ -487,9 +592,13 @@ static void mark_add(struct browser *b, const char *p, enum kind k)
 			return;
 		}
 	}
-	for (size_t i = b->nmarks; i-- > 0;)
+	for (size_t i = b->nmarks; k == OBJ_DIR && i-- > 0;)
 		if (within(b->marks[i].path, p))
 			mark_drop(b, i);
+	if (mix_grow(b) != 0) {
+		fprintf(b->out, "out of memory\n");
+		return;
+	}
 	if (b->nmarks == b->cap) {
 		size_t cap = b->cap ? 2 * b->cap : 16;
 
@@ -509,7 +618,7 @@ static void mark_add(struct browser *b, const char *p, enum kind k)
 	}
 	m->files = files;
 	m->dir = k == OBJ_DIR;
-	b->nmarks++;
+	b->mix[mix_find(b, p, strlen(p))] = ++b->nmarks;
 	fprintf(b->out, "%" PRIu64 " file(s) marked for recovery\n", files);
 }
 
@@ -585,7 +694,12 @@ static void mark_del(struct browser *b, const char *p, enum kind k)
 			p, m->path, m->path);
 		return;
 	}
-	for (size_t i = b->nmarks; i-- > 0;)
+	if (m) { /* p's own mark: none lies inside it */
+		files = m->files;
+		mark_drop(b, (size_t)(m - b->marks));
+		n = 1;
+	}
+	for (size_t i = b->nmarks; !m && i-- > 0;)
 		if (within(b->marks[i].path, p)) {
 			files += b->marks[i].files;
 			mark_drop(b, i);
@@ -1228,6 +1342,7 @@ int nsr_browse_run(const struct nsr_browse_opts *o, struct nsr_buf *err)
 	while (b.nmarks)
 		mark_drop(&b, b.nmarks - 1);
 	free(b.marks);
+	free(b.mix);
 	roots_free(&b);
 	free(b.roots);
 	free(b.cwd);

@@ -1,26 +1,30 @@
 #!/bin/bash
 # run-named.sh - recover -a of N files of one directory, each named on
 # the command line (as recover's "add *" over a large directory names
-# them): the seconds it takes, for each N given.  Not run by ctest.
+# them): the seconds it takes, for each N given.  With -i, recover's
+# browser instead: cd to the directory, "add *", "recover".  Not run by
+# ctest.
 #
-#   run-named.sh -b BINDIR -d DIR [-n N,N,...]
+#   run-named.sh [-i] -b BINDIR -d DIR [-n N,N,...]
 #
 # Each N gets a datazone of its own on loopback under DIR (the system
 # tests' helpers: free ports, daemons stopped by pid), one save of a
 # directory with N one-line files, then one recover of all N by name.
-# Compare two builds by running it with each -b in turn.
+# Compare two builds by running it with each -b in turn.  NSR_PERF, if
+# set, is put before the recover -a command (e.g. "perf record -g").
 set -u
-BIN="" DIR="" COUNTS="500,2000,8000"
-while getopts "b:d:n:" o; do
+BIN="" DIR="" COUNTS="500,2000,8000" BROWSE=0
+while getopts "ib:d:n:" o; do
 	case $o in
+	i) BROWSE=1 ;;
 	b) BIN=$OPTARG ;;
 	d) DIR=$OPTARG ;;
 	n) COUNTS=$OPTARG ;;
-	*) echo "usage: $0 -b BINDIR -d DIR [-n N,...]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-i] -b BINDIR -d DIR [-n N,...]" >&2; exit 2 ;;
 	esac
 done
 [ -n "$BIN" ] && [ -n "$DIR" ] ||
-	{ echo "usage: $0 -b BINDIR -d DIR [-n N,...]" >&2; exit 2; }
+	{ echo "usage: $0 [-i] -b BINDIR -d DIR [-n N,...]" >&2; exit 2; }
 BIN=$(cd "$BIN" && pwd)
 mkdir -p "$DIR" && DIR=$(cd "$DIR" && pwd)
 # one N - a datazone of its own, in a subshell (lib.sh's trap stops it).
@@ -41,7 +45,13 @@ one() (
 	args=()
 	for i in $(seq 1 "$1"); do args+=("$W/d/sub/f$i"); done
 	t0=$(date +%s.%N)
-	"$BIN/recover" -s $S -q -a -d "$W/out" "${args[@]}" >/dev/null 2>&1
+	if [ "$BROWSE" = 1 ]; then
+		printf 'cd %s\nadd *\nrecover\nquit\n' "$W/d/sub" |
+			"$BIN/recover" -s $S -d "$W/out" >/dev/null 2>&1
+	else
+		${NSR_PERF:-} "$BIN/recover" -s $S -q -a -d "$W/out" "${args[@]}" \
+			>/dev/null 2>&1
+	fi
 	rc=$?
 	t1=$(date +%s.%N)
 	echo "| $1 | $(find "$W/out" -type f | wc -l) | $rc | $(echo "$t1 - $t0" | bc) |"
