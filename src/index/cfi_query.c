@@ -580,6 +580,11 @@ int cfi_scan_dir(const char *dir, struct cfi_ss *s, const char *k, size_t n,
 	struct rec_cb cb;
 	int rc;
 
+	/* A table read before that does not hold the directory: nothing
+	 * to read, and no file to open (a walk asks every save set about
+	 * every directory). */
+	if (s->tabstate == 1 && cfi_tab_find(s->tab, k, n) == NULL)
+		return NSR_OK;
 	rc = open_rec(dir, s, &r.fd);
 	if (rc == NSR_OK)
 		rc = load_tab(r.fd, s, &r.end);
