@@ -48,6 +48,13 @@ check "a time range finds exactly its rows ($rows of 88)" test "$rows" -eq 88
 out=$("$BIN/mminfo" -av -r name -q 'client=storm7,savetime<06/03/2024' 2>&1 >/dev/null); rc=$?
 check "and nothing outside it (exit $rc)" test $rc -eq 1
 
+# mminfo -m with a save set attribute: the volumes holding those save
+# sets, each once (looked up by name among the kept ones).
+want=$("$BIN/mminfo" -av -r volume -c storm7 | tail -n +2 | tr -d ' ' |
+	grep -v '^$' | sort -u)
+got=$("$BIN/mminfo" -m -c storm7 | tail -n +2 | grep -o 'STORM\.[0-9]*' | sort)
+check "mminfo -m -c lists each volume of the client's save sets once ($(wc -w <<<"$got"))" \
+	test -n "$want" -a "$got" = "$want"
 out=$("$T" check 2>&1)
 check "the database check passes" grep -q "^consistent" <<<"$out"
 check "no sanitizer reports" test -z "$(ls "$ROOT"/asan.* 2>/dev/null)"

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "nsr/err.h"
+#include "nsr/fnv.h"
 #include "nsr/mmdb.h"
 #include "nsr/mmdb_clnt.h"
 #include "fetch.h"
@@ -93,6 +94,9 @@ struct kept {
 	size_t n, cap;
 	const struct kind *k;
 	const char *order;
+	size_t *names;	/* volumes kept, by name: index + 1, open
+			 * addressing (mminfo -m of save set rows) */
+	size_t ncap;	/* a power of 2 over twice n, or 0 */
 };
 
 /* The typed callbacks, boxed so fetch() can carry either. */
@@ -168,14 +172,53 @@ static int flush_kept(struct kept *k, void *fn, void *arg)
 	return rc;
 }
 
-/* has_volume - volume name already kept (volumes are few: a scan). */
+/* vol_name - the name of kept volume i. */
+static const char *vol_name(const struct kept *k, size_t i)
+{
+	return ((const struct mmdb_volume *)(const void *)(k->items +
+							   i * k->k->size))
+		->name;
+}
+
+/* name_slot - the slot of volume name in k->names, or the empty one
+ * where it would go. */
+static size_t name_slot(const struct kept *k, const char *name)
+{
+	size_t j = (size_t)nsr_fnv1a_str(name) & (k->ncap - 1);
+
+	while (k->names[j] && strcmp(vol_name(k, k->names[j] - 1), name))
+		j = (j + 1) & (k->ncap - 1);
+	return j;
+}
+
+/* has_volume - volume name already kept (a row per save set and volume
+ * comes: looked up by name, not by a scan of the kept volumes). */
 static int has_volume(const struct kept *k, const char *name)
 {
-	for (size_t i = 0; i < k->n; i++)
-		if (!strcmp(((const struct mmdb_volume *)(const void *)
-			     (k->items + i * k->k->size))->name, name))
-			return 1;
-	return 0;
+	return k->ncap && k->names[name_slot(k, name)] != 0;
+}
+
+/* keep_volume - keep volume v (not kept yet), indexed by name. */
+static int keep_volume(struct kept *k, const struct mmdb_volume *v)
+{
+	int rc;
+
+	if (2 * (k->n + 1) > k->ncap) {
+		size_t cap = k->ncap ? 2 * k->ncap : 64;
+		size_t *nn = calloc(cap, sizeof(*nn)), *old = k->names;
+
+		if (!nn)
+			return NSR_ERR_NOMEM;
+		k->names = nn;
+		k->ncap = cap;
+		for (size_t i = 0; i < k->n; i++)
+			k->names[name_slot(k, vol_name(k, i))] = i + 1;
+		free(old);
+	}
+	rc = keep(k, v);
+	if (rc == NSR_OK)
+		k->names[name_slot(k, v->name)] = k->n;
+	return rc;
 }
 
 /* fetch - stream (no order) or collect, sort and emit what a query gives:
@@ -209,7 +252,7 @@ static int fetch(struct mmdb_clnt *c, const char *query, int64_t now,
 
 				if (row->has_volume &&
 				    !has_volume(&k, row->vol.name))
-					rc = keep(&k, &row->vol);
+					rc = keep_volume(&k, &row->vol);
 				continue;
 			}
 			rc = keep_all ? keep(&k, e) : kd->emit(fn, arg, e);
@@ -222,6 +265,7 @@ static int fetch(struct mmdb_clnt *c, const char *query, int64_t now,
 		*count = k.n;
 	free(k.items);
 	free(k.idx);
+	free(k.names);
 	free(batch);
 	return rc;
 }
