@@ -304,17 +304,35 @@ const char *cfi_dir_of(const struct nsr_cfi *c)
 	return c->dir;
 }
 
+/* cmp_id - qsort and bsearch order of ssids. */
+static int cmp_id(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 /* remove_leftovers - record files the catalogue does not name, and
  * spill files of query results a killed process left named (only
  * without O_TMPFILE, between their creation and unlink:
- * cfi_query_res.c). */
+ * cfi_query_res.c).  The catalogue's ssids are sorted once for the
+ * look (a client keeps thousands of save sets, each with a file). */
 static void remove_leftovers(struct nsr_cfi *c)
 {
-	DIR *d = opendir(c->dir);
+	uint64_t *ids = malloc((c->nss + c->nkept + 1) * sizeof(*ids));
+	DIR *d = ids ? opendir(c->dir) : NULL;
+	size_t n = 0;
 	struct dirent *de;
 
-	if (d == NULL)
+	if (d == NULL) {
+		free(ids);
 		return;
+	}
+	for (size_t i = 0; i < c->nss; i++)
+		ids[n++] = c->ss[i].ssid;
+	for (size_t i = 0; i < c->nkept; i++)
+		ids[n++] = c->kept[i].ssid;
+	qsort(ids, n, sizeof(*ids), cmp_id);
 	for (de = readdir(d); de != NULL; de = readdir(d)) {
 		unsigned long long id;
 		char tail[8];
@@ -327,11 +345,11 @@ static void remove_leftovers(struct nsr_cfi *c)
 		if (sscanf(de->d_name, "ss-%llu.re%1s", &id, tail) != 2 ||
 		    strcmp(tail, "c") != 0)
 			continue;
-		if (find_ss(c, (uint64_t)id) < 0 &&
-		    find_kept(c, (uint64_t)id) < 0)
+		if (!bsearch(&(uint64_t){id}, ids, n, sizeof(*ids), cmp_id))
 			unlinkat(dirfd(d), de->d_name, 0);
 	}
 	closedir(d);
+	free(ids);
 }
 
 /* nsr_cfi_open - open (or create) the index of one client. */
