@@ -7,10 +7,10 @@
  * carries the ssid.  The caller may say where the media database has
  * each save set (the session file of each fragment): those files are
  * read and, when their begin chunk names the save set, removed; only
- * save sets without such a word, or whose named file holds another one,
+ * save sets without a file named, or whose named file holds another one,
  * are looked for in every session file of the directory.  A volume holds
  * every save set of its retention period, so the look costs one block
- * read per file of the volume, the word one per file removed.
+ * read per file of the volume, a named file one read per file removed.
  *
  * A removal is crash-safe through an intent record, DIR/remove.intent
  * (a line per save set: its ssid, and the file named for it if any;
