@@ -69,7 +69,9 @@ static void forget_failed(struct indexd *x, const char *client, int rc)
 	}
 }
 
-/* get_index - the open index of client (opened on first use). */
+/* get_index - the open index of client (opened on first use).  The
+ * open ones are kept in the order they were last used, the least
+ * recently used first. */
 static int get_index(struct indexd *x, const char *client, int create,
 		     struct nsr_cfi **out, nsr_status *st)
 {
@@ -77,12 +79,20 @@ static int get_index(struct indexd *x, const char *client, int create,
 
 	for (int i = 0; i < x->nopen; i++)
 		if (strcmp(x->open[i].client, client) == 0) {
-			*out = x->open[i].cfi;
+			struct open_ix used = x->open[i];
+
+			memmove(&x->open[i], &x->open[i + 1],
+				sizeof(x->open[0]) *
+					(size_t)(x->nopen - i - 1));
+			x->open[x->nopen - 1] = used;
+			*out = used.cfi;
 			return NSR_OK;
 		}
 	if (x->nopen == x->max_open) {
-		/* Close the oldest index that no save is writing: indexes
-		 * reopen cheaply, but closing drops uncommitted save sets. */
+		/* Close the least recently used index that no save is
+		 * writing: indexes reopen cheaply (a directory table is read
+		 * again when needed), but closing drops uncommitted save
+		 * sets. */
 		int i;
 
 		for (i = 0; i < x->nopen && nsr_cfi_busy(x->open[i].cfi); i++)

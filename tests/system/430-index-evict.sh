@@ -1,9 +1,10 @@
 #!/bin/bash
 # 430-index-evict: nsrindexd keeps a bounded number of client indexes open
 # (256; 2 here through NSR_TEST_INDEX_MAX_OPEN).  Saving for three clients
-# closes the longest-open index that no save is writing, says so in the
-# log, and every client's files still come back through its index (the
-# closed ones are reopened on their next request).
+# closes the least recently used index that no save is writing, says so
+# in the log, and every client's files still come back through its index
+# (the closed ones are reopened on their next request); an index used
+# after another was opened outlives it.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 430-index-evict
 export NSR_TEST_INDEX_MAX_OPEN=2
@@ -31,4 +32,13 @@ done
 check "browsing c1 again reopened it (closing another)" \
 	grep -q "closing the index of client '[c2-3]*' to open the one of 'c1'" \
 	"$ROOT/logs/daemon.log"
+# Open now: c2, c3 (c3 last).  Using c2 makes c3 the least recently used:
+# opening c1 closes c3, though c2 was opened before it.
+"$BIN/recover" -s $S -q -c c2 -d "$W/r2-c2" -a "$W/c2" >/dev/null 2>&1
+"$BIN/recover" -s $S -q -c c1 -d "$W/r2-c1" -a "$W/c1" >/dev/null 2>&1
+last=$(grep -o "closing the index of client '[c0-9]*' to open the one of 'c1'" \
+	"$ROOT/logs/daemon.log" | tail -1)
+check "the least recently used index was closed for c1 ($last)" \
+	test "$last" = "closing the index of client 'c3' to open the one of 'c1'"
+check "and c1's files came back" cmp "$W/c1/data" "$W/r2-c1$W/c1/data"
 nsr_done
