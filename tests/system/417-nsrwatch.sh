@@ -20,8 +20,11 @@ nsr_device aftd1 adv_file "$W/aftd1" "target sessions: 1; max sessions: 8"
 check "label" "$BIN/nsrmm" -s $S -q -l -y -b Default -f aftd1 Disk.001
 printf 'create type: NSR pool; name: Nowhere\n' |
 	"$BIN/nsradmin" -s $S -i - >/dev/null 2>&1
-head -c 400000000 /dev/zero | tr '\0' a >"$W/a/f"
-head -c 400000000 /dev/zero | tr '\0' b >"$W/b/f"
+# 1 GB each, so that both still stream while nsrwatch (with TLS, under
+# the sanitizers) samples them on a loaded machine: at 400 MB both once
+# ended between two samples.
+head -c 1000000000 /dev/zero | tr '\0' a >"$W/a/f"
+head -c 1000000000 /dev/zero | tr '\0' b >"$W/b/f"
 echo c >"$W/c/f"
 
 "$BIN/save" -s $S -q "$W/a" >/dev/null 2>&1 & pa=$!
