@@ -6,7 +6,7 @@
  * retention period, one file each, so a large site's AFTD holds hundreds
  * of thousands.
  *
- *   bench_aftd_dir [-d dir] [-n files,...] [-r reps] [-R sets,...]
+ *   bench_aftd_dir [-d dir] [-n files,...] [-r reps] [-R sets,...] [-C]
  *
  * For each count (default 10000,50000,200000) it makes that many empty
  * session files, numbered in a shuffled order as ext4 lists them in
@@ -23,8 +23,9 @@
  * the volume writer without syncs: 10 of them removed one call each, as
  * nsrd deletes save sets, with the session file the media database
  * records named, and 10 others without (each removal then reads the first
- * block of every file, from the page cache here).  Milliseconds per
- * removal, best of reps.
+ * block of every file, from the page cache here; with -C the volume's
+ * files are dropped from the page cache before each group of 10, so the
+ * blocks come from the disk).  Milliseconds per removal, best of reps.
  */
 #include "nsr/compat.h"
 
@@ -197,8 +198,27 @@ static int write_sets(struct nsr_dev *dev, uint32_t n, uint32_t *file)
 	return rc;
 }
 
+/* drop_cached - sync, then drop the pages of session files 1..n of the
+ * AFTD at path (-C: their first blocks then come from the disk). */
+static void drop_cached(const char *path, uint32_t n)
+{
+	char name[4200];
+
+	sync();
+	for (uint32_t i = 1; i <= n; i++) {
+		int fd;
+
+		snprintf(name, sizeof(name), "%s/ss.%010" PRIu32, path, i);
+		fd = open(name, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		close(fd);
+	}
+}
+
 /* remove_bench - the removal table's row for n save sets. */
-static int remove_bench(const char *dir, uint32_t n, int reps)
+static int remove_bench(const char *dir, uint32_t n, int reps, int cold)
 {
 	struct nsr_dev_opts create;
 	struct nsr_dev *dev = NULL;
@@ -216,7 +236,11 @@ static int remove_bench(const char *dir, uint32_t n, int reps)
 		rc = write_sets(dev, n, file);
 	for (int r = 0; rc == NSR_OK && r < reps && next + 20 <= n; r++) {
 		for (int named = 1; rc == NSR_OK && named >= 0; named--) {
-			double t0 = now();
+			double t0;
+
+			if (cold)
+				drop_cached(path, n);
+			t0 = now();
 
 			for (int k = 0; rc == NSR_OK && k < 10; k++, next++) {
 				struct nsr_vol_removed rm;
@@ -255,9 +279,9 @@ int main(int argc, char **argv)
 	const char *dir = ".", *counts = "10000,50000,200000";
 	const char *sets = "2000,10000";
 	char path[4096];
-	int reps = 3, c;
+	int reps = 3, cold = 0, c;
 
-	while ((c = getopt(argc, argv, "d:n:r:R:")) != -1) {
+	while ((c = getopt(argc, argv, "d:n:r:R:C")) != -1) {
 		switch (c) {
 		case 'd':
 			dir = optarg;
@@ -271,10 +295,13 @@ int main(int argc, char **argv)
 		case 'R':
 			sets = optarg;
 			break;
+		case 'C':
+			cold = 1;
+			break;
 		default:
 			fprintf(stderr, "usage: bench_aftd_dir [-d dir] "
 					"[-n files,...] [-r reps] "
-					"[-R sets,...]\n");
+					"[-R sets,...] [-C]\n");
 			return 2;
 		}
 	}
@@ -320,7 +347,7 @@ int main(int argc, char **argv)
 
 		if (*p == ',')
 			p++;
-		if (n > 0 && remove_bench(dir, n, reps) != 0)
+		if (n > 0 && remove_bench(dir, n, reps, cold) != 0)
 			return 1;
 	}
 	return 0;
