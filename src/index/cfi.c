@@ -63,6 +63,7 @@
 #include "nsr/asm.h"
 #include "nsr/buf.h"
 #include "nsr/bytes.h"
+#include "nsr/cmp.h"
 #include "nsr/crc32c.h"
 #include "nsr/err.h"
 #include "nsr/fileio.h"
@@ -220,14 +221,6 @@ static struct cfi_open_ss *find_open(struct nsr_cfi *c, uint64_t ssid)
 	return NULL;
 }
 
-/* cmp_u64 - qsort order of save set ids. */
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* check_unique - NSR_ERR_CORRUPT if two catalogue entries share an ssid
  * (sorted copy of the ids: n log n, not a pair-wise scan at every open). */
 static int check_unique(const struct cfi_ss *ss, size_t n)
@@ -242,7 +235,7 @@ static int check_unique(const struct cfi_ss *ss, size_t n)
 		return NSR_ERR_NOMEM;
 	for (size_t i = 0; i < n; i++)
 		id[i] = ss[i].ssid;
-	qsort(id, n, sizeof(*id), cmp_u64);
+	qsort(id, n, sizeof(*id), nsr_cmp_u64);
 	for (size_t i = 1; i < n && rc == NSR_OK; i++)
 		if (id[i] == id[i - 1])
 			rc = NSR_ERR_CORRUPT;
@@ -304,14 +297,6 @@ const char *cfi_dir_of(const struct nsr_cfi *c)
 	return c->dir;
 }
 
-/* cmp_id - qsort and bsearch order of ssids. */
-static int cmp_id(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* remove_leftovers - record files the catalogue does not name, and
  * spill files of query results a killed process left named (only
  * without O_TMPFILE, between their creation and unlink:
@@ -332,7 +317,7 @@ static void remove_leftovers(struct nsr_cfi *c)
 		ids[n++] = c->ss[i].ssid;
 	for (size_t i = 0; i < c->nkept; i++)
 		ids[n++] = c->kept[i].ssid;
-	qsort(ids, n, sizeof(*ids), cmp_id);
+	qsort(ids, n, sizeof(*ids), nsr_cmp_u64);
 	for (de = readdir(d); de != NULL; de = readdir(d)) {
 		unsigned long long id;
 		char tail[8];
@@ -345,7 +330,8 @@ static void remove_leftovers(struct nsr_cfi *c)
 		if (sscanf(de->d_name, "ss-%llu.re%1s", &id, tail) != 2 ||
 		    strcmp(tail, "c") != 0)
 			continue;
-		if (!bsearch(&(uint64_t){id}, ids, n, sizeof(*ids), cmp_id))
+		if (!bsearch(&(uint64_t){id}, ids, n, sizeof(*ids),
+			     nsr_cmp_u64))
 			unlinkat(dirfd(d), de->d_name, 0);
 	}
 	closedir(d);
@@ -879,7 +865,7 @@ static int named(const struct nsr_cfi *c, uint64_t ssid)
 	for (size_t i = 0; i < c->nss; i++)
 		if (c->ss[i].nrefs > 0 &&
 		    bsearch(&ssid, c->ss[i].refs, c->ss[i].nrefs,
-			    sizeof(uint64_t), cmp_u64) != NULL)
+			    sizeof(uint64_t), nsr_cmp_u64) != NULL)
 			return 1;
 	for (size_t i = 0; i < c->nopen; i++) {
 		uint64_t *v;
@@ -888,7 +874,7 @@ static int named(const struct nsr_cfi *c, uint64_t ssid)
 
 		if (cfi_dirmap_refs(c->open[i].map, &v, &n) != NSR_OK)
 			return 1;
-		hit = n > 0 && bsearch(&ssid, v, n, sizeof(*v), cmp_u64);
+		hit = n > 0 && bsearch(&ssid, v, n, sizeof(*v), nsr_cmp_u64);
 		free(v);
 		if (hit)
 			return 1;
@@ -1609,7 +1595,7 @@ int nsr_cfi_crosscheck(struct nsr_cfi *c, const uint64_t *mm, size_t n,
 		return NSR_ERR_NOMEM;
 	for (size_t k = 0; k < c->nss; k++)
 		id[k] = c->ss[k].ssid;
-	qsort(id, c->nss, sizeof(*id), cmp_u64);
+	qsort(id, c->nss, sizeof(*id), nsr_cmp_u64);
 	/* a merge of two sorted lists; equal ids on both sides agree */
 	while (i < c->nss || j < n) {
 		if (j > 0 && j < n && mm[j] == mm[j - 1]) {

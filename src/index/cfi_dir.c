@@ -20,6 +20,7 @@
 
 #include "nsr/bytes.h"
 #include "nsr/crc32c.h"
+#include "nsr/cmp.h"
 #include "nsr/err.h"
 #include "nsr/fnv.h"
 
@@ -228,14 +229,6 @@ int cfi_dirmap_drop(struct cfi_dirmap *m, const char *k, size_t n,
 	return NSR_OK;
 }
 
-/* cmp_id - qsort order of ssids. */
-static int cmp_id(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* cfi_dirmap_refs - the distinct ssids the map's form 2 lists name,
  * increasing, in a malloc'ed array (NULL when none). */
 int cfi_dirmap_refs(const struct cfi_dirmap *m, uint64_t **out, uint32_t *n)
@@ -256,7 +249,7 @@ int cfi_dirmap_refs(const struct cfi_dirmap *m, uint64_t **out, uint32_t *n)
 		v[k++] = m->d[i].lf.ssid;
 	}
 	if (k > 1)
-		qsort(v, k, sizeof(*v), cmp_id);
+		qsort(v, k, sizeof(*v), nsr_cmp_u64);
 	for (size_t i = 0; i < k; i++)
 		if (*n == 0 || v[i] != v[*n - 1])
 			v[(*n)++] = v[i];
@@ -518,7 +511,7 @@ static int get_refs(struct cfi_tab *t, size_t *at)
 		if (t->d[i].lf.form != 2)
 			continue;
 		r = bsearch(&t->d[i].lf.ssid, t->refs, t->nrefs,
-			    sizeof(*t->refs), cmp_id);
+			    sizeof(*t->refs), nsr_cmp_u64);
 		if (r == NULL)
 			rc = NSR_ERR_CORRUPT;
 		else

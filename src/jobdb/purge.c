@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nsr/cmp.h"
 #include "nsr/err.h"
 #include "nsr/jobdb.h"
 
@@ -221,14 +222,6 @@ static int collect_unit(struct purge_stmts *s, int64_t root, int64_t cutoff,
 	return rc;
 }
 
-/* cmp_id - qsort order of job ids. */
-static int cmp_id(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* delete_batch - delete the jobs in u (every one checked by collect_unit
  * in this transaction) and their logs, one pair of range DELETEs per run
  * of consecutive ids; *jobs, *logs count what went.  A run whose rows do
@@ -241,7 +234,7 @@ static int delete_batch(struct nsr_jobdb *db, struct purge_stmts *s,
 	size_t i = 0, j;
 	int rc = NSR_OK;
 
-	qsort(u->id, u->n, sizeof(*u->id), cmp_id);
+	qsort(u->id, u->n, sizeof(*u->id), nsr_cmp_i64);
 	while (!rc && i < u->n) {
 		uint64_t n = 0;
 

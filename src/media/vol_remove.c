@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "nsr/buf.h"
+#include "nsr/cmp.h"
 #include "nsr/dev.h"
 #include "nsr/err.h"
 #include "nsr/fileio.h"
@@ -90,18 +91,10 @@ static uint32_t first_ssid(struct nsr_dev *dev, uint32_t no, uint8_t *blk,
 	return ssid;
 }
 
-/* cmp_u32 - qsort and bsearch order of ssids. */
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* listed - is ssid in the sorted v[0..n)? */
 static int listed(const uint32_t *v, size_t n, uint32_t ssid)
 {
-	return n > 0 && bsearch(&ssid, v, n, sizeof(*v), cmp_u32) != NULL;
+	return n > 0 && bsearch(&ssid, v, n, sizeof(*v), nsr_cmp_u32) != NULL;
 }
 
 /* file_bytes - the size of session file no (0 if unknown). */
@@ -177,7 +170,7 @@ static int remove_named(struct nsr_dev *dev, const uint32_t *ssids,
 		left[(*nleft)++] = ssids[i];
 	}
 	if (*nleft > 1)
-		qsort(left, *nleft, sizeof(*left), cmp_u32);
+		qsort(left, *nleft, sizeof(*left), nsr_cmp_u32);
 	return rc;
 }
 

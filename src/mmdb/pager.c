@@ -61,6 +61,7 @@
 #include "nsr/buf.h"
 #include "nsr/bytes.h"
 #include "nsr/crc32c.h"
+#include "nsr/cmp.h"
 #include "nsr/err.h"
 #include "nsr/fileio.h"
 #include "nsr/mmdb_pager.h"
@@ -1217,14 +1218,6 @@ static int sync_to(struct mmdb_pager *p, uint64_t seq)
 	return rc;
 }
 
-/* cmp_u32 - qsort comparator. */
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* checkpoint - copy every page changed since the last checkpoint into the
  * db file, sync it, reset the WAL.  Caller holds the writer slot and every
  * written commit is durable. */
@@ -1233,7 +1226,7 @@ static int checkpoint(struct mmdb_pager *p, int shrink)
 	int rc = NSR_OK;
 	uint64_t seq;
 
-	qsort(p->ckpt, p->nckpt, sizeof(*p->ckpt), cmp_u32);
+	qsort(p->ckpt, p->nckpt, sizeof(*p->ckpt), nsr_cmp_u32);
 	for (size_t i = 0; i < p->nckpt && rc == NSR_OK; i++) {
 		uint32_t pgno = p->ckpt[i];
 		uint8_t *data;
@@ -1502,7 +1495,7 @@ int mmdb_pager_commit_undo(struct mmdb_view *v, void (*undo)(void *),
 	for (size_t i = 0; i < v->tab_cap; i++)
 		if (v->tab[i].key)
 			pgnos[n++] = v->tab[i].key - 1;
-	qsort(pgnos, n, sizeof(*pgnos), cmp_u32);
+	qsort(pgnos, n, sizeof(*pgnos), nsr_cmp_u32);
 	for (size_t i = 0; i < n; i++) {
 		pages[i] = dirty_find(v, pgnos[i])->data;
 		nodes[i] = mmdb_vfs_alloc(p->vfs, sizeof(struct pg));

@@ -9,6 +9,7 @@
 #include "nsr/compat.h"
 
 #include "nsr/bytes.h"
+#include "nsr/cmp.h"
 #include "nsr/err.h"
 #include "nsr/mmdb.h"
 #include "nsr/mmdb_btree.h"
@@ -458,14 +459,6 @@ static int add_u32_prefix(struct mmdb_cursor *c, uint32_t id)
 	return add_range(c, lo, 4, hi, 4);
 }
 
-/* cmp_u32v - qsort comparator. */
-static int cmp_u32v(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* time_bounds - savetime range implied by the predicates. */
 static int time_bounds(const struct mmdb_cursor *c, int64_t *lo, int64_t *hi)
 {
@@ -592,7 +585,7 @@ static int plan_ss(struct mmdb_cursor *c, unsigned flags)
 	}
 	if (nids > 0) {
 		c->plan = MMDB_PLAN_SSID;
-		qsort(ids, nids, sizeof(ids[0]), cmp_u32v);
+		qsort(ids, nids, sizeof(ids[0]), nsr_cmp_u32);
 		for (size_t i = 0; i < nids && rc == NSR_OK; i++) {
 			uint8_t k[4];
 

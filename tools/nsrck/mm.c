@@ -4,18 +4,11 @@
  */
 #include "nsr/compat.h"
 
+#include "nsr/cmp.h"
 #include "nsr/err.h"
 #include "nsr/mmdb_clnt.h"
 
 #include "nsrck.h"
-
-/* cmp_id - ascending ids. */
-static int cmp_id(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
 
 /* nsrck_mm_ids - the sorted ids of client's save sets that are finished
  * and browsable (one per clone row; repeats are fine); *ids is
@@ -61,7 +54,7 @@ int nsrck_mm_ids(struct mmdb_clnt *m, const char *client, uint64_t **ids,
 	if (rc != NSR_OK)
 		snprintf(err, errn, "%s", mmdb_clnt_errmsg(m));
 	else if (*n > 1)
-		qsort(*ids, *n, sizeof(**ids), cmp_id);
+		qsort(*ids, *n, sizeof(**ids), nsr_cmp_u64);
 	free(rows);
 	free(q);
 	return rc;
