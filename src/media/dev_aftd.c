@@ -54,6 +54,7 @@
 
 #include "nsr/buf.h"
 #include "nsr/clock.h"
+#include "nsr/cmp.h"
 #include "nsr/err.h"
 #include "nsr/fileio.h"
 
@@ -178,14 +179,6 @@ static int aftd_next(DIR *d, struct dirent **de, uint32_t *no, int *part)
 	}
 }
 
-/* cmp_u32 - qsort order of file numbers. */
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* aftd_list - session file numbers, ascending, malloc'ed. */
 static int aftd_list(struct nsr_dev *dev, uint32_t **nums, size_t *n)
 {
@@ -219,7 +212,7 @@ static int aftd_list(struct nsr_dev *dev, uint32_t **nums, size_t *n)
 	/* A volume holds every save set of its retention period: hundreds
 	 * of thousands of files, in the directory's hash order. */
 	if (cnt > 1)
-		qsort(v, cnt, sizeof(*v), cmp_u32);
+		qsort(v, cnt, sizeof(*v), nsr_cmp_u32);
 out:
 	closedir(d);
 	if (rc != NSR_OK || cnt == 0) {
@@ -266,6 +259,19 @@ static int aftd_scan(struct nsr_dev *dev, uint32_t *max, uint64_t *total)
 	return rc;
 }
 
+/* aftd_timed_scan - aftd_scan, its end and duration kept in a (for
+ * aftd_rescan_due). */
+static int aftd_timed_scan(struct nsr_dev *dev, struct aftd *a,
+			   uint32_t *max, uint64_t *total)
+{
+	long long t0 = nsr_clock_mono_us();
+	int rc = aftd_scan(dev, max, total);
+
+	a->scan_at_us = nsr_clock_mono_us();
+	a->scan_us = a->scan_at_us - t0;
+	return rc;
+}
+
 /* aftd_rescan_locked - a->lock held: the count from the directory, plus
  * this handle's appends not yet written.  A failed sum keeps the count
  * (retried after the next stretch). */
@@ -273,13 +279,10 @@ static void aftd_rescan_locked(struct nsr_dev *dev, struct aftd *a)
 {
 	uint64_t disk;
 	uint32_t max;
-	long long t0 = nsr_clock_mono_us();
 
-	if (aftd_scan(dev, &max, &disk) == NSR_OK)
+	if (aftd_timed_scan(dev, a, &max, &disk) == NSR_OK)
 		a->used = disk + a->inflight;
 	a->since_scan = 0;
-	a->scan_at_us = nsr_clock_mono_us();
-	a->scan_us = a->scan_at_us - t0;
 }
 
 /* aftd_rescan_due - a->lock held: the periodic sum is due (see
@@ -324,12 +327,8 @@ static int aftd_open(struct nsr_dev *dev, const struct nsr_dev_opts *o)
 	rc = NSR_OK;
 	/* A reader neither numbers files nor counts space. */
 	if (!dev->read_only) {
-		long long t0 = nsr_clock_mono_us();
-
-		rc = aftd_scan(dev, &max, a->quota ? &a->used : NULL);
+		rc = aftd_timed_scan(dev, a, &max, a->quota ? &a->used : NULL);
 		a->next = max + 1; /* past every final and leftover: inv. 2 */
-		a->scan_at_us = nsr_clock_mono_us();
-		a->scan_us = a->scan_at_us - t0;
 	}
 	if (rc != NSR_OK) {
 		free(a);
