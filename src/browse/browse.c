@@ -27,12 +27,12 @@
 #include "nsr/browse.h"
 #include "nsr/buf.h"
 #include "nsr/err.h"
-#include "nsr/fnv.h"
 #include "nsr/getdate.h"
 #include "nsr/index_clnt.h"
 #include "nsr/level.h"
 #include "nsr/mmdb.h"
 #include "nsr/mmdb_clnt.h"
+#include "nsr/nameix.h"
 #include "nsr/restore.h"
 
 #include "browse_int.h"
@@ -59,8 +59,7 @@ struct browser {
 	int mm_tried;
 	struct mark *marks;
 	size_t nmarks, cap;
-	size_t *mix;	/* marks by path: open addressing, index + 1 */
-	size_t mixcap;	/* a power of 2 over twice nmarks, or 0 */
+	struct nsr_nameix mix; /* marks by path */
 	char **roots; /* names (paths) of the save sets at or before the
 		       * browse time: their parents are browsable too */
 	size_t nroots, rcap;
@@ -382,92 +381,21 @@ static int find_obj(struct browser *b, const char *p, struct item *it)
 	return rc;
 }
 
-/* mix_home - the first slot for the path of len bytes at p. */
-static size_t mix_home(const struct browser *b, const char *p, size_t len)
+/* mark_path - nsr_nameix_name_fn of the marks: the path of mark i. */
+static const char *mark_path(const void *ctx, size_t i, size_t *len)
 {
-	return (size_t)nsr_fnv1a(NSR_FNV1A_BASIS, p, len) & (b->mixcap - 1);
-}
+	const struct browser *b = ctx;
 
-/* mix_find - the slot of the mark named by the len bytes at p, or the
- * empty slot where it would go. */
-static size_t mix_find(const struct browser *b, const char *p, size_t len)
-{
-	size_t k = mix_home(b, p, len);
-
-	while (b->mix[k]) {
-		const char *m = b->marks[b->mix[k] - 1].path;
-
-		if (strncmp(m, p, len) == 0 && m[len] == '\0')
-			return k;
-		k = (k + 1) & (b->mixcap - 1);
-	}
-	return k;
-}
-
-/* mix_grow - room in the index for one more mark: 0, or -1 without
- * memory (the index is then left as it was). */
-static int mix_grow(struct browser *b)
-{
-	size_t cap = b->mixcap ? b->mixcap : 64, *old = b->mix, ocap;
-
-	while (cap < 2 * (b->nmarks + 1))
-		cap *= 2;
-	if (cap == b->mixcap)
-		return 0;
-	b->mix = calloc(cap, sizeof(*b->mix));
-	if (!b->mix) {
-		b->mix = old;
-		return -1;
-	}
-	ocap = b->mixcap;
-	b->mixcap = cap;
-	for (size_t k = 0; k < ocap; k++)
-		if (old[k]) {
-			const char *m = b->marks[old[k] - 1].path;
-
-			b->mix[mix_find(b, m, strlen(m))] = old[k];
-		}
-	free(old);
-	return 0;
-}
-
-/* mix_del - take the mark whose path is m out of the index (linear
- * probing: the entries after it in its run move up where they may). */
-static void mix_del(struct browser *b, const char *m)
-{
-	size_t k = mix_find(b, m, strlen(m)), j = k;
-
-	if (!b->mix[k])
-		return;
-	b->mix[k] = 0;
-	for (;;) {
-		const char *q;
-		size_t h;
-
-		j = (j + 1) & (b->mixcap - 1);
-		if (!b->mix[j])
-			return;
-		q = b->marks[b->mix[j] - 1].path;
-		h = mix_home(b, q, strlen(q));
-		/* It stays unless its home is cyclically outside (k, j]. */
-		if ((j > k && (h <= k || h > j)) ||
-		    (j < k && (h <= k && h > j))) {
-			b->mix[k] = b->mix[j];
-			b->mix[j] = 0;
-			k = j;
-		}
-	}
+	*len = strlen(b->marks[i].path);
+	return b->marks[i].path;
 }
 
 /* mark_named - the mark of exactly the len bytes at p, or NULL. */
 static struct mark *mark_named(struct browser *b, const char *p, size_t len)
 {
-	size_t k;
+	size_t k = nsr_nameix_find(&b->mix, p, len);
 
-	if (!b->mixcap)
-		return NULL;
-	k = mix_find(b, p, len);
-	return b->mix[k] ? &b->marks[b->mix[k] - 1] : NULL;
+	return k != NSR_NAMEIX_NONE ? &b->marks[k] : NULL;
 }
 
 /* mark_of - the mark covering p (p itself or a directory above), or
@@ -490,12 +418,9 @@ static void mark_drop(struct browser *b, size_t i)
 {
 	size_t last = b->nmarks - 1;
 
-	mix_del(b, b->marks[i].path);
-	if (i != last) {
-		const char *q = b->marks[last].path;
-
-		b->mix[mix_find(b, q, strlen(q))] = i + 1;
-	}
+	nsr_nameix_del(&b->mix, i);
+	if (i != last)
+		nsr_nameix_move(&b->mix, last, i);
 	free(b->marks[i].path);
 	b->marks[i] = b->marks[last];
 	b->nmarks--;
@@ -595,10 +520,6 @@ static void mark_add(struct browser *b, const char *p, enum kind k)
 	for (size_t i = b->nmarks; k == OBJ_DIR && i-- > 0;)
 		if (within(b->marks[i].path, p))
 			mark_drop(b, i);
-	if (mix_grow(b) != 0) {
-		fprintf(b->out, "out of memory\n");
-		return;
-	}
 	if (b->nmarks == b->cap) {
 		size_t cap = b->cap ? 2 * b->cap : 16;
 
@@ -612,13 +533,14 @@ static void mark_add(struct browser *b, const char *p, enum kind k)
 	}
 	m = &b->marks[b->nmarks];
 	m->path = strdup(p);
-	if (!m->path) {
+	if (!m->path || nsr_nameix_add(&b->mix, b->nmarks) != NSR_OK) {
+		free(m->path);
 		fprintf(b->out, "out of memory\n");
 		return;
 	}
 	m->files = files;
 	m->dir = k == OBJ_DIR;
-	b->mix[mix_find(b, p, strlen(p))] = ++b->nmarks;
+	b->nmarks++;
 	fprintf(b->out, "%" PRIu64 " file(s) marked for recovery\n", files);
 }
 
@@ -1317,6 +1239,7 @@ int nsr_browse_run(const struct nsr_browse_opts *o, struct nsr_buf *err)
 	int rc;
 
 	memset(&b, 0, sizeof(b));
+	nsr_nameix_init(&b.mix, mark_path, &b);
 	b.o = o;
 	b.rec = o->rec;
 	b.conflict0 = o->rec.conflict;
@@ -1342,7 +1265,7 @@ int nsr_browse_run(const struct nsr_browse_opts *o, struct nsr_buf *err)
 	while (b.nmarks)
 		mark_drop(&b, b.nmarks - 1);
 	free(b.marks);
-	free(b.mix);
+	nsr_nameix_free(&b.mix);
 	roots_free(&b);
 	free(b.roots);
 	free(b.cwd);

@@ -22,11 +22,9 @@
 #include "nsr/crc32c.h"
 #include "nsr/cmp.h"
 #include "nsr/err.h"
-#include "nsr/fnv.h"
+#include "nsr/nameix.h"
 
 #include "cfi_int.h"
-
-#define MAP_MIN 1024 /* initial slots of a map */
 
 /* One directory of a map being built. */
 struct cfi_dent {
@@ -40,8 +38,7 @@ struct cfi_dent {
 struct cfi_dirmap {
 	struct cfi_dent *d;
 	size_t n, cap;
-	uint32_t *slot; /* index + 1 into d, 0 = empty */
-	size_t nslot;
+	struct nsr_nameix ix; /* d by key */
 	size_t last; /* index + 1 of the last directory used */
 };
 
@@ -56,16 +53,23 @@ size_t cfi_key_of(const char *path)
 	return s == path ? 1 : (size_t)(s - path);
 }
 
-/* hash - FNV-1a of a key. */
-static uint64_t hash(const char *k, size_t n)
+/* dent_key - nsr_nameix_name_fn of a map: directory i's key. */
+static const char *dent_key(const void *ctx, size_t i, size_t *len)
 {
-	return nsr_fnv1a(NSR_FNV1A_BASIS, k, n);
+	const struct cfi_dirmap *m = ctx;
+
+	*len = m->d[i].klen;
+	return m->d[i].key;
 }
 
 /* cfi_dirmap_new - an empty map. */
 struct cfi_dirmap *cfi_dirmap_new(void)
 {
-	return calloc(1, sizeof(struct cfi_dirmap));
+	struct cfi_dirmap *m = calloc(1, sizeof(struct cfi_dirmap));
+
+	if (m != NULL)
+		nsr_nameix_init(&m->ix, dent_key, m);
+	return m;
 }
 
 /* cfi_dirmap_free - free (NULL is fine). */
@@ -79,29 +83,8 @@ void cfi_dirmap_free(struct cfi_dirmap *m)
 		free(m->d[i].off[1]);
 	}
 	free(m->d);
-	free(m->slot);
+	nsr_nameix_free(&m->ix);
 	free(m);
-}
-
-/* rehash - twice the slots. */
-static int rehash(struct cfi_dirmap *m)
-{
-	size_t ns = m->nslot ? m->nslot * 2 : MAP_MIN;
-	uint32_t *s = calloc(ns, sizeof(*s));
-
-	if (s == NULL)
-		return NSR_ERR_NOMEM;
-	for (size_t i = 0; i < m->n; i++) {
-		size_t h = (size_t)hash(m->d[i].key, m->d[i].klen) & (ns - 1);
-
-		while (s[h] != 0)
-			h = (h + 1) & (ns - 1);
-		s[h] = (uint32_t)(i + 1);
-	}
-	free(m->slot);
-	m->slot = s;
-	m->nslot = ns;
-	return NSR_OK;
 }
 
 /* lookup - the directory of key k, added if new (invariant 1). */
@@ -109,7 +92,8 @@ static int lookup(struct cfi_dirmap *m, const char *k, size_t n,
 		  struct cfi_dent **out)
 {
 	struct cfi_dent *d;
-	size_t h;
+	size_t i;
+	int rc;
 
 	if (m->last != 0) {
 		d = &m->d[m->last - 1];
@@ -118,16 +102,11 @@ static int lookup(struct cfi_dirmap *m, const char *k, size_t n,
 			return NSR_OK;
 		}
 	}
-	if ((m->n + 1) * 2 > m->nslot && rehash(m) != NSR_OK)
-		return NSR_ERR_NOMEM;
-	h = (size_t)hash(k, n) & (m->nslot - 1);
-	for (; m->slot[h] != 0; h = (h + 1) & (m->nslot - 1)) {
-		d = &m->d[m->slot[h] - 1];
-		if (d->klen == n && memcmp(d->key, k, n) == 0) {
-			m->last = m->slot[h];
-			*out = d;
-			return NSR_OK;
-		}
+	i = nsr_nameix_find(&m->ix, k, n);
+	if (i != NSR_NAMEIX_NONE) {
+		m->last = i + 1;
+		*out = &m->d[i];
+		return NSR_OK;
 	}
 	if (m->n == m->cap) {
 		size_t nc = m->cap ? m->cap * 2 : 256;
@@ -146,8 +125,12 @@ static int lookup(struct cfi_dirmap *m, const char *k, size_t n,
 	memcpy(d->key, k, n);
 	d->key[n] = '\0';
 	d->klen = n;
-	m->slot[h] = (uint32_t)(++m->n);
-	m->last = m->n;
+	rc = nsr_nameix_add(&m->ix, m->n);
+	if (rc != NSR_OK) {
+		free(d->key);
+		return rc;
+	}
+	m->last = ++m->n;
 	*out = d;
 	return NSR_OK;
 }
@@ -178,18 +161,9 @@ int cfi_dirmap_add(struct cfi_dirmap *m, const char *k, size_t n, int list,
 /* find - the directory of key k in m, or NULL (never adds). */
 static struct cfi_dent *find(struct cfi_dirmap *m, const char *k, size_t n)
 {
-	size_t h;
+	size_t i = nsr_nameix_find(&m->ix, k, n);
 
-	if (m->nslot == 0)
-		return NULL;
-	h = (size_t)hash(k, n) & (m->nslot - 1);
-	for (; m->slot[h] != 0; h = (h + 1) & (m->nslot - 1)) {
-		struct cfi_dent *d = &m->d[m->slot[h] - 1];
-
-		if (d->klen == n && memcmp(d->key, k, n) == 0)
-			return d;
-	}
-	return NULL;
+	return i != NSR_NAMEIX_NONE ? &m->d[i] : NULL;
 }
 
 /* cfi_dirmap_lform - the list form of directory k so far and its list
@@ -362,10 +336,8 @@ int cfi_dirmap_put(struct cfi_dirmap *m, struct nsr_buf *out, uint64_t at)
 	uint8_t f[CFI_FOOT_LEN];
 	int rc;
 
-	m->last = 0; /* slots go stale with the sort: the map is done */
-	free(m->slot);
-	m->slot = NULL;
-	m->nslot = 0;
+	m->last = 0; /* numbers go stale with the sort: the map is done */
+	nsr_nameix_free(&m->ix);
 	if (m->n > 1)
 		qsort(m->d, m->n, sizeof(*m->d), cmp_dent);
 	nsr_put_u32(f, CFI_TAB_MAGIC);

@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "nsr/err.h"
-#include "nsr/fnv.h"
 #include "nsr/mmdb.h"
 #include "nsr/mmdb_clnt.h"
+#include "nsr/nameix.h"
 #include "fetch.h"
 
 #define BATCH MM_BATCH_MAX
@@ -94,9 +94,8 @@ struct kept {
 	size_t n, cap;
 	const struct kind *k;
 	const char *order;
-	size_t *names;	/* volumes kept, by name: index + 1, open
-			 * addressing (mminfo -m of save set rows) */
-	size_t ncap;	/* a power of 2 over twice n, or 0 */
+	struct nsr_nameix names; /* volumes kept, by name (mminfo -m of
+				  * save set rows) */
 };
 
 /* The typed callbacks, boxed so fetch() can carry either. */
@@ -172,52 +171,35 @@ static int flush_kept(struct kept *k, void *fn, void *arg)
 	return rc;
 }
 
-/* vol_name - the name of kept volume i. */
-static const char *vol_name(const struct kept *k, size_t i)
+/* vol_name - nsr_nameix_name_fn of the kept volumes: volume i's name. */
+static const char *vol_name(const void *ctx, size_t i, size_t *len)
 {
-	return ((const struct mmdb_volume *)(const void *)(k->items +
-							   i * k->k->size))
-		->name;
-}
+	const struct kept *k = ctx;
+	const struct mmdb_volume *v =
+		(const void *)(k->items + i * k->k->size);
 
-/* name_slot - the slot of volume name in k->names, or the empty one
- * where it would go. */
-static size_t name_slot(const struct kept *k, const char *name)
-{
-	size_t j = (size_t)nsr_fnv1a_str(name) & (k->ncap - 1);
-
-	while (k->names[j] && strcmp(vol_name(k, k->names[j] - 1), name))
-		j = (j + 1) & (k->ncap - 1);
-	return j;
+	*len = strlen(v->name);
+	return v->name;
 }
 
 /* has_volume - volume name already kept (a row per save set and volume
  * comes: looked up by name, not by a scan of the kept volumes). */
 static int has_volume(const struct kept *k, const char *name)
 {
-	return k->ncap && k->names[name_slot(k, name)] != 0;
+	return nsr_nameix_find(&k->names, name, strlen(name)) !=
+	       NSR_NAMEIX_NONE;
 }
 
 /* keep_volume - keep volume v (not kept yet), indexed by name. */
 static int keep_volume(struct kept *k, const struct mmdb_volume *v)
 {
-	int rc;
+	int rc = keep(k, v);
 
-	if (2 * (k->n + 1) > k->ncap) {
-		size_t cap = k->ncap ? 2 * k->ncap : 64;
-		size_t *nn = calloc(cap, sizeof(*nn)), *old = k->names;
-
-		if (!nn)
-			return NSR_ERR_NOMEM;
-		k->names = nn;
-		k->ncap = cap;
-		for (size_t i = 0; i < k->n; i++)
-			k->names[name_slot(k, vol_name(k, i))] = i + 1;
-		free(old);
+	if (rc == NSR_OK) {
+		rc = nsr_nameix_add(&k->names, k->n - 1);
+		if (rc != NSR_OK)
+			k->n--; /* not kept after all */
 	}
-	rc = keep(k, v);
-	if (rc == NSR_OK)
-		k->names[name_slot(k, v->name)] = k->n;
 	return rc;
 }
 
@@ -234,6 +216,7 @@ static int fetch(struct mmdb_clnt *c, const char *query, int64_t now,
 	void *batch = calloc(BATCH, kd->size);
 	size_t n;
 
+	nsr_nameix_init(&k.names, vol_name, &k);
 	*count = 0;
 	if (!batch)
 		return NSR_ERR_NOMEM;
@@ -265,7 +248,7 @@ static int fetch(struct mmdb_clnt *c, const char *query, int64_t now,
 		*count = k.n;
 	free(k.items);
 	free(k.idx);
-	free(k.names);
+	nsr_nameix_free(&k.names);
 	free(batch);
 	return rc;
 }
