@@ -7,6 +7,9 @@
 
 #include <stdint.h>
 
+/* NSR_CMP - three-way order of two numbers of one type: -1, 0 or 1. */
+#define NSR_CMP(a, b) (((a) > (b)) - ((a) < (b)))
+
 /* nsr_cmp_u32 - order of two uint32_t. */
 static inline int nsr_cmp_u32(const void *a, const void *b)
 {

@@ -4,8 +4,9 @@
 # (exported), a STARTED list of pids stopped in reverse order at exit
 # (also on failure or interrupt), now and since, a one-AFTD datazone
 # (aftd_zone), the save benchmark's data (bench_data), a cold page cache
-# (cold_how, cold), rotated rounds (rounds) and the table arithmetic
-# (bytes, med, mbs, ratio).
+# (cold_how, cold), rotated rounds (rounds), the table arithmetic
+# (bytes, med, mbs, ratio) and need_time (/usr/bin/time, installed if
+# missing).
 # Source it with BIN (a bin directory) and DIR (the work directory) set:
 # both become absolute, DIR is made, ROOT=$DIR/root is the datazone's
 # root (NSR_ROOT).  Add each daemon's pid to STARTED.
@@ -14,6 +15,13 @@ mkdir -p "$DIR" && DIR=$(cd "$DIR" && pwd)
 ROOT=$DIR/root
 export NSR_ROOT=$ROOT
 STARTED=()
+
+# need_time - /usr/bin/time is there (installed if it can be), or exit 2.
+need_time() {
+	[ -x /usr/bin/time ] || apt-get install -y time >/dev/null 2>&1 ||
+		{ echo "$0: needs /usr/bin/time (Debian package time)" >&2
+		  exit 2; }
+}
 
 # free_port - a loopback port nobody listens on.
 free_port() {

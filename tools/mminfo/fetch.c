@@ -10,11 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nsr/cmp.h"
 #include "nsr/err.h"
 #include "nsr/mmdb.h"
 #include "nsr/mmdb_clnt.h"
 #include "nsr/nameix.h"
 #include "fetch.h"
+#include "rows.h"
 
 #define BATCH MM_BATCH_MAX
 
@@ -27,38 +29,6 @@ int mminfo_order_valid(const char *order)
 	return 1;
 }
 
-/* cmp_u64 - three-way compare. */
-static int cmp_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? -1 : a > b;
-}
-
-/* cmp_i64 - three-way compare. */
-static int cmp_i64(int64_t a, int64_t b)
-{
-	return a < b ? -1 : a > b;
-}
-
-/* row_cmp - compare two save set rows by the order letters. */
-static int row_cmp(const void *pa, const void *pb, const char *order)
-{
-	const struct mmdb_ss_row *a = pa, *b = pb;
-	int d = 0;
-
-	for (const char *p = order; *p && !d; p++) {
-		switch (*p) {
-		case 't': d = cmp_i64(a->ss.savetime, b->ss.savetime); break;
-		case 'c': d = strcmp(a->ss.client, b->ss.client); break;
-		case 'n': d = strcmp(a->ss.name, b->ss.name); break;
-		case 'm': d = strcmp(a->vol.name, b->vol.name); break;
-		case 'e': d = cmp_i64(a->ss.ssretent, b->ss.ssretent); break;
-		case 'l': d = cmp_u64(a->ss.totalsize, b->ss.totalsize); break;
-		default: break;
-		}
-	}
-	return d;
-}
-
 /* vol_cmp - compare two volumes by the order letters. */
 static int vol_cmp(const void *pa, const void *pb, const char *order)
 {
@@ -68,9 +38,9 @@ static int vol_cmp(const void *pa, const void *pb, const char *order)
 	for (const char *p = order; *p && !d; p++) {
 		switch (*p) {
 		case 'm': d = strcmp(a->name, b->name); break;
-		case 'e': d = cmp_i64(a->volretent, b->volretent); break;
-		case 'l': d = cmp_u64(a->written, b->written); break;
-		case 't': d = cmp_i64(a->labeled, b->labeled); break;
+		case 'e': d = NSR_CMP(a->volretent, b->volretent); break;
+		case 'l': d = NSR_CMP(a->written, b->written); break;
+		case 't': d = NSR_CMP(a->labeled, b->labeled); break;
 		default: break;
 		}
 	}
@@ -78,9 +48,10 @@ static int vol_cmp(const void *pa, const void *pb, const char *order)
 }
 
 /*
- * A kind of element mminfo fetches: save set rows or volumes.  Elements
- * are kept in arrival order; sorting sorts their indexes, with the index
- * as the last key, so -o is stable.
+ * A kind of element mminfo fetches: save set rows or volumes.  Volumes
+ * are kept in arrival order as they are; sorting sorts their indexes,
+ * with the index as the last key, so -o is stable.  Rows are kept in
+ * their compact form (rows.h) and sorted there.
  */
 struct kind {
 	size_t size;
@@ -94,6 +65,7 @@ struct kept {
 	size_t n, cap;
 	const struct kind *k;
 	const char *order;
+	struct mminfo_rows rows; /* rows kept (k is row_kind) */
 	struct nsr_nameix names; /* volumes kept, by name (mminfo -m of
 				  * save set rows) */
 };
@@ -119,7 +91,7 @@ static int emit_vol(void *cb, void *arg, const void *e)
 	return ((const struct vol_cb *)cb)->fn(arg, e);
 }
 
-static const struct kind row_kind = {sizeof(struct mmdb_ss_row), row_cmp,
+static const struct kind row_kind = {sizeof(struct mmdb_ss_row), NULL,
 				     emit_row};
 static const struct kind vol_kind = {sizeof(struct mmdb_volume), vol_cmp,
 				     emit_vol};
@@ -127,6 +99,8 @@ static const struct kind vol_kind = {sizeof(struct mmdb_volume), vol_cmp,
 /* keep - append one element (copied) to k. */
 static int keep(struct kept *k, const void *elem)
 {
+	if (k->k == &row_kind)
+		return mminfo_rows_add(&k->rows, elem);
 	if (k->n == k->cap) {
 		size_t nc = k->cap ? k->cap * 2 : 1024;
 		char *items = realloc(k->items, nc * k->k->size);
@@ -151,7 +125,7 @@ static int idx_cmp(const void *pa, const void *pb, void *arg)
 
 	if (strchr(k->order, 'R'))
 		d = -d;
-	return d ? d : cmp_u64(ia, ib);
+	return d ? d : NSR_CMP(ia, ib);
 }
 
 /* flush_kept - sort (if an order is given) and emit every kept element. */
@@ -159,6 +133,9 @@ static int flush_kept(struct kept *k, void *fn, void *arg)
 {
 	int rc = NSR_OK;
 
+	if (k->k == &row_kind)
+		return mminfo_rows_emit(&k->rows, k->order,
+					((struct row_cb *)fn)->fn, arg);
 	k->idx = calloc(k->n ? k->n : 1, sizeof(size_t));
 	if (!k->idx)
 		return NSR_ERR_NOMEM;
@@ -217,6 +194,7 @@ static int fetch(struct mmdb_clnt *c, const char *query, int64_t now,
 	size_t n;
 
 	nsr_nameix_init(&k.names, vol_name, &k);
+	mminfo_rows_init(&k.rows);
 	*count = 0;
 	if (!batch)
 		return NSR_ERR_NOMEM;
@@ -249,6 +227,7 @@ static int fetch(struct mmdb_clnt *c, const char *query, int64_t now,
 	free(k.items);
 	free(k.idx);
 	nsr_nameix_free(&k.names);
+	mminfo_rows_free(&k.rows);
 	free(batch);
 	return rc;
 }

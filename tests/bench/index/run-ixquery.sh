@@ -39,10 +39,9 @@ done
 [ -n "$BIN" ] && [ -n "$DIR" ] && [ -x "$TB/bench_index" ] ||
 	{ echo "$0: -b, -t and -d are needed" >&2; exit 2; }
 [ -z "$OLD" ] || [ -x "$OLD" ] || { echo "$0: $OLD: not a program" >&2; exit 2; }
-[ -x /usr/bin/time ] ||
-	{ echo "$0: needs /usr/bin/time (Debian package time)" >&2; exit 2; }
 TB=$(cd "$TB" && pwd)
 . "$(dirname "$0")/../datazone.sh"
+need_time
 S=127.0.0.1
 NEWBIN=$BIN
 

@@ -41,10 +41,9 @@ while getopts "qn:b:t:d:" o; do
 done
 [ -n "$BIN" ] && [ -n "$DIR" ] && [ -x "$TB/bench_mmdb" ] ||
 	{ echo "$0: -b, -t and -d are needed" >&2; exit 2; }
-[ -x /usr/bin/time ] || apt-get install -y time >/dev/null 2>&1 ||
-	{ echo "$0: needs /usr/bin/time (Debian package time)" >&2; exit 2; }
 TB=$(cd "$TB" && pwd)
 . "$(dirname "$0")/../datazone.sh"
+need_time
 S=127.0.0.1
 export NSR_NSRIM_DAILY=no
 
