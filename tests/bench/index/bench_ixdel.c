@@ -18,6 +18,13 @@
  * the same save sets.
  *
  * Usage: bench_ixdel [-n N[,N...]] [-d dir]
+ *   the library, both ways, side by side;
+ *        bench_ixdel -B N -d root
+ *   build the index of N save sets under root and stop (run-ixdel.sh);
+ *        bench_ixdel -s server -n N [-1]
+ *   remove the odd save sets of 1..N from the index of nsrindexd on
+ *   server with nsr_ixclnt_delete_many (-1: one nsr_ixclnt_delete each)
+ *   and print the seconds (run-ixdel.sh).
  * Not run by ctest; results go to tests/bench/index/RESULTS.md.
  */
 #include "nsr/compat.h"
@@ -29,6 +36,7 @@
 #include "nsr/clock.h"
 #include "nsr/err.h"
 #include "nsr/fileio.h"
+#include "nsr/index_clnt.h"
 
 #define BASE_TIME 1700000000LL
 
@@ -195,23 +203,72 @@ static void one_n(const char *dir, size_t n)
 	free(b);
 }
 
-/* main - parse options, run each -n. */
+/* remote - remove the odd save sets of 1..n from client "bench" at
+ * nsrindexd on server, one request each (one) or in one call; print
+ * the seconds. */
+static void remote(const char *server, size_t n, int one)
+{
+	uint64_t *ids = calloc(n / 2 + 1, sizeof(*ids));
+	struct nsr_ixclnt *ix = NULL;
+	size_t k = 0, removed = 0;
+	double t0;
+	int rc = nsr_ixclnt_new(server, 10000, &ix);
+
+	if (rc || ids == NULL)
+		die("connect", rc ? rc : NSR_ERR_NOMEM);
+	for (size_t i = 1; i <= n; i += 2)
+		ids[k++] = i;
+	t0 = now_s();
+	for (size_t i = 0; one && i < k && rc == NSR_OK; i++) {
+		rc = nsr_ixclnt_delete(ix, "bench", ids[i]);
+		removed += rc == NSR_OK;
+	}
+	if (!one)
+		rc = nsr_ixclnt_delete_many(ix, "bench", ids, k, NULL,
+					    &removed);
+	if (rc) {
+		fprintf(stderr, "bench_ixdel: %s\n", nsr_ixclnt_errmsg(ix));
+		exit(1);
+	}
+	printf("%.3f %zu\n", now_s() - t0, removed);
+	nsr_ixclnt_close(ix);
+	free(ids);
+}
+
+/* main - parse options, run each -n (or -B, -s). */
 int main(int argc, char **argv)
 {
 	const char *dir = "/tmp/bench_ixdel", *ns = "2000,10000";
+	const char *server = NULL;
 	char *list, *save = NULL, *tok;
-	int opt;
+	size_t build_n = 0;
+	int opt, one = 0;
 
-	while ((opt = getopt(argc, argv, "n:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:d:B:s:1")) != -1) {
 		if (opt == 'n')
 			ns = optarg;
 		else if (opt == 'd')
 			dir = optarg;
+		else if (opt == 'B')
+			build_n = (size_t)strtoull(optarg, NULL, 10);
+		else if (opt == 's')
+			server = optarg;
+		else if (opt == '1')
+			one = 1;
 		else {
-			fprintf(stderr,
-				"usage: bench_ixdel [-n N[,N...]] [-d dir]\n");
+			fprintf(stderr, "usage: bench_ixdel [-n N[,N...]] "
+				"[-d dir] | -B N -d root | -s server -n N "
+				"[-1]\n");
 			return 2;
 		}
+	}
+	if (build_n) {
+		build(dir, build_n);
+		return 0;
+	}
+	if (server) {
+		remote(server, (size_t)strtoull(ns, NULL, 10), one);
+		return 0;
 	}
 	if (nsr_mkdir_p(dir, 0700) != NSR_OK)
 		die(dir, NSR_ERR_SYSTEM);
