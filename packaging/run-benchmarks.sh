@@ -11,8 +11,9 @@
 # cold cache with root), recover against tar -x (tests/bench/recover),
 # parallel save streams (tests/bench/pss), admission of many sessions
 # (tests/bench/admission), the client file index (tests/bench/index:
-# bench_index, and nsrindexd's memory for a large nsrinfo query,
-# run-ixquery.sh) and
+# bench_index, nsrindexd's memory for a large nsrinfo query,
+# run-ixquery.sh, and half of a client's save sets deleted one by one
+# against in one call, bench_ixdel and run-ixdel.sh) and
 # save with TLS on and off (tests/bench/tls), and several save sets of one
 # volume restored in one pass (tests/bench/multiread), nsrclone against
 # dd (tests/bench/clone), and nsrim over a million save sets
@@ -38,7 +39,7 @@ cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DNSR_SANITIZE=OFF \
 	-DNSR_TESTS=ON -DNSR_BENCH=ON >/dev/null
 cmake --build "$BUILD" -j "$(nproc)" --target bench_mmdb bench_media \
 	bench_jobdb bench_jobd bench_demux bench_savedata bench_admission \
-	bench_index nsrexecd nsrjobd \
+	bench_index bench_ixdel nsrexecd nsrjobd \
 	delayproxy save recover mminfo nsrd nsrmmdbd nsrindexd nsrsnmd nsrmmd \
 	nsrmm nsradmin nsrclone nsrinfo
 B=$BUILD/tests/bench
@@ -46,12 +47,12 @@ B=$BUILD/tests/bench
 if [ $quick = 1 ]; then
 	mmdb="-n 20000 -q 200" media="-s 32 -r 3" jobs=100000 latency=-q
 	sessions=-q save=-q recover=-q pss=-q admission=-q index="-n 100000"
-	tls=-q multiread=-q clone=-q nsrim=-q ixquery=-q
+	tls=-q multiread=-q clone=-q nsrim=-q ixquery=-q ixdel="-n 2000"
 else
 	mmdb="-n 1000000 -q 2000" media="-s 256 -r 12" jobs=1000000 latency=""
 	sessions="-s 256 -r 3" save="-r 3" recover="-r 3" pss="-r 3"
 	admission="-r 3" index="-n 10000000" tls="-r 3" multiread="-r 3" clone="-r 3"
-	nsrim="" ixquery=""
+	nsrim="" ixquery="" ixdel="-n 2000,10000"
 fi
 
 run() { # NAME COMMAND... - run, show and keep the output
@@ -64,7 +65,7 @@ run() { # NAME COMMAND... - run, show and keep the output
 mkdir -p "$out/mmdb" "$out/media" "$out/jobdb" "$out/jobd" "$out/latency" \
 	"$out/sessions" "$out/demux" "$out/save" "$out/recover" "$out/pss" \
 	"$out/admission" "$out/index" "$out/tls" "$out/multiread" "$out/clone" \
-	"$out/nsrim" "$out/ixquery"
+	"$out/nsrim" "$out/ixquery" "$out/ixdel"
 # shellcheck disable=SC2086 # the option strings are meant to split
 run mmdb "$B/bench_mmdb" $mmdb -d "$out/mmdb"
 # shellcheck disable=SC2086
@@ -99,6 +100,11 @@ run index "$B/bench_index" $index -d "$out/index"
 # shellcheck disable=SC2086
 run ixquery ./tests/bench/index/run-ixquery.sh $ixquery -b "$BUILD/bin" \
 	-t "$B" -d "$out/ixquery"
+# shellcheck disable=SC2086
+run ixdel "$B/bench_ixdel" $ixdel -d "$out/ixdel"
+# shellcheck disable=SC2086
+run ixdel-daemon ./tests/bench/index/run-ixdel.sh $ixdel -b "$BUILD/bin" \
+	-t "$B" -d "$out/ixdel"
 # shellcheck disable=SC2086
 run tls ./tests/bench/tls/run-tls.sh $tls -b "$BUILD/bin" -d "$out/tls"
 run multiread ./tests/bench/multiread/run-multiread.sh $multiread \

@@ -355,6 +355,45 @@ static int vol_ssids(struct nsrd *n, const char *name, struct vol_ss **out,
 	return rc;
 }
 
+/* by_client - order of save sets by client, then ssid. */
+static int by_client(const void *a, const void *b)
+{
+	const struct vol_ss *x = a, *y = b;
+	int c = strcmp(x->client, y->client);
+
+	if (c)
+		return c;
+	return x->ssid < y->ssid ? -1 : x->ssid > y->ssid;
+}
+
+/* drop_index_entries - the file index entries of the save sets
+ * d[0..nd) of volume vol (what: relabel or deletion) go, one
+ * IX_DELETE_MANY per client (one catalogue replacement each, where one
+ * request per save set rewrote the catalogue every time); a failure
+ * is logged (nsrck -X removes what stays).  d is sorted here. */
+static void drop_index_entries(struct nsrd *n, struct vol_ss *d, size_t nd,
+			       const char *what, const char *vol)
+{
+	uint64_t *ids = nsr_xcalloc(nd + 1, sizeof(*ids));
+
+	qsort(d, nd, sizeof(*d), by_client);
+	for (size_t i = 0, j; i < nd; i = j) {
+		size_t k = 0, done = 0;
+
+		for (j = i; j < nd && strcmp(d[j].client, d[i].client) == 0;
+		     j++)
+			ids[k++] = d[j].ssid;
+		if (nsr_ixclnt_delete_many(n->ix, d[i].client, ids, k, &done,
+					   NULL) != NSR_OK)
+			nsr_warn("%zu save set(s) (%s of volume %s) left the "
+				 "media database, but their index entries of "
+				 "client %s remain until nsrindexd answers: %s",
+				 k - done, what, vol, d[i].client,
+				 nsr_ixclnt_errmsg(n->ix));
+	}
+	free(ids);
+}
+
 /* drop_only_copies - volume old is destroyed (relabeled) or deleted
  * (what says which, for the log): the save sets whose only copy was on
  * it leave the media database and the file index (mminfo never lists a
@@ -364,11 +403,11 @@ static int drop_only_copies(struct nsrd *n, const struct mmdb_volume *old,
 			    const char *what)
 {
 	struct mmdb_clnt *mc = n->mmdb;
-	struct vol_ss *v = NULL;
-	size_t nv_n = 0;
-	unsigned dropped = 0;
+	struct vol_ss *v = NULL, *d;
+	size_t nv_n = 0, dropped = 0;
 	int rc = vol_ssids(n, old->name, &v, &nv_n);
 
+	d = nsr_xcalloc(nv_n + 1, sizeof(*d));
 	for (size_t i = 0; rc == NSR_OK && i < nv_n; i++) {
 		if (i > 0 && v[i].ssid == v[i - 1].ssid)
 			continue;
@@ -377,23 +416,16 @@ static int drop_only_copies(struct nsrd *n, const struct mmdb_volume *old,
 		rc = mmdb_clnt_ss_delete(mc, v[i].ssid);
 		if (rc == NSR_ERR_NOTFOUND)
 			rc = NSR_OK;
-		if (rc != NSR_OK)
-			break;
-		dropped++;
-		rc = nsr_ixclnt_delete(n->ix, v[i].client, v[i].ssid);
-		if (rc == NSR_ERR_NOTFOUND) /* none (browse expired) */
-			rc = NSR_OK;
-		if (rc != NSR_OK)
-			nsr_warn("save set %u (%s of volume %s) left the "
-				 "media database, but its index entries of "
-				 "client %s remain until nsrindexd answers: %s",
-				 v[i].ssid, what, old->name, v[i].client,
-				 nsr_ixclnt_errmsg(n->ix));
-		rc = NSR_OK;
+		if (rc == NSR_OK)
+			d[dropped++] = v[i];
 	}
+	/* Their index entries, if any (none: browse expired), even when
+	 * the media database stopped the loop: those left it. */
+	drop_index_entries(n, d, dropped, what, old->name);
+	free(d);
 	free(v);
 	if (rc == NSR_OK && dropped)
-		nsr_info("%s of volume %s: %u save set(s) whose only copy "
+		nsr_info("%s of volume %s: %zu save set(s) whose only copy "
 			 "was on it removed from the media database and the "
 			 "file index", what, old->name, dropped);
 	return rc;

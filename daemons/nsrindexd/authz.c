@@ -31,7 +31,8 @@ int ix_authz_init(const char *root)
 static int writes(uint32_t proc)
 {
 	return proc == IX_BEGIN || proc == IX_ADD || proc == IX_COMMIT ||
-	       proc == IX_ABORT || proc == IX_DELETE || proc == IX_ADD_LISTS;
+	       proc == IX_ABORT || proc == IX_DELETE || proc == IX_ADD_LISTS ||
+	       proc == IX_DELETE_MANY;
 }
 
 /* ix_authz - the transport's question: may the caller read the index of

@@ -260,6 +260,35 @@ static int ix_delete(void *ctx, void *argp, void *resp,
 	return ss_op(ctx, argp, resp, nsr_cfi_delete, "delete");
 }
 
+/* ix_delete_many - IX_DELETE_MANY: drop the entries of many committed
+ * save sets of one client with one catalogue replacement. */
+static int ix_delete_many(void *ctx, void *argp, void *resp,
+			  struct nsr_rpc_call *call)
+{
+	ix_delete_args *a = argp;
+	ix_delete_res *r = resp;
+	u_int n = a->ssids.ssids_len;
+	struct nsr_cfi *c;
+	size_t removed = 0;
+	int rc;
+
+	NSR_UNUSED(call);
+	if (get_index(ctx, a->client, 0, &c, &r->st))
+		return NSR_OK;
+	rc = nsr_cfi_delete_many(c, a->ssids.ssids_val, n, &removed);
+	forget_failed(ctx, a->client, rc);
+	if (rc) {
+		nsr_status_set(&r->st, rc,
+			       "cannot delete %u save sets from the index of "
+			       "'%s': %s", n, a->client, nsr_strerror(rc));
+		return NSR_OK;
+	}
+	r->removed = (u_int)removed;
+	r->notfound = n - (u_int)removed;
+	nsr_status_set(&r->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}
+
 /* Paging collector for IX_LIST / IX_FIND. */
 struct collect {
 	ix_lookup_res *r;
@@ -575,6 +604,8 @@ static const struct nsr_rpc_proc ix_procs[] = {
 	PROC(IX_CLOSE, "close query", ix_page_args, nsr_void_res, ix_close),
 	OWN(IX_SAVESETS, "save sets", ix_savesets_args, ix_savesets_res,
 	    ix_savesets),
+	OWN(IX_DELETE_MANY, "delete many", ix_delete_args, ix_delete_res,
+	    ix_delete_many),
 };
 
 static const struct nsr_rpc_prog ix_progs[] = {

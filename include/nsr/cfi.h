@@ -129,6 +129,18 @@ int nsr_cfi_abort(struct nsr_cfi *c, uint64_t ssid);
  * the first delete after none does.  NSR_ERR_NOTFOUND if it is not in
  * the catalogue. */
 int nsr_cfi_delete(struct nsr_cfi *c, uint64_t ssid);
+/* nsr_cfi_delete_many - nsr_cfi_delete of ssids[0..n) with one
+ * catalogue replacement (one fsync'ed write for the lot, not one per
+ * save set).  An ssid that is not committed (absent, kept, being
+ * written) or repeats is skipped; *removed (may be NULL) gets how many
+ * were removed, so n - *removed were not found.  NSR_OK also when none
+ * was (no catalogue write then).  On an error *removed is 0:
+ * NSR_ERR_NOMEM (before any change), NSR_ERR_READONLY, NSR_ERR_STATE,
+ * or the error of a failed catalogue replacement, which leaves all or
+ * none of them removed on disk and the handle answering NSR_ERR_STATE
+ * until it is reopened (see above). */
+int nsr_cfi_delete_many(struct nsr_cfi *c, const uint64_t *ssids, size_t n,
+			size_t *removed);
 
 /* nsr_cfi_savesets - visit committed save sets, oldest first. */
 int nsr_cfi_savesets(struct nsr_cfi *c, nsr_cfi_ss_fn visit, void *ctx);

@@ -47,6 +47,18 @@ int nsr_ixclnt_commit(struct nsr_ixclnt *ix);
 int nsr_ixclnt_abort(struct nsr_ixclnt *ix);
 /* nsr_ixclnt_delete - drop the entries of a committed save set. */
 int nsr_ixclnt_delete(struct nsr_ixclnt *ix, const char *client, uint64_t ssid);
+/* nsr_ixclnt_delete_many - drop the entries of the committed save sets
+ * ssids[0..n) of client: IX_DELETE_MANY, one catalogue replacement per
+ * IX_DELETE_MAX of them, in order; from an nsrindexd that does not know
+ * it (PROC_UNAVAIL, remembered by the handle) one IX_DELETE each.
+ * ssids not in the index are no failure.  *done (may be NULL) gets how
+ * many of the first ssids were dealt with (removed or not found) before
+ * a failure, n on success; *removed (may be NULL) how many of them were
+ * removed (a batch repeated after a transport failure counts what its
+ * first attempt removed as not found).  The first failure stops it. */
+int nsr_ixclnt_delete_many(struct nsr_ixclnt *ix, const char *client,
+			   const uint64_t *ssids, size_t n, size_t *done,
+			   size_t *removed);
 
 /* Browsing: fn gets each entry (ss->ssid / ss->savetime say where it is).
  * nsr_ixclnt_find: every version of path in save sets at or before t

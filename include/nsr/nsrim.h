@@ -9,7 +9,8 @@
  *      (expiry.h rule 4: a full or level others build on lives as long
  *      as the latest of them);
  *   2. a completed save set past its effective browse time loses its
- *      index entries (nsrindexd), then is flagged recoverable and no
+ *      index entries (nsrindexd: a chain's in one IX_DELETE_MANY, before
+ *      any of its flags change), then is flagged recoverable and no
  *      longer browsable (sumflags r): it stays recoverable by ssid
  *      (recover -S) until its volume is relabeled;
  *   3. a save set past its effective retention time is flagged

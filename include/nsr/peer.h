@@ -24,9 +24,12 @@
  * Errors are NSR_ERR_CONNECT (cannot reach: refused, not registered with
  * the locator, timed out), NSR_ERR_NOTFOUND (the host name does not
  * resolve), NSR_ERR_RPC / NSR_ERR_TIMEOUT (the call failed on the way; its
- * outcome is unknown), or NSR_ERR_PROTO.  nsr_peer_errmsg() says, in words
- * for an administrator, which program on which host (and port) failed and
- * why.  A peer is not thread-safe: one per thread, or a lock around it.
+ * outcome is unknown), NSR_ERR_UNSUPPORTED (the program there does not
+ * know the procedure, PROC_UNAVAIL: an older version; the call did
+ * nothing and the connection stays open), or NSR_ERR_PROTO.
+ * nsr_peer_errmsg() says, in words for an administrator, which program
+ * on which host (and port) failed and why.  A peer is not thread-safe:
+ * one per thread, or a lock around it.
  */
 #ifndef NSR_PEER_H
 #define NSR_PEER_H

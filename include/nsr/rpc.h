@@ -128,7 +128,9 @@
  *                                              calls flowing meanwhile
  *   xdr_free(xres, &res) ... nsr_rpc_close(c)
  * Errors: NSR_ERR_CONNECT (with "host:port: reason" in err), NSR_ERR_TIMEOUT,
- * NSR_ERR_RPC (transport/protocol; message in err).
+ * NSR_ERR_RPC (transport/protocol; message in err), NSR_ERR_UNSUPPORTED
+ * (the server answered PROC_UNAVAIL: it does not know the procedure; the
+ * connection stays usable).
  */
 #ifndef NSR_RPC_H
 #define NSR_RPC_H

@@ -50,7 +50,9 @@
  *  9. A deleted save set that a committed or begun save set's list
  *     names stays, "kept", in the catalogue (c->kept) with its record
  *     file, invisible to browsing; a kept one no list names any more
- *     goes at the next delete.  A writer never names a kept one anew.
+ *     goes at the next delete.  A delete of many save sets replaces the
+ *     catalogue once, as if each were deleted in turn.  A writer never
+ *     names a kept one anew.
  */
 #include "nsr/compat.h"
 
@@ -858,30 +860,6 @@ int nsr_cfi_abort(struct nsr_cfi *c, uint64_t ssid)
 	return NSR_OK;
 }
 
-/* named - does a committed or begun save set's list name ssid as its
- * holder (invariant 9)?  Yes when unsure (no memory). */
-static int named(const struct nsr_cfi *c, uint64_t ssid)
-{
-	for (size_t i = 0; i < c->nss; i++)
-		if (c->ss[i].nrefs > 0 &&
-		    bsearch(&ssid, c->ss[i].refs, c->ss[i].nrefs,
-			    sizeof(uint64_t), nsr_cmp_u64) != NULL)
-			return 1;
-	for (size_t i = 0; i < c->nopen; i++) {
-		uint64_t *v;
-		uint32_t n;
-		int hit;
-
-		if (cfi_dirmap_refs(c->open[i].map, &v, &n) != NSR_OK)
-			return 1;
-		hit = n > 0 && bsearch(&ssid, v, n, sizeof(*v), nsr_cmp_u64);
-		free(v);
-		if (hit)
-			return 1;
-	}
-	return 0;
-}
-
 /* unlink_ss - remove a save set's record file. */
 static void unlink_ss(const struct nsr_cfi *c, uint64_t ssid)
 {
@@ -892,69 +870,233 @@ static void unlink_ss(const struct nsr_cfi *c, uint64_t ssid)
 	free(p);
 }
 
-/* nsr_cfi_delete - remove a committed save set; keep its record file
- * while lists of others name it, and let go of kept ones no list names
- * any more (invariant 9). */
-int nsr_cfi_delete(struct nsr_cfi *c, uint64_t ssid)
+/* sorted_unique - a sorted copy of v[0..n) without repeats, in *out
+ * (free it), its length in *m.  NSR_ERR_NOMEM. */
+static int sorted_unique(const uint64_t *v, size_t n, uint64_t **out,
+			 size_t *m)
 {
-	ssize_t i = find_ss(c, ssid);
-	struct cfi_ss gone, *drop = NULL, *nk;
-	size_t ndrop = 0;
-	int rc, keep;
+	uint64_t *s = malloc((n ? n : 1) * sizeof(*s));
+	size_t k = 0;
 
+	*out = NULL;
+	*m = 0;
+	if (s == NULL)
+		return NSR_ERR_NOMEM;
+	if (n > 0)
+		memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), nsr_cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		if (k == 0 || s[i] != s[k - 1])
+			s[k++] = s[i];
+	*out = s;
+	*m = k;
+	return NSR_OK;
+}
+
+/* has - is id in the sorted ids v[0..n)? */
+static int has(const uint64_t *v, size_t n, uint64_t id)
+{
+	return n > 0 && bsearch(&id, v, n, sizeof(*v), nsr_cmp_u64) != NULL;
+}
+
+/* Deleting save sets: what nsr_cfi_delete_many moves where. */
+struct cfi_del {
+	uint64_t *want;	     /* the ssids asked for, then those found:
+				sorted, unique */
+	size_t nwant;
+	uint64_t *look;	     /* found and kept ones, sorted */
+	unsigned char *named; /* look[i] is named by a list that stays */
+	size_t nlook;
+	struct cfi_ss *gone; /* deleted and not kept: files to remove */
+	size_t ngone;
+	struct cfi_ss *drop; /* kept ones no list names any more */
+	size_t ndrop;
+};
+
+/* del_release - free what a delete gathered, removing no file. */
+static void del_release(struct cfi_del *d)
+{
+	free(d->want);
+	free(d->look);
+	free(d->named);
+	cfi_ss_free(d->gone, d->ngone);
+	cfi_ss_free(d->drop, d->ndrop);
+}
+
+/* del_mark - mark in d->named each of d->look that ids[0..n) hold. */
+static void del_mark(struct cfi_del *d, const uint64_t *ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t *p = bsearch(&ids[i], d->look, d->nlook,
+					    sizeof(*p), nsr_cmp_u64);
+
+		if (p != NULL)
+			d->named[p - d->look] = 1;
+	}
+}
+
+/* del_named - which of the found and kept save sets the lists of the
+ * committed ones that stay and of the begun ones name (invariant 9):
+ * one pass over every list reference, each looked up among those few,
+ * where a pass per save set looked up made a delete of many
+ * quadratic.  NSR_ERR_NOMEM. */
+static int del_named(struct nsr_cfi *c, struct cfi_del *d)
+{
+	size_t n = 0;
+	uint64_t *o;
+	uint32_t no;
+
+	d->look = malloc((d->nwant + c->nkept + 1) * sizeof(*d->look));
+	d->named = calloc(d->nwant + c->nkept + 1, 1);
+	if (d->look == NULL || d->named == NULL)
+		return NSR_ERR_NOMEM;
+	for (size_t i = 0; i < d->nwant; i++)
+		d->look[n++] = d->want[i];
+	for (size_t i = 0; i < c->nkept; i++)
+		d->look[n++] = c->kept[i].ssid;
+	qsort(d->look, n, sizeof(*d->look), nsr_cmp_u64);
+	d->nlook = n;
+	for (size_t i = 0; i < c->nss; i++)
+		if (c->ss[i].nrefs > 0 &&
+		    !has(d->want, d->nwant, c->ss[i].ssid))
+			del_mark(d, c->ss[i].refs, c->ss[i].nrefs);
+	for (size_t i = 0; i < c->nopen; i++) {
+		if (cfi_dirmap_refs(c->open[i].map, &o, &no) != NSR_OK)
+			return NSR_ERR_NOMEM;
+		del_mark(d, o, no);
+		free(o);
+	}
+	return NSR_OK;
+}
+
+/* del_is_named - is ssid (one of d->look) named by a list that stays? */
+static int del_is_named(const struct cfi_del *d, uint64_t ssid)
+{
+	const uint64_t *p = bsearch(&ssid, d->look, d->nlook, sizeof(*p),
+				    nsr_cmp_u64);
+
+	return p == NULL || d->named[p - d->look];
+}
+
+/* del_prepare - everything a delete of d->want allocates, before any
+ * change: *found gets how many of them are committed.  NSR_ERR_NOMEM. */
+static int del_prepare(struct nsr_cfi *c, struct cfi_del *d, size_t *found)
+{
+	struct cfi_ss *nk;
+	size_t k = 0;
+	uint64_t *ids;
+
+	*found = 0;
+	for (size_t i = 0; i < c->nss; i++)
+		k += has(d->want, d->nwant, c->ss[i].ssid);
+	*found = k;
+	if (k == 0)
+		return NSR_OK;
+	/* the ssids found, sorted: the ones whose lists no longer count */
+	ids = malloc(k * sizeof(*ids));
+	if (ids == NULL)
+		return NSR_ERR_NOMEM;
+	k = 0;
+	for (size_t i = 0; i < c->nss; i++)
+		if (has(d->want, d->nwant, c->ss[i].ssid))
+			ids[k++] = c->ss[i].ssid;
+	qsort(ids, k, sizeof(*ids), nsr_cmp_u64);
+	free(d->want);
+	d->want = ids;
+	d->nwant = k;
+	d->gone = malloc(k * sizeof(*d->gone));
+	d->drop = malloc((c->nkept + 1) * sizeof(*d->drop));
+	nk = realloc(c->kept, (c->nkept + k) * sizeof(*nk));
+	if (nk != NULL)
+		c->kept = nk;
+	if (d->gone == NULL || d->drop == NULL || nk == NULL)
+		return NSR_ERR_NOMEM;
+	return del_named(c, d);
+}
+
+/* del_apply - take d->want out of c->ss: each one a list names becomes
+ * kept, the others go to d->gone; the kept ones no list names any more
+ * go to d->drop (invariant 9).  Nothing fails. */
+static void del_apply(struct nsr_cfi *c, struct cfi_del *d)
+{
+	size_t keep = 0;
+
+	for (size_t i = 0; i < c->nss; i++) {
+		struct cfi_ss s = c->ss[i];
+
+		if (!has(d->want, d->nwant, s.ssid)) {
+			c->ss[keep++] = s; /* the order stays sorted */
+			continue;
+		}
+		if (!del_is_named(d, s.ssid)) {
+			d->gone[d->ngone++] = s;
+			continue;
+		}
+		free(s.refs); /* a kept one names none */
+		s.refs = NULL;
+		s.nrefs = 0;
+		c->kept[c->nkept++] = s;
+	}
+	c->nss = keep;
+	for (size_t k = c->nkept; k-- > 0;) {
+		if (del_is_named(d, c->kept[k].ssid))
+			continue;
+		d->drop[d->ndrop++] = c->kept[k];
+		c->kept[k] = c->kept[--c->nkept];
+	}
+}
+
+/* nsr_cfi_delete_many - remove committed save sets with one catalogue
+ * replacement; keep the record files of those lists of others name,
+ * and let go of kept ones no list names any more (invariant 9). */
+int nsr_cfi_delete_many(struct nsr_cfi *c, const uint64_t *ssids, size_t n,
+			size_t *removed)
+{
+	struct cfi_del d = {0};
+	size_t found = 0;
+	int rc;
+
+	if (removed != NULL)
+		*removed = 0;
 	if (c->rdonly)
 		return NSR_ERR_READONLY;
 	if (c->err)
 		return c->err;
-	if (i < 0)
-		return NSR_ERR_NOTFOUND;
-	drop = malloc((c->nkept + 1) * sizeof(*drop));
-	nk = realloc(c->kept, (c->nkept + 1) * sizeof(*nk));
-	if (nk != NULL)
-		c->kept = nk;
-	if (drop == NULL || nk == NULL) {
-		free(drop);
-		return NSR_ERR_NOMEM;
-	}
+	rc = sorted_unique(ssids, n, &d.want, &d.nwant);
+	if (rc == NSR_OK)
+		rc = del_prepare(c, &d, &found);
+	if (rc != NSR_OK || found == 0)
+		goto out;
 	listing_release(&c->last); /* invariant 6 */
-	gone = c->ss[i];
-	memmove(&c->ss[i], &c->ss[i + 1], (c->nss - (size_t)i - 1) *
-						  sizeof(*c->ss));
-	c->nss--;
-	for (size_t k = c->nkept; k-- > 0;) {
-		if (named(c, c->kept[k].ssid))
-			continue;
-		drop[ndrop++] = c->kept[k];
-		c->kept[k] = c->kept[--c->nkept];
-	}
-	keep = named(c, ssid);
-	if (keep) {
-		c->kept[c->nkept] = gone;
-		c->kept[c->nkept].refs = NULL; /* a kept one names none */
-		c->kept[c->nkept++].nrefs = 0;
-	}
+	del_apply(c, &d);
 	rc = save_catalog(c);
 	if (rc) {
 		/* the handle is done (invariant 5): own, never unlink */
 		c->err = NSR_ERR_STATE;
-		if (!keep)
-			drop[ndrop++] = gone;
-		else
-			free(gone.refs);
-		cfi_ss_free(drop, ndrop);
-		return rc;
+		goto out;
 	}
-	/* Invariant 4: a crash here leaves a leftover, removed later. */
-	if (!keep)
-		unlink_ss(c, ssid);
-	for (size_t k = 0; k < ndrop; k++)
-		unlink_ss(c, drop[k].ssid);
-	if (!keep)
-		drop[ndrop++] = gone;
-	else
-		free(gone.refs);
-	cfi_ss_free(drop, ndrop);
-	return NSR_OK;
+	/* Invariant 4: a crash here leaves leftovers, removed later. */
+	for (size_t k = 0; k < d.ngone; k++)
+		unlink_ss(c, d.gone[k].ssid);
+	for (size_t k = 0; k < d.ndrop; k++)
+		unlink_ss(c, d.drop[k].ssid);
+	if (removed != NULL)
+		*removed = found;
+out:
+	del_release(&d);
+	return rc;
+}
+
+/* nsr_cfi_delete - remove one committed save set: a delete of many
+ * with one. */
+int nsr_cfi_delete(struct nsr_cfi *c, uint64_t ssid)
+{
+	size_t removed = 0;
+	int rc = nsr_cfi_delete_many(c, &ssid, 1, &removed);
+
+	if (rc == NSR_OK && removed == 0)
+		return NSR_ERR_NOTFOUND;
+	return rc;
 }
 
 /* ss_view - the public view of a committed save set. */

@@ -53,8 +53,13 @@ struct im_ss {
 	int cycle;	/* in its chain's oldest full cycle, taken by -l */
 	int on_volume;	/* has a fragment on -V's volume */
 	int out_of_scope; /* -c, -N, -V: read for its chain, not changed */
+	int ixdel;	  /* its index removal, sent with the chain's:
+			     IX_NONE, IX_DONE or IX_FAILED */
 	size_t on0, non;  /* its volumes: chain.on[on0 .. on0 + non) */
 };
+
+/* Where a save set's index removal stands (im_ss.ixdel). */
+enum { IX_NONE, IX_DONE, IX_FAILED };
 
 /* The backup chain being read (one client and save set name): its save
  * sets in save time order and the volumes each is on.  Only one chain
@@ -359,6 +364,75 @@ static int set_flags(struct im_run *r, uint32_t ssid, uint32_t set,
 	return NSR_OK;
 }
 
+/* in_step2 - will step 2 take save set s out of the index? */
+static int in_step2(const struct im_run *r, const struct im_ss *s)
+{
+	return !(s->flags & MMDB_SS_INPROGRESS) && !s->out_of_scope &&
+	       browsable(s) && s->eff_browse <= r->now;
+}
+
+/* in_step3 - will step 3 flag s recyclable (live: still browsable)? */
+static int in_step3(const struct im_run *r, const struct im_ss *s, int live)
+{
+	return !live && !s->recyclable && s->eff_retention <= r->now;
+}
+
+/* index_removals - step 2's index removals of the chain read, ahead of
+ * expire_one, in one IX_DELETE_MANY (a catalogue replacement) per
+ * IX_DELETE_MAX save sets instead of one request each: those that
+ * expire_one would make were each to succeed, in the chain's order,
+ * none past o->stop_after's changes (expire_one's count), so a run cut
+ * short has removed what it did before.  Each save set's outcome goes
+ * to its ixdel, for expire_one.  Nothing with dry_run. */
+static void index_removals(struct im_run *r)
+{
+	struct im_chain *ch = &r->ch;
+	unsigned writes = r->writes, stop = r->o->stop_after;
+	uint64_t *ids = NULL;
+	size_t k = 0, done = 0;
+
+	for (size_t i = 0; i < ch->nss; i++)
+		ch->ss[i].ixdel = IX_NONE;
+	if (r->o->dry_run)
+		return;
+	ids = malloc((ch->nss + 1) * sizeof(*ids));
+	if (!ids) /* expire_one asks one at a time */
+		return;
+	for (size_t i = 0; i < ch->nss && !(stop && writes >= stop); i++) {
+		struct im_ss *s = &ch->ss[i];
+		int step2 = in_step2(r, s);
+
+		if (step2) {
+			ids[k++] = s->ssid;
+			writes += 2; /* the removal and the flags after it */
+		}
+		if (!(s->flags & MMDB_SS_INPROGRESS) && !s->out_of_scope &&
+		    in_step3(r, s, browsable(s) && !step2))
+			writes++;
+	}
+	if (k > 0)
+		(void)nsr_ixclnt_delete_many(r->ix, ch->client, ids, k, &done,
+					     NULL);
+	for (size_t i = 0, j = 0; i < ch->nss && j < k; i++)
+		if (ch->ss[i].ssid == ids[j])
+			ch->ss[i].ixdel = j++ < done ? IX_DONE : IX_FAILED;
+	free(ids);
+}
+
+/* remove_index - save set s's index entries: what index_removals got
+ * for it, or one request.  NSR_OK also when there were none. */
+static int remove_index(struct im_run *r, const struct im_ss *s)
+{
+	int rc;
+
+	if (s->ixdel == IX_DONE)
+		return NSR_OK;
+	if (s->ixdel == IX_FAILED)
+		return NSR_ERR_RPC; /* the words are in r->ix */
+	rc = nsr_ixclnt_delete(r->ix, r->ch.client, s->ssid);
+	return rc == NSR_ERR_NOTFOUND ? NSR_OK : rc;
+}
+
 /* expire_one - steps 2 and 3 for one save set; NSR_OK or the media
  * database's error (an index failure is counted, the save set then
  * keeps its flags for the next run: invariant 1). */
@@ -369,7 +443,7 @@ static int expire_one(struct im_run *r, struct im_ss *s)
 
 	if ((s->flags & MMDB_SS_INPROGRESS) || s->out_of_scope)
 		return NSR_OK;
-	if (live && s->eff_browse <= r->now) {
+	if (in_step2(r, s)) {
 		say_ss(r, s, s->cycle ? "oldest full cycle (-l): index "
 					"entries removed"
 				      : "browse time passed: index entries "
@@ -381,8 +455,8 @@ static int expire_one(struct im_run *r, struct im_ss *s)
 		if ((w = writes_left(r)) < 0)
 			return w;
 		if (w) {
-			rc = nsr_ixclnt_delete(r->ix, r->ch.client, s->ssid);
-			if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND) {
+			rc = remove_index(r, s);
+			if (rc != NSR_OK) {
 				r->st->index_failures++;
 				if (r->o->out)
 					fprintf(r->o->out, "nsrim: save set "
@@ -401,7 +475,7 @@ static int expire_one(struct im_run *r, struct im_ss *s)
 		}
 		live = 0;
 	}
-	if (!live && !s->recyclable && s->eff_retention <= r->now) {
+	if (in_step3(r, s, live)) {
 		say_ss(r, s, "retention time passed: recyclable",
 		       s->eff_retention);
 		r->st->recyclable++;
@@ -575,10 +649,14 @@ static int chain_end(struct im_run *r)
 	if (ch->nss == 0)
 		return NSR_OK;
 	rc = chain_times(r);
+	for (size_t i = 0; rc == NSR_OK && i < ch->nss; i++)
+		ch->ss[i].out_of_scope =
+			out || (o->volume && !ch->ss[i].on_volume);
+	if (rc == NSR_OK)
+		index_removals(r);
 	for (size_t i = 0; rc == NSR_OK && i < ch->nss; i++) {
 		struct im_ss *s = &ch->ss[i];
 
-		s->out_of_scope = out || (o->volume && !s->on_volume);
 		r->st->savesets += !s->out_of_scope;
 		rc = expire_one(r, s);
 		for (size_t j = 0; rc == NSR_OK && j < s->non; j++) {

@@ -268,10 +268,10 @@ static int recv_reply(struct nsr_rpc_clnt *c, uint32_t xid, uint32_t proc,
 			 (unsigned)r.acpted_rply.ar_vers.low,
 			 (unsigned)r.acpted_rply.ar_vers.high, c->vers);
 		break;
-	case PROC_UNAVAIL:
+	case PROC_UNAVAIL: /* an older server: the connection is sound */
 		snprintf(c->err, sizeof(c->err),
 			 "%s does not know procedure %u", c->conn.peer, proc);
-		break;
+		return NSR_ERR_UNSUPPORTED;
 	case GARBAGE_ARGS:
 		snprintf(c->err, sizeof(c->err),
 			 "%s could not decode the arguments of procedure %u",

@@ -188,6 +188,11 @@ int nsr_peer_call(struct nsr_peer *p, uint32_t proc, xdrproc_t xargs,
 		rc = nsr_rpc_call(p->c, proc, xargs, args, xres, res);
 		if (rc == NSR_OK)
 			return NSR_OK;
+		if (rc == NSR_ERR_UNSUPPORTED) { /* answered: keep the link */
+			snprintf(p->err, sizeof(p->err), "%s",
+				 nsr_rpc_last_error(p->c));
+			return rc;
+		}
 		nsr_peer_fail(p, rc);
 		if (!(flags & NSR_PEER_RETRY) || rc == NSR_ERR_TIMEOUT ||
 		    rc == NSR_ERR_PERM ||

@@ -104,10 +104,7 @@ static void problem(void *ctx, uint64_t ssid, const char *what)
 		       "back\n", f->client, ssid, ssid);
 		return;
 	}
-	for (size_t i = 0; i < f->nrm; i++)
-		if (f->rm[i] == ssid)
-			return;
-	if (f->nrm == f->cap) {
+	if (f->nrm == f->cap) { /* repeats go in repair() */
 		size_t cap = f->cap ? f->cap * 2 : 16;
 		uint64_t *v = realloc(f->rm, cap * sizeof(*v));
 
@@ -119,29 +116,32 @@ static void problem(void *ctx, uint64_t ssid, const char *what)
 	f->rm[f->nrm++] = ssid;
 }
 
-/* repair - -X: have nsrindexd remove the save sets found; the number
- * removed, or -1 (said why, r->failed) if nsrindexd would not. */
+/* repair - -X: have nsrindexd remove the save sets found (sorted, each
+ * once), in one request per IX_DELETE_MAX of them; the number removed
+ * (or gone meanwhile), or -1 (said why, r->failed) if nsrindexd would
+ * not remove them all. */
 static long repair(struct run *r, struct found *f)
 {
-	long done = 0;
+	size_t n = 0, done = 0;
+	int rc;
 
-	for (size_t i = 0; i < f->nrm; i++) {
-		int rc = nsr_ixclnt_delete(r->ix, f->client, f->rm[i]);
-
-		if (rc == NSR_ERR_NOTFOUND)
-			rc = NSR_OK; /* gone meanwhile */
-		if (rc != NSR_OK) {
-			fprintf(stderr, "nsrck: %s: cannot remove save set "
-				"%" PRIu64 " from the index: %s\n", f->client,
-				f->rm[i], nsr_ixclnt_errmsg(r->ix));
-			r->failed = 1;
-			return -1;
-		}
+	if (f->nrm > 1)
+		qsort(f->rm, f->nrm, sizeof(*f->rm), by_id);
+	for (size_t i = 0; i < f->nrm; i++)
+		if (n == 0 || f->rm[i] != f->rm[n - 1])
+			f->rm[n++] = f->rm[i];
+	rc = nsr_ixclnt_delete_many(r->ix, f->client, f->rm, n, &done, NULL);
+	for (size_t i = 0; i < done; i++)
 		printf("%s: save set %" PRIu64 ": removed from the index\n",
 		       f->client, f->rm[i]);
-		done++;
+	if (rc != NSR_OK) {
+		fprintf(stderr, "nsrck: %s: cannot remove save set %" PRIu64
+			" from the index: %s\n", f->client, f->rm[done],
+			nsr_ixclnt_errmsg(r->ix));
+		r->failed = 1;
+		return -1;
 	}
-	return done;
+	return (long)done;
 }
 
 /* cross - -m: compare the index of client with the media database; adds

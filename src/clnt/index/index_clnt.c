@@ -38,6 +38,7 @@ struct nsr_ixclnt {
 	size_t lbytes; /* name bytes queued */
 	uint32_t pend[PIPE_DEPTH]; /* xids of batches sent, reply unread */
 	unsigned npend, phead;
+	int no_many; /* nsrindexd answered IX_DELETE_MANY PROC_UNAVAIL */
 	char err[1024];
 };
 
@@ -446,6 +447,74 @@ static int status_call(struct nsr_ixclnt *ix, uint32_t proc, xdrproc_t xa,
 	rc = st->code;
 	if (rc)
 		snprintf(ix->err, sizeof(ix->err), "%s", st->msg);
+	return rc;
+}
+
+/* delete_singly - IX_DELETE of each of ssids[0..n), for an nsrindexd
+ * that does not know IX_DELETE_MANY; adds to *done and *removed as
+ * nsr_ixclnt_delete_many says. */
+static int delete_singly(struct nsr_ixclnt *ix, const char *client,
+			 const uint64_t *ssids, size_t n, size_t *done,
+			 size_t *removed)
+{
+	for (size_t i = 0; i < n; i++) {
+		int rc = nsr_ixclnt_delete(ix, client, ssids[i]);
+
+		if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND)
+			return rc;
+		*removed += rc == NSR_OK;
+		(*done)++;
+	}
+	return NSR_OK;
+}
+
+/* delete_batch - one IX_DELETE_MANY of ssids[0..n) (n <=
+ * IX_DELETE_MAX); adds to *done and *removed.  NSR_ERR_UNSUPPORTED
+ * (remembered) when nsrindexd does not know the procedure. */
+static int delete_batch(struct nsr_ixclnt *ix, const char *client,
+			const uint64_t *ssids, size_t n, size_t *done,
+			size_t *removed)
+{
+	ix_delete_args a;
+	ix_delete_res r;
+	int rc;
+
+	a.client = (char *)client;
+	a.ssids.ssids_len = (u_int)n;
+	a.ssids.ssids_val = (void *)(uintptr_t)ssids; /* only encoded */
+	rc = status_call(ix, IX_DELETE_MANY, NSR_XDR(xdr_ix_delete_args), &a,
+			 NSR_XDR(xdr_ix_delete_res), &r, sizeof(r));
+	if (rc == NSR_ERR_UNSUPPORTED && r.st.code == NSR_OK)
+		ix->no_many = 1; /* an nsrindexd older than it */
+	if (rc == NSR_OK) {
+		*done += n;
+		*removed += r.removed;
+	}
+	xdr_free(NSR_XDR(xdr_ix_delete_res), &r);
+	return rc;
+}
+
+/* nsr_ixclnt_delete_many - IX_DELETE_MANY in batches of at most
+ * IX_DELETE_MAX, or IX_DELETE of each for an older nsrindexd. */
+int nsr_ixclnt_delete_many(struct nsr_ixclnt *ix, const char *client,
+			   const uint64_t *ssids, size_t n, size_t *done,
+			   size_t *removed)
+{
+	size_t d = 0, r = 0;
+	int rc = NSR_OK;
+
+	while (d < n && rc == NSR_OK) {
+		size_t k = NSR_MIN(n - d, (size_t)IX_DELETE_MAX);
+
+		if (!ix->no_many)
+			rc = delete_batch(ix, client, ssids + d, k, &d, &r);
+		if (ix->no_many)
+			rc = delete_singly(ix, client, ssids + d, k, &d, &r);
+	}
+	if (done)
+		*done = d;
+	if (removed)
+		*removed = r;
 	return rc;
 }
 

@@ -107,6 +107,27 @@ static int present(struct nsr_cfi *c, uint64_t ssid)
 	return n;
 }
 
+/* reopen_healthy - the index of "cl" under root opened for writing,
+ * after a fault: it must check healthy. */
+static struct nsr_cfi *reopen_healthy(const char *root)
+{
+	struct nsr_cfi *c = NULL;
+	size_t problems = 99;
+
+	assert_int_equal(nsr_cfi_open(&c, root, "cl", 0), NSR_OK);
+	assert_int_equal(nsr_cfi_check(c, NULL, NULL, &problems), NSR_OK);
+	assert_int_equal(problems, 0);
+	return c;
+}
+
+/* round_end - close c and remove root (freed) after a fault round. */
+static void round_end(struct nsr_cfi *c, char *root)
+{
+	nsr_cfi_close(c);
+	nsr_test_rmrf(root);
+	free(root);
+}
+
 /* test_faults_keep_index_consistent - the fault loop. */
 static void test_faults_keep_index_consistent(void **state)
 {
@@ -116,7 +137,6 @@ static void test_faults_keep_index_consistent(void **state)
 	for (int n = 1; n < 1000; n++) {
 		char *root = nsr_test_tmpdir("cfifault");
 		struct nsr_cfi *c = NULL;
-		size_t problems = 99;
 		int rc_commit, rc_delete = NSR_OK, tried_delete = 0, has2, has1;
 
 		/* a committed save set 1, without faults */
@@ -152,10 +172,7 @@ static void test_faults_keep_index_consistent(void **state)
 		nsr_cfi_close(c);
 
 		/* reopen: consistent, and no less than what was promised */
-		assert_int_equal(nsr_cfi_open(&c, root, "cl", 0), NSR_OK);
-		assert_int_equal(nsr_cfi_check(c, NULL, NULL, &problems),
-				 NSR_OK);
-		assert_int_equal(problems, 0);
+		c = reopen_healthy(root);
 		has2 = present(c, 2);
 		has1 = present(c, 1);
 		assert_true(has2 == -1 || has2 == NENT);
@@ -166,9 +183,7 @@ static void test_faults_keep_index_consistent(void **state)
 			assert_int_equal(has1, NENT);
 		else if (rc_delete == NSR_OK)
 			assert_int_equal(has1, -1);
-		nsr_cfi_close(c);
-		nsr_test_rmrf(root);
-		free(root);
+		round_end(c, root);
 		rounds++;
 		if (last_calls < n) /* the fault was never reached: done */
 			break;
@@ -176,6 +191,65 @@ static void test_faults_keep_index_consistent(void **state)
 	/* the sequence made several faultable calls, each one tried */
 	assert_true(rounds > 5);
 	assert_true(last_calls < rounds);
+}
+
+/* test_faults_delete_many - save sets 1 and 2 of three removed in one
+ * call (with an absent ssid) while the N-th write, fsync or rename
+ * fails, for N = 1, 2, ...: a failure leaves the handle stuck
+ * (NSR_ERR_STATE) and the index, reopened, healthy with both or
+ * neither of them (one catalogue replacement), save set 3 intact;
+ * a success leaves neither. */
+static void test_faults_delete_many(void **state)
+{
+	const uint64_t gone[] = {2, 9, 1};
+	int rounds = 0;
+
+	NSR_UNUSED(state);
+	for (int n = 1; n < 1000; n++) {
+		char *root = nsr_test_tmpdir("cfifault");
+		struct nsr_cfi *c = NULL;
+		size_t removed = 99;
+		int rc, has1, has2;
+
+		assert_int_equal(nsr_cfi_open(&c, root, "cl", NSR_CFI_CREATE),
+				 NSR_OK);
+		for (uint64_t s = 1; s <= 3; s++) {
+			assert_int_equal(nsr_cfi_begin(c, s, 100 * (int64_t)s,
+						       "/data"),
+					 NSR_OK);
+			assert_int_equal(add_entries(c, s), NSR_OK);
+			assert_int_equal(nsr_cfi_commit(c, s), NSR_OK);
+		}
+		calls = 0;
+		fault_at = n;
+		rc = nsr_cfi_delete_many(c, gone, 3, &removed);
+		fault_at = 0;
+		if (rc != NSR_OK) {
+			assert_int_equal(removed, 0);
+			assert_int_equal(nsr_cfi_error(c), NSR_ERR_STATE);
+			assert_int_equal(nsr_cfi_delete_many(c, gone, 3,
+							     &removed),
+					 NSR_ERR_STATE);
+		} else {
+			assert_int_equal(removed, 2);
+		}
+		nsr_cfi_close(c);
+
+		c = reopen_healthy(root);
+		has1 = present(c, 1);
+		has2 = present(c, 2);
+		assert_int_equal(has1, has2);
+		assert_true(has1 == -1 || has1 == NENT);
+		if (rc == NSR_OK)
+			assert_int_equal(has1, -1);
+		assert_int_equal(present(c, 3), NENT);
+		round_end(c, root);
+		rounds++;
+		if (calls < n) /* the fault was never reached: done */
+			break;
+	}
+	/* the write, fsyncs and rename of the one catalogue replacement */
+	assert_true(rounds > 2);
 }
 
 /* test_sticky_after_catalogue_failure - the handle refuses work. */
@@ -294,6 +368,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_faults_keep_index_consistent),
+		cmocka_unit_test(test_faults_delete_many),
 		cmocka_unit_test(test_sticky_after_catalogue_failure),
 		cmocka_unit_test(test_spill_write_fails),
 	};

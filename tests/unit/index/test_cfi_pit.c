@@ -896,6 +896,92 @@ static void test_shared_lists(void **state)
 	free(cp);
 }
 
+/* test_delete_many - save sets removed in one call, as many single
+ * deletes would: absent, repeated and kept ssids are skipped and
+ * counted out, a removed holder that other lists (committed, or of a
+ * save set being written) name keeps its record file, "kept", and a
+ * later call that removes the last of them lets it go; the catalogue
+ * read again holds the same. */
+static void test_delete_many(void **state)
+{
+	const uint64_t first[] = {2, 77, 1, 2}, second[] = {4, 1, 3};
+	const uint64_t last[] = {5}, none[] = {88, 99};
+	struct fx *f = *state;
+	struct nsr_cfi *c = f->c, *ro = NULL;
+	size_t problems = 9, removed = 9;
+	int k = 0;
+
+	put_set(c, 1, 100, full, NSR_ARRAY_SIZE(full));
+	put_set(c, 2, 200, full, NSR_ARRAY_SIZE(full)); /* names 1 */
+	put_set(c, 3, 300, incr1, NSR_ARRAY_SIZE(incr1));
+	put_set(c, 4, 400, full, NSR_ARRAY_SIZE(full)); /* names 1 */
+	/* save set 5, being written, names 1 for /t/d's list */
+	assert_int_equal(nsr_cfi_begin(c, 5, 500, "/t"), NSR_OK);
+	assert_int_equal(nsr_cfi_add_list(c, 5, "/t/d", 1, 0, full[5].list,
+					  1),
+			 NSR_OK);
+
+	/* nothing asked, nothing found: no change */
+	assert_int_equal(nsr_cfi_delete_many(c, NULL, 0, &removed), NSR_OK);
+	assert_int_equal(removed, 0);
+	assert_int_equal(nsr_cfi_delete_many(c, none, 2, &removed), NSR_OK);
+	assert_int_equal(removed, 0);
+	assert_int_equal(nsr_cfi_delete(c, 77), NSR_ERR_NOTFOUND);
+
+	/* 1 and 2 go (77 absent, 2 twice); 1 is kept for 4 and 5 */
+	assert_int_equal(nsr_cfi_delete_many(c, first, 4, &removed), NSR_OK);
+	assert_int_equal(removed, 2);
+	assert_true(rec_size(f->root, 1) > 0);
+	assert_true(rec_size(f->root, 2) == 0);
+	assert_int_equal(nsr_cfi_savesets(c, count_ss, &k), NSR_OK);
+	assert_int_equal(k, 2);
+	assert_string_equal(cfi_test_ls(c, "/t/d", 450, &f->b),
+			    "4 /t/d/f 40\n");
+	assert_string_equal(cfi_test_ls(c, "/t/a", 250, &f->b), "");
+	assert_int_equal(nsr_cfi_check(c, NULL, NULL, &problems), NSR_OK);
+	assert_int_equal(problems, 0);
+	assert_int_equal(nsr_cfi_commit(c, 5), NSR_OK);
+
+	/* read again: the same; a reader may not delete */
+	nsr_cfi_close(c);
+	assert_int_equal(nsr_cfi_open(&ro, f->root, "pit", NSR_CFI_RDONLY),
+			 NSR_OK);
+	assert_int_equal(nsr_cfi_delete_many(ro, last, 1, &removed),
+			 NSR_ERR_READONLY);
+	nsr_cfi_close(ro);
+	assert_int_equal(nsr_cfi_open(&c, f->root, "pit", 0), NSR_OK);
+	f->c = c;
+	assert_true(rec_size(f->root, 1) > 0);
+	assert_string_equal(cfi_test_ls(c, "/t/d", 550, &f->b),
+			    "4 /t/d/f 40\n");
+	k = 0;
+	assert_int_equal(nsr_cfi_savesets(c, count_ss, &k), NSR_OK);
+	assert_int_equal(k, 3);
+
+	/* 3 and 4 go; 1 (kept: not committed) is not found, and stays
+	 * while 5 names it */
+	assert_int_equal(nsr_cfi_delete_many(c, second, 3, &removed), NSR_OK);
+	assert_int_equal(removed, 2);
+	assert_true(rec_size(f->root, 1) > 0);
+	assert_true(rec_size(f->root, 3) == 0);
+	assert_true(rec_size(f->root, 4) == 0);
+	assert_int_equal(nsr_cfi_check(c, NULL, NULL, &problems), NSR_OK);
+	assert_int_equal(problems, 0);
+	/* the last one naming 1 goes, and 1 with it */
+	assert_int_equal(nsr_cfi_delete_many(c, last, 1, &removed), NSR_OK);
+	assert_int_equal(removed, 1);
+	assert_true(rec_size(f->root, 1) == 0);
+	assert_true(rec_size(f->root, 5) == 0);
+	nsr_cfi_close(c);
+	assert_int_equal(nsr_cfi_open(&c, f->root, "pit", 0), NSR_OK);
+	f->c = c;
+	k = 0;
+	assert_int_equal(nsr_cfi_savesets(c, count_ss, &k), NSR_OK);
+	assert_int_equal(k, 0);
+	assert_int_equal(nsr_cfi_check(c, NULL, NULL, &problems), NSR_OK);
+	assert_int_equal(problems, 0);
+}
+
 /* results_text - a result set as text (cfi_test_show), from .. from+n. */
 static const char *results_text(const struct nsr_cfi_results *r, size_t from,
 				size_t n, struct nsr_buf *b)
@@ -1352,6 +1438,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_old_versions, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_shared_lists, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_delete_many, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_queries, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queries_spilled, setup,

@@ -161,6 +161,8 @@ static const struct xdr_type xdr_types[] = {
 	XT(job_create_many_args),
 	XT(job_create_many_res),
 	XT(revoked_res),
+	XT(ix_delete_args),
+	XT(ix_delete_res),
 };
 
 /*
@@ -303,6 +305,8 @@ static const struct xdr_proc xdr_procs[] = {
 	   job_create_many_res),
 	XP(NSRD_PROG, NSRD_V1, REVOKED_GET, xt_void, revoked_res),
 	XP(NSREXECD_PROG, NSREXECD_V1, REVOKED_NOTIFY, xt_void, nsr_void_res),
+	XP(NSRINDEXD_PROG, NSRINDEXD_V1, IX_DELETE_MANY, ix_delete_args,
+	   ix_delete_res),
 };
 
 #endif
