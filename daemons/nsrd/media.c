@@ -385,7 +385,7 @@ static void drop_index_entries(struct nsrd *n, struct vol_ss *d, size_t nd,
 			ids[k++] = d[j].ssid;
 		if (nsr_ixclnt_delete_many(n->ix, d[i].client, ids, k, &done,
 					   NULL) != NSR_OK)
-			nsr_warn("%zu save set(s) (%s of volume %s) left the "
+			nsr_warn("%zu save set(s) (%s of volume %s) leave the "
 				 "media database, but their index entries of "
 				 "client %s remain until nsrindexd answers: %s",
 				 k - done, what, vol, d[i].client,
@@ -404,24 +404,28 @@ static int drop_only_copies(struct nsrd *n, const struct mmdb_volume *old,
 {
 	struct mmdb_clnt *mc = n->mmdb;
 	struct vol_ss *v = NULL, *d;
-	size_t nv_n = 0, dropped = 0;
+	size_t nv_n = 0, nd = 0, dropped = 0;
 	int rc = vol_ssids(n, old->name, &v, &nv_n);
 
 	d = nsr_xcalloc(nv_n + 1, sizeof(*d));
 	for (size_t i = 0; rc == NSR_OK && i < nv_n; i++) {
 		if (i > 0 && v[i].ssid == v[i - 1].ssid)
 			continue;
-		if (other_copy(mc, v[i].ssid, old->volid))
-			continue;
-		rc = mmdb_clnt_ss_delete(mc, v[i].ssid);
+		if (!other_copy(mc, v[i].ssid, old->volid))
+			d[nd++] = v[i];
+	}
+	/* The index entries first (none: browse expired), then the media
+	 * database: a crash between leaves save sets the intent's replay
+	 * finds on the volume again (their index entries then not found),
+	 * never index entries of save sets that are gone. */
+	drop_index_entries(n, d, nd, what, old->name);
+	for (size_t i = 0; rc == NSR_OK && i < nd; i++) {
+		rc = mmdb_clnt_ss_delete(mc, d[i].ssid);
 		if (rc == NSR_ERR_NOTFOUND)
 			rc = NSR_OK;
 		if (rc == NSR_OK)
-			d[dropped++] = v[i];
+			dropped++;
 	}
-	/* Their index entries, if any (none: browse expired), even when
-	 * the media database stopped the loop: those left it. */
-	drop_index_entries(n, d, dropped, what, old->name);
 	free(d);
 	free(v);
 	if (rc == NSR_OK && dropped)
