@@ -1,7 +1,7 @@
 /*
  * fnv.h - FNV-1a, 64 bits: the hash of the in-memory tables keyed by
  * names (nameix.h, nsrd's tallies and fair queue, the restore map,
- * nsrim's table, nsrd's device cache keys).  Not for anything stored or
+ * nsrd's device cache keys).  Not for anything stored or
  * sent: those use CRC-32C (crc32c.h) or a MAC.
  */
 #ifndef NSR_FNV_H

@@ -12,11 +12,11 @@
 #include "nsr/clock.h"
 #include "nsr/err.h"
 #include "nsr/expiry.h"
-#include "nsr/fnv.h"
 #include "nsr/index_clnt.h"
 #include "nsr/level.h"
 #include "nsr/mmdb.h"
 #include "nsr/mmdb_clnt.h"
+#include "nsr/nameix.h"
 #include "nsr/nsrim.h"
 
 /* Save set flag changes sent together (mmdb_clnt_ss_flags_many). */
@@ -38,8 +38,7 @@ struct im_vol {
 struct im_vols {
 	struct im_vol *v;	/* in the order first seen: stable indices */
 	size_t n, capv;
-	size_t *slot;		/* index + 1 into v; 0 = free */
-	size_t cap;
+	struct nsr_nameix ix;	/* v by name */
 };
 
 /* One save set of the chain being read. */
@@ -122,59 +121,48 @@ static int grow(void **v, size_t n, size_t *cap, size_t sz)
 	return NSR_OK;
 }
 
-/* vols_slot - the slot of name in t (free if it is not there). */
-static size_t vols_slot(const struct im_vols *t, const char *name)
+/* vol_name - nsr_nameix_name_fn of the volume table: volume i's name. */
+static const char *vol_name(const void *ctx, size_t i, size_t *len)
 {
-	size_t k;
+	const struct im_vols *t = ctx;
 
-	for (k = nsr_fnv1a_str(name) & (t->cap - 1); t->slot[k];
-	     k = (k + 1) & (t->cap - 1))
-		if (strcmp(t->v[t->slot[k] - 1].name, name) == 0)
-			break;
-	return k;
+	*len = strlen(t->v[i].name);
+	return t->v[i].name;
 }
 
-/* vols_find - the index of volume name in t, or (size_t)-1. */
+/* vols_init - an empty volume table. */
+static void vols_init(struct im_vols *t)
+{
+	memset(t, 0, sizeof(*t));
+	nsr_nameix_init(&t->ix, vol_name, t);
+}
+
+/* vols_find - the index of volume name in t, or NSR_NAMEIX_NONE. */
 static size_t vols_find(const struct im_vols *t, const char *name)
 {
-	size_t k;
-
-	if (t->cap == 0)
-		return (size_t)-1;
-	k = vols_slot(t, name);
-	return t->slot[k] ? t->slot[k] - 1 : (size_t)-1;
+	return nsr_nameix_find(&t->ix, name, strlen(name));
 }
 
 /* vols_add - the index of volume name in t, added (nothing on it yet)
- * if new; NSR_ERR_NOMEM as (size_t)-1. */
+ * if new; NSR_ERR_NOMEM as NSR_NAMEIX_NONE. */
 static size_t vols_add(struct im_vols *t, const char *name)
 {
-	size_t k;
+	size_t i = vols_find(t, name);
 
-	if (2 * (t->n + 1) > t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 1024;
-		size_t *slot = calloc(cap, sizeof(*slot));
-
-		if (!slot)
-			return (size_t)-1;
-		free(t->slot);
-		t->slot = slot;
-		t->cap = cap;
-		for (size_t i = 0; i < t->n; i++)
-			t->slot[vols_slot(t, t->v[i].name)] = i + 1;
-	}
-	k = vols_slot(t, name);
-	if (t->slot[k])
-		return t->slot[k] - 1;
+	if (i != NSR_NAMEIX_NONE)
+		return i;
 	if (grow((void **)&t->v, t->n, &t->capv, sizeof(*t->v)) != NSR_OK)
-		return (size_t)-1;
+		return NSR_NAMEIX_NONE;
 	memset(&t->v[t->n], 0, sizeof(t->v[t->n]));
 	t->v[t->n].name = strdup(name);
 	if (!t->v[t->n].name)
-		return (size_t)-1;
+		return NSR_NAMEIX_NONE;
 	t->v[t->n].all = 1;
-	t->slot[k] = ++t->n;
-	return t->n - 1;
+	if (nsr_nameix_add(&t->ix, t->n) != NSR_OK) {
+		free(t->v[t->n].name);
+		return NSR_NAMEIX_NONE;
+	}
+	return t->n++;
 }
 
 /* vols_free - every volume and the table. */
@@ -183,8 +171,8 @@ static void vols_free(struct im_vols *t)
 	for (size_t i = 0; i < t->n; i++)
 		free(t->v[i].name);
 	free(t->v);
-	free(t->slot);
-	memset(t, 0, sizeof(*t));
+	nsr_nameix_free(&t->ix);
+	vols_init(t);
 }
 
 /* chain_reset - forget the chain read (keeps its arrays for the next). */
@@ -502,7 +490,7 @@ static int vol_state(struct im_run *r, const struct mmdb_volume *v,
 
 	*nss = 0;
 	*retent = 0;
-	if (i != (size_t)-1) {
+	if (i != NSR_NAMEIX_NONE) {
 		*nss = r->vols.v[i].nss;
 		*retent = r->vols.v[i].retent;
 		all = r->vols.v[i].all;
@@ -712,7 +700,7 @@ static int add_row(struct im_run *r, const struct mmdb_ss_row *row)
 	if (row->has_volume) {
 		size_t v = vols_add(&r->vols, row->vol.name);
 
-		if (v == (size_t)-1)
+		if (v == NSR_NAMEIX_NONE)
 			return NSR_ERR_NOMEM;
 		for (size_t j = 0; j < s->non; j++)
 			if (ch->on[s->on0 + j] == v)
@@ -774,6 +762,7 @@ int nsr_nsrim_run(const struct nsr_nsrim_opts *o, struct nsr_nsrim_stats *st,
 	int rc;
 
 	memset(&r, 0, sizeof(r));
+	vols_init(&r.vols);
 	memset(st, 0, sizeof(*st));
 	r.o = o;
 	r.st = st;
