@@ -23,6 +23,7 @@
 #include "ixd.h"
 
 #define MAX_OPEN 256
+#define TABLE_MEM_MB 256 /* directory tables kept, all indexes (MiB) */
 
 struct open_ix {
 	char *client;
@@ -34,6 +35,7 @@ struct indexd {
 	struct open_ix open[MAX_OPEN];
 	int nopen;
 	int max_open; /* MAX_OPEN; tests lower it (NSR_TEST_INDEX_MAX_OPEN) */
+	size_t table_mem; /* bytes of directory tables kept between calls */
 	struct nsr_cfi_cursors *cursors; /* kept queries (IX_QUERY) */
 };
 
@@ -69,6 +71,22 @@ static void forget_failed(struct indexd *x, const char *client, int rc)
 	}
 }
 
+/* trim_tables - between calls (the server mutex held, no lookup
+ * running): when the directory tables kept pass x->table_mem, let them
+ * go down to half of it, those of the least recently used indexes
+ * first, each index's least recently used tables first (a lookup reads
+ * a table again when it needs it).  A call may hold more while it runs;
+ * this bounds what stays after it. */
+static void trim_tables(struct indexd *x)
+{
+	if (nsr_cfi_tables_held() <= x->table_mem)
+		return;
+	for (int i = 0; i < x->nopen; i++)
+		if (nsr_cfi_trim_tables(x->open[i].cfi, x->table_mem / 2) <=
+		    x->table_mem / 2)
+			break;
+}
+
 /* get_index - the open index of client (opened on first use).  The
  * open ones are kept in the order they were last used, the least
  * recently used first. */
@@ -86,6 +104,7 @@ static int get_index(struct indexd *x, const char *client, int create,
 					(size_t)(x->nopen - i - 1));
 			x->open[x->nopen - 1] = used;
 			*out = used.cfi;
+			trim_tables(x);
 			return NSR_OK;
 		}
 	if (x->nopen == x->max_open) {
@@ -127,6 +146,7 @@ static int get_index(struct indexd *x, const char *client, int create,
 	x->open[x->nopen].client = nsr_xstrdup(client);
 	x->open[x->nopen].cfi = *out;
 	x->nopen++;
+	trim_tables(x);
 	return NSR_OK;
 }
 
@@ -620,8 +640,10 @@ static int ix_init(struct nsr_daemon *d)
 	const char *e = getenv("NSR_TEST_INDEX_MAX_OPEN");
 	const char *w = getenv("NSR_TEST_INDEX_LIST_WINDOW");
 	const char *m = getenv("NSR_TEST_INDEX_RESULTS_MEM");
+	const char *t = getenv("NSR_INDEX_TABLE_MEM");
 	int n = e ? atoi(e) : 0;
-	long wn = w ? atol(w) : 0;
+	long wn = w ? atol(w) : 0, tm = TABLE_MEM_MB;
+	char *end = NULL;
 
 	g_ix.root = d->root;
 	if (ix_authz_init(d->root) != NSR_OK) {
@@ -633,6 +655,16 @@ static int ix_init(struct nsr_daemon *d)
 		return -1;
 	}
 	g_ix.max_open = n >= 1 && n <= MAX_OPEN ? n : MAX_OPEN;
+	if (t != NULL) {
+		errno = 0;
+		tm = strtol(t, &end, 10);
+		if (errno || end == t || *end || tm < 0 || tm > 65536) {
+			nsr_error("NSR_INDEX_TABLE_MEM=%s: give MiB from 0 to "
+				  "65536", t);
+			return -1;
+		}
+	}
+	g_ix.table_mem = (size_t)tm << 20;
 	if (wn > 0) /* the range is checked there */
 		nsr_cfi_set_list_window((size_t)wn);
 	if (m != NULL && atol(m) >= 0) /* so is this one's */

@@ -95,6 +95,16 @@ void nsr_cfi_close(struct nsr_cfi *c);
 /* nsr_cfi_busy - the number of save sets begun and not yet committed or
  * aborted. */
 size_t nsr_cfi_busy(const struct nsr_cfi *c);
+/* nsr_cfi_tables_held - bytes of directory tables the open indexes of
+ * this process hold: a save set's table, read for a lookup, is kept for
+ * the next one (a committed record file never changes). */
+size_t nsr_cfi_tables_held(void);
+/* nsr_cfi_trim_tables - let c's directory tables go, the least recently
+ * used first, until the process holds at most keep bytes of tables or c
+ * holds none (a later lookup reads one again).  Only between calls on
+ * c: a lookup running on c may be using them.  The bytes the process
+ * still holds. */
+size_t nsr_cfi_trim_tables(struct nsr_cfi *c, size_t keep);
 /* nsr_cfi_error - NSR_ERR_STATE when a failed catalogue replacement left
  * the handle refusing all work until it is reopened (whatever error the
  * failing call returned), else NSR_OK. */

@@ -38,7 +38,10 @@
  *  7. A record file (version 3) ends with its directory table, appended
  *     once, at commit: after that the save set takes no more records.
  *     A committed save set's table, once read, is kept with it in c->ss
- *     (a committed record file never changes) and freed with it.
+ *     (a committed record file never changes) and freed with it, or
+ *     earlier by nsr_cfi_trim_tables between calls (then read again when
+ *     asked for); within a call a table read stays, as lookups hold
+ *     pointers into a save set's table while they read another's.
  *  8. A directory's first whole list in a save set is, in its table,
  *     either its pieces and their digest (form 1), or, when the newest
  *     earlier list of that directory has the same digest, only the
@@ -446,6 +449,54 @@ void nsr_cfi_close(struct nsr_cfi *c)
 size_t nsr_cfi_busy(const struct nsr_cfi *c)
 {
 	return c->nopen;
+}
+
+/* by_use - qsort order of save sets (pointers) by their tables' last
+ * use, the oldest first. */
+static int by_use(const void *a, const void *b)
+{
+	const struct cfi_ss *x = *(struct cfi_ss *const *)a;
+	const struct cfi_ss *y = *(struct cfi_ss *const *)b;
+
+	return NSR_CMP(x->tab_used, y->tab_used);
+}
+
+/* let_go - forget s's table (invariant 7: read again when asked for). */
+static void let_go(struct cfi_ss *s)
+{
+	cfi_tab_free(s->tab);
+	s->tab = NULL;
+	s->tabstate = 0;
+}
+
+/* nsr_cfi_trim_tables - let c's tables go, least recently used first,
+ * until the process holds at most keep bytes of them or c none. */
+size_t nsr_cfi_trim_tables(struct nsr_cfi *c, size_t keep)
+{
+	struct cfi_ss **v;
+	size_t n = 0;
+
+	if (nsr_cfi_tables_held() <= keep)
+		return nsr_cfi_tables_held();
+	v = malloc((c->nss + c->nkept + 1) * sizeof(*v));
+	for (size_t i = 0; i < c->nss + c->nkept; i++) {
+		struct cfi_ss *s =
+			i < c->nss ? &c->ss[i] : &c->kept[i - c->nss];
+
+		if (s->tabstate != 1)
+			continue;
+		if (v)
+			v[n++] = s;
+		else if (nsr_cfi_tables_held() > keep)
+			let_go(s); /* no memory to sort: in any order */
+	}
+	if (v) {
+		qsort(v, n, sizeof(*v), by_use);
+		for (size_t i = 0; i < n && nsr_cfi_tables_held() > keep; i++)
+			let_go(v[i]);
+		free(v);
+	}
+	return nsr_cfi_tables_held();
 }
 
 /* nsr_cfi_error - the sticky error of invariant 5, or NSR_OK. */

@@ -16,6 +16,8 @@
  */
 #include "nsr/compat.h"
 
+#include <stdatomic.h>
+
 #include <openssl/evp.h>
 
 #include "nsr/bytes.h"
@@ -418,11 +420,40 @@ static int get_offs(const uint8_t *p, size_t n, size_t *at, uint64_t end,
 	return NSR_OK;
 }
 
+/* Bytes of the tables save sets hold (cfi_tab_hold), in the process. */
+static _Atomic size_t g_tab_held;
+
+/* Uses of tables so far: the clock of cfi_ss.tab_used. */
+static _Atomic uint64_t g_tab_tick;
+
+/* cfi_tab_hold - t is now held by a save set (invariant 7 of cfi.c):
+ * count its bytes until it is freed. */
+void cfi_tab_hold(struct cfi_tab *t)
+{
+	t->held = sizeof(*t) + t->len + t->n * sizeof(*t->d) +
+		  t->nrefs * sizeof(*t->refs);
+	atomic_fetch_add(&g_tab_held, t->held);
+}
+
+/* cfi_tab_tick - the next tick of the tables' use clock. */
+uint64_t cfi_tab_tick(void)
+{
+	return atomic_fetch_add(&g_tab_tick, 1) + 1;
+}
+
+/* nsr_cfi_tables_held - see cfi.h. */
+size_t nsr_cfi_tables_held(void)
+{
+	return atomic_load(&g_tab_held);
+}
+
 /* cfi_tab_free - free a parsed table (NULL is fine). */
 void cfi_tab_free(struct cfi_tab *t)
 {
 	if (t == NULL)
 		return;
+	if (t->held)
+		atomic_fetch_sub(&g_tab_held, t->held);
 	free(t->blob);
 	free(t->d);
 	free(t->refs);

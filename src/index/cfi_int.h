@@ -150,6 +150,7 @@ struct cfi_ss {
 	char *name;
 	int tabstate; /* 0 unknown, 1 tab loaded, 2 no table (version < 3) */
 	struct cfi_tab *tab; /* the directory table, once read */
+	uint64_t tab_used;   /* when tab was last asked for (cfi_tab_tick) */
 	uint64_t *refs;	     /* save sets whose lists it refers to */
 	uint32_t nrefs;
 };
@@ -181,6 +182,7 @@ struct cfi_tab {
 	unsigned version; /* of the record file */
 	uint64_t *refs;	  /* the ssids form 2 names, increasing */
 	size_t nrefs;
+	size_t held;	  /* bytes counted as held (cfi_tab_hold), or 0 */
 };
 
 struct cfi_dirmap;
@@ -260,6 +262,8 @@ const struct cfi_tdir *cfi_tab_find(const struct cfi_tab *t, const char *k,
 int cfi_tab_offs(const struct cfi_tab *t, const struct cfi_tdir *d, int list,
 		 uint64_t **out);
 void cfi_tab_free(struct cfi_tab *t);
+void cfi_tab_hold(struct cfi_tab *t);
+uint64_t cfi_tab_tick(void);
 int cfi_blk_init(struct cfi_blk *k);
 void cfi_blk_release(struct cfi_blk *k);
 int cfi_blk_joins(const struct cfi_blk *k, const char *path, size_t kl);

@@ -406,7 +406,10 @@ static int load_tab(int fd, struct cfi_ss *s, uint64_t *end)
 		if (rc)
 			return rc;
 		s->tabstate = s->tab ? 1 : 2;
+		if (s->tab)
+			cfi_tab_hold(s->tab);
 	}
+	s->tab_used = cfi_tab_tick();
 	*end = s->length;
 	if (s->tabstate == 1)
 		*end = s->length - CFI_FOOT_LEN - s->tab->len;
@@ -420,8 +423,10 @@ int cfi_tab_get(const char *dir, struct cfi_ss *s)
 	uint64_t end;
 	int fd = -1, rc;
 
-	if (s->tabstate != 0)
+	if (s->tabstate != 0) {
+		s->tab_used = cfi_tab_tick();
 		return NSR_OK;
+	}
 	rc = open_rec(dir, s, &fd);
 	if (rc == NSR_OK)
 		rc = load_tab(fd, s, &end);

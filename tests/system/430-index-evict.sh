@@ -4,10 +4,14 @@
 # closes the least recently used index that no save is writing, says so
 # in the log, and every client's files still come back through its index
 # (the closed ones are reopened on their next request); an index used
-# after another was opened outlives it.
+# after another was opened outlives it.  The directory tables lookups
+# read are let go after every request here (NSR_INDEX_TABLE_MEM=0), so
+# each lookup reads them again and still finds everything; a value that
+# is not a number of MiB stops nsrindexd at its start, saying so.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 430-index-evict
 export NSR_TEST_INDEX_MAX_OPEN=2
+export NSR_INDEX_TABLE_MEM=0
 S=127.0.0.1
 W=$ROOT/work
 mkdir -p "$W/aftd"
@@ -41,4 +45,13 @@ last=$(grep -o "closing the index of client '[c0-9]*' to open the one of 'c1'" \
 check "the least recently used index was closed for c1 ($last)" \
 	test "$last" = "closing the index of client 'c3' to open the one of 'c1'"
 check "and c1's files came back" cmp "$W/c1/data" "$W/r2-c1$W/c1/data"
+
+mkdir -p "$W/badroot"
+NSR_INDEX_TABLE_MEM=lots timeout 60 "$BIN/nsrindexd" -R "$W/badroot" -p 0 \
+	>"$W/bad.out" 2>&1
+check "nsrindexd with NSR_INDEX_TABLE_MEM=lots does not start" \
+	test $? -ne 0 -a $? -ne 124
+check "and its log says why" grep -q \
+	"NSR_INDEX_TABLE_MEM=lots: give MiB from 0 to 65536" \
+	"$W/badroot/logs/daemon.log"
 nsr_done

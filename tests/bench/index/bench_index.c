@@ -474,6 +474,8 @@ int main(int argc, char **argv)
 		nsr_cfi_results_free(r);
 	}
 	report("versions", lat, q, items);
+	printf("tables    %.1f MB of directory tables held after the "
+	       "queries\n", (double)nsr_cfi_tables_held() / 1e6);
 	nsr_cfi_close(c);
 	free(lat);
 	free(w);

@@ -731,6 +731,50 @@ static void chain_text(struct nsr_cfi *c, struct nsr_buf *b)
 	nsr_buf_release(&one);
 }
 
+/* test_trim_tables - tables read by lookups are held and counted; a
+ * trim lets the least recently used go first, down to what it may keep,
+ * and the lookups after it read them again and answer the same. */
+static void test_trim_tables(void **state)
+{
+	struct fx *f = *state;
+	struct nsr_cfi *c = f->c;
+	struct nsr_buf want, got;
+	size_t one, all;
+
+	nsr_buf_init(&want, 0);
+	nsr_buf_init(&got, 0);
+	put_set(c, 1, 100, full, NSR_ARRAY_SIZE(full));
+	put_set(c, 2, 200, incr1, NSR_ARRAY_SIZE(incr1));
+	put_set(c, 3, 300, incr2, NSR_ARRAY_SIZE(incr2));
+	assert_int_equal(nsr_cfi_trim_tables(c, 0), 0);
+	chain_text(c, &want);
+	all = nsr_cfi_tables_held();
+	assert_true(all > 0);
+
+	/* the table of save set 1 alone, then all three */
+	assert_int_equal(nsr_cfi_trim_tables(c, 0), 0);
+	cfi_test_ls(c, "/t", 150, &got);
+	one = nsr_cfi_tables_held();
+	assert_true(one > 0 && one < all);
+	cfi_test_ls(c, "/t", 300, &got);
+	assert_int_equal(nsr_cfi_tables_held(), all);
+
+	/* save set 1's used last: 2 and 3 go first, 1 stays */
+	cfi_test_ls(c, "/t", 150, &got);
+	assert_int_equal(nsr_cfi_trim_tables(c, one), one);
+	assert_int_equal(nsr_cfi_trim_tables(c, all), one); /* no-op */
+	chain_text(c, &got);
+	assert_string_equal(got.data, want.data);
+	assert_int_equal(nsr_cfi_tables_held(), all);
+
+	/* closing the index lets every table go */
+	nsr_cfi_close(c);
+	f->c = NULL;
+	assert_int_equal(nsr_cfi_tables_held(), 0);
+	nsr_buf_release(&want);
+	nsr_buf_release(&got);
+}
+
 /* test_old_versions - an index main wrote before directory tables
  * (version 2 record files) browses as the same index with them, also
  * mixed (an old full, new incrementals); nsr_cfi_check passes both. */
@@ -1434,6 +1478,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rebuild_lists, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_decode_lists, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_trim_tables, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_old_versions, setup,
 						teardown),
