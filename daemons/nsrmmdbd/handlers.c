@@ -493,15 +493,16 @@ static int vol_written(void *ctx, void *args, void *res,
 	return NSR_OK;
 }
 
-/* test_die_after_create - the test knob NSR_TEST_MMDBD_DIE_AFTER_CREATE:
- * once, die (SIGKILL) after a create is committed, before the reply, so
- * the caller loses the reply of a create that happened. */
-static void test_die_after_create(uint32_t ssid)
+/* test_die_after - the test knobs NSR_TEST_MMDBD_DIE_AFTER_CREATE and
+ * NSR_TEST_MMDBD_DIE_AFTER_DELETE_MANY (knob): once, die (SIGKILL)
+ * after a change (what, n: "creating save set", its ssid; "deleting
+ * save sets, count", how many) is committed, before the reply, so the
+ * caller loses the reply of a change that happened. */
+static void test_die_after(const char *knob, const char *what, unsigned n)
 {
-	if (!nsr_test_once("NSR_TEST_MMDBD_DIE_AFTER_CREATE"))
+	if (!nsr_test_once(knob))
 		return;
-	nsr_warn("test knob: dying after creating save set %u, before the "
-		 "reply", ssid);
+	nsr_warn("test knob: dying after %s %u, before the reply", what, n);
 	raise(SIGKILL);
 }
 
@@ -530,7 +531,8 @@ static int ss_create(void *ctx, void *args, void *res,
 				ss.client, ss.name);
 		return NSR_OK;
 	}
-	test_die_after_create(ss.ssid);
+	test_die_after("NSR_TEST_MMDBD_DIE_AFTER_CREATE", "creating save set",
+		       ss.ssid);
 	r->ssid = ss.ssid;
 	r->cloneid = cloneid;
 	memcpy(r->longid, ss.longid, sizeof(r->longid));
@@ -596,7 +598,8 @@ static int ss_create_many(void *ctx, void *args, void *res,
 		nsr_status_set(&r->made.made_val[i].st, NSR_OK, "%s", "");
 	r->made.made_len = n;
 	if (n)
-		test_die_after_create(r->made.made_val[0].ssid);
+		test_die_after("NSR_TEST_MMDBD_DIE_AFTER_CREATE",
+			       "creating save set", r->made.made_val[0].ssid);
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	return NSR_OK;
 }
@@ -958,9 +961,12 @@ static int ss_delete_many(void *ctx, void *args, void *res,
 		mmdbd_db_status(&r->st, rc, "cannot delete %u save sets", n);
 		return NSR_OK;
 	}
-	if (r->deleted)
+	if (r->deleted) {
 		nsr_info("%u save set(s) deleted by %s (%u not there)",
 			 r->deleted, nsr_rpc_call_peer(call), r->missing);
+		test_die_after("NSR_TEST_MMDBD_DIE_AFTER_DELETE_MANY",
+			       "deleting save sets, count", r->deleted);
+	}
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	return NSR_OK;
 }
