@@ -26,6 +26,8 @@
 struct vol_ss {
 	uint32_t ssid;
 	uint32_t file; /* its first session file (fragment) on the volume */
+	uint32_t copies; /* its clone instances (one row each on the volume
+			    that holds a fragment of it) */
 	char client[MMDB_CLIENT_MAX + 1];
 };
 
@@ -338,6 +340,7 @@ static int vol_ssids(struct nsrd *n, const char *name, struct vol_ss **out,
 			v[nv_n].ssid = rows[i].ss.ssid;
 			v[nv_n].file = rows[i].has_volume ? rows[i].first_file
 							  : 0;
+			v[nv_n].copies = rows[i].copies;
 			snprintf(v[nv_n].client, sizeof(v[nv_n].client), "%s",
 				 rows[i].ss.client);
 			nv_n++;
@@ -405,27 +408,36 @@ static int drop_only_copies(struct nsrd *n, const struct mmdb_volume *old,
 	struct mmdb_clnt *mc = n->mmdb;
 	struct vol_ss *v = NULL, *d;
 	size_t nv_n = 0, nd = 0, dropped = 0;
+	uint32_t *ids;
 	int rc = vol_ssids(n, old->name, &v, &nv_n);
 
 	d = nsr_xcalloc(nv_n + 1, sizeof(*d));
-	for (size_t i = 0; rc == NSR_OK && i < nv_n; i++) {
-		if (i > 0 && v[i].ssid == v[i - 1].ssid)
+	for (size_t i = 0, j; rc == NSR_OK && i < nv_n; i = j) {
+		/* v[i..j): its rows, one per clone instance with a fragment
+		 * here; only when it has more instances than that can one
+		 * survive, which its fragments then say (one query each,
+		 * where every save set was asked before). */
+		for (j = i + 1; j < nv_n && v[j].ssid == v[i].ssid; j++)
+			;
+		if (j - i < v[i].copies &&
+		    other_copy(mc, v[i].ssid, old->volid))
 			continue;
-		if (!other_copy(mc, v[i].ssid, old->volid))
-			d[nd++] = v[i];
+		d[nd++] = v[i];
 	}
 	/* The index entries first (none: browse expired), then the media
 	 * database: a crash between leaves save sets the intent's replay
 	 * finds on the volume again (their index entries then not found),
 	 * never index entries of save sets that are gone. */
 	drop_index_entries(n, d, nd, what, old->name);
-	for (size_t i = 0; rc == NSR_OK && i < nd; i++) {
-		rc = mmdb_clnt_ss_delete(mc, d[i].ssid);
-		if (rc == NSR_ERR_NOTFOUND)
-			rc = NSR_OK;
-		if (rc == NSR_OK)
-			dropped++;
-	}
+	/* One transaction per MM_DELETE_MANY_MAX save sets, where one
+	 * each synced every time: a crash between two leaves the rest on
+	 * the volume for the replay, as above. */
+	ids = nsr_xcalloc(nd + 1, sizeof(*ids));
+	for (size_t i = 0; i < nd; i++)
+		ids[i] = d[i].ssid;
+	if (rc == NSR_OK)
+		rc = mmdb_clnt_ss_delete_many(mc, ids, nd, NULL, &dropped);
+	free(ids);
 	free(d);
 	free(v);
 	if (rc == NSR_OK && dropped)

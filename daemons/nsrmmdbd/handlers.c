@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "nsr/buf.h"
+#include "nsr/cmp.h"
 #include "nsr/err.h"
 #include "nsr/fileio.h"
 #include "nsr/log.h"
@@ -273,6 +274,106 @@ out:
 	return rc;
 }
 
+/* Bytes to take off the written figure of one volume. */
+struct vol_sub {
+	uint64_t sub;
+	uint8_t volid[16];
+};
+
+/* by_volid - order of vol_sub entries: volume id. */
+static int by_volid(const void *a, const void *b)
+{
+	const struct vol_sub *x = a, *y = b;
+
+	return memcmp(x->volid, y->volid, 16);
+}
+
+/* subs_add - the fragments fr[0..nf) (only those of clone instance
+ * cloneid, unless 0) as entries of subs.  NSR_OK or NSR_ERR_NOMEM. */
+static int subs_add(struct nsr_buf *subs, const struct mmdb_fragment *fr,
+		    size_t nf, uint32_t cloneid)
+{
+	int rc = NSR_OK;
+
+	for (size_t i = 0; rc == NSR_OK && i < nf; i++) {
+		struct vol_sub e;
+
+		if (cloneid && fr[i].cloneid != cloneid)
+			continue;
+		memset(&e, 0, sizeof(e));
+		e.sub = fr[i].size;
+		memcpy(e.volid, fr[i].volid, 16);
+		rc = nsr_buf_add(subs, &e, sizeof(e));
+	}
+	return rc;
+}
+
+/* subs_merge - the entries of subs sorted by volume, one per volume
+ * (their bytes summed); adds each volume's stripe to *held. */
+static void subs_merge(struct nsr_buf *subs, nsr_stripe_set *held)
+{
+	struct vol_sub *v = (struct vol_sub *)(void *)subs->data;
+	size_t n = subs->len / sizeof(*v), k = 0;
+
+	qsort(v, n, sizeof(*v), by_volid);
+	for (size_t i = 0; i < n; i++) {
+		if (k && memcmp(v[k - 1].volid, v[i].volid, 16) == 0) {
+			v[k - 1].sub += v[i].sub;
+			continue;
+		}
+		v[k++] = v[i];
+		nsr_stripe_set_add(held, written_stripe(v[i].volid));
+	}
+	nsr_buf_setlen(subs, k * sizeof(*v));
+}
+
+/* subs_give_back - in txn, take each entry's bytes of subs (merged)
+ * off the written figure of its volume if it is an AFTD (clearing
+ * full); a volume not in the database is skipped.  The caller holds
+ * the volumes' stripes, so the figures read (committed) are the ones
+ * replaced.  NSR_OK or the engine's error. */
+static int subs_give_back(struct mmdb_txn *txn, const struct nsr_buf *subs)
+{
+	const struct vol_sub *v = (const void *)subs->data;
+	size_t n = subs->len / sizeof(*v);
+	int rc = NSR_OK;
+
+	for (size_t i = 0; rc == NSR_OK && i < n; i++) {
+		struct mmdb_volume vol;
+
+		rc = mmdb_vol_get_by_id(g_mmdbd.db, v[i].volid, &vol);
+		if (rc == NSR_ERR_NOTFOUND) {
+			rc = NSR_OK;
+			continue;
+		}
+		if (rc != NSR_OK || strcmp(vol.type, "adv_file") != 0)
+			continue;
+		vol.written -= NSR_MIN(vol.written, v[i].sub);
+		vol.flags &= ~(uint32_t)MMDB_VOL_FULL;
+		rc = mmdb_vol_put(g_mmdbd.db, txn, &vol);
+	}
+	return rc;
+}
+
+/* ss_subs - the fragments of save set ssid (only those of clone instance
+ * cloneid, unless 0) as entries of subs.  NSR_OK, NSR_ERR_NOTFOUND or
+ * another engine error. */
+static int ss_subs(uint32_t ssid, uint32_t cloneid, struct nsr_buf *subs)
+{
+	struct mmdb_fragment *fr = malloc(MMDB_FRAGS_MAX * sizeof(*fr));
+	size_t nf = 0;
+	int rc = NSR_ERR_NOMEM;
+
+	if (!fr)
+		return rc;
+	rc = mmdb_frag_list(g_mmdbd.db, ssid, fr, MMDB_FRAGS_MAX, &nf);
+	if (rc == NSR_OK)
+		rc = subs_add(subs, fr, NSR_MIN(nf, (size_t)MMDB_FRAGS_MAX),
+			      cloneid);
+	free(fr);
+	return rc;
+}
+
 /* ss_delete_txn - delete save set ssid (cloneid 0) or only its clone
  * instance cloneid and, in the same transaction, take the deleted
  * fragments' bytes off the written figure of each AFTD volume holding
@@ -283,56 +384,81 @@ out:
  * takes one. */
 static int ss_delete_txn(uint32_t ssid, uint32_t cloneid)
 {
-	struct mmdb_fragment fr[MMDB_FRAGS_MAX];
 	nsr_stripe_set held = 0;
 	struct mmdb_txn *txn = NULL;
-	size_t nf = 0;
+	struct nsr_buf subs;
 	int rc;
 
-	rc = mmdb_frag_list(g_mmdbd.db, ssid, fr, MMDB_FRAGS_MAX, &nf);
+	nsr_buf_init(&subs, 0);
+	rc = ss_subs(ssid, cloneid, &subs);
 	if (rc != NSR_OK)
-		return rc;
-	nf = NSR_MIN(nf, (size_t)MMDB_FRAGS_MAX);
-	if (cloneid) { /* only the instance's own fragments */
-		size_t k = 0;
-
-		for (size_t i = 0; i < nf; i++)
-			if (fr[i].cloneid == cloneid)
-				fr[k++] = fr[i];
-		nf = k;
-	}
-	for (size_t i = 0; i < nf; i++)
-		nsr_stripe_set_add(&held, written_stripe(fr[i].volid));
+		goto out;
+	subs_merge(&subs, &held);
 	nsr_stripes_lock_set(&written, held);
 	rc = mmdb_txn_begin(g_mmdbd.db, &txn);
-	for (size_t i = 0; rc == NSR_OK && i < nf; i++) {
-		struct mmdb_volume v;
-		uint64_t sub = 0;
-		int seen = 0;
-
-		for (size_t j = 0; j < i; j++)
-			seen |= memcmp(fr[j].volid, fr[i].volid, 16) == 0;
-		if (seen)
-			continue;
-		rc = mmdb_vol_get_by_id(g_mmdbd.db, fr[i].volid, &v);
-		if (rc == NSR_ERR_NOTFOUND) {
-			rc = NSR_OK;
-			continue;
-		}
-		if (rc != NSR_OK || strcmp(v.type, "adv_file") != 0)
-			continue;
-		for (size_t j = i; j < nf; j++)
-			if (memcmp(fr[j].volid, fr[i].volid, 16) == 0)
-				sub += fr[j].size;
-		v.written -= NSR_MIN(v.written, sub);
-		v.flags &= ~(uint32_t)MMDB_VOL_FULL;
-		rc = mmdb_vol_put(g_mmdbd.db, txn, &v);
-	}
+	if (rc == NSR_OK)
+		rc = subs_give_back(txn, &subs);
 	if (rc == NSR_OK)
 		rc = cloneid ? mmdb_clone_remove(g_mmdbd.db, txn, ssid, cloneid)
 			     : mmdb_ss_delete(g_mmdbd.db, txn, ssid);
 	rc = mmdb_txn_end(txn, rc);
 	nsr_stripes_unlock_set(&written, held);
+out:
+	nsr_buf_release(&subs);
+	return rc;
+}
+
+/* ss_delete_many_txn - MM_SS_DELETE_MANY: every save set of ids[0..n)
+ * (sorted here, a repeat skipped) deleted as ss_delete_txn does, all in
+ * one transaction: the written figures of the volumes they held are
+ * lowered once each, by the sum of their bytes (reads see committed
+ * records, so a volume replaced twice in one transaction would keep
+ * only its last change).  *deleted and *missing count what went and
+ * what was not there. */
+static int ss_delete_many_txn(u_int *ids, size_t n, unsigned *deleted,
+			      unsigned *missing)
+{
+	nsr_stripe_set held = 0;
+	struct mmdb_txn *txn = NULL;
+	struct nsr_buf subs;
+	int rc = NSR_OK;
+
+	*deleted = *missing = 0;
+	nsr_buf_init(&subs, 0);
+	qsort(ids, n, sizeof(*ids), nsr_cmp_u32);
+	for (size_t i = 0; rc == NSR_OK && i < n; i++) {
+		if (i > 0 && ids[i] == ids[i - 1])
+			continue;
+		rc = ss_subs(ids[i], 0, &subs);
+		if (rc == NSR_ERR_NOTFOUND)
+			rc = NSR_OK; /* counted below */
+	}
+	if (rc != NSR_OK)
+		goto out;
+	subs_merge(&subs, &held);
+	nsr_stripes_lock_set(&written, held);
+	rc = mmdb_txn_begin(g_mmdbd.db, &txn);
+	if (rc == NSR_OK)
+		rc = subs_give_back(txn, &subs);
+	for (size_t i = 0; rc == NSR_OK && i < n; i++) {
+		if (i > 0 && ids[i] == ids[i - 1]) {
+			(*missing)++;
+			continue;
+		}
+		rc = mmdb_ss_delete(g_mmdbd.db, txn, ids[i]);
+		if (rc == NSR_ERR_NOTFOUND) {
+			(*missing)++;
+			rc = NSR_OK;
+		} else if (rc == NSR_OK) {
+			(*deleted)++;
+		}
+	}
+	rc = mmdb_txn_end(txn, rc);
+	nsr_stripes_unlock_set(&written, held);
+	if (rc != NSR_OK)
+		*deleted = *missing = 0;
+out:
+	nsr_buf_release(&subs);
 	return rc;
 }
 
@@ -367,15 +493,16 @@ static int vol_written(void *ctx, void *args, void *res,
 	return NSR_OK;
 }
 
-/* test_die_after_create - the test knob NSR_TEST_MMDBD_DIE_AFTER_CREATE:
- * once, die (SIGKILL) after a create is committed, before the reply, so
- * the caller loses the reply of a create that happened. */
-static void test_die_after_create(uint32_t ssid)
+/* test_die_after - the test knobs NSR_TEST_MMDBD_DIE_AFTER_CREATE and
+ * NSR_TEST_MMDBD_DIE_AFTER_DELETE_MANY (knob): once, die (SIGKILL)
+ * after a change (what, n: "creating save set", its ssid; "deleting
+ * save sets, count", how many) is committed, before the reply, so the
+ * caller loses the reply of a change that happened. */
+static void test_die_after(const char *knob, const char *what, unsigned n)
 {
-	if (!nsr_test_once("NSR_TEST_MMDBD_DIE_AFTER_CREATE"))
+	if (!nsr_test_once(knob))
 		return;
-	nsr_warn("test knob: dying after creating save set %u, before the "
-		 "reply", ssid);
+	nsr_warn("test knob: dying after %s %u, before the reply", what, n);
 	raise(SIGKILL);
 }
 
@@ -404,7 +531,8 @@ static int ss_create(void *ctx, void *args, void *res,
 				ss.client, ss.name);
 		return NSR_OK;
 	}
-	test_die_after_create(ss.ssid);
+	test_die_after("NSR_TEST_MMDBD_DIE_AFTER_CREATE", "creating save set",
+		       ss.ssid);
 	r->ssid = ss.ssid;
 	r->cloneid = cloneid;
 	memcpy(r->longid, ss.longid, sizeof(r->longid));
@@ -470,7 +598,8 @@ static int ss_create_many(void *ctx, void *args, void *res,
 		nsr_status_set(&r->made.made_val[i].st, NSR_OK, "%s", "");
 	r->made.made_len = n;
 	if (n)
-		test_die_after_create(r->made.made_val[0].ssid);
+		test_die_after("NSR_TEST_MMDBD_DIE_AFTER_CREATE",
+			       "creating save set", r->made.made_val[0].ssid);
 	nsr_status_set(&r->st, NSR_OK, "%s", "");
 	return NSR_OK;
 }
@@ -813,6 +942,35 @@ static int ss_delete(void *ctx, void *args, void *res,
 	return NSR_OK;
 }
 
+/* ss_delete_many - MM_SS_DELETE_MANY: all of them or none. */
+static int ss_delete_many(void *ctx, void *args, void *res,
+			  struct nsr_rpc_call *call)
+{
+	mm_ss_delete_many_args *a = args;
+	mm_ss_delete_many_res *r = res;
+	u_int n = a->ssids.ssids_len;
+	int rc;
+
+	NSR_UNUSED(ctx);
+	if (begin(&r->st))
+		return NSR_OK;
+	rc = ss_delete_many_txn(a->ssids.ssids_val, n, &r->deleted,
+				&r->missing);
+	end();
+	if (rc) {
+		mmdbd_db_status(&r->st, rc, "cannot delete %u save sets", n);
+		return NSR_OK;
+	}
+	if (r->deleted) {
+		nsr_info("%u save set(s) deleted by %s (%u not there)",
+			 r->deleted, nsr_rpc_call_peer(call), r->missing);
+		test_die_after("NSR_TEST_MMDBD_DIE_AFTER_DELETE_MANY",
+			       "deleting save sets, count", r->deleted);
+	}
+	nsr_status_set(&r->st, NSR_OK, "%s", "");
+	return NSR_OK;
+}
+
 /* clone_add - MM_CLONE_ADD: a new clone instance (nsrd, for nsrclone). */
 static int clone_add(void *ctx, void *args, void *res,
 		     struct nsr_rpc_call *call)
@@ -1049,6 +1207,10 @@ static const struct nsr_rpc_proc mmdbd_procs[] = {
 	     sizeof(mm_ss_res), ss_get),
 	WRITE(MM_SS_DELETE, "ss_delete", xdr_u_int, sizeof(u_int),
 	     xdr_nsr_void_res, sizeof(nsr_void_res), ss_delete),
+	WRITE(MM_SS_DELETE_MANY, "ss_delete_many",
+	      xdr_mm_ss_delete_many_args, sizeof(mm_ss_delete_many_args),
+	      xdr_mm_ss_delete_many_res, sizeof(mm_ss_delete_many_res),
+	      ss_delete_many),
 	WRITE(MM_FRAG_ADD, "frag_add", xdr_mm_fragment, sizeof(mm_fragment),
 	     xdr_nsr_void_res, sizeof(nsr_void_res), frag_add),
 	PROC(MM_FRAG_LIST, "frag_list", xdr_u_int, sizeof(u_int),

@@ -163,6 +163,17 @@ int mmdb_clnt_vol_retent_many(struct mmdb_clnt *c,
 			      unsigned *missing);
 /* mmdb_clnt_ss_delete - remove a save set with its fragments and clones. */
 int mmdb_clnt_ss_delete(struct mmdb_clnt *c, uint32_t ssid);
+/* mmdb_clnt_ss_delete_many - remove the save sets ssids[0..n) as
+ * mmdb_clnt_ss_delete does, one transaction (one commit) per
+ * MM_DELETE_MANY_MAX of them, all of a batch or none; one not in the
+ * database (or repeated) is skipped, not a failure.  Against an
+ * nsrmmdbd that does not know MM_SS_DELETE_MANY (an older version) it
+ * sends one MM_SS_DELETE each.  *done (may be NULL) gets how many of
+ * ssids were dealt with, in order (all of them on NSR_OK, those before
+ * the failing batch or save set otherwise), *deleted (may be NULL) how
+ * many of those were removed.  NSR_OK or the first failure. */
+int mmdb_clnt_ss_delete_many(struct mmdb_clnt *c, const uint32_t *ssids,
+			     size_t n, size_t *done, size_t *deleted);
 /* mmdb_clnt_frag_add - record a fragment (its save set, clone and volume
  * must exist); (ssid, cloneid, seq) is replaced if present. */
 int mmdb_clnt_frag_add(struct mmdb_clnt *c, const struct mmdb_fragment *f);

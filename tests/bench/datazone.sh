@@ -3,10 +3,10 @@
 # recover/run-recover.sh): free ports for the locator and nsrexecd
 # (exported), a STARTED list of pids stopped in reverse order at exit
 # (also on failure or interrupt), now and since, a one-AFTD datazone
-# (aftd_zone), the save benchmark's data (bench_data), a cold page cache
-# (cold_how, cold), rotated rounds (rounds), the table arithmetic
-# (bytes, med, mbs, ratio) and need_time (/usr/bin/time, installed if
-# missing).
+# (aftd_zone; copy_zone over copies of databases), the save benchmark's
+# data (bench_data), a cold page cache (cold_how, cold), rotated rounds
+# (rounds), the table arithmetic (bytes, med, mbs, ratio) and need_time
+# (/usr/bin/time, installed if missing).
 # Source it with BIN (a bin directory) and DIR (the work directory) set:
 # both become absolute, DIR is made, ROOT=$DIR/root is the datazone's
 # root (NSR_ROOT).  Add each daemon's pid to STARTED.
@@ -62,6 +62,25 @@ aftd_zone() {
 	STARTED+=("$(cat "$ROOT/logs/nsrd.pid")")
 	printf 'create type: NSR device; name: aftd; media type: adv_file; device access information: %s\n' \
 		"$DIR/aftd" | "$BIN/nsradmin" -s 127.0.0.1 -i - >/dev/null 2>&1
+}
+
+# copy_zone LOG DIR... - a fresh datazone (aftd_zone, output to LOG)
+# over copies of the databases DIR... (each DIR/NAME becomes ROOT/NAME),
+# once its nsrmmdbd and nsrindexd have started; STARTED is emptied.
+copy_zone() {
+	local log=$1 d
+	shift
+	STARTED=()
+	rm -rf "$ROOT" "$DIR/aftd"
+	mkdir -p "$ROOT" "$DIR/aftd"
+	for d in "$@"; do cp -a "$d" "$ROOT/$(basename "$d")"; done
+	sync
+	aftd_zone "$log"
+	for _ in $(seq 1 100); do
+		[ -s "$ROOT/logs/nsrmmdbd.pid" ] &&
+			[ -s "$ROOT/logs/nsrindexd.pid" ] && break
+		sleep 0.1
+	done
 }
 
 # bench_data PROG NL LMB NS - the save benchmark's data in DATA=DIR/data

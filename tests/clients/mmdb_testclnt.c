@@ -21,6 +21,9 @@
  *   flags SSID SET CLEAR ...   one MM_SS_FLAGS_MANY with these changes
  *                       in order (numbers in any base strtoul takes);
  *                       prints how many save sets were missing
+ *   delete SSID ...     mmdb_clnt_ss_delete_many of these save sets
+ *                       (one MM_SS_DELETE_MANY per 1,024); prints
+ *                       "deleted D of N"
  *   retent VOL TIME ...   one MM_VOL_RETENT_MANY: each volume (by name;
  *                       one not in the database is sent with a made-up
  *                       id) to retention time TIME; prints how many were
@@ -495,6 +498,28 @@ static int flags(char **argv, size_t n)
 	return rc ? 1 : 0;
 }
 
+/* delete_many - argv holds n ssids: mmdb_clnt_ss_delete_many of them. */
+static int delete_many(char **argv, size_t n)
+{
+	struct mmdb_clnt *c = connect_or_die();
+	uint32_t *v = calloc(n ? n : 1, sizeof(*v));
+	size_t deleted = 0;
+	int rc;
+
+	if (!v)
+		die("delete", c, NSR_ERR_NOMEM);
+	for (size_t i = 0; i < n; i++)
+		v[i] = (uint32_t)strtoul(argv[i], NULL, 0);
+	rc = mmdb_clnt_ss_delete_many(c, v, n, NULL, &deleted);
+	if (rc)
+		fprintf(stderr, "mmdb_testclnt: %s\n", mmdb_clnt_errmsg(c));
+	else
+		printf("deleted %zu of %zu\n", deleted, n);
+	free(v);
+	mmdb_clnt_close(c);
+	return rc ? 1 : 0;
+}
+
 /* retent - argv holds n pairs VOL TIME: one MM_VOL_RETENT_MANY. */
 static int retent(char **argv, size_t n)
 {
@@ -603,6 +628,8 @@ int main(int argc, char **argv)
 		return create_many(strtoul(argv[a + 1], NULL, 10));
 	if (a + 3 < argc && !strcmp(argv[a], "flags"))
 		return flags(argv + a + 1, (size_t)(argc - a - 1) / 3);
+	if (a + 1 < argc && !strcmp(argv[a], "delete"))
+		return delete_many(argv + a + 1, (size_t)(argc - a - 1));
 	if (a + 2 < argc && !strcmp(argv[a], "retent"))
 		return retent(argv + a + 1, (size_t)(argc - a - 1) / 2);
 	if (a + 1 < argc && !strcmp(argv[a], "query"))
@@ -610,9 +637,11 @@ int main(int argc, char **argv)
 			     a + 2 < argc && !strcmp(argv[a + 2], "vol"));
 	if (a + 2 < argc && !strcmp(argv[a], "hold"))
 		return hold(argv[a + 1], atoi(argv[a + 2]));
-	fprintf(stderr, "usage: mmdb_testclnt [-s server] populate | recent | "
+	fprintf(stderr,
+		"usage: mmdb_testclnt [-s server] populate | recent | "
 		"storm N THREADS | verify FILE | written VOL N THREADS | "
 		"check | get SSID | create-many N | flags SSID SET CLEAR ... | "
+		"delete SSID ... | retent VOL TIME ... | "
 		"query TEXT "
 		"[vol] | hold TEXT SECS\n");
 	return 2;

@@ -154,6 +154,30 @@ out=$("$T" create-many 65 2>&1); rc=$?
 check "create-many: 65 at once refused before sending (exit $rc): $out" \
 	test $rc = 1 -a "$(grep -c '^made ' <<<"$out")" = 0
 
+# Save sets deleted in one transaction (nsrd's MM_SS_DELETE_MANY for a
+# relabeled or deleted volume): two on the AFTD DD01.001 take both their
+# bytes off its written figure (one volume record replaced once, by the
+# sum), a repeated and a missing ssid are counted, not failures; more
+# than a batch (1,000 missing ids, then the 64 of create-many, 36
+# missing more) goes in two, each deleting some.
+set -- $("$BIN/mminfo" -a -q volume=DD01.001 -r ssid |
+	awk '$1 ~ /^[0-9]+$/ {print $1}' | head -2)
+s1=$("$T" get "$1" | sed -n 's/.* size \([0-9]*\) .*/\1/p')
+s2=$("$T" get "$2" | sed -n 's/.* size \([0-9]*\) .*/\1/p')
+w0=$("$T" written DD01.001 0 1)
+out=$("$T" delete "$1" "$2" "$1" 999999 2>&1)
+check "delete-many: two of four deleted: $out" test "$out" = "deleted 2 of 4"
+w1=$("$T" written DD01.001 0 1)
+check "delete-many: DD01.001's written figure lowered by both ($w0 - $s1 - $s2 = $w1)" \
+	test -n "$s2" -a $((w0 - s1 - s2)) -eq "$w1"
+check "delete-many: they are gone" \
+	test "$("$BIN/mminfo" -a -q "ssid=$1" 2>&1 | grep -c '^ *[0-9]')" = 0
+many=$("$BIN/mminfo" -a -q client=many -r ssid | awk '$1 ~ /^[0-9]+$/ {print $1}')
+out=$("$T" delete $(seq 1000000 1000999) $many $(seq 1001000 1001035) 2>&1)
+check "delete-many: 64 of 1,100 deleted in two batches: $out" \
+	test "$out" = "deleted 64 of 1100"
+check "delete-many: one transaction per batch (and one before)" \
+	test "$(grep -c 'save set(s) deleted by' "$ROOT/logs/daemon.log")" = 3
 out=$("$T" check 2>&1)
 check "MM_CHECK: the database is consistent" grep -q "^consistent" <<<"$out"
 

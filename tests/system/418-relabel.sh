@@ -5,12 +5,22 @@
 # database and the file index in the same step (logged with the count):
 # mminfo lists none of them, recover -S says the save set is not in the
 # media database (no request to mount a volume that no longer exists),
-# and browsing finds nothing.  A new save then works.
+# and browsing finds nothing.  A new save then works.  A relabel cut
+# short between two batches of its media database deletes (nsrd deletes
+# one save set to a transaction, NSR_TEST_MMDB_DELETE_BATCH=1, and
+# nsrmmdbd dies after the first, NSR_TEST_MMDBD_DIE_AFTER_DELETE_MANY)
+# is finished (nsrd asks again once nsrmmdbd is back, or its intent's
+# replay does): none of its save sets is left, in the media database or
+# the index, and the media database is consistent.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/fault.sh"
 nsr_setup 418-relabel
 S=127.0.0.1
 W=$ROOT/work
 mkdir -p "$W/aftd1" "$W/a" "$W/b" "$W/out"
+export NSR_TEST_MMDB_DELETE_BATCH=1
+export NSR_TEST_MMDBD_DIE_AFTER_DELETE_MANY=$W/died
+touch "$W/died" # disarmed until the second relabel
 nsr_start_datazone
 nsr_device aftd1 adv_file "$W/aftd1"
 check "label Disk.001" "$BIN/nsrmm" -s $S -q -l -y -b Default -f aftd1 Disk.001
@@ -40,4 +50,32 @@ echo gamma >"$W/a/g"
 check "a new save works" "$BIN/save" -s $S -q "$W/a"
 check "and recovers" "$BIN/recover" -s $S -q -a -d "$W/out" "$W/a"
 check "identical" cmp -s "$W/a/g" "$W/out$W/a/g"
+
+# --- a relabel cut short between two batches --------------------------------
+for d in c d; do
+	mkdir -p "$W/$d"; echo "$d" >"$W/$d/f"
+	check "save $d" "$BIN/save" -s $S -q "$W/$d"
+done
+n=$("$BIN/mminfo" -s $S -a -r ssid 2>/dev/null | awk '$1 ~ /^[0-9]+$/' | wc -l)
+check "three save sets on Disk.001 ($n)" test "$n" -eq 3
+rm -f "$W/died"
+"$BIN/nsrmm" -s $S -q -l -y -b Default -f aftd1 Disk.001 >"$W/cut.out" 2>&1
+echo "# relabel cut short: exit $?: $(tail -n 1 "$W/cut.out")"
+check "nsrmmdbd died after the first batch" \
+	nsr_wait_logged "$ROOT/logs/daemon.log" "dying after deleting save sets, count 1"
+nsr_wait_answers nsrd nsrmmdbd nsrindexd
+check "the relabel is finished (no intent left)" \
+	wait_until 60 test ! -s "$ROOT/res/label.intent"
+none_left() {
+	[ -z "$("$BIN/mminfo" -s $S -a -r ssid 2>/dev/null | awk '$1 ~ /^[0-9]+$/')" ]
+}
+check "no save set is left in the media database" wait_until 30 none_left
+for d in a c d; do
+	out=$("$BIN/recover" -s $S -q -a -d "$W/out2" "$W/$d" 2>&1)
+	check "recover -a of $d finds nothing in the index ($?)" test $? -ne 0
+done
+check "one volume Disk.001" \
+	test "$("$BIN/mminfo" -s $S -m 2>/dev/null | grep -cw Disk.001)" = 1
+check "the media database is consistent" \
+	"$BIN/mmdb_testclnt" -s $S check
 nsr_done

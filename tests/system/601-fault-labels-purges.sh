@@ -10,7 +10,9 @@
 #   - a purge of the jobs database (an explicit purge and the periodic
 #     one every second; victim: the purging client, nsrd or nsrjobd).
 # The mover sleeps after each session file it removes
-# (NSR_TEST_REMOVE_PAUSE_MS), so kills land halfway too.  After every
+# (NSR_TEST_REMOVE_PAUSE_MS), and nsrd deletes a volume's save sets
+# from the media database one to a transaction
+# (NSR_TEST_MMDB_DELETE_BATCH), so kills land halfway too.  After every
 # round, within a bounded wait:
 #   - no label or delete is left half done (nsrd's and the mover's intent
 #     records are gone): the volume was relabeled completely or not at
@@ -37,6 +39,7 @@ fault_seed 8
 export NSR_LEASE_SEC=8
 export NSR_WAIT_ANSWERS_SEC=90
 export NSR_TEST_REMOVE_PAUSE_MS=80
+export NSR_TEST_MMDB_DELETE_BATCH=1
 export NSR_TEST_JOBS_PURGE_INTERVAL=1
 export NSR_TEST_JOBDB_BATCH=4
 mkdir -p "$A" "$W/out"

@@ -29,6 +29,7 @@ struct mmdb_clnt {
 	struct nsr_peer *peer;		/* nsrmmdbd on the server */
 	enum query_kind query;		/* what the open cursor returns */
 	int answered;			/* the last call got a reply */
+	int no_many;			/* nsrmmdbd lacks MM_SS_DELETE_MANY */
 	char err[MMDB_CLNT_ERR_MAX];
 };
 
@@ -152,6 +153,8 @@ static unsigned retry_ok(uint32_t proc)
 	case MM_CLONE_SET:	/* flags set/cleared; a removal found done
 				   says NSR_ERR_NOTFOUND */
 	case MM_SS_FLAGS_MANY:	/* flags set/cleared again: the same */
+	case MM_SS_DELETE_MANY: /* deleted again: those gone are counted
+				   missing */
 		return NSR_PEER_RETRY;
 	}
 	return 0;
@@ -174,7 +177,8 @@ static int call(struct mmdb_clnt *c, uint32_t proc, xdrproc_t xargs,
 			   retry_ok(proc));
 	c->answered = rc == NSR_OK;
 	if (rc) {
-		c->query = QUERY_NONE;
+		if (rc != NSR_ERR_UNSUPPORTED) /* else it did nothing */
+			c->query = QUERY_NONE;
 		return set_err(c, rc, "%s", nsr_peer_errmsg(c->peer));
 	}
 	if (st->code) {
@@ -468,6 +472,83 @@ int mmdb_clnt_ss_delete(struct mmdb_clnt *c, uint32_t ssid)
 	u_int id = ssid;
 
 	return void_call(c, MM_SS_DELETE, NSR_XDR(xdr_u_int), &id);
+}
+
+/* delete_singly - MM_SS_DELETE of each of ssids[0..n), for an
+ * nsrmmdbd that does not know MM_SS_DELETE_MANY; adds to *done and
+ * *deleted as mmdb_clnt_ss_delete_many says. */
+static int delete_singly(struct mmdb_clnt *c, const uint32_t *ssids, size_t n,
+			 size_t *done, size_t *deleted)
+{
+	for (size_t i = 0; i < n; i++) {
+		int rc = mmdb_clnt_ss_delete(c, ssids[i]);
+
+		if (rc != NSR_OK && rc != NSR_ERR_NOTFOUND)
+			return rc;
+		*deleted += rc == NSR_OK;
+		(*done)++;
+	}
+	return NSR_OK;
+}
+
+/* delete_batch - one MM_SS_DELETE_MANY of ssids[0..n) (n <=
+ * MM_DELETE_MANY_MAX); adds to *done and *deleted.  NSR_ERR_UNSUPPORTED
+ * (remembered) when nsrmmdbd does not know the procedure. */
+static int delete_batch(struct mmdb_clnt *c, const uint32_t *ssids, size_t n,
+			size_t *done, size_t *deleted)
+{
+	mm_ss_delete_many_args a;
+	mm_ss_delete_many_res r;
+	int rc;
+
+	a.ssids.ssids_len = (u_int)n;
+	a.ssids.ssids_val = (u_int *)(uintptr_t)ssids; /* only encoded */
+	memset(&r, 0, sizeof(r));
+	rc = call(c, MM_SS_DELETE_MANY, NSR_XDR(xdr_mm_ss_delete_many_args), &a,
+		  NSR_XDR(xdr_mm_ss_delete_many_res), &r, &r.st);
+	if (rc == NSR_ERR_UNSUPPORTED && r.st.code == NSR_OK)
+		c->no_many = 1; /* an nsrmmdbd older than it */
+	if (rc == NSR_OK) {
+		*done += n;
+		*deleted += r.deleted;
+	}
+	xdr_free(NSR_XDR(xdr_mm_ss_delete_many_res), (char *)&r);
+	return rc;
+}
+
+/* delete_batch_max - save sets per MM_SS_DELETE_MANY: MM_DELETE_MANY_MAX,
+ * or fewer with the test knob NSR_TEST_MMDB_DELETE_BATCH (so a crash
+ * can land between two batches of a few save sets). */
+static size_t delete_batch_max(void)
+{
+	const char *e = getenv("NSR_TEST_MMDB_DELETE_BATCH");
+	unsigned long v = e ? strtoul(e, NULL, 10) : 0;
+
+	if (v == 0 || v > MM_DELETE_MANY_MAX)
+		return MM_DELETE_MANY_MAX;
+	return (size_t)v;
+}
+
+/* mmdb_clnt_ss_delete_many - MM_SS_DELETE_MANY in batches of at most
+ * MM_DELETE_MANY_MAX, or MM_SS_DELETE of each for an older nsrmmdbd. */
+int mmdb_clnt_ss_delete_many(struct mmdb_clnt *c, const uint32_t *ssids,
+			     size_t n, size_t *done, size_t *deleted)
+{
+	size_t d = 0, k, del = 0, max = delete_batch_max();
+	int rc = NSR_OK;
+
+	while (d < n && rc == NSR_OK) {
+		k = NSR_MIN(n - d, max);
+		if (!c->no_many)
+			rc = delete_batch(c, ssids + d, k, &d, &del);
+		if (c->no_many)
+			rc = delete_singly(c, ssids + d, k, &d, &del);
+	}
+	if (done)
+		*done = d;
+	if (deleted)
+		*deleted = del;
+	return rc;
 }
 
 /* mmdb_clnt_ss_flags - MM_SS_FLAGS. */

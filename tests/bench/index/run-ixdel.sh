@@ -41,16 +41,7 @@ S=127.0.0.1
 # the index of N save sets; prints a table cell: seconds.
 round() {
 	local name=$1 n=$2 out
-	STARTED=()
-	rm -rf "$ROOT" "$DIR/aftd"
-	mkdir -p "$ROOT" "$DIR/aftd"
-	cp -a "$DIR/gen/index" "$ROOT/index"
-	sync
-	aftd_zone "$DIR/out/daemons-$name-$n.log"
-	for _ in $(seq 1 100); do
-		[ -s "$ROOT/logs/nsrindexd.pid" ] && break
-		sleep 0.1
-	done
+	copy_zone "$DIR/out/daemons-$name-$n.log" "$DIR/gen/index"
 	out=$("$TB/bench_ixdel" -s $S -n "$n" $3 2>&1) ||
 		{ echo "$0: $name: $out" >&2; cleanup; exit 1; }
 	cleanup

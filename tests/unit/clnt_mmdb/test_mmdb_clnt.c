@@ -4,7 +4,10 @@
  * and messages reach the caller, replies that break the protocol are
  * refused, batches and the query state behave, over-long arguments are
  * refused before they could cost the connection, and a connection lost
- * mid-call is replaced by the next call.
+ * mid-call is replaced by the next call.  Deleting many save sets:
+ * MM_SS_DELETE_MANY in bounded batches, and one MM_SS_DELETE each from
+ * an older nsrmmdbd (a second fake, without MM_SS_DELETE_MANY, that
+ * answers it PROC_UNAVAIL), its open query left as it was.
  */
 #include "nsr/compat.h"
 
@@ -28,6 +31,11 @@ static int g_rows_total;	/* rows the fake query yields */
 static int g_rows_sent;
 static int g_overfill;		/* send more rows than asked for */
 static int g_drop_next;		/* close the connection on the next N SS_GETs */
+static struct nsr_rpc_server *g_old; /* an nsrmmdbd without DELETE_MANY */
+static int g_old_port;
+static unsigned g_singles; /* MM_SS_DELETE calls */
+static unsigned g_manys;   /* MM_SS_DELETE_MANY calls */
+static unsigned g_most;	   /* the most ssids in one of them */
 
 /* status - fill st. */
 static void status(nsr_status *st, int code, const char *msg)
@@ -153,39 +161,109 @@ static int ss_create_many(void *ctx, void *args, void *res,
 	return NSR_OK;
 }
 
+/* gone - the fake's verdict on deleting ssid: odd ones are in the
+ * database, even ones not, 999 fails. */
+static int gone(uint32_t ssid)
+{
+	if (ssid == 999)
+		return NSR_ERR_IO;
+	return ssid % 2 ? NSR_OK : NSR_ERR_NOTFOUND;
+}
+
+/* ss_delete - MM_SS_DELETE of one save set. */
+static int ss_delete(void *ctx, void *args, void *res,
+		     struct nsr_rpc_call *call)
+{
+	nsr_void_res *r = res;
+	int rc = gone(*(u_int *)args);
+
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(call);
+	g_singles++;
+	status(&r->st, rc, rc ? "fake media database: no" : "");
+	return NSR_OK;
+}
+
+/* ss_delete_many - MM_SS_DELETE_MANY: count the calls and the largest. */
+static int ss_delete_many(void *ctx, void *args, void *res,
+			  struct nsr_rpc_call *call)
+{
+	mm_ss_delete_many_args *a = args;
+	mm_ss_delete_many_res *r = res;
+
+	NSR_UNUSED(ctx);
+	NSR_UNUSED(call);
+	g_manys++;
+	g_most = NSR_MAX(g_most, a->ssids.ssids_len);
+	for (u_int i = 0; i < a->ssids.ssids_len; i++)
+		r->deleted += gone(a->ssids.ssids_val[i]) == NSR_OK;
+	r->missing = a->ssids.ssids_len - r->deleted;
+	status(&r->st, NSR_OK, "");
+	return NSR_OK;
+}
+
+/* The entries both fakes have. */
+#define QUERY_PROCS                                                          \
+	{MM_QUERY_OPEN, "query_open", NSR_XDR(xdr_mm_query_args),            \
+	 sizeof(mm_query_args), NSR_XDR(xdr_nsr_void_res),                   \
+	 sizeof(nsr_void_res), query_open, NSR_RPC_SERIAL},                  \
+	{MM_QUERY_NEXT, "query_next", NSR_XDR(xdr_mm_next_args),             \
+	 sizeof(mm_next_args), NSR_XDR(xdr_mm_next_res), sizeof(mm_next_res), \
+	 query_next, NSR_RPC_SERIAL}
+#define SS_DELETE_PROC                                                       \
+	{MM_SS_DELETE, "ss_delete", NSR_XDR(xdr_u_int), sizeof(u_int),       \
+	 NSR_XDR(xdr_nsr_void_res), sizeof(nsr_void_res), ss_delete,         \
+	 NSR_RPC_SERIAL}
+
 static const struct nsr_rpc_proc procs[] = {
 	{MM_VOL_GET, "vol_get", NSR_XDR(xdr_mm_name_args),
 	 sizeof(mm_name_args), NSR_XDR(xdr_mm_vol_res), sizeof(mm_vol_res),
 	 vol_get, NSR_RPC_SERIAL},
 	{MM_SS_GET, "ss_get", NSR_XDR(xdr_u_int), sizeof(u_int),
 	 NSR_XDR(xdr_mm_ss_res), sizeof(mm_ss_res), ss_get, NSR_RPC_SERIAL},
-	{MM_QUERY_OPEN, "query_open", NSR_XDR(xdr_mm_query_args),
-	 sizeof(mm_query_args), NSR_XDR(xdr_nsr_void_res),
-	 sizeof(nsr_void_res), query_open, NSR_RPC_SERIAL},
-	{MM_QUERY_NEXT, "query_next", NSR_XDR(xdr_mm_next_args),
-	 sizeof(mm_next_args), NSR_XDR(xdr_mm_next_res),
-	 sizeof(mm_next_res), query_next, NSR_RPC_SERIAL},
+	QUERY_PROCS,
 	{MM_SS_CREATE_MANY, "ss_create_many",
 	 NSR_XDR(xdr_mm_ss_create_many_args), sizeof(mm_ss_create_many_args),
 	 NSR_XDR(xdr_mm_ss_create_many_res), sizeof(mm_ss_create_many_res),
 	 ss_create_many, NSR_RPC_SERIAL},
+	SS_DELETE_PROC,
+	{MM_SS_DELETE_MANY, "ss_delete_many",
+	 NSR_XDR(xdr_mm_ss_delete_many_args), sizeof(mm_ss_delete_many_args),
+	 NSR_XDR(xdr_mm_ss_delete_many_res), sizeof(mm_ss_delete_many_res),
+	 ss_delete_many, NSR_RPC_SERIAL},
+};
+
+/* An nsrmmdbd older than MM_SS_DELETE_MANY. */
+static const struct nsr_rpc_proc old_procs[] = {
+	QUERY_PROCS,
+	SS_DELETE_PROC,
 };
 
 static const struct nsr_rpc_prog progs[] = {
 	{NSRMMDBD_PROG, NSRMMDBD_V1, procs, NSR_ARRAY_SIZE(procs), NULL, NULL},
 };
 
-/* serve - accept connections until g_stop. */
+static const struct nsr_rpc_prog old_progs[] = {
+	{NSRMMDBD_PROG, NSRMMDBD_V1, old_procs, NSR_ARRAY_SIZE(old_procs), NULL,
+	 NULL},
+};
+
+/* serve - accept connections to both fakes until g_stop. */
 static void *serve(void *arg)
 {
-	struct pollfd p;
+	struct pollfd p[2] = {
+		{.fd = nsr_rpc_server_listen_fd(g_srv, 0), .events = POLLIN},
+		{.fd = nsr_rpc_server_listen_fd(g_old, 0), .events = POLLIN},
+	};
 
 	NSR_UNUSED(arg);
-	p.fd = nsr_rpc_server_listen_fd(g_srv, 0);
-	p.events = POLLIN;
 	while (!g_stop) {
-		if (poll(&p, 1, 50) > 0)
+		if (poll(p, 2, 50) <= 0)
+			continue;
+		if (p[0].revents)
 			nsr_rpc_server_accept(g_srv, 0);
+		if (p[1].revents)
+			nsr_rpc_server_accept(g_old, 0);
 	}
 	return NULL;
 }
@@ -197,6 +275,9 @@ static int setup(void **state)
 	assert_int_equal(nsr_rpc_server_new(progs, 1, &g_srv), NSR_OK);
 	assert_int_equal(nsr_rpc_server_listen(g_srv, NULL, 0, &g_port),
 			 NSR_OK);
+	assert_int_equal(nsr_rpc_server_new(old_progs, 1, &g_old), NSR_OK);
+	assert_int_equal(nsr_rpc_server_listen(g_old, NULL, 0, &g_old_port),
+			 NSR_OK);
 	assert_int_equal(pthread_create(&g_thread, NULL, serve, NULL), 0);
 	return 0;
 }
@@ -207,17 +288,24 @@ static int teardown(void **state)
 	g_stop = 1;
 	pthread_join(g_thread, NULL);
 	nsr_rpc_server_free(g_srv);
+	nsr_rpc_server_free(g_old);
 	return 0;
+}
+
+/* open_at - a client on the fake server listening on port. */
+static struct mmdb_clnt *open_at(int port)
+{
+	struct mmdb_clnt *c = NULL;
+
+	assert_int_equal(mmdb_clnt_connect("127.0.0.1", port, &c, NULL),
+			 NSR_OK);
+	return c;
 }
 
 /* open_clnt - a client on the fake server. */
 static struct mmdb_clnt *open_clnt(void)
 {
-	struct mmdb_clnt *c = NULL;
-
-	assert_int_equal(mmdb_clnt_connect("127.0.0.1", g_port, &c, NULL),
-			 NSR_OK);
-	return c;
+	return open_at(g_port);
 }
 
 static void test_status(void **state)
@@ -369,6 +457,93 @@ static void test_create_many(void **state)
 	mmdb_clnt_close(c);
 }
 
+/* ids_from - ssids first .. first + n - 1, in a new array. */
+static uint32_t *ids_from(uint32_t first, size_t n)
+{
+	uint32_t *v = calloc(n, sizeof(*v));
+
+	assert_non_null(v);
+	for (size_t i = 0; i < n; i++)
+		v[i] = first + (uint32_t)i;
+	return v;
+}
+
+/* test_delete_many - 3,000 ssids (half in the database) in three
+ * MM_SS_DELETE_MANY of at most MM_DELETE_MANY_MAX, none singly; 20 in
+ * three of at most 7 with NSR_TEST_MMDB_DELETE_BATCH=7. */
+static void test_delete_many(void **state)
+{
+	struct mmdb_clnt *c = open_clnt();
+	uint32_t *ids = ids_from(1000, 3000);
+	size_t done = 0, deleted = 0;
+
+	NSR_UNUSED(state);
+	g_singles = g_manys = g_most = 0;
+	assert_int_equal(
+		mmdb_clnt_ss_delete_many(c, ids, 3000, &done, &deleted),
+		NSR_OK);
+	assert_int_equal(done, 3000);
+	assert_int_equal(deleted, 1500);
+	assert_int_equal(g_manys, 3);
+	assert_int_equal(g_most, MM_DELETE_MANY_MAX);
+	assert_int_equal(g_singles, 0);
+	assert_int_equal(mmdb_clnt_ss_delete_many(c, ids, 0, &done, &deleted),
+			 NSR_OK);
+	assert_int_equal(done, 0);
+	assert_int_equal(g_manys, 3);
+	/* The test knob makes the batches smaller. */
+	g_manys = g_most = 0;
+	assert_int_equal(setenv("NSR_TEST_MMDB_DELETE_BATCH", "7", 1), 0);
+	assert_int_equal(mmdb_clnt_ss_delete_many(c, ids, 20, &done, &deleted),
+			 NSR_OK);
+	unsetenv("NSR_TEST_MMDB_DELETE_BATCH");
+	assert_int_equal(done, 20);
+	assert_int_equal(deleted, 10);
+	assert_int_equal(g_manys, 3);
+	assert_int_equal(g_most, 7);
+	free(ids);
+	mmdb_clnt_close(c);
+}
+
+/* test_delete_many_older - an nsrmmdbd that answers MM_SS_DELETE_MANY
+ * PROC_UNAVAIL gets one MM_SS_DELETE per ssid (not found is no
+ * failure), on the same connection, its open query going on after; the
+ * first failure stops it, *done saying how far it came. */
+static void test_delete_many_older(void **state)
+{
+	struct mmdb_clnt *c = open_at(g_old_port);
+	uint32_t *ids = ids_from(1, 10);
+	const uint32_t bad[] = {1, 2, 999, 5};
+	struct mmdb_ss_row rows[10];
+	size_t done = 0, deleted = 0, n;
+	int end = 0;
+
+	NSR_UNUSED(state);
+	g_singles = g_manys = 0;
+	g_rows_total = 15;
+	assert_int_equal(mmdb_clnt_query_open(c, "", 0, 0), NSR_OK);
+	assert_int_equal(mmdb_clnt_query_next_rows(c, rows, 10, &n, &end),
+			 NSR_OK);
+	assert_int_equal(mmdb_clnt_ss_delete_many(c, ids, 10, &done, &deleted),
+			 NSR_OK);
+	assert_int_equal(done, 10);
+	assert_int_equal(deleted, 5);
+	assert_int_equal(g_singles, 10);
+	assert_int_equal(mmdb_clnt_query_next_rows(c, rows, 10, &n, &end),
+			 NSR_OK);
+	assert_int_equal(n, 5);
+	assert_int_equal(rows[0].ss.ssid, 11);
+	assert_int_equal(mmdb_clnt_ss_delete_many(c, bad, 4, &done, &deleted),
+			 NSR_ERR_IO);
+	assert_int_equal(done, 2);
+	assert_int_equal(deleted, 1);
+	assert_int_equal(g_singles, 13);
+	assert_int_equal(g_manys, 0);
+	assert_non_null(strstr(mmdb_clnt_errmsg(c), "fake media database"));
+	free(ids);
+	mmdb_clnt_close(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -377,6 +552,10 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_query, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_many, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_delete_many, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_delete_many_older, setup,
 						teardown),
 	};
 

@@ -163,6 +163,8 @@ static const struct xdr_type xdr_types[] = {
 	XT(revoked_res),
 	XT(ix_delete_args),
 	XT(ix_delete_res),
+	XT(mm_ss_delete_many_args),
+	XT(mm_ss_delete_many_res),
 };
 
 /*
@@ -307,6 +309,8 @@ static const struct xdr_proc xdr_procs[] = {
 	XP(NSREXECD_PROG, NSREXECD_V1, REVOKED_NOTIFY, xt_void, nsr_void_res),
 	XP(NSRINDEXD_PROG, NSRINDEXD_V1, IX_DELETE_MANY, ix_delete_args,
 	   ix_delete_res),
+	XP(NSRMMDBD_PROG, NSRMMDBD_V1, MM_SS_DELETE_MANY,
+	   mm_ss_delete_many_args, mm_ss_delete_many_res),
 };
 
 #endif
