@@ -241,10 +241,36 @@ static unsigned written_stripe(const uint8_t *volid)
 	return nsr_stripe_of(volid, 16);
 }
 
+/* live_on - a save set with a fragment on volume name that is not
+ * recyclable (its data is wanted): its ssid, 0 when every one there is
+ * (or none is), UINT32_MAX when they cannot be read (counts as live). */
+static uint32_t live_on(const char *name)
+{
+	struct mmdb_pred pred = {MMDB_A_VOLUME, MMDB_OP_EQ, 0, name};
+	struct mmdb_query q = {&pred, 1};
+	struct mmdb_cursor *cur = NULL;
+	struct mmdb_ss_row row;
+	uint32_t live = 0;
+	int rc = mmdb_ss_query(g_mmdbd.db, &q, 0, &cur);
+
+	while (rc == NSR_OK && !live && (rc = mmdb_ss_next(cur, &row)) > 0) {
+		if (!(row.ss.flags & MMDB_SS_RECYCLABLE))
+			live = row.ss.ssid;
+		rc = NSR_OK;
+	}
+	mmdb_cursor_free(cur);
+	return rc < 0 ? UINT32_MAX : live;
+}
+
 /* vol_written_txn - the read-modify-write of MM_VOL_WRITTEN in one
- * transaction, under the volume's lock. */
+ * transaction, under the volume's lock.  Marking a volume recyclable
+ * (nsrim) is refused with NSR_ERR_STATE, *live naming the save set,
+ * while it holds a save set that is not: nsrim judged the volume from
+ * what it had read before, and a copy or save recorded on it since
+ * would be destroyed by its relabel (under the volume's lock, no
+ * fragment of it is recorded meanwhile). */
 static int vol_written_txn(const mm_vol_written_args *a,
-			   struct mmdb_volume *v)
+			   struct mmdb_volume *v, uint32_t *live)
 {
 	unsigned stripe = written_stripe((const uint8_t *)a->volid);
 	struct mmdb_txn *txn = NULL;
@@ -257,6 +283,11 @@ static int vol_written_txn(const mm_vol_written_args *a,
 	rc = mmdb_vol_get_by_id(g_mmdbd.db, (const uint8_t *)a->volid, v);
 	if (rc)
 		goto out;
+	if ((a->set_flags & MMDB_VOL_RECYCLABLE) &&
+	    !(v->flags & MMDB_VOL_RECYCLABLE) && (*live = live_on(v->name))) {
+		rc = NSR_ERR_STATE;
+		goto out;
+	}
 	v->written += a->add_written;
 	v->written -= NSR_MIN(v->written, a->sub_written);
 	v->flags &= ~(a->clear_flags & MMDB_VOL_ALLFLAGS);
@@ -469,6 +500,7 @@ static int vol_written(void *ctx, void *args, void *res,
 	mm_vol_written_args *a = args;
 	nsr_void_res *r = res;
 	struct mmdb_volume v;
+	uint32_t live = 0;
 	char hex[33];
 	int rc;
 
@@ -478,11 +510,19 @@ static int vol_written(void *ctx, void *args, void *res,
 		return NSR_OK;
 	memset(&v, 0, sizeof(v));
 	/* Test knob: refuse one update (nsrmmdbd(8)). */
-	rc = nsr_test_once("NSR_TEST_MMDBD_FAIL_WRITTEN") ? NSR_ERR_IO
-						     : vol_written_txn(a, &v);
+	rc = nsr_test_once("NSR_TEST_MMDBD_FAIL_WRITTEN")
+		     ? NSR_ERR_IO
+		     : vol_written_txn(a, &v, &live);
 	end();
 	hexid((const uint8_t *)a->volid, hex);
-	if (rc == NSR_ERR_NOTFOUND)
+	if (rc == NSR_ERR_STATE && live == UINT32_MAX)
+		nsr_status_set(&r->st, rc, "volume %s not marked recyclable: "
+			       "cannot read the save sets it holds", v.name);
+	else if (rc == NSR_ERR_STATE && live)
+		nsr_status_set(&r->st, rc, "volume %s not marked recyclable: "
+			       "it holds save set %u, which is not", v.name,
+			       live);
+	else if (rc == NSR_ERR_NOTFOUND)
 		nsr_status_set(&r->st, rc, "no volume with volume id %s is in "
 			     "the media database", hex);
 	else if (rc)
@@ -1048,7 +1088,11 @@ static int clone_set(void *ctx, void *args, void *res,
 /* frag_add_txn - record fragment f and, in the same transaction and
  * under its volume's lock (as MM_VOL_WRITTEN), raise the volume's
  * retention time to the save set's: volretent is the latest retention
- * of what the volume holds (nsrim sets it exactly, chains included). */
+ * of what the volume holds (nsrim sets it exactly, chains included).
+ * A volume marked recyclable that takes a fragment of a save set that
+ * is not loses the mark: a copy or save that was being written when
+ * nsrim judged the volume (it saw no fragment of it yet) would
+ * otherwise be destroyed by the volume's relabel. */
 static int frag_add_txn(const struct mmdb_fragment *f)
 {
 	unsigned stripe = written_stripe(f->volid);
@@ -1063,8 +1107,17 @@ static int frag_add_txn(const struct mmdb_fragment *f)
 		rc = mmdb_frag_add(g_mmdbd.db, txn, f);
 	if (rc == NSR_OK && mmdb_ss_get(g_mmdbd.db, f->ssid, &ss) == NSR_OK &&
 	    mmdb_vol_get_by_id(g_mmdbd.db, f->volid, &v) == NSR_OK &&
-	    ss.ssretent > v.volretent) {
-		v.volretent = ss.ssretent;
+	    (ss.ssretent > v.volretent ||
+	     ((v.flags & MMDB_VOL_RECYCLABLE) &&
+	      !(ss.flags & MMDB_SS_RECYCLABLE)))) {
+		v.volretent = NSR_MAX(v.volretent, ss.ssretent);
+		if (!(ss.flags & MMDB_SS_RECYCLABLE)) {
+			if (v.flags & MMDB_VOL_RECYCLABLE)
+				nsr_warn("volume %s is recyclable no more: "
+					 "save set %u, which is not, was "
+					 "recorded on it", v.name, f->ssid);
+			v.flags &= ~(uint32_t)MMDB_VOL_RECYCLABLE;
+		}
 		rc = mmdb_vol_put(g_mmdbd.db, txn, &v);
 	}
 	rc = mmdb_txn_end(txn, rc);

@@ -609,6 +609,15 @@ static int volumes(struct im_run *r, struct nsr_buf *err)
 		if (rc) {
 			rc = mmdb_clnt_vol_written(r->mc, all[i].volid, 0,
 						   0, 0, MMDB_VOL_RECYCLABLE);
+			if (rc == NSR_ERR_STATE) {
+				/* a save set recorded on it since it was
+				 * read (nsrmmdbd refuses the mark) */
+				r->st->vol_recyclable--;
+				if (r->o->out)
+					fprintf(r->o->out, "nsrim: %s\n",
+						mmdb_clnt_errmsg(r->mc));
+				rc = NSR_OK;
+			}
 			if (rc == NSR_ERR_NOTFOUND)
 				rc = NSR_OK;
 			if (rc != NSR_OK)

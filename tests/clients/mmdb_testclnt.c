@@ -28,6 +28,9 @@
  *                       one not in the database is sent with a made-up
  *                       id) to retention time TIME; prints how many were
  *                       missing, then each known volume's volretent
+ *   recyclable VOL      mark VOL recyclable as nsrim does (MM_VOL_WRITTEN
+ *                       setting the flag): prints "marked", or the
+ *                       daemon's refusal and exits 1
  *   query TEXT [vol]    open TEXT on the daemon (no local parsing), print
  *                       the row count or the daemon's message; "vol"
  *                       makes it a volume query; 7 rows per call
@@ -119,7 +122,6 @@ static int populate(void)
 		 2500ULL << 30);
 	make_vol(&vols[3], 3, "Clone.001", "Clone", "adv_file", 0);
 	vols[1].flags = MMDB_VOL_FULL;
-	vols[2].flags = MMDB_VOL_RECYCLABLE;
 	for (int i = 0; i < 4; i++) {
 		rc = mmdb_clnt_vol_put(c, &vols[i]);
 		if (rc)
@@ -176,6 +178,14 @@ static int populate(void)
 		if (rc)
 			die("vol_written", c, rc);
 	}
+	/* Marked recyclable by hand (nsrmm -o recyclable) after its save
+	 * sets: a fragment recorded on a recyclable volume unmarks it. */
+	rc = mmdb_clnt_vol_get(c, "TAPE0043", &vols[2]);
+	vols[2].flags |= MMDB_VOL_RECYCLABLE;
+	if (rc == NSR_OK)
+		rc = mmdb_clnt_vol_put(c, &vols[2]);
+	if (rc)
+		die("vol_put TAPE0043", c, rc);
 	mmdb_clnt_close(c);
 	return 0;
 }
@@ -549,6 +559,24 @@ static int retent(char **argv, size_t n)
 	return rc ? 1 : 0;
 }
 
+/* recyclable - mark volume name recyclable as nsrim does. */
+static int recyclable(const char *name)
+{
+	struct mmdb_clnt *c = connect_or_die();
+	struct mmdb_volume vol;
+	int rc = mmdb_clnt_vol_get(c, name, &vol);
+
+	if (rc == NSR_OK)
+		rc = mmdb_clnt_vol_written(c, vol.volid, 0, 0, 0,
+					   MMDB_VOL_RECYCLABLE);
+	if (rc)
+		printf("refused: %s\n", mmdb_clnt_errmsg(c));
+	else
+		printf("marked\n");
+	mmdb_clnt_close(c);
+	return rc ? 1 : 0;
+}
+
 /* query - the daemon's own parsing and streaming, in batches of 7. */
 static int query(const char *text, int volumes)
 {
@@ -632,6 +660,8 @@ int main(int argc, char **argv)
 		return delete_many(argv + a + 1, (size_t)(argc - a - 1));
 	if (a + 2 < argc && !strcmp(argv[a], "retent"))
 		return retent(argv + a + 1, (size_t)(argc - a - 1) / 2);
+	if (a + 1 < argc && !strcmp(argv[a], "recyclable"))
+		return recyclable(argv[a + 1]);
 	if (a + 1 < argc && !strcmp(argv[a], "query"))
 		return query(argv[a + 1],
 			     a + 2 < argc && !strcmp(argv[a + 2], "vol"));
@@ -641,7 +671,7 @@ int main(int argc, char **argv)
 		"usage: mmdb_testclnt [-s server] populate | recent | "
 		"storm N THREADS | verify FILE | written VOL N THREADS | "
 		"check | get SSID | create-many N | flags SSID SET CLEAR ... | "
-		"delete SSID ... | retent VOL TIME ... | "
+		"delete SSID ... | retent VOL TIME ... | recyclable VOL | "
 		"query TEXT "
 		"[vol] | hold TEXT SECS\n");
 	return 2;

@@ -107,6 +107,24 @@ check "retent-many: one volume missing: $(head -1 <<<"$out")" \
 	test "$(head -1 <<<"$out")" = "missing 1"
 check "retent-many: DD01.001's volretent set" \
 	grep -qx "DD01.001 volretent 1900000000" <<<"$out"
+# Marking a volume recyclable (nsrim's MM_VOL_WRITTEN) is refused while
+# it holds a save set that is not: a copy recorded on it after nsrim read
+# the media database must never be destroyed by its relabel.  Once all
+# of them are, it is marked.
+out=$("$T" recyclable DD01.001 2>&1); rc=$?
+check "DD01.001 with live save sets is not marked recyclable (exit $rc)" \
+	test $rc -ne 0
+check "... naming one: $out" grep -Eq \
+	"^refused: volume DD01.001 not marked recyclable: it holds save set [0-9]+, which is not$" \
+	<<<"$out"
+on=$("$BIN/mminfo" -a -q volume=DD01.001 -r ssid 2>/dev/null |
+	awk '$1 ~ /^[0-9]+$/ {print $1, 8, 0}' | sort -u)
+"$T" flags $on >/dev/null 2>&1
+out=$("$T" recyclable DD01.001 2>&1)
+check "with all of them recyclable it is marked ($out)" test "$out" = marked
+out=$("$BIN/mminfo" -m -q volume=DD01.001,recyclable 2>&1)
+echo "$out" | sed "s/^/# mminfo: /"
+check "and mminfo shows it recyclable" grep -q "DD01.001" <<<"$out"
 out=$("$T" query 'client=x,=5' 2>&1); rc=$?
 check "server-side syntax error fails" test $rc -ne 0
 check "and the message shows the query and column: $out" \
