@@ -40,8 +40,8 @@ flags=$("$BIN/mminfo" -s $S -a -q "ssid=$inprog" -r sumflags 2>/dev/null |
 	tail -n 1)
 check "the killed save's save set is aborted (sumflags '$flags')" \
 	grep -q a <<<"$flags"
-check "nsrd says why" grep -q "save set $inprog .*the client went away" \
-	"$ROOT/logs/daemon.log"
+check "nsrd says why" nsr_wait_logged "$ROOT/logs/daemon.log" \
+	"save set $inprog .*the client went away"
 jq=$("$BIN/jobquery" -s $S <<<"print type: save" 2>&1)
 check "its job is finished as failed" grep -qi "failed" <<<"$jq"
 

@@ -118,7 +118,9 @@ nsr_device() {
 }
 
 # nsr_wait_registered NAME - wait (<= 20 s) until the NAME whose pid is in
-# its pid file runs and has logged "started" (it registers before that).
+# its pid file runs and has logged "started, version" (it registers before
+# that; nsrsnmd logs "started the mover template" earlier, which does not
+# count).
 # Only that pid's line counts: the log also holds the lines of any NAME
 # that ran on this root before a restart.
 nsr_wait_registered() {
@@ -126,7 +128,7 @@ nsr_wait_registered() {
 	while [ $i -lt 200 ]; do
 		p=$(cat "$ROOT/logs/$1.pid" 2>/dev/null)
 		if [ -n "$p" ] && kill -0 "$p" 2>/dev/null &&
-		   grep -qF "$1[$p]: info: started" "$ROOT/logs/daemon.log" 2>/dev/null; then
+		   grep -qF "$1[$p]: info: started, version" "$ROOT/logs/daemon.log" 2>/dev/null; then
 			return 0
 		fi
 		sleep 0.1; i=$((i + 1))

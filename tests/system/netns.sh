@@ -211,7 +211,7 @@ nsr_host_wait_registered() {
 	while [ $i -lt 200 ]; do
 		pid=$(cat "$r/logs/$2.pid" 2>/dev/null)
 		if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null &&
-			grep -q "$2\[$pid\]: info: started" "$r/logs/daemon.log" 2>/dev/null; then
+			grep -q "$2\[$pid\]: info: started, version" "$r/logs/daemon.log" 2>/dev/null; then
 			return 0
 		fi
 		sleep 0.1; i=$((i + 1))
