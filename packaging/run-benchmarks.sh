@@ -16,8 +16,10 @@
 # against in one call, bench_ixdel and run-ixdel.sh) and
 # save with TLS on and off (tests/bench/tls), and several save sets of one
 # volume restored in one pass (tests/bench/multiread), nsrclone against
-# dd (tests/bench/clone), and nsrim over a million save sets
-# (tests/bench/nsrim).  Output goes to the terminal and to
+# dd (tests/bench/clone), nsrim over a million save sets
+# (tests/bench/nsrim) and mminfo's sorted report of every row of as many
+# (tests/bench/mmdb/run-mminfo.sh; it and run-mmdel.sh compare with a
+# former build given with -o, by hand).  Output goes to the terminal and to
 # DIR/<name>.txt; the data lives under DIR too (default ./bench-results,
 # a few GB at full size).  Run it on a quiet machine and
 # compare ratios, not absolute figures, between machines.
@@ -48,11 +50,12 @@ if [ $quick = 1 ]; then
 	mmdb="-n 20000 -q 200" media="-s 32 -r 3" jobs=100000 latency=-q
 	sessions=-q save=-q recover=-q pss=-q admission=-q index="-n 100000"
 	tls=-q multiread=-q clone=-q nsrim=-q ixquery=-q ixdel="-n 2000"
+	mminfo="-n 20000 -r 1"
 else
 	mmdb="-n 1000000 -q 2000" media="-s 256 -r 12" jobs=1000000 latency=""
 	sessions="-s 256 -r 3" save="-r 3" recover="-r 3" pss="-r 3"
 	admission="-r 3" index="-n 10000000" tls="-r 3" multiread="-r 3" clone="-r 3"
-	nsrim="" ixquery="" ixdel="-n 2000,10000"
+	nsrim="" ixquery="" ixdel="-n 2000,10000" mminfo="-n 1000000 -r 2"
 fi
 
 run() { # NAME COMMAND... - run, show and keep the output
@@ -65,7 +68,7 @@ run() { # NAME COMMAND... - run, show and keep the output
 mkdir -p "$out/mmdb" "$out/media" "$out/jobdb" "$out/jobd" "$out/latency" \
 	"$out/sessions" "$out/demux" "$out/save" "$out/recover" "$out/pss" \
 	"$out/admission" "$out/index" "$out/tls" "$out/multiread" "$out/clone" \
-	"$out/nsrim" "$out/ixquery" "$out/ixdel"
+	"$out/nsrim" "$out/ixquery" "$out/ixdel" "$out/mminfo"
 # shellcheck disable=SC2086 # the option strings are meant to split
 run mmdb "$B/bench_mmdb" $mmdb -d "$out/mmdb"
 # shellcheck disable=SC2086
@@ -114,4 +117,7 @@ run clone ./tests/bench/clone/run-clone.sh $clone -b "$BUILD/bin" \
 # shellcheck disable=SC2086
 run nsrim ./tests/bench/nsrim/run-nsrim.sh $nsrim -b "$BUILD/bin" -t "$B" \
 	-d "$out/nsrim"
+# shellcheck disable=SC2086
+run mminfo ./tests/bench/mmdb/run-mminfo.sh $mminfo -b "$BUILD/bin" -t "$B" \
+	-d "$out/mminfo"
 echo "==> results in $out"
