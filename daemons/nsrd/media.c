@@ -287,16 +287,25 @@ static void init_label_res(label_res *r)
 }
 
 /* other_copy - does save set ssid have a clone instance none of whose
- * fragments is on volume volid (a copy that survives its relabel)? */
+ * fragments is on volume volid (a copy that survives its relabel)?  When
+ * its fragments cannot be read, say yes: the save set then stays in the
+ * media database (a record too many), where a no would delete the
+ * records of copies that may survive. */
 static int other_copy(struct mmdb_clnt *mc, uint32_t ssid,
 		      const uint8_t volid[16])
 {
 	struct mmdb_fragment fr[MMDB_FRAGS_MAX];
 	size_t nf = 0;
+	int rc = mmdb_clnt_frag_list(mc, ssid, fr, NSR_ARRAY_SIZE(fr), &nf);
 
-	if (mmdb_clnt_frag_list(mc, ssid, fr, NSR_ARRAY_SIZE(fr), &nf) !=
-	    NSR_OK)
-		return 0;
+	if (rc == NSR_ERR_NOTFOUND)
+		return 0; /* gone already */
+	if (rc != NSR_OK) {
+		nsr_warn("save set %u: cannot list its fragments (%s); it "
+			 "stays in the media database", ssid,
+			 mmdb_clnt_errmsg(mc));
+		return 1;
+	}
 	for (size_t i = 0; i < nf; i++) {
 		int on = 0;
 

@@ -1169,7 +1169,10 @@ static int frag_list(void *ctx, void *args, void *res,
 	if (begin(&r->st))
 		return NSR_OK;
 	f = nsr_xcalloc(MMDB_FRAGS_MAX, sizeof(*f));
-	rc = mmdb_frag_list(g_mmdbd.db, ssid, f, MMDB_FRAGS_MAX, &n);
+	/* Test knob: refuse one listing (nsrmmdbd(8)). */
+	rc = nsr_test_once("NSR_TEST_MMDBD_FAIL_FRAG_LIST")
+		     ? NSR_ERR_IO
+		     : mmdb_frag_list(g_mmdbd.db, ssid, f, MMDB_FRAGS_MAX, &n);
 	end();
 	if (rc == NSR_ERR_NOTFOUND)
 		nsr_status_set(&r->st, rc, "save set %u is not in the media "
