@@ -50,12 +50,16 @@ int mmd_h_label(void *ctx, void *args, void *res, struct nsr_rpc_call *call)
 	nsr_buf_init(&why, 4096);
 	pthread_mutex_lock(&m->mu);
 	mmd_touch(m);
-	if (m->sessions > 0 || m->readers > 0) {
+	/* Not while a save session lives, one past the end of medium
+	 * included: its part on the volume is recorded only when its
+	 * client settles it (save.c invariants 2 and 6). */
+	if (m->sessions > 0 || m->saves > 0 || m->readers > 0) {
 		mmd_status(&r->st, NSR_ERR_BUSY,
 			   "cannot label volume %s in device %s: %u save and "
 			   "%u recover sessions are using the device; try "
 			   "again when they have finished", a->volume,
-			   m->dev_name, m->sessions, m->readers);
+			   m->dev_name, NSR_MAX(m->sessions, m->saves),
+			   m->readers);
 		goto out;
 	}
 	if (m->w) {

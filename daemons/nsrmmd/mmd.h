@@ -42,6 +42,8 @@ struct mmd {
 	int dev_ro;		      /* dev is read-only: write-protected */
 	struct nsr_vol_writer *w;     /* open writer, NULL = none */
 	unsigned sessions;	      /* save sessions using w */
+	unsigned saves;		      /* save sessions begun, not yet freed
+				       * (those past an end of medium too) */
 	unsigned readers;	      /* recover sessions on the device */
 	time_t last_work;	      /* for the idle timeout */
 	struct mmd_stripe *stripes;   /* striped sessions (stripe.c) */

@@ -31,7 +31,9 @@
  *     or nsr_vol_session_eom returned NSR_OK (the data is durable);
  *  2. m->sessions counts the struct mmd_save that hold the writer
  *     (s->held); the writer is closed when it drops to zero; a session
- *     lets go of it at the end of medium;
+ *     lets go of it at the end of medium; m->saves counts every struct
+ *     mmd_save from its begin to its free, so a label waits for a
+ *     session past the end of medium whose part is not recorded yet;
  *  3. after the first error of a session, its data calls are dropped;
  *  4. after an end of medium (s->eom) a session has no volume session and
  *     holds no writer; its data calls are dropped and every reply-bearing
@@ -150,6 +152,10 @@ void mmd_save_free(struct mmd *m, struct mmd_save *s)
 	free(s->errmsg);
 	mmd_ctr_close(s->ctr);
 	release_writer(m, s);
+	pthread_mutex_lock(&m->mu);
+	if (m->saves > 0)
+		m->saves--;
+	pthread_mutex_unlock(&m->mu);
 	free(s);
 }
 
@@ -317,6 +323,7 @@ static int begin_session(struct mmd *m, const mmd_begin_args *a,
 		memcpy(s->volid, l->volid, 16);
 		snprintf(s->volname, sizeof(s->volname), "%s", l->name);
 		m->sessions++;
+		m->saves++;
 		s->held = 1;
 	} else if (m->w && m->sessions == 0) {
 		if (!why.len)

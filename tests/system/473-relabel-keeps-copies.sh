@@ -5,12 +5,17 @@
 # without goes.  When nsrd cannot read a save set's fragments to tell
 # (nsrmmdbd refuses one listing: NSR_TEST_MMDBD_FAIL_FRAG_LIST), the save
 # set stays too, and the log says so: deleting it would take the records
-# of its surviving copies with it.
+# of its surviving copies with it.  A tape that just filled under a save
+# that goes on elsewhere is not relabeled before its part is recorded:
+# the save waits between learning its next volume and settling the full
+# one (NSR_TEST_SPAN_HOLD_MS), and a relabel of the full tape meanwhile
+# is refused by its mover; the save then completes and recovers.
 . "$(dirname "$0")/lib.sh"
 nsr_setup 473-relabel-keeps-copies
 S=127.0.0.1
 W=$ROOT/work
 export NSR_TEST_MMDBD_FAIL_FRAG_LIST=$W/failed
+export NSR_TEST_VTAPE_CAPACITY=3145728
 mkdir -p "$W"
 touch "$W/failed" # disarmed until the relabel
 nsr_start_aftd_datazone
@@ -47,4 +52,35 @@ check "the one whose only copy was there is not" \
 "$BIN/recover" -s $S -q -S "${sk:-0}" -d "$W/r" >"$W/rec.out" 2>&1
 check "and the cloned save set recovers identical from CL01" \
 	cmp "$W/kept/k.bin" "$W/r$W/kept/k.bin"
+
+# --- a full tape whose part is not recorded yet --------------------------
+echo "create type: NSR pool; name: Span" |
+	"$BIN/nsradmin" -s $S -i - >/dev/null
+for i in 2 3; do
+	nsr_device tape$i vtape "$W/tape$i.vtape"
+	check "label SPAN0$i (pool Span)" "$BIN/nsrmm" -s $S -q -l -y -b Span \
+		-f tape$i SPAN0$i
+done
+T=$W/span
+mkdir -p "$T"
+head -c 4500000 /dev/urandom >"$T/big.bin"
+NSR_TEST_SPAN_HOLD_MS=6000 "$BIN/save" -s $S -q -b Span "$T" \
+	>"$W/span.out" 2>&1 &
+spid=$!
+check "the save fills its first tape and learns the next" \
+	nsr_wait_logged "$ROOT/logs/daemon.log" "save set [0-9]+ continues on volume SPAN0[23]"
+dev=$(grep -o "volume SPAN0[23] in device tape[23] is full" \
+	"$ROOT/logs/daemon.log" | head -1 | grep -o "tape[23]")
+out=$("$BIN/nsrmm" -s $S -q -l -y -b Span -f "${dev:-tape2}" SPAN09 2>&1)
+rc=$?
+echo "$out" | sed 's/^/# nsrmm: /'
+check "a relabel of the full tape ($dev) meanwhile is refused" test $rc -ne 0
+check "... because a save session is on it" \
+	grep -q "save and .* recover sessions are using the device" <<<"$out"
+wait $spid
+check "the save then completes" test $? -eq 0
+ss=$(ssid_of "$T")
+"$BIN/recover" -s $S -q -S "${ss:-0}" -d "$W/r2" >"$W/rec2.out" 2>&1
+check "and recovers identical from both tapes" \
+	cmp "$T/big.bin" "$W/r2$T/big.bin"
 nsr_done

@@ -979,6 +979,22 @@ static int replay(struct nsr_mmd *m)
 	return rc;
 }
 
+/* test_span_hold - the test knob NSR_TEST_SPAN_HOLD_MS (<= 60000): once
+ * the next volume is known, wait that long before the full volume's
+ * session is settled, as a slow client or network would (473). */
+static void test_span_hold(void)
+{
+	const char *e = getenv("NSR_TEST_SPAN_HOLD_MS");
+	long ms = e && *e ? strtol(e, NULL, 10) : 0;
+	struct timespec ts;
+
+	if (ms <= 0 || ms > 60000)
+		return;
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000L;
+	nanosleep(&ts, NULL);
+}
+
 /* span - the mover's volume is full: settle there, get the next volume
  * from the span function, go on at its mover from the resume offset. */
 static int span(struct nsr_mmd *m)
@@ -1020,6 +1036,7 @@ static int span(struct nsr_mmd *m)
 			   e.len ? e.data : nsr_strerror(rc));
 		goto out;
 	}
+	test_span_hold();
 	rc = settle_old(m, 0, &e);
 	if (rc == NSR_OK) {
 		/* Settled: the mover drops what the other connections of a
