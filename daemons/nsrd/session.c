@@ -34,6 +34,7 @@
 #include "nsr/buf.h"
 #include "nsr/clock.h"
 #include "nsr/err.h"
+#include "nsr/fileio.h"
 #include "nsr/host.h"
 #include "nsr/jobd_clnt.h"
 #include "nsr/level.h"
@@ -907,11 +908,7 @@ static void ss_unlock(uint32_t ssid)
  * (356-pss-master-ends). */
 static void test_end_delay(void)
 {
-	const char *e = getenv("NSR_TEST_SS_END_DELAY_MS");
-	long ms = e && *e ? strtol(e, NULL, 10) : 0;
-
-	if (ms > 0 && ms <= 5000)
-		usleep((useconds_t)ms * 1000);
+	nsr_test_pause("NSR_TEST_SS_END_DELAY_MS", 5000);
 }
 
 /* pss_name_dependent - the master names dependent d (in the order of

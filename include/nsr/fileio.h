@@ -43,6 +43,10 @@ int nsr_stat_same(const struct stat *a, const struct stat *b);
  * file: 1, and the file made, the first time it is set and the file
  * does not exist yet; else 0.  For faults a test injects once. */
 int nsr_test_once(const char *knob);
+/* nsr_test_pause - a test knob giving milliseconds: sleep that long when
+ * it is set to a number from 1 to max_ms (else nothing), as something
+ * slow would at that point. */
+void nsr_test_pause(const char *knob, long max_ms);
 /* nsr_mkdir_p - create dir and its parents (mode for new ones). */
 int nsr_mkdir_p(const char *dir, mode_t mode);
 /* nsr_path_join - malloc'ed "a/b", NULL without memory (programs may

@@ -33,6 +33,7 @@
 
 #include "nsr/buf.h"
 #include "nsr/err.h"
+#include "nsr/fileio.h"
 #include "nsr/pss.h"
 #include "nsr/saver.h"
 #include "nsr/session.h"
@@ -479,11 +480,7 @@ static int stream_opts(struct pss_sp *sp, unsigned index)
  * would (its master may be complete by then). */
 static void test_dep_delay(void)
 {
-	const char *e = getenv("NSR_TEST_PSS_DEP_DELAY_MS");
-	long ms = e && *e ? strtol(e, NULL, 10) : 0;
-
-	if (ms > 0 && ms <= 10000)
-		usleep((useconds_t)ms * 1000);
+	nsr_test_pause("NSR_TEST_PSS_DEP_DELAY_MS", 10000);
 }
 
 /* dependent_main - one dependent stream's session. */

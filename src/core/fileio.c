@@ -4,6 +4,7 @@
 #include "nsr/compat.h"
 
 #include <fcntl.h>
+#include <time.h>
 #include <libgen.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -258,6 +259,21 @@ int nsr_test_once(const char *knob)
 		return 0;
 	close(fd);
 	return 1;
+}
+
+/* nsr_test_pause - sleep the knob's milliseconds (1 to max_ms). */
+void nsr_test_pause(const char *knob, long max_ms)
+{
+	const char *e = getenv(knob);
+	long ms = e && *e ? strtol(e, NULL, 10) : 0;
+	struct timespec ts;
+
+	if (ms <= 0 || ms > max_ms)
+		return;
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
 }
 
 /* nsr_drop_init - a file whose write-back starts at offset at. */

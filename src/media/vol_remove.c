@@ -112,15 +112,7 @@ static uint64_t file_bytes(struct nsr_dev *dev, uint32_t no)
 /* vol_test_pause - the test knob NSR_TEST_REMOVE_PAUSE_MS (<= 10 s). */
 void vol_test_pause(void)
 {
-	const char *e = getenv("NSR_TEST_REMOVE_PAUSE_MS");
-	long ms = e && *e ? strtol(e, NULL, 10) : 0;
-	struct timespec ts;
-
-	if (ms <= 0 || ms > 10000)
-		return;
-	ts.tv_sec = ms / 1000;
-	ts.tv_nsec = (ms % 1000) * 1000000L;
-	nanosleep(&ts, NULL);
+	nsr_test_pause("NSR_TEST_REMOVE_PAUSE_MS", 10000);
 }
 
 /* remove_one - remove session file no, counted in out; NSR_OK also

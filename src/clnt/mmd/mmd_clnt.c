@@ -60,6 +60,7 @@
 
 #include "nsr/buf.h"
 #include "nsr/err.h"
+#include "nsr/fileio.h"
 #include "nsr/mmd_clnt.h"
 #include "nsr/rpc.h"
 #include "nsr/rpc/nsrmmd.h"
@@ -984,15 +985,7 @@ static int replay(struct nsr_mmd *m)
  * session is settled, as a slow client or network would (473). */
 static void test_span_hold(void)
 {
-	const char *e = getenv("NSR_TEST_SPAN_HOLD_MS");
-	long ms = e && *e ? strtol(e, NULL, 10) : 0;
-	struct timespec ts;
-
-	if (ms <= 0 || ms > 60000)
-		return;
-	ts.tv_sec = ms / 1000;
-	ts.tv_nsec = (ms % 1000) * 1000000L;
-	nanosleep(&ts, NULL);
+	nsr_test_pause("NSR_TEST_SPAN_HOLD_MS", 60000);
 }
 
 /* span - the mover's volume is full: settle there, get the next volume
