@@ -543,7 +543,25 @@ static int aftd_file_remove(struct nsr_dev *dev, uint32_t fileno)
 	return NSR_OK;
 }
 
-/* nsr_dev_file_commit - give a durable session file its final name. */
+/* rename_noreplace - rename from to to unless to exists (EEXIST then):
+ * RENAME_NOREPLACE, or where the file system lacks it (EINVAL), a hard
+ * link and an unlink, which refuse an existing name too. */
+static int rename_noreplace(const char *from, const char *to)
+{
+	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -1;
+	if (link(from, to) != 0)
+		return -1;
+	(void)unlink(from); /* a part name left is swept at the next open */
+	return 0;
+}
+
+/* nsr_dev_file_commit - give a durable session file its final name.
+ * Never over another file: a mover of another process may have taken
+ * the same number between this one's check and its create (the check is
+ * per process), and replacing its recorded file would lose it. */
 int nsr_dev_file_commit(struct nsr_dev_file *f)
 {
 	char part[PATH_MAX], final[PATH_MAX];
@@ -554,8 +572,14 @@ int nsr_dev_file_commit(struct nsr_dev_file *f)
 		rc = aftd_file_path(f->dev, f->no, final, sizeof(final));
 	if (rc != NSR_OK)
 		return rc;
-	if (rename(part, final) != 0)
-		return dev_sys(f->dev, "rename session file");
+	if (rename_noreplace(part, final) != 0)
+		return errno == EEXIST
+			       ? dev_fail(f->dev, NSR_ERR_EXISTS,
+					  "session file %" PRIu32
+					  " exists already (another "
+					  "mover's): not replaced",
+					  f->no)
+			       : dev_sys(f->dev, "rename session file");
 	if (nsr_fsync_dir(f->dev->path, 1) != NSR_OK)
 		return dev_sys(f->dev, "fsync directory");
 	f->dir_synced = 1;

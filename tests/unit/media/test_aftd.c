@@ -991,11 +991,48 @@ static void test_relabel_resume(void **state)
 	free(dir);
 }
 
+/* test_commit_noreplace - a session file is never committed over one
+ * of the same number (another process's mover took it between this
+ * one's check and its create): the commit fails with NSR_ERR_EXISTS and
+ * the file already there keeps its bytes. */
+static void test_commit_noreplace(void **state)
+{
+	char *dir = nsr_test_tmpdir("aftd-norepl");
+	struct nsr_dev *dev = mt_aftd(dir, "nr", 0);
+	struct nsr_dev_file *f = NULL;
+	static const char other[] = "the other mover's recorded file";
+	char path[512], back[64];
+	uint32_t no = 0;
+	FILE *fp;
+
+	NSR_UNUSED(state);
+	assert_int_equal(nsr_dev_file_create(dev, &no, &f), NSR_OK);
+	assert_int_equal(nsr_dev_file_append(f, "mine", 4), NSR_OK);
+	assert_int_equal(nsr_dev_file_sync(f), NSR_OK);
+	snprintf(path, sizeof(path), "%s/nr/ss.%010" PRIu32, dir, no);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(other, fp);
+	fclose(fp);
+	assert_int_equal(nsr_dev_file_commit(f), NSR_ERR_EXISTS);
+	assert_non_null(strstr(nsr_dev_errmsg(dev), "exists already"));
+	nsr_dev_file_close(f);
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	assert_non_null(fgets(back, sizeof(back), fp));
+	fclose(fp);
+	assert_string_equal(back, other);
+	assert_int_equal(nsr_dev_close(dev), NSR_OK);
+	nsr_test_rmrf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parallel_sessions),
 		cmocka_unit_test(test_full_disk),
+		cmocka_unit_test(test_commit_noreplace),
 		cmocka_unit_test(test_truncated_and_foreign),
 		cmocka_unit_test(test_read_blocks),
 		cmocka_unit_test(test_damage_count),
