@@ -54,4 +54,11 @@ check "nsrindexd with NSR_INDEX_TABLE_MEM=lots does not start" \
 check "and its log says why" grep -q \
 	"NSR_INDEX_TABLE_MEM=lots: give MiB from 0 to 65536" \
 	"$W/badroot/logs/daemon.log"
+mkdir -p "$W/badroot2"
+NSR_INDEX_TABLE_MEM=65537 timeout 60 "$BIN/nsrindexd" -R "$W/badroot2" -p 0 \
+	>"$W/bad2.out" 2>&1
+check "nor with 65537 (MiB past the range)" test $? -ne 0 -a $? -ne 124
+check "... saying so" grep -q \
+	"NSR_INDEX_TABLE_MEM=65537: give MiB from 0 to 65536" \
+	"$W/badroot2/logs/daemon.log"
 nsr_done
