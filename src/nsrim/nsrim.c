@@ -12,6 +12,7 @@
 #include "nsr/clock.h"
 #include "nsr/err.h"
 #include "nsr/expiry.h"
+#include "nsr/grow.h"
 #include "nsr/index_clnt.h"
 #include "nsr/level.h"
 #include "nsr/mmdb.h"
@@ -106,21 +107,6 @@ static int writes_left(struct im_run *r)
 	return 1;
 }
 
-/* grow - make room for one more element of size sz in *v. */
-static int grow(void **v, size_t n, size_t *cap, size_t sz)
-{
-	void *nv;
-
-	if (n < *cap)
-		return NSR_OK;
-	nv = realloc(*v, (*cap ? *cap * 2 : 256) * sz);
-	if (!nv)
-		return NSR_ERR_NOMEM;
-	*v = nv;
-	*cap = *cap ? *cap * 2 : 256;
-	return NSR_OK;
-}
-
 /* vol_name - nsr_nameix_name_fn of the volume table: volume i's name. */
 static const char *vol_name(const void *ctx, size_t i, size_t *len)
 {
@@ -151,7 +137,8 @@ static size_t vols_add(struct im_vols *t, const char *name)
 
 	if (i != NSR_NAMEIX_NONE)
 		return i;
-	if (grow((void **)&t->v, t->n, &t->capv, sizeof(*t->v)) != NSR_OK)
+	if (nsr_grow((void **)&t->v, t->n, &t->capv, sizeof(*t->v), 256) !=
+	    NSR_OK)
 		return NSR_NAMEIX_NONE;
 	memset(&t->v[t->n], 0, sizeof(t->v[t->n]));
 	t->v[t->n].name = strdup(name);
@@ -522,8 +509,8 @@ static int set_volretent(struct im_run *r, const struct mmdb_volume *v,
 				     : "not set");
 	if ((rc = writes_left(r)) <= 0)
 		return rc;
-	if (grow((void **)&r->retents, r->nretents, &r->capretents,
-		 sizeof(*r->retents)) != NSR_OK) {
+	if (nsr_grow((void **)&r->retents, r->nretents, &r->capretents,
+		 sizeof(*r->retents), 256) != NSR_OK) {
 		nsr_buf_addstr(err, "out of memory");
 		return NSR_ERR_NOMEM;
 	}
@@ -692,8 +679,8 @@ static int add_row(struct im_run *r, const struct mmdb_ss_row *row)
 			if (!ch->client || !ch->name)
 				return NSR_ERR_NOMEM;
 		}
-		if (grow((void **)&ch->ss, ch->nss, &ch->capss,
-			 sizeof(*ch->ss)) != NSR_OK)
+		if (nsr_grow((void **)&ch->ss, ch->nss, &ch->capss,
+			 sizeof(*ch->ss), 256) != NSR_OK)
 			return NSR_ERR_NOMEM;
 		s = &ch->ss[ch->nss++];
 		memset(s, 0, sizeof(*s));
@@ -714,8 +701,8 @@ static int add_row(struct im_run *r, const struct mmdb_ss_row *row)
 		for (size_t j = 0; j < s->non; j++)
 			if (ch->on[s->on0 + j] == v)
 				return NSR_OK; /* another clone there */
-		if (grow((void **)&ch->on, ch->non, &ch->capon,
-			 sizeof(*ch->on)) != NSR_OK)
+		if (nsr_grow((void **)&ch->on, ch->non, &ch->capon,
+			 sizeof(*ch->on), 256) != NSR_OK)
 			return NSR_ERR_NOMEM;
 		ch->on[ch->non++] = v;
 		s->non++;

@@ -12,6 +12,7 @@
 
 #include "nsr/cmp.h"
 #include "nsr/err.h"
+#include "nsr/grow.h"
 #include "nsr/mmdb.h"
 #include "nsr/mmdb_clnt.h"
 #include "nsr/nameix.h"
@@ -101,15 +102,9 @@ static int keep(struct kept *k, const void *elem)
 {
 	if (k->k == &row_kind)
 		return mminfo_rows_add(&k->rows, elem);
-	if (k->n == k->cap) {
-		size_t nc = k->cap ? k->cap * 2 : 1024;
-		char *items = realloc(k->items, nc * k->k->size);
-
-		if (!items)
-			return NSR_ERR_NOMEM;
-		k->items = items;
-		k->cap = nc;
-	}
+	if (nsr_grow((void **)&k->items, k->n, &k->cap, k->k->size, 1024) !=
+	    NSR_OK)
+		return NSR_ERR_NOMEM;
 	memcpy(k->items + k->n * k->k->size, elem, k->k->size);
 	k->n++;
 	return NSR_OK;

@@ -18,6 +18,7 @@
 
 #include "nsr/cmp.h"
 #include "nsr/err.h"
+#include "nsr/grow.h"
 #include "nsr/mmdb_clnt.h"
 #include "rows.h"
 
@@ -58,15 +59,9 @@ static int strs_id(struct mminfo_strs *s, const char *p, uint32_t *id)
 		*id = (uint32_t)i;
 		return NSR_OK;
 	}
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 256;
-		size_t *off = realloc(s->off, cap * sizeof(*off));
-
-		if (!off)
-			return NSR_ERR_NOMEM;
-		s->off = off;
-		s->cap = cap;
-	}
+	rc = nsr_grow((void **)&s->off, s->n, &s->cap, sizeof(*s->off), 256);
+	if (rc != NSR_OK)
+		return rc;
 	rc = nsr_buf_add(&s->b, p, len + 1);
 	if (rc != NSR_OK)
 		return rc;
@@ -154,16 +149,9 @@ int mminfo_rows_add(struct mminfo_rows *r, const struct mmdb_ss_row *row)
 	const char *vol = row->has_volume ? row->vol.name : "";
 	int rc;
 
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 1024;
-		struct mminfo_rkey *v = realloc(r->key, cap * sizeof(*v));
-
-		if (!v)
-			return NSR_ERR_NOMEM;
-		r->key = v;
-		r->cap = cap;
-	}
-	rc = strs_id(&r->s, row->ss.client, &k.c);
+	rc = nsr_grow((void **)&r->key, r->n, &r->cap, sizeof(*r->key), 1024);
+	if (rc == NSR_OK)
+		rc = strs_id(&r->s, row->ss.client, &k.c);
 	if (rc == NSR_OK)
 		rc = strs_id(&r->s, row->ss.name, &k.n);
 	if (rc == NSR_OK)
